@@ -1,0 +1,86 @@
+import { z } from 'zod';
+import { AgentError } from '../errors.js';
+import type { AgentTurn } from '../types.js';
+import { loadYamlWith, parseYamlWith } from '../yaml-file.js';
+import type { Agent, AgentContext } from './agent.js';
+
+const toolCallSchema = z.strictObject({
+  id: z.string().min(1),
+  name: z.string().min(1),
+  args: z.record(z.string(), z.unknown()).default({}),
+});
+
+const reportSchema = z.strictObject({
+  new_evidence: z.array(z.strictObject({ claim: z.string(), evidence_ref: z.string() })).optional(),
+  eliminated_hypotheses: z.array(z.string()).optional(),
+  remaining_hypotheses: z.array(z.string()).optional(),
+});
+
+const turnSchema = z
+  .strictObject({
+    thought: z.string().optional(),
+    tool_calls: z.array(toolCallSchema).default([]),
+    report: reportSchema.optional(),
+    usage: z
+      .strictObject({ input_tokens: z.int().nonnegative(), output_tokens: z.int().nonnegative() })
+      .default({ input_tokens: 0, output_tokens: 0 }),
+    final: z.string().min(1).optional(),
+  })
+  .refine((turn) => !(turn.final !== undefined && turn.tool_calls.length > 0), {
+    message: 'a turn is either final or calls tools, not both',
+  });
+
+/** The transcript format of DESIGN.md, "Scripted agent". */
+export const transcriptSchema = z.strictObject({
+  plan: z.array(z.string().min(1)).optional(),
+  turns: z.array(turnSchema).min(1, 'expected at least one turn'),
+});
+
+export type Transcript = z.output<typeof transcriptSchema>;
+
+/**
+ * Replays a transcript: one entry per model turn, consumed in order. Running out of
+ * turns is an {@link AgentError}, never a silent stop.
+ */
+export class ScriptedAgent implements Agent {
+  readonly name: string;
+  private consumed = 0;
+
+  constructor(
+    private readonly transcript: Transcript,
+    name = 'scripted',
+  ) {
+    this.name = name;
+  }
+
+  /** @throws ConfigErrors when the file is unreadable or not a valid transcript */
+  static fromFile(file: string): ScriptedAgent {
+    return new ScriptedAgent(loadYamlWith(transcriptSchema, file), `scripted:${file}`);
+  }
+
+  /** @throws ConfigErrors when `source` is not a valid transcript */
+  static fromYaml(source: string, file = '<transcript>'): ScriptedAgent {
+    return new ScriptedAgent(parseYamlWith(transcriptSchema, source, file), `scripted:${file}`);
+  }
+
+  /** Turns not consumed yet. */
+  get remaining(): number {
+    return this.transcript.turns.length - this.consumed;
+  }
+
+  /** Skips turns already answered in an earlier process (crash-resume). */
+  skip(turns: number): void {
+    this.consumed = Math.min(this.transcript.turns.length, this.consumed + turns);
+  }
+
+  async nextTurn(context: AgentContext): Promise<AgentTurn> {
+    const turn = this.transcript.turns[this.consumed];
+    if (!turn) {
+      throw new AgentError(
+        `${this.name}: the transcript has ${this.transcript.turns.length} turns and turn ${context.turn} was asked for`,
+      );
+    }
+    this.consumed += 1;
+    return structuredClone(turn) as AgentTurn;
+  }
+}

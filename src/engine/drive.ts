@@ -1,0 +1,43 @@
+import type { LoopOutcome, LoopRun, LoopYield, ResumePayload } from './session.js';
+
+/** Answers a yield; may take as long as the operator needs. */
+export type Answerer = (y: LoopYield) => Promise<ResumePayload> | ResumePayload;
+
+/**
+ * Runs a session's generator to the end, answering each yield with `answer`.
+ * @returns how the run ended
+ */
+export async function drive(run: LoopRun, answer: Answerer): Promise<LoopOutcome> {
+  let step = await run.next();
+  while (!step.done) step = await run.next(await answer(step.value));
+  return step.value;
+}
+
+/** The headless answers of DESIGN.md, "Command line". */
+export interface HeadlessPolicy {
+  /** `all` approves every tool call; `none` (the default) denies them. */
+  approve: 'all' | 'none';
+  /** `stop` (the default) ends the run at any pause; `continue` goes on. */
+  onPause: 'continue' | 'stop';
+}
+
+/**
+ * Answers yields by policy, for runs without an operator. A budget pause is always
+ * answered with stop: with nobody to raise the limit, continuing would pause again at once.
+ */
+export function headlessAnswerer(policy: HeadlessPolicy): Answerer {
+  return (y): ResumePayload => {
+    if (y.kind === 'tool') {
+      return policy.approve === 'all'
+        ? { decision: 'approve', note: 'headless --approve all' }
+        : { decision: 'deny', note: 'headless run: tool calls are denied unless --approve all' };
+    }
+    if (y.reason.startsWith('budget_exceeded:')) return { action: 'stop', note: 'headless: nobody can raise the budget' };
+    return policy.onPause === 'continue' ? { action: 'continue' } : { action: 'stop' };
+  };
+}
+
+/** Exit code of a finished run (DESIGN.md): 0 goal met, 2 ended without meeting it. */
+export function exitCodeFor(outcome: LoopOutcome): number {
+  return outcome.reason === 'goal_met' ? 0 : 2;
+}

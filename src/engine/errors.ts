@@ -1,0 +1,101 @@
+/**
+ * The error tree of loopdeck, split by who is at fault.
+ *
+ * - {@link ConfigError}: the operator's input (a file, the path in it, what was expected).
+ * - {@link InvariantError} and {@link IllegalTransitionError}: loopdeck's own contract was broken.
+ * - {@link ToolError}: a tool could not do what was asked.
+ * - {@link AgentError}: the agent (model, transcript) misbehaved.
+ * - {@link ResumeError}: a malformed or missing `next(payload)` for a yield.
+ *
+ * Every class sets `name` from `new.target.name`, so logs and tests can tell them apart.
+ */
+export class LoopdeckError extends Error {
+  constructor(message: string, options?: ErrorOptions) {
+    super(message, options);
+    this.name = new.target.name;
+  }
+}
+
+/** Bad operator input: names the file, the path inside it and what was expected. */
+export class ConfigError extends LoopdeckError {
+  readonly file: string;
+  readonly path: string;
+  readonly expected: string;
+  /** `line:column` of the offending node when known. */
+  readonly position?: string;
+
+  constructor(file: string, path: string, expected: string, position?: string) {
+    const where = position ? `${file}:${position}` : file;
+    super(`${where}: ${path || '(root)'}: ${expected}`);
+    this.file = file;
+    this.path = path;
+    this.expected = expected;
+    this.position = position;
+  }
+}
+
+/** Several configuration errors found in one pass over a file. */
+export class ConfigErrors extends LoopdeckError {
+  readonly errors: ConfigError[];
+  constructor(errors: ConfigError[]) {
+    super(errors.map((e) => e.message).join('\n'));
+    this.errors = errors;
+  }
+}
+
+/** A state change that the transition table does not allow. */
+export class IllegalTransitionError extends LoopdeckError {
+  readonly from: string;
+  readonly to: string;
+  readonly seq: number;
+  constructor(from: string, to: string, seq: number) {
+    super(`illegal transition ${from} -> ${to} at seq ${seq}`);
+    this.from = from;
+    this.to = to;
+    this.seq = seq;
+  }
+}
+
+/** A call that is not legal in the session's current state (e.g. `run()` twice). */
+export class SessionStateError extends LoopdeckError {
+  readonly state: string;
+  constructor(message: string, state: string) {
+    super(`${message} (state ${state})`);
+    this.state = state;
+  }
+}
+
+/** `next(payload)` was called with a payload that does not answer the pending yield. */
+export class ResumeError extends LoopdeckError {}
+
+/** Something loopdeck guarantees did not hold (a bug, or a corrupt log). */
+export class InvariantError extends LoopdeckError {}
+
+/** A tool could not run as asked (path outside the workspace, text not found, ...). */
+export class ToolError extends LoopdeckError {
+  readonly tool: string;
+  constructor(tool: string, message: string, options?: ErrorOptions) {
+    super(`${tool}: ${message}`, options);
+    this.tool = tool;
+  }
+}
+
+/** The agent misbehaved: a transcript ran out of turns, a malformed response. */
+export class AgentError extends LoopdeckError {}
+
+/** A log file that cannot be read safely: names the line and the `seq` gap. */
+export class LogError extends LoopdeckError {
+  readonly file: string;
+  readonly line: number;
+  constructor(file: string, line: number, message: string) {
+    super(`${file}:${line}: ${message}`);
+    this.file = file;
+    this.line = line;
+  }
+}
+
+/** Render any thrown value as one line for an event or the console. */
+export function describeError(error: unknown): string {
+  if (error instanceof Error) return error.message;
+  return String(error);
+}

@@ -1,0 +1,118 @@
+import { InvariantError } from './errors.js';
+import type { DoneReason, LoopState } from './machine.js';
+import type {
+  AgentTurn,
+  BudgetDimension,
+  BudgetLimits,
+  CheckpointRecord,
+  Goal,
+  TokenUsage,
+  ToolCall,
+  ToolResult,
+} from './types.js';
+
+/** Version of the event schema, carried by `session.start`. */
+export const SCHEMA_VERSION = 1;
+
+/** Who answered a tool call's approval. */
+export type Decider = 'operator' | 'policy';
+
+/** One command a verifier ran. */
+export interface VerifyCommandResult {
+  command: string;
+  exit_code: number | null;
+  passed: boolean;
+  /** Tail of the command's output (bounded). */
+  output: string;
+}
+
+/** A revision of the goal and what it means for work done (DESIGN.md, "Goals"). */
+export interface GoalRevision {
+  directive: 'add-constraint' | 'redirect' | 'modify' | 'add-criterion';
+  text: string;
+  reconciliation: {
+    still_valid: string;
+    discard: string;
+    new_work: string;
+    full_restart: boolean;
+  };
+}
+
+/**
+ * The `data` of every event type. One entry per type; the envelope adds
+ * `seq` (dense from 0), `at` (epoch milliseconds from the injected clock) and `session`.
+ */
+export interface EventDataMap {
+  'session.start': {
+    schemaVersion: number;
+    goal: Goal;
+    pattern: string;
+    budget: BudgetLimits;
+    workspace: string;
+    checkpoint_every: number;
+    stagnation_threshold: number;
+  };
+  'session.resume': { action: 'continue'; from: LoopState; note?: string };
+  'session.pause': { reason: string; prompt: string; from: LoopState };
+  'session.complete': { reason: DoneReason; summary: string };
+  'state.transition': { from: LoopState; to: LoopState };
+  'plan.draft': { steps: string[] };
+  'plan.commit': { steps: string[] };
+  'step.start': { step: number; turn: number; title: string };
+  'step.end': { step: number; outcome: 'awaiting_tool' | 'ok' | 'skipped' | 'error'; thought?: string };
+  'model.call': { turn: number; request_hash: string; response: AgentTurn; usage: TokenUsage; cost_usd: number };
+  'tool.call': { call: ToolCall };
+  'tool.decision': { call_id: string; decision: 'approve' | 'deny'; by: Decider; note?: string };
+  'tool.result': { result: ToolResult };
+  'tool.error': { call_id: string; name: string; error: string };
+  'budget.warn': { dimension: BudgetDimension; used: number; limit: number; exceeded: boolean };
+  'checkpoint.recorded': { checkpoint: CheckpointRecord };
+  'stagnation.detected': { counter: number; threshold: number; iteration: number; action: 'alert' | 'pause' | 'stop' };
+  'repetition.detected': { hash: string; count: number; calls: ToolCall[] };
+  'goal.revised': { revision: GoalRevision; goal: Goal };
+  'lap.start': { lap: number };
+  'lap.end': { lap: number; outcome: string };
+  'verify.result': { passed: boolean; commands: VerifyCommandResult[]; trigger: 'claim' | 'check' };
+  'hook.error': { topic: string; hook: string; error: string };
+  'budget.extended': { dimension: BudgetDimension; limit: number; by: number };
+}
+
+/** Every event type, in the order of the table above. */
+export type EventType = keyof EventDataMap;
+
+export const EVENT_TYPES = [
+  'session.start', 'session.resume', 'session.pause', 'session.complete', 'state.transition',
+  'plan.draft', 'plan.commit', 'step.start', 'step.end', 'model.call', 'tool.call', 'tool.decision',
+  'tool.result', 'tool.error', 'budget.warn', 'checkpoint.recorded', 'stagnation.detected',
+  'repetition.detected', 'goal.revised', 'lap.start', 'lap.end', 'verify.result', 'hook.error', 'budget.extended',
+] as const satisfies readonly EventType[];
+
+const KNOWN = new Set<string>(EVENT_TYPES);
+
+/** The envelope of one event of type `T`. */
+export interface EventOf<T extends EventType> {
+  seq: number;
+  /** Epoch milliseconds from the session's injected clock. */
+  at: number;
+  session: string;
+  type: T;
+  data: EventDataMap[T];
+}
+
+/** The discriminated union of all events. */
+export type LoopEvent = { [T in EventType]: EventOf<T> }[EventType];
+
+/** True when `type` is a known event type. */
+export function isEventType(type: string): type is EventType {
+  return KNOWN.has(type);
+}
+
+/** @throws InvariantError for an unknown event type. */
+export function assertEventType(type: string): asserts type is EventType {
+  if (!isEventType(type)) throw new InvariantError(`unknown event type "${type}"`);
+}
+
+/** For exhaustive switches: fails to compile when a case is missing. */
+export function assertNever(value: never): never {
+  throw new InvariantError(`unexpected value ${JSON.stringify(value)}`);
+}

@@ -1,0 +1,338 @@
+import type { AgentMessage } from './agents/agent.js';
+import { ZERO_USAGE } from './budget.js';
+import { INITIAL_EVALUATOR, type EvaluatorState } from './checkpoint.js';
+import { assertNever, type GoalRevision, type LoopEvent, type VerifyCommandResult } from './events.js';
+import { INITIAL_MACHINE, transition, type DoneReason, type LoopState, type MachineState } from './machine.js';
+import type {
+  BudgetDimension,
+  BudgetLimits,
+  BudgetUsage,
+  CheckpointRecord,
+  Goal,
+  ReportedClaims,
+  ToolCall,
+  ToolResult,
+} from './types.js';
+
+/** One tool call and what became of it. */
+export interface ToolRecord {
+  call: ToolCall;
+  seq: number;
+  decision: { decision: 'approve' | 'deny'; by: 'operator' | 'policy'; note?: string } | null;
+  result: ToolResult | null;
+  error: string | null;
+}
+
+/** A yield the session is waiting on. */
+export type PendingYield =
+  | { kind: 'tool'; call: ToolCall; seq: number }
+  | { kind: 'pause'; reason: string; prompt: string; from: LoopState; seq: number };
+
+/** An alert the operator must see (stagnation, repetition). */
+export interface Alert {
+  seq: number;
+  kind: 'stagnation' | 'repetition';
+  message: string;
+}
+
+/** A revision of the goal as recorded. */
+export interface RevisionRecord extends GoalRevision {
+  seq: number;
+}
+
+/**
+ * Everything the console and the engine know about a session, derived only from its
+ * events. Replay, resume and the live console all use {@link fold} to build it.
+ */
+export interface SessionState {
+  session: string | null;
+  schemaVersion: number | null;
+  machine: MachineState;
+  lastTransition: { from: LoopState; to: LoopState; seq: number } | null;
+  pattern: string | null;
+  workspace: string | null;
+  goal: Goal | null;
+  revisions: RevisionRecord[];
+  plan: string[];
+  /** Steps started. */
+  step: number;
+  /** Agent turns (model calls): the iteration count. */
+  turn: number;
+  checkpointEvery: number;
+  limits: BudgetLimits;
+  usage: BudgetUsage;
+  warned: BudgetDimension[];
+  /** The dimension whose limit paused the run, until it resumes. */
+  exhausted: BudgetDimension | null;
+  /** Milliseconds of active time before `activeSince` (waiting at a yield does not count). */
+  activeMs: number;
+  /** Epoch ms when the current active stretch began; `null` while waiting at a yield. */
+  activeSince: number | null;
+  startedAt: number | null;
+  lastAt: number | null;
+  evaluator: EvaluatorState;
+  checkpoints: CheckpointRecord[];
+  alerts: Alert[];
+  pending: PendingYield | null;
+  tools: Record<string, ToolRecord>;
+  toolOrder: string[];
+  /** Tool calls of the last turn not yet dispatched (or cancelled), in order. */
+  queued: ToolCall[];
+  /** The agent's claims since the last checkpoint: evidence and eliminations accumulate, remaining is the latest. */
+  reportSinceCheckpoint: ReportedClaims;
+  /** The last turn's `final` claim, until the next turn. */
+  finalClaim: string | null;
+  /** What the agent has been told: tool results and harness notes, oldest first. */
+  history: AgentMessage[];
+  /** The agent's latest claim that the goal is met, until a verifier judges it. */
+  lastVerify: { seq: number; passed: boolean; trigger: 'claim' | 'check'; commands: VerifyCommandResult[] } | null;
+  hookErrors: number;
+  done: { reason: DoneReason; summary: string } | null;
+  eventCount: number;
+  lastSeq: number;
+}
+
+/** The state before any event. */
+export const INITIAL_STATE: SessionState = {
+  session: null,
+  schemaVersion: null,
+  machine: INITIAL_MACHINE,
+  lastTransition: null,
+  pattern: null,
+  workspace: null,
+  goal: null,
+  revisions: [],
+  plan: [],
+  step: 0,
+  turn: 0,
+  checkpointEvery: 0,
+  limits: { turns: null, tool_calls: null, wall_clock_seconds: null, tokens: null, cost_usd: null },
+  usage: ZERO_USAGE,
+  warned: [],
+  exhausted: null,
+  activeMs: 0,
+  activeSince: null,
+  startedAt: null,
+  lastAt: null,
+  evaluator: INITIAL_EVALUATOR,
+  checkpoints: [],
+  alerts: [],
+  pending: null,
+  tools: {},
+  toolOrder: [],
+  queued: [],
+  reportSinceCheckpoint: { new_evidence: [], eliminated_hypotheses: [], remaining_hypotheses: [] },
+  finalClaim: null,
+  history: [],
+  lastVerify: null,
+  hookErrors: 0,
+  done: null,
+  eventCount: 0,
+  lastSeq: -1,
+};
+
+/** Wall-clock seconds of active time as of `now` (epoch ms). */
+export function activeSeconds(state: Pick<SessionState, 'activeMs' | 'activeSince'>, now: number): number {
+  const running = state.activeSince === null ? 0 : Math.max(0, now - state.activeSince);
+  return (state.activeMs + running) / 1000;
+}
+
+function pauseClock(s: SessionState, at: number): void {
+  if (s.activeSince !== null) s.activeMs += Math.max(0, at - s.activeSince);
+  s.activeSince = null;
+  s.usage.wall_clock_seconds = s.activeMs / 1000;
+}
+
+function toolMessage(record: ToolRecord): AgentMessage {
+  const { call, result, error } = record;
+  if (error !== null) return { role: 'tool', call_id: call.id, name: call.name, status: 'error', content: error };
+  return { role: 'tool', call_id: call.id, name: call.name, status: result!.status, content: result!.output };
+}
+
+/** Applies one event to a private draft. Never called on a state someone else holds. */
+function reduce(s: SessionState, e: LoopEvent): void {
+  s.eventCount += 1;
+  s.lastSeq = e.seq;
+  s.lastAt = e.at;
+  switch (e.type) {
+    case 'session.start':
+      s.session = e.session;
+      s.schemaVersion = e.data.schemaVersion;
+      s.pattern = e.data.pattern;
+      s.workspace = e.data.workspace;
+      s.goal = e.data.goal;
+      s.limits = { ...e.data.budget };
+      s.checkpointEvery = e.data.checkpoint_every;
+      s.startedAt = e.at;
+      s.activeSince = e.at;
+      break;
+    case 'session.resume':
+      if (s.activeSince !== null && s.lastAt !== null) pauseClock(s, s.lastAt);
+      s.activeSince = e.at;
+      s.pending = null;
+      s.exhausted = null;
+      break;
+    case 'session.pause':
+      pauseClock(s, e.at);
+      s.pending = { kind: 'pause', reason: e.data.reason, prompt: e.data.prompt, from: e.data.from, seq: e.seq };
+      if (e.data.reason.startsWith('budget_exceeded:')) {
+        s.exhausted = e.data.reason.slice('budget_exceeded:'.length) as BudgetDimension;
+      }
+      break;
+    case 'session.complete':
+      pauseClock(s, e.at);
+      s.done = { reason: e.data.reason, summary: e.data.summary };
+      s.pending = null;
+      if (s.goal) s.goal = { ...s.goal, status: e.data.reason === 'goal_met' ? 'achieved' : s.goal.status };
+      break;
+    case 'state.transition':
+      s.machine = transition(s.machine, e.data.to, e.seq);
+      s.lastTransition = { from: e.data.from, to: e.data.to, seq: e.seq };
+      break;
+    case 'plan.draft':
+      break;
+    case 'plan.commit':
+      s.plan = [...e.data.steps];
+      break;
+    case 'step.start':
+      s.step = e.data.step;
+      break;
+    case 'step.end':
+      if (e.data.outcome === 'awaiting_tool') {
+        const id = s.toolOrder[s.toolOrder.length - 1];
+        const record = id === undefined ? undefined : s.tools[id];
+        if (record) s.pending = { kind: 'tool', call: record.call, seq: e.seq };
+        pauseClock(s, e.at);
+      }
+      break;
+    case 'model.call':
+      s.turn = e.data.turn;
+      s.usage.turns += 1;
+      s.usage.tokens += e.data.usage.input_tokens + e.data.usage.output_tokens;
+      s.usage.cost_usd += e.data.cost_usd;
+      s.queued = [...e.data.response.tool_calls];
+      s.finalClaim = e.data.response.final ?? null;
+      if (e.data.response.report) s.reportSinceCheckpoint = mergeReport(s.reportSinceCheckpoint, e.data.response.report);
+      break;
+    case 'tool.call':
+      s.tools[e.data.call.id] = { call: e.data.call, seq: e.seq, decision: null, result: null, error: null };
+      s.queued = s.queued.filter((c) => c.id !== e.data.call.id);
+      s.toolOrder.push(e.data.call.id);
+      s.usage.tool_calls += 1;
+      break;
+    case 'tool.decision': {
+      const record = s.tools[e.data.call_id];
+      const { decision, by, note } = e.data;
+      if (record) s.tools[e.data.call_id] = { ...record, decision: { decision, by, ...(note ? { note } : {}) } };
+      s.pending = null;
+      s.activeSince = e.at;
+      break;
+    }
+    case 'tool.result': {
+      const record = s.tools[e.data.result.call_id];
+      if (!record) break;
+      const next = { ...record, result: e.data.result };
+      s.tools[record.call.id] = next;
+      s.history.push(toolMessage(next));
+      break;
+    }
+    case 'tool.error': {
+      s.queued = s.queued.filter((c) => c.id !== e.data.call_id);
+      const record = s.tools[e.data.call_id];
+      if (!record) {
+        s.history.push({ role: 'tool', call_id: e.data.call_id, name: e.data.name, status: 'error', content: e.data.error });
+        break;
+      }
+      const next = { ...record, error: e.data.error };
+      s.tools[record.call.id] = next;
+      s.history.push(toolMessage(next));
+      break;
+    }
+    case 'budget.warn':
+      if (!s.warned.includes(e.data.dimension)) s.warned.push(e.data.dimension);
+      break;
+    case 'checkpoint.recorded': {
+      const { checkpoint } = e.data;
+      s.checkpoints.push(checkpoint);
+      s.reportSinceCheckpoint = INITIAL_STATE.reportSinceCheckpoint;
+      const last = { ...s.evaluator.last };
+      for (const signal of checkpoint.signals) if (signal.after !== null) last[signal.signal] = signal.after;
+      s.evaluator = { count: s.evaluator.count + 1, counter: checkpoint.counter, last };
+      break;
+    }
+    case 'stagnation.detected':
+      s.alerts.push({
+        seq: e.seq,
+        kind: 'stagnation',
+        message: `STAGNATION_DETECTED: ${e.data.counter}/${e.data.threshold} checkpoints without observed progress (turn ${e.data.iteration})`,
+      });
+      break;
+    case 'repetition.detected':
+      s.alerts.push({ seq: e.seq, kind: 'repetition', message: `repeated tool call ${e.data.count}× (${e.data.hash})` });
+      break;
+    case 'goal.revised':
+      s.goal = e.data.goal;
+      s.revisions.push({ ...e.data.revision, seq: e.seq });
+      s.history.push({
+        role: 'harness',
+        content: `The operator revised the goal (${e.data.revision.directive}: ${e.data.revision.text}).`,
+      });
+      break;
+    case 'verify.result':
+      s.lastVerify = { seq: e.seq, passed: e.data.passed, trigger: e.data.trigger, commands: e.data.commands };
+      if (!e.data.passed && e.data.trigger === 'claim') {
+        const failed = e.data.commands.filter((c) => !c.passed).map((c) => `${c.command} (exit ${c.exit_code})`);
+        s.history.push({ role: 'harness', content: `Your claim that the goal is met was refuted: ${failed.join(', ')} failed.` });
+      }
+      break;
+    case 'hook.error':
+      s.hookErrors += 1;
+      break;
+    case 'budget.extended':
+      s.limits = { ...s.limits, [e.data.dimension]: e.data.limit };
+      break;
+    case 'lap.start':
+    case 'lap.end':
+      break;
+    default:
+      assertNever(e);
+  }
+}
+
+/** Adds one turn's report to the claims gathered since the last checkpoint. */
+export function mergeReport(base: ReportedClaims, report: Partial<ReportedClaims>): ReportedClaims {
+  return {
+    new_evidence: [...base.new_evidence, ...(report.new_evidence ?? [])],
+    eliminated_hypotheses: [...base.eliminated_hypotheses, ...(report.eliminated_hypotheses ?? [])],
+    remaining_hypotheses: report.remaining_hypotheses ?? base.remaining_hypotheses,
+  };
+}
+
+function draftOf(state: SessionState): SessionState {
+  return {
+    ...state,
+    revisions: [...state.revisions],
+    plan: [...state.plan],
+    usage: { ...state.usage },
+    warned: [...state.warned],
+    checkpoints: [...state.checkpoints],
+    alerts: [...state.alerts],
+    tools: { ...state.tools },
+    toolOrder: [...state.toolOrder],
+    history: [...state.history],
+  };
+}
+
+/**
+ * Folds events into a session state: `fold(events)` from scratch, or `fold(events, state)`
+ * to continue. Pure for its callers: the input state is never modified. Same events in,
+ * same state out; no clock, no randomness.
+ *
+ * @throws IllegalTransitionError when a `state.transition` is not legal
+ */
+export function fold(events: readonly LoopEvent[], state: SessionState = INITIAL_STATE): SessionState {
+  if (events.length === 0) return state;
+  const draft = draftOf(state);
+  for (const event of events) reduce(draft, event);
+  return draft;
+}

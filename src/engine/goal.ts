@@ -1,0 +1,86 @@
+import type { GoalRevision } from './events.js';
+import type { Goal } from './types.js';
+
+/** Subcommands of `/goal`, in the order help lists them. */
+export const GOAL_SUBCOMMANDS = ['status', 'add-constraint', 'redirect', 'modify', 'add-criterion'] as const;
+export type GoalDirective = GoalRevision['directive'];
+
+/** A parsed `/goal` command line, or why it is not one. */
+export type GoalCommand =
+  | { kind: 'status' }
+  | { kind: 'revise'; directive: GoalDirective; text: string }
+  | { kind: 'error'; message: string };
+
+/** A new goal as started: active, no notes, revision 0. */
+export function newGoal(objective: string, success_criteria: string[] = [], constraints: string[] = []): Goal {
+  return { objective, success_criteria, constraints, status: 'active', notes: [], revision: 0 };
+}
+
+/**
+ * Parses one command-bar line starting with `/goal`. Subcommands are matched before any
+ * free text, so `add-constraint x` never becomes the objective.
+ */
+export function parseGoalCommand(line: string): GoalCommand {
+  const match = /^\/goal(?:\s+(\S+))?(?:\s+([\s\S]*))?$/.exec(line.trim());
+  if (!match) return { kind: 'error', message: 'expected a command like /goal status' };
+  const [, sub, rest = ''] = match;
+  const valid = GOAL_SUBCOMMANDS.join(', ');
+  if (!sub) return { kind: 'error', message: `/goal needs a subcommand: ${valid}` };
+  if (!(GOAL_SUBCOMMANDS as readonly string[]).includes(sub)) {
+    return { kind: 'error', message: `unknown /goal subcommand "${sub}"; valid: ${valid}` };
+  }
+  const text = rest.trim();
+  if (sub === 'status') {
+    return text ? { kind: 'error', message: '/goal status takes no text' } : { kind: 'status' };
+  }
+  if (!text) return { kind: 'error', message: `/goal ${sub} needs text, e.g. /goal ${sub} keep the public API` };
+  return { kind: 'revise', directive: sub as GoalDirective, text };
+}
+
+/**
+ * Applies one revision (DESIGN.md, "Goals"). Pure.
+ * - `add-constraint` / `add-criterion` append; the objective and status are unchanged.
+ * - `redirect` replaces the objective and clears the criteria (to be derived again); status `revised`.
+ * - `modify` replaces the objective and keeps the criteria; status `revised`.
+ */
+export function reviseGoal(goal: Goal, directive: GoalDirective, text: string): Goal {
+  const next: Goal = { ...goal, revision: goal.revision + 1 };
+  switch (directive) {
+    case 'add-constraint':
+      return { ...next, constraints: [...goal.constraints, text] };
+    case 'add-criterion':
+      return { ...next, success_criteria: [...goal.success_criteria, text] };
+    case 'redirect':
+      return { ...next, objective: text, success_criteria: [], status: 'revised' };
+    case 'modify':
+      return { ...next, objective: text, status: 'revised' };
+  }
+}
+
+/**
+ * The reconciliation used when the agent cannot assess a revision itself: says so
+ * plainly, and asks for a full restart only when the objective was replaced.
+ */
+export function fallbackReconciliation(directive: GoalDirective): GoalRevision['reconciliation'] {
+  const replaced = directive === 'redirect';
+  return {
+    still_valid: 'not assessed by the agent',
+    discard: replaced ? 'work aimed only at the previous objective' : 'nothing known',
+    new_work: 'the next turn works towards the revised goal',
+    full_restart: replaced,
+  };
+}
+
+/** The goal as the agent reads it: objective, numbered criteria, constraints, last notes. */
+export function renderGoalForAgent(goal: Goal): string {
+  const lines = [`Objective: ${goal.objective}`];
+  if (goal.success_criteria.length > 0) {
+    lines.push('Success criteria (all must be met):', ...goal.success_criteria.map((c, i) => `  ${i + 1}. ${c}`));
+  }
+  if (goal.constraints.length > 0) {
+    lines.push('Constraints (must not be violated):', ...goal.constraints.map((c) => `  - ${c}`));
+  }
+  const notes = goal.notes.slice(-3);
+  if (notes.length > 0) lines.push('Recent progress notes:', ...notes.map((n) => `  - ${n}`));
+  return lines.join('\n');
+}

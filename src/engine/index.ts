@@ -1,0 +1,18 @@
+export * from './errors.js';
+export * from './machine.js';
+export * from './types.js';
+export * from './events.js';
+export * from './budget.js';
+export * from './checkpoint.js';
+export * from './fold.js';
+export * from './goal.js';
+export * from './hooks.js';
+export * from './log.js';
+export * from './observe.js';
+export * from './policy.js';
+export * from './session.js';
+export * from './drive.js';
+export * from './launch.js';
+export * from './duration.js';
+export { ScriptedAgent, transcriptSchema } from './agents/scripted.js';
+export type { Agent, AgentContext, AgentMessage } from './agents/agent.js';

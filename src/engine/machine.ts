@@ -1,0 +1,63 @@
+import { IllegalTransitionError } from './errors.js';
+
+/** The loop states of DESIGN.md. */
+export const LOOP_STATES = ['IDLE', 'PLANNING', 'EXECUTING', 'AWAITING_TOOL', 'REFLECTING', 'DONE'] as const;
+export type LoopState = (typeof LOOP_STATES)[number];
+
+/** Why a session reached DONE. */
+export const DONE_REASONS = ['goal_met', 'no_plan', 'stopped', 'exhausted', 'aborted'] as const;
+export type DoneReason = (typeof DONE_REASONS)[number];
+
+/**
+ * Where the machine stands: the current state, and while IDLE after a pause,
+ * the state it paused from (the only state a resume may return to).
+ * `started` is false only for the fresh IDLE before `run()`.
+ */
+export interface MachineState {
+  readonly state: LoopState;
+  readonly pausedFrom: LoopState | null;
+  readonly started: boolean;
+}
+
+/** The fresh IDLE machine of a session that has not run yet. */
+export const INITIAL_MACHINE: MachineState = { state: 'IDLE', pausedFrom: null, started: false };
+
+/**
+ * Legal targets per state, IDLE excepted: a fresh IDLE may only go to PLANNING; a paused
+ * IDLE may go back to the state it paused from, or to DONE when the operator (or the
+ * headless policy) answers the pause with stop.
+ */
+const TABLE: Readonly<Record<LoopState, readonly LoopState[]>> = {
+  IDLE: ['PLANNING'],
+  PLANNING: ['EXECUTING', 'DONE', 'IDLE'],
+  EXECUTING: ['AWAITING_TOOL', 'REFLECTING', 'IDLE'],
+  AWAITING_TOOL: ['REFLECTING', 'IDLE'],
+  REFLECTING: ['EXECUTING', 'PLANNING', 'DONE', 'IDLE'],
+  DONE: [],
+};
+
+/** True when `from -> to` is a legal change for this machine. */
+export function canTransition(machine: MachineState, to: LoopState): boolean {
+  const { state: from } = machine;
+  if (from === 'IDLE') {
+    if (!machine.started) return to === 'PLANNING';
+    // A pause is answered by resuming where it stopped, or by stopping the run there.
+    return machine.pausedFrom !== null && (to === machine.pausedFrom || to === 'DONE');
+  }
+  return TABLE[from].includes(to);
+}
+
+/**
+ * The one function that changes the loop state (DESIGN.md, "States and transitions").
+ *
+ * Pure: returns the next machine. Entering IDLE remembers the state paused from;
+ * leaving IDLE on resume clears it.
+ *
+ * @param seq the `seq` of the event that caused the change, for the error
+ * @throws IllegalTransitionError naming `from`, `to` and `seq` when the table forbids it
+ */
+export function transition(machine: MachineState, to: LoopState, seq: number): MachineState {
+  if (!canTransition(machine, to)) throw new IllegalTransitionError(machine.state, to, seq);
+  if (to === 'IDLE') return { state: 'IDLE', pausedFrom: machine.state, started: true };
+  return { state: to, pausedFrom: null, started: true };
+}

@@ -1,0 +1,123 @@
+import { execa } from 'execa';
+
+/** Result of one shell command run by the harness or a tool. */
+export interface CommandResult {
+  command: string;
+  /** `null` when the process was killed or could not start. */
+  exit_code: number | null;
+  timed_out: boolean;
+  /** Combined stdout and stderr, head and tail kept, with a truncation marker between. */
+  output: string;
+  duration_ms: number;
+  /** Set when the command could not be started at all. */
+  spawn_error?: string;
+}
+
+/** Options of {@link runShell}. */
+export interface RunShellOptions {
+  cwd: string;
+  /** Seconds before the process group is sent SIGTERM (then SIGKILL after `graceMs`). */
+  timeoutSeconds: number;
+  /** Bytes of output kept in total (half head, half tail). */
+  outputLimitBytes?: number;
+  /** Milliseconds between SIGTERM and SIGKILL. */
+  graceMs?: number;
+  signal?: AbortSignal;
+}
+
+/** Keeps the first and last `limit / 2` bytes of a stream, counting what was dropped. */
+export class HeadTail {
+  private head = '';
+  private tail = '';
+  private dropped = 0;
+  constructor(private readonly limit: number) {}
+
+  push(chunk: string): void {
+    const half = Math.floor(this.limit / 2);
+    if (this.head.length < half) {
+      const room = half - this.head.length;
+      this.head += chunk.slice(0, room);
+      chunk = chunk.slice(room);
+    }
+    if (chunk.length === 0) return;
+    this.tail += chunk;
+    if (this.tail.length > half) {
+      this.dropped += this.tail.length - half;
+      this.tail = this.tail.slice(this.tail.length - half);
+    }
+  }
+
+  toString(): string {
+    if (this.dropped === 0) return this.head + this.tail;
+    return `${this.head}\n[... ${this.dropped} characters truncated ...]\n${this.tail}`;
+  }
+}
+
+const SAFE_ENV_KEYS = ['PATH', 'HOME', 'LANG', 'LC_ALL', 'TERM', 'TMPDIR', 'USER', 'SHELL', 'NODE_OPTIONS'];
+
+/** A minimal environment for child processes: no API keys or tokens of loopdeck's own. */
+export function childEnv(): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const key of SAFE_ENV_KEYS) {
+    const value = process.env[key];
+    if (value !== undefined) env[key] = value;
+  }
+  return env;
+}
+
+function killGroup(pid: number | undefined, signal: NodeJS.Signals): void {
+  if (pid === undefined) return;
+  try {
+    process.kill(-pid, signal);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ESRCH') throw error;
+  }
+}
+
+/**
+ * Runs `command` through `sh -c` in its own process group. On timeout or abort the whole
+ * group gets SIGTERM, then SIGKILL after the grace period, so grandchildren cannot keep
+ * the pipes open. Output is streamed into a bounded head and tail; it never rejects for
+ * a non-zero exit, a timeout or a failure to start: all of these are in the result.
+ */
+export async function runShell(command: string, options: RunShellOptions): Promise<CommandResult> {
+  const started = performance.now();
+  const output = new HeadTail(options.outputLimitBytes ?? 64 * 1024);
+  const grace = options.graceMs ?? 2000;
+  const child = execa('sh', ['-c', command], {
+    cwd: options.cwd,
+    detached: true,
+    reject: false,
+    all: true,
+    buffer: false,
+    stdin: 'ignore',
+    env: childEnv(),
+    extendEnv: false,
+  });
+  let timedOut = false;
+  let killTimer: NodeJS.Timeout | undefined;
+  const stop = () => {
+    killGroup(child.pid, 'SIGTERM');
+    killTimer ??= setTimeout(() => killGroup(child.pid, 'SIGKILL'), grace);
+  };
+  const timer = setTimeout(() => {
+    timedOut = true;
+    stop();
+  }, options.timeoutSeconds * 1000);
+  options.signal?.addEventListener('abort', stop, { once: true });
+  child.all?.setEncoding('utf8');
+  child.all?.on('data', (chunk: string) => output.push(chunk));
+  const result = await child;
+  clearTimeout(timer);
+  if (killTimer) clearTimeout(killTimer);
+  options.signal?.removeEventListener('abort', stop);
+  const spawnError = result.failed && result.exitCode === undefined && !result.isTerminated && !timedOut ? result.shortMessage : undefined;
+  return {
+    command,
+    exit_code: result.exitCode ?? null,
+    timed_out: timedOut,
+    output: output.toString(),
+    duration_ms: Math.round(performance.now() - started),
+    ...(spawnError ? { spawn_error: spawnError } : {}),
+  };
+}

@@ -1,0 +1,137 @@
+/**
+ * Domain types shared by the engine, the fold and the console.
+ * Units are in the names: `_seconds`, `_ms`, `_usd`, `tokens`.
+ */
+
+/** Lifecycle of a goal (DESIGN.md, "Goals"). */
+export type GoalStatus = 'active' | 'achieved' | 'failed' | 'revised' | 'abandoned';
+
+/** A structured goal: what to reach, how it is judged, what must not happen. */
+export interface Goal {
+  objective: string;
+  success_criteria: string[];
+  constraints: string[];
+  status: GoalStatus;
+  /** Progress notes, oldest first. */
+  notes: string[];
+  /** Number of revisions applied so far (0 for the goal as started). */
+  revision: number;
+}
+
+/** The budget dimensions, in the priority order they are checked. */
+export const BUDGET_DIMENSIONS = ['turns', 'tool_calls', 'wall_clock_seconds', 'tokens', 'cost_usd'] as const;
+export type BudgetDimension = (typeof BUDGET_DIMENSIONS)[number];
+
+/** Limits per dimension; `null` means unlimited (written out as `unlimited` in loop.yaml). */
+export type BudgetLimits = Record<BudgetDimension, number | null>;
+/** Cumulative usage per dimension: counts, seconds, tokens, USD. */
+export type BudgetUsage = Record<BudgetDimension, number>;
+
+/** Token usage of one model call. */
+export interface TokenUsage {
+  input_tokens: number;
+  output_tokens: number;
+}
+
+/** One tool call requested by the agent. `args` is the tool's JSON object. */
+export interface ToolCall {
+  id: string;
+  name: string;
+  args: Record<string, unknown>;
+}
+
+/** One piece of evidence the agent claims; `evidence_ref` names what backs it (e.g. a test name). */
+export interface EvidenceClaim {
+  claim: string;
+  evidence_ref: string;
+}
+
+/** The agent's structured claims for a turn (DESIGN.md, "Checkpoints and stagnation"). */
+export interface ReportedClaims {
+  new_evidence: EvidenceClaim[];
+  eliminated_hypotheses: string[];
+  remaining_hypotheses: string[];
+}
+
+/** What the agent answered for one turn. Exactly one of `tool_calls` (non-empty) or `final` drives the step. */
+export interface AgentTurn {
+  thought?: string;
+  tool_calls: ToolCall[];
+  report?: Partial<ReportedClaims>;
+  usage: TokenUsage;
+  /** The agent claims the goal is met, with this summary. */
+  final?: string;
+}
+
+/** How a tool call ended. `denied`: the operator or a policy refused it. */
+export type ToolStatus = 'ok' | 'failed' | 'denied' | 'timed_out';
+
+/** The outcome of one tool call as the agent will see it. */
+export interface ToolResult {
+  call_id: string;
+  name: string;
+  status: ToolStatus;
+  /** Text returned to the agent (bounded). */
+  output: string;
+  exit_code: number | null;
+  duration_ms: number;
+}
+
+/** One test the harness saw, from a runner's structured output. */
+export interface TestOutcome {
+  name: string;
+  ok: boolean;
+}
+
+/** Observed metrics by name (`tests.failing`); `null` is *missing*, never 0. */
+export type ObservedMetrics = Record<string, number | null>;
+
+/** A checkpoint as recorded: what the harness observed and what the agent reported. */
+export interface CheckpointInput {
+  iteration: number;
+  observed: ObservedMetrics;
+  /** Per-test outcomes the harness saw, used to mark evidence refs. */
+  tests?: TestOutcome[];
+  reported: ReportedClaims;
+  /** Observer failures (command could not start, timed out, unparsable output). */
+  observer_errors?: string[];
+}
+
+/** Verdict of one checkpoint. */
+export type CheckpointStatus = 'BASELINE' | 'PROGRESS_OBSERVED' | 'NO_OBSERVED_PROGRESS';
+
+/** How one observed signal changed since its last observed value. */
+export type SignalMove = 'baseline' | 'wanted' | 'flat' | 'regressed' | 'missing';
+
+/** One `progress.observed` signal compared across checkpoints. */
+export interface SignalDiff {
+  signal: string;
+  direction: 'increase' | 'decrease';
+  before: number | null;
+  after: number | null;
+  move: SignalMove;
+}
+
+/** Whether the harness saw what an evidence claim points to. */
+export type EvidenceStatus = 'found_passing' | 'found_failing' | 'not_found';
+
+/** An evidence claim with the status of its reference in what was observed. */
+export interface EvidenceCheck extends EvidenceClaim {
+  status: EvidenceStatus;
+}
+
+/** A checkpoint with its evaluation (DESIGN.md, "Checkpoints and stagnation"). */
+export interface CheckpointRecord extends CheckpointInput {
+  index: number;
+  status: CheckpointStatus;
+  /** Observed signals moved as wanted; `null` at the baseline. */
+  observed_progress: boolean | null;
+  /** Any tracked reported field is non-empty. */
+  claimed_progress: boolean;
+  /** Checkpoints in a row without observed progress. */
+  counter: number;
+  threshold: number;
+  stagnation_detected: boolean;
+  signals: SignalDiff[];
+  evidence: EvidenceCheck[];
+}

@@ -1,0 +1,23 @@
+import type { VerifyCommandResult } from './events.js';
+import { runShell } from './process.js';
+
+/** One `verify` entry of loop.yaml. `timeout` is in seconds. */
+export interface VerifySpec {
+  command: string;
+  timeout: number;
+}
+
+/**
+ * Runs every verify command in the workspace (DESIGN.md, "Termination"): the goal is met
+ * only when all of them exit 0. Each command's output is kept as a bounded tail.
+ */
+export async function runVerify(specs: readonly VerifySpec[], cwd: string, signal?: AbortSignal): Promise<{ passed: boolean; commands: VerifyCommandResult[] }> {
+  const commands: VerifyCommandResult[] = [];
+  for (const spec of specs) {
+    const result = await runShell(spec.command, { cwd, timeoutSeconds: spec.timeout, outputLimitBytes: 8 * 1024, signal });
+    const passed = result.exit_code === 0 && !result.timed_out;
+    const why = result.spawn_error ?? (result.timed_out ? `timed out after ${spec.timeout}s` : '');
+    commands.push({ command: spec.command, exit_code: result.exit_code, passed, output: why ? `${why}\n${result.output}` : result.output });
+  }
+  return { passed: specs.length > 0 && commands.every((c) => c.passed), commands };
+}

@@ -1,0 +1,84 @@
+import React, { useState } from 'react';
+import { Box, useInput, useStdout } from 'ink';
+import { BudgetPanel } from './BudgetPanel.js';
+import { CheckpointPanel } from './CheckpointPanel.js';
+import { CommandBar } from './CommandBar.js';
+import { useConsole, useController } from './context.js';
+import { EventList } from './EventList.js';
+import { Header } from './Header.js';
+import { keyName, resolveKey, type ConsoleCommand, type KeyContext } from './keymap.js';
+import { PromptPanel } from './PromptPanel.js';
+import { StagnationAlert } from './StagnationAlert.js';
+
+/**
+ * The console: panels stacked, one owner of keypresses. Keys map to commands through
+ * the key map; while the command bar is open it alone receives keys.
+ */
+export function App() {
+  const controller = useController();
+  const pending = useConsole((s) => s.session.pending);
+  const setNotice = useConsole((s) => s.setNotice);
+  const [barOpen, setBarOpen] = useState(false);
+  const [barText, setBarText] = useState('');
+  const { stdout } = useStdout();
+  const context: KeyContext = pending?.kind ?? 'none';
+
+  const run = (command: ConsoleCommand) => {
+    switch (command) {
+      case 'approve':
+        return pending && controller.answer({ decision: 'approve' }, pending.seq);
+      case 'deny':
+        return pending && controller.answer({ decision: 'deny', note: 'denied by the operator' }, pending.seq);
+      case 'continue':
+        return pending && controller.answer({ action: 'continue' }, pending.seq);
+      case 'stop':
+        return pending && controller.answer({ action: 'stop' }, pending.seq);
+      case 'redirect':
+        setBarText('/goal redirect ');
+        return setBarOpen(true);
+      case 'open-command-bar':
+        setBarText('/');
+        return setBarOpen(true);
+      case 'quit':
+        return controller.quit();
+    }
+  };
+
+  useInput(
+    (input, key) => {
+      const command = resolveKey(keyName(input, key), context);
+      if (command) run(command);
+    },
+    { isActive: !barOpen },
+  );
+
+  const submit = (line: string) => {
+    const result = controller.command(line);
+    setNotice({ ok: result.ok, text: result.message });
+    if (result.ok) {
+      setBarOpen(false);
+      setBarText('');
+    }
+  };
+
+  const rows = stdout.rows ?? 24;
+  const eventRows = Math.max(3, rows - 24);
+  return (
+    <Box flexDirection="column">
+      <Header />
+      <BudgetPanel />
+      <CheckpointPanel />
+      <StagnationAlert />
+      <EventList rows={eventRows} />
+      <PromptPanel />
+      <CommandBar
+        open={barOpen}
+        value={barText}
+        onChange={setBarText}
+        onSubmit={submit}
+        onCancel={() => setBarOpen(false)}
+        context={context}
+      />
+    </Box>
+  );
+}

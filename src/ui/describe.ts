@@ -1,0 +1,71 @@
+import { assertNever, type LoopEvent } from '../engine/index.js';
+import { sanitize } from './sanitize.js';
+
+/** One line a person can read for each event in the event list. Untrusted text is sanitized. */
+export function describeEvent(e: LoopEvent): string {
+  const clean = (t: string) => sanitize(t, { oneLine: true });
+  switch (e.type) {
+    case 'session.start':
+      return `session started: ${clean(e.data.goal.objective)} (${e.data.pattern})`;
+    case 'session.resume':
+      return `resumed (${e.data.from})${e.data.note ? `: ${clean(e.data.note)}` : ''}`;
+    case 'session.pause':
+      return `paused: ${e.data.reason}`;
+    case 'session.complete':
+      return `complete: ${e.data.reason}: ${clean(e.data.summary)}`;
+    case 'state.transition':
+      return `${e.data.from} → ${e.data.to}`;
+    case 'plan.draft':
+      return `plan drafted: ${e.data.steps.length} step(s)`;
+    case 'plan.commit':
+      return `plan committed: ${e.data.steps.length} step(s)`;
+    case 'step.start':
+      return `step ${e.data.step} started (${clean(e.data.title)})`;
+    case 'step.end':
+      return `step ${e.data.step} ${e.data.outcome}${e.data.thought ? `: ${clean(e.data.thought)}` : ''}`;
+    case 'model.call': {
+      const r = e.data.response;
+      const what = r.final !== undefined ? `claims done: ${r.final}` : r.thought ?? '';
+      return `turn ${e.data.turn}: ${clean(what)} (${e.data.usage.input_tokens}+${e.data.usage.output_tokens} tok)`;
+    }
+    case 'tool.call':
+      return `tool call ${e.data.call.name} ${clean(JSON.stringify(e.data.call.args))}`;
+    case 'tool.decision':
+      return `${e.data.decision === 'approve' ? 'approved' : 'denied'} by ${e.data.by}${e.data.note ? `: ${clean(e.data.note)}` : ''}`;
+    case 'tool.result': {
+      const r = e.data.result;
+      const exit = r.exit_code === null ? '' : ` exit ${r.exit_code}`;
+      return `${r.name} ${r.status}${exit} (${r.duration_ms} ms): ${clean(r.output).slice(0, 160)}`;
+    }
+    case 'tool.error':
+      return `${e.data.name} error: ${clean(e.data.error)}`;
+    case 'budget.warn':
+      return `budget ${e.data.exceeded ? 'exhausted' : 'warning'}: ${e.data.dimension} ${round(e.data.used)}/${e.data.limit}`;
+    case 'budget.extended':
+      return `budget raised: ${e.data.dimension} +${e.data.by} → ${e.data.limit}`;
+    case 'checkpoint.recorded': {
+      const c = e.data.checkpoint;
+      return `checkpoint #${c.index + 1} (turn ${c.iteration}): ${c.status}${c.stagnation_detected ? ' + STAGNATION_DETECTED' : ''}, counter ${c.counter}/${c.threshold}`;
+    }
+    case 'stagnation.detected':
+      return `STAGNATION_DETECTED ${e.data.counter}/${e.data.threshold} → ${e.data.action}`;
+    case 'repetition.detected':
+      return `repetition detected: ${e.data.count}× ${e.data.hash}`;
+    case 'goal.revised':
+      return `goal revised (${e.data.revision.directive}): ${clean(e.data.revision.text)}`;
+    case 'lap.start':
+      return `lap ${e.data.lap} started`;
+    case 'lap.end':
+      return `lap ${e.data.lap} ended: ${e.data.outcome}`;
+    case 'verify.result':
+      return `verify ${e.data.passed ? 'passed' : 'failed'}: ${e.data.commands.map((c) => `${c.command} → ${c.exit_code}`).join(', ')}`;
+    case 'hook.error':
+      return `hook ${e.data.hook} (${e.data.topic}) failed: ${clean(e.data.error)}`;
+    default:
+      return assertNever(e);
+  }
+}
+
+function round(n: number): number {
+  return Math.round(n * 100) / 100;
+}

@@ -1,0 +1,41 @@
+/** Named console commands a key can trigger. */
+export type ConsoleCommand = 'approve' | 'deny' | 'continue' | 'stop' | 'redirect' | 'open-command-bar' | 'quit';
+
+/** When a binding applies: always, or only while a given prompt is shown. */
+export type KeyContext = 'tool' | 'pause' | 'none';
+
+/** One row of the key map: the key as typed, the command, when it applies and what help says. */
+export interface KeyBinding {
+  key: string;
+  command: ConsoleCommand;
+  when: KeyContext | 'always';
+  help: string;
+}
+
+/** The one key map of the console. Help and the footer are generated from it. */
+export const KEYMAP: readonly KeyBinding[] = [
+  { key: 'y', command: 'approve', when: 'tool', help: 'approve the tool call' },
+  { key: 'n', command: 'deny', when: 'tool', help: 'deny the tool call (the agent is told)' },
+  { key: 'c', command: 'continue', when: 'pause', help: 'continue the paused run' },
+  { key: 'r', command: 'redirect', when: 'pause', help: 'redirect the goal (opens /goal redirect)' },
+  { key: 's', command: 'stop', when: 'pause', help: 'stop the run' },
+  { key: '/', command: 'open-command-bar', when: 'always', help: 'command bar (/goal ..., /budget ...)' },
+  { key: 'q', command: 'quit', when: 'always', help: 'quit (the log is kept; resume later)' },
+  { key: 'ctrl+c', command: 'quit', when: 'always', help: 'quit' },
+];
+
+/** The key as the key map spells it, from Ink's `useInput` arguments. */
+export function keyName(input: string, key: { ctrl: boolean }): string {
+  return key.ctrl ? `ctrl+${input}` : input;
+}
+
+/** The command a key triggers in a context, or `null` when the key does nothing there. */
+export function resolveKey(name: string, context: KeyContext): ConsoleCommand | null {
+  const binding = KEYMAP.find((b) => b.key === name && (b.when === 'always' || b.when === context));
+  return binding?.command ?? null;
+}
+
+/** The bindings that apply in a context, for the footer. */
+export function bindingsFor(context: KeyContext): KeyBinding[] {
+  return KEYMAP.filter((b) => b.when === context || (b.when === 'always' && b.key !== 'ctrl+c'));
+}
