@@ -61,15 +61,16 @@ export function App() {
     }
   };
 
-  const rows = stdout.rows ?? 24;
-  const eventRows = Math.max(3, rows - 24);
+  // One row short of the terminal: a live region as tall as the screen makes Ink
+  // clear and repaint everything on every frame.
+  const height = Math.max(10, (stdout.rows ?? 24) - 1);
   return (
-    <Box flexDirection="column">
+    <Box flexDirection="column" height={height}>
       <Header />
       <BudgetPanel />
       <CheckpointPanel />
       <StagnationAlert />
-      <EventList rows={eventRows} />
+      <EventList />
       <PromptPanel />
       <CommandBar
         open={barOpen}

@@ -2,6 +2,7 @@ import React from 'react';
 import { Box, Text } from 'ink';
 import { activeSeconds, BUDGET_DIMENSIONS, formatDuration, type BudgetDimension } from '../engine/index.js';
 import { useConsole } from './context.js';
+import { Section } from './Section.js';
 import { theme } from './theme.js';
 import { useNow } from './use-now.js';
 
@@ -43,18 +44,20 @@ export function BudgetPanel() {
     const limit = limits[dimension];
     const colour = exhausted === dimension || (limit !== null && used >= limit) ? theme.danger : warned.includes(dimension) ? theme.warn : theme.ok;
     return (
-      <Box key={dimension} width={38}>
+      <Box key={dimension} width={33}>
         <Text>
           <Text color={theme.muted}>{LABEL[dimension].padEnd(11)}</Text>
-          <Text color={colour}>{gauge(used, limit, 12)}</Text>
+          <Text color={colour}>{gauge(used, limit, 8)}</Text>
           <Text bold={exhausted === dimension}> {format(dimension, used)}/{limit === null ? '∞' : format(dimension, limit)}</Text>
         </Text>
       </Box>
     );
   });
   return (
-    <Box flexDirection="row" flexWrap="wrap" borderStyle="single" borderColor={theme.border} paddingX={1}>
-      {rows}
-    </Box>
+    <Section title="Budget">
+      <Box flexDirection="row" flexWrap="wrap">
+        {rows}
+      </Box>
+    </Section>
   );
 }

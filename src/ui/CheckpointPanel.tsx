@@ -1,8 +1,9 @@
 import React from 'react';
-import { Box, Text } from 'ink';
+import { Box, Text, useStdout } from 'ink';
 import type { CheckpointRecord, EvidenceStatus, SignalDiff } from '../engine/index.js';
 import { useConsole } from './context.js';
 import { sanitize } from './sanitize.js';
+import { Section } from './Section.js';
 import { theme } from './theme.js';
 
 const MOVE: Record<SignalDiff['move'], { mark: string; colour: string }> = {
@@ -21,10 +22,12 @@ const EVIDENCE: Record<EvidenceStatus, { mark: string; colour: string }> = {
 
 const value = (n: number | null) => (n === null ? 'missing' : String(n));
 
-function Observed({ checkpoint }: { checkpoint: CheckpointRecord }) {
+function Observed({ checkpoint, width }: { checkpoint: CheckpointRecord; width: number }) {
   return (
-    <Box flexDirection="column" width="50%">
-      <Text bold>observed (measured by loopdeck)</Text>
+    <Box flexDirection="column" width={width}>
+      <Text bold>
+        observed (measured) <Text color={theme.muted}>observed_progress {String(checkpoint.observed_progress)}</Text>
+      </Text>
       {checkpoint.signals.map((s) => (
         <Text key={s.signal} wrap="truncate-end">
           {s.signal.replace(/^observed\./, '').padEnd(14)} {value(s.before)} → {value(s.after)}{' '}
@@ -41,12 +44,14 @@ function Observed({ checkpoint }: { checkpoint: CheckpointRecord }) {
   );
 }
 
-function Reported({ checkpoint }: { checkpoint: CheckpointRecord }) {
+function Reported({ checkpoint, width }: { checkpoint: CheckpointRecord; width: number }) {
   const { reported, evidence } = checkpoint;
   const list = (items: string[]) => (items.length === 0 ? '—' : items.map((i) => sanitize(i, { oneLine: true })).join(', '));
   return (
-    <Box flexDirection="column" width="50%">
-      <Text bold color={theme.claim}>reported (claims by the agent)</Text>
+    <Box flexDirection="column" width={width}>
+      <Text bold color={theme.claim}>
+        reported (claims) <Text color={theme.muted}>claimed_progress {String(checkpoint.claimed_progress)}</Text>
+      </Text>
       <Text wrap="truncate-end">
         <Text color={theme.muted}>eliminated </Text>
         {list(reported.eliminated_hypotheses)}
@@ -57,8 +62,7 @@ function Reported({ checkpoint }: { checkpoint: CheckpointRecord }) {
       </Text>
       {evidence.slice(-2).map((e, i) => (
         <Text key={`${i}-${e.evidence_ref}`} wrap="truncate-end">
-          <Text color={theme.muted}>claim </Text>“{sanitize(e.evidence_ref, { oneLine: true })}”{' '}
-          <Text color={EVIDENCE[e.status].colour}>{EVIDENCE[e.status].mark}</Text>
+          <Text color={EVIDENCE[e.status].colour}>[{EVIDENCE[e.status].mark}]</Text> “{sanitize(e.evidence_ref, { oneLine: true })}”
         </Text>
       ))}
     </Box>
@@ -69,31 +73,28 @@ function Reported({ checkpoint }: { checkpoint: CheckpointRecord }) {
 export function CheckpointPanel() {
   const checkpoint = useConsole((s) => s.session.checkpoints[s.session.checkpoints.length - 1]);
   const every = useConsole((s) => s.session.checkpointEvery);
+  const { stdout } = useStdout();
+  const half = Math.floor(((stdout.columns ?? 80) - 2) / 2);
   if (!checkpoint) {
-    return (
-      <Box borderStyle="single" borderColor={theme.border} paddingX={1}>
-        <Text color={theme.muted}>No checkpoint yet (every {every} iterations).</Text>
-      </Box>
-    );
+    return <Section title="Checkpoint" detail={<Text color={theme.muted}>none yet (every {every} iterations)</Text>} />;
   }
   const verdictColour = checkpoint.status === 'PROGRESS_OBSERVED' ? theme.ok : checkpoint.status === 'BASELINE' ? theme.muted : theme.warn;
-  return (
-    <Box flexDirection="column" borderStyle="single" borderColor={theme.border} paddingX={1}>
-      <Text>
-        <Text bold>Checkpoint #{checkpoint.index + 1}</Text>
-        <Text color={theme.muted}> (iteration {checkpoint.iteration}) </Text>
-        <Text bold color={verdictColour}>{checkpoint.status}</Text>
-        <Text color={theme.muted}>
-          {' '}· observed_progress {String(checkpoint.observed_progress)} · claimed_progress {String(checkpoint.claimed_progress)} · counter{' '}
-        </Text>
-        <Text bold color={checkpoint.stagnation_detected ? theme.danger : undefined}>
-          {checkpoint.counter}/{checkpoint.threshold}
-        </Text>
+  const detail = (
+    <Text>
+      <Text color={theme.muted}>#{checkpoint.index + 1} · iteration {checkpoint.iteration} · </Text>
+      <Text bold color={verdictColour}>{checkpoint.status}</Text>
+      <Text color={theme.muted}> · counter </Text>
+      <Text bold color={checkpoint.stagnation_detected ? theme.danger : undefined}>
+        {checkpoint.counter}/{checkpoint.threshold}
       </Text>
+    </Text>
+  );
+  return (
+    <Section title="Checkpoint" detail={detail}>
       <Box flexDirection="row">
-        <Observed checkpoint={checkpoint} />
-        <Reported checkpoint={checkpoint} />
+        <Observed checkpoint={checkpoint} width={half} />
+        <Reported checkpoint={checkpoint} width={half} />
       </Box>
-    </Box>
+    </Section>
   );
 }

@@ -30,7 +30,7 @@ export function CommandBar({ open, value, onChange, onSubmit, onCancel, context 
     { isActive: open },
   );
   return (
-    <Box flexDirection="column" paddingX={1}>
+    <Box flexDirection="column" flexShrink={0} paddingX={1}>
       {notice ? (
         <Text color={notice.ok ? theme.ok : theme.danger} wrap="truncate-end">
           {notice.ok ? '✓ ' : '✗ '}

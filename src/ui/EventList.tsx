@@ -26,17 +26,24 @@ function colourOf(e: LoopEvent): string | undefined {
   }
 }
 
-/** The latest events, newest last, one line each; it scrolls as events arrive. */
-export function EventList({ rows }: { rows: number }) {
+/** How many events the list renders at most; the box clips the oldest to fit the screen. */
+const MAX_ROWS = 60;
+
+/**
+ * The latest events, newest at the bottom, one line each. It takes the rows the other
+ * panels leave and clips the oldest lines, so it scrolls as events arrive.
+ */
+export function EventList() {
   const recent = useConsole((s) => s.recent);
-  const shown = recent.filter((e) => !QUIET.has(e.type)).slice(-rows);
+  const shown = recent.filter((e) => !QUIET.has(e.type)).slice(-MAX_ROWS);
   return (
-    <Box flexDirection="column" paddingX={1}>
-      <Text color={theme.muted}>Events</Text>
+    <Box flexDirection="column" flexGrow={1} flexShrink={1} justifyContent="flex-end" overflow="hidden" paddingLeft={1}>
       {shown.map((e) => (
-        <Text key={e.seq} wrap="truncate-end" color={colourOf(e)}>
-          <Text color={theme.muted}>{String(e.seq).padStart(4)} {e.type.padEnd(19)}</Text> {describeEvent(e)}
-        </Text>
+        <Box key={e.seq} flexShrink={0}>
+          <Text wrap="truncate-end" color={colourOf(e)}>
+            <Text color={theme.muted}>{String(e.seq).padStart(4)} {e.type.padEnd(19)}</Text> {describeEvent(e)}
+          </Text>
+        </Box>
       ))}
     </Box>
   );

@@ -15,7 +15,7 @@ export function Header() {
   const goal = useConsole((s) => s.session.goal);
   const done = useConsole((s) => s.session.done);
   return (
-    <Box flexDirection="column">
+    <Box flexDirection="column" flexShrink={0}>
       <Box justifyContent="space-between">
         <Text>
           <Text bold color={theme.accent}>loopdeck</Text>

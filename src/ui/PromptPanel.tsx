@@ -27,7 +27,7 @@ export function PromptPanel() {
     const { call } = pending;
     const args = call.name === 'shell' && typeof call.args.command === 'string' ? call.args.command : JSON.stringify(call.args);
     return (
-      <Box flexDirection="column" borderStyle="round" borderColor={theme.warn} paddingX={1}>
+      <Box flexDirection="column" flexShrink={0} borderStyle="round" borderColor={theme.warn} paddingX={1}>
         <Text>
           <Text bold color={theme.warn}>Approve tool call </Text>
           <Text bold>{call.name}</Text>
@@ -39,7 +39,7 @@ export function PromptPanel() {
     );
   }
   return (
-    <Box flexDirection="column" borderStyle="round" borderColor={theme.warn} paddingX={1}>
+    <Box flexDirection="column" flexShrink={0} borderStyle="round" borderColor={theme.warn} paddingX={1}>
       <Text bold color={theme.warn}>Paused: {pending.reason}</Text>
       <Text wrap="wrap">{sanitize(pending.prompt, { oneLine: true })}</Text>
       <Keys context="pause" />

@@ -8,10 +8,10 @@ export function StagnationAlert() {
   const latest = useConsole((s) => s.session.checkpoints[s.session.checkpoints.length - 1]);
   if (!latest?.stagnation_detected) return null;
   return (
-    <Box borderStyle="double" borderColor={theme.danger} paddingX={1}>
-      <Text bold color={theme.danger}>
-        ⚠ STAGNATION_DETECTED {latest.counter}/{latest.threshold}: {latest.counter} checkpoints without observed progress
-        {latest.claimed_progress ? ' (the agent claims progress; the tests did not move)' : ''}
+    <Box flexShrink={0}>
+      <Text bold inverse color={theme.danger} wrap="truncate-end">
+        {' '}⚠ STAGNATION_DETECTED {latest.counter}/{latest.threshold}: {latest.counter} checkpoints without observed progress
+        {latest.claimed_progress ? ' (claims made, nothing measured moved)' : ''}{' '}
       </Text>
     </Box>
   );
