@@ -11,11 +11,11 @@ import {
   headlessAnswerer,
   loadPolicy,
   LoopdeckError,
-  prepareRun,
   readLog,
   type CheckpointInput,
   type LoopPolicy,
 } from './engine/index.js';
+import { prepareRun } from './launch.js';
 
 /** Exit codes of DESIGN.md, "Command line". */
 const EXIT = { goalMet: 0, usage: 1, notMet: 2, interrupted: 130 } as const;

@@ -47,6 +47,8 @@ export interface EventDataMap {
     schemaVersion: number;
     goal: Goal;
     pattern: string;
+    /** Why this pattern: set in loop.yaml, or what `auto` saw. */
+    pattern_reason: string;
     budget: BudgetLimits;
     workspace: string;
     checkpoint_every: number;
@@ -57,9 +59,14 @@ export interface EventDataMap {
   'session.complete': { reason: DoneReason; summary: string };
   'state.transition': { from: LoopState; to: LoopState };
   'plan.draft': { steps: string[] };
-  'plan.commit': { steps: string[] };
+  /** `kind`: the first plan, a replan (Plan-and-Execute) or a new attempt (Reflexion). */
+  'plan.commit': { steps: string[]; kind: 'initial' | 'replan' | 'attempt'; reason?: string };
   'step.start': { step: number; turn: number; title: string };
-  'step.end': { step: number; outcome: 'awaiting_tool' | 'ok' | 'skipped' | 'error'; thought?: string };
+  /**
+   * `ask`: with `awaiting_tool`, whether the operator must approve (false: a policy decides
+   * at once); `reason` says which rule asked.
+   */
+  'step.end': { step: number; outcome: 'awaiting_tool' | 'ok' | 'skipped' | 'error'; thought?: string; ask?: boolean; reason?: string };
   'model.call': { turn: number; request_hash: string; response: AgentTurn; usage: TokenUsage; cost_usd: number };
   'tool.call': { call: ToolCall };
   'tool.decision': { call_id: string; decision: 'approve' | 'deny'; by: Decider; note?: string };
@@ -75,6 +82,8 @@ export interface EventDataMap {
   'verify.result': { passed: boolean; commands: VerifyCommandResult[]; trigger: 'claim' | 'check' };
   'hook.error': { topic: string; hook: string; error: string };
   'budget.extended': { dimension: BudgetDimension; limit: number; by: number };
+  /** Reflexion: the lesson written after a failed attempt, carried into the next one. */
+  'reflection.recorded': { attempt: number; text: string };
 }
 
 /** Every event type, in the order of the table above. */
@@ -85,6 +94,7 @@ export const EVENT_TYPES = [
   'plan.draft', 'plan.commit', 'step.start', 'step.end', 'model.call', 'tool.call', 'tool.decision',
   'tool.result', 'tool.error', 'budget.warn', 'checkpoint.recorded', 'stagnation.detected',
   'repetition.detected', 'goal.revised', 'lap.start', 'lap.end', 'verify.result', 'hook.error', 'budget.extended',
+  'reflection.recorded',
 ] as const satisfies readonly EventType[];
 
 const KNOWN = new Set<string>(EVENT_TYPES);

@@ -25,7 +25,7 @@ export interface ToolRecord {
 
 /** A yield the session is waiting on. */
 export type PendingYield =
-  | { kind: 'tool'; call: ToolCall; seq: number }
+  | { kind: 'tool'; call: ToolCall; seq: number; reason?: string }
   | { kind: 'pause'; reason: string; prompt: string; from: LoopState; seq: number };
 
 /** An alert the operator must see (stagnation, repetition). */
@@ -54,6 +54,18 @@ export interface SessionState {
   goal: Goal | null;
   revisions: RevisionRecord[];
   plan: string[];
+  /** Plans committed: 1 + replans (Plan-and-Execute) or the attempt number (Reflexion). */
+  plans: number;
+  /** Steps completed since the last plan commit (Plan-and-Execute: the cursor in `plan`). */
+  planDone: number;
+  /** The last completed step failed (tool failed, denied, errored or the turn errored). */
+  lastStepFailed: boolean;
+  /** A step has started and not completed. */
+  stepOpen: boolean;
+  /** The open step already has its agent turn recorded. */
+  stepHasTurn: boolean;
+  /** Reflexion: lessons so far, oldest first. */
+  reflections: Array<{ attempt: number; text: string }>;
   /** Steps started. */
   step: number;
   /** Agent turns (model calls): the iteration count. */
@@ -80,6 +92,8 @@ export interface SessionState {
   queued: ToolCall[];
   /** The agent's claims since the last checkpoint: evidence and eliminations accumulate, remaining is the latest. */
   reportSinceCheckpoint: ReportedClaims;
+  /** The last turn's thought. */
+  thought: string | null;
   /** The last turn's `final` claim, until the next turn. */
   finalClaim: string | null;
   /** What the agent has been told: tool results and harness notes, oldest first. */
@@ -103,6 +117,12 @@ export const INITIAL_STATE: SessionState = {
   goal: null,
   revisions: [],
   plan: [],
+  plans: 0,
+  planDone: 0,
+  lastStepFailed: false,
+  stepOpen: false,
+  stepHasTurn: false,
+  reflections: [],
   step: 0,
   turn: 0,
   checkpointEvery: 0,
@@ -123,6 +143,7 @@ export const INITIAL_STATE: SessionState = {
   queued: [],
   reportSinceCheckpoint: { new_evidence: [], eliminated_hypotheses: [], remaining_hypotheses: [] },
   finalClaim: null,
+  thought: null,
   history: [],
   lastVerify: null,
   hookErrors: 0,
@@ -141,6 +162,13 @@ function pauseClock(s: SessionState, at: number): void {
   if (s.activeSince !== null) s.activeMs += Math.max(0, at - s.activeSince);
   s.activeSince = null;
   s.usage.wall_clock_seconds = s.activeMs / 1000;
+}
+
+function completeStep(s: SessionState, failed: boolean): void {
+  if (!s.stepOpen) return;
+  s.stepOpen = false;
+  s.planDone += 1;
+  s.lastStepFailed = failed;
 }
 
 function toolMessage(record: ToolRecord): AgentMessage {
@@ -193,25 +221,36 @@ function reduce(s: SessionState, e: LoopEvent): void {
       break;
     case 'plan.commit':
       s.plan = [...e.data.steps];
+      s.plans += 1;
+      s.planDone = 0;
+      s.lastStepFailed = false;
       break;
     case 'step.start':
       s.step = e.data.step;
+      s.stepOpen = true;
+      s.stepHasTurn = false;
       break;
     case 'step.end':
       if (e.data.outcome === 'awaiting_tool') {
         const id = s.toolOrder[s.toolOrder.length - 1];
         const record = id === undefined ? undefined : s.tools[id];
-        if (record) s.pending = { kind: 'tool', call: record.call, seq: e.seq };
-        pauseClock(s, e.at);
+        if (record && e.data.ask !== false) {
+          s.pending = { kind: 'tool', call: record.call, seq: e.seq, ...(e.data.reason ? { reason: e.data.reason } : {}) };
+          pauseClock(s, e.at);
+        }
+      } else {
+        completeStep(s, e.data.outcome === 'error');
       }
       break;
     case 'model.call':
       s.turn = e.data.turn;
+      s.stepHasTurn = true;
       s.usage.turns += 1;
       s.usage.tokens += e.data.usage.input_tokens + e.data.usage.output_tokens;
       s.usage.cost_usd += e.data.cost_usd;
       s.queued = [...e.data.response.tool_calls];
       s.finalClaim = e.data.response.final ?? null;
+      s.thought = e.data.response.thought ?? null;
       if (e.data.response.report) s.reportSinceCheckpoint = mergeReport(s.reportSinceCheckpoint, e.data.response.report);
       break;
     case 'tool.call':
@@ -224,8 +263,10 @@ function reduce(s: SessionState, e: LoopEvent): void {
       const record = s.tools[e.data.call_id];
       const { decision, by, note } = e.data;
       if (record) s.tools[e.data.call_id] = { ...record, decision: { decision, by, ...(note ? { note } : {}) } };
-      s.pending = null;
-      s.activeSince = e.at;
+      if (s.pending?.kind === 'tool') {
+        s.pending = null;
+        s.activeSince = e.at;
+      }
       break;
     }
     case 'tool.result': {
@@ -234,10 +275,12 @@ function reduce(s: SessionState, e: LoopEvent): void {
       const next = { ...record, result: e.data.result };
       s.tools[record.call.id] = next;
       s.history.push(toolMessage(next));
+      completeStep(s, e.data.result.status !== 'ok');
       break;
     }
     case 'tool.error': {
       s.queued = s.queued.filter((c) => c.id !== e.data.call_id);
+      completeStep(s, true);
       const record = s.tools[e.data.call_id];
       if (!record) {
         s.history.push({ role: 'tool', call_id: e.data.call_id, name: e.data.name, status: 'error', content: e.data.error });
@@ -278,7 +321,12 @@ function reduce(s: SessionState, e: LoopEvent): void {
         content: `The operator revised the goal (${e.data.revision.directive}: ${e.data.revision.text}).`,
       });
       break;
+    case 'reflection.recorded':
+      s.reflections.push({ attempt: e.data.attempt, text: e.data.text });
+      s.history.push({ role: 'harness', content: `Reflection after attempt ${e.data.attempt}: ${e.data.text}` });
+      break;
     case 'verify.result':
+      if (e.data.trigger === 'claim') s.finalClaim = null;
       s.lastVerify = { seq: e.seq, passed: e.data.passed, trigger: e.data.trigger, commands: e.data.commands };
       if (!e.data.passed && e.data.trigger === 'claim') {
         const failed = e.data.commands.filter((c) => !c.passed).map((c) => `${c.command} (exit ${c.exit_code})`);
@@ -313,6 +361,7 @@ function draftOf(state: SessionState): SessionState {
     ...state,
     revisions: [...state.revisions],
     plan: [...state.plan],
+    reflections: [...state.reflections],
     usage: { ...state.usage },
     warned: [...state.warned],
     checkpoints: [...state.checkpoints],

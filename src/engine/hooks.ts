@@ -44,15 +44,29 @@ export interface HookFailure {
 
 /** What calling a topic's subscribers produced. */
 export interface HookOutcome {
-  /** The first decision that is not `allow`, if any. */
-  decision: Exclude<HookDecision, { type: 'allow' }> | null;
+  /** The strongest decision returned: deny over pause over skip over allow; `null` when none had an opinion. */
+  decision: HookDecision | null;
   /** Every subscriber that threw or ran past its time limit, in order. */
   failures: HookFailure[];
 }
 
+const STRENGTH: Record<HookDecision['type'], number> = { allow: 0, skip: 1, pause: 2, deny: 3 };
+
 interface Subscriber {
   name: string;
   fn: (payload: never) => HookDecision | void | Promise<HookDecision | void>;
+  options: SubscribeOptions;
+}
+
+/** Per-subscriber options. */
+export interface SubscribeOptions {
+  /** Milliseconds before the subscriber counts as having thrown (default: the registry's). */
+  timeoutMs?: number;
+  /**
+   * What a throw means in `before_tool_call`: `block` (default) cancels the call, `allow`
+   * lets the other subscribers decide. Elsewhere a throw is always recorded and skipped.
+   */
+  onError?: 'block' | 'allow';
 }
 
 /**
@@ -71,10 +85,10 @@ export class HookRegistry {
   constructor(private readonly timeoutMs = 5000) {}
 
   /** @throws InvariantError for an unknown topic */
-  on<T extends HookTopic>(topic: T, name: string, fn: HookFn<T>): void {
+  on<T extends HookTopic>(topic: T, name: string, fn: HookFn<T>, options: SubscribeOptions = {}): void {
     if (!(HOOK_TOPICS as readonly string[]).includes(topic)) throw new InvariantError(`unknown hook topic "${topic}"`);
     const list = this.subscribers.get(topic) ?? [];
-    list.push({ name, fn: fn as Subscriber['fn'] });
+    list.push({ name, fn: fn as Subscriber['fn'], options });
     this.subscribers.set(topic, list);
   }
 
@@ -88,11 +102,13 @@ export class HookRegistry {
         result = await this.withTimeout(subscriber, payload as never);
       } catch (error) {
         failures.push({ topic, hook: subscriber.name, error: describeError(error) });
-        if (topic === 'before_tool_call') return { decision: { type: 'deny', reason: `hook ${subscriber.name} failed` }, failures };
+        if (topic === 'before_tool_call' && subscriber.options.onError !== 'allow') {
+          return { decision: { type: 'deny', reason: `hook ${subscriber.name} failed` }, failures };
+        }
         continue;
       }
-      if (!result || result.type === 'allow') continue;
-      decision ??= result;
+      if (!result) continue;
+      if (decision === null || STRENGTH[result.type] > STRENGTH[decision.type]) decision = result;
       if (topic === 'before_tool_call' && result.type === 'deny') break;
     }
     return { decision, failures };
@@ -100,8 +116,9 @@ export class HookRegistry {
 
   private async withTimeout(subscriber: Subscriber, payload: never): Promise<HookDecision | void> {
     let timer: NodeJS.Timeout | undefined;
+    const limit = subscriber.options.timeoutMs ?? this.timeoutMs;
     const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new Error(`ran past its ${this.timeoutMs} ms limit`)), this.timeoutMs);
+      timer = setTimeout(() => reject(new Error(`ran past its ${limit} ms limit`)), limit);
     });
     try {
       return await Promise.race([Promise.resolve().then(() => subscriber.fn(payload)), timeout]);

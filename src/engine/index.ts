@@ -12,7 +12,6 @@ export * from './observe.js';
 export * from './policy.js';
 export * from './session.js';
 export * from './drive.js';
-export * from './launch.js';
 export * from './duration.js';
 export { ScriptedAgent, transcriptSchema } from './agents/scripted.js';
 export type { Agent, AgentContext, AgentMessage } from './agents/agent.js';

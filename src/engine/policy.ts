@@ -1,4 +1,6 @@
+import { accessSync, constants, statSync } from 'node:fs';
 import path from 'node:path';
+import { HOOK_TOPICS } from './hooks.js';
 import { z } from 'zod';
 import { REPORTED_FIELDS } from './checkpoint.js';
 import { parseDuration } from './duration.js';
@@ -24,7 +26,9 @@ const duration = z.string().transform((value, ctx) => {
   }
   return seconds;
 });
-const durationOrUnlimited = z.union([z.literal('unlimited').transform(() => null), duration]);
+const durationOrUnlimited = z.union([z.literal('unlimited').transform(() => null), duration], {
+  error: 'expected a duration like 90s, 10m or 1h30m (or "unlimited")',
+});
 
 const goalSchema = z.strictObject({
   objective: text,
@@ -51,9 +55,41 @@ const signalSchema = z.strictObject({
   direction: z.enum(['increase', 'decrease']),
 });
 
+/** Built-in operator policies in src/hooks/, enabled by name. */
+export const BUILTIN_HOOKS = ['approval-gate', 'trace-writer'] as const;
+
+const commandHookSchema = z.strictObject({
+  name: text,
+  topic: z.enum(HOOK_TOPICS),
+  command: text,
+  timeout: duration.optional(),
+  on_hook_error: z.enum(['block', 'allow']).optional(),
+});
+
+const hookSchema = z.union([z.enum(BUILTIN_HOOKS), commandHookSchema], {
+  error: `expected a built-in hook (${BUILTIN_HOOKS.join(', ')}) or { name, topic, command }`,
+});
+
+/** A hook entry of loop.yaml: a built-in by name, or an external command on one topic. */
+export type HookEntry = z.output<typeof hookSchema>;
+
 const loopSchema = z.strictObject({
   goal: goalSchema,
-  pattern: z.enum(['react']).default('react'),
+  pattern: z.enum(['react', 'plan-and-execute', 'reflexion', 'auto']).default('react'),
+  patterns: z
+    .strictObject({
+      plan_and_execute: z.strictObject({ max_replans: z.int().nonnegative().default(2) }).prefault({}),
+      reflexion: z.strictObject({ max_attempts: z.int().positive().default(3) }).prefault({}),
+    })
+    .prefault({}),
+  task: z
+    .strictObject({
+      known_procedure: z.boolean().default(false),
+      exploratory: z.boolean().default(false),
+      quality_critical: z.boolean().default(false),
+      complex: z.boolean().default(false),
+    })
+    .prefault({}),
   agent: z.strictObject({
     kind: z.enum(['scripted']),
     script: text,
@@ -70,6 +106,15 @@ const loopSchema = z.strictObject({
       max_tokens: limit.default(null),
       max_cost_usd: limit.default(null),
       warn_fraction: z.number().gt(0).lte(1).default(0.8),
+      increments: z
+        .strictObject({
+          turns: z.int().positive().default(10),
+          tool_calls: z.int().positive().default(20),
+          wall_clock: duration.default(600),
+          tokens: z.int().positive().default(50_000),
+          cost_usd: z.number().positive().default(1),
+        })
+        .prefault({}),
     })
     .prefault({}),
   pricing: z
@@ -101,6 +146,8 @@ const loopSchema = z.strictObject({
     .prefault({}),
   verify: z.array(z.strictObject({ command: text, timeout: duration.default(300) })).min(1, 'expected at least one verify command'),
   approval: z.strictObject({ ask: z.array(text).default(['shell']) }).prefault({}),
+  hooks: z.array(hookSchema).default(['approval-gate']),
+  hook_timeout: duration.default(5),
   tools: z
     .strictObject({
       shell_timeout: duration.default(120),
@@ -111,6 +158,38 @@ const loopSchema = z.strictObject({
 
 type RawPolicy = z.output<typeof loopSchema>;
 
+/** The first word of a shell command, resolved to an executable file, or `null`. */
+export function resolveProgram(command: string, baseDir: string): string | null {
+  const program = command.trim().split(/\s+/)[0] ?? '';
+  const candidates = program.includes('/')
+    ? [path.resolve(baseDir, program)]
+    : (process.env.PATH ?? '').split(path.delimiter).filter(Boolean).map((dir) => path.join(dir, program));
+  for (const candidate of candidates) {
+    try {
+      accessSync(candidate, constants.X_OK);
+      if (statSync(candidate).isFile()) return candidate;
+    } catch {
+      // not this one: try the next candidate
+    }
+  }
+  return null;
+}
+
+/** The schema with the checks that need the config's directory (hook commands must resolve). */
+function schemaFor(file: string) {
+  const baseDir = path.dirname(path.resolve(file));
+  return loopSchema.superRefine((config, ctx) => {
+    config.hooks.forEach((hook, index) => {
+      if (typeof hook === 'string' || resolveProgram(hook.command, baseDir)) return;
+      ctx.addIssue({
+        code: 'custom',
+        path: ['hooks', index, 'command'],
+        message: `expected an executable program, found none for "${hook.command.split(/\s+/)[0]}" (relative paths resolve against ${baseDir})`,
+      });
+    });
+  });
+}
+
 /**
  * The validated loop contract. Relative paths (`agent.script`, `workspace.path`) are
  * resolved against the directory of the file they came from; durations are seconds.
@@ -118,8 +197,11 @@ type RawPolicy = z.output<typeof loopSchema>;
 export interface LoopPolicy extends Omit<RawPolicy, 'budget'> {
   /** Absolute path of the file this policy was loaded from. */
   file: string;
-  budget: { limits: BudgetLimits; warn_fraction: number };
+  budget: { limits: BudgetLimits; warn_fraction: number; increments: BudgetLimitsFilled };
 }
+
+/** One positive number per budget dimension (the increments a pause prompt offers). */
+export type BudgetLimitsFilled = { [K in keyof BudgetLimits]: number };
 
 /**
  * Parses and validates the text of a loop.yaml.
@@ -128,7 +210,7 @@ export interface LoopPolicy extends Omit<RawPolicy, 'budget'> {
  * @throws ConfigErrors listing every problem with file, YAML path, `line:column` and what was expected
  */
 export function parsePolicy(source: string, file: string): LoopPolicy {
-  return finish(parseYamlWith(loopSchema, source, file), file);
+  return finish(parseYamlWith(schemaFor(file), source, file), file);
 }
 
 function finish(parsed: RawPolicy, file: string): LoopPolicy {
@@ -148,6 +230,13 @@ function finish(parsed: RawPolicy, file: string): LoopPolicy {
         cost_usd: budget.max_cost_usd,
       },
       warn_fraction: budget.warn_fraction,
+      increments: {
+        turns: budget.increments.turns,
+        tool_calls: budget.increments.tool_calls,
+        wall_clock_seconds: budget.increments.wall_clock,
+        tokens: budget.increments.tokens,
+        cost_usd: budget.increments.cost_usd,
+      },
     },
   };
 }
@@ -157,5 +246,5 @@ function finish(parsed: RawPolicy, file: string): LoopPolicy {
  * @throws ConfigErrors when the file is missing, larger than {@link MAX_CONFIG_BYTES} or invalid
  */
 export function loadPolicy(file: string): LoopPolicy {
-  return finish(loadYamlWith(loopSchema, file, MAX_CONFIG_BYTES), file);
+  return finish(loadYamlWith(schemaFor(file), file, MAX_CONFIG_BYTES), file);
 }

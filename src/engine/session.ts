@@ -1,23 +1,23 @@
 import { createHash } from 'node:crypto';
-import type { Agent } from './agents/agent.js';
+import type { Agent, AgentContext } from './agents/agent.js';
 import { costOf, exceededDimension, newWarnings } from './budget.js';
 import { evaluateCheckpoint, type ProgressPolicy } from './checkpoint.js';
-import { AgentError, describeError, ResumeError, SessionStateError, ToolError } from './errors.js';
-import { SCHEMA_VERSION, type EventDataMap, type EventType, type LoopEvent } from './events.js';
+import { AgentError, describeError, InvariantError, ResumeError, SessionStateError, ToolError } from './errors.js';
+import { SCHEMA_VERSION, type EventDataMap, type EventType, type GoalRevision, type LoopEvent } from './events.js';
 import { activeSeconds, fold, INITIAL_STATE, type SessionState } from './fold.js';
 import { fallbackReconciliation, parseGoalCommand, reviseGoal, type GoalDirective } from './goal.js';
 import { HookRegistry, type HookPayloads, type HookTopic } from './hooks.js';
-import type { DoneReason, LoopState } from './machine.js';
-import { transition } from './machine.js';
+import { transition, type DoneReason, type LoopState } from './machine.js';
 import { observe } from './observe.js';
+import { resolvePattern, type Pattern } from './patterns.js';
 import type { LoopPolicy } from './policy.js';
 import { runTool } from './tools.js';
-import type { BudgetDimension, Goal, ToolCall, ToolResult } from './types.js';
+import { BUDGET_DIMENSIONS, type AgentTurn, type BudgetDimension, type Goal, type ToolCall, type ToolResult } from './types.js';
 import { runVerify } from './verify.js';
 
 /** A point where the session hands control back and waits for `next(payload)`. */
 export type LoopYield =
-  | { kind: 'tool'; call: ToolCall }
+  | { kind: 'tool'; call: ToolCall; reason?: string }
   | { kind: 'pause'; reason: string; prompt: string };
 
 /** Answer to a `tool` yield. A denial's note goes back to the agent. */
@@ -46,12 +46,15 @@ export interface SessionOptions {
   /** Epoch milliseconds; injected so tests can simulate time. */
   clock?: () => number;
   hooks?: HookRegistry;
-  /** Called with each event after it is written and folded (e.g. the log and the console). */
+  /** Called with each event after it is folded (the log first, then the console). */
   sinks?: Array<(event: LoopEvent) => void>;
-  /** Called for events whose effects must not repeat (approvals, checkpoints): flush to disk. */
+  /** Flushes the log to disk; called before effects that must not repeat (approvals, checkpoints). */
   sync?: () => void;
+  /** Events of an earlier process of this session, for {@link Session.resume}. */
+  prior?: readonly LoopEvent[];
 }
 
+/** Thrown inside the loop to end it with an outcome already recorded. */
 class Stop {
   constructor(readonly outcome: LoopOutcome) {}
 }
@@ -66,14 +69,17 @@ function isPauseAnswer(p: unknown): p is PauseAnswer {
   return !!v && (v.action === 'continue' || v.action === 'stop') && (v.note === undefined || typeof v.note === 'string');
 }
 
+type Gen<T = void> = AsyncGenerator<LoopYield, T, ResumePayload | undefined>;
+
 /**
- * One run of an agent towards a goal: the ReAct loop over the state machine of
- * DESIGN.md, writing every step as an event. The session's own state is the fold of
- * its events, so what the console and replay show is what the engine acted on.
+ * One run of an agent towards a goal over the state machine of DESIGN.md, with the
+ * pattern of the policy (ReAct, Plan-and-Execute or Reflexion). Every step is written as
+ * an event and the session's own state is the fold of its events, so what the console,
+ * replay and crash-resume see is exactly what the engine acted on.
  *
- * ReAct (Yao et al., 2022, "ReAct: Synergizing Reasoning and Acting in Language Models"):
- * one open-ended plan step that repeats (reason, act, observe) until the verifier passes
- * or a limit ends the run.
+ * The loop is re-entrant by state: each phase (PLANNING, EXECUTING, REFLECTING) reads
+ * where the run stands from the fold and moves it on, so a run resumed from its log
+ * continues at the same place.
  */
 export class Session {
   private state: SessionState = INITIAL_STATE;
@@ -82,11 +88,18 @@ export class Session {
   private readonly sinks: Array<(event: LoopEvent) => void>;
   private readonly abort = new AbortController();
   private awaiting: LoopYield | null = null;
+  private live = false;
+  private pattern: Pattern;
 
   constructor(private readonly options: SessionOptions) {
     this.clock = options.clock ?? Date.now;
     this.hooks = options.hooks ?? new HookRegistry();
     this.sinks = options.sinks ?? [];
+    this.pattern = resolvePattern(options.policy.pattern, options.policy.task).pattern;
+    if (options.prior && options.prior.length > 0) {
+      this.state = fold(options.prior);
+      if (this.state.pattern) this.pattern = this.state.pattern as Pattern;
+    }
   }
 
   /** The fold of every event so far. */
@@ -94,10 +107,13 @@ export class Session {
     return this.state;
   }
 
-  /** Adds a consumer of events (after the ones given at construction). */
+  /** Adds a consumer of events (after the ones given at construction). @returns unsubscribe */
   subscribe(sink: (event: LoopEvent) => void): () => void {
     this.sinks.push(sink);
-    return () => this.sinks.splice(this.sinks.indexOf(sink), 1);
+    return () => {
+      const index = this.sinks.indexOf(sink);
+      if (index >= 0) this.sinks.splice(index, 1);
+    };
   }
 
   /**
@@ -105,10 +121,31 @@ export class Session {
    * @throws SessionStateError when the session has already run
    */
   run(goal: Goal): LoopRun {
-    if (this.state.machine.started) throw new SessionStateError('run() is legal only from a fresh IDLE', this.state.machine.state);
-    const inner = this.loop(goal);
+    if (this.state.machine.started || this.live) {
+      throw new SessionStateError('run() is legal only from a fresh IDLE', this.state.machine.state);
+    }
+    return this.wrap(this.loop({ kind: 'start', goal }));
+  }
+
+  /**
+   * Continues a run from the events of an earlier process (crash-resume). Recorded agent
+   * turns are handed to the agent's `restore` and never asked for again; a tool call
+   * without a recorded result is asked about again before it re-runs.
+   * @throws SessionStateError from a fresh IDLE (nothing to resume), from DONE, or when already running
+   */
+  resume(): LoopRun {
+    if (!this.state.machine.started) throw new SessionStateError('resume() needs a run to continue; use run()', this.state.machine.state);
+    if (this.state.done) throw new SessionStateError(`the run is over (${this.state.done.reason})`, this.state.machine.state);
+    if (this.live) throw new SessionStateError('the run is already going', this.state.machine.state);
+    const turns = (this.options.prior ?? []).flatMap((e) => (e.type === 'model.call' ? [e.data.response] : []));
+    this.options.agent.restore?.(turns);
+    return this.wrap(this.loop({ kind: 'resume' }));
+  }
+
+  private wrap(inner: Gen<LoopOutcome>): LoopRun {
+    this.live = true;
     let started = false;
-    const wrapper: LoopRun = {
+    const wrapper = {
       next: async (...args: [] | [ResumePayload | undefined]) => {
         if (!started) {
           started = true;
@@ -124,36 +161,38 @@ export class Session {
         }
         return inner.next(payload);
       },
-      return: (value) => {
+      return: (value: LoopOutcome) => {
         this.abort.abort();
-        return inner.return(value as LoopOutcome);
+        return inner.return(value);
       },
-      throw: (error) => inner.throw(error),
+      throw: (error: unknown) => inner.throw(error),
       [Symbol.asyncIterator]() {
         return wrapper;
       },
-    } as LoopRun;
-    return wrapper;
+    };
+    return wrapper as unknown as LoopRun;
   }
+
+  // ---------------------------------------------------------------- operator commands
 
   /**
-   * Applies an operator's command-bar line. Only the operator calls this: text from the
-   * agent or a tool never reaches it.
-   * @returns a line to show the operator
-   * @throws SessionStateError when the run is not live
+   * Applies an operator's command-bar line (`/goal ...`, `/budget <dimension> +N`). Only
+   * the operator calls this: text from the agent or a tool never reaches it.
+   * @returns a line to show the operator; never throws for bad input
    */
-  command(line: string): { ok: boolean; message: string } {
+  async command(line: string): Promise<{ ok: boolean; message: string }> {
     const trimmed = line.trim();
-    if (trimmed.startsWith('/goal')) return this.goalCommand(trimmed);
-    const budget = /^\/budget(?:\s+(\S+)\s+\+(\d+(?:\.\d+)?))?\s*$/.exec(trimmed);
-    if (trimmed.startsWith('/budget')) {
-      if (!budget || !budget[1]) return { ok: false, message: 'usage: /budget <turns|tool_calls|wall_clock_seconds|tokens|cost_usd> +N' };
-      return this.extendBudget(budget[1], Number(budget[2]));
+    if (/^\/goal(\s|$)/.test(trimmed)) return this.goalCommand(trimmed);
+    if (/^\/budget(\s|$)/.test(trimmed)) {
+      const match = /^\/budget\s+(\S+)\s+\+(\d+(?:\.\d+)?)$/.exec(trimmed);
+      if (!match) return { ok: false, message: `usage: /budget <${BUDGET_DIMENSIONS.join('|')}> +N` };
+      return this.extendBudget(match[1]!, Number(match[2]));
     }
-    return { ok: false, message: `unknown command "${trimmed.split(/\s/)[0]}"; try /goal status, /goal add-constraint <text>, /goal redirect <text>, /budget <dimension> +N` };
+    const word = trimmed.split(/\s/)[0] || '(empty)';
+    return { ok: false, message: `unknown command "${word}"; try /goal status, /goal add-constraint <text>, /goal redirect <text>, /budget <dimension> +N` };
   }
 
-  private goalCommand(line: string): { ok: boolean; message: string } {
+  private async goalCommand(line: string): Promise<{ ok: boolean; message: string }> {
     const parsed = parseGoalCommand(line);
     const goal = this.state.goal;
     if (parsed.kind === 'error') return { ok: false, message: parsed.message };
@@ -165,22 +204,37 @@ export class Session {
       };
     }
     if (this.state.done) return { ok: false, message: `the run is over (${this.state.done.reason}); the goal can no longer be revised` };
-    this.revise(parsed.directive, parsed.text);
+    await this.revise(parsed.directive, parsed.text);
     return { ok: true, message: `goal revised (${parsed.directive}): revision ${this.state.goal!.revision}` };
   }
 
-  /** Records a goal revision; the next agent turn sees the revised goal. */
-  revise(directive: GoalDirective, text: string): void {
+  /**
+   * Records a goal revision with the agent's reconciliation (or a plain fallback when the
+   * agent gives none or a malformed one); the next agent turn sees the revised goal.
+   * @throws SessionStateError when no run is live
+   */
+  async revise(directive: GoalDirective, text: string): Promise<void> {
     const goal = this.state.goal;
     if (!goal || this.state.done) throw new SessionStateError('the goal can only be revised during a run', this.state.machine.state);
     const next = reviseGoal(goal, directive, text);
-    this.emit('goal.revised', { revision: { directive, text, reconciliation: fallbackReconciliation(directive) }, goal: next });
+    let reconciliation = fallbackReconciliation(directive);
+    if (this.options.agent.reconcile) {
+      try {
+        const answer = await this.options.agent.reconcile({ ...this.agentContext(), goal: next, previous: goal, directive, text });
+        reconciliation = validReconciliation(answer) ?? { ...reconciliation, still_valid: 'the agent gave no usable reconciliation' };
+      } catch (error) {
+        reconciliation = { ...reconciliation, still_valid: `the agent could not reconcile: ${describeError(error)}` };
+      }
+    }
+    this.emit('goal.revised', { revision: { directive, text, reconciliation }, goal: next });
   }
 
   private extendBudget(dimension: string, by: number): { ok: boolean; message: string } {
-    const dims = Object.keys(this.state.limits);
-    if (!dims.includes(dimension)) return { ok: false, message: `unknown budget dimension "${dimension}"; valid: ${dims.join(', ')}` };
+    if (!(BUDGET_DIMENSIONS as readonly string[]).includes(dimension)) {
+      return { ok: false, message: `unknown budget dimension "${dimension}"; valid: ${BUDGET_DIMENSIONS.join(', ')}` };
+    }
     if (!(by > 0)) return { ok: false, message: 'the increment must be a positive number' };
+    if (this.state.done) return { ok: false, message: 'the run is over' };
     const dim = dimension as BudgetDimension;
     const current = this.state.limits[dim];
     if (current === null) return { ok: false, message: `${dimension} is unlimited` };
@@ -212,152 +266,268 @@ export class Session {
     return outcome;
   }
 
+  private agentContext(): AgentContext {
+    return { turn: this.state.turn + 1, goal: this.state.goal!, history: this.state.history, signal: this.abort.signal };
+  }
+
   // ---------------------------------------------------------------- the loop
 
-  private async *loop(goal: Goal): AsyncGenerator<LoopYield, LoopOutcome, ResumePayload | undefined> {
-    const { policy } = this.options;
-    this.emit('session.start', {
-      schemaVersion: SCHEMA_VERSION,
-      goal,
-      pattern: policy.pattern,
-      budget: policy.budget.limits,
-      workspace: this.options.workspace,
-      checkpoint_every: policy.checkpoint.every_iterations,
-      stagnation_threshold: policy.stagnation.checkpoints_without_observed_progress,
-    });
+  private async *loop(entry: { kind: 'start'; goal: Goal } | { kind: 'resume' }): Gen<LoopOutcome> {
     try {
-      this.go('PLANNING');
-      await this.hook('before_plan', { goal });
-      const steps = [`${goal.objective} (ReAct: reason, act and observe until the verifier passes)`];
-      this.emit('plan.draft', { steps: [...steps] });
-      const planPayload = { goal, steps };
-      await this.hook('after_plan', planPayload);
-      if (planPayload.steps.length === 0) return await this.finish('no_plan', 'the plan has no steps');
-      this.emit('plan.commit', { steps: [...planPayload.steps] });
-      this.go('EXECUTING');
+      if (entry.kind === 'start') {
+        const { policy } = this.options;
+        const chosen = resolvePattern(policy.pattern, policy.task);
+        this.emit('session.start', {
+          schemaVersion: SCHEMA_VERSION,
+          goal: entry.goal,
+          pattern: chosen.pattern,
+          pattern_reason: chosen.why,
+          budget: policy.budget.limits,
+          workspace: this.options.workspace,
+          checkpoint_every: policy.checkpoint.every_iterations,
+          stagnation_threshold: policy.stagnation.checkpoints_without_observed_progress,
+        });
+        this.go('PLANNING');
+      } else {
+        yield* this.recover();
+      }
       for (;;) {
-        yield* this.checkBudget();
-        const outcome = yield* this.step();
-        if (outcome) return outcome;
+        if (this.state.done) return this.state.done;
+        switch (this.state.machine.state) {
+          case 'PLANNING':
+            yield* this.plan();
+            break;
+          case 'EXECUTING':
+            yield* this.checkBudget();
+            yield* this.step();
+            break;
+          case 'REFLECTING':
+            yield* this.reflect();
+            break;
+          default:
+            throw new InvariantError(`the loop cannot continue from ${this.state.machine.state}`);
+        }
       }
     } catch (error) {
       if (error instanceof Stop) return error.outcome;
       const message = describeError(error);
       await this.hook('on_error', { source: 'engine', error: message });
       return await this.finish('aborted', `stopped by an error: ${message}`);
+    } finally {
+      this.live = false;
     }
   }
 
-  private async *pause(reason: string, prompt: string): AsyncGenerator<LoopYield, void, ResumePayload | undefined> {
+  /** Continues a run read from its log at the place it stopped. */
+  private async *recover(): Gen {
+    const s = this.state;
+    if (s.machine.state !== 'IDLE') this.emit('session.resume', { action: 'continue', from: s.machine.state, note: 'continued from the log' });
+    switch (s.machine.state) {
+      case 'IDLE': {
+        const pending = s.pending;
+        if (pending?.kind !== 'pause') throw new InvariantError('the log ends IDLE without a pause to answer');
+        yield* this.answerPause(pending.reason, pending.prompt, pending.from);
+        return;
+      }
+      case 'AWAITING_TOOL': {
+        const id = s.toolOrder[s.toolOrder.length - 1];
+        const record = id === undefined ? undefined : s.tools[id];
+        if (!record) throw new InvariantError('the log is AWAITING_TOOL without a tool call');
+        if (record.result === null && record.error === null) {
+          yield* this.decideAndRun(record.call, true, 'issued before a restart without a recorded result; approve to run it again');
+        }
+        this.go('REFLECTING');
+        return;
+      }
+      case 'EXECUTING':
+        if (s.stepOpen) yield* this.continueStep(s.step);
+        return;
+      case 'PLANNING':
+      case 'REFLECTING':
+        return;
+      case 'DONE':
+        throw new SessionStateError('the run is over', 'DONE');
+    }
+  }
+
+  /** PLANNING: draft, let `after_plan` edit, and commit a plan for the pattern. */
+  private async *plan(): Gen {
+    const goal = this.state.goal!;
+    const attempt = this.state.plans + 1;
+    const kind = this.state.plans === 0 ? 'initial' : this.pattern === 'reflexion' ? 'attempt' : 'replan';
+    await this.hook('before_plan', { goal });
+    let steps: string[];
+    let reason: string | undefined;
+    switch (this.pattern) {
+      case 'react':
+        steps = [`${goal.objective} (ReAct: reason, act and observe until the verifier passes)`];
+        break;
+      case 'plan-and-execute': {
+        const failed = kind === 'replan' ? this.failureNote() : undefined;
+        reason = failed;
+        if (!this.options.agent.plan) throw new AgentError(`${this.options.agent.name} cannot plan; Plan-and-Execute needs an agent that plans`);
+        steps = await this.options.agent.plan({ ...this.agentContext(), kind: kind === 'initial' ? 'initial' : 'replan', ...(failed ? { reason: failed } : {}) });
+        break;
+      }
+      case 'reflexion':
+        steps = [`attempt ${attempt}/${this.options.policy.patterns.reflexion.max_attempts}: ${goal.objective}`];
+        if (kind === 'attempt') reason = `retry with ${this.state.reflections.length} reflection(s)`;
+        break;
+    }
+    this.emit('plan.draft', { steps: [...steps] });
+    const payload = { goal, steps };
+    const after = await this.hook('after_plan', payload);
+    if (after.decision?.type === 'pause') yield* this.pause('hook', after.decision.prompt);
+    if (payload.steps.length === 0) throw new Stop(await this.finish('no_plan', 'the plan has no steps'));
+    this.emit('plan.commit', { steps: [...payload.steps], kind, ...(reason ? { reason } : {}) });
+    this.go('EXECUTING');
+  }
+
+  private failureNote(): string {
+    const id = this.state.toolOrder[this.state.toolOrder.length - 1];
+    const record = id === undefined ? undefined : this.state.tools[id];
+    if (!record) return `step ${this.state.step} failed`;
+    const outcome = record.error ?? `${record.result?.status} (exit ${record.result?.exit_code ?? '-'})`;
+    return `step ${this.state.step} failed: ${record.call.name} ${outcome}`;
+  }
+
+  private async *pause(reason: string, prompt: string): Gen {
     const from = this.state.machine.state;
     this.go('IDLE');
     this.emit('session.pause', { reason, prompt, from });
     await this.hook('on_pause', { reason, prompt });
     this.options.sync?.();
+    yield* this.answerPause(reason, prompt, from);
+  }
+
+  private async *answerPause(reason: string, prompt: string, from: LoopState): Gen {
     this.awaiting = { kind: 'pause', reason, prompt };
     const answer = (yield this.awaiting) as PauseAnswer;
     this.awaiting = null;
     if (answer.action === 'stop') {
-      const reasonDone: DoneReason = reason.startsWith('budget_exceeded:') ? 'exhausted' : 'stopped';
-      throw new Stop(await this.finish(reasonDone, `stopped by the operator at a pause (${reason})`));
+      const done: DoneReason = reason.startsWith('budget_exceeded:') ? 'exhausted' : 'stopped';
+      const note = answer.note ? `: ${answer.note}` : '';
+      throw new Stop(await this.finish(done, `stopped at a pause (${reason})${note}`));
     }
     this.emit('session.resume', { action: 'continue', from, ...(answer.note ? { note: answer.note } : {}) });
     this.go(from);
   }
 
   /** Budget check at the start of every step (DESIGN.md, "Budget envelope"). */
-  private async *checkBudget(): AsyncGenerator<LoopYield, void, ResumePayload | undefined> {
+  private async *checkBudget(): Gen {
     const { warn_fraction } = this.options.policy.budget;
     for (;;) {
       const usage = { ...this.state.usage, wall_clock_seconds: activeSeconds(this.state, this.clock()) };
       const limits = this.state.limits;
       for (const dimension of newWarnings(usage, limits, warn_fraction, this.state.warned)) {
-        const exceeded = usage[dimension] >= limits[dimension]!;
-        if (!exceeded) this.emit('budget.warn', { dimension, used: usage[dimension], limit: limits[dimension]!, exceeded });
+        if (usage[dimension] < limits[dimension]!) {
+          this.emit('budget.warn', { dimension, used: usage[dimension], limit: limits[dimension]!, exceeded: false });
+        }
       }
       const dimension = exceededDimension(usage, limits);
       if (!dimension) return;
       const limit = limits[dimension]!;
       await this.hook('on_budget_exceeded', { dimension, used: usage[dimension], limit });
       this.emit('budget.warn', { dimension, used: usage[dimension], limit, exceeded: true });
+      const by = this.options.policy.budget.increments[dimension];
       yield* this.pause(
         `budget_exceeded:${dimension}`,
-        `The ${dimension} budget is spent (${round(usage[dimension])} of ${limit}). Raise it with /budget ${dimension} +N and continue, or stop.`,
+        `The ${dimension} budget is spent (${round(usage[dimension])} of ${limit}). Raise it (/budget ${dimension} +${by}) and continue, or stop.`,
       );
     }
   }
 
-  /** One step: a queued tool call of the last turn, or a new agent turn. Returns an outcome when the run ends. */
-  private async *step(): AsyncGenerator<LoopYield, LoopOutcome | null, ResumePayload | undefined> {
+  /** EXECUTING: one step — a queued tool call of the last turn, or a new agent turn. */
+  private async *step(): Gen {
     const step = this.state.step + 1;
+    const queued = this.state.queued[0];
+    if (queued) {
+      this.emit('step.start', { step, turn: this.state.turn, title: `tool call ${queued.name} (same turn)` });
+      yield* this.continueStep(step);
+      return;
+    }
     const before = await this.hook('before_step', { step, turn: this.state.turn + 1 });
-    let call = this.state.queued[0];
-    if (!call) {
-      if (before.decision?.type === 'skip') {
-        this.emit('step.start', { step, turn: this.state.turn, title: 'skipped by a hook' });
-        this.emit('step.end', { step, outcome: 'skipped' });
-        await this.hook('after_step', { step, outcome: 'skipped' });
-        this.go('REFLECTING');
-        this.go('EXECUTING');
-        return null;
-      }
-      const turn = this.state.turn + 1;
-      this.emit('step.start', { step, turn, title: `turn ${turn}` });
-      let response;
+    const title = this.stepTitle();
+    if (before.decision?.type === 'skip') {
+      this.emit('step.start', { step, turn: this.state.turn, title });
+      this.emit('step.end', { step, outcome: 'skipped' });
+      await this.hook('after_step', { step, outcome: 'skipped' });
+      this.go('REFLECTING');
+      return;
+    }
+    if (before.decision?.type === 'pause') yield* this.pause('hook', before.decision.prompt);
+    this.emit('step.start', { step, turn: this.state.turn + 1, title });
+    yield* this.continueStep(step);
+  }
+
+  private stepTitle(): string {
+    if (this.pattern === 'plan-and-execute') {
+      const index = Math.min(this.state.planDone, this.state.plan.length - 1);
+      return `plan step ${index + 1}/${this.state.plan.length}: ${this.state.plan[index] ?? ''}`;
+    }
+    return this.state.plan[0] ?? 'step';
+  }
+
+  /** The rest of an open step: the agent's turn (unless recorded), then its tool call. */
+  private async *continueStep(step: number): Gen {
+    if (!this.state.stepHasTurn) {
+      let response: AgentTurn;
       try {
-        response = await this.options.agent.nextTurn({ turn, goal: this.state.goal!, history: this.state.history });
+        response = await this.options.agent.nextTurn({ ...this.agentContext(), onText: undefined });
       } catch (error) {
         this.emit('step.end', { step, outcome: 'error', thought: describeError(error) });
         await this.hook('after_step', { step, outcome: 'error' });
         this.go('REFLECTING');
         if (error instanceof AgentError) {
           await this.hook('on_error', { source: 'agent', error: error.message });
-          return await this.finish('aborted', `the agent failed: ${error.message}`);
+          throw new Stop(await this.finish('aborted', `the agent failed: ${error.message}`));
         }
         throw error;
       }
+      const turn = this.state.turn + 1;
       const requestHash = createHash('sha256')
         .update(JSON.stringify({ turn, goal: this.state.goal, history: this.state.history }))
         .digest('hex')
         .slice(0, 16);
-      this.emit('model.call', { turn, request_hash: requestHash, response, usage: response.usage, cost_usd: costOf(response.usage, this.options.policy.pricing) });
-      call = this.state.queued[0];
-      if (!call) {
-        this.emit('step.end', { step, outcome: 'ok', ...(response.thought ? { thought: response.thought } : {}) });
-        await this.hook('after_step', { step, outcome: 'ok' });
-        this.go('REFLECTING');
-        return yield* this.reflect();
-      }
-    } else {
-      this.emit('step.start', { step, turn: this.state.turn, title: `tool call ${call.name} (queued)` });
+      const cost = costOf(response.usage, this.options.policy.pricing);
+      this.emit('model.call', { turn, request_hash: requestHash, response, usage: response.usage, cost_usd: cost });
     }
-    yield* this.toolStep(step, call);
-    return yield* this.reflect();
-  }
-
-  private async *toolStep(step: number, original: ToolCall): AsyncGenerator<LoopYield, void, ResumePayload | undefined> {
-    const payload = { call: structuredClone(original) };
-    const gate = await this.hook('before_tool_call', payload);
-    if (gate.decision?.type === 'deny') {
-      const error = `cancelled before dispatch: ${gate.decision.reason}`;
-      this.emit('tool.error', { call_id: original.id, name: original.name, error });
-      await this.hook('on_error', { source: `tool ${original.name}`, error });
+    const call = this.state.queued[0];
+    if (!call) {
+      const thought = this.state.thought ?? undefined;
+      this.emit('step.end', { step, outcome: 'ok', ...(thought ? { thought } : {}) });
+      await this.hook('after_step', { step, outcome: 'ok' });
       this.go('REFLECTING');
       return;
     }
-    const call = payload.call;
-    this.emit('tool.call', { call });
-    this.emit('step.end', { step, outcome: 'awaiting_tool' });
+    const payload = { call: structuredClone(call) };
+    const gate = await this.hook('before_tool_call', payload);
+    if (gate.decision?.type === 'deny') {
+      const error = `cancelled before dispatch: ${gate.decision.reason}`;
+      this.emit('tool.error', { call_id: call.id, name: call.name, error });
+      await this.hook('on_error', { source: `tool ${call.name}`, error });
+      this.go('REFLECTING');
+      return;
+    }
+    const ask = gate.decision?.type === 'pause';
+    const reason = gate.decision?.type === 'pause' ? gate.decision.prompt : undefined;
+    this.emit('tool.call', { call: payload.call });
+    this.emit('step.end', { step, outcome: 'awaiting_tool', ask, ...(reason ? { reason } : {}) });
     await this.hook('after_step', { step, outcome: 'awaiting_tool' });
     this.go('AWAITING_TOOL');
+    yield* this.decideAndRun(payload.call, ask, reason);
+    this.go('REFLECTING');
+  }
+
+  /** AWAITING_TOOL: the decision (the operator's when asked, else the policy's), then the tool. */
+  private async *decideAndRun(call: ToolCall, ask: boolean, reason?: string): Gen {
     let answer: ToolAnswer = { decision: 'approve' };
-    let by: 'operator' | 'policy' = 'policy';
-    if (this.options.policy.approval.ask.includes(call.name)) {
-      this.awaiting = { kind: 'tool', call };
+    if (ask) {
+      this.awaiting = { kind: 'tool', call, ...(reason ? { reason } : {}) };
       answer = (yield this.awaiting) as ToolAnswer;
       this.awaiting = null;
-      by = 'operator';
     }
+    const by = ask ? 'operator' : 'policy';
     this.emit('tool.decision', { call_id: call.id, decision: answer.decision, by, ...(answer.note ? { note: answer.note } : {}) });
     this.options.sync?.();
     let result: ToolResult | null = null;
@@ -375,7 +545,7 @@ export class Session {
           outputLimit: this.options.policy.tools.output_limit_bytes,
           signal: this.abort.signal,
         });
-        result = { call_id: call.id, name: call.name, ...outcome, duration_ms: this.clock() - started };
+        result = { call_id: call.id, name: call.name, ...outcome, duration_ms: Math.max(0, this.clock() - started) };
         this.emit('tool.result', { result });
       } catch (thrown) {
         if (!(thrown instanceof ToolError)) throw thrown;
@@ -385,27 +555,77 @@ export class Session {
       }
     }
     await this.hook('after_tool_call', { call, result, error });
-    this.go('REFLECTING');
   }
 
-  /** In REFLECTING: checkpoint when due, judge a claim of completion, then the next step. */
-  private async *reflect(): AsyncGenerator<LoopYield, LoopOutcome | null, ResumePayload | undefined> {
+  /** REFLECTING: checkpoint when due, then what the pattern does next. */
+  private async *reflect(): Gen {
     const { policy } = this.options;
     const turn = this.state.turn;
-    const lastCheckpoint = this.state.checkpoints[this.state.checkpoints.length - 1];
-    if (this.state.queued.length === 0 && turn > 0 && turn % policy.checkpoint.every_iterations === 0 && lastCheckpoint?.iteration !== turn) {
+    const last = this.state.checkpoints[this.state.checkpoints.length - 1];
+    if (this.state.queued.length === 0 && turn > 0 && turn % policy.checkpoint.every_iterations === 0 && last?.iteration !== turn) {
       yield* this.checkpoint(turn);
     }
-    if (this.state.finalClaim !== null && this.state.queued.length === 0) {
-      const verdict = await runVerify(policy.verify, this.options.workspace, this.abort.signal);
-      this.emit('verify.result', { passed: verdict.passed, commands: verdict.commands, trigger: 'claim' });
-      if (verdict.passed) return await this.finish('goal_met', this.state.finalClaim ?? 'the verifier passed');
+    if (this.state.queued.length > 0) return this.go('EXECUTING');
+    switch (this.pattern) {
+      case 'react':
+        if (this.state.finalClaim !== null) await this.judgeClaim();
+        return this.go('EXECUTING');
+      case 'plan-and-execute': {
+        if (this.state.lastStepFailed) return this.replan();
+        if (this.state.planDone < this.state.plan.length) return this.go('EXECUTING');
+        const passed = await this.verify('check');
+        if (passed) throw new Stop(await this.finish('goal_met', `all ${this.state.plan.length} plan steps done and the verifier passed`));
+        return this.replan('the plan is done but the verifier failed');
+      }
+      case 'reflexion': {
+        if (this.state.finalClaim === null) return this.go('EXECUTING');
+        const claim = this.state.finalClaim;
+        const passed = await this.verify('claim');
+        if (passed) throw new Stop(await this.finish('goal_met', claim));
+        const attempt = this.state.plans;
+        const max = policy.patterns.reflexion.max_attempts;
+        const failure = this.failedCommands();
+        if (!this.options.agent.reflect) throw new AgentError(`${this.options.agent.name} cannot reflect; Reflexion needs an agent that reflects`);
+        const text = await this.options.agent.reflect({ ...this.agentContext(), attempt, failure });
+        this.emit('reflection.recorded', { attempt, text });
+        if (attempt >= max) throw new Stop(await this.finish('exhausted', `the verifier still fails after ${attempt} of ${max} attempts`));
+        return this.go('PLANNING');
+      }
     }
-    this.go('EXECUTING');
-    return null;
   }
 
-  private async *checkpoint(turn: number): AsyncGenerator<LoopYield, void, ResumePayload | undefined> {
+  private async replan(why?: string): Promise<void> {
+    const max = this.options.policy.patterns.plan_and_execute.max_replans;
+    const replans = this.state.plans - 1;
+    if (replans >= max) {
+      throw new Stop(await this.finish('exhausted', `${why ?? this.failureNote()}; the replan cap (${max}) is reached`));
+    }
+    this.go('PLANNING');
+  }
+
+  private failedCommands(): string {
+    const v = this.state.lastVerify;
+    if (!v) return 'the verifier failed';
+    return v.commands
+      .filter((c) => !c.passed)
+      .map((c) => `${c.command} exited ${c.exit_code}: ${c.output.slice(-400)}`)
+      .join('\n');
+  }
+
+  /** Runs the verify commands; records `verify.result`. @returns whether all passed */
+  private async verify(trigger: 'claim' | 'check'): Promise<boolean> {
+    const verdict = await runVerify(this.options.policy.verify, this.options.workspace, this.abort.signal);
+    this.emit('verify.result', { passed: verdict.passed, commands: verdict.commands, trigger });
+    return verdict.passed;
+  }
+
+  /** The agent claims the goal is met: only the verifier can say so (DESIGN.md, "Termination"). */
+  private async judgeClaim(): Promise<void> {
+    const claim = this.state.finalClaim ?? 'the verifier passed';
+    if (await this.verify('claim')) throw new Stop(await this.finish('goal_met', claim));
+  }
+
+  private async *checkpoint(turn: number): Gen {
     const { policy } = this.options;
     const observation = await observe(policy.observe, this.options.workspace);
     const progress: ProgressPolicy = {
@@ -431,9 +651,7 @@ export class Session {
     this.emit('stagnation.detected', { counter: record.counter, threshold: record.threshold, iteration: turn, action });
     const summary = `STAGNATION_DETECTED: ${record.counter}/${record.threshold} checkpoints without observed progress`;
     if (action === 'stop') throw new Stop(await this.finish('stopped', summary));
-    if (action === 'pause') {
-      yield* this.pause('stagnation', `${summary}. Continue, redirect the goal (/goal redirect <text>), or stop?`);
-    }
+    if (action === 'pause') yield* this.pause('stagnation', `${summary}. Continue, redirect the goal (/goal redirect <text>), or stop?`);
   }
 
   private async finish(reason: DoneReason, summary: string): Promise<LoopOutcome> {
@@ -443,6 +661,17 @@ export class Session {
     await this.hook('on_complete', { reason });
     return { reason, summary };
   }
+}
+
+function validReconciliation(value: unknown): GoalRevision['reconciliation'] | null {
+  if (value === null || typeof value !== 'object') return null;
+  const v = value as Record<string, unknown>;
+  const text = (k: string) => (typeof v[k] === 'string' ? (v[k] as string) : null);
+  const still = text('still_valid');
+  const discard = text('discard');
+  const work = text('new_work');
+  if (still === null || discard === null || work === null || typeof v.full_restart !== 'boolean') return null;
+  return { still_valid: still, discard, new_work: work, full_restart: v.full_restart };
 }
 
 function round(n: number): number {

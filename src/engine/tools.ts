@@ -74,7 +74,7 @@ const TOOLS: Record<string, ToolFn> = {
     const content = await readFile(file, 'utf8').catch((error: NodeJS.ErrnoException) => {
       throw new ToolError('read_file', `cannot read "${args.path}" (${error.code ?? error.message})`);
     });
-    return { status: 'ok', output: content, exit_code: null };
+    return { status: 'ok', output: bound(content, ctx.outputLimit), exit_code: null };
   },
   async write_file(args, ctx) {
     const { path: rel, content } = parseArgs('write_file', writeArgs, args);
@@ -108,12 +108,12 @@ export const TOOL_NAMES = Object.keys(TOOLS);
 export async function runTool(call: ToolCall, ctx: ToolContext): Promise<ToolOutcome> {
   const tool = TOOLS[call.name];
   if (!tool) throw new ToolError(call.name, `unknown tool (known: ${TOOL_NAMES.join(', ')})`);
-  const outcome = await tool(call.args, ctx);
-  if (outcome.output.length <= ctx.outputLimit) return outcome;
-  const half = Math.floor(ctx.outputLimit / 2);
-  const dropped = outcome.output.length - 2 * half;
-  return {
-    ...outcome,
-    output: `${outcome.output.slice(0, half)}\n[... ${dropped} characters truncated ...]\n${outcome.output.slice(-half)}`,
-  };
+  return tool(call.args, ctx);
+}
+
+/** Keeps the head and tail of `text` within `limit` characters, saying how much was dropped. */
+function bound(text: string, limit: number): string {
+  if (text.length <= limit) return text;
+  const half = Math.floor(limit / 2);
+  return `${text.slice(0, half)}\n[... ${text.length - 2 * half} characters truncated ...]\n${text.slice(-half)}`;
 }

@@ -50,8 +50,8 @@ export function parseYamlWith<S extends z.ZodType>(schema: S, source: string, fi
   if (problems.length > 0) {
     throw new ConfigErrors(
       problems.map((e) => {
-        const pos = e.linePos?.[0];
-        return new ConfigError(file, '', e.message.split('\n')[0] ?? e.message, pos ? `${pos.line}:${pos.col}` : undefined);
+        const pos = lines.linePos(e.pos[0]);
+        return new ConfigError(file, '', e.message.split('\n')[0] ?? e.message, `${pos.line}:${pos.col}`);
       }),
     );
   }

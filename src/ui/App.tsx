@@ -53,12 +53,13 @@ export function App() {
   );
 
   const submit = (line: string) => {
-    const result = controller.command(line);
-    setNotice({ ok: result.ok, text: result.message });
-    if (result.ok) {
-      setBarOpen(false);
-      setBarText('');
-    }
+    void controller.command(line).then((result) => {
+      setNotice({ ok: result.ok, text: result.message });
+      if (result.ok) {
+        setBarOpen(false);
+        setBarText('');
+      }
+    });
   };
 
   // One row short of the terminal: a live region as tall as the screen makes Ink

@@ -14,7 +14,7 @@ export interface ConsoleController {
    */
   answer: (payload: ResumePayload, pendingSeq: number) => void;
   /** Runs one command-bar line; returns the line to show. */
-  command: (line: string) => { ok: boolean; message: string };
+  command: (line: string) => Promise<{ ok: boolean; message: string }>;
   /** Leaves the console. */
   quit: () => void;
   /** Replay only: the event index shown, and moving it. */

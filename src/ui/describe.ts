@@ -18,7 +18,7 @@ export function describeEvent(e: LoopEvent): string {
     case 'plan.draft':
       return `plan drafted: ${e.data.steps.length} step(s)`;
     case 'plan.commit':
-      return `plan committed: ${e.data.steps.length} step(s)`;
+      return `plan committed (${e.data.kind}): ${e.data.steps.length} step(s)${e.data.reason ? ` — ${clean(e.data.reason)}` : ''}`;
     case 'step.start':
       return `step ${e.data.step} started (${clean(e.data.title)})`;
     case 'step.end':
@@ -59,6 +59,8 @@ export function describeEvent(e: LoopEvent): string {
       return `lap ${e.data.lap} ended: ${e.data.outcome}`;
     case 'verify.result':
       return `verify ${e.data.passed ? 'passed' : 'failed'}: ${e.data.commands.map((c) => `${c.command} → ${c.exit_code}`).join(', ')}`;
+    case 'reflection.recorded':
+      return `reflection after attempt ${e.data.attempt}: ${clean(e.data.text)}`;
     case 'hook.error':
       return `hook ${e.data.hook} (${e.data.topic}) failed: ${clean(e.data.error)}`;
     default:

@@ -5,9 +5,9 @@ import {
   drive,
   type LoopEvent,
   type LoopOutcome,
-  type PreparedRun,
   type ResumePayload,
 } from '../engine/index.js';
+import type { PreparedRun } from '../launch.js';
 import { App } from './App.js';
 import { ConsoleProvider, type ConsoleController } from './context.js';
 import { batchInto, createConsoleStore } from './store.js';
@@ -40,13 +40,7 @@ export async function runConsole(prepared: PreparedRun): Promise<ConsoleResult> 
       waiting = null;
       resolve(payload);
     },
-    command(line) {
-      try {
-        return session.command(line);
-      } catch (error) {
-        return { ok: false, message: describeError(error) };
-      }
-    },
+    command: (line) => session.command(line).catch((error: unknown) => ({ ok: false, message: describeError(error) })),
     quit: () => quit(),
   };
 
@@ -99,7 +93,7 @@ export async function replayConsole(events: readonly LoopEvent[]): Promise<void>
   const quitting = new Promise<void>((resolve) => (quit = resolve));
   const controller: ConsoleController = {
     answer: () => undefined,
-    command: () => ({ ok: false, message: 'this is a replay: nothing can be changed' }),
+    command: async () => ({ ok: false, message: 'this is a replay: nothing can be changed' }),
     quit: () => quit(),
   };
   const ink = render(

@@ -13,13 +13,41 @@ export interface AgentContext {
   goal: Goal;
   /** Tool results and harness notes since the start of the run. */
   history: readonly AgentMessage[];
+  /** Streamed text as the agent produces it (for the console); optional. */
+  onText?: (chunk: string) => void;
+  /** Aborted when the run is stopped: cancel requests, kill processes. */
+  signal?: AbortSignal;
+}
+
+/** What the agent is told when asked for a plan. */
+export interface PlanContext extends AgentContext {
+  /** `initial`, or `replan` after a failed step (Plan-and-Execute). */
+  kind: 'initial' | 'replan';
+  /** Why a replan is needed (the failed step and its result). */
+  reason?: string;
+}
+
+/** What the agent is told when asked to reconcile a goal revision. */
+export interface ReconcileContext extends AgentContext {
+  previous: Goal;
+  directive: string;
+  text: string;
 }
 
 /**
  * Anything that answers turns: a scripted transcript, a model behind an API, a CLI agent.
- * `nextTurn` is called once per turn; it throws `AgentError` when it cannot answer.
+ * `nextTurn` is called once per turn; every method throws `AgentError` when it cannot answer.
+ * The optional methods serve the loop patterns; without them the engine uses a plain fallback.
  */
 export interface Agent {
   readonly name: string;
   nextTurn(context: AgentContext): Promise<AgentTurn>;
+  /** Plan-and-Execute: the steps of a plan (may be empty: the run ends `no_plan`). */
+  plan?(context: PlanContext): Promise<string[]>;
+  /** Reflexion: a lesson from a failed attempt, carried into the next one. */
+  reflect?(context: AgentContext & { attempt: number; failure: string }): Promise<string>;
+  /** A goal revision's reconciliation; any shape: the engine validates it and falls back. */
+  reconcile?(context: ReconcileContext): Promise<unknown>;
+  /** Crash-resume: the turns already recorded, so none is asked for again. */
+  restore?(turns: readonly AgentTurn[]): void;
 }

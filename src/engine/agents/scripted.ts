@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { AgentError } from '../errors.js';
 import type { AgentTurn } from '../types.js';
 import { loadYamlWith, parseYamlWith } from '../yaml-file.js';
-import type { Agent, AgentContext } from './agent.js';
+import type { Agent, AgentContext, PlanContext } from './agent.js';
 
 const toolCallSchema = z.strictObject({
   id: z.string().min(1),
@@ -30,10 +30,19 @@ const turnSchema = z
     message: 'a turn is either final or calls tools, not both',
   });
 
-/** The transcript format of DESIGN.md, "Scripted agent". */
+const reconciliationSchema = z.unknown();
+
+/**
+ * The transcript format of DESIGN.md, "Scripted agent", with the answers the loop
+ * patterns ask for besides turns: `replans` (Plan-and-Execute, in order), `reflections`
+ * (Reflexion, in order) and `reconciliations` (goal revisions, in order).
+ */
 export const transcriptSchema = z.strictObject({
   plan: z.array(z.string().min(1)).optional(),
-  turns: z.array(turnSchema).min(1, 'expected at least one turn'),
+  replans: z.array(z.array(z.string().min(1))).default([]),
+  reflections: z.array(z.string().min(1)).default([]),
+  reconciliations: z.array(reconciliationSchema).default([]),
+  turns: z.array(turnSchema).default([]),
 });
 
 export type Transcript = z.output<typeof transcriptSchema>;
@@ -45,6 +54,9 @@ export type Transcript = z.output<typeof transcriptSchema>;
 export class ScriptedAgent implements Agent {
   readonly name: string;
   private consumed = 0;
+  private plans = 0;
+  private reflections = 0;
+  private reconciliations = 0;
 
   constructor(
     private readonly transcript: Transcript,
@@ -68,9 +80,32 @@ export class ScriptedAgent implements Agent {
     return this.transcript.turns.length - this.consumed;
   }
 
-  /** Skips turns already answered in an earlier process (crash-resume). */
-  skip(turns: number): void {
-    this.consumed = Math.min(this.transcript.turns.length, this.consumed + turns);
+  /** Skips the turns already recorded in an earlier process (crash-resume). */
+  restore(turns: readonly AgentTurn[]): void {
+    this.consumed = Math.min(this.transcript.turns.length, turns.length);
+  }
+
+  /** The transcript's `plan`, then each of `replans` in order; running out is an AgentError. */
+  async plan(context: PlanContext): Promise<string[]> {
+    const index = this.plans++;
+    if (index === 0 && context.kind === 'initial') {
+      if (!this.transcript.plan) throw new AgentError(`${this.name}: the transcript has no plan`);
+      return [...this.transcript.plan];
+    }
+    const replan = this.transcript.replans[index - (this.transcript.plan ? 1 : 0)];
+    if (!replan) throw new AgentError(`${this.name}: the transcript has ${this.transcript.replans.length} replans and one more was asked for`);
+    return [...replan];
+  }
+
+  async reflect(): Promise<string> {
+    const text = this.transcript.reflections[this.reflections++];
+    if (text === undefined) throw new AgentError(`${this.name}: the transcript has ${this.transcript.reflections.length} reflections and one more was asked for`);
+    return text;
+  }
+
+  /** The next scripted reconciliation, or `undefined` (the engine then uses its fallback). */
+  async reconcile(): Promise<unknown> {
+    return this.transcript.reconciliations[this.reconciliations++];
   }
 
   async nextTurn(context: AgentContext): Promise<AgentTurn> {

@@ -1,12 +1,13 @@
 import path from 'node:path';
-import { ScriptedAgent } from './agents/scripted.js';
-import type { Agent } from './agents/agent.js';
-import { newGoal } from './goal.js';
-import { EventLog } from './log.js';
-import type { LoopPolicy } from './policy.js';
-import { Session } from './session.js';
-import type { Goal } from './types.js';
-import { prepareWorkspace } from './workspace.js';
+import { ScriptedAgent } from './engine/agents/scripted.js';
+import type { Agent } from './engine/agents/agent.js';
+import { newGoal } from './engine/goal.js';
+import { EventLog } from './engine/log.js';
+import type { LoopPolicy } from './engine/policy.js';
+import { Session } from './engine/session.js';
+import type { Goal } from './engine/types.js';
+import { prepareWorkspace } from './engine/workspace.js';
+import { hooksFor } from './hooks/index.js';
 
 /** A session wired to its log and workspace, ready to `run(goal)`. */
 export interface PreparedRun {
@@ -46,6 +47,7 @@ export async function prepareRun(policy: LoopPolicy, options: { cwd: string; id?
     policy,
     workspace,
     clock: options.clock,
+    hooks: hooksFor(policy, { runDir, workspace }),
     sinks: [(event) => log.append(event)],
     sync: () => log.sync(),
   });

@@ -1,0 +1,324 @@
+/**
+ * The repetition guard (DESIGN.md, "Termination"): notices an agent that calls the same
+ * tool with the same arguments over and over, or walks a short cycle of calls
+ * (A, B, A, B, …), and reports it as a `repetition.detected` event.
+ *
+ * Pure: no clock, no I/O. The state is a value; {@link observeCall} returns the next state
+ * and at most one detection, in the style of `transition(state, event) -> { state, effects }`
+ * (STYLE.md, 1). The idea of hashing a tool call's canonical arguments in a sliding window
+ * follows the loop detectors of coding-agent CLIs (e.g. google-gemini/gemini-cli
+ * `services/loopDetectionService.ts`, which hashes `name + JSON(args)` and counts repeats).
+ *
+ * ## When a call counts as a repeat
+ * The check runs when a call is about to be dispatched, before its result is known.
+ * - **Repeat**: among the last `window` observed calls (this one included), at least
+ *   `threshold` have this call's canonical hash.
+ * - **Cycle**: the last `p × threshold` observed calls are one block of `p` calls
+ *   (2 ≤ p ≤ {@link MAX_CYCLE_PERIOD}, at least two distinct hashes in the block)
+ *   repeated `threshold` times in a row. Cycles are looked for over that many calls
+ *   whatever `window` is: a window of 5 can never hold three turns of a 2-cycle.
+ *   When both rules hold for the same call, the cycle is reported.
+ *
+ * ## Result awareness (`include_result`, default true)
+ * Results arrive after dispatch, so a decision about call N uses only the results of
+ * earlier calls (recorded with {@link recordResult}, or passed as `resultHash` when
+ * folding a log where the result is already known). A repeat is **excused as progress
+ * polling** when every earlier identical call in the window has a recorded result and
+ * those results are pairwise distinct (each try saw something new: a job that advances).
+ * With `threshold: 2` a single earlier result passes vacuously, so the loop is caught at
+ * the third identical call once two results are equal.
+ * A missing result (denied, failed to record, not yet back) never excuses. A cycle is
+ * excused when at least one of its members got a pairwise-distinct result on each of its
+ * earlier turns in the cycle (e.g. `check_job` advancing between identical `sleep`s).
+ * With `include_result: false` results are ignored and only calls are compared.
+ *
+ * ## Staying armed
+ * A detection does not clear the window: after a pause and a `continue`, the next
+ * identical call (or the next call that continues the cycle) is detected again.
+ *
+ * ## Exempt tools
+ * Calls to `exempt_tools` are neither detected nor recorded: they take no place in the
+ * window and do not break a cycle (A, wait, A, wait, A still counts A three times).
+ */
+import { createHash } from 'node:crypto';
+import { ConfigError, ConfigErrors, InvariantError } from './errors.js';
+import type { ToolCall } from './types.js';
+
+/** Longest cycle (in calls) the guard looks for. */
+export const MAX_CYCLE_PERIOD = 3;
+
+/** The `repetition.*` settings of `loop.yaml`, with defaults applied. */
+export interface RepetitionOptions {
+  /** Number of most recent non-exempt calls a repeat is counted in (this call included). Default 5. */
+  window: number;
+  /** Occurrences (repeat) or consecutive block turns (cycle) that make a detection. Default 3. */
+  threshold: number;
+  /** Tool names never detected nor recorded. Default `[]`. */
+  exempt_tools: string[];
+  /** Argument keys dropped before hashing, wherever they appear (any depth). Default `[]`. */
+  ignore_arg_keys: string[];
+  /** Excuse repeats whose earlier results all differ (progress polling). Default true. */
+  include_result: boolean;
+}
+
+/** Defaults of `repetition.*` (DESIGN.md, "Termination"). */
+export const DEFAULT_REPETITION_OPTIONS: Readonly<RepetitionOptions> = Object.freeze({
+  window: 5,
+  threshold: 3,
+  exempt_tools: [],
+  ignore_arg_keys: [],
+  include_result: true,
+});
+
+/**
+ * Fills in defaults for the `repetition` section and checks the numbers.
+ *
+ * @param input the section as parsed (any key may be missing)
+ * @param file named in errors (the policy file)
+ * @throws ConfigErrors when `window` or `threshold` is not an integer, `threshold < 2`,
+ *   or `threshold > window`
+ */
+export function resolveRepetitionOptions(input: Partial<RepetitionOptions> = {}, file = 'loop.yaml'): RepetitionOptions {
+  const options: RepetitionOptions = {
+    window: input.window ?? DEFAULT_REPETITION_OPTIONS.window,
+    threshold: input.threshold ?? DEFAULT_REPETITION_OPTIONS.threshold,
+    exempt_tools: [...(input.exempt_tools ?? [])],
+    ignore_arg_keys: [...(input.ignore_arg_keys ?? [])],
+    include_result: input.include_result ?? DEFAULT_REPETITION_OPTIONS.include_result,
+  };
+  const errors: ConfigError[] = [];
+  if (!Number.isInteger(options.window) || options.window < 2) {
+    errors.push(new ConfigError(file, 'repetition.window', `expected an integer >= 2, found ${options.window}`));
+  }
+  if (!Number.isInteger(options.threshold) || options.threshold < 2) {
+    errors.push(new ConfigError(file, 'repetition.threshold', `expected an integer >= 2, found ${options.threshold}`));
+  } else if (Number.isInteger(options.window) && options.threshold > options.window) {
+    errors.push(
+      new ConfigError(file, 'repetition.threshold', `expected at most repetition.window (${options.window}), found ${options.threshold}`),
+    );
+  }
+  if (errors.length > 0) throw new ConfigErrors(errors);
+  return options;
+}
+
+/** sha256 hex of `text`, first 16 characters. */
+function shortHash(text: string): string {
+  return createHash('sha256').update(text).digest('hex').slice(0, 16);
+}
+
+/**
+ * Canonical JSON text of a value: object keys sorted (by UTF-16 code units) at every depth,
+ * keys whose value is `undefined` (or a function or symbol) dropped as if absent, keys in
+ * `ignore` dropped at every depth, array order kept. Otherwise JSON semantics: `undefined`
+ * in an array becomes `null`, non-finite numbers become `null`, `toJSON` is honoured,
+ * and a bigint is written as its decimal digits followed by `n`.
+ *
+ * @throws InvariantError when the value contains a reference cycle
+ */
+export function canonicalJson(value: unknown, ignore: ReadonlySet<string> = new Set()): string {
+  const ancestors = new Set<object>();
+  const walk = (v: unknown): string | undefined => {
+    if (v === null) return 'null';
+    switch (typeof v) {
+      case 'undefined':
+      case 'function':
+      case 'symbol':
+        return undefined;
+      case 'bigint':
+        return JSON.stringify(`${v.toString()}n`);
+      case 'number':
+      case 'boolean':
+      case 'string':
+        return JSON.stringify(v);
+      case 'object':
+        break;
+    }
+    const obj = v as object & { toJSON?: () => unknown };
+    if (typeof obj.toJSON === 'function') return walk(obj.toJSON());
+    if (ancestors.has(obj)) throw new InvariantError('tool arguments contain a reference cycle');
+    ancestors.add(obj);
+    let text: string;
+    if (Array.isArray(obj)) {
+      text = `[${obj.map((item: unknown) => walk(item) ?? 'null').join(',')}]`;
+    } else {
+      const record = obj as Record<string, unknown>;
+      const parts: string[] = [];
+      for (const key of Object.keys(record).sort(compareCodeUnits)) {
+        if (ignore.has(key)) continue;
+        const item = walk(record[key]);
+        if (item !== undefined) parts.push(`${JSON.stringify(key)}:${item}`);
+      }
+      text = `{${parts.join(',')}}`;
+    }
+    ancestors.delete(obj);
+    return text;
+  };
+  return walk(value) ?? 'null';
+}
+
+function compareCodeUnits(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+/**
+ * The identity of a tool call: sha256 (hex, first 16 characters) of its name and its
+ * {@link canonicalJson} arguments. Key order never matters, array order does, an
+ * `undefined` value equals an absent key, and `ignoreKeys` are left out at every depth.
+ *
+ * @throws InvariantError when `args` contains a reference cycle
+ */
+export function canonicalHash(name: string, args: unknown, ignoreKeys: readonly string[] = []): string {
+  return shortHash(`${JSON.stringify(name)}\n${canonicalJson(args, new Set(ignoreKeys))}`);
+}
+
+/**
+ * The identity of a tool result for result awareness: sha256 (first 16 hex characters) of
+ * its status, exit code and output. `duration_ms` and `call_id` are left out: they differ
+ * on every call.
+ */
+export function resultHash(result: { status: string; exit_code: number | null; output: string }): string {
+  return shortHash(JSON.stringify([result.status, result.exit_code, result.output]));
+}
+
+/** One observed (non-exempt) call and, once known, the hash of its result. */
+export interface RepetitionEntry {
+  hash: string;
+  call: ToolCall;
+  /** {@link resultHash} of the call's result; `null` until known (or never, e.g. denied). */
+  result: string | null;
+}
+
+/** The guard's state: the most recent non-exempt calls, oldest first. Treat as immutable. */
+export interface RepetitionState {
+  readonly history: readonly RepetitionEntry[];
+}
+
+/** A guard that has seen nothing yet. */
+export const INITIAL_REPETITION: RepetitionState = Object.freeze({ history: Object.freeze([]) as readonly RepetitionEntry[] });
+
+/** What the guard found. `count` and `hash` go into the `repetition.detected` event. */
+export type RepetitionDetection =
+  | {
+      kind: 'repeat';
+      /** {@link canonicalHash} of the repeated call. */
+      hash: string;
+      /** Identical calls in the window, this one included. */
+      count: number;
+      /** Those calls, oldest first. */
+      calls: ToolCall[];
+    }
+  | {
+      kind: 'cycle';
+      /** Hash of the cycle's block: sha256 of its members' hashes in order (first 16 hex). */
+      hash: string;
+      /** Consecutive turns of the block ending at this call (at least `threshold`). */
+      count: number;
+      /** The last `threshold` turns of the block, oldest first (`period × threshold` calls). */
+      calls: ToolCall[];
+      /** Calls in one turn of the block. */
+      period: number;
+      /** Hashes of the block's calls, in order, starting with the oldest call in `calls`. */
+      members: string[];
+    };
+
+/** One call about to be dispatched; `resultHash` only when its result is already known (a recorded log). */
+export interface CallObservation {
+  call: ToolCall;
+  resultHash?: string;
+}
+
+/** The `data` of a `repetition.detected` event for a detection. */
+export function detectionEventData(detection: RepetitionDetection): { hash: string; count: number; calls: ToolCall[] } {
+  return { hash: detection.hash, count: detection.count, calls: detection.calls };
+}
+
+/**
+ * Observes one call about to be dispatched and decides whether it repeats (see the module
+ * comment for the exact rules). The returned state holds the call; the history keeps
+ * `max(window, threshold × MAX_CYCLE_PERIOD)` calls.
+ *
+ * @param options resolved options ({@link resolveRepetitionOptions})
+ * @returns the next state and a detection, or `null` when the call is fine
+ * @throws InvariantError when the call's arguments contain a reference cycle
+ */
+export function observeCall(
+  state: RepetitionState,
+  observation: CallObservation,
+  options: RepetitionOptions,
+): { state: RepetitionState; detection: RepetitionDetection | null } {
+  const { call } = observation;
+  if (options.exempt_tools.includes(call.name)) return { state, detection: null };
+  const entry: RepetitionEntry = {
+    hash: canonicalHash(call.name, call.args, options.ignore_arg_keys),
+    call,
+    result: observation.resultHash ?? null,
+  };
+  const keep = Math.max(options.window, options.threshold * MAX_CYCLE_PERIOD);
+  const history = [...state.history, entry].slice(-keep);
+  const detection = findCycle(history, options) ?? findRepeat(history, options);
+  return { state: { history }, detection };
+}
+
+/**
+ * Records the result of an observed call, found by `callId` (the most recent entry with
+ * that id). Returns the state unchanged when the call is not held (exempt, or fallen out).
+ */
+export function recordResult(state: RepetitionState, callId: string, hash: string): RepetitionState {
+  for (let i = state.history.length - 1; i >= 0; i--) {
+    const entry = state.history[i]!;
+    if (entry.call.id !== callId) continue;
+    const history = [...state.history];
+    history[i] = { ...entry, result: hash };
+    return { history };
+  }
+  return state;
+}
+
+/** True when every result is known and no two are equal. */
+function allDistinct(results: ReadonlyArray<string | null>): boolean {
+  if (results.some((r) => r === null)) return false;
+  return new Set(results).size === results.length;
+}
+
+function findRepeat(history: readonly RepetitionEntry[], options: RepetitionOptions): RepetitionDetection | null {
+  const window = history.slice(-options.window);
+  const current = window[window.length - 1]!;
+  const same = window.filter((e) => e.hash === current.hash);
+  if (same.length < options.threshold) return null;
+  if (options.include_result && allDistinct(same.slice(0, -1).map((e) => e.result))) return null;
+  return { kind: 'repeat', hash: current.hash, count: same.length, calls: same.map((e) => e.call) };
+}
+
+function findCycle(history: readonly RepetitionEntry[], options: RepetitionOptions): RepetitionDetection | null {
+  for (let period = 2; period <= MAX_CYCLE_PERIOD; period++) {
+    const span = period * options.threshold;
+    if (history.length < span) break;
+    const tail = history.slice(-span);
+    const block = tail.slice(0, period).map((e) => e.hash);
+    if (new Set(block).size < 2) continue;
+    if (!tail.every((e, i) => e.hash === block[i % period])) continue;
+    if (options.include_result && memberProgressed(tail, period)) continue;
+    // Count further turns of the block before the span, within the kept history.
+    let start = history.length - span;
+    while (start - period >= 0 && history.slice(start - period, start).every((e, i) => e.hash === block[i])) start -= period;
+    return {
+      kind: 'cycle',
+      hash: shortHash(block.join(',')),
+      count: (history.length - start) / period,
+      calls: tail.map((e) => e.call),
+      period,
+      members: block,
+    };
+  }
+  return null;
+}
+
+/** Some position of the block got pairwise-distinct results on all its earlier turns in `tail`. */
+function memberProgressed(tail: readonly RepetitionEntry[], period: number): boolean {
+  const last = tail.length - 1;
+  for (let offset = 0; offset < period; offset++) {
+    const earlier = tail.filter((_, i) => i % period === offset && i !== last).map((e) => e.result);
+    if (earlier.length > 0 && allDistinct(earlier)) return true;
+  }
+  return false;
+}

@@ -1,0 +1,82 @@
+import { execa } from 'execa';
+import { childEnv } from '../engine/process.js';
+import type { HookDecision, HookPayloads, HookRegistry, HookTopic } from '../engine/hooks.js';
+
+/** A hook command that could not give a decision: it did not start, timed out, failed or printed nonsense. */
+export class HookCommandError extends Error {
+  constructor(
+    message: string,
+    readonly stderr: string,
+  ) {
+    super(stderr ? `${message}; stderr: ${stderr.slice(-500)}` : message);
+    this.name = new.target.name;
+  }
+}
+
+/** An external hook command attached to a topic in loop.yaml. */
+export interface CommandHookSpec {
+  name: string;
+  topic: HookTopic;
+  command: string;
+  /** Seconds; the registry's limit when absent. */
+  timeout?: number;
+  on_hook_error?: 'block' | 'allow';
+}
+
+/**
+ * Parses a hook command's stdout: empty means no opinion; otherwise one JSON object
+ * `{"decision": "allow" | "deny" | "pause" | "skip", "reason"?, "prompt"?}`.
+ * @throws HookCommandError for anything else
+ */
+export function parseHookAnswer(stdout: string, stderr: string): HookDecision | undefined {
+  const text = stdout.trim();
+  if (text === '') return undefined;
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    throw new HookCommandError(`printed something that is not JSON: ${JSON.stringify(text.slice(0, 200))}`, stderr);
+  }
+  const v = value as { decision?: unknown; reason?: unknown; prompt?: unknown };
+  switch (v?.decision) {
+    case 'allow':
+      return { type: 'allow' };
+    case 'skip':
+      return { type: 'skip' };
+    case 'deny':
+      return { type: 'deny', reason: typeof v.reason === 'string' ? v.reason : 'denied by a hook command' };
+    case 'pause':
+      return { type: 'pause', prompt: typeof v.prompt === 'string' ? v.prompt : 'a hook command asks to pause' };
+    default:
+      throw new HookCommandError(`answered ${JSON.stringify(text.slice(0, 200))}; expected {"decision": "allow|deny|pause|skip"}`, stderr);
+  }
+}
+
+/**
+ * Registers an external command on its topic: it gets the payload as JSON on stdin
+ * (plus LOOPDECK_TOPIC and LOOPDECK_WORKSPACE in its environment) and answers a decision
+ * as JSON on stdout. Failing to start, timing out, exiting non-zero or printing something
+ * unparsable is a hook error (recorded with its stderr), never a deny; `on_hook_error`
+ * decides what a hook error means in `before_tool_call`.
+ */
+export function commandHook(registry: HookRegistry, spec: CommandHookSpec, options: { cwd: string; workspace: string }): void {
+  const run = async (payload: HookPayloads[HookTopic]) => {
+    const result = await execa('sh', ['-c', spec.command], {
+      cwd: options.cwd,
+      input: JSON.stringify(payload),
+      reject: false,
+      env: { ...childEnv(), LOOPDECK_TOPIC: spec.topic, LOOPDECK_WORKSPACE: options.workspace },
+      extendEnv: false,
+      ...(spec.timeout ? { timeout: spec.timeout * 1000 } : {}),
+      maxBuffer: 1024 * 1024,
+    });
+    if (result.timedOut) throw new HookCommandError(`timed out after ${spec.timeout}s`, String(result.stderr));
+    if (result.failed && result.exitCode === undefined) throw new HookCommandError(`could not start: ${result.shortMessage}`, String(result.stderr));
+    if (result.exitCode !== 0) throw new HookCommandError(`exited with ${result.exitCode}`, String(result.stderr));
+    return parseHookAnswer(String(result.stdout), String(result.stderr));
+  };
+  registry.on(spec.topic, spec.name, run as never, {
+    ...(spec.timeout ? { timeoutMs: spec.timeout * 1000 + 1000 } : {}),
+    onError: spec.on_hook_error ?? 'block',
+  });
+}

@@ -1,0 +1,24 @@
+import { HookRegistry } from '../engine/hooks.js';
+import type { LoopPolicy } from '../engine/policy.js';
+import path from 'node:path';
+import { approvalGate } from './approval-gate.js';
+import { commandHook } from './command-hook.js';
+import { traceWriter } from './trace-writer.js';
+
+export { approvalGate } from './approval-gate.js';
+export { commandHook, HookCommandError, parseHookAnswer } from './command-hook.js';
+export { traceWriter } from './trace-writer.js';
+
+/**
+ * Builds the hook registry a policy asks for: each entry of `hooks` in loop.yaml order,
+ * built-ins by name, command hooks on their topic. Order of registration is firing order.
+ */
+export function hooksFor(policy: LoopPolicy, options: { runDir: string; workspace: string }): HookRegistry {
+  const registry = new HookRegistry(policy.hook_timeout * 1000);
+  for (const entry of policy.hooks) {
+    if (entry === 'approval-gate') approvalGate(registry, policy);
+    else if (entry === 'trace-writer') traceWriter(registry, options.runDir);
+    else commandHook(registry, entry, { cwd: path.dirname(policy.file), workspace: options.workspace });
+  }
+  return registry;
+}

@@ -1,0 +1,199 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterEach, describe, expect, it } from 'vitest';
+import { ConfigError, ConfigErrors } from '../../src/engine/errors.js';
+import { loadPolicy, parsePolicy } from '../../src/engine/policy.js';
+
+const ROOT_LOOP_YAML = fileURLToPath(new URL('../../loop.yaml', import.meta.url));
+
+/** The smallest valid loop.yaml; every block after it is appended at line 10. */
+const BASE = `goal:
+  objective: fix it
+agent:
+  kind: scripted
+  script: s.yaml
+workspace:
+  path: ws
+verify:
+  - command: node --test
+`;
+
+function configErrors(source: string, file = 'loop.yaml'): ConfigErrors {
+  try {
+    parsePolicy(source, file);
+  } catch (error) {
+    expect(error).toBeInstanceOf(ConfigErrors);
+    return error as ConfigErrors;
+  }
+  throw new Error('expected parsePolicy to throw ConfigErrors');
+}
+
+describe('parsePolicy', () => {
+  it("accepts the repo's loop.yaml and reads its values", () => {
+    const policy = parsePolicy(fs.readFileSync(ROOT_LOOP_YAML, 'utf8'), 'loop.yaml');
+    expect(policy.file).toBe(path.resolve('loop.yaml'));
+    expect(policy.goal).toEqual({
+      objective: 'Names with accents must survive the payload round trip',
+      success_criteria: ['every test of node --test passes'],
+      constraints: ['do not edit the tests'],
+    });
+    expect(policy.agent).toEqual({ kind: 'scripted', script: path.resolve('fixtures/scripts/payload-bug.yaml') });
+    expect(policy.workspace).toEqual({ path: path.resolve('fixtures/workspaces/payload-bug'), copy: 'temp' });
+    expect(policy.budget.limits).toEqual({ turns: 40, tool_calls: 60, wall_clock_seconds: 1800, tokens: 200000, cost_usd: 2 });
+    expect(policy.budget.warn_fraction).toBe(0.8);
+    expect(policy.observe).toEqual([{ name: 'tests', command: 'node --test --test-reporter=tap', parser: 'tap', timeout: 60 }]);
+    expect(policy.progress).toEqual({
+      observed: [
+        { signal: 'observed.tests.failing', direction: 'decrease' },
+        { signal: 'observed.tests.passing', direction: 'increase' },
+      ],
+      reported: { track: ['new_evidence', 'eliminated_hypotheses'], resets_stagnation: false },
+    });
+    expect(policy.stagnation).toEqual({ checkpoints_without_observed_progress: 2, on_detect: 'pause' });
+    expect(policy.verify).toEqual([{ command: 'node --test', timeout: 60 }]);
+    expect(policy.approval).toEqual({ ask: ['shell'] });
+  });
+
+  it('fills defaults for a minimal file', () => {
+    const policy = parsePolicy(BASE, '/tmp/conf/loop.yaml');
+    expect(policy.agent.script).toBe('/tmp/conf/s.yaml');
+    expect(policy.workspace).toEqual({ path: '/tmp/conf/ws', copy: 'none' });
+    expect(policy.budget.limits).toEqual({ turns: 50, tool_calls: 100, wall_clock_seconds: 1800, tokens: null, cost_usd: null });
+    expect(policy.checkpoint).toEqual({ every_iterations: 3 });
+    expect(policy.progress.reported).toEqual({ track: ['new_evidence', 'eliminated_hypotheses'], resets_stagnation: false });
+    expect(policy.stagnation).toEqual({ checkpoints_without_observed_progress: 3, on_detect: 'pause' });
+  });
+
+  it('reads durations and unlimited', () => {
+    const policy = parsePolicy(`${BASE}budget:\n  max_wall_clock: 1h30m\n  max_iterations: unlimited\n`, 'loop.yaml');
+    expect(policy.budget.limits.wall_clock_seconds).toBe(5400);
+    expect(policy.budget.limits.turns).toBeNull();
+  });
+
+  it('rejects a reported.* path under progress.observed, naming the path, file and line:column', () => {
+    const source = `${BASE}progress:\n  observed:\n    - signal: reported.remaining_hypotheses\n      direction: decrease\n`;
+    const error = configErrors(source);
+    expect(error.errors).toHaveLength(1);
+    const [e] = error.errors as [ConfigError];
+    expect(e.file).toBe('loop.yaml');
+    expect(e.path).toBe('progress.observed[0].signal');
+    expect(e.position).toBe('12:15');
+    expect(error.message).toBe(
+      'loop.yaml:12:15: progress.observed[0].signal: a reported.* path cannot measure progress: only observed.* signals can (observed beats reported)',
+    );
+  });
+
+  it('rejects reported.resets_stagnation: true', () => {
+    const error = configErrors(`${BASE}progress:\n  reported:\n    resets_stagnation: true\n`);
+    expect(error.message).toBe(
+      'loop.yaml:12:24: progress.reported.resets_stagnation: reported claims never reset stagnation: only observed progress does',
+    );
+  });
+
+  it('rejects an unknown key, naming it', () => {
+    const error = configErrors(`${BASE}budget:\n  max_turns: 3\n`);
+    expect(error.errors.map((e) => e.path)).toEqual(['budget.max_turns']);
+    expect(error.message).toBe('loop.yaml:11:14: budget.max_turns: unknown key "max_turns"');
+  });
+
+  it('rejects an unknown top-level key, naming it', () => {
+    expect(configErrors(`${BASE}retries: 3\n`).message).toBe('loop.yaml:10:10: retries: unknown key "retries"');
+  });
+
+  it('lists every problem of a file in one pass', () => {
+    const error = configErrors(`${BASE}retries: 3\nstagnation:\n  on_detect: explode\n`);
+    expect(error.errors.map((e) => e.path).sort()).toEqual(['retries', 'stagnation.on_detect']);
+  });
+
+  it('rejects a duplicate key', () => {
+    const error = configErrors(`${BASE}budget:\n  max_iterations: 5\n  max_iterations: 6\n`);
+    expect(error.errors).toHaveLength(1);
+    expect(error.message).toContain('loop.yaml');
+    expect(error.message).toContain('Map keys must be unique');
+  });
+
+  it('says where the duplicate key is (line:column)', () => {
+    // The second max_iterations is on line 12, column 3.
+    const error = configErrors(`${BASE}budget:\n  max_iterations: 5\n  max_iterations: 6\n`);
+    expect(error.errors[0]!.position).toBe('12:3');
+    expect(error.message).toMatch(/^loop\.yaml:12:3: /);
+  });
+
+  it('says where a YAML syntax error is (line:column)', () => {
+    // A mis-indented key on line 12 makes line 11's value a nested mapping.
+    const error = configErrors(`${BASE}budget:\n  max_iterations: 5\n   warn_fraction: 0.5\n`);
+    expect(error.errors[0]!.position).toBe('11:19');
+    expect(error.message).toMatch(/^loop\.yaml:11:19: /);
+  });
+
+  it.each([
+    ['goal', BASE.replace('objective: fix it', 'objective: fix it\n  __proto__: x'), 'loop.yaml:3:14: goal.__proto__: this key name is not allowed'],
+    ['pricing', `${BASE}pricing:\n  __proto__: {polluted: true}\n`, 'loop.yaml:11:14: pricing.__proto__: this key name is not allowed'],
+  ])('rejects a __proto__ key under %s without polluting Object.prototype', (_where, source, message) => {
+    expect(configErrors(source).message).toBe(message);
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+  });
+
+  it.each([['90'], ['ten minutes'], ['0s'], ['05m']])('rejects max_wall_clock: %s', (value) => {
+    const error = configErrors(`${BASE}budget:\n  max_wall_clock: ${value}\n`);
+    expect(error.errors.map((e) => [e.path, e.position])).toEqual([['budget.max_wall_clock', '11:19']]);
+  });
+
+  it.each([['90'], ['ten minutes']])('tells what a duration looks like for max_wall_clock: %s', (value) => {
+    const error = configErrors(`${BASE}budget:\n  max_wall_clock: ${value}\n`);
+    expect(error.message).toContain('expected a duration like 90s, 10m or 1h30m');
+  });
+
+  it('tells what a duration looks like for an observer timeout: ten minutes', () => {
+    const source = `${BASE}observe:\n  - name: tests\n    command: node --test\n    parser: tap\n    timeout: ten minutes\n`;
+    expect(configErrors(source).message).toBe(
+      'loop.yaml:14:14: observe[0].timeout: expected a duration like 90s, 10m or 1h30m, found "ten minutes"',
+    );
+  });
+
+  it('rejects a file without verify commands', () => {
+    const source = BASE.replace('verify:\n  - command: node --test\n', 'verify: []\n');
+    expect(configErrors(source).message).toBe('loop.yaml:8:9: verify: expected at least one verify command');
+  });
+});
+
+describe('loadPolicy', () => {
+  let dir: string | undefined;
+  afterEach(() => {
+    if (dir) fs.rmSync(dir, { recursive: true, force: true });
+    dir = undefined;
+  });
+
+  it('throws ConfigErrors naming a missing file', () => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'loopdeck-policy-'));
+    const file = path.join(dir, 'nope.yaml');
+    let caught: unknown;
+    try {
+      loadPolicy(file);
+    } catch (error) {
+      caught = error;
+    }
+    expect(caught).toBeInstanceOf(ConfigErrors);
+    expect((caught as ConfigErrors).errors[0]!.file).toBe(file);
+    expect((caught as ConfigErrors).message).toBe(`${file}: (root): cannot read the file (ENOENT)`);
+  });
+
+  it('loads a file from disk and resolves paths against its directory', () => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'loopdeck-policy-'));
+    const file = path.join(dir, 'loop.yaml');
+    fs.writeFileSync(file, BASE);
+    const policy = loadPolicy(file);
+    expect(policy.file).toBe(file);
+    expect(policy.agent.script).toBe(path.join(dir, 's.yaml'));
+    expect(policy.workspace.path).toBe(path.join(dir, 'ws'));
+  });
+
+  it('names the file in validation errors', () => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'loopdeck-policy-'));
+    const file = path.join(dir, 'loop.yaml');
+    fs.writeFileSync(file, `${BASE}retries: 3\n`);
+    expect(() => loadPolicy(file)).toThrow(`${file}:10:10: retries: unknown key "retries"`);
+  });
+});
