@@ -15,7 +15,8 @@ import {
   type CheckpointInput,
   type LoopPolicy,
 } from './engine/index.js';
-import { prepareRun } from './launch.js';
+import { prepareResume, prepareRun, type PreparedRun } from './launch.js';
+import type { LoopRun } from './engine/index.js';
 
 /** Exit codes of DESIGN.md, "Command line". */
 const EXIT = { goalMet: 0, usage: 1, notMet: 2, interrupted: 130 } as const;
@@ -59,21 +60,63 @@ program
       if (error instanceof ConfigErrors) fail(`invalid config\n${error.message}`);
       throw error;
     }
-    const interactive = !options.headless && process.stdout.isTTY && process.stdin.isTTY;
-    if (!interactive) {
-      if (!options.headless) process.stderr.write('loopdeck: no terminal on stdin/stdout; running headless\n');
-      prepared.session.subscribe((event) => process.stdout.write(`${JSON.stringify(event)}\n`));
-      const outcome = await drive(prepared.session.run(prepared.goal), headlessAnswerer({ approve: options.approve, onPause: options.onPause }));
-      prepared.log.close();
-      process.stderr.write(`loopdeck: ${outcome.reason}: ${outcome.summary}\nloopdeck: log ${path.relative(process.cwd(), prepared.log.file)}; workspace ${prepared.workspace}\n`);
-      process.exitCode = exitCodeFor(outcome);
-      return;
+    await supervise(prepared, () => prepared.session.run(prepared.goal), options, false);
+  });
+
+interface SuperviseOptions {
+  headless?: boolean;
+  approve: 'all' | 'none';
+  onPause: 'continue' | 'stop';
+  yes?: boolean;
+}
+
+/** Runs a prepared session to the end in the console, or headless with JSONL on stdout. */
+async function supervise(prepared: PreparedRun, start: () => LoopRun, options: SuperviseOptions, resuming: boolean): Promise<void> {
+  const interactive = !options.headless && process.stdout.isTTY && process.stdin.isTTY;
+  if (!interactive) {
+    if (!options.headless) process.stderr.write('loopdeck: no terminal on stdin/stdout; running headless\n');
+    if (resuming && !options.yes) {
+      fail(`resuming headless needs --yes; the run stands at: ${summary(prepared)}`);
     }
-    const { runConsole } = await import('./ui/run-console.js');
-    const result = await runConsole(prepared);
+    prepared.session.subscribe((event) => process.stdout.write(`${JSON.stringify(event)}\n`));
+    const outcome = await drive(start(), headlessAnswerer({ approve: options.approve, onPause: options.onPause }));
     prepared.log.close();
-    process.stdout.write(`${result.message}\n`);
-    process.exitCode = result.outcome ? exitCodeFor(result.outcome) : EXIT.interrupted;
+    process.stderr.write(`loopdeck: ${outcome.reason}: ${outcome.summary}\nloopdeck: log ${path.relative(process.cwd(), prepared.log.file)}; workspace ${prepared.workspace}\n`);
+    process.exitCode = exitCodeFor(outcome);
+    return;
+  }
+  const { runConsole } = await import('./ui/run-console.js');
+  const result = await runConsole(prepared, start, { confirmResume: resuming });
+  prepared.log.close();
+  process.stdout.write(`${result.message}\n`);
+  process.exitCode = result.outcome ? exitCodeFor(result.outcome) : EXIT.interrupted;
+}
+
+/** One line on where a run stands: goal, budget used, last checkpoint. */
+function summary(prepared: PreparedRun): string {
+  const s = prepared.session.snapshot;
+  const cp = s.checkpoints[s.checkpoints.length - 1];
+  return [
+    `goal "${s.goal?.objective}"`,
+    `state ${s.machine.state}`,
+    `turns ${s.usage.turns}, tool calls ${s.usage.tool_calls}, tokens ${s.usage.tokens}, $${s.usage.cost_usd.toFixed(2)}`,
+    cp ? `last checkpoint ${cp.status} (counter ${cp.counter}/${cp.threshold})` : 'no checkpoint yet',
+  ].join('; ');
+}
+
+program
+  .command('resume')
+  .description('continue a run from its log (.loopdeck/runs/<session>)')
+  .argument('<run-dir>', 'the run directory holding events.jsonl and policy.json')
+  .option('--headless', 'no console: stream events as JSONL on stdout')
+  .option('-y, --yes', 'headless: resume without asking')
+  .addOption(new Option('--approve <which>', 'headless answer to tool-call prompts').choices(['all', 'none']).default('none'))
+  .addOption(new Option('--on-pause <action>', 'headless answer to pauses').choices(['continue', 'stop']).default('stop'))
+  .action(async (runDir: string, options: SuperviseOptions) => {
+    const prepared = prepareResume(runDir);
+    for (const warning of prepared.warnings) process.stderr.write(`loopdeck: ${warning}\n`);
+    if (prepared.session.snapshot.done) fail(`${runDir}: the run is over (${prepared.session.snapshot.done.reason}); nothing to resume`);
+    await supervise(prepared, () => prepared.session.resume(), options, true);
   });
 
 program

@@ -1,8 +1,13 @@
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { describeError, InvariantError } from './engine/errors.js';
+import type { LoopEvent } from './engine/events.js';
 import { ScriptedAgent } from './engine/agents/scripted.js';
 import type { Agent } from './engine/agents/agent.js';
+import { CommandAgent } from './engine/agents/command.js';
+import { OpenAIAgent } from './engine/agents/openai.js';
 import { newGoal } from './engine/goal.js';
-import { EventLog } from './engine/log.js';
+import { EventLog, readLog } from './engine/log.js';
 import type { LoopPolicy } from './engine/policy.js';
 import { Session } from './engine/session.js';
 import type { Goal } from './engine/types.js';
@@ -17,6 +22,9 @@ export interface PreparedRun {
   /** `.loopdeck/runs/<session>/` under the directory loopdeck was started in. */
   runDir: string;
   workspace: string;
+  policy: LoopPolicy;
+  /** Events recorded before this process (crash-resume); empty for a new run. */
+  prior: LoopEvent[];
 }
 
 /** A session id from the clock and a few random letters: `20261129-203312-k3f9`. */
@@ -25,32 +33,96 @@ export function newSessionId(now: Date = new Date()): string {
   return `${stamp}-${Math.random().toString(36).slice(2, 6)}`;
 }
 
-/** Builds the agent a policy names. @throws ConfigErrors for an unreadable transcript */
-export function agentFor(policy: LoopPolicy): Agent {
-  return ScriptedAgent.fromFile(policy.agent.script);
+/**
+ * Builds the agent a policy names: a scripted transcript, an OpenAI-compatible model, or
+ * an external CLI agent run in the workspace.
+ * @throws ConfigErrors for an unreadable transcript; AgentError for a model without key or URL
+ */
+export function agentFor(policy: LoopPolicy, workspace: string, onText?: (text: string) => void): Agent {
+  const agent = policy.agent;
+  switch (agent.kind) {
+    case 'scripted':
+      return ScriptedAgent.fromFile(agent.script);
+    case 'openai':
+      return new OpenAIAgent({
+        model: agent.model,
+        ...(agent.base_url ? { baseURL: agent.base_url } : {}),
+        ...(process.env[agent.api_key_env] ? { apiKey: process.env[agent.api_key_env] } : {}),
+        ...(agent.temperature !== undefined ? { temperature: agent.temperature } : {}),
+        maxRetries: agent.max_retries,
+      });
+    case 'command':
+      return new CommandAgent({
+        command: agent.command,
+        prompt: agent.prompt,
+        cwd: workspace,
+        timeoutSeconds: agent.timeout,
+        outputLimit: policy.tools.output_limit_bytes,
+        env_passthrough: agent.env_passthrough,
+      });
+  }
+}
+
+/** Name of the effective policy saved in each run directory, for `loopdeck resume`. */
+export const POLICY_FILE = 'policy.json';
+
+function wire(policy: LoopPolicy, options: { id: string; runDir: string; workspace: string; clock?: () => number; prior?: LoopEvent[] }) {
+  const log = new EventLog(path.join(options.runDir, 'events.jsonl'));
+  const session = new Session({
+    id: options.id,
+    agent: agentFor(policy, options.workspace),
+    policy,
+    workspace: options.workspace,
+    clock: options.clock,
+    hooks: hooksFor(policy, { runDir: options.runDir, workspace: options.workspace }),
+    sinks: [(event) => log.append(event)],
+    sync: () => log.sync(),
+    ...(options.prior ? { prior: options.prior } : {}),
+  });
+  return { session, log };
 }
 
 /**
  * Prepares a run of `policy`: the workspace (a temporary copy when asked), the agent,
- * and the append-only log at `<cwd>/.loopdeck/runs/<id>/events.jsonl`.
+ * the append-only log at `<cwd>/.loopdeck/runs/<id>/events.jsonl`, and the effective
+ * policy beside it (`policy.json`) so the run can be resumed.
  * @throws ConfigErrors when the workspace or the agent's transcript is invalid
  */
 export async function prepareRun(policy: LoopPolicy, options: { cwd: string; id?: string; clock?: () => number }): Promise<PreparedRun> {
-  const agent = agentFor(policy);
+  if (policy.agent.kind === 'scripted') agentFor(policy, policy.workspace.path);
   const workspace = await prepareWorkspace(policy.workspace, policy.file);
   const id = options.id ?? newSessionId();
   const runDir = path.join(options.cwd, '.loopdeck', 'runs', id);
-  const log = new EventLog(path.join(runDir, 'events.jsonl'));
-  const session = new Session({
-    id,
-    agent,
-    policy,
-    workspace,
-    clock: options.clock,
-    hooks: hooksFor(policy, { runDir, workspace }),
-    sinks: [(event) => log.append(event)],
-    sync: () => log.sync(),
-  });
+  mkdirSync(runDir, { recursive: true });
+  writeFileSync(path.join(runDir, POLICY_FILE), `${JSON.stringify(policy, null, 2)}\n`);
+  const { session, log } = wire(policy, { id, runDir, workspace, ...(options.clock ? { clock: options.clock } : {}) });
   const goal = newGoal(policy.goal.objective, policy.goal.success_criteria, policy.goal.constraints);
-  return { session, goal, log, runDir, workspace };
+  return { session, goal, log, runDir, workspace, policy, prior: [] };
+}
+
+/** A run read back from its directory, ready to `resume()`. */
+export interface ResumableRun extends PreparedRun {
+  /** Warnings from reading the log (e.g. a dropped torn final line). */
+  warnings: string[];
+}
+
+/**
+ * Reads a run directory (`events.jsonl` and `policy.json`) and wires a session that
+ * continues it in the same workspace.
+ * @throws LogError for a corrupt log (line and `seq` gap named); InvariantError when the
+ *   directory holds no started run or no policy
+ */
+export function prepareResume(runDir: string): ResumableRun {
+  const { events, warnings } = readLog(path.join(runDir, 'events.jsonl'));
+  const start = events[0];
+  if (!start || start.type !== 'session.start') throw new InvariantError(`${runDir}: the log has no session.start`);
+  let policy: LoopPolicy;
+  try {
+    policy = JSON.parse(readFileSync(path.join(runDir, POLICY_FILE), 'utf8')) as LoopPolicy;
+  } catch (error) {
+    throw new InvariantError(`${path.join(runDir, POLICY_FILE)}: cannot read the run's policy (${describeError(error)})`);
+  }
+  const workspace = start.data.workspace;
+  const { session, log } = wire(policy, { id: start.session, runDir, workspace, prior: events });
+  return { session, goal: start.data.goal, log, runDir, workspace, policy, warnings, prior: events };
 }

@@ -228,7 +228,8 @@ function reduce(s: SessionState, e: LoopEvent): void {
     case 'step.start':
       s.step = e.data.step;
       s.stepOpen = true;
-      s.stepHasTurn = false;
+      // A step that starts with calls of the last turn still queued is served by that turn.
+      s.stepHasTurn = s.queued.length > 0;
       break;
     case 'step.end':
       if (e.data.outcome === 'awaiting_tool') {

@@ -1,81 +1,157 @@
+import { readFile, stat } from 'node:fs/promises';
+import type { Stats } from 'node:fs';
+import { LoopdeckError } from './errors.js';
+import { metricNames, parseOutput, toMetrics, type ParserName } from './parsers/index.js';
+import { runShell, type CommandResult } from './process.js';
+import { confine } from './tools.js';
 import type { ObservedMetrics, TestOutcome } from './types.js';
-import { runShell } from './process.js';
 
-/** Counts and per-test outcomes read from a test runner's structured output. */
-export interface TestReport {
-  passing: number;
-  failing: number;
-  total: number;
-  tests: TestOutcome[];
-}
+export { parseTap } from './parsers/tap.js';
+export type { TestReport } from './parsers/types.js';
 
-/**
- * Parses TAP 13/14 as written by `node --test --test-reporter=tap`.
- *
- * Counts come from the runner's own `# pass N` / `# fail N` summary; per-test outcomes
- * from top-level `ok N - name` / `not ok N - name` lines (subtests are indented and
- * skipped). Returns `null` when the output has no TAP summary, so a crash is never
- * read as zero failures.
- */
-export function parseTap(output: string): TestReport | null {
-  const summary: Record<string, number> = {};
-  const tests: TestOutcome[] = [];
-  for (const line of output.split(/\r?\n/)) {
-    const count = /^# (tests|pass|fail|cancelled|skipped|todo) (\d+)$/.exec(line);
-    if (count) summary[count[1]!] = Number(count[2]);
-    const point = /^(not ok|ok) \d+ - (.*?)(?:\s+#\s+(?:SKIP|TODO)\b.*)?$/.exec(line);
-    if (point) tests.push({ name: unescapeTap(point[2]!), ok: point[1] === 'ok' });
-  }
-  if (summary.pass === undefined || summary.fail === undefined) return null;
-  const failing = summary.fail + (summary.cancelled ?? 0);
-  return { passing: summary.pass, failing, total: summary.tests ?? summary.pass + failing, tests };
-}
-
-function unescapeTap(name: string): string {
-  return name.replace(/\\#/g, '#').replace(/\\\\/g, '\\');
-}
+/** Bytes of command output (or of a report file) an observer keeps when its entry names no limit: 4 MiB. */
+export const DEFAULT_OBSERVER_OUTPUT_LIMIT_BYTES = 4 * 1024 * 1024;
 
 /** One `observe` entry of loop.yaml. */
 export interface ObserverSpec {
   /** Metric prefix: `tests` gives `tests.failing`, `tests.passing`, `tests.total`. */
   name: string;
+  /** Shell command, run with `sh -c` in the workspace. */
   command: string;
-  parser: 'tap';
-  /** Seconds. */
+  /** How its output is read (DESIGN.md, "Checkpoints and stagnation"). */
+  parser: ParserName;
+  /** For `regex` only: a pattern with named groups; each numeric group is a metric `<name>.<group>`. */
+  pattern?: string;
+  /**
+   * Path, relative to the workspace and inside it, of a report the command writes
+   * (`--outputFile`, `--junitxml`, `--test-reporter-destination`). When set, the parser
+   * reads this file after the command instead of its output; the file must be written
+   * or rewritten by this run.
+   */
+  report_file?: string;
+  /** Seconds before the command's process group is killed. */
   timeout: number;
+  /** Bytes of output kept (head and tail) and the largest report file read; default {@link DEFAULT_OBSERVER_OUTPUT_LIMIT_BYTES}. */
+  output_limit_bytes?: number;
 }
 
 /** What one round of observation measured. Missing metrics are `null`. */
 export interface Observation {
+  /** Every metric each observer gives (`tests.failing`, `coverage.coverage`); `null` when it could not be measured. */
   metrics: ObservedMetrics;
+  /** Per-test outcomes of all test observers, in spec order. */
   tests: TestOutcome[];
+  /** One line per failed observer: `observer "<name>" (<command>): <why>`. */
   errors: string[];
 }
 
 /**
- * Runs each observer command in the workspace and maps its output to metrics.
- * A failing test command is a valid observation; a command that cannot start, times out
- * or prints no parsable report is an observer error and its metrics are missing (`null`).
+ * Runs each observer command in the workspace `cwd`, one after another, and maps its
+ * output (or its `report_file`) to metrics with its parser.
+ *
+ * A failing test command is a valid observation: its exit code is not read when the
+ * parser finds a report. A command that cannot start, is not found, times out, writes
+ * no report file, or whose output the parser cannot read is an observer error: its
+ * metrics are all `null` (missing, never 0) and one line is added to `errors`. A bad
+ * `pattern` or a `report_file` outside the workspace is reported the same way. For
+ * `regex`, a named group that is not a number in the match is `null` without an error.
+ * Rejects only on what is not the observer's fault (e.g. `cwd` does not exist).
  */
 export async function observe(specs: readonly ObserverSpec[], cwd: string): Promise<Observation> {
   const metrics: ObservedMetrics = {};
   const tests: TestOutcome[] = [];
   const errors: string[] = [];
   for (const spec of specs) {
-    const result = await runShell(spec.command, { cwd, timeoutSeconds: spec.timeout, outputLimitBytes: 4 * 1024 * 1024 });
-    const report = result.timed_out || result.spawn_error ? null : parseTap(result.output);
-    if (report) {
-      metrics[`${spec.name}.failing`] = report.failing;
-      metrics[`${spec.name}.passing`] = report.passing;
-      metrics[`${spec.name}.total`] = report.total;
-      tests.push(...report.tests);
-      continue;
-    }
-    for (const key of ['failing', 'passing', 'total']) metrics[`${spec.name}.${key}`] = null;
-    const why = result.timed_out
-      ? `timed out after ${spec.timeout}s`
-      : result.spawn_error ?? `no ${spec.parser.toUpperCase()} summary in its output (exit ${result.exit_code})`;
-    errors.push(`observer "${spec.name}" (${spec.command}): ${why}`);
+    const outcome = await observeOne(spec, cwd);
+    Object.assign(metrics, outcome.metrics);
+    tests.push(...outcome.tests);
+    if (outcome.error !== undefined) errors.push(`observer "${spec.name}" (${spec.command}): ${outcome.error}`);
   }
   return { metrics, tests, errors };
+}
+
+/** What one observer gave: every one of its metrics (`null` when missing), and why it failed. */
+interface ObserverOutcome {
+  metrics: ObservedMetrics;
+  tests: TestOutcome[];
+  error?: string;
+}
+
+async function observeOne(spec: ObserverSpec, cwd: string): Promise<ObserverOutcome> {
+  const options = { prefix: spec.name, ...(spec.pattern !== undefined ? { pattern: spec.pattern } : {}) };
+  const metrics: ObservedMetrics = {};
+  try {
+    for (const name of metricNames(spec.parser, options)) metrics[name] = null;
+    const text = await readObservation(spec, cwd);
+    if (text.type === 'error') return { metrics, tests: [], error: text.why };
+    const parsed = parseOutput(spec.parser, text.output, options);
+    if (!parsed) return { metrics, tests: [], error: unreadable(spec, text) };
+    return { metrics: { ...metrics, ...toMetrics(parsed, spec.name) }, tests: parsed.type === 'tests' ? parsed.report.tests : [] };
+  } catch (error) {
+    // ConfigError (bad pattern) and ToolError (report_file outside the workspace).
+    if (!(error instanceof LoopdeckError)) throw error;
+    return { metrics, tests: [], error: error.message };
+  }
+}
+
+/** The text to parse (the command's output, or its report file), or why there is none. */
+type ObservedText =
+  | { type: 'text'; output: string; result: CommandResult; file?: string }
+  | { type: 'error'; why: string };
+
+/** Runs the command and returns the text to parse: its output, or its report file. */
+async function readObservation(spec: ObserverSpec, cwd: string): Promise<ObservedText> {
+  const limit = spec.output_limit_bytes ?? DEFAULT_OBSERVER_OUTPUT_LIMIT_BYTES;
+  const before = spec.report_file === undefined ? null : await statOrNull(confine('observe', cwd, spec.report_file));
+  const result = await runShell(spec.command, { cwd, timeoutSeconds: spec.timeout, outputLimitBytes: limit });
+  if (result.timed_out) return { type: 'error', why: `timed out after ${spec.timeout}s` };
+  if (result.spawn_error) return { type: 'error', why: `could not start: ${result.spawn_error}` };
+  if (spec.report_file === undefined) return { type: 'text', output: result.output, result };
+  const file = spec.report_file;
+  // Confined again: the command may have replaced the path with a symlink.
+  const real = confine('observe', cwd, file);
+  const after = await statOrNull(real);
+  if (!after?.isFile()) return { type: 'error', why: `wrote no report file "${file}" ${exitOf(result)}` };
+  if (before && after.mtimeMs === before.mtimeMs && after.ctimeMs === before.ctimeMs && after.ino === before.ino) {
+    return { type: 'error', why: `did not rewrite its report file "${file}" (it is left from an earlier run) ${exitOf(result)}` };
+  }
+  if (after.size > limit) return { type: 'error', why: `report file "${file}" is ${after.size} bytes, over the limit of ${limit}` };
+  try {
+    return { type: 'text', output: await readFile(real, 'utf8'), result, file };
+  } catch (error) {
+    return { type: 'error', why: `cannot read its report file "${file}": ${(error as Error).message}` };
+  }
+}
+
+/** The error line for text the parser could not read, naming the likeliest cause. */
+function unreadable(spec: ObserverSpec, text: Extract<ObservedText, { type: 'text' }>): string {
+  const { result } = text;
+  if (text.file !== undefined) return `no ${spec.parser} report in its report file "${text.file}" ${exitOf(result)}`;
+  if (result.exit_code === 127) return `command not found ${exitOf(result)}${lastLine(result.output)}`;
+  if (result.exit_code === 126) return `command could not be executed ${exitOf(result)}${lastLine(result.output)}`;
+  const truncated = TRUNCATION_MARK.test(result.output) ? '; the output was truncated: raise output_limit_bytes or use report_file' : '';
+  return `no ${spec.parser} report in its output ${exitOf(result)}${truncated}${lastLine(result.output)}`;
+}
+
+/** The marker `HeadTail` puts where it dropped output. */
+const TRUNCATION_MARK = /\n\[\.\.\. \d+ characters truncated \.\.\.\]\n/;
+
+function exitOf(result: CommandResult): string {
+  return `(exit ${result.exit_code ?? 'none'})`;
+}
+
+/** `: <last non-empty line>`, at most 200 characters, or nothing. */
+function lastLine(output: string): string {
+  const line = output.trimEnd().split(/\r?\n/).pop()?.trim() ?? '';
+  if (line === '') return '';
+  return `: ${line.length > 200 ? `${line.slice(0, 199)}…` : line}`;
+}
+
+/** `stat` of an existing path, `null` when there is nothing there (or it cannot be read). */
+async function statOrNull(file: string): Promise<Stats | null> {
+  try {
+    return await stat(file);
+  } catch {
+    return null;
+  }
 }

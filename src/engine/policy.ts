@@ -1,6 +1,8 @@
 import { accessSync, constants, statSync } from 'node:fs';
 import path from 'node:path';
 import { HOOK_TOPICS } from './hooks.js';
+import { PARSERS } from './parsers/index.js';
+import { compileMetricPattern } from './parsers/regex.js';
 import { z } from 'zod';
 import { REPORTED_FIELDS } from './checkpoint.js';
 import { parseDuration } from './duration.js';
@@ -39,8 +41,29 @@ const goalSchema = z.strictObject({
 const observeSchema = z.strictObject({
   name: z.string().regex(/^[a-z][a-z0-9_]*$/, 'expected a lower-case metric prefix like "tests"'),
   command: text,
-  parser: z.enum(['tap']),
+  parser: z.enum(PARSERS),
+  /** `regex` only: a pattern with named groups, each a metric `<name>.<group>`. */
+  pattern: z.string().optional(),
+  /** A report the command writes to a file (relative to the workspace) instead of stdout. */
+  report_file: text.optional(),
   timeout: duration.default(120),
+  output_limit_bytes: z.int().positive().optional(),
+}).superRefine((spec, ctx) => {
+  if (spec.parser !== 'regex') {
+    if (spec.pattern !== undefined) ctx.addIssue({ code: 'custom', path: ['pattern'], message: 'pattern applies only to parser: regex' });
+    return;
+  }
+  if (spec.pattern === undefined) {
+    ctx.addIssue({ code: 'custom', path: ['parser'], message: 'parser: regex needs a pattern with named groups' });
+    return;
+  }
+  try {
+    const { groups } = compileMetricPattern(spec.pattern);
+    const bad = groups.find((g) => !/^[a-z][a-z0-9_]*$/.test(g));
+    if (bad) ctx.addIssue({ code: 'custom', path: ['pattern'], message: `group name "${bad}" must be lower-case letters, digits and _` });
+  } catch (error) {
+    ctx.addIssue({ code: 'custom', path: ['pattern'], message: (error as Error).message });
+  }
 });
 
 const signalSchema = z.strictObject({
@@ -90,10 +113,30 @@ const loopSchema = z.strictObject({
       complex: z.boolean().default(false),
     })
     .prefault({}),
-  agent: z.strictObject({
-    kind: z.enum(['scripted']),
-    script: text,
-  }),
+  agent: z.discriminatedUnion(
+    'kind',
+    [
+      z.strictObject({ kind: z.literal('scripted'), script: text }),
+      z.strictObject({
+        kind: z.literal('openai'),
+        model: text,
+        /** Any OpenAI-compatible endpoint; default: OPENAI_BASE_URL or OpenAI's. */
+        base_url: text.optional(),
+        /** Name of the environment variable holding the key (the key itself never goes in loop.yaml). */
+        api_key_env: text.default('OPENAI_API_KEY'),
+        temperature: z.number().min(0).max(2).optional(),
+        max_retries: z.int().nonnegative().default(3),
+      }),
+      z.strictObject({
+        kind: z.literal('command'),
+        command: text,
+        prompt: z.enum(['stdin', 'argument']).default('stdin'),
+        timeout: duration.default(1800),
+        env_passthrough: z.array(text).default([]),
+      }),
+    ],
+    { error: 'expected agent.kind: scripted, openai or command' },
+  ),
   workspace: z.strictObject({
     path: text,
     copy: z.enum(['temp', 'none']).default('none'),
@@ -179,6 +222,9 @@ export function resolveProgram(command: string, baseDir: string): string | null 
 function schemaFor(file: string) {
   const baseDir = path.dirname(path.resolve(file));
   return loopSchema.superRefine((config, ctx) => {
+    if (config.agent.kind === 'command' && !resolveProgram(config.agent.command, baseDir)) {
+      ctx.addIssue({ code: 'custom', path: ['agent', 'command'], message: `expected an executable program, found none for "${config.agent.command.split(/\s+/)[0]}"` });
+    }
     config.hooks.forEach((hook, index) => {
       if (typeof hook === 'string' || resolveProgram(hook.command, baseDir)) return;
       ctx.addIssue({
@@ -219,7 +265,7 @@ function finish(parsed: RawPolicy, file: string): LoopPolicy {
   return {
     ...rest,
     file: path.resolve(file),
-    agent: { ...rest.agent, script: path.resolve(base, rest.agent.script) },
+    agent: rest.agent.kind === 'scripted' ? { ...rest.agent, script: path.resolve(base, rest.agent.script) } : rest.agent,
     workspace: { ...rest.workspace, path: path.resolve(base, rest.workspace.path) },
     budget: {
       limits: {

@@ -50,6 +50,8 @@ export interface SessionOptions {
   sinks?: Array<(event: LoopEvent) => void>;
   /** Flushes the log to disk; called before effects that must not repeat (approvals, checkpoints). */
   sync?: () => void;
+  /** Streamed agent text as it arrives (not recorded: the turn's response is). */
+  onAgentText?: (chunk: string) => void;
   /** Events of an earlier process of this session, for {@link Session.resume}. */
   prior?: readonly LoopEvent[];
 }
@@ -441,13 +443,9 @@ export class Session {
   private async *step(): Gen {
     const step = this.state.step + 1;
     const queued = this.state.queued[0];
-    if (queued) {
-      this.emit('step.start', { step, turn: this.state.turn, title: `tool call ${queued.name} (same turn)` });
-      yield* this.continueStep(step);
-      return;
-    }
-    const before = await this.hook('before_step', { step, turn: this.state.turn + 1 });
-    const title = this.stepTitle();
+    const turn = queued ? this.state.turn : this.state.turn + 1;
+    const before = await this.hook('before_step', { step, turn });
+    const title = queued ? `tool call ${queued.name} (same turn)` : this.stepTitle();
     if (before.decision?.type === 'skip') {
       this.emit('step.start', { step, turn: this.state.turn, title });
       this.emit('step.end', { step, outcome: 'skipped' });
@@ -456,7 +454,7 @@ export class Session {
       return;
     }
     if (before.decision?.type === 'pause') yield* this.pause('hook', before.decision.prompt);
-    this.emit('step.start', { step, turn: this.state.turn + 1, title });
+    this.emit('step.start', { step, turn, title });
     yield* this.continueStep(step);
   }
 
@@ -473,7 +471,7 @@ export class Session {
     if (!this.state.stepHasTurn) {
       let response: AgentTurn;
       try {
-        response = await this.options.agent.nextTurn({ ...this.agentContext(), onText: undefined });
+        response = await this.options.agent.nextTurn({ ...this.agentContext(), ...(this.options.onAgentText ? { onText: this.options.onAgentText } : {}) });
       } catch (error) {
         this.emit('step.end', { step, outcome: 'error', thought: describeError(error) });
         await this.hook('after_step', { step, outcome: 'error' });
@@ -584,11 +582,11 @@ export class Session {
         if (passed) throw new Stop(await this.finish('goal_met', claim));
         const attempt = this.state.plans;
         const max = policy.patterns.reflexion.max_attempts;
+        if (attempt >= max) throw new Stop(await this.finish('exhausted', `the verifier still fails after ${attempt} of ${max} attempts`));
         const failure = this.failedCommands();
         if (!this.options.agent.reflect) throw new AgentError(`${this.options.agent.name} cannot reflect; Reflexion needs an agent that reflects`);
         const text = await this.options.agent.reflect({ ...this.agentContext(), attempt, failure });
         this.emit('reflection.recorded', { attempt, text });
-        if (attempt >= max) throw new Stop(await this.finish('exhausted', `the verifier still fails after ${attempt} of ${max} attempts`));
         return this.go('PLANNING');
       }
     }

@@ -7,6 +7,7 @@ import { useConsole, useController } from './context.js';
 import { EventList } from './EventList.js';
 import { Header } from './Header.js';
 import { keyName, resolveKey, type ConsoleCommand, type KeyContext } from './keymap.js';
+import { GatePanel } from './GatePanel.js';
 import { PromptPanel } from './PromptPanel.js';
 import { StagnationAlert } from './StagnationAlert.js';
 
@@ -21,7 +22,9 @@ export function App() {
   const [barOpen, setBarOpen] = useState(false);
   const [barText, setBarText] = useState('');
   const { stdout } = useStdout();
-  const context: KeyContext = pending?.kind ?? 'none';
+  const gate = useConsole((s) => s.gate);
+  const exhausted = useConsole((s) => s.session.exhausted);
+  const context: KeyContext = gate ? 'gate' : (pending?.kind ?? 'none');
 
   const run = (command: ConsoleCommand) => {
     switch (command) {
@@ -33,6 +36,14 @@ export function App() {
         return pending && controller.answer({ action: 'continue' }, pending.seq);
       case 'stop':
         return pending && controller.answer({ action: 'stop' }, pending.seq);
+      case 'extend':
+        if (!pending || !exhausted) return setNotice({ ok: false, text: 'e raises a spent budget; this pause is not a budget pause' });
+        return void controller.extend?.(exhausted).then((result) => {
+          setNotice({ ok: result.ok, text: result.message });
+          if (result.ok) controller.answer({ action: 'continue' }, pending.seq);
+        });
+      case 'confirm':
+        return controller.confirm?.();
       case 'redirect':
         setBarText('/goal redirect ');
         return setBarOpen(true);
@@ -72,7 +83,8 @@ export function App() {
       <CheckpointPanel />
       <StagnationAlert />
       <EventList />
-      <PromptPanel />
+      <GatePanel />
+      {gate ? null : <PromptPanel />}
       <CommandBar
         open={barOpen}
         value={barText}

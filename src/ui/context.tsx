@@ -1,6 +1,6 @@
 import React, { createContext, useContext, type ReactNode } from 'react';
 import { useStore } from 'zustand';
-import type { ResumePayload } from '../engine/index.js';
+import type { BudgetDimension, ResumePayload } from '../engine/index.js';
 import type { ConsoleState, ConsoleStore } from './store.js';
 
 /**
@@ -17,6 +17,10 @@ export interface ConsoleController {
   command: (line: string) => Promise<{ ok: boolean; message: string }>;
   /** Leaves the console. */
   quit: () => void;
+  /** Raises a spent budget dimension by its configured increment. */
+  extend?: (dimension: BudgetDimension) => Promise<{ ok: boolean; message: string }>;
+  /** Answers the gate (resume confirmation). */
+  confirm?: () => void;
   /** Replay only: the event index shown, and moving it. */
   replay?: { step: (delta: number) => void; jump: (to: 'start' | 'end') => void };
 }

@@ -1,8 +1,11 @@
 /** Named console commands a key can trigger. */
-export type ConsoleCommand = 'approve' | 'deny' | 'continue' | 'stop' | 'redirect' | 'open-command-bar' | 'quit';
+export type ConsoleCommand = 'approve' | 'deny' | 'continue' | 'stop' | 'extend' | 'redirect' | 'open-command-bar' | 'quit' | 'confirm';
 
-/** When a binding applies: always, or only while a given prompt is shown. */
-export type KeyContext = 'tool' | 'pause' | 'none';
+/**
+ * When a binding applies: always, or only while a given prompt is shown (`gate`: the
+ * confirmation before a resumed run continues).
+ */
+export type KeyContext = 'tool' | 'pause' | 'gate' | 'none';
 
 /** One row of the key map: the key as typed, the command, when it applies and what help says. */
 export interface KeyBinding {
@@ -17,15 +20,18 @@ export const KEYMAP: readonly KeyBinding[] = [
   { key: 'y', command: 'approve', when: 'tool', help: 'approve the tool call' },
   { key: 'n', command: 'deny', when: 'tool', help: 'deny the tool call (the agent is told)' },
   { key: 'c', command: 'continue', when: 'pause', help: 'continue the paused run' },
+  { key: 'e', command: 'extend', when: 'pause', help: 'budget pause: raise the spent limit by its increment and continue' },
   { key: 'r', command: 'redirect', when: 'pause', help: 'redirect the goal (opens /goal redirect)' },
   { key: 's', command: 'stop', when: 'pause', help: 'stop the run' },
+  { key: 'enter', command: 'confirm', when: 'gate', help: 'resume the run' },
   { key: '/', command: 'open-command-bar', when: 'always', help: 'command bar (/goal ..., /budget ...)' },
   { key: 'q', command: 'quit', when: 'always', help: 'quit (the log is kept; resume later)' },
   { key: 'ctrl+c', command: 'quit', when: 'always', help: 'quit' },
 ];
 
 /** The key as the key map spells it, from Ink's `useInput` arguments. */
-export function keyName(input: string, key: { ctrl: boolean }): string {
+export function keyName(input: string, key: { ctrl: boolean; return?: boolean }): string {
+  if (key.return) return 'enter';
   return key.ctrl ? `ctrl+${input}` : input;
 }
 

@@ -5,6 +5,7 @@ import {
   drive,
   type LoopEvent,
   type LoopOutcome,
+  type LoopRun,
   type ResumePayload,
 } from '../engine/index.js';
 import type { PreparedRun } from '../launch.js';
@@ -22,12 +23,18 @@ export interface ConsoleResult {
  * Runs a prepared session in the Ink console until the operator quits. Events reach
  * the store in batches; yields wait for the operator's keys.
  */
-export async function runConsole(prepared: PreparedRun): Promise<ConsoleResult> {
+export async function runConsole(prepared: PreparedRun, start: () => LoopRun, options: { confirmResume?: boolean } = {}): Promise<ConsoleResult> {
   const { session } = prepared;
-  const store = createConsoleStore();
+  const store = createConsoleStore(prepared.prior);
   const feed = batchInto(store);
   session.subscribe(feed.push);
-  const run = session.run(prepared.goal);
+  let confirmed!: () => void;
+  const confirmation = new Promise<void>((resolve) => (confirmed = resolve));
+  if (options.confirmResume) {
+    store.getState().setGate('Resume this run from its log? Goal, budget used and the last checkpoint are shown above.');
+  } else {
+    confirmed();
+  }
 
   let waiting: { seq: number; resolve: (payload: ResumePayload) => void } | null = null;
   let quit!: () => void;
@@ -42,6 +49,11 @@ export async function runConsole(prepared: PreparedRun): Promise<ConsoleResult> 
     },
     command: (line) => session.command(line).catch((error: unknown) => ({ ok: false, message: describeError(error) })),
     quit: () => quit(),
+    confirm: () => {
+      store.getState().setGate(null);
+      confirmed();
+    },
+    extend: (dimension) => session.command(`/budget ${dimension} +${prepared.policy.budget.increments[dimension]}`),
   };
 
   const ink = render(
@@ -53,7 +65,11 @@ export async function runConsole(prepared: PreparedRun): Promise<ConsoleResult> 
 
   let outcome: LoopOutcome | null = null;
   let failure: unknown = null;
-  const driving = drive(run, () =>
+  let run: LoopRun | null = null;
+  // Nothing runs before the operator confirms a resume (or quits instead).
+  await Promise.race([confirmation, quitting]);
+  if (!store.getState().gate) run = start();
+  const drivingRun = run === null ? Promise.resolve() : drive(run, () =>
     new Promise<ResumePayload>((resolve) => {
       const pending = session.snapshot.pending;
       waiting = { seq: pending?.seq ?? -1, resolve };
@@ -71,10 +87,10 @@ export async function runConsole(prepared: PreparedRun): Promise<ConsoleResult> 
   );
 
   await quitting;
-  if (!outcome && !failure) {
+  if (run && !outcome && !failure) {
     await Promise.race([run.return(undefined as never).catch(() => undefined), new Promise((r) => setTimeout(r, 5000))]);
   }
-  await Promise.race([driving, new Promise((r) => setTimeout(r, 100))]);
+  await Promise.race([drivingRun, new Promise((r) => setTimeout(r, 100))]);
   feed.flush();
   ink.unmount();
   await ink.waitUntilExit();

@@ -1,7 +1,17 @@
 /**
- * Makes untrusted text (tool output, file contents, agent text) safe to print: every
- * C0/C1 control character and DEL is shown visibly as `^X` or `\u{..}` so no escape
- * sequence from it reaches the terminal. With `oneLine`, newlines and tabs become spaces.
+ * Bidirectional formatting controls (ALM, LRM, RLM, LRE..RLO, LRI..PDI): they reorder how a
+ * terminal displays the text around them ("Trojan Source"), so they are shown, not applied.
+ */
+function isBidiControl(code: number): boolean {
+  return code === 0x061c || code === 0x200e || code === 0x200f || (code >= 0x202a && code <= 0x202e) || (code >= 0x2066 && code <= 0x2069);
+}
+
+/**
+ * Makes untrusted text (tool output, file contents, agent text, hook stderr, the progress
+ * file) safe to print: every C0 control is shown as `^X` (ESC as `^[`), and DEL, every C1
+ * control and every bidi control as `\u{..}`, so no escape sequence (CSI, OSC 52 clipboard,
+ * OSC 0/2 title, OSC 8 link), `\r`, `\b` or reordering from it reaches the terminal.
+ * `\n` and `\t` are kept; with `oneLine` they become spaces and runs of spaces collapse.
  */
 export function sanitize(text: string, options: { oneLine?: boolean } = {}): string {
   let out = '';
@@ -11,7 +21,7 @@ export function sanitize(text: string, options: { oneLine?: boolean } = {}): str
       out += options.oneLine ? ' ' : ch;
     } else if (code < 0x20) {
       out += `^${String.fromCharCode(code + 0x40)}`;
-    } else if (code === 0x7f || (code >= 0x80 && code <= 0x9f) || code === 0x200e || code === 0x200f || (code >= 0x202a && code <= 0x202e) || (code >= 0x2066 && code <= 0x2069)) {
+    } else if (code === 0x7f || (code >= 0x80 && code <= 0x9f) || isBidiControl(code)) {
       out += `\\u{${code.toString(16)}}`;
     } else {
       out += ch;

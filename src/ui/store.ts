@@ -10,9 +10,12 @@ export interface ConsoleState {
   recent: LoopEvent[];
   /** The answer to the operator's last command-bar line. */
   notice: { ok: boolean; text: string } | null;
+  /** A question to confirm before anything runs (resuming a run), or `null`. */
+  gate: string | null;
   /** Folds events into the state in one update. */
   apply: (events: readonly LoopEvent[]) => void;
   setNotice: (notice: ConsoleState['notice']) => void;
+  setGate: (gate: string | null) => void;
 }
 
 export type ConsoleStore = StoreApi<ConsoleState>;
@@ -26,12 +29,14 @@ export function createConsoleStore(events: readonly LoopEvent[] = []): ConsoleSt
     session: fold(events, INITIAL_STATE),
     recent: events.slice(-RECENT_EVENTS),
     notice: null,
+    gate: null,
     apply: (batch) =>
       set((s) => ({
         session: fold(batch, s.session),
         recent: [...s.recent, ...batch].slice(-RECENT_EVENTS),
       })),
     setNotice: (notice) => set({ notice }),
+    setGate: (gate) => set({ gate }),
   }));
 }
 

@@ -58,7 +58,7 @@ describe('parsePolicy', () => {
 
   it('fills defaults for a minimal file', () => {
     const policy = parsePolicy(BASE, '/tmp/conf/loop.yaml');
-    expect(policy.agent.script).toBe('/tmp/conf/s.yaml');
+    expect(policy.agent).toMatchObject({ kind: 'scripted', script: '/tmp/conf/s.yaml' });
     expect(policy.workspace).toEqual({ path: '/tmp/conf/ws', copy: 'none' });
     expect(policy.budget.limits).toEqual({ turns: 50, tool_calls: 100, wall_clock_seconds: 1800, tokens: null, cost_usd: null });
     expect(policy.checkpoint).toEqual({ every_iterations: 3 });
@@ -186,7 +186,7 @@ describe('loadPolicy', () => {
     fs.writeFileSync(file, BASE);
     const policy = loadPolicy(file);
     expect(policy.file).toBe(file);
-    expect(policy.agent.script).toBe(path.join(dir, 's.yaml'));
+    expect(policy.agent).toMatchObject({ kind: 'scripted', script: path.join(dir, 's.yaml') });
     expect(policy.workspace.path).toBe(path.join(dir, 'ws'));
   });
 

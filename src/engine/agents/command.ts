@@ -1,0 +1,196 @@
+/**
+ * The `command` agent: an external CLI coding agent (`claude -p`, `codex exec`,
+ * `aider --message`, `gemini -p`, ...) run once per turn. It acts on the workspace itself;
+ * loopdeck still observes, checkpoints, verifies and laps around it.
+ */
+import { execa } from 'execa';
+import { AgentError, describeError } from '../errors.js';
+import { renderGoalForAgent } from '../goal.js';
+import { childEnv, HeadTail } from '../process.js';
+import type { AgentTurn, Goal } from '../types.js';
+import type { Agent, AgentContext, AgentMessage } from './agent.js';
+
+/** Environment variable that carries the prompt with `prompt: 'argument'`. */
+export const PROMPT_ENV = 'LOOPDECK_PROMPT';
+
+/** Linux refuses a single argument or environment string above 128 KiB (MAX_ARG_STRLEN). */
+const MAX_ARGUMENT_BYTES = 128 * 1024 - 1;
+
+/** Options of {@link CommandAgent}. */
+export interface CommandAgentOptions {
+  /** Shell command run with `sh -c` in `cwd`, e.g. `claude -p` or `aider --yes --message`. */
+  command: string;
+  /**
+   * How the prompt reaches the command.
+   * - `stdin`: written to its standard input.
+   * - `argument`: exported as `$LOOPDECK_PROMPT`; unless the command already mentions
+   *   `LOOPDECK_PROMPT` (to place it itself, e.g. `aider --message "$LOOPDECK_PROMPT" --yes`),
+   *   ` "$LOOPDECK_PROMPT"` is appended. A double-quoted expansion is one word and is
+   *   never parsed again, so quotes, `$(...)` or backticks in the goal run nothing.
+   */
+  prompt: 'stdin' | 'argument';
+  /** The workspace: the command's working directory. */
+  cwd: string;
+  /** Wall-clock limit of one turn; then the process group gets SIGTERM, SIGKILL after `graceMs`. */
+  timeoutSeconds: number;
+  /** Characters of stdout and of stderr kept (the tail becomes `final`, the stderr tail goes into errors). */
+  outputLimit: number;
+  /** Variables passed through from loopdeck's environment (e.g. `ANTHROPIC_API_KEY`); the rest is {@link childEnv}. */
+  env_passthrough?: string[];
+  /** Milliseconds between SIGTERM and SIGKILL. Default 2000. */
+  graceMs?: number;
+  /** Name shown in the console. Default `command:<command>`. */
+  name?: string;
+}
+
+/**
+ * The prompt of one run of the external agent: the goal, the harness notes since its
+ * last run, and what the harness expects of it.
+ */
+export function renderCommandPrompt(goal: Goal, notes: readonly string[]): string {
+  const parts = [
+    'You are working in the current directory, a workspace supervised by loopdeck.',
+    '',
+    renderGoalForAgent(goal),
+  ];
+  if (notes.length > 0) parts.push('', 'Notes from the harness since your last run:', ...notes.map((n) => `- ${n}`));
+  parts.push(
+    '',
+    'Make the changes in the workspace, then exit. loopdeck runs its own verification afterwards; your summary alone does not meet the goal.',
+  );
+  return parts.join('\n');
+}
+
+function noteOf(entry: AgentMessage): string {
+  return entry.role === 'harness' ? entry.content : `${entry.name} (${entry.status}): ${entry.content}`;
+}
+
+function killGroup(pid: number | undefined, signal: NodeJS.Signals): void {
+  if (pid === undefined) return;
+  try {
+    process.kill(-pid, signal);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ESRCH') throw error;
+  }
+}
+
+/** Keeps the last `limit` characters of a stream. */
+class Tail {
+  private text = '';
+  constructor(private readonly limit: number) {}
+  push(chunk: string): void {
+    this.text += chunk;
+    if (this.text.length > this.limit * 2) this.text = this.text.slice(-this.limit);
+  }
+  toString(): string {
+    return this.text.slice(-this.limit);
+  }
+}
+
+/**
+ * Runs an external CLI agent once per turn, in its own process group (`detached`), so a
+ * timeout or an abort kills the whole tree: SIGTERM to the group, SIGKILL after the grace
+ * period. Its stdout streams to `context.onText`. The environment is {@link childEnv}
+ * plus `env_passthrough` (plus `LOOPDECK_PROMPT` and `LOOPDECK_TURN`). Processes it leaves
+ * behind in its group are killed once the grace period has passed after it exits.
+ *
+ * A turn never has tool calls: the external agent acts on the workspace itself. Exit 0
+ * makes the turn `final` with the tail of its stdout (it claims it did its work; the
+ * verifier decides). Usage is 0/0. A non-zero exit, a timeout, an abort or a failure to
+ * start is an {@link AgentError} carrying the stderr tail.
+ */
+export class CommandAgent implements Agent {
+  readonly name: string;
+  private historySeen = 0;
+
+  constructor(private readonly options: CommandAgentOptions) {
+    this.name = options.name ?? `command:${options.command}`;
+  }
+
+  async nextTurn(context: AgentContext): Promise<AgentTurn> {
+    const fresh = context.history.slice(this.historySeen);
+    const prompt = renderCommandPrompt(context.goal, fresh.map(noteOf));
+    const { options } = this;
+    const env: Record<string, string> = { ...childEnv(), LOOPDECK_TURN: String(context.turn) };
+    for (const key of options.env_passthrough ?? []) {
+      const value = process.env[key];
+      if (value !== undefined) env[key] = value;
+    }
+    let command = options.command;
+    if (options.prompt === 'argument') {
+      if (Buffer.byteLength(prompt) > MAX_ARGUMENT_BYTES) {
+        throw new AgentError(`${this.name}: the prompt (${Buffer.byteLength(prompt)} bytes) is too long for an argument; use prompt: stdin`);
+      }
+      env[PROMPT_ENV] = prompt;
+      if (!command.includes(PROMPT_ENV)) command = `${command} "$${PROMPT_ENV}"`;
+    }
+    if (context.signal?.aborted) throw new AgentError(`${this.name}: turn ${context.turn}: aborted before start`);
+    this.historySeen = context.history.length;
+
+    const started = performance.now();
+    const stdout = new Tail(options.outputLimit);
+    const stderr = new HeadTail(options.outputLimit);
+    const child = execa('sh', ['-c', command], {
+      cwd: options.cwd,
+      detached: true,
+      reject: false,
+      buffer: false,
+      env,
+      extendEnv: false,
+      ...(options.prompt === 'stdin' ? { input: prompt } : { stdin: 'ignore' as const }),
+    });
+    let stopped: 'timeout' | 'abort' | null = null;
+    let killTimer: NodeJS.Timeout | undefined;
+    const stop = (why: 'timeout' | 'abort') => {
+      stopped ??= why;
+      killGroup(child.pid, 'SIGTERM');
+      killTimer ??= setTimeout(() => killGroup(child.pid, 'SIGKILL'), options.graceMs ?? 2000);
+    };
+    const timer = setTimeout(() => stop('timeout'), options.timeoutSeconds * 1000);
+    const onAbort = () => stop('abort');
+    // Processes left behind by a command that exited hold its pipes open: once the grace
+    // period has passed after its exit, the rest of its group is killed.
+    let leftoverTimer: NodeJS.Timeout | undefined;
+    child.once('exit', () => {
+      leftoverTimer = setTimeout(() => {
+        killGroup(child.pid, 'SIGTERM');
+        killTimer ??= setTimeout(() => killGroup(child.pid, 'SIGKILL'), options.graceMs ?? 2000);
+      }, options.graceMs ?? 2000);
+    });
+    context.signal?.addEventListener('abort', onAbort, { once: true });
+    child.stdout?.setEncoding('utf8');
+    child.stdout?.on('data', (chunk: string) => {
+      stdout.push(chunk);
+      context.onText?.(chunk);
+    });
+    child.stderr?.setEncoding('utf8');
+    child.stderr?.on('data', (chunk: string) => stderr.push(chunk));
+    const result = await child;
+    clearTimeout(timer);
+    if (leftoverTimer) clearTimeout(leftoverTimer);
+    if (killTimer) clearTimeout(killTimer);
+    context.signal?.removeEventListener('abort', onAbort);
+    const seconds = ((performance.now() - started) / 1000).toFixed(1);
+
+    const errTail = stderr.toString().trim();
+    const withStderr = errTail ? `; stderr:\n${errTail}` : '';
+    if (stopped === 'timeout') {
+      throw new AgentError(`${this.name}: turn ${context.turn}: killed after the ${options.timeoutSeconds}s limit${withStderr}`);
+    }
+    if (stopped === 'abort') throw new AgentError(`${this.name}: turn ${context.turn}: aborted${withStderr}`);
+    if (result.exitCode === undefined) {
+      const why = result.signal ? `killed by ${result.signal}` : `could not start: ${describeError(result.shortMessage)}`;
+      throw new AgentError(`${this.name}: turn ${context.turn}: ${why}${withStderr}`);
+    }
+    if (result.exitCode !== 0) {
+      throw new AgentError(`${this.name}: turn ${context.turn}: exited with code ${result.exitCode}${withStderr}`);
+    }
+    const tail = stdout.toString().trim();
+    return {
+      thought: `${options.command} exited 0 after ${seconds}s`,
+      tool_calls: [],
+      usage: { input_tokens: 0, output_tokens: 0 },
+      final: tail || '(the command exited 0 without output)',
+    };
+  }
+}

@@ -1,0 +1,90 @@
+import { ConfigError } from '../errors.js';
+import { assertNever } from '../events.js';
+import { parseJestJson } from './jest-json.js';
+import { parseJunit } from './junit.js';
+import { compileMetricPattern, parseRegex } from './regex.js';
+import { parseTap } from './tap.js';
+import type { ParsedOutput } from './types.js';
+import { parseVitestJson } from './vitest-json.js';
+
+export { parseJestJson } from './jest-json.js';
+export { parseJunit } from './junit.js';
+export { compileMetricPattern, parseRegex, type RegexParserOptions } from './regex.js';
+export { parseTap } from './tap.js';
+export { parseVitestJson } from './vitest-json.js';
+export { findJsonObject } from './json-object.js';
+export type { MetricReport, ParsedOutput, TestReport } from './types.js';
+
+/** The parsers an `observe` entry can name. */
+export const PARSERS = ['tap', 'vitest-json', 'jest-json', 'junit', 'regex'] as const;
+/** One of {@link PARSERS}. */
+export type ParserName = (typeof PARSERS)[number];
+
+/** The metrics a test parser gives, after the observer's prefix: `tests.failing`, ... */
+export const TEST_METRICS = ['failing', 'passing', 'total'] as const;
+
+/** Options of {@link parseOutput}. */
+export interface ParseOptions {
+  /** Metric prefix (the observer's name); names the `regex` parser's metrics. */
+  prefix: string;
+  /** The `regex` parser's pattern; required for it, ignored by the others. */
+  pattern?: string;
+}
+
+/**
+ * Reads `output` with the named parser. Returns `{ type: 'tests' }` for the test
+ * parsers and `{ type: 'metrics' }` for `regex`, or `null` when the output holds no
+ * report the parser recognises (which the caller treats as an observer error, never as
+ * zero).
+ *
+ * @throws ConfigError when `regex` has no `pattern` or an invalid one.
+ */
+export function parseOutput(parser: ParserName, output: string, options: ParseOptions): ParsedOutput | null {
+  switch (parser) {
+    case 'tap':
+      return asTests(parseTap(output));
+    case 'vitest-json':
+      return asTests(parseVitestJson(output));
+    case 'jest-json':
+      return asTests(parseJestJson(output));
+    case 'junit':
+      return asTests(parseJunit(output));
+    case 'regex': {
+      const report = parseRegex(output, { pattern: requirePattern(options.pattern), prefix: options.prefix });
+      return report ? { type: 'metrics', report } : null;
+    }
+    default:
+      return assertNever(parser);
+  }
+}
+
+/**
+ * The full names of the metrics an observer gives when it works, in a stable order:
+ * `<prefix>.failing`, `<prefix>.passing`, `<prefix>.total` for test parsers, and
+ * `<prefix>.<group>` for each named group of a `regex` pattern. These are the names set
+ * to `null` (missing) when the observer fails.
+ *
+ * @throws ConfigError when `regex` has no `pattern` or an invalid one.
+ */
+export function metricNames(parser: ParserName, options: ParseOptions): string[] {
+  if (parser === 'regex') return compileMetricPattern(requirePattern(options.pattern)).groups.map((g) => `${options.prefix}.${g}`);
+  return TEST_METRICS.map((key) => `${options.prefix}.${key}`);
+}
+
+/** Maps a parsed output to named metric values (`<prefix>.failing`, `<prefix>.coverage`, ...). */
+export function toMetrics(parsed: ParsedOutput, prefix: string): Record<string, number> {
+  if (parsed.type === 'metrics') return { ...parsed.report.metrics };
+  const { failing, passing, total } = parsed.report;
+  return { [`${prefix}.failing`]: failing, [`${prefix}.passing`]: passing, [`${prefix}.total`]: total };
+}
+
+function asTests(report: ReturnType<typeof parseTap>): ParsedOutput | null {
+  return report ? { type: 'tests', report } : null;
+}
+
+function requirePattern(pattern: string | undefined): string {
+  if (pattern === undefined || pattern === '') {
+    throw new ConfigError('loop.yaml', 'observe.pattern', 'expected a pattern with named groups for the regex parser');
+  }
+  return pattern;
+}

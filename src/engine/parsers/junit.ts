@@ -1,0 +1,86 @@
+import { XMLParser, XMLValidator } from 'fast-xml-parser';
+import type { TestOutcome } from '../types.js';
+import { isRecord } from './json-object.js';
+import type { TestReport } from './types.js';
+
+const LISTS = new Set(['testsuites', 'testsuite', 'testcase', 'failure', 'error', 'skipped']);
+
+const xml = new XMLParser({
+  ignoreAttributes: false,
+  attributeNamePrefix: '@_',
+  parseAttributeValue: false,
+  parseTagValue: false,
+  htmlEntities: true,
+  isArray: (tagName) => LISTS.has(tagName),
+});
+
+/**
+ * Parses a JUnit XML report, as written by `node --test --test-reporter=junit`, pytest
+ * (`--junitxml`), vitest, jest-junit, gradle, surefire and most other runners.
+ *
+ * Counts the `<testcase>` elements found under `<testsuites>` / `<testsuite>` at any
+ * depth (the suites' own `tests=` / `failures=` attributes are not read). A test case
+ * fails when it has a `<failure>` or `<error>` child, and is left out (of the counts and
+ * of `tests`) when it has a `<skipped>` child, which is how xfail and todo tests appear.
+ * `total` is `passing + failing`. Names are `classname > name`, or `name` when there is
+ * no classname. The XML may be surrounded by other text: the report is read from the
+ * first `<testsuites` / `<testsuite` tag to the last matching closing tag (several root
+ * suites in a row are read together). Returns `null` when there is no such element or
+ * the XML is not well-formed. Never throws.
+ */
+export function parseJunit(output: string): TestReport | null {
+  const report = extractReport(output);
+  if (report === null) return null;
+  // One synthetic root, so that several root suites written one after another still parse.
+  const text = `<junit-reports>${report}</junit-reports>`;
+  if (XMLValidator.validate(text) !== true) return null;
+  let document: unknown;
+  try {
+    document = xml.parse(text);
+  } catch {
+    return null;
+  }
+  const tests: TestOutcome[] = [];
+  collect(document, tests);
+  const passing = tests.filter((t) => t.ok).length;
+  const failing = tests.length - passing;
+  return { passing, failing, total: tests.length, tests };
+}
+
+/** The text from the first root element to its last closing tag, or `null`. */
+function extractReport(output: string): string | null {
+  const open = /<(testsuites|testsuite)(?=[\s/>])/.exec(output);
+  if (!open) return null;
+  const tag = open[1]!;
+  const close = output.lastIndexOf(`</${tag}>`);
+  if (close !== -1 && close > open.index) return output.slice(open.index, close + tag.length + 3);
+  const selfClosed = /^<[^>]*\/>/.exec(output.slice(open.index));
+  return selfClosed ? selfClosed[0] : null;
+}
+
+/** Walks the suites, pushing one outcome per non-skipped test case (an element's own cases before its nested suites). */
+function collect(node: unknown, tests: TestOutcome[]): void {
+  if (!isRecord(node)) return;
+  for (const testCase of list(node.testcase)) {
+    const outcome = isRecord(testCase) ? toOutcome(testCase) : null;
+    if (outcome) tests.push(outcome);
+  }
+  for (const key of ['testsuite', 'testsuites', 'junit-reports']) {
+    for (const child of list(node[key])) collect(child, tests);
+  }
+}
+
+function list(value: unknown): unknown[] {
+  if (value === undefined) return [];
+  return Array.isArray(value) ? value : [value];
+}
+
+function toOutcome(testCase: Record<string, unknown>): TestOutcome | null {
+  if ('skipped' in testCase) return null;
+  const name = typeof testCase['@_name'] === 'string' ? testCase['@_name'] : '';
+  const classname = typeof testCase['@_classname'] === 'string' ? testCase['@_classname'] : '';
+  return {
+    name: classname === '' ? name : `${classname} > ${name}`,
+    ok: !('failure' in testCase) && !('error' in testCase),
+  };
+}

@@ -1,0 +1,65 @@
+import type { TestOutcome } from '../types.js';
+import type { TestReport } from './types.js';
+
+const SUMMARY = /^# (tests|pass|fail|cancelled|skipped|todo) (\d+)$/;
+const SUBTEST = /^((?: {4})*)# Subtest: (.*)$/;
+const POINT = /^((?: {4})*)(not ok|ok)\b(?: +\d+)?(?: +-)?(?: +(.*?))?(?: +# +(SKIP|TODO)\b.*)?$/i;
+
+/**
+ * Parses TAP 13/14 as written by `node --test --test-reporter=tap`.
+ *
+ * Counts come from the runner's own `# pass N` / `# fail N` / `# cancelled N` summary
+ * (cancelled tests count as failing; `total` is `passing + failing`, so skipped and todo
+ * tests are excluded). Per-test outcomes come from the `ok` / `not ok` test points at
+ * every depth: a subtest is named after its parents, `parent > child`, from the
+ * `# Subtest:` comments; points with a SKIP or TODO directive and `describe` suites
+ * (`type: 'suite'` in their YAML block) are left out, as node leaves them out of its
+ * counts. Returns `null` when the output has no TAP summary, so a crash is never read
+ * as zero failures. Never throws.
+ */
+export function parseTap(output: string): TestReport | null {
+  const summary: Record<string, number> = {};
+  const tests: TestOutcome[] = [];
+  const parents: string[] = [];
+  const lines = output.split(/\r?\n/);
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i]!;
+    const count = SUMMARY.exec(line);
+    if (count) {
+      summary[count[1]!] = Number(count[2]);
+      continue;
+    }
+    const subtest = SUBTEST.exec(line);
+    if (subtest) {
+      const depth = subtest[1]!.length / 4;
+      parents.length = depth;
+      parents[depth] = unescapeTap(subtest[2]!);
+      continue;
+    }
+    const point = POINT.exec(line);
+    if (!point || point[4] !== undefined) continue;
+    const indent = point[1]!;
+    if (isSuite(lines, i + 1, indent)) continue;
+    const name = [...parents.slice(0, indent.length / 4), unescapeTap(point[3] ?? '')].join(' > ');
+    tests.push({ name, ok: point[2]!.toLowerCase() === 'ok' });
+  }
+  if (summary.pass === undefined || summary.fail === undefined) return null;
+  const failing = summary.fail + (summary.cancelled ?? 0);
+  return { passing: summary.pass, failing, total: summary.pass + failing, tests };
+}
+
+/** Whether the YAML block that starts at `lines[start]` says `type: 'suite'`. */
+function isSuite(lines: readonly string[], start: number, indent: string): boolean {
+  if (lines[start] !== `${indent}  ---`) return false;
+  for (let i = start + 1; i < lines.length; i++) {
+    const line = lines[i]!;
+    if (line === `${indent}  ...`) return false;
+    if (line === `${indent}  type: 'suite'`) return true;
+  }
+  return false;
+}
+
+/** Undoes node's escaping of `\` and `#` in test names (newlines stay escaped as `\n`). */
+function unescapeTap(name: string): string {
+  return name.replace(/\\([\\#])/g, '$1');
+}

@@ -1,0 +1,119 @@
+/**
+ * Secret redaction, applied once where events are written, before anything reaches disk.
+ *
+ * A redactor replaces with {@link REDACTED}, in every string of a JSON-like value (object keys
+ * included):
+ * - the values of the environment's secret variables (see {@link isSecretEnvName}) of at
+ *   least {@link MIN_SECRET_CHARS} characters, wherever they appear;
+ * - known key formats: OpenAI `sk-…`/`sk-proj-…`, Anthropic `sk-ant-…`, Stripe `sk_live_…`,
+ *   GitHub `ghp_`/`gho_`/`ghu_`/`ghs_`/`ghr_`/`github_pat_`, GitLab `glpat-`, AWS access key
+ *   ids `AKIA…`/`ASIA…`, Slack `xox[baprs]-`, Google `AIza…`, npm `npm_…`, Hugging Face
+ *   `hf_…`, JSON Web Tokens, and PEM private key blocks (to the end of the text when the block
+ *   was cut off);
+ * - the credential after `Authorization:` (and after `Bearer `), the password of
+ *   `scheme://user:password@host`, and the value of `NAME=value` / `"name": "value"` text
+ *   whose name ends like a secret (`api_key`, `token`, `secret`, `password`, …);
+ * - every non-empty string stored under an object key named like a secret.
+ *
+ * Values are copied, never mutated. Not covered: secrets split across strings, encoded
+ * (base64, URL-encoding) forms of environment values, and formats not listed here.
+ */
+
+/** What a secret is replaced with. */
+export const REDACTED = '[REDACTED]';
+
+/** Shorter environment values are not redacted (they would match ordinary text). */
+export const MIN_SECRET_CHARS = 8;
+
+/** A redactor: returns a redacted deep copy of a JSON-like value, with the same shape. */
+export type Redactor = <T>(value: T) => T;
+
+/** Environment variable names whose values are secrets: `*_KEY`, `*_TOKEN`, `*_SECRET`, `*PASSWORD*`, … */
+const SECRET_ENV_NAME = /(?:PASSWORD|PASSWD|PASSPHRASE)|(?:^|_)(?:KEY|APIKEY|TOKEN|SECRET|PASS|PAT|AUTH|CREDENTIAL|CREDENTIALS)$/;
+
+/** Object keys whose string values are secrets (camelCase and snake_case). */
+const SECRET_OBJECT_KEY = /(?:api[_-]?key|secret|token|password|passwd|passphrase|credentials?|authorization|private[_-]?key|access[_-]?key)$/i;
+
+/** Whole matches that are secrets. */
+const KEY_FORMATS: RegExp[] = [
+  /-----BEGIN [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----[\s\S]*?(?:-----END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|$)/g,
+  /(?<![A-Za-z0-9])sk-(?:ant-|proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}/g,
+  /(?<![A-Za-z0-9])[rs]k_(?:live|test)_[A-Za-z0-9]{16,}/g,
+  /(?<![A-Za-z0-9])gh[opsur]_[A-Za-z0-9]{30,}/g,
+  /(?<![A-Za-z0-9])github_pat_[A-Za-z0-9_]{20,}/g,
+  /(?<![A-Za-z0-9])glpat-[A-Za-z0-9_-]{20,}/g,
+  /(?<![A-Z0-9])(?:AKIA|ASIA)[0-9A-Z]{16}(?![0-9A-Z])/g,
+  /(?<![A-Za-z0-9])xox[baprs]-[A-Za-z0-9-]{10,}/g,
+  /(?<![A-Za-z0-9])AIza[0-9A-Za-z_-]{35}/g,
+  /(?<![A-Za-z0-9])npm_[A-Za-z0-9]{36}/g,
+  /(?<![A-Za-z0-9])hf_[A-Za-z0-9]{30,}/g,
+  /(?<![A-Za-z0-9_-])eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}/g,
+];
+
+/** Matches whose first group is kept and whose second group is the secret. */
+const KEEP_PREFIX: RegExp[] = [
+  /(\bAuthorization["']?\s*[:=]\s*["']?(?:(?:Bearer|Basic|Token|Digest)\s+)?)([^\s"',;]{8,})/gi,
+  /(\bBearer\s+)([A-Za-z0-9._~+/-]{16,}=*)/g,
+  /(\b[a-z][a-z0-9+.-]*:\/\/[^\s:@/]+:)([^\s@/]+)(?=@)/gi,
+  /(\b[A-Za-z0-9_.-]*(?:api[_-]?key|apikey|secret|secret[_-]?key|signing[_-]?key|token|passwd|password|passphrase|access[_-]?key|private[_-]?key|credentials?)["']?\s*[:=]\s*["']?)([^\s"'`,;(){}<>]{8,})/gi,
+];
+
+/** Whether an environment variable with this name holds a secret (case-insensitive). */
+export function isSecretEnvName(name: string): boolean {
+  return SECRET_ENV_NAME.test(name.toUpperCase());
+}
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
+/** One alternation of the secret environment values, longest first; `null` when there are none. */
+function envValuePattern(env: Readonly<Record<string, string | undefined>>): RegExp | null {
+  const values = new Set<string>();
+  for (const [name, value] of Object.entries(env)) {
+    if (value !== undefined && value.length >= MIN_SECRET_CHARS && isSecretEnvName(name)) values.add(value);
+  }
+  if (values.size === 0) return null;
+  const sorted = [...values].sort((a, b) => b.length - a.length);
+  return new RegExp(sorted.map(escapeRegExp).join('|'), 'g');
+}
+
+/**
+ * Builds a redactor for the given environment (read once, now): call it on every event
+ * before it is serialized. Copies arrays and plain objects (other objects as their
+ * `toJSON()` or own enumerable fields, as `JSON.stringify` would), redacts every string,
+ * keeps numbers, booleans and `null`, and writes `[Circular]` for a cycle.
+ */
+export function createRedactor(env: Readonly<Record<string, string | undefined>> = process.env): Redactor {
+  const envValues = envValuePattern(env);
+
+  const text = (input: string): string => {
+    let out = envValues ? input.replace(envValues, REDACTED) : input;
+    for (const pattern of KEY_FORMATS) out = out.replace(pattern, REDACTED);
+    for (const pattern of KEEP_PREFIX) out = out.replace(pattern, (_match, keep: string) => `${keep}${REDACTED}`);
+    return out;
+  };
+
+  const copy = (value: unknown, path: Set<object>): unknown => {
+    if (typeof value === 'string') return text(value);
+    if (value === null || typeof value !== 'object') return value;
+    if (path.has(value)) return '[Circular]';
+    path.add(value);
+    try {
+      if (Array.isArray(value)) return value.map((item) => copy(item, path));
+      const toJSON = (value as { toJSON?: unknown }).toJSON;
+      if (typeof toJSON === 'function') return copy(toJSON.call(value), path);
+      const out: Record<string, unknown> = {};
+      for (const [key, item] of Object.entries(value)) {
+        const redacted = typeof item === 'string' && item !== '' && SECRET_OBJECT_KEY.test(key) ? REDACTED : copy(item, path);
+        // defineProperty: a `__proto__` key stays an own field instead of replacing the prototype.
+        Object.defineProperty(out, text(key), { value: redacted, enumerable: true, writable: true, configurable: true });
+      }
+      return out;
+    } finally {
+      path.delete(value);
+    }
+  };
+
+  return <T>(value: T): T => copy(value, new Set()) as T;
+}
