@@ -69,7 +69,8 @@ export interface EventDataMap {
   'step.end': { step: number; outcome: 'awaiting_tool' | 'ok' | 'skipped' | 'error'; thought?: string; ask?: boolean; reason?: string };
   'model.call': { turn: number; request_hash: string; response: AgentTurn; usage: TokenUsage; cost_usd: number };
   'tool.call': { call: ToolCall };
-  'tool.decision': { call_id: string; decision: 'approve' | 'deny'; by: Decider; note?: string };
+  /** `always`: a rule the operator granted for the rest of the run with this approval. */
+  'tool.decision': { call_id: string; decision: 'approve' | 'deny'; by: Decider; note?: string; always?: string };
   'tool.result': { result: ToolResult };
   'tool.error': { call_id: string; name: string; error: string };
   'budget.warn': { dimension: BudgetDimension; used: number; limit: number; exceeded: boolean };

@@ -88,6 +88,8 @@ export interface SessionState {
   pending: PendingYield | null;
   tools: Record<string, ToolRecord>;
   toolOrder: string[];
+  /** Approval rules the operator granted for the rest of the run. */
+  granted: string[];
   /** Tool calls of the last turn not yet dispatched (or cancelled), in order. */
   queued: ToolCall[];
   /** The agent's claims since the last checkpoint: evidence and eliminations accumulate, remaining is the latest. */
@@ -140,6 +142,7 @@ export const INITIAL_STATE: SessionState = {
   pending: null,
   tools: {},
   toolOrder: [],
+  granted: [],
   queued: [],
   reportSinceCheckpoint: { new_evidence: [], eliminated_hypotheses: [], remaining_hypotheses: [] },
   finalClaim: null,
@@ -264,6 +267,7 @@ function reduce(s: SessionState, e: LoopEvent): void {
       const record = s.tools[e.data.call_id];
       const { decision, by, note } = e.data;
       if (record) s.tools[e.data.call_id] = { ...record, decision: { decision, by, ...(note ? { note } : {}) } };
+      if (e.data.always && !s.granted.includes(e.data.always)) s.granted = [...s.granted, e.data.always];
       if (s.pending?.kind === 'tool') {
         s.pending = null;
         s.activeSince = e.at;

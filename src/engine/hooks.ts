@@ -13,7 +13,8 @@ export type HookTopic = (typeof HOOK_TOPICS)[number];
 export interface HookPayloads {
   before_plan: { goal: Goal };
   after_plan: { goal: Goal; steps: string[] };
-  before_tool_call: { call: ToolCall };
+  /** `granted`: rules the operator allowed for the rest of this run. */
+  before_tool_call: { call: ToolCall; granted: readonly string[] };
   after_tool_call: { call: ToolCall; result: ToolResult | null; error: string | null };
   before_step: { step: number; turn: number };
   after_step: { step: number; outcome: string };

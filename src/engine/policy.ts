@@ -1,6 +1,8 @@
 import { accessSync, constants, statSync } from 'node:fs';
 import path from 'node:path';
 import { HOOK_TOPICS } from './hooks.js';
+import { ConfigError } from './errors.js';
+import { parseRule } from '../hooks/approval-rules.js';
 import { PARSERS } from './parsers/index.js';
 import { compileMetricPattern } from './parsers/regex.js';
 import { z } from 'zod';
@@ -76,6 +78,14 @@ const signalSchema = z.strictObject({
       message: 'expected an observed signal like observed.tests.failing',
     }),
   direction: z.enum(['increase', 'decrease']),
+});
+
+const approvalRule = z.string().superRefine((rule, ctx) => {
+  try {
+    parseRule(rule);
+  } catch (error) {
+    ctx.addIssue({ code: 'custom', message: error instanceof ConfigError ? error.expected : String(error) });
+  }
 });
 
 /** Built-in operator policies in src/hooks/, enabled by name. */
@@ -188,7 +198,18 @@ const loopSchema = z.strictObject({
     })
     .prefault({}),
   verify: z.array(z.strictObject({ command: text, timeout: duration.default(300) })).min(1, 'expected at least one verify command'),
-  approval: z.strictObject({ ask: z.array(text).default(['shell']) }).prefault({}),
+  approval: z
+    .strictObject({
+      /** What a tool call no rule matches gets: ask the operator, allow, or deny. */
+      default: z.enum(['ask', 'allow', 'deny']).default('ask'),
+      /** Rules like `read_file` (a whole tool) or `shell: git status` (a literal command prefix). */
+      allow: z.array(approvalRule).default([]),
+      /** Deny rules are checked against every part of a command and win over allow. */
+      deny: z.array(approvalRule).default([]),
+      /** An approval waiting longer than this is denied, never approved. */
+      timeout: durationOrUnlimited.default(1800),
+    })
+    .prefault({}),
   hooks: z.array(hookSchema).default(['approval-gate']),
   hook_timeout: duration.default(5),
   tools: z

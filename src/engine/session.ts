@@ -10,6 +10,7 @@ import { HookRegistry, type HookPayloads, type HookTopic } from './hooks.js';
 import { transition, type DoneReason, type LoopState } from './machine.js';
 import { observe } from './observe.js';
 import { resolvePattern, type Pattern } from './patterns.js';
+import { createRedactor, type Redactor } from './redact.js';
 import type { LoopPolicy } from './policy.js';
 import { runTool } from './tools.js';
 import { BUDGET_DIMENSIONS, type AgentTurn, type BudgetDimension, type Goal, type ToolCall, type ToolResult } from './types.js';
@@ -21,7 +22,7 @@ export type LoopYield =
   | { kind: 'pause'; reason: string; prompt: string };
 
 /** Answer to a `tool` yield. A denial's note goes back to the agent. */
-export type ToolAnswer = { decision: 'approve'; note?: string } | { decision: 'deny'; note?: string };
+export type ToolAnswer = { decision: 'approve'; note?: string; always?: string } | { decision: 'deny'; note?: string };
 /** Answer to a `pause` yield. */
 export type PauseAnswer = { action: 'continue'; note?: string } | { action: 'stop'; note?: string };
 export type ResumePayload = ToolAnswer | PauseAnswer;
@@ -50,6 +51,12 @@ export interface SessionOptions {
   sinks?: Array<(event: LoopEvent) => void>;
   /** Flushes the log to disk; called before effects that must not repeat (approvals, checkpoints). */
   sync?: () => void;
+  /**
+   * Applied to every event's data before it is folded or written: the single point where
+   * secrets are removed. Default: known key formats and the values of secret-named
+   * environment variables of this process.
+   */
+  redact?: Redactor;
   /** Streamed agent text as it arrives (not recorded: the turn's response is). */
   onAgentText?: (chunk: string) => void;
   /** Events of an earlier process of this session, for {@link Session.resume}. */
@@ -63,7 +70,13 @@ class Stop {
 
 function isToolAnswer(p: unknown): p is ToolAnswer {
   const v = p as Partial<ToolAnswer> | undefined;
-  return !!v && (v.decision === 'approve' || v.decision === 'deny') && (v.note === undefined || typeof v.note === 'string');
+  const always = (v as { always?: unknown } | undefined)?.always;
+  return (
+    !!v &&
+    (v.decision === 'approve' || v.decision === 'deny') &&
+    (v.note === undefined || typeof v.note === 'string') &&
+    (always === undefined || (v.decision === 'approve' && typeof always === 'string' && always.length > 0))
+  );
 }
 
 function isPauseAnswer(p: unknown): p is PauseAnswer {
@@ -92,11 +105,13 @@ export class Session {
   private awaiting: LoopYield | null = null;
   private live = false;
   private pattern: Pattern;
+  private readonly redact: Redactor;
 
   constructor(private readonly options: SessionOptions) {
     this.clock = options.clock ?? Date.now;
     this.hooks = options.hooks ?? new HookRegistry();
     this.sinks = options.sinks ?? [];
+    this.redact = options.redact ?? createRedactor();
     this.pattern = resolvePattern(options.policy.pattern, options.policy.task).pattern;
     if (options.prior && options.prior.length > 0) {
       this.state = fold(options.prior);
@@ -247,7 +262,7 @@ export class Session {
   // ---------------------------------------------------------------- events
 
   private emit<T extends EventType>(type: T, data: EventDataMap[T]): LoopEvent {
-    const event = { seq: this.state.lastSeq + 1, at: this.clock(), session: this.options.id, type, data } as LoopEvent;
+    const event = { seq: this.state.lastSeq + 1, at: this.clock(), session: this.options.id, type, data: this.redact(data) } as LoopEvent;
     this.state = fold([event], this.state);
     for (const sink of this.sinks) sink(event);
     return event;
@@ -498,7 +513,7 @@ export class Session {
       this.go('REFLECTING');
       return;
     }
-    const payload = { call: structuredClone(call) };
+    const payload = { call: structuredClone(call), granted: this.state.granted };
     const gate = await this.hook('before_tool_call', payload);
     if (gate.decision?.type === 'deny') {
       const error = `cancelled before dispatch: ${gate.decision.reason}`;
@@ -526,7 +541,8 @@ export class Session {
       this.awaiting = null;
     }
     const by = ask ? 'operator' : 'policy';
-    this.emit('tool.decision', { call_id: call.id, decision: answer.decision, by, ...(answer.note ? { note: answer.note } : {}) });
+    const always = answer.decision === 'approve' && answer.always ? { always: answer.always } : {};
+    this.emit('tool.decision', { call_id: call.id, decision: answer.decision, by, ...(answer.note ? { note: answer.note } : {}), ...always });
     this.options.sync?.();
     let result: ToolResult | null = null;
     let error: string | null = null;

@@ -206,7 +206,7 @@ describe('the loop contract: event and hook order', () => {
   });
 
   it('a plan whose steps 2 and 3 need shell: yields for step 2 first; each tool step follows DESIGN order', async () => {
-    const r = rig({ agent: transcript(TOOL_PLAN), policy: { approval: { ask: ['shell'] } }, gate: true });
+    const r = rig({ agent: transcript(TOOL_PLAN), policy: { approval: { allow: ['read_file', 'write_file', 'edit'] } }, gate: true });
     const run = r.session.run(goal());
 
     const first = await nextYield(run, r.log);
@@ -247,7 +247,7 @@ describe('the loop contract: event and hook order', () => {
   });
 
   it('resuming a tool yield with no payload throws ResumeError and changes nothing', async () => {
-    const r = rig({ agent: transcript(TOOL_PLAN), policy: { approval: { ask: ['shell'] } }, gate: true });
+    const r = rig({ agent: transcript(TOOL_PLAN), policy: { approval: { allow: ['read_file', 'write_file', 'edit'] } }, gate: true });
     const run = r.session.run(goal());
     await nextYield(run, r.log);
     const count = r.events.length;
@@ -521,7 +521,7 @@ describe('the loop contract: determinism', () => {
   it('two runs of the same script, clock and workspace path give identical event logs', async () => {
     const dir = tempDir();
     const once = async () => {
-      const r = rig({ dir, agent: transcript(TOOL_PLAN), policy: { approval: { ask: ['shell'] } }, gate: true });
+      const r = rig({ dir, agent: transcript(TOOL_PLAN), policy: { approval: { allow: ['read_file', 'write_file', 'edit'] } }, gate: true });
       const outcome = await finish(r.session.run(goal()), r.log);
       return { outcome, events: r.events };
     };
@@ -553,7 +553,7 @@ const usage = { input_tokens: 0, output_tokens: 0 };
 describe('goals', () => {
   /** A ReAct run paused at its first tool yield (shell gated). */
   async function pausedAtTool(agent: Agent, g: Goal = goal()) {
-    const r = rig({ agent, policy: { pattern: 'react', approval: { ask: ['shell'] } }, gate: true });
+    const r = rig({ agent, policy: { pattern: 'react', approval: { allow: ['read_file', 'write_file', 'edit'] } }, gate: true });
     const run = r.session.run(g);
     const y = await nextYield(run, r.log);
     expect(y.kind).toBe('tool');
