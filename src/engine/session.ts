@@ -59,6 +59,8 @@ export interface SessionOptions {
   redact?: Redactor;
   /** Streamed agent text as it arrives (not recorded: the turn's response is). */
   onAgentText?: (chunk: string) => void;
+  /** Runs a tool call; default: the built-in workspace tools ({@link runTool}). */
+  runTool?: typeof runTool;
   /** Events of an earlier process of this session, for {@link Session.resume}. */
   prior?: readonly LoopEvent[];
 }
@@ -553,7 +555,7 @@ export class Session {
     } else {
       const started = this.clock();
       try {
-        const outcome = await runTool(call, {
+        const outcome = await (this.options.runTool ?? runTool)(call, {
           workspace: this.options.workspace,
           shellTimeoutSeconds: this.options.policy.tools.shell_timeout,
           outputLimit: this.options.policy.tools.output_limit_bytes,
