@@ -1,4 +1,4 @@
-import React, { useState } from 'react';
+import React, { useRef, useState } from 'react';
 import { Box, useInput, useStdout } from 'ink';
 import { BudgetPanel } from './BudgetPanel.js';
 import { CheckpointPanel } from './CheckpointPanel.js';
@@ -31,7 +31,7 @@ export function App() {
       case 'approve':
         return pending && controller.answer({ decision: 'approve' }, pending.seq);
       case 'deny':
-        return pending && controller.answer({ decision: 'deny', note: 'denied by the operator' }, pending.seq);
+        return pending && controller.answer({ decision: 'deny' }, pending.seq);
       case 'continue':
         return pending && controller.answer({ action: 'continue' }, pending.seq);
       case 'stop':
@@ -63,8 +63,12 @@ export function App() {
     { isActive: !barOpen },
   );
 
+  const busy = useRef(false);
   const submit = (line: string) => {
+    if (busy.current) return; // one command at a time: a second Enter must not run it twice
+    busy.current = true;
     void controller.command(line).then((result) => {
+      busy.current = false;
       setNotice({ ok: result.ok, text: result.message });
       if (result.ok) {
         setBarOpen(false);

@@ -32,6 +32,8 @@ export const KEYMAP: readonly KeyBinding[] = [
 /** The key as the key map spells it, from Ink's `useInput` arguments. */
 export function keyName(input: string, key: { ctrl: boolean; return?: boolean }): string {
   if (key.return) return 'enter';
+  // A pasted chunk arrives as one multi-character input: it is text, never a key.
+  if ([...input].length !== 1) return '';
   return key.ctrl ? `ctrl+${input}` : input;
 }
 
