@@ -67,7 +67,11 @@ export interface EventDataMap {
    * at once); `reason` says which rule asked.
    */
   'step.end': { step: number; outcome: 'awaiting_tool' | 'ok' | 'skipped' | 'error'; thought?: string; ask?: boolean; reason?: string };
-  'model.call': { turn: number; request_hash: string; response: AgentTurn; usage: TokenUsage; cost_usd: number };
+  /**
+   * `request_chars`: size of what the agent was sent this turn (goal and its lap's history);
+   * `long_session_chars`: what the same request would have been with the whole run's history.
+   */
+  'model.call': { turn: number; request_hash: string; response: AgentTurn; usage: TokenUsage; cost_usd: number; request_chars?: number; long_session_chars?: number };
   'tool.call': { call: ToolCall };
   /** `always`: a rule the operator granted for the rest of the run with this approval. */
   'tool.decision': { call_id: string; decision: 'approve' | 'deny'; by: Decider; note?: string; always?: string };
@@ -78,8 +82,16 @@ export interface EventDataMap {
   'stagnation.detected': { counter: number; threshold: number; iteration: number; action: 'alert' | 'pause' | 'stop' };
   'repetition.detected': { hash: string; count: number; calls: ToolCall[] };
   'goal.revised': { revision: GoalRevision; goal: Goal };
-  'lap.start': { lap: number };
-  'lap.end': { lap: number; outcome: string };
+  /** Fresh laps: a new agent with an empty history; `max_laps` from loop.yaml. */
+  'lap.start': { lap: number; max_laps: number };
+  'lap.end': { lap: number; outcome: 'done' | 'not_done' | 'error'; note?: string };
+  /**
+   * The workspace's git state after a step: `null` fields when it is not a git repo
+   * (progress is then "unknown", never "none").
+   */
+  'workspace.snapshot': { head: string | null; tree: string | null; new_commits: number | null; git: boolean };
+  /** The circuit breaker parked the workspace and wrote a failure report outside it. */
+  'abort.recorded': { report: string; stash: string; restore: string };
   'verify.result': { passed: boolean; commands: VerifyCommandResult[]; trigger: 'claim' | 'check' };
   'hook.error': { topic: string; hook: string; error: string };
   'budget.extended': { dimension: BudgetDimension; limit: number; by: number };
@@ -95,7 +107,7 @@ export const EVENT_TYPES = [
   'plan.draft', 'plan.commit', 'step.start', 'step.end', 'model.call', 'tool.call', 'tool.decision',
   'tool.result', 'tool.error', 'budget.warn', 'checkpoint.recorded', 'stagnation.detected',
   'repetition.detected', 'goal.revised', 'lap.start', 'lap.end', 'verify.result', 'hook.error', 'budget.extended',
-  'reflection.recorded',
+  'reflection.recorded', 'workspace.snapshot', 'abort.recorded',
 ] as const satisfies readonly EventType[];
 
 const KNOWN = new Set<string>(EVENT_TYPES);

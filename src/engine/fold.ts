@@ -98,8 +98,23 @@ export interface SessionState {
   thought: string | null;
   /** The last turn's `final` claim, until the next turn. */
   finalClaim: string | null;
-  /** What the agent has been told: tool results and harness notes, oldest first. */
+  /** What the agent has been told this lap: tool results and harness notes, oldest first. */
   history: AgentMessage[];
+  /** Fresh laps: the current lap (0 when laps are off) and the cap. */
+  lap: number;
+  maxLaps: number | null;
+  /** Laps in a row that ended in an error. */
+  lapFailures: number;
+  /** Steps in a row whose step left the workspace's files unchanged; `unknown` outside git. */
+  unchangedSteps: number | 'unknown';
+  /** Commits made this lap; `unknown` outside git. */
+  lapCommits: number | 'unknown';
+  lastTree: string | null;
+  /** Size of the last request (this lap's context) and of the same request in one long session, in characters. */
+  requestChars: number;
+  longSessionChars: number;
+  /** Where an abort parked the workspace and wrote its report. */
+  abort: { report: string; stash: string; restore: string } | null;
   /** The agent's latest claim that the goal is met, until a verifier judges it. */
   lastVerify: { seq: number; passed: boolean; trigger: 'claim' | 'check'; commands: VerifyCommandResult[] } | null;
   hookErrors: number;
@@ -148,6 +163,15 @@ export const INITIAL_STATE: SessionState = {
   finalClaim: null,
   thought: null,
   history: [],
+  lap: 0,
+  maxLaps: null,
+  lapFailures: 0,
+  unchangedSteps: 'unknown',
+  lapCommits: 'unknown',
+  lastTree: null,
+  requestChars: 0,
+  longSessionChars: 0,
+  abort: null,
   lastVerify: null,
   hookErrors: 0,
   done: null,
@@ -255,6 +279,8 @@ function reduce(s: SessionState, e: LoopEvent): void {
       s.queued = [...e.data.response.tool_calls];
       s.finalClaim = e.data.response.final ?? null;
       s.thought = e.data.response.thought ?? null;
+      s.requestChars = e.data.request_chars ?? 0;
+      s.longSessionChars = e.data.long_session_chars ?? 0;
       if (e.data.response.report) s.reportSinceCheckpoint = mergeReport(s.reportSinceCheckpoint, e.data.response.report);
       break;
     case 'tool.call':
@@ -345,7 +371,29 @@ function reduce(s: SessionState, e: LoopEvent): void {
       s.limits = { ...s.limits, [e.data.dimension]: e.data.limit };
       break;
     case 'lap.start':
+      s.lap = e.data.lap;
+      s.maxLaps = e.data.max_laps;
+      s.history = [];
+      s.queued = [];
+      s.finalClaim = null;
+      s.lapCommits = s.lastTree === null && s.unchangedSteps === 'unknown' ? 'unknown' : 0;
+      break;
     case 'lap.end':
+      s.lapFailures = e.data.outcome === 'error' ? s.lapFailures + 1 : 0;
+      break;
+    case 'workspace.snapshot':
+      if (!e.data.git || e.data.tree === null) {
+        s.unchangedSteps = 'unknown';
+        s.lapCommits = 'unknown';
+        s.lastTree = null;
+        break;
+      }
+      s.unchangedSteps = s.lastTree !== null && s.lastTree === e.data.tree && s.unchangedSteps !== 'unknown' ? s.unchangedSteps + 1 : 0;
+      s.lapCommits = (s.lapCommits === 'unknown' ? 0 : s.lapCommits) + (e.data.new_commits ?? 0);
+      s.lastTree = e.data.tree;
+      break;
+    case 'abort.recorded':
+      s.abort = { report: e.data.report, stash: e.data.stash, restore: e.data.restore };
       break;
     default:
       assertNever(e);

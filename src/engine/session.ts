@@ -105,6 +105,7 @@ export class Session {
   private readonly sinks: Array<(event: LoopEvent) => void>;
   private readonly abort = new AbortController();
   private awaiting: LoopYield | null = null;
+  private pauseRequested: string | null = null;
   private live = false;
   private pattern: Pattern;
   private readonly redact: Redactor;
@@ -193,6 +194,14 @@ export class Session {
   }
 
   // ---------------------------------------------------------------- operator commands
+
+  /**
+   * Asks the run to pause at the next safe point (the start of the next step): the
+   * console's first Ctrl+C. Has no effect once the run is over.
+   */
+  requestPause(reason = 'the operator asked to pause'): void {
+    if (!this.state.done) this.pauseRequested = reason;
+  }
 
   /**
    * Applies an operator's command-bar line (`/goal ...`, `/budget <dimension> +N`). Only
@@ -435,6 +444,11 @@ export class Session {
   /** Budget check at the start of every step (DESIGN.md, "Budget envelope"). */
   private async *checkBudget(): Gen {
     const { warn_fraction } = this.options.policy.budget;
+    if (this.pauseRequested !== null) {
+      const why = this.pauseRequested;
+      this.pauseRequested = null;
+      yield* this.pause('operator', `${why}. Continue, or stop?`);
+    }
     for (;;) {
       const usage = { ...this.state.usage, wall_clock_seconds: activeSeconds(this.state, this.clock()) };
       const limits = this.state.limits;

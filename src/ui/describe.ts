@@ -54,9 +54,13 @@ export function describeEvent(e: LoopEvent): string {
     case 'goal.revised':
       return `goal revised (${e.data.revision.directive}): ${clean(e.data.revision.text)}`;
     case 'lap.start':
-      return `lap ${e.data.lap} started`;
+      return `lap ${e.data.lap}/${e.data.max_laps} started with a fresh agent`;
     case 'lap.end':
-      return `lap ${e.data.lap} ended: ${e.data.outcome}`;
+      return `lap ${e.data.lap} ended: ${e.data.outcome}${e.data.note ? ` (${clean(e.data.note)})` : ''}`;
+    case 'workspace.snapshot':
+      return e.data.git ? `workspace tree ${e.data.tree?.slice(0, 8)}${e.data.new_commits ? `, ${e.data.new_commits} new commit(s)` : ''}` : 'workspace is not a git repo: progress unknown';
+    case 'abort.recorded':
+      return `aborted: workspace ${clean(e.data.stash)}; report ${clean(e.data.report)}`;
     case 'verify.result':
       return `verify ${e.data.passed ? 'passed' : 'failed'}: ${e.data.commands.map((c) => `${c.command} → ${c.exit_code}`).join(', ')}`;
     case 'reflection.recorded':
