@@ -68,9 +68,12 @@ export const POLICY_FILE = 'policy.json';
 
 function wire(policy: LoopPolicy, options: { id: string; runDir: string; workspace: string; clock?: () => number; prior?: LoopEvent[] }) {
   const log = new EventLog(path.join(options.runDir, 'events.jsonl'));
+  const agent = agentFor(policy, options.workspace);
   const session = new Session({
     id: options.id,
-    agent: agentFor(policy, options.workspace),
+    agent,
+    agentFactory: (lap) => (agent instanceof ScriptedAgent ? agent.forLap(lap) : agentFor(policy, options.workspace)),
+    runDir: options.runDir,
     policy,
     workspace: options.workspace,
     clock: options.clock,

@@ -56,7 +56,8 @@ export interface EventDataMap {
   };
   'session.resume': { action: 'continue'; from: LoopState; note?: string };
   'session.pause': { reason: string; prompt: string; from: LoopState };
-  'session.complete': { reason: DoneReason; summary: string };
+  /** `detail` names the limit for `exhausted` (e.g. `max_laps`, `replan_cap`, `max_attempts`, `budget`). */
+  'session.complete': { reason: DoneReason; summary: string; detail?: string };
   'state.transition': { from: LoopState; to: LoopState };
   'plan.draft': { steps: string[] };
   /** `kind`: the first plan, a replan (Plan-and-Execute) or a new attempt (Reflexion). */
@@ -83,7 +84,7 @@ export interface EventDataMap {
   'repetition.detected': { hash: string; count: number; calls: ToolCall[] };
   'goal.revised': { revision: GoalRevision; goal: Goal };
   /** Fresh laps: a new agent with an empty history; `max_laps` from loop.yaml. */
-  'lap.start': { lap: number; max_laps: number };
+  'lap.start': { lap: number; max_laps: number; progress: string | null };
   'lap.end': { lap: number; outcome: 'done' | 'not_done' | 'error'; note?: string };
   /**
    * The workspace's git state after a step: `null` fields when it is not a git repo

@@ -113,12 +113,14 @@ export interface SessionState {
   /** Size of the last request (this lap's context) and of the same request in one long session, in characters. */
   requestChars: number;
   longSessionChars: number;
+  /** Characters of agent history in laps before the current one. */
+  earlierLapsChars: number;
   /** Where an abort parked the workspace and wrote its report. */
   abort: { report: string; stash: string; restore: string } | null;
   /** The agent's latest claim that the goal is met, until a verifier judges it. */
   lastVerify: { seq: number; passed: boolean; trigger: 'claim' | 'check'; commands: VerifyCommandResult[] } | null;
   hookErrors: number;
-  done: { reason: DoneReason; summary: string } | null;
+  done: { reason: DoneReason; summary: string; detail?: string } | null;
   eventCount: number;
   lastSeq: number;
 }
@@ -171,6 +173,7 @@ export const INITIAL_STATE: SessionState = {
   lastTree: null,
   requestChars: 0,
   longSessionChars: 0,
+  earlierLapsChars: 0,
   abort: null,
   lastVerify: null,
   hookErrors: 0,
@@ -236,7 +239,7 @@ function reduce(s: SessionState, e: LoopEvent): void {
       break;
     case 'session.complete':
       pauseClock(s, e.at);
-      s.done = { reason: e.data.reason, summary: e.data.summary };
+      s.done = { reason: e.data.reason, summary: e.data.summary, ...(e.data.detail ? { detail: e.data.detail } : {}) };
       s.pending = null;
       if (s.goal) s.goal = { ...s.goal, status: e.data.reason === 'goal_met' ? 'achieved' : s.goal.status };
       break;
@@ -373,7 +376,16 @@ function reduce(s: SessionState, e: LoopEvent): void {
     case 'lap.start':
       s.lap = e.data.lap;
       s.maxLaps = e.data.max_laps;
-      s.history = [];
+      s.earlierLapsChars += JSON.stringify(s.history).length;
+      s.history = [
+        {
+          role: 'harness',
+          content:
+            `Lap ${e.data.lap} of ${e.data.max_laps}: you start with no memory of earlier laps. ` +
+            (e.data.progress === null ? 'There is no progress file yet.' : `The progress file says:\n${e.data.progress}`) +
+            '\nBefore you finish this lap, update the progress file: what is done, what is next, what was tried without success.',
+        },
+      ];
       s.queued = [];
       s.finalClaim = null;
       s.lapCommits = s.lastTree === null && s.unchangedSteps === 'unknown' ? 'unknown' : 0;

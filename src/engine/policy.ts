@@ -7,66 +7,151 @@ import { PARSERS } from './parsers/index.js';
 import { compileMetricPattern } from './parsers/regex.js';
 import { z } from 'zod';
 import { REPORTED_FIELDS } from './checkpoint.js';
-import { parseDuration } from './duration.js';
-import { parseYamlWith, loadYamlWith } from './yaml-file.js';
+import { DURATION_PATTERN, parseDuration } from './duration.js';
+import { describeValue, loadYamlWith, nearestKey, parseYamlWith } from './yaml-file.js';
 import type { BudgetLimits } from './types.js';
 
 /** Largest loop.yaml accepted, in bytes. */
 export const MAX_CONFIG_BYTES = 256 * 1024;
 
-const text = z.string().trim().min(1, 'expected a non-empty string');
+// ---------------------------------------------------------------------------------------
+// Value types. Every message says what was expected and what was found.
 
-/** A positive finite number, or `unlimited` (→ null). */
-const limit = z.union([z.number().positive().finite(), z.literal('unlimited').transform(() => null)], {
-  error: 'expected a positive number or "unlimited"',
-});
+const text = z.string().trim().min(1, { error: (iss) => `expected a non-empty string, found ${describeValue(iss.input)}` });
+
+/** YAML 1.1 booleans that YAML 1.2 reads as strings, and what to write instead. */
+const YAML11_BOOLEANS: Record<string, boolean> = { yes: true, y: true, on: true, no: false, n: false, off: false };
+
+function booleanMessage(input: unknown): string {
+  const base = `expected true or false, found ${describeValue(input)}`;
+  if (typeof input !== 'string') return base;
+  const word = input.toLowerCase();
+  if (word in YAML11_BOOLEANS) return `${base} (YAML 1.2 reads ${input} as a string; write ${YAML11_BOOLEANS[word]})`;
+  if (word === 'true' || word === 'false') return `${base} (a quoted string; write ${word} without quotes)`;
+  return base;
+}
+
+/** `true` or `false`, nothing else (`no`, `off`, `"true"` are errors with a hint). */
+const bool = z.boolean({ error: (iss) => booleanMessage(iss.input) });
+
+const UNLIMITED_HINT = '0 would not mean unlimited: write unlimited to remove the limit';
+
+function limitMessage(what: string, input: unknown): string {
+  const base = `expected ${what} or "unlimited", found ${describeValue(input)}`;
+  if (input === 0) return `${base} (${UNLIMITED_HINT})`;
+  if (input === null) return `${base} (write a number, or unlimited to remove the limit)`;
+  return base;
+}
+
+const unlimited = z.literal('unlimited').transform(() => null);
+
+/** A positive integer count, or `unlimited` (→ null). `0` and an empty value are errors. */
+const countLimit = z
+  .union(
+    [
+      z
+        .int({ error: (iss) => limitMessage('a positive integer', iss.input) })
+        .positive({ error: (iss) => limitMessage('a positive integer', iss.input) }),
+      unlimited,
+    ],
+    { error: (iss) => limitMessage('a positive integer', iss.input) },
+  )
+  .meta({ title: 'count limit' });
+
+/** A positive finite amount, or `unlimited` (→ null). `0` and an empty value are errors. */
+const amountLimit = z
+  .union(
+    [
+      z
+        .number({ error: (iss) => limitMessage('a positive number', iss.input) })
+        .positive({ error: (iss) => limitMessage('a positive number', iss.input) }),
+      unlimited,
+    ],
+    { error: (iss) => limitMessage('a positive number', iss.input) },
+  )
+  .meta({ title: 'amount limit' });
+
+const DURATION_EXPECTED = 'expected a duration like 90s, 10m or 1h30m';
+
+function durationMessage(input: unknown, orUnlimited: boolean): string {
+  const base = `${DURATION_EXPECTED}${orUnlimited ? ' (or "unlimited")' : ''}, found ${describeValue(input)}`;
+  if (typeof input === 'number' && input > 0 && Number.isInteger(input)) return `${base} (a bare number has no unit: write ${input}s)`;
+  if (input === 0 && orUnlimited) return `${base} (${UNLIMITED_HINT})`;
+  if (typeof input === 'string' && /^\d+:\d+(?::\d+)?$/.test(input)) return `${base} (hh:mm is not read as a time: write e.g. 1h30m)`;
+  return base;
+}
 
 /** A duration string (`90s`, `10m`, `1h30m`) → seconds. */
-const duration = z.string().transform((value, ctx) => {
-  const seconds = parseDuration(value);
-  if (seconds === null) {
-    ctx.addIssue({ code: 'custom', message: `expected a duration like 90s, 10m or 1h30m, found "${value}"` });
-    return z.NEVER;
-  }
-  return seconds;
-});
-const durationOrUnlimited = z.union([z.literal('unlimited').transform(() => null), duration], {
-  error: 'expected a duration like 90s, 10m or 1h30m (or "unlimited")',
+const duration = z
+  .string({ error: (iss) => durationMessage(iss.input, false) })
+  .transform((value, ctx) => {
+    const seconds = parseDuration(value);
+    if (seconds === null) {
+      ctx.addIssue({ code: 'custom', message: durationMessage(value, false) });
+      return z.NEVER;
+    }
+    return seconds;
+  })
+  .meta({ title: 'duration', pattern: DURATION_PATTERN });
+
+/** A duration or `unlimited` (→ null). */
+const durationOrUnlimited = z
+  .union([unlimited, duration], { error: (iss) => durationMessage(iss.input, true) })
+  .meta({ title: 'duration or unlimited' });
+
+/** A positive integer (sizes, counts that cannot be unlimited). */
+const positiveInt = z.int().positive();
+
+/** A path relative to the workspace that stays inside it. */
+const workspaceRelativePath = text.refine((value) => !path.isAbsolute(value) && !value.split(/[\\/]/).includes('..'), {
+  error: (iss) => `expected a path relative to the workspace, inside it, found ${describeValue(iss.input)}`,
 });
 
-const goalSchema = z.strictObject({
-  objective: text,
-  success_criteria: z.array(text).default([]),
-  constraints: z.array(text).default([]),
-});
+// ---------------------------------------------------------------------------------------
+// Sections
 
-const observeSchema = z.strictObject({
-  name: z.string().regex(/^[a-z][a-z0-9_]*$/, 'expected a lower-case metric prefix like "tests"'),
-  command: text,
-  parser: z.enum(PARSERS),
-  /** `regex` only: a pattern with named groups, each a metric `<name>.<group>`. */
-  pattern: z.string().optional(),
-  /** A report the command writes to a file (relative to the workspace) instead of stdout. */
-  report_file: text.optional(),
-  timeout: duration.default(120),
-  output_limit_bytes: z.int().positive().optional(),
-}).superRefine((spec, ctx) => {
-  if (spec.parser !== 'regex') {
-    if (spec.pattern !== undefined) ctx.addIssue({ code: 'custom', path: ['pattern'], message: 'pattern applies only to parser: regex' });
-    return;
-  }
-  if (spec.pattern === undefined) {
-    ctx.addIssue({ code: 'custom', path: ['parser'], message: 'parser: regex needs a pattern with named groups' });
-    return;
-  }
-  try {
-    const { groups } = compileMetricPattern(spec.pattern);
-    const bad = groups.find((g) => !/^[a-z][a-z0-9_]*$/.test(g));
-    if (bad) ctx.addIssue({ code: 'custom', path: ['pattern'], message: `group name "${bad}" must be lower-case letters, digits and _` });
-  } catch (error) {
-    ctx.addIssue({ code: 'custom', path: ['pattern'], message: (error as Error).message });
-  }
-});
+const goalSchema = z
+  .strictObject({
+    objective: text.describe('What the loop must achieve, in one sentence the agent sees every turn.'),
+    success_criteria: z.array(text).default([]).describe('How the goal is judged; shown to the agent.'),
+    constraints: z.array(text).default([]).describe('What must not happen (e.g. "do not edit the tests").'),
+  })
+  .describe('The structured goal the agent works towards.');
+
+const observeSchema = z
+  .strictObject({
+    name: z
+      .string()
+      .regex(/^[a-z][a-z0-9_]*$/, { error: (iss) => `expected a lower-case metric prefix like "tests", found ${describeValue(iss.input)}` })
+      .describe('Prefix of the metrics this command yields: `tests` gives `observed.tests.failing`, ...'),
+    command: text.describe('Shell command the harness runs in the workspace at each checkpoint.'),
+    parser: z.enum(PARSERS).describe('How the output is read into metrics.'),
+    pattern: z
+      .string()
+      .optional()
+      .describe('`parser: regex` only: a pattern with named groups, each a metric `<name>.<group>`.'),
+    report_file: text.optional().describe('A report the command writes (relative to the workspace), read instead of stdout.'),
+    timeout: duration.prefault('120s').describe('Longest the command may run; past it the metrics are missing.'),
+    output_limit_bytes: positiveInt.optional().describe('Most output bytes kept for parsing.'),
+  })
+  .superRefine((spec, ctx) => {
+    if (spec.parser !== 'regex') {
+      if (spec.pattern !== undefined) ctx.addIssue({ code: 'custom', path: ['pattern'], message: `pattern applies only to parser: regex, found parser: ${spec.parser}` });
+      return;
+    }
+    if (spec.pattern === undefined) {
+      ctx.addIssue({ code: 'custom', path: ['parser'], message: 'parser: regex needs a pattern with named groups, found no pattern' });
+      return;
+    }
+    try {
+      const { groups } = compileMetricPattern(spec.pattern);
+      const bad = groups.find((g) => !/^[a-z][a-z0-9_]*$/.test(g));
+      if (bad) ctx.addIssue({ code: 'custom', path: ['pattern'], message: `expected group names of lower-case letters, digits and _, found "${bad}"` });
+    } catch (error) {
+      ctx.addIssue({ code: 'custom', path: ['pattern'], message: (error as Error).message });
+    }
+  })
+  .describe('A command whose output the harness turns into `observed.*` metrics.');
 
 const signalSchema = z.strictObject({
   signal: z
@@ -75,16 +160,17 @@ const signalSchema = z.strictObject({
       message: 'a reported.* path cannot measure progress: only observed.* signals can (observed beats reported)',
     })
     .refine((s) => s.startsWith('reported.') || /^observed\.[a-z][a-z0-9_]*\.[a-z][a-z0-9_]*$/.test(s), {
-      message: 'expected an observed signal like observed.tests.failing',
-    }),
-  direction: z.enum(['increase', 'decrease']),
+      error: (iss) => `expected an observed signal like observed.tests.failing, found ${describeValue(iss.input)}`,
+    })
+    .describe('An observed metric, `observed.<name>.<metric>` (never `reported.*`).'),
+  direction: z.enum(['increase', 'decrease']).describe('Which way the metric moves when the work progresses.'),
 });
 
 const approvalRule = z.string().superRefine((rule, ctx) => {
   try {
     parseRule(rule);
   } catch (error) {
-    ctx.addIssue({ code: 'custom', message: error instanceof ConfigError ? error.expected : String(error) });
+    ctx.addIssue({ code: 'custom', message: `${error instanceof ConfigError ? error.expected : String(error)}, found ${describeValue(rule)}` });
   }
 });
 
@@ -92,133 +178,263 @@ const approvalRule = z.string().superRefine((rule, ctx) => {
 export const BUILTIN_HOOKS = ['approval-gate', 'trace-writer'] as const;
 
 const commandHookSchema = z.strictObject({
-  name: text,
-  topic: z.enum(HOOK_TOPICS),
-  command: text,
-  timeout: duration.optional(),
-  on_hook_error: z.enum(['block', 'allow']).optional(),
+  name: text.describe('Name shown in events and errors.'),
+  topic: z.enum(HOOK_TOPICS).describe('The hook topic the command runs on.'),
+  command: text.describe('Shell command; receives the topic payload as JSON on stdin.'),
+  timeout: duration.optional().describe('Longest the command may run (default: `hook_timeout`).'),
+  on_hook_error: z.enum(['block', 'allow']).optional().describe('What a failing hook does to the guarded action.'),
 });
 
-const hookSchema = z.union([z.enum(BUILTIN_HOOKS), commandHookSchema], {
-  error: `expected a built-in hook (${BUILTIN_HOOKS.join(', ')}) or { name, topic, command }`,
-});
+function hookMessage(input: unknown): string {
+  const near = typeof input === 'string' ? nearestKey(input, BUILTIN_HOOKS) : undefined;
+  return `expected a built-in hook (${BUILTIN_HOOKS.join(', ')}) or { name, topic, command }, found ${describeValue(input)}${near ? `; did you mean "${near}"?` : ''}`;
+}
+
+const hookSchema = z.union([z.enum(BUILTIN_HOOKS), commandHookSchema], { error: (iss) => hookMessage(iss.input) });
 
 /** A hook entry of loop.yaml: a built-in by name, or an external command on one topic. */
 export type HookEntry = z.output<typeof hookSchema>;
 
-const loopSchema = z.strictObject({
-  goal: goalSchema,
-  pattern: z.enum(['react', 'plan-and-execute', 'reflexion', 'auto']).default('react'),
-  patterns: z
-    .strictObject({
-      plan_and_execute: z.strictObject({ max_replans: z.int().nonnegative().default(2) }).prefault({}),
-      reflexion: z.strictObject({ max_attempts: z.int().positive().default(3) }).prefault({}),
-    })
-    .prefault({}),
-  task: z
-    .strictObject({
-      known_procedure: z.boolean().default(false),
-      exploratory: z.boolean().default(false),
-      quality_critical: z.boolean().default(false),
-      complex: z.boolean().default(false),
-    })
-    .prefault({}),
-  agent: z.discriminatedUnion(
+const AGENT_KINDS = ['scripted', 'openai', 'command'] as const;
+
+function agentMessage(input: unknown): string {
+  if (input === null || typeof input !== 'object' || Array.isArray(input)) {
+    return `expected a mapping with kind: ${AGENT_KINDS.join(', ')}, found ${describeValue(input)}`;
+  }
+  const kind = (input as Record<string, unknown>).kind;
+  const near = typeof kind === 'string' ? nearestKey(kind, AGENT_KINDS) : undefined;
+  return `expected kind: scripted, openai or command, found ${describeValue(kind)}${near ? `; did you mean "${near}"?` : ''}`;
+}
+
+const agentSchema = z
+  .discriminatedUnion(
     'kind',
     [
-      z.strictObject({ kind: z.literal('scripted'), script: text }),
-      z.strictObject({
-        kind: z.literal('openai'),
-        model: text,
-        /** Any OpenAI-compatible endpoint; default: OPENAI_BASE_URL or OpenAI's. */
-        base_url: text.optional(),
-        /** Name of the environment variable holding the key (the key itself never goes in loop.yaml). */
-        api_key_env: text.default('OPENAI_API_KEY'),
-        temperature: z.number().min(0).max(2).optional(),
-        max_retries: z.int().nonnegative().default(3),
-      }),
-      z.strictObject({
-        kind: z.literal('command'),
-        command: text,
-        prompt: z.enum(['stdin', 'argument']).default('stdin'),
-        timeout: duration.default(1800),
-        env_passthrough: z.array(text).default([]),
-      }),
+      z
+        .strictObject({
+          kind: z.literal('scripted'),
+          script: text.describe('`kind: scripted`: the transcript to replay (relative to this file).'),
+        })
+        .describe('Replays a transcript: no model needed.'),
+      z
+        .strictObject({
+          kind: z.literal('openai'),
+          model: text.describe('`kind: openai`: the model name.'),
+          base_url: text.optional().describe('`kind: openai`: any OpenAI-compatible endpoint (default: OPENAI_BASE_URL or OpenAI).'),
+          api_key_env: text.default('OPENAI_API_KEY').describe('`kind: openai`: the environment variable holding the key (never the key itself).'),
+          temperature: z.number().min(0).max(2).optional().describe('`kind: openai`: sampling temperature, 0 to 2.'),
+          max_retries: z.int().nonnegative().default(3).describe('`kind: openai`: retries of a failed request.'),
+        })
+        .describe('A model behind an OpenAI-compatible endpoint.'),
+      z
+        .strictObject({
+          kind: z.literal('command'),
+          command: text.describe('`kind: command`: the external agent CLI to run each lap.'),
+          prompt: z.enum(['stdin', 'argument']).default('stdin').describe('`kind: command`: how the prompt is passed.'),
+          timeout: duration.prefault('30m').describe('`kind: command`: longest one agent run may take.'),
+          env_passthrough: z.array(text).default([]).describe('`kind: command`: environment variables the agent may see.'),
+        })
+        .describe('An external agent CLI, run as a process.'),
     ],
-    { error: 'expected agent.kind: scripted, openai or command' },
-  ),
-  workspace: z.strictObject({
-    path: text,
-    copy: z.enum(['temp', 'none']).default('none'),
-  }),
-  budget: z
-    .strictObject({
-      max_iterations: limit.default(50),
-      max_tool_calls: limit.default(100),
-      max_wall_clock: durationOrUnlimited.default(1800),
-      max_tokens: limit.default(null),
-      max_cost_usd: limit.default(null),
-      warn_fraction: z.number().gt(0).lte(1).default(0.8),
-      increments: z
-        .strictObject({
-          turns: z.int().positive().default(10),
-          tool_calls: z.int().positive().default(20),
-          wall_clock: duration.default(600),
-          tokens: z.int().positive().default(50_000),
-          cost_usd: z.number().positive().default(1),
-        })
-        .prefault({}),
-    })
-    .prefault({}),
-  pricing: z
-    .strictObject({
-      input_per_million_usd: z.number().nonnegative().default(0),
-      output_per_million_usd: z.number().nonnegative().default(0),
-    })
-    .prefault({}),
-  checkpoint: z.strictObject({ every_iterations: z.int().positive().default(3) }).prefault({}),
-  observe: z.array(observeSchema).default([]),
-  progress: z
-    .strictObject({
-      observed: z.array(signalSchema).default([]),
-      reported: z
-        .strictObject({
-          track: z.array(z.enum(REPORTED_FIELDS)).default(['new_evidence', 'eliminated_hypotheses']),
-          resets_stagnation: z
-            .literal(false, { error: 'reported claims never reset stagnation: only observed progress does' })
-            .default(false),
-        })
-        .prefault({}),
-    })
-    .prefault({}),
-  stagnation: z
-    .strictObject({
-      checkpoints_without_observed_progress: z.int().positive().default(3),
-      on_detect: z.enum(['alert', 'pause', 'stop']).default('pause'),
-    })
-    .prefault({}),
-  verify: z.array(z.strictObject({ command: text, timeout: duration.default(300) })).min(1, 'expected at least one verify command'),
-  approval: z
-    .strictObject({
-      /** What a tool call no rule matches gets: ask the operator, allow, or deny. */
-      default: z.enum(['ask', 'allow', 'deny']).default('ask'),
-      /** Rules like `read_file` (a whole tool) or `shell: git status` (a literal command prefix). */
-      allow: z.array(approvalRule).default([]),
-      /** Deny rules are checked against every part of a command and win over allow. */
-      deny: z.array(approvalRule).default([]),
-      /** An approval waiting longer than this is denied, never approved. */
-      timeout: durationOrUnlimited.default(1800),
-    })
-    .prefault({}),
-  hooks: z.array(hookSchema).default(['approval-gate']),
-  hook_timeout: duration.default(5),
-  tools: z
-    .strictObject({
-      shell_timeout: duration.default(120),
-      output_limit_bytes: z.int().positive().default(16 * 1024),
-    })
-    .prefault({}),
-});
+    { error: (iss) => agentMessage(iss.input) },
+  )
+  .describe('Who does the work: `kind: scripted | openai | command`.');
+
+const BUDGET_KEYS = ['max_iterations', 'max_tool_calls', 'max_wall_clock', 'max_tokens', 'max_cost_usd'] as const;
+
+const budgetSchema = z
+  .strictObject({
+    max_iterations: countLimit.prefault(50).describe('Agent turns, cumulative for the run.'),
+    max_tool_calls: countLimit.prefault(100).describe('Tool calls, cumulative for the run.'),
+    max_wall_clock: durationOrUnlimited.prefault('30m').describe('Active time; waiting for the operator does not count.'),
+    max_tokens: countLimit.prefault('unlimited').describe('Input plus output tokens.'),
+    max_cost_usd: amountLimit.prefault('unlimited').describe('Cost in USD, priced by `pricing`.'),
+    warn_fraction: z.number().gt(0).lte(1).default(0.8).describe('`budget.warn` fires once per dimension past this fraction of its limit.'),
+    on_exhausted: z.enum(['pause', 'abort']).default('pause').describe('At a limit: pause for the operator, or abort the run (stash and report).'),
+    increments: z
+      .strictObject({
+        turns: positiveInt.default(10).describe('Turns added by "raise the limit".'),
+        tool_calls: positiveInt.default(20).describe('Tool calls added by "raise the limit".'),
+        wall_clock: duration.prefault('10m').describe('Time added by "raise the limit".'),
+        tokens: positiveInt.default(50_000).describe('Tokens added by "raise the limit".'),
+        cost_usd: z.number().positive().default(1).describe('USD added by "raise the limit".'),
+      })
+      .prefault({})
+      .describe('What a budget pause offers to add to the exhausted dimension.'),
+  })
+  .superRefine((budget, ctx) => {
+    const unbounded = [budget.max_iterations, budget.max_tool_calls, budget.max_wall_clock, budget.max_tokens, budget.max_cost_usd];
+    if (unbounded.every((limit) => limit === null)) {
+      ctx.addIssue({
+        code: 'custom',
+        message: `expected at least one bound, found every limit unlimited (${BUDGET_KEYS.join(', ')}): a run with no bound would never stop`,
+      });
+    }
+  })
+  .prefault({})
+  .describe('Limits checked at the start of every step, in this order. Write `unlimited` to lift one; at least one must stay bounded.');
+
+const repetitionSchema = z
+  .strictObject({
+    window: z
+      .int({ error: (iss) => `expected an integer >= 2, found ${describeValue(iss.input)}` })
+      .min(2, { error: (iss) => `expected an integer >= 2, found ${describeValue(iss.input)}` })
+      .default(5)
+      .describe('Most recent non-exempt calls a repeat is counted in (this call included).'),
+    threshold: z
+      .int({ error: (iss) => `expected an integer >= 2, found ${describeValue(iss.input)}` })
+      .min(2, { error: (iss) => `expected an integer >= 2, found ${describeValue(iss.input)}` })
+      .default(3)
+      .describe('Identical calls in the window (or turns of a short cycle) that make a detection; at most `window`.'),
+    exempt_tools: z.array(text).default([]).describe('Tools never counted (e.g. a `wait` tool).'),
+    ignore_arg_keys: z.array(text).default([]).describe('Argument keys dropped before comparing calls, at any depth.'),
+    include_result: bool.default(true).describe('Excuse repeats whose earlier results all differ (progress polling).'),
+    on_detect: z.enum(['alert', 'pause', 'stop']).default('pause').describe('What follows a detection.'),
+  })
+  .superRefine((rep, ctx) => {
+    if (Number.isInteger(rep.window) && rep.window >= 2 && Number.isInteger(rep.threshold) && rep.threshold > rep.window) {
+      ctx.addIssue({ code: 'custom', path: ['threshold'], message: `expected at most repetition.window (${rep.window}), found ${rep.threshold}` });
+    }
+  })
+  .prefault({})
+  .describe('The guard against the same tool call (or a short cycle of calls) over and over.');
+
+const lapsSchema = z
+  .strictObject({
+    enabled: bool.default(false).describe('Run fresh laps: a new agent with an empty history each lap.'),
+    max_laps: positiveInt.default(5).describe('Laps at most; the run ends `exhausted` after the last.'),
+    max_consecutive_failures: positiveInt.default(3).describe('Laps in a row that end in an error before the run aborts.'),
+    progress_file: workspaceRelativePath.default('PROGRESS.md').describe('Hand-over file between laps, relative to the workspace.'),
+  })
+  .prefault({})
+  .describe('Fresh laps, for external CLI agents run lap after lap.');
+
+const loopSchema = z
+  .strictObject({
+    goal: goalSchema,
+    pattern: z
+      .enum(['react', 'plan-and-execute', 'reflexion', 'auto'])
+      .default('react')
+      .describe('How the agent works: `auto` picks from `task`.'),
+    patterns: z
+      .strictObject({
+        plan_and_execute: z
+          .strictObject({ max_replans: z.int().nonnegative().default(2).describe('Replans after a failed step.') })
+          .prefault({})
+          .describe('Settings of `pattern: plan-and-execute`.'),
+        reflexion: z
+          .strictObject({ max_attempts: positiveInt.default(3).describe('Attempts, each after a reflection on the last.') })
+          .prefault({})
+          .describe('Settings of `pattern: reflexion`.'),
+      })
+      .prefault({})
+      .describe('Settings of each pattern.'),
+    task: z
+      .strictObject({
+        known_procedure: bool.default(false).describe('The steps are known in advance (favours plan-and-execute).'),
+        exploratory: bool.default(false).describe('The path is unknown (favours react).'),
+        quality_critical: bool.default(false).describe('Output must be checked and retried (favours reflexion).'),
+        complex: bool.default(false).describe('Many dependent steps.'),
+      })
+      .prefault({})
+      .describe('What the task is like; read by `pattern: auto`.'),
+    agent: agentSchema,
+    workspace: z
+      .strictObject({
+        path: text.describe('The folder the agent works in (relative to this file).'),
+        copy: z.enum(['temp', 'none']).default('none').describe('`temp` works on a temporary git-initialised copy; `none` in place.'),
+      })
+      .describe('Where the agent works.'),
+    budget: budgetSchema,
+    pricing: z
+      .strictObject({
+        input_per_million_usd: z.number().nonnegative().default(0).describe('USD per million input tokens.'),
+        output_per_million_usd: z.number().nonnegative().default(0).describe('USD per million output tokens.'),
+      })
+      .prefault({})
+      .describe('Token prices for `budget.max_cost_usd`.'),
+    checkpoint: z
+      .strictObject({ every_iterations: positiveInt.default(3).describe('Iterations between checkpoints.') })
+      .prefault({})
+      .describe('When the harness records a checkpoint (observed metrics and reported claims).'),
+    observe: z.array(observeSchema).prefault([]).describe('Commands the harness runs to measure progress itself.'),
+    progress: z
+      .strictObject({
+        observed: z.array(signalSchema).default([]).describe('Signals that show progress when they move the declared way.'),
+        reported: z
+          .strictObject({
+            track: z
+              .array(z.enum(REPORTED_FIELDS))
+              .default(['new_evidence', 'eliminated_hypotheses'])
+              .describe('Reported fields that make `claimed_progress` when non-empty.'),
+            resets_stagnation: z
+              .literal(false, { error: 'reported claims never reset stagnation: only observed progress does' })
+              .default(false)
+              .describe('Always false: a claim never resets the stagnation counter.'),
+          })
+          .prefault({})
+          .describe("The agent's claims: shown and checked, never counted as progress."),
+      })
+      .prefault({})
+      .describe('What counts as progress. Only observed signals can show it.'),
+    stagnation: z
+      .strictObject({
+        checkpoints_without_observed_progress: positiveInt.default(3).describe('Checkpoints in a row without observed progress that raise STAGNATION_DETECTED.'),
+        on_detect: z.enum(['alert', 'pause', 'stop']).default('pause').describe('What follows STAGNATION_DETECTED.'),
+      })
+      .prefault({})
+      .describe('When no observed progress becomes an alert.'),
+    repetition: repetitionSchema,
+    verify: z
+      .array(
+        z.strictObject({
+          command: text.describe('A command that must exit 0.'),
+          timeout: duration.prefault('5m').describe('Longest the command may run.'),
+        }),
+      )
+      .min(1, 'expected at least one verify command')
+      .describe('Commands that must pass for the goal to be met: the agent saying so is not enough.'),
+    approval: z
+      .strictObject({
+        default: z.enum(['ask', 'allow', 'deny']).default('ask').describe('What a tool call no rule matches gets.'),
+        allow: z.array(approvalRule).default([]).describe('Rules like `read_file` (a whole tool) or `shell: git status` (a literal command prefix).'),
+        deny: z.array(approvalRule).default([]).describe('Checked against every part of a command; wins over allow.'),
+        timeout: durationOrUnlimited.prefault('30m').describe('An approval waiting longer than this is denied, never approved.'),
+      })
+      .prefault({})
+      .describe('Which tool calls run, are refused, or are asked about.'),
+    laps: lapsSchema,
+    hooks: z
+      .array(hookSchema)
+      .prefault(['approval-gate'])
+      .describe(`Operator policies: built-ins by name (${BUILTIN_HOOKS.join(', ')}) or { name, topic, command }.`),
+    hook_timeout: duration.prefault('5s').describe('Default timeout of a command hook.'),
+    on_abort: z
+      .strictObject({
+        stash: bool.default(true).describe('Park the workspace with `git stash push --include-untracked`.'),
+        report: bool.default(true).describe('Write a failure report outside the workspace.'),
+      })
+      .prefault({})
+      .describe('What an abort leaves behind.'),
+    tools: z
+      .strictObject({
+        shell_timeout: duration.prefault('2m').describe('Longest a shell tool call may run.'),
+        output_limit_bytes: positiveInt.default(16 * 1024).describe('Most output bytes a tool returns to the agent.'),
+      })
+      .prefault({})
+      .describe('Limits of the built-in tools.'),
+  })
+  .meta({
+    title: 'loopdeck loop.yaml',
+    description: 'The loop contract: goal, budget, checkpoints and exit criteria as data (docs/loop-yaml.md).',
+  });
+
+/**
+ * The zod schema of loop.yaml, before the checks that need the file's directory. The one
+ * place where keys, types and defaults are defined: `npm run schema` generates
+ * `schema/loop.schema.json` and `docs/loop-yaml.md` from it.
+ */
+export const LOOP_SCHEMA = loopSchema;
 
 type RawPolicy = z.output<typeof loopSchema>;
 
@@ -264,7 +480,13 @@ function schemaFor(file: string) {
 export interface LoopPolicy extends Omit<RawPolicy, 'budget'> {
   /** Absolute path of the file this policy was loaded from. */
   file: string;
-  budget: { limits: BudgetLimits; warn_fraction: number; increments: BudgetLimitsFilled };
+  budget: {
+    limits: BudgetLimits;
+    warn_fraction: number;
+    increments: BudgetLimitsFilled;
+    /** At a limit: pause for the operator, or abort the run. */
+    on_exhausted: 'pause' | 'abort';
+  };
 }
 
 /** One positive number per budget dimension (the increments a pause prompt offers). */
@@ -297,6 +519,7 @@ function finish(parsed: RawPolicy, file: string): LoopPolicy {
         cost_usd: budget.max_cost_usd,
       },
       warn_fraction: budget.warn_fraction,
+      on_exhausted: budget.on_exhausted,
       increments: {
         turns: budget.increments.turns,
         tool_calls: budget.increments.tool_calls,

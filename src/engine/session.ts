@@ -15,6 +15,20 @@ import type { LoopPolicy } from './policy.js';
 import { runTool } from './tools.js';
 import { BUDGET_DIMENSIONS, type AgentTurn, type BudgetDimension, type Goal, type ToolCall, type ToolResult } from './types.js';
 import { runVerify } from './verify.js';
+import { recordAbort } from './abort.js';
+import { gitSnapshot, isGitWorkTree, type GitSnapshot } from './git-progress.js';
+import {
+  detectionEventData,
+  INITIAL_REPETITION,
+  observeCall,
+  recordResult,
+  resolveRepetitionOptions,
+  resultHash,
+  type RepetitionOptions,
+  type RepetitionState,
+} from './repetition.js';
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
 
 /** A point where the session hands control back and waits for `next(payload)`. */
 export type LoopYield =
@@ -31,6 +45,8 @@ export type ResumePayload = ToolAnswer | PauseAnswer;
 export interface LoopOutcome {
   reason: DoneReason;
   summary: string;
+  /** For `exhausted` and some stops: which limit (`max_laps`, `replan_cap`, `max_attempts`, ...). */
+  detail?: string;
 }
 
 /** The async generator of a run, whose `next(payload)` rejects bad payloads without side effects. */
@@ -59,6 +75,13 @@ export interface SessionOptions {
   redact?: Redactor;
   /** Streamed agent text as it arrives (not recorded: the turn's response is). */
   onAgentText?: (chunk: string) => void;
+  /**
+   * Fresh laps: a new agent for lap `n` (1-based), with no memory of earlier laps.
+   * Required when `laps.enabled`; without laps the session uses `agent`.
+   */
+  agentFactory?: (lap: number) => Agent;
+  /** The run directory, where an abort writes `failure-report.json` (outside the workspace). */
+  runDir?: string;
   /** Runs a tool call; default: the built-in workspace tools ({@link runTool}). */
   runTool?: typeof runTool;
   /** Events of an earlier process of this session, for {@link Session.resume}. */
@@ -106,6 +129,16 @@ export class Session {
   private readonly abort = new AbortController();
   private awaiting: LoopYield | null = null;
   private pauseRequested: string | null = null;
+  private stopRequested: 'stop' | 'abort' | null = null;
+  private agent: Agent;
+  private repetition: RepetitionState = INITIAL_REPETITION;
+  private readonly repetitionOptions: RepetitionOptions;
+  /** Call id whose repetition check already ran (so a resumed pause does not fire again). */
+  private repetitionChecked: string | null = null;
+  private readonly recent: LoopEvent[] = [];
+  private git: boolean | null = null;
+  private lastSnapshot: GitSnapshot | null = null;
+  private snapshotStep = -1;
   private live = false;
   private pattern: Pattern;
   private readonly redact: Redactor;
@@ -115,10 +148,18 @@ export class Session {
     this.hooks = options.hooks ?? new HookRegistry();
     this.sinks = options.sinks ?? [];
     this.redact = options.redact ?? createRedactor();
+    this.agent = options.agent;
+    const rep = options.policy.repetition;
+    this.repetitionOptions = resolveRepetitionOptions(
+      { window: rep.window, threshold: rep.threshold, exempt_tools: rep.exempt_tools, ignore_arg_keys: rep.ignore_arg_keys, include_result: rep.include_result },
+      options.policy.file,
+    );
     this.pattern = resolvePattern(options.policy.pattern, options.policy.task).pattern;
     if (options.prior && options.prior.length > 0) {
       this.state = fold(options.prior);
       if (this.state.pattern) this.pattern = this.state.pattern as Pattern;
+      for (const event of options.prior) this.trackRepetition(event);
+      this.recent.push(...options.prior.slice(-10));
     }
   }
 
@@ -157,8 +198,11 @@ export class Session {
     if (!this.state.machine.started) throw new SessionStateError('resume() needs a run to continue; use run()', this.state.machine.state);
     if (this.state.done) throw new SessionStateError(`the run is over (${this.state.done.reason})`, this.state.machine.state);
     if (this.live) throw new SessionStateError('the run is already going', this.state.machine.state);
-    const turns = (this.options.prior ?? []).flatMap((e) => (e.type === 'model.call' ? [e.data.response] : []));
-    this.options.agent.restore?.(turns);
+    const prior = this.options.prior ?? [];
+    const lapStart = prior.findLastIndex((e) => e.type === 'lap.start');
+    if (this.state.lap > 0) this.agent = this.lapAgent(this.state.lap);
+    const turns = prior.slice(lapStart + 1).flatMap((e) => (e.type === 'model.call' ? [e.data.response] : []));
+    this.agent.restore?.(turns);
     return this.wrap(this.loop({ kind: 'resume' }));
   }
 
@@ -216,8 +260,21 @@ export class Session {
       if (!match) return { ok: false, message: `usage: /budget <${BUDGET_DIMENSIONS.join('|')}> +N` };
       return this.extendBudget(match[1]!, Number(match[2]));
     }
+    if (/^\/stop(\s|$)/.test(trimmed)) {
+      if (this.state.done) return { ok: false, message: 'the run is over' };
+      if (trimmed === '/stop') {
+        this.stopRequested = 'stop';
+        return { ok: true, message: 'stopping at the next safe point (answer any open prompt first)' };
+      }
+      if (trimmed === '/stop --abort') {
+        this.stopRequested = 'abort';
+        this.abort.abort();
+        return { ok: true, message: 'aborting: running tools are killed, the workspace will be stashed and a failure report written' };
+      }
+      return { ok: false, message: 'usage: /stop (stop at the next safe point) or /stop --abort (kill tools, stash the workspace, write a failure report)' };
+    }
     const word = trimmed.split(/\s/)[0] || '(empty)';
-    return { ok: false, message: `unknown command "${word}"; try /goal status, /goal add-constraint <text>, /goal redirect <text>, /budget <dimension> +N` };
+    return { ok: false, message: `unknown command "${word}"; try /goal status, /goal add-constraint <text>, /goal redirect <text>, /budget <dimension> +N, /stop, /stop --abort` };
   }
 
   private async goalCommand(line: string): Promise<{ ok: boolean; message: string }> {
@@ -246,9 +303,9 @@ export class Session {
     if (!goal || this.state.done) throw new SessionStateError('the goal can only be revised during a run', this.state.machine.state);
     const next = reviseGoal(goal, directive, text);
     let reconciliation = fallbackReconciliation(directive);
-    if (this.options.agent.reconcile) {
+    if (this.agent.reconcile) {
       try {
-        const answer = await this.options.agent.reconcile({ ...this.agentContext(), goal: next, previous: goal, directive, text });
+        const answer = await this.agent.reconcile({ ...this.agentContext(), goal: next, previous: goal, directive, text });
         reconciliation = validReconciliation(answer) ?? { ...reconciliation, still_valid: 'the agent gave no usable reconciliation' };
       } catch (error) {
         reconciliation = { ...reconciliation, still_valid: `the agent could not reconcile: ${describeError(error)}` };
@@ -275,6 +332,9 @@ export class Session {
   private emit<T extends EventType>(type: T, data: EventDataMap[T]): LoopEvent {
     const event = { seq: this.state.lastSeq + 1, at: this.clock(), session: this.options.id, type, data: this.redact(data) } as LoopEvent;
     this.state = fold([event], this.state);
+    this.recent.push(event);
+    if (this.recent.length > 10) this.recent.shift();
+    this.trackRepetition(event);
     for (const sink of this.sinks) sink(event);
     return event;
   }
@@ -326,6 +386,10 @@ export class Session {
             yield* this.plan();
             break;
           case 'EXECUTING':
+            if (this.state.stepOpen) {
+              yield* this.continueStep(this.state.step);
+              break;
+            }
             yield* this.checkBudget();
             yield* this.step();
             break;
@@ -340,7 +404,7 @@ export class Session {
       if (error instanceof Stop) return error.outcome;
       const message = describeError(error);
       await this.hook('on_error', { source: 'engine', error: message });
-      return await this.finish('aborted', `stopped by an error: ${message}`);
+      return await this.abortRun(`engine error: ${message}`);
     } finally {
       this.live = false;
     }
@@ -368,8 +432,6 @@ export class Session {
         return;
       }
       case 'EXECUTING':
-        if (s.stepOpen) yield* this.continueStep(s.step);
-        return;
       case 'PLANNING':
       case 'REFLECTING':
         return;
@@ -393,8 +455,8 @@ export class Session {
       case 'plan-and-execute': {
         const failed = kind === 'replan' ? this.failureNote() : undefined;
         reason = failed;
-        if (!this.options.agent.plan) throw new AgentError(`${this.options.agent.name} cannot plan; Plan-and-Execute needs an agent that plans`);
-        steps = await this.options.agent.plan({ ...this.agentContext(), kind: kind === 'initial' ? 'initial' : 'replan', ...(failed ? { reason: failed } : {}) });
+        if (!this.agent.plan) throw new AgentError(`${this.agent.name} cannot plan; Plan-and-Execute needs an agent that plans`);
+        steps = await this.agent.plan({ ...this.agentContext(), kind: kind === 'initial' ? 'initial' : 'replan', ...(failed ? { reason: failed } : {}) });
         break;
       }
       case 'reflexion':
@@ -409,6 +471,7 @@ export class Session {
     if (payload.steps.length === 0) throw new Stop(await this.finish('no_plan', 'the plan has no steps'));
     this.emit('plan.commit', { steps: [...payload.steps], kind, ...(reason ? { reason } : {}) });
     this.go('EXECUTING');
+    if (this.options.policy.laps.enabled && this.state.lap === 0) await this.startLap(1);
   }
 
   private failureNote(): string {
@@ -444,6 +507,8 @@ export class Session {
   /** Budget check at the start of every step (DESIGN.md, "Budget envelope"). */
   private async *checkBudget(): Gen {
     const { warn_fraction } = this.options.policy.budget;
+    if (this.stopRequested === 'abort') throw new Stop(await this.abortRun('the operator aborted the run (/stop --abort)'));
+    if (this.stopRequested === 'stop') throw new Stop(await this.finish('stopped', 'stopped by the operator (/stop)'));
     if (this.pauseRequested !== null) {
       const why = this.pauseRequested;
       this.pauseRequested = null;
@@ -462,6 +527,14 @@ export class Session {
       const limit = limits[dimension]!;
       await this.hook('on_budget_exceeded', { dimension, used: usage[dimension], limit });
       this.emit('budget.warn', { dimension, used: usage[dimension], limit, exceeded: true });
+      if (this.state.lap > 0 && (await this.verify('check'))) {
+        // A lap that meets the goal wins over a budget that ran out in it.
+        this.emit('lap.end', { lap: this.state.lap, outcome: 'done', note: `the ${dimension} budget ran out, but the goal is met` });
+        throw new Stop(await this.finish('goal_met', `the verifier passed in lap ${this.state.lap}`));
+      }
+      if (this.options.policy.budget.on_exhausted === 'abort') {
+        throw new Stop(await this.abortRun(`the ${dimension} budget is spent (${round(usage[dimension])} of ${limit})`));
+      }
       const by = this.options.policy.budget.increments[dimension];
       yield* this.pause(
         `budget_exceeded:${dimension}`,
@@ -502,16 +575,18 @@ export class Session {
     if (!this.state.stepHasTurn) {
       let response: AgentTurn;
       try {
-        response = await this.options.agent.nextTurn({ ...this.agentContext(), ...(this.options.onAgentText ? { onText: this.options.onAgentText } : {}) });
+        response = await this.agent.nextTurn({ ...this.agentContext(), ...(this.options.onAgentText ? { onText: this.options.onAgentText } : {}) });
       } catch (error) {
         this.emit('step.end', { step, outcome: 'error', thought: describeError(error) });
         await this.hook('after_step', { step, outcome: 'error' });
         this.go('REFLECTING');
-        if (error instanceof AgentError) {
-          await this.hook('on_error', { source: 'agent', error: error.message });
-          throw new Stop(await this.finish('aborted', `the agent failed: ${error.message}`));
+        if (!(error instanceof AgentError)) throw error;
+        await this.hook('on_error', { source: 'agent', error: error.message });
+        if (this.state.lap > 0) {
+          await this.endLap('error', error.message);
+          return;
         }
-        throw error;
+        throw new Stop(await this.finish('aborted', `the agent failed: ${error.message}`));
       }
       const turn = this.state.turn + 1;
       const requestHash = createHash('sha256')
@@ -519,7 +594,16 @@ export class Session {
         .digest('hex')
         .slice(0, 16);
       const cost = costOf(response.usage, this.options.policy.pricing);
-      this.emit('model.call', { turn, request_hash: requestHash, response, usage: response.usage, cost_usd: cost });
+      const requestChars = JSON.stringify({ goal: this.state.goal, history: this.state.history }).length;
+      this.emit('model.call', {
+        turn,
+        request_hash: requestHash,
+        response,
+        usage: response.usage,
+        cost_usd: cost,
+        request_chars: requestChars,
+        long_session_chars: requestChars + this.state.earlierLapsChars,
+      });
     }
     const call = this.state.queued[0];
     if (!call) {
@@ -528,6 +612,10 @@ export class Session {
       await this.hook('after_step', { step, outcome: 'ok' });
       this.go('REFLECTING');
       return;
+    }
+    if (this.repetitionChecked !== call.id) {
+      this.repetitionChecked = call.id;
+      yield* this.checkRepetition(call);
     }
     const payload = { call: structuredClone(call), granted: this.state.granted };
     const gate = await this.hook('before_tool_call', payload);
@@ -590,12 +678,18 @@ export class Session {
   /** REFLECTING: checkpoint when due, then what the pattern does next. */
   private async *reflect(): Gen {
     const { policy } = this.options;
+    await this.snapshotWorkspace();
     const turn = this.state.turn;
     const last = this.state.checkpoints[this.state.checkpoints.length - 1];
     if (this.state.queued.length === 0 && turn > 0 && turn % policy.checkpoint.every_iterations === 0 && last?.iteration !== turn) {
       yield* this.checkpoint(turn);
     }
     if (this.state.queued.length > 0) return this.go('EXECUTING');
+    if (this.state.lap > 0) {
+      if (this.state.finalClaim !== null) await this.endLap('claimed');
+      if (!this.state.done) this.go('EXECUTING');
+      return;
+    }
     switch (this.pattern) {
       case 'react':
         if (this.state.finalClaim !== null) await this.judgeClaim();
@@ -614,10 +708,10 @@ export class Session {
         if (passed) throw new Stop(await this.finish('goal_met', claim));
         const attempt = this.state.plans;
         const max = policy.patterns.reflexion.max_attempts;
-        if (attempt >= max) throw new Stop(await this.finish('exhausted', `the verifier still fails after ${attempt} of ${max} attempts`));
+        if (attempt >= max) throw new Stop(await this.finish('exhausted', `the verifier still fails after ${attempt} of ${max} attempts`, 'max_attempts'));
         const failure = this.failedCommands();
-        if (!this.options.agent.reflect) throw new AgentError(`${this.options.agent.name} cannot reflect; Reflexion needs an agent that reflects`);
-        const text = await this.options.agent.reflect({ ...this.agentContext(), attempt, failure });
+        if (!this.agent.reflect) throw new AgentError(`${this.agent.name} cannot reflect; Reflexion needs an agent that reflects`);
+        const text = await this.agent.reflect({ ...this.agentContext(), attempt, failure });
         this.emit('reflection.recorded', { attempt, text });
         return this.go('PLANNING');
       }
@@ -628,7 +722,7 @@ export class Session {
     const max = this.options.policy.patterns.plan_and_execute.max_replans;
     const replans = this.state.plans - 1;
     if (replans >= max) {
-      throw new Stop(await this.finish('exhausted', `${why ?? this.failureNote()}; the replan cap (${max}) is reached`));
+      throw new Stop(await this.finish('exhausted', `${why ?? this.failureNote()}; the replan cap (${max}) is reached`, 'replan_cap'));
     }
     this.go('PLANNING');
   }
@@ -680,16 +774,140 @@ export class Session {
     const action = policy.stagnation.on_detect;
     this.emit('stagnation.detected', { counter: record.counter, threshold: record.threshold, iteration: turn, action });
     const summary = `STAGNATION_DETECTED: ${record.counter}/${record.threshold} checkpoints without observed progress`;
-    if (action === 'stop') throw new Stop(await this.finish('stopped', summary));
+    if (action === 'stop') throw new Stop(await this.abortRun(summary));
     if (action === 'pause') yield* this.pause('stagnation', `${summary}. Continue, redirect the goal (/goal redirect <text>), or stop?`);
   }
 
-  private async finish(reason: DoneReason, summary: string): Promise<LoopOutcome> {
+  private async finish(reason: DoneReason, summary: string, detail?: string): Promise<LoopOutcome> {
+    // A run stopped mid-step ends that step first: EXECUTING and AWAITING_TOOL reach DONE through REFLECTING.
+    const state = this.state.machine.state;
+    if (state === 'EXECUTING' || state === 'AWAITING_TOOL') this.go('REFLECTING');
     this.go('DONE');
-    this.emit('session.complete', { reason, summary });
+    this.emit('session.complete', { reason, summary, ...(detail ? { detail } : {}) });
     this.options.sync?.();
     await this.hook('on_complete', { reason });
-    return { reason, summary };
+    return { reason, summary, ...(detail ? { detail } : {}) };
+  }
+
+  // ---------------------------------------------------------------- guards and laps
+
+  /** Feeds the repetition guard from the event stream (live and when folding a log). */
+  private trackRepetition(event: LoopEvent): void {
+    if (event.type === 'tool.call') {
+      this.repetition = observeCall(this.repetition, { call: event.data.call }, this.repetitionOptions).state;
+    } else if (event.type === 'tool.result') {
+      this.repetition = recordResult(this.repetition, event.data.result.call_id, resultHash(event.data.result));
+    } else if (event.type === 'repetition.detected') {
+      this.repetitionChecked = event.data.calls[event.data.calls.length - 1]?.id ?? null;
+    }
+  }
+
+  /**
+   * The repetition guard, before a call is dispatched: the same call (tool and canonical
+   * arguments) too often in the window, or a short cycle, raises `repetition.detected`
+   * and the configured action. Continuing keeps the guard armed.
+   */
+  private async *checkRepetition(call: ToolCall): Gen {
+    const { detection } = observeCall(this.repetition, { call }, this.repetitionOptions);
+    if (!detection) return;
+    const action = this.options.policy.repetition.on_detect;
+    this.emit('repetition.detected', detectionEventData(detection));
+    const what = detection.kind === 'cycle' ? `a cycle of ${detection.period} calls repeated` : `the same ${call.name} call`;
+    const summary = `repetition: ${what} ${detection.count}× in the last ${this.repetitionOptions.window} calls`;
+    if (action === 'stop') throw new Stop(await this.finish('stopped', summary));
+    if (action === 'pause') yield* this.pause('repetition', `${summary}. Continue (the call runs), redirect the goal, or stop?`);
+  }
+
+  /** Records the workspace's git state once per step ("no file changed in N steps"). */
+  private async snapshotWorkspace(): Promise<void> {
+    if (this.snapshotStep === this.state.step) return;
+    this.snapshotStep = this.state.step;
+    this.git ??= await isGitWorkTree(this.options.workspace);
+    if (!this.git) {
+      // Said once: outside git, workspace progress is unknown, never "none".
+      if (!this.sawNonGitSnapshot) this.emit('workspace.snapshot', { head: null, tree: null, new_commits: null, git: false });
+      this.sawNonGitSnapshot = true;
+      return;
+    }
+    try {
+      const snapshot = await gitSnapshot(this.options.workspace, this.lastSnapshot);
+      if (!snapshot) return;
+      this.lastSnapshot = snapshot;
+      this.emit('workspace.snapshot', { head: snapshot.head, tree: snapshot.tree, new_commits: snapshot.new_commits, git: true });
+    } catch (error) {
+      await this.hook('on_error', { source: 'workspace snapshot', error: describeError(error) });
+    }
+  }
+
+  private sawNonGitSnapshot = false;
+
+  private lapAgent(lap: number): Agent {
+    if (!this.options.agentFactory) throw new AgentError('fresh laps need an agent factory: each lap starts a new agent');
+    return this.options.agentFactory(lap);
+  }
+
+  /** Starts lap `n` with a new agent, an empty history and the progress file's content. */
+  private async startLap(lap: number): Promise<void> {
+    const { laps } = this.options.policy;
+    this.agent = this.lapAgent(lap);
+    const file = path.resolve(this.options.workspace, laps.progress_file);
+    const progress = await readFile(file, 'utf8').catch(() => null);
+    this.emit('lap.start', { lap, max_laps: laps.max_laps, progress });
+  }
+
+  /**
+   * Ends the current lap: after a claim, `isDone` (the verify commands) decides; after an
+   * error the next lap redoes the slice. Stops at `laps.max_laps` or after
+   * `laps.max_consecutive_failures` errors in a row.
+   */
+  private async endLap(how: 'claimed' | 'error', note?: string): Promise<void> {
+    const { laps } = this.options.policy;
+    const lap = this.state.lap;
+    if (how === 'claimed') {
+      const claim = this.state.finalClaim ?? '';
+      if (await this.verify('claim')) {
+        this.emit('lap.end', { lap, outcome: 'done' });
+        throw new Stop(await this.finish('goal_met', claim || `the verifier passed after lap ${lap}`));
+      }
+      this.emit('lap.end', { lap, outcome: 'not_done', note: 'the verifier failed' });
+    } else {
+      this.emit('lap.end', { lap, outcome: 'error', ...(note ? { note } : {}) });
+      if (this.state.lapFailures >= laps.max_consecutive_failures) {
+        throw new Stop(await this.finish('aborted', `${this.state.lapFailures} laps in a row failed (last: ${note})`, 'max_consecutive_failures'));
+      }
+    }
+    if (lap >= laps.max_laps) throw new Stop(await this.finish('exhausted', `the goal is not met after ${lap} of ${laps.max_laps} laps`, 'max_laps'));
+    await this.startLap(lap + 1);
+  }
+
+  /**
+   * The circuit breaker: kill running tool processes, park the workspace with
+   * `git stash push --include-untracked`, write a failure report outside the workspace,
+   * and end the run `aborted`. Never pops or applies the stash.
+   */
+  private async abortRun(reason: string): Promise<LoopOutcome> {
+    this.abort.abort();
+    const { on_abort, laps } = this.options.policy;
+    if (this.options.runDir && (on_abort.stash || on_abort.report)) {
+      try {
+        const { report, path: file } = await recordAbort({
+          reason,
+          now: this.clock(),
+          session: this.options.id,
+          workspace: this.options.workspace,
+          goal: this.state.goal!,
+          budget: { limits: this.state.limits, usage: this.state.usage },
+          events: this.recent,
+          runDir: this.options.runDir,
+          progressFile: path.resolve(this.options.workspace, laps.progress_file),
+        });
+        const stash = report.stash.status === 'stashed' ? `stashed as ${report.stash.sha}` : report.stash.status.replace(/_/g, ' ');
+        this.emit('abort.recorded', { report: file, stash, restore: report.restore });
+      } catch (error) {
+        await this.hook('on_error', { source: 'abort', error: describeError(error) });
+      }
+    }
+    return this.finish('aborted', reason);
   }
 }
 

@@ -1,82 +1,552 @@
-import { readFileSync, statSync } from 'node:fs';
-import { isNode, LineCounter, parseDocument, type Document } from 'yaml';
+/**
+ * Safe YAML loading with errors a person can act on.
+ *
+ * Every problem becomes a {@link ConfigError} naming the file, the YAML path, `line:column`,
+ * what was expected and what was found (and, for a misspelt key or enum value, the nearest
+ * allowed one). Parsing is YAML 1.2 only; duplicate keys, syntax errors and warnings (unknown
+ * tags) are errors and never printed; alias expansion is bounded; `__proto__`, `constructor`
+ * and `prototype` keys are refused before any JavaScript object is built; numbers with
+ * leading zeros are refused (YAML 1.2 reads `010` as 10, YAML 1.1 as 8).
+ */
+import { closeSync, openSync, readSync, statSync } from 'node:fs';
+import {
+  isAlias,
+  isCollection,
+  isMap,
+  isNode,
+  isPair,
+  isScalar,
+  isSeq,
+  LineCounter,
+  parseDocument,
+  Scalar,
+  type Document,
+  type Node,
+  type YAMLError,
+} from 'yaml';
 import type { z } from 'zod';
 import { ConfigError, ConfigErrors } from './errors.js';
 
 /** Largest YAML file accepted, in bytes. */
 export const MAX_YAML_BYTES = 1024 * 1024;
 
+/** Most nodes that alias expansion may add to a document (a "billion laughs" stops here). */
+export const MAX_ALIAS_EXPANSION = 10_000;
+
 const FORBIDDEN_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
 
-function positionOf(doc: Document, lines: LineCounter, keys: readonly PropertyKey[]): string | undefined {
-  for (let n = keys.length; n >= 0; n--) {
-    const node = n === 0 ? doc.contents : doc.getIn(keys.slice(0, n) as unknown[], true);
-    if (isNode(node) && node.range) {
-      const { line, col } = lines.linePos(node.range[0]);
-      return `${line}:${col}`;
-    }
-  }
-  return undefined;
-}
+type Keys = readonly PropertyKey[];
 
 /** `agent.script`, `observe[0].command`: the path as a person writes it. */
-export function dottedPath(keys: readonly PropertyKey[]): string {
+export function dottedPath(keys: Keys): string {
   return keys.map((k) => (typeof k === 'number' ? `[${k}]` : `.${String(k)}`)).join('').replace(/^\./, '');
 }
 
-function findForbiddenKey(value: unknown, at: PropertyKey[] = []): PropertyKey[] | null {
-  if (value === null || typeof value !== 'object') return null;
-  for (const key of Object.keys(value)) {
-    if (FORBIDDEN_KEYS.has(key)) return [...at, Array.isArray(value) ? Number(key) : key];
-    const found = findForbiddenKey((value as Record<string, unknown>)[key], [...at, Array.isArray(value) ? Number(key) : key]);
-    if (found) return found;
+/**
+ * Describes a parsed value for the "found …" part of a message: strings quoted, numbers as
+ * YAML spells the odd ones (`.nan`, `.inf`), `null` as "an empty value", `undefined` as "nothing".
+ */
+export function describeValue(value: unknown): string {
+  if (value === undefined) return 'nothing';
+  if (value === null) return 'an empty value';
+  if (typeof value === 'string') return JSON.stringify(value.length > 60 ? `${value.slice(0, 57)}...` : value);
+  if (typeof value === 'number') {
+    if (Number.isNaN(value)) return '.nan';
+    if (!Number.isFinite(value)) return value > 0 ? '.inf' : '-.inf';
+    return String(value);
   }
-  return null;
+  if (Array.isArray(value)) return value.length === 0 ? 'an empty list' : 'a list';
+  if (typeof value === 'object') return 'a mapping';
+  return String(value);
+}
+
+/** Optimal-string-alignment distance: insertions, deletions, substitutions, adjacent swaps. */
+function editDistance(a: string, b: string): number {
+  const d: number[][] = Array.from({ length: a.length + 1 }, (_, i) => [i, ...Array<number>(b.length).fill(0)]);
+  for (let j = 1; j <= b.length; j++) d[0]![j] = j;
+  for (let i = 1; i <= a.length; i++) {
+    for (let j = 1; j <= b.length; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      let best = Math.min(d[i - 1]![j]! + 1, d[i]![j - 1]! + 1, d[i - 1]![j - 1]! + cost);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) best = Math.min(best, d[i - 2]![j - 2]! + 1);
+      d[i]![j] = best;
+    }
+  }
+  return d[a.length]![b.length]!;
+}
+
+/**
+ * The candidate closest to `word` (case-insensitive edit distance with adjacent swaps), when
+ * it is close enough to be a likely misspelling: at most one edit per four characters (at
+ * least one). `undefined` when nothing is that close.
+ */
+export function nearestKey(word: string, candidates: readonly string[]): string | undefined {
+  const allowed = Math.max(1, Math.floor(word.length / 4));
+  let best: { key: string; distance: number } | undefined;
+  for (const key of candidates) {
+    const distance = editDistance(word.toLowerCase(), key.toLowerCase());
+    if (distance <= allowed && (!best || distance < best.distance)) best = { key, distance };
+  }
+  return best?.key;
+}
+
+// ---------------------------------------------------------------------------------------
+// Locating nodes
+
+interface Located {
+  /** The value node at the path (or of the deepest step found, when `found` is false). */
+  node?: Node;
+  /** The key node of that value, when it sits in a mapping. */
+  key?: Node;
+  /** Whether the whole path exists. */
+  found: boolean;
+}
+
+function scalarKey(node: unknown): string | undefined {
+  return isScalar(node) ? String(node.value) : undefined;
+}
+
+function locate(doc: Document, keys: Keys): Located {
+  let current: unknown = doc.contents;
+  let key: Node | undefined;
+  for (const step of keys) {
+    if (isAlias(current)) current = current.resolve(doc);
+    let next: unknown;
+    let nextKey: Node | undefined;
+    if (isMap(current)) {
+      const pair = current.items.find((p) => scalarKey(p.key) === String(step));
+      if (pair) {
+        next = pair.value ?? undefined;
+        nextKey = isNode(pair.key) ? pair.key : undefined;
+        if (next === undefined) return { key: nextKey, found: true };
+      }
+    } else if (isSeq(current) && typeof step === 'number') {
+      next = current.items[step];
+    }
+    if (!isNode(next)) return { node: isNode(current) ? current : undefined, key, found: false };
+    current = next;
+    key = nextKey;
+  }
+  return { node: isNode(current) ? current : undefined, key, found: true };
+}
+
+function linePos(lines: LineCounter, offset: number): { line: number; col: number } {
+  return lines.linePos(offset);
+}
+
+function at(lines: LineCounter, offset: number): string {
+  const { line, col } = linePos(lines, offset);
+  return `${line}:${col}`;
+}
+
+/**
+ * `line:column` for a YAML path: the value when it starts on its key's line (`max: 0`), the
+ * key when the value is a block below it or absent. A path that does not exist (a missing
+ * key) is placed at its deepest existing ancestor, by the same rule.
+ */
+function positionOf(doc: Document, lines: LineCounter, keys: Keys): string | undefined {
+  const { node, key } = locate(doc, keys);
+  if (key?.range && node?.range) {
+    return linePos(lines, key.range[0]).line === linePos(lines, node.range[0]).line ? at(lines, node.range[0]) : at(lines, key.range[0]);
+  }
+  const either = key ?? node;
+  return either?.range ? at(lines, either.range[0]) : undefined;
+}
+
+/** The YAML path of the deepest key or item whose source range holds `offset`. */
+function pathAtOffset(doc: Document, offset: number): PropertyKey[] {
+  const inside = (node: unknown) => isNode(node) && !!node.range && node.range[0] <= offset && offset < node.range[2];
+  const walk = (node: unknown, keys: PropertyKey[]): PropertyKey[] => {
+    if (isMap(node)) {
+      for (const pair of node.items) {
+        const name = scalarKey(pair.key);
+        if (name === undefined || !isNode(pair.key) || !pair.key.range) continue;
+        if (inside(pair.value)) return walk(pair.value, [...keys, name]);
+        // A tag or anchor sits between the key and the start of its value's range.
+        const end = isNode(pair.value) && pair.value.range ? pair.value.range[2] : pair.key.range[2];
+        if (pair.key.range[0] <= offset && offset < end) return [...keys, name];
+      }
+    } else if (isSeq(node)) {
+      for (const [index, item] of node.items.entries()) if (inside(item)) return walk(item, [...keys, index]);
+    }
+    return keys;
+  };
+  return walk(doc.contents, []);
+}
+
+// ---------------------------------------------------------------------------------------
+// Checks on the document tree, before any JavaScript object exists
+
+const LEADING_ZERO = /^[-+]?0\d/;
+
+function sourceOf(scalar: Scalar): string {
+  return (scalar as Scalar & { source?: string }).source ?? String(scalar.value);
+}
+
+/** Problems found on the tree: forbidden or non-scalar keys, leading zeros, runaway aliases. */
+function treeProblems(doc: Document, lines: LineCounter, file: string): ConfigError[] {
+  const problems: ConfigError[] = [];
+  const sizes = new Map<Node, number>();
+  const inProgress = new Set<Node>();
+  let expansion = 0;
+  let expansionReported = false;
+
+  /** Nodes a node stands for once every alias in it is expanded. */
+  const sizeOf = (node: unknown): number => {
+    if (isAlias(node)) {
+      const target = node.resolve(doc);
+      return target ? sizeOf(target) : 1;
+    }
+    if (!isNode(node)) return isPair(node) ? sizeOf(node.key) + sizeOf(node.value) : 0;
+    const memo = sizes.get(node);
+    if (memo !== undefined) return memo;
+    if (inProgress.has(node)) return Infinity;
+    inProgress.add(node);
+    let size = 1;
+    if (isCollection(node)) for (const item of node.items) size += sizeOf(item);
+    inProgress.delete(node);
+    sizes.set(node, size);
+    return size;
+  };
+
+  const walk = (node: unknown, keys: PropertyKey[]): void => {
+    if (isAlias(node)) {
+      const target = node.resolve(doc);
+      expansion += target ? sizeOf(target) : 0;
+      if (!expansionReported && expansion > MAX_ALIAS_EXPANSION) {
+        expansionReported = true;
+        problems.push(
+          new ConfigError(
+            file,
+            dottedPath(keys),
+            `expected aliases to expand to at most ${MAX_ALIAS_EXPANSION} nodes, found *${node.source} taking the document past it (alias expansion is bounded)`,
+            node.range ? at(lines, node.range[0]) : undefined,
+          ),
+        );
+      }
+      return;
+    }
+    if (isMap(node)) {
+      for (const pair of node.items) {
+        const name = scalarKey(pair.key);
+        const keyPos = isNode(pair.key) && pair.key.range ? at(lines, pair.key.range[0]) : undefined;
+        if (name === undefined) {
+          const kind = isSeq(pair.key) ? 'a list' : isMap(pair.key) ? 'a mapping' : 'an alias';
+          problems.push(new ConfigError(file, dottedPath(keys), `expected a plain key, found ${kind} used as a key`, keyPos));
+          continue;
+        }
+        const path = [...keys, name];
+        if (FORBIDDEN_KEYS.has(name)) {
+          problems.push(new ConfigError(file, dottedPath(path), 'this key name is not allowed', positionOf(doc, lines, path)));
+          continue;
+        }
+        walk(pair.value, path);
+      }
+      return;
+    }
+    if (isSeq(node)) {
+      node.items.forEach((item, index) => walk(item, [...keys, index]));
+      return;
+    }
+    if (isScalar(node) && typeof node.value === 'number' && node.type === Scalar.PLAIN && LEADING_ZERO.test(sourceOf(node))) {
+      const source = sourceOf(node);
+      problems.push(
+        new ConfigError(
+          file,
+          dottedPath(keys),
+          `expected a number without leading zeros, found ${source} (YAML 1.2 reads it as ${node.value}, YAML 1.1 as octal; write ${node.value})`,
+          node.range ? at(lines, node.range[0]) : undefined,
+        ),
+      );
+    }
+  };
+  walk(doc.contents, []);
+  return problems;
+}
+
+// ---------------------------------------------------------------------------------------
+// YAML parser errors and warnings
+
+function describeYamlProblem(doc: Document, lines: LineCounter, source: string, problem: YAMLError, file: string): ConfigError {
+  const offset = problem.pos[0];
+  const keys = pathAtOffset(doc, offset);
+  const first = problem.message.split('\n')[0] ?? problem.message;
+  let message: string;
+  switch (problem.code) {
+    case 'DUPLICATE_KEY': {
+      const name = keys[keys.length - 1];
+      const earlier = locate(doc, keys).key;
+      const where = earlier?.range && earlier.range[0] !== offset ? ` at ${at(lines, earlier.range[0])}` : '';
+      message = `${first}: expected "${String(name)}" once, found it again (first${where})`;
+      break;
+    }
+    case 'TAG_RESOLVE_FAILED': {
+      const tag = /^!\S*/.exec(source.slice(offset))?.[0];
+      message = tag
+        ? `expected a plain YAML value, found the tag ${tag} (loop.yaml takes no tags: remove it)`
+        : `expected a plain YAML value: ${first}`;
+      break;
+    }
+    default:
+      message = `invalid YAML: ${first}`;
+  }
+  return new ConfigError(file, dottedPath(keys), message, at(lines, offset));
+}
+
+// ---------------------------------------------------------------------------------------
+// zod issues
+
+interface ZodDefLike {
+  type: string;
+  shape?: Record<string, z.ZodType>;
+  innerType?: z.ZodType;
+  in?: z.ZodType;
+  element?: z.ZodType;
+  options?: z.ZodType[];
+  discriminator?: string;
+  valueType?: z.ZodType;
+  values?: unknown[];
+  getter?: () => z.ZodType;
+}
+
+function defOf(schema: z.ZodType): ZodDefLike {
+  return (schema as unknown as { _zod: { def: ZodDefLike } })._zod.def;
+}
+
+/** Peels defaults, optionals, pipes and unions down to the schemas that decide a value's shape. */
+function unwrap(schema: z.ZodType, raw: unknown): z.ZodType[] {
+  const def = defOf(schema);
+  switch (def.type) {
+    case 'default':
+    case 'prefault':
+    case 'optional':
+    case 'nullable':
+    case 'readonly':
+    case 'catch':
+    case 'nonoptional':
+      return def.innerType ? unwrap(def.innerType, raw) : [schema];
+    case 'pipe':
+      return def.in ? unwrap(def.in, raw) : [schema];
+    case 'lazy':
+      return def.getter ? unwrap(def.getter(), raw) : [schema];
+    case 'union': {
+      let options = def.options ?? [];
+      const tag = def.discriminator;
+      if (tag && raw !== null && typeof raw === 'object' && tag in raw) {
+        const value = (raw as Record<string, unknown>)[tag];
+        const matching = options.filter((option) => {
+          const field = defOf(option).shape?.[tag];
+          return field !== undefined && (defOf(field).values ?? []).includes(value);
+        });
+        if (matching.length > 0) options = matching;
+      }
+      return options.flatMap((option) => unwrap(option, raw));
+    }
+    default:
+      return [schema];
+  }
+}
+
+function valueAt(raw: unknown, keys: Keys): unknown {
+  let current = raw;
+  for (const key of keys) {
+    if (current === null || typeof current !== 'object') return undefined;
+    current = (current as Record<PropertyKey, unknown>)[key];
+  }
+  return current;
+}
+
+/** The keys a mapping may have at `keys`, read from the schema (every branch of a union). */
+function allowedKeysAt(schema: z.ZodType, raw: unknown, keys: Keys): string[] {
+  let candidates = unwrap(schema, raw);
+  keys.forEach((key, index) => {
+    const here = valueAt(raw, keys.slice(0, index + 1));
+    candidates = candidates.flatMap((candidate) => {
+      const def = defOf(candidate);
+      const next =
+        def.type === 'object' ? def.shape?.[String(key)] : def.type === 'array' ? def.element : def.type === 'record' ? def.valueType : undefined;
+      return next ? unwrap(next, here) : [];
+    });
+  });
+  return [...new Set(candidates.flatMap((candidate) => Object.keys(defOf(candidate).shape ?? {})))];
+}
+
+const TYPE_NAMES: Record<string, string> = {
+  string: 'a string',
+  number: 'a number',
+  int: 'an integer',
+  boolean: 'true or false',
+  object: 'a mapping',
+  array: 'a list',
+  null: 'an empty value',
+};
+
+function plural(n: number, word: string): string {
+  return `${n} ${word}${n === 1 ? '' : 's'}`;
+}
+
+type RawIssue = z.core.$ZodRawIssue;
+
+/** What a value was, in its source spelling when the path leads to a scalar in the document. */
+function foundAt(doc: Document, keys: Keys, input: unknown): string {
+  const { node, found } = locate(doc, keys);
+  if (found && isScalar(node) && node.type === Scalar.PLAIN && typeof node.value !== 'string' && node.value !== null) {
+    return sourceOf(node);
+  }
+  return describeValue(input);
+}
+
+/** Messages for zod's built-in issues: "expected …, found …", with the nearest allowed value. */
+function issueMessage(doc: Document, issue: RawIssue): string | undefined {
+  const keys = (issue.path ?? []) as PropertyKey[];
+  const input = issue.input;
+  const found = () => foundAt(doc, keys, input);
+  switch (issue.code) {
+    case 'invalid_type': {
+      const expected = TYPE_NAMES[String(issue.expected)] ?? String(issue.expected);
+      if (input === undefined) return `expected ${expected}, found nothing (this key is required)`;
+      return `expected ${expected}, found ${found()}`;
+    }
+    case 'too_small':
+    case 'too_big': {
+      const small = issue.code === 'too_small';
+      const bound = Number(small ? issue.minimum : issue.maximum);
+      if (issue.origin === 'array' || issue.origin === 'set') {
+        const count = Array.isArray(input) ? input.length : 0;
+        return `expected ${small ? 'at least' : 'at most'} ${plural(bound, 'item')}, found ${count}`;
+      }
+      if (issue.origin === 'string') {
+        if (small && bound === 1) return `expected a non-empty string, found ${found()}`;
+        return `expected ${small ? 'at least' : 'at most'} ${plural(bound, 'character')}, found ${found()}`;
+      }
+      const op = small ? (issue.inclusive ? '>=' : '>') : issue.inclusive ? '<=' : '<';
+      return `expected a number ${op} ${bound}, found ${found()}`;
+    }
+    case 'invalid_value': {
+      const values = issue.values.map((v) => (typeof v === 'string' ? v : JSON.stringify(v)));
+      const expected = values.length === 1 ? values[0] : `one of ${values.join(', ')}`;
+      const near = typeof input === 'string' ? nearestKey(input, values) : undefined;
+      return `expected ${expected}, found ${found()}${near ? `; did you mean "${near}"?` : ''}`;
+    }
+    case 'invalid_format':
+      return `expected a string of format ${issue.format}, found ${found()}`;
+    case 'not_multiple_of':
+      return `expected a multiple of ${String(issue.divisor)}, found ${found()}`;
+    case 'invalid_union':
+      return `expected ${issue.errors.length > 0 ? 'one of the allowed forms' : 'a valid value'}, found ${found()}`;
+    default:
+      return undefined;
+  }
+}
+
+function issueErrors(doc: Document, lines: LineCounter, schema: z.ZodType, raw: unknown, issues: z.core.$ZodIssue[], file: string): ConfigError[] {
+  return issues.flatMap((issue) => {
+    if (issue.code !== 'unrecognized_keys') {
+      return [new ConfigError(file, dottedPath(issue.path), issue.message, positionOf(doc, lines, issue.path))];
+    }
+    const allowed = allowedKeysAt(schema, raw, issue.path).filter((k) => !issue.keys.includes(k));
+    return issue.keys.map((name) => {
+      const keys = [...issue.path, name];
+      const near = nearestKey(name, allowed);
+      const message = `unknown key "${name}"${near ? `; did you mean "${near}"?` : ''}`;
+      return new ConfigError(file, dottedPath(keys), message, positionOf(doc, lines, keys));
+    });
+  });
 }
 
 /**
  * Parses YAML safely and validates it with a zod schema.
  *
- * Duplicate keys, YAML errors and warnings (e.g. unknown tags) are errors, never printed;
- * alias expansion is bounded; `__proto__`, `constructor` and `prototype` keys are refused.
+ * Only YAML 1.2 is read. Syntax errors, duplicate keys and warnings (unknown tags) are
+ * errors and never printed; `__proto__`, `constructor` and `prototype` keys, keys that are
+ * not scalars, numbers with leading zeros and alias expansion past
+ * {@link MAX_ALIAS_EXPANSION} nodes are refused before the document becomes an object.
+ * Unknown keys name the nearest allowed key; type errors say what was found.
  *
  * @param file the name used in every error
- * @throws ConfigErrors with one ConfigError per problem: file, YAML path, `line:column`, expectation
+ * @throws ConfigErrors with one ConfigError per problem: file, YAML path, `line:column`,
+ *   what was expected and what was found
  */
 export function parseYamlWith<S extends z.ZodType>(schema: S, source: string, file: string): z.output<S> {
   const lines = new LineCounter();
-  const doc = parseDocument(source, { lineCounter: lines, uniqueKeys: true, strict: true, prettyErrors: false });
+  const doc = parseDocument(source, {
+    lineCounter: lines,
+    uniqueKeys: true,
+    strict: true,
+    prettyErrors: false,
+    logLevel: 'silent',
+    version: '1.2',
+  });
   const problems = [...doc.errors, ...doc.warnings];
   if (problems.length > 0) {
-    throw new ConfigErrors(
-      problems.map((e) => {
-        const pos = lines.linePos(e.pos[0]);
-        return new ConfigError(file, '', e.message.split('\n')[0] ?? e.message, `${pos.line}:${pos.col}`);
-      }),
-    );
+    throw new ConfigErrors(problems.map((problem) => describeYamlProblem(doc, lines, source, problem, file)));
   }
-  let raw: unknown;
-  try {
-    raw = doc.toJS({ maxAliasCount: 50 });
-  } catch (error) {
-    throw new ConfigErrors([new ConfigError(file, '', `cannot expand the document: ${(error as Error).message}`)]);
-  }
-  const forbidden = findForbiddenKey(raw);
-  if (forbidden) {
+  const version = doc.directives?.yaml;
+  if (version?.explicit && version.version !== '1.2') {
+    const offset = Math.max(0, source.search(/^%YAML/m));
     throw new ConfigErrors([
-      new ConfigError(file, dottedPath(forbidden), 'this key name is not allowed', positionOf(doc, lines, forbidden)),
+      new ConfigError(file, '', `expected YAML 1.2, found a %YAML ${version.version} directive (remove it: no, 010 and 1:30 mean other things there)`, at(lines, offset)),
     ]);
   }
-  const parsed = schema.safeParse(raw ?? {});
+  const tree = treeProblems(doc, lines, file);
+  if (tree.length > 0) throw new ConfigErrors(tree);
+
+  let raw: unknown;
+  try {
+    raw = doc.toJS({ maxAliasCount: 1000 });
+  } catch (error) {
+    const offset = source.search(/\*[^\s,\]}]/);
+    throw new ConfigErrors([
+      new ConfigError(file, '', `cannot expand the document: ${(error as Error).message}`, offset >= 0 ? at(lines, offset) : undefined),
+    ]);
+  }
+  const parsed = schema.safeParse(raw ?? {}, { error: (issue) => issueMessage(doc, issue) });
   if (parsed.success) return parsed.data;
-  throw new ConfigErrors(
-    parsed.error.issues.map((issue) => {
-      const unknownKey = issue.code === 'unrecognized_keys';
-      const keys = unknownKey ? [...issue.path, issue.keys[0] ?? ''] : issue.path;
-      const message = unknownKey ? `unknown key "${issue.keys.join('", "')}"` : issue.message;
-      return new ConfigError(file, dottedPath(keys), message, positionOf(doc, lines, keys));
-    }),
-  );
+  throw new ConfigErrors(issueErrors(doc, lines, schema, raw ?? {}, parsed.error.issues, file));
+}
+
+/**
+ * Reads at most `maxBytes` of a regular file as UTF-8.
+ * @throws ConfigErrors when the file cannot be read, is not a regular file, or is larger
+ *   than `maxBytes` (naming the `line:column` where the limit is crossed)
+ */
+export function readBoundedText(file: string, maxBytes: number): string {
+  const cannotRead = (error: unknown) =>
+    new ConfigErrors([new ConfigError(file, '', `cannot read the file (${(error as NodeJS.ErrnoException).code ?? String(error)})`)]);
+  let size: number;
+  try {
+    const stat = statSync(file);
+    if (!stat.isFile()) throw new ConfigErrors([new ConfigError(file, '', 'expected a regular file, found a directory, device or pipe')]);
+    size = stat.size;
+  } catch (error) {
+    throw error instanceof ConfigErrors ? error : cannotRead(error);
+  }
+  let fd: number;
+  try {
+    fd = openSync(file, 'r');
+  } catch (error) {
+    throw cannotRead(error);
+  }
+  const buffer = Buffer.alloc(maxBytes + 1);
+  let length = 0;
+  try {
+    while (length < buffer.length) {
+      const n = readSync(fd, buffer, length, buffer.length - length, null);
+      if (n === 0) break;
+      length += n;
+    }
+  } catch (error) {
+    throw cannotRead(error);
+  } finally {
+    closeSync(fd);
+  }
+  if (length > maxBytes) {
+    const lines = buffer.subarray(0, maxBytes).toString('utf8').split('\n');
+    const position = `${lines.length}:${(lines[lines.length - 1] ?? '').length + 1}`;
+    const found = size > maxBytes ? `${size} bytes` : `more than ${maxBytes} bytes`;
+    throw new ConfigErrors([new ConfigError(file, '', `expected at most ${maxBytes} bytes, found ${found} (the limit is crossed here)`, position)]);
+  }
+  return buffer.subarray(0, length).toString('utf8');
 }
 
 /**
@@ -84,12 +554,5 @@ export function parseYamlWith<S extends z.ZodType>(schema: S, source: string, fi
  * @throws ConfigErrors when the file cannot be read, is larger than `maxBytes`, or is invalid
  */
 export function loadYamlWith<S extends z.ZodType>(schema: S, file: string, maxBytes = MAX_YAML_BYTES): z.output<S> {
-  let size: number;
-  try {
-    size = statSync(file).size;
-  } catch (error) {
-    throw new ConfigErrors([new ConfigError(file, '', `cannot read the file (${(error as NodeJS.ErrnoException).code ?? String(error)})`)]);
-  }
-  if (size > maxBytes) throw new ConfigErrors([new ConfigError(file, '', `expected at most ${maxBytes} bytes, found ${size}`)]);
-  return parseYamlWith(schema, readFileSync(file, 'utf8'), file);
+  return parseYamlWith(schema, readBoundedText(file, maxBytes), file);
 }

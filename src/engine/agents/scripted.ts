@@ -43,6 +43,8 @@ export const transcriptSchema = z.strictObject({
   reflections: z.array(z.string().min(1)).default([]),
   reconciliations: z.array(reconciliationSchema).default([]),
   turns: z.array(turnSchema).default([]),
+  /** Fresh laps: the turns of each lap's new agent, in lap order. */
+  laps: z.array(z.array(turnSchema)).optional(),
 });
 
 export type Transcript = z.output<typeof transcriptSchema>;
@@ -73,6 +75,15 @@ export class ScriptedAgent implements Agent {
   /** @throws ConfigErrors when `source` is not a valid transcript */
   static fromYaml(source: string, file = '<transcript>'): ScriptedAgent {
     return new ScriptedAgent(parseYamlWith(transcriptSchema, source, file), `scripted:${file}`);
+  }
+
+  /**
+   * The agent of lap `lap` (1-based) for fresh laps: a new agent whose turns are the
+   * transcript's `laps[lap - 1]` (none left is an AgentError on its first turn).
+   */
+  forLap(lap: number): ScriptedAgent {
+    const turns = this.transcript.laps?.[lap - 1] ?? [];
+    return new ScriptedAgent({ ...this.transcript, turns, laps: undefined }, `${this.name} lap ${lap}`);
   }
 
   /** Turns not consumed yet. */
