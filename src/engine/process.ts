@@ -18,21 +18,30 @@ export interface RunShellOptions {
   cwd: string;
   /** Seconds before the process group is sent SIGTERM (then SIGKILL after `graceMs`). */
   timeoutSeconds: number;
-  /** Bytes of output kept in total (half head, half tail). */
+  /** Characters of output kept in total (half head, half tail). */
   outputLimitBytes?: number;
   /** Milliseconds between SIGTERM and SIGKILL. */
   graceMs?: number;
   signal?: AbortSignal;
 }
 
-/** Keeps the first and last `limit / 2` bytes of a stream, counting what was dropped. */
+/**
+ * Keeps the first and last `limit / 2` characters of a stream, counting what was dropped,
+ * so a command printing hundreds of megabytes costs bounded memory. Binary output (NUL
+ * bytes, undecodable sequences) is summarised by its size instead.
+ */
 export class HeadTail {
   private head = '';
   private tail = '';
   private dropped = 0;
+  private total = 0;
+  private binary = false;
   constructor(private readonly limit: number) {}
 
   push(chunk: string): void {
+    this.total += chunk.length;
+    // NUL bytes or undecodable sequences: binary output, summarised rather than shown.
+    if (!this.binary && (chunk.includes('\u0000') || chunk.includes('\uFFFD'))) this.binary = true;
     const half = Math.floor(this.limit / 2);
     if (this.head.length < half) {
       const room = half - this.head.length;
@@ -48,6 +57,7 @@ export class HeadTail {
   }
 
   toString(): string {
+    if (this.binary) return `[binary output: ${this.total} characters, not shown]`;
     if (this.dropped === 0) return this.head + this.tail;
     return `${this.head}\n[... ${this.dropped} characters truncated ...]\n${this.tail}`;
   }
@@ -105,6 +115,7 @@ export async function runShell(command: string, options: RunShellOptions): Promi
     stop();
   }, options.timeoutSeconds * 1000);
   options.signal?.addEventListener('abort', stop, { once: true });
+  if (options.signal?.aborted) stop();
   child.all?.setEncoding('utf8');
   child.all?.on('data', (chunk: string) => output.push(chunk));
   const result = await child;

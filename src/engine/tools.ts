@@ -1,5 +1,6 @@
 import { existsSync, realpathSync } from 'node:fs';
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
+import { simpleGit } from 'simple-git';
 import path from 'node:path';
 import { z } from 'zod';
 import { ToolError } from './errors.js';
@@ -55,8 +56,62 @@ const shellArgs = z.strictObject({ command: z.string().min(1) });
 const pathArgs = z.strictObject({ path: z.string().min(1) });
 const writeArgs = z.strictObject({ path: z.string().min(1), content: z.string() });
 const editArgs = z.strictObject({ path: z.string().min(1), find: z.string().min(1), replace: z.string() });
+const listArgs = z.strictObject({ path: z.string().min(1).default('.'), max: z.int().positive().max(5000).default(500) });
+const diffArgs = z.strictObject({ path: z.string().min(1).optional(), staged: z.boolean().default(false) });
+
+const SKIP_DIRS = new Set(['.git', 'node_modules']);
+
+async function listFiles(root: string, base: string, max: number): Promise<{ files: string[]; more: boolean }> {
+  const files: string[] = [];
+  const queue = [root];
+  while (queue.length > 0) {
+    const dir = queue.shift()!;
+    const entries = (await readdir(dir, { withFileTypes: true })).sort((a, b) => a.name.localeCompare(b.name));
+    for (const entry of entries) {
+      const full = path.join(dir, entry.name);
+      if (entry.isDirectory()) {
+        if (!SKIP_DIRS.has(entry.name)) queue.push(full);
+      } else {
+        if (files.length >= max) return { files, more: true };
+        files.push(path.relative(base, full));
+      }
+    }
+  }
+  return { files, more: false };
+}
+
+async function gitIn(tool: string, workspace: string) {
+  const git = simpleGit(workspace);
+  if (!(await git.checkIsRepo())) throw new ToolError(tool, 'the workspace is not a git repository');
+  return git;
+}
 
 const TOOLS: Record<string, ToolFn> = {
+  async list_files(args, ctx) {
+    const { path: rel, max } = parseArgs('list_files', listArgs, args);
+    const dir = confine('list_files', ctx.workspace, rel);
+    const { files, more } = await listFiles(dir, realpathSync(ctx.workspace), max).catch((error: NodeJS.ErrnoException) => {
+      throw new ToolError('list_files', `cannot list "${rel}" (${error.code ?? error.message})`);
+    });
+    const tail = more ? `\n[... more than ${max} files; list a subfolder]` : '';
+    return { status: 'ok', output: bound(files.join('\n') + tail, ctx.outputLimit), exit_code: null };
+  },
+  async git_status(args, ctx) {
+    parseArgs('git_status', z.strictObject({}), args);
+    const status = await (await gitIn('git_status', ctx.workspace)).status();
+    const lines = [
+      `branch: ${status.current ?? '(detached)'}`,
+      ...status.files.map((f) => `${f.index}${f.working_dir} ${f.path}`),
+    ];
+    return { status: 'ok', output: bound(lines.join('\n'), ctx.outputLimit), exit_code: null };
+  },
+  async git_diff(args, ctx) {
+    const { path: rel, staged } = parseArgs('git_diff', diffArgs, args);
+    const git = await gitIn('git_diff', ctx.workspace);
+    const options = [...(staged ? ['--cached'] : []), ...(rel ? ['--', path.relative(realpathSync(ctx.workspace), confine('git_diff', ctx.workspace, rel))] : [])];
+    const diff = await git.diff(options);
+    return { status: 'ok', output: bound(diff || '(no changes)', ctx.outputLimit), exit_code: null };
+  },
   async shell(args, ctx) {
     const { command } = parseArgs('shell', shellArgs, args);
     const result = await runShell(command, {

@@ -1,3 +1,5 @@
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -134,7 +136,7 @@ describe('edit failures', () => {
 describe('bad calls', () => {
   it('an unknown tool is named with the known ones', async () => {
     const error = await toolError(runTool(call('delete_everything', {}), ctx));
-    expect(error.message).toBe('delete_everything: unknown tool (known: shell, read_file, write_file, edit)');
+    expect(error.message).toBe('delete_everything: unknown tool (known: list_files, git_status, git_diff, shell, read_file, write_file, edit)');
   });
 
   it('bad arguments name the argument', async () => {
@@ -224,3 +226,61 @@ function liveMembers(pgid: number): string[] {
   }
   return live;
 }
+
+describe('workspace inspection tools and bounded output', () => {
+  let ws: string;
+  beforeEach(() => {
+    ws = mkdtempSync(path.join(os.tmpdir(), 'loopdeck-tools2-'));
+  });
+  afterEach(() => rmSync(ws, { recursive: true, force: true }));
+  const ctx = () => ({ workspace: ws, shellTimeoutSeconds: 30, outputLimit: 4096 });
+
+  it('list_files lists files recursively in name order, skipping .git and node_modules, and refuses paths outside', async () => {
+    mkdirSync(path.join(ws, 'src/deep'), { recursive: true });
+    mkdirSync(path.join(ws, 'node_modules/x'), { recursive: true });
+    writeFileSync(path.join(ws, 'b.txt'), '');
+    writeFileSync(path.join(ws, 'a.txt'), '');
+    writeFileSync(path.join(ws, 'src/deep/c.js'), '');
+    writeFileSync(path.join(ws, 'node_modules/x/i.js'), '');
+    const out = await runTool({ id: 'l', name: 'list_files', args: {} }, ctx());
+    expect(out.output).toBe(['a.txt', 'b.txt', 'src/deep/c.js'].join('\n'));
+    await expect(runTool({ id: 'l', name: 'list_files', args: { path: '..' } }, ctx())).rejects.toThrow(/outside the workspace/);
+  });
+
+  it('git_status and git_diff read a real repository; outside git they fail clearly', async () => {
+    await expect(runTool({ id: 'g', name: 'git_status', args: {} }, ctx())).rejects.toThrow('not a git repository');
+    const git = (...args: string[]) => execFileSync('git', args, { cwd: ws });
+    git('init', '-q', '-b', 'main');
+    git('config', 'user.name', 't');
+    git('config', 'user.email', 't@localhost');
+    writeFileSync(path.join(ws, 'f.txt'), 'one\n');
+    git('add', '.');
+    git('commit', '-qm', 'one');
+    writeFileSync(path.join(ws, 'f.txt'), 'two\n');
+    writeFileSync(path.join(ws, 'new.txt'), 'new\n');
+    const status = await runTool({ id: 'g', name: 'git_status', args: {} }, ctx());
+    expect(status.output).toBe('branch: main\n M f.txt\n?? new.txt');
+    const diff = await runTool({ id: 'd', name: 'git_diff', args: { path: 'f.txt' } }, ctx());
+    expect(diff.output).toContain('-one\n+two');
+  });
+
+  it('a command printing 200 MB keeps memory bounded and returns head, tail and the truncation marker', async () => {
+    const before = process.memoryUsage().rss;
+    const out = await runTool(
+      { id: 's', name: 'shell', args: { command: "echo START; head -c 209715200 /dev/zero | tr '\\0' x; echo; echo END" } },
+      { ...ctx(), shellTimeoutSeconds: 120 },
+    );
+    const grown = process.memoryUsage().rss - before;
+    expect(out.status).toBe('ok');
+    expect(out.output.startsWith('START\nxxx')).toBe(true);
+    expect(out.output.endsWith('xxx\nEND\n')).toBe(true);
+    expect(out.output).toMatch(/\[\.\.\. \d+ characters truncated \.\.\.\]/);
+    expect(out.output.length).toBeLessThan(5000);
+    expect(grown).toBeLessThan(150 * 1024 * 1024);
+  });
+
+  it('binary output is summarised, not shown', async () => {
+    const out = await runTool({ id: 's', name: 'shell', args: { command: 'head -c 3000 /dev/zero' } }, ctx());
+    expect(out.output).toBe('[binary output: 3000 characters, not shown]');
+  });
+});

@@ -54,6 +54,19 @@ export const TOOL_ARG_SCHEMAS = {
       replace: z.string().describe('Text that replaces it.'),
     })
     .describe('Replace one exact, unique occurrence of text in a file of the workspace.'),
+  list_files: z
+    .strictObject({
+      path: nonEmpty.optional().describe('Folder relative to the workspace root (default: the root).'),
+      max: z.int().positive().max(5000).optional().describe('Files to list at most (default 500).'),
+    })
+    .describe('List the files of a folder of the workspace, recursively (.git and node_modules skipped).'),
+  git_status: z.strictObject({}).describe("The workspace's git status: branch and changed files."),
+  git_diff: z
+    .strictObject({
+      path: nonEmpty.optional().describe('Limit the diff to this path.'),
+      staged: z.boolean().optional().describe('Diff the staged changes instead of the working tree.'),
+    })
+    .describe("The workspace's uncommitted changes as a unified diff."),
   [REPORT_TOOL]: z
     .strictObject({
       new_evidence: z
