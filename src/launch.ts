@@ -5,7 +5,7 @@ import type { LoopEvent } from './engine/events.js';
 import { ScriptedAgent } from './engine/agents/scripted.js';
 import type { Agent } from './engine/agents/agent.js';
 import { CommandAgent } from './engine/agents/command.js';
-import { OpenAIAgent } from './engine/agents/openai.js';
+import { formatRetry, OpenAIAgent, type RetryInfo } from './engine/agents/openai.js';
 import { newGoal } from './engine/goal.js';
 import { EventLog, readLog } from './engine/log.js';
 import type { LoopPolicy } from './engine/policy.js';
@@ -23,6 +23,8 @@ export interface PreparedRun {
   runDir: string;
   workspace: string;
   policy: LoopPolicy;
+  /** Subscribes to the agent's streamed text (shown live; the turn's response is what is recorded). */
+  onAgentText: (listener: (chunk: string) => void) => void;
   /** Events recorded before this process (crash-resume); empty for a new run. */
   prior: LoopEvent[];
 }
@@ -38,7 +40,7 @@ export function newSessionId(now: Date = new Date()): string {
  * an external CLI agent run in the workspace.
  * @throws ConfigErrors for an unreadable transcript; AgentError for a model without key or URL
  */
-export function agentFor(policy: LoopPolicy, workspace: string, onText?: (text: string) => void): Agent {
+export function agentFor(policy: LoopPolicy, workspace: string, onNotice?: (text: string) => void): Agent {
   const agent = policy.agent;
   switch (agent.kind) {
     case 'scripted':
@@ -50,6 +52,7 @@ export function agentFor(policy: LoopPolicy, workspace: string, onText?: (text: 
         ...(process.env[agent.api_key_env] ? { apiKey: process.env[agent.api_key_env] } : {}),
         ...(agent.temperature !== undefined ? { temperature: agent.temperature } : {}),
         maxRetries: agent.max_retries,
+        ...(onNotice ? { onRetry: (info: RetryInfo) => onNotice(formatRetry(info)) } : {}),
       });
     case 'command':
       return new CommandAgent({
@@ -68,11 +71,14 @@ export const POLICY_FILE = 'policy.json';
 
 function wire(policy: LoopPolicy, options: { id: string; runDir: string; workspace: string; clock?: () => number; prior?: LoopEvent[] }) {
   const log = new EventLog(path.join(options.runDir, 'events.jsonl'));
-  const agent = agentFor(policy, options.workspace);
-  const session = new Session({
+  const text = new Set<(chunk: string) => void>();
+  const notice = (line: string) => session.notice(line);
+  const agent = agentFor(policy, options.workspace, notice);
+  const session: Session = new Session({
     id: options.id,
     agent,
-    agentFactory: (lap) => (agent instanceof ScriptedAgent ? agent.forLap(lap) : agentFor(policy, options.workspace)),
+    agentFactory: (lap) => (agent instanceof ScriptedAgent ? agent.forLap(lap) : agentFor(policy, options.workspace, notice)),
+    onAgentText: (chunk) => text.forEach((listener) => listener(chunk)),
     runDir: options.runDir,
     policy,
     workspace: options.workspace,
@@ -82,7 +88,7 @@ function wire(policy: LoopPolicy, options: { id: string; runDir: string; workspa
     sync: () => log.sync(),
     ...(options.prior ? { prior: options.prior } : {}),
   });
-  return { session, log };
+  return { session, log, onAgentText: (listener: (chunk: string) => void) => void text.add(listener) };
 }
 
 /**
@@ -98,9 +104,9 @@ export async function prepareRun(policy: LoopPolicy, options: { cwd: string; id?
   const runDir = path.join(options.cwd, '.loopdeck', 'runs', id);
   mkdirSync(runDir, { recursive: true });
   writeFileSync(path.join(runDir, POLICY_FILE), `${JSON.stringify(policy, null, 2)}\n`);
-  const { session, log } = wire(policy, { id, runDir, workspace, ...(options.clock ? { clock: options.clock } : {}) });
+  const { session, log, onAgentText } = wire(policy, { id, runDir, workspace, ...(options.clock ? { clock: options.clock } : {}) });
   const goal = newGoal(policy.goal.objective, policy.goal.success_criteria, policy.goal.constraints);
-  return { session, goal, log, runDir, workspace, policy, prior: [] };
+  return { session, goal, log, runDir, workspace, policy, prior: [], onAgentText };
 }
 
 /** A run read back from its directory, ready to `resume()`. */
@@ -126,6 +132,6 @@ export function prepareResume(runDir: string): ResumableRun {
     throw new InvariantError(`${path.join(runDir, POLICY_FILE)}: cannot read the run's policy (${describeError(error)})`);
   }
   const workspace = start.data.workspace;
-  const { session, log } = wire(policy, { id: start.session, runDir, workspace, prior: events });
-  return { session, goal: start.data.goal, log, runDir, workspace, policy, warnings, prior: events };
+  const { session, log, onAgentText } = wire(policy, { id: start.session, runDir, workspace, prior: events });
+  return { session, goal: start.data.goal, log, runDir, workspace, policy, warnings, prior: events, onAgentText };
 }

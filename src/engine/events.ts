@@ -91,6 +91,8 @@ export interface EventDataMap {
    * (progress is then "unknown", never "none").
    */
   'workspace.snapshot': { head: string | null; tree: string | null; new_commits: number | null; git: boolean };
+  /** Something the agent adapter wants the operator to see (e.g. "retrying after 429"). */
+  'agent.notice': { text: string };
   /** The circuit breaker parked the workspace and wrote a failure report outside it. */
   'abort.recorded': { report: string; stash: string; restore: string };
   'verify.result': { passed: boolean; commands: VerifyCommandResult[]; trigger: 'claim' | 'check' };
@@ -108,7 +110,7 @@ export const EVENT_TYPES = [
   'plan.draft', 'plan.commit', 'step.start', 'step.end', 'model.call', 'tool.call', 'tool.decision',
   'tool.result', 'tool.error', 'budget.warn', 'checkpoint.recorded', 'stagnation.detected',
   'repetition.detected', 'goal.revised', 'lap.start', 'lap.end', 'verify.result', 'hook.error', 'budget.extended',
-  'reflection.recorded', 'workspace.snapshot', 'abort.recorded',
+  'reflection.recorded', 'workspace.snapshot', 'abort.recorded', 'agent.notice',
 ] as const satisfies readonly EventType[];
 
 const KNOWN = new Set<string>(EVENT_TYPES);

@@ -404,6 +404,8 @@ function reduce(s: SessionState, e: LoopEvent): void {
       s.lapCommits = (s.lapCommits === 'unknown' ? 0 : s.lapCommits) + (e.data.new_commits ?? 0);
       s.lastTree = e.data.tree;
       break;
+    case 'agent.notice':
+      break;
     case 'abort.recorded':
       s.abort = { report: e.data.report, stash: e.data.stash, restore: e.data.restore };
       break;

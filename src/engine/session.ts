@@ -239,6 +239,11 @@ export class Session {
 
   // ---------------------------------------------------------------- operator commands
 
+  /** Records a notice from the agent adapter (retries and the like) for the operator. */
+  notice(text: string): void {
+    if (this.state.machine.started && !this.state.done) this.emit('agent.notice', { text });
+  }
+
   /**
    * Asks the run to pause at the next safe point (the start of the next step): the
    * console's first Ctrl+C. Has no effect once the run is over.

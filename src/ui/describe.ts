@@ -59,6 +59,8 @@ export function describeEvent(e: LoopEvent): string {
       return `lap ${e.data.lap} ended: ${e.data.outcome}${e.data.note ? ` (${clean(e.data.note)})` : ''}`;
     case 'workspace.snapshot':
       return e.data.git ? `workspace tree ${e.data.tree?.slice(0, 8)}${e.data.new_commits ? `, ${e.data.new_commits} new commit(s)` : ''}` : 'workspace is not a git repo: progress unknown';
+    case 'agent.notice':
+      return clean(e.data.text);
     case 'abort.recorded':
       return `aborted: workspace ${clean(e.data.stash)}; report ${clean(e.data.report)}`;
     case 'verify.result':
