@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync } from 'node:fs';
 import path from 'node:path';
 import { Command, Option } from 'commander';
 import {
@@ -17,6 +17,7 @@ import {
 } from './engine/index.js';
 import { prepareResume, prepareRun, type PreparedRun } from './launch.js';
 import type { LoopRun } from './engine/index.js';
+import { loadCheckpointFile } from './engine/checkpoint-diff.js';
 
 /** Exit codes of DESIGN.md, "Command line". */
 const EXIT = { goalMet: 0, usage: 1, notMet: 2, interrupted: 130 } as const;
@@ -137,11 +138,11 @@ function readCheckpoints(dir: string): Array<{ file: string; input: CheckpointIn
   }
   if (names.length === 0) fail(`${dir}: no checkpoint .json files`);
   return names.map((name) => {
-    const file = path.join(dir, name);
     try {
-      return { file: name, input: JSON.parse(readFileSync(file, 'utf8')) as CheckpointInput };
+      return { file: name, input: loadCheckpointFile(path.join(dir, name)) };
     } catch (error) {
-      fail(`${file}: not valid JSON (${(error as Error).message})`);
+      if (error instanceof ConfigErrors) fail(`invalid checkpoint\n${error.message}`);
+      throw error;
     }
   });
 }

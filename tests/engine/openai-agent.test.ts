@@ -172,7 +172,7 @@ describe('OpenAIAgent', () => {
     expect(request.body.messages[1]!.content).toContain('Objective: Names with accents must survive the payload round trip');
     expect(request.body.messages[1]!.content).toContain('1. every test passes');
     expect(request.body.messages[1]!.content).toContain('- do not edit the tests');
-    expect(request.body.tools.map((t) => t.function.name)).toEqual(['shell', 'read_file', 'write_file', 'edit', REPORT_TOOL]);
+    expect(request.body.tools.map((t) => t.function.name)).toEqual(['shell', 'read_file', 'write_file', 'edit', 'list_files', 'git_status', 'git_diff', REPORT_TOOL]);
     const edit = request.body.tools.find((t) => t.function.name === 'edit')!;
     expect(edit.function.parameters).toMatchObject({
       type: 'object',

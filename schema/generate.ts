@@ -1,0 +1,36 @@
+/**
+ * `npm run schema`: writes schema/loop.schema.json and docs/loop-yaml.md from the zod schema
+ * of loop.yaml. With `--check`, writes nothing and exits 1 when either file is out of date.
+ */
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { GENERATED, renderJsonSchema, renderLoopYamlDocs } from './render.js';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const check = process.argv.includes('--check');
+const outputs: Array<[string, string]> = [
+  [GENERATED.jsonSchema, renderJsonSchema()],
+  [GENERATED.docs, renderLoopYamlDocs()],
+];
+
+let stale = 0;
+for (const [relative, content] of outputs) {
+  const file = path.join(root, relative);
+  let current: string | null = null;
+  try {
+    current = readFileSync(file, 'utf8');
+  } catch {
+    // not written yet
+  }
+  if (current === content) continue;
+  if (check) {
+    process.stderr.write(`${relative} is out of date: run npm run schema\n`);
+    stale += 1;
+  } else {
+    mkdirSync(path.dirname(file), { recursive: true });
+    writeFileSync(file, content);
+    process.stdout.write(`wrote ${relative}\n`);
+  }
+}
+process.exitCode = stale > 0 ? 1 : 0;

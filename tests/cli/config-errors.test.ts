@@ -1,0 +1,148 @@
+// Bad loop.yaml files through the built CLI (`npm run build` first): each kind of mistake
+// gives its own error with file:line:column, exits 1, and never starts a run.
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { execa } from 'execa';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+
+const root = path.resolve(import.meta.dirname, '../..');
+const cli = path.join(root, 'dist/cli.js');
+
+/** A valid loop.yaml (9 lines); each case appends from line 10 or replaces a line. */
+const BASE = `goal:
+  objective: fix it
+agent:
+  kind: scripted
+  script: ${path.join(root, 'fixtures/scripts/payload-bug.yaml')}
+workspace:
+  path: ${path.join(root, 'fixtures/workspaces/payload-bug')}
+  copy: temp
+verify:
+  - command: node --test
+`;
+
+const ALIAS_BOMB = [
+  'a: &a [x, x, x, x, x, x, x, x, x, x]',
+  'b: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a, *a]',
+  'c: &c [*b, *b, *b, *b, *b, *b, *b, *b, *b, *b]',
+  'd: &d [*c, *c, *c, *c, *c, *c, *c, *c, *c, *c]',
+  'e: [*d, *d, *d, *d, *d, *d, *d, *d, *d, *d]',
+].join('\n');
+
+/** [kind, file content, the error after `<file>:`] */
+const CASES: Array<[string, string, string]> = [
+  ['an unknown (misspelt) key', `${BASE}budget:\n  max_iteration: 5\n`, '12:18: budget.max_iteration: unknown key "max_iteration"; did you mean "max_iterations"?'],
+  ['a duplicate key', `${BASE}budget:\n  max_iterations: 5\n  max_iterations: 6\n`, '13:3: budget.max_iterations: Map keys must be unique: expected "max_iterations" once, found it again (first at 12:3)'],
+  ['unbounded alias expansion', `${BASE}${ALIAS_BOMB}\n`, '14:36: d[7]: expected aliases to expand to at most 10000 nodes, found *c taking the document past it (alias expansion is bounded)'],
+  ['a YAML warning (unknown tag)', `${BASE}pattern: !foo react\n`, '11:10: pattern: expected a plain YAML value, found the tag !foo (loop.yaml takes no tags: remove it)'],
+  ['a __proto__ key', `${BASE}pricing:\n  __proto__: {polluted: true}\n`, '12:14: pricing.__proto__: this key name is not allowed'],
+  ['a constructor key', `${BASE}constructor: 1\n`, '11:14: constructor: this key name is not allowed'],
+  ['a prototype key', `${BASE}laps:\n  prototype: {}\n`, '12:14: laps.prototype: this key name is not allowed'],
+  ['no for a boolean', `${BASE}on_abort:\n  stash: no\n`, '12:10: on_abort.stash: expected true or false, found "no" (YAML 1.2 reads no as a string; write false)'],
+  ['off for a boolean', `${BASE}laps:\n  enabled: off\n`, '12:12: laps.enabled: expected true or false, found "off" (YAML 1.2 reads off as a string; write false)'],
+  ['an empty limit', `${BASE}budget:\n  max_tool_calls:\n`, '12:18: budget.max_tool_calls: expected a positive integer or "unlimited", found an empty value (write a number, or unlimited to remove the limit)'],
+  ['0 for a limit', `${BASE}budget:\n  max_iterations: 0\n`, '12:19: budget.max_iterations: expected a positive integer or "unlimited", found 0 (0 would not mean unlimited: write unlimited to remove the limit)'],
+  ['a NaN limit', `${BASE}budget:\n  max_cost_usd: .nan\n`, '12:17: budget.max_cost_usd: expected a positive number or "unlimited", found .nan'],
+  ['a NaN-producing string', `${BASE}budget:\n  max_tokens: 200k\n`, '12:15: budget.max_tokens: expected a positive integer or "unlimited", found "200k"'],
+  ['a leading zero', `${BASE}budget:\n  max_iterations: 040\n`, '12:19: budget.max_iterations: expected a number without leading zeros, found 040 (YAML 1.2 reads it as 40, YAML 1.1 as octal; write 40)'],
+  ['a duration without a unit', `${BASE}budget:\n  max_wall_clock: 90\n`, '12:19: budget.max_wall_clock: expected a duration like 90s, 10m or 1h30m (or "unlimited"), found 90 (a bare number has no unit: write 90s)'],
+  ['a duration as hh:mm', `${BASE}approval:\n  timeout: 1:30\n`, '12:12: approval.timeout: expected a duration like 90s, 10m or 1h30m (or "unlimited"), found "1:30" (hh:mm is not read as a time: write e.g. 1h30m)'],
+  ['a duration outside the grammar', BASE.replace('  - command: node --test\n', '  - command: node --test\n    timeout: 1h 30m\n'), '11:14: verify[0].timeout: expected a duration like 90s, 10m or 1h30m, found "1h 30m"'],
+  [
+    'a run with no bound at all',
+    `${BASE}budget:\n  max_iterations: unlimited\n  max_tool_calls: unlimited\n  max_wall_clock: unlimited\n  max_tokens: unlimited\n  max_cost_usd: unlimited\n`,
+    '11:1: budget: expected at least one bound, found every limit unlimited (max_iterations, max_tool_calls, max_wall_clock, max_tokens, max_cost_usd): a run with no bound would never stop',
+  ],
+];
+
+describe('a bad loop.yaml never starts a run', () => {
+  let cwd: string;
+  beforeEach(() => {
+    cwd = mkdtempSync(path.join(os.tmpdir(), 'loopdeck-badconfig-'));
+  });
+  afterEach(() => rmSync(cwd, { recursive: true, force: true }));
+
+  it.each(CASES)('%s', async (_kind, content, error) => {
+    const file = path.join(cwd, 'loop.yaml');
+    writeFileSync(file, content);
+    const result = await execa('node', [cli, 'run', '--headless', '--config', file], { cwd, reject: false });
+    expect(result.exitCode).toBe(1);
+    expect(result.stderr).toBe(`loopdeck: invalid config\n${file}:${error}`);
+    expect(result.stdout).toBe('');
+    expect(existsSync(path.join(cwd, '.loopdeck', 'runs'))).toBe(false);
+  });
+
+  it('a file over the size cap, naming where the limit is crossed', async () => {
+    const file = path.join(cwd, 'loop.yaml');
+    writeFileSync(file, BASE + `# ${'x'.repeat(97)}\n`.repeat(3000));
+    const result = await execa('node', [cli, 'run', '--headless', '--config', file], { cwd, reject: false });
+    expect(result.exitCode).toBe(1);
+    expect(result.stderr).toMatch(
+      new RegExp(`^loopdeck: invalid config\\n${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}:\\d+:\\d+: \\(root\\): expected at most 262144 bytes, found \\d+ bytes \\(the limit is crossed here\\)$`),
+    );
+    expect(existsSync(path.join(cwd, '.loopdeck', 'runs'))).toBe(false);
+  });
+});
+
+describe('loopdeck validate', () => {
+  let cwd: string;
+  beforeEach(() => {
+    cwd = mkdtempSync(path.join(os.tmpdir(), 'loopdeck-validate-'));
+  });
+  afterEach(() => rmSync(cwd, { recursive: true, force: true }));
+
+  it('an unknown tag gives loopdeck error only: no Node warning reaches stderr', async () => {
+    const file = path.join(cwd, 'loop.yaml');
+    writeFileSync(file, `${BASE}pattern: !foo bar\n`);
+    const result = await execa('node', [cli, 'validate', file], { cwd, reject: false, env: { NODE_OPTIONS: '' } });
+    expect(result.exitCode).toBe(1);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toBe(
+      `loopdeck: invalid config\n${file}:11:10: pattern: expected a plain YAML value, found the tag !foo (loop.yaml takes no tags: remove it)`,
+    );
+  });
+
+  it('a collection used as a key gives an error, not a Node warning', async () => {
+    const file = path.join(cwd, 'loop.yaml');
+    writeFileSync(file, `${BASE}? {a: 1}\n: x\n`);
+    const result = await execa('node', [cli, 'validate', file], { cwd, reject: false });
+    expect(result.exitCode).toBe(1);
+    expect(result.stderr).toBe(`loopdeck: invalid config\n${file}:11:3: (root): expected a plain key, found a mapping used as a key`);
+  });
+
+  it('lists every error of a file at once', async () => {
+    writeFileSync(path.join(cwd, 'loop.yaml'), `${BASE}laps:\n  enabled: yes\nrepetiton:\n  window: 4\n`);
+    const result = await execa('node', [cli, 'validate'], { cwd, reject: false });
+    expect(result.exitCode).toBe(1);
+    expect(result.stderr.split('\n')).toEqual([
+      'loopdeck: invalid config',
+      'loop.yaml:12:12: laps.enabled: expected true or false, found "yes" (YAML 1.2 reads yes as a string; write true)',
+      'loop.yaml:13:1: repetiton: unknown key "repetiton"; did you mean "repetition"?',
+    ]);
+  });
+
+  it('prints the effective, typed config: defaults filled, durations in seconds, unlimited as null', async () => {
+    writeFileSync(path.join(cwd, 'loop.yaml'), `${BASE}budget:\n  max_wall_clock: 1h30m\n  max_tokens: unlimited\nlaps:\n  enabled: true\n`);
+    const result = await execa('node', [cli, 'validate'], { cwd, reject: false });
+    expect([result.exitCode, result.stderr]).toEqual([0, '']);
+    const config = JSON.parse(result.stdout);
+    expect(config.file).toBe(path.join(cwd, 'loop.yaml'));
+    expect(config.budget).toEqual({
+      limits: { turns: 50, tool_calls: 100, wall_clock_seconds: 5400, tokens: null, cost_usd: null },
+      warn_fraction: 0.8,
+      on_exhausted: 'pause',
+      increments: { turns: 10, tool_calls: 20, wall_clock_seconds: 600, tokens: 50000, cost_usd: 1 },
+    });
+    expect(config.laps).toEqual({ enabled: true, max_laps: 5, max_consecutive_failures: 3, progress_file: 'PROGRESS.md' });
+    expect(config.repetition).toEqual({ window: 5, threshold: 3, exempt_tools: [], ignore_arg_keys: [], include_result: true, on_detect: 'pause' });
+    expect(config.on_abort).toEqual({ stash: true, report: true });
+    expect(config.verify).toEqual([{ command: 'node --test', timeout: 300 }]);
+  });
+
+  it("accepts the repo's own loop.yaml", async () => {
+    const result = await execa('node', [cli, 'validate', path.join(root, 'loop.yaml')], { cwd, reject: false });
+    expect([result.exitCode, result.stderr]).toEqual([0, '']);
+    expect(JSON.parse(result.stdout).stagnation).toEqual({ checkpoints_without_observed_progress: 2, on_detect: 'pause' });
+  });
+});
