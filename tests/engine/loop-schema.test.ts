@@ -34,15 +34,15 @@ function documentedDefaults(node: JsonSchemaNode): Record<string, unknown> {
 }
 
 describe('generated from the schema', () => {
-  it(`${GENERATED.jsonSchema} is up to date (run npm run schema)`, () => {
+  it(`${GENERATED.jsonSchema} is up to date (run npm run docs)`, () => {
     expect(read(GENERATED.jsonSchema)).toBe(renderJsonSchema());
   });
 
-  it(`${GENERATED.docs} is up to date (run npm run schema)`, () => {
+  it(`${GENERATED.docs} is up to date (run npm run docs)`, () => {
     expect(read(GENERATED.docs)).toBe(renderLoopYamlDocs());
   });
 
-  it('npm run schema -- --check passes on the committed files', async () => {
+  it('npm run docs -- --check passes on the committed files', async () => {
     const result = await execa(path.join(root, 'node_modules/.bin/tsx'), ['schema/generate.ts', '--check'], { cwd: root, reject: false });
     expect([result.exitCode, result.stderr]).toEqual([0, '']);
   });

@@ -1,0 +1,203 @@
+import { readdirSync } from 'node:fs';
+import path from 'node:path';
+import { Command, Option } from 'commander';
+import {
+  ConfigErrors,
+  drive,
+  evaluateAll,
+  exitCodeFor,
+  fold,
+  headlessAnswerer,
+  loadPolicy,
+  LoopdeckError,
+  readLog,
+  type CheckpointInput,
+  type LoopPolicy,
+} from './engine/index.js';
+import { prepareResume, prepareRun, type PreparedRun } from './launch.js';
+import type { LoopRun } from './engine/index.js';
+import { loadCheckpointFile } from './engine/checkpoint-diff.js';
+
+/** Exit codes of DESIGN.md, "Command line". */
+export const EXIT = { goalMet: 0, usage: 1, notMet: 2, interrupted: 130 } as const;
+
+function fail(message: string, code: number = EXIT.usage): never {
+  process.stderr.write(`loopdeck: ${message}\n`);
+  process.exit(code);
+}
+
+function policyOrExit(file: string): LoopPolicy {
+  try {
+    return loadPolicy(file);
+  } catch (error) {
+    if (error instanceof ConfigErrors) fail(`invalid config\n${error.message}`);
+    throw error;
+  }
+}
+
+/**
+ * The command line: `run`, `resume`, `replay`, `check`, `validate`. The README's CLI
+ * reference is generated from these same definitions (`npm run docs`).
+ */
+export function buildProgram(): Command {
+  const program = new Command();
+  program
+    .name('loopdeck')
+    .description('A terminal console for supervising goal-directed AI agent loops.')
+    .version('0.1.0')
+    .showHelpAfterError()
+    .configureHelp({ helpWidth: 88 })
+    .configureOutput({ outputError: (text, write) => write(text) })
+    .exitOverride((error) => process.exit(error.exitCode === 0 ? 0 : EXIT.usage));
+
+  program
+    .command('run')
+    .description('run the loop of a loop.yaml in the console (or headless)')
+    .option('-c, --config <file>', 'the loop contract', 'loop.yaml')
+    .option('--headless', 'no console: stream events as JSONL on stdout (also when stdout or stdin is not a terminal)')
+    .addOption(new Option('--approve <which>', 'headless answer to tool-call prompts').choices(['all', 'none']).default('none'))
+    .addOption(new Option('--on-pause <action>', 'headless answer to pauses').choices(['continue', 'stop']).default('stop'))
+    .action(async (options: { config: string; headless?: boolean; approve: 'all' | 'none'; onPause: 'continue' | 'stop' }) => {
+      const policy = policyOrExit(options.config);
+      let prepared;
+      try {
+        prepared = await prepareRun(policy, { cwd: process.cwd() });
+      } catch (error) {
+        if (error instanceof ConfigErrors) fail(`invalid config\n${error.message}`);
+        throw error;
+      }
+      await supervise(prepared, () => prepared.session.run(prepared.goal), options, false);
+    });
+
+  interface SuperviseOptions {
+    headless?: boolean;
+    approve: 'all' | 'none';
+    onPause: 'continue' | 'stop';
+    yes?: boolean;
+  }
+
+  /** Runs a prepared session to the end in the console, or headless with JSONL on stdout. */
+  async function supervise(prepared: PreparedRun, start: () => LoopRun, options: SuperviseOptions, resuming: boolean): Promise<void> {
+    const interactive = !options.headless && process.stdout.isTTY && process.stdin.isTTY;
+    if (!interactive) {
+      if (!options.headless) process.stderr.write('loopdeck: no terminal on stdin/stdout; running headless\n');
+      if (resuming && !options.yes) {
+        fail(`resuming headless needs --yes; the run stands at: ${summary(prepared)}`);
+      }
+      prepared.session.subscribe((event) => process.stdout.write(`${JSON.stringify(event)}\n`));
+      const outcome = await drive(start(), headlessAnswerer({ approve: options.approve, onPause: options.onPause }));
+      prepared.log.close();
+      process.stderr.write(`loopdeck: ${outcome.reason}: ${outcome.summary}\nloopdeck: log ${path.relative(process.cwd(), prepared.log.file)}; workspace ${prepared.workspace}\n`);
+      process.exitCode = exitCodeFor(outcome);
+      return;
+    }
+    const { runConsole } = await import('./ui/run-console.js');
+    const result = await runConsole(prepared, start, { confirmResume: resuming });
+    prepared.log.close();
+    process.stdout.write(`${result.message}\n`);
+    process.exitCode = result.outcome ? exitCodeFor(result.outcome) : EXIT.interrupted;
+  }
+
+  /** One line on where a run stands: goal, budget used, last checkpoint. */
+  function summary(prepared: PreparedRun): string {
+    const s = prepared.session.snapshot;
+    const cp = s.checkpoints[s.checkpoints.length - 1];
+    return [
+      `goal "${s.goal?.objective}"`,
+      `state ${s.machine.state}`,
+      `turns ${s.usage.turns}, tool calls ${s.usage.tool_calls}, tokens ${s.usage.tokens}, $${s.usage.cost_usd.toFixed(2)}`,
+      cp ? `last checkpoint ${cp.status} (counter ${cp.counter}/${cp.threshold})` : 'no checkpoint yet',
+    ].join('; ');
+  }
+
+  program
+    .command('resume')
+    .description('continue a run from its log (.loopdeck/runs/<session>)')
+    .argument('<run-dir>', 'the run directory holding events.jsonl and policy.json')
+    .option('--headless', 'no console: stream events as JSONL on stdout')
+    .option('-y, --yes', 'headless: resume without asking')
+    .addOption(new Option('--approve <which>', 'headless answer to tool-call prompts').choices(['all', 'none']).default('none'))
+    .addOption(new Option('--on-pause <action>', 'headless answer to pauses').choices(['continue', 'stop']).default('stop'))
+    .action(async (runDir: string, options: SuperviseOptions) => {
+      const prepared = prepareResume(runDir);
+      for (const warning of prepared.warnings) process.stderr.write(`loopdeck: ${warning}\n`);
+      if (prepared.session.snapshot.done) fail(`${runDir}: the run is over (${prepared.session.snapshot.done.reason}); nothing to resume`);
+      await supervise(prepared, () => prepared.session.resume(), options, true);
+    });
+
+  program
+    .command('validate')
+    .description('print the effective config of a loop.yaml, or its errors')
+    .argument('[file]', 'the loop contract', 'loop.yaml')
+    .action((file: string) => {
+      const policy = policyOrExit(file);
+      process.stdout.write(`${JSON.stringify(policy, null, 2)}\n`);
+    });
+
+  function readCheckpoints(dir: string): Array<{ file: string; input: CheckpointInput }> {
+    let names: string[];
+    try {
+      names = readdirSync(dir).filter((n) => n.endsWith('.json')).sort();
+    } catch (error) {
+      fail(`cannot read ${dir} (${(error as NodeJS.ErrnoException).code ?? String(error)})`);
+    }
+    if (names.length === 0) fail(`${dir}: no checkpoint .json files`);
+    return names.map((name) => {
+      try {
+        return { file: name, input: loadCheckpointFile(path.join(dir, name)) };
+      } catch (error) {
+        if (error instanceof ConfigErrors) fail(`invalid checkpoint\n${error.message}`);
+        throw error;
+      }
+    });
+  }
+
+  program
+    .command('check')
+    .description('evaluate a folder of checkpoint JSON files in file-name order, one line each')
+    .argument('<dir>', 'folder of checkpoint .json files')
+    .option('-c, --config <file>', 'the loop contract whose progress and stagnation rules apply', 'loop.yaml')
+    .option('--json', 'one JSON object per line')
+    .action((dir: string, options: { config: string; json?: boolean }) => {
+      const policy = policyOrExit(options.config);
+      const files = readCheckpoints(dir);
+      const records = evaluateAll(files.map((f) => f.input), {
+        observed: policy.progress.observed,
+        reported: policy.progress.reported.track,
+        threshold: policy.stagnation.checkpoints_without_observed_progress,
+      });
+      records.forEach((r, i) => {
+        const row = {
+          file: files[i]!.file,
+          status: r.status,
+          counter: r.counter,
+          observed_progress: r.observed_progress,
+          claimed_progress: r.claimed_progress,
+          stagnation_detected: r.stagnation_detected,
+        };
+        process.stdout.write(
+          options.json
+            ? `${JSON.stringify(row)}\n`
+            : `${row.file}  ${row.status}${row.stagnation_detected ? ' STAGNATION_DETECTED' : ''}  counter=${row.counter}/${r.threshold}  observed_progress=${row.observed_progress}  claimed_progress=${row.claimed_progress}\n`,
+        );
+      });
+    });
+
+  program
+    .command('replay')
+    .description('show a recorded run without running anything')
+    .argument('<events>', 'an events.jsonl file')
+    .option('--headless', 'print the folded final state as JSON')
+    .action(async (file: string, options: { headless?: boolean }) => {
+      const { events, warnings } = readLog(file);
+      for (const warning of warnings) process.stderr.write(`loopdeck: ${warning}\n`);
+      if (options.headless || !process.stdout.isTTY || !process.stdin.isTTY) {
+        process.stdout.write(`${JSON.stringify(fold(events), null, 2)}\n`);
+        return;
+      }
+      const { replayConsole } = await import('./ui/run-console.js');
+      await replayConsole(events);
+    });
+
+  return program;
+}
