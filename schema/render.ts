@@ -1,3 +1,4 @@
+import type { Command } from 'commander';
 /**
  * Renders the generated artefacts of the loop.yaml schema: the JSON Schema editors read
  * (`schema/loop.schema.json`) and the key-by-key reference (`docs/loop-yaml.md`). Both come
@@ -213,7 +214,7 @@ export function renderLoopYamlDocs(): string {
  * The CLI reference for the README: the `--help` text of the program and of each
  * command, from the same commander definitions the CLI runs.
  */
-export function renderCliReference(program: { helpInformation(): string; commands: readonly { name(): string; helpInformation(): string }[] }): string {
+export function renderCliReference(program: Command): string {
   const blocks = [program, ...program.commands].map((command) => {
     const title = command === program ? 'loopdeck --help' : `loopdeck ${command.name()} --help`;
     return `\`${title}\`\n\n\`\`\`\n${command.helpInformation().trimEnd()}\n\`\`\`\n`;

@@ -175,7 +175,7 @@ const approvalRule = z.string().superRefine((rule, ctx) => {
 });
 
 /** Built-in operator policies in src/hooks/, enabled by name. */
-export const BUILTIN_HOOKS = ['approval-gate', 'trace-writer'] as const;
+export const BUILTIN_HOOKS = ['approval-gate', 'destructive-deny', 'trace-writer'] as const;
 
 const commandHookSchema = z.strictObject({
   name: text.describe('Name shown in events and errors.'),
@@ -406,7 +406,7 @@ const loopSchema = z
     laps: lapsSchema,
     hooks: z
       .array(hookSchema)
-      .prefault(['approval-gate'])
+      .prefault(['approval-gate', 'destructive-deny'])
       .describe(`Operator policies: built-ins by name (${BUILTIN_HOOKS.join(', ')}) or { name, topic, command }.`),
     hook_timeout: duration.prefault('5s').describe('Default timeout of a command hook.'),
     on_abort: z

@@ -11,6 +11,8 @@ export interface CommandResult {
   duration_ms: number;
   /** Set when the command could not be started at all. */
   spawn_error?: string;
+  /** With `separateStderr`: the tail of stderr. */
+  stderr?: string;
 }
 
 /** Options of {@link runShell}. */
@@ -23,6 +25,12 @@ export interface RunShellOptions {
   /** Milliseconds between SIGTERM and SIGKILL. */
   graceMs?: number;
   signal?: AbortSignal;
+  /** Text written to the command's stdin (default: no stdin). */
+  input?: string;
+  /** Extra environment variables on top of {@link childEnv}. */
+  env?: Record<string, string>;
+  /** Keep stderr apart from stdout (`stderr` in the result); default: combined. */
+  separateStderr?: boolean;
 }
 
 /**
@@ -98,10 +106,10 @@ export async function runShell(command: string, options: RunShellOptions): Promi
     cwd: options.cwd,
     detached: true,
     reject: false,
-    all: true,
+    all: !options.separateStderr,
     buffer: false,
-    stdin: 'ignore',
-    env: childEnv(),
+    ...(options.input !== undefined ? { input: options.input } : { stdin: 'ignore' as const }),
+    env: { ...childEnv(), ...options.env },
     extendEnv: false,
   });
   let timedOut = false;
@@ -116,8 +124,14 @@ export async function runShell(command: string, options: RunShellOptions): Promi
   }, options.timeoutSeconds * 1000);
   options.signal?.addEventListener('abort', stop, { once: true });
   if (options.signal?.aborted) stop();
-  child.all?.setEncoding('utf8');
-  child.all?.on('data', (chunk: string) => output.push(chunk));
+  const errors = new HeadTail(8 * 1024);
+  const out = options.separateStderr ? child.stdout : child.all;
+  out?.setEncoding('utf8');
+  out?.on('data', (chunk: string) => output.push(chunk));
+  if (options.separateStderr) {
+    child.stderr?.setEncoding('utf8');
+    child.stderr?.on('data', (chunk: string) => errors.push(chunk));
+  }
   const result = await child;
   clearTimeout(timer);
   if (killTimer) clearTimeout(killTimer);
@@ -130,5 +144,6 @@ export async function runShell(command: string, options: RunShellOptions): Promi
     output: output.toString(),
     duration_ms: Math.round(performance.now() - started),
     ...(spawnError ? { spawn_error: spawnError } : {}),
+    ...(options.separateStderr ? { stderr: errors.toString() } : {}),
   };
 }

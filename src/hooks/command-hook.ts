@@ -1,5 +1,4 @@
-import { execa } from 'execa';
-import { childEnv } from '../engine/process.js';
+import { runShell } from '../engine/process.js';
 import type { HookDecision, HookPayloads, HookRegistry, HookTopic } from '../engine/hooks.js';
 
 /** A hook command that could not give a decision: it did not start, timed out, failed or printed nonsense. */
@@ -59,24 +58,25 @@ export function parseHookAnswer(stdout: string, stderr: string): HookDecision | 
  * unparsable is a hook error (recorded with its stderr), never a deny; `on_hook_error`
  * decides what a hook error means in `before_tool_call`.
  */
-export function commandHook(registry: HookRegistry, spec: CommandHookSpec, options: { cwd: string; workspace: string }): void {
+export function commandHook(registry: HookRegistry, spec: CommandHookSpec, options: { cwd: string; workspace: string; timeoutSeconds?: number }): void {
   const run = async (payload: HookPayloads[HookTopic]) => {
-    const result = await execa('sh', ['-c', spec.command], {
+    const result = await runShell(spec.command, {
       cwd: options.cwd,
       input: JSON.stringify(payload),
-      reject: false,
-      env: { ...childEnv(), LOOPDECK_TOPIC: spec.topic, LOOPDECK_WORKSPACE: options.workspace },
-      extendEnv: false,
-      ...(spec.timeout ? { timeout: spec.timeout * 1000 } : {}),
-      maxBuffer: 1024 * 1024,
+      env: { LOOPDECK_TOPIC: spec.topic, LOOPDECK_WORKSPACE: options.workspace },
+      timeoutSeconds: spec.timeout ?? options.timeoutSeconds ?? 5,
+      outputLimitBytes: 1024 * 1024,
+      separateStderr: true,
+      graceMs: 500,
     });
-    if (result.timedOut) throw new HookCommandError(`timed out after ${spec.timeout}s`, String(result.stderr));
-    if (result.failed && result.exitCode === undefined) throw new HookCommandError(`could not start: ${result.shortMessage}`, String(result.stderr));
-    if (result.exitCode !== 0) throw new HookCommandError(`exited with ${result.exitCode}`, String(result.stderr));
-    return parseHookAnswer(String(result.stdout), String(result.stderr));
+    const stderr = result.stderr ?? '';
+    if (result.spawn_error) throw new HookCommandError(`could not start: ${result.spawn_error}`, stderr);
+    if (result.timed_out) throw new HookCommandError(`timed out after ${spec.timeout ?? options.timeoutSeconds ?? 5}s`, stderr);
+    if (result.exit_code !== 0) throw new HookCommandError(`exited with ${result.exit_code}`, stderr);
+    return parseHookAnswer(result.output, stderr);
   };
   registry.on(spec.topic, spec.name, run as never, {
-    ...(spec.timeout ? { timeoutMs: spec.timeout * 1000 + 1000 } : {}),
+    timeoutMs: (spec.timeout ?? options.timeoutSeconds ?? 5) * 1000 + 1500,
     onError: spec.on_hook_error ?? 'block',
   });
 }
