@@ -42,7 +42,7 @@ describe('new sections: defaults', () => {
     expect(policy.laps).toEqual({ enabled: false, max_laps: 5, max_consecutive_failures: 3, progress_file: 'PROGRESS.md' });
     expect(policy.on_abort).toEqual({ stash: true, report: true });
     expect(policy.budget.on_exhausted).toBe('pause');
-    expect(policy.hooks).toEqual(['approval-gate']);
+    expect(policy.hooks).toEqual(['approval-gate', 'destructive-deny']);
     expect(policy.observe).toEqual([]);
     expect(policy.hook_timeout).toBe(5);
     expect(policy.tools).toEqual({ shell_timeout: 120, output_limit_bytes: 16384 });
@@ -107,7 +107,7 @@ describe('errors a person can act on', () => {
     ['a swapped pair of letters', `${BASE}laps:\n  enabeld: true\n`, 'loop.yaml:11:12: laps.enabeld: unknown key "enabeld"; did you mean "enabled"?'],
     ['a misspelt enum value', `${BASE}repetition:\n  on_detect: pasue\n`, 'loop.yaml:11:14: repetition.on_detect: expected one of alert, pause, stop, found "pasue"; did you mean "pause"?'],
     ['a misspelt agent kind', BASE.replace('kind: scripted', 'kind: scriptd'), 'loop.yaml:4:9: agent.kind: expected kind: scripted, openai or command, found "scriptd"; did you mean "scripted"?'],
-    ['a misspelt built-in hook', `${BASE}hooks: [approval-gat]\n`, 'loop.yaml:10:9: hooks[0]: expected a built-in hook (approval-gate, trace-writer) or { name, topic, command }, found "approval-gat"; did you mean "approval-gate"?'],
+    ['a misspelt built-in hook', `${BASE}hooks: [approval-gat]\n`, 'loop.yaml:10:9: hooks[0]: expected a built-in hook (approval-gate, destructive-deny, trace-writer) or { name, topic, command }, found "approval-gat"; did you mean "approval-gate"?'],
     ['no for a boolean', `${BASE}laps:\n  enabled: no\n`, 'loop.yaml:11:12: laps.enabled: expected true or false, found "no" (YAML 1.2 reads no as a string; write false)'],
     ['off for a boolean', `${BASE}on_abort:\n  stash: off\n`, 'loop.yaml:11:10: on_abort.stash: expected true or false, found "off" (YAML 1.2 reads off as a string; write false)'],
     ['Yes for a boolean', `${BASE}repetition:\n  include_result: Yes\n`, 'loop.yaml:11:19: repetition.include_result: expected true or false, found "Yes" (YAML 1.2 reads Yes as a string; write true)'],
