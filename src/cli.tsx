@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-import { LoopdeckError } from './engine/index.js';
+import { LoopdeckError } from './engine/errors.js';
 import { buildProgram, EXIT } from './program.js';
 
 try {

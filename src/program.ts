@@ -1,22 +1,21 @@
-import { readdirSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { Command, Option } from 'commander';
-import {
-  ConfigErrors,
-  drive,
-  evaluateAll,
-  exitCodeFor,
-  fold,
-  headlessAnswerer,
-  loadPolicy,
-  LoopdeckError,
-  readLog,
-  type CheckpointInput,
-  type LoopPolicy,
-} from './engine/index.js';
-import { prepareResume, prepareRun, type PreparedRun } from './launch.js';
-import type { LoopRun } from './engine/index.js';
-import { loadCheckpointFile } from './engine/checkpoint-diff.js';
+import { ConfigErrors } from './engine/errors.js';
+import type { CheckpointInput } from './engine/types.js';
+import type { LoopPolicy } from './engine/policy.js';
+import type { LoopRun } from './engine/session.js';
+import type { PreparedRun } from './launch.js';
+
+function readLogText(file: string): string {
+  try {
+    return readFileSync(file, 'utf8');
+  } catch (error) {
+    fail(`${file}: cannot read the log (${(error as NodeJS.ErrnoException).code ?? String(error)})`);
+  }
+}
+
+// Commands load what they use when they run: `--help`, `--version` and `replay` stay fast.
 
 /** Exit codes of DESIGN.md, "Command line". */
 export const EXIT = { goalMet: 0, usage: 1, notMet: 2, interrupted: 130 } as const;
@@ -26,7 +25,8 @@ function fail(message: string, code: number = EXIT.usage): never {
   process.exit(code);
 }
 
-function policyOrExit(file: string): LoopPolicy {
+async function policyOrExit(file: string): Promise<LoopPolicy> {
+  const { loadPolicy } = await import('./engine/policy.js');
   try {
     return loadPolicy(file);
   } catch (error) {
@@ -58,9 +58,10 @@ export function buildProgram(): Command {
     .addOption(new Option('--approve <which>', 'headless answer to tool-call prompts').choices(['all', 'none']).default('none'))
     .addOption(new Option('--on-pause <action>', 'headless answer to pauses').choices(['continue', 'stop']).default('stop'))
     .action(async (options: { config: string; headless?: boolean; approve: 'all' | 'none'; onPause: 'continue' | 'stop' }) => {
-      const policy = policyOrExit(options.config);
+      const policy = await policyOrExit(options.config);
       let prepared;
       try {
+        const { prepareRun } = await import('./launch.js');
         prepared = await prepareRun(policy, { cwd: process.cwd() });
       } catch (error) {
         if (error instanceof ConfigErrors) fail(`invalid config\n${error.message}`);
@@ -85,6 +86,7 @@ export function buildProgram(): Command {
         fail(`resuming headless needs --yes; the run stands at: ${summary(prepared)}`);
       }
       prepared.session.subscribe((event) => process.stdout.write(`${JSON.stringify(event)}\n`));
+      const { drive, headlessAnswerer, exitCodeFor } = await import('./engine/drive.js');
       const outcome = await drive(start(), headlessAnswerer({ approve: options.approve, onPause: options.onPause }));
       prepared.log.close();
       process.stderr.write(`loopdeck: ${outcome.reason}: ${outcome.summary}\nloopdeck: log ${path.relative(process.cwd(), prepared.log.file)}; workspace ${prepared.workspace}\n`);
@@ -95,6 +97,7 @@ export function buildProgram(): Command {
     const result = await runConsole(prepared, start, { confirmResume: resuming });
     prepared.log.close();
     process.stdout.write(`${result.message}\n`);
+    const { exitCodeFor } = await import('./engine/drive.js');
     process.exitCode = result.outcome ? exitCodeFor(result.outcome) : EXIT.interrupted;
   }
 
@@ -119,6 +122,7 @@ export function buildProgram(): Command {
     .addOption(new Option('--approve <which>', 'headless answer to tool-call prompts').choices(['all', 'none']).default('none'))
     .addOption(new Option('--on-pause <action>', 'headless answer to pauses').choices(['continue', 'stop']).default('stop'))
     .action(async (runDir: string, options: SuperviseOptions) => {
+      const { prepareResume } = await import('./launch.js');
       const prepared = prepareResume(runDir);
       for (const warning of prepared.warnings) process.stderr.write(`loopdeck: ${warning}\n`);
       if (prepared.session.snapshot.done) fail(`${runDir}: the run is over (${prepared.session.snapshot.done.reason}); nothing to resume`);
@@ -129,12 +133,13 @@ export function buildProgram(): Command {
     .command('validate')
     .description('print the effective config of a loop.yaml, or its errors')
     .argument('[file]', 'the loop contract', 'loop.yaml')
-    .action((file: string) => {
-      const policy = policyOrExit(file);
+    .action(async (file: string) => {
+      const policy = await policyOrExit(file);
       process.stdout.write(`${JSON.stringify(policy, null, 2)}\n`);
     });
 
-  function readCheckpoints(dir: string): Array<{ file: string; input: CheckpointInput }> {
+  async function readCheckpoints(dir: string): Promise<Array<{ file: string; input: CheckpointInput }>> {
+    const { loadCheckpointFile: loadCheckpoint } = await import('./engine/checkpoint-diff.js');
     let names: string[];
     try {
       names = readdirSync(dir).filter((n) => n.endsWith('.json')).sort();
@@ -144,7 +149,7 @@ export function buildProgram(): Command {
     if (names.length === 0) fail(`${dir}: no checkpoint .json files`);
     return names.map((name) => {
       try {
-        return { file: name, input: loadCheckpointFile(path.join(dir, name)) };
+        return { file: name, input: loadCheckpoint(path.join(dir, name)) };
       } catch (error) {
         if (error instanceof ConfigErrors) fail(`invalid checkpoint\n${error.message}`);
         throw error;
@@ -158,9 +163,10 @@ export function buildProgram(): Command {
     .argument('<dir>', 'folder of checkpoint .json files')
     .option('-c, --config <file>', 'the loop contract whose progress and stagnation rules apply', 'loop.yaml')
     .option('--json', 'one JSON object per line')
-    .action((dir: string, options: { config: string; json?: boolean }) => {
-      const policy = policyOrExit(options.config);
-      const files = readCheckpoints(dir);
+    .action(async (dir: string, options: { config: string; json?: boolean }) => {
+      const policy = await policyOrExit(options.config);
+      const files = await readCheckpoints(dir);
+      const { evaluateAll } = await import('./engine/checkpoint.js');
       const records = evaluateAll(files.map((f) => f.input), {
         observed: policy.progress.observed,
         reported: policy.progress.reported.track,
@@ -189,12 +195,16 @@ export function buildProgram(): Command {
     .argument('<events>', 'an events.jsonl file')
     .option('--headless', 'print the folded final state as JSON')
     .action(async (file: string, options: { headless?: boolean }) => {
-      const { events, warnings } = readLog(file);
-      for (const warning of warnings) process.stderr.write(`loopdeck: ${warning}\n`);
+      const { foldLog, readLog } = await import('./engine/log.js');
       if (options.headless || !process.stdout.isTTY || !process.stdin.isTTY) {
-        process.stdout.write(`${JSON.stringify(fold(events), null, 2)}\n`);
+        // Folded while parsing: no event is kept, so a long log replays in bounded memory.
+        const { state, warnings } = foldLog(readLogText(file), file);
+        for (const warning of warnings) process.stderr.write(`loopdeck: ${warning}\n`);
+        process.stdout.write(`${JSON.stringify(state, null, 2)}\n`);
         return;
       }
+      const { events, warnings } = readLog(file);
+      for (const warning of warnings) process.stderr.write(`loopdeck: ${warning}\n`);
       const { replayConsole } = await import('./ui/run-console.js');
       await replayConsole(events);
     });

@@ -54,7 +54,8 @@ export interface EventDataMap {
     checkpoint_every: number;
     stagnation_threshold: number;
   };
-  'session.resume': { action: 'continue'; from: LoopState; note?: string };
+  /** `reask`: after a restart, the tool call issued without a recorded result, asked about again. */
+  'session.resume': { action: 'continue'; from: LoopState; note?: string; reask?: string };
   'session.pause': { reason: string; prompt: string; from: LoopState };
   /** `detail` names the limit for `exhausted` (e.g. `max_laps`, `replan_cap`, `max_attempts`, `budget`). */
   'session.complete': { reason: DoneReason; summary: string; detail?: string };

@@ -82,6 +82,8 @@ export interface SessionState {
   activeSince: number | null;
   startedAt: number | null;
   lastAt: number | null;
+  /** `at` of the event before the last one. */
+  lastAtBefore: number | null;
   evaluator: EvaluatorState;
   checkpoints: CheckpointRecord[];
   alerts: Alert[];
@@ -153,6 +155,7 @@ export const INITIAL_STATE: SessionState = {
   activeSince: null,
   startedAt: null,
   lastAt: null,
+  lastAtBefore: null,
   evaluator: INITIAL_EVALUATOR,
   checkpoints: [],
   alerts: [],
@@ -208,9 +211,10 @@ function toolMessage(record: ToolRecord): AgentMessage {
 }
 
 /** Applies one event to a private draft. Never called on a state someone else holds. */
-function reduce(s: SessionState, e: LoopEvent): void {
+export function reduce(s: SessionState, e: LoopEvent): void {
   s.eventCount += 1;
   s.lastSeq = e.seq;
+  s.lastAtBefore = s.lastAt;
   s.lastAt = e.at;
   switch (e.type) {
     case 'session.start':
@@ -224,12 +228,20 @@ function reduce(s: SessionState, e: LoopEvent): void {
       s.startedAt = e.at;
       s.activeSince = e.at;
       break;
-    case 'session.resume':
-      if (s.activeSince !== null && s.lastAt !== null) pauseClock(s, s.lastAt);
+    case 'session.resume': {
+      // A restart (no pause to answer) stops the clock at the last event before it.
+      if (s.pending?.kind !== 'pause' && s.activeSince !== null && s.lastAtBefore !== null) pauseClock(s, s.lastAtBefore);
       s.activeSince = e.at;
-      s.pending = null;
       s.exhausted = null;
+      const reask = e.data.reask === undefined ? undefined : s.tools[e.data.reask];
+      if (reask) {
+        s.pending = { kind: 'tool', call: reask.call, seq: e.seq, reason: 'issued before a restart, with no recorded result' };
+        pauseClock(s, e.at);
+      } else if (s.pending?.kind === 'pause') {
+        s.pending = null;
+      }
       break;
+    }
     case 'session.pause':
       pauseClock(s, e.at);
       s.pending = { kind: 'pause', reason: e.data.reason, prompt: e.data.prompt, from: e.data.from, seq: e.seq };
@@ -423,7 +435,7 @@ export function mergeReport(base: ReportedClaims, report: Partial<ReportedClaims
   };
 }
 
-function draftOf(state: SessionState): SessionState {
+export function draftOf(state: SessionState): SessionState {
   return {
     ...state,
     revisions: [...state.revisions],

@@ -2,6 +2,7 @@ import { closeSync, fdatasyncSync, fstatSync, mkdirSync, openSync, readFileSync,
 import path from 'node:path';
 import { LogError } from './errors.js';
 import { isEventType, type LoopEvent } from './events.js';
+import { draftOf, INITIAL_STATE, reduce, type SessionState } from './fold.js';
 
 /** What reading a log found. */
 export interface ReadLogResult {
@@ -31,16 +32,30 @@ function isEnvelope(value: unknown): value is LoopEvent {
  * @throws LogError naming the file and line
  */
 export function parseLog(text: string, file: string): ReadLogResult {
+  const events: LoopEvent[] = [];
+  const { warnings } = scanLog(text, file, (e) => events.push(e));
+  return { events, warnings };
+}
+
+/** Folds the text of an events.jsonl file as it parses it, keeping no event (the checks of {@link parseLog}). */
+export function foldLog(text: string, file: string): { state: SessionState; warnings: string[] } {
+  const state = draftOf(INITIAL_STATE);
+  const { warnings } = scanLog(text, file, (e) => reduce(state, e));
+  return { state, warnings };
+}
+
+function scanLog(text: string, file: string, onEvent: (e: LoopEvent) => void): { warnings: string[] } {
   const warnings: string[] = [];
   const lines = text.split('\n');
   const torn = lines.pop() ?? '';
   if (torn.replace(/\0/g, '').trim() !== '') {
     warnings.push(`${file}:${lines.length + 1}: dropped an unterminated final line (a torn write)`);
   }
-  const events: LoopEvent[] = [];
+  let count = 0;
   let bad: { line: number; why: string } | null = null;
   lines.forEach((line, index) => {
-    if (line.replace(/\0/g, '').trim() === '') return;
+    // A line that starts like a JSON object is not blank: skip the scan for NULs and spaces.
+    if (line.charCodeAt(0) !== 0x7b && line.replace(/\0/g, '').trim() === '') return;
     const lineNo = index + 1;
     let value: unknown;
     try {
@@ -53,20 +68,21 @@ export function parseLog(text: string, file: string): ReadLogResult {
       bad = { line: lineNo, why: value === undefined ? 'not a JSON event' : 'not a loopdeck event' };
       return;
     }
-    if (value.seq !== events.length) {
+    if (value.seq !== count) {
       const where = bad ? bad.line : lineNo;
       const why = bad ? `${bad.why}; ` : '';
-      throw new LogError(file, where, `${why}seq gap: expected seq ${events.length}, found ${value.seq} at line ${lineNo}`);
+      throw new LogError(file, where, `${why}seq gap: expected seq ${count}, found ${value.seq} at line ${lineNo}`);
     }
     if (bad) warnings.push(`${file}:${bad.line}: dropped a torn line (${bad.why}); seq ${value.seq} follows without a gap`);
     bad = null;
-    events.push(value);
+    count += 1;
+    onEvent(value);
   });
   if (bad) {
     const last: { line: number; why: string } = bad;
     warnings.push(`${file}:${last.line}: dropped a torn final line (${last.why})`);
   }
-  return { events, warnings };
+  return { warnings };
 }
 
 /** Reads an events.jsonl file with {@link parseLog}. @throws LogError */

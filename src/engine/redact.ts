@@ -58,6 +58,10 @@ const KEEP_PREFIX: RegExp[] = [
   /(\b[A-Za-z0-9_.-]*(?:api[_-]?key|apikey|secret|secret[_-]?key|signing[_-]?key|token|passwd|password|passphrase|access[_-]?key|private[_-]?key|credentials?)["']?\s*[:=]\s*["']?)([^\s"'`,;(){}<>]{8,})/gi,
 ];
 
+/** A superset of every pattern above (case-insensitive literals): a string without a match holds no known secret format. */
+const MAY_HOLD_SECRET =
+  /-----BEGIN|[rs]k[-_]|gh[opsur]_|github_pat_|glpat-|A[KS]IA|xox[baprs]-|AIza|npm_|hf_|eyJ|authorization|bearer|:\/\/|api[_-]?key|apikey|secret|token|passw|passphrase|access[_-]?key|private[_-]?key|signing[_-]?key|credential/i;
+
 /** Whether an environment variable with this name holds a secret (case-insensitive). */
 export function isSecretEnvName(name: string): boolean {
   return SECRET_ENV_NAME.test(name.toUpperCase());
@@ -86,8 +90,22 @@ function envValuePattern(env: Readonly<Record<string, string | undefined>>): Reg
  */
 export function createRedactor(env: Readonly<Record<string, string | undefined>> = process.env): Redactor {
   const envValues = envValuePattern(env);
+  const hasEnvValue = (input: string): boolean => {
+    envValues!.lastIndex = 0;
+    return envValues!.test(input);
+  };
+  const keys = new Map<string, string>();
+  const key = (k: string): string => {
+    let out = keys.get(k);
+    if (out === undefined) keys.set(k, (out = text(k)));
+    return out;
+  };
 
   const text = (input: string): string => {
+    // Every secret this module knows is at least MIN_SECRET_CHARS long and holds one of the
+    // literals of MAY_HOLD_SECRET (or an environment value): most strings need no regex at all.
+    if (input.length < MIN_SECRET_CHARS) return input;
+    if (!MAY_HOLD_SECRET.test(input) && !(envValues && hasEnvValue(input))) return input;
     let out = envValues ? input.replace(envValues, REDACTED) : input;
     for (const pattern of KEY_FORMATS) out = out.replace(pattern, REDACTED);
     for (const pattern of KEEP_PREFIX) out = out.replace(pattern, (_match, keep: string) => `${keep}${REDACTED}`);
@@ -104,10 +122,12 @@ export function createRedactor(env: Readonly<Record<string, string | undefined>>
       const toJSON = (value as { toJSON?: unknown }).toJSON;
       if (typeof toJSON === 'function') return copy(toJSON.call(value), path);
       const out: Record<string, unknown> = {};
-      for (const [key, item] of Object.entries(value)) {
-        const redacted = typeof item === 'string' && item !== '' && SECRET_OBJECT_KEY.test(key) ? REDACTED : copy(item, path);
+      for (const [k, item] of Object.entries(value)) {
+        const redacted = typeof item === 'string' && item !== '' && SECRET_OBJECT_KEY.test(k) ? REDACTED : copy(item, path);
         // defineProperty: a `__proto__` key stays an own field instead of replacing the prototype.
-        Object.defineProperty(out, text(key), { value: redacted, enumerable: true, writable: true, configurable: true });
+        const name = key(k);
+        if (name === '__proto__') Object.defineProperty(out, name, { value: redacted, enumerable: true, writable: true, configurable: true });
+        else out[name] = redacted;
       }
       return out;
     } finally {

@@ -4,7 +4,7 @@ import { costOf, exceededDimension, newWarnings } from './budget.js';
 import { evaluateCheckpoint, type ProgressPolicy } from './checkpoint.js';
 import { AgentError, describeError, InvariantError, ResumeError, SessionStateError, ToolError } from './errors.js';
 import { SCHEMA_VERSION, type EventDataMap, type EventType, type GoalRevision, type LoopEvent } from './events.js';
-import { activeSeconds, fold, INITIAL_STATE, type SessionState } from './fold.js';
+import { activeSeconds, draftOf, fold, INITIAL_STATE, reduce, type SessionState } from './fold.js';
 import { fallbackReconciliation, parseGoalCommand, reviseGoal, type GoalDirective } from './goal.js';
 import { HookRegistry, type HookPayloads, type HookTopic } from './hooks.js';
 import { transition, type DoneReason, type LoopState } from './machine.js';
@@ -122,7 +122,11 @@ type Gen<T = void> = AsyncGenerator<LoopYield, T, ResumePayload | undefined>;
  * continues at the same place.
  */
 export class Session {
-  private state: SessionState = INITIAL_STATE;
+  /** A private draft, reduced in place event by event; {@link snapshot} hands out copies. */
+  private state: SessionState = draftOf(INITIAL_STATE);
+  private frozen: SessionState | null = null;
+  /** Running request hash and size: what was hashed and counted so far (O(new) per turn). */
+  private request = { count: 0, hash: '', chars: 0 };
   private readonly clock: () => number;
   private readonly hooks: HookRegistry;
   private readonly sinks: Array<(event: LoopEvent) => void>;
@@ -156,7 +160,7 @@ export class Session {
     );
     this.pattern = resolvePattern(options.policy.pattern, options.policy.task).pattern;
     if (options.prior && options.prior.length > 0) {
-      this.state = fold(options.prior);
+      this.state = draftOf(fold(options.prior));
       if (this.state.pattern) this.pattern = this.state.pattern as Pattern;
       for (const event of options.prior) this.trackRepetition(event);
       this.recent.push(...options.prior.slice(-10));
@@ -165,7 +169,7 @@ export class Session {
 
   /** The fold of every event so far. */
   get snapshot(): SessionState {
-    return this.state;
+    return (this.frozen ??= draftOf(this.state));
   }
 
   /** Adds a consumer of events (after the ones given at construction). @returns unsubscribe */
@@ -336,7 +340,8 @@ export class Session {
 
   private emit<T extends EventType>(type: T, data: EventDataMap[T]): LoopEvent {
     const event = { seq: this.state.lastSeq + 1, at: this.clock(), session: this.options.id, type, data: this.redact(data) } as LoopEvent;
-    this.state = fold([event], this.state);
+    reduce(this.state, event);
+    this.frozen = null;
     this.recent.push(event);
     if (this.recent.length > 10) this.recent.shift();
     this.trackRepetition(event);
@@ -418,7 +423,12 @@ export class Session {
   /** Continues a run read from its log at the place it stopped. */
   private async *recover(): Gen {
     const s = this.state;
-    if (s.machine.state !== 'IDLE') this.emit('session.resume', { action: 'continue', from: s.machine.state, note: 'continued from the log' });
+    const id = s.toolOrder[s.toolOrder.length - 1];
+    const last = id === undefined ? undefined : s.tools[id];
+    const reask = s.machine.state === 'AWAITING_TOOL' && last && last.result === null && last.error === null ? last.call.id : undefined;
+    if (s.machine.state !== 'IDLE') {
+      this.emit('session.resume', { action: 'continue', from: s.machine.state, note: 'continued from the log', ...(reask ? { reask } : {}) });
+    }
     switch (s.machine.state) {
       case 'IDLE': {
         const pending = s.pending;
@@ -430,9 +440,7 @@ export class Session {
         const id = s.toolOrder[s.toolOrder.length - 1];
         const record = id === undefined ? undefined : s.tools[id];
         if (!record) throw new InvariantError('the log is AWAITING_TOOL without a tool call');
-        if (record.result === null && record.error === null) {
-          yield* this.decideAndRun(record.call, true, 'issued before a restart without a recorded result; approve to run it again');
-        }
+        if (reask) yield* this.decideAndRun(record.call, true, 'issued before a restart without a recorded result; approve to run it again');
         this.go('REFLECTING');
         return;
       }
@@ -594,12 +602,20 @@ export class Session {
         throw new Stop(await this.finish('aborted', `the agent failed: ${error.message}`));
       }
       const turn = this.state.turn + 1;
+      // Chained: the last request's hash and size plus what is new since (O(new), not O(history)).
+      const history = this.state.history;
+      if (history.length < this.request.count) this.request = { count: 0, hash: '', chars: 0 };
+      const added = JSON.stringify(history.slice(this.request.count));
+      const goal = JSON.stringify(this.state.goal);
       const requestHash = createHash('sha256')
-        .update(JSON.stringify({ turn, goal: this.state.goal, history: this.state.history }))
+        .update(JSON.stringify({ previous: this.request.hash, turn, goal }))
+        .update(added)
         .digest('hex')
         .slice(0, 16);
+      const historyChars = this.request.chars + added.length;
+      this.request = { count: history.length, hash: requestHash, chars: historyChars };
       const cost = costOf(response.usage, this.options.policy.pricing);
-      const requestChars = JSON.stringify({ goal: this.state.goal, history: this.state.history }).length;
+      const requestChars = goal.length + historyChars;
       this.emit('model.call', {
         turn,
         request_hash: requestHash,

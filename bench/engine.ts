@@ -1,0 +1,217 @@
+// Engine benchmarks (`npm run bench`, after `npm run build`). Each target is printed as a
+// number measured in this run against its goal, with MISSED when it is not met; the
+// process exits 0 either way, so further bench files can be chained after this one
+// (`tsx bench/engine.ts && tsx bench/<next>.ts`), or import `benchEngine`.
+//
+//   tsx bench/engine.ts [fold] [replay] [step]     (default: all three)
+//
+//   1. fold of a 100k-event log at no more than 1.5x the time of only parsing its lines;
+//   2. `loopdeck replay <log> --headless` of that log under 1 s, end to end;
+//   3. engine overhead per step (no-op agent and tool) under 0.2 ms median.
+import { spawn } from 'node:child_process';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
+import path from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { fold } from '../src/engine/fold.js';
+import { foldLog, parseLog } from '../src/engine/log.js';
+import { describeLog, makeLog, NoopAgent, noopTool, runBenchSession, tempWorkspace } from './make-log.js';
+import { collectGarbage, detail, header, median, quantile, summary, target } from './report.js';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const CLI = path.join(ROOT, 'dist', 'cli.js');
+
+export const LOG_EVENTS = 100_000;
+const FOLD_RATIO_TARGET = 1.5;
+const REPLAY_TARGET_MS = 1000;
+const STEP_TARGET_MS = 0.2;
+/** Steps of the measured no-op run, unless it reaches {@link STEP_TIME_CAP_MS} first. */
+const STEPS = 20_000;
+const WARMUP_STEPS = 500;
+/** The no-op run stops here even short of {@link STEPS}: per-step time grows with the run. */
+const STEP_TIME_CAP_MS = 20_000;
+
+const ms = (n: number, digits = 1) => n.toFixed(digits);
+
+/** split + `JSON.parse` of every non-empty line: the floor any reader pays. */
+function parseOnly(text: string): number {
+  let parsed = 0;
+  for (const line of text.split('\n')) {
+    if (line === '') continue;
+    JSON.parse(line);
+    parsed += 1;
+  }
+  return parsed;
+}
+
+/** 1. fold/parse ratio on the same text, alternating runs after a warm-up. */
+function benchFold(text: string, file: string, events: number): void {
+  const parse: number[] = [];
+  const full: number[] = [];
+  const parseLogMs: number[] = [];
+  const foldMs: number[] = [];
+  const streamed: number[] = [];
+  const round = (record: boolean) => {
+    collectGarbage();
+    const t0 = performance.now();
+    const count = parseOnly(text);
+    const t1 = performance.now();
+    collectGarbage();
+    const t2 = performance.now();
+    const { events: parsed } = parseLog(text, file);
+    const t3 = performance.now();
+    const state = fold(parsed);
+    const t4 = performance.now();
+    collectGarbage();
+    const t5 = performance.now();
+    const folded = foldLog(text, file).state;
+    const t6 = performance.now();
+    if (count !== events || state.eventCount !== events || folded.eventCount !== events) {
+      throw new Error(`expected ${events} events, parsed ${count}, folded ${state.eventCount} and ${folded.eventCount}`);
+    }
+    if (!record) return;
+    parse.push(t1 - t0);
+    full.push(t4 - t2);
+    parseLogMs.push(t3 - t2);
+    foldMs.push(t4 - t3);
+    streamed.push(t6 - t5);
+  };
+  for (let i = 0; i < 2; i++) round(false);
+  for (let i = 0; i < 7; i++) round(true);
+  const ratio = median(streamed) / median(parse);
+  target('fold', `fold/parse ratio = ${ratio.toFixed(2)} (target ≤ ${FOLD_RATIO_TARGET})`, ratio <= FOLD_RATIO_TARGET);
+  detail(
+    `parse only ${ms(median(parse))} ms (split + JSON.parse per line); foldLog (checks and fold while parsing, as replay does) ${ms(median(streamed))} ms; ` +
+      `parseLog + fold ${ms(median(full))} ms ` +
+      `(parseLog ${ms(median(parseLogMs))} = ${(median(parseLogMs) / median(parse)).toFixed(2)}x parse, ` +
+      `fold alone ${ms(median(foldMs))} = ${(median(foldMs) / median(parse)).toFixed(2)}x parse); medians of 7 runs`,
+  );
+}
+
+/** Runs `node <args>` to its end; the time from spawn to exit, and what it printed. */
+function runNode(args: string[]): Promise<{ ms: number; code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const start = performance.now();
+    const child = spawn(process.execPath, args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+    const out: Buffer[] = [];
+    const err: Buffer[] = [];
+    child.stdout.on('data', (chunk: Buffer) => out.push(chunk));
+    child.stderr.on('data', (chunk: Buffer) => err.push(chunk));
+    child.on('error', reject);
+    child.on('close', (code) =>
+      resolve({ ms: performance.now() - start, code, stdout: Buffer.concat(out).toString('utf8'), stderr: Buffer.concat(err).toString('utf8') }),
+    );
+  });
+}
+
+/** 2. `loopdeck replay --headless` end to end: process start, read, parse, fold, print. */
+async function benchReplay(file: string, events: number): Promise<void> {
+  const label = `replay ${Math.round(events / 1000)}k events`;
+  if (!existsSync(CLI)) {
+    target('replay', `${label}: not measured, ${path.relative(ROOT, CLI)} is missing (run npm run build)`, false);
+    return;
+  }
+  const args = [CLI, 'replay', file, '--headless'];
+  const first = await runNode(args);
+  if (first.code !== 0) {
+    target('replay', `${label}: failed with exit code ${first.code}: ${first.stderr.trim().split('\n')[0]}`, false);
+    return;
+  }
+  const state = JSON.parse(first.stdout) as { eventCount: number; done: { reason: string } | null };
+  if (state.eventCount !== events) throw new Error(`replay folded ${state.eventCount} events, expected ${events}`);
+  const times: number[] = [];
+  for (let i = 0; i < 5; i++) times.push((await runNode(args)).ms);
+  const fixed: number[] = [];
+  for (let i = 0; i < 3; i++) fixed.push((await runNode([CLI, '--version'])).ms);
+  const t = median(times);
+  target('replay', `${label}: ${ms(t, 0)} ms (target < ${REPLAY_TARGET_MS} ms)`, t < REPLAY_TARGET_MS);
+  detail(
+    `node dist/cli.js replay <log> --headless, median of 5 runs (min ${ms(Math.min(...times), 0)}, max ${ms(Math.max(...times), 0)}); ` +
+      `prints ${(Buffer.byteLength(first.stdout) / 2 ** 20).toFixed(1)} MiB of state (${state.done?.reason ?? 'not done'}); ` +
+      `node dist/cli.js --version alone: ${ms(median(fixed), 0)} ms`,
+  );
+}
+
+/**
+ * One session of the no-op agent and tool for up to `steps` steps (or `capMs`): the time
+ * of each step is the time between two consecutive agent turns, everything the engine
+ * does for a step (budget check, hooks, events, fold, tool dispatch, transitions).
+ */
+async function noopRun(steps: number, capMs: number): Promise<{ times: number[]; events: number; capped: boolean; cpuMs: number }> {
+  const workspace = tempWorkspace();
+  const times: number[] = [];
+  let last = 0;
+  let events = 0;
+  let capped = false;
+  const start = performance.now();
+  const cpu = process.cpuUsage();
+  const stop = (turn: number) => {
+    if (turn > steps) return true;
+    capped = performance.now() - start > capMs;
+    return capped;
+  };
+  const onTurn = () => {
+    const now = performance.now();
+    if (last > 0) times.push(now - last);
+    last = now;
+  };
+  try {
+    await runBenchSession({ agent: new NoopAgent(stop, onTurn), runTool: noopTool, workspace: workspace.dir, sinks: [() => void (events += 1)] });
+  } finally {
+    workspace.remove();
+  }
+  const used = process.cpuUsage(cpu);
+  return { times, events, capped, cpuMs: (used.user + used.system) / 1000 };
+}
+
+/** 3. engine overhead per step. */
+async function benchSteps(): Promise<void> {
+  await noopRun(WARMUP_STEPS, STEP_TIME_CAP_MS);
+  collectGarbage();
+  const { times, events, capped, cpuMs } = await noopRun(STEPS, STEP_TIME_CAP_MS);
+  const m = median(times);
+  const window = Math.min(1000, Math.floor(times.length / 4));
+  target(
+    'step',
+    `engine overhead per step: median ${ms(m, 3)} ms, p95 ${ms(quantile(times, 0.95), 3)} ms (target median < ${STEP_TARGET_MS} ms)`,
+    m < STEP_TARGET_MS,
+  );
+  detail(
+    `${times.length} steps of a no-op agent and tool (one tool call per turn, ${Math.round(events / (times.length + 1))} events per step, no hooks, no log)` +
+      (capped ? `, stopped at the ${STEP_TIME_CAP_MS / 1000} s cap short of ${STEPS}` : '') +
+      `; median of the first ${window} steps ${ms(median(times.slice(0, window)), 3)} ms, of the last ${window} ${ms(median(times.slice(-window)), 3)} ms` +
+      `; CPU time of this process ${ms(cpuMs / (times.length + 1), 3)} ms per step (mean)`,
+  );
+}
+
+/** The parts of the engine benchmark, in the order they run. */
+export const PARTS = ['fold', 'replay', 'step'] as const;
+export type Part = (typeof PARTS)[number];
+
+/** Runs the engine benchmarks (all parts, or those named) and prints one line per target. */
+export async function benchEngine(parts: readonly Part[] = PARTS): Promise<void> {
+  header('engine');
+  if (parts.includes('fold') || parts.includes('replay')) {
+    const made = await makeLog(LOG_EVENTS);
+    try {
+      detail(`log: ${describeLog(made)}`);
+      if (parts.includes('fold')) benchFold(readFileSync(made.file, 'utf8'), made.file, made.events);
+      if (parts.includes('replay')) await benchReplay(made.file, made.events);
+    } finally {
+      rmSync(path.dirname(made.file), { recursive: true, force: true });
+    }
+  }
+  if (parts.includes('step')) await benchSteps();
+}
+
+// tsx bench/engine.ts [fold] [replay] [step]   (default: all three)
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  const named = process.argv.slice(2);
+  const unknown = named.filter((p) => !(PARTS as readonly string[]).includes(p));
+  if (unknown.length > 0) {
+    process.stderr.write(`bench/engine.ts: unknown part ${unknown.join(', ')}; parts: ${PARTS.join(', ')}\n`);
+    process.exit(1);
+  }
+  await benchEngine(named.length > 0 ? (named as Part[]) : PARTS);
+  summary('engine');
+}
