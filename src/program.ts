@@ -57,8 +57,19 @@ export function buildProgram(): Command {
     .option('--headless', 'no console: stream events as JSONL on stdout (also when stdout or stdin is not a terminal)')
     .addOption(new Option('--approve <which>', 'headless answer to tool-call prompts').choices(['all', 'none']).default('none'))
     .addOption(new Option('--on-pause <action>', 'headless answer to pauses').choices(['continue', 'stop']).default('stop'))
-    .action(async (options: { config: string; headless?: boolean; approve: 'all' | 'none'; onPause: 'continue' | 'stop' }) => {
-      const policy = await policyOrExit(options.config);
+    .option('--goal <objective>', "start with this objective instead of loop.yaml's goal.objective")
+    .option('--constraint <text>', 'add a constraint to the goal at start (repeatable)', (value: string, all: string[]) => [...all, value], [] as string[])
+    .action(async (options: { config: string; headless?: boolean; approve: 'all' | 'none'; onPause: 'continue' | 'stop'; goal?: string; constraint: string[] }) => {
+      const loaded = await policyOrExit(options.config);
+      if (options.goal !== undefined && options.goal.trim() === '') fail('--goal needs a non-empty objective');
+      const policy: LoopPolicy = {
+        ...loaded,
+        goal: {
+          ...loaded.goal,
+          ...(options.goal !== undefined ? { objective: options.goal.trim() } : {}),
+          constraints: [...loaded.goal.constraints, ...options.constraint.map((c) => c.trim()).filter(Boolean)],
+        },
+      };
       let prepared;
       try {
         const { prepareRun } = await import('./launch.js');
@@ -85,7 +96,14 @@ export function buildProgram(): Command {
       if (resuming && !options.yes) {
         fail(`resuming headless needs --yes; the run stands at: ${summary(prepared)}`);
       }
-      prepared.session.subscribe((event) => process.stdout.write(`${JSON.stringify(event)}\n`));
+      const unsubscribe = prepared.session.subscribe((event) => process.stdout.write(`${JSON.stringify(event)}\n`));
+      process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+        if (error.code !== 'EPIPE') throw error;
+        // The reader went away (e.g. `| head`): stop streaming and stop the run at the next safe point.
+        unsubscribe();
+        process.stderr.write('loopdeck: stdout was closed; stopping the run at the next safe point (the log is kept)\n');
+        void prepared.session.command('/stop');
+      });
       const { drive, headlessAnswerer, exitCodeFor } = await import('./engine/drive.js');
       const outcome = await drive(start(), headlessAnswerer({ approve: options.approve, onPause: options.onPause }));
       prepared.log.close();

@@ -3,7 +3,7 @@ import type { Agent, AgentContext } from './agents/agent.js';
 import { costOf, exceededDimension, newWarnings } from './budget.js';
 import { evaluateCheckpoint, type ProgressPolicy } from './checkpoint.js';
 import { AgentError, describeError, InvariantError, ResumeError, SessionStateError, ToolError } from './errors.js';
-import { SCHEMA_VERSION, type EventDataMap, type EventType, type GoalRevision, type LoopEvent } from './events.js';
+import { assertEventType, SCHEMA_VERSION, type EventDataMap, type EventType, type GoalRevision, type LoopEvent } from './events.js';
 import { activeSeconds, draftOf, fold, INITIAL_STATE, reduce, type SessionState } from './fold.js';
 import { fallbackReconciliation, parseGoalCommand, reviseGoal, type GoalDirective } from './goal.js';
 import { HookRegistry, type HookPayloads, type HookTopic } from './hooks.js';
@@ -339,6 +339,7 @@ export class Session {
   // ---------------------------------------------------------------- events
 
   private emit<T extends EventType>(type: T, data: EventDataMap[T]): LoopEvent {
+    assertEventType(type);
     const event = { seq: this.state.lastSeq + 1, at: this.clock(), session: this.options.id, type, data: this.redact(data) } as LoopEvent;
     reduce(this.state, event);
     this.frozen = null;
