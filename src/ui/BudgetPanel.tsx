@@ -1,8 +1,8 @@
 import React from 'react';
 import { Box, Text } from 'ink';
-import { activeSeconds, BUDGET_DIMENSIONS, formatDuration, type BudgetDimension } from '../engine/index.js';
+import { activeSeconds, BUDGET_DIMENSIONS, type BudgetDimension } from '../engine/index.js';
 import { useConsole } from './context.js';
-import { Section } from './Section.js';
+import { budgetValue, gauge, percent } from './format.js';
 import { theme } from './theme.js';
 import { useNow } from './use-now.js';
 
@@ -14,50 +14,96 @@ const LABEL: Record<BudgetDimension, string> = {
   cost_usd: 'cost',
 };
 
-function format(dimension: BudgetDimension, value: number): string {
-  if (dimension === 'wall_clock_seconds') return formatDuration(value);
-  if (dimension === 'cost_usd') return `$${value.toFixed(2)}`;
-  if (dimension === 'tokens' && value >= 1000) return `${(value / 1000).toFixed(1)}k`;
-  return String(Math.round(value));
-}
+const SHORT: Record<BudgetDimension, string> = {
+  turns: 'turns',
+  tool_calls: 'tools',
+  wall_clock_seconds: 'clock',
+  tokens: 'tokens',
+  cost_usd: 'cost',
+};
 
-/** A used/limit bar: `████░░░░`; `width` in cells. */
-export function gauge(used: number, limit: number | null, width: number): string {
-  if (limit === null) return '·'.repeat(width);
-  const filled = Math.min(width, Math.round((used / limit) * width));
-  return '█'.repeat(filled) + '░'.repeat(width - filled);
-}
-
-/** Used/limit gauges for every budget dimension; colour turns at the warn fraction. */
-export function BudgetPanel() {
-  const limits = useConsole((s) => s.session.limits);
+/** Used amounts per dimension, wall clock counted up to now while the run is active. */
+function useUsage(): Record<BudgetDimension, number> {
   const usage = useConsole((s) => s.session.usage);
-  const warned = useConsole((s) => s.session.warned);
-  const exhausted = useConsole((s) => s.session.exhausted);
-  const live = useConsole((s) => s.session.activeSince !== null && s.session.done === null);
-  const now = useNow(live);
+  const ticking = useConsole((s) => s.replay === null && s.session.activeSince !== null && s.session.done === null);
   const activeMs = useConsole((s) => s.session.activeMs);
   const activeSince = useConsole((s) => s.session.activeSince);
-  const seconds = live ? activeSeconds({ activeMs, activeSince }, now) : usage.wall_clock_seconds;
-  const rows = BUDGET_DIMENSIONS.map((dimension) => {
-    const used = dimension === 'wall_clock_seconds' ? seconds : usage[dimension];
-    const limit = limits[dimension];
-    const colour = exhausted === dimension || (limit !== null && used >= limit) ? theme.danger : warned.includes(dimension) ? theme.warn : theme.ok;
+  const now = useNow(ticking);
+  return { ...usage, wall_clock_seconds: ticking ? activeSeconds({ activeMs, activeSince }, now) : usage.wall_clock_seconds };
+}
+
+/** The colour of a dimension: spent (or the one that paused the run), past the warn fraction, or fine. */
+function useColours(used: Record<BudgetDimension, number>): (d: BudgetDimension) => string {
+  const limits = useConsole((s) => s.session.limits);
+  const warned = useConsole((s) => s.session.warned);
+  const exhausted = useConsole((s) => s.session.exhausted);
+  return (d) => {
+    const limit = limits[d];
+    if (exhausted === d || (limit !== null && used[d] >= limit)) return theme.danger;
+    return warned.includes(d) ? theme.warn : theme.ok;
+  };
+}
+
+/**
+ * Gauges for all five budget dimensions: label and percent, then a bar and used/limit.
+ * The colour turns at the warn fraction (a `budget.warn`), red when spent; the dimension
+ * that paused the run is shown inverse. `compact`: one row of percentages.
+ */
+export function BudgetPanel({ width, compact = false }: { width: number; compact?: boolean }) {
+  const used = useUsage();
+  const limits = useConsole((s) => s.session.limits);
+  const exhausted = useConsole((s) => s.session.exhausted);
+  const colour = useColours(used);
+  if (compact) {
     return (
-      <Box key={dimension} width={33}>
-        <Text>
-          <Text color={theme.muted}>{LABEL[dimension].padEnd(11)}</Text>
-          <Text color={colour}>{gauge(used, limit, 8)}</Text>
-          <Text bold={exhausted === dimension}> {format(dimension, used)}/{limit === null ? '∞' : format(dimension, limit)}</Text>
+      <Box height={1} flexShrink={0}>
+        <Text wrap="truncate-end">
+          {BUDGET_DIMENSIONS.map((d, i) => {
+            const p = percent(used[d], limits[d]);
+            return (
+              <Text key={d}>
+                {i > 0 ? ' ' : ''}
+                <Text color={theme.muted} inverse={exhausted === d}>{SHORT[d]}</Text>
+                <Text color={colour(d)}> {p === null ? '∞' : `${p}%`}</Text>
+              </Text>
+            );
+          })}
         </Text>
       </Box>
     );
-  });
+  }
+  const cell = Math.max(12, Math.floor(width / BUDGET_DIMENSIONS.length));
   return (
-    <Section title="Budget">
-      <Box flexDirection="row" flexWrap="wrap">
-        {rows}
+    <Box flexDirection="column" height={2} flexShrink={0}>
+      <Box>
+        {BUDGET_DIMENSIONS.map((d) => {
+          const p = percent(used[d], limits[d]);
+          return (
+            <Box key={d} width={cell} flexShrink={0}>
+              <Text wrap="truncate-end">
+                <Text bold={exhausted === d} inverse={exhausted === d} color={exhausted === d ? theme.danger : theme.muted}>
+                  {LABEL[d]}
+                </Text>
+                <Text color={colour(d)}> {p === null ? 'no limit' : `${p}%`}</Text>
+              </Text>
+            </Box>
+          );
+        })}
       </Box>
-    </Section>
+      <Box>
+        {BUDGET_DIMENSIONS.map((d) => {
+          const value = `${budgetValue(d, used[d])}/${limits[d] === null ? '∞' : budgetValue(d, limits[d])}`;
+          const bar = Math.max(3, cell - value.length - 2);
+          return (
+            <Box key={d} width={cell} flexShrink={0}>
+              <Text wrap="truncate-end">
+                <Text color={colour(d)}>{gauge(used[d], limits[d], bar)}</Text>
+                <Text bold={exhausted === d}> {value}</Text>
+              </Text>
+            </Box>
+          );
+        })}
+      </Box>
+    </Box>
   );
 }

@@ -1,9 +1,10 @@
 import React from 'react';
-import { Box, Text, useStdout } from 'ink';
-import type { CheckpointRecord, EvidenceStatus, SignalDiff } from '../engine/index.js';
+import { Box, Text } from 'ink';
+import { diffCheckpoint, type ReportedDiff } from '../engine/checkpoint-diff.js';
+import type { EvidenceStatus, SignalDiff } from '../engine/index.js';
 import { useConsole } from './context.js';
+import { Rows } from './Rows.js';
 import { sanitize } from './sanitize.js';
-import { Section } from './Section.js';
 import { theme } from './theme.js';
 
 const MOVE: Record<SignalDiff['move'], { mark: string; colour: string }> = {
@@ -15,86 +16,135 @@ const MOVE: Record<SignalDiff['move'], { mark: string; colour: string }> = {
 };
 
 const EVIDENCE: Record<EvidenceStatus, { mark: string; colour: string }> = {
-  found_passing: { mark: 'found, passing', colour: theme.ok },
-  found_failing: { mark: 'found, failing', colour: theme.danger },
+  found_passing: { mark: 'found passing', colour: theme.ok },
+  found_failing: { mark: 'found failing', colour: theme.danger },
   not_found: { mark: 'not found', colour: theme.warn },
 };
 
+const FIELDS: Array<[keyof ReportedDiff, string]> = [
+  ['new_evidence', 'evidence'],
+  ['eliminated_hypotheses', 'eliminated'],
+  ['remaining_hypotheses', 'remaining'],
+];
+
 const value = (n: number | null) => (n === null ? 'missing' : String(n));
+const clean = (t: string) => sanitize(t, { oneLine: true });
 
-function Observed({ checkpoint, width }: { checkpoint: CheckpointRecord; width: number }) {
-  return (
-    <Box flexDirection="column" width={width}>
-      <Text bold>
-        observed (measured) <Text color={theme.muted}>observed_progress {String(checkpoint.observed_progress)}</Text>
-      </Text>
-      {checkpoint.signals.map((s) => (
-        <Text key={s.signal} wrap="truncate-end">
-          {s.signal.replace(/^observed\./, '').padEnd(14)} {value(s.before)} → {value(s.after)}{' '}
-          <Text color={theme.muted}>want {s.direction === 'decrease' ? '↓' : '↑'} </Text>
-          <Text color={MOVE[s.move].colour}>{MOVE[s.move].mark}</Text>
-        </Text>
-      ))}
-      {(checkpoint.observer_errors ?? []).map((e) => (
-        <Text key={e} color={theme.danger} wrap="truncate-end">
-          observer error: {sanitize(e, { oneLine: true })}
-        </Text>
-      ))}
-    </Box>
-  );
-}
-
-function Reported({ checkpoint, width }: { checkpoint: CheckpointRecord; width: number }) {
-  const { reported, evidence } = checkpoint;
-  const list = (items: string[]) => (items.length === 0 ? '—' : items.map((i) => sanitize(i, { oneLine: true })).join(', '));
-  return (
-    <Box flexDirection="column" width={width}>
-      <Text bold color={theme.claim}>
-        reported (claims) <Text color={theme.muted}>claimed_progress {String(checkpoint.claimed_progress)}</Text>
-      </Text>
-      <Text wrap="truncate-end">
-        <Text color={theme.muted}>eliminated </Text>
-        {list(reported.eliminated_hypotheses)}
-      </Text>
-      <Text wrap="truncate-end">
-        <Text color={theme.muted}>remaining  </Text>
-        {list(reported.remaining_hypotheses)}
-      </Text>
-      {evidence.slice(-2).map((e, i) => (
-        <Text key={`${i}-${e.evidence_ref}`} wrap="truncate-end">
-          <Text color={EVIDENCE[e.status].colour}>[{EVIDENCE[e.status].mark}]</Text> “{sanitize(e.evidence_ref, { oneLine: true })}”
-        </Text>
-      ))}
-    </Box>
-  );
-}
-
-/** The latest checkpoint as an observed-versus-reported diff. */
-export function CheckpointPanel() {
-  const checkpoint = useConsole((s) => s.session.checkpoints[s.session.checkpoints.length - 1]);
+/**
+ * One checkpoint as an observed-versus-reported diff: each observed signal before → after
+ * with its wanted direction and move (regressions and missing values stand out), each
+ * reported field as items added and removed since the previous checkpoint, each evidence
+ * claim with what the harness found, and the verdict with the stagnation counter.
+ * `[` and `]` browse earlier checkpoints.
+ */
+export function CheckpointPanel({ height, width, compact = false }: { height: number; width: number; compact?: boolean }) {
+  const count = useConsole((s) => s.session.checkpoints.length);
+  const index = useConsole((s) => (s.view.checkpoint === null ? s.session.checkpoints.length - 1 : Math.min(s.view.checkpoint, s.session.checkpoints.length - 1)));
+  const current = useConsole((s) => s.session.checkpoints[index]);
+  const previous = useConsole((s) => (index > 0 ? s.session.checkpoints[index - 1] : undefined));
   const every = useConsole((s) => s.session.checkpointEvery);
-  const { stdout } = useStdout();
-  const half = Math.floor(((stdout.columns ?? 80) - 2) / 2);
-  if (!checkpoint) {
-    return <Section title="Checkpoint" detail={<Text color={theme.muted}>none yet (every {every} iterations)</Text>} />;
+  const browsing = useConsole((s) => s.view.checkpoint !== null);
+  if (!current) {
+    return (
+      <Box height={height} flexShrink={0}>
+        <Text color={theme.muted}>No checkpoint yet (one every {every} iterations).</Text>
+      </Box>
+    );
   }
-  const verdictColour = checkpoint.status === 'PROGRESS_OBSERVED' ? theme.ok : checkpoint.status === 'BASELINE' ? theme.muted : theme.warn;
-  const detail = (
-    <Text>
-      <Text color={theme.muted}>#{checkpoint.index + 1} · iteration {checkpoint.iteration} · </Text>
-      <Text bold color={verdictColour}>{checkpoint.status}</Text>
-      <Text color={theme.muted}> · counter </Text>
-      <Text bold color={checkpoint.stagnation_detected ? theme.danger : undefined}>
-        {checkpoint.counter}/{checkpoint.threshold}
+  const diff = diffCheckpoint(previous ?? null, current);
+  const verdictColour = diff.stagnation_detected ? theme.danger : diff.status === 'PROGRESS_OBSERVED' ? theme.ok : diff.status === 'BASELINE' ? theme.muted : theme.warn;
+  const title = (
+    <Text wrap="truncate-end">
+      <Text bold>
+        #{diff.index + 1}/{count}
       </Text>
+      <Text color={theme.muted}> · iteration {diff.iteration} · </Text>
+      <Text bold color={verdictColour}>{diff.verdict}</Text>
+      <Text color={theme.muted}> · counter </Text>
+      <Text bold color={diff.stagnation_detected ? theme.danger : undefined}>
+        {diff.counter}/{diff.threshold}
+      </Text>
+      <Text color={theme.muted}>{browsing ? ' · browsing: [ earlier, ] later' : count > 1 ? ' · [ earlier' : ''}</Text>
     </Text>
   );
+  const observed = [
+    <Text key="h" wrap="truncate-end">
+      <Text bold>observed (measured)</Text>
+      <Text color={theme.muted}> observed_progress {String(diff.observed_progress)}</Text>
+    </Text>,
+    ...diff.signals.map((s) => (
+      <Text key={s.signal} wrap="truncate-end">
+        {clean(s.signal.replace(/^observed\./, ''))} {value(s.before)} → <Text color={s.after === null ? theme.danger : undefined}>{value(s.after)}</Text>
+        <Text color={theme.muted}> want {s.direction === 'decrease' ? '↓' : '↑'} </Text>
+        <Text bold={s.move === 'regressed' || s.move === 'missing'} color={MOVE[s.move].colour}>
+          {MOVE[s.move].mark}
+        </Text>
+      </Text>
+    )),
+    ...(current.observer_errors ?? []).map((e, i) => (
+      <Text key={`err${i}`} color={theme.danger} wrap="truncate-end">
+        observer error: {clean(e)}
+      </Text>
+    )),
+  ];
+  if (diff.signals.length === 0) observed.push(<Text key="none" color={theme.muted}>no observed signals configured</Text>);
+  const fields = [
+    <Text key="h" wrap="truncate-end">
+      <Text bold color={theme.claim}>reported (claims){previous ? ` vs #${previous.index + 1}` : ''}</Text>
+      <Text color={theme.muted}> claimed_progress {String(diff.claimed_progress)}</Text>
+    </Text>,
+    ...FIELDS.filter(([field]) => field !== 'new_evidence').map(([field, label]) => {
+      const { added, removed } = diff.reported[field] as { added: string[]; removed: string[] };
+      return (
+        <Text key={field} wrap="truncate-end">
+          <Text color={theme.muted}>{label.padEnd(10)} </Text>
+          {added.length === 0 && removed.length === 0 ? <Text color={theme.muted}>no change</Text> : null}
+          {added.map((item, i) => (
+            <Text key={`a${i}`} color={theme.ok}>
+              +{clean(item)}{' '}
+            </Text>
+          ))}
+          {removed.map((item, i) => (
+            <Text key={`r${i}`} color={theme.danger}>
+              −{clean(item)}{' '}
+            </Text>
+          ))}
+        </Text>
+      );
+    }),
+  ];
+  const { added: newClaims, removed: droppedClaims } = diff.reported.new_evidence;
+  const evidence = [
+    <Text key="eh" wrap="truncate-end">
+      <Text bold color={theme.claim}>evidence </Text>
+      <Text color={theme.muted}>
+        {diff.evidence.length === 0 ? 'none claimed' : `${diff.evidence.length} claim(s): +${newClaims.length} new, −${droppedClaims.length} dropped vs the previous checkpoint`}
+      </Text>
+    </Text>,
+    ...diff.evidence.map((e, i) => (
+      <Text key={`e${i}`} wrap="truncate-end">
+        {' '}
+        <Text color={EVIDENCE[e.status].colour}>[{EVIDENCE[e.status].mark}]</Text> “{clean(e.evidence_ref)}” <Text color={theme.muted}>{clean(e.claim)}</Text>
+      </Text>
+    )),
+  ];
+  if (compact) return <Rows height={height} items={[title, ...observed, ...fields, ...evidence]} />;
+  const half = Math.floor(width / 2);
+  const columns = Math.max(0, Math.min(height - 1, Math.max(observed.length, fields.length)));
   return (
-    <Section title="Checkpoint" detail={detail}>
-      <Box flexDirection="row">
-        <Observed checkpoint={checkpoint} width={half} />
-        <Reported checkpoint={checkpoint} width={half} />
+    <Box flexDirection="column" height={height} overflow="hidden" flexShrink={0}>
+      <Box height={1} flexShrink={0}>
+        {title}
       </Box>
-    </Section>
+      <Box flexDirection="row" height={columns} flexShrink={0}>
+        <Box width={half} flexShrink={0} paddingRight={1}>
+          <Rows height={columns} items={observed} />
+        </Box>
+        <Box width={width - half} flexShrink={0}>
+          <Rows height={columns} items={fields} />
+        </Box>
+      </Box>
+      <Rows height={height - 1 - columns} items={evidence} />
+    </Box>
   );
 }

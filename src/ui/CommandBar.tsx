@@ -1,56 +1,77 @@
 import React from 'react';
-import { Box, Text, useInput } from 'ink';
-import TextInput from 'ink-text-input';
+import { Box, Text } from 'ink';
 import { useConsole } from './context.js';
-import { bindingsFor, type KeyContext } from './keymap.js';
+import { keyHints } from './keymap.js';
+import { LineView } from './LineView.js';
 import { sanitize } from './sanitize.js';
 import { theme } from './theme.js';
 
-export interface CommandBarProps {
-  open: boolean;
-  value: string;
-  onChange: (value: string) => void;
-  onSubmit: (value: string) => void;
-  onCancel: () => void;
-  context: KeyContext;
+/** Rows of the completion list at most. */
+export const MAX_COMPLETIONS = 6;
+
+/** Rows the footer takes: the notice, the completion list, the bar or key line. */
+export function useFooterRows(): number {
+  const list = useConsole((s) => (s.view.input === 'bar' ? Math.min(MAX_COMPLETIONS, s.view.completions.length) : 0));
+  return 2 + list;
 }
 
 /**
- * The command bar: opened with `/`, Enter runs the line, Esc closes it. While it is
- * open it owns the keyboard, so typing never reaches a hotkey. Closed, it shows the
- * answer to the last command and the keys that apply now.
+ * The footer: the answer to the last command, then the command bar when open (with its
+ * completion list above it), else the keys that apply now, from the key map.
+ * While the bar is open it owns the keyboard: typing never reaches a hotkey.
  */
-export function CommandBar({ open, value, onChange, onSubmit, onCancel, context }: CommandBarProps) {
+export function CommandBar({ width }: { width: number }) {
   const notice = useConsole((s) => s.notice);
-  const done = useConsole((s) => s.session.done);
-  useInput(
-    (_input, key) => {
-      if (key.escape) onCancel();
-    },
-    { isActive: open },
-  );
+  const open = useConsole((s) => s.view.input === 'bar');
+  const line = useConsole((s) => s.view.line);
+  const completions = useConsole((s) => s.view.completions);
+  const highlight = useConsole((s) => s.view.highlight);
+  const busy = useConsole((s) => s.view.busy);
+  const done = useConsole((s) => s.session.done?.reason ?? null);
+  const replaying = useConsole((s) => s.replay !== null);
+  const interrupted = useConsole((s) => s.view.interrupted);
+  // A window of the list that keeps the highlighted row in view.
+  const first = Math.max(0, Math.min(highlight - MAX_COMPLETIONS + 1, completions.length - MAX_COMPLETIONS));
+  const list = completions.slice(first, first + MAX_COMPLETIONS);
+  const alert = useConsole((s) => s.session.alerts.length > s.view.acknowledged);
+  // The footer's hints, from the key map; `x` only while there is an alert to acknowledge.
+  const keys = [...(replaying ? keyHints('replay') : []), ...keyHints('dashboard', alert ? [] : ['acknowledge-alert']), ...keyHints('global')].join('  ');
   return (
-    <Box flexDirection="column" flexShrink={0} paddingX={1}>
-      {notice ? (
-        <Text color={notice.ok ? theme.ok : theme.danger} wrap="truncate-end">
-          {notice.ok ? '✓ ' : '✗ '}
-          {sanitize(notice.text, { oneLine: true })}
-        </Text>
-      ) : null}
-      {open ? (
-        <Box>
-          <Text color={theme.accent}>› </Text>
-          <TextInput value={value} onChange={onChange} onSubmit={onSubmit} focus={open} />
-        </Box>
-      ) : (
-        <Text color={theme.muted} wrap="truncate-end">
-          {done ? `Run finished: ${done.reason}. ` : ''}
-          {bindingsFor(context)
-            .filter((b) => b.when === 'always')
-            .map((b) => `[${b.key}] ${b.help}`)
-            .join('  ')}
-        </Text>
-      )}
+    <Box flexDirection="column" flexShrink={0} height={2 + (open ? list.length : 0)}>
+      <Box height={1}>
+        {busy ? (
+          <Text color={theme.muted}>running {sanitize(line.text, { oneLine: true })} …</Text>
+        ) : notice ? (
+          <Text color={notice.ok ? theme.ok : theme.danger} wrap="truncate-end">
+            {notice.ok ? '✓ ' : '✗ '}
+            {sanitize(notice.text, { oneLine: true })}
+          </Text>
+        ) : (
+          <Text> </Text>
+        )}
+      </Box>
+      {open
+        ? list.map((item, i) => (
+            <Box key={item} height={1}>
+              <Text wrap="truncate-end" inverse={first + i === highlight} color={first + i === highlight ? theme.accent : theme.muted}>
+                {first + i === highlight ? '▸ ' : '  '}
+                {item}
+                {i === list.length - 1 && completions.length > first + list.length ? `   (+${completions.length - first - list.length} more, ↓)` : ''}
+              </Text>
+            </Box>
+          ))
+        : null}
+      <Box height={1}>
+        {open ? (
+          <LineView prefix="› " state={line} width={width} />
+        ) : (
+          <Text color={theme.muted} wrap="truncate-end">
+            {done ? `Run finished: ${done}. ` : ''}
+            {interrupted ? 'Pausing at the next safe point; Ctrl+C again quits. ' : ''}
+            {keys}
+          </Text>
+        )}
+      </Box>
     </Box>
   );
 }

@@ -1,43 +1,113 @@
 import React from 'react';
 import { Box, Text } from 'ink';
 import { useConsole } from './context.js';
+import { shortDuration } from './format.js';
 import { sanitize } from './sanitize.js';
 import { stateColour, theme } from './theme.js';
+import { useNow } from './use-now.js';
 
-/** Goal objective, pattern, loop state and iteration. */
-export function Header() {
-  const session = useConsole((s) => s.session.session);
+/** The pattern's progress: plan step and replans, attempt and reflections; `''` for ReAct. */
+function usePatternProgress(): string {
+  const pattern = useConsole((s) => s.session.pattern);
+  const planLength = useConsole((s) => s.session.plan.length);
+  const planDone = useConsole((s) => s.session.planDone);
+  const plans = useConsole((s) => s.session.plans);
+  const reflections = useConsole((s) => s.session.reflections.length);
+  if (pattern === 'plan-and-execute') {
+    if (plans === 0) return 'planning';
+    const replans = plans - 1;
+    return `plan step ${Math.min(planDone + 1, planLength)}/${planLength} · ${replans} replan${replans === 1 ? '' : 's'}`;
+  }
+  if (pattern === 'reflexion') {
+    return `attempt ${Math.max(plans, 1)} · ${reflections} reflection${reflections === 1 ? '' : 's'}`;
+  }
+  return '';
+}
+
+/** Run time from the first event to now (live) or to the last event (finished, replay). */
+function useElapsed(): string {
+  const startedAt = useConsole((s) => s.session.startedAt);
+  const lastAt = useConsole((s) => s.session.lastAt);
+  const ticking = useConsole((s) => s.replay === null && s.session.startedAt !== null && s.session.done === null);
+  const now = useNow(ticking);
+  if (startedAt === null) return '-';
+  return shortDuration(((ticking ? now : (lastAt ?? startedAt)) - startedAt) / 1000);
+}
+
+/**
+ * Goal objective and run id; pattern, state, iteration, lap, elapsed time and the
+ * pattern's progress; in a replay, the event shown. `compact`: one row.
+ */
+export function Header({ compact = false }: { compact?: boolean }) {
+  const run = useConsole((s) => s.session.session);
   const pattern = useConsole((s) => s.session.pattern);
   const state = useConsole((s) => s.session.machine.state);
   const turn = useConsole((s) => s.session.turn);
   const maxTurns = useConsole((s) => s.session.limits.turns);
-  const step = useConsole((s) => s.session.step);
-  const goal = useConsole((s) => s.session.goal);
-  const done = useConsole((s) => s.session.done);
-  return (
-    <Box flexDirection="column" flexShrink={0}>
-      <Box justifyContent="space-between">
-        <Text>
-          <Text bold color={theme.accent}>loopdeck</Text>
-          <Text color={theme.muted}> · {pattern ?? '-'} · </Text>
-          <Text bold color={stateColour[state]}>{state}</Text>
-          {done ? <Text color={done.reason === 'goal_met' ? theme.ok : theme.danger}> ({done.reason})</Text> : null}
-          <Text color={theme.muted}> · </Text>
-          <Text>iteration {turn}{maxTurns !== null ? `/${maxTurns}` : ''}</Text>
-          <Text color={theme.muted}> · step {step}</Text>
+  const lap = useConsole((s) => s.session.lap);
+  const maxLaps = useConsole((s) => s.session.maxLaps);
+  const objective = useConsole((s) => s.session.goal?.objective ?? null);
+  const revision = useConsole((s) => s.session.goal?.revision ?? 0);
+  const status = useConsole((s) => s.session.goal?.status ?? null);
+  const done = useConsole((s) => s.session.done?.reason ?? null);
+  const replayIndex = useConsole((s) => s.replay?.index ?? null);
+  const replayTotal = useConsole((s) => s.replay?.total ?? 0);
+  const shownEvent = useConsole((s) => (s.replay ? s.events[s.replay.index] : undefined));
+  const progress = usePatternProgress();
+  const elapsed = useElapsed();
+  const goal = objective === null ? '(not started)' : sanitize(objective, { oneLine: true });
+  const lapText = maxLaps !== null ? `lap ${lap}/${maxLaps}` : null;
+  const iteration = `iteration ${turn}${maxTurns !== null ? `/${maxTurns}` : ''}`;
+  const replay =
+    replayIndex !== null ? (
+      <Text color={theme.claim} bold>
+        replay {replayIndex + 1}/{replayTotal}
+        {shownEvent ? <Text color={theme.muted}> #{shownEvent.seq} {shownEvent.type}</Text> : null}
+        {'  '}
+      </Text>
+    ) : null;
+  const stateText = (
+    <Text>
+      <Text bold color={stateColour[state]}>{state}</Text>
+      {done ? <Text color={done === 'goal_met' ? theme.ok : theme.danger}> ({done})</Text> : null}
+    </Text>
+  );
+  if (compact) {
+    return (
+      <Box height={1} flexShrink={0}>
+        <Text wrap="truncate-end">
+          {replay}
+          {stateText}
+          <Text color={theme.muted}> · it {turn}{maxTurns !== null ? `/${maxTurns}` : ''}{lapText ? ` · ${lapText}` : ''} · </Text>
+          {goal}
         </Text>
-        <Text color={theme.muted}>run {session ?? '-'}</Text>
+      </Box>
+    );
+  }
+  return (
+    <Box flexDirection="column" height={2} flexShrink={0}>
+      <Box>
+        <Box flexGrow={1} flexShrink={1}>
+          <Text wrap="truncate-end">
+            <Text bold color={theme.accent}>loopdeck </Text>
+            <Text bold>{goal}</Text>
+            {revision > 0 ? <Text color={theme.warn}> [rev {revision}, {status}]</Text> : null}
+          </Text>
+        </Box>
+        <Box flexShrink={0}>
+          <Text color={theme.muted}> run {run === null ? '-' : sanitize(run, { oneLine: true })}</Text>
+        </Box>
       </Box>
       <Text wrap="truncate-end">
-        <Text bold>Goal: </Text>
-        {goal ? sanitize(goal.objective, { oneLine: true }) : '(not started)'}
-        {goal && goal.revision > 0 ? <Text color={theme.warn}> [rev {goal.revision}, {goal.status}]</Text> : null}
+        {replay}
+        <Text color={theme.muted}>{pattern === null ? '-' : sanitize(pattern, { oneLine: true })} · </Text>
+        {stateText}
+        <Text color={theme.muted}> · </Text>
+        {iteration}
+        {lapText ? <Text color={theme.muted}> · {lapText}</Text> : null}
+        <Text color={theme.muted}> · {elapsed}</Text>
+        {progress ? <Text color={theme.muted}> · {progress}</Text> : null}
       </Text>
-      {goal && goal.constraints.length > 0 ? (
-        <Text wrap="truncate-end" color={theme.muted}>
-          Constraints: {goal.constraints.map((c) => sanitize(c, { oneLine: true })).join(' · ')}
-        </Text>
-      ) : null}
     </Box>
   );
 }

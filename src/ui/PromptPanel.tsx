@@ -1,48 +1,166 @@
-import React from 'react';
+import React, { useMemo, type ReactNode } from 'react';
 import { Box, Text } from 'ink';
+import { alwaysAllowRuleFor } from '../hooks/approval-rules.js';
 import { useConsole } from './context.js';
-import { bindingsFor } from './keymap.js';
-import { sanitize, truncate } from './sanitize.js';
+import { shortDuration } from './format.js';
+import { keyHints, type Scope } from './keymap.js';
+import { LineView } from './LineView.js';
+import { sanitize } from './sanitize.js';
+import { cellWidth, wrapCells, wrapWords } from './text.js';
 import { theme } from './theme.js';
+import { argsText } from './ToolPanel.js';
+import { pendingScope } from './use-console-keys.js';
+import { useNow } from './use-now.js';
 
-function Keys({ context }: { context: 'tool' | 'pause' }) {
-  return (
-    <Text>
-      {bindingsFor(context)
-        .filter((b) => b.when === context)
-        .map((b) => (
-          <Text key={b.key}>
-            <Text bold color={theme.accent}>[{b.key}]</Text> {b.help}{'  '}
-          </Text>
-        ))}
-    </Text>
-  );
+/** The prompt as the layout places it: its height in rows and what to draw. */
+export interface PromptView {
+  rows: number;
+  node: ReactNode;
 }
 
-/** The yield the run waits on: a tool call to approve, or a pause to answer. */
-export function PromptPanel() {
-  const pending = useConsole((s) => s.session.pending);
-  if (!pending) return null;
-  if (pending.kind === 'tool') {
-    const { call } = pending;
-    const args = call.name === 'shell' && typeof call.args.command === 'string' ? call.args.command : JSON.stringify(call.args);
-    return (
-      <Box flexDirection="column" flexShrink={0} borderStyle="round" borderColor={theme.warn} paddingX={1}>
-        <Text>
-          <Text bold color={theme.warn}>Approve tool call </Text>
-          <Text bold>{call.name}</Text>
-          <Text color={theme.muted}> ({call.id})</Text>
-        </Text>
-        <Text>$ {truncate(sanitize(args, { oneLine: true }), 200)}</Text>
-        <Keys context="tool" />
-      </Box>
-    );
+/** Argument rows shown before `v` expands them. */
+const COLLAPSED_ARGS = 3;
+
+/** A scope's key hints in as many rows of `width` as they need, never splitting a hint. */
+export function hintRows(scope: Scope, width: number): string[] {
+  const rows: string[] = [];
+  for (const hint of keyHints(scope)) {
+    const last = rows.at(-1);
+    if (last !== undefined && cellWidth(`${last}  ${hint}`) <= width) rows[rows.length - 1] = `${last}  ${hint}`;
+    else rows.push(hint);
   }
-  return (
-    <Box flexDirection="column" flexShrink={0} borderStyle="round" borderColor={theme.warn} paddingX={1}>
-      <Text bold color={theme.warn}>Paused: {pending.reason}</Text>
-      <Text wrap="wrap">{sanitize(pending.prompt, { oneLine: true })}</Text>
-      <Keys context="pause" />
-    </Box>
-  );
+  return rows;
+}
+
+function frame(colour: string, lines: ReactNode[]): PromptView {
+  const rows = lines.length + 2;
+  return {
+    rows,
+    node: (
+      <Box flexDirection="column" flexShrink={0} height={rows} borderStyle="round" borderColor={colour} paddingX={1} overflow="hidden">
+        {lines.map((line, i) => (
+          <Box key={i} height={1} flexShrink={0}>
+            {line}
+          </Box>
+        ))}
+      </Box>
+    ),
+  };
+}
+
+/**
+ * The yield the run waits on, or a question the console asks: the approval prompt (tool,
+ * full arguments, the rule that asked, the exact rule `a` stores, a countdown to the
+ * automatic denial), a pause with its keys, the resume gate, the quit confirmation.
+ * `maxRows` bounds expanded arguments so the frame never outgrows the terminal.
+ */
+export function usePrompt(width: number, maxRows: number): PromptView | null {
+  const pending = useConsole((s) => s.session.pending);
+  const gate = useConsole((s) => s.gate);
+  const quitting = useConsole((s) => s.view.overlay === 'quit');
+  const replaying = useConsole((s) => s.replay !== null);
+  const armed = useConsole((s) => s.session.pending !== null && s.view.armed === s.session.pending.seq);
+  const expand = useConsole((s) => s.view.expandArgs);
+  const noting = useConsole((s) => s.view.input === 'note');
+  const line = useConsole((s) => s.view.line);
+  const deadline = useConsole((s) => s.approvalDeadline);
+  const scope = useConsole(pendingScope);
+  const state = useConsole((s) => s.session.machine.state);
+  const now = useNow(deadline !== null && pending?.kind === 'tool');
+  const call = pending?.kind === 'tool' ? pending.call : null;
+  const rule = useMemo(() => (call ? alwaysAllowRuleFor(call) : null), [call]);
+  const inner = Math.max(10, width - 4);
+
+  if (quitting) {
+    return frame(theme.danger, [
+      <Text bold color={theme.danger}>Quit while the run is live?</Text>,
+      <Text wrap="truncate-end">The run stops here; its log is kept, and `loopdeck resume` continues it later.</Text>,
+      ...hintRows('quit', inner).map((row) => <Text wrap="truncate-end" color={theme.accent}>{row}</Text>),
+    ]);
+  }
+  if (gate) {
+    const where =
+      `The log stands at ${state}` +
+      (pending?.kind === 'tool' ? `, tool call ${pending.call.name} (${pending.call.id}) issued but not finished: it runs again only if you approve it` : '') +
+      (pending?.kind === 'pause' ? `, paused (${pending.reason})` : '') +
+      '.';
+    return frame(theme.warn, [
+      <Text bold color={theme.warn} wrap="truncate-end">{gate}</Text>,
+      ...wrapWords(sanitize(where, { oneLine: true }), inner).slice(0, 3).map((row) => <Text wrap="truncate-end">{row}</Text>),
+      ...hintRows('gate', inner).map((row) => <Text wrap="truncate-end" color={theme.accent}>{row}</Text>),
+    ]);
+  }
+  if (!pending) return null;
+
+  // The key rows keep their height while the prompt arms, so the layout does not jump.
+  const keys = (): ReactNode[] => {
+    if (replaying) return [<Text color={theme.muted}>replay: shown as recorded; nothing can be answered</Text>];
+    const rows = scope ? hintRows(scope, inner) : [''];
+    if (!armed) return rows.map((_, i) => <Text color={theme.muted}>{i === 0 ? 'keys arm in a moment…' : ''}</Text>);
+    return rows.map((row) => <Text wrap="truncate-end" color={theme.accent}>{row}</Text>);
+  };
+
+  if (pending.kind === 'tool') {
+    const countdown = deadline !== null && !replaying ? ` · denied in ${shortDuration(Math.max(0, (deadline - now) / 1000))} unless answered` : '';
+    const args = wrapCells(sanitize(argsText(pending.call.name, pending.call.args, inner)).replace(/\t/g, '  '), inner);
+    const ruleRows = rule === null ? 1 : wrapCells(sanitize(rule, { oneLine: true }), inner - 9).length;
+    const fixed = 2 + 2 + ruleRows + (noting ? 2 : hintRows('tool', inner).length) + 1; // border, title, why, rule, keys or note, more
+    const room = expand ? Math.max(COLLAPSED_ARGS, maxRows - fixed - 1) : COLLAPSED_ARGS;
+    const shown = args.length > room ? args.slice(0, room) : args;
+    const hidden = args.length - shown.length;
+    const lines: ReactNode[] = [
+      <Text wrap="truncate-end">
+        <Text bold color={theme.warn}>Approve tool call </Text>
+        <Text bold>{sanitize(pending.call.name, { oneLine: true })}</Text>
+        <Text color={theme.muted}> ({sanitize(pending.call.id, { oneLine: true })}){countdown}</Text>
+      </Text>,
+      <Text wrap="truncate-end">
+        <Text color={theme.muted}>why  </Text>
+        {sanitize(pending.reason ?? 'the approval rules ask about this call', { oneLine: true })}
+      </Text>,
+      ...shown.map((row) => <Text wrap="truncate-end">{row}</Text>),
+    ];
+    if (hidden > 0) {
+      lines.push(
+        <Text color={theme.muted} wrap="truncate-end">
+          … {hidden} more line{hidden === 1 ? '' : 's'}
+          {expand ? ' (open the tool.call event for all)' : ' · v shows all'}
+        </Text>,
+      );
+    }
+    if (rule === null) {
+      lines.push(
+        <Text wrap="truncate-end">
+          <Text color={theme.muted}>a stores </Text>
+          <Text color={theme.warn}>nothing: the command does not parse (y approves once)</Text>
+        </Text>,
+      );
+    } else {
+      // The exact rule, in full: it is what the gate will allow for the rest of the run.
+      const ruleRows = wrapCells(sanitize(rule, { oneLine: true }), inner - 9);
+      for (const [i, row] of ruleRows.entries()) {
+        lines.push(
+          <Text wrap="truncate-end">
+            <Text color={theme.muted}>{i === 0 ? 'a stores ' : '         '}</Text>
+            <Text bold>{row}</Text>
+          </Text>,
+        );
+      }
+    }
+    if (noting) {
+      lines.push(<LineView prefix="note to the agent › " state={line} width={inner} />);
+      lines.push(<Text color={theme.muted}>enter: deny with this note · esc: back to the prompt</Text>);
+    } else {
+      lines.push(...keys());
+    }
+    return frame(theme.warn, lines);
+  }
+
+  const title = pending.reason === 'operator' ? 'Paused by the operator' : `Paused: ${pending.reason}`;
+  const text = wrapWords(sanitize(pending.prompt, { oneLine: true }), inner).slice(0, 3);
+  return frame(theme.warn, [
+    <Text bold color={theme.warn} wrap="truncate-end">{title}</Text>,
+    ...text.map((row) => <Text wrap="truncate-end">{row}</Text>),
+    ...keys(),
+  ]);
 }

@@ -1,6 +1,7 @@
 import React, { createContext, useContext, type ReactNode } from 'react';
 import { useStore } from 'zustand';
 import type { BudgetDimension, ResumePayload } from '../engine/index.js';
+import { KeypressProvider } from './keypress.js';
 import type { ConsoleState, ConsoleStore } from './store.js';
 
 /**
@@ -17,34 +18,70 @@ export interface ConsoleController {
   command: (line: string) => Promise<{ ok: boolean; message: string }>;
   /** Leaves the console. */
   quit: () => void;
+  /** Asks the run to pause at the next safe point (the first Ctrl+C). */
+  requestPause?: () => void;
   /** Raises a spent budget dimension by its configured increment. */
   extend?: (dimension: BudgetDimension) => Promise<{ ok: boolean; message: string }>;
   /** Answers the gate (resume confirmation). */
   confirm?: () => void;
-  /** Replay only: the event index shown, and moving it. */
+  /** Replay only: moves the event shown. */
   replay?: { step: (delta: number) => void; jump: (to: 'start' | 'end') => void };
 }
 
+/** Console settings that are not session data. */
+export interface ConsoleOptions {
+  /** How long a prompt is on screen before its keys answer it (ms). */
+  armMs: number;
+}
+
+export const DEFAULT_OPTIONS: ConsoleOptions = { armMs: 200 };
+
 const StoreContext = createContext<ConsoleStore | null>(null);
 const ControllerContext = createContext<ConsoleController | null>(null);
+const OptionsContext = createContext<ConsoleOptions>(DEFAULT_OPTIONS);
 
-export function ConsoleProvider({ store, controller, children }: { store: ConsoleStore; controller: ConsoleController; children: ReactNode }) {
+export function ConsoleProvider({
+  store,
+  controller,
+  options,
+  children,
+}: {
+  store: ConsoleStore;
+  controller: ConsoleController;
+  options?: Partial<ConsoleOptions>;
+  children: ReactNode;
+}) {
   return (
     <StoreContext.Provider value={store}>
-      <ControllerContext.Provider value={controller}>{children}</ControllerContext.Provider>
+      <ControllerContext.Provider value={controller}>
+        <OptionsContext.Provider value={{ ...DEFAULT_OPTIONS, ...options }}>
+          <KeypressProvider>{children}</KeypressProvider>
+        </OptionsContext.Provider>
+      </ControllerContext.Provider>
     </StoreContext.Provider>
   );
 }
 
-/** Selects from the console store; select primitives or stable references only. */
+/** Selects from the console store; select primitives or stable references only (or wrap in `useShallow`). */
 export function useConsole<T>(selector: (state: ConsoleState) => T): T {
   const store = useContext(StoreContext);
   if (!store) throw new Error('useConsole needs a ConsoleProvider');
   return useStore(store, selector);
 }
 
+/** The store itself, for event handlers that read the latest state. */
+export function useConsoleStore(): ConsoleStore {
+  const store = useContext(StoreContext);
+  if (!store) throw new Error('useConsoleStore needs a ConsoleProvider');
+  return store;
+}
+
 export function useController(): ConsoleController {
   const controller = useContext(ControllerContext);
   if (!controller) throw new Error('useController needs a ConsoleProvider');
   return controller;
+}
+
+export function useConsoleOptions(): ConsoleOptions {
+  return useContext(OptionsContext);
 }

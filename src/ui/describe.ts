@@ -1,8 +1,16 @@
 import { assertNever, type LoopEvent } from '../engine/index.js';
 import { sanitize } from './sanitize.js';
 
-/** One line a person can read for each event in the event list. Untrusted text is sanitized. */
+/**
+ * One line a person can read for each event in the timeline. Untrusted text is sanitized
+ * as it is put in, and the whole line once more (sanitizing is idempotent), so nothing
+ * from a log, a hook or a tool reaches the terminal raw.
+ */
 export function describeEvent(e: LoopEvent): string {
+  return sanitize(describeRaw(e), { oneLine: true });
+}
+
+function describeRaw(e: LoopEvent): string {
   const clean = (t: string) => sanitize(t, { oneLine: true });
   switch (e.type) {
     case 'session.start':

@@ -1,49 +1,308 @@
-/** Named console commands a key can trigger. */
-export type ConsoleCommand = 'approve' | 'deny' | 'continue' | 'stop' | 'extend' | 'redirect' | 'open-command-bar' | 'quit' | 'confirm';
+/**
+ * The one key map of the console: every key the console reacts to, as data. The router
+ * (use-console-keys.ts), the text inputs (line-editor.ts), the help overlay and the
+ * footer all read this table; nothing else decides what a key does.
+ */
+
+/** Named commands a key can trigger. */
+export type ConsoleCommand =
+  // approval prompt
+  | 'approve'
+  | 'approve-always'
+  | 'deny'
+  | 'deny-with-note'
+  | 'expand-args'
+  // pauses
+  | 'continue'
+  | 'extend'
+  | 'redirect'
+  | 'stop'
+  // the resume gate
+  | 'confirm'
+  // everywhere on the dashboard
+  | 'open-command-bar'
+  | 'help'
+  | 'quit'
+  | 'interrupt'
+  // dashboard
+  | 'next-pane'
+  | 'previous-pane'
+  | 'select-up'
+  | 'select-down'
+  | 'page-up'
+  | 'page-down'
+  | 'select-first'
+  | 'follow'
+  | 'open-event'
+  | 'filter-next'
+  | 'filter-previous'
+  | 'checkpoint-previous'
+  | 'checkpoint-next'
+  | 'acknowledge-alert'
+  // replay
+  | 'replay-back'
+  | 'replay-forward'
+  | 'replay-start'
+  | 'replay-end'
+  // overlays
+  | 'close'
+  | 'scroll-up'
+  | 'scroll-down'
+  | 'quit-yes'
+  | 'quit-no'
+  // text inputs (command bar, deny note)
+  | 'submit'
+  | 'cancel'
+  | 'complete'
+  | 'history-previous'
+  | 'history-next'
+  | 'cursor-left'
+  | 'cursor-right'
+  | 'cursor-home'
+  | 'cursor-end'
+  | 'delete-back'
+  | 'delete-word'
+  | 'clear-line';
 
 /**
- * When a binding applies: always, or only while a given prompt is shown (`gate`: the
- * confirmation before a resumed run continues).
+ * Where a binding applies. The router asks scopes in priority order (the focused widget
+ * first) and the first scope that binds the key wins:
+ * - text inputs: `bar` (with `completion` above it while the completion list is open),
+ *   `note` (the deny note). Unbound keys there are text, never hotkeys.
+ * - overlays: `help`, `event` (an opened event), `quit` (quit confirmation). Unbound keys
+ *   there do nothing.
+ * - prompts: `tool`, `budget-pause`, `stagnation-pause`, `operator-pause`, `pause` (any
+ *   other pause), `gate` (confirm a resumed run). A prompt's keys work only once it has
+ *   been on screen briefly, so keys typed before it appeared never answer it.
+ * - `replay` (a recorded run), then `dashboard`, then `global`.
  */
-export type KeyContext = 'tool' | 'pause' | 'gate' | 'none';
+export type Scope =
+  | 'completion'
+  | 'bar'
+  | 'note'
+  | 'help'
+  | 'event'
+  | 'quit'
+  | 'tool'
+  | 'budget-pause'
+  | 'stagnation-pause'
+  | 'operator-pause'
+  | 'pause'
+  | 'gate'
+  | 'replay'
+  | 'dashboard'
+  | 'global';
 
-/** One row of the key map: the key as typed, the command, when it applies and what help says. */
+/** One row of the key map: the key as {@link keyName} spells it, the command, where, and what help says. */
 export interface KeyBinding {
   key: string;
   command: ConsoleCommand;
-  when: KeyContext | 'always';
+  scope: Scope;
   help: string;
+  /** A short label: bindings that have one are listed in their prompt's key line or the footer. */
+  label?: string;
 }
 
-/** The one key map of the console. Help and the footer are generated from it. */
+const ANY_PAUSE = ['budget-pause', 'stagnation-pause', 'operator-pause', 'pause'] as const;
+
+function each(scopes: readonly Scope[], key: string, command: ConsoleCommand, help: string, label?: string): KeyBinding[] {
+  return scopes.map((scope) => ({ key, command, scope, help, ...(label ? { label } : {}) }));
+}
+
+/** The key map. Order matters only for display (help and footer list bindings in this order). */
 export const KEYMAP: readonly KeyBinding[] = [
-  { key: 'y', command: 'approve', when: 'tool', help: 'approve the tool call' },
-  { key: 'n', command: 'deny', when: 'tool', help: 'deny the tool call (the agent is told)' },
-  { key: 'c', command: 'continue', when: 'pause', help: 'continue the paused run' },
-  { key: 'e', command: 'extend', when: 'pause', help: 'budget pause: raise the spent limit by its increment and continue' },
-  { key: 'r', command: 'redirect', when: 'pause', help: 'redirect the goal (opens /goal redirect)' },
-  { key: 's', command: 'stop', when: 'pause', help: 'stop the run' },
-  { key: 'enter', command: 'confirm', when: 'gate', help: 'resume the run' },
-  { key: '/', command: 'open-command-bar', when: 'always', help: 'command bar (/goal ..., /budget ...)' },
-  { key: 'q', command: 'quit', when: 'always', help: 'quit (the log is kept; resume later)' },
-  { key: 'ctrl+c', command: 'quit', when: 'always', help: 'quit' },
+  // ---- approval prompt
+  { key: 'y', command: 'approve', scope: 'tool', help: 'approve once', label: 'approve once' },
+  { key: 'a', command: 'approve-always', scope: 'tool', help: 'always allow for this run (stores the rule shown)', label: 'always allow' },
+  { key: 'n', command: 'deny', scope: 'tool', help: 'deny (the agent is told)', label: 'deny' },
+  { key: 'd', command: 'deny-with-note', scope: 'tool', help: 'deny with a note to the agent', label: 'deny with note' },
+  { key: 'v', command: 'expand-args', scope: 'tool', help: 'show all / fewer argument lines', label: 'all args' },
+  // ---- pauses
+  { key: 'e', command: 'extend', scope: 'budget-pause', help: 'raise the spent limit by its increment and continue', label: 'extend and continue' },
+  ...each(ANY_PAUSE, 'c', 'continue', 'continue', 'continue'),
+  { key: 'r', command: 'redirect', scope: 'stagnation-pause', help: 'redirect the goal (opens /goal redirect)', label: 'redirect the goal' },
+  ...each(ANY_PAUSE, 's', 'stop', 'stop the run', 'stop'),
+  // ---- resume gate
+  { key: 'enter', command: 'confirm', scope: 'gate', help: 'resume the run', label: 'resume' },
+  { key: 'q', command: 'quit', scope: 'gate', help: 'quit without resuming', label: 'quit' },
+  // ---- replay
+  { key: 'left', command: 'replay-back', scope: 'replay', help: 'previous event', label: 'back' },
+  { key: 'right', command: 'replay-forward', scope: 'replay', help: 'next event', label: 'forward' },
+  { key: 'home', command: 'replay-start', scope: 'replay', help: 'first event', label: 'first' },
+  { key: 'end', command: 'replay-end', scope: 'replay', help: 'last event', label: 'last' },
+  // ---- dashboard
+  { key: 'up', command: 'select-up', scope: 'dashboard', help: 'timeline: select the previous event (stops following)' },
+  { key: 'down', command: 'select-down', scope: 'dashboard', help: 'timeline: select the next event' },
+  { key: 'pageup', command: 'page-up', scope: 'dashboard', help: 'timeline: one page up' },
+  { key: 'pagedown', command: 'page-down', scope: 'dashboard', help: 'timeline: one page down' },
+  { key: 'home', command: 'select-first', scope: 'dashboard', help: 'timeline: first event' },
+  { key: 'end', command: 'follow', scope: 'dashboard', help: 'timeline: follow the newest event' },
+  { key: 'enter', command: 'open-event', scope: 'dashboard', help: 'open the selected event' },
+  { key: 'f', command: 'filter-next', scope: 'dashboard', help: 'timeline: next type filter' },
+  { key: 'F', command: 'filter-previous', scope: 'dashboard', help: 'timeline: previous type filter' },
+  { key: 'tab', command: 'next-pane', scope: 'dashboard', help: 'next panel (checkpoint, goal, tool, progress)', label: 'panel' },
+  { key: 'shift+tab', command: 'previous-pane', scope: 'dashboard', help: 'previous panel' },
+  { key: '[', command: 'checkpoint-previous', scope: 'dashboard', help: 'checkpoint: show the previous one' },
+  { key: ']', command: 'checkpoint-next', scope: 'dashboard', help: 'checkpoint: show the next one' },
+  { key: 'x', command: 'acknowledge-alert', scope: 'dashboard', help: 'acknowledge the alert banner', label: 'ack alert' },
+  // ---- everywhere on the dashboard
+  { key: '/', command: 'open-command-bar', scope: 'global', help: 'command bar (/goal, /budget, /stop, /help)', label: 'command' },
+  { key: '?', command: 'help', scope: 'global', help: 'this help', label: 'help' },
+  { key: 'q', command: 'quit', scope: 'global', help: 'quit (asks first while a run is live)', label: 'quit' },
+  { key: 'ctrl+c', command: 'interrupt', scope: 'global', help: 'once: pause at the next safe point; twice: quit' },
+  // ---- overlays
+  { key: 'escape', command: 'close', scope: 'help', help: 'close help' },
+  { key: '?', command: 'close', scope: 'help', help: 'close help' },
+  { key: 'up', command: 'scroll-up', scope: 'help', help: 'scroll' },
+  { key: 'down', command: 'scroll-down', scope: 'help', help: 'scroll' },
+  { key: 'escape', command: 'close', scope: 'event', help: 'close the event' },
+  { key: 'enter', command: 'close', scope: 'event', help: 'close the event' },
+  { key: 'up', command: 'scroll-up', scope: 'event', help: 'scroll' },
+  { key: 'down', command: 'scroll-down', scope: 'event', help: 'scroll' },
+  { key: 'y', command: 'quit-yes', scope: 'quit', help: 'quit', label: 'quit' },
+  { key: 'enter', command: 'quit-yes', scope: 'quit', help: 'quit' },
+  { key: 'ctrl+c', command: 'quit-yes', scope: 'quit', help: 'quit' },
+  { key: 'n', command: 'quit-no', scope: 'quit', help: 'stay', label: 'stay' },
+  { key: 'escape', command: 'quit-no', scope: 'quit', help: 'stay' },
+  // ---- text inputs
+  { key: 'enter', command: 'submit', scope: 'completion', help: 'run the line as typed (never just the highlighted item)' },
+  { key: 'tab', command: 'complete', scope: 'completion', help: 'take the highlighted completion' },
+  { key: 'up', command: 'history-previous', scope: 'completion', help: 'highlight the previous completion' },
+  { key: 'down', command: 'history-next', scope: 'completion', help: 'highlight the next completion' },
+  { key: 'escape', command: 'cancel', scope: 'completion', help: 'close the completion list' },
+  { key: 'enter', command: 'submit', scope: 'bar', help: 'run the command' },
+  { key: 'escape', command: 'cancel', scope: 'bar', help: 'close the bar' },
+  { key: 'ctrl+c', command: 'cancel', scope: 'bar', help: 'close the bar' },
+  { key: 'tab', command: 'complete', scope: 'bar', help: 'complete the command' },
+  { key: 'up', command: 'history-previous', scope: 'bar', help: 'previous command' },
+  { key: 'down', command: 'history-next', scope: 'bar', help: 'next command' },
+  { key: 'enter', command: 'submit', scope: 'note', help: 'deny with this note' },
+  { key: 'escape', command: 'cancel', scope: 'note', help: 'back to the prompt' },
+  { key: 'ctrl+c', command: 'cancel', scope: 'note', help: 'back to the prompt' },
+  ...(['bar', 'note'] as const).flatMap((scope): KeyBinding[] => [
+    { key: 'left', command: 'cursor-left', scope, help: 'cursor left' },
+    { key: 'right', command: 'cursor-right', scope, help: 'cursor right' },
+    { key: 'home', command: 'cursor-home', scope, help: 'start of line' },
+    { key: 'ctrl+a', command: 'cursor-home', scope, help: 'start of line' },
+    { key: 'end', command: 'cursor-end', scope, help: 'end of line' },
+    { key: 'ctrl+e', command: 'cursor-end', scope, help: 'end of line' },
+    { key: 'backspace', command: 'delete-back', scope, help: 'delete before the cursor' },
+    { key: 'ctrl+w', command: 'delete-word', scope, help: 'delete the word before the cursor' },
+    { key: 'ctrl+u', command: 'clear-line', scope, help: 'clear the line' },
+  ]),
 ];
 
-/** The key as the key map spells it, from Ink's `useInput` arguments. */
-export function keyName(input: string, key: { ctrl: boolean; return?: boolean }): string {
+/** What Ink's `useInput` hands a handler, the parts the key map needs. */
+export interface InkKey {
+  ctrl: boolean;
+  shift?: boolean;
+  meta?: boolean;
+  return?: boolean;
+  escape?: boolean;
+  tab?: boolean;
+  backspace?: boolean;
+  delete?: boolean;
+  upArrow?: boolean;
+  downArrow?: boolean;
+  leftArrow?: boolean;
+  rightArrow?: boolean;
+  pageUp?: boolean;
+  pageDown?: boolean;
+  home?: boolean;
+  end?: boolean;
+}
+
+/**
+ * The key as the key map spells it, from Ink's `useInput` arguments; `''` for anything
+ * that is not one key: a pasted chunk arrives as one multi-character input and is text.
+ */
+export function keyName(input: string, key: InkKey): string {
   if (key.return) return 'enter';
-  // A pasted chunk arrives as one multi-character input: it is text, never a key.
+  if (key.escape) return 'escape';
+  if (key.tab) return key.shift ? 'shift+tab' : 'tab';
+  if (key.upArrow) return 'up';
+  if (key.downArrow) return 'down';
+  if (key.leftArrow) return 'left';
+  if (key.rightArrow) return 'right';
+  if (key.pageUp) return 'pageup';
+  if (key.pageDown) return 'pagedown';
+  if (key.home) return 'home';
+  if (key.end) return 'end';
+  // Terminals send DEL (0x7f) for Backspace, which Ink reports as `delete`, the same as
+  // the Delete key: both delete the character before the cursor, as in ink-text-input.
+  if (key.backspace || key.delete) return 'backspace';
   if ([...input].length !== 1) return '';
   return key.ctrl ? `ctrl+${input}` : input;
 }
 
-/** The command a key triggers in a context, or `null` when the key does nothing there. */
-export function resolveKey(name: string, context: KeyContext): ConsoleCommand | null {
-  const binding = KEYMAP.find((b) => b.key === name && (b.when === 'always' || b.when === context));
-  return binding?.command ?? null;
+/** The binding a key has in the first of `scopes` (in priority order) that binds it, or `null`. */
+export function bindingFor(name: string, scopes: readonly Scope[]): KeyBinding | null {
+  if (name === '') return null;
+  for (const scope of scopes) {
+    const binding = KEYMAP.find((b) => b.scope === scope && b.key === name);
+    if (binding) return binding;
+  }
+  return null;
 }
 
-/** The bindings that apply in a context, for the footer. */
-export function bindingsFor(context: KeyContext): KeyBinding[] {
-  return KEYMAP.filter((b) => b.when === context || (b.when === 'always' && b.key !== 'ctrl+c'));
+/** The command a key triggers given the active scopes (highest priority first), or `null`. */
+export function resolveKey(name: string, scopes: readonly Scope[]): ConsoleCommand | null {
+  return bindingFor(name, scopes)?.command ?? null;
 }
+
+/** A scope's bindings grouped by command, in table order (keys of one command together). */
+export interface BindingRow {
+  keys: string[];
+  command: ConsoleCommand;
+  help: string;
+  label?: string;
+}
+
+/** The bindings of one scope, one row per command. */
+export function bindingsFor(scope: Scope): BindingRow[] {
+  const rows: BindingRow[] = [];
+  for (const b of KEYMAP) {
+    if (b.scope !== scope) continue;
+    const row = rows.find((r) => r.command === b.command);
+    if (row) row.keys.push(b.key);
+    else rows.push({ keys: [b.key], command: b.command, help: b.help, ...(b.label ? { label: b.label } : {}) });
+  }
+  return rows;
+}
+
+/** The labelled bindings of a scope as key hints: `[y] approve once`, `[n] deny`; `omit` leaves commands out. */
+export function keyHints(scope: Scope, omit: readonly ConsoleCommand[] = []): string[] {
+  return bindingsFor(scope)
+    .filter((r) => r.label !== undefined && !omit.includes(r.command))
+    .map((r) => `[${r.keys.map(keyLabel).join('/')}] ${r.label}`);
+}
+
+/** The key hints of a scope on one line. */
+export function keyLine(scope: Scope): string {
+  return keyHints(scope).join('  ');
+}
+
+/** How help and the footer print a key. */
+export function keyLabel(key: string): string {
+  const names: Record<string, string> = { escape: 'esc', pageup: 'pgup', pagedown: 'pgdn', left: '←', right: '→', up: '↑', down: '↓' };
+  return names[key] ?? key;
+}
+
+/** Titles of the scopes in the help overlay, in the order help lists them. */
+export const SCOPE_TITLES: ReadonlyArray<readonly [Scope, string]> = [
+  ['global', 'Anywhere on the dashboard'],
+  ['dashboard', 'Timeline and panels'],
+  ['tool', 'Approval prompt'],
+  ['budget-pause', 'Budget pause'],
+  ['stagnation-pause', 'Stagnation or repetition pause'],
+  ['operator-pause', 'Operator pause (Ctrl+C)'],
+  ['pause', 'Other pauses'],
+  ['gate', 'Resuming a run'],
+  ['replay', 'Replay'],
+  ['event', 'An opened event'],
+  ['quit', 'Quit confirmation'],
+  ['help', 'This help'],
+  ['bar', 'Command bar'],
+  ['completion', 'Command bar, completion list open'],
+  ['note', 'Deny note'],
+];

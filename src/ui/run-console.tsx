@@ -1,16 +1,11 @@
 import React from 'react';
-import { render } from 'ink';
-import {
-  describeError,
-  drive,
-  type LoopEvent,
-  type LoopOutcome,
-  type LoopRun,
-  type ResumePayload,
-} from '../engine/index.js';
+import { render, type Instance } from 'ink';
+import { describeError, drive, type LoopEvent, type LoopOutcome, type LoopRun } from '../engine/index.js';
 import type { PreparedRun } from '../launch.js';
 import { App } from './App.js';
-import { ConsoleProvider, type ConsoleController } from './context.js';
+import { ConsoleProvider } from './context.js';
+import { createLiveConsole } from './live.js';
+import { createReplay } from './replay.js';
 import { batchInto, createConsoleStore } from './store.js';
 
 /** How the console ended: the run's outcome, or `null` when the operator quit first. */
@@ -19,15 +14,100 @@ export interface ConsoleResult {
   message: string;
 }
 
+/** Waits for `promise`, at most `ms`; the timer never outlives the wait (it would keep the process alive). */
+async function within(promise: Promise<unknown>, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([promise.catch(() => undefined), new Promise((resolve) => (timer = setTimeout(resolve, ms)))]);
+  clearTimeout(timer);
+}
+
+/** Raw mode off and the cursor shown, whatever state Ink was left in. */
+export function restoreTerminal(stdin: NodeJS.ReadStream = process.stdin, stdout: NodeJS.WriteStream = process.stdout): void {
+  try {
+    if (stdin.isTTY && stdin.isRaw) stdin.setRawMode(false);
+  } catch {
+    // the terminal is gone: nothing to restore
+  }
+  if (stdout.isTTY) stdout.write('\u001b[?25h');
+}
+
+/** What {@link guardExits} acts on: the process and its standard streams (replaceable in tests). */
+export interface ExitHost {
+  on: (event: string, listener: (...args: unknown[]) => void) => unknown;
+  off: (event: string, listener: (...args: unknown[]) => void) => unknown;
+  exit: (code: number) => void;
+  stdin: NodeJS.ReadStream;
+  stdout: NodeJS.WriteStream;
+  stderr: { write: (text: string) => unknown };
+}
+
+const PROCESS: ExitHost = {
+  on: (event, listener) => process.on(event, listener),
+  off: (event, listener) => process.off(event, listener),
+  exit: (code) => process.exit(code),
+  get stdin() {
+    return process.stdin;
+  },
+  get stdout() {
+    return process.stdout;
+  },
+  get stderr() {
+    return process.stderr;
+  },
+};
+
+/**
+ * Every way out of the console restores the terminal: an exception or a rejected
+ * promise anywhere, SIGTERM or SIGHUP unmount Ink, turn raw mode off, show the cursor,
+ * flush the log, print what happened and exit non-zero.
+ * @returns a function that removes the handlers
+ */
+export function guardExits(ink: () => Instance | null, flush: () => void, host: ExitHost = PROCESS): () => void {
+  let exiting = false;
+  const bail = (code: number, message: string) => {
+    if (exiting) return;
+    exiting = true;
+    try {
+      ink()?.unmount();
+    } catch {
+      // already unmounted
+    }
+    restoreTerminal(host.stdin, host.stdout);
+    try {
+      flush();
+    } catch (error) {
+      host.stderr.write(`loopdeck: could not flush the log: ${describeError(error)}\n`);
+    }
+    host.stderr.write(`${message}\n`);
+    host.exit(code);
+  };
+  const onCrash = (error: unknown) => bail(1, `loopdeck: crashed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+  const onTerm = () => bail(143, 'loopdeck: terminated (SIGTERM); the log is kept');
+  const onHup = () => bail(129, 'loopdeck: the terminal went away (SIGHUP); the log is kept');
+  host.on('uncaughtException', onCrash);
+  host.on('unhandledRejection', onCrash);
+  host.on('SIGTERM', onTerm);
+  host.on('SIGHUP', onHup);
+  return () => {
+    host.off('uncaughtException', onCrash);
+    host.off('unhandledRejection', onCrash);
+    host.off('SIGTERM', onTerm);
+    host.off('SIGHUP', onHup);
+  };
+}
+
 /**
  * Runs a prepared session in the Ink console until the operator quits. Events reach
- * the store in batches; yields wait for the operator's keys.
+ * the store in batches; yields wait for the operator's keys (an approval no longer than
+ * `approval.timeout`).
  */
 export async function runConsole(prepared: PreparedRun, start: () => LoopRun, options: { confirmResume?: boolean } = {}): Promise<ConsoleResult> {
-  const { session } = prepared;
+  const { session, policy } = prepared;
   const store = createConsoleStore(prepared.prior);
-  const feed = batchInto(store);
-  session.subscribe(feed.push);
+  // One store update per ~2 frames at most: Ink writes at most 30 frames a second anyway,
+  // and every update costs a React render and a Yoga layout.
+  const feed = batchInto(store, 33);
+  const unsubscribe = session.subscribe(feed.push);
   let confirmed!: () => void;
   const confirmation = new Promise<void>((resolve) => (confirmed = resolve));
   if (options.confirmResume) {
@@ -36,64 +116,76 @@ export async function runConsole(prepared: PreparedRun, start: () => LoopRun, op
     confirmed();
   }
 
-  let waiting: { seq: number; resolve: (payload: ResumePayload) => void } | null = null;
   let quit!: () => void;
   const quitting = new Promise<void>((resolve) => (quit = resolve));
-
-  const controller: ConsoleController = {
-    answer(payload, pendingSeq) {
-      if (!waiting || waiting.seq !== pendingSeq) return;
-      const { resolve } = waiting;
-      waiting = null;
-      resolve(payload);
-    },
-    command: (line) => session.command(line).catch((error: unknown) => ({ ok: false, message: describeError(error) })),
-    quit: () => quit(),
+  const live = createLiveConsole({
+    session,
+    store,
+    approvalTimeoutSeconds: policy.approval.timeout,
+    increments: policy.budget.increments,
+    onQuit: () => quit(),
+  });
+  const controller = {
+    ...live.controller,
     confirm: () => {
       store.getState().setGate(null);
       confirmed();
     },
-    extend: (dimension) => session.command(`/budget ${dimension} +${prepared.policy.budget.increments[dimension]}`),
   };
 
-  const ink = render(
+  let ink: Instance | null = null;
+  const unguard = guardExits(() => ink, () => {
+    feed.flush();
+    prepared.log.sync();
+  });
+  ink = render(
     <ConsoleProvider store={store} controller={controller}>
       <App />
     </ConsoleProvider>,
     { exitOnCtrlC: false },
   );
+  // A render error unmounts Ink and rejects this: quit the same way as the operator would.
+  let renderFailure: unknown = null;
+  ink.waitUntilExit().catch((error: unknown) => {
+    renderFailure = error;
+    quit();
+  });
 
   let outcome: LoopOutcome | null = null;
   let failure: unknown = null;
   let run: LoopRun | null = null;
-  // Nothing runs before the operator confirms a resume (or quits instead).
-  await Promise.race([confirmation, quitting]);
-  if (!store.getState().gate) run = start();
-  const drivingRun = run === null ? Promise.resolve() : drive(run, () =>
-    new Promise<ResumePayload>((resolve) => {
-      const pending = session.snapshot.pending;
-      waiting = { seq: pending?.seq ?? -1, resolve };
-    }),
-  ).then(
-    (result) => {
-      outcome = result;
-      feed.flush();
-    },
-    (error: unknown) => {
-      failure = error;
-      feed.flush();
-      store.getState().setNotice({ ok: false, text: `engine error: ${describeError(error)}` });
-    },
-  );
+  try {
+    // Nothing runs before the operator confirms a resume (or quits instead).
+    await Promise.race([confirmation, quitting]);
+    if (!store.getState().gate) run = start();
+    const drivingRun =
+      run === null
+        ? Promise.resolve()
+        : drive(run, live.answerer).then(
+            (result) => {
+              outcome = result;
+              feed.flush();
+            },
+            (error: unknown) => {
+              failure = error;
+              feed.flush();
+              store.getState().setNotice({ ok: false, text: `engine error: ${describeError(error)}` });
+            },
+          );
 
-  await quitting;
-  if (run && !outcome && !failure) {
-    await Promise.race([run.return(undefined as never).catch(() => undefined), new Promise((r) => setTimeout(r, 5000))]);
+    await quitting;
+    live.dispose();
+    if (run && !outcome && !failure) await within(run.return(undefined as never), 5000);
+    await within(drivingRun, 100);
+    feed.flush();
+  } finally {
+    unsubscribe();
+    ink.unmount();
+    await ink.waitUntilExit().catch(() => undefined);
+    restoreTerminal();
+    unguard();
   }
-  await Promise.race([drivingRun, new Promise((r) => setTimeout(r, 100))]);
-  feed.flush();
-  ink.unmount();
-  await ink.waitUntilExit();
+  if (renderFailure) throw renderFailure;
   if (failure) throw failure;
   const result = outcome as LoopOutcome | null;
   const where = `log: ${prepared.log.file}\nworkspace: ${prepared.workspace}`;
@@ -102,23 +194,29 @@ export async function runConsole(prepared: PreparedRun, start: () => LoopRun, op
     : { outcome: null, message: `loopdeck: quit before the run ended; the log is kept.\n${where}` };
 }
 
-/** Shows a recorded run read-only; `q` quits. */
+/**
+ * Shows a recorded run read-only: ←/→ step through the events, Home/End jump, and
+ * every panel shows the state as of the selected event; `q` quits.
+ */
 export async function replayConsole(events: readonly LoopEvent[]): Promise<void> {
-  const store = createConsoleStore(events);
   let quit!: () => void;
   const quitting = new Promise<void>((resolve) => (quit = resolve));
-  const controller: ConsoleController = {
-    answer: () => undefined,
-    command: async () => ({ ok: false, message: 'this is a replay: nothing can be changed' }),
-    quit: () => quit(),
-  };
-  const ink = render(
+  const { store, controller } = createReplay(events, () => quit());
+  let ink: Instance | null = null;
+  const unguard = guardExits(() => ink, () => undefined);
+  ink = render(
     <ConsoleProvider store={store} controller={controller}>
       <App />
     </ConsoleProvider>,
     { exitOnCtrlC: false },
   );
-  await quitting;
-  ink.unmount();
-  await ink.waitUntilExit();
+  ink.waitUntilExit().catch(() => quit());
+  try {
+    await quitting;
+  } finally {
+    ink.unmount();
+    await ink.waitUntilExit().catch(() => undefined);
+    restoreTerminal();
+    unguard();
+  }
 }

@@ -1,21 +1,39 @@
 import { createStore, type StoreApi } from 'zustand/vanilla';
 import { fold, INITIAL_STATE, type LoopEvent, type SessionState } from '../engine/index.js';
+import { INITIAL_VIEW, type ViewState } from './view.js';
 
-/** How many recent events the console keeps for its event list. */
-export const RECENT_EVENTS = 200;
+/** Where a replay stands: the event shown (`index`, 0-based) of `total`. */
+export interface ReplayPosition {
+  index: number;
+  total: number;
+}
 
-/** What the console renders: the fold of the events, and a few recent events to list. */
+/** What the console renders: the fold of the events, the events themselves, and the view. */
 export interface ConsoleState {
+  /** The fold of the events shown: the only session data the panels read. */
   session: SessionState;
-  recent: LoopEvent[];
-  /** The answer to the operator's last command-bar line. */
+  /** Every event received (a replay: the whole log). Append-only: a new array per batch. */
+  events: readonly LoopEvent[];
+  /** How many of `events` are shown: all of them live; up to the cursor in a replay. */
+  shown: number;
+  /** Set in a replay: nothing can be answered or changed. */
+  replay: ReplayPosition | null;
+  /** The answer to the operator's last command or key. */
   notice: { ok: boolean; text: string } | null;
   /** A question to confirm before anything runs (resuming a run), or `null`. */
   gate: string | null;
+  /** Epoch ms at which the pending approval is denied unanswered; `null`: no limit. */
+  approvalDeadline: number | null;
+  view: ViewState;
   /** Folds events into the state in one update. */
   apply: (events: readonly LoopEvent[]) => void;
+  /** Replay: shows the state as of `index` (the fold of `events[0..index]`). */
+  showReplay: (index: number, session: SessionState) => void;
   setNotice: (notice: ConsoleState['notice']) => void;
   setGate: (gate: string | null) => void;
+  setApprovalDeadline: (deadline: number | null) => void;
+  /** Changes the view: a patch, or a function of the whole state. */
+  setView: (change: Partial<ViewState> | ((state: ConsoleState) => Partial<ViewState>)) => void;
 }
 
 export type ConsoleStore = StoreApi<ConsoleState>;
@@ -24,19 +42,27 @@ export type ConsoleStore = StoreApi<ConsoleState>;
  * A vanilla store fed by the same {@link fold} that replay uses. Each console (and each
  * test) builds its own and passes it through React context.
  */
-export function createConsoleStore(events: readonly LoopEvent[] = []): ConsoleStore {
+export function createConsoleStore(events: readonly LoopEvent[] = [], options: { replay?: ReplayPosition; session?: SessionState } = {}): ConsoleStore {
+  const replay = options.replay ?? null;
   return createStore<ConsoleState>()((set) => ({
-    session: fold(events, INITIAL_STATE),
-    recent: events.slice(-RECENT_EVENTS),
+    session: options.session ?? fold(replay ? events.slice(0, replay.index + 1) : events, INITIAL_STATE),
+    events: [...events],
+    shown: replay ? replay.index + 1 : events.length,
+    replay,
     notice: null,
     gate: null,
+    approvalDeadline: null,
+    view: INITIAL_VIEW,
     apply: (batch) =>
-      set((s) => ({
-        session: fold(batch, s.session),
-        recent: [...s.recent, ...batch].slice(-RECENT_EVENTS),
-      })),
+      set((s) => {
+        const events = s.events.concat(batch);
+        return { session: fold(batch, s.session), events, shown: events.length };
+      }),
+    showReplay: (index, session) => set((s) => ({ session, shown: index + 1, replay: { index, total: s.events.length } })),
     setNotice: (notice) => set({ notice }),
     setGate: (gate) => set({ gate }),
+    setApprovalDeadline: (approvalDeadline) => set({ approvalDeadline }),
+    setView: (change) => set((s) => ({ view: { ...s.view, ...(typeof change === 'function' ? change(s) : change) } })),
   }));
 }
 

@@ -1,12 +1,11 @@
 // A live console for UI tests: a real Session over a real temporary workspace, a scripted
-// agent, the console store fed by batchInto, and a controller wired like run-console.tsx.
+// agent, the console store fed by batchInto, and the controller run-console.tsx uses
+// (createLiveConsole), with spies on it. The terminal has a chosen size.
 // Frames are read from ink-testing-library; waits are on conditions, never fixed sleeps.
 import React, { act } from 'react';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { stripVTControlCharacters } from 'node:util';
-import { render } from 'ink-testing-library';
 import { vi, type Mock } from 'vitest';
 import { stringify } from 'yaml';
 import {
@@ -23,15 +22,31 @@ import {
   type LoopOutcome,
   type LoopPolicy,
   type LoopRun,
-  type ResumePayload,
 } from '../../src/engine/index.js';
 import { hooksFor } from '../../src/hooks/index.js';
 import { App } from '../../src/ui/App.js';
 import { ConsoleProvider, type ConsoleController } from '../../src/ui/context.js';
+import { createLiveConsole } from '../../src/ui/live.js';
 import { batchInto, createConsoleStore, type ConsoleStore } from '../../src/ui/store.js';
+import { renderTerminal, type Terminal } from './terminal.js';
 
 /** Real key strings as a terminal sends them. */
-export const KEY = { enter: '\r', escape: '\u001b', ctrlC: '\u0003', backspace: '\u007f' } as const;
+export const KEY = {
+  enter: '\r',
+  escape: '\u001b',
+  ctrlC: '\u0003',
+  backspace: '\u007f',
+  tab: '\t',
+  shiftTab: '\u001b[Z',
+  up: '\u001b[A',
+  down: '\u001b[B',
+  right: '\u001b[C',
+  left: '\u001b[D',
+  home: '\u001b[H',
+  end: '\u001b[F',
+  pageUp: '\u001b[5~',
+  pageDown: '\u001b[6~',
+} as const;
 
 const WAIT_MS = 10_000;
 
@@ -54,7 +69,7 @@ export function settle(): Promise<void> {
 // handlers only in a later effect, and a key sent in between reaches a stale handler
 // (ink-text-input then drops or reorders characters). The act environment flag is on only
 // while a key is being sent: the engine's own updates are not test actions.
-async function inAct(fn: () => void): Promise<void> {
+export async function inAct(fn: () => void): Promise<void> {
   const scope = globalThis as { IS_REACT_ACT_ENVIRONMENT?: boolean };
   scope.IS_REACT_ACT_ENVIRONMENT = true;
   try {
@@ -77,6 +92,10 @@ export interface PolicyOptions {
   verify?: string;
   /** Approval allow rules (`read_file`, `shell: git status`); anything else is asked about. */
   allow?: string[];
+  /** `approval.timeout` (a duration like `1s`, or `unlimited`). */
+  approvalTimeout?: string;
+  /** `budget.max_iterations` (default 20). */
+  maxTurns?: number;
 }
 
 /** The text of a loop.yaml for a scripted agent running in place in `<dir>/workspace`. */
@@ -90,13 +109,13 @@ export function loopYaml(o: PolicyOptions = {}): string {
     pattern: 'react',
     agent: { kind: 'scripted', script: 'transcript.yaml' },
     workspace: { path: 'workspace', copy: 'none' },
-    budget: { max_iterations: 20, max_tool_calls: 20, max_wall_clock: '30m', max_tokens: 100000, max_cost_usd: 1 },
+    budget: { max_iterations: o.maxTurns ?? 20, max_tool_calls: 20, max_wall_clock: '30m', max_tokens: 100000, max_cost_usd: 1 },
     checkpoint: { every_iterations: o.every ?? 10 },
     observe: (o.observe ?? []).map((spec) => ({ ...spec, parser: 'tap', timeout: '30s' })),
     progress: { observed: o.signals ?? [] },
     stagnation: { checkpoints_without_observed_progress: o.threshold ?? 3, on_detect: o.onDetect ?? 'alert' },
     verify: [{ command: o.verify ?? 'node -e "process.exit(0)"', timeout: '30s' }],
-    approval: { default: 'ask', allow: o.allow ?? [] },
+    approval: { default: 'ask', allow: o.allow ?? [], ...(o.approvalTimeout ? { timeout: o.approvalTimeout } : {}) },
     hooks: ['approval-gate'],
   });
 }
@@ -154,6 +173,7 @@ export type SpyController = ConsoleController & {
   answer: Mock<ConsoleController['answer']>;
   command: Mock<ConsoleController['command']>;
   quit: Mock<ConsoleController['quit']>;
+  requestPause: Mock<NonNullable<ConsoleController['requestPause']>>;
 };
 
 export interface ConsoleRig {
@@ -179,6 +199,10 @@ export interface ConsoleRig {
   press: (key: string) => Promise<void>;
   /** Sends a key synchronously, outside act(): for keys that arrive while an event is being emitted. */
   pressNow: (key: string) => void;
+  /** Waits until the pending prompt's keys are armed (it has been on screen briefly). */
+  waitForArmed: () => Promise<void>;
+  /** The terminal the console draws in (resize it with `terminal.resize`). */
+  terminal: Terminal;
   /** Types `text` into the open command bar one key at a time, waiting for each to show. */
   type: (text: string) => Promise<void>;
   /** The text in the open command bar, or null when it is closed. */
@@ -191,41 +215,45 @@ export interface RigOptions {
   policy?: PolicyOptions;
   /** Start the run at once (default true). */
   start?: boolean;
+  /** Terminal size (default 100 × 30). */
+  columns?: number;
+  rows?: number;
 }
 
 /** Builds and renders the real console; the run starts unless `start: false`. */
 export async function startConsole(options: RigOptions): Promise<ConsoleRig> {
   const workspace = makeWorkspace(options.transcript, options.policy);
   const { agent, seen } = recordingAgent(options.transcript, path.join(workspace.root, 'transcript.yaml'));
-  const session = new Session({ id: 'ui-test', agent, policy: workspace.policy, workspace: workspace.dir, hooks: hooksFor(workspace.policy, { runDir: workspace.root, workspace: workspace.dir }) });
+  const session = new Session({ id: 'ui-test', agent, policy: workspace.policy, workspace: workspace.dir, runDir: path.join(workspace.root, 'run'), hooks: hooksFor(workspace.policy, { runDir: workspace.root, workspace: workspace.dir }) });
   const events: LoopEvent[] = [];
   session.subscribe((event) => events.push(event));
   const store = createConsoleStore();
   const feed = batchInto(store);
   session.subscribe(feed.push);
 
-  // The controller of run-console.tsx: the answerer parks the resolver with the seq of the
-  // yield it answers; an answer naming any other seq is ignored.
-  let waiting: { seq: number; resolve: (payload: ResumePayload) => void } | null = null;
+  // The controller and answerer of run-console.tsx, with spies on the controller.
+  const live = createLiveConsole({
+    session,
+    store,
+    approvalTimeoutSeconds: workspace.policy.approval.timeout,
+    increments: workspace.policy.budget.increments,
+    onQuit: () => undefined,
+  });
   const controller: SpyController = {
-    answer: vi.fn<ConsoleController['answer']>((payload, pendingSeq) => {
-      if (!waiting || waiting.seq !== pendingSeq) return;
-      const { resolve } = waiting;
-      waiting = null;
-      resolve(payload);
-    }),
-    command: vi.fn<ConsoleController['command']>((line) =>
-      session.command(line).catch((error: unknown) => ({ ok: false, message: describeError(error) })),
-    ),
+    ...live.controller,
+    answer: vi.fn<ConsoleController['answer']>(live.controller.answer),
+    command: vi.fn<ConsoleController['command']>(live.controller.command),
     quit: vi.fn<ConsoleController['quit']>(),
+    requestPause: vi.fn<NonNullable<ConsoleController['requestPause']>>(live.controller.requestPause),
   };
 
-  const ink = render(
+  const ink = renderTerminal(
     <ConsoleProvider store={store} controller={controller}>
       <App />
     </ConsoleProvider>,
+    { columns: options.columns ?? 100, rows: options.rows ?? 30 },
   );
-  const frame = () => stripVTControlCharacters(ink.lastFrame() ?? '');
+  const frame = () => ink.frame();
   const waitFor = (test: () => boolean, what: string) => waitUntil(test, what, () => `last frame:\n${frame()}`);
   // useInput attaches its stdin listener in an effect: keys sent before that are lost.
   await waitFor(() => ink.stdin.listenerCount('readable') > 0, 'the console to listen to stdin');
@@ -235,11 +263,7 @@ export async function startConsole(options: RigOptions): Promise<ConsoleRig> {
   const start = () => {
     if (outcome) return outcome;
     run = session.run(goalOf(workspace.policy));
-    outcome = drive(run, () =>
-      new Promise<ResumePayload>((resolve) => {
-        waiting = { seq: session.snapshot.pending?.seq ?? -1, resolve };
-      }),
-    ).finally(() => feed.flush());
+    outcome = drive(run, live.answerer).finally(() => feed.flush());
     return outcome;
   };
   if (options.start !== false) void start().catch(() => undefined);
@@ -247,7 +271,7 @@ export async function startConsole(options: RigOptions): Promise<ConsoleRig> {
   const bar = () => {
     const line = frame()
       .split('\n')
-      .find((l) => l.trimStart().startsWith('› '));
+      .find((l) => /^\s*›(?: |$)/.test(l));
     return line === undefined ? null : line.trimStart().slice(2).trimEnd();
   };
 
@@ -274,10 +298,17 @@ export async function startConsole(options: RigOptions): Promise<ConsoleRig> {
     pressNow: (key) => {
       ink.stdin.write(key);
     },
+    terminal: ink,
+    async waitForArmed() {
+      await waitFor(() => {
+        const s = store.getState();
+        return s.session.pending !== null && s.view.armed === s.session.pending.seq;
+      }, 'the prompt to arm its keys');
+    },
     async type(text) {
-      const before = bar();
-      if (before === null) throw new Error('type(): the command bar is not open');
-      let expected = before;
+      if (bar() === null) throw new Error('type(): the command bar is not open');
+      // What is typed goes where the cursor is: at the end of the line in these tests.
+      let expected = store.getState().view.line.text;
       for (const ch of text) {
         expected += ch;
         await inAct(() => ink.stdin.write(ch));
@@ -292,9 +323,9 @@ export async function startConsole(options: RigOptions): Promise<ConsoleRig> {
         const settled = await Promise.race([outcome.then(() => true, () => true), settle().then(() => false)]);
         if (!settled) await Promise.race([run.return(undefined as never).catch(() => undefined), new Promise((r) => setTimeout(r, 5000))]);
       }
+      live.dispose();
       feed.flush();
       ink.unmount();
-      ink.cleanup();
       workspace.remove();
     },
   };

@@ -1,0 +1,46 @@
+import React from 'react';
+import { Box, Text } from 'ink';
+import type { LoopEvent } from '../engine/index.js';
+import { useConsole } from './context.js';
+import { describeEvent } from './describe.js';
+import { sanitize } from './sanitize.js';
+import { theme } from './theme.js';
+import { wrapCells } from './text.js';
+
+/** An event's data as rows: indented JSON, untrusted text sanitized, wrapped to `width`. */
+export function eventRows(event: LoopEvent, width: number): string[] {
+  const json = JSON.stringify(event.data, null, 2);
+  // Strings inside JSON are already escaped (\n, \u001b); sanitize what escaping leaves.
+  return wrapCells(sanitize(json).replace(/\t/g, '  '), Math.max(10, width));
+}
+
+/** One event opened from the timeline: its envelope and all of its data. ↑/↓ scroll, Esc closes. */
+export function EventDetail({ height, width }: { height: number; width: number }) {
+  const seq = useConsole((s) => s.view.opened);
+  const event = useConsole((s) => (seq === null ? undefined : s.events[seq]?.seq === seq ? s.events[seq] : s.events.find((e) => e.seq === seq)));
+  const scroll = useConsole((s) => s.view.scroll);
+  if (!event) return <Box height={height} />;
+  const rows = eventRows(event, width - 2);
+  const visible = Math.max(1, height - 3); // title, summary and footer rows around the data
+  const start = Math.max(0, Math.min(scroll, rows.length - visible));
+  return (
+    <Box flexDirection="column" height={height} overflow="hidden" flexShrink={0}>
+      <Text wrap="truncate-end">
+        <Text color={theme.border}>── </Text>
+        <Text bold>Event #{event.seq} {event.type}</Text>
+        <Text color={theme.muted}> at {new Date(event.at).toISOString()} · session {sanitize(event.session, { oneLine: true })}</Text>
+      </Text>
+      <Text wrap="truncate-end" color={theme.muted}>
+        {describeEvent(event)}
+      </Text>
+      {rows.slice(start, start + visible).map((row, i) => (
+        <Text key={i} wrap="truncate-end">
+          {' '}{row}
+        </Text>
+      ))}
+      <Text color={theme.muted} wrap="truncate-end">
+        {rows.length > visible ? `lines ${start + 1}-${Math.min(rows.length, start + visible)} of ${rows.length} · ↑/↓ scroll · ` : ''}esc close
+      </Text>
+    </Box>
+  );
+}

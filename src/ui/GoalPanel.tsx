@@ -1,0 +1,55 @@
+import React from 'react';
+import { Box, Text } from 'ink';
+import { useConsole } from './context.js';
+import { Rows } from './Rows.js';
+import { sanitize } from './sanitize.js';
+import { theme } from './theme.js';
+
+const clean = (t: string) => sanitize(t, { oneLine: true });
+
+/** The goal: objective and status, success criteria, constraints and every revision with its reconciliation. */
+export function GoalPanel({ height }: { height: number }) {
+  const goal = useConsole((s) => s.session.goal);
+  const revisions = useConsole((s) => s.session.revisions);
+  if (!goal) {
+    return (
+      <Box height={height} flexShrink={0}>
+        <Text color={theme.muted}>No goal yet: the run has not started.</Text>
+      </Box>
+    );
+  }
+  const list = (items: string[]) => (items.length === 0 ? <Text color={theme.muted}>none</Text> : items.map((c, i) => <Text key={i}>{i > 0 ? ' · ' : ''}{clean(c)}</Text>));
+  const items = [
+      <Text wrap="truncate-end">
+        <Text color={theme.muted}>objective   </Text>
+        <Text bold>{clean(goal.objective)}</Text>
+        <Text color={theme.muted}>
+          {' '}({goal.status}, revision {goal.revision})
+        </Text>
+      </Text>,
+      <Text wrap="truncate-end">
+        <Text color={theme.muted}>criteria    </Text>
+        {list(goal.success_criteria)}
+      </Text>,
+      <Text wrap="truncate-end">
+        <Text color={theme.muted}>constraints </Text>
+        {list(goal.constraints)}
+      </Text>,
+      <Text wrap="truncate-end" color={theme.muted}>
+        revisions   {revisions.length === 0 ? 'none' : `${revisions.length}, newest first`}
+      </Text>,
+      ...[...revisions].reverse().flatMap((r, i) => [
+        <Text key={`${r.seq}a`} wrap="truncate-end">
+          <Text color={theme.accent}>
+            {' '}rev {revisions.length - i} {r.directive}:
+          </Text>{' '}
+          {clean(r.text)}
+          <Text color={r.reconciliation.full_restart ? theme.warn : theme.muted}> ({r.reconciliation.full_restart ? 'full restart' : 'no restart'})</Text>
+        </Text>,
+        <Text key={`${r.seq}b`} wrap="truncate-end" color={theme.muted}>
+          {'   '}still valid: {clean(r.reconciliation.still_valid)} · discard: {clean(r.reconciliation.discard)} · new work: {clean(r.reconciliation.new_work)}
+        </Text>,
+      ]),
+  ];
+  return <Rows height={height} items={items} more="more lines" />;
+}

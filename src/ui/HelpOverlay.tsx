@@ -1,0 +1,58 @@
+import React from 'react';
+import { Box, Text } from 'ink';
+import { BAR_COMMANDS } from './commands.js';
+import { useConsole } from './context.js';
+import { bindingsFor, keyLabel, SCOPE_TITLES } from './keymap.js';
+import { theme } from './theme.js';
+
+interface HelpRow {
+  kind: 'title' | 'key' | 'blank';
+  keys?: string;
+  text: string;
+}
+
+/** Every key of the key map, by scope, and every command-bar command: help is generated from the same tables the console uses. */
+export function helpRows(): HelpRow[] {
+  const rows: HelpRow[] = [];
+  for (const [scope, title] of SCOPE_TITLES) {
+    const bindings = bindingsFor(scope);
+    if (bindings.length === 0) continue;
+    rows.push({ kind: 'title', text: title });
+    for (const b of bindings) rows.push({ kind: 'key', keys: b.keys.map(keyLabel).join(' '), text: b.help });
+  }
+  rows.push({ kind: 'title', text: 'Command bar commands (Tab completes)' });
+  for (const c of BAR_COMMANDS) rows.push({ kind: 'key', keys: c.text.trim(), text: c.help });
+  return rows;
+}
+
+/** The help overlay: `?` opens it, Esc or `?` closes it, ↑/↓ scroll. */
+export function HelpOverlay({ height }: { height: number }) {
+  const scroll = useConsole((s) => s.view.scroll);
+  const rows = helpRows();
+  const room = Math.max(1, height - 2);
+  const start = Math.max(0, Math.min(scroll, rows.length - room));
+  return (
+    <Box flexDirection="column" height={height} overflow="hidden" flexShrink={0}>
+      <Text wrap="truncate-end">
+        <Text color={theme.border}>── </Text>
+        <Text bold>Help</Text>
+        <Text color={theme.muted}> · keys and commands · ↑/↓ scroll · esc or ? closes</Text>
+      </Text>
+      {rows.slice(start, start + room).map((row, i) =>
+        row.kind === 'title' ? (
+          <Text key={i} bold color={theme.accent} wrap="truncate-end">
+            {row.text}
+          </Text>
+        ) : (
+          <Text key={i} wrap="truncate-end">
+            {'  '}
+            <Text bold>{(row.keys ?? '').padEnd(22)}</Text> {row.text}
+          </Text>
+        ),
+      )}
+      <Text color={theme.muted} wrap="truncate-end">
+        {start + room < rows.length ? `… ${rows.length - start - room} more (↓)` : 'end of help'}
+      </Text>
+    </Box>
+  );
+}

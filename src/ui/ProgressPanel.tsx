@@ -1,0 +1,164 @@
+import React from 'react';
+import { Text } from 'ink';
+import { useConsole } from './context.js';
+import { Rows } from './Rows.js';
+import { compactNumber, gauge } from './format.js';
+import { commitsText, filesText } from './progress.js';
+import { sanitize } from './sanitize.js';
+import { theme } from './theme.js';
+import { wrapWords } from './text.js';
+
+const clean = (t: string) => sanitize(t, { oneLine: true });
+
+/** Two bars on one scale: this lap's request size and the same request in one long session. */
+function lapGauges(request: number, long: number, width: number): React.ReactNode[] {
+  const scale = Math.max(request, long, 1);
+  const bar = Math.max(5, Math.min(30, width - 36));
+  return [
+    <Text key="req" wrap="truncate-end">
+      <Text color={theme.muted}>request this lap    </Text>
+      <Text color={theme.ok}>{gauge(request, scale, bar)}</Text> {compactNumber(request)} chars
+    </Text>,
+    <Text key="long" wrap="truncate-end">
+      <Text color={theme.muted}>as one long session </Text>
+      <Text color={theme.warn}>{gauge(long, scale, bar)}</Text> {compactNumber(long)} chars
+    </Text>,
+  ];
+}
+
+/**
+ * Where the work stands: the pattern's plan or attempts, laps with request sizes,
+ * workspace progress, the verifier's verdict on the agent's claim with the failing
+ * command's output, and an abort's report and how to restore the workspace.
+ */
+export function ProgressPanel({ height, width }: { height: number; width: number }) {
+  const pattern = useConsole((s) => s.session.pattern);
+  const plan = useConsole((s) => s.session.plan);
+  const planDone = useConsole((s) => s.session.planDone);
+  const plans = useConsole((s) => s.session.plans);
+  const failedAt = useConsole((s) => (s.session.lastStepFailed ? s.session.planDone - 1 : -1));
+  const reflections = useConsole((s) => s.session.reflections);
+  const lap = useConsole((s) => s.session.lap);
+  const maxLaps = useConsole((s) => s.session.maxLaps);
+  const unchanged = useConsole((s) => s.session.unchangedSteps);
+  const commits = useConsole((s) => s.session.lapCommits);
+  const verify = useConsole((s) => s.session.lastVerify);
+  const claim = useConsole((s) => s.session.finalClaim);
+  const abort = useConsole((s) => s.session.abort);
+  // The hand-over file the current lap started from (untrusted: the agent wrote it).
+  const handover = useConsole((s) => {
+    if (s.session.maxLaps === null) return null;
+    for (let i = Math.min(s.shown, s.events.length) - 1; i >= 0; i--) {
+      const e = s.events[i]!;
+      if (e.type === 'lap.start') return e.data.progress ?? '';
+    }
+    return null;
+  });
+  const request = useConsole((s) => s.session.requestChars);
+  const long = useConsole((s) => s.session.longSessionChars);
+  const rows: React.ReactNode[] = [];
+  if (pattern === 'plan-and-execute') {
+    rows.push(
+      <Text key="plan" wrap="truncate-end">
+        <Text color={theme.muted}>plan        </Text>
+        step {Math.min(planDone + 1, plan.length)}/{plan.length} · {Math.max(0, plans - 1)} replan(s):{' '}
+        {plan.map((step, i) => (
+          <Text key={i} color={failedAt === i ? theme.danger : i < planDone ? theme.ok : i === planDone ? theme.accent : theme.muted}>
+            {i > 0 ? ' › ' : ''}
+            {failedAt === i ? '✗' : i < planDone ? '✓' : ''}
+            {clean(step)}
+          </Text>
+        ))}
+      </Text>,
+    );
+  } else if (pattern === 'reflexion') {
+    rows.push(
+      <Text key="attempt" wrap="truncate-end">
+        <Text color={theme.muted}>attempt     </Text>
+        {Math.max(plans, 1)} · {reflections.length} reflection(s) so far
+      </Text>,
+    );
+    for (const r of reflections.slice(-3)) {
+      rows.push(
+        <Text key={`r${r.attempt}`} wrap="truncate-end" color={theme.muted}>
+          {'  '}after attempt {r.attempt}: {clean(r.text)}
+        </Text>,
+      );
+    }
+  } else {
+    rows.push(
+      <Text key="react" wrap="truncate-end">
+        <Text color={theme.muted}>pattern     </Text>
+        {pattern ?? '-'}: one open-ended step, repeated until the verifier passes or a limit ends it
+      </Text>,
+    );
+  }
+  rows.push(
+    <Text key="lap" wrap="truncate-end">
+      <Text color={theme.muted}>laps        </Text>
+      {maxLaps === null ? 'off (one long session)' : `lap ${lap}/${maxLaps}, each with a fresh agent`}
+    </Text>,
+    ...lapGauges(request, long, width),
+    ...(handover === null
+      ? []
+      : [
+          <Text key="handover" wrap="truncate-end">
+            <Text color={theme.muted}>progress    </Text>
+            {handover === '' ? <Text color={theme.muted}>no progress file yet</Text> : sanitize(handover, { oneLine: true })}
+          </Text>,
+        ]),
+    <Text key="ws" wrap="truncate-end">
+      <Text color={theme.muted}>workspace   </Text>
+      <Text color={unchanged === 'unknown' ? theme.muted : unchanged >= 3 ? theme.warn : undefined}>{filesText(unchanged)}</Text>
+      <Text color={theme.muted}> · </Text>
+      {commitsText(commits, maxLaps !== null)}
+    </Text>,
+  );
+  // The verdict and an abort come first: they matter most and must not be cut.
+  const first: React.ReactNode[] = [];
+  if (claim !== null) {
+    first.push(
+      <Text key="claim" wrap="truncate-end" color={theme.warn}>
+        <Text color={theme.muted}>claim       </Text>? awaiting verification: {clean(claim)}
+      </Text>,
+    );
+  } else if (verify) {
+    const failed = verify.commands.filter((c) => !c.passed);
+    first.push(
+      <Text key="verify" wrap="truncate-end">
+        <Text color={theme.muted}>{verify.trigger === 'claim' ? 'claim       ' : 'verify      '}</Text>
+        <Text bold color={verify.passed ? theme.ok : theme.danger}>
+          {verify.passed ? '✓ verified' : '✗ refuted'}
+        </Text>
+        <Text color={theme.muted}> · {verify.commands.map((c) => `${clean(c.command)} → ${c.exit_code ?? 'none'}`).join(', ')}</Text>
+      </Text>,
+    );
+    for (const c of failed.slice(0, 1)) {
+      const lines = sanitize(c.output).replace(/\t/g, '  ').split('\n').filter((l) => l.trim() !== '');
+      for (const [i, line] of lines.slice(-4).entries()) {
+        first.push(
+          <Text key={`out${i}`} wrap="truncate-end" color={theme.muted}>
+            {'  │ '}
+            {line}
+          </Text>,
+        );
+      }
+    }
+  }
+  if (abort) {
+    first.unshift(
+      <Text key="abort" wrap="truncate-end" color={theme.danger}>
+        <Text color={theme.muted}>aborted     </Text>report {clean(abort.report)} · workspace {clean(abort.stash)}
+      </Text>,
+      ...wrapWords(clean(abort.restore), Math.max(20, width - 14))
+        .slice(0, 3)
+        .map((row, i) => (
+          <Text key={`restore${i}`} wrap="truncate-end">
+            <Text color={theme.muted}>{i === 0 ? 'restore     ' : '            '}</Text>
+            <Text bold>{row}</Text>
+          </Text>
+        )),
+    );
+  }
+  return <Rows height={height} items={[...first, ...rows]} />;
+}

@@ -1,0 +1,63 @@
+import React from 'react';
+import { Box, Text } from 'ink';
+import { useShallow } from 'zustand/react/shallow';
+import { useConsole } from './context.js';
+import { compactNumber } from './format.js';
+import { commitsText, filesText, verdictText } from './progress.js';
+import { sanitize } from './sanitize.js';
+import { theme } from './theme.js';
+
+/**
+ * One row of where the work stands: an abort's report first, the lap and its request size
+ * against one long session, workspace progress (unknown said as unknown), the verifier's
+ * verdict on the agent's claim. The progress panel has the detail.
+ */
+export function StatusLine() {
+  const lap = useConsole((s) => s.session.lap);
+  const maxLaps = useConsole((s) => s.session.maxLaps);
+  const request = useConsole((s) => s.session.requestChars);
+  const long = useConsole((s) => s.session.longSessionChars);
+  const unchanged = useConsole((s) => s.session.unchangedSteps);
+  const commits = useConsole((s) => s.session.lapCommits);
+  const verdict = useConsole(useShallow((s) => verdictText(s.session)));
+  const abort = useConsole((s) => s.session.abort?.report ?? null);
+  const parts: React.ReactNode[] = [];
+  if (abort) parts.push(<Text key="abort" bold color={theme.danger}>aborted: report {sanitize(abort, { oneLine: true })}</Text>);
+  if (maxLaps !== null) {
+    parts.push(
+      <Text key="lap">
+        lap {lap}/{maxLaps} <Text color={theme.muted}>request {compactNumber(request)} vs one session {compactNumber(long)}</Text>
+      </Text>,
+    );
+  }
+  if (unchanged === 'unknown' && commits === 'unknown') {
+    parts.push(<Text key="ws" color={theme.muted}>workspace progress unknown (not git)</Text>);
+  } else {
+    parts.push(
+      <Text key="files" color={unchanged === 'unknown' ? theme.muted : unchanged >= 3 ? theme.warn : undefined}>
+        {filesText(unchanged)}
+      </Text>,
+      <Text key="commits" color={commits === 'unknown' ? theme.muted : undefined}>{commitsText(commits, maxLaps !== null)}</Text>,
+    );
+  }
+  if (verdict) {
+    parts.push(
+      <Text key="verdict" bold color={verdict.ok === null ? theme.warn : verdict.ok ? theme.ok : theme.danger}>
+        {verdict.ok === null ? '? ' : verdict.ok ? '✓ ' : '✗ '}
+        {sanitize(verdict.text, { oneLine: true })}
+      </Text>,
+    );
+  }
+  return (
+    <Box height={1} flexShrink={0}>
+      <Text wrap="truncate-end">
+        {parts.map((part, i) => (
+          <Text key={i}>
+            {i > 0 ? <Text color={theme.border}> · </Text> : null}
+            {part}
+          </Text>
+        ))}
+      </Text>
+    </Box>
+  );
+}

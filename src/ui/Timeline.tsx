@@ -1,0 +1,82 @@
+import React, { useMemo } from 'react';
+import { Box, Text } from 'ink';
+import type { LoopEvent } from '../engine/index.js';
+import { useConsole } from './context.js';
+import { describeEvent } from './describe.js';
+import { filtered, isAlert, windowOf } from './timeline.js';
+import { theme } from './theme.js';
+
+function colourOf(e: LoopEvent): string | undefined {
+  switch (e.type) {
+    case 'stagnation.detected':
+    case 'repetition.detected':
+    case 'tool.error':
+    case 'hook.error':
+    case 'abort.recorded':
+      return theme.danger;
+    case 'budget.warn':
+    case 'session.pause':
+      return theme.warn;
+    case 'verify.result':
+      return e.data.passed ? theme.ok : theme.danger;
+    case 'session.complete':
+      return e.data.reason === 'goal_met' ? theme.ok : theme.danger;
+    case 'goal.revised':
+      return theme.accent;
+    default:
+      return undefined;
+  }
+}
+
+/** The events the timeline lists now: the filter applied to the events shown. */
+export function useTimelineEvents(): LoopEvent[] {
+  const events = useConsole((s) => s.events);
+  const shown = useConsole((s) => s.shown);
+  const filter = useConsole((s) => s.view.filter);
+  return useMemo(() => filtered(events, shown, filter), [events, shown, filter]);
+}
+
+/**
+ * The event timeline, newest at the bottom, one row per event; alerts carry a `!` in the
+ * gutter. A window of `height` rows over the filtered events: only the rows on screen
+ * are rendered, however long the run, and the live region never outgrows the terminal.
+ * Following, it shows the newest events; ↑/↓ select and stop following, End follows again.
+ * `compact` leaves out the type column (the description says what happened).
+ */
+export function Timeline({ height, compact = false }: { height: number; compact?: boolean }) {
+  const list = useTimelineEvents();
+  const follow = useConsole((s) => s.view.follow);
+  const selected = useConsole((s) => s.view.selected);
+  const filter = useConsole((s) => s.view.filter);
+  const replaying = useConsole((s) => s.replay !== null);
+  const rows = Math.max(0, height - 1);
+  const win = windowOf(list, rows, follow, selected);
+  const shown = list.slice(win.start, win.end);
+  const position = follow ? (replaying ? 'at the replay cursor' : 'following (end)') : `${win.selected + 1} of ${list.length} (end: follow)`;
+  return (
+    <Box flexDirection="column" height={height} overflow="hidden" flexShrink={0}>
+      <Text wrap="truncate-end">
+        <Text color={theme.border}>── </Text>
+        <Text bold>Timeline</Text>
+        <Text color={theme.muted}>
+          {' '}· filter {filter} (f) · {list.length} event{list.length === 1 ? '' : 's'} · {position}
+        </Text>
+      </Text>
+      {shown.map((e, i) => {
+        const isSelected = win.start + i === win.selected;
+        return (
+          <Box key={i} height={1} flexShrink={0}>
+            <Text wrap="truncate-end" color={colourOf(e)} inverse={isSelected}>
+              <Text color={theme.danger}>{isAlert(e) ? '!' : ' '}</Text>
+              <Text color={isSelected ? undefined : theme.muted}>
+                {String(e.seq).padStart(4)}
+                {compact ? '' : ` ${e.type.padEnd(19)}`}
+              </Text>{' '}
+              {describeEvent(e)}
+            </Text>
+          </Box>
+        );
+      })}
+    </Box>
+  );
+}

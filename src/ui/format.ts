@@ -1,0 +1,42 @@
+import type { BudgetDimension } from '../engine/index.js';
+
+/** A count in few characters: `950`, `1.2k`, `34k`, `1.5M`. */
+export function compactNumber(n: number): string {
+  const abs = Math.abs(n);
+  if (abs < 1000) return String(Math.round(n));
+  if (abs < 10_000) return `${(n / 1000).toFixed(1)}k`;
+  if (abs < 1_000_000) return `${Math.round(n / 1000)}k`;
+  return `${(n / 1_000_000).toFixed(1)}M`;
+}
+
+/** A budget amount in its unit: turns and calls as counts, seconds as a duration, dollars with cents. */
+export function budgetValue(dimension: BudgetDimension, value: number): string {
+  if (dimension === 'wall_clock_seconds') return shortDuration(value);
+  if (dimension === 'cost_usd') return `$${value.toFixed(2)}`;
+  return compactNumber(value);
+}
+
+/** Used over limit as a whole percent; `null` when unlimited. */
+export function percent(used: number, limit: number | null): number | null {
+  if (limit === null || limit <= 0) return null;
+  return Math.floor((used / limit) * 100);
+}
+
+/** A used/limit bar `████░░░░` of `width` cells; dots when unlimited. */
+export function gauge(used: number, limit: number | null, width: number): string {
+  if (width <= 0) return '';
+  if (limit === null) return '·'.repeat(width);
+  const filled = Math.max(0, Math.min(width, Math.round((used / limit) * width)));
+  return '█'.repeat(filled) + '░'.repeat(width - filled);
+}
+
+/** Seconds in few characters: `12s`, `4m05s`, `30m`, `1h30m`, `2h`. */
+export function shortDuration(seconds: number): string {
+  const total = Math.max(0, Math.floor(seconds));
+  const h = Math.floor(total / 3600);
+  const m = Math.floor((total % 3600) / 60);
+  const s = total % 60;
+  if (h > 0) return m > 0 ? `${h}h${String(m).padStart(2, '0')}m` : `${h}h`;
+  if (m > 0) return s > 0 ? `${m}m${String(s).padStart(2, '0')}s` : `${m}m`;
+  return `${s}s`;
+}

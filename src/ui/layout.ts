@@ -1,0 +1,67 @@
+/**
+ * How the console divides the terminal's rows. Pure: the same inputs give the same plan,
+ * and the rows always add up to the live region, one row shorter than the terminal
+ * (a live region as tall as the screen makes Ink clear and repaint everything).
+ */
+
+/** Narrower than this, or shorter than {@link COMPACT_ROWS}, the compact layout is used. */
+export const COMPACT_COLUMNS = 80;
+export const COMPACT_ROWS = 16;
+
+export interface LayoutInput {
+  columns: number;
+  rows: number;
+  /** Rows of the prompt box (0 when none). */
+  prompt: number;
+  /** The alert banner shows. */
+  banner: boolean;
+  /** Rows of the footer (notice, completion list, bar or keys). */
+  footer: number;
+}
+
+export interface LayoutPlan {
+  compact: boolean;
+  /** The live region's height: `rows - 1`. */
+  live: number;
+  width: number;
+  /** Rows for the fixed top: header, state strip, budget, status line. */
+  top: number;
+  /** Rows for the body: the panel tabs, the panel and the timeline, or an overlay. */
+  body: number;
+  /**
+   * Of the body: the panel's rows and the timeline's rows (title included) when both
+   * show; `pane` 0 when the body shows one view (the timeline or a panel, Tab cycles).
+   */
+  pane: number;
+  timeline: number;
+}
+
+export function isCompact(columns: number, rows: number): boolean {
+  return columns < COMPACT_COLUMNS || rows < COMPACT_ROWS;
+}
+
+/** Rows of the fixed top of each layout. */
+export function topRows(compact: boolean): number {
+  return compact ? 2 : 6; // header 2 + state strip 1 + budget 2 + status 1; compact: header 1 + budget 1
+}
+
+/** Rows a prompt may take at most, leaving the top, the footer and a few timeline rows. */
+export function promptLimit(columns: number, rows: number, footer: number): number {
+  const live = Math.max(1, rows - 1);
+  return Math.max(5, live - topRows(isCompact(columns, rows)) - footer - 4);
+}
+
+export function planLayout(input: LayoutInput): LayoutPlan {
+  const compact = isCompact(input.columns, input.rows);
+  const live = Math.max(1, input.rows - 1);
+  const top = topRows(compact);
+  const body = Math.max(0, live - top - (input.banner ? 1 : 0) - input.prompt - input.footer);
+  let pane = 0;
+  let timeline = body;
+  // The compact layout, or too few rows for both: the body shows one view (pane 0).
+  if (!compact && body >= 12) {
+    pane = Math.min(10, Math.floor((body - 1) * 0.45));
+    timeline = body - 1 - pane;
+  }
+  return { compact, live, width: input.columns, top, body, pane, timeline };
+}

@@ -1,0 +1,138 @@
+import React, { type ReactNode } from 'react';
+import { Box, Text } from 'ink';
+import { AlertBanner } from './AlertBanner.js';
+import { BudgetPanel } from './BudgetPanel.js';
+import { CheckpointPanel } from './CheckpointPanel.js';
+import { CommandBar } from './CommandBar.js';
+import { useConsole } from './context.js';
+import { EventDetail } from './EventDetail.js';
+import { GoalPanel } from './GoalPanel.js';
+import { Header } from './Header.js';
+import { HelpOverlay } from './HelpOverlay.js';
+import type { LayoutPlan } from './layout.js';
+import { ProgressPanel } from './ProgressPanel.js';
+import { StateStrip } from './StateStrip.js';
+import { StatusLine } from './StatusLine.js';
+import { theme } from './theme.js';
+import { Timeline } from './Timeline.js';
+import { ToolPanel } from './ToolPanel.js';
+import { PANES, type Pane } from './view.js';
+
+const TITLES: Record<Pane, string> = { checkpoint: 'Checkpoint', goal: 'Goal', tool: 'Tool call', progress: 'Progress' };
+
+/** The selected panel at `height` rows. */
+function PaneBody({ pane, height, width, compact }: { pane: Pane; height: number; width: number; compact: boolean }) {
+  switch (pane) {
+    case 'checkpoint':
+      return <CheckpointPanel height={height} width={width} compact={compact} />;
+    case 'goal':
+      return <GoalPanel height={height} />;
+    case 'tool':
+      return <ToolPanel height={height} width={width} />;
+    case 'progress':
+      return <ProgressPanel height={height} width={width} />;
+  }
+}
+
+/** The panel tabs: every panel, the shown one highlighted; Tab moves. */
+function PaneTabs({ pane }: { pane: Pane }) {
+  return (
+    <Box height={1} flexShrink={0}>
+      <Text wrap="truncate-end">
+        <Text color={theme.border}>── </Text>
+        {PANES.map((p, i) => (
+          <Text key={p}>
+            {i > 0 ? <Text color={theme.border}> │ </Text> : null}
+            {p === pane ? (
+              <Text bold inverse>
+                {' '}{TITLES[p]}{' '}
+              </Text>
+            ) : (
+              <Text color={theme.muted}>{TITLES[p]}</Text>
+            )}
+          </Text>
+        ))}
+        <Text color={theme.muted}> (tab)</Text>
+      </Text>
+    </Box>
+  );
+}
+
+/** The body when an overlay covers it: help or an opened event. */
+function Overlay({ height, width }: { height: number; width: number }) {
+  const overlay = useConsole((s) => s.view.overlay);
+  if (overlay === 'help') return <HelpOverlay height={height} />;
+  if (overlay === 'event') return <EventDetail height={height} width={width} />;
+  return null;
+}
+
+/**
+ * 80×24 and above: header, state strip, budget gauges, status line, alert banner, the
+ * prompt, then the panel tabs with the shown panel and the timeline, then the footer.
+ */
+export function FullLayout({ plan, prompt }: { plan: LayoutPlan; prompt: ReactNode }) {
+  const pane = useConsole((s) => s.view.pane);
+  const covered = useConsole((s) => s.view.overlay === 'help' || s.view.overlay === 'event');
+  return (
+    <>
+      <Header />
+      <StateStrip />
+      <BudgetPanel width={plan.width} />
+      <StatusLine />
+      <AlertBanner />
+      {prompt}
+      <Box flexDirection="column" height={plan.body} flexShrink={0} overflow="hidden">
+        {covered ? (
+          <Overlay height={plan.body} width={plan.width} />
+        ) : plan.pane === 0 ? (
+          <SingleBody height={plan.body} width={plan.width} compact={false} />
+        ) : (
+          <>
+            <PaneTabs pane={pane} />
+            <PaneBody pane={pane} height={plan.pane} width={plan.width} compact={false} />
+            <Timeline height={plan.timeline} />
+          </>
+        )}
+      </Box>
+      <CommandBar width={plan.width} />
+    </>
+  );
+}
+
+/** One view in the whole body, the timeline or a panel (Tab cycles): the compact layout, or a short terminal. */
+function SingleBody({ height, width, compact }: { height: number; width: number; compact: boolean }) {
+  const body = useConsole((s) => s.view.compactBody);
+  if (body === 'timeline') return <Timeline height={height} compact={compact} />;
+  return (
+    <>
+      <Box height={1} flexShrink={0}>
+        <Text wrap="truncate-end">
+          <Text color={theme.border}>── </Text>
+          <Text bold>{TITLES[body]}</Text>
+          <Text color={theme.muted}> (tab: next view)</Text>
+        </Text>
+      </Box>
+      <PaneBody pane={body} height={Math.max(0, height - 1)} width={width} compact={compact} />
+    </>
+  );
+}
+
+/**
+ * Below 80 columns (or 16 rows): a one-row header and budget, the banner and prompt,
+ * then one body view (the timeline or a panel; Tab cycles), then the footer.
+ */
+export function CompactLayout({ plan, prompt }: { plan: LayoutPlan; prompt: ReactNode }) {
+  const covered = useConsole((s) => s.view.overlay === 'help' || s.view.overlay === 'event');
+  return (
+    <>
+      <Header compact />
+      <BudgetPanel width={plan.width} compact />
+      <AlertBanner />
+      {prompt}
+      <Box flexDirection="column" height={plan.body} flexShrink={0} overflow="hidden">
+        {covered ? <Overlay height={plan.body} width={plan.width} /> : <SingleBody height={plan.body} width={plan.width} compact />}
+      </Box>
+      <CommandBar width={plan.width} />
+    </>
+  );
+}

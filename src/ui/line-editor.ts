@@ -1,0 +1,105 @@
+import type { ConsoleCommand } from './keymap.js';
+
+/**
+ * A one-line text editor as a pure reducer: the command bar and the deny note use it.
+ * Keys arrive already resolved through the key map: a bound key is a command, anything
+ * else is text. History and completion live in the command bar on top of it.
+ */
+export interface LineState {
+  text: string;
+  /** Cursor position in code points, 0..length. */
+  cursor: number;
+}
+
+export const EMPTY_LINE: LineState = { text: '', cursor: 0 };
+
+/** A line with the cursor at its end. */
+export function lineOf(text: string): LineState {
+  return { text, cursor: [...text].length };
+}
+
+/**
+ * Text as typed or pasted, made fit for one line: a final line break is dropped, other
+ * line breaks and tabs become spaces (a multi-line paste is inserted, never submitted) and other control characters are
+ * dropped, so nothing typed can reach the terminal as an escape sequence.
+ */
+export function cleanInput(input: string): string {
+  return input
+    .replace(/(?:\r\n|\r|\n)+$/, '')
+    .replace(/\r\n|\r|\n|\t/g, ' ')
+    .replace(/\u001b\[20[01]~/g, '') // bracketed-paste markers, should a terminal send them
+    .replace(/[\u0000-\u001f\u007f-\u009f]/g, '');
+}
+
+/** Inserts text at the cursor. */
+export function insert(state: LineState, input: string): LineState {
+  const text = cleanInput(input);
+  if (!text) return state;
+  const chars = [...state.text];
+  const added = [...text];
+  chars.splice(state.cursor, 0, ...added);
+  return { text: chars.join(''), cursor: state.cursor + added.length };
+}
+
+/** Applies an editing command; commands it does not know leave the line as it is. */
+export function edit(state: LineState, command: ConsoleCommand): LineState {
+  const chars = [...state.text];
+  const { cursor } = state;
+  switch (command) {
+    case 'cursor-left':
+      return { ...state, cursor: Math.max(0, cursor - 1) };
+    case 'cursor-right':
+      return { ...state, cursor: Math.min(chars.length, cursor + 1) };
+    case 'cursor-home':
+      return { ...state, cursor: 0 };
+    case 'cursor-end':
+      return { ...state, cursor: chars.length };
+    case 'delete-back':
+      if (cursor === 0) return state;
+      chars.splice(cursor - 1, 1);
+      return { text: chars.join(''), cursor: cursor - 1 };
+    case 'delete-word': {
+      let start = cursor;
+      while (start > 0 && chars[start - 1] === ' ') start--;
+      while (start > 0 && chars[start - 1] !== ' ') start--;
+      chars.splice(start, cursor - start);
+      return { text: chars.join(''), cursor: start };
+    }
+    case 'clear-line':
+      return EMPTY_LINE;
+    default:
+      return state;
+  }
+}
+
+/**
+ * Command history: `↑` walks back from the line being typed, `↓` walks forward and
+ * finally restores the draft that was there before.
+ */
+export interface HistoryState {
+  entries: readonly string[];
+  /** Index into `entries` being shown, or `null` while editing the draft. */
+  index: number | null;
+  draft: string;
+}
+
+export const EMPTY_HISTORY: HistoryState = { entries: [], index: null, draft: '' };
+
+/** Adds a run line to the history (not a repeat of the newest entry) and leaves browsing. */
+export function remember(history: HistoryState, line: string): HistoryState {
+  const entries = line.trim() === '' || history.entries.at(-1) === line ? history.entries : [...history.entries, line];
+  return { entries, index: null, draft: '' };
+}
+
+/** Moves through the history; returns the new history and the line to show. */
+export function browse(history: HistoryState, current: string, direction: 'previous' | 'next'): { history: HistoryState; text: string } {
+  const { entries, index } = history;
+  if (direction === 'previous') {
+    if (entries.length === 0 || index === 0) return { history, text: current };
+    const next = index === null ? entries.length - 1 : index - 1;
+    return { history: { entries, index: next, draft: index === null ? current : history.draft }, text: entries[next]! };
+  }
+  if (index === null) return { history, text: current };
+  if (index === entries.length - 1) return { history: { entries, index: null, draft: '' }, text: history.draft };
+  return { history: { ...history, index: index + 1 }, text: entries[index + 1]! };
+}

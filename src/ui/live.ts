@@ -1,0 +1,65 @@
+import { describeError, formatDuration, type Answerer, type BudgetDimension, type ResumePayload, type Session } from '../engine/index.js';
+import type { ConsoleController } from './context.js';
+import type { ConsoleStore } from './store.js';
+
+/** What the live console needs from a session: its commands and the yield it waits on. */
+export type LiveSession = Pick<Session, 'command' | 'requestPause' | 'snapshot'>;
+
+export interface LiveConsoleOptions {
+  session: LiveSession;
+  store: ConsoleStore;
+  /** `approval.timeout` in seconds; `null`: an approval may wait forever. */
+  approvalTimeoutSeconds: number | null;
+  /** `budget.increments` per dimension, for `e` at a budget pause. */
+  increments: Record<BudgetDimension, number>;
+  onQuit: () => void;
+  /** The clock for the countdown shown in the prompt (epoch ms). */
+  now?: () => number;
+}
+
+/**
+ * The controller the console calls and the answerer the run is driven with, joined: a
+ * yield waits for the operator's answer, named by the `seq` of the event that raised it
+ * (an answer naming any other yield is ignored). An approval left unanswered for
+ * `approval.timeout` is denied, never approved.
+ */
+export function createLiveConsole(options: LiveConsoleOptions): { controller: ConsoleController; answerer: Answerer; dispose: () => void } {
+  const { session, store, approvalTimeoutSeconds } = options;
+  const now = options.now ?? Date.now;
+  let waiting: { seq: number; resolve: (payload: ResumePayload) => void; timer: NodeJS.Timeout | null } | null = null;
+
+  const settle = (payload: ResumePayload, seq: number): void => {
+    if (!waiting || waiting.seq !== seq) return;
+    const { resolve, timer } = waiting;
+    if (timer) clearTimeout(timer);
+    waiting = null;
+    store.getState().setApprovalDeadline(null);
+    resolve(payload);
+  };
+
+  const controller: ConsoleController = {
+    answer: settle,
+    command: (line) => session.command(line).catch((error: unknown) => ({ ok: false, message: describeError(error) })),
+    quit: options.onQuit,
+    requestPause: () => session.requestPause(),
+    extend: (dimension) => session.command(`/budget ${dimension} +${options.increments[dimension]}`),
+  };
+
+  const answerer: Answerer = (y) =>
+    new Promise<ResumePayload>((resolve) => {
+      const seq = session.snapshot.pending?.seq ?? -1;
+      let timer: NodeJS.Timeout | null = null;
+      if (y.kind === 'tool' && approvalTimeoutSeconds !== null) {
+        const ms = approvalTimeoutSeconds * 1000;
+        store.getState().setApprovalDeadline(now() + ms);
+        timer = setTimeout(() => settle({ decision: 'deny', note: `no answer within ${formatDuration(approvalTimeoutSeconds)}` }, seq), ms);
+      }
+      waiting = { seq, resolve, timer };
+    });
+
+  const dispose = () => {
+    if (waiting?.timer) clearTimeout(waiting.timer);
+    waiting = null;
+  };
+  return { controller, answerer, dispose };
+}

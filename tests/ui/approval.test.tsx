@@ -1,0 +1,222 @@
+// The approval prompt: y, a, n, d; the rule that asked and the rule `a` stores; long
+// arguments; the approval timeout. A real session and workspace behind a live console.
+import { vi, describe, test, expect } from 'vitest';
+
+vi.hoisted(() => {
+  delete process.env.CI;
+  delete process.env.CONTINUOUS_INTEGRATION;
+});
+
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { KEY } from '../support/console-rig.js';
+import { fits, normalize, open, pendingSeq } from '../support/ui-helpers.js';
+
+const COMPOUND = `
+turns:
+  - thought: Mark the workspace.
+    tool_calls:
+      - { id: t1, name: shell, args: { command: "touch ran.txt && echo marked" } }
+  - thought: Mark it again, the same way.
+    tool_calls:
+      - { id: t2, name: shell, args: { command: "touch ran.txt && echo marked" } }
+  - thought: A variation is not the same command.
+    tool_calls:
+      - { id: t3, name: shell, args: { command: "touch ran.txt && echo marked twice" } }
+  - final: Marked.
+`;
+
+describe('a: always allow for this run', () => {
+  test('a compound command stores only the literal command; the gate then allows exactly that text', async () => {
+    const rig = await open({ transcript: COMPOUND });
+    await rig.waitForFrame('Approve tool call shell (t1)');
+    await rig.waitForArmed();
+    const frame = rig.frame();
+    expect(frame).toContain('│ why  compound command (&&)');
+    expect(frame).toContain('│ $ touch ran.txt && echo marked');
+    expect(frame).toContain('│ a stores shell-exact: touch ran.txt && echo marked');
+
+    const seq = pendingSeq(rig);
+    await rig.press('a');
+    expect(rig.controller.answer).toHaveBeenCalledExactlyOnceWith({ decision: 'approve', always: 'shell-exact: touch ran.txt && echo marked' }, seq);
+
+    // t2 is the same text: the gate allows it without asking. t3 differs: asked again.
+    await rig.waitForFrame('Approve tool call shell (t3)');
+    const { tools, granted } = rig.session.snapshot;
+    expect(granted).toEqual(['shell-exact: touch ran.txt && echo marked']);
+    expect(tools.t1?.decision).toEqual({ decision: 'approve', by: 'operator' });
+    expect(tools.t2?.decision).toEqual({ decision: 'approve', by: 'policy' });
+    expect(rig.frame()).toContain('│ a stores shell-exact: touch ran.txt && echo marked twice');
+    await rig.waitForArmed();
+    await rig.press('n');
+    await expect(rig.outcome).resolves.toMatchObject({ reason: 'goal_met' });
+    expect(rig.events.find((e) => e.type === 'tool.decision' && e.data.call_id === 't1')?.data).toEqual({
+      call_id: 't1',
+      decision: 'approve',
+      by: 'operator',
+      always: 'shell-exact: touch ran.txt && echo marked',
+    });
+  });
+
+  test('a simple command stores a prefix rule of its literal words', async () => {
+    const rig = await open({
+      transcript: `
+turns:
+  - tool_calls:
+      - { id: t1, name: shell, args: { command: "echo 'hello world'" } }
+  - tool_calls:
+      - { id: t2, name: shell, args: { command: "echo 'hello world' again" } }
+  - final: Done.
+`,
+    });
+    await rig.waitForFrame("a stores shell: echo 'hello world'");
+    expect(rig.frame()).toContain('│ why  no allow rule matches');
+    await rig.waitForArmed();
+    await rig.press('a');
+    await expect(rig.outcome).resolves.toMatchObject({ reason: 'goal_met' });
+    expect(rig.session.snapshot.granted).toEqual(["shell: echo 'hello world'"]);
+    expect(rig.session.snapshot.tools.t2?.decision).toEqual({ decision: 'approve', by: 'policy' });
+  });
+});
+
+describe('d: deny with a note', () => {
+  test('the note is typed (hotkey letters are text), Enter denies with it, and the agent is told', async () => {
+    const rig = await open({ transcript: COMPOUND });
+    await rig.waitForFrame('Approve tool call shell (t1)');
+    await rig.waitForArmed();
+    const seq = pendingSeq(rig);
+    await rig.press('d');
+    await rig.waitForFrame('note to the agent ›');
+    expect(rig.frame()).toContain('enter: deny with this note · esc: back to the prompt');
+    for (const ch of 'no: use printf; yes, a quick one') await rig.press(ch);
+    await rig.waitForFrame('note to the agent › no: use printf; yes, a quick one');
+    expect(rig.controller.answer).not.toHaveBeenCalled();
+    expect(rig.controller.quit).not.toHaveBeenCalled();
+    await rig.press(KEY.enter);
+    expect(rig.controller.answer).toHaveBeenCalledExactlyOnceWith({ decision: 'deny', note: 'no: use printf; yes, a quick one' }, seq);
+    await rig.waitFor(() => rig.session.snapshot.tools.t1?.result !== null, 'the denial to be recorded');
+    expect(rig.session.snapshot.tools.t1).toMatchObject({
+      decision: { decision: 'deny', by: 'operator', note: 'no: use printf; yes, a quick one' },
+      result: { status: 'denied', output: 'denied by the operator: no: use printf; yes, a quick one' },
+    });
+    expect(existsSync(path.join(rig.workspace.dir, 'ran.txt'))).toBe(false);
+  });
+
+  test('Esc goes back to the prompt without answering; the prompt still takes its keys', async () => {
+    const rig = await open({ transcript: COMPOUND });
+    await rig.waitForFrame('Approve tool call shell (t1)');
+    await rig.waitForArmed();
+    await rig.press('d');
+    await rig.waitForFrame('note to the agent ›');
+    for (const ch of 'never') await rig.press(ch);
+    await rig.press(KEY.escape);
+    await rig.waitForFrame('[y] approve once');
+    expect(rig.frame()).not.toContain('note to the agent');
+    expect(rig.controller.answer).not.toHaveBeenCalled();
+    const seq = pendingSeq(rig);
+    await rig.press('y');
+    expect(rig.controller.answer).toHaveBeenCalledExactlyOnceWith({ decision: 'approve' }, seq);
+  });
+});
+
+test('long arguments show three rows; v shows them all, within the terminal', async () => {
+  const content = Array.from({ length: 12 }, (_, i) => `line ${i + 1} of the new greeter`).join('\n');
+  const rig = await open({
+    transcript: `
+turns:
+  - tool_calls:
+      - { id: t1, name: write_file, args: { path: greet.js, content: ${JSON.stringify(content)} } }
+  - final: Written.
+`,
+    rows: 40,
+  });
+  await rig.waitForFrame('Approve tool call write_file (t1)');
+  await rig.waitForArmed();
+  const collapsed = normalize(rig.frame());
+  const box = (frame: string) => frame.split('\n').filter((l) => l.startsWith('│')).map((l) => l.slice(2, -1).trimEnd());
+  expect(box(collapsed)).toEqual([
+    'Approve tool call write_file (t1) · denied in ##m##s unless answered',
+    'why  no rule names tool "write_file" (default: ask)',
+    'path: greet.js',
+    'content: |',
+    '  line 1 of the new greeter',
+    '… 11 more lines · v shows all',
+    'a stores write_file',
+    '[y] approve once  [a] always allow  [n] deny  [d] deny with note  [v] all args',
+  ]);
+
+  await rig.press('v');
+  await rig.waitForFrame('line 12 of the new greeter');
+  const expanded = rig.frame();
+  expect(box(normalize(expanded)).slice(2, 16)).toEqual(['path: greet.js', 'content: |', ...content.split('\n').map((l) => `  ${l}`)]);
+  expect(expanded).not.toContain('more lines');
+  expect(fits(expanded, 100, 40).ok).toBe(true);
+  await rig.press('v');
+  await rig.waitForFrame('… 11 more lines · v shows all');
+  await rig.press('y');
+  await expect(rig.outcome).resolves.toMatchObject({ reason: 'goal_met' });
+  expect(readFileSync(path.join(rig.workspace.dir, 'greet.js'), 'utf8')).toBe(content);
+});
+
+test('expanded arguments are cut to what the terminal can show, never taller than it', async () => {
+  const content = Array.from({ length: 60 }, (_, i) => `row ${i + 1}`).join('\n');
+  const rig = await open({
+    transcript: `
+turns:
+  - tool_calls:
+      - { id: t1, name: write_file, args: { path: big.txt, content: ${JSON.stringify(content)} } }
+  - final: Written.
+`,
+    rows: 24,
+    columns: 80,
+  });
+  await rig.waitForFrame('Approve tool call write_file (t1)');
+  await rig.waitForArmed();
+  await rig.press('v');
+  await rig.waitForFrame('(open the tool.call event for all)');
+  const frame = rig.frame();
+  expect(fits(frame, 80, 24)).toEqual({ height: 23, widest: 80, ok: true });
+  expect(frame).toContain('│ [y] approve once');
+});
+
+test('an approval left unanswered for approval.timeout is denied, never approved; the prompt counts down', async () => {
+  const rig = await open({
+    transcript: `
+turns:
+  - tool_calls:
+      - { id: t1, name: shell, args: { command: "touch ran.txt" } }
+  - final: Nothing ran.
+`,
+    policy: { approvalTimeout: '2s' },
+  });
+  await rig.waitForFrame(/Approve tool call shell \(t1\) · denied in [12]s unless answered/);
+  expect(rig.store.getState().approvalDeadline).not.toBeNull();
+  await rig.waitFor(() => rig.session.snapshot.tools.t1?.decision !== null, 'the timeout to deny the call');
+  expect(rig.session.snapshot.tools.t1?.decision).toEqual({ decision: 'deny', by: 'operator', note: 'no answer within 2s' });
+  expect(rig.controller.answer).not.toHaveBeenCalled();
+  await expect(rig.outcome).resolves.toMatchObject({ reason: 'goal_met' });
+  expect(rig.store.getState().approvalDeadline).toBeNull();
+  expect(existsSync(path.join(rig.workspace.dir, 'ran.txt'))).toBe(false);
+  await rig.waitForFrame(/tool\.decision\s+denied by operator: no answer within 2s/);
+});
+
+test('an answer before the timeout cancels it', async () => {
+  const rig = await open({
+    transcript: `
+turns:
+  - tool_calls:
+      - { id: t1, name: shell, args: { command: "echo quick" } }
+  - tool_calls:
+      - { id: t2, name: shell, args: { command: "echo slow" } }
+  - final: Done.
+`,
+    policy: { approvalTimeout: '1s' },
+  });
+  await rig.waitForFrame('Approve tool call shell (t1)');
+  await rig.waitForArmed();
+  await rig.press('y');
+  await rig.waitForFrame('Approve tool call shell (t2)');
+  await rig.waitFor(() => rig.session.snapshot.tools.t2?.decision !== null, 'the timeout to deny t2');
+  expect(rig.session.snapshot.tools.t1?.decision).toEqual({ decision: 'approve', by: 'operator' });
+  expect(rig.session.snapshot.tools.t2?.decision).toEqual({ decision: 'deny', by: 'operator', note: 'no answer within 1s' });
+});

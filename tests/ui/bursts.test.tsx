@@ -1,0 +1,68 @@
+// Bursts: thousands of events arriving at once cost one store update (and one render) per
+// batch interval, not one per event, and a key pressed in the middle is handled at once.
+import { vi, test, expect } from 'vitest';
+
+vi.hoisted(() => {
+  delete process.env.CI;
+  delete process.env.CONTINUOUS_INTEGRATION;
+});
+
+import React from 'react';
+import { fold } from '../../src/engine/index.js';
+import { App } from '../../src/ui/App.js';
+import { ConsoleProvider } from '../../src/ui/context.js';
+import { batchInto, createConsoleStore } from '../../src/ui/store.js';
+import { inAct, runHeadless, waitUntil } from '../support/console-rig.js';
+import { renderTerminal } from '../support/terminal.js';
+
+test('a burst of events is batched: few store updates and renders; a key in the middle is handled at once', async () => {
+  const turns = Array.from({ length: 400 }, (_, i) => `  - thought: turn ${i + 1}`).join('\n');
+  const { events } = await runHeadless(`turns:\n${turns}\n  - final: Done.\n`, { maxTurns: 500 });
+  expect(events.length).toBeGreaterThan(2000);
+
+  const store = createConsoleStore();
+  let updates = 0;
+  store.subscribe(() => updates++);
+  let renders = 0;
+  const terminal = renderTerminal(
+    <ConsoleProvider store={store} controller={{ answer: () => undefined, command: async () => ({ ok: true, message: '' }), quit: () => undefined }}>
+      <App />
+    </ConsoleProvider>,
+    { columns: 100, rows: 30, onRender: () => renders++ },
+  );
+  await waitUntil(() => terminal.stdin.listenerCount('readable') > 0, 'the console to listen');
+  const feed = batchInto(store, 16);
+  updates = 0;
+  renders = 0;
+
+  // The events arrive in groups of 50 every few milliseconds (~20 000 events/s), with a
+  // keypress half-way through.
+  const started = performance.now();
+  let keyAt = 0;
+  let keyLatency = Infinity;
+  let overlayAtOnce: string | null = null;
+  for (let i = 0; i < events.length; i += 50) {
+    for (const event of events.slice(i, i + 50)) feed.push(event);
+    if (i === 1000) {
+      keyAt = performance.now();
+      await inAct(() => terminal.stdin.write('?'));
+      keyLatency = performance.now() - keyAt;
+      // Handled as it arrived, events still pending in the batch.
+      overlayAtOnce = store.getState().view.overlay;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 2));
+  }
+  feed.flush();
+  const elapsed = performance.now() - started;
+
+  const batches = Math.ceil(events.length / 50);
+  // One update per 16 ms batch at most (plus the key's view change), far fewer than events.
+  expect(updates).toBeLessThanOrEqual(Math.ceil(elapsed / 16) + 4);
+  expect(updates).toBeLessThan(batches);
+  expect(renders).toBeLessThan(events.length / 20);
+  expect(overlayAtOnce).toBe('help');
+  expect(keyLatency).toBeLessThan(250);
+  expect(store.getState().session).toEqual(fold(events));
+  expect(store.getState().events).toHaveLength(events.length);
+  terminal.unmount();
+});

@@ -1,0 +1,446 @@
+// The command bar: each /goal directive typed into the bar with the whole frame after it
+// (the goal panel shown), errors that keep the line, history, Tab completion, Enter with
+// the completion list open, and pasting.
+import { vi, describe, test, expect } from 'vitest';
+
+vi.hoisted(() => {
+  delete process.env.CI;
+  delete process.env.CONTINUOUS_INTEGRATION;
+});
+
+import { KEY, type ConsoleRig } from '../support/console-rig.js';
+import { normalize, open } from '../support/ui-helpers.js';
+
+/** A run that waits at its first prompt for as long as the test needs. */
+const WAITING = `
+turns:
+  - thought: Look before changing anything.
+    tool_calls:
+      - { id: t1, name: shell, args: { command: "ls" } }
+  - final: Looked.
+`;
+
+async function openBar(rig: ConsoleRig): Promise<void> {
+  await rig.press('/');
+  await rig.waitFor(() => rig.bar() === '/', 'the command bar to open with "/"');
+}
+
+/** Opens the bar, types `line` after the `/`, runs it and waits for its answer. */
+async function run(rig: ConsoleRig, line: string): Promise<string> {
+  const calls = rig.controller.command.mock.calls.length;
+  await openBar(rig);
+  await rig.type(line.slice(1));
+  await rig.press(KEY.enter);
+  await rig.waitFor(() => rig.controller.command.mock.calls.length > calls && !rig.store.getState().view.busy, `"${line}" to run`);
+  await rig.waitFor(() => rig.frame().includes(rig.store.getState().notice?.text.slice(0, 40) ?? '\u0000'), 'its answer to show');
+  return normalize(rig.frame());
+}
+
+describe('each /goal directive, with the whole frame after it', () => {
+  test('status, add-constraint, add-criterion, modify, redirect', async () => {
+    const rig = await open({ transcript: WAITING, rows: 40 });
+    await rig.waitForFrame('Approve tool call shell (t1)');
+    await rig.press(KEY.tab); // the goal panel
+    await rig.waitForFrame('objective   Make the greeting friendlier');
+
+    expect(await run(rig, '/goal status')).toMatchInlineSnapshot(`
+      "loopdeck Make the greeting friendlier                                                    run ui-test
+      react · AWAITING_TOOL · iteration 1/20 · T
+      IDLE › PLANNING › EXECUTING ›  AWAITING_TOOL  › REFLECTING › DONE  ← EXECUTING #9
+      turns 5%            tool calls 5%       wall clock #%       tokens 0%           cost 0%
+      █░░░░░░░░░░░░░ 1/20 █░░░░░░░░░░░░░ 1/20 ~~~~~~~~~~~~ #s/30m ░░░░░░░░░░░░ 0/100k ░░░░░░░ $0.00/$1.00
+      workspace progress unknown (not git)
+      ╭──────────────────────────────────────────────────────────────────────────────────────────────────╮
+      │ Approve tool call shell (t1) · denied in ##m##s unless answered                                  │
+      │ why  no allow rule matches                                                                       │
+      │ $ ls                                                                                             │
+      │ a stores shell: ls                                                                               │
+      │ [y] approve once  [a] always allow  [n] deny  [d] deny with note  [v] all args                   │
+      ╰──────────────────────────────────────────────────────────────────────────────────────────────────╯
+      ── Checkpoint │  Goal  │ Tool call │ Progress (tab)
+      objective   Make the greeting friendlier (active, revision 0)
+      criteria    the verify command exits 0
+      constraints do not touch README.md
+      revisions   none
+
+
+
+
+
+
+      ── Timeline · filter activity (f) · 6 events · following (end)
+          0 session.start       session started: Make the greeting friendlier (react)
+          2 plan.draft          plan drafted: 1 step(s)
+          3 plan.commit         plan committed (initial): 1 step(s)
+          6 model.call          turn 1: Look before changing anything. (0+0 tok)
+          7 tool.call           tool call shell {"command":"ls"}
+          8 step.end            step 1 awaiting_tool
+
+
+
+
+
+
+      ✓ active · Make the greeting friendlier · 1 criteria · 1 constraints · revision 0
+      [tab] panel  [/] command  [?] help  [q] quit"
+    `);
+    expect(await run(rig, '/goal add-constraint keep the public API')).toMatchInlineSnapshot(`
+      "loopdeck Make the greeting friendlier [rev 1, active]                                    run ui-test
+      react · AWAITING_TOOL · iteration 1/20 · T
+      IDLE › PLANNING › EXECUTING ›  AWAITING_TOOL  › REFLECTING › DONE  ← EXECUTING #9
+      turns 5%            tool calls 5%       wall clock #%       tokens 0%           cost 0%
+      █░░░░░░░░░░░░░ 1/20 █░░░░░░░░░░░░░ 1/20 ~~~~~~~~~~~~ #s/30m ░░░░░░░░░░░░ 0/100k ░░░░░░░ $0.00/$1.00
+      workspace progress unknown (not git)
+      ╭──────────────────────────────────────────────────────────────────────────────────────────────────╮
+      │ Approve tool call shell (t1) · denied in ##m##s unless answered                                  │
+      │ why  no allow rule matches                                                                       │
+      │ $ ls                                                                                             │
+      │ a stores shell: ls                                                                               │
+      │ [y] approve once  [a] always allow  [n] deny  [d] deny with note  [v] all args                   │
+      ╰──────────────────────────────────────────────────────────────────────────────────────────────────╯
+      ── Checkpoint │  Goal  │ Tool call │ Progress (tab)
+      objective   Make the greeting friendlier (active, revision 1)
+      criteria    the verify command exits 0
+      constraints do not touch README.md · keep the public API
+      revisions   1, newest first
+       rev 1 add-constraint: keep the public API (no restart)
+         still valid: the agent gave no usable reconciliation · discard: nothing known · new work: the ne…
+
+
+
+
+      ── Timeline · filter activity (f) · 7 events · following (end)
+          0 session.start       session started: Make the greeting friendlier (react)
+          2 plan.draft          plan drafted: 1 step(s)
+          3 plan.commit         plan committed (initial): 1 step(s)
+          6 model.call          turn 1: Look before changing anything. (0+0 tok)
+          7 tool.call           tool call shell {"command":"ls"}
+          8 step.end            step 1 awaiting_tool
+         10 goal.revised        goal revised (add-constraint): keep the public API
+
+
+
+
+
+      ✓ goal revised (add-constraint): revision 1
+      [tab] panel  [/] command  [?] help  [q] quit"
+    `);
+    expect(await run(rig, '/goal add-criterion the greeting names the person')).toMatchInlineSnapshot(`
+      "loopdeck Make the greeting friendlier [rev 2, active]                                    run ui-test
+      react · AWAITING_TOOL · iteration 1/20 · T
+      IDLE › PLANNING › EXECUTING ›  AWAITING_TOOL  › REFLECTING › DONE  ← EXECUTING #9
+      turns 5%            tool calls 5%       wall clock #%       tokens 0%           cost 0%
+      █░░░░░░░░░░░░░ 1/20 █░░░░░░░░░░░░░ 1/20 ~~~~~~~~~~~~ #s/30m ░░░░░░░░░░░░ 0/100k ░░░░░░░ $0.00/$1.00
+      workspace progress unknown (not git)
+      ╭──────────────────────────────────────────────────────────────────────────────────────────────────╮
+      │ Approve tool call shell (t1) · denied in ##m##s unless answered                                  │
+      │ why  no allow rule matches                                                                       │
+      │ $ ls                                                                                             │
+      │ a stores shell: ls                                                                               │
+      │ [y] approve once  [a] always allow  [n] deny  [d] deny with note  [v] all args                   │
+      ╰──────────────────────────────────────────────────────────────────────────────────────────────────╯
+      ── Checkpoint │  Goal  │ Tool call │ Progress (tab)
+      objective   Make the greeting friendlier (active, revision 2)
+      criteria    the verify command exits 0 · the greeting names the person
+      constraints do not touch README.md · keep the public API
+      revisions   2, newest first
+       rev 2 add-criterion: the greeting names the person (no restart)
+         still valid: the agent gave no usable reconciliation · discard: nothing known · new work: the ne…
+       rev 1 add-constraint: keep the public API (no restart)
+         still valid: the agent gave no usable reconciliation · discard: nothing known · new work: the ne…
+
+
+      ── Timeline · filter activity (f) · 8 events · following (end)
+          0 session.start       session started: Make the greeting friendlier (react)
+          2 plan.draft          plan drafted: 1 step(s)
+          3 plan.commit         plan committed (initial): 1 step(s)
+          6 model.call          turn 1: Look before changing anything. (0+0 tok)
+          7 tool.call           tool call shell {"command":"ls"}
+          8 step.end            step 1 awaiting_tool
+         10 goal.revised        goal revised (add-constraint): keep the public API
+         11 goal.revised        goal revised (add-criterion): the greeting names the person
+
+
+
+
+      ✓ goal revised (add-criterion): revision 2
+      [tab] panel  [/] command  [?] help  [q] quit"
+    `);
+    expect(await run(rig, '/goal modify Make the greeting warm and short')).toMatchInlineSnapshot(`
+      "loopdeck Make the greeting warm and short [rev 3, revised]                               run ui-test
+      react · AWAITING_TOOL · iteration 1/20 · T
+      IDLE › PLANNING › EXECUTING ›  AWAITING_TOOL  › REFLECTING › DONE  ← EXECUTING #9
+      turns 5%            tool calls 5%       wall clock #%       tokens 0%           cost 0%
+      █░░░░░░░░░░░░░ 1/20 █░░░░░░░░░░░░░ 1/20 ~~~~~~~~~~~~ #s/30m ░░░░░░░░░░░░ 0/100k ░░░░░░░ $0.00/$1.00
+      workspace progress unknown (not git)
+      ╭──────────────────────────────────────────────────────────────────────────────────────────────────╮
+      │ Approve tool call shell (t1) · denied in ##m##s unless answered                                  │
+      │ why  no allow rule matches                                                                       │
+      │ $ ls                                                                                             │
+      │ a stores shell: ls                                                                               │
+      │ [y] approve once  [a] always allow  [n] deny  [d] deny with note  [v] all args                   │
+      ╰──────────────────────────────────────────────────────────────────────────────────────────────────╯
+      ── Checkpoint │  Goal  │ Tool call │ Progress (tab)
+      objective   Make the greeting warm and short (revised, revision 3)
+      criteria    the verify command exits 0 · the greeting names the person
+      constraints do not touch README.md · keep the public API
+      revisions   3, newest first
+       rev 3 modify: Make the greeting warm and short (no restart)
+         still valid: the agent gave no usable reconciliation · discard: nothing known · new work: the ne…
+       rev 2 add-criterion: the greeting names the person (no restart)
+         still valid: the agent gave no usable reconciliation · discard: nothing known · new work: the ne…
+       rev 1 add-constraint: keep the public API (no restart)
+         still valid: the agent gave no usable reconciliation · discard: nothing known · new work: the ne…
+      ── Timeline · filter activity (f) · 9 events · following (end)
+          0 session.start       session started: Make the greeting friendlier (react)
+          2 plan.draft          plan drafted: 1 step(s)
+          3 plan.commit         plan committed (initial): 1 step(s)
+          6 model.call          turn 1: Look before changing anything. (0+0 tok)
+          7 tool.call           tool call shell {"command":"ls"}
+          8 step.end            step 1 awaiting_tool
+         10 goal.revised        goal revised (add-constraint): keep the public API
+         11 goal.revised        goal revised (add-criterion): the greeting names the person
+         12 goal.revised        goal revised (modify): Make the greeting warm and short
+
+
+
+      ✓ goal revised (modify): revision 3
+      [tab] panel  [/] command  [?] help  [q] quit"
+    `);
+    expect(await run(rig, '/goal redirect Translate the greeting to French')).toMatchInlineSnapshot(`
+      "loopdeck Translate the greeting to French [rev 4, revised]                               run ui-test
+      react · AWAITING_TOOL · iteration 1/20 · T
+      IDLE › PLANNING › EXECUTING ›  AWAITING_TOOL  › REFLECTING › DONE  ← EXECUTING #9
+      turns 5%            tool calls 5%       wall clock #%       tokens 0%           cost 0%
+      █░░░░░░░░░░░░░ 1/20 █░░░░░░░░░░░░░ 1/20 ~~~~~~~~~~~~ #s/30m ░░░░░░░░░░░░ 0/100k ░░░░░░░ $0.00/$1.00
+      workspace progress unknown (not git)
+      ╭──────────────────────────────────────────────────────────────────────────────────────────────────╮
+      │ Approve tool call shell (t1) · denied in ##m##s unless answered                                  │
+      │ why  no allow rule matches                                                                       │
+      │ $ ls                                                                                             │
+      │ a stores shell: ls                                                                               │
+      │ [y] approve once  [a] always allow  [n] deny  [d] deny with note  [v] all args                   │
+      ╰──────────────────────────────────────────────────────────────────────────────────────────────────╯
+      ── Checkpoint │  Goal  │ Tool call │ Progress (tab)
+      objective   Translate the greeting to French (revised, revision 4)
+      criteria    none
+      constraints do not touch README.md · keep the public API
+      revisions   4, newest first
+       rev 4 redirect: Translate the greeting to French (full restart)
+         still valid: the agent gave no usable reconciliation · discard: work aimed only at the previous …
+       rev 3 modify: Make the greeting warm and short (no restart)
+         still valid: the agent gave no usable reconciliation · discard: nothing known · new work: the ne…
+       rev 2 add-criterion: the greeting names the person (no restart)
+      … 3 more lines
+      ── Timeline · filter activity (f) · 10 events · following (end)
+          0 session.start       session started: Make the greeting friendlier (react)
+          2 plan.draft          plan drafted: 1 step(s)
+          3 plan.commit         plan committed (initial): 1 step(s)
+          6 model.call          turn 1: Look before changing anything. (0+0 tok)
+          7 tool.call           tool call shell {"command":"ls"}
+          8 step.end            step 1 awaiting_tool
+         10 goal.revised        goal revised (add-constraint): keep the public API
+         11 goal.revised        goal revised (add-criterion): the greeting names the person
+         12 goal.revised        goal revised (modify): Make the greeting warm and short
+         13 goal.revised        goal revised (redirect): Translate the greeting to French
+
+
+      ✓ goal revised (redirect): revision 4
+      [tab] panel  [/] command  [?] help  [q] quit"
+    `);
+    expect(rig.session.snapshot.goal).toMatchObject({
+      objective: 'Translate the greeting to French',
+      success_criteria: [],
+      constraints: ['do not touch README.md', 'keep the public API'],
+      status: 'revised',
+      revision: 4,
+    });
+    expect(rig.bar()).toBeNull();
+  });
+});
+
+describe('errors keep the typed line in the bar', () => {
+  test.each([
+    ['/goal', '✗ /goal needs a subcommand: status, add-constraint, redirect, modify, add-criterion'],
+    ['/goal frobnicate x', '✗ unknown /goal subcommand "frobnicate"; valid: status, add-constraint, redirect, modify, add-criterion'],
+    ['/goal add-constraint', '✗ /goal add-constraint needs text, e.g. /goal add-constraint keep the public API'],
+    ['/goal redirect   ', '✗ /goal redirect needs text, e.g. /goal redirect keep the public API'],
+    ['/goal status now', '✗ /goal status takes no text'],
+    ['/budget turns 5', '✗ usage: /budget <turns|tool_calls|wall_clock_seconds|tokens|cost_usd> +N'],
+    ['/frobnicate', '✗ unknown command "/frobnicate"'],
+  ])('%j', async (line, message) => {
+    const rig = await open({ transcript: WAITING });
+    await rig.waitForFrame('Approve tool call shell (t1)');
+    await openBar(rig);
+    await rig.type(line.slice(1));
+    await rig.press(KEY.enter);
+    await rig.waitForFrame('✗ ');
+    expect(rig.frame()).toContain(message.slice(0, 95));
+    expect(rig.bar()).toBe(line.trimEnd());
+    expect(rig.session.snapshot.revisions).toEqual([]);
+    // The kept line is fixed in place and run again.
+    await rig.press('\u0015'); // Ctrl+U clears it
+    await rig.waitFor(() => rig.bar() === '', 'the bar to be cleared');
+    await rig.type('/goal status');
+    await rig.press(KEY.enter);
+    await rig.waitForFrame('✓ active · Make the greeting friendlier');
+    expect(rig.bar()).toBeNull();
+  });
+});
+
+describe('history, completion, paste', () => {
+  test('↑ and ↓ walk the lines run before, and come back to the draft', async () => {
+    const rig = await open({ transcript: WAITING });
+    await rig.waitForFrame('Approve tool call shell (t1)');
+    await run(rig, '/goal status');
+    await run(rig, '/goal add-constraint keep it short');
+    await openBar(rig);
+    await rig.type('goal mo');
+    await rig.press(KEY.up);
+    await rig.waitFor(() => rig.bar() === '/goal add-constraint keep it short', '↑ to show the newest line');
+    await rig.press(KEY.up);
+    await rig.waitFor(() => rig.bar() === '/goal status', '↑ to show the older line');
+    await rig.press(KEY.up);
+    expect(rig.bar()).toBe('/goal status');
+    await rig.press(KEY.down);
+    await rig.waitFor(() => rig.bar() === '/goal add-constraint keep it short', '↓ to come forward');
+    await rig.press(KEY.down);
+    await rig.waitFor(() => rig.bar() === '/goal mo', '↓ to restore the draft');
+    // ↑ recalls a line that failed too: it can be fixed.
+    await rig.press('\u0015');
+    await rig.type('/goal add-constraint');
+    await rig.press(KEY.enter);
+    await rig.waitForFrame('✗ /goal add-constraint needs text');
+    await rig.press(KEY.escape);
+    await openBar(rig);
+    await rig.press(KEY.up);
+    await rig.waitFor(() => rig.bar() === '/goal add-constraint', '↑ to recall the failed line');
+  });
+
+  test('Tab completes one candidate; several extend to their common prefix and list them; Tab takes the highlighted one', async () => {
+    const rig = await open({ transcript: WAITING });
+    await rig.waitForFrame('Approve tool call shell (t1)');
+    await openBar(rig);
+    await rig.type('goal st');
+    await rig.press(KEY.tab);
+    await rig.waitFor(() => rig.bar() === '/goal status', 'Tab to complete the only candidate');
+
+    await rig.press('\u0015');
+    await rig.type('/goal a');
+    await rig.press(KEY.tab);
+    await rig.waitFor(() => rig.bar() === '/goal add-c', 'Tab to extend to the common prefix');
+    let frame = rig.frame();
+    expect(frame).toContain('▸ /goal add-constraint');
+    expect(frame).toMatch(/^ {2}\/goal add-criterion$/m);
+    await rig.press(KEY.down);
+    await rig.waitForFrame('▸ /goal add-criterion');
+    await rig.press(KEY.tab);
+    await rig.waitFor(() => rig.bar() === '/goal add-criterion', 'Tab to take the highlighted candidate');
+    frame = rig.frame();
+    expect(frame).not.toContain('▸');
+    await rig.type('say hello');
+    await rig.press(KEY.enter);
+    await rig.waitForFrame('✓ goal revised (add-criterion): revision 1');
+  });
+
+  test('Enter with the completion list open runs the line as typed, never the highlighted item', async () => {
+    const rig = await open({ transcript: WAITING });
+    await rig.waitForFrame('Approve tool call shell (t1)');
+    await openBar(rig);
+    await rig.type('goal ');
+    await rig.press(KEY.tab);
+    await rig.waitForFrame('▸ /goal status');
+    await rig.press(KEY.down);
+    await rig.waitForFrame('▸ /goal add-constraint');
+    await rig.press(KEY.enter);
+    await rig.waitForFrame('✗ /goal needs a subcommand');
+    expect(rig.controller.command.mock.calls.map(([line]) => line)).toEqual(['/goal ']);
+    expect(rig.session.snapshot.revisions).toEqual([]);
+    expect(rig.bar()).toBe('/goal');
+    expect(rig.frame()).not.toContain('▸');
+  });
+
+  test('typing narrows the open list; Esc closes the list, a second Esc the bar', async () => {
+    const rig = await open({ transcript: WAITING });
+    await rig.waitForFrame('Approve tool call shell (t1)');
+    await openBar(rig);
+    await rig.press(KEY.tab);
+    await rig.waitForFrame('▸ /goal status');
+    expect(rig.frame()).toContain('(+7 more, ↓)');
+    await rig.type('s');
+    await rig.waitForFrame('▸ /stop');
+    expect(rig.frame()).toMatch(/^ {2}\/stop --abort$/m);
+    expect(rig.frame()).not.toContain('/goal status');
+    await rig.press(KEY.escape);
+    await rig.waitFor(() => !rig.frame().includes('▸'), 'Esc to close the list');
+    expect(rig.bar()).toBe('/s');
+    await rig.press(KEY.escape);
+    await rig.waitFor(() => rig.bar() === null, 'a second Esc to close the bar');
+    expect(rig.controller.command).not.toHaveBeenCalled();
+  });
+
+  test('a multi-line paste is inserted on one line, not submitted', async () => {
+    const rig = await open({ transcript: WAITING });
+    await rig.waitForFrame('Approve tool call shell (t1)');
+    await openBar(rig);
+    await rig.press('goal add-constraint keep\nthe API\r\nstable\r'); // one chunk, as a terminal delivers a paste
+    await rig.waitFor(() => rig.bar() === '/goal add-constraint keep the API stable', 'the paste to show on one line');
+    expect(rig.controller.command).not.toHaveBeenCalled();
+    await rig.press(KEY.enter);
+    await rig.waitForFrame('✓ goal revised (add-constraint): revision 1');
+    expect(rig.session.snapshot.goal?.constraints).toContain('keep the API stable');
+  });
+
+  test('/help opens the help overlay; /budget raises a limit', async () => {
+    const rig = await open({ transcript: WAITING });
+    await rig.waitForFrame('Approve tool call shell (t1)');
+    await run(rig, '/budget turns +5');
+    expect(rig.frame()).toContain('✓ turns limit raised to 25');
+    expect(rig.frame()).toContain('1/25');
+    await openBar(rig);
+    await rig.type('help');
+    await rig.press(KEY.enter);
+    await rig.waitForFrame('── Help · keys and commands');
+    expect(rig.controller.command.mock.calls.map(([line]) => line)).toEqual(['/budget turns +5']);
+  });
+});
+
+describe('/stop', () => {
+  test('/stop at a prompt stops at the next safe point; at a pause it stops at once', async () => {
+    const rig = await open({ transcript: WAITING });
+    await rig.waitForFrame('Approve tool call shell (t1)');
+    await run(rig, '/stop');
+    expect(rig.frame()).toContain('✓ stopping at the next safe point (answer any open prompt first)');
+    expect(rig.session.snapshot.done).toBeNull();
+    await rig.waitForArmed();
+    await rig.press('y');
+    await expect(rig.outcome).resolves.toMatchObject({ reason: 'stopped' });
+    await rig.waitForFrame('Run finished: stopped.');
+  });
+
+  test('/stop while paused answers the pause with stop', async () => {
+    const rig = await open({ transcript: WAITING });
+    await rig.waitForFrame('Approve tool call shell (t1)');
+    await rig.waitForArmed();
+    await rig.press(KEY.ctrlC);
+    await rig.press('y');
+    await rig.waitForFrame('Paused by the operator');
+    await run(rig, '/stop');
+    await expect(rig.outcome).resolves.toMatchObject({ reason: 'stopped' });
+    expect(rig.events.find((e) => e.type === 'session.complete')?.data).toMatchObject({ reason: 'stopped' });
+  });
+
+  test('/stop --abort ends the run aborted and the console shows where the report is', async () => {
+    const rig = await open({ transcript: WAITING });
+    await rig.waitForFrame('Approve tool call shell (t1)');
+    await run(rig, '/stop --abort');
+    expect(rig.frame()).toContain('✓ aborting:');
+    await rig.waitForArmed();
+    await rig.press('n');
+    await expect(rig.outcome).resolves.toMatchObject({ reason: 'aborted' });
+    await rig.waitForFrame('Run finished: aborted.');
+    const abort = rig.session.snapshot.abort;
+    expect(abort).not.toBeNull();
+    await rig.waitForFrame(`aborted: report ${abort!.report.slice(0, 40)}`);
+  });
+});

@@ -1,0 +1,346 @@
+// The dashboard's own keys: help, checkpoint browsing, acknowledging the alert banner,
+// the timeline (filter, selection, follow, opening an event), panels, quitting and Ctrl+C.
+import { vi, describe, test, expect, beforeAll } from 'vitest';
+
+vi.hoisted(() => {
+  delete process.env.CI;
+  delete process.env.CONTINUOUS_INTEGRATION;
+});
+
+import type { LoopEvent } from '../../src/engine/index.js';
+import { helpRows } from '../../src/ui/HelpOverlay.js';
+import { KEYMAP, keyLabel } from '../../src/ui/keymap.js';
+import { createConsoleStore } from '../../src/ui/store.js';
+import { KEY, runHeadless, type PolicyOptions } from '../support/console-rig.js';
+import { normalize, open, renderStore } from '../support/ui-helpers.js';
+
+const STAGNANT = `
+turns:
+  - thought: Look around.
+    report:
+      remaining_hypotheses: [the greeting is too short]
+  - thought: Still looking.
+    report:
+      eliminated_hypotheses: [the name is wrong]
+  - final: The greeting is friendlier.
+    report:
+      new_evidence:
+        - { claim: the greeting says hi, evidence_ref: greets by name }
+`;
+const STAGNANT_POLICY: PolicyOptions = {
+  every: 1,
+  threshold: 2,
+  onDetect: 'alert',
+  observe: [{ name: 'tests', command: "printf '# pass 1\\n# fail 1\\n'" }],
+  signals: [
+    { signal: 'observed.tests.failing', direction: 'decrease' },
+    { signal: 'observed.tests.passing', direction: 'increase' },
+  ],
+};
+
+const WAITING = `
+turns:
+  - thought: Look before changing anything.
+    tool_calls:
+      - { id: t1, name: shell, args: { command: "echo looked" } }
+  - thought: Now the second step.
+    tool_calls:
+      - { id: t2, name: shell, args: { command: "echo second" } }
+  - final: Looked.
+`;
+
+let stagnant: LoopEvent[];
+beforeAll(async () => {
+  let now = Date.UTC(2026, 0, 1);
+  stagnant = (await runHeadless(STAGNANT, STAGNANT_POLICY, () => (now += 250))).events;
+});
+
+/** The checkpoint panel's rows of a frame: from its title to the timeline. */
+function checkpointRows(frame: string): string[] {
+  const lines = frame.split('\n');
+  const start = lines.findIndex((l) => l.startsWith('──  Checkpoint'));
+  const end = lines.findIndex((l) => l.startsWith('── Timeline'));
+  return lines.slice(start + 1, end).filter((l) => l.trim() !== '');
+}
+
+describe('help', () => {
+  test('? opens help, which lists every key of the key map; ↓ scrolls; Esc closes', async () => {
+    const c = await renderStore(createConsoleStore(stagnant), { rows: 30 });
+    await c.press('?');
+    await c.waitForFrame('── Help · keys and commands');
+    const seen = new Set<string>();
+    for (let i = 0; i < helpRows().length; i++) {
+      for (const line of c.frame().split('\n')) seen.add(line.trim());
+      await c.press(KEY.down);
+    }
+    for (const line of c.frame().split('\n')) seen.add(line.trim());
+    expect(c.frame()).toContain('end of help');
+    for (const b of KEYMAP) {
+      const shown = [...seen].some((line) => line.startsWith(keyLabel(b.key)) && line.endsWith(b.help)) || [...seen].some((line) => line.includes(` ${keyLabel(b.key)} `) && line.endsWith(b.help));
+      expect(shown, `${b.scope}: ${b.key} ${b.help}`).toBe(true);
+    }
+    expect([...seen].some((l) => l.startsWith('/goal redirect ') && l.endsWith('new objective, criteria cleared: /goal redirect <text>'))).toBe(true);
+    // Keys do nothing else while help is open: q does not quit.
+    await c.press('q');
+    expect(c.controller.quit).not.toHaveBeenCalled();
+    await c.press(KEY.escape);
+    await c.waitForFrame('── Timeline');
+    expect(c.frame()).not.toContain('── Help');
+  });
+});
+
+describe('checkpoints', () => {
+  test('[ and ] browse earlier checkpoints; each shows its diff against the one before', async () => {
+    const c = await renderStore(createConsoleStore(stagnant), { rows: 34 });
+    await c.waitForFrame('#3/3 · iteration 3');
+    await c.press('[');
+    await c.waitForFrame('#2/3 · iteration 2');
+    expect(checkpointRows(c.frame())).toEqual([
+      '#2/3 · iteration 2 · NO_OBSERVED_PROGRESS · counter 1/2 · browsing: [ earlier, ] later',
+      'observed (measured) observed_progress false       reported (claims) vs #1 claimed_progress true',
+      'tests.failing 1 → 1 want ↓ no change              eliminated +the name is wrong',
+      'tests.passing 1 → 1 want ↑ no change              remaining  −the greeting is too short',
+      'evidence none claimed',
+    ]);
+    await c.press('[');
+    await c.waitForFrame('#1/3 · iteration 1');
+    expect(checkpointRows(c.frame())).toEqual([
+      '#1/3 · iteration 1 · BASELINE · counter 0/2 · browsing: [ earlier, ] later',
+      'observed (measured) observed_progress null        reported (claims) claimed_progress false',
+      'tests.failing missing → 1 want ↓ baseline         eliminated no change',
+      'tests.passing missing → 1 want ↑ baseline         remaining  +the greeting is too short',
+      'evidence none claimed',
+    ]);
+    await c.press('['); // the first stays the first
+    expect(c.frame()).toContain('#1/3 · iteration 1');
+    await c.press(']');
+    await c.waitForFrame('#2/3 · iteration 2');
+    await c.press(']');
+    await c.waitForFrame('#3/3 · iteration 3 · NO_OBSERVED_PROGRESS + STAGNATION_DETECTED · counter 2/2 · [ earlier');
+    expect(c.frame()).not.toContain('browsing');
+  });
+});
+
+describe('alerts', () => {
+  test('the banner stays until x acknowledges it; the timeline keeps its marks', async () => {
+    const c = await renderStore(createConsoleStore(stagnant), { rows: 34 });
+    const banner = ' ⚠ STAGNATION_DETECTED: 2/2 checkpoints without observed progress (turn 3) (claims made, nothing me…';
+    await c.waitForFrame(banner);
+    await c.press('f'); // other keys leave it
+    await c.press(KEY.up);
+    expect(c.frame()).toContain(banner);
+    await c.press('x');
+    expect(c.frame()).not.toContain('STAGNATION_DETECTED: 2/2 checkpoints');
+    expect(c.frame()).toMatch(/^! {2}23 stagnation\.detected STAGNATION_DETECTED 2\/2 → alert/m);
+  });
+
+  test('a new alert after the acknowledgement brings the banner back', async () => {
+    const store = createConsoleStore(stagnant.slice(0, stagnant.findIndex((e) => e.type === 'stagnation.detected') + 1));
+    const c = await renderStore(store, { rows: 34 });
+    await c.waitForFrame('⚠ STAGNATION_DETECTED');
+    await c.press('x');
+    expect(c.frame()).not.toContain('⚠');
+    store.getState().apply([{ seq: 999, at: 0, session: 'ui-test', type: 'repetition.detected', data: { hash: 'abc123', count: 3, calls: [] } }]);
+    await c.waitForFrame(' ⚠ repeated tool call 3× (abc123) · x to acknowledge');
+  });
+});
+
+describe('timeline', () => {
+  test('f filters by type, ↑ selects and stops following, End follows, Enter opens the event', async () => {
+    const c = await renderStore(createConsoleStore(stagnant), { rows: 30 });
+    await c.waitForFrame('filter activity (f) · 15 events · following (end)');
+    for (const filter of ['all', 'tools', 'model', 'checkpoints']) {
+      await c.press('f');
+      await c.waitForFrame(`filter ${filter} (f)`);
+    }
+    const rows = () => c.frame().split('\n').filter((l) => /^[ !] {0,3}\d+ \S/.test(l));
+    expect(rows().map((r) => r.slice(0, 25))).toEqual([
+      '    9 workspace.snapshot ',
+      '   10 checkpoint.recorded',
+      '   16 checkpoint.recorded',
+      '!  22 checkpoint.recorded',
+      '!  23 stagnation.detected',
+    ]);
+    expect(c.frame()).toContain('filter checkpoints (f) · 5 events · following (end)');
+    await c.press(KEY.up);
+    await c.press(KEY.up);
+    await c.waitForFrame('3 of 5 (end: follow)');
+    await c.press(KEY.enter);
+    await c.waitForFrame('── Event #16 checkpoint.recorded');
+    const opened = normalize(c.frame());
+    expect(opened).toContain('checkpoint #2 (turn 2): NO_OBSERVED_PROGRESS, counter 1/2');
+    expect(opened).toContain('   "checkpoint": {');
+    expect(opened).toContain('"eliminated_hypotheses": [');
+    expect(opened).toMatch(/lines 1-\d+ of \d+ · ↑\/↓ scroll · esc close/);
+    await c.press(KEY.down);
+    await c.waitForFrame(/lines 2-\d+ of/);
+    await c.press(KEY.escape);
+    await c.waitForFrame('── Timeline');
+    await c.press(KEY.end);
+    await c.waitForFrame('following (end)');
+    await c.press('F');
+    await c.waitForFrame('filter model (f)');
+  });
+
+  test('Tab shows each panel in turn; the tool panel shows the selected call in full', async () => {
+    const c = await renderStore(createConsoleStore(stagnant), { rows: 34 });
+    await c.press(KEY.tab);
+    await c.waitForFrame('objective   Make the greeting friendlier (achieved, revision 0)');
+    await c.press(KEY.tab);
+    await c.waitForFrame('No tool call yet.');
+    await c.press(KEY.tab);
+    await c.waitForFrame('pattern     react: one open-ended step');
+    expect(c.frame()).toContain('claim       ✓ verified · node -e "process.exit(0)" → 0');
+    await c.press(KEY.shiftTab);
+    await c.waitForFrame('No tool call yet.');
+  });
+});
+
+describe('quitting', () => {
+  test('q asks first while a run is live: n or Esc stays, y quits', async () => {
+    const rig = await open({ transcript: WAITING });
+    await rig.waitForFrame('Approve tool call shell (t1)');
+    await rig.press('q');
+    await rig.waitForFrame('Quit while the run is live?');
+    expect(rig.frame()).toContain('[y/enter/ctrl+c] quit  [n/esc] stay');
+    expect(rig.controller.quit).not.toHaveBeenCalled();
+    await rig.press('n');
+    await rig.waitForFrame('Approve tool call shell (t1)');
+    await rig.press('q');
+    await rig.waitForFrame('Quit while the run is live?');
+    await rig.press(KEY.escape);
+    await rig.waitForFrame('Approve tool call shell (t1)');
+    expect(rig.controller.quit).not.toHaveBeenCalled();
+    await rig.press('q');
+    await rig.waitForFrame('Quit while the run is live?');
+    await rig.press('y');
+    expect(rig.controller.quit).toHaveBeenCalledTimes(1);
+    expect(rig.controller.answer).not.toHaveBeenCalled();
+  });
+
+  test('q quits at once when nothing is running: before the start and after the end', async () => {
+    const rig = await open({ transcript: WAITING, start: false });
+    await rig.press('q');
+    expect(rig.controller.quit).toHaveBeenCalledTimes(1);
+    const done = await renderStore(createConsoleStore(stagnant));
+    await done.press('q');
+    expect(done.controller.quit).toHaveBeenCalledTimes(1);
+  });
+
+  test('at the resume gate, Enter resumes and q quits at once (nothing runs yet)', async () => {
+    const store = createConsoleStore(stagnant.slice(0, 12));
+    store.getState().setGate('Resume this run from its log?');
+    const confirm = vi.fn(() => store.getState().setGate(null));
+    const c = await renderStore(store, { controller: { answer: () => undefined, command: async () => ({ ok: true, message: '' }), quit: () => undefined, confirm } });
+    await c.waitForFrame('│ Resume this run from its log?');
+    expect(c.frame()).toContain('│ [enter] resume  [q] quit');
+    await c.press(KEY.enter); // no arming delay: the gate is there before anything runs
+    expect(confirm).toHaveBeenCalledTimes(1);
+    store.getState().setGate('Resume this run from its log?');
+    await c.waitForFrame('│ Resume this run from its log?');
+    await c.press('q');
+    expect(c.controller.quit).toHaveBeenCalledTimes(1);
+    expect(c.frame()).not.toContain('Quit while the run is live?');
+  });
+
+  test('Ctrl+C once asks the run to pause at the next safe point; twice quits', async () => {
+    const rig = await open({ transcript: WAITING });
+    await rig.waitForFrame('Approve tool call shell (t1)');
+    await rig.waitForArmed();
+    await rig.press(KEY.ctrlC);
+    expect(rig.controller.requestPause).toHaveBeenCalledTimes(1);
+    expect(rig.controller.quit).not.toHaveBeenCalled();
+    await rig.waitForFrame('Pausing at the next safe point; Ctrl+C again quits.');
+    // The safe point is the start of the next step: after this call is answered.
+    await rig.press('y');
+    await rig.waitForFrame('Paused by the operator');
+    expect(rig.session.snapshot.pending).toMatchObject({ kind: 'pause', reason: 'operator' });
+    expect(rig.session.snapshot.tools.t2).toBeUndefined();
+    await rig.press(KEY.ctrlC);
+    expect(rig.controller.quit).toHaveBeenCalledTimes(1);
+  });
+
+  test('after a Ctrl+C pause, c continues the run and the next Ctrl+C pauses again', async () => {
+    const rig = await open({ transcript: WAITING });
+    await rig.waitForFrame('Approve tool call shell (t1)');
+    await rig.waitForArmed();
+    await rig.press(KEY.ctrlC);
+    await rig.press('y');
+    await rig.waitForFrame('Paused by the operator');
+    await rig.waitForArmed();
+    expect(rig.frame()).toContain('[c] continue  [s] stop');
+    await rig.press('c');
+    await rig.waitForFrame('Approve tool call shell (t2)');
+    expect(rig.frame()).not.toContain('Ctrl+C again quits');
+    await rig.press(KEY.ctrlC);
+    expect(rig.controller.requestPause).toHaveBeenCalledTimes(2);
+    expect(rig.controller.quit).not.toHaveBeenCalled();
+  });
+
+  test('s at a pause stops the run', async () => {
+    const rig = await open({ transcript: WAITING });
+    await rig.waitForFrame('Approve tool call shell (t1)');
+    await rig.waitForArmed();
+    await rig.press(KEY.ctrlC);
+    await rig.press('y');
+    await rig.waitForFrame('Paused by the operator');
+    await rig.waitForArmed();
+    await rig.press('s');
+    await expect(rig.outcome).resolves.toMatchObject({ reason: 'stopped' });
+    await rig.waitForFrame('Run finished: stopped.');
+  });
+});
+
+describe('pauses', () => {
+  const THREE_TURNS = `
+turns:
+  - thought: One.
+  - thought: Two.
+  - final: Three.
+`;
+
+  test('a budget pause: the spent gauge stands out; e raises the limit by its increment and continues', async () => {
+    const rig = await open({ transcript: THREE_TURNS, policy: { maxTurns: 1 } });
+    await rig.waitForFrame('Paused: budget_exceeded:turns');
+    await rig.waitForArmed();
+    const frame = rig.frame();
+    expect(frame).toContain('[e] extend and continue  [c] continue  [s] stop');
+    expect(frame).toContain('The turns budget is spent (1 of 1).');
+    expect(frame).toMatch(/^turns 100% /m);
+    expect(rig.store.getState().session.exhausted).toBe('turns');
+    await rig.press('e');
+    await expect(rig.outcome).resolves.toMatchObject({ reason: 'goal_met' });
+    await rig.waitForFrame('✓ turns limit raised to 11');
+    expect(rig.session.snapshot.limits.turns).toBe(11);
+    expect(rig.frame()).toMatch(/ 3\/11 /);
+  });
+
+  test('a budget pause: s stops the run as exhausted; c without raising pauses again', async () => {
+    const rig = await open({ transcript: THREE_TURNS, policy: { maxTurns: 1 } });
+    await rig.waitForFrame('Paused: budget_exceeded:turns');
+    await rig.waitForArmed();
+    const first = rig.store.getState().session.pending?.seq;
+    await rig.press('c');
+    await rig.waitFor(() => (rig.store.getState().session.pending?.seq ?? -1) > (first ?? -1), 'the second budget pause');
+    await rig.waitForArmed();
+    await rig.press('s');
+    await expect(rig.outcome).resolves.toMatchObject({ reason: 'exhausted' });
+    await rig.waitForFrame('Run finished: exhausted.');
+  });
+
+  test('a stagnation pause: r opens the bar with /goal redirect, the revision is recorded, c continues', async () => {
+    const rig = await open({ transcript: STAGNANT, policy: { ...STAGNANT_POLICY, onDetect: 'pause' }, rows: 34 });
+    await rig.waitForFrame('Paused: stagnation');
+    await rig.waitForArmed();
+    expect(rig.frame()).toContain('[c] continue  [r] redirect the goal  [s] stop');
+    await rig.press('r');
+    await rig.waitFor(() => rig.bar() === '/goal redirect', 'the bar to open with /goal redirect');
+    await rig.type('Greet in French');
+    await rig.press(KEY.enter);
+    await rig.waitForFrame('✓ goal revised (redirect): revision 1');
+    expect(rig.frame()).toContain('loopdeck Greet in French [rev 1, revised]');
+    expect(rig.session.snapshot.pending?.kind).toBe('pause');
+    await rig.press('c');
+    await expect(rig.outcome).resolves.toMatchObject({ reason: 'goal_met' });
+  });
+});

@@ -1,0 +1,214 @@
+// The key map as a table: for each command, the keys that trigger it in its scopes and
+// keys that must not. Pure: no rendering.
+import { describe, expect, test } from 'vitest';
+import { INITIAL_STATE, type PendingYield } from '../../src/engine/index.js';
+import { BAR_COMMANDS } from '../../src/ui/commands.js';
+import { helpRows } from '../../src/ui/HelpOverlay.js';
+import { bindingsFor, KEYMAP, keyLabel, keyLine, keyName, resolveKey, SCOPE_TITLES, type ConsoleCommand, type Scope } from '../../src/ui/keymap.js';
+import { createConsoleStore } from '../../src/ui/store.js';
+import { dashboardScopes, promptScope } from '../../src/ui/use-console-keys.js';
+
+/** The scopes of the dashboard with a prompt of `prompt` on screen (and armed). */
+const DASH = (prompt?: Scope): Scope[] => [...(prompt ? [prompt] : []), 'dashboard', 'global'];
+
+interface Row {
+  command: ConsoleCommand;
+  /** Where it applies, highest priority first. */
+  scopes: Scope[];
+  keys: string[];
+  /** Keys that must not trigger it there (shifted, ctrl, words, neighbours, pasted text). */
+  not: string[];
+}
+
+const ROWS: Row[] = [
+  { command: 'approve', scopes: DASH('tool'), keys: ['y'], not: ['Y', 'ctrl+y', 'yes', 'enter', ''] },
+  { command: 'approve-always', scopes: DASH('tool'), keys: ['a'], not: ['A', 'ctrl+a', 'y', 'always'] },
+  { command: 'deny', scopes: DASH('tool'), keys: ['n'], not: ['N', 'ctrl+n', 'no', 'escape'] },
+  { command: 'deny-with-note', scopes: DASH('tool'), keys: ['d'], not: ['D', 'ctrl+d', 'n'] },
+  { command: 'expand-args', scopes: DASH('tool'), keys: ['v'], not: ['V', 'ctrl+v'] },
+  { command: 'extend', scopes: DASH('budget-pause'), keys: ['e'], not: ['E', 'ctrl+e', 'c'] },
+  { command: 'continue', scopes: DASH('budget-pause'), keys: ['c'], not: ['C', 'ctrl+c', 'enter'] },
+  { command: 'continue', scopes: DASH('stagnation-pause'), keys: ['c'], not: ['C', 'y'] },
+  { command: 'continue', scopes: DASH('operator-pause'), keys: ['c'], not: ['C', 'y'] },
+  { command: 'continue', scopes: DASH('pause'), keys: ['c'], not: ['C', 'y'] },
+  { command: 'redirect', scopes: DASH('stagnation-pause'), keys: ['r'], not: ['R', 'ctrl+r'] },
+  { command: 'stop', scopes: DASH('budget-pause'), keys: ['s'], not: ['S', 'ctrl+s', 'n'] },
+  { command: 'stop', scopes: DASH('stagnation-pause'), keys: ['s'], not: ['S', 'q'] },
+  { command: 'stop', scopes: DASH('operator-pause'), keys: ['s'], not: ['S'] },
+  { command: 'stop', scopes: DASH('pause'), keys: ['s'], not: ['S'] },
+  { command: 'confirm', scopes: DASH('gate'), keys: ['enter'], not: ['y', 'space', ' '] },
+  { command: 'quit', scopes: DASH('gate'), keys: ['q'], not: ['Q', 'ctrl+q'] },
+  { command: 'replay-back', scopes: ['replay', 'dashboard', 'global'], keys: ['left'], not: ['up', 'h', 'shift+tab'] },
+  { command: 'replay-forward', scopes: ['replay', 'dashboard', 'global'], keys: ['right'], not: ['down', 'l', 'tab'] },
+  { command: 'replay-start', scopes: ['replay', 'dashboard', 'global'], keys: ['home'], not: ['pageup', 'g'] },
+  { command: 'replay-end', scopes: ['replay', 'dashboard', 'global'], keys: ['end'], not: ['pagedown', 'G'] },
+  { command: 'select-up', scopes: DASH(), keys: ['up'], not: ['k', 'left'] },
+  { command: 'select-down', scopes: DASH(), keys: ['down'], not: ['j', 'right'] },
+  { command: 'page-up', scopes: DASH(), keys: ['pageup'], not: ['up'] },
+  { command: 'page-down', scopes: DASH(), keys: ['pagedown'], not: ['down'] },
+  { command: 'select-first', scopes: DASH(), keys: ['home'], not: ['g'] },
+  { command: 'follow', scopes: DASH(), keys: ['end'], not: ['G', 'F'] },
+  { command: 'open-event', scopes: DASH(), keys: ['enter'], not: ['o', ' '] },
+  { command: 'filter-next', scopes: DASH(), keys: ['f'], not: ['ctrl+f'] },
+  { command: 'filter-previous', scopes: DASH(), keys: ['F'], not: ['ctrl+F'] },
+  { command: 'next-pane', scopes: DASH(), keys: ['tab'], not: ['\t', 'ctrl+i'] },
+  { command: 'previous-pane', scopes: DASH(), keys: ['shift+tab'], not: ['tab'] },
+  { command: 'checkpoint-previous', scopes: DASH(), keys: ['['], not: ['{', '('] },
+  { command: 'checkpoint-next', scopes: DASH(), keys: [']'], not: ['}', ')'] },
+  { command: 'acknowledge-alert', scopes: DASH(), keys: ['x'], not: ['X', 'ctrl+x'] },
+  { command: 'open-command-bar', scopes: DASH(), keys: ['/'], not: [':', '\\'] },
+  { command: 'help', scopes: DASH(), keys: ['?'], not: ['h', 'ctrl+h', 'F1'] },
+  { command: 'quit', scopes: DASH(), keys: ['q'], not: ['Q', 'ctrl+q', 'quit', 'escape'] },
+  { command: 'interrupt', scopes: DASH(), keys: ['ctrl+c'], not: ['c', 'C', 'ctrl+C'] },
+  { command: 'close', scopes: ['help'], keys: ['escape', '?'], not: ['q', 'enter'] },
+  { command: 'close', scopes: ['event'], keys: ['escape', 'enter'], not: ['q'] },
+  { command: 'scroll-up', scopes: ['help'], keys: ['up'], not: ['k'] },
+  { command: 'scroll-down', scopes: ['event'], keys: ['down'], not: ['j'] },
+  { command: 'scroll-down', scopes: ['help'], keys: ['down'], not: ['j'] },
+  { command: 'scroll-up', scopes: ['event'], keys: ['up'], not: ['k'] },
+  { command: 'quit-yes', scopes: ['quit'], keys: ['y', 'enter', 'ctrl+c'], not: ['Y', 'q'] },
+  { command: 'quit-no', scopes: ['quit'], keys: ['n', 'escape'], not: ['N'] },
+  { command: 'submit', scopes: ['completion', 'bar'], keys: ['enter'], not: ['tab'] },
+  { command: 'complete', scopes: ['completion', 'bar'], keys: ['tab'], not: ['enter', 'right'] },
+  { command: 'complete', scopes: ['bar'], keys: ['tab'], not: ['enter'] },
+  { command: 'history-previous', scopes: ['completion', 'bar'], keys: ['up'], not: ['k'] },
+  { command: 'history-next', scopes: ['completion', 'bar'], keys: ['down'], not: ['j'] },
+  { command: 'cancel', scopes: ['completion', 'bar'], keys: ['escape'], not: ['q'] },
+  { command: 'history-previous', scopes: ['bar'], keys: ['up'], not: ['ctrl+p', 'k'] },
+  { command: 'history-next', scopes: ['bar'], keys: ['down'], not: ['ctrl+n', 'j'] },
+  { command: 'cancel', scopes: ['bar'], keys: ['escape', 'ctrl+c'], not: ['q'] },
+  { command: 'cursor-left', scopes: ['bar'], keys: ['left'], not: ['h'] },
+  { command: 'cursor-right', scopes: ['note'], keys: ['right'], not: ['l'] },
+  { command: 'cursor-home', scopes: ['bar'], keys: ['home', 'ctrl+a'], not: ['a'] },
+  { command: 'cursor-end', scopes: ['note'], keys: ['end', 'ctrl+e'], not: ['e'] },
+  { command: 'delete-back', scopes: ['bar'], keys: ['backspace'], not: ['ctrl+h'] },
+  { command: 'delete-word', scopes: ['note'], keys: ['ctrl+w'], not: ['w'] },
+  { command: 'clear-line', scopes: ['bar'], keys: ['ctrl+u'], not: ['u'] },
+  { command: 'submit', scopes: ['note'], keys: ['enter'], not: ['y', 'n', 'd'] },
+  { command: 'cancel', scopes: ['note'], keys: ['escape', 'ctrl+c'], not: ['n', 'q'] },
+];
+
+describe('the key map table', () => {
+  test.each(ROWS.flatMap((row) => row.keys.map((key) => [key, row.scopes.join('>'), row.command] as const)))(
+    '%j in %s is %s',
+    (key, scopes, command) => {
+      expect(resolveKey(key, scopes.split('>') as Scope[])).toBe(command);
+    },
+  );
+
+  test.each(ROWS.flatMap((row) => row.not.map((key) => [key, row.scopes.join('>'), row.command] as const)))(
+    '%j in %s is not %s',
+    (key, scopes, command) => {
+      expect(resolveKey(key, scopes.split('>') as Scope[])).not.toBe(command);
+    },
+  );
+
+  test('the table covers every binding of the key map', () => {
+    for (const b of KEYMAP) {
+      const covered = ROWS.some((row) => row.command === b.command && row.keys.includes(b.key) && row.scopes.includes(b.scope));
+      const elsewhere = ['bar', 'note'].includes(b.scope) && ROWS.some((row) => row.command === b.command && row.keys.includes(b.key));
+      expect(covered || elsewhere, `${b.key} → ${b.command} in ${b.scope}`).toBe(true);
+    }
+  });
+
+  test('no key is bound twice in one scope', () => {
+    const seen = new Set<string>();
+    for (const b of KEYMAP) {
+      const id = `${b.scope} ${b.key}`;
+      expect(seen.has(id), id).toBe(false);
+      seen.add(id);
+    }
+  });
+
+  test('text-input scopes bind no printable character: typing there is always text', () => {
+    for (const b of KEYMAP.filter((k) => ['bar', 'note', 'completion'].includes(k.scope))) {
+      expect([...b.key].length === 1, `${b.key} in ${b.scope}`).toBe(false);
+    }
+  });
+
+  test('prompt keys do nothing without their prompt: y, a, n, d, c, e, r, s on the bare dashboard', () => {
+    for (const key of ['y', 'a', 'n', 'd', 'v', 'c', 'e', 'r', 's']) expect(resolveKey(key, DASH())).toBeNull();
+  });
+});
+
+describe('scopes from the state', () => {
+  const base = createConsoleStore().getState();
+  const tool: PendingYield = { kind: 'tool', call: { id: 't1', name: 'shell', args: { command: 'ls' } }, seq: 8 };
+  const pause = (reason: string): PendingYield => ({ kind: 'pause', reason, prompt: '?', from: 'EXECUTING', seq: 12 });
+  const withPending = (pending: PendingYield, armed: number | null) => ({ ...base, session: { ...INITIAL_STATE, pending }, view: { ...base.view, armed } });
+
+  test('a prompt contributes its scope only once armed', () => {
+    expect(promptScope(withPending(tool, null))).toBeNull();
+    expect(promptScope(withPending(tool, 7))).toBeNull();
+    expect(promptScope(withPending(tool, 8))).toBe('tool');
+    expect(dashboardScopes(withPending(tool, null))).toEqual(['dashboard', 'global']);
+    expect(dashboardScopes(withPending(tool, 8))).toEqual(['tool', 'dashboard', 'global']);
+  });
+
+  test('each pause reason has its scope', () => {
+    expect(promptScope(withPending(pause('budget_exceeded:turns'), 12))).toBe('budget-pause');
+    expect(promptScope(withPending(pause('stagnation'), 12))).toBe('stagnation-pause');
+    expect(promptScope(withPending(pause('repetition'), 12))).toBe('stagnation-pause');
+    expect(promptScope(withPending(pause('operator'), 12))).toBe('operator-pause');
+    expect(promptScope(withPending(pause('hook'), 12))).toBe('pause');
+  });
+
+  test('a replay has no prompt scope, and the gate needs no arming', () => {
+    expect(dashboardScopes({ ...withPending(tool, 8), replay: { index: 3, total: 9 } })).toEqual(['replay', 'dashboard', 'global']);
+    expect(dashboardScopes({ ...base, gate: 'Resume?' })).toEqual(['gate', 'dashboard', 'global']);
+  });
+});
+
+describe('keyName', () => {
+  const none = { ctrl: false };
+  test.each([
+    ['y', none, 'y'],
+    ['Y', { ctrl: false, shift: true }, 'Y'],
+    ['c', { ctrl: true }, 'ctrl+c'],
+    ['', { ctrl: false, return: true }, 'enter'],
+    ['', { ctrl: false, escape: true }, 'escape'],
+    ['', { ctrl: false, tab: true }, 'tab'],
+    ['', { ctrl: false, tab: true, shift: true }, 'shift+tab'],
+    ['', { ctrl: false, upArrow: true }, 'up'],
+    ['', { ctrl: false, downArrow: true }, 'down'],
+    ['', { ctrl: false, leftArrow: true }, 'left'],
+    ['', { ctrl: false, rightArrow: true }, 'right'],
+    ['', { ctrl: false, home: true }, 'home'],
+    ['', { ctrl: false, end: true }, 'end'],
+    ['', { ctrl: false, pageUp: true }, 'pageup'],
+    ['', { ctrl: false, pageDown: true }, 'pagedown'],
+    ['', { ctrl: false, delete: true }, 'backspace'],
+    ['', { ctrl: false, backspace: true }, 'backspace'],
+    ['ctrl+c', none, ''],
+    ['enter', none, ''],
+    ['yes', none, ''],
+    ['y\r', none, ''],
+    ['🚀', none, '🚀'],
+  ] as const)('%j %j is %j', (input, key, name) => {
+    expect(keyName(input, key)).toBe(name);
+  });
+});
+
+describe('help and key lines come from the key map', () => {
+  test('help lists every binding of every scope, and every command-bar command', () => {
+    const rows = helpRows();
+    for (const [scope, title] of SCOPE_TITLES) {
+      expect(rows).toContainEqual({ kind: 'title', text: title });
+      for (const b of bindingsFor(scope)) expect(rows).toContainEqual({ kind: 'key', keys: b.keys.map(keyLabel).join(' '), text: b.help });
+    }
+    for (const b of KEYMAP) expect(rows.some((r) => r.keys?.split(' ').includes(keyLabel(b.key)) && r.text === b.help), `${b.key} ${b.help}`).toBe(true);
+    for (const c of BAR_COMMANDS) expect(rows).toContainEqual({ kind: 'key', keys: c.text.trim(), text: c.help });
+    // Every scope in the key map has a section.
+    expect(new Set(KEYMAP.map((b) => b.scope))).toEqual(new Set(SCOPE_TITLES.map(([scope]) => scope)));
+  });
+
+  test('each prompt lists exactly its own labelled keys', () => {
+    expect(keyLine('tool')).toBe('[y] approve once  [a] always allow  [n] deny  [d] deny with note  [v] all args');
+    expect(keyLine('budget-pause')).toBe('[e] extend and continue  [c] continue  [s] stop');
+    expect(keyLine('stagnation-pause')).toBe('[c] continue  [r] redirect the goal  [s] stop');
+    expect(keyLine('operator-pause')).toBe('[c] continue  [s] stop');
+    expect(keyLine('gate')).toBe('[enter] resume  [q] quit');
+    expect(keyLine('quit')).toBe('[y/enter/ctrl+c] quit  [n/esc] stay');
+    expect(keyLine('global')).toBe('[/] command  [?] help  [q] quit');
+  });
+});

@@ -1,0 +1,93 @@
+// The command bar's pure parts: the line editor, history and completion.
+import { describe, expect, test } from 'vitest';
+import { BAR_COMMANDS, candidates, complete } from '../../src/ui/commands.js';
+import { browse, cleanInput, edit, EMPTY_HISTORY, EMPTY_LINE, insert, lineOf, remember, type LineState } from '../../src/ui/line-editor.js';
+import { cellWidth, fitCells, wrapCells, wrapWords } from '../../src/ui/text.js';
+
+describe('line editor', () => {
+  test('inserts at the cursor and moves it', () => {
+    let line = insert(EMPTY_LINE, '/goal');
+    expect(line).toEqual({ text: '/goal', cursor: 5 });
+    line = edit(edit(line, 'cursor-left'), 'cursor-left');
+    line = insert(line, 'XY');
+    expect(line).toEqual({ text: '/goXYal', cursor: 5 });
+  });
+
+  test('edits: delete back, delete word, clear, home and end, bounds', () => {
+    const line: LineState = lineOf('/goal add-constraint keep it');
+    expect(edit(line, 'delete-back')).toEqual({ text: '/goal add-constraint keep i', cursor: 27 });
+    expect(edit(line, 'delete-word')).toEqual({ text: '/goal add-constraint keep ', cursor: 26 });
+    expect(edit(edit(line, 'delete-word'), 'delete-word')).toEqual({ text: '/goal add-constraint ', cursor: 21 });
+    expect(edit(line, 'clear-line')).toEqual(EMPTY_LINE);
+    expect(edit(line, 'cursor-home').cursor).toBe(0);
+    expect(edit(edit(line, 'cursor-home'), 'cursor-left').cursor).toBe(0);
+    expect(edit(edit(line, 'cursor-home'), 'delete-back')).toEqual({ ...line, cursor: 0 });
+    expect(edit(line, 'cursor-right').cursor).toBe(line.text.length);
+    expect(edit(line, 'submit')).toBe(line);
+  });
+
+  test('counts code points, so emoji and CJK move the cursor by one', () => {
+    const line = insert(EMPTY_LINE, '名前🚀');
+    expect(line.cursor).toBe(3);
+    expect(edit(line, 'delete-back')).toEqual({ text: '名前', cursor: 2 });
+  });
+
+  test('a multi-line paste is inserted on one line, never submitted; controls are dropped', () => {
+    expect(cleanInput('keep\nthe\r\nAPI\n')).toBe('keep the API');
+    expect(cleanInput('a\tb')).toBe('a b');
+    expect(cleanInput('x\u001b[31my\u0007')).toBe('x[31my');
+    expect(cleanInput('\u001b[200~pasted\u001b[201~')).toBe('pasted');
+    expect(insert(lineOf('/goal add-constraint '), 'line one\nline two\n')).toEqual(lineOf('/goal add-constraint line one line two'));
+  });
+});
+
+describe('history', () => {
+  test('↑ walks back from the draft, ↓ walks forward and restores the draft', () => {
+    let history = remember(remember(EMPTY_HISTORY, '/goal status'), '/budget turns +5');
+    expect(history.entries).toEqual(['/goal status', '/budget turns +5']);
+    let moved = browse(history, '/goal mo', 'previous');
+    expect(moved.text).toBe('/budget turns +5');
+    moved = browse(moved.history, moved.text, 'previous');
+    expect(moved.text).toBe('/goal status');
+    moved = browse(moved.history, moved.text, 'previous');
+    expect(moved.text).toBe('/goal status'); // the oldest stays
+    moved = browse(moved.history, moved.text, 'next');
+    expect(moved.text).toBe('/budget turns +5');
+    moved = browse(moved.history, moved.text, 'next');
+    expect(moved.text).toBe('/goal mo');
+    expect(moved.history.index).toBeNull();
+    history = remember(moved.history, '/budget turns +5');
+    expect(history.entries).toHaveLength(2); // a repeat of the newest is not added
+    expect(browse(EMPTY_HISTORY, 'x', 'previous').text).toBe('x');
+    expect(browse(EMPTY_HISTORY, 'x', 'next').text).toBe('x');
+  });
+});
+
+describe('completion', () => {
+  test('candidates extend the typed line, in table order', () => {
+    expect(candidates('/go')).toEqual(['/goal status', '/goal add-constraint ', '/goal add-criterion ', '/goal redirect ', '/goal modify ']);
+    expect(candidates('/st')).toEqual(['/stop', '/stop --abort']);
+    expect(candidates('/budget t')).toEqual(['/budget turns +', '/budget tool_calls +', '/budget tokens +']);
+    expect(candidates('/x')).toEqual([]);
+    expect(candidates('/')).toHaveLength(BAR_COMMANDS.length);
+  });
+
+  test('Tab: one candidate completes, several extend to the common prefix and list', () => {
+    expect(complete('/goal st')).toEqual({ text: '/goal status', list: [] });
+    expect(complete('/go')).toEqual({ text: '/goal ', list: candidates('/go') });
+    expect(complete('/goal add')).toEqual({ text: '/goal add-c', list: ['/goal add-constraint ', '/goal add-criterion '] });
+    expect(complete('/stop')).toEqual({ text: '/stop --abort', list: [] });
+    expect(complete('/nope')).toEqual({ text: '/nope', list: [] });
+  });
+});
+
+describe('cell widths', () => {
+  test('wide characters count two cells', () => {
+    expect(cellWidth('abc')).toBe(3);
+    expect(cellWidth('名前')).toBe(4);
+    expect(cellWidth('🚀x')).toBe(3);
+    expect(fitCells('名前を保つ', 5)).toBe('名前…');
+    expect(wrapCells('名前を保つ', 4)).toEqual(['名前', 'を保', 'つ']);
+    expect(wrapWords('continue, redirect the goal, or stop?', 12)).toEqual(['continue,', 'redirect the', 'goal, or', 'stop?']);
+  });
+});

@@ -1,0 +1,129 @@
+// What the panels say about laps, workspace progress, the verifier's verdict, an abort,
+// the hand-over file and the approval reason; and that nothing untrusted reaches the
+// terminal raw. Stores are folded from a real run plus the events a lap run would add.
+import { vi, describe, test, expect, beforeAll } from 'vitest';
+
+vi.hoisted(() => {
+  delete process.env.CI;
+  delete process.env.CONTINUOUS_INTEGRATION;
+});
+
+import type { EventDataMap, EventType, LoopEvent } from '../../src/engine/index.js';
+import { createConsoleStore } from '../../src/ui/store.js';
+import { KEY, runHeadless } from '../support/console-rig.js';
+import { renderStore } from '../support/ui-helpers.js';
+
+const HOSTILE = '\u001b]52;c;ZXZpbA==\u0007\u001b[2J\u001b]0;pwned\u0007ok\r\u009b31m\u202eevil';
+
+let base: LoopEvent[];
+beforeAll(async () => {
+  base = (
+    await runHeadless(`
+turns:
+  - thought: "Print something hostile. ${HOSTILE.replace(/\\/g, '\\\\').replace(/\u001b/g, '\\e').replace(/\u0007/g, '\\a').replace(/\r/g, '\\r').replace(/\u009b/g, '\\x9b').replace(/\u202e/g, '\\u202e')}"
+    tool_calls:
+      - { id: t1, name: shell, args: { command: "printf '\\\\033]52;c;ZXZpbA==\\\\007\\\\033[2Jdone\\\\n'" } }
+  - final: Done.
+`)
+  ).events;
+});
+
+/** `base` plus events a lap run would add, numbered after it. */
+function extend(...items: Array<{ [T in EventType]: [T, EventDataMap[T]] }[EventType]>): LoopEvent[] {
+  const last = base.at(-2)!; // before session.complete: the run is still going
+  const events = base.slice(0, -1);
+  let seq = last.seq;
+  for (const [type, data] of items) events.push({ seq: ++seq, at: last.at + seq, session: last.session, type, data } as LoopEvent);
+  return events;
+}
+
+/** Control characters other than the colour codes Ink writes itself. */
+function rawControls(frame: string): string[] {
+  const withoutSgr = frame.replace(/\u001b\[[0-9;]*m/g, '');
+  return [...withoutSgr].filter((ch) => {
+    const code = ch.codePointAt(0)!;
+    return (code < 0x20 && ch !== '\n') || (code >= 0x7f && code <= 0x9f) || (code >= 0x202a && code <= 0x202e);
+  });
+}
+
+describe('untrusted text', () => {
+  test('tool output, agent text and event data never reach the terminal raw, in any panel', async () => {
+    const c = await renderStore(createConsoleStore(base), { rows: 40 });
+    await c.waitForFrame('── Timeline');
+    expect(rawControls(c.lastFrame())).toEqual([]);
+    expect(c.frame()).toContain('^[]52;c;ZXZpbA==^G^[[2J');
+    for (const key of [KEY.tab, KEY.tab, KEY.tab, KEY.tab]) {
+      await c.press(key);
+      expect(rawControls(c.lastFrame())).toEqual([]);
+    }
+    await c.press(KEY.tab); // the tool panel
+    await c.press(KEY.tab);
+    await c.waitForFrame('output');
+    expect(rawControls(c.lastFrame())).toEqual([]);
+    for (let i = 0; i < 12; i++) await c.press(KEY.up);
+    await c.press(KEY.enter);
+    await c.waitForFrame('── Event #');
+    expect(rawControls(c.lastFrame())).toEqual([]);
+    // Every frame ever written, not only the last.
+    for (const frame of c.stdout.frames) expect(rawControls(frame)).toEqual([]);
+  });
+});
+
+describe('laps, workspace, verdict, abort', () => {
+  test('unknown workspace progress is said as unknown, never as no progress', async () => {
+    const c = await renderStore(createConsoleStore(extend(['workspace.snapshot', { head: null, tree: null, new_commits: null, git: false }])));
+    await c.waitForFrame('workspace progress unknown (not git)');
+    expect(c.frame()).not.toContain('no file changed');
+  });
+
+  test('a lap: its number, request sizes, files unchanged for N steps, commits this lap, the hand-over file (sanitized)', async () => {
+    const events = extend(
+      ['lap.start', { lap: 2, max_laps: 5, progress: `Done: parser.\nNext: serializer ${HOSTILE}` }],
+      ['workspace.snapshot', { head: 'a1', tree: 't1', new_commits: 1, git: true }],
+      ['workspace.snapshot', { head: 'a1', tree: 't1', new_commits: 0, git: true }],
+      ['workspace.snapshot', { head: 'a1', tree: 't1', new_commits: 0, git: true }],
+      ['workspace.snapshot', { head: 'a1', tree: 't1', new_commits: 1, git: true }],
+    );
+    const c = await renderStore(createConsoleStore(events), { rows: 34 });
+    await c.waitForFrame('lap 2/5');
+    expect(c.frame()).toMatch(/^react · \S+ · iteration 2\/20 · lap 2\/5 · /m);
+    expect(c.frame()).toContain('lap 2/5 request');
+    expect(c.frame()).toContain('no file changed in 3 steps · 2 commits this lap');
+    for (let i = 0; i < 3; i++) await c.press(KEY.tab);
+    await c.waitForFrame('laps        lap 2/5, each with a fresh agent');
+    const frame = c.frame();
+    expect(frame).toMatch(/request this lap +█+░* \d+ chars/);
+    expect(frame).toMatch(/as one long session +█+ \d+ chars/);
+    expect(frame).toContain('progress    Done: parser. Next: serializer ^[]52;c;ZXZpbA==^G^[[2J');
+    expect(frame).toContain('workspace   no file changed in 3 steps · 2 commits this lap');
+    expect(rawControls(c.lastFrame())).toEqual([]);
+  });
+
+  test("the verifier's verdict on the agent's claim: refuted with the failing command's output", async () => {
+    const events = extend(
+      ['verify.result', {
+        passed: false,
+        trigger: 'claim',
+        commands: [
+          { command: 'node --test', exit_code: 1, passed: false, output: 'not ok 3 - accented names round-trip\n# fail 1\n' },
+          { command: 'npm run lint', exit_code: 0, passed: true, output: '' },
+        ],
+      }],
+    );
+    const c = await renderStore(createConsoleStore(events), { rows: 34 });
+    await c.waitForFrame('✗ claim refuted: node --test exit 1');
+    for (let i = 0; i < 3; i++) await c.press(KEY.tab);
+    await c.waitForFrame('claim       ✗ refuted · node --test → 1, npm run lint → 0');
+    expect(c.frame()).toContain('  │ not ok 3 - accented names round-trip');
+    expect(c.frame()).toContain('  │ # fail 1');
+  });
+
+  test('an abort: the report path in the status line, and how to restore in the progress panel', async () => {
+    const events = extend(['abort.recorded', { report: '/runs/x/failure-report.json', stash: 'stash@{0}: loopdeck-abort x', restore: 'git stash apply stash@{0}' }]);
+    const c = await renderStore(createConsoleStore(events), { rows: 34 });
+    await c.waitForFrame('aborted: report /runs/x/failure-report.json');
+    for (let i = 0; i < 3; i++) await c.press(KEY.tab);
+    await c.waitForFrame('aborted     report /runs/x/failure-report.json · workspace stash@{0}: loopdeck-abort x');
+    expect(c.frame()).toContain('restore     git stash apply stash@{0}');
+  });
+});

@@ -1,0 +1,118 @@
+// Replay: a recorded run in the console without running anything. ←/→ step, Home/End
+// jump, and every panel shows the state as of the selected event; nothing can be answered.
+import { vi, describe, test, expect, beforeAll } from 'vitest';
+
+vi.hoisted(() => {
+  delete process.env.CI;
+  delete process.env.CONTINUOUS_INTEGRATION;
+});
+
+import { fold, type LoopEvent } from '../../src/engine/index.js';
+import { createReplay, ReplayIndex, SNAPSHOT_EVERY } from '../../src/ui/replay.js';
+import { KEY, runHeadless } from '../support/console-rig.js';
+import { renderStore } from '../support/ui-helpers.js';
+
+const RUN = `
+turns:
+  - thought: Say hello through the shell first.
+    tool_calls:
+      - { id: t1, name: shell, args: { command: "echo hello-from-shell" } }
+    report:
+      remaining_hypotheses: [the greeting is too short]
+  - thought: Look again.
+  - final: The greeting is friendlier.
+`;
+
+let events: LoopEvent[];
+beforeAll(async () => {
+  let now = Date.UTC(2026, 0, 1);
+  events = (await runHeadless(RUN, { every: 2, observe: [{ name: 'tests', command: "printf '# pass 1\\n# fail 0\\n'" }], signals: [{ signal: 'observed.tests.passing', direction: 'increase' }] }, () => (now += 1000))).events;
+});
+
+describe('replay console', () => {
+  test('←/→ step, Home/End jump; the header and every panel show the state as of that event', async () => {
+    const quit = vi.fn();
+    const { store, controller } = createReplay(events, quit);
+    const c = await renderStore(store, { controller, rows: 30 });
+    const N = events.length;
+    const expectAt = (index: number) => {
+      expect(store.getState().replay).toEqual({ index, total: N });
+      expect(store.getState().session).toEqual(fold(events.slice(0, index + 1)));
+    };
+
+    await c.waitForFrame(`replay ${N}/${N} #${N - 1} session.complete`);
+    expectAt(N - 1);
+    expect(c.frame()).toContain('DONE (goal_met)');
+
+    await c.press(KEY.home);
+    await c.waitForFrame(`replay 1/${N} #0 session.start`);
+    expectAt(0);
+    let frame = c.frame();
+    expect(frame).toContain('loopdeck Make the greeting friendlier');
+    expect(frame).toContain(' IDLE  › PLANNING');
+    expect(frame).toContain('turns 0%');
+    expect(frame).toContain('filter activity (f) · 1 event · at the replay cursor');
+
+    // Step to the tool prompt: shown as recorded, not answerable.
+    const prompt = events.findIndex((e) => e.type === 'step.end' && e.data.outcome === 'awaiting_tool');
+    for (let i = 0; i < prompt; i++) await c.press(KEY.right);
+    await c.waitForFrame(`replay ${prompt + 1}/${N} #${prompt} step.end`);
+    expectAt(prompt);
+    frame = c.frame();
+    expect(frame).toContain('│ Approve tool call shell (t1)');
+    expect(frame).toContain('│ replay: shown as recorded; nothing can be answered');
+    expect(frame).not.toContain('denied in');
+    for (const key of ['y', 'a', 'n', 'd', 'c', 's']) await c.press(key);
+    expect(c.controller.answer).not.toHaveBeenCalled();
+    expect(store.getState().view.input).toBeNull();
+
+    // One step back: the prompt is not there yet.
+    await c.press(KEY.left);
+    await c.waitForFrame(`replay ${prompt}/${N}`);
+    expectAt(prompt - 1);
+    expect(c.frame()).not.toContain('Approve tool call');
+
+    // The first checkpoint, as of its event.
+    const checkpoint = events.findIndex((e) => e.type === 'checkpoint.recorded');
+    for (let i = prompt - 1; i < checkpoint; i++) await c.press(KEY.right);
+    await c.waitForFrame(`replay ${checkpoint + 1}/${N} #${checkpoint} checkpoint.recorded`);
+    expectAt(checkpoint);
+    expect(c.frame()).toContain('#1/1 · iteration 2 · BASELINE · counter 0/3');
+
+    await c.press(KEY.end);
+    await c.waitForFrame(`replay ${N}/${N}`);
+    expectAt(N - 1);
+    await c.press(KEY.right); // past the end stays at the end
+    expectAt(N - 1);
+    await c.press(KEY.home);
+    await c.press(KEY.left); // before the start stays at the start
+    expectAt(0);
+
+    // The command bar changes nothing in a replay; q quits without asking.
+    await c.press('/');
+    for (const ch of 'goal status') await c.press(ch);
+    await c.press(KEY.enter);
+    await c.waitForFrame('✗ this is a replay: nothing can be changed');
+    await c.press(KEY.escape);
+    await c.press('q');
+    expect(quit).toHaveBeenCalledTimes(1);
+  });
+});
+
+describe('replay index', () => {
+  test('the state at any event equals the fold of the events up to it, through cached snapshots', async () => {
+    // A long run of thought-only turns: a few thousand events.
+    const turns = Array.from({ length: 450 }, (_, i) => `  - thought: turn ${i + 1}`).join('\n');
+    const { events: many } = await runHeadless(`turns:\n${turns}\n  - final: Done.\n`, { maxTurns: 500 });
+    expect(many.length).toBeGreaterThan(2 * SNAPSHOT_EVERY);
+    const index = new ReplayIndex(many);
+    for (const k of [0, 1, SNAPSHOT_EVERY - 2, SNAPSHOT_EVERY - 1, SNAPSHOT_EVERY, 2 * SNAPSHOT_EVERY + 17, many.length - 1]) {
+      expect(index.stateAt(k)).toEqual(fold(many.slice(0, k + 1)));
+    }
+    expect(index.cached).toBe(Math.floor(many.length / SNAPSHOT_EVERY) + 1);
+    // Going back folds at most SNAPSHOT_EVERY events from a cached snapshot.
+    const started = performance.now();
+    for (let k = many.length - 1; k > many.length - 200; k--) index.stateAt(k);
+    expect(performance.now() - started).toBeLessThan(2000);
+  });
+});
