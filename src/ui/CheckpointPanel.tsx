@@ -74,7 +74,7 @@ export function CheckpointPanel({ height, width, compact = false }: { height: nu
     </Text>,
     ...diff.signals.map((s) => (
       <Text key={s.signal} wrap="truncate-end">
-        {clean(s.signal.replace(/^observed\./, ''))} {value(s.before)} → <Text color={s.after === null ? theme.danger : undefined}>{value(s.after)}</Text>
+        {clean(s.signal.replace(/^observed\./, ''))} {s.move === 'baseline' && s.before === null ? '—' : value(s.before)} → <Text color={s.after === null ? theme.danger : undefined}>{value(s.after)}</Text>
         <Text color={theme.muted}> want {s.direction === 'decrease' ? '↓' : '↑'} </Text>
         <Text bold={s.move === 'regressed' || s.move === 'missing'} color={MOVE[s.move].colour}>
           {MOVE[s.move].mark}

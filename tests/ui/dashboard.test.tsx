@@ -107,8 +107,8 @@ describe('checkpoints', () => {
     expect(checkpointRows(c.frame())).toEqual([
       '#1/3 · iteration 1 · BASELINE · counter 0/2 · browsing: [ earlier, ] later',
       'observed (measured) observed_progress null        reported (claims) claimed_progress false',
-      'tests.failing missing → 1 want ↓ baseline         eliminated no change',
-      'tests.passing missing → 1 want ↑ baseline         remaining  +the greeting is too short',
+      'tests.failing — → 1 want ↓ baseline               eliminated no change',
+      'tests.passing — → 1 want ↑ baseline               remaining  +the greeting is too short',
       'evidence none claimed',
     ]);
     await c.press('['); // the first stays the first
