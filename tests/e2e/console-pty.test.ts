@@ -1,0 +1,354 @@
+// The console as a person sees it: the built CLI runs the demo in a pseudo-terminal, the
+// screen is read through a terminal emulator, and keys are the bytes a terminal sends.
+// Needs `npm run build` (dist/cli.js). Each test has its own working directory and run.
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { execa } from 'execa';
+import { afterEach, describe, expect, it } from 'vitest';
+import { CLI, childEnv, KEY, startPty, type PtyTerminal } from '../support/pty-terminal.js';
+
+const root = path.resolve(import.meta.dirname, '../..');
+const DEMO = ['run', '--config', path.join(root, 'loop.yaml')];
+
+interface LogEvent {
+  seq: number;
+  type: string;
+  data: Record<string, any>;
+}
+
+const terminals: PtyTerminal[] = [];
+
+/** Starts the demo in a terminal of `cols` × `rows`, closed and cleaned up after the test. */
+function demo(cols = 100, rows = 30, env: Record<string, string> = {}): PtyTerminal {
+  const t = startPty({ args: DEMO, cols, rows, env });
+  terminals.push(t);
+  return t;
+}
+
+/** The run's log file under a working directory, once it exists. */
+function logFile(cwd: string): string | null {
+  const runs = path.join(cwd, '.loopdeck/runs');
+  if (!existsSync(runs)) return null;
+  const [run] = readdirSync(runs);
+  return run ? path.join(runs, run, 'events.jsonl') : null;
+}
+
+/** The run's log, every line parsed (a torn or non-JSON line fails the test). */
+function logEvents(t: PtyTerminal): LogEvent[] {
+  const file = logFile(t.cwd);
+  if (!file) throw new Error(`no run log under ${t.cwd}`);
+  const text = readFileSync(file, 'utf8');
+  expect(text.endsWith('\n'), 'the log ends with a complete line').toBe(true);
+  return text
+    .trimEnd()
+    .split('\n')
+    .map((line, i) => {
+      try {
+        return JSON.parse(line) as LogEvent;
+      } catch {
+        throw new Error(`${file}:${i + 1} is not JSON: ${line.slice(0, 200)}`);
+      }
+    });
+}
+
+/** Removes a run's working directory and the temp copy of the demo workspace it used. */
+function removeRun(cwd: string): void {
+  // The demo copies its workspace to a temp dir; the log's first event (session.start) names it.
+  const file = logFile(cwd);
+  try {
+    const first = file ? readFileSync(file, 'utf8').split('\n', 1)[0] : '';
+    const workspace = first ? (JSON.parse(first) as LogEvent).data.workspace : undefined;
+    if (typeof workspace === 'string' && workspace.startsWith(os.tmpdir())) rmSync(workspace, { recursive: true, force: true });
+  } catch {
+    // no complete first line: nothing was copied yet
+  }
+  rmSync(cwd, { recursive: true, force: true });
+}
+
+/** Ends the CLI if it still runs and removes what its run left. */
+async function cleanUp(t: PtyTerminal): Promise<void> {
+  await t.close();
+  removeRun(t.cwd);
+}
+
+afterEach(async () => {
+  for (const t of terminals.splice(0)) await cleanUp(t);
+});
+
+const PROMPT = /Approve tool call (\S+) \((t\d+)\)/;
+
+/** Waits for an approval prompt whose keys are armed; returns the tool and call id. */
+async function armedPrompt(t: PtyTerminal, timeoutMs = 20_000): Promise<{ tool: string; id: string; screen: string }> {
+  const screen = await t.waitUntil((s) => PROMPT.test(s) && /\[y\] approve/.test(s), 'an armed approval prompt', timeoutMs);
+  const [, tool, id] = PROMPT.exec(screen)!;
+  return { tool: tool!, id: id!, screen };
+}
+
+/** Approves the prompt on screen by `y` and waits until it is answered. */
+async function approve(t: PtyTerminal): Promise<string> {
+  const { id } = await armedPrompt(t);
+  t.press('y');
+  await t.waitForGone(new RegExp(`Approve tool call \\S+ \\(${id}\\)`));
+  return id;
+}
+
+/** The pause prompt for stagnation, its keys armed. */
+const STAGNATION_PAUSE = (s: string) => /STAGNATION_DETECTED/.test(s) && /Paused: stagnation/.test(s) && /\[c\] continue/.test(s);
+
+/** Approves every approval prompt until `until` passes on the screen (at most `limit` of them). */
+async function driveUntil(t: PtyTerminal, until: (screen: string) => boolean, what: string, limit = 40): Promise<string> {
+  const armed = (s: string) => PROMPT.test(s) && /\[y\] approve/.test(s);
+  for (let answered = 0; answered <= limit; answered++) {
+    const screen = await t.waitUntil((s) => until(s) || armed(s), `${what} (or a prompt to approve)`, 30_000);
+    if (until(screen)) return screen;
+    await approve(t);
+  }
+  throw new Error(`no ${what} after ${limit} approvals${t.describe()}`);
+}
+
+/** After a quit: the console says the log is kept and the process is gone soon after. */
+async function quitsPromptly(t: PtyTerminal): Promise<void> {
+  await t.waitFor(/quit before the run ended; the log is kept/);
+  const shown = Date.now();
+  await t.exit;
+  // Nothing keeps the process alive once the console has said goodbye (a pending
+  // 5 s timer once did).
+  expect(Date.now() - shown, t.describe()).toBeLessThan(3_000);
+}
+
+/** Checks what a person finds after the CLI exited: cursor shown, modes off, line editing back. */
+async function expectRestored(t: PtyTerminal): Promise<void> {
+  const { tty } = await t.exit;
+  const modes = await t.leftModes();
+  const where = t.describe('screen after exit');
+  expect(modes, where).toEqual({
+    cursorShown: true,
+    alternateScreen: false,
+    bracketedPaste: false,
+    mouseTracking: 'none',
+    applicationCursorKeys: false,
+    synchronizedOutput: false,
+  });
+  expect(tty, `stty after exit${where}`).not.toBeNull();
+  expect({ icanon: tty!.icanon, echo: tty!.echo, isig: tty!.isig }, tty!.stty).toEqual({ icanon: true, echo: true, isig: true });
+}
+
+describe('the console in a real terminal (demo run)', { timeout: 60_000 }, () => {
+  it('starts the demo: goal, budget gauges, the shell prompt; y approves and the result shows', async () => {
+    const t = demo();
+    const { tool, screen } = await armedPrompt(t);
+    expect(tool, t.describe()).toBe('shell');
+    expect(screen, t.describe()).toContain('Names with accents must survive the payload round trip');
+    expect(screen, t.describe()).toContain('$ node --test');
+    // The budget gauges: turns, tool calls and cost against their limits.
+    expect(screen, t.describe()).toMatch(/turns/);
+    expect(screen, t.describe()).toMatch(/\b1\/40\b/);
+    expect(screen, t.describe()).toMatch(/\b1\/60\b/);
+    expect(screen, t.describe()).toMatch(/\$0\.\d\d\/\$2\.00/);
+    t.press('y');
+    // The timeline shows the decision and the shell's result (3 of 7 tests fail: exit 1).
+    await t.waitFor('approved by operator');
+    await t.waitFor(/shell \S*\s*exit 1/);
+    expect(logEvents(t).find((e) => e.type === 'tool.decision')?.data).toMatchObject({ call_id: 't1', decision: 'approve', by: 'operator' });
+  });
+
+  it('d denies with a note: the timeline shows it and the log records it', async () => {
+    const t = demo();
+    const { id } = await armedPrompt(t);
+    t.press('d');
+    await t.waitFor('note to the agent');
+    await t.type('run the unit tests later', (typed) => `› ${typed}`);
+    t.press(KEY.enter);
+    await t.waitFor(/denied by operator: run the unit tests later/);
+    await t.waitForGone(new RegExp(`Approve tool call \\S+ \\(${id}\\)`));
+    // The log is written before the console shows an event.
+    const decision = logEvents(t).find((e) => e.type === 'tool.decision' && e.data.call_id === id);
+    expect(decision?.data, t.describe()).toMatchObject({ decision: 'deny', by: 'operator', note: 'run the unit tests later' });
+  });
+
+  it('/goal add-constraint from the command bar shows the constraint in the goal panel', async () => {
+    const t = demo();
+    await armedPrompt(t);
+    t.press('/');
+    await t.waitFor(/› \/(\s|$)/m);
+    await t.type('goal add-constraint keep the public API', (typed) => `› /${typed}`);
+    t.press(KEY.enter);
+    await t.waitFor(/goal revised \(add-constraint\)/);
+    // The goal panel (Tab cycles the panels) lists it beside the original constraint,
+    // apart from the revision's own row in the timeline and the notice.
+    const inGoal = (s: string) => /do not edit the tests/.test(s) && s.split('\n').some((line) => line.includes('keep the public API') && !/revised/.test(line));
+    for (let shown = await t.frame(), tabs = 0; !inGoal(shown); tabs++) {
+      if (tabs === 5) throw new Error(`the constraint is in no panel${t.describe()}`);
+      t.press(KEY.tab);
+      shown = await t.waitUntil((s) => s !== shown, 'the next panel', 5_000);
+    }
+    const revised = logEvents(t).find((e) => e.type === 'goal.revised');
+    expect(JSON.stringify(revised?.data), t.describe()).toContain('keep the public API');
+    // The prompt is still there and still answers.
+    await approve(t);
+  });
+
+  it('? opens help with the key list; Esc closes it, and so does ?', async () => {
+    const t = demo();
+    await armedPrompt(t);
+    t.press('?');
+    const help = await t.waitFor(/Help/);
+    expect(help, t.describe()).toMatch(/quit \(asks first while a run is live\)/);
+    expect(help, t.describe()).toMatch(/once: pause at the next safe point; twice: quit/);
+    // ↓ scrolls down to the approval prompt's keys.
+    const approvalKeys = /^Approval prompt\n\s+y\s+approve once/m;
+    for (let shown = help; !approvalKeys.test(shown); ) {
+      t.press(KEY.down);
+      shown = await t.waitUntil((s) => s !== shown, 'help to scroll down to the approval prompt', 5_000);
+    }
+    t.press(KEY.escape);
+    expect(await t.waitForGone(/Help/), t.describe()).toContain('Timeline');
+    t.press('?');
+    await t.waitFor(/Help/);
+    t.press('?');
+    expect(await t.waitForGone(/Help/), t.describe()).toContain('Timeline');
+    // Help answered nothing: the prompt still waits, and y still approves it.
+    expect(await t.frame(), t.describe()).toMatch(/Approve tool call shell \(t1\)/);
+    await approve(t);
+  });
+
+  it('resized to 70 columns, the compact layout fits and the prompt still answers; SIGTERM restores the terminal', async () => {
+    const t = demo();
+    await armedPrompt(t);
+    t.resize(70, 30);
+    // The prompt's frame redrawn 70 wide: the layout followed the new size.
+    await t.waitFor(/^╭─{68}╮$/m);
+    const screen = await t.frame();
+    expect(screen, t.describe()).toMatch(PROMPT);
+    expect(t.wrappedRows(), `rows wider than 70 columns wrapped${t.describe()}`).toEqual([]);
+    for (const line of t.lines()) expect(line.length, t.describe()).toBeLessThanOrEqual(70);
+    const { id } = await armedPrompt(t);
+    t.press('y');
+    await t.waitForGone(new RegExp(`Approve tool call \\S+ \\(${id}\\)`));
+    await t.waitFor('approved by operator');
+    await t.frame();
+    expect(t.wrappedRows(), `rows wider than 70 columns wrapped${t.describe()}`).toEqual([]);
+    // SIGTERM is a way out too: 143, the terminal restored, the log complete.
+    t.signalCli('SIGTERM');
+    const { code } = await t.exit;
+    expect(code, t.describe()).toBe(143);
+    expect(t.history(), t.describe()).toMatch(/terminated \(SIGTERM\)/);
+    await expectRestored(t);
+    logEvents(t);
+  });
+
+  it('q asks first while the run is live; n stays, y quits with 130 and the terminal restored', async () => {
+    const t = demo();
+    await armedPrompt(t);
+    t.press('q');
+    await t.waitFor(/Quit while the run is live\?/);
+    t.press('n');
+    await t.waitForGone(/Quit while the run is live\?/);
+    await armedPrompt(t);
+    t.press('q');
+    await t.waitFor(/Quit while the run is live\?/);
+    t.press('y');
+    await quitsPromptly(t);
+    const { code } = await t.exit;
+    expect(code, t.describe()).toBe(130);
+    await expectRestored(t);
+    // The log was flushed: every line is complete JSON, the last one included.
+    const events = logEvents(t);
+    expect(events.map((e) => e.seq)).toEqual(events.map((_, i) => i));
+  });
+
+  it('Ctrl+C once pauses at the next safe point; Ctrl+C again quits', async () => {
+    const t = demo();
+    await armedPrompt(t);
+    t.press(KEY.ctrlC);
+    await t.waitFor(/next safe point/);
+    // The approval still waits; once answered, the run pauses for the operator.
+    t.press('y');
+    await t.waitUntil((s) => /Paused by the operator/.test(s) && /\[c\] continue/.test(s), 'the operator pause');
+    expect(logEvents(t).at(-1)?.data.reason).toBe('operator');
+    t.press(KEY.ctrlC);
+    await quitsPromptly(t);
+    const { code } = await t.exit;
+    expect(code, t.describe()).toBe(130);
+    await expectRestored(t);
+    logEvents(t);
+  });
+
+  it('a crash restores the terminal too: exit 1, the error shown, the log complete', async () => {
+    const t = demo(100, 30, { NODE_OPTIONS: `--import ${path.join(root, 'tests/support/crash-on-sigusr2.mjs')}` });
+    await armedPrompt(t);
+    t.signalCli('SIGUSR2');
+    const { code } = await t.exit;
+    expect(code, t.describe()).toBe(1);
+    expect(t.history(), t.describe()).toMatch(/loopdeck: crashed: Error: injected crash/);
+    await expectRestored(t);
+    const events = logEvents(t);
+    expect(events.map((e) => e.seq)).toEqual(events.map((_, i) => i));
+  });
+
+  it('a whole run by keys: the stagnation banner and pause at iteration 9, c continues, goal_met, q exits 0', { timeout: 120_000 }, async () => {
+    const t = demo();
+    // Approving on, the loop circles until three checkpoints show no observed progress.
+    const paused = await driveUntil(t, STAGNATION_PAUSE, 'the stagnation pause');
+    expect(paused, t.describe()).toMatch(/⚠ STAGNATION_DETECTED/);
+    expect(paused, t.describe()).toMatch(/\[r\] redirect/);
+    expect(paused, t.describe()).toMatch(/\[s\] stop/);
+    expect(paused, t.describe()).toMatch(/\b9\/40\b/);
+    const atPause = logEvents(t);
+    expect(atPause.find((e) => e.type === 'stagnation.detected')?.data).toMatchObject({ iteration: 9, action: 'pause' });
+    expect(atPause.at(-1)).toMatchObject({ type: 'session.pause', data: { reason: 'stagnation' } });
+    // c continues; approving on, the agent fixes the bug until the verifier passes.
+    t.press('c');
+    await driveUntil(t, (s) => /goal_met/.test(s), 'goal_met on screen');
+    const events = logEvents(t);
+    expect(events.at(-1)).toMatchObject({ type: 'session.complete', data: { reason: 'goal_met' } });
+    expect(events.filter((e) => e.type === 'session.pause').map((e) => e.data.reason)).toEqual(['stagnation']);
+    // The run is over: q quits without asking.
+    t.press('q');
+    const { code } = await t.exit;
+    expect(code, t.describe()).toBe(0);
+    expect(t.history(), t.describe()).toMatch(/loopdeck: goal_met/);
+    await expectRestored(t);
+  });
+});
+
+// Concurrent with each other: neither reads a live screen, and each cleans up after itself.
+describe.concurrent('without a terminal', { timeout: 60_000 }, () => {
+  it('stdin not a terminal, stdout one: says so in one line and runs headless, no raw-mode crash', async ({ expect, onTestFinished }) => {
+    const t = startPty({ args: DEMO, stdin: 'null', cols: 100, rows: 30 });
+    onTestFinished(() => cleanUp(t));
+    const { code } = await t.exit;
+    const shown = t.history();
+    // No --on-pause: headless stops at the stagnation pause (exit 2).
+    expect(code, t.describe()).toBe(2);
+    expect(shown.match(/running headless/g), shown).toHaveLength(1);
+    expect(shown, t.describe()).toMatch(/^loopdeck: no terminal.*running headless$/m);
+    expect(shown, t.describe()).toMatch(/"type":"session\.start"/);
+    expect(shown, t.describe()).toMatch(/loopdeck: stopped/);
+    expect(shown, t.describe()).not.toMatch(/raw mode|setRawMode|crashed/i);
+    // The console never drew: the cursor was never hidden.
+    expect(t.output).not.toContain('\u001b[?25l');
+    await expectRestored(t);
+  });
+
+  it('stdin /dev/null and stdout a pipe: one line on stderr, headless to goal_met, JSONL on stdout', async ({ expect, onTestFinished }) => {
+    const cwd = mkdtempSync(path.join(os.tmpdir(), 'loopdeck-notty-'));
+    onTestFinished(() => removeRun(cwd));
+    const result = await execa(process.execPath, [CLI, ...DEMO, '--approve', 'all', '--on-pause', 'continue'], {
+      cwd,
+      stdin: 'ignore',
+      env: childEnv(),
+      extendEnv: false,
+      reject: false,
+    });
+    const stderr = result.stderr.split('\n');
+    expect(stderr.filter((line) => /headless/.test(line)), result.stderr).toEqual([stderr[0]]);
+    expect(stderr[0]).toMatch(/^loopdeck: no terminal.*running headless$/);
+    expect(result.stderr).not.toMatch(/raw mode|setRawMode|Error/i);
+    expect(result.exitCode, result.stderr).toBe(0);
+    const events = result.stdout.trimEnd().split('\n').map((line) => JSON.parse(line) as LogEvent);
+    expect(events[0]?.type).toBe('session.start');
+    expect(events.at(-1)?.data.reason).toBe('goal_met');
+  });
+});

@@ -1,0 +1,101 @@
+// Shared by the console's UI tests: open a rig (closed after each test), normalize what
+// varies between runs in a frame, and check a frame's shape.
+import React from 'react';
+import stringWidth from 'string-width';
+import { afterEach, vi } from 'vitest';
+import { App } from '../../src/ui/App.js';
+import { ConsoleProvider, type ConsoleController } from '../../src/ui/context.js';
+import type { ConsoleStore } from '../../src/ui/store.js';
+import { inAct, startConsole, waitUntil, type ConsoleRig, type RigOptions, type SpyController } from './console-rig.js';
+import { renderTerminal, type Terminal } from './terminal.js';
+
+const rigs: ConsoleRig[] = [];
+
+/** Opens a console rig that is closed after the test. */
+export async function open(options: RigOptions): Promise<ConsoleRig> {
+  const rig = await startConsole(options);
+  rigs.push(rig);
+  return rig;
+}
+
+afterEach(async () => {
+  for (const rig of rigs.splice(0)) await rig.close();
+});
+
+const hash = (text: string) => text.replace(/\d/g, '#');
+
+/**
+ * The frame with what varies between runs masked so that columns and borders stay where
+ * they were: digits become `#` (the approval countdown, percentages); the wall-clock gauge
+ * (a fixed-width cell whose bar shrinks as the value grows) becomes `~` and `#s`; values
+ * that end their line (elapsed time, durations in ms) become `T` and `N ms`.
+ */
+export function normalize(frame: string): string {
+  return frame
+    .replace(/\(\d+ ms\)/g, '(N ms)')
+    .replace(/ · \d+ ms\b/g, ' · N ms')
+    .replace(/(?:wall clock|clock) \d+%/g, hash)
+    .replace(/[░█]+ \d+(?:h\d\dm|m\d\ds|m|s)\/(\S+)/g, (m, limit: string) => `${'~'.repeat(Math.max(0, m.length - limit.length - 4))} #s/${limit}`)
+    .replace(/ · \d+(?:h\d\dm|m\d\ds|m|s)(?= · |$)/gm, ' · T')
+    .replace(/denied in \S+ unless answered/g, hash)
+    .replace(/at \d{4}-\d\d-\d\dT[\d:.]+Z/g, hash);
+}
+
+/** The pending prompt's `seq`. */
+export function pendingSeq(rig: ConsoleRig): number {
+  const pending = rig.session.snapshot.pending;
+  if (!pending) throw new Error('no pending yield');
+  return pending.seq;
+}
+
+/** A console over a given store (a folded log, a replay), in a terminal of a chosen size. */
+export interface StoreConsole extends Terminal {
+  controller: SpyController;
+  press: (key: string) => Promise<void>;
+  waitForFrame: (text: string | RegExp) => Promise<string>;
+}
+
+/** Renders the console over `store` with a spy controller (or the one given). */
+export async function renderStore(
+  store: ConsoleStore,
+  options: { controller?: ConsoleController; columns?: number; rows?: number } = {},
+): Promise<StoreConsole> {
+  const base: ConsoleController = options.controller ?? { answer: () => undefined, command: async () => ({ ok: false, message: 'read-only' }), quit: () => undefined };
+  const controller: SpyController = {
+    ...base,
+    answer: vi.fn<ConsoleController['answer']>(base.answer),
+    command: vi.fn<ConsoleController['command']>(base.command),
+    quit: vi.fn<ConsoleController['quit']>(base.quit),
+    requestPause: vi.fn<NonNullable<ConsoleController['requestPause']>>(base.requestPause ?? (() => undefined)),
+  };
+  const terminal = renderTerminal(
+    <ConsoleProvider store={store} controller={controller}>
+      <App />
+    </ConsoleProvider>,
+    { columns: options.columns ?? 100, rows: options.rows ?? 30 },
+  );
+  terminals.push(terminal);
+  await waitUntil(() => terminal.stdin.listenerCount('readable') > 0, 'the console to listen to stdin');
+  return {
+    ...terminal,
+    controller,
+    press: (key) => inAct(() => terminal.stdin.write(key)),
+    async waitForFrame(text) {
+      const test = () => (typeof text === 'string' ? terminal.frame().includes(text) : text.test(terminal.frame()));
+      await waitUntil(test, `the frame to show ${String(text)}`, () => `last frame:\n${terminal.frame()}`);
+      return terminal.frame();
+    },
+  };
+}
+
+const terminals: Terminal[] = [];
+afterEach(() => {
+  for (const terminal of terminals.splice(0)) terminal.unmount();
+});
+
+/** Every row of a frame fits the terminal: at most `rows - 1` rows, none wider than `columns`. */
+export function fits(frame: string, columns: number, rows: number): { height: number; widest: number; ok: boolean } {
+  const lines = frame.split('\n');
+  const widest = Math.max(0, ...lines.map((l) => stringWidth(l)));
+  return { height: lines.length, widest, ok: lines.length <= rows - 1 && widest <= columns };
+}
