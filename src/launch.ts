@@ -105,7 +105,10 @@ export async function prepareRun(policy: LoopPolicy, options: { cwd: string; id?
   mkdirSync(runDir, { recursive: true });
   writeFileSync(path.join(runDir, POLICY_FILE), `${JSON.stringify(policy, null, 2)}\n`);
   const { session, log, onAgentText } = wire(policy, { id, runDir, workspace, ...(options.clock ? { clock: options.clock } : {}) });
-  const goal = newGoal(policy.goal.objective, policy.goal.success_criteria, policy.goal.constraints);
+  const goal = newGoal(policy.goal.objective, policy.goal.success_criteria, policy.goal.constraints, {
+    priority: policy.goal.priority,
+    sub_goals: policy.goal.sub_goals,
+  });
   return { session, goal, log, runDir, workspace, policy, prior: [], onAgentText };
 }
 

@@ -112,6 +112,8 @@ export interface SessionState {
   /** Commits made this lap; `unknown` outside git. */
   lapCommits: number | 'unknown';
   lastTree: string | null;
+  /** Whether the workspace is a git repo: `null` until the first snapshot. */
+  workspaceGit: boolean | null;
   /** Size of the last request (this lap's context) and of the same request in one long session, in characters. */
   requestChars: number;
   longSessionChars: number;
@@ -174,6 +176,7 @@ export const INITIAL_STATE: SessionState = {
   unchangedSteps: 'unknown',
   lapCommits: 'unknown',
   lastTree: null,
+  workspaceGit: null,
   requestChars: 0,
   longSessionChars: 0,
   earlierLapsChars: 0,
@@ -343,6 +346,11 @@ export function reduce(s: SessionState, e: LoopEvent): void {
     case 'checkpoint.recorded': {
       const { checkpoint } = e.data;
       s.checkpoints.push(checkpoint);
+      // Progress notes are what the harness measured, never what the agent claimed.
+      if (s.goal) {
+        const moved = checkpoint.signals.map((g) => `${g.signal.replace(/^observed\./, '')} ${g.before ?? '—'} → ${g.after ?? 'missing'}`).join(', ');
+        s.goal = { ...s.goal, notes: [...s.goal.notes, `iteration ${checkpoint.iteration}: ${checkpoint.status}${moved ? ` (${moved})` : ''}`] };
+      }
       s.reportSinceCheckpoint = INITIAL_STATE.reportSinceCheckpoint;
       const last = { ...s.evaluator.last };
       for (const signal of checkpoint.signals) if (signal.after !== null) last[signal.signal] = signal.after;
@@ -406,6 +414,7 @@ export function reduce(s: SessionState, e: LoopEvent): void {
       s.lapFailures = e.data.outcome === 'error' ? s.lapFailures + 1 : 0;
       break;
     case 'workspace.snapshot':
+      s.workspaceGit = e.data.git;
       if (!e.data.git || e.data.tree === null) {
         s.unchangedSteps = 'unknown';
         s.lapCommits = 'unknown';

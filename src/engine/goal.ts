@@ -12,8 +12,23 @@ export type GoalCommand =
   | { kind: 'error'; message: string };
 
 /** A new goal as started: active, no notes, revision 0. */
-export function newGoal(objective: string, success_criteria: string[] = [], constraints: string[] = []): Goal {
-  return { objective, success_criteria, constraints, status: 'active', notes: [], revision: 0 };
+export function newGoal(
+  objective: string,
+  success_criteria: string[] = [],
+  constraints: string[] = [],
+  options: { priority?: 'high' | 'normal' | 'low'; sub_goals?: Array<{ objective: string; success_criteria: string[] }> } = {},
+): Goal {
+  const sub_goals = (options.sub_goals ?? []).map((g, i) => ({ id: `g${i + 1}`, parent: 'goal', objective: g.objective, success_criteria: g.success_criteria, status: 'active' as const }));
+  return {
+    objective,
+    success_criteria,
+    constraints,
+    ...(options.priority && options.priority !== 'normal' ? { priority: options.priority } : {}),
+    ...(sub_goals.length > 0 ? { sub_goals } : {}),
+    status: 'active',
+    notes: [],
+    revision: 0,
+  };
 }
 
 /**
@@ -73,12 +88,15 @@ export function fallbackReconciliation(directive: GoalDirective): GoalRevision['
 
 /** The goal as the agent reads it: objective, numbered criteria, constraints, last notes. */
 export function renderGoalForAgent(goal: Goal): string {
-  const lines = [`Objective: ${goal.objective}`];
+  const lines = [`Objective: ${goal.objective}${goal.priority && goal.priority !== 'normal' ? ` (priority: ${goal.priority})` : ''}`];
   if (goal.success_criteria.length > 0) {
     lines.push('Success criteria (all must be met):', ...goal.success_criteria.map((c, i) => `  ${i + 1}. ${c}`));
   }
   if (goal.constraints.length > 0) {
     lines.push('Constraints (must not be violated):', ...goal.constraints.map((c) => `  - ${c}`));
+  }
+  if (goal.sub_goals && goal.sub_goals.length > 0) {
+    lines.push('Sub-goals (parts of the objective):', ...goal.sub_goals.map((g) => `  ${g.id}. ${g.objective} [${g.status}]`));
   }
   const notes = goal.notes.slice(-3);
   if (notes.length > 0) lines.push('Recent progress notes:', ...notes.map((n) => `  - ${n}`));

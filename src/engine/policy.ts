@@ -115,6 +115,16 @@ const goalSchema = z
     objective: text.describe('What the loop must achieve, in one sentence the agent sees every turn.'),
     success_criteria: z.array(text).default([]).describe('How the goal is judged; shown to the agent.'),
     constraints: z.array(text).default([]).describe('What must not happen (e.g. "do not edit the tests").'),
+    priority: z.enum(['high', 'normal', 'low']).default('normal').describe('How the goal ranks against other work; shown to the agent.'),
+    sub_goals: z
+      .array(
+        z.strictObject({
+          objective: text.describe('A part of the goal, worked towards within it.'),
+          success_criteria: z.array(text).default([]).describe('How this part is judged.'),
+        }),
+      )
+      .default([])
+      .describe('Parts of the goal; each has the goal as its parent.'),
   })
   .describe('The structured goal the agent works towards.');
 

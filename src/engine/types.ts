@@ -6,11 +6,26 @@
 /** Lifecycle of a goal (DESIGN.md, "Goals"). */
 export type GoalStatus = 'active' | 'achieved' | 'failed' | 'revised' | 'abandoned';
 
+/** A part of a goal, worked towards within its parent. */
+export interface SubGoal {
+  /** `g1`, `g2`, ... in the order given. */
+  id: string;
+  /** Always the top-level goal (`goal`) here. */
+  parent: string;
+  objective: string;
+  success_criteria: string[];
+  status: GoalStatus;
+}
+
 /** A structured goal: what to reach, how it is judged, what must not happen. */
 export interface Goal {
   objective: string;
   success_criteria: string[];
   constraints: string[];
+  /** How the goal ranks against other work (absent in logs written before it existed: normal). */
+  priority?: 'high' | 'normal' | 'low';
+  /** Parts of the goal (absent in older logs: none). */
+  sub_goals?: SubGoal[];
   status: GoalStatus;
   /** Progress notes, oldest first. */
   notes: string[];

@@ -24,9 +24,15 @@ export function GoalPanel({ height }: { height: number }) {
         <Text color={theme.muted}>objective   </Text>
         <Text bold>{clean(goal.objective)}</Text>
         <Text color={theme.muted}>
-          {' '}({goal.status}, revision {goal.revision})
+          {' '}({goal.status}, revision {goal.revision}{goal.priority && goal.priority !== 'normal' ? `, priority ${goal.priority}` : ''})
         </Text>
       </Text>,
+      ...(goal.sub_goals ?? []).map((g) => (
+        <Text key={g.id} wrap="truncate-end">
+          <Text color={theme.muted}>sub-goal {g.id.padEnd(3)}</Text>
+          {clean(g.objective)} <Text color={theme.muted}>({g.status}, part of the goal)</Text>
+        </Text>
+      )),
       <Text wrap="truncate-end">
         <Text color={theme.muted}>criteria    </Text>
         {list(goal.success_criteria)}

@@ -17,6 +17,7 @@ export function StatusLine() {
   const maxLaps = useConsole((s) => s.session.maxLaps);
   const request = useConsole((s) => s.session.requestChars);
   const long = useConsole((s) => s.session.longSessionChars);
+  const workspaceGit = useConsole((s) => s.session.workspaceGit);
   const unchanged = useConsole((s) => s.session.unchangedSteps);
   const commits = useConsole((s) => s.session.lapCommits);
   const verdict = useConsole(useShallow((s) => verdictText(s.session)));
@@ -30,7 +31,9 @@ export function StatusLine() {
       </Text>,
     );
   }
-  if (unchanged === 'unknown' && commits === 'unknown') {
+  if (workspaceGit === null) {
+    parts.push(<Text key="ws" color={theme.muted}>workspace progress not measured yet</Text>);
+  } else if (unchanged === 'unknown' && commits === 'unknown') {
     parts.push(<Text key="ws" color={theme.muted}>workspace progress unknown (not git)</Text>);
   } else {
     parts.push(

@@ -5,7 +5,7 @@ import type { SessionState } from '../engine/index.js';
  * never as "no progress".
  */
 export function filesText(unchanged: SessionState['unchangedSteps']): string {
-  if (unchanged === 'unknown') return 'file changes unknown (not git)';
+  if (unchanged === 'unknown') return 'file changes unknown';
   if (unchanged === 0) return 'files changed in the last step';
   return `no file changed in ${unchanged} step${unchanged === 1 ? '' : 's'}`;
 }

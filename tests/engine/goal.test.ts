@@ -150,3 +150,30 @@ describe('what the agent sees', () => {
     );
   });
 });
+
+describe('goal model: priority, sub-goals and progress notes', () => {
+  it('renders priority, sub-goals with their parent, and only the last three notes for the agent', async () => {
+    const { newGoal: make, renderGoalForAgent: render } = await import('../../src/engine/goal.js');
+    const goal = make('Ship the fix', ['tests pass'], ['no new deps'], {
+      priority: 'high',
+      sub_goals: [{ objective: 'fix the serializer', success_criteria: [] }],
+    });
+    expect(goal.sub_goals).toEqual([{ id: 'g1', parent: 'goal', objective: 'fix the serializer', success_criteria: [], status: 'active' }]);
+    const text = render({ ...goal, notes: ['n1', 'n2', 'n3', 'n4'] });
+    expect(text).toBe(
+      [
+        'Objective: Ship the fix (priority: high)',
+        'Success criteria (all must be met):',
+        '  1. tests pass',
+        'Constraints (must not be violated):',
+        '  - no new deps',
+        'Sub-goals (parts of the objective):',
+        '  g1. fix the serializer [active]',
+        'Recent progress notes:',
+        '  - n2',
+        '  - n3',
+        '  - n4',
+      ].join('\n'),
+    );
+  });
+});

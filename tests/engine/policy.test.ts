@@ -38,6 +38,8 @@ describe('parsePolicy', () => {
       objective: 'Names with accents must survive the payload round trip',
       success_criteria: ['every test of node --test passes'],
       constraints: ['do not edit the tests'],
+      priority: 'normal',
+      sub_goals: [],
     });
     expect(policy.agent).toEqual({ kind: 'scripted', script: path.resolve('fixtures/scripts/payload-bug.yaml') });
     expect(policy.workspace).toEqual({ path: path.resolve('fixtures/workspaces/payload-bug'), copy: 'temp' });

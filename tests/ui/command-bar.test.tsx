@@ -49,7 +49,7 @@ describe('each /goal directive, with the whole frame after it', () => {
       IDLE › PLANNING › EXECUTING ›  AWAITING_TOOL  › REFLECTING › DONE  ← EXECUTING #9
       turns 5%            tool calls 5%       wall clock #%       tokens 0%           cost 0%
       █░░░░░░░░░░░░░ 1/20 █░░░░░░░░░░░░░ 1/20 ~~~~~~~~~~~~ #s/30m ░░░░░░░░░░░░ 0/100k ░░░░░░░ $0.00/$1.00
-      workspace progress unknown (not git)
+      workspace progress not measured yet
       ╭──────────────────────────────────────────────────────────────────────────────────────────────────╮
       │ Approve tool call shell (t1) · denied in ##m##s unless answered                                  │
       │ why  no allow rule matches                                                                       │
@@ -90,7 +90,7 @@ describe('each /goal directive, with the whole frame after it', () => {
       IDLE › PLANNING › EXECUTING ›  AWAITING_TOOL  › REFLECTING › DONE  ← EXECUTING #9
       turns 5%            tool calls 5%       wall clock #%       tokens 0%           cost 0%
       █░░░░░░░░░░░░░ 1/20 █░░░░░░░░░░░░░ 1/20 ~~~~~~~~~~~~ #s/30m ░░░░░░░░░░░░ 0/100k ░░░░░░░ $0.00/$1.00
-      workspace progress unknown (not git)
+      workspace progress not measured yet
       ╭──────────────────────────────────────────────────────────────────────────────────────────────────╮
       │ Approve tool call shell (t1) · denied in ##m##s unless answered                                  │
       │ why  no allow rule matches                                                                       │
@@ -131,7 +131,7 @@ describe('each /goal directive, with the whole frame after it', () => {
       IDLE › PLANNING › EXECUTING ›  AWAITING_TOOL  › REFLECTING › DONE  ← EXECUTING #9
       turns 5%            tool calls 5%       wall clock #%       tokens 0%           cost 0%
       █░░░░░░░░░░░░░ 1/20 █░░░░░░░░░░░░░ 1/20 ~~~~~~~~~~~~ #s/30m ░░░░░░░░░░░░ 0/100k ░░░░░░░ $0.00/$1.00
-      workspace progress unknown (not git)
+      workspace progress not measured yet
       ╭──────────────────────────────────────────────────────────────────────────────────────────────────╮
       │ Approve tool call shell (t1) · denied in ##m##s unless answered                                  │
       │ why  no allow rule matches                                                                       │
@@ -172,7 +172,7 @@ describe('each /goal directive, with the whole frame after it', () => {
       IDLE › PLANNING › EXECUTING ›  AWAITING_TOOL  › REFLECTING › DONE  ← EXECUTING #9
       turns 5%            tool calls 5%       wall clock #%       tokens 0%           cost 0%
       █░░░░░░░░░░░░░ 1/20 █░░░░░░░░░░░░░ 1/20 ~~~~~~~~~~~~ #s/30m ░░░░░░░░░░░░ 0/100k ░░░░░░░ $0.00/$1.00
-      workspace progress unknown (not git)
+      workspace progress not measured yet
       ╭──────────────────────────────────────────────────────────────────────────────────────────────────╮
       │ Approve tool call shell (t1) · denied in ##m##s unless answered                                  │
       │ why  no allow rule matches                                                                       │
@@ -213,7 +213,7 @@ describe('each /goal directive, with the whole frame after it', () => {
       IDLE › PLANNING › EXECUTING ›  AWAITING_TOOL  › REFLECTING › DONE  ← EXECUTING #9
       turns 5%            tool calls 5%       wall clock #%       tokens 0%           cost 0%
       █░░░░░░░░░░░░░ 1/20 █░░░░░░░░░░░░░ 1/20 ~~~~~~~~~~~~ #s/30m ░░░░░░░░░░░░ 0/100k ░░░░░░░ $0.00/$1.00
-      workspace progress unknown (not git)
+      workspace progress not measured yet
       ╭──────────────────────────────────────────────────────────────────────────────────────────────────╮
       │ Approve tool call shell (t1) · denied in ##m##s unless answered                                  │
       │ why  no allow rule matches                                                                       │

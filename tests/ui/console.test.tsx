@@ -56,7 +56,7 @@ describe('tool approval', () => {
       IDLE › PLANNING › EXECUTING ›  AWAITING_TOOL  › REFLECTING › DONE  ← EXECUTING #9
       turns 5%            tool calls 5%       wall clock #%       tokens 0%           cost 0%
       █░░░░░░░░░░░░░ 1/20 █░░░░░░░░░░░░░ 1/20 ~~~~~~~~~~~~ #s/30m ░░░░░░░░░░ 120/100k ░░░░░░░ $0.00/$1.00
-      workspace progress unknown (not git)
+      workspace progress not measured yet
       ╭──────────────────────────────────────────────────────────────────────────────────────────────────╮
       │ Approve tool call shell (t1) · denied in ##m##s unless answered                                  │
       │ why  no allow rule matches                                                                       │

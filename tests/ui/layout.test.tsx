@@ -107,7 +107,7 @@ describe('layouts', () => {
       IDLE › PLANNING › EXECUTING ›  AWAITING_TOOL  › REFLECTING › DONE  ← EXECUTING …
       turns 5%        tool calls 5%   wall clock #%   tokens 0%       cost 0%
       █░░░░░░░░░ 1/20 █░░░░░░░░░ 1/20 ~~~~~~~~ #s/30m ░░░░░░░░ 0/100k ░░░ $0.00/$1.00
-      workspace progress unknown (not git)
+      workspace progress not measured yet
       ╭──────────────────────────────────────────────────────────────────────────────╮
       │ Approve tool call write_file (t1)                                            │
       │ why  no rule names tool "write_file" (default: ask)                          │
