@@ -1,4 +1,7 @@
 #!/usr/bin/env node
+// React's development build is several times slower and keeps profiling entries: the CLI
+// runs the production build unless told otherwise. Set before anything imports React.
+process.env.NODE_ENV ??= 'production';
 import { LoopdeckError } from './engine/errors.js';
 import { buildProgram, EXIT } from './program.js';
 
