@@ -1,0 +1,670 @@
+// Console benchmarks (`npm run bench`, after `npm run build`). The real console
+// (`<ConsoleProvider store controller><App/></ConsoleProvider>`) is rendered by Ink into a
+// fake terminal: a Writable with a size and `isTTY`, which records every frame Ink writes,
+// and a fake stdin in raw mode, so `useInput` reads keys. Each target is printed as a
+// number measured in this run against its goal, with MISSED when it is not met; the process
+// exits 0 either way (chain it after bench/engine.ts, or import `benchConsole`).
+//
+//   tsx bench/console.ts [burst] [history] [heap] [cold]     (default: all four)
+//
+//   1. keypress-to-frame latency during a burst of 5,000 events/s: p95 ≤ 50 ms;
+//   2. React commits during that burst ≤ 1.2× the frames Ink writes;
+//   3. with 5,000 events in history: < 4 KB written per frame, no full-screen clear after
+//      the first frame;
+//   4. heap after 100,000 events ≤ 20 MB above start-up (the console mounted, no events);
+//   5. cold start to the first frame (`node dist/cli.js replay <log>` in a pty) ≤ 1.5× a
+//      bare Ink hello-world (bench/hello-ink.js) spawned the same way.
+//
+// Ink reads the CI flag once, when it is first imported, and with CI set it writes no live
+// frames at all (PITFALLS.md, "Ink 6"): the flag is deleted before ink is imported, so
+// nothing here imports ink or src/ui statically.
+import { EventEmitter } from 'node:events';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
+import path from 'node:path';
+import { performance } from 'node:perf_hooks';
+import v8 from 'node:v8';
+import { Writable } from 'node:stream';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { stripVTControlCharacters } from 'node:util';
+import type { LoopEvent } from '../src/engine/events.js';
+import { makeLog, describeLog } from './make-log.js';
+import { collectGarbage, detail, header, median, quantile, summary, target } from './report.js';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const CLI = path.join(ROOT, 'dist', 'cli.js');
+const HELLO = path.join(ROOT, 'bench', 'hello-ink.js');
+
+/** The fake terminal: a common size for a console in its full layout. */
+export const COLUMNS = 120;
+export const ROWS = 40;
+/** A large terminal, for the bytes per frame it costs (a detail line, no target). */
+const LARGE = [200, 60] as const;
+/** The burst: events per second, for how long, and a key every this many ms. */
+const RATE = 5_000;
+const BURST_MS = 3_000;
+const KEY_EVERY_MS = 100;
+/** The store update interval the real console uses (`runConsole`: `batchInto(store, 33)`). */
+const BATCH_MS = 33;
+const HISTORY_EVENTS = 5_000;
+const HEAP_EVENTS = 100_000;
+
+const LATENCY_TARGET_MS = 50;
+const COMMIT_RATIO_TARGET = 1.2;
+const FRAME_BYTES_TARGET = 4 * 1024;
+const HEAP_TARGET_MB = 20;
+const COLD_RATIO_TARGET = 1.5;
+
+const BSU = '\u001b[?2026h';
+const ESU = '\u001b[?2026l';
+/** A full-screen clear: erase screen (Ink's `clearTerminal` is `ESC[2J ESC[3J ESC[H`), erase scrollback, or a reset. */
+const CLEARS = ['\u001b[2J', '\u001b[3J', '\u001bc'];
+/** On screen when the help overlay is open, and when it is closed (the timeline's title). */
+const HELP_SHOWN = 'Help · keys and commands';
+const TIMELINE_SHOWN = 'Timeline · filter';
+
+const ms = (n: number, digits = 1) => n.toFixed(digits);
+const kb = (bytes: number) => `${(bytes / 1024).toFixed(2)} KB`;
+const mb = (bytes: number) => bytes / 2 ** 20;
+const sleep = (t: number) => new Promise<void>((resolve) => setTimeout(resolve, t));
+
+// ------------------------------------------------------------------ the fake terminal
+
+/** One frame Ink wrote: everything between a begin- and end-synchronized-update, or one lone write. */
+export interface Frame {
+  /** performance.now() when the frame was complete. */
+  at: number;
+  bytes: number;
+  text: string;
+  /** It clears the whole screen (or the scrollback). */
+  clear: boolean;
+}
+
+/**
+ * A terminal's stdout for Ink: `isTTY`, a size, and a record of every frame written.
+ * Ink wraps each frame of a TTY in synchronized-update marks (`ESC[?2026h` … `ESC[?2026l`),
+ * written separately; those writes are grouped into one frame.
+ */
+export class FakeStdout extends Writable {
+  readonly isTTY = true;
+  readonly frames: Frame[] = [];
+  /** Called with each frame as it is written (synchronously, inside Ink's write). */
+  onFrame: ((frame: Frame) => void) | null = null;
+  /** Keep each frame's text (off where memory is measured: only sizes are kept). */
+  keepText = true;
+  private group: string[] | null = null;
+
+  constructor(
+    public columns: number,
+    public rows: number,
+  ) {
+    super({ decodeStrings: false });
+  }
+
+  override _write(chunk: unknown, _encoding: BufferEncoding, callback: (error?: Error | null) => void): void {
+    this.record(typeof chunk === 'string' ? chunk : String(chunk));
+    callback();
+  }
+
+  private record(text: string): void {
+    if (text === BSU) {
+      this.group = [text];
+      return;
+    }
+    if (this.group) {
+      this.group.push(text);
+      if (text !== ESU) return;
+      text = this.group.join('');
+      this.group = null;
+    }
+    if (text === '') return;
+    const frame: Frame = { at: performance.now(), bytes: Buffer.byteLength(text), text, clear: CLEARS.some((c) => text.includes(c)) };
+    this.onFrame?.(frame);
+    this.frames.push(this.keepText ? frame : { ...frame, text: '' });
+  }
+}
+
+/** A terminal's stdin in raw mode, as ink-testing-library builds it: `write` delivers a key. */
+export class FakeStdin extends EventEmitter {
+  readonly isTTY = true;
+  isRaw = false;
+  private data: string | null = null;
+  write(data: string): void {
+    this.data = data;
+    this.emit('readable');
+    this.emit('data', data);
+  }
+  read(): string | null {
+    const { data } = this;
+    this.data = null;
+    return data;
+  }
+  setEncoding(): void {}
+  setRawMode(mode: boolean): void {
+    this.isRaw = mode;
+  }
+  resume(): void {}
+  pause(): void {}
+  ref(): void {}
+  unref(): void {}
+}
+
+// ------------------------------------------------------------------ the console under test
+
+/** Ink and the console's modules, imported once the CI flag is gone. */
+async function loadConsole() {
+  delete process.env.CI;
+  delete process.env.CONTINUOUS_INTEGRATION;
+  const { default: isInCi } = await import('is-in-ci');
+  if (isInCi) throw new Error('ink was imported with CI set before bench/console.ts ran: it would write no live frames');
+  const React = await import('react');
+  const ink = await import('ink');
+  const { App } = await import('../src/ui/App.js');
+  const { ConsoleProvider } = await import('../src/ui/context.js');
+  const { batchInto, createConsoleStore } = await import('../src/ui/store.js');
+  // Ink's instances by stdout (not exported): the root node is where every React commit
+  // ends (Ink's reconciler calls `rootNode.onComputeLayout` in `resetAfterCommit`), which
+  // counts commits in React's production build too, where <Profiler> reports nothing.
+  const instancesUrl = new URL('./instances.js', import.meta.resolve('ink')).href;
+  const { default: instances } = (await import(instancesUrl)) as { default: Map<unknown, { rootNode: { onComputeLayout?: () => void } }> };
+  return { React, ink, instances, App, ConsoleProvider, batchInto, createConsoleStore };
+}
+type Console = Awaited<ReturnType<typeof loadConsole>>;
+type Store = ReturnType<Console['createConsoleStore']>;
+
+/** The console mounted in a fake terminal, with React commits of `<App/>` counted. */
+interface Mounted {
+  store: Store;
+  stdout: FakeStdout;
+  stdin: FakeStdin;
+  /** React commits so far, counted where each ends (Ink's root node). */
+  commits: () => number;
+  /** Commits of the `<App/>` subtree as `<React.Profiler>` reports them (development build only), and their render ms summed. */
+  profiled: () => { count: number; ms: number };
+  /** Ink's render passes (layout to text, `onRender`) so far, and their milliseconds summed. */
+  inkRenders: () => { count: number; ms: number };
+  /** What was written to stderr (React warnings, say). */
+  stderr: () => string;
+  unmount: () => Promise<void>;
+}
+
+/** Renders the real console, as `runConsole` does (`exitOnCtrlC: false`), into a fake terminal. */
+function mount(c: Console, columns = COLUMNS, rows = ROWS): Mounted {
+  const { React } = c;
+  const store = c.createConsoleStore();
+  const stdout = new FakeStdout(columns, rows);
+  const stdin = new FakeStdin();
+  let errors = '';
+  const stderr = new Writable({
+    decodeStrings: false,
+    write(chunk, _encoding, callback) {
+      errors += String(chunk);
+      callback();
+    },
+  });
+  let commits = 0;
+  const profiled = { count: 0, ms: 0 };
+  const ink = { count: 0, ms: 0 };
+  const controller = {
+    answer: () => undefined,
+    command: async () => ({ ok: false, message: 'bench: no commands' }),
+    quit: () => undefined,
+  };
+  const app = React.createElement(
+    React.Profiler,
+    {
+      id: 'app',
+      onRender: (_id: string, _phase: string, actualDuration: number) => {
+        profiled.count += 1;
+        profiled.ms += actualDuration;
+      },
+    },
+    React.createElement(c.App),
+  );
+  const tree = React.createElement(c.ConsoleProvider, { store, controller, children: app });
+  const instance = c.ink.render(tree, {
+    stdout: stdout as unknown as NodeJS.WriteStream,
+    stderr: stderr as unknown as NodeJS.WriteStream,
+    stdin: stdin as unknown as NodeJS.ReadStream,
+    exitOnCtrlC: false,
+    patchConsole: false,
+    onRender: ({ renderTime }) => {
+      ink.count += 1;
+      ink.ms += renderTime;
+    },
+  });
+  const root = c.instances.get(stdout)?.rootNode;
+  const layout = root?.onComputeLayout;
+  if (!root || !layout) throw new Error("bench/console.ts: cannot find Ink's root node to count commits (has ink/build/instances.js changed?)");
+  root.onComputeLayout = () => {
+    commits += 1;
+    layout();
+  };
+  return {
+    store,
+    stdout,
+    stdin,
+    commits: () => commits,
+    profiled: () => ({ ...profiled }),
+    inkRenders: () => ({ ...ink }),
+    stderr: () => errors,
+    async unmount() {
+      instance.unmount();
+      await instance.waitUntilExit().catch(() => undefined);
+      instance.cleanup();
+    },
+  };
+}
+
+/** Waits until `test()` holds (polling), at most `timeoutMs`. */
+async function waitFor(test: () => boolean, what: string, timeoutMs = 5_000): Promise<void> {
+  const deadline = performance.now() + timeoutMs;
+  while (!test()) {
+    if (performance.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await sleep(2);
+  }
+}
+
+/** The frame shows `marker` (colours and cursor moves stripped). */
+const shows = (frame: Frame, marker: string) => stripVTControlCharacters(frame.text).includes(marker);
+
+/**
+ * Pushes `events` into `push` at `rate` per second from now on, catching up when the event
+ * loop was busy (as a session emits events whatever the console is doing).
+ * @returns when every event is pushed
+ */
+function paced(events: readonly LoopEvent[], rate: number, push: (e: LoopEvent) => void): Promise<void> {
+  return new Promise((resolve) => {
+    const start = performance.now();
+    let pushed = 0;
+    const tick = () => {
+      const due = Math.min(events.length, Math.floor(((performance.now() - start) * rate) / 1000));
+      while (pushed < due) push(events[pushed++]!);
+      if (pushed >= events.length) {
+        clearInterval(timer);
+        resolve();
+      }
+    };
+    const timer = setInterval(tick, 2);
+  });
+}
+
+// ------------------------------------------------------------------ 1 and 2: the burst
+
+interface Press {
+  /** When the key was due (it reaches the process then; a busy event loop reads it later). */
+  due: number;
+  /** When it was written to stdin. */
+  written: number;
+  marker: string;
+  /** performance.now() of the first frame showing the change, or null. */
+  shown: number | null;
+}
+
+/** 1 and 2: keys every 100 ms during a 3 s burst of 5,000 events/s; latency, commits and frames. */
+async function benchBurst(c: Console, lines: readonly string[]): Promise<void> {
+  const events = lines.slice(0, (RATE * BURST_MS) / 1000).map((line) => JSON.parse(line) as LoopEvent);
+  const ui = mount(c);
+  try {
+    await waitFor(() => ui.stdout.frames.some((f) => shows(f, TIMELINE_SHOWN)), 'the first frame');
+    await sleep(200);
+    const presses: Press[] = [];
+    let waiting: { press: Press; seen: () => void } | null = null;
+    ui.stdout.onFrame = (frame) => {
+      if (waiting && shows(frame, waiting.press.marker)) {
+        waiting.press.shown = frame.at;
+        waiting.seen();
+        waiting = null;
+      }
+    };
+    const feed = c.batchInto(ui.store, BATCH_MS);
+    const commits0 = ui.commits();
+    const frames0 = ui.stdout.frames.length;
+    const profiled0 = ui.profiled();
+    const cpu0 = process.cpuUsage();
+    const ink0 = ui.inkRenders();
+    const updates = countUpdates(ui.store);
+    const start = performance.now();
+    // A key every 100 ms, or once the previous key's change is on screen if that is later
+    // (as a person waits to see it): each key's change is then told from the one before.
+    const keys = (async () => {
+      let open = false;
+      let due = start;
+      while (due + KEY_EVERY_MS < start + BURST_MS) {
+        due += KEY_EVERY_MS;
+        await sleep(Math.max(0, due - performance.now()));
+        open = !open;
+        const press: Press = { due, written: performance.now(), marker: open ? HELP_SHOWN : TIMELINE_SHOWN, shown: null };
+        presses.push(press);
+        const seen = new Promise<void>((resolve) => (waiting = { press, seen: resolve }));
+        ui.stdin.write('?');
+        await Promise.race([seen, sleep(5_000)]);
+        due = Math.max(due, press.shown ?? performance.now());
+      }
+    })();
+    await Promise.all([paced(events, RATE, feed.push), keys]);
+    feed.flush();
+    const fed = performance.now() - start;
+    await sleep(300); // the last batch's trailing frame
+    const commits = ui.commits() - commits0;
+    const frames = ui.stdout.frames.length - frames0;
+    const profiled = { count: ui.profiled().count - profiled0.count, ms: ui.profiled().ms - profiled0.ms };
+    const cpu = process.cpuUsage(cpu0);
+    const cpuMs = (cpu.user + cpu.system) / 1000;
+    const inkRenders = ui.inkRenders().count - ink0.count;
+    const inkMs = ui.inkRenders().ms - ink0.ms;
+    const storeUpdates = updates.stop();
+    ui.stdout.onFrame = null;
+
+    const seen = presses.filter((p) => p.shown !== null);
+    const fromDue = seen.map((p) => p.shown! - p.due);
+    const fromWrite = seen.map((p) => p.shown! - p.written);
+    // A key whose change never showed (within 5 s) counts as slower than any that did.
+    const lost = presses.length - seen.length;
+    const all = [...fromDue, ...Array<number>(lost).fill(Number.POSITIVE_INFINITY)];
+    const p95 = quantile(all, 0.95);
+    target(
+      'latency',
+      `keypress-to-frame latency during ${RATE} events/s: p95 ${Number.isFinite(p95) ? `${ms(p95)} ms` : 'never shown'} (target ≤ ${LATENCY_TARGET_MS} ms)`,
+      p95 <= LATENCY_TARGET_MS,
+    );
+    detail(
+      `${presses.length} presses of ? (help open, closed) ${KEY_EVERY_MS} ms apart or once the last showed, ${COLUMNS}x${ROWS}; from the time each key was due: ` +
+        `median ${ms(median(fromDue))}, max ${ms(Math.max(...fromDue))} ms; from its write to stdin (after the event loop was free): ` +
+        `median ${ms(median(fromWrite))}, p95 ${ms(quantile(fromWrite, 0.95))} ms` +
+        (lost > 0 ? `; ${lost} presses never showed` : ''),
+    );
+    const ratio = commits / Math.max(1, frames);
+    target('commits', `React commits per frame written during the burst: ${ratio.toFixed(2)} (target ≤ ${COMMIT_RATIO_TARGET})`, ratio <= COMMIT_RATIO_TARGET);
+    const build = process.env.NODE_ENV === 'production' ? 'production' : 'development';
+    detail(
+      `${commits} React commits, ${frames} frames written by Ink in ${ms(fed / 1000, 2)} s ` +
+        `(${events.length} events through batchInto(store, ${BATCH_MS}), ${storeUpdates} store updates, ${presses.length} keys): ` +
+        `${ms(commits / (fed / 1000), 0)} commits/s, ${ms(frames / (fed / 1000), 0)} frames/s` +
+        (profiled.count > 0 ? `; <React.Profiler> around <App/> counted ${profiled.count} commits` : '') +
+        (ui.stderr() ? `; stderr: ${ui.stderr().trim().split('\n')[0]}` : ''),
+    );
+    detail(
+      `where the time went: this process used ${ms(cpuMs, 0)} ms of CPU in ${ms(fed + 300, 0)} ms` +
+        (profiled.count > 0 ? `; React rendered <App/> in ${ms(profiled.ms / profiled.count)} ms per commit (${ms(profiled.ms, 0)} ms)` : '') +
+        `; Ink turned the tree into text ${inkRenders} times, ${ms(inkMs / Math.max(1, inkRenders))} ms each (${ms(inkMs, 0)} ms); React ${build} build (NODE_ENV ${process.env.NODE_ENV ?? 'unset'})`,
+    );
+  } finally {
+    await ui.unmount();
+  }
+}
+
+/** Counts the store's updates until `stop()`. */
+function countUpdates(store: Store): { stop: () => number } {
+  let count = 0;
+  const unsubscribe = store.subscribe(() => void (count += 1));
+  return {
+    stop() {
+      unsubscribe();
+      return count;
+    },
+  };
+}
+
+// ------------------------------------------------------------------ 3: bytes per frame
+
+/** The keys pressed while frames are measured: help open and closed, panels, selection, filters. */
+const HISTORY_KEYS = ['?', '?', '\t', '\t', '\u001b[A', '\u001b[A', '\u001b[F', 'f', 'F'];
+
+/**
+ * A console of `columns` x `rows` with 5,000 events in history, then 1 s more of 5,000
+ * events/s and {@link HISTORY_KEYS}: the frames written in that second, and every full clear.
+ */
+async function historyFrames(c: Console, events: readonly LoopEvent[], columns: number, rows: number): Promise<{ bytes: number[]; clears: number; first: Frame }> {
+  const ui = mount(c, columns, rows);
+  try {
+    await waitFor(() => ui.stdout.frames.length > 0, 'the first frame');
+    const feed = c.batchInto(ui.store, BATCH_MS);
+    // The history: 5,000 events, fed in batches as fast as the console takes them.
+    for (let i = 0; i < HISTORY_EVENTS; i += 250) {
+      for (const e of events.slice(i, Math.min(HISTORY_EVENTS, i + 250))) feed.push(e);
+      feed.flush();
+      await sleep(1);
+    }
+    await sleep(300);
+    if (ui.store.getState().session.eventCount !== HISTORY_EVENTS) throw new Error('the history was not fed');
+    const from = ui.stdout.frames.length;
+    const typing = (async () => {
+      for (const key of HISTORY_KEYS) {
+        await sleep(100);
+        ui.stdin.write(key);
+      }
+    })();
+    await Promise.all([paced(events.slice(HISTORY_EVENTS), RATE, feed.push), typing]);
+    feed.flush();
+    await sleep(300);
+    return {
+      bytes: ui.stdout.frames.slice(from).map((f) => f.bytes),
+      clears: ui.stdout.frames.slice(1).filter((f) => f.clear).length,
+      first: ui.stdout.frames[0]!,
+    };
+  } finally {
+    await ui.unmount();
+  }
+}
+
+/** 3. 5,000 events in history, then more events and keys: bytes per frame and full clears. */
+async function benchHistory(c: Console, lines: readonly string[]): Promise<void> {
+  const events = lines.slice(0, HISTORY_EVENTS + RATE).map((line) => JSON.parse(line) as LoopEvent);
+  const { bytes, clears, first } = await historyFrames(c, events, COLUMNS, ROWS);
+  const largest = Math.max(...bytes);
+  target(
+    'frame',
+    `bytes per frame with ${HISTORY_EVENTS} events in history: max ${kb(largest)}, full clears after the first frame: ${clears} (target < ${kb(FRAME_BYTES_TARGET)}, 0 clears)`,
+    largest < FRAME_BYTES_TARGET && clears === 0,
+  );
+  detail(
+    `${bytes.length} frames (${COLUMNS}x${ROWS}) while 5,000 more events arrived in 1 s and ${HISTORY_KEYS.length} keys were pressed (? ? tab tab ↑ ↑ end f F): ` +
+      `median ${kb(median(bytes))}, p95 ${kb(quantile(bytes, 0.95))}; first frame ${kb(first.bytes)}${first.clear ? ' (a full clear)' : ''}`,
+  );
+  // Ink rewrites the whole live region every frame, so bytes grow with the terminal.
+  const [wide, tall] = LARGE;
+  const large = await historyFrames(c, events, wide, tall);
+  detail(
+    `the same at ${wide}x${tall}: ${large.bytes.length} frames, median ${kb(median(large.bytes))}, max ${kb(Math.max(...large.bytes))}; ` +
+      `full clears after the first frame: ${large.clears}`,
+  );
+}
+
+// ------------------------------------------------------------------ 4: heap
+
+/**
+ * Heap used after full GCs, and the part of it that is compiled code. Several GCs with
+ * pauses between them: a single forced GC leaves garbage that is still being swept
+ * (measured: up to ±10 MB from one run to the next; this way, within 0.3 MB).
+ */
+async function heapNow(): Promise<{ used: number; code: number }> {
+  for (let i = 0; i < 4; i++) {
+    collectGarbage();
+    await sleep(20);
+  }
+  const code = v8.getHeapSpaceStatistics().find((s) => s.space_name === 'code_space')?.space_used_size ?? 0;
+  return { used: process.memoryUsage().heapUsed, code };
+}
+
+/** 4. Heap above start-up (console mounted, no events) after 100,000 events. */
+async function benchHeap(c: Console, lines: readonly string[]): Promise<void> {
+  // A warm-up on a console of its own, thrown away: code compiled and caches filled on
+  // first use are start-up, not growth with the events.
+  const warm = mount(c);
+  const warmFeed = c.batchInto(warm.store, BATCH_MS);
+  for (const line of lines.slice(0, HISTORY_EVENTS)) warmFeed.push(JSON.parse(line) as LoopEvent);
+  warmFeed.flush();
+  for (const key of ['?', '?', '\t', '\u001b[A', '\u001b[F']) {
+    await sleep(40);
+    warm.stdin.write(key);
+  }
+  await sleep(100);
+  await warm.unmount();
+  const ui = mount(c);
+  ui.stdout.keepText = false;
+  let mounted = true;
+  try {
+    await waitFor(() => ui.stdout.frames.length > 0, 'the first frame');
+    await sleep(200);
+    // Performance entries from the runs before are start-up here (see the detail line).
+    performance.clearMeasures();
+    const before = await heapNow();
+    const feed = c.batchInto(ui.store, BATCH_MS);
+    const start = performance.now();
+    // Events are parsed as they are fed: each arrives as a new object, as from a session.
+    for (let i = 0; i < HEAP_EVENTS; i += 1000) {
+      for (const line of lines.slice(i, i + 1000)) feed.push(JSON.parse(line) as LoopEvent);
+      feed.flush();
+      await sleep(1);
+    }
+    const fed = performance.now() - start;
+    await sleep(300);
+    const after = await heapNow();
+    const above = mb(after.used - before.used);
+    const held = ui.store.getState().events.length;
+    const { session } = ui.store.getState();
+    if (session.eventCount !== HEAP_EVENTS) throw new Error(`the store folded ${session.eventCount} events, expected ${HEAP_EVENTS}`);
+    target('heap', `heap after ${HEAP_EVENTS / 1000}k events: ${ms(above)} MB above start-up (target ≤ ${HEAP_TARGET_MB} MB)`, above <= HEAP_TARGET_MB);
+    // Where it is: unmount the UI (the store stays), then drop the store's event list.
+    await ui.unmount();
+    mounted = false;
+    const storeOnly = await heapNow();
+    // React's development build records a performance entry for every component render,
+    // and Node keeps every entry until it is cleared.
+    const entries = performance.getEntriesByType('measure').length;
+    performance.clearMeasures();
+    const noEntries = await heapNow();
+    ui.store.setState({ events: [], shown: 0 });
+    const sessionOnly = await heapNow();
+    detail(
+      `start-up ${ms(mb(before.used))} MB (console mounted, empty store; the log's 100k JSON lines included), after ${ms(mb(after.used))} MB; ` +
+        `fed in batches of 1,000 in ${ms(fed / 1000, 1)} s`,
+    );
+    detail(
+      `of the ${ms(above)} MB: the store's \`events\` array of ${held} events ${ms(mb(noEntries.used - sessionOnly.used))} MB (${ms((noEntries.used - sessionOnly.used) / Math.max(1, held), 0)} B per event), ` +
+        `the folded session ${ms(mb(sessionOnly.used - before.used - (storeOnly.code - before.code)))} MB, ` +
+        `the mounted UI ${ms(mb(after.used - storeOnly.used))} MB, compiled code ${ms(mb(storeOnly.code - before.code))} MB, ` +
+        `and ${entries} performance entries (${ms(mb(storeOnly.used - noEntries.used))} MB) left by React's ${process.env.NODE_ENV === 'production' ? 'production' : 'development'} build`,
+    );
+  } finally {
+    if (mounted) await ui.unmount();
+  }
+}
+
+// ------------------------------------------------------------------ 5: cold start
+
+/** CPU time (user + system) a process has used so far, from /proc (Linux); `null` elsewhere. */
+function cpuMsOf(pid: number): number | null {
+  try {
+    // Fields after the command's closing parenthesis: state is the 3rd field, utime the 14th, stime the 15th.
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100; // clock ticks of 10 ms (CLK_TCK 100)
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Spawns `node <args>` in a pty of COLUMNS x ROWS, as a terminal would; the ms from spawn to
+ * the first output with visible text, and the CPU time the process had used by then.
+ */
+async function firstFrame(args: string[]): Promise<{ ms: number; cpuMs: number | null }> {
+  const pty = await import('@lydell/node-pty');
+  const env: Record<string, string> = {};
+  for (const [k, v] of Object.entries(process.env)) if (v !== undefined && k !== 'CI' && k !== 'CONTINUOUS_INTEGRATION') env[k] = v;
+  env.TERM = 'xterm-256color';
+  return new Promise((resolve, reject) => {
+    const start = performance.now();
+    const term = pty.spawn(process.execPath, args, { name: 'xterm-256color', cols: COLUMNS, rows: ROWS, cwd: ROOT, env });
+    let output = '';
+    let shown: { ms: number; cpuMs: number | null } | null = null;
+    const timer = setTimeout(() => term.kill('SIGKILL'), 20_000);
+    term.onData((data) => {
+      if (shown !== null) return;
+      output += data;
+      if (/\S/.test(stripVTControlCharacters(output))) {
+        shown = { ms: performance.now() - start, cpuMs: cpuMsOf(term.pid) };
+        term.kill('SIGTERM');
+      }
+    });
+    term.onExit(({ exitCode }) => {
+      clearTimeout(timer);
+      if (shown !== null) resolve(shown);
+      else reject(new Error(`node ${args.join(' ')} exited (${exitCode}) without a frame: ${JSON.stringify(output.slice(0, 300))}`));
+    });
+  });
+}
+
+/** 5. Cold start to the first frame: `replay` of a small log against a bare Ink hello-world. */
+async function benchCold(): Promise<void> {
+  if (!existsSync(CLI)) {
+    target('cold', `cold start: not measured, ${path.relative(ROOT, CLI)} is missing (run npm run build)`, false);
+    return;
+  }
+  const made = await makeLog(500, undefined, 'session');
+  try {
+    const replay = [CLI, 'replay', made.file];
+    const hello = [HELLO];
+    await firstFrame(replay);
+    await firstFrame(hello);
+    const replays: Array<{ ms: number; cpuMs: number | null }> = [];
+    const hellos: Array<{ ms: number; cpuMs: number | null }> = [];
+    for (let i = 0; i < 7; i++) {
+      replays.push(await firstFrame(replay));
+      hellos.push(await firstFrame(hello));
+    }
+    const wall = (runs: typeof replays) => median(runs.map((r) => r.ms));
+    const cpu = (runs: typeof replays) => (runs.every((r) => r.cpuMs !== null) ? median(runs.map((r) => r.cpuMs!)) : null);
+    const ratio = wall(replays) / wall(hellos);
+    target('cold', `cold start to first frame: ${ratio.toFixed(2)}x a bare Ink hello-world (target ≤ ${COLD_RATIO_TARGET}x)`, ratio <= COLD_RATIO_TARGET);
+    const [cpuConsole, cpuBare] = [cpu(replays), cpu(hellos)];
+    detail(
+      `node dist/cli.js replay <${made.events}-event log> ${ms(wall(replays), 0)} ms, node bench/hello-ink.js ${ms(wall(hellos), 0)} ms: ` +
+        `spawn in a ${COLUMNS}x${ROWS} pty to the first output with visible text, medians of 7 alternating runs after a warm-up of each` +
+        (cpuConsole !== null && cpuBare !== null
+          ? `; CPU time used by then (less sensitive to load): ${ms(cpuConsole, 0)} ms and ${ms(cpuBare, 0)} ms = ${(cpuConsole / cpuBare).toFixed(2)}x`
+          : ''),
+    );
+  } finally {
+    rmSync(path.dirname(made.file), { recursive: true, force: true });
+  }
+}
+
+// ------------------------------------------------------------------ entry
+
+/** The parts of the console benchmark, in the order they run. */
+export const PARTS = ['burst', 'history', 'heap', 'cold'] as const;
+export type Part = (typeof PARTS)[number];
+
+/** Runs the console benchmarks (all parts, or those named) and prints one line per target. */
+export async function benchConsole(parts: readonly Part[] = PARTS): Promise<void> {
+  header('console');
+  if (parts.some((p) => p !== 'cold')) {
+    const c = await loadConsole();
+    const made = await makeLog(HEAP_EVENTS);
+    try {
+      detail(`log: ${describeLog(made)}`);
+      const lines = readFileSync(made.file, 'utf8').split('\n').filter((line) => line !== '');
+      if (parts.includes('burst')) await benchBurst(c, lines);
+      if (parts.includes('history')) await benchHistory(c, lines);
+      if (parts.includes('heap')) await benchHeap(c, lines);
+    } finally {
+      rmSync(path.dirname(made.file), { recursive: true, force: true });
+    }
+  }
+  if (parts.includes('cold')) await benchCold();
+}
+
+// tsx bench/console.ts [burst] [history] [heap] [cold]   (default: all four)
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  const named = process.argv.slice(2);
+  const unknown = named.filter((p) => !(PARTS as readonly string[]).includes(p));
+  if (unknown.length > 0) {
+    process.stderr.write(`bench/console.ts: unknown part ${unknown.join(', ')}; parts: ${PARTS.join(', ')}\n`);
+    process.exit(1);
+  }
+  await benchConsole(named.length > 0 ? (named as Part[]) : PARTS);
+  summary('console');
+  // Ink leaves stdin listeners and timers behind on the fake terminals.
+  process.exit(0);
+}
