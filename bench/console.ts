@@ -17,7 +17,10 @@
 //
 // Ink reads the CI flag once, when it is first imported, and with CI set it writes no live
 // frames at all (PITFALLS.md, "Ink 6"): the flag is deleted before ink is imported, so
-// nothing here imports ink or src/ui statically.
+// nothing here imports ink or src/ui statically. React runs the build the CLI runs
+// (production unless NODE_ENV says otherwise); in it <React.Profiler> reports nothing, so
+// commits are counted where Ink ends each one. The store is fed and Ink is rendered with
+// the settings of `runConsole` (src/ui/run-console.tsx): keep BATCH_MS and mount() in step.
 import { EventEmitter } from 'node:events';
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
@@ -154,6 +157,8 @@ export class FakeStdin extends EventEmitter {
 async function loadConsole() {
   delete process.env.CI;
   delete process.env.CONTINUOUS_INTEGRATION;
+  // The React build the CLI runs (src/cli.tsx: production unless NODE_ENV says otherwise).
+  process.env.NODE_ENV ??= 'production';
   const { default: isInCi } = await import('is-in-ci');
   if (isInCi) throw new Error('ink was imported with CI set before bench/console.ts ran: it would write no live frames');
   const React = await import('react');
@@ -335,9 +340,14 @@ async function benchBurst(c: Console, lines: readonly string[]): Promise<void> {
         open = !open;
         const press: Press = { due, written: performance.now(), marker: open ? HELP_SHOWN : TIMELINE_SHOWN, shown: null };
         presses.push(press);
-        const seen = new Promise<void>((resolve) => (waiting = { press, seen: resolve }));
+        let giveUp: NodeJS.Timeout | undefined;
+        const seen = new Promise<void>((resolve) => {
+          waiting = { press, seen: resolve };
+          giveUp = setTimeout(resolve, 5_000);
+        });
         ui.stdin.write('?');
-        await Promise.race([seen, sleep(5_000)]);
+        await seen;
+        clearTimeout(giveUp);
         due = Math.max(due, press.shown ?? performance.now());
       }
     })();
