@@ -20,7 +20,8 @@
 // nothing here imports ink or src/ui statically. React runs the build the CLI runs
 // (production unless NODE_ENV says otherwise); in it <React.Profiler> reports nothing, so
 // commits are counted where Ink ends each one. The store is fed and Ink is rendered with
-// the settings of `runConsole` (src/ui/run-console.tsx): keep BATCH_MS and mount() in step.
+// the settings of `runConsole` (src/ui/run-console.tsx): its batch interval, LIVE_BATCH_MS,
+// is imported; keep mount() in step with it.
 import { EventEmitter } from 'node:events';
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
@@ -46,8 +47,6 @@ const LARGE = [200, 60] as const;
 const RATE = 5_000;
 const BURST_MS = 3_000;
 const KEY_EVERY_MS = 100;
-/** The store update interval the real console uses (`runConsole`: `batchInto(store, 33)`). */
-const BATCH_MS = 33;
 const HISTORY_EVENTS = 5_000;
 const HEAP_EVENTS = 100_000;
 
@@ -165,13 +164,13 @@ async function loadConsole() {
   const ink = await import('ink');
   const { App } = await import('../src/ui/App.js');
   const { ConsoleProvider } = await import('../src/ui/context.js');
-  const { batchInto, createConsoleStore } = await import('../src/ui/store.js');
+  const { batchInto, createConsoleStore, LIVE_BATCH_MS } = await import('../src/ui/store.js');
   // Ink's instances by stdout (not exported): the root node is where every React commit
   // ends (Ink's reconciler calls `rootNode.onComputeLayout` in `resetAfterCommit`), which
   // counts commits in React's production build too, where <Profiler> reports nothing.
   const instancesUrl = new URL('./instances.js', import.meta.resolve('ink')).href;
   const { default: instances } = (await import(instancesUrl)) as { default: Map<unknown, { rootNode: { onComputeLayout?: () => void } }> };
-  return { React, ink, instances, App, ConsoleProvider, batchInto, createConsoleStore };
+  return { React, ink, instances, App, ConsoleProvider, batchInto, createConsoleStore, LIVE_BATCH_MS };
 }
 type Console = Awaited<ReturnType<typeof loadConsole>>;
 type Store = ReturnType<Console['createConsoleStore']>;
@@ -321,7 +320,7 @@ async function benchBurst(c: Console, lines: readonly string[]): Promise<void> {
         waiting = null;
       }
     };
-    const feed = c.batchInto(ui.store, BATCH_MS);
+    const feed = c.batchInto(ui.store, c.LIVE_BATCH_MS);
     const commits0 = ui.commits();
     const frames0 = ui.stdout.frames.length;
     const profiled0 = ui.profiled();
@@ -388,7 +387,7 @@ async function benchBurst(c: Console, lines: readonly string[]): Promise<void> {
     const build = process.env.NODE_ENV === 'production' ? 'production' : 'development';
     detail(
       `${commits} React commits, ${frames} frames written by Ink in ${ms(fed / 1000, 2)} s ` +
-        `(${events.length} events through batchInto(store, ${BATCH_MS}), ${storeUpdates} store updates, ${presses.length} keys): ` +
+        `(${events.length} events through batchInto(store, ${c.LIVE_BATCH_MS}), ${storeUpdates} store updates, ${presses.length} keys): ` +
         `${ms(commits / (fed / 1000), 0)} commits/s, ${ms(frames / (fed / 1000), 0)} frames/s` +
         (profiled.count > 0 ? `; <React.Profiler> around <App/> counted ${profiled.count} commits` : '') +
         (ui.stderr() ? `; stderr: ${ui.stderr().trim().split('\n')[0]}` : ''),
@@ -428,7 +427,7 @@ async function historyFrames(c: Console, events: readonly LoopEvent[], columns: 
   const ui = mount(c, columns, rows);
   try {
     await waitFor(() => ui.stdout.frames.length > 0, 'the first frame');
-    const feed = c.batchInto(ui.store, BATCH_MS);
+    const feed = c.batchInto(ui.store, c.LIVE_BATCH_MS);
     // The history: 5,000 events, fed in batches as fast as the console takes them.
     for (let i = 0; i < HISTORY_EVENTS; i += 250) {
       for (const e of events.slice(i, Math.min(HISTORY_EVENTS, i + 250))) feed.push(e);
@@ -501,7 +500,7 @@ async function benchHeap(c: Console, lines: readonly string[]): Promise<void> {
   // A warm-up on a console of its own, thrown away: code compiled and caches filled on
   // first use are start-up, not growth with the events.
   const warm = mount(c);
-  const warmFeed = c.batchInto(warm.store, BATCH_MS);
+  const warmFeed = c.batchInto(warm.store, c.LIVE_BATCH_MS);
   for (const line of lines.slice(0, HISTORY_EVENTS)) warmFeed.push(JSON.parse(line) as LoopEvent);
   warmFeed.flush();
   for (const key of ['?', '?', '\t', '\u001b[A', '\u001b[F']) {
@@ -519,7 +518,7 @@ async function benchHeap(c: Console, lines: readonly string[]): Promise<void> {
     // Performance entries from the runs before are start-up here (see the detail line).
     performance.clearMeasures();
     const before = await heapNow();
-    const feed = c.batchInto(ui.store, BATCH_MS);
+    const feed = c.batchInto(ui.store, c.LIVE_BATCH_MS);
     const start = performance.now();
     // Events are parsed as they are fed: each arrives as a new object, as from a session.
     for (let i = 0; i < HEAP_EVENTS; i += 1000) {

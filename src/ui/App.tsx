@@ -19,7 +19,7 @@ export function App() {
   const plan = planLayout({ columns, rows, prompt: prompt?.rows ?? 0, banner: useAlertShown(), footer });
   useConsoleKeys({ single: plan.pane === 0, page: Math.max(1, plan.timeline - 1), width: columns, body: plan.body });
   return (
-    <Box flexDirection="column" width={columns} height={plan.live} overflow="hidden">
+    <Box flexDirection="column" width={columns} height={plan.live} overflowY="hidden">
       {plan.compact ? <CompactLayout plan={plan} prompt={prompt?.node ?? null} /> : <FullLayout plan={plan} prompt={prompt?.node ?? null} />}
     </Box>
   );

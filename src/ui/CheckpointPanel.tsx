@@ -132,7 +132,7 @@ export function CheckpointPanel({ height, width, compact = false }: { height: nu
   const half = Math.floor(width / 2);
   const columns = Math.max(0, Math.min(height - 1, Math.max(observed.length, fields.length)));
   return (
-    <Box flexDirection="column" height={height} overflow="hidden" flexShrink={0}>
+    <Box flexDirection="column" height={height} overflowY="hidden" flexShrink={0}>
       <Box height={1} flexShrink={0}>
         {title}
       </Box>

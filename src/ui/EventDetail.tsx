@@ -24,7 +24,7 @@ export function EventDetail({ height, width }: { height: number; width: number }
   const visible = Math.max(1, height - 3); // title, summary and footer rows around the data
   const start = Math.max(0, Math.min(scroll, rows.length - visible));
   return (
-    <Box flexDirection="column" height={height} overflow="hidden" flexShrink={0}>
+    <Box flexDirection="column" height={height} overflowY="hidden" flexShrink={0}>
       <Text wrap="truncate-end">
         <Text color={theme.border}>── </Text>
         <Text bold>Event #{event.seq} {event.type}</Text>

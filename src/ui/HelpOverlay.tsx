@@ -32,7 +32,7 @@ export function HelpOverlay({ height }: { height: number }) {
   const room = Math.max(1, height - 2);
   const start = Math.max(0, Math.min(scroll, rows.length - room));
   return (
-    <Box flexDirection="column" height={height} overflow="hidden" flexShrink={0}>
+    <Box flexDirection="column" height={height} overflowY="hidden" flexShrink={0}>
       <Text wrap="truncate-end">
         <Text color={theme.border}>── </Text>
         <Text bold>Help</Text>

@@ -37,7 +37,7 @@ function frame(colour: string, lines: ReactNode[]): PromptView {
   return {
     rows,
     node: (
-      <Box flexDirection="column" flexShrink={0} height={rows} borderStyle="round" borderColor={colour} paddingX={1} overflow="hidden">
+      <Box flexDirection="column" flexShrink={0} height={rows} borderStyle="round" borderColor={colour} paddingX={1} overflowY="hidden">
         {lines.map((line, i) => (
           <Box key={i} height={1} flexShrink={0}>
             {line}

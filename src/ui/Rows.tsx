@@ -11,7 +11,7 @@ export function Rows({ height, items, more = 'more' }: { height: number; items: 
   const rows = Math.max(0, height);
   const shown = items.length > rows ? [...items.slice(0, Math.max(0, rows - 1)), <Text color={theme.muted}>… {items.length - rows + 1} {more}</Text>] : items;
   return (
-    <Box flexDirection="column" height={rows} overflow="hidden" flexShrink={0}>
+    <Box flexDirection="column" height={rows} overflowY="hidden" flexShrink={0}>
       {shown.slice(0, rows).map((item, i) => (
         <Box key={i} height={1} flexShrink={0}>
           {item}

@@ -54,7 +54,7 @@ export function Timeline({ height, compact = false }: { height: number; compact?
   const shown = list.slice(win.start, win.end);
   const position = follow ? (replaying ? 'at the replay cursor' : 'following (end)') : `${win.selected + 1} of ${list.length} (end: follow)`;
   return (
-    <Box flexDirection="column" height={height} overflow="hidden" flexShrink={0}>
+    <Box flexDirection="column" height={height} overflowY="hidden" flexShrink={0}>
       <Text wrap="truncate-end">
         <Text color={theme.border}>── </Text>
         <Text bold>Timeline</Text>

@@ -81,7 +81,7 @@ export function FullLayout({ plan, prompt }: { plan: LayoutPlan; prompt: ReactNo
       <StatusLine />
       <AlertBanner />
       {prompt}
-      <Box flexDirection="column" height={plan.body} flexShrink={0} overflow="hidden">
+      <Box flexDirection="column" height={plan.body} flexShrink={0} overflowY="hidden">
         {covered ? (
           <Overlay height={plan.body} width={plan.width} />
         ) : plan.pane === 0 ? (
@@ -129,7 +129,7 @@ export function CompactLayout({ plan, prompt }: { plan: LayoutPlan; prompt: Reac
       <BudgetPanel width={plan.width} compact />
       <AlertBanner />
       {prompt}
-      <Box flexDirection="column" height={plan.body} flexShrink={0} overflow="hidden">
+      <Box flexDirection="column" height={plan.body} flexShrink={0} overflowY="hidden">
         {covered ? <Overlay height={plan.body} width={plan.width} /> : <SingleBody height={plan.body} width={plan.width} compact />}
       </Box>
       <CommandBar width={plan.width} />

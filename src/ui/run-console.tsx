@@ -6,7 +6,7 @@ import { App } from './App.js';
 import { ConsoleProvider } from './context.js';
 import { createLiveConsole } from './live.js';
 import { createReplay } from './replay.js';
-import { batchInto, createConsoleStore } from './store.js';
+import { batchInto, createConsoleStore, LIVE_BATCH_MS } from './store.js';
 
 /** How the console ended: the run's outcome, or `null` when the operator quit first. */
 export interface ConsoleResult {
@@ -104,9 +104,7 @@ export function guardExits(ink: () => Instance | null, flush: () => void, host: 
 export async function runConsole(prepared: PreparedRun, start: () => LoopRun, options: { confirmResume?: boolean } = {}): Promise<ConsoleResult> {
   const { session, policy } = prepared;
   const store = createConsoleStore(prepared.prior);
-  // One store update per ~2 frames at most: Ink writes at most 30 frames a second anyway,
-  // and every update costs a React render and a Yoga layout.
-  const feed = batchInto(store, 33);
+  const feed = batchInto(store, LIVE_BATCH_MS);
   const unsubscribe = session.subscribe(feed.push);
   let confirmed!: () => void;
   const confirmation = new Promise<void>((resolve) => (confirmed = resolve));

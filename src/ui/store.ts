@@ -67,6 +67,14 @@ export function createConsoleStore(events: readonly LoopEvent[] = [], options: {
 }
 
 /**
+ * Milliseconds between store updates in the live console: Ink writes at most 30 frames a
+ * second, and every update costs a React render, a Yoga layout and a text pass, so events
+ * are applied ten times a second at most. Keypresses do not wait for it; they update the
+ * store at once.
+ */
+export const LIVE_BATCH_MS = 100;
+
+/**
  * Feeds a store from an event stream, one store update per `intervalMs` at most, so a
  * burst of events costs one React render per frame rather than one per event.
  * @returns `push` for each event and `flush` to apply what is pending now

@@ -32,6 +32,8 @@ async function run(rig: ConsoleRig, line: string): Promise<string> {
   await rig.type(line.slice(1));
   await rig.press(KEY.enter);
   await rig.waitFor(() => rig.controller.command.mock.calls.length > calls && !rig.store.getState().view.busy, `"${line}" to run`);
+  // The answer is set at once; the events the command recorded reach the store in the next batch.
+  await rig.waitFor(() => rig.store.getState().events.length === rig.events.length, 'the store to have every event');
   await rig.waitFor(() => rig.frame().includes(rig.store.getState().notice?.text.slice(0, 40) ?? '\u0000'), 'its answer to show');
   return normalize(rig.frame());
 }
