@@ -2,6 +2,7 @@ import React from 'react';
 import { Box, Text } from 'ink';
 import type { LoopEvent } from '../engine/index.js';
 import { useConsole } from './context.js';
+import { eventBySeq, LIVE_EVENTS } from './store.js';
 import { describeEvent } from './describe.js';
 import { sanitize } from './sanitize.js';
 import { theme } from './theme.js';
@@ -17,9 +18,17 @@ export function eventRows(event: LoopEvent, width: number): string[] {
 /** One event opened from the timeline: its envelope and all of its data. ↑/↓ scroll, Esc closes. */
 export function EventDetail({ height, width }: { height: number; width: number }) {
   const seq = useConsole((s) => s.view.opened);
-  const event = useConsole((s) => (seq === null ? undefined : s.events[seq]?.seq === seq ? s.events[seq] : s.events.find((e) => e.seq === seq)));
+  const event = useConsole((s) => (seq === null ? undefined : eventBySeq(s.events, seq)));
   const scroll = useConsole((s) => s.view.scroll);
-  if (!event) return <Box height={height} />;
+  if (!event) {
+    return (
+      <Box flexDirection="column" height={height} flexShrink={0}>
+        <Text wrap="truncate-end" color={theme.muted}>
+          {seq === null ? '' : `Event #${seq} is no longer held by the console (it keeps the newest ${LIVE_EVENTS.toLocaleString('en-US')}); the run's log has it. Esc closes.`}
+        </Text>
+      </Box>
+    );
+  }
   const rows = eventRows(event, width - 2);
   const visible = Math.max(1, height - 3); // title, summary and footer rows around the data
   const start = Math.max(0, Math.min(scroll, rows.length - visible));

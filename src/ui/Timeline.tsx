@@ -49,6 +49,7 @@ export function Timeline({ height, compact = false }: { height: number; compact?
   const selected = useConsole((s) => s.view.selected);
   const filter = useConsole((s) => s.view.filter);
   const replaying = useConsole((s) => s.replay !== null);
+  const dropped = useConsole((s) => s.dropped);
   const rows = Math.max(0, height - 1);
   const win = windowOf(list, rows, follow, selected);
   const shown = list.slice(win.start, win.end);
@@ -59,7 +60,8 @@ export function Timeline({ height, compact = false }: { height: number; compact?
         <Text color={theme.border}>── </Text>
         <Text bold>Timeline</Text>
         <Text color={theme.muted}>
-          {' '}· filter {filter} (f) · {list.length} event{list.length === 1 ? '' : 's'} · {position}
+          {' '}· filter {filter} (f) · {list.length} event{list.length === 1 ? '' : 's'}
+          {dropped > 0 ? ` (${dropped} older in the log)` : ''} · {position}
         </Text>
       </Text>
       {shown.map((e, i) => {

@@ -2,6 +2,7 @@ import React from 'react';
 import { Box, Text } from 'ink';
 import type { LoopEvent } from '../engine/index.js';
 import { useConsole } from './context.js';
+import { eventBySeq } from './store.js';
 import { Rows } from './Rows.js';
 import { sanitize } from './sanitize.js';
 import { theme } from './theme.js';
@@ -53,7 +54,7 @@ export function ToolPanel({ height, width }: { height: number; width: number }) 
   const selectedId = useConsole((s) => {
     if (s.view.follow || s.view.selected === null) return null;
     const seq = s.view.selected;
-    return callIdOf(s.events[seq]?.seq === seq ? s.events[seq] : s.events.find((e) => e.seq === seq));
+    return callIdOf(eventBySeq(s.events, seq));
   });
   const latestId = useConsole((s) => s.session.toolOrder[s.session.toolOrder.length - 1] ?? null);
   const id = selectedId ?? latestId;

@@ -12,8 +12,14 @@ export interface ReplayPosition {
 export interface ConsoleState {
   /** The fold of the events shown: the only session data the panels read. */
   session: SessionState;
-  /** Every event received (a replay: the whole log). Append-only: a new array per batch. */
+  /**
+   * The events held for the timeline and the event overlay: live, the newest
+   * {@link LIVE_EVENTS} (the log keeps them all); a replay, the whole log. A new array per
+   * batch. The session fold covers every event, held or not.
+   */
   events: readonly LoopEvent[];
+  /** Live: how many older events were let go to keep `events` at {@link LIVE_EVENTS}. */
+  dropped: number;
   /** How many of `events` are shown: all of them live; up to the cursor in a replay. */
   shown: number;
   /** Set in a replay: nothing can be answered or changed. */
@@ -39,15 +45,42 @@ export interface ConsoleState {
 export type ConsoleStore = StoreApi<ConsoleState>;
 
 /**
+ * Events a live console holds for its timeline: the newest this many. A long run's log
+ * can hold millions; the console's memory stays bounded (about 9 MB for these), and the
+ * fold behind every panel still sees every event.
+ */
+export const LIVE_EVENTS = 10_000;
+
+/** `events` cut to the newest `limit`, with how many were cut. */
+function newest(events: readonly LoopEvent[], limit: number): { events: readonly LoopEvent[]; cut: number } {
+  const cut = Math.max(0, events.length - limit);
+  return { events: cut > 0 ? events.slice(cut) : events, cut };
+}
+
+/**
+ * The held event with sequence number `seq`, or `undefined` when it is not held (let go
+ * from a live console, or never seen). Sequence numbers count up by one, so this is an
+ * index lookup; a gap falls back to a search.
+ */
+export function eventBySeq(events: readonly LoopEvent[], seq: number): LoopEvent | undefined {
+  const first = events[0];
+  if (!first) return undefined;
+  const guess = events[seq - first.seq];
+  return guess?.seq === seq ? guess : events.find((e) => e.seq === seq);
+}
+
+/**
  * A vanilla store fed by the same {@link fold} that replay uses. Each console (and each
  * test) builds its own and passes it through React context.
  */
 export function createConsoleStore(events: readonly LoopEvent[] = [], options: { replay?: ReplayPosition; session?: SessionState } = {}): ConsoleStore {
   const replay = options.replay ?? null;
+  const held = replay ? { events: [...events], cut: 0 } : newest([...events], LIVE_EVENTS);
   return createStore<ConsoleState>()((set) => ({
     session: options.session ?? fold(replay ? events.slice(0, replay.index + 1) : events, INITIAL_STATE),
-    events: [...events],
-    shown: replay ? replay.index + 1 : events.length,
+    events: held.events,
+    dropped: held.cut,
+    shown: replay ? replay.index + 1 : held.events.length,
     replay,
     notice: null,
     gate: null,
@@ -55,8 +88,8 @@ export function createConsoleStore(events: readonly LoopEvent[] = [], options: {
     view: INITIAL_VIEW,
     apply: (batch) =>
       set((s) => {
-        const events = s.events.concat(batch);
-        return { session: fold(batch, s.session), events, shown: events.length };
+        const { events, cut } = newest(s.events.concat(batch), LIVE_EVENTS);
+        return { session: fold(batch, s.session), events, dropped: s.dropped + cut, shown: events.length };
       }),
     showReplay: (index, session) => set((s) => ({ session, shown: index + 1, replay: { index, total: s.events.length } })),
     setNotice: (notice) => set({ notice }),

@@ -7,7 +7,7 @@ import { useConsole, useConsoleOptions, useConsoleStore, useController, type Con
 import { PRIORITY, useKeypress, type Keypress } from './keypress.js';
 import { bindingFor, type ConsoleCommand, type Scope } from './keymap.js';
 import { browse, edit, EMPTY_LINE, insert, lineOf, remember } from './line-editor.js';
-import type { ConsoleState, ConsoleStore } from './store.js';
+import { eventBySeq, type ConsoleState, type ConsoleStore } from './store.js';
 import { filtered, moveSelection } from './timeline.js';
 import { browseCheckpoint, cycle, FILTERS, PANES, type CompactBody } from './view.js';
 
@@ -196,7 +196,7 @@ export function createCommands(store: ConsoleStore, controller: ConsoleControlle
         return setView({ scroll: Math.max(0, s.view.scroll - 1) });
       case 'scroll-down': {
         const { width, body } = layout();
-        const opened = s.view.opened === null ? undefined : s.events.find((e) => e.seq === s.view.opened);
+        const opened = s.view.opened === null ? undefined : eventBySeq(s.events, s.view.opened);
         const max = s.view.overlay === 'help' ? helpRows().length - (body - 2) : opened ? eventRows(opened, width - 2).length - (body - 3) : 0;
         return setView({ scroll: Math.max(0, Math.min(s.view.scroll + 1, max)) });
       }

@@ -1,5 +1,6 @@
 // Bursts: thousands of events arriving at once cost one store update (and one render) per
 // batch interval, not one per event, and a key pressed in the middle is handled at once.
+// A long run: the console holds a bounded number of events; the fold still sees them all.
 import { vi, test, expect } from 'vitest';
 
 vi.hoisted(() => {
@@ -11,8 +12,10 @@ import React from 'react';
 import { fold } from '../../src/engine/index.js';
 import { App } from '../../src/ui/App.js';
 import { ConsoleProvider } from '../../src/ui/context.js';
-import { batchInto, createConsoleStore } from '../../src/ui/store.js';
-import { inAct, runHeadless, waitUntil } from '../support/console-rig.js';
+import { batchInto, createConsoleStore, LIVE_EVENTS } from '../../src/ui/store.js';
+import { recordSession } from '../../bench/make-log.js';
+import { inAct, KEY, runHeadless, waitUntil } from '../support/console-rig.js';
+import { renderStore } from '../support/ui-helpers.js';
 import { renderTerminal } from '../support/terminal.js';
 
 test('a burst of events is batched: few store updates and renders; a key in the middle is handled at once', async () => {
@@ -65,4 +68,37 @@ test('a burst of events is batched: few store updates and renders; a key in the 
   expect(store.getState().session).toEqual(fold(events));
   expect(store.getState().events).toHaveLength(events.length);
   terminal.unmount();
+});
+
+test('a long run: the console holds the newest events, says how many older ones are in the log, and every panel still counts them all', async () => {
+  const total = 2 * LIVE_EVENTS + 500;
+  const { events } = await recordSession(total);
+  const first = events.slice(0, LIVE_EVENTS + 500);
+  const store = createConsoleStore();
+  const c = await renderStore(store, { columns: 100, rows: 30 });
+  await inAct(() => {
+    for (let i = 0; i < first.length; i += 1000) store.getState().apply(first.slice(i, i + 1000));
+  });
+
+  const held = store.getState();
+  expect(held.events).toHaveLength(LIVE_EVENTS);
+  expect(held.dropped).toBe(500);
+  expect(held.events[0]!.seq).toBe(500);
+  expect(held.session).toEqual(fold(first));
+  await c.waitForFrame(/ \d+ events \(500 older in the log\) · following/);
+
+  // Open the event before the newest; it stays open while newer events arrive, until the
+  // console lets it go, and then says where it is.
+  await c.press(KEY.up);
+  await c.press(KEY.enter);
+  const opened = store.getState().view.opened!;
+  const type = events[opened]!.type;
+  expect(opened).toBeGreaterThan(first.at(-1)!.seq - 10);
+  await c.waitForFrame(`Event #${opened} ${type}`);
+  await inAct(() => store.getState().apply(events.slice(first.length, first.length + 1000)));
+  expect(c.frame()).toContain(`Event #${opened} ${type}`);
+  await inAct(() => store.getState().apply(events.slice(first.length + 1000)));
+  await c.waitForFrame(`Event #${opened} is no longer held by the console`);
+  expect(store.getState().session).toEqual(fold(events));
+  expect(store.getState().session.eventCount).toBe(total);
 });
