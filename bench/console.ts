@@ -20,8 +20,8 @@
 // nothing here imports ink or src/ui statically. React runs the build the CLI runs
 // (production unless NODE_ENV says otherwise); in it <React.Profiler> reports nothing, so
 // commits are counted where Ink ends each one. The store is fed and Ink is rendered with
-// the settings of `runConsole` (src/ui/run-console.tsx): its batch interval, LIVE_BATCH_MS,
-// is imported; keep mount() in step with it.
+// the settings of `runConsole` (src/ui/run-console.tsx): its batch interval (LIVE_BATCH_MS)
+// and Ink options (RENDER_OPTIONS) are imported from it.
 import { EventEmitter } from 'node:events';
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
@@ -45,7 +45,7 @@ export const ROWS = 40;
 const LARGE = [200, 60] as const;
 /** The burst: events per second, for how long, and a key every this many ms. */
 const RATE = 5_000;
-const BURST_MS = 3_000;
+const BURST_MS = 10_000;
 const KEY_EVERY_MS = 100;
 const HISTORY_EVENTS = 5_000;
 const HEAP_EVENTS = 100_000;
@@ -165,12 +165,13 @@ async function loadConsole() {
   const { App } = await import('../src/ui/App.js');
   const { ConsoleProvider } = await import('../src/ui/context.js');
   const { batchInto, createConsoleStore, LIVE_BATCH_MS } = await import('../src/ui/store.js');
+  const { RENDER_OPTIONS } = await import('../src/ui/run-console.js');
   // Ink's instances by stdout (not exported): the root node is where every React commit
   // ends (Ink's reconciler calls `rootNode.onComputeLayout` in `resetAfterCommit`), which
   // counts commits in React's production build too, where <Profiler> reports nothing.
   const instancesUrl = new URL('./instances.js', import.meta.resolve('ink')).href;
   const { default: instances } = (await import(instancesUrl)) as { default: Map<unknown, { rootNode: { onComputeLayout?: () => void } }> };
-  return { React, ink, instances, App, ConsoleProvider, batchInto, createConsoleStore, LIVE_BATCH_MS };
+  return { React, ink, instances, App, ConsoleProvider, batchInto, createConsoleStore, LIVE_BATCH_MS, RENDER_OPTIONS };
 }
 type Console = Awaited<ReturnType<typeof loadConsole>>;
 type Store = ReturnType<Console['createConsoleStore']>;
@@ -229,7 +230,7 @@ function mount(c: Console, columns = COLUMNS, rows = ROWS): Mounted {
     stdout: stdout as unknown as NodeJS.WriteStream,
     stderr: stderr as unknown as NodeJS.WriteStream,
     stdin: stdin as unknown as NodeJS.ReadStream,
-    exitOnCtrlC: false,
+    ...c.RENDER_OPTIONS,
     patchConsole: false,
     onRender: ({ renderTime }) => {
       ink.count += 1;
@@ -304,7 +305,7 @@ interface Press {
   shown: number | null;
 }
 
-/** 1 and 2: keys every 100 ms during a 3 s burst of 5,000 events/s; latency, commits and frames. */
+/** 1 and 2: keys every 100 ms during a 10 s burst of 5,000 events/s; latency, commits and frames. */
 async function benchBurst(c: Console, lines: readonly string[]): Promise<void> {
   const events = lines.slice(0, (RATE * BURST_MS) / 1000).map((line) => JSON.parse(line) as LoopEvent);
   const ui = mount(c);

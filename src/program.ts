@@ -157,7 +157,7 @@ export function buildProgram(): Command {
     });
 
   async function readCheckpoints(dir: string): Promise<Array<{ file: string; input: CheckpointInput }>> {
-    const { loadCheckpointFile: loadCheckpoint } = await import('./engine/checkpoint-diff.js');
+    const { loadCheckpointFile: loadCheckpoint } = await import('./engine/checkpoint-file.js');
     let names: string[];
     try {
       names = readdirSync(dir).filter((n) => n.endsWith('.json')).sort();

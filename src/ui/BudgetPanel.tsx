@@ -1,6 +1,7 @@
 import React from 'react';
 import { Box, Text } from 'ink';
-import { activeSeconds, BUDGET_DIMENSIONS, type BudgetDimension } from '../engine/index.js';
+import { activeSeconds } from '../engine/fold.js';
+import { BUDGET_DIMENSIONS, type BudgetDimension } from '../engine/types.js';
 import { useConsole } from './context.js';
 import { budgetValue, gauge, percent } from './format.js';
 import { theme } from './theme.js';

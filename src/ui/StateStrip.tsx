@@ -1,6 +1,6 @@
 import React from 'react';
 import { Box, Text } from 'ink';
-import { LOOP_STATES } from '../engine/index.js';
+import { LOOP_STATES } from '../engine/machine.js';
 import { useConsole } from './context.js';
 import { stateColour, theme } from './theme.js';
 

@@ -1,4 +1,4 @@
-import { assertNever, type LoopEvent } from '../engine/index.js';
+import { assertNever, type LoopEvent } from '../engine/events.js';
 import { sanitize } from './sanitize.js';
 
 /**

@@ -1,4 +1,8 @@
-import { describeError, formatDuration, type Answerer, type BudgetDimension, type ResumePayload, type Session } from '../engine/index.js';
+import type { Answerer } from '../engine/drive.js';
+import { formatDuration } from '../engine/duration.js';
+import { describeError } from '../engine/errors.js';
+import type { BudgetDimension } from '../engine/types.js';
+import type { ResumePayload, Session } from '../engine/session.js';
 import type { ConsoleController } from './context.js';
 import type { ConsoleStore } from './store.js';
 

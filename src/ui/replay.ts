@@ -1,4 +1,5 @@
-import { fold, INITIAL_STATE, type LoopEvent, type SessionState } from '../engine/index.js';
+import type { LoopEvent } from '../engine/events.js';
+import { fold, INITIAL_STATE, type SessionState } from '../engine/fold.js';
 import type { ConsoleController } from './context.js';
 import { createConsoleStore, type ConsoleStore } from './store.js';
 

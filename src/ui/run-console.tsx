@@ -1,12 +1,23 @@
 import React from 'react';
-import { render, type Instance } from 'ink';
-import { describeError, drive, type LoopEvent, type LoopOutcome, type LoopRun } from '../engine/index.js';
+import { render, type Instance, type RenderOptions } from 'ink';
+import { drive } from '../engine/drive.js';
+import { describeError } from '../engine/errors.js';
+import type { LoopEvent } from '../engine/events.js';
+import type { LoopOutcome, LoopRun } from '../engine/session.js';
 import type { PreparedRun } from '../launch.js';
 import { App } from './App.js';
 import { ConsoleProvider } from './context.js';
 import { createLiveConsole } from './live.js';
 import { createReplay } from './replay.js';
 import { batchInto, createConsoleStore, LIVE_BATCH_MS } from './store.js';
+
+/**
+ * How Ink draws the console. Ctrl+C is the console's own key (once pauses, twice quits).
+ * Ink writes a frame at most every 1000 / `maxFps` ms after the one before: store updates
+ * come ten times a second at most ({@link LIVE_BATCH_MS}), so 60 rather than Ink's 30 only
+ * shortens the wait between a keypress and the frame that answers it (16 ms, not 33).
+ */
+export const RENDER_OPTIONS = { exitOnCtrlC: false, maxFps: 60 } as const satisfies RenderOptions;
 
 /** How the console ended: the run's outcome, or `null` when the operator quit first. */
 export interface ConsoleResult {
@@ -140,7 +151,7 @@ export async function runConsole(prepared: PreparedRun, start: () => LoopRun, op
     <ConsoleProvider store={store} controller={controller}>
       <App />
     </ConsoleProvider>,
-    { exitOnCtrlC: false },
+    RENDER_OPTIONS,
   );
   // A render error unmounts Ink and rejects this: quit the same way as the operator would.
   let renderFailure: unknown = null;
@@ -206,7 +217,7 @@ export async function replayConsole(events: readonly LoopEvent[]): Promise<void>
     <ConsoleProvider store={store} controller={controller}>
       <App />
     </ConsoleProvider>,
-    { exitOnCtrlC: false },
+    RENDER_OPTIONS,
   );
   ink.waitUntilExit().catch(() => quit());
   try {

@@ -1,5 +1,6 @@
 import { createStore, type StoreApi } from 'zustand/vanilla';
-import { fold, INITIAL_STATE, type LoopEvent, type SessionState } from '../engine/index.js';
+import type { LoopEvent } from '../engine/events.js';
+import { fold, INITIAL_STATE, type SessionState } from '../engine/fold.js';
 import { INITIAL_VIEW, type ViewState } from './view.js';
 
 /** Where a replay stands: the event shown (`index`, 0-based) of `total`. */

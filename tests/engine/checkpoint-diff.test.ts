@@ -4,7 +4,8 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { evaluateAll, type ProgressPolicy } from '../../src/engine/checkpoint.js';
-import { diffCheckpoint, loadCheckpointFile, type CheckpointDiff } from '../../src/engine/checkpoint-diff.js';
+import { diffCheckpoint, type CheckpointDiff } from '../../src/engine/checkpoint-diff.js';
+import { loadCheckpointFile } from '../../src/engine/checkpoint-file.js';
 import { ConfigErrors } from '../../src/engine/errors.js';
 import type { CheckpointInput, ReportedClaims } from '../../src/engine/types.js';
 
