@@ -1,11 +1,11 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { Command, Option } from 'commander';
-import { ConfigErrors } from './engine/errors.js';
+import { ConfigErrors, LoopdeckError } from './engine/errors.js';
 import type { CheckpointInput } from './engine/types.js';
 import type { LoopPolicy } from './engine/policy.js';
-import type { LoopRun } from './engine/session.js';
 import type { PreparedRun } from './launch.js';
+import type { ConsoleRun } from './ui/run-console.js';
 
 function readLogText(file: string): string {
   try {
@@ -23,6 +23,16 @@ export const EXIT = { goalMet: 0, usage: 1, notMet: 2, interrupted: 130 } as con
 function fail(message: string, code: number = EXIT.usage): never {
   process.stderr.write(`loopdeck: ${message}\n`);
   process.exit(code);
+}
+
+/** `work`, or exit 1 with `invalid config` and the errors when it throws ConfigErrors. */
+async function configOrExit<T>(work: Promise<T>): Promise<T> {
+  try {
+    return await work;
+  } catch (error) {
+    if (error instanceof ConfigErrors) fail(`invalid config\n${error.message}`);
+    throw error;
+  }
 }
 
 async function policyOrExit(file: string): Promise<LoopPolicy> {
@@ -60,25 +70,24 @@ export function buildProgram(): Command {
     .option('--goal <objective>', "start with this objective instead of loop.yaml's goal.objective")
     .option('--constraint <text>', 'add a constraint to the goal at start (repeatable)', (value: string, all: string[]) => [...all, value], [] as string[])
     .action(async (options: { config: string; headless?: boolean; approve: 'all' | 'none'; onPause: 'continue' | 'stop'; goal?: string; constraint: string[] }) => {
-      const loaded = await policyOrExit(options.config);
       if (options.goal !== undefined && options.goal.trim() === '') fail('--goal needs a non-empty objective');
-      const policy: LoopPolicy = {
-        ...loaded,
-        goal: {
-          ...loaded.goal,
-          ...(options.goal !== undefined ? { objective: options.goal.trim() } : {}),
-          constraints: [...loaded.goal.constraints, ...options.constraint.map((c) => c.trim()).filter(Boolean)],
-        },
-      };
-      let prepared;
-      try {
+      await supervise(async (step) => {
+        step(`loading ${options.config}…`);
+        const { loadPolicy } = await import('./engine/policy.js');
+        const loaded = loadPolicy(options.config);
+        const policy: LoopPolicy = {
+          ...loaded,
+          goal: {
+            ...loaded.goal,
+            ...(options.goal !== undefined ? { objective: options.goal.trim() } : {}),
+            constraints: [...loaded.goal.constraints, ...options.constraint.map((c) => c.trim()).filter(Boolean)],
+          },
+        };
+        step(`preparing the workspace ${policy.workspace.path}…`);
         const { prepareRun } = await import('./launch.js');
-        prepared = await prepareRun(policy, { cwd: process.cwd() });
-      } catch (error) {
-        if (error instanceof ConfigErrors) fail(`invalid config\n${error.message}`);
-        throw error;
-      }
-      await supervise(prepared, () => prepared.session.run(prepared.goal), options, false);
+        const prepared = await prepareRun(policy, { cwd: process.cwd() });
+        return { prepared, start: () => prepared.session.run(prepared.goal) };
+      }, options, false);
     });
 
   interface SuperviseOptions {
@@ -88,11 +97,17 @@ export function buildProgram(): Command {
     yes?: boolean;
   }
 
-  /** Runs a prepared session to the end in the console, or headless with JSONL on stdout. */
-  async function supervise(prepared: PreparedRun, start: () => LoopRun, options: SuperviseOptions, resuming: boolean): Promise<void> {
+  /**
+   * Prepares a run and runs it to the end: in the console (which is drawn first and shows
+   * the preparation), or headless with JSONL on stdout. Config errors exit 1 with the
+   * file, the path in it and what was expected.
+   */
+  async function supervise(prepare: (step: (text: string) => void) => Promise<ConsoleRun>, options: SuperviseOptions, resuming: boolean): Promise<void> {
     const interactive = !options.headless && process.stdout.isTTY && process.stdin.isTTY;
     if (!interactive) {
       if (!options.headless) process.stderr.write('loopdeck: no terminal on stdin/stdout; running headless\n');
+      const { prepared, start, warnings = [] } = await configOrExit(prepare(() => undefined));
+      for (const warning of warnings) process.stderr.write(`loopdeck: ${warning}\n`);
       if (resuming && !options.yes) {
         fail(`resuming headless needs --yes; the run stands at: ${summary(prepared)}`);
       }
@@ -112,8 +127,8 @@ export function buildProgram(): Command {
       return;
     }
     const { runConsole } = await import('./ui/run-console.js');
-    const result = await runConsole(prepared, start, { confirmResume: resuming });
-    prepared.log.close();
+    const result = await configOrExit(runConsole(prepare, { confirmResume: resuming }));
+    result.prepared?.log.close();
     process.stdout.write(`${result.message}\n`);
     const { exitCodeFor } = await import('./engine/drive.js');
     process.exitCode = result.outcome ? exitCodeFor(result.outcome) : EXIT.interrupted;
@@ -140,11 +155,14 @@ export function buildProgram(): Command {
     .addOption(new Option('--approve <which>', 'headless answer to tool-call prompts').choices(['all', 'none']).default('none'))
     .addOption(new Option('--on-pause <action>', 'headless answer to pauses').choices(['continue', 'stop']).default('stop'))
     .action(async (runDir: string, options: SuperviseOptions) => {
-      const { prepareResume } = await import('./launch.js');
-      const prepared = prepareResume(runDir);
-      for (const warning of prepared.warnings) process.stderr.write(`loopdeck: ${warning}\n`);
-      if (prepared.session.snapshot.done) fail(`${runDir}: the run is over (${prepared.session.snapshot.done.reason}); nothing to resume`);
-      await supervise(prepared, () => prepared.session.resume(), options, true);
+      await supervise(async (step) => {
+        step(`reading ${path.join(runDir, 'events.jsonl')}…`);
+        const { prepareResume } = await import('./launch.js');
+        const prepared = prepareResume(runDir);
+        const done = prepared.session.snapshot.done;
+        if (done) throw new LoopdeckError(`${runDir}: the run is over (${done.reason}); nothing to resume`);
+        return { prepared, start: () => prepared.session.resume(), warnings: prepared.warnings };
+      }, options, true);
     });
 
   program

@@ -41,6 +41,10 @@ export function CommandBar({ width }: { width: number }) {
       <Box height={1}>
         {busy ? (
           <Text color={theme.muted}>running {sanitize(line.text, { oneLine: true })} …</Text>
+        ) : notice?.working ? (
+          <Text color={theme.muted} wrap="truncate-end">
+            {sanitize(notice.text, { oneLine: true })}
+          </Text>
         ) : notice ? (
           <Text color={notice.ok ? theme.ok : theme.danger} wrap="truncate-end">
             {notice.ok ? '✓ ' : '✗ '}

@@ -6,7 +6,7 @@ import type { LoopEvent } from '../engine/events.js';
 import type { LoopOutcome, LoopRun } from '../engine/session.js';
 import type { PreparedRun } from '../launch.js';
 import { App } from './App.js';
-import { ConsoleProvider } from './context.js';
+import { ConsoleProvider, type ConsoleController } from './context.js';
 import { createLiveConsole } from './live.js';
 import { createReplay } from './replay.js';
 import { batchInto, createConsoleStore, LIVE_BATCH_MS } from './store.js';
@@ -107,45 +107,57 @@ export function guardExits(ink: () => Instance | null, flush: () => void, host: 
   };
 }
 
-/**
- * Runs a prepared session in the Ink console until the operator quits. Events reach
- * the store in batches; yields wait for the operator's keys (an approval no longer than
- * `approval.timeout`).
- */
-export async function runConsole(prepared: PreparedRun, start: () => LoopRun, options: { confirmResume?: boolean } = {}): Promise<ConsoleResult> {
-  const { session, policy } = prepared;
-  const store = createConsoleStore(prepared.prior);
-  const feed = batchInto(store, LIVE_BATCH_MS);
-  const unsubscribe = session.subscribe(feed.push);
-  let confirmed!: () => void;
-  const confirmation = new Promise<void>((resolve) => (confirmed = resolve));
-  if (options.confirmResume) {
-    store.getState().setGate('Resume this run from its log? Goal, budget used and the last checkpoint are shown above.');
-  } else {
-    confirmed();
-  }
+/** What the console runs once it is on screen: a prepared session and how to start it. */
+export interface ConsoleRun {
+  prepared: PreparedRun;
+  /** Starts the run (or resumes it from its log). */
+  start: () => LoopRun;
+  /** Said in the console before anything runs (e.g. a log's torn last line). */
+  warnings?: readonly string[];
+}
 
+/**
+ * Draws the console first, then prepares the run behind it (loading loop.yaml, copying
+ * and git-initialising the workspace, reading a log can take a second or more), then
+ * runs it until the operator quits. Events reach the store in batches; yields wait for
+ * the operator's keys (an approval no longer than `approval.timeout`). With
+ * `confirmResume`, nothing runs until the operator confirms.
+ * @param prepare builds the run; `step` says what it is doing, shown while it works
+ * @returns the outcome (`null` when the operator quit first), the closing message and
+ *   the prepared run (`null` when preparing failed or was never reached)
+ * @throws whatever `prepare` throws (e.g. ConfigErrors), after the terminal is restored
+ */
+export async function runConsole(
+  prepare: (step: (text: string) => void) => Promise<ConsoleRun>,
+  options: { confirmResume?: boolean } = {},
+): Promise<ConsoleResult & { prepared: PreparedRun | null }> {
+  const store = createConsoleStore();
+  const feed = batchInto(store, LIVE_BATCH_MS);
   let quit!: () => void;
   const quitting = new Promise<void>((resolve) => (quit = resolve));
-  const live = createLiveConsole({
-    session,
-    store,
-    approvalTimeoutSeconds: policy.approval.timeout,
-    increments: policy.budget.increments,
-    onQuit: () => quit(),
-  });
-  const controller = {
-    ...live.controller,
+  let confirmed!: () => void;
+  const confirmation = new Promise<void>((resolve) => (confirmed = resolve));
+
+  // Until the run is prepared there is nothing to answer or command; q and Ctrl+C quit.
+  let live: ReturnType<typeof createLiveConsole> | null = null;
+  const notYet = async () => ({ ok: false, message: 'the run is still being prepared' });
+  const controller: ConsoleController = {
+    answer: (payload, seq) => live?.controller.answer(payload, seq),
+    command: (line) => (live ? live.controller.command(line) : notYet()),
+    quit: () => (live ? live.controller.quit() : quit()),
+    requestPause: () => (live ? live.controller.requestPause?.() : quit()),
+    extend: (dimension) => (live?.controller.extend ? live.controller.extend(dimension) : notYet()),
     confirm: () => {
       store.getState().setGate(null);
       confirmed();
     },
   };
 
+  let prepared: PreparedRun | null = null;
   let ink: Instance | null = null;
   const unguard = guardExits(() => ink, () => {
     feed.flush();
-    prepared.log.sync();
+    prepared?.log.sync();
   });
   ink = render(
     <ConsoleProvider store={store} controller={controller}>
@@ -163,10 +175,39 @@ export async function runConsole(prepared: PreparedRun, start: () => LoopRun, op
   let outcome: LoopOutcome | null = null;
   let failure: unknown = null;
   let run: LoopRun | null = null;
+  let unsubscribe = () => {};
+  let unprepared = true;
   try {
+    store.getState().setNotice({ ok: true, text: 'preparing the run…', working: true });
+    const preparing = prepare((text) => store.getState().setNotice({ ok: true, text, working: true }));
+    const ready = await Promise.race([preparing, quitting.then(() => null)]);
+    // Quit while preparing: let preparing finish (a half-made workspace helps nobody).
+    const made = ready ?? (await preparing);
+    unprepared = false;
+    prepared = made.prepared;
+    const { session, policy } = made.prepared;
+    store.getState().apply(made.prepared.prior);
+    unsubscribe = session.subscribe(feed.push);
+    live = createLiveConsole({
+      session,
+      store,
+      approvalTimeoutSeconds: policy.approval.timeout,
+      increments: policy.budget.increments,
+      onQuit: () => quit(),
+    });
+    const warnings = made.warnings ?? [];
+    store.getState().setNotice(warnings.length > 0 ? { ok: false, text: warnings.join('; ') } : null);
+    if (ready === null) {
+      // The operator quit before the run was ready: nothing runs.
+    } else if (options.confirmResume) {
+      store.getState().setGate('Resume this run from its log? Goal, budget used and the last checkpoint are shown above.');
+    } else {
+      confirmed();
+    }
+
     // Nothing runs before the operator confirms a resume (or quits instead).
-    await Promise.race([confirmation, quitting]);
-    if (!store.getState().gate) run = start();
+    if (ready !== null) await Promise.race([confirmation, quitting]);
+    if (ready !== null && !store.getState().gate) run = made.start();
     const drivingRun =
       run === null
         ? Promise.resolve()
@@ -189,6 +230,8 @@ export async function runConsole(prepared: PreparedRun, start: () => LoopRun, op
     feed.flush();
   } finally {
     unsubscribe();
+    // Preparing failed: take the console off the screen, so the error is all there is.
+    if (unprepared) ink.clear();
     ink.unmount();
     await ink.waitUntilExit().catch(() => undefined);
     restoreTerminal();
@@ -198,9 +241,9 @@ export async function runConsole(prepared: PreparedRun, start: () => LoopRun, op
   if (failure) throw failure;
   const result = outcome as LoopOutcome | null;
   const where = `log: ${prepared.log.file}\nworkspace: ${prepared.workspace}`;
-  return result
-    ? { outcome: result, message: `loopdeck: ${result.reason}: ${result.summary}\n${where}` }
-    : { outcome: null, message: `loopdeck: quit before the run ended; the log is kept.\n${where}` };
+  if (result) return { outcome: result, message: `loopdeck: ${result.reason}: ${result.summary}\n${where}`, prepared };
+  const when = run === null ? 'before the run started' : 'before the run ended';
+  return { outcome: null, message: `loopdeck: quit ${when}; the log is kept.\n${where}`, prepared };
 }
 
 /**

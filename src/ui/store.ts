@@ -25,8 +25,11 @@ export interface ConsoleState {
   shown: number;
   /** Set in a replay: nothing can be answered or changed. */
   replay: ReplayPosition | null;
-  /** The answer to the operator's last command or key. */
-  notice: { ok: boolean; text: string } | null;
+  /**
+   * The answer to the operator's last command or key; with `working`, what the console
+   * is doing now (e.g. preparing the run), shown muted rather than as a success.
+   */
+  notice: { ok: boolean; text: string; working?: boolean } | null;
   /** A question to confirm before anything runs (resuming a run), or `null`. */
   gate: string | null;
   /** Epoch ms at which the pending approval is denied unanswered; `null`: no limit. */

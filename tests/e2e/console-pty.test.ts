@@ -1,7 +1,7 @@
 // The console as a person sees it: the built CLI runs the demo in a pseudo-terminal, the
 // screen is read through a terminal emulator, and keys are the bytes a terminal sends.
 // Needs `npm run build` (dist/cli.js). Each test has its own working directory and run.
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { execa } from 'execa';
@@ -309,6 +309,24 @@ describe('the console in a real terminal (demo run)', { timeout: 60_000 }, () =>
     const { code } = await t.exit;
     expect(code, t.describe()).toBe(0);
     expect(t.history(), t.describe()).toMatch(/loopdeck: goal_met/);
+    await expectRestored(t);
+  });
+});
+
+describe('before the run', { timeout: 60_000 }, () => {
+  it('a loop.yaml with errors: the console makes way for them, each names the file, line and path; exit 1', async () => {
+    const cwd = mkdtempSync(path.join(os.tmpdir(), 'loopdeck-bad-config-'));
+    writeFileSync(path.join(cwd, 'loop.yaml'), 'goal:\n  objective: Fix it\npattern: sideways\n');
+    const t = startPty({ args: ['run'], cwd, cols: 100, rows: 30 });
+    terminals.push(t);
+    const { code } = await t.exit;
+    expect(code, t.describe()).toBe(1);
+    const shown = t.history();
+    expect(shown, t.describe()).toMatch(/^loopdeck: invalid config$/m);
+    expect(shown, t.describe()).toMatch(/^loop\.yaml:3:10: pattern: expected one of react, plan-and-execute, reflexion, auto, found "sideways"$/m);
+    // The console was drawn while loop.yaml loaded, then cleared: the errors come first.
+    expect(t.output, 'the console drew first').toContain('(not started)');
+    expect(shown.slice(0, shown.indexOf('loopdeck: invalid config')).trim(), t.describe()).toBe('');
     await expectRestored(t);
   });
 });
