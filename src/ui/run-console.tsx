@@ -13,11 +13,13 @@ import { batchInto, createConsoleStore, LIVE_BATCH_MS } from './store.js';
 
 /**
  * How Ink draws the console. Ctrl+C is the console's own key (once pauses, twice quits).
- * Ink writes a frame at most every 1000 / `maxFps` ms after the one before: store updates
- * come ten times a second at most ({@link LIVE_BATCH_MS}), so 60 rather than Ink's 30 only
- * shortens the wait between a keypress and the frame that answers it (16 ms, not 33).
+ * Ink holds a frame back until 1000 / `maxFps` ms after the one before (33 ms by
+ * default). The console already limits its own updates: events reach the store ten times
+ * a second at most ({@link LIVE_BATCH_MS}), keys and clocks come at human pace. Ink's cap
+ * would only make a keypress that follows an event frame wait, so it is set out of the
+ * way (1 ms); updates in the same tick still make one frame.
  */
-export const RENDER_OPTIONS = { exitOnCtrlC: false, maxFps: 60 } as const satisfies RenderOptions;
+export const RENDER_OPTIONS = { exitOnCtrlC: false, maxFps: 1000 } as const satisfies RenderOptions;
 
 /** How the console ended: the run's outcome, or `null` when the operator quit first. */
 export interface ConsoleResult {

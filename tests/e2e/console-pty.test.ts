@@ -178,10 +178,13 @@ describe('the console in a real terminal (demo run)', { timeout: 60_000 }, () =>
     // The goal panel (Tab cycles the panels) lists it beside the original constraint,
     // apart from the revision's own row in the timeline and the notice.
     const inGoal = (s: string) => /do not edit the tests/.test(s) && s.split('\n').some((line) => line.includes('keep the public API') && !/revised/.test(line));
+    // The row of panel names marks the one shown; a clock tick elsewhere is no new panel.
+    const panels = (s: string) => s.split('\n').find((line) => /Checkpoint .*│.*Goal .*│.*Tool call/.test(line)) ?? '';
     for (let shown = await t.frame(), tabs = 0; !inGoal(shown); tabs++) {
       if (tabs === 5) throw new Error(`the constraint is in no panel${t.describe()}`);
+      const before = panels(shown);
       t.press(KEY.tab);
-      shown = await t.waitUntil((s) => s !== shown, 'the next panel', 5_000);
+      shown = await t.waitUntil((s) => panels(s) !== before, 'the next panel', 5_000);
     }
     const revised = logEvents(t).find((e) => e.type === 'goal.revised');
     expect(JSON.stringify(revised?.data), t.describe()).toContain('keep the public API');
