@@ -6,8 +6,39 @@ import { afterEach, vi } from 'vitest';
 import { App } from '../../src/ui/App.js';
 import { ConsoleProvider, type ConsoleController } from '../../src/ui/context.js';
 import type { ConsoleStore } from '../../src/ui/store.js';
-import { inAct, startConsole, waitUntil, type ConsoleRig, type RigOptions, type SpyController } from './console-rig.js';
+import { inAct, startConsole, waitUntil, type ConsoleRig, type PolicyOptions, type RigOptions, type SpyController } from './console-rig.js';
 import { renderTerminal, type Terminal } from './terminal.js';
+
+/**
+ * A run that stagnates: the agent reports claims and hypotheses each turn while the
+ * measured test counts (the same TAP summary every time) never move. With
+ * {@link STAGNANT_POLICY} the third checkpoint raises STAGNATION_DETECTED (an alert).
+ */
+export const STAGNANT = `
+turns:
+  - thought: Look around.
+    report:
+      remaining_hypotheses: [the greeting is too short]
+  - thought: Still looking.
+    report:
+      eliminated_hypotheses: [the name is wrong]
+  - final: The greeting is friendlier.
+    report:
+      new_evidence:
+        - { claim: the greeting says hi, evidence_ref: greets by name }
+`;
+
+/** A checkpoint every turn, stagnation after two without observed progress, alert only. */
+export const STAGNANT_POLICY: PolicyOptions = {
+  every: 1,
+  threshold: 2,
+  onDetect: 'alert',
+  observe: [{ name: 'tests', command: "printf '# pass 1\\n# fail 1\\n'" }],
+  signals: [
+    { signal: 'observed.tests.failing', direction: 'decrease' },
+    { signal: 'observed.tests.passing', direction: 'increase' },
+  ],
+};
 
 const rigs: ConsoleRig[] = [];
 

@@ -10,17 +10,13 @@ vi.hoisted(() => {
   delete process.env.CONTINUOUS_INTEGRATION;
 });
 
-import React from 'react';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import isInCi from 'is-in-ci';
-import { fold, type LoopEvent } from '../../src/engine/index.js';
-import { App } from '../../src/ui/App.js';
-import { ConsoleProvider, type ConsoleController } from '../../src/ui/context.js';
+import { fold } from '../../src/engine/index.js';
 import { createConsoleStore } from '../../src/ui/store.js';
-import { KEY, runHeadless, waitUntil, type PolicyOptions } from '../support/console-rig.js';
-import { renderTerminal } from '../support/terminal.js';
-import { normalize, open, pendingSeq } from '../support/ui-helpers.js';
+import { KEY, runHeadless, waitUntil } from '../support/console-rig.js';
+import { normalize, open, pendingSeq, renderStore, STAGNANT, STAGNANT_POLICY } from '../support/ui-helpers.js';
 
 const ECHO = `
 turns:
@@ -186,7 +182,9 @@ describe('command bar', () => {
     expect(rig.frame()).toContain('Approve tool call shell (t1)');
     await rig.press(KEY.enter);
 
-    const frame = await rig.waitForFrame('✓ goal revised');
+    // The answer shows at once; the revision's event reaches the store with the next batch.
+    await rig.waitFor(() => rig.frame().includes('✓ goal revised') && rig.frame().includes('[rev 1, active]'), 'the answer and the revised goal');
+    const frame = rig.frame();
     expect(frame).toContain('loopdeck Make the greeting friendlier [rev 1, active]');
     expect(frame).toMatch(/goal\.revised\s+goal revised \(add-constraint\): keep the API/);
     expect(frame).toContain('✓ goal revised (add-constraint): revision 1');
@@ -328,44 +326,9 @@ describe('keys never answer a prompt they did not see', () => {
 });
 
 describe('stagnation', () => {
-  const STAGNANT = `
-turns:
-  - thought: Look around.
-    report:
-      remaining_hypotheses: [the greeting is too short]
-  - thought: Still looking.
-    report:
-      eliminated_hypotheses: [the name is wrong]
-  - final: The greeting is friendlier.
-    report:
-      new_evidence:
-        - { claim: the greeting says hi, evidence_ref: greets by name }
-`;
-  const POLICY: PolicyOptions = {
-    every: 1,
-    threshold: 2,
-    onDetect: 'alert',
-    // The same TAP summary every time: nothing measured ever moves.
-    observe: [{ name: 'tests', command: "printf '# pass 1\\n# fail 1\\n'" }],
-    signals: [
-      { signal: 'observed.tests.failing', direction: 'decrease' },
-      { signal: 'observed.tests.passing', direction: 'increase' },
-    ],
-  };
-
-  function renderStore(events: readonly LoopEvent[]) {
-    const controller: ConsoleController = { answer: vi.fn(), command: vi.fn(async () => ({ ok: false, message: 'replay' })), quit: vi.fn() };
-    return renderTerminal(
-      <ConsoleProvider store={createConsoleStore(events)} controller={controller}>
-        <App />
-      </ConsoleProvider>,
-      { columns: 100, rows: 30 },
-    );
-  }
-
   test('a store folded from a real stagnant run shows the banner and the checkpoint diff', async () => {
     let now = Date.UTC(2026, 0, 1);
-    const { events, outcome, agent } = await runHeadless(STAGNANT, POLICY, () => (now += 250));
+    const { events, outcome, agent } = await runHeadless(STAGNANT, STAGNANT_POLICY, () => (now += 250));
     expect(outcome.reason).toBe('goal_met');
     expect(agent.remaining).toBe(0);
     const checkpoints = events.flatMap((e) => (e.type === 'checkpoint.recorded' ? [e.data.checkpoint] : []));
@@ -377,12 +340,11 @@ turns:
 
     // Before the third checkpoint: no banner.
     const second = events.findIndex((e) => e.type === 'checkpoint.recorded' && e.data.checkpoint.index === 1);
-    const early = renderStore(events.slice(0, second + 1));
+    const early = await renderStore(createConsoleStore(events.slice(0, second + 1)));
     expect(early.frame()).toContain('NO_OBSERVED_PROGRESS');
     expect(early.frame()).not.toContain('STAGNATION_DETECTED');
-    early.unmount();
 
-    const terminal = renderStore(events);
+    const terminal = await renderStore(createConsoleStore(events));
     expect(terminal.frame()).toMatchInlineSnapshot(`
       "loopdeck Make the greeting friendlier                                                    run ui-test
       react · DONE (goal_met) · iteration 3/20 · 7s
@@ -414,11 +376,10 @@ turns:
 
       Run finished: goal_met. [tab] panel  [x] ack alert  [/] command  [?] help  [q] quit"
     `);
-    terminal.unmount();
   });
 
   test('the live console shows the banner when the run raises the alert', async () => {
-    const rig = await open({ transcript: STAGNANT, policy: POLICY });
+    const rig = await open({ transcript: STAGNANT, policy: STAGNANT_POLICY });
     await expect(rig.outcome).resolves.toMatchObject({ reason: 'goal_met' });
     const frame = await rig.waitForFrame('⚠ STAGNATION_DETECTED: 2/2');
     expect(frame).toMatch(/stagnation\.detected STAGNATION_DETECTED 2\/2 → alert/);
