@@ -23,7 +23,6 @@
 // commits are counted where Ink ends each one. The store is fed and Ink is rendered with
 // the settings of `runConsole` (src/ui/run-console.tsx): its batch interval (LIVE_BATCH_MS)
 // and Ink options (RENDER_OPTIONS) are imported from it.
-import { EventEmitter } from 'node:events';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -33,6 +32,7 @@ import { Writable } from 'node:stream';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { stripVTControlCharacters } from 'node:util';
 import type { LoopEvent } from '../src/engine/events.js';
+import { FakeStdin } from '../tests/support/fake-stdin.js';
 import { makeLog, describeLog } from './make-log.js';
 import { collectGarbage, detail, header, median, quantile, summary, target } from './report.js';
 
@@ -125,31 +125,6 @@ export class FakeStdout extends Writable {
     this.onFrame?.(frame);
     this.frames.push(this.keepText ? frame : { ...frame, text: '' });
   }
-}
-
-/** A terminal's stdin in raw mode, as ink-testing-library builds it: `write` delivers a key. */
-export class FakeStdin extends EventEmitter {
-  readonly isTTY = true;
-  isRaw = false;
-  private data: string | null = null;
-  write(data: string): void {
-    this.data = data;
-    this.emit('readable');
-    this.emit('data', data);
-  }
-  read(): string | null {
-    const { data } = this;
-    this.data = null;
-    return data;
-  }
-  setEncoding(): void {}
-  setRawMode(mode: boolean): void {
-    this.isRaw = mode;
-  }
-  resume(): void {}
-  pause(): void {}
-  ref(): void {}
-  unref(): void {}
 }
 
 // ------------------------------------------------------------------ the console under test

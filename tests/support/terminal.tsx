@@ -5,6 +5,7 @@ import { EventEmitter } from 'node:events';
 import type { ReactElement } from 'react';
 import { stripVTControlCharacters } from 'node:util';
 import { render as inkRender, type Instance } from 'ink';
+import { FakeStdin } from './fake-stdin.js';
 
 export class FakeStdout extends EventEmitter {
   readonly frames: string[] = [];
@@ -20,30 +21,6 @@ export class FakeStdout extends EventEmitter {
     return true;
   };
   lastFrame = (): string | undefined => this.frames.at(-1);
-}
-
-export class FakeStdin extends EventEmitter {
-  isTTY = true;
-  isRaw = false;
-  private data: string | null = null;
-  write = (data: string): void => {
-    this.data = data;
-    this.emit('readable');
-    this.emit('data', data);
-  };
-  read = (): string | null => {
-    const { data } = this;
-    this.data = null;
-    return data;
-  };
-  setEncoding(): void {}
-  setRawMode(mode: boolean): void {
-    this.isRaw = mode;
-  }
-  resume(): void {}
-  pause(): void {}
-  ref(): void {}
-  unref(): void {}
 }
 
 export interface Terminal {
