@@ -128,7 +128,7 @@ export function buildProgram(): Command {
     }
     const { runConsole } = await import('./ui/run-console.js');
     const result = await configOrExit(runConsole(prepare, { confirmResume: resuming }));
-    result.prepared?.log.close();
+    result.prepared.log.close();
     process.stdout.write(`${result.message}\n`);
     const { exitCodeFor } = await import('./engine/drive.js');
     process.exitCode = result.outcome ? exitCodeFor(result.outcome) : EXIT.interrupted;

@@ -126,13 +126,13 @@ export interface ConsoleRun {
  * `confirmResume`, nothing runs until the operator confirms.
  * @param prepare builds the run; `step` says what it is doing, shown while it works
  * @returns the outcome (`null` when the operator quit first), the closing message and
- *   the prepared run (`null` when preparing failed or was never reached)
+ *   the prepared run (its log is still open)
  * @throws whatever `prepare` throws (e.g. ConfigErrors), after the terminal is restored
  */
 export async function runConsole(
   prepare: (step: (text: string) => void) => Promise<ConsoleRun>,
   options: { confirmResume?: boolean } = {},
-): Promise<ConsoleResult & { prepared: PreparedRun | null }> {
+): Promise<ConsoleResult & { prepared: PreparedRun }> {
   const store = createConsoleStore();
   const feed = batchInto(store, LIVE_BATCH_MS);
   let quit!: () => void;
