@@ -1,7 +1,8 @@
 // A live console for UI tests: a real Session over a real temporary workspace, a scripted
 // agent, the console store fed by batchInto, and the controller run-console.tsx uses
 // (createLiveConsole), with spies on it. The terminal has a chosen size.
-// Frames are read from ink-testing-library; waits are on conditions, never fixed sleeps.
+// Frames are read from that terminal (tests/support/terminal.tsx, built the way
+// ink-testing-library is, with rows); waits are on conditions, never fixed sleeps.
 import React, { act } from 'react';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';

@@ -1,0 +1,85 @@
+// Panels on their own, rendered with ink-testing-library (its terminal is 100 columns,
+// with no rows: the panels here take their size as props). Whole frames, from a store
+// folded from a real run that stagnates.
+import { vi, describe, test, expect, beforeAll } from 'vitest';
+
+vi.hoisted(() => {
+  delete process.env.CI;
+  delete process.env.CONTINUOUS_INTEGRATION;
+});
+
+import React, { type ReactNode } from 'react';
+import { render } from 'ink-testing-library';
+import type { LoopEvent } from '../../src/engine/index.js';
+import { BudgetPanel } from '../../src/ui/BudgetPanel.js';
+import { CheckpointPanel } from '../../src/ui/CheckpointPanel.js';
+import { ConsoleProvider } from '../../src/ui/context.js';
+import { Header } from '../../src/ui/Header.js';
+import { StateStrip } from '../../src/ui/StateStrip.js';
+import { Timeline } from '../../src/ui/Timeline.js';
+import { createConsoleStore } from '../../src/ui/store.js';
+import { runHeadless } from '../support/console-rig.js';
+import { STAGNANT, STAGNANT_POLICY } from '../support/ui-helpers.js';
+
+let events: LoopEvent[];
+beforeAll(async () => {
+  let now = Date.UTC(2026, 0, 1);
+  events = (await runHeadless(STAGNANT, STAGNANT_POLICY, () => (now += 250))).events;
+});
+
+/** The frame of `node` over a store holding the run's events up to `upTo` (a type). */
+function frameOf(node: ReactNode, upTo?: LoopEvent['type']): string {
+  const end = upTo ? events.findLastIndex((e) => e.type === upTo) + 1 : events.length;
+  const controller = { answer: () => undefined, command: async () => ({ ok: false, message: 'read-only' }), quit: () => undefined };
+  const { lastFrame, unmount } = render(
+    <ConsoleProvider store={createConsoleStore(events.slice(0, end))} controller={controller}>
+      {node}
+    </ConsoleProvider>,
+  );
+  const frame = lastFrame() ?? '';
+  unmount();
+  return frame;
+}
+
+describe('panels, whole frames', () => {
+  test('header and state strip: objective, pattern, state, iteration, elapsed, run id; the current state marked', () => {
+    expect(frameOf(<Header />)).toMatchInlineSnapshot(`
+      "loopdeck Make the greeting friendlier                                                    run ui-test
+      react · DONE (goal_met) · iteration 3/20 · 7s"
+    `);
+    expect(frameOf(<StateStrip />)).toMatchInlineSnapshot(`"IDLE › PLANNING › EXECUTING › AWAITING_TOOL › REFLECTING ›  DONE   ← REFLECTING #25"`);
+  });
+
+  test('budget gauges: all five dimensions, used/limit and percent', () => {
+    expect(frameOf(<BudgetPanel width={100} />)).toMatchInlineSnapshot(`
+      "turns 15%           tool calls 0%       wall clock 0%       tokens 0%           cost 0%
+      ██░░░░░░░░░░░░ 3/20 ░░░░░░░░░░░░░░ 0/20 ░░░░░░░░░░░░ 7s/30m ░░░░░░░░░░░░ 0/100k ░░░░░░░ $0.00/$1.00"
+    `);
+  });
+
+  test('checkpoint diff: observed against reported, with the counter and the stagnation verdict', () => {
+    expect(frameOf(<CheckpointPanel height={8} width={100} />, 'stagnation.detected')).toMatchInlineSnapshot(`
+      "#3/3 · iteration 3 · NO_OBSERVED_PROGRESS + STAGNATION_DETECTED · counter 2/2 · [ earlier
+      observed (measured) observed_progress false       reported (claims) vs #2 claimed_progress true
+      tests.failing 1 → 1 want ↓ no change              eliminated −the name is wrong
+      tests.passing 1 → 1 want ↑ no change              remaining  no change
+      evidence 1 claim(s): +1 new, −0 dropped vs the previous checkpoint
+       [not found] “greets by name” the greeting says hi
+
+      "
+    `);
+  });
+
+  test('timeline: one row per event, alerts marked in the gutter', () => {
+    expect(frameOf(<Timeline height={8} />, 'stagnation.detected')).toMatchInlineSnapshot(`
+      "── Timeline · filter activity (f) · 13 events · following (end)
+         13 model.call          turn 2: Still looking. (0+0 tok)
+         14 step.end            step 2 ok: Still looking.
+         16 checkpoint.recorded checkpoint #2 (turn 2): NO_OBSERVED_PROGRESS, counter 1/2
+         19 model.call          turn 3: claims done: The greeting is friendlier. (0+0 tok)
+         20 step.end            step 3 ok
+      !  22 checkpoint.recorded checkpoint #3 (turn 3): NO_OBSERVED_PROGRESS + STAGNATION_DETECTED, count…
+      !  23 stagnation.detected STAGNATION_DETECTED 2/2 → alert"
+    `);
+  });
+});
