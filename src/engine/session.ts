@@ -278,7 +278,7 @@ export class Session {
       if (trimmed === '/stop --abort') {
         this.stopRequested = 'abort';
         this.abort.abort();
-        return { ok: true, message: 'aborting: running tools are killed, the workspace will be stashed and a failure report written' };
+        return { ok: true, message: 'aborting: running tools are killed, a waiting tool call never runs, the workspace will be stashed and a failure report written' };
       }
       return { ok: false, message: 'usage: /stop (stop at the next safe point) or /stop --abort (kill tools, stash the workspace, write a failure report)' };
     }
@@ -509,6 +509,7 @@ export class Session {
     this.awaiting = { kind: 'pause', reason, prompt };
     const answer = (yield this.awaiting) as PauseAnswer;
     this.awaiting = null;
+    if (this.stopRequested === 'abort') throw new Stop(await this.abortRun('the operator aborted the run (/stop --abort)'));
     if (answer.action === 'stop') {
       const done: DoneReason = reason.startsWith('budget_exceeded:') ? 'exhausted' : 'stopped';
       const note = answer.note ? `: ${answer.note}` : '';
@@ -666,6 +667,9 @@ export class Session {
       answer = (yield this.awaiting) as ToolAnswer;
       this.awaiting = null;
     }
+    // Aborted while the call waited for its answer: it never runs, whatever the answer.
+    const aborting = this.stopRequested === 'abort';
+    if (aborting) answer = { decision: 'deny', note: 'the operator aborted the run (/stop --abort)' };
     const by = ask ? 'operator' : 'policy';
     const always = answer.decision === 'approve' && answer.always ? { always: answer.always } : {};
     this.emit('tool.decision', { call_id: call.id, decision: answer.decision, by, ...(answer.note ? { note: answer.note } : {}), ...always });
@@ -676,6 +680,10 @@ export class Session {
       const why = answer.note ? `: ${answer.note}` : '';
       result = { call_id: call.id, name: call.name, status: 'denied', output: `denied by the ${by}${why}`, exit_code: null, duration_ms: 0 };
       this.emit('tool.result', { result });
+      if (aborting) {
+        await this.hook('after_tool_call', { call, result, error });
+        throw new Stop(await this.abortRun('the operator aborted the run (/stop --abort)'));
+      }
     } else {
       const started = this.clock();
       try {

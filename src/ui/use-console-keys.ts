@@ -225,6 +225,8 @@ export function createCommands(store: ConsoleStore, controller: ConsoleControlle
         setView(result.ok ? { busy: false, input: null, line: EMPTY_LINE } : { busy: false });
         // `/stop` takes effect at the next safe point; a pause waiting now is that point.
         if (result.ok && /^\/stop(\s|$)/.test(trimmed)) answerPause({ action: 'stop', note: 'the operator stopped the run from the command bar' });
+        // `/stop --abort` does not wait: a tool call waiting for its answer is denied now.
+        if (result.ok && trimmed === '/stop --abort') answerTool({ decision: 'deny', note: 'the operator aborted the run (/stop --abort)' });
       },
       (error: unknown) => {
         notice(false, String(error));

@@ -13,6 +13,7 @@ import { ScriptedAgent } from '../../src/engine/agents/scripted.js';
 import { drive, headlessAnswerer } from '../../src/engine/drive.js';
 import type { LoopEvent } from '../../src/engine/events.js';
 import { newGoal } from '../../src/engine/goal.js';
+import { HookRegistry } from '../../src/engine/hooks.js';
 import { parsePolicy, type LoopPolicy } from '../../src/engine/policy.js';
 import { Session } from '../../src/engine/session.js';
 import type { AgentTurn } from '../../src/engine/types.js';
@@ -177,6 +178,29 @@ describe('the circuit breaker', () => {
     expect(report.restore).toContain(report.stash.sha);
     const recorded = run.events.find((e) => e.type === 'abort.recorded');
     expect(recorded?.data).toMatchObject({ report: reportFile, stash: `stashed as ${report.stash.sha}` });
+    expect(run.events.at(-1)).toMatchObject({ type: 'session.complete', data: { reason: 'aborted' } });
+  });
+
+  it('/stop --abort while a tool call waits for approval: the call never runs, even if approved after; the run ends aborted', async () => {
+    const dir = repo();
+    const runDir = path.join(tempDir('loopdeck-rundir-'), 'runs', 's1');
+    const agent = script({ turns: [call('t1', 'write_file', { path: 'app.js', content: 'export const x = 2;\n' }), { thought: 'never asked' }] });
+    const hooks = new HookRegistry();
+    hooks.on('before_tool_call', 'ask', () => ({ type: 'pause', prompt: 'approve?' }));
+    const run = session(dir, agent, policyFor(dir, { pattern: 'react' }), { runDir, hooks });
+    const gen = run.session.run(newGoal('change files'));
+    const waiting = await gen.next();
+    expect(waiting).toMatchObject({ done: false, value: { kind: 'tool', call: { id: 't1' } } });
+    expect((await run.session.command('/stop --abort')).ok).toBe(true);
+    const end = await gen.next({ decision: 'approve' });
+
+    expect(end).toMatchObject({ done: true, value: { reason: 'aborted' } });
+    expect(readFileSync(path.join(dir, 'app.js'), 'utf8')).toBe('export const x = 1;\n');
+    const decision = run.events.find((e) => e.type === 'tool.decision');
+    expect(decision?.data).toMatchObject({ call_id: 't1', decision: 'deny', by: 'operator', note: 'the operator aborted the run (/stop --abort)' });
+    expect(run.events.filter((e) => e.type === 'tool.result').map((e) => e.type === 'tool.result' && e.data.result.status)).toEqual(['denied']);
+    expect(run.events.filter((e) => e.type === 'model.call')).toHaveLength(1);
+    expect(existsSync(path.join(runDir, 'failure-report.json'))).toBe(true);
     expect(run.events.at(-1)).toMatchObject({ type: 'session.complete', data: { reason: 'aborted' } });
   });
 

@@ -432,14 +432,16 @@ describe('/stop', () => {
     expect(rig.events.find((e) => e.type === 'session.complete')?.data).toMatchObject({ reason: 'stopped' });
   });
 
-  test('/stop --abort ends the run aborted and the console shows where the report is', async () => {
+  test('/stop --abort at a prompt ends the run at once, aborted: the waiting call never runs; the console shows where the report is', async () => {
     const rig = await open({ transcript: WAITING });
     await rig.waitForFrame('Approve tool call shell (t1)');
     await run(rig, '/stop --abort');
     expect(rig.frame()).toContain('✓ aborting:');
-    await rig.waitForArmed();
-    await rig.press('n');
+    // No key answers the prompt: the abort denies the waiting call itself.
     await expect(rig.outcome).resolves.toMatchObject({ reason: 'aborted' });
+    expect(rig.controller.answer).toHaveBeenCalledTimes(1);
+    expect(rig.session.snapshot.tools.t1?.decision).toMatchObject({ decision: 'deny', note: 'the operator aborted the run (/stop --abort)' });
+    expect(rig.session.snapshot.tools.t1?.result?.status).toBe('denied');
     await rig.waitForFrame('Run finished: aborted.');
     const abort = rig.session.snapshot.abort;
     expect(abort).not.toBeNull();
