@@ -1,4 +1,4 @@
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describeError, InvariantError } from './engine/errors.js';
 import type { LoopEvent } from './engine/events.js';
@@ -122,12 +122,14 @@ export interface ResumableRun extends PreparedRun {
  * Reads a run directory (`events.jsonl` and `policy.json`) and wires a session that
  * continues it in the same workspace.
  * @throws LogError for a corrupt log (line and `seq` gap named); InvariantError when the
- *   directory holds no started run or no policy
+ *   directory holds no started run or no policy, or the run's workspace is gone
  */
 export function prepareResume(runDir: string): ResumableRun {
   const { events, warnings } = readLog(path.join(runDir, 'events.jsonl'));
   const start = events[0];
-  if (!start || start.type !== 'session.start') throw new InvariantError(`${runDir}: the log has no session.start`);
+  if (!start || start.type !== 'session.start') {
+    throw new InvariantError(`${runDir}: the run never started (its log has no session.start); nothing to resume, start a new one with loopdeck run`);
+  }
   let policy: LoopPolicy;
   try {
     policy = JSON.parse(readFileSync(path.join(runDir, POLICY_FILE), 'utf8')) as LoopPolicy;
@@ -135,6 +137,9 @@ export function prepareResume(runDir: string): ResumableRun {
     throw new InvariantError(`${path.join(runDir, POLICY_FILE)}: cannot read the run's policy (${describeError(error)})`);
   }
   const workspace = start.data.workspace;
+  if (!existsSync(workspace)) {
+    throw new InvariantError(`${runDir}: the run's workspace ${workspace} no longer exists (a temporary copy goes when the temp folder is cleaned); nothing to resume, start a new run with loopdeck run`);
+  }
   const { session, log, onAgentText } = wire(policy, { id: start.session, runDir, workspace, prior: events });
   return { session, goal: start.data.goal, log, runDir, workspace, policy, warnings, prior: events, onAgentText };
 }

@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { Command, Option } from 'commander';
 import { ConfigErrors, LoopdeckError } from './engine/errors.js';
@@ -6,6 +6,12 @@ import type { CheckpointInput } from './engine/types.js';
 import type { LoopPolicy } from './engine/policy.js';
 import type { PreparedRun } from './launch.js';
 import type { ConsoleRun } from './ui/run-console.js';
+
+/** The log file of a run, in its run directory. */
+const LOG_FILE = 'events.jsonl';
+
+const isFile = (p: string) => statSync(p, { throwIfNoEntry: false })?.isFile() ?? false;
+const isDirectory = (p: string) => statSync(p, { throwIfNoEntry: false })?.isDirectory() ?? false;
 
 function readLogText(file: string): string {
   try {
@@ -149,12 +155,13 @@ export function buildProgram(): Command {
   program
     .command('resume')
     .description('continue a run from its log (.loopdeck/runs/<session>)')
-    .argument('<run-dir>', 'the run directory holding events.jsonl and policy.json')
+    .argument('<run>', 'the run directory holding events.jsonl and policy.json, or its events.jsonl')
     .option('--headless', 'no console: stream events as JSONL on stdout')
     .option('-y, --yes', 'headless: resume without asking')
     .addOption(new Option('--approve <which>', 'headless answer to tool-call prompts').choices(['all', 'none']).default('none'))
     .addOption(new Option('--on-pause <action>', 'headless answer to pauses').choices(['continue', 'stop']).default('stop'))
-    .action(async (runDir: string, options: SuperviseOptions) => {
+    .action(async (run: string, options: SuperviseOptions) => {
+      const runDir = path.basename(run) === LOG_FILE && isFile(run) ? path.dirname(run) : run;
       await supervise(async (step) => {
         step(`reading ${path.join(runDir, 'events.jsonl')}…`);
         const { prepareResume } = await import('./launch.js');
@@ -228,9 +235,10 @@ export function buildProgram(): Command {
   program
     .command('replay')
     .description('show a recorded run without running anything')
-    .argument('<events>', 'an events.jsonl file')
+    .argument('<events>', 'an events.jsonl file, or the run directory holding it')
     .option('--headless', 'print the folded final state as JSON')
-    .action(async (file: string, options: { headless?: boolean }) => {
+    .action(async (given: string, options: { headless?: boolean }) => {
+      const file = isDirectory(given) ? path.join(given, LOG_FILE) : given;
       const { foldLog, readLog } = await import('./engine/log.js');
       if (options.headless || !process.stdout.isTTY || !process.stdin.isTTY) {
         // Folded while parsing: no event is kept, so a long log replays in bounded memory.

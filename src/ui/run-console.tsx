@@ -1,3 +1,4 @@
+import path from 'node:path';
 import React from 'react';
 import { render, type Instance, type RenderOptions } from 'ink';
 import { drive } from '../engine/drive.js';
@@ -244,8 +245,11 @@ export async function runConsole(
   const result = outcome as LoopOutcome | null;
   const where = `log: ${prepared.log.file}\nworkspace: ${prepared.workspace}`;
   if (result) return { outcome: result, message: `loopdeck: ${result.reason}: ${result.summary}\n${where}`, prepared };
-  const when = run === null ? 'before the run started' : 'before the run ended';
-  return { outcome: null, message: `loopdeck: quit ${when}; the log is kept.\n${where}`, prepared };
+  // A run that never started has nothing to resume; one quit at the resume gate still has.
+  if (run === null && !options.confirmResume) return { outcome: null, message: `loopdeck: quit before the run started.\n${where}`, prepared };
+  const what = run === null ? 'quit without resuming' : 'quit before the run ended';
+  const again = `loopdeck resume ${path.relative(process.cwd(), prepared.runDir) || '.'}`;
+  return { outcome: null, message: `loopdeck: ${what}; the log is kept.\n${where}\ncontinue: ${again}`, prepared };
 }
 
 /**

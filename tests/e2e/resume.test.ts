@@ -55,7 +55,8 @@ describe('crash-resume', () => {
     expect(refused.stderr).toContain('needs --yes');
     expect(readEvents(path.join(runDir, 'events.jsonl'))).toHaveLength(before.length);
 
-    const resumed = await execa('node', [cli, 'resume', runDir, '--headless', '--yes', '--approve', 'all', '--on-pause', 'continue'], {
+    // The run's log file names the run as well as its directory.
+    const resumed = await execa('node', [cli, 'resume', path.join(runDir, 'events.jsonl'), '--headless', '--yes', '--approve', 'all', '--on-pause', 'continue'], {
       cwd,
       reject: false,
     });
@@ -78,6 +79,29 @@ describe('crash-resume', () => {
     expect(again.exitCode).toBe(1);
     expect(again.stderr).toContain('the run is over');
     rmSync(events[0]!.data.workspace as string, { recursive: true, force: true });
+  });
+
+  it('a run whose workspace is gone: resume says so before anything runs, and the log is untouched', async () => {
+    const runDir = await runAndKill(cwd, 25);
+    const file = path.join(runDir, 'events.jsonl');
+    const before = readFileSync(file, 'utf8');
+    const workspace = readEvents(file)[0]!.data.workspace as string;
+    rmSync(workspace, { recursive: true, force: true });
+    const result = await execa('node', [cli, 'resume', runDir, '--headless', '--yes'], { cwd, reject: false });
+    expect(result.exitCode).toBe(1);
+    expect(result.stderr).toContain(`the run's workspace ${workspace} no longer exists`);
+    expect(result.stdout).toBe('');
+    expect(readFileSync(file, 'utf8')).toBe(before);
+  });
+
+  it('replay takes the run directory as well as its log file', async () => {
+    const runDir = await runAndKill(cwd, 25);
+    const byDir = await execa('node', [cli, 'replay', runDir, '--headless'], { cwd, reject: false });
+    const byFile = await execa('node', [cli, 'replay', path.join(runDir, 'events.jsonl'), '--headless'], { cwd, reject: false });
+    expect(byDir.exitCode, byDir.stderr).toBe(0);
+    expect(JSON.parse(byDir.stdout).eventCount).toBeGreaterThanOrEqual(25);
+    expect(byDir.stdout).toBe(byFile.stdout);
+    rmSync(readEvents(path.join(runDir, 'events.jsonl'))[0]!.data.workspace as string, { recursive: true, force: true });
   });
 
   it('refuses a log with a corrupt line in the middle, naming the line and the seq gap', async () => {
