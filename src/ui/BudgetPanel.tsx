@@ -55,6 +55,17 @@ export function BudgetPanel({ width, compact = false }: { width: number; compact
   const limits = useConsole((s) => s.session.limits);
   const exhausted = useConsole((s) => s.session.exhausted);
   const colour = useColours(used);
+  // Before session.start the limits are not known yet (the run is being prepared).
+  const known = useConsole((s) => s.session.startedAt !== null);
+  if (!known) {
+    return (
+      <Box height={compact ? 1 : 2} flexShrink={0}>
+        <Text color={theme.muted} wrap="truncate-end">
+          budget: {BUDGET_DIMENSIONS.map((d) => LABEL[d]).join(', ')}, shown once the run starts
+        </Text>
+      </Box>
+    );
+  }
   if (compact) {
     return (
       <Box height={1} flexShrink={0}>

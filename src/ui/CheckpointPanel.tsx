@@ -47,7 +47,7 @@ export function CheckpointPanel({ height, width, compact = false }: { height: nu
   if (!current) {
     return (
       <Box height={height} flexShrink={0}>
-        <Text color={theme.muted}>No checkpoint yet (one every {every} iterations).</Text>
+        <Text color={theme.muted}>No checkpoint yet{every > 0 ? ` (one every ${every} iterations)` : ''}.</Text>
       </Box>
     );
   }

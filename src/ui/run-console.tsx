@@ -72,7 +72,7 @@ const PROCESS: ExitHost = {
 
 /**
  * Every way out of the console restores the terminal: an exception or a rejected
- * promise anywhere, SIGTERM or SIGHUP unmount Ink, turn raw mode off, show the cursor,
+ * promise anywhere, SIGTERM, SIGHUP or SIGINT unmount Ink, turn raw mode off, show the cursor,
  * flush the log, print what happened and exit non-zero.
  * @returns a function that removes the handlers
  */
@@ -98,15 +98,20 @@ export function guardExits(ink: () => Instance | null, flush: () => void, host: 
   const onCrash = (error: unknown) => bail(1, `loopdeck: crashed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
   const onTerm = () => bail(143, 'loopdeck: terminated (SIGTERM); the log is kept');
   const onHup = () => bail(129, 'loopdeck: the terminal went away (SIGHUP); the log is kept');
+  // In raw mode Ctrl+C is a key the console handles; a SIGINT comes from elsewhere, or
+  // from a Ctrl+C pressed before the console took the keyboard.
+  const onInt = () => bail(130, 'loopdeck: interrupted (SIGINT); the log is kept');
   host.on('uncaughtException', onCrash);
   host.on('unhandledRejection', onCrash);
   host.on('SIGTERM', onTerm);
   host.on('SIGHUP', onHup);
+  host.on('SIGINT', onInt);
   return () => {
     host.off('uncaughtException', onCrash);
     host.off('unhandledRejection', onCrash);
     host.off('SIGTERM', onTerm);
     host.off('SIGHUP', onHup);
+    host.off('SIGINT', onInt);
   };
 }
 

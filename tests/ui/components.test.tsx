@@ -27,9 +27,9 @@ beforeAll(async () => {
   events = (await runHeadless(STAGNANT, STAGNANT_POLICY, () => (now += 250))).events;
 });
 
-/** The frame of `node` over a store holding the run's events up to `upTo` (a type). */
-function frameOf(node: ReactNode, upTo?: LoopEvent['type']): string {
-  const end = upTo ? events.findLastIndex((e) => e.type === upTo) + 1 : events.length;
+/** The frame of `node` over a store holding the run's events up to `upTo` (a type; `null`: none). */
+function frameOf(node: ReactNode, upTo?: LoopEvent['type'] | null): string {
+  const end = upTo === null ? 0 : upTo ? events.findLastIndex((e) => e.type === upTo) + 1 : events.length;
   const controller = { answer: () => undefined, command: async () => ({ ok: false, message: 'read-only' }), quit: () => undefined };
   const { lastFrame, unmount } = render(
     <ConsoleProvider store={createConsoleStore(events.slice(0, end))} controller={controller}>
@@ -80,6 +80,17 @@ describe('panels, whole frames', () => {
          20 step.end            step 3 ok
       !  22 checkpoint.recorded checkpoint #3 (turn 3): NO_OBSERVED_PROGRESS + STAGNATION_DETECTED, count…
       !  23 stagnation.detected STAGNATION_DETECTED 2/2 → alert"
+    `);
+  });
+
+  test('before the run starts (while it is prepared): no made-up limits or checkpoint interval', () => {
+    expect(frameOf(<BudgetPanel width={100} />, null)).toMatchInlineSnapshot(`
+      "budget: turns, tool calls, wall clock, tokens, cost, shown once the run starts
+      "
+    `);
+    expect(frameOf(<CheckpointPanel height={2} width={100} />, null)).toMatchInlineSnapshot(`
+      "No checkpoint yet.
+      "
     `);
   });
 });

@@ -1,5 +1,5 @@
 // Every exit path restores the terminal and flushes the log: a crash anywhere, a rejected
-// promise, SIGTERM, SIGHUP. guardExits is exercised on a stand-in process.
+// promise, SIGTERM, SIGHUP, SIGINT. guardExits is exercised on a stand-in process.
 import { EventEmitter } from 'node:events';
 import { describe, expect, test, vi } from 'vitest';
 import type { Instance } from 'ink';
@@ -35,6 +35,7 @@ describe('guardExits', () => {
     ['unhandledRejection', 'nope', 1, /^loopdeck: crashed: nope/],
     ['SIGTERM', undefined, 143, /^loopdeck: terminated \(SIGTERM\); the log is kept/],
     ['SIGHUP', undefined, 129, /^loopdeck: the terminal went away \(SIGHUP\)/],
+    ['SIGINT', undefined, 130, /^loopdeck: interrupted \(SIGINT\); the log is kept/],
   ] as const)('%s: unmounts, restores the terminal, flushes the log, reports, exits %i', (event, payload, code, message) => {
     const { h, events, stdin, written, stderr, exit } = host();
     const unmount = vi.fn();
@@ -57,7 +58,7 @@ describe('guardExits', () => {
     events.emit('SIGTERM');
     expect(exit).toHaveBeenCalledTimes(1);
     remove();
-    expect(events.listenerCount('uncaughtException') + events.listenerCount('SIGTERM')).toBe(0);
+    expect(events.listenerCount('uncaughtException') + events.listenerCount('SIGTERM') + events.listenerCount('SIGINT')).toBe(0);
   });
 
   test('a log that cannot be flushed is reported, and the exit still happens', () => {
