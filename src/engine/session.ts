@@ -14,6 +14,7 @@ import { createRedactor, type Redactor } from './redact.js';
 import type { LoopPolicy } from './policy.js';
 import { runTool } from './tools.js';
 import { BUDGET_DIMENSIONS, type AgentTurn, type BudgetDimension, type Goal, type ToolCall, type ToolResult } from './types.js';
+import { parseDuration } from './duration.js';
 import { runVerify } from './verify.js';
 import { recordAbort } from './abort.js';
 import { gitSnapshot, isGitWorkTree, type GitSnapshot } from './git-progress.js';
@@ -92,6 +93,20 @@ export interface SessionOptions {
 class Stop {
   constructor(readonly outcome: LoopOutcome) {}
 }
+
+/**
+ * Budget dimension names as the console shows them, for `/budget`: `wall_clock` and
+ * `cost` beside the names loop.yaml uses (`wall_clock_seconds`, `cost_usd`).
+ */
+const BUDGET_ALIASES: Record<string, BudgetDimension> = {
+  turns: 'turns',
+  tool_calls: 'tool_calls',
+  wall_clock: 'wall_clock_seconds',
+  wall_clock_seconds: 'wall_clock_seconds',
+  tokens: 'tokens',
+  cost: 'cost_usd',
+  cost_usd: 'cost_usd',
+};
 
 function isToolAnswer(p: unknown): p is ToolAnswer {
   const v = p as Partial<ToolAnswer> | undefined;
@@ -265,9 +280,9 @@ export class Session {
     const trimmed = line.trim();
     if (/^\/goal(\s|$)/.test(trimmed)) return this.goalCommand(trimmed);
     if (/^\/budget(\s|$)/.test(trimmed)) {
-      const match = /^\/budget\s+(\S+)\s+\+(\d+(?:\.\d+)?)$/.exec(trimmed);
-      if (!match) return { ok: false, message: `usage: /budget <${BUDGET_DIMENSIONS.join('|')}> +N` };
-      return this.extendBudget(match[1]!, Number(match[2]));
+      const match = /^\/budget\s+(\S+)\s+\+\$?(\S+)$/.exec(trimmed);
+      if (!match) return { ok: false, message: `usage: /budget <${BUDGET_DIMENSIONS.join('|')}> +N (wall clock also +10m, +1h30m)` };
+      return this.extendBudget(match[1]!, match[2]!);
     }
     if (/^\/stop(\s|$)/.test(trimmed)) {
       if (this.state.done) return { ok: false, message: 'the run is over' };
@@ -323,16 +338,20 @@ export class Session {
     this.emit('goal.revised', { revision: { directive, text, reconciliation }, goal: next });
   }
 
-  private extendBudget(dimension: string, by: number): { ok: boolean; message: string } {
-    if (!(BUDGET_DIMENSIONS as readonly string[]).includes(dimension)) {
-      return { ok: false, message: `unknown budget dimension "${dimension}"; valid: ${BUDGET_DIMENSIONS.join(', ')}` };
+  private extendBudget(name: string, increment: string): { ok: boolean; message: string } {
+    const dimension = Object.hasOwn(BUDGET_ALIASES, name) ? BUDGET_ALIASES[name] : undefined;
+    if (!dimension) {
+      return { ok: false, message: `unknown budget dimension "${name}"; valid: ${BUDGET_DIMENSIONS.join(', ')} (or wall_clock, cost)` };
     }
-    if (!(by > 0)) return { ok: false, message: 'the increment must be a positive number' };
+    const by = /^\d+(?:\.\d+)?$/.test(increment) ? Number(increment) : dimension === 'wall_clock_seconds' ? parseDuration(increment) : null;
+    if (by === null || !(by > 0)) {
+      const durations = dimension === 'wall_clock_seconds' ? ' in seconds or a duration such as 10m or 1h30m' : '';
+      return { ok: false, message: `the increment must be a positive number${durations}, found "${increment}"` };
+    }
     if (this.state.done) return { ok: false, message: 'the run is over' };
-    const dim = dimension as BudgetDimension;
-    const current = this.state.limits[dim];
+    const current = this.state.limits[dimension];
     if (current === null) return { ok: false, message: `${dimension} is unlimited` };
-    this.emit('budget.extended', { dimension: dim, limit: current + by, by });
+    this.emit('budget.extended', { dimension, limit: current + by, by });
     return { ok: true, message: `${dimension} limit raised to ${current + by}` };
   }
 
