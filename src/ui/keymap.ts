@@ -214,7 +214,9 @@ export interface InkKey {
 
 /**
  * The key as the key map spells it, from Ink's `useInput` arguments; `''` for anything
- * that is not one key: a pasted chunk arrives as one multi-character input and is text.
+ * that is not one key: keys that arrive in one read (typed fast, key repeat, a paste)
+ * reach `useInput` as one multi-character input, never a hotkey. A text input takes such
+ * a chunk apart with {@link chunkKeys}.
  */
 export function keyName(input: string, key: InkKey): string {
   if (key.return) return 'enter';
@@ -233,6 +235,39 @@ export function keyName(input: string, key: InkKey): string {
   if (key.backspace || key.delete) return 'backspace';
   if ([...input].length !== 1) return '';
   return key.ctrl ? `ctrl+${input}` : input;
+}
+
+/** The control characters that are keys even inside a chunk: DEL (what Backspace sends) and BS (Ctrl+H, some terminals' Backspace). */
+const CHUNK_KEYS: Readonly<Record<string, string>> = { '\u007f': 'backspace', '\b': 'backspace' };
+
+/** One key of a chunk: `name` as {@link keyName} spells it, `''` for text; `input` is the text, `''` for a named key. */
+export interface ChunkKey {
+  name: string;
+  input: string;
+}
+
+/**
+ * A multi-character input (keys that arrived in one read) as what the terminal sent, for a
+ * text input: runs of text (name `''`, however short, so never a hotkey) and each DEL or BS
+ * as a `backspace` key, in order: `ab\x7fc` is `ab`, Backspace, `c`. Line breaks, tabs and
+ * other control characters stay in the text, where the line editor makes them fit one line
+ * (a multi-line paste is inserted, never submitted).
+ */
+export function chunkKeys(input: string): ChunkKey[] {
+  const keys: ChunkKey[] = [];
+  let text = '';
+  for (const ch of input) {
+    const name = CHUNK_KEYS[ch];
+    if (name === undefined) {
+      text += ch;
+      continue;
+    }
+    if (text !== '') keys.push({ name: '', input: text });
+    text = '';
+    keys.push({ name, input: '' });
+  }
+  if (text !== '') keys.push({ name: '', input: text });
+  return keys;
 }
 
 /** The binding a key has in the first of `scopes` (in priority order) that binds it, or `null`. */

@@ -2,7 +2,11 @@ import React, { createContext, useCallback, useContext, useLayoutEffect, useRef,
 import { useInput } from 'ink';
 import { keyName, type InkKey } from './keymap.js';
 
-/** One keypress: `name` as the key map spells it (`''` for pasted text), `input` as received. */
+/**
+ * One keypress: `name` as the key map spells it, `input` as received. Keys that arrive in
+ * one read (typed fast, key repeat, a paste) are one keypress named `''` whose `input` is
+ * the whole chunk: no hotkey, and a text input takes it apart with `chunkKeys`.
+ */
 export interface Keypress {
   name: string;
   input: string;

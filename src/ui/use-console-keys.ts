@@ -5,7 +5,7 @@ import { eventRows } from './EventDetail.js';
 import { helpRows } from './HelpOverlay.js';
 import { useConsole, useConsoleOptions, useConsoleStore, useController, type ConsoleController } from './context.js';
 import { PRIORITY, useKeypress, type Keypress } from './keypress.js';
-import { bindingFor, type ConsoleCommand, type Scope } from './keymap.js';
+import { bindingFor, chunkKeys, type ConsoleCommand, type Scope } from './keymap.js';
 import { browse, edit, EMPTY_LINE, insert, lineOf, remember } from './line-editor.js';
 import { eventBySeq, type ConsoleState, type ConsoleStore } from './store.js';
 import { filtered, moveSelection } from './timeline.js';
@@ -61,6 +61,18 @@ export interface KeyLayout {
 /** A text key: a printable character or a pasted chunk (never a named key like `tab`). */
 function isText(key: Keypress): boolean {
   return key.input !== '' && (key.name === '' || [...key.name].length === 1);
+}
+
+/**
+ * A text input's key handler that takes a chunk (keys that arrived in one read) apart into
+ * the keys the terminal sent ({@link chunkKeys}) and handles them in order, so a Backspace
+ * in the chunk deletes where the text before it left the cursor. It consumes every key.
+ */
+function eachKey(handle: (key: Keypress) => void): (key: Keypress) => boolean {
+  return (key) => {
+    for (const one of key.name === '' ? chunkKeys(key.input) : [key]) handle(one);
+    return true;
+  };
 }
 
 /**
@@ -236,7 +248,7 @@ export function createCommands(store: ConsoleStore, controller: ConsoleControlle
   };
 
   /** The command bar's keys: editing, history, completion; everything else is text. */
-  const barKey = (key: Keypress): boolean => {
+  const barKey = eachKey((key: Keypress): boolean => {
     const s = get();
     const { line, completions, highlight } = s.view;
     const listOpen = completions.length > 0;
@@ -279,10 +291,10 @@ export function createCommands(store: ConsoleStore, controller: ConsoleControlle
       setView({ line: next, completions: list, highlight: Math.min(highlight, Math.max(0, list.length - 1)) });
     }
     return true;
-  };
+  });
 
   /** The deny note's keys: Enter denies with the note, Esc goes back to the prompt. */
-  const noteKey = (key: Keypress): boolean => {
+  const noteKey = eachKey((key: Keypress): void => {
     const { line } = get().view;
     const command = bindingFor(key.name, ['note'])?.command ?? null;
     if (command === 'submit') {
@@ -296,8 +308,7 @@ export function createCommands(store: ConsoleStore, controller: ConsoleControlle
     } else if (isText(key)) {
       setView({ line: insert(line, key.input) });
     }
-    return true;
-  };
+  });
 
   /** Overlays take every key but Ctrl+C, which still pauses or quits. */
   const overlayKey = (key: Keypress): boolean => {

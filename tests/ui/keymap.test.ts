@@ -4,7 +4,7 @@ import { describe, expect, test } from 'vitest';
 import { INITIAL_STATE, type PendingYield } from '../../src/engine/index.js';
 import { BAR_COMMANDS } from '../../src/ui/commands.js';
 import { helpRows } from '../../src/ui/HelpOverlay.js';
-import { bindingsFor, KEYMAP, keyLabel, keyLine, keyName, resolveKey, SCOPE_TITLES, type ConsoleCommand, type Scope } from '../../src/ui/keymap.js';
+import { bindingsFor, chunkKeys, KEYMAP, keyLabel, keyLine, keyName, resolveKey, SCOPE_TITLES, type ConsoleCommand, type Scope } from '../../src/ui/keymap.js';
 import { createConsoleStore } from '../../src/ui/store.js';
 import { dashboardScopes, promptScope } from '../../src/ui/use-console-keys.js';
 
@@ -186,6 +186,26 @@ describe('keyName', () => {
     ['🚀', none, '🚀'],
   ] as const)('%j %j is %j', (input, key, name) => {
     expect(keyName(input, key)).toBe(name);
+  });
+});
+
+describe('chunkKeys: keys that arrived in one read, for a text input', () => {
+  const back = { name: 'backspace', input: '' };
+  test.each([
+    ['hello', [{ name: '', input: 'hello' }]],
+    ['\u007f\u007f', [back, back]],
+    ['\b', [back]],
+    ['ab\u007fc', [{ name: '', input: 'ab' }, back, { name: '', input: 'c' }]],
+    ['zz\u007f', [{ name: '', input: 'zz' }, back]],
+    ['keep\nthe API\r\n', [{ name: '', input: 'keep\nthe API\r\n' }]],
+    ['', []],
+  ] as const)('%j', (input, keys) => {
+    expect(chunkKeys(input)).toEqual(keys);
+  });
+
+  test('Backspace resolves through the key map; a one-letter text piece is no hotkey', () => {
+    expect(resolveKey(chunkKeys('x\u007f')[1]!.name, ['note'])).toBe('delete-back');
+    expect(resolveKey(chunkKeys('y\u007f')[0]!.name, ['tool', 'dashboard', 'global'])).toBeNull();
   });
 });
 

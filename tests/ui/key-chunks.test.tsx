@@ -1,0 +1,128 @@
+// Keys that arrive in one read (typed fast, key repeat over SSH, tmux send-keys, a paste):
+// in a text input each DEL or BS in the chunk deletes the character before the cursor, in
+// order with the text around it; outside a text input a chunk is never a hotkey.
+import { vi, describe, test, expect } from 'vitest';
+
+vi.hoisted(() => {
+  delete process.env.CI;
+  delete process.env.CONTINUOUS_INTEGRATION;
+});
+
+import { KEY, type ConsoleRig } from '../support/console-rig.js';
+import { open, pendingSeq } from '../support/ui-helpers.js';
+
+/** A run that waits at its first prompt for as long as the test needs. */
+const WAITING = `
+turns:
+  - thought: Look before changing anything.
+    tool_calls:
+      - { id: t1, name: shell, args: { command: "ls" } }
+  - final: Looked.
+`;
+
+const DEL = '\u007f';
+const BS = '\b';
+
+/** The deny note as the frame shows it, or null when it is not open. */
+function note(rig: ConsoleRig): string | null {
+  const line = rig
+    .frame()
+    .split('\n')
+    .find((l) => l.includes('note to the agent ›'));
+  if (line === undefined) return null;
+  return line
+    .slice(line.indexOf('note to the agent ›') + 'note to the agent ›'.length)
+    .replace(/│\s*$/, '')
+    .trim();
+}
+
+/** Waits for the prompt to take its keys, then opens the deny note with `d`. */
+async function openNote(rig: ConsoleRig): Promise<void> {
+  await rig.waitForFrame('Approve tool call shell (t1)');
+  await rig.waitForArmed();
+  await rig.press('d');
+  await rig.waitFor(() => note(rig) === '', 'the deny note to open');
+}
+
+async function openBar(rig: ConsoleRig): Promise<void> {
+  await rig.waitForFrame('Approve tool call shell (t1)');
+  await rig.press('/');
+  await rig.waitFor(() => rig.bar() === '/', 'the command bar to open with "/"');
+}
+
+describe('the deny note', () => {
+  test('two Backspaces in one read delete two characters', async () => {
+    const rig = await open({ transcript: WAITING });
+    await openNote(rig);
+    for (const ch of 'hello') await rig.press(ch);
+    await rig.waitFor(() => note(rig) === 'hello', 'the note to read "hello"');
+    await rig.press(DEL + DEL); // one chunk: tmux send-keys BSpace BSpace
+    await rig.waitFor(() => note(rig) === 'hel', `the note to read "hel" (it reads "${note(rig)}")`);
+  });
+
+  test('text and DEL/BS in one chunk are applied in order; Enter denies with what the note shows', async () => {
+    const rig = await open({ transcript: WAITING });
+    await openNote(rig);
+    const seq = pendingSeq(rig);
+    await rig.press(`ab${DEL}c`);
+    await rig.waitFor(() => note(rig) === 'ac', `the note to read "ac" (it reads "${note(rig)}")`);
+    await rig.press(` use pwdd${BS} instead`);
+    await rig.waitFor(() => note(rig) === 'ac use pwd instead', `the note to read "ac use pwd instead" (it reads "${note(rig)}")`);
+    await rig.press(`${DEL}${DEL}${DEL}${DEL}${DEL}${DEL}${DEL}${DEL}first`); // more Backspaces than one word
+    await rig.waitFor(() => note(rig) === 'ac use pwdfirst', `the note to read "ac use pwdfirst" (it reads "${note(rig)}")`);
+    expect(rig.controller.answer).not.toHaveBeenCalled();
+    await rig.press(KEY.enter);
+    expect(rig.controller.answer).toHaveBeenCalledExactlyOnceWith({ decision: 'deny', note: 'ac use pwdfirst' }, seq);
+  });
+});
+
+describe('the command bar', () => {
+  test('a pasted DEL deletes: zz<DEL> inserts one z; Backspaces past the start stop there', async () => {
+    const rig = await open({ transcript: WAITING });
+    await openBar(rig);
+    await rig.type('goal status');
+    await rig.press(`zz${DEL}`);
+    await rig.waitFor(() => rig.bar() === '/goal statusz', `the bar to read "/goal statusz" (it reads "${rig.bar()}")`);
+    await rig.press(`${DEL}${BS}${DEL}`);
+    await rig.waitFor(() => rig.bar() === '/goal stat', `the bar to read "/goal stat" (it reads "${rig.bar()}")`);
+    await rig.press(KEY.home);
+    await rig.press(`${DEL}${DEL}x`); // nothing before the cursor to delete
+    await rig.waitFor(() => rig.bar() === 'x/goal stat', `the bar to read "x/goal stat" (it reads "${rig.bar()}")`);
+    expect(rig.controller.command).not.toHaveBeenCalled();
+  });
+
+  test('DEL in a chunk narrows the open completion list like a Backspace key', async () => {
+    const rig = await open({ transcript: WAITING });
+    await openBar(rig);
+    await rig.press(KEY.tab);
+    await rig.waitForFrame('▸ /goal status');
+    await rig.type('s');
+    await rig.waitForFrame('▸ /stop');
+    await rig.press(`${DEL}g`);
+    await rig.waitFor(() => rig.bar() === '/g', `the bar to read "/g" (it reads "${rig.bar()}")`);
+    await rig.waitForFrame('▸ /goal status');
+    expect(rig.frame()).not.toContain('▸ /stop');
+    expect(rig.frame()).not.toContain('/stop --abort');
+  });
+});
+
+describe('outside a text input', () => {
+  test('a chunk of hotkey letters or Backspaces triggers nothing', async () => {
+    const rig = await open({ transcript: WAITING });
+    await rig.waitForFrame('Approve tool call shell (t1)');
+    await rig.waitForArmed();
+    await rig.press('dy'); // not `d` then `y`
+    await rig.press(`${DEL}${DEL}`);
+    await rig.press(`n${DEL}`);
+    await rig.press('?q');
+    expect(rig.frame()).toContain('[y] approve once');
+    expect(note(rig)).toBeNull();
+    expect(rig.frame()).not.toContain('Help · keys and commands');
+    expect(rig.controller.answer).not.toHaveBeenCalled();
+    expect(rig.controller.quit).not.toHaveBeenCalled();
+    // One key at a time still answers.
+    const seq = pendingSeq(rig);
+    await rig.press('n');
+    expect(rig.controller.answer).toHaveBeenCalledExactlyOnceWith({ decision: 'deny' }, seq);
+  });
+});
