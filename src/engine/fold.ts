@@ -107,7 +107,10 @@ export interface SessionState {
   maxLaps: number | null;
   /** Laps in a row that ended in an error. */
   lapFailures: number;
-  /** Steps in a row whose step left the workspace's files unchanged; `unknown` outside git. */
+  /**
+   * Steps in a row whose step left the workspace's files unchanged; `unknown` outside git
+   * and after the first snapshot (there is nothing to compare it with yet).
+   */
   unchangedSteps: number | 'unknown';
   /** Commits made this lap; `unknown` outside git. */
   lapCommits: number | 'unknown';
@@ -421,7 +424,9 @@ export function reduce(s: SessionState, e: LoopEvent): void {
         s.lastTree = null;
         break;
       }
-      s.unchangedSteps = s.lastTree !== null && s.lastTree === e.data.tree && s.unchangedSteps !== 'unknown' ? s.unchangedSteps + 1 : 0;
+      // The first snapshot has nothing to compare with: whether that step changed files is unknown.
+      if (s.lastTree === null) s.unchangedSteps = 'unknown';
+      else s.unchangedSteps = s.lastTree !== e.data.tree ? 0 : s.unchangedSteps === 'unknown' ? 1 : s.unchangedSteps + 1;
       s.lapCommits = (s.lapCommits === 'unknown' ? 0 : s.lapCommits) + (e.data.new_commits ?? 0);
       s.lastTree = e.data.tree;
       break;

@@ -148,31 +148,3 @@ async function countNewCommits(top: string, previous: GitSnapshot | undefined, h
   if (run.exitCode !== 0) return 1;
   return Number.parseInt(run.stdout.trim(), 10);
 }
-
-/** What the console shows about git progress; `'unknown'` when the workspace is not a git repository. */
-export interface GitProgress {
-  /** Steps in a row, ending with the latest, after which the tree was the same as before. */
-  unchangedSteps: number | 'unknown';
-  /** Commits made during the snapshots given (a lap): the sum of `new_commits` after the first. */
-  commits: number | 'unknown';
-}
-
-/**
- * Summarises a lap's snapshots, oldest first, one per step (the first is the lap's
- * baseline). Pure. A `null` snapshot (not a git repository at that step) makes `commits`
- * `'unknown'`; `unchangedSteps` counts back from the latest snapshot and stops at a `null`,
- * and is `'unknown'` when there is no snapshot or the latest is `null`.
- */
-export function progressSince(snapshots: ReadonlyArray<GitSnapshot | null>): GitProgress {
-  const last = snapshots[snapshots.length - 1];
-  if (last === undefined || last === null) return { unchangedSteps: 'unknown', commits: 'unknown' };
-  let unchangedSteps = 0;
-  for (let i = snapshots.length - 1; i > 0; i--) {
-    const before = snapshots[i - 1];
-    if (!before || before.tree !== snapshots[i]!.tree) break;
-    unchangedSteps++;
-  }
-  if (snapshots.some((s) => s === null)) return { unchangedSteps, commits: 'unknown' };
-  const commits = snapshots.slice(1).reduce((sum, s) => sum + s!.new_commits, 0);
-  return { unchangedSteps, commits };
-}

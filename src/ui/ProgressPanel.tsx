@@ -41,6 +41,7 @@ export function ProgressPanel({ height, width }: { height: number; width: number
   const lap = useConsole((s) => s.session.lap);
   const maxLaps = useConsole((s) => s.session.maxLaps);
   const unchanged = useConsole((s) => s.session.unchangedSteps);
+  const git = useConsole((s) => s.session.workspaceGit === true);
   const commits = useConsole((s) => s.session.lapCommits);
   const verify = useConsole((s) => s.session.lastVerify);
   const claim = useConsole((s) => s.session.finalClaim);
@@ -109,7 +110,7 @@ export function ProgressPanel({ height, width }: { height: number; width: number
         ]),
     <Text key="ws" wrap="truncate-end">
       <Text color={theme.muted}>workspace   </Text>
-      <Text color={unchanged === 'unknown' ? theme.muted : unchanged >= 3 ? theme.warn : undefined}>{filesText(unchanged)}</Text>
+      <Text color={unchanged === 'unknown' ? theme.muted : unchanged >= 3 ? theme.warn : undefined}>{filesText(unchanged, git)}</Text>
       <Text color={theme.muted}> · </Text>
       {commitsText(commits, maxLaps !== null)}
     </Text>,

@@ -38,7 +38,7 @@ export function StatusLine() {
   } else {
     parts.push(
       <Text key="files" color={unchanged === 'unknown' ? theme.muted : unchanged >= 3 ? theme.warn : undefined}>
-        {filesText(unchanged)}
+        {filesText(unchanged, workspaceGit === true)}
       </Text>,
       <Text key="commits" color={commits === 'unknown' ? theme.muted : undefined}>{commitsText(commits, maxLaps !== null)}</Text>,
     );

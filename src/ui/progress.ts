@@ -1,11 +1,11 @@
 import type { SessionState } from '../engine/index.js';
 
 /**
- * Workspace progress as words. `unknown` (not a git repository) is said as unknown,
- * never as "no progress".
+ * Workspace progress as words. `unknown` is said as unknown, never as "no progress": in a
+ * git workspace it means one snapshot so far, nothing to compare it with.
  */
-export function filesText(unchanged: SessionState['unchangedSteps']): string {
-  if (unchanged === 'unknown') return 'file changes unknown';
+export function filesText(unchanged: SessionState['unchangedSteps'], git = false): string {
+  if (unchanged === 'unknown') return git ? 'file changes shown from the next step' : 'file changes unknown';
   if (unchanged === 0) return 'files changed in the last step';
   return `no file changed in ${unchanged} step${unchanged === 1 ? '' : 's'}`;
 }

@@ -3,7 +3,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { execa } from 'execa';
 import { afterEach, describe, expect, it } from 'vitest';
-import { gitSnapshot, isGitWorkTree, progressSince, type GitSnapshot } from '../../src/engine/git-progress.js';
+import { gitSnapshot, isGitWorkTree, type GitSnapshot } from '../../src/engine/git-progress.js';
+import type { LoopEvent } from '../../src/engine/events.js';
+import { fold } from '../../src/engine/fold.js';
 
 const dirs: string[] = [];
 afterEach(() => {
@@ -140,7 +142,7 @@ describe('gitSnapshot', () => {
     const s4 = await snap(dir, s3);
     expect(s4.new_commits).toBe(0);
     expect(s4.tree).toBe(s2.tree);
-    expect(progressSince([s0, s1, s2, s3, s4])).toEqual({ unchangedSteps: 0, commits: 3 });
+    expect([s1, s2, s3, s4].reduce((sum, s) => sum + s.new_commits, 0)).toBe(3);
   });
 
   it('handles a repo without commits: HEAD is null until the first commit', async () => {
@@ -168,28 +170,25 @@ describe('gitSnapshot', () => {
     writeFileSync(path.join(dir, 'a.txt'), 'a\n');
     expect(await isGitWorkTree(dir)).toBe(false);
     expect(await gitSnapshot(dir)).toBeNull();
-    expect(progressSince([await gitSnapshot(dir), await gitSnapshot(dir)])).toEqual({ unchangedSteps: 'unknown', commits: 'unknown' });
   });
 });
 
-describe('progressSince', () => {
-  const s = (tree: string, new_commits = 0, head = 'h'): GitSnapshot => ({ head, tree, new_commits });
+describe('workspace progress in the fold (what the console shows)', () => {
+  let seq = 0;
+  const snap = (tree: string | null, new_commits = 0): LoopEvent =>
+    ({ seq: seq++, at: seq, session: 's', type: 'workspace.snapshot', data: { head: tree && 'h', tree, new_commits: tree && new_commits, git: tree !== null } }) as LoopEvent;
 
-  it('counts the steps in a row, ending with the latest, that changed no file', () => {
-    expect(progressSince([s('t1'), s('t2'), s('t2'), s('t2')])).toEqual({ unchangedSteps: 2, commits: 0 });
-    expect(progressSince([s('t1'), s('t1'), s('t2')])).toEqual({ unchangedSteps: 0, commits: 0 });
-    expect(progressSince([s('t1')])).toEqual({ unchangedSteps: 0, commits: 0 });
+  it('the first snapshot has nothing to compare with: file changes unknown, not "changed"', () => {
+    expect(fold([snap('t1')])).toMatchObject({ unchangedSteps: 'unknown', lapCommits: 0, workspaceGit: true });
   });
 
-  it('sums the commits after the baseline', () => {
-    expect(progressSince([s('t1', 5), s('t2', 1, 'h2'), s('t2', 0, 'h2'), s('t2', 2, 'h3')])).toEqual({ unchangedSteps: 2, commits: 3 });
+  it('counts the steps in a row, ending with the latest, that changed no file, and sums the commits', () => {
+    expect(fold([snap('t1'), snap('t1')]).unchangedSteps).toBe(1);
+    expect(fold([snap('t1'), snap('t2'), snap('t2'), snap('t2', 2)])).toMatchObject({ unchangedSteps: 2, lapCommits: 2 });
+    expect(fold([snap('t1'), snap('t1'), snap('t2')]).unchangedSteps).toBe(0);
   });
 
   it('says unknown, never "no progress", without git', () => {
-    expect(progressSince([])).toEqual({ unchangedSteps: 'unknown', commits: 'unknown' });
-    expect(progressSince([null])).toEqual({ unchangedSteps: 'unknown', commits: 'unknown' });
-    expect(progressSince([s('t1'), null])).toEqual({ unchangedSteps: 'unknown', commits: 'unknown' });
-    // a gap earlier in the lap: the trailing run is known, the commit count is not
-    expect(progressSince([null, s('t1'), s('t1')])).toEqual({ unchangedSteps: 1, commits: 'unknown' });
+    expect(fold([snap(null)])).toMatchObject({ unchangedSteps: 'unknown', lapCommits: 'unknown', workspaceGit: false });
   });
 });
