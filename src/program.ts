@@ -41,10 +41,11 @@ async function configOrExit<T>(work: Promise<T>): Promise<T> {
   }
 }
 
-async function policyOrExit(file: string): Promise<LoopPolicy> {
+/** loop.yaml loaded, or exit 1 with its errors; `otherFile` says how this command names another file. */
+async function policyOrExit(file: string, otherFile?: string): Promise<LoopPolicy> {
   const { loadPolicy } = await import('./engine/policy.js');
   try {
-    return loadPolicy(file);
+    return loadPolicy(file, otherFile ? { otherFile } : {});
   } catch (error) {
     if (error instanceof ConfigErrors) fail(`invalid config\n${error.message}`);
     throw error;
@@ -177,7 +178,7 @@ export function buildProgram(): Command {
     .description('print the effective config of a loop.yaml, or its errors')
     .argument('[file]', 'the loop contract', 'loop.yaml')
     .action(async (file: string) => {
-      const policy = await policyOrExit(file);
+      const policy = await policyOrExit(file, 'its path: loopdeck validate <file>');
       process.stdout.write(`${JSON.stringify(policy, null, 2)}\n`);
     });
 

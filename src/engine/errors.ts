@@ -16,19 +16,26 @@ export class LoopdeckError extends Error {
   }
 }
 
-/** Bad operator input: names the file, the path inside it and what was expected. */
+/**
+ * Bad operator input: names the file, the path inside it and what was expected.
+ *
+ * `path` is the YAML path (`agent.script`; `''` is the document's root value, shown as
+ * `(root)`), or `null` for a problem of the whole file (missing, unreadable, too large): the
+ * message then names the file alone.
+ */
 export class ConfigError extends LoopdeckError {
   readonly file: string;
+  /** The YAML path; `''` for the root value and for a problem of the whole file. */
   readonly path: string;
   readonly expected: string;
   /** `line:column` of the offending node when known. */
   readonly position?: string;
 
-  constructor(file: string, path: string, expected: string, position?: string) {
+  constructor(file: string, path: string | null, expected: string, position?: string) {
     const where = position ? `${file}:${position}` : file;
-    super(`${where}: ${path || '(root)'}: ${expected}`);
+    super(path === null ? `${where}: ${expected}` : `${where}: ${path || '(root)'}: ${expected}`);
     this.file = file;
-    this.path = path;
+    this.path = path ?? '';
     this.expected = expected;
     this.position = position;
   }

@@ -1,14 +1,14 @@
 import { accessSync, constants, statSync } from 'node:fs';
 import path from 'node:path';
 import { HOOK_TOPICS } from './hooks.js';
-import { ConfigError } from './errors.js';
+import { ConfigError, ConfigErrors } from './errors.js';
 import { parseRule } from '../hooks/approval-rules.js';
 import { PARSERS } from './parsers/index.js';
 import { compileMetricPattern } from './parsers/regex.js';
 import { z } from 'zod';
 import { REPORTED_FIELDS } from './checkpoint.js';
 import { DURATION_PATTERN, parseDuration } from './duration.js';
-import { describeValue, loadYamlWith, nearestKey, parseYamlWith } from './yaml-file.js';
+import { describeValue, loadYamlWith, missingFileError, nearestKey, parseYamlWith } from './yaml-file.js';
 import type { BudgetLimits } from './types.js';
 
 /** Largest loop.yaml accepted, in bytes. */
@@ -465,10 +465,43 @@ export function resolveProgram(command: string, baseDir: string): string | null 
   return null;
 }
 
-/** The schema with the checks that need the config's directory (hook commands must resolve). */
-function schemaFor(file: string) {
+/**
+ * Why `file` (relative to `baseDir`) is not a readable regular file, or `undefined` when it is.
+ * @param configName the name of the loop.yaml, for the hint on relative paths
+ */
+function unreadableFile(file: string, baseDir: string, configName: string): string | undefined {
+  const resolved = path.resolve(baseDir, file);
+  const cannotRead = (error: unknown) => `expected a readable file, found one it cannot read (${(error as NodeJS.ErrnoException).code ?? String(error)}) at ${resolved}`;
+  let stat;
+  try {
+    stat = statSync(resolved);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code !== 'ENOENT' && code !== 'ENOTDIR') return cannotRead(error);
+    const hint = path.isAbsolute(file) ? '' : ` (relative paths resolve against the folder of ${configName})`;
+    return `expected a readable file, found none at ${resolved}${hint}`;
+  }
+  if (!stat.isFile()) return `expected a readable file, found ${stat.isDirectory() ? 'a directory' : 'a device or pipe'} at ${resolved}`;
+  try {
+    accessSync(resolved, constants.R_OK);
+  } catch (error) {
+    return cannotRead(error);
+  }
+  return undefined;
+}
+
+/**
+ * The schema with the checks that need the config's directory: hook commands (and a
+ * command agent's program) must resolve; with `files`, a scripted agent's transcript must
+ * be a readable file (checked when loading from disk, not when parsing text).
+ */
+function schemaFor(file: string, options: { files?: boolean } = {}) {
   const baseDir = path.dirname(path.resolve(file));
   return loopSchema.superRefine((config, ctx) => {
+    if (options.files && config.agent.kind === 'scripted') {
+      const problem = unreadableFile(config.agent.script, baseDir, path.basename(file));
+      if (problem) ctx.addIssue({ code: 'custom', path: ['agent', 'script'], message: problem });
+    }
     if (config.agent.kind === 'command' && !resolveProgram(config.agent.command, baseDir)) {
       ctx.addIssue({ code: 'custom', path: ['agent', 'command'], message: `expected an executable program, found none for "${config.agent.command.split(/\s+/)[0]}"` });
     }
@@ -541,10 +574,38 @@ function finish(parsed: RawPolicy, file: string): LoopPolicy {
   };
 }
 
+/** The name loopdeck looks for in the current folder when no file is given. */
+export const DEFAULT_CONFIG_FILE = 'loop.yaml';
+
+/** Whether nothing exists at `file` (other errors are left to the read, which names them). */
+function isMissing(file: string): boolean {
+  try {
+    return statSync(file, { throwIfNoEntry: false }) === undefined;
+  } catch {
+    return false;
+  }
+}
+
+/** Options of {@link loadPolicy}. */
+export interface LoadPolicyOptions {
+  /**
+   * How the operator names another file, in the hint when {@link DEFAULT_CONFIG_FILE} is
+   * missing from the current folder (default `--config <file>`, as `run` and `check` take it).
+   */
+  otherFile?: string;
+}
+
 /**
- * Reads and validates a loop.yaml file.
- * @throws ConfigErrors when the file is missing, larger than {@link MAX_CONFIG_BYTES} or invalid
+ * Reads and validates a loop.yaml file, and checks the files it names: a scripted agent's
+ * transcript must be readable (relative paths resolve against the folder of `file`).
+ * @throws ConfigErrors when the file is missing (a bare `loop.yaml` with a hint on how to
+ *   name another), larger than {@link MAX_CONFIG_BYTES} or invalid, or `agent.script` is
+ *   not a readable file
  */
-export function loadPolicy(file: string): LoopPolicy {
-  return finish(loadYamlWith(schemaFor(file), file, MAX_CONFIG_BYTES), file);
+export function loadPolicy(file: string, options: LoadPolicyOptions = {}): LoopPolicy {
+  if (path.normalize(file) === DEFAULT_CONFIG_FILE && isMissing(file)) {
+    const hint = `run loopdeck in a folder with a ${DEFAULT_CONFIG_FILE}, or pass ${options.otherFile ?? '--config <file>'}`;
+    throw new ConfigErrors([missingFileError(file, hint)]);
+  }
+  return finish(loadYamlWith(schemaFor(file, { files: true }), file, MAX_CONFIG_BYTES), file);
 }

@@ -9,6 +9,7 @@
  * leading zeros are refused (YAML 1.2 reads `010` as 10, YAML 1.1 as 8).
  */
 import { closeSync, openSync, readSync, statSync } from 'node:fs';
+import { dirname, resolve as resolvePath } from 'node:path';
 import {
   isAlias,
   isCollection,
@@ -440,17 +441,30 @@ function issueMessage(doc: Document, issue: RawIssue): string | undefined {
 }
 
 function issueErrors(doc: Document, lines: LineCounter, schema: z.ZodType, raw: unknown, issues: z.core.$ZodIssue[], file: string): ConfigError[] {
+  const unknownKey = (mapping: Keys, name: string, allowed: readonly string[]): ConfigError => {
+    const keys = [...mapping, name];
+    const near = nearestKey(name, allowed);
+    const message = `unknown key "${name}"${near ? `; did you mean "${near}"?` : ''}`;
+    return new ConfigError(file, dottedPath(keys), message, positionOf(doc, lines, keys));
+  };
   return issues.flatMap((issue) => {
-    if (issue.code !== 'unrecognized_keys') {
-      return [new ConfigError(file, dottedPath(issue.path), issue.message, positionOf(doc, lines, issue.path))];
+    if (issue.code === 'unrecognized_keys') {
+      const allowed = allowedKeysAt(schema, raw, issue.path).filter((k) => !issue.keys.includes(k));
+      return issue.keys.map((name) => unknownKey(issue.path, name, allowed));
     }
-    const allowed = allowedKeysAt(schema, raw, issue.path).filter((k) => !issue.keys.includes(k));
-    return issue.keys.map((name) => {
-      const keys = [...issue.path, name];
-      const near = nearestKey(name, allowed);
-      const message = `unknown key "${name}"${near ? `; did you mean "${near}"?` : ''}`;
-      return new ConfigError(file, dottedPath(keys), message, positionOf(doc, lines, keys));
-    });
+    const error = new ConfigError(file, dottedPath(issue.path), issue.message, positionOf(doc, lines, issue.path));
+    const discriminator = (issue as { discriminator?: unknown }).discriminator;
+    if (issue.code !== 'invalid_union' || typeof discriminator !== 'string' || issue.path[issue.path.length - 1] !== discriminator) return [error];
+    // No branch of a discriminated union was chosen (its tag is missing or unknown), so zod
+    // checks no keys of the mapping: name those that no branch allows (a misspelt `kind`).
+    const mapping = issue.path.slice(0, -1);
+    const value = valueAt(raw, mapping);
+    if (value === null || typeof value !== 'object' || Array.isArray(value)) return [error];
+    const present = Object.keys(value);
+    const allowed = allowedKeysAt(schema, raw, mapping);
+    const unknown = present.filter((name) => !allowed.includes(name));
+    const free = allowed.filter((name) => !present.includes(name));
+    return [error, ...unknown.map((name) => unknownKey(mapping, name, free))];
   });
 }
 
@@ -485,7 +499,7 @@ export function parseYamlWith<S extends z.ZodType>(schema: S, source: string, fi
   if (version?.explicit && version.version !== '1.2') {
     const offset = Math.max(0, source.search(/^%YAML/m));
     throw new ConfigErrors([
-      new ConfigError(file, '', `expected YAML 1.2, found a %YAML ${version.version} directive (remove it: no, 010 and 1:30 mean other things there)`, at(lines, offset)),
+      new ConfigError(file, null, `expected YAML 1.2, found a %YAML ${version.version} directive (remove it: no, 010 and 1:30 mean other things there)`, at(lines, offset)),
     ]);
   }
   const tree = treeProblems(doc, lines, file);
@@ -497,7 +511,7 @@ export function parseYamlWith<S extends z.ZodType>(schema: S, source: string, fi
   } catch (error) {
     const offset = source.search(/\*[^\s,\]}]/);
     throw new ConfigErrors([
-      new ConfigError(file, '', `cannot expand the document: ${(error as Error).message}`, offset >= 0 ? at(lines, offset) : undefined),
+      new ConfigError(file, null, `cannot expand the document: ${(error as Error).message}`, offset >= 0 ? at(lines, offset) : undefined),
     ]);
   }
   const parsed = schema.safeParse(raw ?? {}, { error: (issue) => issueMessage(doc, issue) });
@@ -505,18 +519,27 @@ export function parseYamlWith<S extends z.ZodType>(schema: S, source: string, fi
   throw new ConfigErrors(issueErrors(doc, lines, schema, raw ?? {}, parsed.error.issues, file));
 }
 
+/** The error of a file that does not exist: `<file>: no such file in <absolute folder>`. */
+export function missingFileError(file: string, hint?: string): ConfigError {
+  return new ConfigError(file, null, `no such file in ${dirname(resolvePath(file))}${hint ? `; ${hint}` : ''}`);
+}
+
 /**
  * Reads at most `maxBytes` of a regular file as UTF-8.
- * @throws ConfigErrors when the file cannot be read, is not a regular file, or is larger
- *   than `maxBytes` (naming the `line:column` where the limit is crossed)
+ * @throws ConfigErrors naming the file alone (no YAML path) when it does not exist, cannot
+ *   be read, is not a regular file, or is larger than `maxBytes` (naming the `line:column`
+ *   where the limit is crossed)
  */
 export function readBoundedText(file: string, maxBytes: number): string {
-  const cannotRead = (error: unknown) =>
-    new ConfigErrors([new ConfigError(file, '', `cannot read the file (${(error as NodeJS.ErrnoException).code ?? String(error)})`)]);
+  const cannotRead = (error: unknown) => {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') return new ConfigErrors([missingFileError(file)]);
+    return new ConfigErrors([new ConfigError(file, null, `cannot read the file (${code ?? String(error)})`)]);
+  };
   let size: number;
   try {
     const stat = statSync(file);
-    if (!stat.isFile()) throw new ConfigErrors([new ConfigError(file, '', 'expected a regular file, found a directory, device or pipe')]);
+    if (!stat.isFile()) throw new ConfigErrors([new ConfigError(file, null, 'expected a regular file, found a directory, device or pipe')]);
     size = stat.size;
   } catch (error) {
     throw error instanceof ConfigErrors ? error : cannotRead(error);
@@ -544,7 +567,7 @@ export function readBoundedText(file: string, maxBytes: number): string {
     const lines = buffer.subarray(0, maxBytes).toString('utf8').split('\n');
     const position = `${lines.length}:${(lines[lines.length - 1] ?? '').length + 1}`;
     const found = size > maxBytes ? `${size} bytes` : `more than ${maxBytes} bytes`;
-    throw new ConfigErrors([new ConfigError(file, '', `expected at most ${maxBytes} bytes, found ${found} (the limit is crossed here)`, position)]);
+    throw new ConfigErrors([new ConfigError(file, null, `expected at most ${maxBytes} bytes, found ${found} (the limit is crossed here)`, position)]);
   }
   return buffer.subarray(0, length).toString('utf8');
 }

@@ -1,6 +1,6 @@
 // Bad loop.yaml files through the built CLI (`npm run build` first): each kind of mistake
 // gives its own error with file:line:column, exits 1, and never starts a run.
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { execa } from 'execa';
@@ -79,9 +79,66 @@ describe('a bad loop.yaml never starts a run', () => {
     const result = await execa('node', [cli, 'run', '--headless', '--config', file], { cwd, reject: false });
     expect(result.exitCode).toBe(1);
     expect(result.stderr).toMatch(
-      new RegExp(`^loopdeck: invalid config\\n${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}:\\d+:\\d+: \\(root\\): expected at most 262144 bytes, found \\d+ bytes \\(the limit is crossed here\\)$`),
+      new RegExp(`^loopdeck: invalid config\\n${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}:\\d+:\\d+: expected at most 262144 bytes, found \\d+ bytes \\(the limit is crossed here\\)$`),
     );
     expect(existsSync(path.join(cwd, '.loopdeck', 'runs'))).toBe(false);
+  });
+
+  it('a misspelt kind: names the unknown key with the nearest one, besides the missing kind', async () => {
+    const file = path.join(cwd, 'loop.yaml');
+    writeFileSync(file, BASE.replace('  kind: scripted', '  knd: scripted'));
+    const result = await execa('node', [cli, 'run', '--headless', '--config', file], { cwd, reject: false });
+    expect(result.exitCode).toBe(1);
+    expect(result.stderr.split('\n')).toEqual([
+      'loopdeck: invalid config',
+      `${file}:3:1: agent.kind: expected kind: scripted, openai or command, found nothing`,
+      `${file}:4:8: agent.knd: unknown key "knd"; did you mean "kind"?`,
+    ]);
+    expect(existsSync(path.join(cwd, '.loopdeck', 'runs'))).toBe(false);
+  });
+
+  it('a missing transcript: names loop.yaml, agent.script and the resolved path, before anything runs', async () => {
+    const file = path.join(cwd, 'loop.yaml');
+    writeFileSync(file, BASE.replace(/script: .*/, 'script: fixtures/scripts/nope.yaml'));
+    const result = await execa('node', [cli, 'run', '--headless', '--config', file], { cwd, reject: false });
+    expect(result.exitCode).toBe(1);
+    expect(result.stderr).toBe(
+      `loopdeck: invalid config\n${file}:5:11: agent.script: expected a readable file, found none at ${cwd}/fixtures/scripts/nope.yaml (relative paths resolve against the folder of loop.yaml)`,
+    );
+    expect(existsSync(path.join(cwd, '.loopdeck', 'runs'))).toBe(false);
+  });
+
+  it('an invalid transcript: the error names the transcript itself', async () => {
+    const file = path.join(cwd, 'loop.yaml');
+    const script = path.join(cwd, 'script.yaml');
+    writeFileSync(file, BASE.replace(/script: .*/, 'script: script.yaml'));
+    writeFileSync(script, 'turns:\n  - thougth: hm\n');
+    const result = await execa('node', [cli, 'run', '--headless', '--config', file], { cwd, reject: false });
+    expect(result.exitCode).toBe(1);
+    expect(result.stderr).toBe(`loopdeck: invalid config\n${script}:2:14: turns[0].thougth: unknown key "thougth"; did you mean "thought"?`);
+    expect(existsSync(path.join(cwd, '.loopdeck', 'runs'))).toBe(false);
+  });
+
+  it('no loop.yaml in the folder: names the folder and how to name another file', async () => {
+    const result = await execa('node', [cli, 'run', '--headless'], { cwd, reject: false });
+    expect(result.exitCode).toBe(1);
+    expect(result.stderr).toBe(
+      `loopdeck: invalid config\nloop.yaml: no such file in ${realpathSync(cwd)}; run loopdeck in a folder with a loop.yaml, or pass --config <file>`,
+    );
+    expect(existsSync(path.join(cwd, '.loopdeck', 'runs'))).toBe(false);
+  });
+
+  it('a --config file that does not exist: names the absolute folder', async () => {
+    const result = await execa('node', [cli, 'run', '--headless', '--config', 'conf/dev.yaml'], { cwd, reject: false });
+    expect(result.exitCode).toBe(1);
+    expect(result.stderr).toBe(`loopdeck: invalid config\nconf/dev.yaml: no such file in ${realpathSync(cwd)}/conf`);
+  });
+
+  it('a directory as --config', async () => {
+    mkdirSync(path.join(cwd, 'conf'));
+    const result = await execa('node', [cli, 'run', '--headless', '--config', 'conf'], { cwd, reject: false });
+    expect(result.exitCode).toBe(1);
+    expect(result.stderr).toBe('loopdeck: invalid config\nconf: expected a regular file, found a directory, device or pipe');
   });
 });
 
@@ -109,6 +166,16 @@ describe('loopdeck validate', () => {
     const result = await execa('node', [cli, 'validate', file], { cwd, reject: false });
     expect(result.exitCode).toBe(1);
     expect(result.stderr).toBe(`loopdeck: invalid config\n${file}:11:3: (root): expected a plain key, found a mapping used as a key`);
+  });
+
+  it('a missing transcript is an error of loop.yaml, not of the run', async () => {
+    writeFileSync(path.join(cwd, 'loop.yaml'), BASE.replace(/script: .*/, 'script: fixtures/scripts/nope.yaml'));
+    const result = await execa('node', [cli, 'validate'], { cwd, reject: false });
+    expect(result.exitCode).toBe(1);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toBe(
+      `loopdeck: invalid config\nloop.yaml:5:11: agent.script: expected a readable file, found none at ${realpathSync(cwd)}/fixtures/scripts/nope.yaml (relative paths resolve against the folder of loop.yaml)`,
+    );
   });
 
   it('lists every error of a file at once', async () => {

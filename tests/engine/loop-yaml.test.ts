@@ -142,7 +142,7 @@ describe('errors a person can act on', () => {
     ['a constructor key', `${BASE}on_abort:\n  constructor: 1\n`, 'loop.yaml:11:16: on_abort.constructor: this key name is not allowed'],
     ['a prototype key', `${BASE}prototype: {}\n`, 'loop.yaml:10:12: prototype: this key name is not allowed'],
     ['a list used as a key', `${BASE}? [a, b]\n: 1\n`, 'loop.yaml:10:3: (root): expected a plain key, found a list used as a key'],
-    ['a %YAML 1.1 directive', `%YAML 1.1\n---\n${BASE}`, 'loop.yaml:1:1: (root): expected YAML 1.2, found a %YAML 1.1 directive (remove it: no, 010 and 1:30 mean other things there)'],
+    ['a %YAML 1.1 directive', `%YAML 1.1\n---\n${BASE}`, 'loop.yaml:1:1: expected YAML 1.2, found a %YAML 1.1 directive (remove it: no, 010 and 1:30 mean other things there)'],
   ])('%s', (_kind, source, message) => {
     expect(messages(source)).toEqual([message]);
   });
@@ -150,6 +150,28 @@ describe('errors a person can act on', () => {
   it('a misspelt key of one agent kind is matched against that kind only', () => {
     expect(messages(BASE.replace('script: s.yaml', 'scirpt: s.yaml'))).toEqual([
       'loop.yaml:3:1: agent.script: expected a string, found nothing (this key is required)',
+      'loop.yaml:5:11: agent.scirpt: unknown key "scirpt"; did you mean "script"?',
+    ]);
+  });
+
+  it('a misspelt kind is named as an unknown key too, with the nearest key of any agent kind', () => {
+    expect(messages(BASE.replace('kind: scripted', 'knd: scripted'))).toEqual([
+      'loop.yaml:3:1: agent.kind: expected kind: scripted, openai or command, found nothing',
+      'loop.yaml:4:8: agent.knd: unknown key "knd"; did you mean "kind"?',
+    ]);
+    expect(messages(BASE.replace('kind: scripted', 'knd: scripted').replace('script: s.yaml', 'scrpt: s.yaml'))).toEqual([
+      'loop.yaml:3:1: agent.kind: expected kind: scripted, openai or command, found nothing',
+      'loop.yaml:4:8: agent.knd: unknown key "knd"; did you mean "kind"?',
+      'loop.yaml:5:10: agent.scrpt: unknown key "scrpt"; did you mean "script"?',
+    ]);
+  });
+
+  it('an unknown kind: keys of every agent kind are allowed, others are named', () => {
+    expect(messages(BASE.replace('kind: scripted', 'kind: scriptd'))).toEqual([
+      'loop.yaml:4:9: agent.kind: expected kind: scripted, openai or command, found "scriptd"; did you mean "scripted"?',
+    ]);
+    expect(messages(BASE.replace('kind: scripted', 'kind: scriptd').replace('script: s.yaml', 'scirpt: s.yaml'))).toEqual([
+      'loop.yaml:4:9: agent.kind: expected kind: scripted, openai or command, found "scriptd"; did you mean "scripted"?',
       'loop.yaml:5:11: agent.scirpt: unknown key "scirpt"; did you mean "script"?',
     ]);
   });
@@ -222,11 +244,11 @@ describe('loadPolicy: the file size is capped', () => {
     fs.writeFileSync(file, BASE + line.repeat(Math.ceil(MAX_CONFIG_BYTES / 100)));
     const size = fs.statSync(file).size;
     // BASE is 9 lines, 122 bytes; the limit falls 262022 bytes later: 2620 lines of 100 bytes, then 22 bytes.
-    expect(() => loadPolicy(file)).toThrow(`${file}:2630:23: (root): expected at most ${MAX_CONFIG_BYTES} bytes, found ${size} bytes (the limit is crossed here)`);
+    expect(() => loadPolicy(file)).toThrow(`${file}:2630:23: expected at most ${MAX_CONFIG_BYTES} bytes, found ${size} bytes (the limit is crossed here)`);
   });
 
   it('refuses a directory', () => {
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'loopdeck-size-'));
-    expect(() => loadPolicy(dir!)).toThrow(`${dir}: (root): expected a regular file, found a directory, device or pipe`);
+    expect(() => loadPolicy(dir!)).toThrow(`${dir}: expected a regular file, found a directory, device or pipe`);
   });
 });

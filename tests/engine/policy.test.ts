@@ -179,13 +179,30 @@ describe('loadPolicy', () => {
     }
     expect(caught).toBeInstanceOf(ConfigErrors);
     expect((caught as ConfigErrors).errors[0]!.file).toBe(file);
-    expect((caught as ConfigErrors).message).toBe(`${file}: (root): cannot read the file (ENOENT)`);
+    expect((caught as ConfigErrors).message).toBe(`${file}: no such file in ${dir}`);
+  });
+
+  it('a loop.yaml missing from the current folder: names the folder and how to name another file', () => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'loopdeck-policy-'));
+    const cwd = process.cwd();
+    process.chdir(dir);
+    try {
+      expect(() => loadPolicy('loop.yaml')).toThrow(
+        `loop.yaml: no such file in ${fs.realpathSync(dir)}; run loopdeck in a folder with a loop.yaml, or pass --config <file>`,
+      );
+      expect(() => loadPolicy('loop.yaml', { otherFile: 'its path: loopdeck validate <file>' })).toThrow(
+        `loop.yaml: no such file in ${fs.realpathSync(dir)}; run loopdeck in a folder with a loop.yaml, or pass its path: loopdeck validate <file>`,
+      );
+    } finally {
+      process.chdir(cwd);
+    }
   });
 
   it('loads a file from disk and resolves paths against its directory', () => {
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'loopdeck-policy-'));
     const file = path.join(dir, 'loop.yaml');
     fs.writeFileSync(file, BASE);
+    fs.writeFileSync(path.join(dir, 's.yaml'), 'turns: []\n');
     const policy = loadPolicy(file);
     expect(policy.file).toBe(file);
     expect(policy.agent).toMatchObject({ kind: 'scripted', script: path.join(dir, 's.yaml') });
@@ -197,5 +214,49 @@ describe('loadPolicy', () => {
     const file = path.join(dir, 'loop.yaml');
     fs.writeFileSync(file, `${BASE}retries: 3\n`);
     expect(() => loadPolicy(file)).toThrow(`${file}:10:10: retries: unknown key "retries"`);
+  });
+});
+
+describe('loadPolicy: agent.script must be a readable file', () => {
+  let dir: string;
+  afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+  /** The messages of loading `source` as `<dir>/loop.yaml`, after `setup(dir)`. */
+  function loadErrors(source: string, setup: (dir: string) => void = () => undefined): string[] {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'loopdeck-script-'));
+    const file = path.join(dir, 'loop.yaml');
+    fs.writeFileSync(file, source);
+    setup(dir);
+    try {
+      loadPolicy(file);
+    } catch (error) {
+      expect(error).toBeInstanceOf(ConfigErrors);
+      return (error as ConfigErrors).errors.map((e) => e.message);
+    }
+    throw new Error('expected loadPolicy to throw ConfigErrors');
+  }
+
+  it('names loop.yaml, the key, its line:column and the resolved path of a missing transcript', () => {
+    const messages = loadErrors(BASE.replace('script: s.yaml', 'script: fixtures/scripts/nope.yaml'));
+    expect(messages).toEqual([
+      `${dir}/loop.yaml:5:11: agent.script: expected a readable file, found none at ${dir}/fixtures/scripts/nope.yaml (relative paths resolve against the folder of loop.yaml)`,
+    ]);
+  });
+
+  it('an absolute path: no hint on relative paths', () => {
+    const missing = path.join(os.tmpdir(), 'loopdeck-no-such-dir', 'nope.yaml');
+    expect(loadErrors(BASE.replace('script: s.yaml', `script: ${missing}`))).toEqual([
+      `${dir}/loop.yaml:5:11: agent.script: expected a readable file, found none at ${missing}`,
+    ]);
+  });
+
+  it('a directory', () => {
+    const messages = loadErrors(BASE.replace('script: s.yaml', 'script: scripts'), (d) => fs.mkdirSync(path.join(d, 'scripts')));
+    expect(messages).toEqual([`${dir}/loop.yaml:5:11: agent.script: expected a readable file, found a directory at ${dir}/scripts`]);
+  });
+
+  it('parsePolicy checks the text only (no file is read)', () => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'loopdeck-script-'));
+    expect(parsePolicy(BASE, path.join(dir, 'loop.yaml')).agent).toEqual({ kind: 'scripted', script: path.join(dir, 's.yaml') });
   });
 });
