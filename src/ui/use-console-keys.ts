@@ -120,9 +120,17 @@ export function createCommands(store: ConsoleStore, controller: ConsoleControlle
         return setView({ input: 'note', line: EMPTY_LINE });
       case 'expand-args':
         return setView({ expandArgs: !s.view.expandArgs });
-      case 'continue':
+      case 'continue': {
         setView({ interrupted: false });
+        // Continuing with the limit still spent pauses again at once: say why, and what helps.
+        const spent = s.session.exhausted;
+        const limit = spent === null ? null : s.session.limits[spent];
+        if (spent !== null && limit !== null && s.session.usage[spent] >= limit) {
+          const name = spent.replace(/_seconds$|_usd$/, '');
+          notice(false, `the ${name.replace('_', ' ')} budget is still spent, so the run pauses again: e raises it, or /budget ${name} +N`);
+        }
         return answerPause({ action: 'continue' });
+      }
       case 'stop':
         return answerPause({ action: 'stop' });
       case 'extend': {

@@ -299,6 +299,8 @@ turns:
     const first = rig.store.getState().session.pending?.seq;
     await rig.press('c');
     await rig.waitFor(() => (rig.store.getState().session.pending?.seq ?? -1) > (first ?? -1), 'the second budget pause');
+    // The console says why it paused again and what helps.
+    await rig.waitForFrame('✗ the turns budget is still spent, so the run pauses again: e raises it, or /budget turns +N');
     await rig.waitForArmed();
     await rig.press('s');
     await expect(rig.outcome).resolves.toMatchObject({ reason: 'exhausted' });
