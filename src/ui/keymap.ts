@@ -48,6 +48,8 @@ export type ConsoleCommand =
   | 'close'
   | 'scroll-up'
   | 'scroll-down'
+  | 'scroll-page-up'
+  | 'scroll-page-down'
   | 'quit-yes'
   | 'quit-no'
   // text inputs (command bar, deny note)
@@ -155,10 +157,14 @@ export const KEYMAP: readonly KeyBinding[] = [
   { key: '?', command: 'close', scope: 'help', help: 'close help' },
   { key: 'up', command: 'scroll-up', scope: 'help', help: 'scroll' },
   { key: 'down', command: 'scroll-down', scope: 'help', help: 'scroll' },
+  { key: 'pageup', command: 'scroll-page-up', scope: 'help', help: 'scroll a page' },
+  { key: 'pagedown', command: 'scroll-page-down', scope: 'help', help: 'scroll a page' },
   { key: 'escape', command: 'close', scope: 'event', help: 'close the event' },
   { key: 'enter', command: 'close', scope: 'event', help: 'close the event' },
   { key: 'up', command: 'scroll-up', scope: 'event', help: 'scroll' },
   { key: 'down', command: 'scroll-down', scope: 'event', help: 'scroll' },
+  { key: 'pageup', command: 'scroll-page-up', scope: 'event', help: 'scroll a page' },
+  { key: 'pagedown', command: 'scroll-page-down', scope: 'event', help: 'scroll a page' },
   { key: 'y', command: 'quit-yes', scope: 'quit', help: 'quit', label: 'quit' },
   { key: 'enter', command: 'quit-yes', scope: 'quit', help: 'quit' },
   { key: 'ctrl+c', command: 'quit-yes', scope: 'quit', help: 'quit' },

@@ -213,12 +213,17 @@ export function createCommands(store: ConsoleStore, controller: ConsoleControlle
       case 'quit-no':
         return setView({ overlay: null, opened: null, scroll: 0 });
       case 'scroll-up':
-        return setView({ scroll: Math.max(0, s.view.scroll - 1) });
-      case 'scroll-down': {
+      case 'scroll-page-up':
+      case 'scroll-down':
+      case 'scroll-page-down': {
         const { width, body } = layout();
         const opened = s.view.opened === null ? undefined : eventBySeq(s.events, s.view.opened);
-        const max = s.view.overlay === 'help' ? helpRows().length - (body - 2) : opened ? eventRows(opened, width - 2).length - (body - 3) : 0;
-        return setView({ scroll: Math.max(0, Math.min(s.view.scroll + 1, max)) });
+        // Rows the overlay shows: help has a title and a footer row, an event also a summary.
+        const shown = s.view.overlay === 'help' ? body - 2 : body - 3;
+        const max = s.view.overlay === 'help' ? helpRows().length - shown : opened ? eventRows(opened, width - 2).length - shown : 0;
+        const step = command.startsWith('scroll-page') ? Math.max(1, shown - 1) : 1;
+        const by = command.endsWith('up') ? -step : step;
+        return setView({ scroll: Math.max(0, Math.min(s.view.scroll + by, max)) });
       }
       case 'quit-yes':
         setView({ overlay: null });

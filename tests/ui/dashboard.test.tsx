@@ -56,6 +56,18 @@ describe('help', () => {
       expect(shown, `${b.scope}: ${b.key} ${b.help}`).toBe(true);
     }
     expect([...seen].some((l) => l.startsWith('/goal redirect ') && l.endsWith('new objective, criteria cleared: /goal redirect <text>'))).toBe(true);
+    // PgUp and PgDn move a page at a time: a few presses go from the end to the top and back.
+    const atEnd = c.frame();
+    let presses = 0;
+    for (let before = ''; before !== c.frame(); presses++) {
+      before = c.frame();
+      await c.press(KEY.pageUp);
+    }
+    expect(c.frame()).not.toBe(atEnd);
+    expect(c.frame()).not.toContain('end of help');
+    expect(presses).toBeLessThanOrEqual(Math.ceil(helpRows().length / 10) + 1);
+    for (let i = 0; i < presses && !c.frame().includes('end of help'); i++) await c.press(KEY.pageDown);
+    expect(c.frame()).toContain('end of help');
     // Keys do nothing else while help is open: q does not quit.
     await c.press('q');
     expect(c.controller.quit).not.toHaveBeenCalled();

@@ -66,6 +66,8 @@ const ROWS: Row[] = [
   { command: 'scroll-down', scopes: ['event'], keys: ['down'], not: ['j'] },
   { command: 'scroll-down', scopes: ['help'], keys: ['down'], not: ['j'] },
   { command: 'scroll-up', scopes: ['event'], keys: ['up'], not: ['k'] },
+  { command: 'scroll-page-up', scopes: ['help', 'event'], keys: ['pageup'], not: ['up', 'b'] },
+  { command: 'scroll-page-down', scopes: ['help', 'event'], keys: ['pagedown'], not: ['down', ' '] },
   { command: 'quit-yes', scopes: ['quit'], keys: ['y', 'enter', 'ctrl+c'], not: ['Y', 'q'] },
   { command: 'quit-no', scopes: ['quit'], keys: ['n', 'escape'], not: ['N'] },
   { command: 'submit', scopes: ['completion', 'bar'], keys: ['enter'], not: ['tab'] },
