@@ -30,6 +30,7 @@ export function CommandBar({ width }: { width: number }) {
   const done = useConsole((s) => s.session.done?.reason ?? null);
   const replaying = useConsole((s) => s.replay !== null);
   const interrupted = useConsole((s) => s.view.interrupted);
+  const paused = useConsole((s) => s.session.pending?.kind === 'pause');
   // A window of the list that keeps the highlighted row in view.
   const first = Math.max(0, Math.min(highlight - MAX_COMPLETIONS + 1, completions.length - MAX_COMPLETIONS));
   const list = completions.slice(first, first + MAX_COMPLETIONS);
@@ -71,7 +72,7 @@ export function CommandBar({ width }: { width: number }) {
         ) : (
           <Text color={theme.muted} wrap="truncate-end">
             {done ? `Run finished: ${done}. ` : ''}
-            {interrupted ? 'Pausing at the next safe point; Ctrl+C again quits. ' : ''}
+            {interrupted ? (paused ? 'Paused; Ctrl+C again quits. ' : 'Pausing at the next safe point; Ctrl+C again quits. ') : ''}
             {keys}
           </Text>
         )}
