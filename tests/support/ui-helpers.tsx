@@ -40,6 +40,15 @@ export const STAGNANT_POLICY: PolicyOptions = {
   ],
 };
 
+/** A run that waits at its first prompt (a shell call) for as long as the test needs. */
+export const WAITING = `
+turns:
+  - thought: Look before changing anything.
+    tool_calls:
+      - { id: t1, name: shell, args: { command: "ls" } }
+  - final: Looked.
+`;
+
 const rigs: ConsoleRig[] = [];
 
 /** Opens a console rig that is closed after the test. */

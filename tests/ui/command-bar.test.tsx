@@ -9,16 +9,7 @@ vi.hoisted(() => {
 });
 
 import { KEY, type ConsoleRig } from '../support/console-rig.js';
-import { normalize, open } from '../support/ui-helpers.js';
-
-/** A run that waits at its first prompt for as long as the test needs. */
-const WAITING = `
-turns:
-  - thought: Look before changing anything.
-    tool_calls:
-      - { id: t1, name: shell, args: { command: "ls" } }
-  - final: Looked.
-`;
+import { normalize, open, WAITING } from '../support/ui-helpers.js';
 
 async function openBar(rig: ConsoleRig): Promise<void> {
   await rig.press('/');

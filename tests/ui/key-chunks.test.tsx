@@ -9,16 +9,7 @@ vi.hoisted(() => {
 });
 
 import { KEY, type ConsoleRig } from '../support/console-rig.js';
-import { open, pendingSeq } from '../support/ui-helpers.js';
-
-/** A run that waits at its first prompt for as long as the test needs. */
-const WAITING = `
-turns:
-  - thought: Look before changing anything.
-    tool_calls:
-      - { id: t1, name: shell, args: { command: "ls" } }
-  - final: Looked.
-`;
+import { open, pendingSeq, WAITING } from '../support/ui-helpers.js';
 
 const DEL = '\u007f';
 const BS = '\b';
