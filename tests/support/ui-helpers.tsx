@@ -6,7 +6,7 @@ import { afterEach, vi } from 'vitest';
 import { App } from '../../src/ui/App.js';
 import { ConsoleProvider, type ConsoleController } from '../../src/ui/context.js';
 import type { ConsoleStore } from '../../src/ui/store.js';
-import { inAct, startConsole, waitUntil, type ConsoleRig, type PolicyOptions, type RigOptions, type SpyController } from './console-rig.js';
+import { inAct, KEY, startConsole, waitUntil, type ConsoleRig, type PolicyOptions, type RigOptions, type SpyController } from './console-rig.js';
 import { renderTerminal, type Terminal } from './terminal.js';
 
 /**
@@ -61,6 +61,23 @@ export async function open(options: RigOptions): Promise<ConsoleRig> {
 afterEach(async () => {
   for (const rig of rigs.splice(0)) await rig.close();
 });
+
+/** Opens a rig and waits until the approval prompt of its first call (`t1`, a shell call) is on screen and armed. */
+export async function openAtPrompt(options: RigOptions): Promise<ConsoleRig> {
+  const rig = await open(options);
+  await rig.waitForFrame('Approve tool call shell (t1)');
+  await rig.waitForArmed();
+  return rig;
+}
+
+/** Opens a rig at its first prompt, presses Ctrl+C (pause at the next safe point) and approves the call: the run then waits at the operator's pause. */
+export async function openAtOperatorPause(options: RigOptions): Promise<ConsoleRig> {
+  const rig = await openAtPrompt(options);
+  await rig.press(KEY.ctrlC);
+  await rig.press('y');
+  await rig.waitForFrame('Paused by the operator');
+  return rig;
+}
 
 const hash = (text: string) => text.replace(/\d/g, '#');
 

@@ -10,7 +10,7 @@ vi.hoisted(() => {
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { KEY } from '../support/console-rig.js';
-import { fits, normalize, open, pendingSeq } from '../support/ui-helpers.js';
+import { fits, normalize, open, openAtPrompt, pendingSeq } from '../support/ui-helpers.js';
 
 const COMPOUND = `
 turns:
@@ -28,9 +28,7 @@ turns:
 
 describe('a: always allow for this run', () => {
   test('a compound command stores only the literal command; the gate then allows exactly that text', async () => {
-    const rig = await open({ transcript: COMPOUND });
-    await rig.waitForFrame('Approve tool call shell (t1)');
-    await rig.waitForArmed();
+    const rig = await openAtPrompt({ transcript: COMPOUND });
     const frame = rig.frame();
     expect(frame).toContain('│ why  compound command (&&)');
     expect(frame).toContain('│ $ touch ran.txt && echo marked');
@@ -81,9 +79,7 @@ turns:
 
 describe('d: deny with a note', () => {
   test('the note is typed (hotkey letters are text), Enter denies with it, and the agent is told', async () => {
-    const rig = await open({ transcript: COMPOUND });
-    await rig.waitForFrame('Approve tool call shell (t1)');
-    await rig.waitForArmed();
+    const rig = await openAtPrompt({ transcript: COMPOUND });
     const seq = pendingSeq(rig);
     await rig.press('d');
     await rig.waitForFrame('note to the agent ›');
@@ -103,9 +99,7 @@ describe('d: deny with a note', () => {
   });
 
   test('Esc goes back to the prompt without answering; the prompt still takes its keys', async () => {
-    const rig = await open({ transcript: COMPOUND });
-    await rig.waitForFrame('Approve tool call shell (t1)');
-    await rig.waitForArmed();
+    const rig = await openAtPrompt({ transcript: COMPOUND });
     await rig.press('d');
     await rig.waitForFrame('note to the agent ›');
     for (const ch of 'never') await rig.press(ch);

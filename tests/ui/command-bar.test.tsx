@@ -9,7 +9,7 @@ vi.hoisted(() => {
 });
 
 import { KEY, type ConsoleRig } from '../support/console-rig.js';
-import { normalize, open, WAITING } from '../support/ui-helpers.js';
+import { normalize, open, openAtOperatorPause, WAITING } from '../support/ui-helpers.js';
 
 async function openBar(rig: ConsoleRig): Promise<void> {
   await rig.press('/');
@@ -412,12 +412,7 @@ describe('/stop', () => {
   });
 
   test('/stop while paused answers the pause with stop', async () => {
-    const rig = await open({ transcript: WAITING });
-    await rig.waitForFrame('Approve tool call shell (t1)');
-    await rig.waitForArmed();
-    await rig.press(KEY.ctrlC);
-    await rig.press('y');
-    await rig.waitForFrame('Paused by the operator');
+    const rig = await openAtOperatorPause({ transcript: WAITING });
     await run(rig, '/stop');
     await expect(rig.outcome).resolves.toMatchObject({ reason: 'stopped' });
     expect(rig.events.find((e) => e.type === 'session.complete')?.data).toMatchObject({ reason: 'stopped' });

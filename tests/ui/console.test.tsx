@@ -16,7 +16,7 @@ import isInCi from 'is-in-ci';
 import { fold } from '../../src/engine/index.js';
 import { createConsoleStore } from '../../src/ui/store.js';
 import { KEY, runHeadless, waitUntil } from '../support/console-rig.js';
-import { normalize, open, pendingSeq, renderStore, STAGNANT, STAGNANT_POLICY } from '../support/ui-helpers.js';
+import { normalize, open, openAtPrompt, pendingSeq, renderStore, STAGNANT, STAGNANT_POLICY } from '../support/ui-helpers.js';
 
 const ECHO = `
 turns:
@@ -171,9 +171,7 @@ test('each tool call of one turn gets its own prompt, in order', async () => {
 
 describe('command bar', () => {
   test('/goal add-constraint revises the goal; typing y, n and q in the bar never reaches a hotkey', async () => {
-    const rig = await open({ transcript: ECHO });
-    await rig.waitForFrame('Approve tool call shell (t1)');
-    await rig.waitForArmed();
+    const rig = await openAtPrompt({ transcript: ECHO });
 
     await rig.press('/');
     await rig.waitFor(() => rig.bar() === '/', 'the command bar to open with "/"');

@@ -12,7 +12,7 @@ import { helpRows } from '../../src/ui/HelpOverlay.js';
 import { KEYMAP, keyLabel } from '../../src/ui/keymap.js';
 import { createConsoleStore } from '../../src/ui/store.js';
 import { KEY, runHeadless } from '../support/console-rig.js';
-import { normalize, open, renderStore, STAGNANT, STAGNANT_POLICY } from '../support/ui-helpers.js';
+import { normalize, open, openAtOperatorPause, openAtPrompt, renderStore, STAGNANT, STAGNANT_POLICY } from '../support/ui-helpers.js';
 
 const WAITING = `
 turns:
@@ -232,9 +232,7 @@ describe('quitting', () => {
   });
 
   test('Ctrl+C once asks the run to pause at the next safe point; twice quits', async () => {
-    const rig = await open({ transcript: WAITING });
-    await rig.waitForFrame('Approve tool call shell (t1)');
-    await rig.waitForArmed();
+    const rig = await openAtPrompt({ transcript: WAITING });
     await rig.press(KEY.ctrlC);
     expect(rig.controller.requestPause).toHaveBeenCalledTimes(1);
     expect(rig.controller.quit).not.toHaveBeenCalled();
@@ -252,12 +250,7 @@ describe('quitting', () => {
   });
 
   test('after a Ctrl+C pause, c continues the run and the next Ctrl+C pauses again', async () => {
-    const rig = await open({ transcript: WAITING });
-    await rig.waitForFrame('Approve tool call shell (t1)');
-    await rig.waitForArmed();
-    await rig.press(KEY.ctrlC);
-    await rig.press('y');
-    await rig.waitForFrame('Paused by the operator');
+    const rig = await openAtOperatorPause({ transcript: WAITING });
     await rig.waitForArmed();
     expect(rig.frame()).toContain('[c] continue  [s] stop');
     await rig.press('c');
@@ -269,12 +262,7 @@ describe('quitting', () => {
   });
 
   test('s at a pause stops the run', async () => {
-    const rig = await open({ transcript: WAITING });
-    await rig.waitForFrame('Approve tool call shell (t1)');
-    await rig.waitForArmed();
-    await rig.press(KEY.ctrlC);
-    await rig.press('y');
-    await rig.waitForFrame('Paused by the operator');
+    const rig = await openAtOperatorPause({ transcript: WAITING });
     await rig.waitForArmed();
     await rig.press('s');
     await expect(rig.outcome).resolves.toMatchObject({ reason: 'stopped' });

@@ -9,7 +9,7 @@ vi.hoisted(() => {
 });
 
 import { KEY, type ConsoleRig } from '../support/console-rig.js';
-import { open, pendingSeq, WAITING } from '../support/ui-helpers.js';
+import { open, openAtPrompt, pendingSeq, WAITING } from '../support/ui-helpers.js';
 
 const DEL = '\u007f';
 const BS = '\b';
@@ -99,9 +99,7 @@ describe('the command bar', () => {
 
 describe('outside a text input', () => {
   test('a chunk of hotkey letters or Backspaces triggers nothing', async () => {
-    const rig = await open({ transcript: WAITING });
-    await rig.waitForFrame('Approve tool call shell (t1)');
-    await rig.waitForArmed();
+    const rig = await openAtPrompt({ transcript: WAITING });
     await rig.press('dy'); // not `d` then `y`
     await rig.press(`${DEL}${DEL}`);
     await rig.press(`n${DEL}`);
