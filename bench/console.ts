@@ -33,8 +33,8 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { stripVTControlCharacters } from 'node:util';
 import type { LoopEvent } from '../src/engine/events.js';
 import { FakeStdin } from '../tests/support/fake-stdin.js';
-import { makeLog, describeLog } from './make-log.js';
-import { collectGarbage, detail, header, median, quantile, summary, target } from './report.js';
+import { makeLog, withLog } from './make-log.js';
+import { collectGarbage, detail, header, median, namedParts, quantile, summary, target } from './report.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const CLI = path.join(ROOT, 'dist', 'cli.js');
@@ -645,29 +645,19 @@ export async function benchConsole(parts: readonly Part[] = PARTS): Promise<void
   header('console');
   if (parts.some((p) => p !== 'cold')) {
     const c = await loadConsole();
-    const made = await makeLog(HEAP_EVENTS);
-    try {
-      detail(`log: ${describeLog(made)}`);
+    await withLog(HEAP_EVENTS, async (made) => {
       const lines = readFileSync(made.file, 'utf8').split('\n').filter((line) => line !== '');
       if (parts.includes('burst')) await benchBurst(c, lines);
       if (parts.includes('history')) await benchHistory(c, lines);
       if (parts.includes('heap')) await benchHeap(c, lines);
-    } finally {
-      rmSync(path.dirname(made.file), { recursive: true, force: true });
-    }
+    });
   }
   if (parts.includes('cold')) await benchCold();
 }
 
 // tsx bench/console.ts [burst] [history] [heap] [cold]   (default: all four)
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
-  const named = process.argv.slice(2);
-  const unknown = named.filter((p) => !(PARTS as readonly string[]).includes(p));
-  if (unknown.length > 0) {
-    process.stderr.write(`bench/console.ts: unknown part ${unknown.join(', ')}; parts: ${PARTS.join(', ')}\n`);
-    process.exit(1);
-  }
-  await benchConsole(named.length > 0 ? (named as Part[]) : PARTS);
+  await benchConsole(namedParts('bench/console.ts', PARTS));
   summary('console');
   // Ink leaves stdin listeners and timers behind on the fake terminals.
   process.exit(0);

@@ -9,14 +9,14 @@
 //   2. `loopdeck replay <log> --headless` of that log under 1 s, end to end;
 //   3. engine overhead per step (no-op agent and tool) under 0.2 ms median.
 import { spawn } from 'node:child_process';
-import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { fold } from '../src/engine/fold.js';
 import { foldLog, parseLog } from '../src/engine/log.js';
-import { describeLog, makeLog, NoopAgent, noopTool, runBenchSession, tempWorkspace } from './make-log.js';
-import { collectGarbage, detail, header, median, quantile, summary, target } from './report.js';
+import { NoopAgent, noopTool, runBenchSession, tempWorkspace, withLog } from './make-log.js';
+import { collectGarbage, detail, header, median, namedParts, quantile, summary, target } from './report.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const CLI = path.join(ROOT, 'dist', 'cli.js');
@@ -192,26 +192,16 @@ export type Part = (typeof PARTS)[number];
 export async function benchEngine(parts: readonly Part[] = PARTS): Promise<void> {
   header('engine');
   if (parts.includes('fold') || parts.includes('replay')) {
-    const made = await makeLog(LOG_EVENTS);
-    try {
-      detail(`log: ${describeLog(made)}`);
+    await withLog(LOG_EVENTS, async (made) => {
       if (parts.includes('fold')) benchFold(readFileSync(made.file, 'utf8'), made.file, made.events);
       if (parts.includes('replay')) await benchReplay(made.file, made.events);
-    } finally {
-      rmSync(path.dirname(made.file), { recursive: true, force: true });
-    }
+    });
   }
   if (parts.includes('step')) await benchSteps();
 }
 
 // tsx bench/engine.ts [fold] [replay] [step]   (default: all three)
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
-  const named = process.argv.slice(2);
-  const unknown = named.filter((p) => !(PARTS as readonly string[]).includes(p));
-  if (unknown.length > 0) {
-    process.stderr.write(`bench/engine.ts: unknown part ${unknown.join(', ')}; parts: ${PARTS.join(', ')}\n`);
-    process.exit(1);
-  }
-  await benchEngine(named.length > 0 ? (named as Part[]) : PARTS);
+  await benchEngine(namedParts('bench/engine.ts', PARTS));
   summary('engine');
 }

@@ -24,6 +24,7 @@ import type { LoopEvent } from '../src/engine/events.js';
 import { parsePolicy, type LoopPolicy } from '../src/engine/policy.js';
 import { Session, type LoopOutcome, type SessionOptions } from '../src/engine/session.js';
 import type { AgentTurn, ToolCall } from '../src/engine/types.js';
+import { detail } from './report.js';
 
 export type ToolRunner = NonNullable<SessionOptions['runTool']>;
 
@@ -406,9 +407,21 @@ export async function makeLog(events = 100_000, file?: string, mode: 'auto' | 's
   };
 }
 
+/** Makes a log of `events` events (see {@link makeLog}), says what it is, hands it to `use`, and removes it afterwards. */
+export async function withLog<T>(events: number, use: (made: MadeLog) => Promise<T> | T): Promise<T> {
+  const made = await makeLog(events);
+  try {
+    detail(`log: ${describeLog(made)}`);
+    return await use(made);
+  } finally {
+    rmSync(path.dirname(made.file), { recursive: true, force: true });
+  }
+}
+
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   const events = Number(process.argv[2] ?? 100_000);
   const mode = (process.argv[4] ?? 'auto') as 'auto' | 'session' | 'replicated';
   const made = await makeLog(events, process.argv[3], mode);
   process.stdout.write(`${describeLog(made)}\n`);
 }
+

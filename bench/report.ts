@@ -77,3 +77,16 @@ const gc = vm.runInNewContext('gc') as () => void;
 export function collectGarbage(): void {
   gc();
 }
+
+/**
+ * The parts of a bench file named on its command line, all of them when none is named.
+ * Exits 1 naming the unknown ones (and the known ones) otherwise.
+ */
+export function namedParts<P extends string>(script: string, all: readonly P[], named: readonly string[] = process.argv.slice(2)): P[] {
+  const unknown = named.filter((p) => !(all as readonly string[]).includes(p));
+  if (unknown.length > 0) {
+    process.stderr.write(`${script}: unknown part ${unknown.join(', ')}; parts: ${all.join(', ')}\n`);
+    process.exit(1);
+  }
+  return named.length > 0 ? (named as P[]) : [...all];
+}
