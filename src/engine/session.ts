@@ -13,7 +13,7 @@ import { resolvePattern, type Pattern } from './patterns.js';
 import { createRedactor, type Redactor } from './redact.js';
 import type { LoopPolicy } from './policy.js';
 import { runTool } from './tools.js';
-import { BUDGET_DIMENSIONS, type AgentTurn, type BudgetDimension, type Goal, type ToolCall, type ToolResult } from './types.js';
+import { BUDGET_COMMAND_NAMES, BUDGET_DIMENSIONS, type AgentTurn, type Goal, type ToolCall, type ToolResult } from './types.js';
 import { parseDuration } from './duration.js';
 import { runVerify } from './verify.js';
 import { recordAbort } from './abort.js';
@@ -93,20 +93,6 @@ export interface SessionOptions {
 class Stop {
   constructor(readonly outcome: LoopOutcome) {}
 }
-
-/**
- * Budget dimension names as the console shows them, for `/budget`: `wall_clock` and
- * `cost` beside the names loop.yaml uses (`wall_clock_seconds`, `cost_usd`).
- */
-const BUDGET_ALIASES: Record<string, BudgetDimension> = {
-  turns: 'turns',
-  tool_calls: 'tool_calls',
-  wall_clock: 'wall_clock_seconds',
-  wall_clock_seconds: 'wall_clock_seconds',
-  tokens: 'tokens',
-  cost: 'cost_usd',
-  cost_usd: 'cost_usd',
-};
 
 function isToolAnswer(p: unknown): p is ToolAnswer {
   const v = p as Partial<ToolAnswer> | undefined;
@@ -339,7 +325,7 @@ export class Session {
   }
 
   private extendBudget(name: string, increment: string): { ok: boolean; message: string } {
-    const dimension = Object.hasOwn(BUDGET_ALIASES, name) ? BUDGET_ALIASES[name] : undefined;
+    const dimension = BUDGET_DIMENSIONS.find((d) => d === name || BUDGET_COMMAND_NAMES[d] === name);
     if (!dimension) {
       return { ok: false, message: `unknown budget dimension "${name}"; valid: ${BUDGET_DIMENSIONS.join(', ')} (or wall_clock, cost)` };
     }

@@ -37,6 +37,18 @@ export interface Goal {
 export const BUDGET_DIMENSIONS = ['turns', 'tool_calls', 'wall_clock_seconds', 'tokens', 'cost_usd'] as const;
 export type BudgetDimension = (typeof BUDGET_DIMENSIONS)[number];
 
+/**
+ * The short name of each dimension in `/budget <name> +N`, as the console labels it
+ * (`wall_clock`, `cost`); the full names of loop.yaml are accepted too.
+ */
+export const BUDGET_COMMAND_NAMES: Readonly<Record<BudgetDimension, string>> = {
+  turns: 'turns',
+  tool_calls: 'tool_calls',
+  wall_clock_seconds: 'wall_clock',
+  tokens: 'tokens',
+  cost_usd: 'cost',
+};
+
 /** Limits per dimension; `null` means unlimited (written out as `unlimited` in loop.yaml). */
 export type BudgetLimits = Record<BudgetDimension, number | null>;
 /** Cumulative usage per dimension: counts, seconds, tokens, USD. */

@@ -1,3 +1,5 @@
+import { BUDGET_COMMAND_NAMES, BUDGET_DIMENSIONS } from '../engine/types.js';
+
 /**
  * The command-bar commands: what Tab completes and what help lists. `text` is what
  * completion inserts (a trailing space or `+` where an argument follows).
@@ -13,11 +15,11 @@ export const BAR_COMMANDS: readonly BarCommand[] = [
   { text: '/goal add-criterion ', help: 'add a success criterion: /goal add-criterion <text>' },
   { text: '/goal redirect ', help: 'new objective, criteria cleared: /goal redirect <text>' },
   { text: '/goal modify ', help: 'new objective, criteria kept: /goal modify <text>' },
-  { text: '/budget turns +', help: 'raise the turns limit: /budget turns +N' },
-  { text: '/budget tool_calls +', help: 'raise the tool calls limit: /budget tool_calls +N' },
-  { text: '/budget wall_clock +', help: 'raise the wall clock limit: /budget wall_clock +10m (or +N seconds)' },
-  { text: '/budget tokens +', help: 'raise the tokens limit: /budget tokens +N' },
-  { text: '/budget cost +', help: 'raise the cost limit in USD: /budget cost +N' },
+  ...BUDGET_DIMENSIONS.map((d) => {
+    const name = BUDGET_COMMAND_NAMES[d];
+    const unit = d === 'wall_clock_seconds' ? ' (seconds, or a duration: +10m)' : d === 'cost_usd' ? ' (USD)' : '';
+    return { text: `/budget ${name} +`, help: `raise the ${name.replace('_', ' ')} limit: /budget ${name} +N${unit}` };
+  }),
   { text: '/stop', help: 'stop at the next safe point' },
   { text: '/stop --abort', help: 'kill running tools, stash the workspace, write a failure report' },
   { text: '/help', help: 'keys and commands' },

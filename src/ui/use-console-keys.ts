@@ -1,4 +1,5 @@
 import { useEffect, useRef } from 'react';
+import { BUDGET_COMMAND_NAMES } from '../engine/types.js';
 import { alwaysAllowRuleFor } from '../hooks/approval-rules.js';
 import { candidates, complete } from './commands.js';
 import { eventRows } from './EventDetail.js';
@@ -126,7 +127,7 @@ export function createCommands(store: ConsoleStore, controller: ConsoleControlle
         const spent = s.session.exhausted;
         const limit = spent === null ? null : s.session.limits[spent];
         if (spent !== null && limit !== null && s.session.usage[spent] >= limit) {
-          const name = spent.replace(/_seconds$|_usd$/, '');
+          const name = BUDGET_COMMAND_NAMES[spent];
           notice(false, `the ${name.replace('_', ' ')} budget is still spent, so the run pauses again: e raises it, or /budget ${name} +N`);
         }
         return answerPause({ action: 'continue' });
