@@ -31,10 +31,10 @@ function fail(message: string, code: number = EXIT.usage): never {
   process.exit(code);
 }
 
-/** `work`, or exit 1 with `invalid config` and the errors when it throws ConfigErrors. */
-async function configOrExit<T>(work: Promise<T>): Promise<T> {
+/** The result of `work`, or exit 1 with `invalid config` and the errors when it throws ConfigErrors. */
+async function configOrExit<T>(work: () => Promise<T>): Promise<T> {
   try {
-    return await work;
+    return await work();
   } catch (error) {
     if (error instanceof ConfigErrors) fail(`invalid config\n${error.message}`);
     throw error;
@@ -44,12 +44,7 @@ async function configOrExit<T>(work: Promise<T>): Promise<T> {
 /** loop.yaml loaded, or exit 1 with its errors; `otherFile` says how this command names another file. */
 async function policyOrExit(file: string, otherFile?: string): Promise<LoopPolicy> {
   const { loadPolicy } = await import('./engine/policy.js');
-  try {
-    return loadPolicy(file, otherFile ? { otherFile } : {});
-  } catch (error) {
-    if (error instanceof ConfigErrors) fail(`invalid config\n${error.message}`);
-    throw error;
-  }
+  return configOrExit(async () => loadPolicy(file, otherFile ? { otherFile } : {}));
 }
 
 /**
@@ -113,7 +108,7 @@ export function buildProgram(): Command {
     const interactive = !options.headless && process.stdout.isTTY && process.stdin.isTTY;
     if (!interactive) {
       if (!options.headless) process.stderr.write('loopdeck: no terminal on stdin/stdout; running headless\n');
-      const { prepared, start, warnings = [] } = await configOrExit(prepare(() => undefined));
+      const { prepared, start, warnings = [] } = await configOrExit(() => prepare(() => undefined));
       for (const warning of warnings) process.stderr.write(`loopdeck: ${warning}\n`);
       if (resuming && !options.yes) {
         fail(`resuming headless needs --yes; the run stands at: ${summary(prepared)}`);
@@ -134,7 +129,7 @@ export function buildProgram(): Command {
       return;
     }
     const { runConsole } = await import('./ui/run-console.js');
-    const result = await configOrExit(runConsole(prepare, { confirmResume: resuming }));
+    const result = await configOrExit(() => runConsole(prepare, { confirmResume: resuming }));
     result.prepared.log.close();
     process.stdout.write(`${result.message}\n`);
     const { exitCodeFor } = await import('./engine/drive.js');
