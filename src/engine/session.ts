@@ -267,7 +267,7 @@ export class Session {
     if (/^\/goal(\s|$)/.test(trimmed)) return this.goalCommand(trimmed);
     if (/^\/budget(\s|$)/.test(trimmed)) {
       const match = /^\/budget\s+(\S+)\s+\+\$?(\S+)$/.exec(trimmed);
-      if (!match) return { ok: false, message: `usage: /budget <${BUDGET_DIMENSIONS.join('|')}> +N (wall clock also +10m, +1h30m)` };
+      if (!match) return { ok: false, message: `usage: /budget <${BUDGET_DIMENSIONS.map((d) => BUDGET_COMMAND_NAMES[d]).join('|')}> +N (wall_clock also +10m, +1h30m)` };
       return this.extendBudget(match[1]!, match[2]!);
     }
     if (/^\/stop(\s|$)/.test(trimmed)) {
@@ -327,18 +327,22 @@ export class Session {
   private extendBudget(name: string, increment: string): { ok: boolean; message: string } {
     const dimension = BUDGET_DIMENSIONS.find((d) => d === name || BUDGET_COMMAND_NAMES[d] === name);
     if (!dimension) {
-      return { ok: false, message: `unknown budget dimension "${name}"; valid: ${BUDGET_DIMENSIONS.join(', ')} (or wall_clock, cost)` };
+      return { ok: false, message: `unknown budget dimension "${name}"; valid: ${BUDGET_DIMENSIONS.map((d) => BUDGET_COMMAND_NAMES[d]).join(', ')}` };
     }
-    const by = /^\d+(?:\.\d+)?$/.test(increment) ? Number(increment) : dimension === 'wall_clock_seconds' ? parseDuration(increment) : null;
+    // Turns, tool calls and tokens are counts: whole numbers, as in loop.yaml.
+    const counted = dimension === 'turns' || dimension === 'tool_calls' || dimension === 'tokens';
+    const number = counted ? /^\d+$/ : /^\d+(?:\.\d+)?$/;
+    const by = number.test(increment) ? Number(increment) : dimension === 'wall_clock_seconds' ? parseDuration(increment) : null;
+    const shown = BUDGET_COMMAND_NAMES[dimension];
     if (by === null || !(by > 0)) {
-      const durations = dimension === 'wall_clock_seconds' ? ' in seconds or a duration such as 10m or 1h30m' : '';
-      return { ok: false, message: `the increment must be a positive number${durations}, found "${increment}"` };
+      const kind = counted ? 'a positive whole number' : dimension === 'wall_clock_seconds' ? 'a positive number in seconds or a duration such as 10m or 1h30m' : 'a positive number';
+      return { ok: false, message: `the ${shown} increment must be ${kind}, found "${increment}"` };
     }
     if (this.state.done) return { ok: false, message: 'the run is over' };
     const current = this.state.limits[dimension];
-    if (current === null) return { ok: false, message: `${dimension} is unlimited` };
+    if (current === null) return { ok: false, message: `${shown} is unlimited` };
     this.emit('budget.extended', { dimension, limit: current + by, by });
-    return { ok: true, message: `${dimension} limit raised to ${current + by}` };
+    return { ok: true, message: `${shown} limit raised to ${current + by}` };
   }
 
   // ---------------------------------------------------------------- events

@@ -376,18 +376,21 @@ describe('the loop contract: a turn with two tool calls', () => {
 });
 
 describe('the loop contract: budget pause', () => {
-  it('/budget takes the names the console shows (wall_clock, cost) and a duration for the wall clock', async () => {
+  it('/budget takes the names the console shows (wall_clock, cost), a duration for the wall clock, whole numbers for counts', async () => {
     const r = rig({ agent: transcript(TOOL_PLAN), policy: { budget: { max_tool_calls: 1, max_wall_clock: '30m', max_cost_usd: 1 } } });
     const run = r.session.run(goal());
     await nextYield(run, r.log);
-    expect(await r.session.command('/budget wall_clock +10m')).toEqual({ ok: true, message: 'wall_clock_seconds limit raised to 2400' });
-    expect(await r.session.command('/budget wall_clock_seconds +90')).toEqual({ ok: true, message: 'wall_clock_seconds limit raised to 2490' });
-    expect(await r.session.command('/budget cost +$0.5')).toEqual({ ok: true, message: 'cost_usd limit raised to 1.5' });
+    expect(await r.session.command('/budget wall_clock +10m')).toEqual({ ok: true, message: 'wall_clock limit raised to 2400' });
+    expect(await r.session.command('/budget wall_clock_seconds +90')).toEqual({ ok: true, message: 'wall_clock limit raised to 2490' });
+    expect(await r.session.command('/budget cost +$0.5')).toEqual({ ok: true, message: 'cost limit raised to 1.5' });
     expect(await r.session.command('/budget tool_calls +2')).toEqual({ ok: true, message: 'tool_calls limit raised to 3' });
-    expect(await r.session.command('/budget turns +10m')).toEqual({ ok: false, message: 'the increment must be a positive number, found "10m"' });
+    expect(await r.session.command('/budget turns +10m')).toEqual({ ok: false, message: 'the turns increment must be a positive whole number, found "10m"' });
+    // Counts stay whole numbers, as loop.yaml has them.
+    expect(await r.session.command('/budget turns +1.5')).toEqual({ ok: false, message: 'the turns increment must be a positive whole number, found "1.5"' });
+    expect(await r.session.command('/budget tokens +0.1')).toMatchObject({ ok: false });
     expect(await r.session.command('/budget wall_clock +soon')).toEqual({
       ok: false,
-      message: 'the increment must be a positive number in seconds or a duration such as 10m or 1h30m, found "soon"',
+      message: 'the wall_clock increment must be a positive number in seconds or a duration such as 10m or 1h30m, found "soon"',
     });
     expect(await r.session.command('/budget toString +1')).toMatchObject({ ok: false, message: expect.stringContaining('unknown budget dimension "toString"') });
     expect(ofType(r.events, 'budget.extended').map((e) => [e.data.dimension, e.data.by])).toEqual([

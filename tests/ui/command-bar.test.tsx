@@ -259,7 +259,7 @@ describe('errors keep the typed line in the bar', () => {
     ['/goal add-constraint', '✗ /goal add-constraint needs text, e.g. /goal add-constraint keep the public API'],
     ['/goal redirect   ', '✗ /goal redirect needs text, e.g. /goal redirect keep the public API'],
     ['/goal status now', '✗ /goal status takes no text'],
-    ['/budget turns 5', '✗ usage: /budget <turns|tool_calls|wall_clock_seconds|tokens|cost_usd> +N (wall clock also +10m, +1h30m)'],
+    ['/budget turns 5', '✗ usage: /budget <turns|tool_calls|wall_clock|tokens|cost> +N (wall_clock also +10m, +1h30m)'],
     ['/frobnicate', '✗ unknown command "/frobnicate"'],
   ])('%j', async (line, message) => {
     const rig = await open({ transcript: WAITING });
