@@ -115,6 +115,16 @@ export function guardExits(ink: () => Instance | null, flush: () => void, host: 
   };
 }
 
+/**
+ * loopdeck as it was started now, for a command to copy: `loopdeck` when run by that name
+ * (installed on PATH), else `node <script>` relative to the current folder (`npm start`
+ * runs `node dist/cli.js`).
+ */
+function selfCommand(): string {
+  const script = process.argv[1] ?? '';
+  return path.basename(script) === 'loopdeck' ? 'loopdeck' : `node ${path.relative(process.cwd(), script) || script}`;
+}
+
 /** What the console runs once it is on screen: a prepared session and how to start it. */
 export interface ConsoleRun {
   prepared: PreparedRun;
@@ -253,7 +263,7 @@ export async function runConsole(
   // A run that never started has nothing to resume; one quit at the resume gate still has.
   if (run === null && !options.confirmResume) return { outcome: null, message: `loopdeck: quit before the run started.\n${where}`, prepared };
   const what = run === null ? 'quit without resuming' : 'quit before the run ended';
-  const again = `loopdeck resume ${path.relative(process.cwd(), prepared.runDir) || '.'}`;
+  const again = `${selfCommand()} resume ${path.relative(process.cwd(), prepared.runDir) || '.'}`;
   return { outcome: null, message: `loopdeck: ${what}; the log is kept.\n${where}\ncontinue: ${again}`, prepared };
 }
 

@@ -110,8 +110,8 @@ async function driveUntil(t: PtyTerminal, until: (screen: string) => boolean, wh
 /** After a quit: the console says the log is kept and the process is gone soon after. */
 async function quitsPromptly(t: PtyTerminal): Promise<void> {
   await t.waitFor(/quit before the run ended; the log is kept/);
-  // It says how to go on: the resume command with the run's directory.
-  await t.waitFor(/^continue: loopdeck resume \.loopdeck\/runs\/\S+$/m);
+  // It says how to go on: the resume command, runnable as printed (node and the CLI's path).
+  await t.waitFor(/^continue: node \S+dist\/cli\.js resume \.loopdeck\/runs\/\S+$/m);
   const shown = Date.now();
   await t.exit;
   // Nothing keeps the process alive once the console has said goodbye (a pending
