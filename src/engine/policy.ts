@@ -3,7 +3,7 @@ import path from 'node:path';
 import { HOOK_TOPICS } from './hooks.js';
 import { ConfigError, ConfigErrors } from './errors.js';
 import { parseRule } from '../hooks/approval-rules.js';
-import { PARSERS } from './parsers/index.js';
+import { metricNames, PARSERS } from './parsers/index.js';
 import { compileMetricPattern } from './parsers/regex.js';
 import { z } from 'zod';
 import { REPORTED_FIELDS } from './checkpoint.js';
@@ -163,13 +163,16 @@ const observeSchema = z
   })
   .describe('A command whose output the harness turns into `observed.*` metrics.');
 
+/** An observed progress signal: `observed.<observer name>.<metric>`. */
+const SIGNAL_PATTERN = /^observed\.[a-z][a-z0-9_]*\.[a-z][a-z0-9_]*$/;
+
 const signalSchema = z.strictObject({
   signal: z
     .string()
     .refine((s) => !s.startsWith('reported.'), {
       message: 'a reported.* path cannot measure progress: only observed.* signals can (observed beats reported)',
     })
-    .refine((s) => s.startsWith('reported.') || /^observed\.[a-z][a-z0-9_]*\.[a-z][a-z0-9_]*$/.test(s), {
+    .refine((s) => s.startsWith('reported.') || SIGNAL_PATTERN.test(s), {
       error: (iss) => `expected an observed signal like observed.tests.failing, found ${describeValue(iss.input)}`,
     })
     .describe('An observed metric, `observed.<name>.<metric>` (never `reported.*`).'),
@@ -505,6 +508,26 @@ function schemaFor(file: string, options: { files?: boolean } = {}) {
     if (config.agent.kind === 'command' && !resolveProgram(config.agent.command, baseDir)) {
       ctx.addIssue({ code: 'custom', path: ['agent', 'command'], message: `expected an executable program, found none for "${config.agent.command.split(/\s+/)[0]}"` });
     }
+    // A progress signal must name a metric an observer gives: a misspelt one is never
+    // measured, and stagnation would then fire on a run that is progressing.
+    const metrics = config.observe.flatMap((o) => {
+      try {
+        return metricNames(o.parser, { prefix: o.name, ...(o.pattern ? { pattern: o.pattern } : {}) }).map((m) => `observed.${m}`);
+      } catch {
+        return []; // a bad pattern is reported on the observer itself
+      }
+    });
+    config.progress.observed.forEach(({ signal }, index) => {
+      // Not of the observed.<name>.<metric> shape: the signal's own schema says so.
+      if (metrics.includes(signal) || !SIGNAL_PATTERN.test(signal)) return;
+      const near = nearestKey(signal, metrics);
+      const known = metrics.length > 0 ? `one of ${metrics.join(', ')}` : 'a metric of an observe entry (there is none)';
+      ctx.addIssue({
+        code: 'custom',
+        path: ['progress', 'observed', index, 'signal'],
+        message: `expected ${known}, found "${signal}"${near ? `; did you mean "${near}"?` : ''}`,
+      });
+    });
     config.hooks.forEach((hook, index) => {
       if (typeof hook === 'string' || resolveProgram(hook.command, baseDir)) return;
       ctx.addIssue({

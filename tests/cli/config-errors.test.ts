@@ -50,6 +50,11 @@ const CASES: Array<[string, string, string]> = [
   ['a duration as hh:mm', `${BASE}approval:\n  timeout: 1:30\n`, '12:12: approval.timeout: expected a duration like 90s, 10m or 1h30m (or "unlimited"), found "1:30" (hh:mm is not read as a time: write e.g. 1h30m)'],
   ['a duration outside the grammar', BASE.replace('  - command: node --test\n', '  - command: node --test\n    timeout: 1h 30m\n'), '11:14: verify[0].timeout: expected a duration like 90s, 10m or 1h30m, found "1h 30m"'],
   [
+    'a progress signal no observer gives (misspelt)',
+    `${BASE}observe:\n  - name: tests\n    command: node --test\n    parser: tap\nprogress:\n  observed:\n    - signal: observed.test.failing\n      direction: decrease\n`,
+    '17:15: progress.observed[0].signal: expected one of observed.tests.failing, observed.tests.passing, observed.tests.total, found "observed.test.failing"; did you mean "observed.tests.failing"?',
+  ],
+  [
     'a run with no bound at all',
     `${BASE}budget:\n  max_iterations: unlimited\n  max_tool_calls: unlimited\n  max_wall_clock: unlimited\n  max_tokens: unlimited\n  max_cost_usd: unlimited\n`,
     '11:1: budget: expected at least one bound, found every limit unlimited (max_iterations, max_tool_calls, max_wall_clock, max_tokens, max_cost_usd): a run with no bound would never stop',
