@@ -3,7 +3,7 @@ import { Box, Text } from 'ink';
 import type { LoopEvent } from '../engine/index.js';
 import { useConsole } from './context.js';
 import { describeEvent } from './describe.js';
-import { filtered, isAlert, windowOf } from './timeline.js';
+import { filtered, isAlert, windowOf } from './timeline-filter.js';
 import { theme } from './theme.js';
 
 function colourOf(e: LoopEvent): string | undefined {

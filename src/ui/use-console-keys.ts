@@ -9,7 +9,7 @@ import { PRIORITY, useKeypress, type Keypress } from './keypress.js';
 import { bindingFor, chunkKeys, type ConsoleCommand, type Scope } from './keymap.js';
 import { browse, edit, EMPTY_LINE, insert, lineOf, remember } from './line-editor.js';
 import { eventBySeq, type ConsoleState, type ConsoleStore } from './store.js';
-import { filtered, moveSelection } from './timeline.js';
+import { filtered, moveSelection } from './timeline-filter.js';
 import { browseCheckpoint, cycle, FILTERS, PANES, type CompactBody } from './view.js';
 
 /**
