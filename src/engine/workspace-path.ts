@@ -11,7 +11,7 @@
  * itself would read on a case-insensitive or NTFS file system): the file tools never write
  * there, since a line in `.git/config` is code that every later git command runs.
  */
-import { lstatSync, readlinkSync, realpathSync } from 'node:fs';
+import { existsSync, lstatSync, readFileSync, readlinkSync, realpathSync } from 'node:fs';
 import path from 'node:path';
 import { ToolError } from './errors.js';
 
@@ -157,15 +157,43 @@ export function isDotGit(name: string): boolean {
 }
 
 /**
+ * The repository folder that the workspace's own `.git` points to when it is not a plain
+ * folder: the target of a `.git` symlink, or the `gitdir:` of a `.git` file (as
+ * `git init --separate-git-dir` and `git worktree add` write). `null` when `.git` is a
+ * folder, is absent or points nowhere readable.
+ */
+function linkedGitDir(root: string): string | null {
+  const dotGit = path.join(root, '.git');
+  try {
+    const stat = lstatSync(dotGit);
+    if (stat.isSymbolicLink()) return realpathSync(dotGit);
+    if (!stat.isFile()) return null;
+    const match = /^gitdir: *(.+?)\s*$/m.exec(readFileSync(dotGit, 'utf8'));
+    if (!match) return null;
+    const target = path.resolve(root, match[1]!);
+    return existsSync(target) ? realpathSync(target) : target;
+  } catch {
+    return null; // no .git, or one git could not use either
+  }
+}
+
+/**
  * Why writing `real` (a resolved path inside `root`) would touch git's own files, or `null`:
  * any component named `.git` (the repository folder, a `.git` file pointing elsewhere, a
- * nested repository), in any spelling a case-insensitive file system would read as `.git`.
+ * nested repository), in any spelling a case-insensitive file system would read as `.git`,
+ * and anything inside the folder the workspace's `.git` symlink or `gitdir:` file points to.
  */
 export function gitInternalReason(root: string, real: string): string | null {
-  const names = path.relative(realpathSync(root), real).split(path.sep);
-  const hit = names.find(isDotGit);
-  if (hit === undefined) return null;
-  return `it is inside git's own files (${showPath(hit)}): the file tools never write there, since git runs what its config names`;
+  const rootReal = realpathSync(root);
+  const hit = path.relative(rootReal, real).split(path.sep).find(isDotGit);
+  if (hit !== undefined) {
+    return `it is inside git's own files (${showPath(hit)}): the file tools never write there, since git runs what its config names`;
+  }
+  const gitDir = linkedGitDir(rootReal);
+  if (gitDir !== null && !escapes(path.relative(gitDir, real))) {
+    return `it is inside the repository folder that .git points to (${showPath(path.relative(rootReal, gitDir) || '.')}): the file tools never write there, since git runs what its config names`;
+  }
+  return null;
 }
 
 /**

@@ -253,6 +253,31 @@ describe("git's own files are never written", () => {
     expect(tree(workspace)).toEqual(wsBefore);
   });
 
+  it.each([
+    [
+      'a .git file (git init --separate-git-dir)',
+      () => {
+        fs.rmSync(ws('.git'), { recursive: true });
+        execFileSync('git', ['init', '-q', '--separate-git-dir', ws('store')], { cwd: workspace });
+        expect(fs.readFileSync(ws('.git'), 'utf8')).toMatch(/^gitdir: /);
+      },
+    ],
+    [
+      'a .git symlink',
+      () => {
+        fs.renameSync(ws('.git'), ws('store'));
+        link('store', '.git');
+      },
+    ],
+  ])('the folder that %s points to is refused too', async (_kind, setup) => {
+    setup();
+    execFileSync('git', ['status'], { cwd: workspace }); // git uses it as the repository
+    const before = fs.readFileSync(ws('store', 'config'), 'utf8');
+    const error = await failure('write_file', { path: 'store/config', content: '[core]\n\tfsmonitor = "touch PWNED; false"\n' });
+    expect(error.message).toBe('write_file: will not write "store/config": it is inside the repository folder that .git points to ("store"): the file tools never write there, since git runs what its config names');
+    expect(fs.readFileSync(ws('store', 'config'), 'utf8')).toBe(before);
+  });
+
   it('reading git files is still allowed', async () => {
     const result = await runTool({ id: 'c', name: 'read_file', args: { path: '.git/HEAD' } }, ctx);
     expect(result.output).toMatch(/^ref: refs\/heads\//);
