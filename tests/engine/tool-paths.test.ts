@@ -78,6 +78,12 @@ const BAD_PATHS: BadPath[] = [
     reason: /: the path or a name in it is too long \(ENAMETOOLONG\)$/,
   },
   { kind: 'a folder where a file is expected (EISDIR)', path: 'dir', reason: /^cannot (read|write) "dir": it is a folder, expected a file \(EISDIR\)$/ },
+  {
+    kind: 'a fifo where a file is expected (reading it would block)',
+    setup: () => execFileSync('mkfifo', [ws('pipe')]),
+    path: 'pipe',
+    reason: /^cannot (read|write) "pipe": it is not a regular file \(a fifo, socket or device\)$/,
+  },
   { kind: 'the workspace itself', path: '.', reason: /^cannot (read|write) "\.": it is a folder, expected a file \(EISDIR\)$/ },
   { kind: 'a file where a folder is expected (ENOTDIR)', path: 'file.txt/x', reason: /"file\.txt\/x": .*\((ENOTDIR|ENOENT|EEXIST)\)$/ },
   { kind: 'a symlink to itself (a loop)', setup: () => link('self', 'self'), path: 'self', reason: /^path "self" follows more than 40 symlinks \(a symlink loop\?\)$/ },
