@@ -136,7 +136,7 @@ async function replaceFile(tool: string, file: string, rel: string, content: str
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw fsFailure(tool, 'cannot write', rel, error);
   }
-  const temp = path.join(path.dirname(file), `.${path.basename(file).slice(0, 100)}.${randomBytes(6).toString('hex')}.loopdeck-tmp`);
+  const temp = path.join(path.dirname(file), `.loopdeck-${randomBytes(6).toString('hex')}.tmp`);
   try {
     const handle = await open(temp, 'wx', mode);
     try {
