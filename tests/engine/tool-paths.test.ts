@@ -214,6 +214,14 @@ describe('symlinks that stay inside still work', () => {
     expect(tree(workspace)).toEqual(['dir', 'file.txt', 'hard.txt']);
   });
 
+  it('a long multibyte name within the 255-byte limit is written and rewritten', async () => {
+    const name = 'é'.repeat(127); // 254 bytes
+    await runTool({ id: 'c', name: 'write_file', args: { path: name, content: 'one' } }, ctx);
+    await runTool({ id: 'c', name: 'edit', args: { path: name, find: 'one', replace: 'two' } }, ctx);
+    expect(fs.readFileSync(ws(name), 'utf8')).toBe('two');
+    expect(tree(workspace)).toEqual(['dir', 'file.txt', name].sort());
+  });
+
   it('a name that only starts with two dots is inside', async () => {
     const result = await runTool({ id: 'c', name: 'write_file', args: { path: '..notes', content: 'n' } }, ctx);
     expect(result.status).toBe('ok');
