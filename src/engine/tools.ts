@@ -1,11 +1,13 @@
-import { existsSync, realpathSync } from 'node:fs';
-import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
+import { randomBytes } from 'node:crypto';
+import { constants, realpathSync } from 'node:fs';
+import { access, lstat, mkdir, open, readdir, readFile, rename, rm } from 'node:fs/promises';
 import { simpleGit } from 'simple-git';
 import path from 'node:path';
 import { z } from 'zod';
 import { ToolError } from './errors.js';
 import { runShell } from './process.js';
 import type { ToolCall, ToolStatus } from './types.js';
+import { confine, fsFailure, fsReason, gitConfigFile, gitInternalReason, showPath } from './workspace-path.js';
 
 /** Where and how tools run. */
 export interface ToolContext {
@@ -27,21 +29,7 @@ export interface ToolOutcome {
 
 type ToolFn = (args: Record<string, unknown>, ctx: ToolContext) => Promise<ToolOutcome>;
 
-/**
- * Resolves `relative` inside the workspace, following symlinks of the part that exists.
- * @throws ToolError for absolute paths, `..` escapes and symlinks that point outside
- */
-export function confine(tool: string, workspace: string, relative: string): string {
-  if (path.isAbsolute(relative)) throw new ToolError(tool, `path "${relative}" must be relative to the workspace`);
-  const root = realpathSync(workspace);
-  const target = path.resolve(root, relative);
-  let existing = target;
-  while (!existsSync(existing)) existing = path.dirname(existing);
-  const real = path.join(realpathSync(existing), path.relative(existing, target));
-  const rel = path.relative(root, real);
-  if (rel.startsWith('..') || path.isAbsolute(rel)) throw new ToolError(tool, `path "${relative}" is outside the workspace`);
-  return real;
-}
+export { confine } from './workspace-path.js';
 
 function parseArgs<T extends z.ZodType>(tool: string, schema: T, args: unknown): z.output<T> {
   const parsed = schema.safeParse(args);
@@ -86,12 +74,90 @@ async function gitIn(tool: string, workspace: string) {
   return git;
 }
 
+/**
+ * What is at `file` (a resolved path): `null` when nothing is.
+ * @param doing the start of the message when it cannot be inspected, e.g. `cannot read`
+ * @throws ToolError when it cannot be inspected (a file where a folder is expected, ...)
+ */
+async function kindAt(tool: string, doing: string, file: string, rel: string): Promise<'file' | 'folder' | 'other' | null> {
+  try {
+    const stat = await lstat(file);
+    return stat.isFile() ? 'file' : stat.isDirectory() ? 'folder' : 'other';
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    throw fsFailure(tool, doing, rel, error);
+  }
+}
+
+/** Confines `rel` and checks that a regular file is there. @throws ToolError naming the path and what is wrong */
+async function readableFile(tool: string, workspace: string, rel: string): Promise<string> {
+  const file = confine(tool, workspace, rel);
+  const kind = await kindAt(tool, 'cannot read', file, rel);
+  if (kind === null) throw new ToolError(tool, `cannot read ${showPath(rel)}: no such file or folder (ENOENT)`);
+  if (kind === 'folder') throw new ToolError(tool, `cannot read ${showPath(rel)}: it is a folder, expected a file (EISDIR)`);
+  if (kind === 'other') throw new ToolError(tool, `cannot read ${showPath(rel)}: it is not a regular file (a fifo, socket or device)`);
+  return file;
+}
+
+/**
+ * Confines `rel` for a write and refuses what the file tools never write: anything inside
+ * git's own files (`.git`), a git configuration file reached through a symlink of another
+ * name (the approval gate judges the name the agent wrote), and anything but a regular file.
+ * @throws ToolError naming the path and the reason
+ */
+async function writableFile(tool: string, workspace: string, rel: string): Promise<string> {
+  const file = confine(tool, workspace, rel);
+  const internal = gitInternalReason(workspace, file);
+  if (internal) throw new ToolError(tool, `will not write ${showPath(rel)}: ${internal}`);
+  const reached = gitConfigFile(path.basename(file));
+  const named = rel.split('/').filter((name) => name !== '' && name !== '.').at(-1) ?? '';
+  if (reached && gitConfigFile(named) === null) {
+    throw new ToolError(tool, `will not write ${showPath(rel)}: it is a symlink to git's ${reached}; write ${reached} by its own name, which the operator is asked about`);
+  }
+  const kind = await kindAt(tool, 'cannot write', file, rel);
+  if (kind === 'folder') throw new ToolError(tool, `cannot write ${showPath(rel)}: it is a folder, expected a file (EISDIR)`);
+  if (kind === 'other') throw new ToolError(tool, `cannot write ${showPath(rel)}: it is not a regular file (a fifo, socket or device)`);
+  return file;
+}
+
+/**
+ * Replaces the resolved `file` with `content`: written to a new file beside it, then renamed
+ * over it. The rename replaces the directory entry itself, so a symlink put in its place since
+ * it was resolved, or a hard link shared with a file outside the workspace, is replaced, never
+ * written through. An existing file keeps its mode; one we may not write is refused as before.
+ * @throws ToolError naming `rel`
+ */
+async function replaceFile(tool: string, file: string, rel: string, content: string): Promise<void> {
+  let mode = 0o666 & ~process.umask();
+  try {
+    const existing = await lstat(file);
+    mode = existing.mode & 0o7777;
+    await access(file, constants.W_OK);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw fsFailure(tool, 'cannot write', rel, error);
+  }
+  const temp = path.join(path.dirname(file), `.loopdeck-${randomBytes(6).toString('hex')}.tmp`);
+  try {
+    const handle = await open(temp, 'wx', mode);
+    try {
+      await handle.writeFile(content, 'utf8');
+      await handle.chmod(mode);
+    } finally {
+      await handle.close();
+    }
+    await rename(temp, file);
+  } catch (error) {
+    await rm(temp, { force: true }).catch(() => undefined); // the failure below is the one to report
+    throw fsFailure(tool, 'cannot write', rel, error);
+  }
+}
+
 const TOOLS: Record<string, ToolFn> = {
   async list_files(args, ctx) {
     const { path: rel, max } = parseArgs('list_files', listArgs, args);
     const dir = confine('list_files', ctx.workspace, rel);
-    const { files, more } = await listFiles(dir, realpathSync(ctx.workspace), max).catch((error: NodeJS.ErrnoException) => {
-      throw new ToolError('list_files', `cannot list "${rel}" (${error.code ?? error.message})`);
+    const { files, more } = await listFiles(dir, realpathSync(ctx.workspace), max).catch((error: unknown) => {
+      throw fsFailure('list_files', 'cannot list', rel, error);
     });
     const tail = more ? `\n[... more than ${max} files; list a subfolder]` : '';
     return { status: 'ok', output: bound(files.join('\n') + tail, ctx.outputLimit), exit_code: null };
@@ -125,29 +191,32 @@ const TOOLS: Record<string, ToolFn> = {
     return { status, output: result.output, exit_code: result.exit_code };
   },
   async read_file(args, ctx) {
-    const file = confine('read_file', ctx.workspace, parseArgs('read_file', pathArgs, args).path);
-    const content = await readFile(file, 'utf8').catch((error: NodeJS.ErrnoException) => {
-      throw new ToolError('read_file', `cannot read "${args.path}" (${error.code ?? error.message})`);
+    const { path: rel } = parseArgs('read_file', pathArgs, args);
+    const file = await readableFile('read_file', ctx.workspace, rel);
+    const content = await readFile(file, 'utf8').catch((error: unknown) => {
+      throw fsFailure('read_file', 'cannot read', rel, error);
     });
     return { status: 'ok', output: bound(content, ctx.outputLimit), exit_code: null };
   },
   async write_file(args, ctx) {
     const { path: rel, content } = parseArgs('write_file', writeArgs, args);
-    const file = confine('write_file', ctx.workspace, rel);
-    await mkdir(path.dirname(file), { recursive: true });
-    await writeFile(file, content, 'utf8');
+    const file = await writableFile('write_file', ctx.workspace, rel);
+    await mkdir(path.dirname(file), { recursive: true }).catch((error: unknown) => {
+      throw fsFailure('write_file', 'cannot create the folder of', rel, error);
+    });
+    await replaceFile('write_file', file, rel, content);
     return { status: 'ok', output: `wrote ${Buffer.byteLength(content)} bytes to ${rel}`, exit_code: null };
   },
   async edit(args, ctx) {
     const { path: rel, find, replace } = parseArgs('edit', editArgs, args);
-    const file = confine('edit', ctx.workspace, rel);
-    const content = await readFile(file, 'utf8').catch((error: NodeJS.ErrnoException) => {
-      throw new ToolError('edit', `cannot read "${rel}" (${error.code ?? error.message})`);
+    const file = await writableFile('edit', ctx.workspace, rel);
+    const content = await readFile(file, 'utf8').catch((error: unknown) => {
+      throw fsFailure('edit', 'cannot read', rel, error);
     });
     const count = content.split(find).length - 1;
     if (count === 0) throw new ToolError('edit', `the text to find does not occur in ${rel}`);
     if (count > 1) throw new ToolError('edit', `the text to find occurs ${count} times in ${rel}; it must occur exactly once`);
-    await writeFile(file, content.replace(find, () => replace), 'utf8');
+    await replaceFile('edit', file, rel, content.replace(find, () => replace));
     return { status: 'ok', output: `edited ${rel}`, exit_code: null };
   },
 };
@@ -156,14 +225,25 @@ const TOOLS: Record<string, ToolFn> = {
 export const TOOL_NAMES = Object.keys(TOOLS);
 
 /**
- * Runs one tool call in the workspace.
- * @throws ToolError for an unknown tool, bad arguments, a path outside the workspace,
+ * Runs one tool call in the workspace. This is the tools' boundary: whatever a tool throws
+ * ends up as one {@link ToolError} (a failed call the engine records as `tool.error`), never
+ * as an exception that ends the run; a file-system error is described by its errno code and
+ * names the path the agent gave.
+ * @throws ToolError for an unknown tool, bad arguments, a path outside the workspace or
+ *   into git's own files, a file-system error (missing, a folder, permission denied, ...),
  *   an edit whose text is absent or not unique, or a shell that cannot start
  */
 export async function runTool(call: ToolCall, ctx: ToolContext): Promise<ToolOutcome> {
   const tool = TOOLS[call.name];
   if (!tool) throw new ToolError(call.name, `unknown tool (known: ${TOOL_NAMES.join(', ')})`);
-  return tool(call.args, ctx);
+  try {
+    return await tool(call.args, ctx);
+  } catch (error) {
+    if (error instanceof ToolError) throw error;
+    const rel: unknown = call.args !== null && typeof call.args === 'object' ? call.args.path : undefined;
+    const on = typeof rel === 'string' ? ` on ${showPath(rel)}` : '';
+    throw new ToolError(call.name, `failed${on}: ${fsReason(error)}`, { cause: error });
+  }
 }
 
 /** Keeps the head and tail of `text` within `limit` characters, saying how much was dropped. */

@@ -15,7 +15,9 @@ export interface WorkspaceSpec {
 /**
  * Returns the directory the run works in. With `copy: temp` the source is copied to a new
  * temporary directory (the source is never touched) and committed to a fresh git repo,
- * so the run's changes can be diffed and stashed.
+ * so the run's changes can be diffed and stashed. Symlinks are copied verbatim: a relative
+ * link still points inside the copy; an absolute one still points where it did, and the
+ * file tools refuse it when that is outside the copy.
  *
  * @param configFile named in the error when the path does not exist
  * @throws ConfigErrors when the workspace path is not a directory
@@ -26,7 +28,9 @@ export async function prepareWorkspace(spec: WorkspaceSpec, configFile: string):
   }
   if (spec.copy === 'none') return spec.path;
   const target = mkdtempSync(path.join(os.tmpdir(), `loopdeck-${path.basename(spec.path)}-`));
-  cpSync(spec.path, target, { recursive: true, filter: (src) => !src.split(path.sep).includes('node_modules') });
+  // Symlinks are copied as they are: without `verbatimSymlinks` a relative link would become
+  // an absolute link into the source, and a write through it would change the source.
+  cpSync(spec.path, target, { recursive: true, verbatimSymlinks: true, filter: (src) => !src.split(path.sep).includes('node_modules') });
   const git = simpleGit(target);
   await git.init();
   await git.addConfig('user.name', 'loopdeck');

@@ -20,6 +20,8 @@ export interface PromptView {
 
 /** Argument rows shown before `v` expands them. */
 const COLLAPSED_ARGS = 3;
+/** Rows for the reason the call is asked about; a longer one is cut at the last row. */
+const MAX_WHY_ROWS = 3;
 
 /** A scope's key hints in as many rows of `width` as they need, never splitting a hint. */
 export function hintRows(scope: Scope, width: number): string[] {
@@ -104,7 +106,9 @@ export function usePrompt(width: number, maxRows: number): PromptView | null {
     const countdown = deadline !== null && !replaying ? ` · denied in ${shortDuration(Math.max(0, (deadline - now) / 1000))} unless answered` : '';
     const args = wrapCells(sanitize(argsText(pending.call.name, pending.call.args, inner)).replace(/\t/g, '  '), inner);
     const ruleRows = rule === null ? 1 : wrapCells(sanitize(rule, { oneLine: true }), inner - 9).length;
-    const fixed = 2 + 2 + ruleRows + (noting ? 2 : hintRows('tool', inner).length) + 1; // border, title, why, rule, keys or note, more
+    // The reason in full where it fits (a path git treats as configuration says why at length).
+    const why = wrapWords(sanitize(pending.reason ?? 'the approval rules ask about this call', { oneLine: true }), inner - 5).slice(0, MAX_WHY_ROWS);
+    const fixed = 2 + 1 + why.length + ruleRows + (noting ? 2 : hintRows('tool', inner).length) + 1; // border, title, why, rule, keys or note, more
     const room = expand ? Math.max(COLLAPSED_ARGS, maxRows - fixed - 1) : COLLAPSED_ARGS;
     const shown = args.length > room ? args.slice(0, room) : args;
     const hidden = args.length - shown.length;
@@ -114,10 +118,12 @@ export function usePrompt(width: number, maxRows: number): PromptView | null {
         <Text bold>{sanitize(pending.call.name, { oneLine: true })}</Text>
         <Text color={theme.muted}> ({sanitize(pending.call.id, { oneLine: true })}){countdown}</Text>
       </Text>,
-      <Text wrap="truncate-end">
-        <Text color={theme.muted}>why  </Text>
-        {sanitize(pending.reason ?? 'the approval rules ask about this call', { oneLine: true })}
-      </Text>,
+      ...why.map((row, i) => (
+        <Text wrap="truncate-end">
+          <Text color={theme.muted}>{i === 0 ? 'why  ' : '     '}</Text>
+          {row}
+        </Text>
+      )),
       ...shown.map((row) => <Text wrap="truncate-end">{row}</Text>),
     ];
     if (hidden > 0) {

@@ -61,7 +61,7 @@ describe('files inside the workspace', () => {
 
   it('read_file of a missing file fails clearly', async () => {
     const error = await toolError(runTool(call('read_file', { path: 'nope.txt' }), ctx));
-    expect(error.message).toBe('read_file: cannot read "nope.txt" (ENOENT)');
+    expect(error.message).toBe('read_file: cannot read "nope.txt": no such file or folder (ENOENT)');
   });
 });
 
@@ -129,7 +129,7 @@ describe('edit failures', () => {
 
   it('fails on a missing file', async () => {
     const error = await toolError(runTool(call('edit', { path: 'b.txt', find: 'x', replace: 'y' }), ctx));
-    expect(error.message).toBe('edit: cannot read "b.txt" (ENOENT)');
+    expect(error.message).toBe('edit: cannot read "b.txt": no such file or folder (ENOENT)');
   });
 });
 

@@ -214,3 +214,33 @@ turns:
   expect(rig.session.snapshot.tools.t1?.decision).toEqual({ decision: 'approve', by: 'operator' });
   expect(rig.session.snapshot.tools.t2?.decision).toEqual({ decision: 'deny', by: 'operator', note: 'no answer within 1s' });
 });
+
+test('a write to .gitattributes is asked about even though write_file is allowed; the prompt says why, in full', async () => {
+  const rig = await open({
+    transcript: `
+turns:
+  - tool_calls:
+      - { id: t1, name: write_file, args: { path: "src/.gitattributes", content: "* filter=run\\n" } }
+  - tool_calls:
+      - { id: t2, name: write_file, args: { path: notes.txt, content: "noted" } }
+  - final: Done.
+`,
+    policy: { allow: ['write_file'] },
+  });
+  await rig.waitForFrame('Approve tool call write_file (t1)');
+  await rig.waitForArmed();
+  const box = (frame: string) => frame.split('\n').filter((l) => l.startsWith('│')).map((l) => l.slice(2, -1).trimEnd());
+  expect(box(normalize(rig.frame())).slice(0, 4)).toEqual([
+    'Approve tool call write_file (t1) · denied in ##m##s unless answered',
+    'why  writes .gitattributes: git runs the filter, diff and merge drivers it names (always asked;',
+    '     the rules alone say: allow rule "write_file")',
+    'path: src/.gitattributes',
+  ]);
+  await rig.press('n');
+  // The next write is allowed by the rule without a prompt.
+  await expect(rig.outcome).resolves.toMatchObject({ reason: 'goal_met' });
+  expect(rig.session.snapshot.tools.t1?.decision).toEqual({ decision: 'deny', by: 'operator' });
+  expect(rig.session.snapshot.tools.t2?.decision).toEqual({ decision: 'approve', by: 'policy' });
+  expect(existsSync(path.join(rig.workspace.dir, 'src', '.gitattributes'))).toBe(false);
+  expect(readFileSync(path.join(rig.workspace.dir, 'notes.txt'), 'utf8')).toBe('noted');
+});
