@@ -17,7 +17,7 @@ import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describeError } from './errors.js';
 import { assertNever, type LoopEvent } from './events.js';
-import { git, isGitWorkTree, runGit } from './git-progress.js';
+import { git, isGitWorkTree, runGit } from './git.js';
 import type { BudgetLimits, BudgetUsage, Goal } from './types.js';
 
 /** How parking the workspace went. Every case is said plainly in the failure report. */
