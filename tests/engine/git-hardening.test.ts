@@ -8,9 +8,15 @@ import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSyn
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { stringify } from 'yaml';
 import { parkWorkspace } from '../../src/engine/abort.js';
+import { ScriptedAgent } from '../../src/engine/agents/scripted.js';
+import type { LoopEvent } from '../../src/engine/events.js';
 import { driverOverrides, gitEnv, runGit } from '../../src/engine/git.js';
 import { gitSnapshot } from '../../src/engine/git-progress.js';
+import { newGoal } from '../../src/engine/goal.js';
+import { parsePolicy } from '../../src/engine/policy.js';
+import { Session } from '../../src/engine/session.js';
 import { runTool } from '../../src/engine/tools.js';
 import { prepareWorkspace } from '../../src/engine/workspace.js';
 
@@ -140,8 +146,11 @@ function makeHostile(dir: string, canaries: string): void {
 /** Attributes that send every file through the hostile drivers. */
 const ATTRIBUTES = '* filter=evil diff=evil merge=evil\n*.md filter=Ev.il\n*.cfg filter=a=b\n*.inc filter=inc\n';
 
-/** A committed repository (made with plain git before it turns hostile) and its canary folder. */
-function hostileRepo(): { ws: string; canaries: string } {
+/**
+ * A committed repository (made with plain git before it turns hostile) and its canary
+ * folder; with `hostile: false` it stays ordinary (call {@link makeHostile} later).
+ */
+function hostileRepo({ hostile = true } = {}): { ws: string; canaries: string } {
   const ws = tempDir('loopdeck-hostile-');
   const canaries = path.join(tempDir('loopdeck-canaries-'), 'out');
   mkdirSync(canaries);
@@ -152,7 +161,7 @@ function hostileRepo(): { ws: string; canaries: string } {
   for (const name of ['a.txt', 'b.md', 'c.cfg', 'd.inc', 'e.info']) writeFileSync(path.join(ws, name), `${name} v1\n`);
   plainGit(ws, 'add', '-A');
   plainGit(ws, 'commit', '-qm', 'start');
-  makeHostile(ws, canaries);
+  if (hostile) makeHostile(ws, canaries);
   writeFileSync(hostileGlobal, `[filter "evil"]\n  clean = "${leak(canaries, 'global-filter')}; cat"\n  required = true\n[core]\n  fsmonitor = "${leak(canaries, 'global-fsmonitor')}; false"\n`);
   return { ws, canaries };
 }
@@ -284,5 +293,46 @@ describe('the git environment', () => {
       ['diff.x.textconv', ''],
       ['merge.m.driver', ''],
     ]);
+  });
+});
+
+describe('a run whose repository turns hostile while it runs', () => {
+  it('per-step snapshots and the abort stash run nothing the new configuration names', async () => {
+    const { ws, canaries } = hostileRepo({ hostile: false });
+    const runDir = path.join(tempDir('loopdeck-cwd-'), '.loopdeck', 'runs', 's1');
+    const policy = parsePolicy(
+      stringify({
+        goal: { objective: 'edit files' },
+        agent: { kind: 'scripted', script: 'x.yaml' },
+        workspace: { path: '.', copy: 'none' },
+        verify: [{ command: 'false' }],
+        hooks: [],
+        pattern: 'react',
+      }),
+      path.join(ws, 'loop.yaml'),
+    );
+    const write = (id: string, file: string) => ({ tool_calls: [{ id, name: 'write_file', args: { path: file, content: `${file} by the agent\n` } }] });
+    const agent = ScriptedAgent.fromYaml(stringify({ turns: [write('t1', 'a.txt'), write('t2', 'b.md'), write('t3', 'new.inc'), { thought: 'never reached' }] }));
+    const events: LoopEvent[] = [];
+    let now = 1_700_000_000_000;
+    const session = new Session({ id: 's1', agent, policy, workspace: ws, runDir, clock: () => (now += 1000), sinks: [(e) => events.push(e)] });
+    session.subscribe((e) => {
+      if (e.type !== 'tool.result') return;
+      // what one edit of .git/config (and its include) would do, right after the first step
+      if (e.data.result.call_id === 't1') makeHostile(ws, canaries);
+      if (e.data.result.call_id === 't3') void session.command('/stop --abort');
+    });
+    const end = await session.run(newGoal('edit files')).next();
+    expect(end).toMatchObject({ done: true, value: { reason: 'aborted' } });
+    expect(canariesOf(canaries)).toEqual([]);
+
+    const snapshots = events.filter((e) => e.type === 'workspace.snapshot').map((e) => (e.type === 'workspace.snapshot' ? e.data : null));
+    expect(snapshots.length).toBeGreaterThanOrEqual(3);
+    expect(snapshots.every((s) => s?.git === true && /^[0-9a-f]{40}$/.test(s.tree ?? ''))).toBe(true);
+    expect(new Set(snapshots.map((s) => s?.tree)).size).toBe(snapshots.length);
+    expect(events.filter((e) => e.type === 'hook.error' || (e.type === 'tool.error'))).toEqual([]);
+    const recorded = events.find((e) => e.type === 'abort.recorded');
+    expect(recorded?.data).toMatchObject({ stash: expect.stringMatching(/^stashed as [0-9a-f]{40}$/) });
+    expect(canariesOf(canaries)).toEqual([]);
   });
 });
