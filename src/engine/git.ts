@@ -16,7 +16,8 @@
  * - **Fixed overrides** ({@link GIT_HARDENING}): command-line scope configuration, which wins
  *   over every file, includes (`include.path`, `includeIf`) and worktree config alike,
  *   turns off fsmonitor, hooks (`core.hooksPath=/dev/null`), the untracked cache, signing,
- *   external diff, credential helpers, ssh, every transport, submodule recursion and auto gc.
+ *   external diff, credential helpers, ssh, every transport, submodule recursion and auto gc,
+ *   and refuses a bare repository found by discovery (`safe.bareRepository=explicit`).
  * - **Driver overrides**: driver names are arbitrary, so before every command the names
  *   defined in the configuration git will read are listed (`git config --list --name-only`,
  *   which follows includes) and each `filter.<name>` gets empty `clean`/`smudge`/`process`
@@ -49,6 +50,8 @@ export interface GitRun {
  * scope: it wins over system, global, repository, worktree and included configuration.
  */
 export const GIT_HARDENING: ReadonlyArray<readonly [string, string]> = [
+  // a folder laid out as a bare repository (HEAD, config, objects/ written by the agent) is not a repository
+  ['safe.bareRepository', 'explicit'],
   ['core.fsmonitor', 'false'],
   ['core.useBuiltinFSMonitor', 'false'],
   ['core.hooksPath', '/dev/null'],
@@ -193,7 +196,8 @@ export async function git(cwd: string, args: string[], extraEnv: Record<string, 
 
 /**
  * Whether `dir` is inside a git working tree. `false` outside any repository, and inside a
- * `.git` directory or a bare repository (no working tree to observe).
+ * `.git` directory or a bare repository (no working tree to observe; git refuses to use
+ * one found by looking around `dir`).
  *
  * @throws ToolError when git refuses for another reason (e.g. "dubious ownership"), or
  *   cannot run in `dir` at all
@@ -201,6 +205,6 @@ export async function git(cwd: string, args: string[], extraEnv: Record<string, 
 export async function isGitWorkTree(dir: string): Promise<boolean> {
   const run = await runGit(dir, ['rev-parse', '--is-inside-work-tree']);
   if (run.exitCode === 0) return run.stdout.trim() === 'true';
-  if (/not a git repository/i.test(run.stderr)) return false;
+  if (/not a git repository|cannot use bare repository/i.test(run.stderr)) return false;
   throw new ToolError('git', `git rev-parse in ${dir} failed (exit ${run.exitCode}): ${run.stderr.trim()}`);
 }

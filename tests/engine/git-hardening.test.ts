@@ -12,7 +12,7 @@ import { stringify } from 'yaml';
 import { parkWorkspace } from '../../src/engine/abort.js';
 import { ScriptedAgent } from '../../src/engine/agents/scripted.js';
 import type { LoopEvent } from '../../src/engine/events.js';
-import { driverOverrides, gitEnv, runGit } from '../../src/engine/git.js';
+import { driverOverrides, gitEnv, isGitWorkTree, runGit } from '../../src/engine/git.js';
 import { gitSnapshot } from '../../src/engine/git-progress.js';
 import { newGoal } from '../../src/engine/goal.js';
 import { parsePolicy } from '../../src/engine/policy.js';
@@ -257,6 +257,22 @@ describe("the harness's git", () => {
     const copy = await prepareWorkspace({ path: source, copy: 'temp' }, 'loop.yaml');
     dirs.push(copy);
     expect(existsSync(path.join(copy, '.git'))).toBe(true);
+    expect(canariesOf(canaries)).toEqual([]);
+  });
+});
+
+describe('a folder that only looks like a repository', () => {
+  it('a workspace laid out as a bare repository with a hostile config is not a repository, and nothing runs', async () => {
+    const ws = tempDir('loopdeck-bare-');
+    const canaries = tempDir('loopdeck-canaries-');
+    plainGit(ws, 'init', '-q', '--bare');
+    writeFileSync(path.join(ws, 'config'), `[core]\n  bare = true\n  fsmonitor = "${leak(canaries, 'bare-fsmonitor')}; false"\n[filter "evil"]\n  clean = "${leak(canaries, 'bare-filter')}; cat"\n`);
+    expect(await isGitWorkTree(ws)).toBe(false);
+    expect(await gitSnapshot(ws)).toBeNull();
+    expect(await parkWorkspace(ws, 's1')).toEqual({ status: 'not_a_git_repo' });
+    // inside the .git folder of an ordinary repository: no working tree either
+    const { ws: repo } = hostileRepo();
+    expect(await isGitWorkTree(path.join(repo, '.git'))).toBe(false);
     expect(canariesOf(canaries)).toEqual([]);
   });
 });
