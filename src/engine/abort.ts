@@ -105,14 +105,14 @@ function gitPath(rel: string): string {
  * Stashes the changes of the `workspace` folder, tracked and untracked (ignored files
  * stay), as `loopdeck-abort <session>`: only paths under `workspace` (see
  * {@link workspacePathspec}), so files of a larger repository around it and `.loopdeck/`
- * folders stay on disk as they are. Identifies the new
- * stash entry by SHA: the newest `refs/stash` reflog entry that was not there before and
- * carries this message, so a concurrent stash cannot be mistaken for ours. Tracked paths are
- * `git diff --name-only --no-renames` from the stash's base (parent 1) to its worktree
- * commit and to its index commit (parent 2); untracked paths are `git ls-tree -r` of
- * parent 3. This equals `git stash show --name-only [--include-untracked]` without
- * depending on the user's `stash.showIncludeUntracked`. When no committer identity is
- * configured, `loopdeck <loopdeck@localhost>` is used so parking cannot fail for want of one.
+ * folders stay on disk as they are. Identifies the new stash entry by SHA: the newest
+ * `refs/stash` reflog entry that was not there before and carries this message, so a
+ * concurrent stash cannot be mistaken for ours. Tracked paths are
+ * `git diff --name-only --no-renames` under the same pathspec from the stash's base
+ * (parent 1) to its worktree commit and to its index commit (parent 2); untracked paths
+ * are `git ls-tree -r` of parent 3. When the repository configures no committer identity
+ * (user-level configuration is not read, see `git.ts`), `loopdeck <loopdeck@localhost>`
+ * is used so parking cannot fail for want of one.
  *
  * Never throws: every failure is a `failed` outcome. Never pops, applies, drops or cleans.
  */
