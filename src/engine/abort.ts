@@ -3,21 +3,25 @@
  * park the workspace recoverably in a git stash and write a failure report outside it.
  *
  * - {@link parkWorkspace} runs `git stash push --include-untracked -m "loopdeck-abort <session>"`
- *   and names the stash it made by commit SHA, with the tracked and untracked paths it holds.
+ *   limited to the workspace's own folder (never the rest of a larger repository, never a
+ *   `.loopdeck/` folder of run logs and reports) and names the stash it made by commit SHA,
+ *   with the tracked and untracked paths it holds.
  *   It never pops, applies, drops or cleans anything: a stash is the only thing it creates, and
  *   "nothing to stash", "not a git repo" and a failing stash are outcomes, not exceptions.
  * - {@link buildFailureReport} (pure) and {@link writeFailureReport} make
  *   `.loopdeck/runs/<session>/failure-report.json`.
  * - {@link recordAbort} does the three in the only safe order: read the progress file
- *   (a stash may take it away), park, write the report.
+ *   (a stash may take it away), park, write the report; `on_abort.stash: false` skips the
+ *   parking and `on_abort.report: false` the report.
  *
  * Killing running tool processes comes before all this and is the caller's job.
  */
+import { realpathSync } from 'node:fs';
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describeError } from './errors.js';
 import { assertNever, type LoopEvent } from './events.js';
-import { git, isGitWorkTree, runGit } from './git-progress.js';
+import { git, isGitWorkTree, runGit } from './git.js';
 import type { BudgetLimits, BudgetUsage, Goal } from './types.js';
 
 /** How parking the workspace went. Every case is said plainly in the failure report. */
@@ -28,12 +32,22 @@ export type StashOutcome =
       sha: string;
       /** The stash entry's message, e.g. `On main: loopdeck-abort <session>`. */
       message: string;
-      /** Tracked paths with changes (worktree or index) held by the stash, sorted. */
+      /** Top-level folder of the repository; the paths below are relative to it. */
+      repository: string;
+      /** The pathspecs given to `git stash push`: the workspace folder, less `.loopdeck/` and the exclusions. */
+      pathspec: string[];
+      /**
+       * Tracked paths with changes (worktree or index) that were stashed, sorted: exactly
+       * the paths that were put back to their committed state. Changes staged outside the
+       * workspace stay staged and on disk.
+       */
       tracked: string[];
-      /** Untracked (non-ignored) paths held by the stash's third parent, sorted. */
+      /** Untracked (non-ignored) paths that were stashed (and removed), sorted. */
       untracked: string[];
     }
   | { status: 'nothing_to_stash' }
+  /** `on_abort.stash: false`: nothing was stashed. */
+  | { status: 'disabled' }
   | { status: 'not_a_git_repo' }
   | {
       status: 'failed';
@@ -58,16 +72,47 @@ export function stashMessage(session: string): string {
   return `loopdeck-abort ${session}`;
 }
 
+/** Pathspec that keeps every `.loopdeck/` folder (run logs and reports) out of a stash, wherever it lies. */
+export const LOOPDECK_DIR_PATHSPEC = ':(top,exclude,glob)**/.loopdeck/**';
+
 /**
- * Stashes every change of the git repository that contains `workspace`, tracked and
- * untracked (ignored files stay), as `loopdeck-abort <session>`, and identifies the new
- * stash entry by SHA: the newest `refs/stash` reflog entry that was not there before and
- * carries this message, so a concurrent stash cannot be mistaken for ours. Tracked paths are
- * `git diff --name-only --no-renames` from the stash's base (parent 1) to its worktree
- * commit and to its index commit (parent 2); untracked paths are `git ls-tree -r` of
- * parent 3. This equals `git stash show --name-only [--include-untracked]` without
- * depending on the user's `stash.showIncludeUntracked`. When no committer identity is
- * configured, `loopdeck <loopdeck@localhost>` is used so parking cannot fail for want of one.
+ * The pathspecs that limit a stash to `workspace`: its folder relative to the repository's
+ * top level (the whole tree when they are the same), less every `.loopdeck/` folder and
+ * less `exclude` (absolute paths; those outside the repository are ignored).
+ *
+ * @param top the repository's top level, as `git rev-parse --show-toplevel` gives it
+ * @param workspace the workspace folder, with symbolic links resolved
+ * @returns `null` when `workspace` is not inside `top`
+ */
+export function workspacePathspec(top: string, workspace: string, exclude: readonly string[] = []): string[] | null {
+  const rel = path.relative(top, workspace);
+  if (rel.startsWith('..') || path.isAbsolute(rel)) return null;
+  const inside = exclude
+    .map((p) => path.relative(top, path.resolve(p)))
+    .filter((r) => r !== '' && !r.startsWith('..') && !path.isAbsolute(r));
+  return [
+    rel === '' ? ':(top)' : `:(top,literal)${gitPath(rel)}`,
+    LOOPDECK_DIR_PATHSPEC,
+    ...inside.map((r) => `:(top,exclude,literal)${gitPath(r)}`),
+  ];
+}
+
+function gitPath(rel: string): string {
+  return rel.split(path.sep).join('/');
+}
+
+/**
+ * Stashes the changes of the `workspace` folder, tracked and untracked (ignored files
+ * stay), as `loopdeck-abort <session>`: only paths under `workspace` (see
+ * {@link workspacePathspec}), so files of a larger repository around it and `.loopdeck/`
+ * folders stay on disk as they are. Identifies the new stash entry by SHA: the newest
+ * `refs/stash` reflog entry that was not there before and carries this message, so a
+ * concurrent stash cannot be mistaken for ours. Tracked paths are
+ * `git diff --name-only --no-renames` under the same pathspec from the stash's base
+ * (parent 1) to its worktree commit and to its index commit (parent 2); untracked paths
+ * are `git ls-tree -r` of parent 3. When the repository configures no committer identity
+ * (user-level configuration is not read, see `git.ts`), `loopdeck <loopdeck@localhost>`
+ * is used so parking cannot fail for want of one.
  *
  * Never throws: every failure is a `failed` outcome. Never pops, applies, drops or cleans.
  */
@@ -76,9 +121,13 @@ export async function parkWorkspace(workspace: string, session: string, options:
   try {
     if (!(await isGitWorkTree(workspace))) return { status: 'not_a_git_repo' };
     const top = (await git(workspace, ['rev-parse', '--show-toplevel'])).trim();
+    const pathspec = workspacePathspec(realpathSync(top), realpathSync(workspace), options.exclude);
+    if (pathspec === null) {
+      return { status: 'failed', error: `the workspace ${workspace} is not inside the working tree ${top} git reports; nothing was stashed`, sha: null };
+    }
     const message = stashMessage(session);
     const before = new Set((await stashEntries(top)).map((e) => e.sha));
-    const args = ['stash', 'push', '--include-untracked', '-m', message, ...excludePathspecs(top, options.exclude ?? [])];
+    const args = ['stash', 'push', '--include-untracked', '-m', message, '--', ...pathspec];
     const push = await runGit(top, args, await identityEnv(top));
     const ours = (await stashEntries(top)).find((e) => !before.has(e.sha) && e.subject.endsWith(`: ${message}`));
     sha = ours?.sha ?? null;
@@ -89,7 +138,7 @@ export async function parkWorkspace(workspace: string, session: string, options:
       if (/no local changes to save/i.test(push.stdout + push.stderr)) return { status: 'nothing_to_stash' };
       return { status: 'failed', error: `git stash push succeeded but no stash entry "${message}" was found: ${oneLine(push.stdout)}`, sha: null };
     }
-    return { status: 'stashed', sha: ours.sha, message: ours.subject, ...(await stashPaths(top, ours.sha)) };
+    return { status: 'stashed', sha: ours.sha, message: ours.subject, repository: top, pathspec, ...(await stashPaths(top, ours.sha, pathspec)) };
   } catch (error) {
     return { status: 'failed', error: describeError(error), sha };
   }
@@ -108,15 +157,6 @@ async function stashEntries(top: string): Promise<Array<{ sha: string; subject: 
     });
 }
 
-/** Pathspecs for `git stash push` that keep `exclude` (absolute paths) in place; none when nothing to exclude. */
-function excludePathspecs(top: string, exclude: string[]): string[] {
-  const inside = exclude
-    .map((p) => path.relative(top, path.resolve(p)))
-    .filter((rel) => rel !== '' && !rel.startsWith('..') && !path.isAbsolute(rel));
-  if (inside.length === 0) return [];
-  return ['--', ':(top)', ...inside.map((rel) => `:(top,exclude,literal)${rel.split(path.sep).join('/')}`)];
-}
-
 /** Env that supplies a committer identity when git has none configured. */
 async function identityEnv(top: string): Promise<Record<string, string>> {
   const ident = await runGit(top, ['var', 'GIT_COMMITTER_IDENT']);
@@ -125,11 +165,16 @@ async function identityEnv(top: string): Promise<Record<string, string>> {
   return { GIT_AUTHOR_NAME: who.name, GIT_AUTHOR_EMAIL: who.email, GIT_COMMITTER_NAME: who.name, GIT_COMMITTER_EMAIL: who.email };
 }
 
-async function stashPaths(top: string, sha: string): Promise<{ tracked: string[]; untracked: string[] }> {
+/**
+ * The paths a stash made with `pathspec` holds. Limited to `pathspec` because git records
+ * the whole index in the stash's index commit, changes staged outside it included, while
+ * only the paths inside were put back.
+ */
+async function stashPaths(top: string, sha: string, pathspec: string[]): Promise<{ tracked: string[]; untracked: string[] }> {
   const names = async (args: string[]) => (await git(top, args)).split('\0').filter((p) => p !== '');
   const tracked = new Set([
-    ...(await names(['diff', '--name-only', '--no-renames', '-z', `${sha}^1`, sha, '--'])),
-    ...(await names(['diff', '--name-only', '--no-renames', '-z', `${sha}^1`, `${sha}^2`, '--'])),
+    ...(await names(['diff', '--name-only', '--no-renames', '-z', `${sha}^1`, sha, '--', ...pathspec])),
+    ...(await names(['diff', '--name-only', '--no-renames', '-z', `${sha}^1`, `${sha}^2`, '--', ...pathspec])),
   ]);
   const hasUntracked = (await runGit(top, ['rev-parse', '-q', '--verify', `${sha}^3^{commit}`])).exitCode === 0;
   const untracked = hasUntracked ? await names(['ls-tree', '-r', '-z', '--name-only', `${sha}^3`]) : [];
@@ -215,6 +260,8 @@ export function restoreInstruction(workspace: string, stash: StashOutcome): stri
       return `Nothing to stash: the workspace had no uncommitted changes, so there is nothing to restore. Its files are in place at ${workspace}.`;
     case 'not_a_git_repo':
       return `The workspace is not a git repository, so it was not stashed; its files were left in place, untouched, at ${workspace}.`;
+    case 'disabled':
+      return `Stashing is off (on_abort.stash: false): nothing was stashed; the workspace was left as it was at ${workspace}.`;
     case 'failed':
       return stash.sha === null
         ? `Stashing failed (${stash.error}); nothing was deleted and the workspace was left as it was at ${workspace}.`
@@ -266,18 +313,24 @@ export interface AbortInput extends Omit<FailureReportInput, 'stash' | 'progress
   runDir: string;
   /** Absolute path of the progress file, or `null` when the loop has none. */
   progressFile: string | null;
+  /** `on_abort.stash`: park the workspace in a stash (default `true`). */
+  stash?: boolean;
+  /** `on_abort.report`: write `failure-report.json` into `runDir` (default `true`). */
+  report?: boolean;
 }
 
 /**
  * The abort sequence after tool processes were killed: read the progress file, park the
- * workspace (keeping `runDir` in place if it lies inside the repository), write the report.
+ * workspace (keeping `runDir` in place if it lies inside the repository) unless `stash` is
+ * false, write the report unless `report` is false.
  *
- * @returns the report and the path it was written to
+ * @returns the report (also when it was not written) and the path it was written to, or
+ *   `null` when `report` is false
  * @throws the file system's error when the report cannot be written (the stash, if any, stays)
  */
-export async function recordAbort(input: AbortInput): Promise<{ report: FailureReport; path: string }> {
+export async function recordAbort(input: AbortInput): Promise<{ report: FailureReport; path: string | null }> {
   const progress_file = input.progressFile === null ? null : await readProgressFile(input.progressFile);
-  const stash = await parkWorkspace(input.workspace, input.session, { exclude: [input.runDir] });
+  const stash: StashOutcome = input.stash === false ? { status: 'disabled' } : await parkWorkspace(input.workspace, input.session, { exclude: [input.runDir] });
   const report = buildFailureReport({
     reason: input.reason,
     now: input.now,
@@ -289,5 +342,27 @@ export async function recordAbort(input: AbortInput): Promise<{ report: FailureR
     stash,
     progress_file,
   });
-  return { report, path: await writeFailureReport(input.runDir, report) };
+  return { report, path: input.report === false ? null : await writeFailureReport(input.runDir, report) };
+}
+
+/**
+ * One line on what happened to the workspace, for the `abort.recorded` event:
+ * `stashed as <sha>`, `nothing to stash`, `not a git repo`, `not stashed (on_abort.stash: false)`,
+ * `failed: <error>`.
+ */
+export function stashSummary(stash: StashOutcome): string {
+  switch (stash.status) {
+    case 'stashed':
+      return `stashed as ${stash.sha}`;
+    case 'nothing_to_stash':
+      return 'nothing to stash';
+    case 'not_a_git_repo':
+      return 'not a git repo';
+    case 'disabled':
+      return 'not stashed (on_abort.stash: false)';
+    case 'failed':
+      return `failed: ${stash.error}`;
+    default:
+      return assertNever(stash);
+  }
 }

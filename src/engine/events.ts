@@ -94,7 +94,11 @@ export interface EventDataMap {
   'workspace.snapshot': { head: string | null; tree: string | null; new_commits: number | null; git: boolean };
   /** Something the agent adapter wants the operator to see (e.g. "retrying after 429"). */
   'agent.notice': { text: string };
-  /** The circuit breaker parked the workspace and wrote a failure report outside it. */
+  /**
+   * The circuit breaker parked the workspace and wrote a failure report outside it (as
+   * `on_abort` says). `report`: the report's path, or why none was written; `stash`: one
+   * line on the workspace (`stashSummary` in abort.ts).
+   */
   'abort.recorded': { report: string; stash: string; restore: string };
   'verify.result': { passed: boolean; commands: VerifyCommandResult[]; trigger: 'claim' | 'check' };
   'hook.error': { topic: string; hook: string; error: string };

@@ -11,73 +11,16 @@
  * everything into that copy, and `git write-tree` hashes it (git(1), "GIT_INDEX_FILE";
  * the same idea as `git stash create`, which records a dirty tree without touching it).
  * The only lasting effect is new loose blobs in `.git/objects`, which `git gc` prunes
- * when unreferenced.
+ * when unreferenced. Every git command goes through the hardened runner of `git.ts`: the
+ * repository's fsmonitor, hooks and filter drivers never run.
  */
 import { copyFile, mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { execa } from 'execa';
 import { ToolError } from './errors.js';
+import { git, isGitWorkTree, runGit } from './git.js';
 
-/** Output of one git command. */
-export interface GitRun {
-  exitCode: number;
-  stdout: string;
-  stderr: string;
-}
-
-/**
- * The environment git commands run with: the process's own, minus variables that would
- * point git at another repository or index (set when loopdeck runs inside a git hook),
- * with `LC_ALL=C` so messages can be recognised and `GIT_OPTIONAL_LOCKS=0` so read-only
- * commands never refresh the real index.
- */
-export function gitEnv(extra: Record<string, string> = {}): Record<string, string> {
-  const env: Record<string, string> = {};
-  for (const [key, value] of Object.entries(process.env)) {
-    if (value === undefined) continue;
-    if (/^GIT_(DIR|WORK_TREE|INDEX_FILE|PREFIX|COMMON_DIR|OBJECT_DIRECTORY|ALTERNATE_OBJECT_DIRECTORIES|NAMESPACE)$/.test(key)) continue;
-    env[key] = value;
-  }
-  return { ...env, LC_ALL: 'C', GIT_OPTIONAL_LOCKS: '0', GIT_TERMINAL_PROMPT: '0', ...extra };
-}
-
-/**
- * Runs `git <args>` in `cwd` without throwing on a non-zero exit (output trimmed of its
- * final newline).
- *
- * @throws ToolError when git cannot be started at all (missing binary, missing `cwd`)
- */
-export async function runGit(cwd: string, args: string[], extraEnv: Record<string, string> = {}): Promise<GitRun> {
-  const result = await execa('git', args, { cwd, env: gitEnv(extraEnv), extendEnv: false, reject: false, stdin: 'ignore' });
-  if (result.exitCode === undefined) {
-    throw new ToolError('git', `could not run git ${args.join(' ')} in ${cwd}: ${result.message}`);
-  }
-  return { exitCode: result.exitCode, stdout: result.stdout, stderr: result.stderr };
-}
-
-/** Same as {@link runGit} but a non-zero exit throws. @throws ToolError naming the command and git's message */
-export async function git(cwd: string, args: string[], extraEnv: Record<string, string> = {}): Promise<string> {
-  const run = await runGit(cwd, args, extraEnv);
-  if (run.exitCode !== 0) {
-    throw new ToolError('git', `git ${args.join(' ')} failed (exit ${run.exitCode}): ${run.stderr.trim() || run.stdout.trim()}`);
-  }
-  return run.stdout;
-}
-
-/**
- * Whether `dir` is inside a git working tree. `false` outside any repository, and inside a
- * `.git` directory or a bare repository (no working tree to observe).
- *
- * @throws ToolError when git refuses for another reason (e.g. "dubious ownership"), or
- *   cannot run in `dir` at all
- */
-export async function isGitWorkTree(dir: string): Promise<boolean> {
-  const run = await runGit(dir, ['rev-parse', '--is-inside-work-tree']);
-  if (run.exitCode === 0) return run.stdout.trim() === 'true';
-  if (/not a git repository/i.test(run.stderr)) return false;
-  throw new ToolError('git', `git rev-parse in ${dir} failed (exit ${run.exitCode}): ${run.stderr.trim()}`);
-}
+export { isGitWorkTree, type GitRun } from './git.js';
 
 /** The commit HEAD points at, or `null` on an unborn branch (no commit yet). */
 export async function headCommit(dir: string): Promise<string | null> {

@@ -424,8 +424,8 @@ const loopSchema = z
     hook_timeout: duration.prefault('5s').describe('Default timeout of a command hook.'),
     on_abort: z
       .strictObject({
-        stash: bool.default(true).describe('Park the workspace with `git stash push --include-untracked`.'),
-        report: bool.default(true).describe('Write a failure report outside the workspace.'),
+        stash: bool.default(true).describe('Park the workspace folder (only it, never `.loopdeck/`) with `git stash push --include-untracked`; `false` leaves it as it is.'),
+        report: bool.default(true).describe('Write `failure-report.json` (reason, stashed paths, how to restore) into the run directory.'),
       })
       .prefault({})
       .describe('What an abort leaves behind.'),

@@ -16,7 +16,7 @@ import { runTool } from './tools.js';
 import { BUDGET_COMMAND_NAMES, BUDGET_DIMENSIONS, type AgentTurn, type Goal, type ToolCall, type ToolResult } from './types.js';
 import { parseDuration } from './duration.js';
 import { runVerify } from './verify.js';
-import { recordAbort } from './abort.js';
+import { recordAbort, stashSummary } from './abort.js';
 import { gitSnapshot, isGitWorkTree, type GitSnapshot } from './git-progress.js';
 import {
   detectionEventData,
@@ -920,14 +920,15 @@ export class Session {
   }
 
   /**
-   * The circuit breaker: kill running tool processes, park the workspace with
-   * `git stash push --include-untracked`, write a failure report outside the workspace,
+   * The circuit breaker: kill running tool processes, park the workspace folder (only it,
+   * never `.loopdeck/`) with `git stash push --include-untracked` unless `on_abort.stash` is
+   * false, write a failure report outside the workspace unless `on_abort.report` is false,
    * and end the run `aborted`. Never pops or applies the stash.
    */
   private async abortRun(reason: string): Promise<LoopOutcome> {
     this.abort.abort();
     const { on_abort, laps } = this.options.policy;
-    if (this.options.runDir && (on_abort.stash || on_abort.report)) {
+    if (this.options.runDir) {
       try {
         const { report, path: file } = await recordAbort({
           reason,
@@ -939,9 +940,10 @@ export class Session {
           events: this.recent,
           runDir: this.options.runDir,
           progressFile: path.resolve(this.options.workspace, laps.progress_file),
+          stash: on_abort.stash,
+          report: on_abort.report,
         });
-        const stash = report.stash.status === 'stashed' ? `stashed as ${report.stash.sha}` : report.stash.status.replace(/_/g, ' ');
-        this.emit('abort.recorded', { report: file, stash, restore: report.restore });
+        this.emit('abort.recorded', { report: file ?? 'not written (on_abort.report: false)', stash: stashSummary(report.stash), restore: report.restore });
       } catch (error) {
         await this.hook('on_error', { source: 'abort', error: describeError(error) });
       }

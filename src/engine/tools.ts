@@ -1,10 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import { constants, realpathSync } from 'node:fs';
 import { access, lstat, mkdir, open, readdir, readFile, rename, rm } from 'node:fs/promises';
-import { simpleGit } from 'simple-git';
 import path from 'node:path';
 import { z } from 'zod';
 import { ToolError } from './errors.js';
+import { git, isGitWorkTree } from './git.js';
 import { runShell } from './process.js';
 import type { ToolCall, ToolStatus } from './types.js';
 import { confine, fsFailure, fsReason, gitConfigFile, gitInternalReason, showPath } from './workspace-path.js';
@@ -68,10 +68,30 @@ async function listFiles(root: string, base: string, max: number): Promise<{ fil
   return { files, more: false };
 }
 
-async function gitIn(tool: string, workspace: string) {
-  const git = simpleGit(workspace);
-  if (!(await git.checkIsRepo())) throw new ToolError(tool, 'the workspace is not a git repository');
-  return git;
+/** Fails the call unless the workspace is inside a git working tree. */
+async function requireGit(tool: string, workspace: string): Promise<void> {
+  if (!(await isGitWorkTree(workspace))) throw new ToolError(tool, 'the workspace is not a git repository');
+}
+
+/**
+ * `branch: <name>` and one `XY path` line per changed path, from
+ * `git status --porcelain=v1 -b -z` (a rename shows its new path).
+ */
+function statusLines(porcelain: string): string[] {
+  const entries = porcelain.split('\0');
+  const lines: string[] = [];
+  for (let i = 0; i < entries.length; i += 1) {
+    const entry = entries[i]!;
+    if (entry === '') continue;
+    if (entry.startsWith('## ')) {
+      const head = entry.slice(3).replace(/^No commits yet on /, '');
+      lines.push(`branch: ${head.startsWith('HEAD (no branch)') ? '(detached)' : head.split('...')[0]}`);
+      continue;
+    }
+    lines.push(entry);
+    if (/^(?:[RC].|.[RC]) /.test(entry)) i += 1; // the original path of a rename or copy follows
+  }
+  return lines;
 }
 
 /**
@@ -164,18 +184,15 @@ const TOOLS: Record<string, ToolFn> = {
   },
   async git_status(args, ctx) {
     parseArgs('git_status', z.strictObject({}), args);
-    const status = await (await gitIn('git_status', ctx.workspace)).status();
-    const lines = [
-      `branch: ${status.current ?? '(detached)'}`,
-      ...status.files.map((f) => `${f.index}${f.working_dir} ${f.path}`),
-    ];
+    await requireGit('git_status', ctx.workspace);
+    const lines = statusLines(await git(ctx.workspace, ['status', '--porcelain=v1', '-b', '-z', '--untracked-files=all']));
     return { status: 'ok', output: bound(lines.join('\n'), ctx.outputLimit), exit_code: null };
   },
   async git_diff(args, ctx) {
     const { path: rel, staged } = parseArgs('git_diff', diffArgs, args);
-    const git = await gitIn('git_diff', ctx.workspace);
-    const options = [...(staged ? ['--cached'] : []), ...(rel ? ['--', path.relative(realpathSync(ctx.workspace), confine('git_diff', ctx.workspace, rel))] : [])];
-    const diff = await git.diff(options);
+    await requireGit('git_diff', ctx.workspace);
+    const only = rel ? ['--', `:(literal)${path.relative(realpathSync(ctx.workspace), confine('git_diff', ctx.workspace, rel)) || '.'}`] : [];
+    const diff = await git(ctx.workspace, ['diff', ...(staged ? ['--cached'] : []), ...only]);
     return { status: 'ok', output: bound(diff || '(no changes)', ctx.outputLimit), exit_code: null };
   },
   async shell(args, ctx) {

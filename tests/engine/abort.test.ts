@@ -186,7 +186,7 @@ describe('failure report', () => {
   const goal = newGoal('fix the serializer', ['tests pass'], ['no new deps']);
 
   it('builds the report: ISO time, the last 10 events, the restore command', () => {
-    const stash: StashOutcome = { status: 'stashed', sha: 'a'.repeat(40), message: 'On main: loopdeck-abort s1', tracked: ['x'], untracked: [] };
+    const stash: StashOutcome = { status: 'stashed', sha: 'a'.repeat(40), message: 'On main: loopdeck-abort s1', repository: '/w', pathspec: [':(top)'], tracked: ['x'], untracked: [] };
     const report = buildFailureReport({
       reason: 'circuit_breaker:repetition',
       now: Date.UTC(2026, 0, 2, 3, 4, 5),
@@ -246,9 +246,9 @@ describe('failure report', () => {
     });
 
     expect(await status(ws)).toBe('');
-    expect(path.relative(ws, file).startsWith('..')).toBe(true);
     expect(file).toBe(path.join(runDir, 'failure-report.json'));
-    const onDisk = JSON.parse(readFileSync(file, 'utf8')) as FailureReport;
+    expect(path.relative(ws, file!).startsWith('..')).toBe(true);
+    const onDisk = JSON.parse(readFileSync(file!, 'utf8')) as FailureReport;
     expect(onDisk).toEqual(report);
     expectStashed(onDisk.stash);
     expect(onDisk.stash.sha).toBe((await git(ws, 'rev-parse', 'stash@{0}')).trim());
@@ -281,7 +281,7 @@ describe('failure report', () => {
     expectStashed(report.stash);
     expect(report.stash.untracked).toEqual([]);
     expect(existsSync(path.join(runDir, 'events.jsonl'))).toBe(true);
-    expect(existsSync(file)).toBe(true);
+    expect(existsSync(file!)).toBe(true);
     expect(report.progress_file).toBeNull();
   });
 });

@@ -1,0 +1,210 @@
+/**
+ * The one way loopdeck runs git: on a repository whose configuration the agent may have
+ * written, without ever running code that configuration names.
+ *
+ * Plain git commands run programs named by the repository: `core.fsmonitor` on `status` and
+ * `add`, clean and smudge filters (`.gitattributes` `filter=<name>`, `filter.<name>.*` in
+ * config) on `add`, `stash` and checkout, diff drivers and textconv on `diff`, hooks on
+ * commits, index writes and ref updates, a pager, an editor, credential and ssh helpers.
+ * An agent that can write `.git/config` (or an include it names) would run code with the
+ * harness's environment. {@link runGit} closes that:
+ *
+ * - **Environment**: built from nothing (never `process.env`): `PATH`, `HOME` and
+ *   `XDG_CONFIG_HOME` at `/dev/null` (no user files), `LC_ALL=C`, `GIT_CONFIG_NOSYSTEM=1`,
+ *   `GIT_CONFIG_GLOBAL=/dev/null`, `GIT_ATTR_NOSYSTEM=1`, no prompts, `cat` as pager,
+ *   `false` as editor. No secret loopdeck holds reaches git or anything git starts.
+ * - **Fixed overrides** ({@link GIT_HARDENING}): command-line scope configuration, which wins
+ *   over every file, includes (`include.path`, `includeIf`) and worktree config alike,
+ *   turns off fsmonitor, hooks (`core.hooksPath=/dev/null`), the untracked cache, signing,
+ *   external diff, credential helpers, ssh, every transport, submodule recursion and auto gc,
+ *   and refuses a bare repository found by discovery (`safe.bareRepository=explicit`).
+ * - **Driver overrides**: driver names are arbitrary, so before every command the names
+ *   defined in the configuration git will read are listed (`git config --list --name-only`,
+ *   which follows includes) and each `filter.<name>` gets empty `clean`/`smudge`/`process`
+ *   and `required=false` (git then stores and checks out bytes as they are), each
+ *   `diff.<name>` an empty `command`/`textconv` and each `merge.<name>` an empty `driver`
+ *   (git then fails with "cannot run" instead of running anything). A `.gitattributes`
+ *   naming a driver no configuration defines runs nothing.
+ * - **Diff commands** (`diff`, `log`, `show`) also get `--no-ext-diff --no-textconv`.
+ *
+ * The overrides are passed as `GIT_CONFIG_COUNT`/`GIT_CONFIG_KEY_<n>`/`GIT_CONFIG_VALUE_<n>`
+ * (git(1), "ENVIRONMENT"), not `-c`, so a driver name containing `=` cannot split a key,
+ * and git's own child processes (`git stash` runs `git add`, `git apply`...) inherit them.
+ *
+ * What stays: the listing and the command are two processes, so a process that is already
+ * running (it can run code anyway) could change the config between them; it would still
+ * see no secret in git's environment.
+ */
+import { execa } from 'execa';
+import { ToolError } from './errors.js';
+
+/** Output of one git command. */
+export interface GitRun {
+  exitCode: number;
+  stdout: string;
+  stderr: string;
+}
+
+/**
+ * Configuration set on every git command loopdeck runs, as `[key, value]`. Command-line
+ * scope: it wins over system, global, repository, worktree and included configuration.
+ */
+export const GIT_HARDENING: ReadonlyArray<readonly [string, string]> = [
+  // a folder laid out as a bare repository (HEAD, config, objects/ written by the agent) is not a repository
+  ['safe.bareRepository', 'explicit'],
+  ['core.fsmonitor', 'false'],
+  ['core.useBuiltinFSMonitor', 'false'],
+  ['core.hooksPath', '/dev/null'],
+  ['core.untrackedCache', 'false'],
+  ['core.attributesFile', '/dev/null'],
+  ['core.pager', 'cat'],
+  ['core.editor', 'false'],
+  ['sequence.editor', 'false'],
+  ['core.askPass', ''],
+  ['core.sshCommand', 'false'],
+  ['credential.helper', ''],
+  ['diff.external', ''],
+  ['protocol.allow', 'never'],
+  ['submodule.recurse', 'false'],
+  ['diff.ignoreSubmodules', 'all'],
+  ['status.submoduleSummary', 'false'],
+  ['commit.gpgSign', 'false'],
+  ['tag.gpgSign', 'false'],
+  ['log.showSignature', 'false'],
+  ['gpg.program', 'false'],
+  ['gpg.openpgp.program', 'false'],
+  ['gpg.x509.program', 'false'],
+  ['gpg.ssh.program', 'false'],
+  ['maintenance.auto', 'false'],
+  ['gc.auto', '0'],
+  ['color.ui', 'false'],
+];
+
+/** What each kind of driver gets, keyed by config section. */
+const DRIVER_OVERRIDES: Record<string, ReadonlyArray<readonly [string, string]>> = {
+  filter: [
+    ['clean', ''],
+    ['smudge', ''],
+    ['process', ''],
+    ['required', 'false'],
+  ],
+  diff: [
+    ['command', ''],
+    ['textconv', ''],
+  ],
+  merge: [['driver', '']],
+};
+
+/** Variables callers may add: which index to use and who commits. Anything else is a programming error. */
+const EXTRA_ENV = /^GIT_(INDEX_FILE|(AUTHOR|COMMITTER)_(NAME|EMAIL|DATE))$/;
+
+/** Subcommands that can produce a diff and so take `--no-ext-diff --no-textconv`. */
+const DIFF_COMMANDS = new Set(['diff', 'log', 'show']);
+
+/** Longest a single git command may run. */
+export const GIT_TIMEOUT_MS = 120_000;
+
+/**
+ * The environment every git command runs with, built from nothing: see the module comment.
+ * `extra` may only set `GIT_INDEX_FILE` and the author/committer variables.
+ *
+ * @param overrides configuration set in command-line scope, in order (later wins)
+ * @throws TypeError when `extra` names any other variable
+ */
+export function gitEnv(extra: Record<string, string> = {}, overrides: ReadonlyArray<readonly [string, string]> = GIT_HARDENING): Record<string, string> {
+  for (const key of Object.keys(extra)) {
+    if (!EXTRA_ENV.test(key)) throw new TypeError(`gitEnv: ${key} cannot be passed to git (allowed: GIT_INDEX_FILE, GIT_AUTHOR_*, GIT_COMMITTER_*)`);
+  }
+  const env: Record<string, string> = {
+    PATH: process.env.PATH ?? '/usr/local/bin:/usr/bin:/bin',
+    HOME: '/dev/null',
+    XDG_CONFIG_HOME: '/dev/null',
+    LC_ALL: 'C',
+    GIT_CONFIG_NOSYSTEM: '1',
+    GIT_CONFIG_SYSTEM: '/dev/null',
+    GIT_CONFIG_GLOBAL: '/dev/null',
+    GIT_ATTR_NOSYSTEM: '1',
+    GIT_TERMINAL_PROMPT: '0',
+    GIT_OPTIONAL_LOCKS: '0',
+    GIT_PAGER: 'cat',
+    PAGER: 'cat',
+    GIT_EDITOR: 'false',
+    ...extra,
+    GIT_CONFIG_COUNT: String(overrides.length),
+  };
+  overrides.forEach(([key, value], i) => {
+    env[`GIT_CONFIG_KEY_${i}`] = key;
+    env[`GIT_CONFIG_VALUE_${i}`] = value;
+  });
+  return env;
+}
+
+/**
+ * Overrides that make every filter, diff and merge driver named in `configNames` inert
+ * (the output of `git config --list --name-only`: `filter.<name>.clean`, ...).
+ */
+export function driverOverrides(configNames: readonly string[]): Array<[string, string]> {
+  const drivers = new Map<string, string>();
+  for (const name of configNames) {
+    const match = /^(filter|diff|merge)\.(.+)\.[^.]+$/s.exec(name);
+    if (match) drivers.set(`${match[1]}.${match[2]}`, match[1]!);
+  }
+  const out: Array<[string, string]> = [];
+  for (const [driver, section] of drivers) {
+    for (const [variable, value] of DRIVER_OVERRIDES[section]!) out.push([`${driver}.${variable}`, value]);
+  }
+  return out;
+}
+
+/** Runs git once with the given environment; a start failure or timeout throws. */
+async function spawnGit(cwd: string, args: string[], env: Record<string, string>): Promise<GitRun> {
+  const result = await execa('git', args, { cwd, env, extendEnv: false, reject: false, stdin: 'ignore', timeout: GIT_TIMEOUT_MS });
+  if (result.timedOut) throw new ToolError('git', `git ${args.join(' ')} in ${cwd} did not finish within ${GIT_TIMEOUT_MS / 1000} s`);
+  if (result.exitCode === undefined) {
+    throw new ToolError('git', `could not run git ${args.join(' ')} in ${cwd}: ${result.message}`);
+  }
+  return { exitCode: result.exitCode, stdout: result.stdout, stderr: result.stderr };
+}
+
+/**
+ * Runs `git <args>` in `cwd` hardened as the module comment says, without throwing on a
+ * non-zero exit (output trimmed of its final newline).
+ *
+ * @param extraEnv only `GIT_INDEX_FILE` and `GIT_AUTHOR_*`/`GIT_COMMITTER_*`
+ * @throws ToolError when git cannot be started at all (missing binary, missing `cwd`), runs
+ *   past {@link GIT_TIMEOUT_MS}, or its configuration cannot be read (then nothing is run)
+ */
+export async function runGit(cwd: string, args: string[], extraEnv: Record<string, string> = {}): Promise<GitRun> {
+  const listed = await spawnGit(cwd, ['config', '--list', '--name-only', '-z'], gitEnv());
+  if (listed.exitCode !== 0) {
+    throw new ToolError('git', `cannot read the git configuration in ${cwd}, so git ${args.join(' ')} was not run (exit ${listed.exitCode}): ${listed.stderr.trim()}`);
+  }
+  const overrides = [...GIT_HARDENING, ...driverOverrides(listed.stdout.split('\0'))];
+  const [command, ...rest] = args;
+  const argv = command !== undefined && DIFF_COMMANDS.has(command) ? [command, '--no-ext-diff', '--no-textconv', ...rest] : args;
+  return spawnGit(cwd, argv, gitEnv(extraEnv, overrides));
+}
+
+/** Same as {@link runGit} but a non-zero exit throws. @throws ToolError naming the command and git's message */
+export async function git(cwd: string, args: string[], extraEnv: Record<string, string> = {}): Promise<string> {
+  const run = await runGit(cwd, args, extraEnv);
+  if (run.exitCode !== 0) {
+    throw new ToolError('git', `git ${args.join(' ')} failed (exit ${run.exitCode}): ${run.stderr.trim() || run.stdout.trim()}`);
+  }
+  return run.stdout;
+}
+
+/**
+ * Whether `dir` is inside a git working tree. `false` outside any repository, and inside a
+ * `.git` directory or a bare repository (no working tree to observe; git refuses to use
+ * one found by looking around `dir`).
+ *
+ * @throws ToolError when git refuses for another reason (e.g. "dubious ownership"), or
+ *   cannot run in `dir` at all
+ */
+export async function isGitWorkTree(dir: string): Promise<boolean> {
+  const run = await runGit(dir, ['rev-parse', '--is-inside-work-tree']);
+  if (run.exitCode === 0) return run.stdout.trim() === 'true';
+  if (/not a git repository|cannot use bare repository/i.test(run.stderr)) return false;
+  throw new ToolError('git', `git rev-parse in ${dir} failed (exit ${run.exitCode}): ${run.stderr.trim()}`);
+}
