@@ -2,16 +2,19 @@
  * Recognises shell commands that destroy work or history by what their options mean, not
  * by how they are spelt: the command is parsed with the real shell parser, each simple
  * command in it is found (inside lists, pipelines, `$(...)`, subshells, functions, the
- * scripts of `sh -c`, `eval`, `env -S`, a here-document fed to a shell, and after wrapper
- * programs such as `sudo`, `env`, `timeout`, `xargs`, `find -exec`), and its options are
+ * scripts of `sh -c`, `su -c`, `eval`, `env -S`, `trap`, `watch`, a here-document or
+ * `echo '...' |` fed to a shell, and after wrapper programs such as `sudo`, `env`,
+ * `timeout`, `xargs`, `find -exec`; a git alias given with `-c alias.x=...`), and its options are
  * read the way the program's own option parser reads them: short options bundled or apart
  * (`-rf`, `-f -r`, `-Rfv`), long options with their abbreviations (`--rec`), options after
  * operands (GNU permutation), `--` ending the options, and git's global options before the
  * subcommand (`git -C dir clean -fdx`).
  *
  * Destructive, in this sense:
- * - `rm` with both a recursive and a force option (`rm -r` alone and `rm file` are not);
- * - `git clean` unless it is a dry run (`-n`); `git reset --hard`; `git stash drop|clear`;
+ * - `rm` with both a recursive and a force option (or `--interactive=never`); `rm -r`
+ *   alone and `rm file` are not;
+ * - `git clean` unless it is a dry run (`-n`); `git reset --hard`; `git stash drop|clear`
+ *   (after a dynamic word among git's global options, any later checked subcommand);
  * - `git checkout` that overwrites paths (`--` and a path, `.`, a path-like operand, two
  *   operands, `--force`, `--pathspec-from-file`); `git switch --force|--discard-changes`;
  * - `git restore` of the working tree (`git restore .`, `--worktree`; `--staged` alone is not);
@@ -22,8 +25,8 @@
  *
  * A safety net, not a sandbox: a word known only at run time (`rm $FLAGS x`), a script file,
  * options read from input (`echo -rf x | xargs rm`) or a repository alias cannot be seen
- * here. Those commands are never allowed by a rule the console stores; the approval gate
- * asks about them.
+ * here. The approval gate asks about those; "always allow" stores at most that exact
+ * command, and nothing for one with a word known only at run time.
  */
 import { basename, commandParts, parseShell, scriptParts, WRAPPERS, type CommandWord } from './shell-syntax.js';
 
@@ -45,6 +48,8 @@ interface Options {
   operands: CommandWord[];
   /** Whether `--` appeared (later words are operands even if they start with `-`). */
   dashDash: boolean;
+  /** Whether a long option was given the value `never` (`rm --interactive=never`). */
+  never: boolean;
 }
 
 /** How a program's option parser reads its words. */
@@ -59,7 +64,7 @@ interface OptionSpec {
 
 /** Reads the words after a program name as its option parser would. */
 function readOptions(args: readonly CommandWord[], spec: OptionSpec = {}): Options {
-  const options: Options = { shorts: new Set(), longs: [], operands: [], dashDash: false };
+  const options: Options = { shorts: new Set(), longs: [], operands: [], dashDash: false, never: false };
   const permute = spec.permute ?? true;
   for (let i = 0; i < args.length; i++) {
     const word = args[i]!;
@@ -69,8 +74,9 @@ function readOptions(args: readonly CommandWord[], spec: OptionSpec = {}): Optio
     } else if (word === '--') {
       options.dashDash = true;
     } else if (word.startsWith('--')) {
-      const name = word.slice(2).split('=')[0]!;
+      const [name = '', value] = word.slice(2).split('=', 2);
       options.longs.push(name);
+      if (value === 'never' && 'interactive'.startsWith(name)) options.never = true;
       if (!word.includes('=') && spec.longWithValue?.some((long) => long.startsWith(name))) i++;
     } else {
       for (let c = 1; c < word.length; c++) {
@@ -101,7 +107,8 @@ type Check = (args: readonly CommandWord[], program: string) => Destructive | nu
 const rm: Check = (args) => {
   const options = readOptions(args);
   const recursive = has(options, 'rR', 'recursive');
-  const force = has(options, 'f', 'force');
+  // `--interactive=never` asks no more than `--force` does.
+  const force = has(options, 'f', 'force') || options.never;
   return recursive && force ? { command: 'rm -r -f', effect: 'deletes recursively without asking' } : null;
 };
 
@@ -176,7 +183,8 @@ function gitWords(args: readonly CommandWord[], depth: number): Destructive | nu
   let i = 0;
   while (i < args.length) {
     const word = args[i];
-    if (word === null || word === undefined) return null; // a dynamic subcommand cannot be read
+    if (word === undefined) return null;
+    if (word === null) return gitAnySubcommand(args.slice(i + 1)); // a dynamic option or subcommand
     if (!word.startsWith('-')) break;
     const value = args[i + 1];
     const alias = word === '-c' && typeof value === 'string' ? /^alias\.([^=]+)=(.*)$/is.exec(value) : null;
@@ -199,6 +207,20 @@ function gitWords(args: readonly CommandWord[], depth: number): Destructive | nu
     return expanded ? gitWords([...expanded, ...rest], depth + 1) : null;
   }
   return Object.hasOwn(GIT, sub) ? GIT[sub]!(rest) : null;
+}
+
+/**
+ * After a dynamic word among git's global options the subcommand cannot be told apart from
+ * an option's value: every later word that names a checked subcommand is tried.
+ */
+function gitAnySubcommand(args: readonly CommandWord[]): Destructive | null {
+  for (const [i, word] of args.entries()) {
+    if (typeof word === 'string' && Object.hasOwn(GIT, word)) {
+      const found = GIT[word]!(args.slice(i + 1));
+      if (found) return found;
+    }
+  }
+  return null;
 }
 
 const always =

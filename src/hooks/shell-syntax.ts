@@ -338,8 +338,8 @@ export function dynamicPart(file: ShFile, source: Source): string | null {
 
 /** Programs that run the rest of their words as a command (after their own options). */
 export const WRAPPERS: ReadonlySet<string> = new Set([
-  'builtin', 'busybox', 'chrt', 'command', 'doas', 'env', 'exec', 'ionice', 'nice', 'nohup', 'setsid', 'stdbuf',
-  'strace', 'sudo', 'taskset', 'time', 'timeout', 'unbuffer', 'watch', 'xargs',
+  'builtin', 'busybox', 'chrt', 'command', 'doas', 'env', 'exec', 'flock', 'ionice', 'nice', 'nohup', 'parallel', 'setsid',
+  'stdbuf', 'strace', 'sudo', 'taskset', 'time', 'timeout', 'unbuffer', 'watch', 'xargs',
 ]);
 /** Shells whose `-c` script is parsed and checked like the command itself. */
 export const SHELLS: ReadonlySet<string> = new Set(['ash', 'bash', 'dash', 'ksh', 'mksh', 'sh', 'zsh']);
@@ -362,20 +362,29 @@ export function commandWords(call: ShCallExpr, source: Source): CommandWord[] {
 /**
  * Every simple command of the script, nested ones included: each part of a list or
  * pipeline, commands inside `$(...)`, backticks, `<(...)`, subshells, groups, functions
- * and control structures, and (up to three levels deep) the literal scripts run by
- * `sh|bash|... -c '<script>'`, `eval <words>` and `env -S '<words>'`, also after a wrapper.
+ * and control structures, and (up to three levels deep) the scripts a command runs as shell
+ * code (`sh -c '<script>'`, `eval`, `env -S`, `su -c`, `trap`, `watch`, a here-document,
+ * a here-string or `echo '<script>' |` fed to a shell), also after a wrapper.
  * Commands with no words (a bare assignment) are left out.
  */
 export function commandParts(file: ShFile, source: Source, depth = 0): CommandWord[][] {
   const parts: CommandWord[][] = [];
   shSyntax().Walk(file, (node) => {
     if (node && nodeType(node) === 'CallExpr') {
-      const words = commandWords(node as ShCallExpr, source);
+      const call = node as ShCallExpr;
+      const words = commandWords(call, source);
       if (words.length > 0) parts.push(words);
-      if (depth < MAX_NESTING) parts.push(...nestedScripts(words).flatMap((script) => scriptParts(script, depth + 1)));
+      if (depth < MAX_NESTING) {
+        const texts = call.Args.map((word) => scriptText(word, source));
+        parts.push(...nestedScripts(words, texts).flatMap((script) => scriptParts(script, depth + 1)));
+      }
     }
     if (node && nodeType(node) === 'Stmt' && depth < MAX_NESTING) {
       parts.push(...stdinScripts(node as ShStmt, source).flatMap((script) => scriptParts(script, depth + 1)));
+    }
+    if (node && nodeType(node) === 'BinaryCmd' && depth < MAX_NESTING) {
+      const piped = pipedScript(node as ShBinaryCmd, source);
+      if (piped !== null) parts.push(...scriptParts(piped, depth + 1));
     }
     return true;
   });
@@ -394,11 +403,7 @@ export function scriptParts(script: string, depth = 0): CommandWord[][] {
  * written (its expansions stay unexpanded words).
  */
 function stdinScripts(stmt: ShStmt, source: Source): string[] {
-  if (!stmt.Cmd || nodeType(stmt.Cmd) !== 'CallExpr' || stmt.Redirs.length === 0) return [];
-  const words = commandWords(stmt.Cmd as ShCallExpr, source);
-  const program = words[0];
-  if (typeof program !== 'string' || !SHELLS.has(basename(program))) return [];
-  if (words.some((w) => w !== null && /^-[A-Za-z]*c[A-Za-z]*$/.test(w))) return [];
+  if (stmt.Redirs.length === 0 || !readsScript(stmt, source)) return [];
   const scripts: string[] = [];
   for (const redirect of stmt.Redirs) {
     if (redirect.Hdoc) scripts.push(source.slice(redirect.Hdoc.Pos().Offset(), redirect.Hdoc.End().Offset()));
@@ -410,8 +415,55 @@ function stdinScripts(stmt: ShStmt, source: Source): string[] {
   return scripts;
 }
 
-/** Literal scripts run by `sh -c '<script>'`, `eval <words>` or `env -S '<words>'` (possibly after wrappers). */
-function nestedScripts(words: readonly CommandWord[]): string[] {
+/** A pipeline or list of two statements. */
+interface ShBinaryCmd extends ShNode {
+  OpPos: ShPos;
+  X: ShStmt;
+  Y: ShStmt;
+}
+
+/** Whether a statement runs a shell that reads its script from standard input (no `-c`). */
+function readsScript(stmt: ShStmt, source: Source): boolean {
+  if (!stmt.Cmd || nodeType(stmt.Cmd) !== 'CallExpr') return false;
+  const words = commandWords(stmt.Cmd as ShCallExpr, source);
+  const program = words[0];
+  return typeof program === 'string' && SHELLS.has(basename(program)) && !words.some((w) => w !== null && COMMAND_FLAG.test(w));
+}
+
+/** The script `echo '<script>' | sh` (or `printf`) feeds a shell, as written, or `null`. */
+function pipedScript(pipe: ShBinaryCmd, source: Source): string | null {
+  const op = source.operator(pipe.OpPos, '|&');
+  if ((op !== '|' && op !== '|&') || !readsScript(pipe.Y, source)) return null;
+  const left = pipe.X.Cmd;
+  if (!left || nodeType(left) !== 'CallExpr') return null;
+  const call = left as ShCallExpr;
+  const program = commandWords(call, source)[0];
+  if (program !== 'echo' && program !== 'printf') return null;
+  return call.Args.slice(1).map((word) => scriptText(word, source)).filter((text) => !/^-[neE]+$/.test(text)).join(' ').replaceAll('\\n', '\n');
+}
+
+/**
+ * A word as a script to parse: its literal value, or for a dynamic word its text as written
+ * without surrounding double quotes (`"rm -rf $D"` reads as `rm -rf $D`, whose expansion
+ * then stays a dynamic word).
+ */
+function scriptText(word: ShWord, source: Source): string {
+  const literal = literalWord(word, source);
+  if (literal.ok) return literal.value;
+  const [only, second] = word.Parts;
+  if (only && !second && nodeType(only) === 'DblQuoted') return source.slice(only.Pos().Offset() + 1, only.End().Offset() - 1);
+  return source.slice(word.Pos().Offset(), word.End().Offset());
+}
+
+/** `-c` and the bundles that hold it (`-ec`, `-lc`), for shells and `su`. */
+const COMMAND_FLAG = /^-[A-Za-z]*c[A-Za-z]*$/;
+
+/**
+ * Scripts a command runs as shell code (possibly after wrappers): `sh|bash|... -c
+ * '<script>'` (also `-c -- '<script>'`), `su -c '<script>'`, `eval <words>`,
+ * `env -S '<words>'`, `trap '<script>' SIGNAL` and `watch <words>` (run through `sh -c`).
+ */
+function nestedScripts(words: readonly CommandWord[], texts: readonly string[]): string[] {
   const scripts: string[] = [];
   const first = words[0];
   const starts = typeof first === 'string' && WRAPPERS.has(basename(first)) ? [...words.keys()] : [0];
@@ -419,16 +471,20 @@ function nestedScripts(words: readonly CommandWord[]): string[] {
     const word = words[start];
     if (typeof word !== 'string') continue;
     const program = basename(word);
-    const rest = words.slice(start + 1);
-    if (program === 'eval' && rest.every((w) => w !== null)) scripts.push(rest.join(' '));
+    const rest = texts.slice(start + 1);
+    const operands = rest.filter((text, i) => words[start + 1 + i] === null || !text.startsWith('-'));
+    if (program === 'eval') scripts.push(rest.join(' '));
+    if (program === 'watch') scripts.push(...operands); // each word as a script; unquoted, the words after a wrapper are tried anyway
+    if (program === 'trap' && operands[0] !== undefined) scripts.push(operands[0]);
     if (program === 'env') {
-      const split = envSplitString(rest);
+      const split = envSplitString(words.slice(start + 1));
       if (split !== null) scripts.push(split);
     }
-    if (!SHELLS.has(program)) continue;
-    const flag = rest.findIndex((w) => w !== null && /^-[A-Za-z]*c[A-Za-z]*$/.test(w));
-    const script = flag >= 0 ? rest[flag + 1] : undefined;
-    if (typeof script === 'string') scripts.push(script);
+    if (!SHELLS.has(program) && program !== 'su') continue;
+    const flag = rest.findIndex((text, i) => words[start + 1 + i] !== null && (COMMAND_FLAG.test(text) || text === '--command'));
+    if (flag < 0) continue;
+    const script = rest[flag + 1] === '--' ? rest[flag + 2] : rest[flag + 1];
+    if (script !== undefined) scripts.push(script);
   }
   return scripts;
 }
