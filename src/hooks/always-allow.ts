@@ -69,15 +69,17 @@ function shellExactProblem(command: unknown): string | null {
 
 function shellChoices(command: unknown): AllowChoices {
   const problem = shellExactProblem(command);
-  if (problem !== null || typeof command !== 'string') return { exact: { rule: null, why: problem ?? 'the call has no command' }, wider: [] };
-  const parsed = parseShell(command);
-  if (!parsed.ok) return { exact: { rule: null, why: 'the command does not parse' }, wider: [] };
+  const parsed = typeof command === 'string' && problem === null ? parseShell(command) : null;
+  if (!parsed?.ok) return { exact: { rule: null, why: problem ?? 'the command does not parse' }, wider: [] };
   const argv = literalArgv(parsed.file, parsed.source);
-  const exact = { rule: `${SHELL_EXACT_PREFIX} ${command.trim()}`, meaning: argv ? 'this exact command, same words, nothing added' : 'this exact command text' };
+  const exact = {
+    rule: `${SHELL_EXACT_PREFIX} ${(command as string).trim()}`,
+    meaning: argv ? 'this exact command, same words, nothing added' : 'this exact command text',
+  };
   const simple = simpleCommand(parsed.file, parsed.source);
   const entry = simple.ok ? readOnlyCommandOf(simple.words) : null;
-  const wider = entry && simple.ok && refusedWord(entry, simple.words) === null ? [{ rule: `${READ_ONLY_PREFIX} ${entry.words.join(' ')}`, meaning: readOnlyMeaning(entry) }] : [];
-  return { exact, wider };
+  if (!simple.ok || !entry || refusedWord(entry, simple.words) !== null) return { exact, wider: [] };
+  return { exact, wider: [{ rule: `${READ_ONLY_PREFIX} ${entry.words.join(' ')}`, meaning: readOnlyMeaning(entry) }] };
 }
 
 /** The rules the approval prompt offers for `call` (see the module doc). */
