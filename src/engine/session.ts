@@ -18,6 +18,7 @@ import { parseDuration } from './duration.js';
 import { runVerify } from './verify.js';
 import { recordAbort, stashSummary } from './abort.js';
 import { gitSnapshot, isGitWorkTree, type GitSnapshot } from './git-progress.js';
+import { offeredRules } from '../hooks/always-allow.js';
 import {
   detectionEventData,
   INITIAL_REPETITION,
@@ -36,7 +37,11 @@ export type LoopYield =
   | { kind: 'tool'; call: ToolCall; reason?: string }
   | { kind: 'pause'; reason: string; prompt: string };
 
-/** Answer to a `tool` yield. A denial's note goes back to the agent. */
+/**
+ * Answer to a `tool` yield. A denial's note goes back to the agent. `always` stores a rule
+ * for the rest of the run; it must be one the approval prompt offers for this call
+ * (`offeredRules`, hooks/always-allow.ts: the exact call, or a read-only wider rule).
+ */
 export type ToolAnswer = { decision: 'approve'; note?: string; always?: string } | { decision: 'deny'; note?: string };
 /** Answer to a `pause` yield. */
 export type PauseAnswer = { action: 'continue'; note?: string } | { action: 'stop'; note?: string };
@@ -224,6 +229,14 @@ export class Session {
         const payload = args[0];
         if (pending?.kind === 'tool' && !isToolAnswer(payload)) {
           throw new ResumeError(`a tool yield needs { decision: "approve" | "deny", note? }, got ${JSON.stringify(payload)}`);
+        }
+        if (pending?.kind === 'tool' && (payload as ToolAnswer).decision === 'approve') {
+          // "Always allow" never widens: only a rule the prompt offers for this call is stored.
+          const always = (payload as { always?: string }).always;
+          const offered = offeredRules(pending.call);
+          if (always !== undefined && !offered.includes(always)) {
+            throw new ResumeError(`"always" must be a rule offered for this call (${offered.map((r) => JSON.stringify(r)).join(', ') || 'none'}), got ${JSON.stringify(always)}`);
+          }
         }
         if (pending?.kind === 'pause' && !isPauseAnswer(payload)) {
           throw new ResumeError(`a pause yield needs { action: "continue" | "stop", note? }, got ${JSON.stringify(payload)}`);

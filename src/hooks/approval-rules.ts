@@ -14,9 +14,16 @@
  *   any other unquoted glob or expansion character in a rule is a configuration error.
  *   A path-qualified first word is accepted: deny rules compare base names (`shell: /bin/rm`
  *   denies `rm x`); as an allow rule it never matches, since such programs are always asked about.
- * - `shell-exact: <command>`: the whole command text, compared after trimming surrounding
- *   whitespace. The only way to auto-approve a compound or dynamic command; what
- *   {@link alwaysAllowRuleFor} writes for one.
+ * - `shell-exact: <command>`: that command and no other. When the rule's command and the
+ *   call are each one command of literal words, their words are compared after shell
+ *   parsing (`rm -r ./tmp` matches `rm  -r './tmp'`, never `rm -r ./tmp ./src`); otherwise
+ *   the whole text, after trimming surrounding whitespace. The only way to auto-approve a
+ *   compound command; what the console's `a` key stores (always-allow.ts).
+ * - `shell-read-only: git diff`: a command of the fixed read-only list
+ *   (read-only-commands.ts) with any arguments except the options that write files or run
+ *   programs (`--output`, `find -exec`, ...). What the console's `A` key stores.
+ * - `exact: <tool> sha256:<32 hex digits>`: a tool called with exactly the arguments whose
+ *   canonical JSON has that digest; what `a` stores for tools other than shell.
  *
  * How a shell call is judged (`args.command`), parsed by mvdan/sh (bash dialect):
  * 1. Deny rules win. `shell: ...` deny rules are checked against every simple command in
@@ -24,9 +31,10 @@
  *    `<(...)`, subshells, groups, functions and control structures. For deny rules a
  *    path-qualified program is compared by its base name (`/bin/rm` is `rm`); after a
  *    wrapper program (`sudo`, `env`, `xargs`, `timeout`, ...) the rule is tried at every later
- *    word; and the literal script of `sh|bash|... -c '<script>'` and `eval <words>` is parsed
- *    and checked the same way. Only words up to the first dynamic one are compared.
- * 2. A `shell-exact:` allow rule whose text equals the command allows it.
+ *    word; and the literal script of `sh|bash|... -c '<script>'`, `eval <words>`,
+ *    `env -S '<words>'` and a here-document fed to a shell is parsed and checked the same
+ *    way. Only words up to the first dynamic one are compared.
+ * 2. A `shell-exact:` allow rule that matches the command allows it.
  * 3. Anything that is not one simple command of literal words is asked about, with the
  *    reason: a list (`&&`, `||`, `;`, `&`, newline), a pipeline, a redirection, a variable
  *    assignment, an expansion (`$VAR`, `$(...)`, backticks, `$[...]`, `$((...))`, globs,
@@ -35,13 +43,19 @@
  *    `default: deny` these are denied instead: the default never makes them *allowed*.
  * 4. A simple literal command is allowed by a matching allow rule, else gets the default.
  *
+ * Rules granted during the run ("always allow", passed as `sessionAllow`) act as allow
+ * rules only when they have a shape the console can offer (always-allow.ts): a granted
+ * rule of another shape (a `shell:` prefix from an older log) is ignored.
+ *
  * Deny rules are a convenience, not a sandbox: a command can reach `rm` in ways no parser
  * sees (`find -delete`, a script file). The guarantee is on the allow side: nothing compound
  * or dynamic is ever approved by a prefix rule.
  */
-import { createRequire } from 'node:module';
 import { ConfigError } from '../engine/errors.js';
 import type { ToolCall } from '../engine/types.js';
+import { argsDigest, EXACT_ARGS_PREFIX, grantableRule, READ_ONLY_PREFIX } from './always-allow.js';
+import { READ_ONLY_COMMANDS, readOnlyCommand, readOnlyCommandOf, refusedWord } from './read-only-commands.js';
+import { basename, commandParts, literalArgv, literalPrefix, parseShell, simpleCommand, WRAPPERS, type CommandWord, type ShCallExpr } from './shell-syntax.js';
 
 /** What happens to a tool call that no rule decides. */
 export type ApprovalDefault = 'ask' | 'allow' | 'deny';
@@ -64,314 +78,20 @@ export interface ApprovalDecision {
 export type ApprovalRule =
   | { kind: 'tool'; tool: string; text: string }
   | { kind: 'shell'; words: string[]; text: string }
-  | { kind: 'shell-exact'; command: string; text: string };
+  | { kind: 'shell-exact'; command: string; text: string }
+  | { kind: 'shell-read-only'; words: string[]; text: string }
+  | { kind: 'exact-args'; tool: string; digest: string; text: string };
 
 const SHELL_TOOL = 'shell';
 const SHELL_PREFIX = 'shell:';
 const EXACT_PREFIX = 'shell-exact:';
 const TOOL_NAME = /^[A-Za-z_][A-Za-z0-9_.-]*$/;
-/** Programs that run the rest of their words as a command; deny rules look past them. */
-const WRAPPERS = new Set(['builtin', 'busybox', 'chrt', 'command', 'doas', 'env', 'exec', 'ionice', 'nice', 'nohup', 'setsid', 'stdbuf', 'strace', 'sudo', 'taskset', 'time', 'timeout', 'unbuffer', 'watch', 'xargs']);
-/** Shells whose `-c` script deny rules parse and check. */
-const SHELLS = new Set(['ash', 'bash', 'dash', 'ksh', 'mksh', 'sh', 'zsh']);
-const MAX_NESTING = 3;
-const SNIPPET_CHARS = 40;
+const EXACT_ARGS = /^(\S+)\s+sha256:([0-9a-f]{32})$/;
 
-// ---------------------------------------------------------------------------------------------
-// The parser: mvdan/sh through its GopherJS build (`mvdan-sh`), which keeps node types.
-
-interface ShPos {
-  Offset(): number;
-  IsValid(): boolean;
-}
-interface ShNode {
-  Pos(): ShPos;
-  End(): ShPos;
-}
-interface ShLit extends ShNode {
-  Value: string;
-}
-interface ShWord extends ShNode {
-  Parts: ShNode[];
-}
-interface ShQuoted extends ShNode {
-  Dollar: boolean;
-  Value: string;
-  Parts: ShNode[];
-}
-interface ShRedirect extends ShNode {
-  OpPos: ShPos;
-}
-interface ShStmt extends ShNode {
-  Cmd: ShNode | null;
-  Negated: boolean;
-  Background: boolean;
-  Coprocess: boolean;
-  Semicolon: ShPos;
-  Redirs: ShRedirect[];
-}
-interface ShFile extends ShNode {
-  Stmts: ShStmt[];
-}
-interface ShCallExpr extends ShNode {
-  Assigns: (ShNode & { Name: ShLit | null })[];
-  Args: ShWord[];
-}
-interface ShSyntax {
-  NewParser(): { Parse(src: string, name: string): ShFile };
-  NodeType(node: ShNode): string;
-  Walk(node: ShNode, visit: (node: ShNode | null) => boolean): void;
-}
-
-let syntaxModule: ShSyntax | undefined;
-
-/** Loads mvdan-sh once, undoing the two globals its GopherJS runtime sets on load. */
-function shSyntax(): ShSyntax {
-  if (syntaxModule) return syntaxModule;
-  const global = globalThis as { require?: unknown };
-  const hadRequire = Object.prototype.hasOwnProperty.call(global, 'require');
-  const previousRequire = global.require;
-  const stackTraceLimit = Error.stackTraceLimit;
-  try {
-    syntaxModule = (createRequire(import.meta.url)('mvdan-sh') as { syntax: ShSyntax }).syntax;
-  } finally {
-    Error.stackTraceLimit = stackTraceLimit;
-    if (hadRequire) global.require = previousRequire;
-    else delete global.require;
-  }
-  return syntaxModule;
-}
-
-/** A source text with byte-offset slicing (mvdan/sh positions count UTF-8 bytes). */
-class Source {
-  private readonly bytes: Buffer;
-  constructor(readonly text: string) {
-    this.bytes = Buffer.from(text, 'utf8');
-  }
-  slice(from: number, to: number): string {
-    return this.bytes.subarray(from, to).toString('utf8');
-  }
-  /** The node's text, on one line and cut to a readable length. */
-  snippet(node: ShNode): string {
-    const text = this.slice(node.Pos().Offset(), node.End().Offset()).replace(/\s+/g, ' ');
-    return text.length > SNIPPET_CHARS ? `${text.slice(0, SNIPPET_CHARS - 1)}…` : text;
-  }
-  /** The operator starting at `pos`: the run of characters from `chars`. */
-  operator(pos: ShPos, chars: string): string {
-    let end = pos.Offset();
-    while (end < this.bytes.length && chars.includes(String.fromCharCode(this.bytes[end]!))) end++;
-    return this.slice(pos.Offset(), end);
-  }
-}
-
-type Parsed = { ok: true; file: ShFile; source: Source } | { ok: false; error: string };
-
-function parseShell(text: string): Parsed {
-  try {
-    const file = shSyntax().NewParser().Parse(text, '');
-    return { ok: true, file, source: new Source(text) };
-  } catch (error) {
-    const goError = error as { Error?: () => string } | null;
-    const message = typeof goError?.Error === 'function' ? goError.Error() : error instanceof Error ? error.message : String(error);
-    return { ok: false, error: message };
-  }
-}
-
-function nodeType(node: ShNode): string {
-  return shSyntax().NodeType(node);
-}
-
-// ---------------------------------------------------------------------------------------------
-// Words and simple commands.
-
-type Literal = { ok: true; value: string } | { ok: false; problem: string };
-
-function describeDynamic(part: ShNode, source: Source): string {
-  switch (nodeType(part)) {
-    case 'ParamExp':
-      return `parameter expansion (${source.snippet(part)})`;
-    case 'CmdSubst':
-      return (part as ShNode & { Backquotes: boolean }).Backquotes ? 'command substitution (`...`)' : 'command substitution ($(...))';
-    case 'ArithmExp':
-      return (part as ShNode & { Bracket: boolean }).Bracket ? 'arithmetic expansion ($[...])' : 'arithmetic expansion ($((...)))';
-    case 'ProcSubst':
-      return `process substitution (${source.snippet(part).slice(0, 2)}...))`;
-    case 'ExtGlob':
-      return `extended glob (${source.snippet(part)})`;
-    case 'BraceExp':
-      return `brace expansion (${source.snippet(part)})`;
-    default:
-      return `dynamic word (${source.snippet(part)})`;
-  }
-}
-
-/** Unquoted literal text: removes backslash escapes; refuses globs, braces, `$` and tilde prefixes. */
-function unquotedLiteral(raw: string, wordStart: boolean, word: ShWord, source: Source): Literal {
-  let value = '';
-  for (let i = 0; i < raw.length; i++) {
-    const ch = raw[i]!;
-    if (ch === '\\') {
-      value += raw[i + 1] ?? '\\'; // a backslash that ends the input stays literal
-      i++;
-    } else if (ch === '*' || ch === '?' || ch === '[') {
-      return { ok: false, problem: `glob (${source.snippet(word)})` };
-    } else if (ch === '{') {
-      return { ok: false, problem: `brace expansion (${source.snippet(word)})` };
-    } else if (ch === '$') {
-      return { ok: false, problem: `dynamic word (${source.snippet(word)})` };
-    } else if (ch === '~' && ((wordStart && i === 0) || raw[i - 1] === '=' || raw[i - 1] === ':')) {
-      return { ok: false, problem: `tilde expansion (${source.snippet(word)})` };
-    } else {
-      value += ch;
-    }
-  }
-  return { ok: true, value };
-}
-
-/** Double-quoted literal text: `\` escapes only `$`, backquote, `"`, `\` and newline. */
-function doubleQuotedLiteral(raw: string): string {
-  let value = '';
-  for (let i = 0; i < raw.length; i++) {
-    const ch = raw[i]!;
-    const next = raw[i + 1];
-    if (ch === '\\' && next !== undefined && '$`"\\\n'.includes(next)) {
-      if (next !== '\n') value += next;
-      i++;
-    } else {
-      value += ch;
-    }
-  }
-  return value;
-}
-
-/** The word's value after quote removal, or why it is not a literal. */
-function literalWord(word: ShWord, source: Source): Literal {
-  let value = '';
-  for (const [index, part] of word.Parts.entries()) {
-    const type = nodeType(part);
-    if (type === 'Lit') {
-      const lit = unquotedLiteral((part as ShLit).Value, index === 0, word, source);
-      if (!lit.ok) return lit;
-      value += lit.value;
-    } else if (type === 'SglQuoted') {
-      const quoted = part as ShQuoted;
-      if (quoted.Dollar) return { ok: false, problem: `ANSI-C quoting (${source.snippet(part)})` };
-      value += quoted.Value;
-    } else if (type === 'DblQuoted') {
-      const quoted = part as ShQuoted;
-      if (quoted.Dollar) return { ok: false, problem: `locale quoting (${source.snippet(part)})` };
-      for (const inner of quoted.Parts) {
-        if (nodeType(inner) !== 'Lit') return { ok: false, problem: describeDynamic(inner, source) };
-        value += doubleQuotedLiteral((inner as ShLit).Value);
-      }
-    } else {
-      return { ok: false, problem: describeDynamic(part, source) };
-    }
-  }
-  return { ok: true, value };
-}
-
-const COMPOUND_LABELS: Record<string, string> = {
-  ArithmCmd: 'arithmetic command',
-  Block: 'command group',
-  CaseClause: 'case statement',
-  CoprocClause: 'coprocess',
-  DeclClause: 'declaration',
-  ForClause: 'loop',
-  FuncDecl: 'function definition',
-  IfClause: 'if statement',
-  LetClause: 'let command',
-  Subshell: 'subshell',
-  TestClause: 'test expression',
-  TimeClause: 'time command',
-  WhileClause: 'loop',
-};
-
-type Simple = { ok: true; words: string[] } | { ok: false; problem: string };
-
-/** The literal words of a one-command script, or the first reason it is not one. */
-function simpleCommand(file: ShFile, source: Source): Simple {
-  const [stmt, second] = file.Stmts;
-  if (!stmt) return { ok: false, problem: 'empty command' };
-  if (second) {
-    const separator = stmt.Background ? '&' : stmt.Semicolon.IsValid() ? ';' : 'newline';
-    return { ok: false, problem: `compound command (${separator})` };
-  }
-  if (stmt.Background) return { ok: false, problem: 'background command (&)' };
-  if (stmt.Semicolon.IsValid()) return { ok: false, problem: 'compound command (;)' };
-  if (stmt.Negated) return { ok: false, problem: 'negated command (!)' };
-  if (stmt.Coprocess) return { ok: false, problem: 'coprocess' };
-  const [redirect] = stmt.Redirs;
-  if (redirect) return { ok: false, problem: `redirection (${source.operator(redirect.OpPos, '<>&|-')})` };
-  const cmd = stmt.Cmd;
-  if (!cmd) return { ok: false, problem: 'empty command' };
-  const type = nodeType(cmd);
-  if (type === 'BinaryCmd') {
-    const op = source.operator((cmd as ShNode & { OpPos: ShPos }).OpPos, '&|');
-    return { ok: false, problem: op === '|' || op === '|&' ? `pipeline (${op})` : `compound command (${op})` };
-  }
-  if (type !== 'CallExpr') return { ok: false, problem: `${COMPOUND_LABELS[type] ?? 'compound command'} (${source.snippet(cmd)})` };
-  const call = cmd as ShCallExpr;
-  const [assign] = call.Assigns;
-  if (assign) return { ok: false, problem: `variable assignment (${assign.Name?.Value ?? ''}=)` };
-  const words: string[] = [];
-  for (const word of call.Args) {
-    const literal = literalWord(word, source);
-    if (!literal.ok) return literal;
-    words.push(literal.value);
-  }
-  if (words.length === 0) return { ok: false, problem: 'empty command' };
-  if (words[0]!.includes('/')) return { ok: false, problem: `path-qualified program (${words[0]})` };
-  return { ok: true, words };
-}
-
-/** Literal words of one simple command, up to (not including) the first dynamic word. */
-function literalPrefix(call: ShCallExpr, source: Source): string[] {
-  const words: string[] = [];
-  for (const word of call.Args) {
-    const literal = literalWord(word, source);
-    if (!literal.ok) break;
-    words.push(literal.value);
-  }
-  return words;
-}
-
-function basename(word: string): string {
-  return word.slice(word.lastIndexOf('/') + 1);
-}
-
-/** The literal word prefixes of every simple command in the script, nested ones included. */
-function commandParts(file: ShFile, source: Source, depth = 0): string[][] {
-  const parts: string[][] = [];
-  shSyntax().Walk(file, (node) => {
-    if (node && nodeType(node) === 'CallExpr') {
-      const words = literalPrefix(node as ShCallExpr, source);
-      if (words.length > 0) parts.push(words);
-      if (depth < MAX_NESTING) parts.push(...nestedScripts(words).flatMap((script) => scriptParts(script, depth + 1)));
-    }
-    return true;
-  });
-  return parts;
-}
-
-function scriptParts(script: string, depth: number): string[][] {
-  const parsed = parseShell(script);
-  return parsed.ok ? commandParts(parsed.file, parsed.source, depth) : [];
-}
-
-/** Scripts run by `sh -c '<script>'` or `eval <words>` (possibly after wrappers). */
-function nestedScripts(words: string[]): string[] {
-  const scripts: string[] = [];
-  const starts = words.length > 0 && WRAPPERS.has(basename(words[0]!)) ? words.keys() : [0].values();
-  for (const start of starts) {
-    const program = basename(words[start] ?? '');
-    if (program === 'eval') scripts.push(words.slice(start + 1).join(' '));
-    if (!SHELLS.has(program)) continue;
-    const flag = words.findIndex((word, i) => i > start && /^-[A-Za-z]*c[A-Za-z]*$/.test(word));
-    const script = flag >= 0 ? words[flag + 1] : undefined;
-    if (script !== undefined) scripts.push(script);
-  }
-  return scripts;
+/** The literal words of a command part up to (not including) its first dynamic word. */
+function literalLead(words: readonly CommandWord[]): string[] {
+  const end = words.indexOf(null);
+  return (end < 0 ? words : words.slice(0, end)) as string[];
 }
 
 /** A deny rule matches a part at its program, or at any later word once a wrapper precedes it. */
@@ -390,13 +110,28 @@ function allowMatches(ruleWords: string[], words: string[]): boolean {
   return ruleWords.length <= words.length && ruleWords.every((word, i) => words[i] === word);
 }
 
+/** The argv of a one-command script of literal words, or `null`. */
+function argvOf(text: string): string[] | null {
+  const parsed = parseShell(text);
+  return parsed.ok ? literalArgv(parsed.file, parsed.source) : null;
+}
+
+/** A `shell-exact:` rule's command against a call's: same words when both are literal commands, else same text. */
+function exactMatches(ruleCommand: string, command: string): boolean {
+  const ruleArgv = argvOf(ruleCommand);
+  const argv = ruleArgv ? argvOf(command) : null;
+  if (ruleArgv && argv) return ruleArgv.length === argv.length && ruleArgv.every((word, i) => word === argv[i]);
+  return ruleCommand === command.trim();
+}
+
 // ---------------------------------------------------------------------------------------------
 // Rules.
 
 /**
  * Parses one rule string (syntax in the module doc).
  * @param path where the rule sits in `loop.yaml`, for the error (e.g. `approval.allow[2]`)
- * @throws ConfigError for an empty rule, a bad tool name, or shell words that are not literal
+ * @throws ConfigError for an empty rule, a bad tool name, shell words that are not literal,
+ *   or a `shell-read-only:` command that is not on the read-only list
  */
 export function parseRule(text: string, path = 'approval'): ApprovalRule {
   const fail = (expected: string): never => {
@@ -407,6 +142,19 @@ export function parseRule(text: string, path = 'approval'): ApprovalRule {
     const command = trimmed.slice(EXACT_PREFIX.length).trim();
     if (!command) fail('a command after "shell-exact:"');
     return { kind: 'shell-exact', command, text };
+  }
+  if (trimmed.startsWith(READ_ONLY_PREFIX)) {
+    const parsed = parseShell(trimmed.slice(READ_ONLY_PREFIX.length));
+    const simple = parsed.ok ? simpleCommand(parsed.file, parsed.source) : null;
+    if (!simple?.ok || !readOnlyCommand(simple.words)) {
+      fail(`a read-only command after "${READ_ONLY_PREFIX}" (one of: ${READ_ONLY_COMMANDS.map((c) => c.words.join(' ')).join(', ')})`);
+    }
+    return { kind: 'shell-read-only', words: (simple as { words: string[] }).words, text };
+  }
+  if (trimmed.startsWith(EXACT_ARGS_PREFIX)) {
+    const match = EXACT_ARGS.exec(trimmed.slice(EXACT_ARGS_PREFIX.length).trim());
+    if (!match || !TOOL_NAME.test(match[1]!)) return fail(`"${EXACT_ARGS_PREFIX} <tool> sha256:<32 hex digits>"`);
+    return { kind: 'exact-args', tool: match[1]!, digest: match[2]!, text };
   }
   if (trimmed.startsWith(SHELL_PREFIX)) {
     let body = trimmed.slice(SHELL_PREFIX.length).trim();
@@ -419,7 +167,7 @@ export function parseRule(text: string, path = 'approval'): ApprovalRule {
     const words = simple.ok ? simple.words : literalPrefix(parsed.file.Stmts[0]!.Cmd as ShCallExpr, parsed.source);
     return { kind: 'shell', words, text };
   }
-  if (!TOOL_NAME.test(trimmed)) fail('a tool name, "shell: <words>" or "shell-exact: <command>"');
+  if (!TOOL_NAME.test(trimmed)) fail('a tool name, "shell: <words>", "shell-exact: <command>" or "shell-read-only: <command>"');
   return { kind: 'tool', tool: trimmed, text };
 }
 
@@ -447,11 +195,6 @@ function tryParseRule(text: string): ApprovalRule | { kind: 'invalid'; text: str
   }
 }
 
-/** Quotes a word for a rule so that {@link parseRule} reads it back unchanged. */
-function quoteWord(word: string): string {
-  return /^[A-Za-z0-9_@%+=:,./-]+$/.test(word) ? word : `'${word.replaceAll("'", `'\\''`)}'`;
-}
-
 // ---------------------------------------------------------------------------------------------
 // Decisions.
 
@@ -460,19 +203,26 @@ function askOrDefault(rules: ApprovalRules): 'ask' | 'deny' {
   return rules.default === 'deny' ? 'deny' : 'ask';
 }
 
+type Parsed = ReturnType<typeof tryParseRule>;
+
+/** An `exact:` rule for this call: same tool, same digest of the canonical arguments. */
+function exactArgsMatch(rule: Parsed, call: ToolCall): boolean {
+  return rule.kind === 'exact-args' && rule.tool === call.name && rule.digest === argsDigest(call.args);
+}
+
 /**
  * Decides one tool call against the rules (order and guarantees in the module doc).
- * `sessionAllow` holds rules the operator added for this run ("always allow"); they act as
- * allow rules, and deny rules still win over them.
+ * `sessionAllow` holds rules the operator added for this run ("always allow"); those of a
+ * shape the console can offer act as allow rules, and deny rules still win over them.
  */
-export async function decideApproval(call: ToolCall, rules: ApprovalRules, sessionAllow: string[] = []): Promise<ApprovalDecision> {
+export async function decideApproval(call: ToolCall, rules: ApprovalRules, sessionAllow: readonly string[] = []): Promise<ApprovalDecision> {
   const deny = rules.deny.map(tryParseRule);
-  const allow = [...rules.allow, ...sessionAllow].map(tryParseRule);
-  const toolDeny = deny.find((rule) => rule.kind === 'tool' && rule.tool === call.name);
+  const allow = [...rules.allow, ...sessionAllow.filter(grantableRule)].map(tryParseRule);
+  const toolDeny = deny.find((rule) => (rule.kind === 'tool' && rule.tool === call.name) || exactArgsMatch(rule, call));
   if (toolDeny) return { decision: 'deny', rule: toolDeny.text, reason: `deny rule "${toolDeny.text}"` };
 
   if (call.name !== SHELL_TOOL) {
-    const toolAllow = allow.find((rule) => rule.kind === 'tool' && rule.tool === call.name);
+    const toolAllow = allow.find((rule) => (rule.kind === 'tool' && rule.tool === call.name) || exactArgsMatch(rule, call));
     if (toolAllow) return { decision: 'allow', rule: toolAllow.text, reason: `allow rule "${toolAllow.text}"` };
     return { decision: rules.default, rule: null, reason: `no rule names tool "${call.name}" (default: ${rules.default})` };
   }
@@ -482,45 +232,37 @@ export async function decideApproval(call: ToolCall, rules: ApprovalRules, sessi
     return { decision: askOrDefault(rules), rule: null, reason: 'shell call without a command' };
   }
   if (command.includes('\0')) return { decision: askOrDefault(rules), rule: null, reason: 'NUL byte in command' };
-  const exactDeny = deny.find((rule) => rule.kind === 'shell-exact' && rule.command === command.trim());
+  const exactDeny = deny.find((rule) => rule.kind === 'shell-exact' && exactMatches(rule.command, command));
   if (exactDeny) return { decision: 'deny', rule: exactDeny.text, reason: `deny rule "${exactDeny.text}"` };
 
   const parsed = parseShell(command);
   if (!parsed.ok) return { decision: askOrDefault(rules), rule: null, reason: `parse error: ${parsed.error}` };
-  for (const words of commandParts(parsed.file, parsed.source)) {
+  for (const part of commandParts(parsed.file, parsed.source)) {
+    const words = literalLead(part);
+    if (words.length === 0) continue;
     const hit = deny.find((rule) => rule.kind === 'shell' && denyMatches(rule.words, words));
     if (hit) return { decision: 'deny', rule: hit.text, reason: `deny rule "${hit.text}"` };
   }
   const invalid = deny.find((rule) => rule.kind === 'invalid');
   if (invalid) return { decision: askOrDefault(rules), rule: invalid.text, reason: `invalid deny rule "${invalid.text}"` };
 
-  const exactAllow = allow.find((rule) => rule.kind === 'shell-exact' && rule.command === command.trim());
+  const exactAllow = allow.find((rule) => rule.kind === 'shell-exact' && exactMatches(rule.command, command));
   if (exactAllow) return { decision: 'allow', rule: exactAllow.text, reason: `allow rule "${exactAllow.text}"` };
 
   const simple = simpleCommand(parsed.file, parsed.source);
   if (!simple.ok) return { decision: askOrDefault(rules), rule: null, reason: simple.problem };
-  const hit = allow.find((rule) => (rule.kind === 'tool' && rule.tool === SHELL_TOOL) || (rule.kind === 'shell' && allowMatches(rule.words, simple.words)));
+  const hit = allow.find(
+    (rule) =>
+      (rule.kind === 'tool' && rule.tool === SHELL_TOOL) ||
+      (rule.kind === 'shell' && allowMatches(rule.words, simple.words)) ||
+      (rule.kind === 'shell-read-only' && readOnlyAllows(rule.words, simple.words)),
+  );
   if (hit) return { decision: 'allow', rule: hit.text, reason: `allow rule "${hit.text}"` };
   return { decision: rules.default, rule: null, reason: 'no allow rule matches' };
 }
 
-/**
- * The rule that the console's "always allow for this run" key adds for `call`:
- * - a tool other than `shell`: the tool's name (e.g. `read_file`);
- * - a simple literal command: `shell: <its literal words>`, each word quoted as needed, so
- *   later calls that start with the same words are allowed (`shell: git commit -m 'wip'`);
- * - a compound or dynamic command: `shell-exact: <the command, trimmed>`, which allows only
- *   that exact text again, never a variation of it;
- * - a command that does not parse, holds a NUL byte, or is missing: `null`
- *   (approve it once; nothing is remembered).
- */
-export function alwaysAllowRuleFor(call: ToolCall): string | null {
-  if (call.name !== SHELL_TOOL) return call.name;
-  const command = call.args.command;
-  if (typeof command !== 'string' || command.trim() === '' || command.includes('\0')) return null;
-  const parsed = parseShell(command);
-  if (!parsed.ok) return null;
-  const simple = simpleCommand(parsed.file, parsed.source);
-  if (simple.ok) return `${SHELL_PREFIX} ${simple.words.map(quoteWord).join(' ')}`;
-  return `${EXACT_PREFIX} ${command.trim()}`;
+/** A `shell-read-only:` rule allows the command when it starts with the rule's words and uses no refused option. */
+function readOnlyAllows(ruleWords: string[], words: string[]): boolean {
+  const entry = readOnlyCommandOf(words);
+  return entry !== null && allowMatches(ruleWords, words) && entry.words.length === ruleWords.length && refusedWord(entry, words) === null;
 }

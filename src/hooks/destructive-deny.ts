@@ -1,37 +1,17 @@
 import type { HookRegistry } from '../engine/hooks.js';
-import { decideApproval } from './approval-rules.js';
+import { destructiveCommand } from './destructive-commands.js';
 
 /**
- * Shell commands that destroy work or history. Matched with the approval rules' parser
- * against every part of a command (inside `&&`, `;`, `|`, `$(...)`, `sh -c '...'`), by
- * literal word prefix: a safety net, not a sandbox (`find -delete` or a script file still
- * passes; the approval gate asks about everything not allowed).
+ * The destructive-command deny: in `before_tool_call`, denies a shell call that holds a
+ * command destroying work or history, recognised by its parsed options in every spelling
+ * and wherever it stands in the command (destructive-commands.ts: `rm -r -f`, `git clean`,
+ * `git reset --hard`, `git checkout .`, `git restore .`, `git push --force`, ...). A safety
+ * net, not a sandbox: what it cannot see is asked about by the approval gate.
  */
-export const DESTRUCTIVE_RULES = [
-  'shell: rm -rf',
-  'shell: rm -fr',
-  'shell: rm -r -f',
-  'shell: git push --force',
-  'shell: git push -f',
-  'shell: git reset --hard',
-  'shell: git clean -fd',
-  'shell: git clean -fdx',
-  'shell: git clean -xfd',
-  'shell: git stash drop',
-  'shell: git stash clear',
-  'shell: git checkout --',
-  'shell: mkfs',
-  'shell: dd',
-  'shell: shutdown',
-  'shell: reboot',
-] as const;
-
-/** The destructive-command deny: in `before_tool_call`, denies a shell call matching {@link DESTRUCTIVE_RULES}. */
 export function destructiveDeny(registry: HookRegistry): void {
-  const rules = { default: 'allow' as const, allow: [], deny: [...DESTRUCTIVE_RULES] };
-  registry.on('before_tool_call', 'destructive-deny', async ({ call }) => {
-    if (call.name !== 'shell') return undefined;
-    const verdict = await decideApproval(call, rules);
-    return verdict.decision === 'deny' ? { type: 'deny', reason: `destructive command: ${verdict.reason}` } : undefined;
+  registry.on('before_tool_call', 'destructive-deny', ({ call }) => {
+    if (call.name !== 'shell' || typeof call.args.command !== 'string') return undefined;
+    const found = destructiveCommand(call.args.command);
+    return found ? { type: 'deny', reason: `destructive command: ${found.command} (${found.effect})` } : undefined;
   });
 }

@@ -9,7 +9,8 @@ import { traceWriter } from './trace-writer.js';
 export { approvalGate } from './approval-gate.js';
 export { commandHook, HookCommandError, parseHookAnswer } from './command-hook.js';
 export { traceWriter } from './trace-writer.js';
-export { destructiveDeny, DESTRUCTIVE_RULES } from './destructive-deny.js';
+export { destructiveDeny } from './destructive-deny.js';
+export { destructiveCommand, type Destructive } from './destructive-commands.js';
 
 /**
  * Builds the hook registry a policy asks for: each entry of `hooks` in loop.yaml order,

@@ -1,9 +1,9 @@
 import React, { useMemo, type ReactNode } from 'react';
 import { Box, Text } from 'ink';
-import { alwaysAllowRuleFor } from '../hooks/approval-rules.js';
+import { alwaysAllowChoices, type AllowChoices } from '../hooks/always-allow.js';
 import { useConsole } from './context.js';
 import { shortDuration } from './format.js';
-import { keyHints, type Scope } from './keymap.js';
+import { keyHints, type ConsoleCommand, type Scope } from './keymap.js';
 import { LineView } from './LineView.js';
 import { sanitize } from './sanitize.js';
 import { cellWidth, wrapCells, wrapWords } from './text.js';
@@ -23,15 +23,72 @@ const COLLAPSED_ARGS = 3;
 /** Rows for the reason the call is asked about; a longer one is cut at the last row. */
 const MAX_WHY_ROWS = 3;
 
-/** A scope's key hints in as many rows of `width` as they need, never splitting a hint. */
-export function hintRows(scope: Scope, width: number): string[] {
+/** A scope's key hints in as many rows of `width` as they need, never splitting a hint; `omit` leaves commands out. */
+export function hintRows(scope: Scope, width: number, omit: readonly ConsoleCommand[] = []): string[] {
   const rows: string[] = [];
-  for (const hint of keyHints(scope)) {
+  for (const hint of keyHints(scope, omit)) {
     const last = rows.at(-1);
     if (last !== undefined && cellWidth(`${last}  ${hint}`) <= width) rows[rows.length - 1] = `${last}  ${hint}`;
     else rows.push(hint);
   }
   return rows;
+}
+
+const STORES_INDENT = 9; // "a stores "
+
+/**
+ * The rows that say what `a` (and `A`, when the call is on the read-only list) would store:
+ * each rule in full, since it is what the gate allows for the rest of the run, and what a
+ * wider rule allows in words.
+ */
+function storeRows(choices: AllowChoices, width: number): ReactNode[] {
+  const rows: ReactNode[] = [];
+  const rule = (key: string, text: string) =>
+    wrapCells(sanitize(text, { oneLine: true }), width - STORES_INDENT).forEach((row, i) =>
+      rows.push(
+        <Text wrap="truncate-end">
+          <Text color={theme.muted}>{i === 0 ? `${key} stores ` : ' '.repeat(STORES_INDENT)}</Text>
+          <Text bold>{row}</Text>
+        </Text>,
+      ),
+    );
+  if (choices.exact.rule === null) {
+    rows.push(
+      <Text wrap="truncate-end">
+        <Text color={theme.muted}>a stores </Text>
+        <Text color={theme.warn}>{sanitize(`nothing: ${choices.exact.why} (y approves once)`, { oneLine: true })}</Text>
+      </Text>,
+    );
+  } else {
+    rule('a', choices.exact.rule);
+  }
+  for (const wider of choices.wider) {
+    const text = sanitize(wider.rule, { oneLine: true });
+    const meaning = `  = ${sanitize(wider.meaning, { oneLine: true })}`;
+    if (cellWidth(text + meaning) <= width - STORES_INDENT) {
+      rows.push(
+        <Text wrap="truncate-end">
+          <Text color={theme.muted}>A stores </Text>
+          <Text bold>{text}</Text>
+          <Text color={theme.muted}>{meaning}</Text>
+        </Text>,
+      );
+      continue;
+    }
+    rule('A', wider.rule);
+    rows.push(
+      <Text wrap="truncate-end" color={theme.muted}>
+        {' '.repeat(STORES_INDENT)}
+        {meaning.trimStart()}
+      </Text>,
+    );
+  }
+  return rows;
+}
+
+/** Key hints of the approval prompt: `A` only when there is a wider rule to pick. */
+function toolOmit(choices: AllowChoices | null): ConsoleCommand[] {
+  return choices && choices.wider.length > 0 ? [] : ['approve-wider'];
 }
 
 function frame(colour: string, lines: ReactNode[]): PromptView {
@@ -52,7 +109,8 @@ function frame(colour: string, lines: ReactNode[]): PromptView {
 
 /**
  * The yield the run waits on, or a question the console asks: the approval prompt (tool,
- * full arguments, the rule that asked, the exact rule `a` stores, a countdown to the
+ * full arguments, the rule that asked, the exact rule `a` stores and the wider rule `A`
+ * stores for a read-only call, a countdown to the
  * automatic denial), a pause with its keys, the resume gate, the quit confirmation.
  * `maxRows` bounds expanded arguments so the frame never outgrows the terminal.
  */
@@ -70,7 +128,7 @@ export function usePrompt(width: number, maxRows: number): PromptView | null {
   const state = useConsole((s) => s.session.machine.state);
   const now = useNow(deadline !== null && pending?.kind === 'tool');
   const call = pending?.kind === 'tool' ? pending.call : null;
-  const rule = useMemo(() => (call ? alwaysAllowRuleFor(call) : null), [call]);
+  const choices = useMemo(() => (call ? alwaysAllowChoices(call) : null), [call]);
   const inner = Math.max(10, width - 4);
 
   if (quitting) {
@@ -97,7 +155,7 @@ export function usePrompt(width: number, maxRows: number): PromptView | null {
   // The key rows keep their height while the prompt arms, so the layout does not jump.
   const keys = (): ReactNode[] => {
     if (replaying) return [<Text color={theme.muted}>replay: shown as recorded; nothing can be answered</Text>];
-    const rows = scope ? hintRows(scope, inner) : [''];
+    const rows = scope ? hintRows(scope, inner, scope === 'tool' ? toolOmit(choices) : []) : [''];
     if (!armed) return rows.map((_, i) => <Text color={theme.muted}>{i === 0 ? 'keys arm in a moment…' : ''}</Text>);
     return rows.map((row) => <Text wrap="truncate-end" color={theme.accent}>{row}</Text>);
   };
@@ -105,10 +163,10 @@ export function usePrompt(width: number, maxRows: number): PromptView | null {
   if (pending.kind === 'tool') {
     const countdown = deadline !== null && !replaying ? ` · denied in ${shortDuration(Math.max(0, (deadline - now) / 1000))} unless answered` : '';
     const args = wrapCells(sanitize(argsText(pending.call.name, pending.call.args, inner)).replace(/\t/g, '  '), inner);
-    const ruleRows = rule === null ? 1 : wrapCells(sanitize(rule, { oneLine: true }), inner - 9).length;
     // The reason in full where it fits (a path git treats as configuration says why at length).
     const why = wrapWords(sanitize(pending.reason ?? 'the approval rules ask about this call', { oneLine: true }), inner - 5).slice(0, MAX_WHY_ROWS);
-    const fixed = 2 + 1 + why.length + ruleRows + (noting ? 2 : hintRows('tool', inner).length) + 1; // border, title, why, rule, keys or note, more
+    const stores = choices ? storeRows(choices, inner) : [];
+    const fixed = 2 + 1 + why.length + stores.length + (noting ? 2 : hintRows('tool', inner, toolOmit(choices)).length) + 1; // border, title, why, stores, keys or note, more
     const room = expand ? Math.max(COLLAPSED_ARGS, maxRows - fixed - 1) : COLLAPSED_ARGS;
     const shown = args.length > room ? args.slice(0, room) : args;
     const hidden = args.length - shown.length;
@@ -134,25 +192,7 @@ export function usePrompt(width: number, maxRows: number): PromptView | null {
         </Text>,
       );
     }
-    if (rule === null) {
-      lines.push(
-        <Text wrap="truncate-end">
-          <Text color={theme.muted}>a stores </Text>
-          <Text color={theme.warn}>nothing: the command does not parse (y approves once)</Text>
-        </Text>,
-      );
-    } else {
-      // The exact rule, in full: it is what the gate will allow for the rest of the run.
-      const ruleRows = wrapCells(sanitize(rule, { oneLine: true }), inner - 9);
-      for (const [i, row] of ruleRows.entries()) {
-        lines.push(
-          <Text wrap="truncate-end">
-            <Text color={theme.muted}>{i === 0 ? 'a stores ' : '         '}</Text>
-            <Text bold>{row}</Text>
-          </Text>,
-        );
-      }
-    }
+    lines.push(...stores);
     if (noting) {
       lines.push(<LineView prefix="note to the agent › " state={line} width={inner} />);
       lines.push(<Text color={theme.muted}>enter: deny with this note · esc: back to the prompt</Text>);

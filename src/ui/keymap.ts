@@ -9,6 +9,7 @@ export type ConsoleCommand =
   // approval prompt
   | 'approve'
   | 'approve-always'
+  | 'approve-wider'
   | 'deny'
   | 'deny-with-note'
   | 'expand-args'
@@ -115,7 +116,8 @@ function each(scopes: readonly Scope[], key: string, command: ConsoleCommand, he
 export const KEYMAP: readonly KeyBinding[] = [
   // ---- approval prompt
   { key: 'y', command: 'approve', scope: 'tool', help: 'approve once', label: 'approve once' },
-  { key: 'a', command: 'approve-always', scope: 'tool', help: 'always allow for this run (stores the rule shown)', label: 'always allow' },
+  { key: 'a', command: 'approve-always', scope: 'tool', help: 'always allow this exact call for this run (stores the rule shown)', label: 'always allow' },
+  { key: 'A', command: 'approve-wider', scope: 'tool', help: 'always allow the wider rule shown (read-only commands and tools only)', label: 'wider rule' },
   { key: 'n', command: 'deny', scope: 'tool', help: 'deny (the agent is told)', label: 'deny' },
   { key: 'd', command: 'deny-with-note', scope: 'tool', help: 'deny with a note to the agent', label: 'deny with note' },
   { key: 'v', command: 'expand-args', scope: 'tool', help: 'show all / fewer argument lines', label: 'all args' },

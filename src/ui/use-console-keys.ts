@@ -1,6 +1,6 @@
 import { useEffect, useRef } from 'react';
 import { BUDGET_COMMAND_NAMES } from '../engine/types.js';
-import { alwaysAllowRuleFor } from '../hooks/approval-rules.js';
+import { alwaysAllowChoices } from '../hooks/always-allow.js';
 import { candidates, complete } from './commands.js';
 import { eventRows } from './EventDetail.js';
 import { helpRows } from './HelpOverlay.js';
@@ -111,9 +111,16 @@ export function createCommands(store: ConsoleStore, controller: ConsoleControlle
       case 'approve-always': {
         const p = pending();
         if (p?.kind !== 'tool') return;
-        const rule = alwaysAllowRuleFor(p.call);
-        if (rule === null) return notice(false, 'no rule can be stored for this call (it does not parse); y approves it once');
-        return answerTool({ decision: 'approve', always: rule });
+        const { exact } = alwaysAllowChoices(p.call);
+        if (exact.rule === null) return notice(false, `nothing can be stored for this call (${exact.why}); y approves it once`);
+        return answerTool({ decision: 'approve', always: exact.rule });
+      }
+      case 'approve-wider': {
+        const p = pending();
+        if (p?.kind !== 'tool') return;
+        const [wider] = alwaysAllowChoices(p.call).wider;
+        if (!wider) return notice(false, 'no wider rule for this call: only read-only commands and tools have one; a stores the exact call');
+        return answerTool({ decision: 'approve', always: wider.rule });
       }
       case 'deny':
         return answerTool({ decision: 'deny' });

@@ -1,4 +1,4 @@
-// The approval prompt: y, a, n, d; the rule that asked and the rule `a` stores; long
+// The approval prompt: y, a, A, n, d; the rule that asked and the rules `a` and `A` store; long
 // arguments; the approval timeout. A real session and workspace behind a live console.
 import { vi, describe, test, expect } from 'vitest';
 
@@ -56,24 +56,81 @@ describe('a: always allow for this run', () => {
     });
   });
 
-  test('a simple command stores a prefix rule of its literal words', async () => {
-    const rig = await open({
+  test('a simple command stores only that exact command: a longer one is asked about again', async () => {
+    const rig = await openAtPrompt({
       transcript: `
 turns:
   - tool_calls:
-      - { id: t1, name: shell, args: { command: "echo 'hello world'" } }
+      - { id: t1, name: shell, args: { command: "rm -r ./tmp" } }
   - tool_calls:
-      - { id: t2, name: shell, args: { command: "echo 'hello world' again" } }
+      - { id: t2, name: shell, args: { command: "rm -r ./tmp ./src /elsewhere" } }
   - final: Done.
 `,
     });
-    await rig.waitForFrame("a stores shell: echo 'hello world'");
-    expect(rig.frame()).toContain('│ why  no allow rule matches');
-    await rig.waitForArmed();
+    expect(rig.frame()).toContain('│ a stores shell-exact: rm -r ./tmp ');
+    expect(rig.frame()).not.toContain('A stores');
+    expect(rig.frame()).not.toContain('[A]');
+    const seq = pendingSeq(rig);
     await rig.press('a');
+    expect(rig.controller.answer).toHaveBeenCalledExactlyOnceWith({ decision: 'approve', always: 'shell-exact: rm -r ./tmp' }, seq);
+
+    await rig.waitForFrame('Approve tool call shell (t2)');
+    expect(rig.frame()).toContain('│ $ rm -r ./tmp ./src /elsewhere');
+    expect(rig.frame()).toContain('│ a stores shell-exact: rm -r ./tmp ./src /elsewhere');
+    expect(rig.session.snapshot.granted).toEqual(['shell-exact: rm -r ./tmp']);
+    await rig.waitForArmed();
+    await rig.press('n');
     await expect(rig.outcome).resolves.toMatchObject({ reason: 'goal_met' });
-    expect(rig.session.snapshot.granted).toEqual(["shell: echo 'hello world'"]);
+    expect(rig.session.snapshot.tools.t2?.decision).toEqual({ decision: 'deny', by: 'operator' });
+  });
+
+  test('A stores the wider rule shown, offered only for a read-only command; its refused options are asked about', async () => {
+    const rig = await openAtPrompt({
+      transcript: `
+turns:
+  - tool_calls:
+      - { id: t1, name: shell, args: { command: "git diff --stat" } }
+  - tool_calls:
+      - { id: t2, name: shell, args: { command: "git diff README.md" } }
+  - tool_calls:
+      - { id: t3, name: shell, args: { command: "git diff --output=leak.txt" } }
+  - final: Done.
+`,
+    });
+    const frame = rig.frame();
+    expect(frame).toContain('│ a stores shell-exact: git diff --stat ');
+    
+    expect(frame).toContain('│ A stores shell-read-only: git diff  = git diff with any arguments except --output, --ext-diff');
+    expect(frame).toContain('[a] always allow  [A] wider rule');
+    const seq = pendingSeq(rig);
+    await rig.press('A');
+    expect(rig.controller.answer).toHaveBeenCalledExactlyOnceWith({ decision: 'approve', always: 'shell-read-only: git diff' }, seq);
+
+    await rig.waitForFrame('Approve tool call shell (t3)');
     expect(rig.session.snapshot.tools.t2?.decision).toEqual({ decision: 'approve', by: 'policy' });
+    expect(rig.frame()).toContain('│ a stores shell-exact: git diff --output=leak.txt');
+    expect(rig.frame()).not.toContain('A stores');
+    await rig.waitForArmed();
+    await rig.press('n');
+    await expect(rig.outcome).resolves.toMatchObject({ reason: 'goal_met' });
+    expect(existsSync(path.join(rig.workspace.dir, 'leak.txt'))).toBe(false);
+  });
+
+  test('a command with an expansion stores nothing: a says so and leaves the prompt waiting', async () => {
+    const rig = await openAtPrompt({
+      transcript: `
+turns:
+  - tool_calls:
+      - { id: t1, name: shell, args: { command: "rm -r $(cat dirs.txt)" } }
+  - final: Done.
+`,
+    });
+    expect(rig.frame()).toContain('│ a stores nothing: command substitution ($(...)) is known only when it runs (y approves once)');
+    await rig.press('a');
+    await rig.waitForFrame('nothing can be stored for this call');
+    expect(rig.controller.answer).not.toHaveBeenCalled();
+    await rig.press('n');
+    await expect(rig.outcome).resolves.toMatchObject({ reason: 'goal_met' });
   });
 });
 
@@ -135,7 +192,7 @@ turns:
     'content: |',
     '  line 1 of the new greeter',
     '… 11 more lines · v shows all',
-    'a stores write_file',
+    expect.stringMatching(/^a stores exact: write_file sha256:[0-9a-f]{32}$/),
     '[y] approve once  [a] always allow  [n] deny  [d] deny with note  [v] all args',
   ]);
 

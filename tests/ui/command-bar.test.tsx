@@ -47,15 +47,15 @@ describe('each /goal directive, with the whole frame after it', () => {
       │ Approve tool call shell (t1) · denied in ##m##s unless answered                                  │
       │ why  no allow rule matches                                                                       │
       │ $ ls                                                                                             │
-      │ a stores shell: ls                                                                               │
-      │ [y] approve once  [a] always allow  [n] deny  [d] deny with note  [v] all args                   │
+      │ a stores shell-exact: ls                                                                         │
+      │ A stores shell-read-only: ls  = ls with any arguments                                            │
+      │ [y] approve once  [a] always allow  [A] wider rule  [n] deny  [d] deny with note  [v] all args   │
       ╰──────────────────────────────────────────────────────────────────────────────────────────────────╯
       ── Checkpoint │  Goal  │ Tool call │ Progress (tab)
       objective   Make the greeting friendlier (active, revision 0)
       criteria    the verify command exits 0
       constraints do not touch README.md
       revisions   none
-
 
 
 
@@ -88,8 +88,9 @@ describe('each /goal directive, with the whole frame after it', () => {
       │ Approve tool call shell (t1) · denied in ##m##s unless answered                                  │
       │ why  no allow rule matches                                                                       │
       │ $ ls                                                                                             │
-      │ a stores shell: ls                                                                               │
-      │ [y] approve once  [a] always allow  [n] deny  [d] deny with note  [v] all args                   │
+      │ a stores shell-exact: ls                                                                         │
+      │ A stores shell-read-only: ls  = ls with any arguments                                            │
+      │ [y] approve once  [a] always allow  [A] wider rule  [n] deny  [d] deny with note  [v] all args   │
       ╰──────────────────────────────────────────────────────────────────────────────────────────────────╯
       ── Checkpoint │  Goal  │ Tool call │ Progress (tab)
       objective   Make the greeting friendlier (active, revision 1)
@@ -98,7 +99,6 @@ describe('each /goal directive, with the whole frame after it', () => {
       revisions   1, newest first
        rev 1 add-constraint: keep the public API (no restart)
          still valid: the agent gave no usable reconciliation · discard: nothing known · new work: the ne…
-
 
 
 
@@ -129,8 +129,9 @@ describe('each /goal directive, with the whole frame after it', () => {
       │ Approve tool call shell (t1) · denied in ##m##s unless answered                                  │
       │ why  no allow rule matches                                                                       │
       │ $ ls                                                                                             │
-      │ a stores shell: ls                                                                               │
-      │ [y] approve once  [a] always allow  [n] deny  [d] deny with note  [v] all args                   │
+      │ a stores shell-exact: ls                                                                         │
+      │ A stores shell-read-only: ls  = ls with any arguments                                            │
+      │ [y] approve once  [a] always allow  [A] wider rule  [n] deny  [d] deny with note  [v] all args   │
       ╰──────────────────────────────────────────────────────────────────────────────────────────────────╯
       ── Checkpoint │  Goal  │ Tool call │ Progress (tab)
       objective   Make the greeting friendlier (active, revision 2)
@@ -141,7 +142,6 @@ describe('each /goal directive, with the whole frame after it', () => {
          still valid: the agent gave no usable reconciliation · discard: nothing known · new work: the ne…
        rev 1 add-constraint: keep the public API (no restart)
          still valid: the agent gave no usable reconciliation · discard: nothing known · new work: the ne…
-
 
       ── Timeline · filter activity (f) · 8 events · following (end)
           0 session.start       session started: Make the greeting friendlier (react)
@@ -170,8 +170,9 @@ describe('each /goal directive, with the whole frame after it', () => {
       │ Approve tool call shell (t1) · denied in ##m##s unless answered                                  │
       │ why  no allow rule matches                                                                       │
       │ $ ls                                                                                             │
-      │ a stores shell: ls                                                                               │
-      │ [y] approve once  [a] always allow  [n] deny  [d] deny with note  [v] all args                   │
+      │ a stores shell-exact: ls                                                                         │
+      │ A stores shell-read-only: ls  = ls with any arguments                                            │
+      │ [y] approve once  [a] always allow  [A] wider rule  [n] deny  [d] deny with note  [v] all args   │
       ╰──────────────────────────────────────────────────────────────────────────────────────────────────╯
       ── Checkpoint │  Goal  │ Tool call │ Progress (tab)
       objective   Make the greeting warm and short (revised, revision 3)
@@ -182,8 +183,7 @@ describe('each /goal directive, with the whole frame after it', () => {
          still valid: the agent gave no usable reconciliation · discard: nothing known · new work: the ne…
        rev 2 add-criterion: the greeting names the person (no restart)
          still valid: the agent gave no usable reconciliation · discard: nothing known · new work: the ne…
-       rev 1 add-constraint: keep the public API (no restart)
-         still valid: the agent gave no usable reconciliation · discard: nothing known · new work: the ne…
+      … 2 more lines
       ── Timeline · filter activity (f) · 9 events · following (end)
           0 session.start       session started: Make the greeting friendlier (react)
           2 plan.draft          plan drafted: 1 step(s)
@@ -211,8 +211,9 @@ describe('each /goal directive, with the whole frame after it', () => {
       │ Approve tool call shell (t1) · denied in ##m##s unless answered                                  │
       │ why  no allow rule matches                                                                       │
       │ $ ls                                                                                             │
-      │ a stores shell: ls                                                                               │
-      │ [y] approve once  [a] always allow  [n] deny  [d] deny with note  [v] all args                   │
+      │ a stores shell-exact: ls                                                                         │
+      │ A stores shell-read-only: ls  = ls with any arguments                                            │
+      │ [y] approve once  [a] always allow  [A] wider rule  [n] deny  [d] deny with note  [v] all args   │
       ╰──────────────────────────────────────────────────────────────────────────────────────────────────╯
       ── Checkpoint │  Goal  │ Tool call │ Progress (tab)
       objective   Translate the greeting to French (revised, revision 4)
@@ -223,8 +224,7 @@ describe('each /goal directive, with the whole frame after it', () => {
          still valid: the agent gave no usable reconciliation · discard: work aimed only at the previous …
        rev 3 modify: Make the greeting warm and short (no restart)
          still valid: the agent gave no usable reconciliation · discard: nothing known · new work: the ne…
-       rev 2 add-criterion: the greeting names the person (no restart)
-      … 3 more lines
+      … 4 more lines
       ── Timeline · filter activity (f) · 10 events · following (end)
           0 session.start       session started: Make the greeting friendlier (react)
           2 plan.draft          plan drafted: 1 step(s)

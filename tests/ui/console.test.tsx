@@ -57,8 +57,9 @@ describe('tool approval', () => {
       │ Approve tool call shell (t1) · denied in ##m##s unless answered                                  │
       │ why  no allow rule matches                                                                       │
       │ $ echo hello-from-shell                                                                          │
-      │ a stores shell: echo hello-from-shell                                                            │
-      │ [y] approve once  [a] always allow  [n] deny  [d] deny with note  [v] all args                   │
+      │ a stores shell-exact: echo hello-from-shell                                                      │
+      │ A stores shell-read-only: echo  = echo with any arguments                                        │
+      │ [y] approve once  [a] always allow  [A] wider rule  [n] deny  [d] deny with note  [v] all args   │
       ╰──────────────────────────────────────────────────────────────────────────────────────────────────╯
       ──  Checkpoint  │ Goal │ Tool call │ Progress (tab)
       No checkpoint yet (one every 10 iterations).
@@ -73,7 +74,6 @@ describe('tool approval', () => {
           6 model.call          turn 1: Say hello through the shell first. (100+20 tok)
           7 tool.call           tool call shell {"command":"echo hello-from-shell"}
           8 step.end            step 1 awaiting_tool
-
 
       [tab] panel  [/] command  [?] help  [q] quit"
     `);

@@ -23,6 +23,7 @@ interface Row {
 const ROWS: Row[] = [
   { command: 'approve', scopes: DASH('tool'), keys: ['y'], not: ['Y', 'ctrl+y', 'yes', 'enter', ''] },
   { command: 'approve-always', scopes: DASH('tool'), keys: ['a'], not: ['A', 'ctrl+a', 'y', 'always'] },
+  { command: 'approve-wider', scopes: DASH('tool'), keys: ['A'], not: ['a', 'ctrl+a', 'ctrl+A', 'shift+a', 'y'] },
   { command: 'deny', scopes: DASH('tool'), keys: ['n'], not: ['N', 'ctrl+n', 'no', 'escape'] },
   { command: 'deny-with-note', scopes: DASH('tool'), keys: ['d'], not: ['D', 'ctrl+d', 'n'] },
   { command: 'expand-args', scopes: DASH('tool'), keys: ['v'], not: ['V', 'ctrl+v'] },
@@ -128,8 +129,8 @@ describe('the key map table', () => {
     }
   });
 
-  test('prompt keys do nothing without their prompt: y, a, n, d, c, e, r, s on the bare dashboard', () => {
-    for (const key of ['y', 'a', 'n', 'd', 'v', 'c', 'e', 'r', 's']) expect(resolveKey(key, DASH())).toBeNull();
+  test('prompt keys do nothing without their prompt: y, a, A, n, d, c, e, r, s on the bare dashboard', () => {
+    for (const key of ['y', 'a', 'A', 'n', 'd', 'v', 'c', 'e', 'r', 's']) expect(resolveKey(key, DASH())).toBeNull();
   });
 });
 
@@ -225,7 +226,7 @@ describe('help and key lines come from the key map', () => {
   });
 
   test('each prompt lists exactly its own labelled keys', () => {
-    expect(keyLine('tool')).toBe('[y] approve once  [a] always allow  [n] deny  [d] deny with note  [v] all args');
+    expect(keyLine('tool')).toBe('[y] approve once  [a] always allow  [A] wider rule  [n] deny  [d] deny with note  [v] all args');
     expect(keyLine('budget-pause')).toBe('[e] extend and continue  [c] continue  [s] stop');
     expect(keyLine('stagnation-pause')).toBe('[c] continue  [r] redirect the goal  [s] stop');
     expect(keyLine('operator-pause')).toBe('[c] continue  [s] stop');

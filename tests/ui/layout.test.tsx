@@ -82,7 +82,7 @@ describe('layouts', () => {
       │ content: |                                                         │
       │   line 1                                                           │
       │ … 39 more lines · v shows all                                      │
-      │ a stores write_file                                                │
+      │ a stores exact: write_file sha256:a0d058da3717ebe13ccd4d362b636e68 │
       │ [y] approve once  [a] always allow  [n] deny  [d] deny with note   │
       │ [v] all args                                                       │
       ╰────────────────────────────────────────────────────────────────────╯
@@ -115,7 +115,7 @@ describe('layouts', () => {
       │ content: |                                                                   │
       │   line 1                                                                     │
       │ … 39 more lines · v shows all                                                │
-      │ a stores write_file                                                          │
+      │ a stores exact: write_file sha256:a0d058da3717ebe13ccd4d362b636e68           │
       │ [y] approve once  [a] always allow  [n] deny  [d] deny with note             │
       │ [v] all args                                                                 │
       ╰──────────────────────────────────────────────────────────────────────────────╯

