@@ -1,6 +1,6 @@
 import xterm from '@xterm/headless';
 import { describe, expect, it } from 'vitest';
-import { sanitize, truncate } from '../../src/ui/sanitize.js';
+import { sanitize, truncate } from '../../src/text/sanitize.js';
 
 /** Code points that must never reach the terminal raw (`\n` and `\t` are checked separately). */
 function rawControls(text: string): string[] {
