@@ -4,6 +4,9 @@
 // OSC 52 (clipboard), OSC 0/2 (title), a screen clear followed by fake output, 8-bit
 // C1 controls (CSI U+009B, OSC U+009D), a bidi override, \r and \b.
 // Needs `npm run build` (dist/cli.js).
+import { once } from 'node:events';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -111,6 +114,41 @@ function logicalLines(t: PtyTerminal): string[] {
   return lines;
 }
 
+/** What the hostile server streams instead of a chunk: not JSON, so the SDK prints it with `console.error`. */
+const SSE_LINE = '{not json \u001b]0;SSE-TITLE\u0007\u001b]52;c;U1NF\u0007\u001b[2J\u001b[H52 passed \u009b2J \u202Ertl';
+
+/** A loopback chat-completions server that answers every request with {@link SSE_LINE}. */
+async function hostileServer(): Promise<Server> {
+  const server = createServer(async (req, res) => {
+    for await (const _ of req);
+    res.writeHead(200, { 'content-type': 'text/event-stream' });
+    res.end(`data: ${SSE_LINE}\n\n`);
+  });
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  servers.push(server);
+  return server;
+}
+const servers: Server[] = [];
+afterEach(() => {
+  for (const server of servers.splice(0)) server.close();
+});
+
+/** A loop whose model is {@link hostileServer}; its key is named explicitly. */
+function openaiLoop(server: Server): string {
+  const { port } = server.address() as AddressInfo;
+  writeFileSync(
+    path.join(dir, 'loop.yaml'),
+    [
+      'goal: { objective: survive a hostile server }',
+      `agent: { kind: openai, model: test-model, base_url: "http://127.0.0.1:${port}/v1", api_key_env: LOOPDECK_TEST_KEY, max_retries: 0 }`,
+      'workspace: { path: ., copy: none }',
+      'verify: [{ command: "false" }]',
+    ].join('\n'),
+  );
+  return path.join(dir, 'loop.yaml');
+}
+
 /** What the emulator was made to do: titles set, OSC 52 and other OSC sequences, screen erases, resets. */
 function recordActions(t: PtyTerminal) {
   const acted: string[] = [];
@@ -169,11 +207,26 @@ describe('the console in a real terminal, with a hostile agent', { timeout: 60_0
     const exitLine = logicalLines(t).find((l) => l.startsWith('loopdeck: aborted:'));
     expect(exitLine, t.describe()).toContain('stderr: ^[]52;c;QUdFTlQ=^G^[]0;AGENT-TITLE^G^[[2J^[[H52 passed \\u{9b}2J \\u{202e} rtl');
   });
+
+  it('a server line a library logs while the console is drawn: the terminal untouched', async () => {
+    const config = openaiLoop(await hostileServer());
+    const t = startPty({ args: ['run', '--config', config], cwd: dir, cols: 240, rows: 40, env: { LOOPDECK_TEST_KEY: 'test-key' } });
+    terminals.push(t);
+    const acted = recordActions(t);
+    await t.waitFor(/Run finished: aborted/, 30_000);
+    t.press('q');
+    await t.exit;
+    expect(acted, t.describe()).toEqual([]);
+    expect(t.output).not.toContain('\u001b]');
+    expect(t.output).not.toMatch(/\u001b\[2J\u001b\[H52 passed/);
+    expect(rawIn(t.output.replace(/\u001b(?:\[[0-?]*[ -/]*[@-~]|[78=>])|[\r\n\u0007\u0008]/g, ''))).toEqual([]);
+    expect(logicalLines(t).some((l) => l.includes('Could not parse message into JSON: {not json ^[]0;SSE-TITLE^G^[]52;c;U1NF^G')), t.describe()).toBe(true);
+  });
 });
 
 /** Runs the built CLI without a terminal; stdout and stderr as text. */
 function cli(args: string[]) {
-  return execa('node', [CLI, ...args], { cwd: dir, reject: false, env: { OPENAI_API_KEY: '' } });
+  return execa('node', [CLI, ...args], { cwd: dir, reject: false, env: { OPENAI_API_KEY: '', LOOPDECK_TEST_KEY: 'test-key' } });
 }
 
 /** Every stdout line parsed as JSON (a line that is not fails the test). */
@@ -224,6 +277,16 @@ describe('headless and the other commands, with hostile text', { timeout: 60_000
     // One line per part: the quoted stderr cannot start a line of its own.
     expect(result.stderr.split('\n').filter((l) => l !== '').every((l) => l.startsWith('loopdeck: '))).toBe(true);
     expect(jsonLines(result.stdout).at(-1)?.data.summary).toContain('\u001b]0;AGENT-TITLE\u0007');
+  });
+
+  it('run --headless against a server sending hostile text: what the SDK logs is escaped on stderr, nothing of it on stdout', async () => {
+    const result = await cli(['run', '--config', openaiLoop(await hostileServer()), '--headless']);
+    expect(result.exitCode, result.stderr).toBe(2);
+    expect(rawIn(result.stdout.replace(/\n/g, ''))).toEqual([]);
+    expect(rawIn(result.stderr.replace(/\n/g, ''))).toEqual([]);
+    expect(result.stderr).toContain('Could not parse message into JSON: {not json ^[]0;SSE-TITLE^G^[]52;c;U1NF^G^[[2J^[[H52 passed \\u{9b}2J \\u{202e}rtl');
+    // stdout stays JSONL: a library's log line is never mixed into it.
+    jsonLines(result.stdout);
   });
 
   it('validate, check and config errors echo file content escaped', async () => {
