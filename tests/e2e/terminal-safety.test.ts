@@ -277,6 +277,13 @@ describe('headless and the other commands, with hostile text', { timeout: 60_000
     // One line per part: the quoted stderr cannot start a line of its own.
     expect(result.stderr.split('\n').filter((l) => l !== '').every((l) => l.startsWith('loopdeck: '))).toBe(true);
     expect(jsonLines(result.stdout).at(-1)?.data.summary).toContain('\u001b]0;AGENT-TITLE\u0007');
+    // What the run left on disk for a person to `cat` is escaped too: the log and the policy.
+    const runs = path.join(dir, '.loopdeck/runs');
+    const runDir = path.join(runs, readdirSync(runs)[0]!);
+    const files = readdirSync(runDir);
+    expect(files).toEqual(expect.arrayContaining(['events.jsonl', 'policy.json']));
+    for (const file of files) expect(rawIn(readFileSync(path.join(runDir, file), 'utf8').replace(/\n/g, '')), file).toEqual([]);
+    expect(readFileSync(path.join(runDir, 'events.jsonl'), 'utf8')).toContain('\\u009b');
   });
 
   it('run --headless against a server sending hostile text: what the SDK logs is escaped on stderr, nothing of it on stdout', async () => {
