@@ -127,9 +127,9 @@ export function buildProgram(): Command {
       const { drive, headlessAnswerer, exitCodeFor } = await import('./engine/drive.js');
       const outcome = await drive(start(), headlessAnswerer({ approve: options.approve, onPause: options.onPause }));
       prepared.log.close();
-      // The summary may quote the agent (its final claim) or a server: each part one line.
-      const line = (text: string) => sanitize(text, { oneLine: true });
-      printError(`loopdeck: ${outcome.reason}: ${line(outcome.summary)}\nloopdeck: log ${line(path.relative(process.cwd(), prepared.log.file))}; workspace ${line(prepared.workspace)}`);
+      // The summary may quote the agent (its final claim) or a server: kept to one line.
+      const said = sanitize(outcome.summary, { oneLine: true });
+      printError(`loopdeck: ${outcome.reason}: ${said}\nloopdeck: log ${path.relative(process.cwd(), prepared.log.file)}; workspace ${prepared.workspace}`);
       process.exitCode = exitCodeFor(outcome);
       return;
     }

@@ -27,6 +27,7 @@ export const RENDER_OPTIONS = { exitOnCtrlC: false, maxFps: 1000 } as const sati
 /** How the console ended: the run's outcome, or `null` when the operator quit first. */
 export interface ConsoleResult {
   outcome: LoopOutcome | null;
+  /** What to print after the console: quotes the run's summary, so print it with `printLine` (sanitized). */
   message: string;
 }
 
@@ -271,14 +272,14 @@ export async function runConsole(
   if (renderFailure) throw renderFailure;
   if (failure) throw failure;
   const result = outcome as LoopOutcome | null;
-  // The summary may quote the agent (its final claim) or a server: each part one line.
-  const line = (text: string) => sanitize(text, { oneLine: true });
-  const where = `log: ${line(prepared.log.file)}\nworkspace: ${line(prepared.workspace)}`;
-  if (result) return { outcome: result, message: `loopdeck: ${result.reason}: ${line(result.summary)}\n${where}`, prepared };
+  // The message is printed sanitized; the summary, which may quote the agent (its final
+  // claim) or a server, is also kept to one line, so it cannot add lines of its own.
+  const where = `log: ${prepared.log.file}\nworkspace: ${prepared.workspace}`;
+  if (result) return { outcome: result, message: `loopdeck: ${result.reason}: ${sanitize(result.summary, { oneLine: true })}\n${where}`, prepared };
   // A run that never started has nothing to resume; one quit at the resume gate still has.
   if (run === null && !options.confirmResume) return { outcome: null, message: `loopdeck: quit before the run started.\n${where}`, prepared };
   const what = run === null ? 'quit without resuming' : 'quit before the run ended';
-  const again = line(`${selfCommand()} resume ${path.relative(process.cwd(), prepared.runDir) || '.'}`);
+  const again = `${selfCommand()} resume ${path.relative(process.cwd(), prepared.runDir) || '.'}`;
   return { outcome: null, message: `loopdeck: ${what}; the log is kept.\n${where}\ncontinue: ${again}`, prepared };
 }
 
