@@ -13,6 +13,7 @@ import { Session } from './engine/session.js';
 import type { Goal } from './engine/types.js';
 import { prepareWorkspace } from './engine/workspace.js';
 import { hooksFor } from './hooks/index.js';
+import { toJson } from './text/json.js';
 
 /** A session wired to its log and workspace, ready to `run(goal)`. */
 export interface PreparedRun {
@@ -103,7 +104,7 @@ export async function prepareRun(policy: LoopPolicy, options: { cwd: string; id?
   const id = options.id ?? newSessionId();
   const runDir = path.join(options.cwd, '.loopdeck', 'runs', id);
   mkdirSync(runDir, { recursive: true });
-  writeFileSync(path.join(runDir, POLICY_FILE), `${JSON.stringify(policy, null, 2)}\n`);
+  writeFileSync(path.join(runDir, POLICY_FILE), `${toJson(policy, 2)}\n`);
   const { session, log, onAgentText } = wire(policy, { id, runDir, workspace, ...(options.clock ? { clock: options.clock } : {}) });
   const goal = newGoal(policy.goal.objective, policy.goal.success_criteria, policy.goal.constraints, {
     priority: policy.goal.priority,

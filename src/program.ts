@@ -6,6 +6,8 @@ import type { CheckpointInput } from './engine/types.js';
 import type { LoopPolicy } from './engine/policy.js';
 import type { PreparedRun } from './launch.js';
 import type { ConsoleRun } from './ui/run-console.js';
+import { printError, printJson, printLine } from './text/print.js';
+import { sanitize } from './text/sanitize.js';
 
 /** The log file of a run, in its run directory. */
 const LOG_FILE = 'events.jsonl';
@@ -26,8 +28,9 @@ function readLogText(file: string): string {
 /** Exit codes of DESIGN.md, "Command line". */
 export const EXIT = { goalMet: 0, usage: 1, notMet: 2, interrupted: 130 } as const;
 
+/** Prints `loopdeck: <message>` to stderr (sanitized: messages quote files and agents) and exits with `code`. */
 function fail(message: string, code: number = EXIT.usage): never {
-  process.stderr.write(`loopdeck: ${message}\n`);
+  printError(`loopdeck: ${message}`);
   process.exit(code);
 }
 
@@ -59,7 +62,7 @@ export function buildProgram(): Command {
     .version('0.1.0')
     .showHelpAfterError()
     .configureHelp({ helpWidth: 88 })
-    .configureOutput({ outputError: (text, write) => write(text) })
+    .configureOutput({ outputError: (text, write) => write(sanitize(text)) })
     .exitOverride((error) => process.exit(error.exitCode === 0 ? 0 : EXIT.usage));
 
   program
@@ -107,31 +110,33 @@ export function buildProgram(): Command {
   async function supervise(prepare: (step: (text: string) => void) => Promise<ConsoleRun>, options: SuperviseOptions, resuming: boolean): Promise<void> {
     const interactive = !options.headless && process.stdout.isTTY && process.stdin.isTTY;
     if (!interactive) {
-      if (!options.headless) process.stderr.write('loopdeck: no terminal on stdin/stdout; running headless\n');
+      if (!options.headless) printError('loopdeck: no terminal on stdin/stdout; running headless');
       const { prepared, start, warnings = [] } = await configOrExit(() => prepare(() => undefined));
-      for (const warning of warnings) process.stderr.write(`loopdeck: ${warning}\n`);
+      for (const warning of warnings) printError(`loopdeck: ${warning}`);
       if (resuming && !options.yes) {
         fail(`resuming headless needs --yes; the run stands at: ${summary(prepared)}`);
       }
-      const unsubscribe = prepared.session.subscribe((event) => process.stdout.write(`${JSON.stringify(event)}\n`));
+      const unsubscribe = prepared.session.subscribe((event) => printJson(event));
       process.stdout.on('error', (error: NodeJS.ErrnoException) => {
         if (error.code !== 'EPIPE') throw error;
         // The reader went away (e.g. `| head`): stop streaming and stop the run at the next safe point.
         unsubscribe();
-        process.stderr.write('loopdeck: stdout was closed; stopping the run at the next safe point (the log is kept)\n');
+        printError('loopdeck: stdout was closed; stopping the run at the next safe point (the log is kept)');
         void prepared.session.command('/stop');
       });
       const { drive, headlessAnswerer, exitCodeFor } = await import('./engine/drive.js');
       const outcome = await drive(start(), headlessAnswerer({ approve: options.approve, onPause: options.onPause }));
       prepared.log.close();
-      process.stderr.write(`loopdeck: ${outcome.reason}: ${outcome.summary}\nloopdeck: log ${path.relative(process.cwd(), prepared.log.file)}; workspace ${prepared.workspace}\n`);
+      // The summary may quote the agent (its final claim) or a server: kept to one line.
+      const said = sanitize(outcome.summary, { oneLine: true });
+      printError(`loopdeck: ${outcome.reason}: ${said}\nloopdeck: log ${path.relative(process.cwd(), prepared.log.file)}; workspace ${prepared.workspace}`);
       process.exitCode = exitCodeFor(outcome);
       return;
     }
     const { runConsole } = await import('./ui/run-console.js');
     const result = await configOrExit(() => runConsole(prepare, { confirmResume: resuming }));
     result.prepared.log.close();
-    process.stdout.write(`${result.message}\n`);
+    printLine(result.message);
     const { exitCodeFor } = await import('./engine/drive.js');
     process.exitCode = result.outcome ? exitCodeFor(result.outcome) : EXIT.interrupted;
   }
@@ -141,7 +146,7 @@ export function buildProgram(): Command {
     const s = prepared.session.snapshot;
     const cp = s.checkpoints[s.checkpoints.length - 1];
     return [
-      `goal "${s.goal?.objective}"`,
+      `goal "${sanitize(s.goal?.objective ?? '', { oneLine: true })}"`,
       `state ${s.machine.state}`,
       `turns ${s.usage.turns}, tool calls ${s.usage.tool_calls}, tokens ${s.usage.tokens}, $${s.usage.cost_usd.toFixed(2)}`,
       cp ? `last checkpoint ${cp.status} (counter ${cp.counter}/${cp.threshold})` : 'no checkpoint yet',
@@ -174,7 +179,7 @@ export function buildProgram(): Command {
     .argument('[file]', 'the loop contract', 'loop.yaml')
     .action(async (file: string) => {
       const policy = await policyOrExit(file, 'its path: loopdeck validate <file>');
-      process.stdout.write(`${JSON.stringify(policy, null, 2)}\n`);
+      printJson(policy, 2);
     });
 
   async function readCheckpoints(dir: string): Promise<Array<{ file: string; input: CheckpointInput }>> {
@@ -220,11 +225,11 @@ export function buildProgram(): Command {
           claimed_progress: r.claimed_progress,
           stagnation_detected: r.stagnation_detected,
         };
-        process.stdout.write(
-          options.json
-            ? `${JSON.stringify(row)}\n`
-            : `${row.file}  ${row.status}${row.stagnation_detected ? ' STAGNATION_DETECTED' : ''}  counter=${row.counter}/${r.threshold}  observed_progress=${row.observed_progress}  claimed_progress=${row.claimed_progress}\n`,
-        );
+        if (options.json) printJson(row);
+        else {
+          const file = sanitize(row.file, { oneLine: true });
+          printLine(`${file}  ${row.status}${row.stagnation_detected ? ' STAGNATION_DETECTED' : ''}  counter=${row.counter}/${r.threshold}  observed_progress=${row.observed_progress}  claimed_progress=${row.claimed_progress}`);
+        }
       });
     });
 
@@ -239,12 +244,12 @@ export function buildProgram(): Command {
       if (options.headless || !process.stdout.isTTY || !process.stdin.isTTY) {
         // Folded while parsing: no event is kept, so a long log replays in bounded memory.
         const { state, warnings } = foldLog(readLogText(file), file);
-        for (const warning of warnings) process.stderr.write(`loopdeck: ${warning}\n`);
-        process.stdout.write(`${JSON.stringify(state, null, 2)}\n`);
+        for (const warning of warnings) printError(`loopdeck: ${warning}`);
+        printJson(state, 2);
         return;
       }
       const { events, warnings } = readLog(file);
-      for (const warning of warnings) process.stderr.write(`loopdeck: ${warning}\n`);
+      for (const warning of warnings) printError(`loopdeck: ${warning}`);
       const { replayConsole } = await import('./ui/run-console.js');
       await replayConsole(events);
     });

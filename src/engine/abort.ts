@@ -23,6 +23,7 @@ import { describeError } from './errors.js';
 import { assertNever, type LoopEvent } from './events.js';
 import { git, isGitWorkTree, runGit } from './git.js';
 import type { BudgetLimits, BudgetUsage, Goal } from './types.js';
+import { toJson } from '../text/json.js';
 
 /** How parking the workspace went. Every case is said plainly in the failure report. */
 export type StashOutcome =
@@ -303,7 +304,8 @@ export async function writeFailureReport(runDir: string, report: FailureReport):
   await mkdir(runDir, { recursive: true });
   const file = path.resolve(runDir, FAILURE_REPORT_FILE);
   const temp = `${file}.${process.pid}.tmp`;
-  await writeFile(temp, `${JSON.stringify(report, null, 2)}\n`, 'utf8');
+  // Escaped like every JSON loopdeck writes: the report quotes the agent, and people `cat` it.
+  await writeFile(temp, `${toJson(report, 2)}\n`, 'utf8');
   await rename(temp, file);
   return file;
 }

@@ -3,6 +3,7 @@ import path from 'node:path';
 import { LogError } from './errors.js';
 import { isEventType, type LoopEvent } from './events.js';
 import { draftOf, INITIAL_STATE, reduce, type SessionState } from './fold.js';
+import { toJson } from '../text/json.js';
 
 /** What reading a log found. */
 export interface ReadLogResult {
@@ -115,10 +116,10 @@ export class EventLog {
     }
   }
 
-  /** Appends one event as one line. */
+  /** Appends one event as one line (control and bidi characters escaped: the log is safe to `cat` or `tail -f`). */
   append(event: LoopEvent): void {
     if (this.fd === null) throw new LogError(this.file, 0, 'the log is closed');
-    writeSync(this.fd, `${JSON.stringify(event)}\n`);
+    writeSync(this.fd, `${toJson(event)}\n`);
   }
 
   /** Flushes appended events to disk. */

@@ -4,7 +4,7 @@ import type { LoopEvent } from '../engine/index.js';
 import { useConsole } from './context.js';
 import { eventBySeq, LIVE_EVENTS } from './store.js';
 import { describeEvent } from './describe.js';
-import { sanitize } from './sanitize.js';
+import { sanitize } from '../text/sanitize.js';
 import { theme } from './theme.js';
 import { wrapCells } from './text.js';
 

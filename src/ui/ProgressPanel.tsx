@@ -4,7 +4,7 @@ import { useConsole } from './context.js';
 import { Rows } from './Rows.js';
 import { compactNumber, gauge } from './format.js';
 import { commitsText, filesText } from './progress.js';
-import { sanitize } from './sanitize.js';
+import { sanitize } from '../text/sanitize.js';
 import { theme } from './theme.js';
 import { wrapWords } from './text.js';
 

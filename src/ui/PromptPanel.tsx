@@ -5,7 +5,7 @@ import { useConsole } from './context.js';
 import { shortDuration } from './format.js';
 import { keyHints, type ConsoleCommand, type Scope } from './keymap.js';
 import { LineView } from './LineView.js';
-import { sanitize } from './sanitize.js';
+import { sanitize } from '../text/sanitize.js';
 import { cellWidth, wrapCells, wrapWords } from './text.js';
 import { theme } from './theme.js';
 import { argsText } from './ToolPanel.js';

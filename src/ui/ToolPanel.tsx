@@ -4,7 +4,7 @@ import type { LoopEvent } from '../engine/index.js';
 import { useConsole } from './context.js';
 import { eventBySeq } from './store.js';
 import { Rows } from './Rows.js';
-import { sanitize } from './sanitize.js';
+import { sanitize } from '../text/sanitize.js';
 import { theme } from './theme.js';
 import { wrapCells } from './text.js';
 

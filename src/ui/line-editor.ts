@@ -1,3 +1,4 @@
+import { UNSAFE_PATTERN } from '../text/sanitize.js';
 import type { ConsoleCommand } from './keymap.js';
 
 /**
@@ -20,15 +21,16 @@ export function lineOf(text: string): LineState {
 
 /**
  * Text as typed or pasted, made fit for one line: a final line break is dropped, other
- * line breaks and tabs become spaces (a multi-line paste is inserted, never submitted) and other control characters are
- * dropped, so nothing typed can reach the terminal as an escape sequence.
+ * line breaks and tabs become spaces (a multi-line paste is inserted, never submitted) and other control characters
+ * and bidi controls are dropped, so nothing typed (or pasted from an agent's output) reaches the terminal as an
+ * escape sequence or reorders the line.
  */
 export function cleanInput(input: string): string {
   return input
     .replace(/(?:\r\n|\r|\n)+$/, '')
     .replace(/\r\n|\r|\n|\t/g, ' ')
     .replace(/\u001b\[20[01]~/g, '') // bracketed-paste markers, should a terminal send them
-    .replace(/[\u0000-\u001f\u007f-\u009f]/g, '');
+    .replace(UNSAFE_PATTERN, '');
 }
 
 /** Inserts text at the cursor. */

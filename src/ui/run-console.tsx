@@ -2,6 +2,8 @@ import path from 'node:path';
 import React from 'react';
 import { render, type Instance, type RenderOptions } from 'ink';
 import { drive } from '../engine/drive.js';
+import { guardConsole } from '../text/print.js';
+import { sanitize } from '../text/sanitize.js';
 import { describeError } from '../engine/errors.js';
 import type { LoopEvent } from '../engine/events.js';
 import type { LoopOutcome, LoopRun } from '../engine/session.js';
@@ -25,6 +27,7 @@ export const RENDER_OPTIONS = { exitOnCtrlC: false, maxFps: 1000 } as const sati
 /** How the console ended: the run's outcome, or `null` when the operator quit first. */
 export interface ConsoleResult {
   outcome: LoopOutcome | null;
+  /** What to print after the console: quotes the run's summary, so print it with `printLine` (sanitized). */
   message: string;
 }
 
@@ -90,9 +93,10 @@ export function guardExits(ink: () => Instance | null, flush: () => void, host: 
     try {
       flush();
     } catch (error) {
-      host.stderr.write(`loopdeck: could not flush the log: ${describeError(error)}\n`);
+      host.stderr.write(`${sanitize(`loopdeck: could not flush the log: ${describeError(error)}`)}\n`);
     }
-    host.stderr.write(`${message}\n`);
+    // A crash's message may quote an agent, a tool or a server.
+    host.stderr.write(`${sanitize(message)}\n`);
     host.exit(code);
   };
   const onCrash = (error: unknown) => bail(1, `loopdeck: crashed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
@@ -123,6 +127,17 @@ export function guardExits(ink: () => Instance | null, flush: () => void, host: 
 function selfCommand(): string {
   const script = process.argv[1] ?? '';
   return path.basename(script) === 'loopdeck' ? 'loopdeck' : `node ${path.relative(process.cwd(), script) || script}`;
+}
+
+/**
+ * Draws `root` with Ink. Ink replaces `console` while it draws (a library's log line is
+ * printed above the frame); that replacement is guarded too, so what a library logs
+ * (e.g. a server's malformed stream line) reaches the terminal sanitized.
+ */
+function draw(root: React.ReactElement): Instance {
+  const ink = render(root, RENDER_OPTIONS);
+  guardConsole();
+  return ink;
 }
 
 /** What the console runs once it is on screen: a prepared session and how to start it. */
@@ -177,11 +192,10 @@ export async function runConsole(
     feed.flush();
     prepared?.log.sync();
   });
-  ink = render(
+  ink = draw(
     <ConsoleProvider store={store} controller={controller}>
       <App />
     </ConsoleProvider>,
-    RENDER_OPTIONS,
   );
   // A render error unmounts Ink and rejects this: quit the same way as the operator would.
   let renderFailure: unknown = null;
@@ -258,8 +272,10 @@ export async function runConsole(
   if (renderFailure) throw renderFailure;
   if (failure) throw failure;
   const result = outcome as LoopOutcome | null;
+  // The message is printed sanitized; the summary, which may quote the agent (its final
+  // claim) or a server, is also kept to one line, so it cannot add lines of its own.
   const where = `log: ${prepared.log.file}\nworkspace: ${prepared.workspace}`;
-  if (result) return { outcome: result, message: `loopdeck: ${result.reason}: ${result.summary}\n${where}`, prepared };
+  if (result) return { outcome: result, message: `loopdeck: ${result.reason}: ${sanitize(result.summary, { oneLine: true })}\n${where}`, prepared };
   // A run that never started has nothing to resume; one quit at the resume gate still has.
   if (run === null && !options.confirmResume) return { outcome: null, message: `loopdeck: quit before the run started.\n${where}`, prepared };
   const what = run === null ? 'quit without resuming' : 'quit before the run ended';
@@ -277,11 +293,10 @@ export async function replayConsole(events: readonly LoopEvent[]): Promise<void>
   const { store, controller } = createReplay(events, () => quit());
   let ink: Instance | null = null;
   const unguard = guardExits(() => ink, () => undefined);
-  ink = render(
+  ink = draw(
     <ConsoleProvider store={store} controller={controller}>
       <App />
     </ConsoleProvider>,
-    RENDER_OPTIONS,
   );
   ink.waitUntilExit().catch(() => quit());
   try {

@@ -71,6 +71,19 @@ describe('guardExits', () => {
     expect(exit).toHaveBeenCalledWith(143);
   });
 
+  test('a crash quoting an agent or a server is printed sanitized: no escape sequence, bidi control or \\r reaches stderr', () => {
+    const { h, events, stderr } = host();
+    const remove = guardExits(() => null, () => {
+      throw new Error('disk full \u001b]0;flush\u0007');
+    }, h);
+    events.emit('uncaughtException', new Error('server said \u001b]52;c;ZXZpbA==\u0007\u001b[2J\u009b2J\u202Eevil\rfake'));
+    const text = stderr.join('');
+    expect(text).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202a-\u202e]/);
+    expect(text).toContain('loopdeck: could not flush the log: disk full ^[]0;flush^G\n');
+    expect(text).toContain('loopdeck: crashed: Error: server said ^[]52;c;ZXZpbA==^G^[[2J\\u{9b}2J\\u{202e}evil^Mfake');
+    remove();
+  });
+
   test('restoreTerminal leaves a terminal that is not in raw mode alone, and shows the cursor', () => {
     const { h, stdin, written } = host();
     stdin.isRaw = false;

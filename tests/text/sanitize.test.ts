@@ -1,13 +1,13 @@
 import xterm from '@xterm/headless';
 import { describe, expect, it } from 'vitest';
-import { sanitize, truncate } from '../../src/ui/sanitize.js';
+import { sanitize, truncate } from '../../src/text/sanitize.js';
 
-/** Code points that must never reach the terminal raw (`\n` and `\t` are checked separately). */
+/** Code points that must never reach the terminal raw (`\n` and `\t` are checked separately); written out here, not taken from the module under test. */
 function rawControls(text: string): string[] {
   return [...text].filter((ch) => {
     const code = ch.codePointAt(0)!;
     const bidi = code === 0x061c || code === 0x200e || code === 0x200f || (code >= 0x202a && code <= 0x202e) || (code >= 0x2066 && code <= 0x2069);
-    return (code < 0x20 && ch !== '\n' && ch !== '\t') || (code >= 0x7f && code <= 0x9f) || bidi;
+    return (code < 0x20 && ch !== '\n' && ch !== '\t') || (code >= 0x7f && code <= 0x9f) || bidi || code === 0x2028 || code === 0x2029;
   });
 }
 
@@ -30,6 +30,15 @@ const CASES: Array<[string, string, string]> = [
   ['isolates LRI RLI FSI PDI', '\u2066a\u2067b\u2068c\u2069', '\\u{2066}a\\u{2067}b\\u{2068}c\\u{2069}'],
   ['LRE RLE PDF LRO', '\u202Aa\u202Bb\u202Cc\u202Dd', '\\u{202a}a\\u{202b}b\\u{202c}c\\u{202d}d'],
   ['LRM RLM ALM', '\u200Ea\u200Fb\u061Cc', '\\u{200e}a\\u{200f}b\\u{61c}c'],
+  ['DCS (ESC P … ST)', '\x1bP1$r0m\x1b\\', '^[P1$r0m^[\\'],
+  ['APC, PM, SOS', '\x1b_apc\x1b\\\x1b^pm\x1b\\\x1bXsos\x1b\\', '^[_apc^[\\^[^pm^[\\^[Xsos^[\\'],
+  ['8-bit DCS, APC, PM, SOS', '\x90q\x9c\x9fa\x9c\x9ep\x9c\x98s\x9c', '\\u{90}q\\u{9c}\\u{9f}a\\u{9c}\\u{9e}p\\u{9c}\\u{98}s\\u{9c}'],
+  ['8-bit OSC 52 and title, BEL-terminated', '\x9d52;c;ZXZpbA==\x07\x9d2;t\x07', '\\u{9d}52;c;ZXZpbA==^G\\u{9d}2;t^G'],
+  ['NEL, IND, RI (C1 line moves)', 'a\x85b\x84c\x8dd', 'a\\u{85}b\\u{84}c\\u{8d}d'],
+  ['SO/SI character-set shifts', 'a\x0eqqq\x0fb', 'a^Nqqq^Ob'],
+  ['ESC c (full reset) and ESC 7/8 (cursor save/restore)', '\x1bc\x1b7x\x1b8y', '^[c^[7x^[8y'],
+  ['line and paragraph separators', 'a\u2028b\u2029c', 'a\\u{2028}b\\u{2029}c'],
+  ['fake output after a clear', '\x1b[2J\x1b[H\x1b[32m52 passed\x1b[0m', '^[[2J^[[H^[[32m52 passed^[[0m'],
 ];
 
 describe('sanitize', () => {
@@ -71,6 +80,55 @@ describe('sanitize', () => {
     };
     expect(await screen(hostile)).toEqual({ line: 'after', title: 'pwned' });
     expect(await screen(sanitize(hostile))).toEqual({ line: 'before^[]0;pwned^G^[]52;c;ZXZpbA==^G^[[2J^Mafter', title: null });
+  });
+});
+
+/**
+ * What a terminal makes of `text`: the rows it shows (a terminal wide enough that nothing
+ * wraps, `\n` as a new line), the title set and every OSC, DCS and ESC sequence run.
+ */
+async function emulate(text: string) {
+  const term = new xterm.Terminal({ cols: 400, rows: 40, allowProposedApi: true, convertEol: true });
+  const acted: string[] = [];
+  term.onTitleChange((t) => acted.push(`title ${t}`));
+  for (const id of [0, 1, 2, 4, 7, 8, 10, 11, 12, 52, 104, 133, 777, 1337]) term.parser.registerOscHandler(id, (data) => (acted.push(`OSC ${id};${data}`), false));
+  for (let final = 0x40; final <= 0x7e; final++) {
+    const f = String.fromCharCode(final);
+    term.parser.registerDcsHandler({ final: f }, (data) => (acted.push(`DCS ${f} ${data}`), false));
+    term.parser.registerDcsHandler({ intermediates: '$', final: f }, (data) => (acted.push(`DCS $${f} ${data}`), false));
+  }
+  for (let final = 0x30; final <= 0x7e; final++) {
+    const f = String.fromCharCode(final);
+    term.parser.registerEscHandler({ final: f }, () => (acted.push(`ESC ${f}`), false));
+  }
+  await new Promise<void>((resolve) => term.write(text, resolve));
+  const buffer = term.buffer.active;
+  const rows: string[] = [];
+  for (let y = 0; y <= buffer.cursorY; y++) rows.push(buffer.getLine(y)?.translateToString(true) ?? '');
+  term.dispose();
+  return { shown: rows.join('\n'), acted };
+}
+
+describe('sanitized text in a terminal emulator', () => {
+  it.each(CASES)('%s: the terminal shows exactly the sanitized text and runs nothing', async (_name, input) => {
+    const safe = sanitize(input);
+    expect(await emulate(safe)).toEqual({ shown: safe, acted: [] });
+  });
+
+  it('all cases at once, between ordinary lines: every line shown as sanitized, in order', async () => {
+    const text = CASES.map(([name, input]) => `${name}: ${input}`).join('\n');
+    const safe = sanitize(text);
+    expect(safe.split('\n')).toHaveLength(CASES.length);
+    expect(await emulate(safe)).toEqual({ shown: safe, acted: [] });
+  });
+
+  it('the raw cases do act on the terminal (the emulator sees what a terminal would)', async () => {
+    for (const input of ['\x1b]52;c;ZXZpbA==\x07', '\x9d0;t\x07', '\x1bP1$r0m\x1b\\', '\x1bc']) {
+      expect((await emulate(input)).acted, JSON.stringify(input)).not.toEqual([]);
+    }
+    // The 8-bit CSI clears the screen: the x is gone, the cursor stayed in column 2.
+    expect((await emulate('x\x9b2Jy')).shown).toBe(' y');
+    expect((await emulate('safe\rEVIL')).shown).toBe('EVIL');
   });
 });
 

@@ -1,0 +1,62 @@
+// Text that came from an agent, a tool, a file, a hook or a server is data. Printed as it
+// is, its control characters are commands to the terminal: an escape sequence can set
+// the clipboard (OSC 52), the window title (OSC 0/2), clear the screen and draw fake
+// output (CSI 2J), `\r` and `\b` overwrite what was printed, and bidirectional controls
+// reorder it ("Trojan Source"). Everything below turns such text into plain, visible text.
+
+/**
+ * Code points that must never reach a terminal raw, as inclusive ranges:
+ * - C0 controls U+0000–U+001F (ESC starts CSI, OSC, DCS, APC, PM and SOS; `\r`, `\b`,
+ *   BEL, VT, FF, SI/SO move the cursor or change the character set); `\n` and `\t` are
+ *   let through by {@link sanitize} only;
+ * - DEL U+007F and the C1 controls U+0080–U+009F (8-bit CSI U+009B, OSC U+009D, DCS
+ *   U+0090, ST U+009C, NEL U+0085, RI U+008D…), which a terminal may act on like their
+ *   ESC forms;
+ * - bidirectional formatting controls: ALM U+061C, LRM/RLM U+200E–U+200F, LRE…RLO
+ *   U+202A–U+202E, LRI…PDI U+2066–U+2069;
+ * - LINE and PARAGRAPH SEPARATOR U+2028–U+2029, line breaks to some renderers.
+ */
+export const UNSAFE_RANGES: ReadonlyArray<readonly [number, number]> = [
+  [0x0000, 0x001f],
+  [0x007f, 0x009f],
+  [0x061c, 0x061c],
+  [0x200e, 0x200f],
+  [0x2028, 0x202e],
+  [0x2066, 0x2069],
+];
+
+/** Is this code point one of {@link UNSAFE_RANGES}? */
+export function isUnsafeCodePoint(code: number): boolean {
+  return UNSAFE_RANGES.some(([from, to]) => code >= from && code <= to);
+}
+
+const hex = (code: number) => code.toString(16).padStart(4, '0');
+
+/** Matches one unsafe code point (global: use with `replace`). */
+export const UNSAFE_PATTERN = new RegExp(`[${UNSAFE_RANGES.map(([from, to]) => `\\u${hex(from)}-\\u${hex(to)}`).join('')}]`, 'g');
+
+/**
+ * Makes untrusted text safe to print, in the console or on stdout/stderr: every C0
+ * control is shown as `^X` (ESC as `^[`, so no escape sequence is left, whatever kind),
+ * and DEL, every C1 control, every bidi control and U+2028/U+2029 as `\u{..}`. What the
+ * operator reads is what was sent, and nothing of it acts on the terminal.
+ * `\n` and `\t` are kept (a tab only moves the cursor right; tab stops cannot be changed
+ * without an escape sequence); with `oneLine` they become spaces and runs of spaces
+ * collapse, so text cannot start a line of its own that looks like loopdeck's.
+ * Idempotent: sanitized text comes out unchanged.
+ */
+export function sanitize(text: string, options: { oneLine?: boolean } = {}): string {
+  const out = text.replace(UNSAFE_PATTERN, (ch) => {
+    if (ch === '\n' || ch === '\t') return options.oneLine ? ' ' : ch;
+    const code = ch.codePointAt(0)!;
+    return code < 0x20 ? `^${String.fromCharCode(code + 0x40)}` : `\\u{${code.toString(16)}}`;
+  });
+  return options.oneLine ? out.replace(/ {2,}/g, ' ').trim() : out;
+}
+
+/** Cuts text to `width` characters, marking the cut with `…`. */
+export function truncate(text: string, width: number): string {
+  if (width <= 0) return '';
+  const chars = [...text];
+  return chars.length <= width ? text : `${chars.slice(0, Math.max(0, width - 1)).join('')}…`;
+}

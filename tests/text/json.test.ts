@@ -1,0 +1,42 @@
+import { describe, expect, it } from 'vitest';
+import { toJson } from '../../src/text/json.js';
+
+/** Raw code points that must not be in JSON printed to a terminal (indentation newlines aside). */
+const RAW = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069]/u;
+
+const HOSTILE = {
+  csi8: 'a\u009b2Jb',
+  osc8: '\u009d52;c;ZXZpbA==\u0007',
+  st: '\u009c',
+  del: 'x\u007fy',
+  bidi: 'abc\u202Efed \u2066i\u2069 \u200e\u200f\u061c',
+  separators: 'a\u2028b\u2029c',
+  esc: '\u001b]0;title\u0007\u001b[2J\r\b',
+  nested: [{ ['key\u009b\u202e']: ['\u0085', 'naïve café 漢字 👩‍💻 🏴󠁧󠁢󠁥󠁮󠁧󠁿'] }],
+};
+
+describe('toJson', () => {
+  it('escapes C1 controls (8-bit CSI and OSC included), DEL, bidi controls and line separators as \\uXXXX', () => {
+    expect(toJson('a\u009b2J\u202Eb\u007f\u2028')).toBe('"a\\u009b2J\\u202eb\\u007f\\u2028"');
+    expect(toJson({ ['k\u009d']: '\u0090' })).toBe('{"k\\u009d":"\\u0090"}');
+  });
+
+  it('prints no raw control or bidi code point, on one line or indented, and parses back to the same value', () => {
+    for (const space of [undefined, 2]) {
+      const json = toJson(HOSTILE, space);
+      expect(json).not.toMatch(RAW);
+      expect(JSON.parse(json)).toEqual(HOSTILE);
+    }
+    expect(toJson(HOSTILE)).not.toContain('\n');
+  });
+
+  it('is JSON.stringify for text without such characters', () => {
+    const plain = { a: 'naïve café 漢字 👩‍💻', b: [1, true, null], c: 'line\nbreak\ttab "quoted"' };
+    expect(toJson(plain)).toBe(JSON.stringify(plain));
+    expect(toJson(plain, 2)).toBe(JSON.stringify(plain, null, 2));
+  });
+
+  it('says so for a value with no JSON form', () => {
+    expect(() => toJson(undefined)).toThrow('toJson: undefined has no JSON form');
+  });
+});
