@@ -110,6 +110,9 @@ export function buildProgram(): Command {
       if (!options.headless) process.stderr.write('loopdeck: no terminal on stdin/stdout; running headless\n');
       const { prepared, start, warnings = [] } = await configOrExit(() => prepare(() => undefined));
       for (const warning of warnings) process.stderr.write(`loopdeck: ${warning}\n`);
+      const { builtinGatesWarning } = await import('./hooks/index.js');
+      const gates = builtinGatesWarning(prepared.policy);
+      if (gates) process.stderr.write(`loopdeck: ${gates}\n`);
       if (resuming && !options.yes) {
         fail(`resuming headless needs --yes; the run stands at: ${summary(prepared)}`);
       }
@@ -174,6 +177,9 @@ export function buildProgram(): Command {
     .argument('[file]', 'the loop contract', 'loop.yaml')
     .action(async (file: string) => {
       const policy = await policyOrExit(file, 'its path: loopdeck validate <file>');
+      const { builtinGatesWarning } = await import('./hooks/index.js');
+      const gates = builtinGatesWarning(policy);
+      if (gates) process.stderr.write(`loopdeck: ${gates}\n`);
       process.stdout.write(`${JSON.stringify(policy, null, 2)}\n`);
     });
 

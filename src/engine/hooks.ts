@@ -151,6 +151,11 @@ export class HookRegistry {
     this.subscribers.set(topic, list);
   }
 
+  /** The names of the subscribers of `topic`, in firing order. */
+  names(topic: HookTopic): string[] {
+    return (this.subscribers.get(topic) ?? []).map((subscriber) => subscriber.name);
+  }
+
   /** Calls the subscribers of `topic` in order; never throws. */
   async call<T extends HookTopic>(topic: T, payload: HookPayloads[T]): Promise<HookOutcome> {
     const failures: HookFailure[] = [];
