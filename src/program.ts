@@ -113,6 +113,9 @@ export function buildProgram(): Command {
       if (!options.headless) printError('loopdeck: no terminal on stdin/stdout; running headless');
       const { prepared, start, warnings = [] } = await configOrExit(() => prepare(() => undefined));
       for (const warning of warnings) printError(`loopdeck: ${warning}`);
+      const { builtinGatesWarning } = await import('./hooks/index.js');
+      const gates = builtinGatesWarning(prepared.policy);
+      if (gates) printError(`loopdeck: ${gates}`);
       if (resuming && !options.yes) {
         fail(`resuming headless needs --yes; the run stands at: ${summary(prepared)}`);
       }
@@ -179,6 +182,9 @@ export function buildProgram(): Command {
     .argument('[file]', 'the loop contract', 'loop.yaml')
     .action(async (file: string) => {
       const policy = await policyOrExit(file, 'its path: loopdeck validate <file>');
+      const { builtinGatesWarning } = await import('./hooks/index.js');
+      const gates = builtinGatesWarning(policy);
+      if (gates) printError(`loopdeck: ${gates}`);
       printJson(policy, 2);
     });
 

@@ -53,6 +53,11 @@ export interface EventDataMap {
     workspace: string;
     checkpoint_every: number;
     stagnation_threshold: number;
+    /**
+     * `off` when `approval.builtin_gates: off` removed the approval gate and the
+     * destructive-command guard (the console header warns); absent in logs written before the setting.
+     */
+    builtin_gates?: 'on' | 'off';
   };
   /** `reask`: after a restart, the tool call issued without a recorded result, asked about again. */
   'session.resume': { action: 'continue'; from: LoopState; note?: string; reask?: string };

@@ -51,6 +51,8 @@ export interface SessionState {
   lastTransition: { from: LoopState; to: LoopState; seq: number } | null;
   pattern: string | null;
   workspace: string | null;
+  /** Whether the built-in approval gate and destructive-command guard run (`null` before `session.start`). */
+  builtinGates: 'on' | 'off' | null;
   goal: Goal | null;
   revisions: RevisionRecord[];
   plan: string[];
@@ -140,6 +142,7 @@ export const INITIAL_STATE: SessionState = {
   lastTransition: null,
   pattern: null,
   workspace: null,
+  builtinGates: null,
   goal: null,
   revisions: [],
   plan: [],
@@ -228,6 +231,7 @@ export function reduce(s: SessionState, e: LoopEvent): void {
       s.schemaVersion = e.data.schemaVersion;
       s.pattern = e.data.pattern;
       s.workspace = e.data.workspace;
+      s.builtinGates = e.data.builtin_gates ?? 'on';
       s.goal = e.data.goal;
       s.limits = { ...e.data.budget };
       s.checkpointEvery = e.data.checkpoint_every;

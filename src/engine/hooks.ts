@@ -1,8 +1,8 @@
-import { describeError, InvariantError } from './errors.js';
+import { describeError, InvariantError, LoopdeckError } from './errors.js';
 import type { DoneReason } from './machine.js';
 import type { BudgetDimension, Goal, ToolCall, ToolResult } from './types.js';
 
-/** The ten hook topics of DESIGN.md, "Hook topics". */
+/** The ten hook topics of docs/design.md, "Hook topics". */
 export const HOOK_TOPICS = [
   'before_plan', 'after_plan', 'before_tool_call', 'after_tool_call', 'before_step',
   'after_step', 'on_error', 'on_pause', 'on_budget_exceeded', 'on_complete',
@@ -34,6 +34,62 @@ export type HookDecision =
 /** Return this from `before_step` to skip the next step. */
 export const SKIP: HookDecision = Object.freeze({ type: 'skip' });
 
+/** A subscriber returned something that is not a {@link HookDecision} (nor `undefined`). */
+export class HookDecisionError extends LoopdeckError {}
+
+/** The keys each decision type carries, besides `type`; the text ones must be non-empty strings. */
+const DECISION_TEXT: Record<HookDecision['type'], 'reason' | 'prompt' | null> = { allow: null, deny: 'reason', pause: 'prompt', skip: null };
+
+const EXPECTED_DECISION =
+  "expected undefined (no opinion), { type: 'allow' }, { type: 'deny', reason: <text> }, { type: 'pause', prompt: <text> } or SKIP";
+
+/** A short, safe rendering of any value for an error message (never throws, at most ~80 characters). */
+function describeReturned(value: unknown): string {
+  if (typeof value === 'function') return 'a function';
+  if (typeof value === 'symbol') return value.toString();
+  if (typeof value === 'bigint') return `${value}n`;
+  if (value === undefined) return 'undefined';
+  let text: string;
+  try {
+    text = JSON.stringify(value) ?? String(value);
+  } catch {
+    text = Array.isArray(value) ? 'an array' : 'an object';
+  }
+  return text.length > 80 ? `${text.slice(0, 77)}...` : text;
+}
+
+/**
+ * Checks what a subscriber returned against the decision union, at run time: a hook written
+ * in plain JavaScript (or cast past the types) can return anything, and a stray value must
+ * never become a decision. Accepted: `undefined` (no opinion), or a plain object with exactly
+ * the keys of one decision: `{ type: 'allow' }`, `{ type: 'skip' }`, `{ type: 'deny', reason }`,
+ * `{ type: 'pause', prompt }` with a non-empty string. Everything else (`null`, `true`, a
+ * number, a string, an array, `{ ok: true }`, `{ type: 'nonsense' }`, a deny without reason,
+ * an extra key) is refused.
+ *
+ * @returns a fresh, frozen copy of the decision (later changes to the hook's object do not count), or `undefined`
+ * @throws HookDecisionError naming the value returned and what was expected
+ */
+export function checkDecision(value: unknown): HookDecision | undefined {
+  if (value === undefined) return undefined;
+  const refuse = (why = ''): never => {
+    throw new HookDecisionError(`returned ${describeReturned(value)}${why}; ${EXPECTED_DECISION}`);
+  };
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return refuse();
+  const proto = Object.getPrototypeOf(value) as unknown;
+  if (proto !== Object.prototype && proto !== null) return refuse(' (not a plain object)');
+  const fields = { ...(value as Record<string, unknown>) };
+  const type = fields.type;
+  if (typeof type !== 'string' || !Object.prototype.hasOwnProperty.call(DECISION_TEXT, type)) return refuse();
+  const textKey = DECISION_TEXT[type as HookDecision['type']];
+  const extra = Reflect.ownKeys(value).filter((key) => key !== 'type' && key !== textKey);
+  if (extra.length > 0) return refuse(` (unexpected key ${String(extra[0])})`);
+  if (textKey === null) return Object.freeze({ type }) as HookDecision;
+  const text = fields[textKey];
+  if (typeof text !== 'string' || text.trim() === '') return refuse(` (${type} needs a non-empty ${textKey})`);
+  return Object.freeze({ type, [textKey]: text }) as HookDecision;
+}
+
 export type HookFn<T extends HookTopic> = (payload: HookPayloads[T]) => HookDecision | void | Promise<HookDecision | void>;
 
 /** A hook that threw, timed out or misbehaved, as the registry reports it. */
@@ -47,7 +103,7 @@ export interface HookFailure {
 export interface HookOutcome {
   /** The strongest decision returned: deny over pause over skip over allow; `null` when none had an opinion. */
   decision: HookDecision | null;
-  /** Every subscriber that threw or ran past its time limit, in order. */
+  /** Every subscriber that threw, ran past its time limit or returned something that is not a decision, in order. */
   failures: HookFailure[];
 }
 
@@ -71,13 +127,15 @@ export interface SubscribeOptions {
 }
 
 /**
- * Registry of hook subscribers (DESIGN.md, "Hook topics").
+ * Registry of hook subscribers (docs/design.md, "Hook topics").
  *
  * Subscribers of a topic run in registration order, each with the same payload object.
  * Every throw is caught here: in `before_tool_call` a throw or a deny stops the topic
  * (later subscribers do not run) and the call is cancelled by the engine; elsewhere a
  * throw is reported and the next subscriber runs. A subscriber running longer than
- * `timeoutMs` counts as a throw.
+ * `timeoutMs`, or returning a value that is not a decision ({@link checkDecision}), counts
+ * as a throw. Decisions combine by strength whatever the order: a deny from any subscriber
+ * wins over every allow (an allow never stops the topic, so a later subscriber can still deny).
  */
 export class HookRegistry {
   private readonly subscribers = new Map<HookTopic, Subscriber[]>();
@@ -93,14 +151,19 @@ export class HookRegistry {
     this.subscribers.set(topic, list);
   }
 
+  /** The names of the subscribers of `topic`, in firing order. */
+  names(topic: HookTopic): string[] {
+    return (this.subscribers.get(topic) ?? []).map((subscriber) => subscriber.name);
+  }
+
   /** Calls the subscribers of `topic` in order; never throws. */
   async call<T extends HookTopic>(topic: T, payload: HookPayloads[T]): Promise<HookOutcome> {
     const failures: HookFailure[] = [];
     let decision: HookOutcome['decision'] = null;
     for (const subscriber of this.subscribers.get(topic) ?? []) {
-      let result: HookDecision | void;
+      let result: HookDecision | undefined;
       try {
-        result = await this.withTimeout(subscriber, payload as never);
+        result = checkDecision(await this.withTimeout(subscriber, payload as never));
       } catch (error) {
         failures.push({ topic, hook: subscriber.name, error: describeError(error) });
         if (topic === 'before_tool_call' && subscriber.options.onError !== 'allow') {
@@ -108,14 +171,14 @@ export class HookRegistry {
         }
         continue;
       }
-      if (!result) continue;
+      if (result === undefined) continue;
       if (decision === null || STRENGTH[result.type] > STRENGTH[decision.type]) decision = result;
       if (topic === 'before_tool_call' && result.type === 'deny') break;
     }
     return { decision, failures };
   }
 
-  private async withTimeout(subscriber: Subscriber, payload: never): Promise<HookDecision | void> {
+  private async withTimeout(subscriber: Subscriber, payload: never): Promise<unknown> {
     let timer: NodeJS.Timeout | undefined;
     const limit = subscriber.options.timeoutMs ?? this.timeoutMs;
     const timeout = new Promise<never>((_, reject) => {

@@ -413,14 +413,22 @@ const loopSchema = z
         allow: z.array(approvalRule).default([]).describe('Rules like `read_file` (a whole tool) or `shell: git status` (a literal command prefix).'),
         deny: z.array(approvalRule).default([]).describe('Checked against every part of a command; wins over allow.'),
         timeout: durationOrUnlimited.prefault('30m').describe('An approval waiting longer than this is denied, never approved.'),
+        builtin_gates: z
+          .enum(['on', 'off'])
+          .default('on')
+          .describe(
+            '`on`: the approval gate and the destructive-command guard always run first in `before_tool_call`, whatever `hooks` lists. `off` removes both (only what `hooks` lists decides); `validate`, headless runs and the console header warn about it.',
+          ),
       })
       .prefault({})
       .describe('Which tool calls run, are refused, or are asked about.'),
     laps: lapsSchema,
     hooks: z
       .array(hookSchema)
-      .prefault(['approval-gate', 'destructive-deny'])
-      .describe(`Operator policies: built-ins by name (${BUILTIN_HOOKS.join(', ')}) or { name, topic, command }.`),
+      .prefault([])
+      .describe(
+        `Operator policies: built-ins by name (${BUILTIN_HOOKS.join(', ')}) or { name, topic, command }, run in the order written after the approval gate and the destructive-command guard (which always run first unless \`approval.builtin_gates: off\`).`,
+      ),
     hook_timeout: duration.prefault('5s').describe('Default timeout of a command hook.'),
     on_abort: z
       .strictObject({

@@ -407,6 +407,7 @@ export class Session {
           workspace: this.options.workspace,
           checkpoint_every: policy.checkpoint.every_iterations,
           stagnation_threshold: policy.stagnation.checkpoints_without_observed_progress,
+          builtin_gates: policy.approval.builtin_gates === 'off' ? 'off' : 'on',
         });
         this.go('PLANNING');
       } else {

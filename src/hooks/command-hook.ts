@@ -22,10 +22,14 @@ export interface CommandHookSpec {
   on_hook_error?: 'block' | 'allow';
 }
 
+const ANSWER_KEYS = new Set(['decision', 'reason', 'prompt']);
+
 /**
- * Parses a hook command's stdout: empty means no opinion; otherwise one JSON object
- * `{"decision": "allow" | "deny" | "pause" | "skip", "reason"?, "prompt"?}`.
- * @throws HookCommandError for anything else
+ * Parses a hook command's stdout: empty means no opinion; otherwise exactly one JSON object
+ * `{"decision": "allow" | "deny" | "pause" | "skip", "reason"?: string, "prompt"?: string}`
+ * (a deny without reason and a pause without prompt get a generic one).
+ * @throws HookCommandError for anything else: not JSON, more than one value, not an object,
+ *   an unknown decision or key, a reason or prompt that is not a string
  */
 export function parseHookAnswer(stdout: string, stderr: string): HookDecision | undefined {
   const text = stdout.trim();
@@ -36,18 +40,28 @@ export function parseHookAnswer(stdout: string, stderr: string): HookDecision | 
   } catch {
     throw new HookCommandError(`printed something that is not JSON: ${JSON.stringify(text.slice(0, 200))}`, stderr);
   }
-  const v = value as { decision?: unknown; reason?: unknown; prompt?: unknown };
-  switch (v?.decision) {
+  const malformed = (why: string) =>
+    new HookCommandError(`answered ${JSON.stringify(text.slice(0, 200))} (${why}); expected {"decision": "allow|deny|pause|skip", "reason"?: "...", "prompt"?: "..."}`, stderr);
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw malformed('not a JSON object');
+  const v = value as Record<string, unknown>;
+  const unknown = Object.keys(v).find((key) => !ANSWER_KEYS.has(key));
+  if (unknown !== undefined) throw malformed(`unknown key "${unknown}"`);
+  for (const key of ['reason', 'prompt'] as const) {
+    if (key in v && typeof v[key] !== 'string') throw malformed(`"${key}" is not a string`);
+  }
+  const reason = typeof v.reason === 'string' && v.reason.trim() !== '' ? v.reason : undefined;
+  const prompt = typeof v.prompt === 'string' && v.prompt.trim() !== '' ? v.prompt : undefined;
+  switch (v.decision) {
     case 'allow':
       return { type: 'allow' };
     case 'skip':
       return { type: 'skip' };
     case 'deny':
-      return { type: 'deny', reason: typeof v.reason === 'string' ? v.reason : 'denied by a hook command' };
+      return { type: 'deny', reason: reason ?? 'denied by a hook command' };
     case 'pause':
-      return { type: 'pause', prompt: typeof v.prompt === 'string' ? v.prompt : 'a hook command asks to pause' };
+      return { type: 'pause', prompt: prompt ?? 'a hook command asks to pause' };
     default:
-      throw new HookCommandError(`answered ${JSON.stringify(text.slice(0, 200))}; expected {"decision": "allow|deny|pause|skip"}`, stderr);
+      throw malformed(`"decision" is ${v.decision === undefined ? 'missing' : `not one of allow, deny, pause, skip`}`);
   }
 }
 

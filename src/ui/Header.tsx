@@ -34,9 +34,16 @@ function useElapsed(): string {
   return shortDuration(((ticking ? now : (lastAt ?? startedAt)) - startedAt) / 1000);
 }
 
+/** A loud marker when the run's loop.yaml switched the built-in approval gates off (`session.start`). */
+function GatesOff() {
+  const off = useConsole((s) => s.session.builtinGates === 'off');
+  return off ? <Text bold color={theme.danger}>APPROVAL GATES OFF · </Text> : null;
+}
+
 /**
  * Goal objective and run id; pattern, state, iteration, lap, elapsed time and the
- * pattern's progress; in a replay, the event shown. `compact`: one row.
+ * pattern's progress; in a replay, the event shown. `compact`: one row. A run without the
+ * built-in approval gates says so first on the state row.
  */
 export function Header({ compact = false }: { compact?: boolean }) {
   const run = useConsole((s) => s.session.session);
@@ -76,6 +83,7 @@ export function Header({ compact = false }: { compact?: boolean }) {
     return (
       <Box height={1} flexShrink={0}>
         <Text wrap="truncate-end">
+          <GatesOff />
           {replay}
           {stateText}
           <Text color={theme.muted}> · it {turn}{maxTurns !== null ? `/${maxTurns}` : ''}{lapText ? ` · ${lapText}` : ''} · </Text>
@@ -99,6 +107,7 @@ export function Header({ compact = false }: { compact?: boolean }) {
         </Box>
       </Box>
       <Text wrap="truncate-end">
+        <GatesOff />
         {replay}
         <Text color={theme.muted}>{pattern === null ? '-' : sanitize(pattern, { oneLine: true })} · </Text>
         {stateText}

@@ -42,7 +42,8 @@ describe('new sections: defaults', () => {
     expect(policy.laps).toEqual({ enabled: false, max_laps: 5, max_consecutive_failures: 3, progress_file: 'PROGRESS.md' });
     expect(policy.on_abort).toEqual({ stash: true, report: true });
     expect(policy.budget.on_exhausted).toBe('pause');
-    expect(policy.hooks).toEqual(['approval-gate', 'destructive-deny']);
+    expect(policy.hooks).toEqual([]);
+    expect(policy.approval.builtin_gates).toBe('on');
     expect(policy.observe).toEqual([]);
     expect(policy.hook_timeout).toBe(5);
     expect(policy.tools).toEqual({ shell_timeout: 120, output_limit_bytes: 16384 });

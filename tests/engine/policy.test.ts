@@ -55,7 +55,7 @@ describe('parsePolicy', () => {
     });
     expect(policy.stagnation).toEqual({ checkpoints_without_observed_progress: 2, on_detect: 'pause' });
     expect(policy.verify).toEqual([{ command: 'node --test', timeout: 60 }]);
-    expect(policy.approval).toEqual({ default: 'ask', allow: ['read_file', 'write_file', 'edit'], deny: [], timeout: 1800 });
+    expect(policy.approval).toEqual({ default: 'ask', allow: ['read_file', 'write_file', 'edit'], deny: [], timeout: 1800, builtin_gates: 'on' });
   });
 
   it('fills defaults for a minimal file', () => {
