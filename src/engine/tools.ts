@@ -5,6 +5,7 @@ import path from 'node:path';
 import { z } from 'zod';
 import { ToolError } from './errors.js';
 import { runShell } from './process.js';
+import { boundText } from './redact.js';
 import type { ToolCall, ToolStatus } from './types.js';
 
 /** Where and how tools run. */
@@ -166,9 +167,5 @@ export async function runTool(call: ToolCall, ctx: ToolContext): Promise<ToolOut
   return tool(call.args, ctx);
 }
 
-/** Keeps the head and tail of `text` within `limit` characters, saying how much was dropped. */
-function bound(text: string, limit: number): string {
-  if (text.length <= limit) return text;
-  const half = Math.floor(limit / 2);
-  return `${text.slice(0, half)}\n[... ${text.length - 2 * half} characters truncated ...]\n${text.slice(-half)}`;
-}
+/** Keeps the head and tail of `text` within `limit` characters, saying how much was dropped (secrets redacted first). */
+const bound = (text: string, limit: number): string => boundText(text, limit);
