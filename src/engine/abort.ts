@@ -18,6 +18,7 @@ import path from 'node:path';
 import { describeError } from './errors.js';
 import { assertNever, type LoopEvent } from './events.js';
 import { git, isGitWorkTree, runGit } from './git-progress.js';
+import { createRedactor, type Redactor } from './redact.js';
 import type { BudgetLimits, BudgetUsage, Goal } from './types.js';
 
 /** How parking the workspace went. Every case is said plainly in the failure report. */
@@ -266,11 +267,14 @@ export interface AbortInput extends Omit<FailureReportInput, 'stash' | 'progress
   runDir: string;
   /** Absolute path of the progress file, or `null` when the loop has none. */
   progressFile: string | null;
+  /** Redacts the report before it is written (the run's redactor; default: this process's secrets). */
+  redact?: Redactor;
 }
 
 /**
  * The abort sequence after tool processes were killed: read the progress file, park the
- * workspace (keeping `runDir` in place if it lies inside the repository), write the report.
+ * workspace (keeping `runDir` in place if it lies inside the repository), write the report
+ * with every string redacted (the progress file and the events included).
  *
  * @returns the report and the path it was written to
  * @throws the file system's error when the report cannot be written (the stash, if any, stays)
@@ -278,7 +282,8 @@ export interface AbortInput extends Omit<FailureReportInput, 'stash' | 'progress
 export async function recordAbort(input: AbortInput): Promise<{ report: FailureReport; path: string }> {
   const progress_file = input.progressFile === null ? null : await readProgressFile(input.progressFile);
   const stash = await parkWorkspace(input.workspace, input.session, { exclude: [input.runDir] });
-  const report = buildFailureReport({
+  const redact = input.redact ?? createRedactor();
+  const report = redact(buildFailureReport({
     reason: input.reason,
     now: input.now,
     session: input.session,
@@ -288,6 +293,6 @@ export async function recordAbort(input: AbortInput): Promise<{ report: FailureR
     events: input.events,
     stash,
     progress_file,
-  });
+  }));
   return { report, path: await writeFailureReport(input.runDir, report) };
 }

@@ -825,7 +825,8 @@ export class Session {
     this.emit('session.complete', { reason, summary, ...(detail ? { detail } : {}) });
     this.options.sync?.();
     await this.hook('on_complete', { reason });
-    return { reason, summary, ...(detail ? { detail } : {}) };
+    // The outcome is printed as the final line: redacted like the event (a server's error may echo a key).
+    return this.redact({ reason, summary, ...(detail ? { detail } : {}) });
   }
 
   // ---------------------------------------------------------------- guards and laps
@@ -939,6 +940,7 @@ export class Session {
           events: this.recent,
           runDir: this.options.runDir,
           progressFile: path.resolve(this.options.workspace, laps.progress_file),
+          redact: this.redact,
         });
         const stash = report.stash.status === 'stashed' ? `stashed as ${report.stash.sha}` : report.stash.status.replace(/_/g, ' ');
         this.emit('abort.recorded', { report: file, stash, restore: report.restore });

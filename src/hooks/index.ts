@@ -1,5 +1,6 @@
 import { HookRegistry } from '../engine/hooks.js';
 import type { LoopPolicy } from '../engine/policy.js';
+import type { Redactor } from '../engine/redact.js';
 import path from 'node:path';
 import { approvalGate } from './approval-gate.js';
 import { commandHook } from './command-hook.js';
@@ -15,12 +16,12 @@ export { destructiveDeny, DESTRUCTIVE_RULES } from './destructive-deny.js';
  * Builds the hook registry a policy asks for: each entry of `hooks` in loop.yaml order,
  * built-ins by name, command hooks on their topic. Order of registration is firing order.
  */
-export function hooksFor(policy: LoopPolicy, options: { runDir: string; workspace: string }): HookRegistry {
+export function hooksFor(policy: LoopPolicy, options: { runDir: string; workspace: string; redact?: Redactor }): HookRegistry {
   const registry = new HookRegistry(policy.hook_timeout * 1000);
   for (const entry of policy.hooks) {
     if (entry === 'approval-gate') approvalGate(registry, policy);
     else if (entry === 'destructive-deny') destructiveDeny(registry);
-    else if (entry === 'trace-writer') traceWriter(registry, options.runDir);
+    else if (entry === 'trace-writer') traceWriter(registry, options.runDir, options.redact);
     else commandHook(registry, entry, { cwd: path.dirname(policy.file), workspace: options.workspace, timeoutSeconds: policy.hook_timeout });
   }
   return registry;
