@@ -3,7 +3,18 @@
 // runs the production build unless told otherwise. Set before anything imports React.
 process.env.NODE_ENV ??= 'production';
 import { LoopdeckError } from './engine/errors.js';
+import { redactWrites } from './engine/redact.js';
+import { hideSecretEnv } from './engine/secrets.js';
 import { buildProgram, EXIT } from './program.js';
+
+// Secrets stay in memory only: out of process.env and /proc/<pid>/environ, which the tools
+// and hooks this process starts could read; and out of everything printed.
+const hidden = hideSecretEnv();
+redactWrites(process.stdout);
+redactWrites(process.stderr);
+if (hidden.problem && process.platform === 'linux') {
+  process.stderr.write(`loopdeck: warning: could not clear ${hidden.hidden.join(', ')} from /proc/${process.pid}/environ (${hidden.problem}); processes of your user can read them there\n`);
+}
 
 try {
   await buildProgram().parseAsync(process.argv);
@@ -12,5 +23,7 @@ try {
     process.stderr.write(`loopdeck: ${error.message}\n`);
     process.exit(EXIT.usage);
   }
-  throw error;
+  // Printed here rather than by Node, whose report of an uncaught error bypasses the redaction.
+  process.stderr.write(`${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  process.exit(1);
 }
