@@ -10,7 +10,10 @@ import { newGoal } from '../../src/engine/goal.js';
 import { HookRegistry } from '../../src/engine/hooks.js';
 import { HeadTail, runShell } from '../../src/engine/process.js';
 import { boundText, createRedactor, REDACTED, tailText } from '../../src/engine/redact.js';
+import type { LoopPolicy } from '../../src/engine/policy.js';
+import { declareSecretEnv } from '../../src/engine/secrets.js';
 import { traceWriter } from '../../src/hooks/trace-writer.js';
+import { policySecretEnv } from '../../src/launch.js';
 
 /** A secret of the test process's environment, in no known key format. */
 const SECRET = 'Zx81qPLmw04vTTyRbe67Kda2';
@@ -149,4 +152,22 @@ it.skipIf(process.platform !== 'linux')('hideSecretEnv clears the values from /p
   expect(out.env).not.toHaveProperty('MY_SECRET');
   expect(out.env).not.toHaveProperty('PLAIN_NAME');
   expect(out.kept).toEqual(['hidden-value-1', 'hidden-value-2']);
+});
+
+it("redacts the values of the variables a policy hands to its agent, whatever their names (api_key_env, env_passthrough)", () => {
+  const values = { MODEL_ACCESS: 'model-access-value-123', PLAIN_SETTING: 'passthrough-value-456', SHORT_ONE: '1' };
+  Object.assign(process.env, values);
+  try {
+    const openai = { agent: { kind: 'openai', model: 'm', api_key_env: 'MODEL_ACCESS', max_retries: 0 } } as unknown as LoopPolicy;
+    const command = { agent: { kind: 'command', command: 'x', prompt: 'stdin', timeout: 1, env_passthrough: ['PLAIN_SETTING', 'SHORT_ONE'] } } as unknown as LoopPolicy;
+    expect(policySecretEnv(openai)).toEqual(['MODEL_ACCESS']);
+    expect(policySecretEnv(command)).toEqual(['PLAIN_SETTING', 'SHORT_ONE']);
+    const text = 'a model-access-value-123 b passthrough-value-456 c 1';
+    expect(createRedactor()(text)).toBe(text);
+    declareSecretEnv([...policySecretEnv(openai), ...policySecretEnv(command)]);
+    // Values shorter than 8 characters are never redacted (they would match ordinary text).
+    expect(createRedactor()(text)).toBe(`a ${REDACTED} b ${REDACTED} c 1`);
+  } finally {
+    for (const name of Object.keys(values)) delete process.env[name];
+  }
 });
