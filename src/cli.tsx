@@ -16,6 +16,12 @@ if (hidden.problem && process.platform === 'linux') {
   process.stderr.write(`loopdeck: warning: could not clear ${hidden.hidden.join(', ')} from /proc/${process.pid}/environ (${hidden.problem}); processes of your user can read them there\n`);
 }
 
+/** Reports an unexpected error of a command and exits 1, as Node would, but through the redacted stderr (Node's own report bypasses it). */
+function crash(error: unknown): never {
+  process.stderr.write(`${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  process.exit(1);
+}
+
 try {
   await buildProgram().parseAsync(process.argv);
 } catch (error) {
@@ -23,7 +29,5 @@ try {
     process.stderr.write(`loopdeck: ${error.message}\n`);
     process.exit(EXIT.usage);
   }
-  // Printed here rather than by Node, whose report of an uncaught error bypasses the redaction.
-  process.stderr.write(`${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
-  process.exit(1);
+  crash(error);
 }
