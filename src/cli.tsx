@@ -3,8 +3,19 @@
 // runs the production build unless told otherwise. Set before anything imports React.
 process.env.NODE_ENV ??= 'production';
 import { LoopdeckError } from './engine/errors.js';
+import { redactWrites } from './engine/redact.js';
+import { hideSecretEnv } from './engine/secrets.js';
 import { buildProgram, EXIT } from './program.js';
 import { guardConsole, printError } from './text/print.js';
+
+// Secrets stay in memory only: out of process.env and /proc/<pid>/environ, which the tools
+// and hooks this process starts could read; and out of everything printed.
+const hidden = hideSecretEnv();
+redactWrites(process.stdout);
+redactWrites(process.stderr);
+if (hidden.problem && process.platform === 'linux') {
+  process.stderr.write(`loopdeck: warning: could not clear ${hidden.hidden.join(', ')} from /proc/${process.pid}/environ (${hidden.problem}); processes of your user can read them there\n`);
+}
 
 guardConsole();
 
@@ -22,6 +33,7 @@ for (const event of ['uncaughtException', 'unhandledRejection'] as const) {
     crash(error);
   });
 }
+
 
 try {
   await buildProgram().parseAsync(process.argv);

@@ -5,10 +5,12 @@ import type { LoopEvent } from './engine/events.js';
 import { ScriptedAgent } from './engine/agents/scripted.js';
 import type { Agent } from './engine/agents/agent.js';
 import { CommandAgent } from './engine/agents/command.js';
-import { formatRetry, OpenAIAgent, type RetryInfo } from './engine/agents/openai.js';
+import { formatRetry, OpenAIAgent, selectApiKey, type RetryInfo } from './engine/agents/openai.js';
 import { newGoal } from './engine/goal.js';
 import { EventLog, readLog } from './engine/log.js';
 import type { LoopPolicy } from './engine/policy.js';
+import { createRedactor, type Redactor } from './engine/redact.js';
+import { declareSecretEnv, envValue } from './engine/secrets.js';
 import { Session } from './engine/session.js';
 import type { Goal } from './engine/types.js';
 import { prepareWorkspace } from './engine/workspace.js';
@@ -28,6 +30,8 @@ export interface PreparedRun {
   onAgentText: (listener: (chunk: string) => void) => void;
   /** Events recorded before this process (crash-resume); empty for a new run. */
   prior: LoopEvent[];
+  /** The run's redactor (this process's secrets and those the policy names): apply it to anything printed. */
+  redact: Redactor;
 }
 
 /** A session id from the clock and a few random letters: `20261129-203312-k3f9`. */
@@ -39,22 +43,26 @@ export function newSessionId(now: Date = new Date()): string {
 /**
  * Builds the agent a policy names: a scripted transcript, an OpenAI-compatible model, or
  * an external CLI agent run in the workspace.
- * @throws ConfigErrors for an unreadable transcript; AgentError for a model without key or URL
+ * @throws ConfigErrors for an unreadable transcript or an `api_key_env` naming an unset
+ *   variable; AgentError for the OpenAI API without a key
  */
 export function agentFor(policy: LoopPolicy, workspace: string, onNotice?: (text: string) => void): Agent {
   const agent = policy.agent;
   switch (agent.kind) {
     case 'scripted':
       return ScriptedAgent.fromFile(agent.script);
-    case 'openai':
+    case 'openai': {
+      const baseURL = agent.base_url ?? (process.env.OPENAI_BASE_URL || undefined);
+      const apiKey = selectApiKey({ ...(baseURL ? { baseURL } : {}), ...(agent.api_key_env ? { apiKeyEnv: agent.api_key_env } : {}), file: policy.file }, envValue);
       return new OpenAIAgent({
         model: agent.model,
-        ...(agent.base_url ? { baseURL: agent.base_url } : {}),
-        ...(process.env[agent.api_key_env] ? { apiKey: process.env[agent.api_key_env] } : {}),
+        ...(baseURL ? { baseURL } : {}),
+        ...(apiKey ? { apiKey } : {}),
         ...(agent.temperature !== undefined ? { temperature: agent.temperature } : {}),
         maxRetries: agent.max_retries,
         ...(onNotice ? { onRetry: (info: RetryInfo) => onNotice(formatRetry(info)) } : {}),
       });
+    }
     case 'command':
       return new CommandAgent({
         command: agent.command,
@@ -70,7 +78,22 @@ export function agentFor(policy: LoopPolicy, workspace: string, onNotice?: (text
 /** Name of the effective policy saved in each run directory, for `loopdeck resume`. */
 export const POLICY_FILE = 'policy.json';
 
+/**
+ * Environment variables a policy hands to its agent, whatever their names: `api_key_env`
+ * (or `OPENAI_API_KEY`) of an `openai` agent, `env_passthrough` of a `command` agent. Their
+ * values are secrets of the run.
+ */
+export function policySecretEnv(policy: LoopPolicy): string[] {
+  const agent = policy.agent;
+  if (agent.kind === 'openai') return [agent.api_key_env ?? 'OPENAI_API_KEY'];
+  if (agent.kind === 'command') return [...agent.env_passthrough];
+  return [];
+}
+
 function wire(policy: LoopPolicy, options: { id: string; runDir: string; workspace: string; clock?: () => number; prior?: LoopEvent[] }) {
+  // One redactor for every sink of the run: the log, the trace, the failure report, the final line.
+  declareSecretEnv(policySecretEnv(policy));
+  const redact = createRedactor();
   const log = new EventLog(path.join(options.runDir, 'events.jsonl'));
   const text = new Set<(chunk: string) => void>();
   const notice = (line: string) => session.notice(line);
@@ -84,12 +107,13 @@ function wire(policy: LoopPolicy, options: { id: string; runDir: string; workspa
     policy,
     workspace: options.workspace,
     clock: options.clock,
-    hooks: hooksFor(policy, { runDir: options.runDir, workspace: options.workspace }),
+    hooks: hooksFor(policy, { runDir: options.runDir, workspace: options.workspace, redact }),
+    redact,
     sinks: [(event) => log.append(event)],
     sync: () => log.sync(),
     ...(options.prior ? { prior: options.prior } : {}),
   });
-  return { session, log, onAgentText: (listener: (chunk: string) => void) => void text.add(listener) };
+  return { session, log, redact, onAgentText: (listener: (chunk: string) => void) => void text.add(listener) };
 }
 
 /**
@@ -105,12 +129,12 @@ export async function prepareRun(policy: LoopPolicy, options: { cwd: string; id?
   const runDir = path.join(options.cwd, '.loopdeck', 'runs', id);
   mkdirSync(runDir, { recursive: true });
   writeFileSync(path.join(runDir, POLICY_FILE), `${toJson(policy, 2)}\n`);
-  const { session, log, onAgentText } = wire(policy, { id, runDir, workspace, ...(options.clock ? { clock: options.clock } : {}) });
+  const { session, log, redact, onAgentText } = wire(policy, { id, runDir, workspace, ...(options.clock ? { clock: options.clock } : {}) });
   const goal = newGoal(policy.goal.objective, policy.goal.success_criteria, policy.goal.constraints, {
     priority: policy.goal.priority,
     sub_goals: policy.goal.sub_goals,
   });
-  return { session, goal, log, runDir, workspace, policy, prior: [], onAgentText };
+  return { session, goal, log, runDir, workspace, policy, prior: [], onAgentText, redact };
 }
 
 /** A run read back from its directory, ready to `resume()`. */
@@ -141,6 +165,6 @@ export function prepareResume(runDir: string): ResumableRun {
   if (!existsSync(workspace)) {
     throw new InvariantError(`${runDir}: the run's workspace ${workspace} no longer exists (a temporary copy goes when the temp folder is cleaned); nothing to resume, start a new run with loopdeck run`);
   }
-  const { session, log, onAgentText } = wire(policy, { id: start.session, runDir, workspace, prior: events });
-  return { session, goal: start.data.goal, log, runDir, workspace, policy, warnings, prior: events, onAgentText };
+  const { session, log, redact, onAgentText } = wire(policy, { id: start.session, runDir, workspace, prior: events });
+  return { session, goal: start.data.goal, log, runDir, workspace, policy, warnings, prior: events, onAgentText, redact };
 }

@@ -22,6 +22,7 @@ import path from 'node:path';
 import { describeError } from './errors.js';
 import { assertNever, type LoopEvent } from './events.js';
 import { git, isGitWorkTree, runGit } from './git.js';
+import { createRedactor, type Redactor } from './redact.js';
 import type { BudgetLimits, BudgetUsage, Goal } from './types.js';
 import { toJson } from '../text/json.js';
 
@@ -319,12 +320,15 @@ export interface AbortInput extends Omit<FailureReportInput, 'stash' | 'progress
   stash?: boolean;
   /** `on_abort.report`: write `failure-report.json` into `runDir` (default `true`). */
   report?: boolean;
+  /** Redacts the report before it is written (the run's redactor; default: this process's secrets). */
+  redact?: Redactor;
 }
 
 /**
  * The abort sequence after tool processes were killed: read the progress file, park the
  * workspace (keeping `runDir` in place if it lies inside the repository) unless `stash` is
- * false, write the report unless `report` is false.
+ * false, and write the report unless `report` is false, with every string redacted (the
+ * progress file and the events included).
  *
  * @returns the report (also when it was not written) and the path it was written to, or
  *   `null` when `report` is false
@@ -333,7 +337,8 @@ export interface AbortInput extends Omit<FailureReportInput, 'stash' | 'progress
 export async function recordAbort(input: AbortInput): Promise<{ report: FailureReport; path: string | null }> {
   const progress_file = input.progressFile === null ? null : await readProgressFile(input.progressFile);
   const stash: StashOutcome = input.stash === false ? { status: 'disabled' } : await parkWorkspace(input.workspace, input.session, { exclude: [input.runDir] });
-  const report = buildFailureReport({
+  const redact = input.redact ?? createRedactor();
+  const report = redact(buildFailureReport({
     reason: input.reason,
     now: input.now,
     session: input.session,
@@ -343,7 +348,7 @@ export async function recordAbort(input: AbortInput): Promise<{ report: FailureR
     events: input.events,
     stash,
     progress_file,
-  });
+  }));
   return { report, path: input.report === false ? null : await writeFailureReport(input.runDir, report) };
 }
 

@@ -2,6 +2,7 @@ import { accessSync, constants, statSync } from 'node:fs';
 import path from 'node:path';
 import { HOOK_TOPICS } from './hooks.js';
 import { ConfigError, ConfigErrors } from './errors.js';
+import { envValue } from './secrets.js';
 import { parseRule } from '../hooks/approval-rules.js';
 import { metricNames, PARSERS } from './parsers/index.js';
 import { compileMetricPattern } from './parsers/regex.js';
@@ -234,7 +235,11 @@ const agentSchema = z
           kind: z.literal('openai'),
           model: text.describe('`kind: openai`: the model name.'),
           base_url: text.optional().describe('`kind: openai`: any OpenAI-compatible endpoint (default: OPENAI_BASE_URL or OpenAI).'),
-          api_key_env: text.default('OPENAI_API_KEY').describe('`kind: openai`: the environment variable holding the key (never the key itself).'),
+          api_key_env: text
+            .optional()
+            .describe(
+              '`kind: openai`: the environment variable holding the key (never the key itself); it must be set. Unnamed: OPENAI_API_KEY, sent only to the OpenAI API (no base_url); another base_url then gets no key.',
+            ),
           temperature: z.number().min(0).max(2).optional().describe('`kind: openai`: sampling temperature, 0 to 2.'),
           max_retries: z.int().nonnegative().default(3).describe('`kind: openai`: retries of a failed request.'),
         })
@@ -504,7 +509,8 @@ function unreadableFile(file: string, baseDir: string, configName: string): stri
 /**
  * The schema with the checks that need the config's directory: hook commands (and a
  * command agent's program) must resolve; with `files`, a scripted agent's transcript must
- * be a readable file (checked when loading from disk, not when parsing text).
+ * be a readable file and the variable an `openai` agent's `api_key_env` names must be set
+ * (checked when loading from disk, not when parsing text).
  */
 function schemaFor(file: string, options: { files?: boolean } = {}) {
   const baseDir = path.dirname(path.resolve(file));
@@ -512,6 +518,10 @@ function schemaFor(file: string, options: { files?: boolean } = {}) {
     if (options.files && config.agent.kind === 'scripted') {
       const problem = unreadableFile(config.agent.script, baseDir, path.basename(file));
       if (problem) ctx.addIssue({ code: 'custom', path: ['agent', 'script'], message: problem });
+    }
+    if (options.files && config.agent.kind === 'openai' && config.agent.api_key_env !== undefined && !envValue(config.agent.api_key_env)) {
+      const found = envValue(config.agent.api_key_env) === '' ? 'it is empty' : 'it is not set';
+      ctx.addIssue({ code: 'custom', path: ['agent', 'api_key_env'], message: `expected the environment variable ${config.agent.api_key_env} to hold the API key, found ${found}` });
     }
     if (config.agent.kind === 'command' && !resolveProgram(config.agent.command, baseDir)) {
       ctx.addIssue({ code: 'custom', path: ['agent', 'command'], message: `expected an executable program, found none for "${config.agent.command.split(/\s+/)[0]}"` });

@@ -1,4 +1,6 @@
 import { execa } from 'execa';
+import { boundText, redactText, truncationMark } from './redact.js';
+import { secretValues } from './secrets.js';
 
 /** Result of one shell command run by the harness or a tool. */
 export interface CommandResult {
@@ -33,10 +35,18 @@ export interface RunShellOptions {
   separateStderr?: boolean;
 }
 
+/** Characters kept beyond each half, so a secret that straddles a cut is whole when redacted. */
+const REDACT_MARGIN = 4096;
+
 /**
  * Keeps the first and last `limit / 2` characters of a stream, counting what was dropped,
  * so a command printing hundreds of megabytes costs bounded memory. Binary output (NUL
  * bytes, undecodable sequences) is summarised by its size instead.
+ *
+ * Secrets are redacted before anything is cut: each half is kept with a margin of at least
+ * {@link REDACT_MARGIN} characters (more for a longer secret value), the kept text is
+ * redacted whole, and only then cut to `limit / 2`, so no fragment of a secret that
+ * straddles a cut survives.
  */
 export class HeadTail {
   private head = '';
@@ -44,30 +54,39 @@ export class HeadTail {
   private dropped = 0;
   private total = 0;
   private binary = false;
-  constructor(private readonly limit: number) {}
+  private readonly keep: number;
+  /** @param redact redacts a text (default: this process's secrets, see `redactText`) */
+  constructor(
+    private readonly limit: number,
+    private readonly redact: (text: string) => string = redactText,
+  ) {
+    this.keep = Math.floor(limit / 2) + Math.max(REDACT_MARGIN, secretValues()[0]?.length ?? 0);
+  }
 
   push(chunk: string): void {
     this.total += chunk.length;
     // NUL bytes or undecodable sequences: binary output, summarised rather than shown.
     if (!this.binary && (chunk.includes('\u0000') || chunk.includes('\uFFFD'))) this.binary = true;
-    const half = Math.floor(this.limit / 2);
-    if (this.head.length < half) {
-      const room = half - this.head.length;
+    if (this.head.length < this.keep) {
+      const room = this.keep - this.head.length;
       this.head += chunk.slice(0, room);
       chunk = chunk.slice(room);
     }
     if (chunk.length === 0) return;
     this.tail += chunk;
-    if (this.tail.length > half) {
-      this.dropped += this.tail.length - half;
-      this.tail = this.tail.slice(this.tail.length - half);
+    if (this.tail.length > this.keep) {
+      this.dropped += this.tail.length - this.keep;
+      this.tail = this.tail.slice(this.tail.length - this.keep);
     }
   }
 
   toString(): string {
     if (this.binary) return `[binary output: ${this.total} characters, not shown]`;
-    if (this.dropped === 0) return this.head + this.tail;
-    return `${this.head}\n[... ${this.dropped} characters truncated ...]\n${this.tail}`;
+    if (this.dropped === 0) return boundText(this.head + this.tail, this.limit, this.redact);
+    const half = Math.floor(this.limit / 2);
+    const head = this.redact(this.head);
+    const tail = this.redact(this.tail);
+    return `${head.slice(0, half)}${truncationMark(this.total - 2 * half)}${tail.slice(Math.max(0, tail.length - half))}`;
   }
 }
 

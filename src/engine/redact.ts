@@ -16,20 +16,19 @@
  * - every non-empty string stored under an object key named like a secret.
  *
  * Values are copied, never mutated. Not covered: secrets split across strings, encoded
- * (base64, URL-encoding) forms of environment values, and formats not listed here.
+ * (base64, URL-encoding) forms of environment values, and formats not listed here. Text that
+ * is cut short is redacted whole first ({@link boundText}, {@link tailText}): a secret cut
+ * in two by a truncation would match neither its value nor its format.
  */
+import { isSecretEnvName, MIN_SECRET_CHARS, secretValues } from './secrets.js';
+
+export { isSecretEnvName, MIN_SECRET_CHARS };
 
 /** What a secret is replaced with. */
 export const REDACTED = '[REDACTED]';
 
-/** Shorter environment values are not redacted (they would match ordinary text). */
-export const MIN_SECRET_CHARS = 8;
-
 /** A redactor: returns a redacted deep copy of a JSON-like value, with the same shape. */
 export type Redactor = <T>(value: T) => T;
-
-/** Environment variable names whose values are secrets: `*_KEY`, `*_TOKEN`, `*_SECRET`, `*PASSWORD*`, … */
-const SECRET_ENV_NAME = /(?:PASSWORD|PASSWD|PASSPHRASE)|(?:^|_)(?:KEY|APIKEY|TOKEN|SECRET|PASS|PAT|AUTH|CREDENTIAL|CREDENTIALS)$/;
 
 /** Object keys whose string values are secrets (camelCase and snake_case). */
 const SECRET_OBJECT_KEY = /(?:api[_-]?key|secret|token|password|passwd|passphrase|credentials?|authorization|private[_-]?key|access[_-]?key)$/i;
@@ -62,34 +61,28 @@ const KEEP_PREFIX: RegExp[] = [
 const MAY_HOLD_SECRET =
   /-----BEGIN|[rs]k[-_]|gh[opsur]_|github_pat_|glpat-|A[KS]IA|xox[baprs]-|AIza|npm_|hf_|eyJ|authorization|bearer|:\/\/|api[_-]?key|apikey|secret|token|passw|passphrase|access[_-]?key|private[_-]?key|signing[_-]?key|credential/i;
 
-/** Whether an environment variable with this name holds a secret (case-insensitive). */
-export function isSecretEnvName(name: string): boolean {
-  return SECRET_ENV_NAME.test(name.toUpperCase());
-}
-
 function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
 
-/** One alternation of the secret environment values, longest first; `null` when there are none. */
-function envValuePattern(env: Readonly<Record<string, string | undefined>>): RegExp | null {
-  const values = new Set<string>();
-  for (const [name, value] of Object.entries(env)) {
-    if (value !== undefined && value.length >= MIN_SECRET_CHARS && isSecretEnvName(name)) values.add(value);
-  }
-  if (values.size === 0) return null;
-  const sorted = [...values].sort((a, b) => b.length - a.length);
+/** One alternation of the values, longest first; `null` when there are none. */
+function valuePattern(values: readonly string[]): RegExp | null {
+  if (values.length === 0) return null;
+  const sorted = [...new Set(values)].sort((a, b) => b.length - a.length);
   return new RegExp(sorted.map(escapeRegExp).join('|'), 'g');
 }
 
 /**
- * Builds a redactor for the given environment (read once, now): call it on every event
- * before it is serialized. Copies arrays and plain objects (other objects as their
- * `toJSON()` or own enumerable fields, as `JSON.stringify` would), redacts every string,
- * keeps numbers, booleans and `null`, and writes `[Circular]` for a cycle.
+ * Builds a redactor for the secret values of the given environment (read once, now: see
+ * `secretValues` for which variables count, including those a policy declared and those
+ * hidden from `process.env`) and for `extra` values (of at least {@link MIN_SECRET_CHARS}
+ * characters): call it on every event before it is serialized. Copies arrays and plain
+ * objects (other objects as their `toJSON()` or own enumerable fields, as `JSON.stringify`
+ * would), redacts every string, keeps numbers, booleans and `null`, and writes `[Circular]`
+ * for a cycle.
  */
-export function createRedactor(env: Readonly<Record<string, string | undefined>> = process.env): Redactor {
-  const envValues = envValuePattern(env);
+export function createRedactor(env: Readonly<Record<string, string | undefined>> = process.env, extra: Iterable<string> = []): Redactor {
+  const envValues = valuePattern([...secretValues(env), ...[...extra].filter((v) => v.length >= MIN_SECRET_CHARS)]);
   const hasEnvValue = (input: string): boolean => {
     envValues!.lastIndex = 0;
     return envValues!.test(input);
@@ -136,4 +129,57 @@ export function createRedactor(env: Readonly<Record<string, string | undefined>>
   };
 
   return <T>(value: T): T => copy(value, new Set()) as T;
+}
+
+/** The redactor of this process's current secrets ({@link createRedactor} with the defaults), rebuilt when they change. */
+export function processRedactor(): Redactor {
+  const key = secretValues().join('\0');
+  if (cached === null || cached.key !== key) cached = { key, redact: createRedactor() };
+  return cached.redact;
+}
+let cached: { key: string; redact: Redactor } | null = null;
+
+/** `text` with this process's secrets redacted ({@link processRedactor}). */
+export function redactText(text: string): string {
+  return processRedactor()(text);
+}
+
+/** The marker {@link boundText} puts where it dropped characters. */
+export function truncationMark(dropped: number): string {
+  return `\n[... ${dropped} characters truncated ...]\n`;
+}
+
+/**
+ * Keeps the head and tail of `text` within `limit` characters (half each), with a
+ * {@link truncationMark} between, after redacting the whole text: a secret that straddles a
+ * cut is replaced before the cut, so no part of it is kept.
+ */
+export function boundText(text: string, limit: number, redact: (text: string) => string = redactText): string {
+  const clean = redact(text);
+  if (clean.length <= limit) return clean;
+  const half = Math.floor(limit / 2);
+  return `${clean.slice(0, half)}${truncationMark(clean.length - 2 * half)}${clean.slice(clean.length - half)}`;
+}
+
+/** The last `limit` characters of `text` after redacting the whole of it (see {@link boundText}). */
+export function tailText(text: string, limit: number, redact: (text: string) => string = redactText): string {
+  const clean = redact(text);
+  return clean.length <= limit ? clean : clean.slice(clean.length - limit);
+}
+
+/** The first `limit` characters of `text` after redacting the whole of it (see {@link boundText}). */
+export function headText(text: string, limit: number, redact: (text: string) => string = redactText): string {
+  const clean = redact(text);
+  return clean.length <= limit ? clean : clean.slice(0, limit);
+}
+
+/**
+ * Redacts every text written to `stream` (this process's secrets, {@link redactText}, as
+ * they are at the time of the write): the last guard of what loopdeck prints, whoever
+ * prints it (the console, the final line, an error, a library's warning). Buffers are
+ * written as they are.
+ */
+export function redactWrites(stream: NodeJS.WriteStream): void {
+  const write = stream.write.bind(stream) as (...args: unknown[]) => boolean;
+  stream.write = ((chunk: unknown, ...rest: unknown[]) => write(typeof chunk === 'string' ? redactText(chunk) : chunk, ...rest)) as typeof stream.write;
 }

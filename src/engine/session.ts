@@ -839,7 +839,8 @@ export class Session {
     this.emit('session.complete', { reason, summary, ...(detail ? { detail } : {}) });
     this.options.sync?.();
     await this.hook('on_complete', { reason });
-    return { reason, summary, ...(detail ? { detail } : {}) };
+    // The outcome is printed as the final line: redacted like the event (a server's error may echo a key).
+    return this.redact({ reason, summary, ...(detail ? { detail } : {}) });
   }
 
   // ---------------------------------------------------------------- guards and laps
@@ -956,6 +957,7 @@ export class Session {
           progressFile: path.resolve(this.options.workspace, laps.progress_file),
           stash: on_abort.stash,
           report: on_abort.report,
+          redact: this.redact,
         });
         this.emit('abort.recorded', { report: file ?? 'not written (on_abort.report: false)', stash: stashSummary(report.stash), restore: report.restore });
       } catch (error) {

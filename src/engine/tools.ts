@@ -6,6 +6,7 @@ import { z } from 'zod';
 import { ToolError } from './errors.js';
 import { git, isGitWorkTree } from './git.js';
 import { runShell } from './process.js';
+import { boundText } from './redact.js';
 import type { ToolCall, ToolStatus } from './types.js';
 import { confine, fsFailure, fsReason, gitConfigFile, gitInternalReason, showPath } from './workspace-path.js';
 
@@ -263,9 +264,5 @@ export async function runTool(call: ToolCall, ctx: ToolContext): Promise<ToolOut
   }
 }
 
-/** Keeps the head and tail of `text` within `limit` characters, saying how much was dropped. */
-function bound(text: string, limit: number): string {
-  if (text.length <= limit) return text;
-  const half = Math.floor(limit / 2);
-  return `${text.slice(0, half)}\n[... ${text.length - 2 * half} characters truncated ...]\n${text.slice(-half)}`;
-}
+/** Keeps the head and tail of `text` within `limit` characters, saying how much was dropped (secrets redacted first). */
+const bound = (text: string, limit: number): string => boundText(text, limit);

@@ -1,5 +1,6 @@
 import { HookRegistry } from '../engine/hooks.js';
 import type { LoopPolicy } from '../engine/policy.js';
+import type { Redactor } from '../engine/redact.js';
 import path from 'node:path';
 import { approvalGate } from './approval-gate.js';
 import { commandHook } from './command-hook.js';
@@ -40,7 +41,7 @@ export function builtinGatesWarning(policy: Pick<LoopPolicy, 'approval' | 'hooks
  * `approval.builtin_gates: off` leaves the gates out, and then they run only where `hooks`
  * names them. Order of registration is firing order.
  */
-export function hooksFor(policy: LoopPolicy, options: { runDir: string; workspace: string }): HookRegistry {
+export function hooksFor(policy: LoopPolicy, options: { runDir: string; workspace: string; redact?: Redactor }): HookRegistry {
   const registry = new HookRegistry(policy.hook_timeout * 1000);
   const registered = new Set<string>();
   const builtin = (name: 'approval-gate' | 'destructive-deny' | 'trace-writer') => {
@@ -48,7 +49,7 @@ export function hooksFor(policy: LoopPolicy, options: { runDir: string; workspac
     registered.add(name);
     if (name === 'approval-gate') approvalGate(registry, policy);
     else if (name === 'destructive-deny') destructiveDeny(registry);
-    else traceWriter(registry, options.runDir);
+    else traceWriter(registry, options.runDir, options.redact);
   };
   if (builtinGatesOn(policy)) BUILTIN_GATES.forEach(builtin);
   for (const entry of policy.hooks) {

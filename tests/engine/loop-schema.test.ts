@@ -69,6 +69,7 @@ describe('generated from the schema', () => {
     expect(rows.filter((r) => r.type === 'any').map((r) => r.key)).toEqual([]);
     expect(rows.filter((r) => r.default === 'optional').map((r) => r.key)).toEqual([
       'agent.base_url',
+      'agent.api_key_env',
       'agent.temperature',
       'observe[].pattern',
       'observe[].report_file',

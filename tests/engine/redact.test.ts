@@ -9,7 +9,7 @@ const ENV = {
   SHORT_TOKEN: 'abc123',
   HOME: '/home/operator',
   PATH: '/usr/local/bin:/usr/bin',
-  EDITOR_KEYMAP: 'vim-like-keys',
+  EDITOR_LAYOUT: 'vim-like-keys',
 };
 
 describe('createRedactor: environment values', () => {
@@ -53,10 +53,12 @@ describe('createRedactor: environment values', () => {
   });
 
   it('tells secret variable names from ordinary ones', () => {
-    for (const name of ['OPENAI_API_KEY', 'ANTHROPIC_API_KEY', 'GITHUB_TOKEN', 'NODE_AUTH_TOKEN', 'AWS_SECRET_ACCESS_KEY', 'CLIENT_SECRET', 'PGPASSWORD', 'DB_PASSWORD_FILE', 'SMTP_PASS', 'GITHUB_PAT', 'npm_config__auth', 'my_api_key', 'APIKEY', 'TOKEN']) {
+    // KEY, TOKEN, SECRET and PASSWORD anywhere in the name: a harmless value redacted costs
+    // little, a key missed leaks (short values such as KEYMAP=us are never redacted).
+    for (const name of ['OPENAI_API_KEY', 'ANTHROPIC_API_KEY', 'GITHUB_TOKEN', 'NODE_AUTH_TOKEN', 'AWS_SECRET_ACCESS_KEY', 'CLIENT_SECRET', 'PGPASSWORD', 'DB_PASSWORD_FILE', 'SMTP_PASS', 'GITHUB_PAT', 'npm_config__auth', 'my_api_key', 'APIKEY', 'TOKEN', 'SECRET_CANARY_TOKEN', 'MY_TOKEN_2', 'PRIVATE_KEY_PEM', 'SECRETS_JSON', 'keymap', 'DB_CREDENTIALS_URL']) {
       expect(isSecretEnvName(name), name).toBe(true);
     }
-    for (const name of ['HOME', 'PATH', 'PWD', 'OLDPWD', 'SSH_AUTH_SOCK', 'KEYMAP', 'EDITOR_KEYMAP', 'TOKENIZERS_PARALLELISM', 'LANG', 'BYPASS', 'MONKEY']) {
+    for (const name of ['HOME', 'PATH', 'PWD', 'OLDPWD', 'SSH_AUTH_SOCK', 'LANG', 'BYPASS', 'EDITOR', 'TERM', 'LLM_ENDPOINT']) {
       expect(isSecretEnvName(name), name).toBe(false);
     }
   });

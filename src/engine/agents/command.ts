@@ -7,6 +7,8 @@ import { execa } from 'execa';
 import { AgentError, describeError } from '../errors.js';
 import { renderGoalForAgent } from '../goal.js';
 import { childEnv, HeadTail } from '../process.js';
+import { tailText } from '../redact.js';
+import { envValue } from '../secrets.js';
 import type { AgentTurn, Goal } from '../types.js';
 import type { Agent, AgentContext, AgentMessage } from './agent.js';
 
@@ -74,16 +76,16 @@ function killGroup(pid: number | undefined, signal: NodeJS.Signals): void {
   }
 }
 
-/** Keeps the last `limit` characters of a stream. */
+/** Keeps the last `limit` characters of a stream, secrets redacted before the cut (a margin of `limit` is kept for that). */
 class Tail {
   private text = '';
   constructor(private readonly limit: number) {}
   push(chunk: string): void {
     this.text += chunk;
-    if (this.text.length > this.limit * 2) this.text = this.text.slice(-this.limit);
+    if (this.text.length > this.limit * 3) this.text = this.text.slice(-this.limit * 2);
   }
   toString(): string {
-    return this.text.slice(-this.limit);
+    return tailText(this.text, this.limit);
   }
 }
 
@@ -113,7 +115,7 @@ export class CommandAgent implements Agent {
     const { options } = this;
     const env: Record<string, string> = { ...childEnv(), LOOPDECK_TURN: String(context.turn) };
     for (const key of options.env_passthrough ?? []) {
-      const value = process.env[key];
+      const value = envValue(key);
       if (value !== undefined) env[key] = value;
     }
     let command = options.command;

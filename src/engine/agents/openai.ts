@@ -20,7 +20,8 @@ import type {
   ChatCompletionMessageParam,
 } from 'openai/resources/chat/completions';
 import { z } from 'zod';
-import { AgentError, describeError } from '../errors.js';
+import { AgentError, ConfigError, ConfigErrors, describeError } from '../errors.js';
+import { envValue } from '../secrets.js';
 import { renderGoalForAgent } from '../goal.js';
 import type { AgentTurn, Goal, ReportedClaims, TokenUsage, ToolCall } from '../types.js';
 import type { Agent, AgentContext, AgentMessage } from './agent.js';
@@ -140,7 +141,11 @@ export interface OpenAIAgentOptions {
   model: string;
   /** Endpoint base, e.g. `http://localhost:11434/v1`. Default: `OPENAI_BASE_URL`, else OpenAI. */
   baseURL?: string;
-  /** Default: `OPENAI_API_KEY`. Optional when `baseURL` points at a server that needs none. */
+  /**
+   * The key sent as `Authorization: Bearer <key>`. Default: `OPENAI_API_KEY`, but only to
+   * the OpenAI API ({@link isOpenAIEndpoint}); another endpoint without a key gets no
+   * `Authorization` header at all (local servers need none).
+   */
   apiKey?: string;
   temperature?: number;
   /** Retries of 408/409/429/5xx and connection failures, with the SDK's backoff. Default 3. */
@@ -153,6 +158,44 @@ export interface OpenAIAgentOptions {
   timeoutMs?: number;
   /** Name shown in the console. Default `openai:<model>`. */
   name?: string;
+}
+
+/** The host of the OpenAI API: the only one `OPENAI_API_KEY` is sent to unless a policy names it for another. */
+export const OPENAI_API_HOST = 'api.openai.com';
+
+/** Whether `baseURL` (absent: the SDK's default) is the OpenAI API, over https. */
+export function isOpenAIEndpoint(baseURL: string | undefined): boolean {
+  if (baseURL === undefined || baseURL === '') return true;
+  try {
+    const url = new URL(baseURL);
+    return url.protocol === 'https:' && url.hostname.toLowerCase() === OPENAI_API_HOST && url.port === '';
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Which key an `openai` agent sends: the variable `apiKeyEnv` names when given (a key goes
+ * where the operator said), else `OPENAI_API_KEY` when the endpoint is the OpenAI API, else
+ * none. `read` looks a variable up (e.g. `envValue`).
+ * @returns the key, or `undefined` when none is to be sent
+ * @throws ConfigErrors (at `agent.api_key_env`) when the named variable is unset or empty
+ */
+export function selectApiKey(
+  options: { baseURL?: string; apiKeyEnv?: string; file?: string },
+  read: (name: string) => string | undefined,
+): string | undefined {
+  if (options.apiKeyEnv !== undefined) {
+    const key = read(options.apiKeyEnv);
+    if (!key) {
+      const found = key === '' ? 'it is empty' : 'it is not set';
+      throw new ConfigErrors([
+        new ConfigError(options.file ?? 'loop.yaml', 'agent.api_key_env', `expected the environment variable ${options.apiKeyEnv} to hold the API key, found ${found}`),
+      ]);
+    }
+    return key;
+  }
+  return isOpenAIEndpoint(options.baseURL) ? read('OPENAI_API_KEY') || undefined : undefined;
 }
 
 /** Times in a row within one turn that a response may only call `report_progress`. */
@@ -247,6 +290,8 @@ export class OpenAIAgent implements Agent {
   /** Harness tool calls of the last assistant message still waiting for a result. */
   private pending: string[] = [];
   private signal?: AbortSignal;
+  /** False when no key was given: requests then carry no `Authorization` header. */
+  private readonly sendsKey: boolean;
 
   /** @throws AgentError when no API key is given for the default (OpenAI) endpoint */
   constructor(options: OpenAIAgentOptions) {
@@ -256,14 +301,15 @@ export class OpenAIAgent implements Agent {
     this.system = options.system ?? DEFAULT_SYSTEM_PROMPT;
     this.maxRetries = options.maxRetries ?? 3;
     this.onRetry = options.onRetry;
-    const baseURL = options.baseURL ?? process.env.OPENAI_BASE_URL;
-    let apiKey = options.apiKey ?? process.env.OPENAI_API_KEY;
-    if (!apiKey) {
-      if (!baseURL) throw new AgentError(`${this.name}: no API key: set OPENAI_API_KEY or the agent's api key in loop.yaml`);
-      apiKey = 'unused'; // local servers (Ollama, vLLM, LM Studio) accept any key
+    const baseURL = options.baseURL ?? (process.env.OPENAI_BASE_URL || undefined);
+    const apiKey = options.apiKey ?? selectApiKey(baseURL === undefined ? {} : { baseURL }, envValue);
+    if (!apiKey && isOpenAIEndpoint(baseURL)) {
+      throw new AgentError(`${this.name}: no API key: set OPENAI_API_KEY or name the variable holding it in agent.api_key_env of loop.yaml`);
     }
+    this.sendsKey = Boolean(apiKey);
     this.client = new OpenAI({
-      apiKey,
+      // The SDK requires a key; a placeholder is never sent (see fetchReportingRetries).
+      apiKey: apiKey || 'no-key',
       ...(baseURL ? { baseURL } : {}),
       maxRetries: this.maxRetries,
       ...(options.timeoutMs !== undefined ? { timeout: options.timeoutMs } : {}),
@@ -508,7 +554,12 @@ export class OpenAIAgent implements Agent {
    * means another attempt follows.
    */
   private async fetchReportingRetries(input: string | URL | Request, init?: RequestInit): Promise<Response> {
-    const attempt = Number(new Headers(init?.headers).get('x-stainless-retry-count') ?? 0);
+    const headers = new Headers(init?.headers);
+    const attempt = Number(headers.get('x-stainless-retry-count') ?? 0);
+    if (!this.sendsKey) {
+      headers.delete('authorization');
+      init = { ...init, headers };
+    }
     const report = (info: Omit<RetryInfo, 'attempt' | 'max_retries'>) => {
       if (attempt < this.maxRetries && !this.signal?.aborted) {
         this.onRetry?.({ attempt: attempt + 1, max_retries: this.maxRetries, ...info });
