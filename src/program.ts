@@ -25,7 +25,7 @@ function readLogText(file: string): string {
 
 // Commands load what they use when they run: `--help`, `--version` and `replay` stay fast.
 
-/** Exit codes of DESIGN.md, "Command line". */
+/** Exit codes of docs/design.md, "Command line and exit codes". */
 export const EXIT = { goalMet: 0, usage: 1, notMet: 2, interrupted: 130 } as const;
 
 /** Prints `loopdeck: <message>` to stderr (sanitized: messages quote files and agents) and exits with `code`. */

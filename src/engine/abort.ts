@@ -1,5 +1,5 @@
 /**
- * The circuit breaker's last act (DESIGN.md, "Termination"; principle 5, "stop safely"):
+ * The circuit breaker's last act (docs/design.md, "Ending a run"):
  * park the workspace recoverably in a git stash and write a failure report outside it.
  *
  * - {@link parkWorkspace} runs `git stash push --include-untracked -m "loopdeck-abort <session>"`

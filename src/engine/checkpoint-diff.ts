@@ -1,5 +1,5 @@
 /**
- * The observed-versus-reported diff of one checkpoint (DESIGN.md, "Checkpoints and
+ * The observed-versus-reported diff of one checkpoint (docs/design.md, "Checkpoints and
  * stagnation"), as a pure function of two evaluated records.
  */
 import type {

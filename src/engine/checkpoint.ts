@@ -72,7 +72,7 @@ export function checkEvidence(reported: ReportedClaims, tests: readonly TestOutc
 }
 
 /**
- * Evaluates one checkpoint against the previous ones (DESIGN.md, "Checkpoints and stagnation").
+ * Evaluates one checkpoint against the previous ones (docs/design.md, "Checkpoints and stagnation").
  *
  * - The first checkpoint is `BASELINE` with counter 0.
  * - Each observed signal is compared with its last observed value; any move in the

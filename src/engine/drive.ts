@@ -13,7 +13,7 @@ export async function drive(run: LoopRun, answer: Answerer): Promise<LoopOutcome
   return step.value;
 }
 
-/** The headless answers of DESIGN.md, "Command line". */
+/** The headless answers of docs/design.md, "Command line and exit codes". */
 export interface HeadlessPolicy {
   /** `all` approves every tool call; `none` (the default) denies them. */
   approve: 'all' | 'none';
@@ -37,7 +37,7 @@ export function headlessAnswerer(policy: HeadlessPolicy): Answerer {
   };
 }
 
-/** Exit code of a finished run (DESIGN.md): 0 goal met, 2 ended without meeting it. */
+/** Exit code of a finished run (docs/design.md): 0 goal met, 2 ended without meeting it. */
 export function exitCodeFor(outcome: LoopOutcome): number {
   return outcome.reason === 'goal_met' ? 0 : 2;
 }

@@ -26,7 +26,7 @@ export interface VerifyCommandResult {
   output: string;
 }
 
-/** A revision of the goal and what it means for work done (DESIGN.md, "Goals"). */
+/** A revision of the goal and what it means for work done (docs/design.md, "Goals"). */
 export interface GoalRevision {
   directive: 'add-constraint' | 'redirect' | 'modify' | 'add-criterion';
   text: string;

@@ -1,8 +1,8 @@
 /**
- * Git-observed progress of a workspace (DESIGN.md, "Termination"; principle 2, "observed
- * beats reported"). After each step the harness takes a {@link gitSnapshot}: HEAD and a
+ * Git-observed progress of a workspace (docs/design.md, "What it is for":
+ * a measurement beats a claim). After each step the harness takes a {@link gitSnapshot}: HEAD and a
  * tree hash of the working tree *including untracked, non-ignored files*; the pure
- * {@link progressSince} turns the snapshots of a lap into "no file changed in N steps" and
+ * fold (`src/engine/fold.ts`) turns the snapshots of a lap into "no file changed in N steps" and
  * "N commits this lap". A workspace that is not a git repository gives `'unknown'`, never
  * "no progress".
  *

@@ -53,7 +53,7 @@ export function parseGoalCommand(line: string): GoalCommand {
 }
 
 /**
- * Applies one revision (DESIGN.md, "Goals"). Pure.
+ * Applies one revision (docs/design.md, "Goals"). Pure.
  * - `add-constraint` / `add-criterion` append; the objective and status are unchanged.
  * - `redirect` replaces the objective and clears the criteria (to be derived again); status `revised`.
  * - `modify` replaces the objective and keeps the criteria; status `revised`.

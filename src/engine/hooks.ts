@@ -2,7 +2,7 @@ import { describeError, InvariantError, LoopdeckError } from './errors.js';
 import type { DoneReason } from './machine.js';
 import type { BudgetDimension, Goal, ToolCall, ToolResult } from './types.js';
 
-/** The ten hook topics of docs/design.md, "Hook topics". */
+/** The ten hook topics of docs/design.md, "Hooks". */
 export const HOOK_TOPICS = [
   'before_plan', 'after_plan', 'before_tool_call', 'after_tool_call', 'before_step',
   'after_step', 'on_error', 'on_pause', 'on_budget_exceeded', 'on_complete',
@@ -127,7 +127,7 @@ export interface SubscribeOptions {
 }
 
 /**
- * Registry of hook subscribers (docs/design.md, "Hook topics").
+ * Registry of hook subscribers (docs/design.md, "Hooks").
  *
  * Subscribers of a topic run in registration order, each with the same payload object.
  * Every throw is caught here: in `before_tool_call` a throw or a deny stops the topic

@@ -1,6 +1,6 @@
 import { IllegalTransitionError } from './errors.js';
 
-/** The loop states of DESIGN.md. */
+/** The loop states of docs/design.md. */
 export const LOOP_STATES = ['IDLE', 'PLANNING', 'EXECUTING', 'AWAITING_TOOL', 'REFLECTING', 'DONE'] as const;
 export type LoopState = (typeof LOOP_STATES)[number];
 
@@ -48,7 +48,7 @@ export function canTransition(machine: MachineState, to: LoopState): boolean {
 }
 
 /**
- * The one function that changes the loop state (DESIGN.md, "States and transitions").
+ * The one function that changes the loop state (docs/design.md, "States").
  *
  * Pure: returns the next machine. Entering IDLE remembers the state paused from;
  * leaving IDLE on resume clears it.

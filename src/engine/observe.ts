@@ -18,7 +18,7 @@ export interface ObserverSpec {
   name: string;
   /** Shell command, run with `sh -c` in the workspace. */
   command: string;
-  /** How its output is read (DESIGN.md, "Checkpoints and stagnation"). */
+  /** How its output is read (docs/design.md, "Checkpoints and stagnation"). */
   parser: ParserName;
   /** For `regex` only: a pattern with named groups; each numeric group is a metric `<name>.<group>`. */
   pattern?: string;

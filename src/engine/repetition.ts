@@ -1,5 +1,5 @@
 /**
- * The repetition guard (DESIGN.md, "Termination"): notices an agent that calls the same
+ * The repetition guard (docs/design.md, "Ending a run"): notices an agent that calls the same
  * tool with the same arguments over and over, or walks a short cycle of calls
  * (A, B, A, B, …), and reports it as a `repetition.detected` event.
  *
@@ -61,7 +61,7 @@ export interface RepetitionOptions {
   include_result: boolean;
 }
 
-/** Defaults of `repetition.*` (DESIGN.md, "Termination"). */
+/** Defaults of `repetition.*` (docs/design.md, "Ending a run"). */
 export const DEFAULT_REPETITION_OPTIONS: Readonly<RepetitionOptions> = Object.freeze({
   window: 5,
   threshold: 3,

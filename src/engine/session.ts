@@ -118,7 +118,7 @@ function isPauseAnswer(p: unknown): p is PauseAnswer {
 type Gen<T = void> = AsyncGenerator<LoopYield, T, ResumePayload | undefined>;
 
 /**
- * One run of an agent towards a goal over the state machine of DESIGN.md, with the
+ * One run of an agent towards a goal over the state machine of docs/design.md, with the
  * pattern of the policy (ReAct, Plan-and-Execute or Reflexion). Every step is written as
  * an event and the session's own state is the fold of its events, so what the console,
  * replay and crash-resume see is exactly what the engine acted on.
@@ -542,7 +542,7 @@ export class Session {
     this.go(from);
   }
 
-  /** Budget check at the start of every step (DESIGN.md, "Budget envelope"). */
+  /** Budget check at the start of every step (docs/design.md, "Budget"). */
   private async *checkBudget(): Gen {
     const { warn_fraction } = this.options.policy.budget;
     if (this.stopRequested === 'abort') throw new Stop(await this.abortRun('the operator aborted the run (/stop --abort)'));
@@ -796,7 +796,7 @@ export class Session {
     return verdict.passed;
   }
 
-  /** The agent claims the goal is met: only the verifier can say so (DESIGN.md, "Termination"). */
+  /** The agent claims the goal is met: only the verifier can say so (docs/design.md, "Ending a run"). */
   private async judgeClaim(): Promise<void> {
     const claim = this.state.finalClaim ?? 'the verifier passed';
     if (await this.verify('claim')) throw new Stop(await this.finish('goal_met', claim));

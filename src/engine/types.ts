@@ -3,7 +3,7 @@
  * Units are in the names: `_seconds`, `_ms`, `_usd`, `tokens`.
  */
 
-/** Lifecycle of a goal (DESIGN.md, "Goals"). */
+/** Lifecycle of a goal (docs/design.md, "Goals"). */
 export type GoalStatus = 'active' | 'achieved' | 'failed' | 'revised' | 'abandoned';
 
 /** A part of a goal, worked towards within its parent. */
@@ -73,7 +73,7 @@ export interface EvidenceClaim {
   evidence_ref: string;
 }
 
-/** The agent's structured claims for a turn (DESIGN.md, "Checkpoints and stagnation"). */
+/** The agent's structured claims for a turn (docs/design.md, "Checkpoints and stagnation"). */
 export interface ReportedClaims {
   new_evidence: EvidenceClaim[];
   eliminated_hypotheses: string[];
@@ -147,7 +147,7 @@ export interface EvidenceCheck extends EvidenceClaim {
   status: EvidenceStatus;
 }
 
-/** A checkpoint with its evaluation (DESIGN.md, "Checkpoints and stagnation"). */
+/** A checkpoint with its evaluation (docs/design.md, "Checkpoints and stagnation"). */
 export interface CheckpointRecord extends CheckpointInput {
   index: number;
   status: CheckpointStatus;

@@ -8,7 +8,7 @@ export interface VerifySpec {
 }
 
 /**
- * Runs every verify command in the workspace (DESIGN.md, "Termination"): the goal is met
+ * Runs every verify command in the workspace (docs/design.md, "Ending a run"): the goal is met
  * only when all of them exit 0. Each command's output is kept as a bounded tail.
  */
 export async function runVerify(specs: readonly VerifySpec[], cwd: string, signal?: AbortSignal): Promise<{ passed: boolean; commands: VerifyCommandResult[] }> {

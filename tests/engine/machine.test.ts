@@ -14,7 +14,7 @@ const at = (state: LoopState): MachineState => ({ state, pausedFrom: null, start
 /** A machine paused (IDLE) after leaving `from`. */
 const pausedFrom = (from: LoopState): MachineState => ({ state: 'IDLE', pausedFrom: from, started: true });
 
-/** The table of DESIGN.md, "States and transitions", for every state but IDLE. */
+/** The table of docs/design.md, "States", for every state but IDLE. */
 const TABLE: Record<Exclude<LoopState, 'IDLE'>, LoopState[]> = {
   PLANNING: ['EXECUTING', 'DONE', 'IDLE'],
   EXECUTING: ['AWAITING_TOOL', 'REFLECTING', 'IDLE'],
@@ -53,7 +53,7 @@ function expectIllegal(machine: MachineState, to: LoopState, seq: number): void 
 }
 
 describe('transition table', () => {
-  it('has 12 legal pairs outside IDLE (the DESIGN.md table)', () => {
+  it('has 12 legal pairs outside IDLE (the docs/design.md table)', () => {
     expect(LEGAL).toHaveLength(12);
   });
 

@@ -1,4 +1,4 @@
-// Contract tests of the engine's Session (DESIGN.md, "Engine contract", "Goals",
+// Contract tests of the engine's Session (docs/design.md, "States", "Hooks", "Events", "Goals",
 // "Termination", "Scripted agent"): event order, hook order, yields and resume payloads,
 // budget pauses, hook failures, determinism, goal revisions and the three loop patterns.
 // Every session runs real tools in a temporary workspace with a simulated clock.
@@ -172,7 +172,7 @@ describe('the loop contract: event and hook order', () => {
     const outcome = await finish(r.session.run(goal()), r.log);
 
     expect(outcome.reason).toBe('goal_met');
-    // DESIGN's list omits verify.result, but the goal is met only when the verifier passes.
+    // the design's list omits verify.result, but the goal is met only when the verifier passes.
     expect(types(r.events).filter((t) => !['state.transition', 'model.call', 'workspace.snapshot'].includes(t))).toEqual([
       'session.start',
       'plan.draft',
@@ -205,7 +205,7 @@ describe('the loop contract: event and hook order', () => {
     expect(r.events.every((e, i) => i === 0 || e.at > r.events[i - 1]!.at)).toBe(true);
   });
 
-  it('a plan whose steps 2 and 3 need shell: yields for step 2 first; each tool step follows DESIGN order', async () => {
+  it('a plan whose steps 2 and 3 need shell: yields for step 2 first; each tool step follows the documented order', async () => {
     const r = rig({ agent: transcript(TOOL_PLAN), policy: { approval: { allow: ['read_file', 'write_file', 'edit'] } }, gate: true });
     const run = r.session.run(goal());
 
@@ -347,7 +347,7 @@ describe('the loop contract: event and hook order', () => {
 });
 
 describe('the loop contract: a turn with two tool calls', () => {
-  // Not an acceptance item, but DESIGN's transcript format allows several tool_calls per
+  // Not an acceptance item, but the design's transcript format allows several tool_calls per
   // turn, and a requested call must never vanish silently.
   it('dispatches both calls of one turn before asking the agent for another turn', async () => {
     const r = rig({

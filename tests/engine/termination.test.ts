@@ -1,4 +1,4 @@
-// Knowing when to stop (DESIGN.md, "Termination"): the verifier judges claims, the
+// Knowing when to stop (docs/design.md, "Ending a run"): the verifier judges claims, the
 // repetition guard catches loops, /stop --abort parks the workspace with git stash and
 // writes a failure report, and fresh laps hand over through a progress file.
 // Real git repositories in temp dirs, real child processes.

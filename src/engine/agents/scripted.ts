@@ -33,7 +33,7 @@ const turnSchema = z
 const reconciliationSchema = z.unknown();
 
 /**
- * The transcript format of DESIGN.md, "Scripted agent", with the answers the loop
+ * The transcript format of docs/design.md, "The scripted agent", with the answers the loop
  * patterns ask for besides turns: `replans` (Plan-and-Execute, in order), `reflections`
  * (Reflexion, in order) and `reconciliations` (goal revisions, in order).
  */
