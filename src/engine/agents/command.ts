@@ -7,6 +7,7 @@ import { execa } from 'execa';
 import { AgentError, describeError } from '../errors.js';
 import { renderGoalForAgent } from '../goal.js';
 import { childEnv, HeadTail } from '../process.js';
+import { safeTimeout } from '../timer.js';
 import type { AgentTurn, Goal } from '../types.js';
 import type { Agent, AgentContext, AgentMessage } from './agent.js';
 
@@ -146,7 +147,7 @@ export class CommandAgent implements Agent {
       killGroup(child.pid, 'SIGTERM');
       killTimer ??= setTimeout(() => killGroup(child.pid, 'SIGKILL'), options.graceMs ?? 2000);
     };
-    const timer = setTimeout(() => stop('timeout'), options.timeoutSeconds * 1000);
+    const timer = safeTimeout(() => stop('timeout'), options.timeoutSeconds * 1000);
     const onAbort = () => stop('abort');
     // Processes left behind by a command that exited hold its pipes open: once the grace
     // period has passed after its exit, the rest of its group is killed.
@@ -166,7 +167,7 @@ export class CommandAgent implements Agent {
     child.stderr?.setEncoding('utf8');
     child.stderr?.on('data', (chunk: string) => stderr.push(chunk));
     const result = await child;
-    clearTimeout(timer);
+    timer.cancel();
     if (leftoverTimer) clearTimeout(leftoverTimer);
     if (killTimer) clearTimeout(killTimer);
     context.signal?.removeEventListener('abort', onAbort);

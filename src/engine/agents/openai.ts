@@ -22,6 +22,7 @@ import type {
 import { z } from 'zod';
 import { AgentError, describeError } from '../errors.js';
 import { renderGoalForAgent } from '../goal.js';
+import { clampTimerMs } from '../timer.js';
 import type { AgentTurn, Goal, ReportedClaims, TokenUsage, ToolCall } from '../types.js';
 import type { Agent, AgentContext, AgentMessage } from './agent.js';
 
@@ -266,7 +267,7 @@ export class OpenAIAgent implements Agent {
       apiKey,
       ...(baseURL ? { baseURL } : {}),
       maxRetries: this.maxRetries,
-      ...(options.timeoutMs !== undefined ? { timeout: options.timeoutMs } : {}),
+      ...(options.timeoutMs !== undefined ? { timeout: clampTimerMs(options.timeoutMs) } : {}),
       fetch: (input, init) => this.fetchReportingRetries(input, init),
     });
   }
