@@ -9,6 +9,8 @@
  *
  * Every class sets `name` from `new.target.name`, so logs and tests can tell them apart.
  */
+import { clipText } from './yaml-bounds.js';
+
 export class LoopdeckError extends Error {
   constructor(message: string, options?: ErrorOptions) {
     super(message, options);
@@ -16,12 +18,19 @@ export class LoopdeckError extends Error {
   }
 }
 
+/** Longest `expected` part of a {@link ConfigError}; the rest is cut with its length. */
+export const MAX_CONFIG_MESSAGE_CHARS = 1000;
+
+/** Longest YAML path of a {@link ConfigError}. */
+const MAX_CONFIG_PATH_CHARS = 200;
+
 /**
  * Bad operator input: names the file, the path inside it and what was expected.
  *
  * `path` is the YAML path (`agent.script`; `''` is the document's root value, shown as
  * `(root)`), or `null` for a problem of the whole file (missing, unreadable, too large): the
- * message then names the file alone.
+ * message then names the file alone. A path longer than 200 characters and an `expected`
+ * longer than {@link MAX_CONFIG_MESSAGE_CHARS} are cut (see `clipText`).
  */
 export class ConfigError extends LoopdeckError {
   readonly file: string;
@@ -32,6 +41,10 @@ export class ConfigError extends LoopdeckError {
   readonly position?: string;
 
   constructor(file: string, path: string | null, expected: string, position?: string) {
+    // Whatever a message quotes from the file, it stays readable: a 100 KB key or value is
+    // cut where it is quoted, and this bounds what any message can carry.
+    path = path === null ? null : clipText(path, MAX_CONFIG_PATH_CHARS);
+    expected = clipText(expected, MAX_CONFIG_MESSAGE_CHARS);
     const where = position ? `${file}:${position}` : file;
     super(path === null ? `${where}: ${expected}` : `${where}: ${path || '(root)'}: ${expected}`);
     this.file = file;
