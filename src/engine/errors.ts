@@ -54,11 +54,19 @@ export class ConfigError extends LoopdeckError {
   }
 }
 
-/** Several configuration errors found in one pass over a file. */
+/** Most errors a {@link ConfigErrors} message lists, one a line (a garbled file can have thousands). */
+export const MAX_LISTED_CONFIG_ERRORS = 20;
+
+/**
+ * Several configuration errors found in one pass over a file. The message lists the first
+ * {@link MAX_LISTED_CONFIG_ERRORS}, then how many more there are; `errors` holds them all.
+ */
 export class ConfigErrors extends LoopdeckError {
   readonly errors: ConfigError[];
   constructor(errors: ConfigError[]) {
-    super(errors.map((e) => e.message).join('\n'));
+    const listed = errors.slice(0, MAX_LISTED_CONFIG_ERRORS).map((e) => e.message);
+    const more = errors.length - listed.length;
+    super([...listed, ...(more > 0 ? [`(and ${more} more error${more === 1 ? '' : 's'})`] : [])].join('\n'));
     this.errors = errors;
   }
 }
