@@ -6,7 +6,9 @@ import type { Command } from 'commander';
  * defaults are defined. `npm run docs` writes them; a test fails when they are stale.
  */
 import { z } from 'zod';
+import { MAX_BUDGET_SECONDS, MAX_TIMER_SECONDS } from '../src/engine/duration.js';
 import { LOOP_SCHEMA, MAX_CONFIG_BYTES } from '../src/engine/policy.js';
+import { MAX_ECHO_CHARS, MAX_YAML_DEPTH } from '../src/engine/yaml-bounds.js';
 import { MAX_ALIAS_EXPANSION } from '../src/engine/yaml-file.js';
 
 /** A JSON Schema node, as far as the renderer reads it. */
@@ -180,10 +182,12 @@ in seconds, \`unlimited\` as \`null\`) or every error.
   (\`unknown key "max_iteration"; did you mean "max_iterations"?\`).
 - Each error names the file, the YAML path and \`line:column\`, what was expected and what
   was found.
-- The file is read as YAML 1.2 and at most ${MAX_CONFIG_BYTES} bytes. Duplicate keys, tags
-  (\`!foo\`), \`%YAML 1.1\` directives, keys that are not plain scalars and the keys
+- The file is read as YAML 1.2: at most ${MAX_CONFIG_BYTES} bytes, one document (a second
+  one after \`---\` is an error), nested at most ${MAX_YAML_DEPTH} levels deep. Duplicate keys,
+  tags (\`!foo\`), \`%YAML 1.1\` directives, keys that are not plain scalars and the keys
   \`__proto__\`, \`constructor\` and \`prototype\` are errors; aliases may add at most
-  ${MAX_ALIAS_EXPANSION} nodes to the document.
+  ${MAX_ALIAS_EXPANSION} nodes to the document. Errors quote at most ${MAX_ECHO_CHARS} characters of a key
+  or value.
 - **Booleans** are \`true\` or \`false\`. YAML 1.2 reads \`yes\`, \`no\`, \`on\`, \`off\` as
   strings, so they are errors (with a hint what to write).
 - **Numbers** are written without leading zeros (\`010\` is an error: YAML 1.2 reads 10,
@@ -193,7 +197,9 @@ in seconds, \`unlimited\` as \`null\`) or every error.
   error: a run with no bound at all refuses to start.
 - **Durations** use the grammar \`<h>h<m>m<s>s\`, each unit at most once and in that order,
   without leading zeros: \`90s\`, \`10m\`, \`1h30m\`, \`1h2m3s\`. A bare number (\`90\`) or
-  \`1:30\` is an error.
+  \`1:30\` is an error. A timeout is at most ${MAX_TIMER_SECONDS / 3600}h (24 days: Node fires a
+  longer timer at once); \`budget.max_wall_clock\` and its increment at most
+  ${MAX_BUDGET_SECONDS / 3600}h (365 days).
 - Relative paths (\`agent.script\`, \`workspace.path\`) resolve against the directory of
   \`loop.yaml\`; \`laps.progress_file\` is relative to the workspace.
 `;

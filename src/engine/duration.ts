@@ -5,12 +5,27 @@
  */
 export const DURATION_PATTERN = '^(?=\\d)(?:[1-9]\\d*h)?(?:(?:[1-9]\\d*|0)m)?(?:(?:[1-9]\\d*|0)s)?$';
 
+/**
+ * Longest duration that sets a timer (timeouts of commands, hooks, the agent, approvals):
+ * 576h, 24 days. Node keeps a timer's delay in 31 bits of milliseconds (24.8 days) and fires
+ * a longer one after 1 ms.
+ */
+export const MAX_TIMER_SECONDS = 576 * 3600;
+
+/**
+ * Longest wall-clock budget (`budget.max_wall_clock`, its increment): 8760h, 365 days. It
+ * is compared with the active time, not set as a timer; the bound keeps it a number that
+ * means something.
+ */
+export const MAX_BUDGET_SECONDS = 8760 * 3600;
+
 const DURATION_RE = /^(?:([1-9]\d*)h)?(?:([1-9]\d*|0)m)?(?:([1-9]\d*|0)s)?$/;
 
 /**
  * Parses a duration of the explicit grammar `1h30m`, `10m`, `90s`, `1h2m3s` (each unit at
  * most once, in that order) into seconds. Returns `null` for anything else, including a
- * bare number, an empty string, `0s` or a unit with a leading zero (`05m`).
+ * bare number, an empty string, `0s` or a unit with a leading zero (`05m`). No upper
+ * bound: a 400-digit hour count is `Infinity` (callers bound it, e.g. {@link MAX_TIMER_SECONDS}).
  */
 export function parseDuration(text: string): number | null {
   const match = DURATION_RE.exec(text.trim());

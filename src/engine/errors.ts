@@ -9,6 +9,8 @@
  *
  * Every class sets `name` from `new.target.name`, so logs and tests can tell them apart.
  */
+import { clipText } from './yaml-bounds.js';
+
 export class LoopdeckError extends Error {
   constructor(message: string, options?: ErrorOptions) {
     super(message, options);
@@ -16,12 +18,19 @@ export class LoopdeckError extends Error {
   }
 }
 
+/** Longest `expected` part of a {@link ConfigError}; the rest is cut with its length. */
+export const MAX_CONFIG_MESSAGE_CHARS = 1000;
+
+/** Longest YAML path of a {@link ConfigError}. */
+const MAX_CONFIG_PATH_CHARS = 200;
+
 /**
  * Bad operator input: names the file, the path inside it and what was expected.
  *
  * `path` is the YAML path (`agent.script`; `''` is the document's root value, shown as
  * `(root)`), or `null` for a problem of the whole file (missing, unreadable, too large): the
- * message then names the file alone.
+ * message then names the file alone. A path longer than 200 characters and an `expected`
+ * longer than {@link MAX_CONFIG_MESSAGE_CHARS} are cut (see `clipText`).
  */
 export class ConfigError extends LoopdeckError {
   readonly file: string;
@@ -32,6 +41,10 @@ export class ConfigError extends LoopdeckError {
   readonly position?: string;
 
   constructor(file: string, path: string | null, expected: string, position?: string) {
+    // Whatever a message quotes from the file, it stays readable: a 100 KB key or value is
+    // cut where it is quoted, and this bounds what any message can carry.
+    path = path === null ? null : clipText(path, MAX_CONFIG_PATH_CHARS);
+    expected = clipText(expected, MAX_CONFIG_MESSAGE_CHARS);
     const where = position ? `${file}:${position}` : file;
     super(path === null ? `${where}: ${expected}` : `${where}: ${path || '(root)'}: ${expected}`);
     this.file = file;
@@ -41,11 +54,19 @@ export class ConfigError extends LoopdeckError {
   }
 }
 
-/** Several configuration errors found in one pass over a file. */
+/** Most errors a {@link ConfigErrors} message lists, one a line (a garbled file can have thousands). */
+export const MAX_LISTED_CONFIG_ERRORS = 20;
+
+/**
+ * Several configuration errors found in one pass over a file. The message lists the first
+ * {@link MAX_LISTED_CONFIG_ERRORS}, then how many more there are; `errors` holds them all.
+ */
 export class ConfigErrors extends LoopdeckError {
   readonly errors: ConfigError[];
   constructor(errors: ConfigError[]) {
-    super(errors.map((e) => e.message).join('\n'));
+    const listed = errors.slice(0, MAX_LISTED_CONFIG_ERRORS).map((e) => e.message);
+    const more = errors.length - listed.length;
+    super([...listed, ...(more > 0 ? [`(and ${more} more error${more === 1 ? '' : 's'})`] : [])].join('\n'));
     this.errors = errors;
   }
 }

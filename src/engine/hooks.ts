@@ -1,5 +1,6 @@
 import { describeError, InvariantError, LoopdeckError } from './errors.js';
 import type { DoneReason } from './machine.js';
+import { safeTimeout, type SafeTimer } from './timer.js';
 import type { BudgetDimension, Goal, ToolCall, ToolResult } from './types.js';
 
 /** The ten hook topics of docs/design.md, "Hooks". */
@@ -179,15 +180,15 @@ export class HookRegistry {
   }
 
   private async withTimeout(subscriber: Subscriber, payload: never): Promise<unknown> {
-    let timer: NodeJS.Timeout | undefined;
+    let timer: SafeTimer | undefined;
     const limit = subscriber.options.timeoutMs ?? this.timeoutMs;
     const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new Error(`ran past its ${limit} ms limit`)), limit);
+      timer = safeTimeout(() => reject(new Error(`ran past its ${limit} ms limit`)), limit);
     });
     try {
       return await Promise.race([Promise.resolve().then(() => subscriber.fn(payload)), timeout]);
     } finally {
-      clearTimeout(timer);
+      timer?.cancel();
     }
   }
 }

@@ -8,7 +8,7 @@ import { metricNames, PARSERS } from './parsers/index.js';
 import { compileMetricPattern } from './parsers/regex.js';
 import { z } from 'zod';
 import { REPORTED_FIELDS } from './checkpoint.js';
-import { DURATION_PATTERN, parseDuration } from './duration.js';
+import { DURATION_PATTERN, MAX_BUDGET_SECONDS, MAX_TIMER_SECONDS, parseDuration } from './duration.js';
 import { describeValue, loadYamlWith, missingFileError, nearestKey, parseYamlWith } from './yaml-file.js';
 import type { BudgetLimits } from './types.js';
 
@@ -74,7 +74,18 @@ const amountLimit = z
 
 const DURATION_EXPECTED = 'expected a duration like 90s, 10m or 1h30m';
 
-function durationMessage(input: unknown, orUnlimited: boolean): string {
+/** The longest a duration may be, and why (for the message). */
+interface DurationBound {
+  seconds: number;
+  why: string;
+}
+
+const TIMER_BOUND: DurationBound = { seconds: MAX_TIMER_SECONDS, why: '24 days, the longest timer loopdeck can keep' };
+const BUDGET_BOUND: DurationBound = { seconds: MAX_BUDGET_SECONDS, why: '365 days' };
+
+function durationMessage(input: unknown, orUnlimited: boolean, bound: DurationBound): string {
+  const seconds = typeof input === 'string' ? parseDuration(input) : null;
+  if (seconds !== null && seconds > bound.seconds) return `expected a duration of at most ${bound.seconds / 3600}h (${bound.why}), found ${describeValue(input)}`;
   const base = `${DURATION_EXPECTED}${orUnlimited ? ' (or "unlimited")' : ''}, found ${describeValue(input)}`;
   if (typeof input === 'number' && input > 0 && Number.isInteger(input)) return `${base} (a bare number has no unit: write ${input}s)`;
   if (input === 0 && orUnlimited) return `${base} (${UNLIMITED_HINT})`;
@@ -82,26 +93,42 @@ function durationMessage(input: unknown, orUnlimited: boolean): string {
   return base;
 }
 
-/** A duration string (`90s`, `10m`, `1h30m`) → seconds. */
-const duration = z
-  .string({ error: (iss) => durationMessage(iss.input, false) })
-  .transform((value, ctx) => {
-    const seconds = parseDuration(value);
-    if (seconds === null) {
-      ctx.addIssue({ code: 'custom', message: durationMessage(value, false) });
-      return z.NEVER;
-    }
-    return seconds;
-  })
-  .meta({ title: 'duration', pattern: DURATION_PATTERN });
+/** A duration string (`90s`, `10m`, `1h30m`) → seconds, at most `bound.seconds`. */
+function durationUpTo(bound: DurationBound) {
+  return z
+    .string({ error: (iss) => durationMessage(iss.input, false, bound) })
+    .transform((value, ctx) => {
+      const seconds = parseDuration(value);
+      if (seconds === null || seconds > bound.seconds) {
+        ctx.addIssue({ code: 'custom', message: durationMessage(value, false, bound) });
+        return z.NEVER;
+      }
+      return seconds;
+    })
+    .meta({ title: 'duration', pattern: DURATION_PATTERN });
+}
 
-/** A duration or `unlimited` (→ null). */
-const durationOrUnlimited = z
-  .union([unlimited, duration], { error: (iss) => durationMessage(iss.input, true) })
-  .meta({ title: 'duration or unlimited' });
+/** A duration or `unlimited` (→ null), at most `bound.seconds`. */
+function durationOrUnlimited(bound: DurationBound) {
+  return z.union([unlimited, durationUpTo(bound)], { error: (iss) => durationMessage(iss.input, true, bound) }).meta({ title: 'duration or unlimited' });
+}
+
+/** A duration that sets a timer → seconds, at most {@link MAX_TIMER_SECONDS}. */
+const duration = durationUpTo(TIMER_BOUND);
+
+/** A wall-clock budget → seconds, at most {@link MAX_BUDGET_SECONDS}. */
+const budgetDuration = durationUpTo(BUDGET_BOUND);
 
 /** A positive integer (sizes, counts that cannot be unlimited). */
 const positiveInt = z.int().positive();
+
+/** Largest `output_limit_bytes`: output is held in memory and sent to the agent. */
+export const MAX_OUTPUT_LIMIT_BYTES = 16 * 1024 * 1024;
+
+/** A number of output bytes kept: a positive integer up to {@link MAX_OUTPUT_LIMIT_BYTES}. */
+const outputLimit = positiveInt.max(MAX_OUTPUT_LIMIT_BYTES, {
+  error: (iss) => `expected at most ${MAX_OUTPUT_LIMIT_BYTES} bytes (16 MiB: output is kept in memory), found ${describeValue(iss.input)}`,
+});
 
 /** A path relative to the workspace that stays inside it. */
 const workspaceRelativePath = text.refine((value) => !path.isAbsolute(value) && !value.split(/[\\/]/).includes('..'), {
@@ -143,7 +170,7 @@ const observeSchema = z
       .describe('`parser: regex` only: a pattern with named groups, each a metric `<name>.<group>`.'),
     report_file: text.optional().describe('A report the command writes (relative to the workspace), read instead of stdout.'),
     timeout: duration.prefault('120s').describe('Longest the command may run; past it the metrics are missing.'),
-    output_limit_bytes: positiveInt.optional().describe('Most output bytes kept for parsing.'),
+    output_limit_bytes: outputLimit.optional().describe('Most output bytes kept for parsing.'),
   })
   .superRefine((spec, ctx) => {
     if (spec.parser !== 'regex') {
@@ -264,7 +291,7 @@ const budgetSchema = z
   .strictObject({
     max_iterations: countLimit.prefault(50).describe('Agent turns, cumulative for the run.'),
     max_tool_calls: countLimit.prefault(100).describe('Tool calls, cumulative for the run.'),
-    max_wall_clock: durationOrUnlimited.prefault('30m').describe('Active time; waiting for the operator does not count.'),
+    max_wall_clock: durationOrUnlimited(BUDGET_BOUND).prefault('30m').describe('Active time; waiting for the operator does not count.'),
     max_tokens: countLimit.prefault('unlimited').describe('Input plus output tokens.'),
     max_cost_usd: amountLimit.prefault('unlimited').describe('Cost in USD, priced by `pricing`.'),
     warn_fraction: z.number().gt(0).lte(1).default(0.8).describe('`budget.warn` fires once per dimension past this fraction of its limit.'),
@@ -273,7 +300,7 @@ const budgetSchema = z
       .strictObject({
         turns: positiveInt.default(10).describe('Turns added by "raise the limit".'),
         tool_calls: positiveInt.default(20).describe('Tool calls added by "raise the limit".'),
-        wall_clock: duration.prefault('10m').describe('Time added by "raise the limit".'),
+        wall_clock: budgetDuration.prefault('10m').describe('Time added by "raise the limit".'),
         tokens: positiveInt.default(50_000).describe('Tokens added by "raise the limit".'),
         cost_usd: z.number().positive().default(1).describe('USD added by "raise the limit".'),
       })
@@ -417,7 +444,7 @@ const loopSchema = z
         default: z.enum(['ask', 'allow', 'deny']).default('ask').describe('What a tool call no rule matches gets.'),
         allow: z.array(approvalRule).default([]).describe('Rules like `read_file` (a whole tool) or `shell: git status` (a literal command prefix).'),
         deny: z.array(approvalRule).default([]).describe('Checked against every part of a command; wins over allow.'),
-        timeout: durationOrUnlimited.prefault('30m').describe('An approval waiting longer than this is denied, never approved.'),
+        timeout: durationOrUnlimited(TIMER_BOUND).prefault('30m').describe('An approval waiting longer than this is denied, never approved.'),
         builtin_gates: z
           .enum(['on', 'off'])
           .default('on')
@@ -445,7 +472,7 @@ const loopSchema = z
     tools: z
       .strictObject({
         shell_timeout: duration.prefault('2m').describe('Longest a shell tool call may run.'),
-        output_limit_bytes: positiveInt.default(16 * 1024).describe('Most output bytes a tool returns to the agent.'),
+        output_limit_bytes: outputLimit.default(16 * 1024).describe('Most output bytes a tool returns to the agent.'),
       })
       .prefault({})
       .describe('Limits of the built-in tools.'),
@@ -524,7 +551,7 @@ function schemaFor(file: string, options: { files?: boolean } = {}) {
       ctx.addIssue({ code: 'custom', path: ['agent', 'api_key_env'], message: `expected the environment variable ${config.agent.api_key_env} to hold the API key, found ${found}` });
     }
     if (config.agent.kind === 'command' && !resolveProgram(config.agent.command, baseDir)) {
-      ctx.addIssue({ code: 'custom', path: ['agent', 'command'], message: `expected an executable program, found none for "${config.agent.command.split(/\s+/)[0]}"` });
+      ctx.addIssue({ code: 'custom', path: ['agent', 'command'], message: `expected an executable program, found none for ${describeValue(config.agent.command.split(/\s+/)[0])}` });
     }
     // A progress signal must name a metric an observer gives: a misspelt one is never
     // measured, and stagnation would then fire on a run that is progressing.
@@ -543,7 +570,7 @@ function schemaFor(file: string, options: { files?: boolean } = {}) {
       ctx.addIssue({
         code: 'custom',
         path: ['progress', 'observed', index, 'signal'],
-        message: `expected ${known}, found "${signal}"${near ? `; did you mean "${near}"?` : ''}`,
+        message: `expected ${known}, found ${describeValue(signal)}${near ? `; did you mean "${near}"?` : ''}`,
       });
     });
     config.hooks.forEach((hook, index) => {
@@ -551,7 +578,7 @@ function schemaFor(file: string, options: { files?: boolean } = {}) {
       ctx.addIssue({
         code: 'custom',
         path: ['hooks', index, 'command'],
-        message: `expected an executable program, found none for "${hook.command.split(/\s+/)[0]}" (relative paths resolve against ${baseDir})`,
+        message: `expected an executable program, found none for ${describeValue(hook.command.split(/\s+/)[0])} (relative paths resolve against ${baseDir})`,
       });
     });
   });

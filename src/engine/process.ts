@@ -1,6 +1,7 @@
 import { execa } from 'execa';
 import { boundText, redactText, truncationMark } from './redact.js';
 import { secretValues } from './secrets.js';
+import { safeTimeout } from './timer.js';
 
 /** Result of one shell command run by the harness or a tool. */
 export interface CommandResult {
@@ -137,7 +138,7 @@ export async function runShell(command: string, options: RunShellOptions): Promi
     killGroup(child.pid, 'SIGTERM');
     killTimer ??= setTimeout(() => killGroup(child.pid, 'SIGKILL'), grace);
   };
-  const timer = setTimeout(() => {
+  const timer = safeTimeout(() => {
     timedOut = true;
     stop();
   }, options.timeoutSeconds * 1000);
@@ -152,7 +153,7 @@ export async function runShell(command: string, options: RunShellOptions): Promi
     child.stderr?.on('data', (chunk: string) => errors.push(chunk));
   }
   const result = await child;
-  clearTimeout(timer);
+  timer.cancel();
   if (killTimer) clearTimeout(killTimer);
   options.signal?.removeEventListener('abort', stop);
   const spawnError = result.failed && result.exitCode === undefined && !result.isTerminated && !timedOut ? result.shortMessage : undefined;

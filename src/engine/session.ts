@@ -347,13 +347,15 @@ export class Session {
     const number = counted ? /^\d+$/ : /^\d+(?:\.\d+)?$/;
     const by = number.test(increment) ? Number(increment) : dimension === 'wall_clock_seconds' ? parseDuration(increment) : null;
     const shown = BUDGET_COMMAND_NAMES[dimension];
-    if (by === null || !(by > 0)) {
+    // A 400-digit number or hour count reads as Infinity, which the log would store as null (unlimited).
+    if (by === null || !(by > 0) || !Number.isFinite(by)) {
       const kind = counted ? 'a positive whole number' : dimension === 'wall_clock_seconds' ? 'a positive number in seconds or a duration such as 10m or 1h30m' : 'a positive number';
       return { ok: false, message: `the ${shown} increment must be ${kind}, found "${increment}"` };
     }
     if (this.state.done) return { ok: false, message: 'the run is over' };
     const current = this.state.limits[dimension];
     if (current === null) return { ok: false, message: `${shown} is unlimited` };
+    if (!Number.isFinite(current + by)) return { ok: false, message: `the ${shown} limit cannot grow past ${Number.MAX_VALUE}` };
     this.emit('budget.extended', { dimension, limit: current + by, by });
     return { ok: true, message: `${shown} limit raised to ${current + by}` };
   }

@@ -6,7 +6,10 @@
  * allowed one). Parsing is YAML 1.2 only; duplicate keys, syntax errors and warnings (unknown
  * tags) are errors and never printed; alias expansion is bounded; `__proto__`, `constructor`
  * and `prototype` keys are refused before any JavaScript object is built; numbers with
- * leading zeros are refused (YAML 1.2 reads `010` as 10, YAML 1.1 as 8).
+ * leading zeros are refused (YAML 1.2 reads `010` as 10, YAML 1.1 as 8). Sizes are bounded
+ * too: the file's bytes, one document per file, the depth of nesting (checked on the text
+ * before the parser runs, see ./yaml-bounds.ts), and the length of anything an error
+ * quotes back.
  */
 import { closeSync, openSync, readSync, statSync } from 'node:fs';
 import { dirname, resolve as resolvePath } from 'node:path';
@@ -27,6 +30,7 @@ import {
 } from 'yaml';
 import type { z } from 'zod';
 import { ConfigError, ConfigErrors } from './errors.js';
+import { clipText, isStackOverflow, MAX_YAML_DEPTH, measureNesting, quoted } from './yaml-bounds.js';
 
 /** Largest YAML file accepted, in bytes. */
 export const MAX_YAML_BYTES = 1024 * 1024;
@@ -38,19 +42,31 @@ const FORBIDDEN_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
 
 type Keys = readonly PropertyKey[];
 
-/** `agent.script`, `observe[0].command`: the path as a person writes it. */
+/** Longest YAML path an error shows; a longer one keeps its start and end. */
+const MAX_PATH_CHARS = 160;
+
+/**
+ * `agent.script`, `observe[0].command`: the path as a person writes it. A long key is cut
+ * (see {@link clipText}) and a path longer than {@link MAX_PATH_CHARS} loses its middle.
+ */
 export function dottedPath(keys: Keys): string {
-  return keys.map((k) => (typeof k === 'number' ? `[${k}]` : `.${String(k)}`)).join('').replace(/^\./, '');
+  const path = keys
+    .map((k) => (typeof k === 'number' ? `[${k}]` : `.${clipText(String(k))}`))
+    .join('')
+    .replace(/^\./, '');
+  if (path.length <= MAX_PATH_CHARS) return path;
+  return `${path.slice(0, MAX_PATH_CHARS / 2)}…${path.slice(path.length - MAX_PATH_CHARS / 2 + 1)}`;
 }
 
 /**
- * Describes a parsed value for the "found …" part of a message: strings quoted, numbers as
- * YAML spells the odd ones (`.nan`, `.inf`), `null` as "an empty value", `undefined` as "nothing".
+ * Describes a parsed value for the "found …" part of a message: strings quoted (and cut,
+ * see `quoted` in ./yaml-bounds.ts), numbers as YAML spells the odd ones (`.nan`, `.inf`), `null` as "an
+ * empty value", `undefined` as "nothing".
  */
 export function describeValue(value: unknown): string {
   if (value === undefined) return 'nothing';
   if (value === null) return 'an empty value';
-  if (typeof value === 'string') return JSON.stringify(value.length > 60 ? `${value.slice(0, 57)}...` : value);
+  if (typeof value === 'string') return quoted(value);
   if (typeof value === 'number') {
     if (Number.isNaN(value)) return '.nan';
     if (!Number.isFinite(value)) return value > 0 ? '.inf' : '-.inf';
@@ -76,15 +92,22 @@ function editDistance(a: string, b: string): number {
   return d[a.length]![b.length]!;
 }
 
+/** Longest word {@link nearestKey} looks for a misspelling of (names are short; the distance costs length²). */
+const MAX_SUGGEST_CHARS = 64;
+
 /**
  * The candidate closest to `word` (case-insensitive edit distance with adjacent swaps), when
  * it is close enough to be a likely misspelling: at most one edit per four characters (at
- * least one). `undefined` when nothing is that close.
+ * least one). `undefined` when nothing is that close, or `word` is longer than
+ * {@link MAX_SUGGEST_CHARS} (a 100 KB key is no misspelling, and a suggestion is at most
+ * a quarter longer than the word).
  */
 export function nearestKey(word: string, candidates: readonly string[]): string | undefined {
+  if (word.length > MAX_SUGGEST_CHARS) return undefined;
   const allowed = Math.max(1, Math.floor(word.length / 4));
   let best: { key: string; distance: number } | undefined;
   for (const key of candidates) {
+    if (Math.abs(key.length - word.length) > allowed) continue;
     const distance = editDistance(word.toLowerCase(), key.toLowerCase());
     if (distance <= allowed && (!best || distance < best.distance)) best = { key, distance };
   }
@@ -184,47 +207,81 @@ function sourceOf(scalar: Scalar): string {
   return (scalar as Scalar & { source?: string }).source ?? String(scalar.value);
 }
 
-/** Problems found on the tree: forbidden or non-scalar keys, leading zeros, runaway aliases. */
+/** `expected …` of every nesting error: the limit and why it exists. */
+const DEPTH_EXPECTED = `expected at most ${MAX_YAML_DEPTH} levels of nesting`;
+
+/**
+ * Problems found on the tree: forbidden or non-scalar keys, leading zeros, runaway aliases,
+ * nesting deeper than {@link MAX_YAML_DEPTH} once aliases are expanded (a chain of aliases
+ * nests as deep as the anchors it goes through).
+ */
 function treeProblems(doc: Document, lines: LineCounter, file: string): ConfigError[] {
   const problems: ConfigError[] = [];
-  const sizes = new Map<Node, number>();
+  const sizes = new Map<Node, { size: number; height: number }>();
   const inProgress = new Set<Node>();
   let expansion = 0;
   let expansionReported = false;
+  let depthReported = false;
 
-  /** Nodes a node stands for once every alias in it is expanded. */
-  const sizeOf = (node: unknown): number => {
+  /** Nodes a node stands for once every alias in it is expanded, and the levels of collections it nests. */
+  const measure = (node: unknown): { size: number; height: number } => {
     if (isAlias(node)) {
       const target = node.resolve(doc);
-      return target ? sizeOf(target) : 1;
+      return target ? measure(target) : { size: 1, height: 0 };
     }
-    if (!isNode(node)) return isPair(node) ? sizeOf(node.key) + sizeOf(node.value) : 0;
+    if (isPair(node)) {
+      const key = measure(node.key);
+      const value = measure(node.value);
+      return { size: key.size + value.size, height: Math.max(key.height, value.height) };
+    }
+    if (!isNode(node)) return { size: 0, height: 0 };
     const memo = sizes.get(node);
     if (memo !== undefined) return memo;
-    if (inProgress.has(node)) return Infinity;
+    if (inProgress.has(node)) return { size: Infinity, height: Infinity };
     inProgress.add(node);
-    let size = 1;
-    if (isCollection(node)) for (const item of node.items) size += sizeOf(item);
+    const result = { size: 1, height: 0 };
+    if (isCollection(node)) {
+      for (const item of node.items) {
+        const inner = measure(item);
+        result.size += inner.size;
+        result.height = Math.max(result.height, inner.height);
+      }
+      result.height += 1;
+    }
     inProgress.delete(node);
-    sizes.set(node, size);
-    return size;
+    sizes.set(node, result);
+    return result;
   };
 
-  const walk = (node: unknown, keys: PropertyKey[]): void => {
+  const tooDeep = (keys: PropertyKey[], node: Node, found: string) => {
+    if (depthReported) return;
+    depthReported = true;
+    problems.push(new ConfigError(file, dottedPath(keys), `${DEPTH_EXPECTED}, found ${found}`, node.range ? at(lines, node.range[0]) : undefined));
+  };
+
+  /** `depth`: the levels of collections that hold `node`. */
+  const walk = (node: unknown, keys: PropertyKey[], depth: number): void => {
     if (isAlias(node)) {
       const target = node.resolve(doc);
-      expansion += target ? sizeOf(target) : 0;
+      const { size, height } = target ? measure(target) : { size: 0, height: 0 };
+      expansion += size;
       if (!expansionReported && expansion > MAX_ALIAS_EXPANSION) {
         expansionReported = true;
         problems.push(
           new ConfigError(
             file,
             dottedPath(keys),
-            `expected aliases to expand to at most ${MAX_ALIAS_EXPANSION} nodes, found *${node.source} taking the document past it (alias expansion is bounded)`,
+            `expected aliases to expand to at most ${MAX_ALIAS_EXPANSION} nodes, found *${clipText(node.source)} taking the document past it (alias expansion is bounded)`,
             node.range ? at(lines, node.range[0]) : undefined,
           ),
         );
+      } else if (depth + height > MAX_YAML_DEPTH) {
+        tooDeep(keys, node, `*${clipText(node.source)} nesting the document ${height === Infinity ? 'inside itself' : `${depth + height} levels deep`}`);
       }
+      return;
+    }
+    if (isCollection(node) && depth + 1 > MAX_YAML_DEPTH) {
+      tooDeep(keys, node, 'deeper nesting here');
       return;
     }
     if (isMap(node)) {
@@ -241,50 +298,61 @@ function treeProblems(doc: Document, lines: LineCounter, file: string): ConfigEr
           problems.push(new ConfigError(file, dottedPath(path), 'this key name is not allowed', positionOf(doc, lines, path)));
           continue;
         }
-        walk(pair.value, path);
+        walk(pair.value, path, depth + 1);
       }
       return;
     }
     if (isSeq(node)) {
-      node.items.forEach((item, index) => walk(item, [...keys, index]));
+      node.items.forEach((item, index) => walk(item, [...keys, index], depth + 1));
       return;
     }
     if (isScalar(node) && typeof node.value === 'number' && node.type === Scalar.PLAIN && LEADING_ZERO.test(sourceOf(node))) {
-      const source = sourceOf(node);
+      const source = clipText(sourceOf(node));
+      const value = clipText(String(node.value));
       problems.push(
         new ConfigError(
           file,
           dottedPath(keys),
-          `expected a number without leading zeros, found ${source} (YAML 1.2 reads it as ${node.value}, YAML 1.1 as octal; write ${node.value})`,
+          `expected a number without leading zeros, found ${source} (YAML 1.2 reads it as ${value}, YAML 1.1 as octal; write ${value})`,
           node.range ? at(lines, node.range[0]) : undefined,
         ),
       );
     }
   };
-  walk(doc.contents, []);
+  walk(doc.contents, [], 0);
   return problems;
 }
 
 // ---------------------------------------------------------------------------------------
 // YAML parser errors and warnings
 
+/** Most characters of a message of the YAML parser an error repeats (some quote the source). */
+const MAX_PARSER_MESSAGE_CHARS = 160;
+
 function describeYamlProblem(doc: Document, lines: LineCounter, source: string, problem: YAMLError, file: string): ConfigError {
   const offset = problem.pos[0];
   const keys = pathAtOffset(doc, offset);
-  const first = problem.message.split('\n')[0] ?? problem.message;
+  const first = clipText(problem.message.split('\n')[0] ?? problem.message, MAX_PARSER_MESSAGE_CHARS);
   let message: string;
   switch (problem.code) {
     case 'DUPLICATE_KEY': {
       const name = keys[keys.length - 1];
       const earlier = locate(doc, keys).key;
       const where = earlier?.range && earlier.range[0] !== offset ? ` at ${at(lines, earlier.range[0])}` : '';
-      message = `${first}: expected "${String(name)}" once, found it again (first${where})`;
+      message = `${first}: expected ${quoted(String(name))} once, found it again (first${where})`;
       break;
     }
+    case 'MULTIPLE_DOCS':
+      return new ConfigError(
+        file,
+        null,
+        'expected one YAML document, found a second one starting here (a line --- or ... ends the first; loopdeck reads a single document, so remove the separator or split the file)',
+        at(lines, offset),
+      );
     case 'TAG_RESOLVE_FAILED': {
-      const tag = /^!\S*/.exec(source.slice(offset))?.[0];
+      const tag = /^!\S*/.exec(source.slice(offset, offset + 1024))?.[0];
       message = tag
-        ? `expected a plain YAML value, found the tag ${tag} (loop.yaml takes no tags: remove it)`
+        ? `expected a plain YAML value, found the tag ${clipText(tag)} (loop.yaml takes no tags: remove it)`
         : `expected a plain YAML value: ${first}`;
       break;
     }
@@ -392,7 +460,7 @@ type RawIssue = z.core.$ZodRawIssue;
 function foundAt(doc: Document, keys: Keys, input: unknown): string {
   const { node, found } = locate(doc, keys);
   if (found && isScalar(node) && node.type === Scalar.PLAIN && typeof node.value !== 'string' && node.value !== null) {
-    return sourceOf(node);
+    return clipText(sourceOf(node));
   }
   return describeValue(input);
 }
@@ -444,7 +512,7 @@ function issueErrors(doc: Document, lines: LineCounter, schema: z.ZodType, raw: 
   const unknownKey = (mapping: Keys, name: string, allowed: readonly string[]): ConfigError => {
     const keys = [...mapping, name];
     const near = nearestKey(name, allowed);
-    const message = `unknown key "${name}"${near ? `; did you mean "${near}"?` : ''}`;
+    const message = `unknown key ${quoted(name)}${near ? `; did you mean "${near}"?` : ''}`;
     return new ConfigError(file, dottedPath(keys), message, positionOf(doc, lines, keys));
   };
   return issues.flatMap((issue) => {
@@ -471,24 +539,50 @@ function issueErrors(doc: Document, lines: LineCounter, schema: z.ZodType, raw: 
 /**
  * Parses YAML safely and validates it with a zod schema.
  *
- * Only YAML 1.2 is read. Syntax errors, duplicate keys and warnings (unknown tags) are
- * errors and never printed; `__proto__`, `constructor` and `prototype` keys, keys that are
- * not scalars, numbers with leading zeros and alias expansion past
- * {@link MAX_ALIAS_EXPANSION} nodes are refused before the document becomes an object.
- * Unknown keys name the nearest allowed key; type errors say what was found.
+ * Only YAML 1.2 is read, one document per file (a second one after `---` is an error, not
+ * ignored). Nesting deeper than {@link MAX_YAML_DEPTH} levels is refused from the text before
+ * the parser runs (the parser recurses per level), and again on the tree once aliases are
+ * expanded. Syntax errors, duplicate keys and warnings (unknown tags) are errors and never
+ * printed; `__proto__`, `constructor` and `prototype` keys, keys that are not scalars,
+ * numbers with leading zeros and alias expansion past {@link MAX_ALIAS_EXPANSION} nodes are
+ * refused before the document becomes an object. Unknown keys name the nearest allowed key;
+ * type errors say what was found. Keys and values quoted in errors are cut to a bounded length.
  *
  * @param file the name used in every error
  * @throws ConfigErrors with one ConfigError per problem: file, YAML path, `line:column`,
  *   what was expected and what was found
  */
 export function parseYamlWith<S extends z.ZodType>(schema: S, source: string, file: string): z.output<S> {
+  const nesting = measureNesting(source, MAX_YAML_DEPTH);
+  if (nesting.depth > MAX_YAML_DEPTH) throw new ConfigErrors([nestingError(source, nesting.offset, file, 'deeper nesting here')]);
+  try {
+    return parseChecked(schema, source, file);
+  } catch (error) {
+    // The text check counts the constructs that nest; should the parser still run out of
+    // stack on some other shape, that is the same limit, not a crash.
+    if (!isStackOverflow(error)) throw error;
+    throw new ConfigErrors([nestingError(source, measureNesting(source).offset, file, 'nesting too deep for the parser to read')]);
+  }
+}
+
+/** The error of a document nested past {@link MAX_YAML_DEPTH}, placed at `offset`. */
+function nestingError(source: string, offset: number, file: string, found: string): ConfigError {
+  const before = source.slice(0, offset);
+  const line = before.split('\n').length;
+  const column = offset - (before.lastIndexOf('\n') + 1) + 1;
+  return new ConfigError(file, null, `${DEPTH_EXPECTED}, found ${found} (the limit keeps the parser within its stack)`, `${line}:${column}`);
+}
+
+function parseChecked<S extends z.ZodType>(schema: S, source: string, file: string): z.output<S> {
   const lines = new LineCounter();
   const doc = parseDocument(source, {
     lineCounter: lines,
     uniqueKeys: true,
     strict: true,
     prettyErrors: false,
-    logLevel: 'silent',
+    // Any level but 'silent' reports a second document (MULTIPLE_DOCS) instead of dropping
+    // it; parseDocument itself never prints (only yaml's parse() logs warnings).
+    logLevel: 'error',
     version: '1.2',
   });
   const problems = [...doc.errors, ...doc.warnings];
@@ -511,7 +605,7 @@ export function parseYamlWith<S extends z.ZodType>(schema: S, source: string, fi
   } catch (error) {
     const offset = source.search(/\*[^\s,\]}]/);
     throw new ConfigErrors([
-      new ConfigError(file, null, `cannot expand the document: ${(error as Error).message}`, offset >= 0 ? at(lines, offset) : undefined),
+      new ConfigError(file, null, `cannot expand the document: ${clipText((error as Error).message, MAX_PARSER_MESSAGE_CHARS)}`, offset >= 0 ? at(lines, offset) : undefined),
     ]);
   }
   const parsed = schema.safeParse(raw ?? {}, { error: (issue) => issueMessage(doc, issue) });

@@ -1,6 +1,7 @@
 import type { Answerer } from '../engine/drive.js';
 import { formatDuration } from '../engine/duration.js';
 import { describeError } from '../engine/errors.js';
+import { safeTimeout, type SafeTimer } from '../engine/timer.js';
 import type { BudgetDimension } from '../engine/types.js';
 import type { ResumePayload, Session } from '../engine/session.js';
 import type { ConsoleController } from './context.js';
@@ -30,12 +31,12 @@ export interface LiveConsoleOptions {
 export function createLiveConsole(options: LiveConsoleOptions): { controller: ConsoleController; answerer: Answerer; dispose: () => void } {
   const { session, store, approvalTimeoutSeconds } = options;
   const now = options.now ?? Date.now;
-  let waiting: { seq: number; resolve: (payload: ResumePayload) => void; timer: NodeJS.Timeout | null } | null = null;
+  let waiting: { seq: number; resolve: (payload: ResumePayload) => void; timer: SafeTimer | null } | null = null;
 
   const settle = (payload: ResumePayload, seq: number): void => {
     if (!waiting || waiting.seq !== seq) return;
     const { resolve, timer } = waiting;
-    if (timer) clearTimeout(timer);
+    timer?.cancel();
     waiting = null;
     store.getState().setApprovalDeadline(null);
     resolve(payload);
@@ -52,17 +53,17 @@ export function createLiveConsole(options: LiveConsoleOptions): { controller: Co
   const answerer: Answerer = (y) =>
     new Promise<ResumePayload>((resolve) => {
       const seq = session.snapshot.pending?.seq ?? -1;
-      let timer: NodeJS.Timeout | null = null;
+      let timer: SafeTimer | null = null;
       if (y.kind === 'tool' && approvalTimeoutSeconds !== null) {
         const ms = approvalTimeoutSeconds * 1000;
         store.getState().setApprovalDeadline(now() + ms);
-        timer = setTimeout(() => settle({ decision: 'deny', note: `no answer within ${formatDuration(approvalTimeoutSeconds)}` }, seq), ms);
+        timer = safeTimeout(() => settle({ decision: 'deny', note: `no answer within ${formatDuration(approvalTimeoutSeconds)}` }, seq), ms);
       }
       waiting = { seq, resolve, timer };
     });
 
   const dispose = () => {
-    if (waiting?.timer) clearTimeout(waiting.timer);
+    waiting?.timer?.cancel();
     waiting = null;
   };
   return { controller, answerer, dispose };

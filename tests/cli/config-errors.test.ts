@@ -218,3 +218,94 @@ describe('loopdeck validate', () => {
     expect(JSON.parse(result.stdout).stagnation).toEqual({ checkpoints_without_observed_progress: 2, on_detect: 'pause' });
   });
 });
+
+/** A key, value or nesting `n` deep, as the hostile inputs of the size bounds use them. */
+const deep = {
+  flow: (n: number) => `x: ${'['.repeat(n)}${']'.repeat(n)}\n`,
+  compact: (n: number) => `x:\n  ${'- '.repeat(n)}y\n`,
+  flowMaps: (n: number) => `x: ${'{a: '.repeat(n)}1${'}'.repeat(n)}\n`,
+  aliasChain: (n: number) => ['c0: &a0 [x]', ...Array.from({ length: n }, (_, i) => `c${i + 1}: &a${i + 1} [*a${i}]`)].join('\n') + '\n',
+};
+const LONG = 100_000;
+const DEPTH_LIMIT = 'expected at most 64 levels of nesting, found deeper nesting here (the limit keeps the parser within its stack)';
+const TIMER_LIMIT = 'expected a duration of at most 576h (24 days, the longest timer loopdeck can keep)';
+
+/** [kind, file content, the error after `<file>:`] */
+const BOUND_CASES: Array<[string, string, string]> = [
+  ['a 597h timeout (past Node timers)', `${BASE}tools:\n  shell_timeout: 597h\n`, `12:18: tools.shell_timeout: ${TIMER_LIMIT}, found "597h"`],
+  ['a 600h approval timeout', `${BASE}approval:\n  timeout: 600h\n`, `12:12: approval.timeout: ${TIMER_LIMIT}, found "600h"`],
+  ['a 10000-day hook timeout', `${BASE}hook_timeout: 240000h\n`, `11:15: hook_timeout: ${TIMER_LIMIT}, found "240000h"`],
+  ['10000d (no day unit)', `${BASE}hook_timeout: 10000d\n`, '11:15: hook_timeout: expected a duration like 90s, 10m or 1h30m, found "10000d"'],
+  ['a negative duration', BASE.replace('  - command: node --test\n', '  - command: node --test\n    timeout: -5s\n'), '11:14: verify[0].timeout: expected a duration like 90s, 10m or 1h30m, found "-5s"'],
+  [
+    'a 400-digit hour count (Infinity seconds)',
+    `${BASE}observe:\n  - name: tests\n    command: node --test\n    parser: tap\n    timeout: ${'9'.repeat(400)}h\n`,
+    `15:14: observe[0].timeout: ${TIMER_LIMIT}, found "${'9'.repeat(80)}…" (401 characters)`,
+  ],
+  ['a 10000-day wall clock budget', `${BASE}budget:\n  max_wall_clock: 240000h\n`, '12:19: budget.max_wall_clock: expected a duration of at most 8760h (365 days), found "240000h"'],
+  ['max_iterations: 1e400 (Infinity)', `${BASE}budget:\n  max_iterations: 1e400\n`, '12:19: budget.max_iterations: expected a positive integer or "unlimited", found .inf'],
+  ['max_cost_usd: 1e400 (Infinity)', `${BASE}budget:\n  max_cost_usd: 1e400\n`, '12:17: budget.max_cost_usd: expected a positive number or "unlimited", found .inf'],
+  ['a 1 GB output limit', `${BASE}tools:\n  output_limit_bytes: 1000000000\n`, '12:23: tools.output_limit_bytes: expected at most 16777216 bytes (16 MiB: output is kept in memory), found 1000000000'],
+  ['50,000-deep flow sequences', `${BASE}${deep.flow(50_000)}`, `11:66: ${DEPTH_LIMIT}`],
+  ['30,000-deep flow mappings', `${BASE}${deep.flowMaps(30_000)}`, `11:252: ${DEPTH_LIMIT}`],
+  ['50,000-deep block sequences on one line', `${BASE}${deep.compact(50_000)}`, `12:127: ${DEPTH_LIMIT}`],
+  ['an alias chain nesting past the limit', `${BASE}${deep.aliasChain(70)}`, '74:12: c63[0]: expected at most 64 levels of nesting, found *a62 nesting the document 65 levels deep'],
+  ['a second document', `${BASE}---\ngoal:\n  objective: something else\n`, '11:1: expected one YAML document, found a second one starting here (a line --- or ... ends the first; loopdeck reads a single document, so remove the separator or split the file)'],
+  ['a second document after ...', `${BASE}...\npattern: reflexion\n`, '12:1: expected one YAML document, found a second one starting here (a line --- or ... ends the first; loopdeck reads a single document, so remove the separator or split the file)'],
+  ['a 100 KB key', `${BASE}"${'k'.repeat(LONG)}": 1\n`, `11:1: ${'k'.repeat(80)}… (100000 characters): invalid YAML: The : indicator must be at most 1024 chars after the start of an implicit block mapping key`],
+  ['a 1,000-character unknown key', `${BASE}${'k'.repeat(1000)}: 1\n`, `11:1003: ${'k'.repeat(80)}… (1000 characters): unknown key "${'k'.repeat(80)}…" (1000 characters)`],
+  ['a 100 KB value in an enum field', `${BASE}pattern: ${'r'.repeat(LONG)}\n`, `11:10: pattern: expected one of react, plan-and-execute, reflexion, auto, found "${'r'.repeat(80)}…" (100000 characters)`],
+  ['a 100 KB hook name (no suggestion for it)', `${BASE}hooks: [${'approval-gat'.repeat(LONG / 10)}]\n`, `11:9: hooks[0]: expected a built-in hook (approval-gate, destructive-deny, trace-writer) or { name, topic, command }, found "${'approval-gat'.repeat(7).slice(0, 80)}…" (120000 characters)`],
+];
+
+describe('sizes and depths have bounds: each error names the file, the line and the limit, never a stack trace', () => {
+  let cwd: string;
+  beforeEach(() => {
+    cwd = mkdtempSync(path.join(os.tmpdir(), 'loopdeck-bounds-'));
+  });
+  afterEach(() => rmSync(cwd, { recursive: true, force: true }));
+
+  it.each(BOUND_CASES)('%s', async (_kind, content, error) => {
+    const file = path.join(cwd, 'loop.yaml');
+    writeFileSync(file, content);
+    const result = await execa('node', [cli, 'validate', file], { cwd, reject: false });
+    expect(result.exitCode).toBe(1);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toBe(`loopdeck: invalid config\n${file}:${error}`);
+  });
+
+  it('a file with thousands of errors lists the first 20 and counts the rest', async () => {
+    const file = path.join(cwd, 'loop.yaml');
+    writeFileSync(file, `${BASE}${Array.from({ length: 3000 }, (_, i) => `unknown_${i}: 1`).join('\n')}\n`);
+    const result = await execa('node', [cli, 'validate', file], { cwd, reject: false });
+    expect(result.exitCode).toBe(1);
+    const lines = result.stderr.split('\n');
+    expect(lines).toHaveLength(22);
+    expect(lines[1]).toBe(`${file}:11:12: unknown_0: unknown key "unknown_0"`);
+    expect(lines[21]).toBe('(and 2980 more errors)');
+  });
+
+  it('a transcript nested 1,400 levels by indentation (under its 1 MiB cap) is refused before the parser runs out of stack', async () => {
+    const file = path.join(cwd, 'loop.yaml');
+    const script = path.join(cwd, 'script.yaml');
+    writeFileSync(file, BASE.replace(/script: .*/, 'script: script.yaml'));
+    writeFileSync(script, Array.from({ length: 1400 }, (_, i) => `${' '.repeat(i)}a:`).join('\n') + ' 1\n');
+    const result = await execa('node', [cli, 'run', '--headless', '--config', file], { cwd, reject: false });
+    expect(result.exitCode).toBe(1);
+    expect(result.stderr).toBe(`loopdeck: invalid config\n${script}:64:65: ${DEPTH_LIMIT}`);
+    expect(existsSync(path.join(cwd, '.loopdeck', 'runs'))).toBe(false);
+  });
+
+  it('a checkpoint file for loopdeck check nested 50,000 deep gets the same error', async () => {
+    const dir = path.join(cwd, 'checkpoints');
+    mkdirSync(dir);
+    writeFileSync(path.join(cwd, 'loop.yaml'), BASE);
+    const checkpoint = path.join(dir, '001.json');
+    writeFileSync(checkpoint, `{"iteration": 1, "observed": {}, "x": ${'['.repeat(50_000)}${']'.repeat(50_000)}}`);
+    const result = await execa('node', [cli, 'check', dir, '--config', path.join(cwd, 'loop.yaml')], { cwd, reject: false });
+    expect(result.exitCode).toBe(1);
+    expect(result.stderr).toContain(`${checkpoint}:1:`);
+    expect(result.stderr).toContain('expected at most 64 levels of nesting');
+    expect(result.stderr).not.toMatch(/^\s+at /m);
+  });
+});

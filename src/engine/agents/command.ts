@@ -9,6 +9,7 @@ import { renderGoalForAgent } from '../goal.js';
 import { childEnv, HeadTail } from '../process.js';
 import { tailText } from '../redact.js';
 import { envValue } from '../secrets.js';
+import { safeTimeout } from '../timer.js';
 import type { AgentTurn, Goal } from '../types.js';
 import type { Agent, AgentContext, AgentMessage } from './agent.js';
 
@@ -148,7 +149,7 @@ export class CommandAgent implements Agent {
       killGroup(child.pid, 'SIGTERM');
       killTimer ??= setTimeout(() => killGroup(child.pid, 'SIGKILL'), options.graceMs ?? 2000);
     };
-    const timer = setTimeout(() => stop('timeout'), options.timeoutSeconds * 1000);
+    const timer = safeTimeout(() => stop('timeout'), options.timeoutSeconds * 1000);
     const onAbort = () => stop('abort');
     // Processes left behind by a command that exited hold its pipes open: once the grace
     // period has passed after its exit, the rest of its group is killed.
@@ -168,7 +169,7 @@ export class CommandAgent implements Agent {
     child.stderr?.setEncoding('utf8');
     child.stderr?.on('data', (chunk: string) => stderr.push(chunk));
     const result = await child;
-    clearTimeout(timer);
+    timer.cancel();
     if (leftoverTimer) clearTimeout(leftoverTimer);
     if (killTimer) clearTimeout(killTimer);
     context.signal?.removeEventListener('abort', onAbort);

@@ -23,6 +23,7 @@ import { z } from 'zod';
 import { AgentError, ConfigError, ConfigErrors, describeError } from '../errors.js';
 import { envValue } from '../secrets.js';
 import { renderGoalForAgent } from '../goal.js';
+import { clampTimerMs } from '../timer.js';
 import type { AgentTurn, Goal, ReportedClaims, TokenUsage, ToolCall } from '../types.js';
 import type { Agent, AgentContext, AgentMessage } from './agent.js';
 
@@ -312,7 +313,7 @@ export class OpenAIAgent implements Agent {
       apiKey: apiKey || 'no-key',
       ...(baseURL ? { baseURL } : {}),
       maxRetries: this.maxRetries,
-      ...(options.timeoutMs !== undefined ? { timeout: options.timeoutMs } : {}),
+      ...(options.timeoutMs !== undefined ? { timeout: clampTimerMs(options.timeoutMs) } : {}),
       fetch: (input, init) => this.fetchReportingRetries(input, init),
     });
   }
