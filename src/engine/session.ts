@@ -152,6 +152,8 @@ export class Session {
   private live = false;
   private pattern: Pattern;
   private readonly redact: Redactor;
+  /** The tool calls of the last turn as the agent sent them (the folded state holds them redacted). */
+  private turnCalls: ToolCall[] = [];
 
   constructor(private readonly options: SessionOptions) {
     this.clock = options.clock ?? Date.now;
@@ -643,6 +645,8 @@ export class Session {
       this.request = { count: history.length, hash: requestHash, chars: historyChars };
       const cost = costOf(response.usage, this.options.policy.pricing);
       const requestChars = goal.length + historyChars;
+      // The log gets the turn redacted; the calls run as the agent sent them.
+      this.turnCalls = structuredClone(response.tool_calls);
       this.emit('model.call', {
         turn,
         request_hash: requestHash,
@@ -653,7 +657,7 @@ export class Session {
         long_session_chars: requestChars + this.state.earlierLapsChars,
       });
     }
-    const call = this.state.queued[0];
+    const call = this.unredacted(this.state.queued[0]);
     if (!call) {
       const thought = this.state.thought ?? undefined;
       this.emit('step.end', { step, outcome: 'ok', ...(thought ? { thought } : {}) });
@@ -682,6 +686,18 @@ export class Session {
     this.go('AWAITING_TOOL');
     yield* this.decideAndRun(payload.call, ask, reason);
     this.go('REFLECTING');
+  }
+
+  /**
+   * The queued call as the agent sent it: events (and so the folded state) carry tool calls
+   * redacted, but approval, hooks and the tool must see what the agent asked for, or a
+   * secret-looking word in the arguments would be run as `[REDACTED]`. A call recorded
+   * before a restart is known only as logged.
+   */
+  private unredacted(queued: ToolCall | undefined): ToolCall | undefined {
+    if (!queued) return undefined;
+    const raw = this.turnCalls[this.turnCalls.length - this.state.queued.length];
+    return raw && raw.id === queued.id && raw.name === queued.name ? structuredClone(raw) : queued;
   }
 
   /** AWAITING_TOOL: the decision (the operator's when asked, else the policy's), then the tool. */
