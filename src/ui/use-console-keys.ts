@@ -2,6 +2,7 @@ import { useEffect, useRef } from 'react';
 import { BUDGET_COMMAND_NAMES } from '../engine/types.js';
 import { alwaysAllowChoices } from '../hooks/always-allow.js';
 import { candidates, complete } from './commands.js';
+import { parseOperatorCommand, performOperatorCommand } from '../engine/operator-command.js';
 import { eventRows } from './EventDetail.js';
 import { helpRows } from './HelpOverlay.js';
 import { useConsole, useConsoleOptions, useConsoleStore, useController, type ConsoleController } from './context.js';
@@ -248,18 +249,20 @@ export function createCommands(store: ConsoleStore, controller: ConsoleControlle
     const trimmed = line.trim();
     setView({ history: remember(s.view.history, line), completions: [], highlight: 0 });
     if (trimmed === '') return setView({ input: null, line: EMPTY_LINE });
-    if (trimmed === '/help') {
-      return setView({ input: null, line: EMPTY_LINE, overlay: 'help', scroll: 0 });
-    }
+    const parsed = parseOperatorCommand(trimmed);
+    if (!parsed.ok) return notice(false, parsed.message);
+    const command = parsed.command;
+    if (command.kind === 'help') return setView({ input: null, line: EMPTY_LINE, overlay: 'help', scroll: 0 });
     setView({ busy: true });
-    void controller.command(line).then(
+    void performOperatorCommand(controller, command).then(
       (result) => {
         notice(result.ok, result.message);
         setView(result.ok ? { busy: false, input: null, line: EMPTY_LINE } : { busy: false });
+        if (!result.ok || command.kind !== 'stop') return;
         // `/stop` takes effect at the next safe point; a pause waiting now is that point.
-        if (result.ok && /^\/stop(\s|$)/.test(trimmed)) answerPause({ action: 'stop', note: 'the operator stopped the run from the command bar' });
+        if (!command.abort) answerPause({ action: 'stop', note: 'the operator stopped the run from the command bar' });
         // `/stop --abort` does not wait: a tool call waiting for its answer is denied now.
-        if (result.ok && trimmed === '/stop --abort') answerTool({ decision: 'deny', note: 'the operator aborted the run (/stop --abort)' });
+        else answerTool({ decision: 'deny', note: 'the operator aborted the run (/stop --abort)' });
       },
       (error: unknown) => {
         notice(false, String(error));
