@@ -188,7 +188,10 @@ function mount(c: Console, columns = COLUMNS, rows = ROWS): Mounted {
   const ink = { count: 0, ms: 0 };
   const controller = {
     answer: () => undefined,
-    command: async () => ({ ok: false, message: 'bench: no commands' }),
+    goalStatus: () => ({ ok: false, message: 'bench: no commands' }),
+    reviseGoal: async () => ({ ok: false, message: 'bench: no commands' }),
+    extendBudget: () => ({ ok: false, message: 'bench: no commands' }),
+    stop: () => ({ ok: false, message: 'bench: no commands' }),
     quit: () => undefined,
   };
   const app = React.createElement(

@@ -125,7 +125,7 @@ export function buildProgram(): Command {
         // The reader went away (e.g. `| head`): stop streaming and stop the run at the next safe point.
         unsubscribe();
         printError('loopdeck: stdout was closed; stopping the run at the next safe point (the log is kept)');
-        void prepared.session.command('/stop');
+        prepared.session.stop({ abort: false });
       });
       const { drive, headlessAnswerer, exitCodeFor } = await import('./engine/drive.js');
       const outcome = await drive(start(), headlessAnswerer({ approve: options.approve, onPause: options.onPause }));

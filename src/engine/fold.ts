@@ -107,6 +107,11 @@ export interface SessionState {
   /** Fresh laps: the current lap (0 when laps are off) and the cap. */
   lap: number;
   maxLaps: number | null;
+  /**
+   * The hand-over file the current lap started from, as `lap.start` carried it (untrusted:
+   * the agent wrote it); `''` when there was none yet; `null` before the first lap.
+   */
+  lapProgress: string | null;
   /** Laps in a row that ended in an error. */
   lapFailures: number;
   /**
@@ -178,6 +183,7 @@ export const INITIAL_STATE: SessionState = {
   history: [],
   lap: 0,
   maxLaps: null,
+  lapProgress: null,
   lapFailures: 0,
   unchangedSteps: 'unknown',
   lapCommits: 'unknown',
@@ -403,6 +409,7 @@ export function reduce(s: SessionState, e: LoopEvent): void {
     case 'lap.start':
       s.lap = e.data.lap;
       s.maxLaps = e.data.max_laps;
+      s.lapProgress = e.data.progress ?? '';
       s.earlierLapsChars += JSON.stringify(s.history).length;
       s.history = [
         {

@@ -5,7 +5,8 @@ import { evaluateCheckpoint, type ProgressPolicy } from './checkpoint.js';
 import { AgentError, describeError, InvariantError, ResumeError, SessionStateError, ToolError } from './errors.js';
 import { assertEventType, SCHEMA_VERSION, type EventDataMap, type EventType, type GoalRevision, type LoopEvent } from './events.js';
 import { activeSeconds, draftOf, fold, INITIAL_STATE, reduce, type SessionState } from './fold.js';
-import { fallbackReconciliation, parseGoalCommand, reviseGoal, type GoalDirective } from './goal.js';
+import { fallbackReconciliation, reviseGoal, type GoalDirective } from './goal.js';
+import { BUDGET_NAMES_LIST, incrementError, parseOperatorCommand, performOperatorCommand, type CommandResult } from './operator-command.js';
 import { HookRegistry, type HookPayloads, type HookTopic } from './hooks.js';
 import { transition, type DoneReason, type LoopState } from './machine.js';
 import { observe } from './observe.js';
@@ -13,8 +14,7 @@ import { resolvePattern, type Pattern } from './patterns.js';
 import { createRedactor, type Redactor } from './redact.js';
 import type { LoopPolicy } from './policy.js';
 import { runTool } from './tools.js';
-import { BUDGET_COMMAND_NAMES, BUDGET_DIMENSIONS, type AgentTurn, type Goal, type ToolCall, type ToolResult } from './types.js';
-import { parseDuration } from './duration.js';
+import { BUDGET_COMMAND_NAMES, BUDGET_DIMENSIONS, type AgentTurn, type BudgetDimension, type Goal, type ToolCall, type ToolResult } from './types.js';
 import { runVerify } from './verify.js';
 import { recordAbort, stashSummary } from './abort.js';
 import { gitSnapshot, isGitWorkTree, type GitSnapshot } from './git-progress.js';
@@ -273,49 +273,67 @@ export class Session {
   }
 
   /**
-   * Applies an operator's command-bar line (`/goal ...`, `/budget <dimension> +N`). Only
-   * the operator calls this: text from the agent or a tool never reaches it.
+   * Applies an operator's command-bar line (`/goal ...`, `/budget <dimension> +N`, `/stop`),
+   * parsed by {@link parseOperatorCommand}, the grammar the console's command bar uses.
+   * Only the operator calls this: text from the agent or a tool never reaches it.
    * @returns a line to show the operator; never throws for bad input
    */
-  async command(line: string): Promise<{ ok: boolean; message: string }> {
-    const trimmed = line.trim();
-    if (/^\/goal(\s|$)/.test(trimmed)) return this.goalCommand(trimmed);
-    if (/^\/budget(\s|$)/.test(trimmed)) {
-      const match = /^\/budget\s+(\S+)\s+\+\$?(\S+)$/.exec(trimmed);
-      if (!match) return { ok: false, message: `usage: /budget <${BUDGET_DIMENSIONS.map((d) => BUDGET_COMMAND_NAMES[d]).join('|')}> +N (wall_clock also +10m, +1h30m)` };
-      return this.extendBudget(match[1]!, match[2]!);
-    }
-    if (/^\/stop(\s|$)/.test(trimmed)) {
-      if (this.state.done) return { ok: false, message: 'the run is over' };
-      if (trimmed === '/stop') {
-        this.stopRequested = 'stop';
-        return { ok: true, message: 'stopping at the next safe point (answer any open prompt first)' };
-      }
-      if (trimmed === '/stop --abort') {
-        this.stopRequested = 'abort';
-        this.abort.abort();
-        return { ok: true, message: 'aborting: running tools are killed, a waiting tool call never runs, the workspace will be stashed and a failure report written' };
-      }
-      return { ok: false, message: 'usage: /stop (stop at the next safe point) or /stop --abort (kill tools, stash the workspace, write a failure report)' };
-    }
-    const word = trimmed.split(/\s/)[0] || '(empty)';
-    return { ok: false, message: `unknown command "${word}"; try /goal status, /goal add-constraint <text>, /goal redirect <text>, /budget <dimension> +N, /stop, /stop --abort` };
+  async command(line: string): Promise<CommandResult> {
+    const parsed = parseOperatorCommand(line);
+    return parsed.ok ? performOperatorCommand(this, parsed.command) : { ok: false, message: parsed.message };
   }
 
-  private async goalCommand(line: string): Promise<{ ok: boolean; message: string }> {
-    const parsed = parseGoalCommand(line);
+  /** The goal in one line (status, objective, counts, revision); not ok before the run starts. */
+  goalStatus(): CommandResult {
     const goal = this.state.goal;
-    if (parsed.kind === 'error') return { ok: false, message: parsed.message };
     if (!goal) return { ok: false, message: 'no goal yet: the run has not started' };
-    if (parsed.kind === 'status') {
-      return {
-        ok: true,
-        message: `${goal.status} · ${goal.objective} · ${goal.success_criteria.length} criteria · ${goal.constraints.length} constraints · revision ${goal.revision}`,
-      };
-    }
+    return {
+      ok: true,
+      message: `${goal.status} · ${goal.objective} · ${goal.success_criteria.length} criteria · ${goal.constraints.length} constraints · revision ${goal.revision}`,
+    };
+  }
+
+  /** The operator revises the goal (`/goal <directive> <text>`); not ok before the run starts or once it is over. */
+  async reviseGoal(directive: GoalDirective, text: string): Promise<CommandResult> {
+    if (!this.state.goal) return { ok: false, message: 'no goal yet: the run has not started' };
     if (this.state.done) return { ok: false, message: `the run is over (${this.state.done.reason}); the goal can no longer be revised` };
-    await this.revise(parsed.directive, parsed.text);
-    return { ok: true, message: `goal revised (${parsed.directive}): revision ${this.state.goal!.revision}` };
+    await this.revise(directive, text);
+    return { ok: true, message: `goal revised (${directive}): revision ${this.state.goal!.revision}` };
+  }
+
+  /**
+   * Raises a budget limit by `by` in the dimension's unit (a count, seconds, tokens, USD):
+   * records `budget.extended`. Not ok for an invalid increment, an unlimited dimension, or
+   * a run that is over.
+   */
+  extendBudget(dimension: BudgetDimension, by: number): CommandResult {
+    if (!BUDGET_DIMENSIONS.includes(dimension)) return { ok: false, message: `unknown budget dimension "${String(dimension)}"; valid: ${BUDGET_NAMES_LIST.join(', ')}` };
+    const invalid = incrementError(dimension, by);
+    if (invalid) return { ok: false, message: invalid };
+    if (this.state.done) return { ok: false, message: 'the run is over' };
+    const shown = BUDGET_COMMAND_NAMES[dimension];
+    const current = this.state.limits[dimension];
+    if (current === null) return { ok: false, message: `${shown} is unlimited` };
+    // A sum that overflows to Infinity would be logged as null, which means unlimited.
+    if (!Number.isFinite(current + by)) return { ok: false, message: `the ${shown} limit cannot grow past ${Number.MAX_VALUE}` };
+    this.emit('budget.extended', { dimension, limit: current + by, by });
+    return { ok: true, message: `${shown} limit raised to ${current + by}` };
+  }
+
+  /**
+   * The operator stops the run: at the next safe point, or with `abort` at once (running
+   * tools are killed, a waiting tool call never runs, the workspace is stashed and a
+   * failure report written). Not ok once the run is over.
+   */
+  stop({ abort }: { abort: boolean }): CommandResult {
+    if (this.state.done) return { ok: false, message: 'the run is over' };
+    if (!abort) {
+      this.stopRequested = 'stop';
+      return { ok: true, message: 'stopping at the next safe point (answer any open prompt first)' };
+    }
+    this.stopRequested = 'abort';
+    this.abort.abort();
+    return { ok: true, message: 'aborting: running tools are killed, a waiting tool call never runs, the workspace will be stashed and a failure report written' };
   }
 
   /**
@@ -337,29 +355,6 @@ export class Session {
       }
     }
     this.emit('goal.revised', { revision: { directive, text, reconciliation }, goal: next });
-  }
-
-  private extendBudget(name: string, increment: string): { ok: boolean; message: string } {
-    const dimension = BUDGET_DIMENSIONS.find((d) => d === name || BUDGET_COMMAND_NAMES[d] === name);
-    if (!dimension) {
-      return { ok: false, message: `unknown budget dimension "${name}"; valid: ${BUDGET_DIMENSIONS.map((d) => BUDGET_COMMAND_NAMES[d]).join(', ')}` };
-    }
-    // Turns, tool calls and tokens are counts: whole numbers, as in loop.yaml.
-    const counted = dimension === 'turns' || dimension === 'tool_calls' || dimension === 'tokens';
-    const number = counted ? /^\d+$/ : /^\d+(?:\.\d+)?$/;
-    const by = number.test(increment) ? Number(increment) : dimension === 'wall_clock_seconds' ? parseDuration(increment) : null;
-    const shown = BUDGET_COMMAND_NAMES[dimension];
-    // A 400-digit number or hour count reads as Infinity, which the log would store as null (unlimited).
-    if (by === null || !(by > 0) || !Number.isFinite(by)) {
-      const kind = counted ? 'a positive whole number' : dimension === 'wall_clock_seconds' ? 'a positive number in seconds or a duration such as 10m or 1h30m' : 'a positive number';
-      return { ok: false, message: `the ${shown} increment must be ${kind}, found "${increment}"` };
-    }
-    if (this.state.done) return { ok: false, message: 'the run is over' };
-    const current = this.state.limits[dimension];
-    if (current === null) return { ok: false, message: `${shown} is unlimited` };
-    if (!Number.isFinite(current + by)) return { ok: false, message: `the ${shown} limit cannot grow past ${Number.MAX_VALUE}` };
-    this.emit('budget.extended', { dimension, limit: current + by, by });
-    return { ok: true, message: `${shown} limit raised to ${current + by}` };
   }
 
   // ---------------------------------------------------------------- events

@@ -47,14 +47,7 @@ export function ProgressPanel({ height, width }: { height: number; width: number
   const claim = useConsole((s) => s.session.finalClaim);
   const abort = useConsole((s) => s.session.abort);
   // The hand-over file the current lap started from (untrusted: the agent wrote it).
-  const handover = useConsole((s) => {
-    if (s.session.maxLaps === null) return null;
-    for (let i = Math.min(s.shown, s.events.length) - 1; i >= 0; i--) {
-      const e = s.events[i]!;
-      if (e.type === 'lap.start') return e.data.progress ?? '';
-    }
-    return null;
-  });
+  const handover = useConsole((s) => (s.session.maxLaps === null ? null : s.session.lapProgress));
   const request = useConsole((s) => s.session.requestChars);
   const long = useConsole((s) => s.session.longSessionChars);
   const rows: React.ReactNode[] = [];

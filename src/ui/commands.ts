@@ -1,29 +1,8 @@
-import { BUDGET_COMMAND_NAMES, BUDGET_DIMENSIONS } from '../engine/types.js';
+import { OPERATOR_COMMAND_SYNTAX, type CommandSyntax } from '../engine/operator-command.js';
 
-/**
- * The command-bar commands: what Tab completes and what help lists. `text` is what
- * completion inserts (a trailing space or `+` where an argument follows).
- */
-export interface BarCommand {
-  text: string;
-  help: string;
-}
-
-export const BAR_COMMANDS: readonly BarCommand[] = [
-  { text: '/goal status', help: 'show the goal' },
-  { text: '/goal add-constraint ', help: 'add a constraint: /goal add-constraint <text>' },
-  { text: '/goal add-criterion ', help: 'add a success criterion: /goal add-criterion <text>' },
-  { text: '/goal redirect ', help: 'new objective, criteria cleared: /goal redirect <text>' },
-  { text: '/goal modify ', help: 'new objective, criteria kept: /goal modify <text>' },
-  ...BUDGET_DIMENSIONS.map((d) => {
-    const name = BUDGET_COMMAND_NAMES[d];
-    const unit = d === 'wall_clock_seconds' ? ' (seconds, or a duration: +10m)' : d === 'cost_usd' ? ' (USD)' : '';
-    return { text: `/budget ${name} +`, help: `raise the ${name.replace('_', ' ')} limit: /budget ${name} +N${unit}` };
-  }),
-  { text: '/stop', help: 'stop at the next safe point' },
-  { text: '/stop --abort', help: 'kill running tools, stash the workspace, write a failure report' },
-  { text: '/help', help: 'keys and commands' },
-];
+/** The command-bar commands: what Tab completes and what help lists (the operator command grammar's own table). */
+export type BarCommand = CommandSyntax;
+export const BAR_COMMANDS: readonly BarCommand[] = OPERATOR_COMMAND_SYNTAX;
 
 /** Candidates that extend `line` (ignoring leading spaces), in table order. */
 export function candidates(line: string): string[] {

@@ -1,27 +1,28 @@
 import React, { createContext, useContext, type ReactNode } from 'react';
 import { useStore } from 'zustand';
 import type { BudgetDimension, ResumePayload } from '../engine/index.js';
+import type { CommandResult, OperatorTarget } from '../engine/operator-command.js';
 import { KeypressProvider } from './keypress.js';
 import type { ConsoleState, ConsoleStore } from './store.js';
 
 /**
  * What the console may ask of whoever runs it. The console never reaches into the
- * engine: it answers yields and passes command-bar lines through these callbacks.
+ * engine: it answers yields, and carries out the operator's commands (the command bar's
+ * lines, parsed once by the console with `parseOperatorCommand`) through the typed
+ * methods of {@link OperatorTarget}: `goalStatus`, `reviseGoal`, `extendBudget`, `stop`.
  */
-export interface ConsoleController {
+export interface ConsoleController extends OperatorTarget {
   /**
    * Answers the pending yield (tool approval or pause) that the console shows, named by
    * the `seq` of the event that raised it; an answer to any other yield is ignored.
    */
   answer: (payload: ResumePayload, pendingSeq: number) => void;
-  /** Runs one command-bar line; returns the line to show. */
-  command: (line: string) => Promise<{ ok: boolean; message: string }>;
   /** Leaves the console. */
   quit: () => void;
   /** Asks the run to pause at the next safe point (the first Ctrl+C). */
   requestPause?: () => void;
   /** Raises a spent budget dimension by its configured increment. */
-  extend?: (dimension: BudgetDimension) => Promise<{ ok: boolean; message: string }>;
+  extend?: (dimension: BudgetDimension) => Promise<CommandResult>;
   /** Answers the gate (resume confirmation). */
   confirm?: () => void;
   /** Replay only: moves the event shown. */

@@ -8,7 +8,7 @@ import type { ConsoleController } from './context.js';
 import type { ConsoleStore } from './store.js';
 
 /** What the live console needs from a session: its commands and the yield it waits on. */
-export type LiveSession = Pick<Session, 'command' | 'requestPause' | 'snapshot'>;
+export type LiveSession = Pick<Session, 'goalStatus' | 'reviseGoal' | 'extendBudget' | 'stop' | 'requestPause' | 'snapshot'>;
 
 export interface LiveConsoleOptions {
   session: LiveSession;
@@ -44,10 +44,13 @@ export function createLiveConsole(options: LiveConsoleOptions): { controller: Co
 
   const controller: ConsoleController = {
     answer: settle,
-    command: (line) => session.command(line).catch((error: unknown) => ({ ok: false, message: describeError(error) })),
+    goalStatus: () => session.goalStatus(),
+    reviseGoal: (directive, text) => session.reviseGoal(directive, text).catch((error: unknown) => ({ ok: false, message: describeError(error) })),
+    extendBudget: (dimension, by) => session.extendBudget(dimension, by),
+    stop: (options) => session.stop(options),
     quit: options.onQuit,
     requestPause: () => session.requestPause(),
-    extend: (dimension) => session.command(`/budget ${dimension} +${options.increments[dimension]}`),
+    extend: async (dimension) => session.extendBudget(dimension, options.increments[dimension]),
   };
 
   const answerer: Answerer = (y) =>

@@ -47,10 +47,13 @@ export function createReplay(events: readonly LoopEvent[], onQuit: () => void): 
     if (target === store.getState().replay?.index) return;
     store.getState().showReplay(target, index.stateAt(target));
   };
-  const readOnly = async () => ({ ok: false, message: 'this is a replay: nothing can be changed' });
+  const readOnly = () => ({ ok: false, message: 'this is a replay: nothing can be changed' });
   const controller: ConsoleController = {
     answer: () => undefined,
-    command: readOnly,
+    goalStatus: readOnly,
+    reviseGoal: async () => readOnly(),
+    extendBudget: readOnly,
+    stop: readOnly,
     quit: onQuit,
     replay: {
       step: (delta) => show((store.getState().replay?.index ?? last) + delta),

@@ -176,7 +176,10 @@ export async function runConsole(
   const notYet = async () => ({ ok: false, message: 'the run is still being prepared' });
   const controller: ConsoleController = {
     answer: (payload, seq) => live?.controller.answer(payload, seq),
-    command: (line) => (live ? live.controller.command(line) : notYet()),
+    goalStatus: () => (live ? live.controller.goalStatus() : notYet()),
+    reviseGoal: (directive, text) => (live ? live.controller.reviseGoal(directive, text) : notYet()),
+    extendBudget: (dimension, by) => (live ? live.controller.extendBudget(dimension, by) : notYet()),
+    stop: (options) => (live ? live.controller.stop(options) : notYet()),
     quit: () => (live ? live.controller.quit() : quit()),
     requestPause: () => (live ? live.controller.requestPause?.() : quit()),
     extend: (dimension) => (live?.controller.extend ? live.controller.extend(dimension) : notYet()),

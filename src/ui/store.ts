@@ -1,7 +1,7 @@
-import { createStore, type StoreApi } from 'zustand/vanilla';
+import { createStore, type StateCreator, type StoreApi } from 'zustand/vanilla';
 import type { LoopEvent } from '../engine/events.js';
 import { fold, INITIAL_STATE, type SessionState } from '../engine/fold.js';
-import { INITIAL_VIEW, type ViewState } from './view.js';
+import { INITIAL_VIEW, promptChanged, type ViewState } from './view.js';
 
 /** Where a replay stands: the event shown (`index`, 0-based) of `total`. */
 export interface ReplayPosition {
@@ -10,7 +10,7 @@ export interface ReplayPosition {
 }
 
 /** What the console renders: the fold of the events, the events themselves, and the view. */
-export interface ConsoleState {
+export interface ConsoleData {
   /** The fold of the events shown: the only session data the panels read. */
   session: SessionState;
   /**
@@ -35,17 +35,40 @@ export interface ConsoleState {
   /** Epoch ms at which the pending approval is denied unanswered; `null`: no limit. */
   approvalDeadline: number | null;
   view: ViewState;
+}
+
+/** The session slice's actions: what the event stream and the replay cursor do. */
+export interface SessionActions {
   /** Folds events into the state in one update. */
   apply: (events: readonly LoopEvent[]) => void;
   /** Replay: shows the state as of `index` (the fold of `events[0..index]`). */
   showReplay: (index: number, session: SessionState) => void;
+}
+
+/** The status slice's actions: the answer line, the resume gate, the approval countdown. */
+export interface StatusActions {
   setNotice: (notice: ConsoleState['notice']) => void;
   setGate: (gate: string | null) => void;
   setApprovalDeadline: (deadline: number | null) => void;
-  /** Changes the view: a patch, or a function of the whole state. */
-  setView: (change: Partial<ViewState> | ((state: ConsoleState) => Partial<ViewState>)) => void;
 }
 
+/** The view slice's actions. Keys change the view through the key reducers, which hand their whole next view to `replaceView`. */
+export interface ViewActions {
+  /** Sets the view a key reducer returned. */
+  replaceView: (view: ViewState) => void;
+  /** A new prompt is shown (or the last one went): see {@link promptChanged}. */
+  promptChanged: () => void;
+  /** Arms the keys of the prompt raised by the event `seq` (it has been on screen long enough). */
+  arm: (seq: number) => void;
+  /** Changes the view by a patch (tests and tools that set up a view). */
+  setView: (change: Partial<ViewState>) => void;
+}
+
+/** The console store: three slices, each with its data and its named actions. */
+export type ConsoleStoreState = ConsoleData & SessionActions & StatusActions & ViewActions;
+
+/** The store's state with its actions; components select from it. */
+export type ConsoleState = ConsoleStoreState;
 export type ConsoleStore = StoreApi<ConsoleState>;
 
 /**
@@ -80,28 +103,40 @@ export function eventBySeq(events: readonly LoopEvent[], seq: number): LoopEvent
 export function createConsoleStore(events: readonly LoopEvent[] = [], options: { replay?: ReplayPosition; session?: SessionState } = {}): ConsoleStore {
   const replay = options.replay ?? null;
   const held = replay ? { events: [...events], cut: 0 } : newest([...events], LIVE_EVENTS);
-  return createStore<ConsoleState>()((set) => ({
+  const session: StateCreator<ConsoleState, [], [], Pick<ConsoleData, 'session' | 'events' | 'dropped' | 'shown' | 'replay'> & SessionActions> = (set) => ({
     session: options.session ?? fold(replay ? events.slice(0, replay.index + 1) : events, INITIAL_STATE),
     events: held.events,
     dropped: held.cut,
     shown: replay ? replay.index + 1 : held.events.length,
     replay,
-    notice: null,
-    gate: null,
-    approvalDeadline: null,
-    view: INITIAL_VIEW,
     apply: (batch) =>
       set((s) => {
         const { events, cut } = newest(s.events.concat(batch), LIVE_EVENTS);
         return { session: fold(batch, s.session), events, dropped: s.dropped + cut, shown: events.length };
       }),
     showReplay: (index, session) => set((s) => ({ session, shown: index + 1, replay: { index, total: s.events.length } })),
-    setNotice: (notice) => set({ notice }),
-    setGate: (gate) => set({ gate }),
-    setApprovalDeadline: (approvalDeadline) => set({ approvalDeadline }),
-    setView: (change) => set((s) => ({ view: { ...s.view, ...(typeof change === 'function' ? change(s) : change) } })),
-  }));
+  });
+  return createStore<ConsoleState>()((...a) => ({ ...session(...a), ...statusSlice(...a), ...viewSlice(...a) }));
 }
+
+/** The status slice: the answer line, the resume gate, the approval countdown. */
+const statusSlice: StateCreator<ConsoleState, [], [], Pick<ConsoleData, 'notice' | 'gate' | 'approvalDeadline'> & StatusActions> = (set) => ({
+  notice: null,
+  gate: null,
+  approvalDeadline: null,
+  setNotice: (notice) => set({ notice }),
+  setGate: (gate) => set({ gate }),
+  setApprovalDeadline: (approvalDeadline) => set({ approvalDeadline }),
+});
+
+/** The view slice: what the operator is looking at. */
+const viewSlice: StateCreator<ConsoleState, [], [], Pick<ConsoleData, 'view'> & ViewActions> = (set) => ({
+  view: INITIAL_VIEW,
+  replaceView: (view) => set({ view }),
+  promptChanged: () => set((s) => ({ view: promptChanged(s.view) })),
+  arm: (armed) => set((s) => ({ view: { ...s.view, armed } })),
+  setView: (change) => set((s) => ({ view: { ...s.view, ...change } })),
+});
 
 /**
  * Milliseconds between store updates in the live console: Ink writes at most 30 frames a

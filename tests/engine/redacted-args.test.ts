@@ -27,8 +27,8 @@ const SOURCE = [
 ].join('\n');
 
 it.each([
-  ['write_file', { path: 'auth.js', content: SOURCE }, () => SOURCE],
-  ['shell', { command: "printf '%s' 'sk-bbbbbbbbbbbbbbbbbbbbbbbb token=abcdefgh12345' > out.txt" }, () => 'sk-bbbbbbbbbbbbbbbbbbbbbbbb token=abcdefgh12345'],
+  ['write_file', { path: 'auth.js', content: SOURCE }, SOURCE],
+  ['shell', { command: "printf '%s' 'sk-bbbbbbbbbbbbbbbbbbbbbbbb token=abcdefgh12345' > out.txt" }, 'sk-bbbbbbbbbbbbbbbbbbbbbbbb token=abcdefgh12345'],
 ] as const)('%s runs with the arguments the agent sent; only the log is redacted', async (name, args, expected) => {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'loopdeck-rawargs-'));
   dirs.push(dir);
@@ -52,7 +52,7 @@ it.each([
 
   expect(outcome.reason).toBe('goal_met');
   const file = name === 'write_file' ? 'auth.js' : 'out.txt';
-  expect(readFileSync(path.join(dir, file), 'utf8')).toBe(expected());
+  expect(readFileSync(path.join(dir, file), 'utf8')).toBe(expected);
   const logged = JSON.stringify(events.filter((e) => e.type === 'tool.call' || e.type === 'model.call'));
   expect(logged).toContain('[REDACTED]');
   expect(logged).not.toContain('sk-aaaaaaaaaaaaaaaaaaaaaaaa');

@@ -172,10 +172,32 @@ export function recordingAgent(transcript: string, file?: string): { agent: Scri
 
 export type SpyController = ConsoleController & {
   answer: Mock<ConsoleController['answer']>;
-  command: Mock<ConsoleController['command']>;
+  goalStatus: Mock<ConsoleController['goalStatus']>;
+  reviseGoal: Mock<ConsoleController['reviseGoal']>;
+  extendBudget: Mock<ConsoleController['extendBudget']>;
+  stop: Mock<ConsoleController['stop']>;
   quit: Mock<ConsoleController['quit']>;
   requestPause: Mock<NonNullable<ConsoleController['requestPause']>>;
 };
+
+/** Spies on the operator command methods of `controller`, calling through. */
+export function operatorSpies(controller: ConsoleController): Pick<SpyController, 'goalStatus' | 'reviseGoal' | 'extendBudget' | 'stop'> {
+  return {
+    goalStatus: vi.fn<ConsoleController['goalStatus']>(() => controller.goalStatus()),
+    reviseGoal: vi.fn<ConsoleController['reviseGoal']>((directive, text) => controller.reviseGoal(directive, text)),
+    extendBudget: vi.fn<ConsoleController['extendBudget']>((dimension, by) => controller.extendBudget(dimension, by)),
+    stop: vi.fn<ConsoleController['stop']>((options) => controller.stop(options)),
+  };
+}
+
+/** Every operator command the console carried out through `controller`, in order: `[method, ...arguments]`. */
+export function operatorCalls(controller: SpyController): unknown[][] {
+  const spies = { goalStatus: controller.goalStatus, reviseGoal: controller.reviseGoal, extendBudget: controller.extendBudget, stop: controller.stop };
+  return Object.entries(spies)
+    .flatMap(([name, spy]) => spy.mock.calls.map((args, i) => ({ order: spy.mock.invocationCallOrder[i]!, call: [name, ...args] })))
+    .sort((a, b) => a.order - b.order)
+    .map((c) => c.call);
+}
 
 export interface ConsoleRig {
   session: Session;
@@ -243,7 +265,7 @@ export async function startConsole(options: RigOptions): Promise<ConsoleRig> {
   const controller: SpyController = {
     ...live.controller,
     answer: vi.fn<ConsoleController['answer']>(live.controller.answer),
-    command: vi.fn<ConsoleController['command']>(live.controller.command),
+    ...operatorSpies(live.controller),
     quit: vi.fn<ConsoleController['quit']>(),
     requestPause: vi.fn<NonNullable<ConsoleController['requestPause']>>(live.controller.requestPause),
   };

@@ -6,7 +6,7 @@ import { afterEach, vi } from 'vitest';
 import { App } from '../../src/ui/App.js';
 import { ConsoleProvider, type ConsoleController } from '../../src/ui/context.js';
 import type { ConsoleStore } from '../../src/ui/store.js';
-import { inAct, KEY, startConsole, waitUntil, type ConsoleRig, type PolicyOptions, type RigOptions, type SpyController } from './console-rig.js';
+import { inAct, KEY, operatorSpies, startConsole, waitUntil, type ConsoleRig, type PolicyOptions, type RigOptions, type SpyController } from './console-rig.js';
 import { renderTerminal, type Terminal } from './terminal.js';
 
 /**
@@ -112,16 +112,26 @@ export interface StoreConsole extends Terminal {
   waitForFrame: (text: string | RegExp) => Promise<string>;
 }
 
+/** A controller over a recorded run: every answer is ignored, every command refused. */
+export const READ_ONLY_CONTROLLER: ConsoleController = {
+  answer: () => undefined,
+  goalStatus: () => ({ ok: false, message: 'read-only' }),
+  reviseGoal: async () => ({ ok: false, message: 'read-only' }),
+  extendBudget: () => ({ ok: false, message: 'read-only' }),
+  stop: () => ({ ok: false, message: 'read-only' }),
+  quit: () => undefined,
+};
+
 /** Renders the console over `store` with a spy controller (or the one given). */
 export async function renderStore(
   store: ConsoleStore,
   options: { controller?: ConsoleController; columns?: number; rows?: number } = {},
 ): Promise<StoreConsole> {
-  const base: ConsoleController = options.controller ?? { answer: () => undefined, command: async () => ({ ok: false, message: 'read-only' }), quit: () => undefined };
+  const base: ConsoleController = options.controller ?? { ...READ_ONLY_CONTROLLER, quit: () => undefined };
   const controller: SpyController = {
     ...base,
     answer: vi.fn<ConsoleController['answer']>(base.answer),
-    command: vi.fn<ConsoleController['command']>(base.command),
+    ...operatorSpies(base),
     quit: vi.fn<ConsoleController['quit']>(base.quit),
     requestPause: vi.fn<NonNullable<ConsoleController['requestPause']>>(base.requestPause ?? (() => undefined)),
   };

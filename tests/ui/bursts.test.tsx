@@ -15,7 +15,7 @@ import { ConsoleProvider } from '../../src/ui/context.js';
 import { batchInto, createConsoleStore, LIVE_EVENTS } from '../../src/ui/store.js';
 import { recordSession } from '../../bench/make-log.js';
 import { inAct, KEY, runHeadless, waitUntil } from '../support/console-rig.js';
-import { renderStore } from '../support/ui-helpers.js';
+import { READ_ONLY_CONTROLLER, renderStore } from '../support/ui-helpers.js';
 import { renderTerminal } from '../support/terminal.js';
 
 test('a burst of events is batched: few store updates and renders; a key in the middle is handled at once', async () => {
@@ -28,7 +28,7 @@ test('a burst of events is batched: few store updates and renders; a key in the 
   store.subscribe(() => updates++);
   let renders = 0;
   const terminal = renderTerminal(
-    <ConsoleProvider store={store} controller={{ answer: () => undefined, command: async () => ({ ok: true, message: '' }), quit: () => undefined }}>
+    <ConsoleProvider store={store} controller={READ_ONLY_CONTROLLER}>
       <App />
     </ConsoleProvider>,
     { columns: 100, rows: 30, onRender: () => renders++ },

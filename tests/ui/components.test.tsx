@@ -19,7 +19,7 @@ import { StateStrip } from '../../src/ui/StateStrip.js';
 import { Timeline } from '../../src/ui/Timeline.js';
 import { createConsoleStore } from '../../src/ui/store.js';
 import { runHeadless } from '../support/console-rig.js';
-import { STAGNANT, STAGNANT_POLICY } from '../support/ui-helpers.js';
+import { READ_ONLY_CONTROLLER, STAGNANT, STAGNANT_POLICY } from '../support/ui-helpers.js';
 
 let events: LoopEvent[];
 beforeAll(async () => {
@@ -30,7 +30,7 @@ beforeAll(async () => {
 /** The frame of `node` over a store holding the run's events up to `upTo` (a type; `null`: none). */
 function frameOf(node: ReactNode, upTo?: LoopEvent['type'] | null): string {
   const end = upTo === null ? 0 : upTo ? events.findLastIndex((e) => e.type === upTo) + 1 : events.length;
-  const controller = { answer: () => undefined, command: async () => ({ ok: false, message: 'read-only' }), quit: () => undefined };
+  const controller = READ_ONLY_CONTROLLER;
   const { lastFrame, unmount } = render(
     <ConsoleProvider store={createConsoleStore(events.slice(0, end))} controller={controller}>
       {node}

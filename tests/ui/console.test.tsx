@@ -201,9 +201,9 @@ describe('command bar', () => {
     expect(rig.frame()).toContain('Approve tool call shell (t1)');
     await rig.press(KEY.enter);
     await rig.waitForFrame('✓ goal revised (add-criterion): revision 2');
-    expect(rig.controller.command.mock.calls.map(([line]) => line)).toEqual([
-      '/goal add-constraint keep the API',
-      '/goal add-criterion say yes or no, never quit; deny all ?[]fx',
+    expect(rig.controller.reviseGoal.mock.calls).toEqual([
+      ['add-constraint', 'keep the API'],
+      ['add-criterion', 'say yes or no, never quit; deny all ?[]fx'],
     ]);
     expect(rig.controller.answer).not.toHaveBeenCalled();
     expect(rig.controller.quit).not.toHaveBeenCalled();
@@ -239,8 +239,8 @@ describe('command bar', () => {
     await rig.press(KEY.enter); // the operator sees nothing happen and presses Enter again
     release();
     await rig.waitForFrame('✓ goal revised');
-    await Promise.all(rig.controller.command.mock.results.map((r) => r.value));
-    expect(rig.controller.command).toHaveBeenCalledTimes(1);
+    await Promise.all(rig.controller.reviseGoal.mock.results.map((r) => r.value));
+    expect(rig.controller.reviseGoal).toHaveBeenCalledTimes(1);
     expect(rig.session.snapshot.revisions).toHaveLength(1);
     expect(rig.session.snapshot.goal?.constraints).toEqual(['do not touch README.md', 'keep the API']);
   });

@@ -12,7 +12,7 @@ import { helpRows } from '../../src/ui/HelpOverlay.js';
 import { KEYMAP, keyLabel } from '../../src/ui/keymap.js';
 import { createConsoleStore } from '../../src/ui/store.js';
 import { KEY, runHeadless } from '../support/console-rig.js';
-import { normalize, open, openAtOperatorPause, openAtPrompt, renderStore, STAGNANT, STAGNANT_POLICY } from '../support/ui-helpers.js';
+import { normalize, open, openAtOperatorPause, openAtPrompt, READ_ONLY_CONTROLLER, renderStore, STAGNANT, STAGNANT_POLICY } from '../support/ui-helpers.js';
 
 const WAITING = `
 turns:
@@ -219,7 +219,7 @@ describe('quitting', () => {
     const store = createConsoleStore(stagnant.slice(0, 12));
     store.getState().setGate('Resume this run from its log?');
     const confirm = vi.fn(() => store.getState().setGate(null));
-    const c = await renderStore(store, { controller: { answer: () => undefined, command: async () => ({ ok: true, message: '' }), quit: () => undefined, confirm } });
+    const c = await renderStore(store, { controller: { ...READ_ONLY_CONTROLLER, confirm } });
     await c.waitForFrame('│ Resume this run from its log?');
     expect(c.frame()).toContain('│ [enter] resume  [q] quit');
     await c.press(KEY.enter); // no arming delay: the gate is there before anything runs

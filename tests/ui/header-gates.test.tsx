@@ -14,7 +14,7 @@ import { ConsoleProvider } from '../../src/ui/context.js';
 import { Header } from '../../src/ui/Header.js';
 import { createConsoleStore } from '../../src/ui/store.js';
 import { runHeadless } from '../support/console-rig.js';
-import { STAGNANT, STAGNANT_POLICY } from '../support/ui-helpers.js';
+import { READ_ONLY_CONTROLLER, STAGNANT, STAGNANT_POLICY } from '../support/ui-helpers.js';
 
 let events: LoopEvent[];
 beforeAll(async () => {
@@ -27,7 +27,7 @@ function headerWith(gates: 'on' | 'off' | undefined, compact = false): string {
   const [start, ...rest] = events as [LoopEvent & { type: 'session.start' }, ...LoopEvent[]];
   const { builtin_gates: _, ...data } = start.data;
   const log = [{ ...start, data: gates === undefined ? data : { ...data, builtin_gates: gates } }, ...rest] as LoopEvent[];
-  const controller = { answer: () => undefined, command: async () => ({ ok: false, message: 'read-only' }), quit: () => undefined };
+  const controller = READ_ONLY_CONTROLLER;
   const { lastFrame, unmount } = render(
     <ConsoleProvider store={createConsoleStore(log)} controller={controller}>
       <Header compact={compact} />

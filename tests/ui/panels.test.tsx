@@ -9,7 +9,7 @@ vi.hoisted(() => {
 });
 
 import type { EventDataMap, EventType, LoopEvent } from '../../src/engine/index.js';
-import { createConsoleStore } from '../../src/ui/store.js';
+import { createConsoleStore, LIVE_EVENTS } from '../../src/ui/store.js';
 import { KEY, runHeadless } from '../support/console-rig.js';
 import { renderStore } from '../support/ui-helpers.js';
 
@@ -97,6 +97,18 @@ describe('laps, workspace, verdict, abort', () => {
     expect(frame).toContain('progress    Done: parser. Next: serializer ^[]52;c;ZXZpbA==^G^[[2J');
     expect(frame).toContain('workspace   no file changed in 3 steps · 2 commits this lap');
     expect(rawControls(c.lastFrame())).toEqual([]);
+  });
+
+  test('the hand-over file still shows when its lap.start is older than the events the console holds', async () => {
+    const notices = Array.from({ length: LIVE_EVENTS + 5 }, (_, i): ['agent.notice', { text: string }] => ['agent.notice', { text: `retry ${i}` }]);
+    const events = extend(['lap.start', { lap: 2, max_laps: 5, progress: 'Done: parser. Next: serializer' }], ...notices);
+    const store = createConsoleStore(events.slice(0, -LIVE_EVENTS - 5));
+    store.getState().apply(events.slice(-LIVE_EVENTS - 5)); // a live batch: the lap.start is let go
+    expect(store.getState().events.some((e) => e.type === 'lap.start')).toBe(false);
+    const c = await renderStore(store, { rows: 34 });
+    for (let i = 0; i < 3; i++) await c.press(KEY.tab);
+    await c.waitForFrame('laps        lap 2/5, each with a fresh agent');
+    expect(c.frame()).toContain('progress    Done: parser. Next: serializer');
   });
 
   test("the verifier's verdict on the agent's claim: refuted with the failing command's output", async () => {

@@ -1,0 +1,86 @@
+// The operator command grammar: every line the command bar accepts, parsed once into a
+// typed command, and every malformed line refused with the message the operator sees.
+import { describe, expect, test } from 'vitest';
+import { BAR_COMMANDS } from '../../src/ui/commands.js';
+import { OPERATOR_COMMAND_SYNTAX, parseOperatorCommand, performOperatorCommand, type OperatorTarget } from '../../src/engine/operator-command.js';
+
+const USAGE = 'usage: /budget <turns|tool_calls|wall_clock|tokens|cost> +N (wall_clock also +10m, +1h30m)';
+
+describe('parseOperatorCommand', () => {
+  test.each([
+    ['/goal status', { kind: 'goal-status' }],
+    ['  /goal status  ', { kind: 'goal-status' }],
+    ['/goal add-constraint keep the API', { kind: 'revise-goal', directive: 'add-constraint', text: 'keep the API' }],
+    ['/goal redirect add-constraint x', { kind: 'revise-goal', directive: 'redirect', text: 'add-constraint x' }],
+    ['/goal modify new aim', { kind: 'revise-goal', directive: 'modify', text: 'new aim' }],
+    ['/goal add-criterion tests pass', { kind: 'revise-goal', directive: 'add-criterion', text: 'tests pass' }],
+    ['/budget turns +5', { kind: 'extend-budget', dimension: 'turns', by: 5 }],
+    ['/budget tool_calls +2', { kind: 'extend-budget', dimension: 'tool_calls', by: 2 }],
+    ['/budget wall_clock +10m', { kind: 'extend-budget', dimension: 'wall_clock_seconds', by: 600 }],
+    ['/budget wall_clock_seconds +90', { kind: 'extend-budget', dimension: 'wall_clock_seconds', by: 90 }],
+    ['/budget wall_clock +1h30m', { kind: 'extend-budget', dimension: 'wall_clock_seconds', by: 5400 }],
+    ['/budget tokens +1000', { kind: 'extend-budget', dimension: 'tokens', by: 1000 }],
+    ['/budget cost +$0.5', { kind: 'extend-budget', dimension: 'cost_usd', by: 0.5 }],
+    ['/budget cost_usd +2', { kind: 'extend-budget', dimension: 'cost_usd', by: 2 }],
+    ['/stop', { kind: 'stop', abort: false }],
+    ['/stop --abort', { kind: 'stop', abort: true }],
+    ['/stop   --abort', { kind: 'stop', abort: true }],
+    ['/help', { kind: 'help' }],
+  ])('%j', (line, command) => {
+    expect(parseOperatorCommand(line)).toEqual({ ok: true, command });
+  });
+
+  test.each([
+    ['', 'unknown command "(empty)"; try /goal status, /goal add-constraint <text>, /goal redirect <text>, /budget <dimension> +N, /stop, /stop --abort'],
+    ['/frobnicate x', 'unknown command "/frobnicate"; try /goal status, /goal add-constraint <text>, /goal redirect <text>, /budget <dimension> +N, /stop, /stop --abort'],
+    ['/goals status', 'unknown command "/goals"; try /goal status, /goal add-constraint <text>, /goal redirect <text>, /budget <dimension> +N, /stop, /stop --abort'],
+    ['/goal', '/goal needs a subcommand: status, add-constraint, redirect, modify, add-criterion'],
+    ['/goal add-constraint', '/goal add-constraint needs text, e.g. /goal add-constraint keep the public API'],
+    ['/goal status now', '/goal status takes no text'],
+    ['/budget', USAGE],
+    ['/budget turns 5', USAGE],
+    ['/budget turns +', USAGE],
+    ['/budget turns +5 more', USAGE],
+    ['/budget toString +1', 'unknown budget dimension "toString"; valid: turns, tool_calls, wall_clock, tokens, cost'],
+    ['/budget __proto__ +1', 'unknown budget dimension "__proto__"; valid: turns, tool_calls, wall_clock, tokens, cost'],
+    ['/budget turns +10m', 'the turns increment must be a positive whole number, found "10m"'],
+    ['/budget turns +1.5', 'the turns increment must be a positive whole number, found "1.5"'],
+    ['/budget turns +0', 'the turns increment must be a positive whole number, found "0"'],
+    ['/budget tokens +1e3', 'the tokens increment must be a positive whole number, found "1e3"'],
+    ['/budget cost +-1', 'the cost increment must be a positive number, found "-1"'],
+    ['/budget cost +Infinity', 'the cost increment must be a positive number, found "Infinity"'],
+    ['/budget wall_clock +soon', 'the wall_clock increment must be a positive number in seconds or a duration such as 10m or 1h30m, found "soon"'],
+    ['/budget wall_clock +0m', 'the wall_clock increment must be a positive number in seconds or a duration such as 10m or 1h30m, found "0m"'],
+    ['/stop now', 'usage: /stop (stop at the next safe point) or /stop --abort (kill tools, stash the workspace, write a failure report)'],
+    ['/stop --abort now', 'usage: /stop (stop at the next safe point) or /stop --abort (kill tools, stash the workspace, write a failure report)'],
+    ['/help me', 'unknown command "/help"; try /goal status, /goal add-constraint <text>, /goal redirect <text>, /budget <dimension> +N, /stop, /stop --abort'],
+  ])('%j is refused', (line, message) => {
+    expect(parseOperatorCommand(line)).toEqual({ ok: false, message });
+  });
+
+  test('every line the command bar completes to parses, once its argument is filled in', () => {
+    expect(BAR_COMMANDS).toBe(OPERATOR_COMMAND_SYNTAX);
+    for (const { text } of OPERATOR_COMMAND_SYNTAX) {
+      const line = text.endsWith('+') ? `${text}1` : text.endsWith(' ') ? `${text}x` : text;
+      expect(parseOperatorCommand(line), line).toMatchObject({ ok: true });
+    }
+  });
+});
+
+describe('performOperatorCommand', () => {
+  test('each command reaches its typed method with typed arguments', async () => {
+    const calls: unknown[][] = [];
+    const target: OperatorTarget = {
+      goalStatus: () => (calls.push(['goalStatus']), { ok: true, message: 'status' }),
+      reviseGoal: async (directive, text) => (calls.push(['reviseGoal', directive, text]), { ok: true, message: 'revised' }),
+      extendBudget: (dimension, by) => (calls.push(['extendBudget', dimension, by]), { ok: true, message: 'raised' }),
+      stop: (options) => (calls.push(['stop', options]), { ok: true, message: 'stopping' }),
+    };
+    for (const line of ['/goal status', '/goal redirect x y', '/budget cost +$0.25', '/stop', '/stop --abort']) {
+      const parsed = parseOperatorCommand(line);
+      if (!parsed.ok) throw new Error(parsed.message);
+      await performOperatorCommand(target, parsed.command);
+    }
+    expect(calls).toEqual([['goalStatus'], ['reviseGoal', 'redirect', 'x y'], ['extendBudget', 'cost_usd', 0.25], ['stop', { abort: false }], ['stop', { abort: true }]]);
+  });
+});

@@ -1,0 +1,271 @@
+// The console's key reducers as tables: a state in, a command (or a typed key) in, the
+// next view and the effects out. No store, no terminal, no React.
+import { isDeepStrictEqual } from 'node:util';
+import { describe, expect, test } from 'vitest';
+import { INITIAL_STATE, type LoopEvent, type PendingYield, type SessionState } from '../../src/engine/index.js';
+import { parseOperatorCommand, type OperatorCommand } from '../../src/engine/operator-command.js';
+import { lineOf } from '../../src/ui/line-editor.js';
+import { barReducer, commandDone, noteReducer, submitLine } from '../../src/ui/reducers/bar.js';
+import { dashboardReducer, globalReducer, replayReducer } from '../../src/ui/reducers/dashboard.js';
+import { overlayReducer } from '../../src/ui/reducers/overlay.js';
+import { gateReducer, pauseReducer, toolReducer } from '../../src/ui/reducers/prompt.js';
+import type { KeyInput, KeyLayout } from '../../src/ui/reducers/reduction.js';
+import { INITIAL_VIEW, promptChanged, type ViewState } from '../../src/ui/view.js';
+
+const TOOL: PendingYield = { kind: 'tool', call: { id: 't1', name: 'shell', args: { command: 'ls' } }, seq: 8 };
+const PAUSE: PendingYield = { kind: 'pause', reason: 'operator', prompt: '?', from: 'EXECUTING', seq: 12 };
+const BUDGET: PendingYield = { kind: 'pause', reason: 'budget_exceeded:turns', prompt: '?', from: 'EXECUTING', seq: 12 };
+const WIDE: KeyLayout = { single: false, page: 5, width: 80, body: 20 };
+const NARROW: KeyLayout = { ...WIDE, single: true };
+
+const event = (seq: number, type: LoopEvent['type'] = 'agent.notice'): LoopEvent => ({ seq, at: seq, session: 's', type, data: { text: `e${seq}` } }) as LoopEvent;
+const EVENTS = [event(0), event(1), event(2), event(3)];
+
+/** A live run (started, not over) with `session` and `view` changes. */
+function input(session: Partial<SessionState> = {}, view: Partial<ViewState> = {}, more: Partial<KeyInput> = {}): KeyInput {
+  return {
+    session: { ...INITIAL_STATE, machine: { ...INITIAL_STATE.machine, started: true }, ...session },
+    events: EVENTS,
+    shown: EVENTS.length,
+    replay: null,
+    gate: null,
+    view: { ...INITIAL_VIEW, filter: 'all', ...view },
+    ...more,
+  };
+}
+
+/** What a reduction changed in the view, and its effects. */
+function diff(before: KeyInput, after: { view: ViewState; effects: unknown[] }) {
+  const changed = Object.fromEntries(Object.entries(after.view).filter(([k, v]) => !isDeepStrictEqual(v, before.view[k as keyof ViewState])));
+  return { changed, effects: after.effects };
+}
+
+describe('tool prompt', () => {
+  test.each([
+    ['approve', {}, [{ kind: 'answer', payload: { decision: 'approve' }, seq: 8 }]],
+    ['deny', {}, [{ kind: 'answer', payload: { decision: 'deny' }, seq: 8 }]],
+    ['deny-with-note', { input: 'note' }, []],
+    ['expand-args', { expandArgs: true }, []],
+  ] as const)('%s', (command, changed, effects) => {
+    const state = input({ pending: TOOL });
+    expect(diff(state, toolReducer(state, command))).toEqual({ changed, effects });
+  });
+
+  test('always allow stores exactly the rule the prompt offers', () => {
+    const [effect] = toolReducer(input({ pending: TOOL }), 'approve-always').effects;
+    expect(effect).toMatchObject({ kind: 'answer', seq: 8, payload: { decision: 'approve', always: expect.any(String) } });
+  });
+
+  test('with no tool call pending, no key answers anything', () => {
+    for (const command of ['approve', 'approve-always', 'approve-wider', 'deny', 'deny-with-note', 'expand-args'] as const) {
+      for (const pending of [null, PAUSE]) {
+        const state = input({ pending });
+        expect(toolReducer(state, command)).toEqual({ view: state.view, effects: [] });
+      }
+    }
+  });
+});
+
+describe('pauses and the gate', () => {
+  test('continue answers the pause and clears the first Ctrl+C', () => {
+    const state = input({ pending: PAUSE }, { interrupted: true });
+    expect(diff(state, pauseReducer(state, 'continue'))).toEqual({ changed: { interrupted: false }, effects: [{ kind: 'answer', payload: { action: 'continue' }, seq: 12 }] });
+  });
+
+  test('continue with the limit still spent says the run will pause again, then continues', () => {
+    const state = input({ pending: BUDGET, exhausted: 'turns', limits: { ...INITIAL_STATE.limits, turns: 3 }, usage: { ...INITIAL_STATE.usage, turns: 3 } });
+    expect(pauseReducer(state, 'continue').effects).toEqual([
+      { kind: 'notice', ok: false, text: 'the turns budget is still spent, so the run pauses again: e raises it, or /budget turns +N' },
+      { kind: 'answer', payload: { action: 'continue' }, seq: 12 },
+    ]);
+  });
+
+  test.each([
+    ['extend at a budget pause', { pending: BUDGET, exhausted: 'turns' }, 'extend', {}, [{ kind: 'extend', dimension: 'turns', seq: 12 }]],
+    ['extend at another pause', { pending: PAUSE }, 'extend', {}, [{ kind: 'notice', ok: false, text: 'e raises a spent budget; this pause is not a budget pause' }]],
+    ['stop', { pending: PAUSE }, 'stop', {}, [{ kind: 'answer', payload: { action: 'stop' }, seq: 12 }]],
+    ['redirect', { pending: PAUSE }, 'redirect', { input: 'bar', line: { text: '/goal redirect ', cursor: 15 } }, []],
+  ] as const)('%s', (_, session, command, changed, effects) => {
+    const state = input(session as Partial<SessionState>);
+    expect(diff(state, pauseReducer(state, command))).toEqual({ changed, effects });
+  });
+
+  test('the gate: Enter confirms, q quits', () => {
+    expect(gateReducer(input(), 'confirm').effects).toEqual([{ kind: 'confirm' }]);
+    expect(gateReducer(input(), 'quit').effects).toEqual([{ kind: 'quit' }]);
+  });
+});
+
+describe('global keys', () => {
+  test.each([
+    ['quit while live asks first', input(), 'quit', { overlay: 'quit' }, []],
+    ['quit when the run is over leaves', input({ done: { reason: 'goal_met', summary: '' } }), 'quit', {}, [{ kind: 'quit' }]],
+    ['quit in a replay leaves', input({}, {}, { replay: { index: 0, total: 4 } }), 'quit', {}, [{ kind: 'quit' }]],
+    ['the first Ctrl+C asks for a pause', input(), 'interrupt', { interrupted: true }, [{ kind: 'request-pause' }]],
+    ['the second Ctrl+C quits', input({}, { interrupted: true }), 'interrupt', {}, [{ kind: 'quit' }]],
+    ['Ctrl+C with nothing live quits', input({ done: { reason: 'stopped', summary: '' } }), 'interrupt', {}, [{ kind: 'quit' }]],
+    ['/ opens the bar', input(), 'open-command-bar', { input: 'bar', line: { text: '/', cursor: 1 } }, []],
+    ['? opens help', input({}, { scroll: 3 }), 'help', { overlay: 'help', scroll: 0 }, []],
+  ] as const)('%s', (_, state, command, changed, effects) => {
+    expect(diff(state, globalReducer(state, command))).toEqual({ changed, effects });
+  });
+
+  test('replay keys move the cursor', () => {
+    expect(['replay-back', 'replay-forward', 'replay-start', 'replay-end'].map((c) => replayReducer(input(), c as 'replay-back').effects[0])).toEqual([
+      { kind: 'replay-step', delta: -1 },
+      { kind: 'replay-step', delta: 1 },
+      { kind: 'replay-jump', to: 'start' },
+      { kind: 'replay-jump', to: 'end' },
+    ]);
+  });
+});
+
+describe('dashboard', () => {
+  test.each([
+    ['↑ while following selects the one before the newest', {}, 'select-up', WIDE, { follow: false, selected: 2 }],
+    ['↓ at the newest stays there', { follow: false, selected: 3 }, 'select-down', WIDE, {}],
+    ['page up moves a page, not past the first', { follow: false, selected: 3 }, 'page-up', WIDE, { selected: 0 }],
+    ['home selects the first event', {}, 'select-first', WIDE, { follow: false, selected: 0 }],
+    ['end follows again', { follow: false, selected: 1 }, 'follow', WIDE, { follow: true, selected: null }],
+    ['Enter while following opens the newest event', {}, 'open-event', WIDE, { overlay: 'event', opened: 3 }],
+    ['Enter opens the selected event', { follow: false, selected: 1, scroll: 4 }, 'open-event', WIDE, { overlay: 'event', opened: 1, scroll: 0 }],
+    ['f cycles the filter', { filter: 'activity' }, 'filter-next', WIDE, { filter: 'all' }],
+    ['F cycles it back, wrapping', { filter: 'activity' }, 'filter-previous', WIDE, { filter: 'flow' }],
+    ['Tab: the next panel', {}, 'next-pane', WIDE, { pane: 'goal' }],
+    ['Shift+Tab wraps to the last panel', {}, 'previous-pane', WIDE, { pane: 'progress' }],
+    ['Tab on a one-view body: the timeline gives way to the first panel', {}, 'next-pane', NARROW, { compactBody: 'checkpoint' }],
+    ['Tab on a one-view body: after the last panel, the timeline', { compactBody: 'progress', pane: 'progress' }, 'next-pane', NARROW, { compactBody: 'timeline' }],
+    ['[ with no checkpoints shows the checkpoint panel', { pane: 'goal' }, 'checkpoint-previous', WIDE, { pane: 'checkpoint' }],
+  ] as const)('%s', (_, view, command, layout, changed) => {
+    const state = input({}, view as Partial<ViewState>);
+    expect(diff(state, dashboardReducer(state, command, layout))).toEqual({ changed, effects: [] });
+  });
+
+  test('Enter on an empty timeline opens nothing; x acknowledges every alert', () => {
+    const empty = input({}, {}, { events: [], shown: 0 });
+    expect(dashboardReducer(empty, 'open-event', WIDE).view).toBe(empty.view);
+    const alerted = input({ alerts: [{ seq: 1, kind: 'stagnation', message: 'x' }, { seq: 2, kind: 'repetition', message: 'y' }] as SessionState['alerts'] });
+    expect(dashboardReducer(alerted, 'acknowledge-alert', WIDE).view.acknowledged).toBe(2);
+  });
+
+  test('the timeline moves within the events shown through the filter', () => {
+    const state = input({}, { filter: 'tools' });
+    expect(dashboardReducer(state, 'select-up', WIDE).view).toEqual(state.view); // the filter shows nothing
+  });
+});
+
+describe('overlays', () => {
+  test.each([
+    ['Esc closes an event', { overlay: 'event', opened: 2, scroll: 3 }, 'close', { overlay: null, opened: null, scroll: 0 }, []],
+    ['n stays', { overlay: 'quit' }, 'quit-no', { overlay: null }, []],
+    ['y quits', { overlay: 'quit' }, 'quit-yes', { overlay: null }, [{ kind: 'quit' }]],
+    ['↑ at the top stays', { overlay: 'help', scroll: 0 }, 'scroll-up', {}, []],
+    ['↓ scrolls help one row', { overlay: 'help', scroll: 0 }, 'scroll-down', { scroll: 1 }, []],
+    ['pgdn scrolls a page less one row', { overlay: 'help', scroll: 0 }, 'scroll-page-down', { scroll: 17 }, []],
+    ['an event shorter than the body does not scroll', { overlay: 'event', opened: 1, scroll: 0 }, 'scroll-page-down', {}, []],
+  ] as const)('%s', (_, view, command, changed, effects) => {
+    const state = input({}, view as Partial<ViewState>);
+    expect(diff(state, overlayReducer(state, command, WIDE))).toEqual({ changed, effects });
+  });
+
+  test('help scrolls no further than its last row', () => {
+    let state = input({}, { overlay: 'help' });
+    for (let i = 0; i < 500; i++) state = { ...state, view: overlayReducer(state, 'scroll-page-down', WIDE).view };
+    const last = state.view.scroll;
+    expect(overlayReducer(state, 'scroll-down', WIDE).view.scroll).toBe(last);
+    expect(overlayReducer(state, 'scroll-up', WIDE).view.scroll).toBe(last - 1);
+  });
+});
+
+describe('command bar', () => {
+  const bar = (text: string, view: Partial<ViewState> = {}, session: Partial<SessionState> = {}) => input(session, { input: 'bar', line: lineOf(text), ...view });
+
+  test('an empty line closes the bar', () => {
+    const state = bar('  ');
+    expect(diff(state, submitLine(state, '  ')).changed).toMatchObject({ input: null, line: { text: '', cursor: 0 } });
+  });
+
+  test('a line that is not a command keeps the bar open with the parser message, and is remembered', () => {
+    const state = bar('/budget turns 5');
+    const out = submitLine(state, '/budget turns 5');
+    expect(out.view).toMatchObject({ input: 'bar', line: { text: '/budget turns 5' }, busy: false, history: { entries: ['/budget turns 5'] } });
+    expect(out.effects).toEqual([{ kind: 'notice', ok: false, text: 'usage: /budget <turns|tool_calls|wall_clock|tokens|cost> +N (wall_clock also +10m, +1h30m)' }]);
+  });
+
+  test('/help opens help and closes the bar without running anything', () => {
+    const out = submitLine(bar('/help'), '/help');
+    expect(out.view).toMatchObject({ input: null, overlay: 'help', scroll: 0 });
+    expect(out.effects).toEqual([]);
+  });
+
+  test('a command runs once: the bar is busy, and Enter while busy does nothing', () => {
+    const out = submitLine(bar('/budget cost +$2'), '/budget cost +$2');
+    expect(out.view.busy).toBe(true);
+    expect(out.effects).toEqual([{ kind: 'operator', command: { kind: 'extend-budget', dimension: 'cost_usd', by: 2 } }]);
+    const busy = bar('/budget cost +$2', { busy: true });
+    expect(submitLine(busy, '/budget cost +$2')).toEqual({ view: busy.view, effects: [] });
+  });
+
+  const command = (line: string): OperatorCommand => {
+    const parsed = parseOperatorCommand(line);
+    if (!parsed.ok) throw new Error(parsed.message);
+    return parsed.command;
+  };
+
+  test.each([
+    ['/stop answers a waiting pause with stop', '/stop', PAUSE, true, [{ kind: 'answer', payload: { action: 'stop', note: 'the operator stopped the run from the command bar' }, seq: 12 }]],
+    ['/stop leaves a waiting tool call to the operator', '/stop', TOOL, true, []],
+    ['/stop --abort denies a waiting tool call', '/stop --abort', TOOL, true, [{ kind: 'answer', payload: { decision: 'deny', note: 'the operator aborted the run (/stop --abort)' }, seq: 8 }]],
+    ['a refused /stop answers nothing', '/stop', PAUSE, false, []],
+    ['a goal revision answers nothing', '/goal modify x', PAUSE, true, []],
+  ] as const)('%s', (_, line, pending, ok, answers) => {
+    const state = bar(line, { busy: true }, { pending });
+    const out = commandDone(state, command(line), { ok, message: 'm' });
+    expect(out.effects).toEqual([{ kind: 'notice', ok, text: 'm' }, ...answers]);
+    expect(out.view).toMatchObject(ok ? { busy: false, input: null, line: { text: '' } } : { busy: false, input: 'bar', line: { text: line } });
+  });
+
+  test.each([
+    ['Tab completes the only candidate', '/goal st', [], 'complete', '', '/goal status', []],
+    ['Tab extends to the common prefix and lists', '/goal a', [], 'complete', '', '/goal add-c', ['/goal add-constraint ', '/goal add-criterion ']],
+    ['typing narrows the open list', '/goal add-c', ['/goal add-constraint ', '/goal add-criterion '], null, 'o', '/goal add-co', ['/goal add-constraint ']],
+    ['Esc closes the list first', '/goal a', ['/goal add-constraint '], 'cancel', '', '/goal a', []],
+    ['typing with the list closed opens nothing', '/go', [], null, 'a', '/goa', []],
+    ['Backspace edits', '/goal', [], 'delete-back', '', '/goa', []],
+  ] as const)('%s', (_, text, completions, cmd, typed, line, list) => {
+    const out = barReducer(bar(text, { completions }), { command: cmd, text: typed });
+    expect(out.view.line.text).toBe(line);
+    expect(out.view.completions).toEqual(list);
+    expect(out.view.input).toBe('bar');
+  });
+
+  test('Esc with the list closed closes the bar', () => {
+    expect(barReducer(bar('/goal'), { command: 'cancel', text: '' }).view).toMatchObject({ input: null, line: { text: '' } });
+  });
+});
+
+describe('deny note', () => {
+  const note = (text: string, pending: PendingYield | null = TOOL) => input({ pending }, { input: 'note', line: lineOf(text) });
+
+  test.each([
+    ['Enter denies with the note', '  not now ', TOOL, [{ kind: 'answer', payload: { decision: 'deny', note: 'not now' }, seq: 8 }]],
+    ['Enter with no note denies plainly', '   ', TOOL, [{ kind: 'answer', payload: { decision: 'deny' }, seq: 8 }]],
+    ['Enter after the call went answers nothing', 'late', null, []],
+  ] as const)('%s', (_, text, pending, effects) => {
+    const out = noteReducer(note(text, pending), { command: 'submit', text: '' });
+    expect(out).toEqual({ view: { ...note(text).view, input: null, line: { text: '', cursor: 0 } }, effects });
+  });
+
+  test('Esc goes back to the prompt without answering; typing edits', () => {
+    expect(noteReducer(note('x'), { command: 'cancel', text: '' })).toMatchObject({ view: { input: null }, effects: [] });
+    expect(noteReducer(note('x'), { command: null, text: 'y' }).view.line).toEqual({ text: 'xy', cursor: 2 });
+  });
+});
+
+describe('a new prompt', () => {
+  test('folds the argument lines and closes a note typed for the old one; otherwise the view is kept', () => {
+    expect(promptChanged({ ...INITIAL_VIEW, expandArgs: true, input: 'note', line: lineOf('x') })).toMatchObject({ expandArgs: false, input: null, line: { text: '' } });
+    expect(promptChanged({ ...INITIAL_VIEW, input: 'bar', line: lineOf('/goal') })).toMatchObject({ input: 'bar', line: { text: '/goal' } });
+    expect(promptChanged(INITIAL_VIEW)).toBe(INITIAL_VIEW);
+  });
+});
