@@ -1,3 +1,4 @@
+import { parseDocument } from 'yaml';
 import { runShell } from '../engine/process.js';
 import type { HookDecision, HookPayloads, HookRegistry, HookTopic } from '../engine/hooks.js';
 
@@ -43,6 +44,9 @@ export function parseHookAnswer(stdout: string, stderr: string): HookDecision | 
   const malformed = (why: string) =>
     new HookCommandError(`answered ${JSON.stringify(text.slice(0, 200))} (${why}); expected {"decision": "allow|deny|pause|skip", "reason"?: "...", "prompt"?: "..."}`, stderr);
   if (typeof value !== 'object' || value === null || Array.isArray(value)) throw malformed('not a JSON object');
+  // JSON.parse keeps the last of two equal keys: `{"decision":"deny","decision":"allow"}`
+  // must not read as an allow. JSON is YAML, whose parser reports the repeat.
+  if (parseDocument(text, { uniqueKeys: true }).errors.some((error) => error.code === 'DUPLICATE_KEY')) throw malformed('a key appears twice');
   const v = value as Record<string, unknown>;
   const unknown = Object.keys(v).find((key) => !ANSWER_KEYS.has(key));
   if (unknown !== undefined) throw malformed(`unknown key "${unknown}"`);
