@@ -37,7 +37,7 @@ export async function prepareWorkspace(spec: WorkspaceSpec, configFile: string):
   await git(target, ['init', '-q']);
   await git(target, ['config', 'user.name', 'loopdeck']);
   await git(target, ['config', 'user.email', 'loopdeck@localhost']);
-  await git(target, ['add', '-A']);
+  await git(target, ['add', '-A', '--', ':(top)']);
   await git(target, ['commit', '-q', '--allow-empty', '--no-verify', '-m', 'loopdeck: workspace as started']);
   return target;
 }
