@@ -1,7 +1,7 @@
 // `workspace.copy: temp` copies symlinks as they are, so nothing the run writes through
 // the copy reaches the source folder. A real source folder and the real file tools.
 import { execFileSync } from 'node:child_process';
-import { lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, realpathSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -153,10 +153,11 @@ describe('a copy is a repository of its own', () => {
 
   it.each([
     ['core.worktree naming the source folder', (main: string) => plainGit(main, 'config', 'core.worktree', main)],
-    ['shared objects (alternates) and a link inside .git', (main: string) => {
+    ['refs kept in a linked folder, objects borrowed through alternates', (main: string) => {
+      const shared = path.join(path.dirname(main), 'shared-refs');
+      renameSync(path.join(main, '.git', 'refs'), shared);
+      symlinkSync(shared, path.join(main, '.git', 'refs'));
       writeFileSync(path.join(main, '.git', 'objects', 'info', 'alternates'), `${path.join(main, '.git', 'objects')}\n`);
-      rmSync(path.join(main, '.git', 'refs', 'tags'), { recursive: true });
-      symlinkSync(path.join(main, '.git', 'refs', 'heads'), path.join(main, '.git', 'refs', 'tags'));
     }],
   ])('of a repository whose .git folder points back at it: %s', async (_name, tamper) => {
     const root = tempDir();
