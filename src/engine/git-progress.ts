@@ -12,7 +12,8 @@
  * the same idea as `git stash create`, which records a dirty tree without touching it).
  * The only lasting effect is new loose blobs in `.git/objects`, which `git gc` prunes
  * when unreferenced. Every git command goes through the hardened runner of `git.ts`: the
- * repository's fsmonitor, hooks and filter drivers never run.
+ * repository's fsmonitor, hooks and filter drivers never run, and nested repositories
+ * (submodules) are not looked into: a gitlink keeps the commit the index records.
  */
 import { copyFile, mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
@@ -69,11 +70,11 @@ async function worktreeTree(top: string): Promise<string> {
       () => false,
     );
     const env = { GIT_INDEX_FILE: index };
-    let add = await runGit(top, ['add', '-A'], env);
+    let add = await runGit(top, ['add', '-A', '--', ':(top)'], env);
     if (add.exitCode !== 0 && seeded) {
       // The copy could not be used (e.g. a split index whose shared part stays in .git): start empty.
       await rm(index, { force: true });
-      add = await runGit(top, ['add', '-A'], env);
+      add = await runGit(top, ['add', '-A', '--', ':(top)'], env);
     }
     if (add.exitCode !== 0) {
       throw new ToolError('git', `git add -A (temporary index) in ${top} failed (exit ${add.exitCode}): ${add.stderr.trim()}`);

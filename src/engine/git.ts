@@ -26,6 +26,14 @@
  *   (git then fails with "cannot run" instead of running anything). A `.gitattributes`
  *   naming a driver no configuration defines runs nothing.
  * - **Diff commands** (`diff`, `log`, `show`) also get `--no-ext-diff --no-textconv`.
+ * - **Nested repositories are never entered.** A submodule (or any folder with its own
+ *   `.git` that the index records as a gitlink) has its own configuration, which the
+ *   listing above does not see; `git add`, `git stash` and `git status`/`diff` start
+ *   `git status` inside it, and its filters would run. So status and diff commands get
+ *   `--ignore-submodules=all` (which also overrides `submodule.<name>.ignore` from
+ *   `.gitmodules`), `add` and `stash push` get every gitlink of their index excluded from
+ *   their pathspec, and a `commit` that would stage from the working tree (`-a`, paths) is
+ *   refused. A gitlink's recorded commit therefore never changes through loopdeck's git.
  *
  * The overrides are passed as `GIT_CONFIG_COUNT`/`GIT_CONFIG_KEY_<n>`/`GIT_CONFIG_VALUE_<n>`
  * (git(1), "ENVIRONMENT"), not `-c`, so a driver name containing `=` cannot split a key,
@@ -65,9 +73,13 @@ export const GIT_HARDENING: ReadonlyArray<readonly [string, string]> = [
   ['credential.helper', ''],
   ['diff.external', ''],
   ['protocol.allow', 'never'],
+  // never descend into a nested repository: its configuration is not the one listed below
   ['submodule.recurse', 'false'],
   ['diff.ignoreSubmodules', 'all'],
+  ['diff.submodule', 'short'],
   ['status.submoduleSummary', 'false'],
+  ['fetch.recurseSubmodules', 'false'],
+  ['push.recurseSubmodules', 'no'],
   ['commit.gpgSign', 'false'],
   ['tag.gpgSign', 'false'],
   ['log.showSignature', 'false'],
@@ -100,6 +112,24 @@ const EXTRA_ENV = /^GIT_(INDEX_FILE|(AUTHOR|COMMITTER)_(NAME|EMAIL|DATE))$/;
 
 /** Subcommands that can produce a diff and so take `--no-ext-diff --no-textconv`. */
 const DIFF_COMMANDS = new Set(['diff', 'log', 'show']);
+
+/**
+ * Subcommands that compare submodules and take `--ignore-submodules=all`, which also makes
+ * them ignore `submodule.<name>.ignore` from `.gitmodules` or the repository's config.
+ */
+const IGNORE_SUBMODULES_COMMANDS = new Set(['status', 'diff', 'diff-files', 'diff-index', 'log', 'show']);
+
+/**
+ * Subcommands that walk the working tree, start `git status` inside every submodule whose
+ * HEAD matches the index, and take no option against it (`add`, `stash push`): the
+ * submodules are taken out of their pathspec instead.
+ */
+function walksSubmodules(args: readonly string[]): boolean {
+  return args[0] === 'add' || (args[0] === 'stash' && args[1] === 'push');
+}
+
+/** Options that make `git commit` stage from the working tree (and so look into submodules). */
+const COMMIT_STAGING = /^(--(all|include|only|interactive|patch|pathspec-from-file)(=.*)?|--|-[a-zA-Z]*[aiop][a-zA-Z]*)$/;
 
 /** Longest a single git command may run. */
 export const GIT_TIMEOUT_MS = 120_000;
@@ -180,9 +210,47 @@ export async function runGit(cwd: string, args: string[], extraEnv: Record<strin
     throw new ToolError('git', `cannot read the git configuration in ${cwd}, so git ${args.join(' ')} was not run (exit ${listed.exitCode}): ${listed.stderr.trim()}`);
   }
   const overrides = [...GIT_HARDENING, ...driverOverrides(listed.stdout.split('\0'))];
+  return spawnGit(cwd, await outsideSubmodules(cwd, args, extraEnv), gitEnv(extraEnv, overrides));
+}
+
+/**
+ * `args` rewritten so git never looks inside a nested repository (a submodule, or any
+ * folder with its own `.git` that the index records as a gitlink): git would start
+ * `git status` there, under that repository's configuration, whose drivers the overrides
+ * above do not name. Diff and status commands get `--ignore-submodules=all` (and diff
+ * commands `--no-ext-diff --no-textconv`); `add` and `stash push` get one
+ * `:(top,exclude,literal)<path>` per gitlink in the index they use, after their `--`.
+ *
+ * @throws TypeError for `add`/`stash push` without `--` (an exclude-only pathspec would
+ *   narrow them to the current folder) and for a `commit` that stages from the working tree
+ */
+async function outsideSubmodules(cwd: string, args: string[], extraEnv: Record<string, string>): Promise<string[]> {
   const [command, ...rest] = args;
-  const argv = command !== undefined && DIFF_COMMANDS.has(command) ? [command, '--no-ext-diff', '--no-textconv', ...rest] : args;
-  return spawnGit(cwd, argv, gitEnv(extraEnv, overrides));
+  if (command === undefined) return args;
+  if (command === 'commit' && rest.some((arg) => COMMIT_STAGING.test(arg))) {
+    throw new TypeError(`runGit: git ${args.join(' ')} would stage from the working tree and look into submodules; stage with add first`);
+  }
+  if (walksSubmodules(args)) {
+    if (!rest.includes('--')) throw new TypeError(`runGit: git ${args.join(' ')} needs an explicit pathspec after "--"`);
+    return [...args, ...(await gitlinks(cwd, extraEnv)).map((p) => `:(top,exclude,literal)${p}`)];
+  }
+  const flags = [
+    ...(DIFF_COMMANDS.has(command) ? ['--no-ext-diff', '--no-textconv'] : []),
+    ...(IGNORE_SUBMODULES_COMMANDS.has(command) ? ['--ignore-submodules=all'] : []),
+  ];
+  return [command, ...flags, ...rest];
+}
+
+/** Paths (from the top level) of the gitlinks in the index `extraEnv` names, or in the repository's index. */
+async function gitlinks(cwd: string, extraEnv: Record<string, string>): Promise<string[]> {
+  const listed = await spawnGit(cwd, ['ls-files', '--stage', '--full-name', '-z', '--', ':(top)'], gitEnv(extraEnv));
+  if (listed.exitCode !== 0) {
+    throw new ToolError('git', `cannot list the index in ${cwd} to leave submodules out (exit ${listed.exitCode}): ${listed.stderr.trim()}`);
+  }
+  return listed.stdout
+    .split('\0')
+    .filter((entry) => entry.startsWith('160000 '))
+    .map((entry) => entry.slice(entry.indexOf('\t') + 1));
 }
 
 /** Same as {@link runGit} but a non-zero exit throws. @throws ToolError naming the command and git's message */

@@ -1,8 +1,8 @@
-import { cpSync, existsSync, mkdtempSync, statSync } from 'node:fs';
+import { cpSync, existsSync, lstatSync, mkdtempSync, readdirSync, realpathSync, rmSync, statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { ConfigError, ConfigErrors } from './errors.js';
-import { git } from './git.js';
+import { git, runGit } from './git.js';
 
 /** Where and how a run's workspace is laid out. */
 export interface WorkspaceSpec {
@@ -14,12 +14,20 @@ export interface WorkspaceSpec {
 
 /**
  * Returns the directory the run works in. With `copy: temp` the source is copied to a new
- * temporary directory (the source is never touched) and committed to a fresh git repo,
- * so the run's changes can be diffed and stashed. Symlinks are copied verbatim: a relative
- * link still points inside the copy; an absolute one still points where it did, and the
- * file tools refuse it when that is outside the copy. A `.git` folder in the source is
- * copied too; git runs on the copy through the hardened runner (`git.ts`), so hooks,
- * filters or fsmonitor named by the source's configuration never run.
+ * temporary directory (the source is never touched) and committed to a git repository of
+ * the copy's own, so the run's changes can be diffed and stashed. Symlinks are copied
+ * verbatim: a relative link still points inside the copy; an absolute one still points
+ * where it did, and the file tools refuse it when that is outside the copy.
+ *
+ * A `.git` folder in the source is copied too (history stays visible) only when the copy
+ * is then a repository that nothing ties to the source: see {@link ownRepository}.
+ * Otherwise (a linked worktree's or submodule's `.git` file, a `.git` symlink, shared or
+ * borrowed objects, a configured working tree elsewhere, a bare configuration, a link
+ * inside `.git`) the copied `.git` is deleted and a fresh repository started, so the
+ * "workspace as started" commit, the identity written to its config and the abort stash
+ * all stay in the copy and the user's repository is never written. git runs on the copy
+ * through the hardened runner (`git.ts`): hooks, filters or fsmonitor named by the
+ * source's configuration never run.
  *
  * @param configFile named in the error when the path does not exist
  * @throws ConfigErrors when the workspace path is not a directory
@@ -34,10 +42,59 @@ export async function prepareWorkspace(spec: WorkspaceSpec, configFile: string):
   // Symlinks are copied as they are: without `verbatimSymlinks` a relative link would become
   // an absolute link into the source, and a write through it would change the source.
   cpSync(spec.path, target, { recursive: true, verbatimSymlinks: true, filter: (src) => !src.split(path.sep).includes('node_modules') });
+  const dotGit = path.join(target, '.git');
+  if (existsSync(dotGit) || isLink(dotGit)) {
+    if (await ownRepository(target)) {
+      // the administrative folders of the source's linked worktrees point at them
+      rmSync(path.join(dotGit, 'worktrees'), { recursive: true, force: true });
+    } else {
+      rmSync(dotGit, { recursive: true, force: true });
+    }
+  }
   await git(target, ['init', '-q']);
   await git(target, ['config', 'user.name', 'loopdeck']);
   await git(target, ['config', 'user.email', 'loopdeck@localhost']);
-  await git(target, ['add', '-A']);
+  await git(target, ['add', '-A', '--', ':(top)']);
   await git(target, ['commit', '-q', '--allow-empty', '--no-verify', '-m', 'loopdeck: workspace as started']);
   return target;
+}
+
+/** Whether `file` is a symbolic link (dangling ones included). */
+function isLink(file: string): boolean {
+  try {
+    return lstatSync(file).isSymbolicLink();
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Whether the `.git` copied into `copy` makes `copy` a repository of its own: `.git` is a
+ * real folder with no link anywhere inside, no `commondir` (a linked worktree's) and no
+ * `objects/info/alternates` or `http-alternates` (borrowed objects), and git itself,
+ * reading every configuration file there, reports `copy` as a non-bare working tree whose
+ * git folder and common folder are `copy/.git` (no `core.worktree` or `core.bare`
+ * anywhere). Anything else, including git failing to read it, is `false`.
+ */
+async function ownRepository(copy: string): Promise<boolean> {
+  const dotGit = path.join(copy, '.git');
+  if (isLink(dotGit) || !statSync(dotGit).isDirectory() || holdsLink(dotGit)) return false;
+  for (const pointer of ['commondir', 'gitdir', 'objects/info/alternates', 'objects/info/http-alternates']) {
+    if (existsSync(path.join(dotGit, pointer))) return false;
+  }
+  const run = await runGit(copy, ['rev-parse', '--path-format=absolute', '--is-bare-repository', '--show-toplevel', '--git-dir', '--git-common-dir']);
+  if (run.exitCode !== 0) return false;
+  const [bare, top, gitDir, commonDir] = run.stdout.split('\n');
+  const real = realpathSync(copy);
+  const same = (p: string | undefined, expected: string) => p !== undefined && existsSync(p) && realpathSync(p) === expected;
+  return bare === 'false' && same(top, real) && same(gitDir, path.join(real, '.git')) && same(commonDir, path.join(real, '.git'));
+}
+
+/** Whether any entry under `dir` (recursively) is a symbolic link. */
+function holdsLink(dir: string): boolean {
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    if (entry.isSymbolicLink()) return true;
+    if (entry.isDirectory() && holdsLink(path.join(dir, entry.name))) return true;
+  }
+  return false;
 }

@@ -261,6 +261,96 @@ describe("the harness's git", () => {
   });
 });
 
+/**
+ * A repository `outer` with a nested repository at `vendor/lib` committed as a gitlink (with
+ * a `.gitmodules` asking git to look into it) and another, `vendor/untracked`, never added:
+ * both as hostile as {@link makeHostile} makes them and dirty (tracked and untracked files),
+ * so any git that enters them runs their drivers, hooks or fsmonitor. `outer` itself is
+ * ordinary and has a change of its own.
+ */
+function nestedRepos(): { outer: string; canaries: string } {
+  const outer = tempDir('loopdeck-outer-');
+  const canaries = path.join(tempDir('loopdeck-canaries-'), 'out');
+  mkdirSync(canaries);
+  plainGit(outer, 'init', '-q', '-b', 'main');
+  plainGit(outer, 'config', 'user.name', 'test');
+  plainGit(outer, 'config', 'user.email', 'test@localhost');
+  writeFileSync(path.join(outer, 'top.txt'), 'top v1\n');
+  writeFileSync(path.join(outer, '.gitmodules'), '[submodule "lib"]\n  path = vendor/lib\n  url = ./lib\n  ignore = none\n');
+  const nested = ['lib', 'untracked'].map((name) => {
+    const dir = path.join(outer, 'vendor', name);
+    mkdirSync(dir, { recursive: true });
+    plainGit(dir, 'init', '-q', '-b', 'main');
+    plainGit(dir, 'config', 'user.name', 'test');
+    plainGit(dir, 'config', 'user.email', 'test@localhost');
+    writeFileSync(path.join(dir, '.gitattributes'), ATTRIBUTES);
+    for (const file of ['a.txt', 'b.md', 'c.cfg', 'd.inc', 'e.info']) writeFileSync(path.join(dir, file), `${file} v1\n`);
+    plainGit(dir, 'add', '-A');
+    plainGit(dir, 'commit', '-qm', 'start');
+    return dir;
+  });
+  plainGit(outer, 'add', 'top.txt', '.gitmodules', 'vendor/lib');
+  plainGit(outer, 'commit', '-qm', 'start');
+  for (const dir of nested) {
+    makeHostile(dir, canaries);
+    dirty(dir);
+  }
+  writeFileSync(path.join(outer, 'top.txt'), 'top v2\n');
+  return { outer, canaries };
+}
+
+describe('nested repositories (submodules) are never entered', () => {
+  it('by snapshots, the git tools and the abort stash', async () => {
+    const { outer, canaries } = nestedRepos();
+    const first = await gitSnapshot(outer);
+    writeFileSync(path.join(outer, 'top.txt'), 'top v3\n');
+    const second = await gitSnapshot(outer, first);
+    expect(second?.tree).not.toBe(first?.tree);
+    expect(canariesOf(canaries)).toEqual([]);
+
+    const ctx = { workspace: outer, shellTimeoutSeconds: 10, outputLimit: 16 * 1024 };
+    const status = await runTool({ id: 's', name: 'git_status', args: {} }, ctx);
+    expect(status.output.split('\n')).toEqual(expect.arrayContaining([' M top.txt', '?? vendor/untracked/']));
+    expect((await runTool({ id: 'd', name: 'git_diff', args: {} }, ctx)).output).toContain('+top v3');
+    await runTool({ id: 'd2', name: 'git_diff', args: { path: 'vendor/lib' } }, ctx);
+    expect(canariesOf(canaries)).toEqual([]);
+
+    const outcome = await parkWorkspace(outer, 's1');
+    expect(outcome).toMatchObject({ status: 'stashed', tracked: ['top.txt'] });
+    expect(readFileSync(path.join(outer, 'top.txt'), 'utf8')).toBe('top v1\n');
+    // the nested repositories' own changes are theirs: left in place
+    expect(readFileSync(path.join(outer, 'vendor', 'lib', 'b.md'), 'utf8')).toBe('b.md v2\n');
+    expect(canariesOf(canaries)).toEqual([]);
+  });
+
+  it('by a temporary copy that commits them, and by every git command on the copy', async () => {
+    const { outer: source, canaries } = nestedRepos();
+    const copy = await prepareWorkspace({ path: source, copy: 'temp' }, 'loop.yaml');
+    dirs.push(copy);
+    expect(canariesOf(canaries)).toEqual([]);
+    // the untracked nested repository was committed as a gitlink, like the tracked one
+    expect((await runGit(copy, ['ls-files', '--stage', '--', 'vendor'])).stdout).toMatch(/^160000 [0-9a-f]{40} 0\tvendor\/lib\n160000 [0-9a-f]{40} 0\tvendor\/untracked$/);
+    const first = await gitSnapshot(copy);
+    writeFileSync(path.join(copy, 'top.txt'), 'top v3\n');
+    expect((await gitSnapshot(copy, first))?.tree).not.toBe(first?.tree);
+    const ctx = { workspace: copy, shellTimeoutSeconds: 10, outputLimit: 16 * 1024 };
+    await runTool({ id: 's', name: 'git_status', args: {} }, ctx);
+    await runTool({ id: 'd', name: 'git_diff', args: {} }, ctx);
+    expect(await parkWorkspace(copy, 's1')).toMatchObject({ status: 'stashed', tracked: ['top.txt'] });
+    expect(canariesOf(canaries)).toEqual([]);
+  });
+
+  it('git refuses to run a command that would enter them without being told not to', async () => {
+    const { outer, canaries } = nestedRepos();
+    await expect(runGit(outer, ['add', '-A'])).rejects.toThrow(/needs an explicit pathspec after "--"/);
+    await expect(runGit(outer, ['commit', '-qam', 'x'])).rejects.toThrow(/would stage from the working tree/);
+    await expect(runGit(outer, ['commit', '-m', 'x', '--', 'top.txt'])).rejects.toThrow(/would stage from the working tree/);
+    expect((await runGit(outer, ['add', '-A', '--', ':(top)'])).exitCode).toBe(0);
+    expect((await runGit(outer, ['diff', '--cached', '--name-only'])).stdout).toBe('top.txt');
+    expect(canariesOf(canaries)).toEqual([]);
+  });
+});
+
 describe('a folder that only looks like a repository', () => {
   it('a workspace laid out as a bare repository with a hostile config is not a repository, and nothing runs', async () => {
     const ws = tempDir('loopdeck-bare-');
