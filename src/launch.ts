@@ -1,6 +1,6 @@
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { describeError, InvariantError } from './engine/errors.js';
+import { InvariantError } from './engine/errors.js';
 import type { LoopEvent } from './engine/events.js';
 import { ScriptedAgent } from './engine/agents/scripted.js';
 import type { Agent } from './engine/agents/agent.js';
@@ -11,11 +11,11 @@ import { EventLog, readLog } from './engine/log.js';
 import type { LoopPolicy } from './engine/policy.js';
 import { createRedactor, type Redactor } from './engine/redact.js';
 import { declareSecretEnv, envValue } from './engine/secrets.js';
+import { parseSavedPolicy, POLICY_FILE, policyDigest, readSavedPolicyText, savedPolicyText } from './engine/saved-policy.js';
 import { Session } from './engine/session.js';
 import type { Goal } from './engine/types.js';
 import { prepareWorkspace } from './engine/workspace.js';
 import { hooksFor } from './hooks/index.js';
-import { toJson } from './text/json.js';
 
 /** A session wired to its log and workspace, ready to `run(goal)`. */
 export interface PreparedRun {
@@ -75,8 +75,7 @@ export function agentFor(policy: LoopPolicy, workspace: string, onNotice?: (text
   }
 }
 
-/** Name of the effective policy saved in each run directory, for `loopdeck resume`. */
-export const POLICY_FILE = 'policy.json';
+export { POLICY_FILE } from './engine/saved-policy.js';
 
 /**
  * Environment variables a policy hands to its agent, whatever their names: `api_key_env`
@@ -90,7 +89,7 @@ export function policySecretEnv(policy: LoopPolicy): string[] {
   return [];
 }
 
-function wire(policy: LoopPolicy, options: { id: string; runDir: string; workspace: string; clock?: () => number; prior?: LoopEvent[] }) {
+function wire(policy: LoopPolicy, options: { id: string; runDir: string; workspace: string; clock?: () => number; prior?: LoopEvent[]; policyDigest?: string }) {
   // One redactor for every sink of the run: the log, the trace, the failure report, the final line.
   declareSecretEnv(policySecretEnv(policy));
   const redact = createRedactor();
@@ -112,6 +111,7 @@ function wire(policy: LoopPolicy, options: { id: string; runDir: string; workspa
     sinks: [(event) => log.append(event)],
     sync: () => log.sync(),
     ...(options.prior ? { prior: options.prior } : {}),
+    ...(options.policyDigest ? { policyDigest: options.policyDigest } : {}),
   });
   return { session, log, redact, onAgentText: (listener: (chunk: string) => void) => void text.add(listener) };
 }
@@ -128,8 +128,9 @@ export async function prepareRun(policy: LoopPolicy, options: { cwd: string; id?
   const id = options.id ?? newSessionId();
   const runDir = path.join(options.cwd, '.loopdeck', 'runs', id);
   mkdirSync(runDir, { recursive: true });
-  writeFileSync(path.join(runDir, POLICY_FILE), `${toJson(policy, 2)}\n`);
-  const { session, log, redact, onAgentText } = wire(policy, { id, runDir, workspace, ...(options.clock ? { clock: options.clock } : {}) });
+  const saved = savedPolicyText(policy);
+  writeFileSync(path.join(runDir, POLICY_FILE), saved);
+  const { session, log, redact, onAgentText } = wire(policy, { id, runDir, workspace, policyDigest: policyDigest(saved), ...(options.clock ? { clock: options.clock } : {}) });
   const goal = newGoal(policy.goal.objective, policy.goal.success_criteria, policy.goal.constraints, {
     priority: policy.goal.priority,
     sub_goals: policy.goal.sub_goals,
@@ -145,22 +146,31 @@ export interface ResumableRun extends PreparedRun {
 
 /**
  * Reads a run directory (`events.jsonl` and `policy.json`) and wires a session that
- * continues it in the same workspace.
+ * continues it in the same workspace. The policy is not taken on trust: its digest must be
+ * the one `session.start` recorded (a log from before digests were recorded resumes with a
+ * warning), and it is validated through the loop.yaml schema ({@link parseSavedPolicy}).
  * @throws LogError for a corrupt log (line and `seq` gap named); InvariantError when the
- *   directory holds no started run or no policy, or the run's workspace is gone
+ *   directory holds no started run, `policy.json` changed since the run began (both files
+ *   named), or the run's workspace is gone; ConfigErrors naming `policy.json` when it is
+ *   missing, unreadable or invalid
  */
 export function prepareResume(runDir: string): ResumableRun {
-  const { events, warnings } = readLog(path.join(runDir, 'events.jsonl'));
+  const logFile = path.join(runDir, 'events.jsonl');
+  const { events, warnings } = readLog(logFile);
   const start = events[0];
   if (!start || start.type !== 'session.start') {
     throw new InvariantError(`${runDir}: the run never started (its log has no session.start); nothing to resume, start a new one with loopdeck run`);
   }
-  let policy: LoopPolicy;
-  try {
-    policy = JSON.parse(readFileSync(path.join(runDir, POLICY_FILE), 'utf8')) as LoopPolicy;
-  } catch (error) {
-    throw new InvariantError(`${path.join(runDir, POLICY_FILE)}: cannot read the run's policy (${describeError(error)})`);
+  const saved = readSavedPolicyText(path.join(runDir, POLICY_FILE));
+  const recorded = start.data.policy_sha256;
+  if (recorded === undefined) {
+    warnings.push(`${logFile} records no digest of ${saved.file} (a run begun by an earlier loopdeck): the policy is validated but cannot be checked against the log`);
+  } else if (recorded !== saved.digest) {
+    throw new InvariantError(
+      `${saved.file} was changed after the run began: its sha256 is ${saved.digest}, ${logFile} recorded ${recorded} at session.start; resume will not run a policy other than the one the run began with (start a new run with loopdeck run to use another)`,
+    );
   }
+  const policy = parseSavedPolicy(saved.text, saved.file);
   const workspace = start.data.workspace;
   if (!existsSync(workspace)) {
     throw new InvariantError(`${runDir}: the run's workspace ${workspace} no longer exists (a temporary copy goes when the temp folder is cleaned); nothing to resume, start a new run with loopdeck run`);

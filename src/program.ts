@@ -114,7 +114,8 @@ export function buildProgram(): Command {
       const { prepared, start, warnings = [] } = await configOrExit(() => prepare(() => undefined));
       for (const warning of warnings) printError(`loopdeck: ${warning}`);
       const { builtinGatesWarning } = await import('./hooks/index.js');
-      const gates = builtinGatesWarning(prepared.policy);
+      // On resume the policy comes from the run's policy.json, not from any loop.yaml.
+      const gates = builtinGatesWarning(prepared.policy, resuming ? path.join(prepared.runDir, 'policy.json') : prepared.policy.file);
       if (gates) printError(`loopdeck: ${gates}`);
       if (resuming && !options.yes) {
         fail(`resuming headless needs --yes; the run stands at: ${summary(prepared)}`);

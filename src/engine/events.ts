@@ -58,6 +58,11 @@ export interface EventDataMap {
      * destructive-command guard (the console header warns); absent in logs written before the setting.
      */
     builtin_gates?: 'on' | 'off';
+    /**
+     * sha256 (hex) of the run's `policy.json` as written at start: `resume` refuses a policy
+     * file that no longer matches. Absent in logs written before it was recorded.
+     */
+    policy_sha256?: string;
   };
   /** `reask`: after a restart, the tool call issued without a recorded result, asked about again. */
   'session.resume': { action: 'continue'; from: LoopState; note?: string; reask?: string };

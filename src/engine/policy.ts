@@ -613,6 +613,20 @@ export function parsePolicy(source: string, file: string): LoopPolicy {
   return finish(parseYamlWith(schemaFor(file), source, file), file);
 }
 
+/**
+ * Validates a loop contract in loop.yaml form that was rebuilt from another file (a run's
+ * saved `policy.json`), through the same schema and file checks as {@link loadPolicy}.
+ *
+ * @param source the contract as YAML (or JSON) text in loop.yaml form
+ * @param file the loop.yaml it stands for: relative paths and hook programs resolve
+ *   against its folder, and it becomes the policy's `file`
+ * @param shownAs the file named in errors
+ * @throws ConfigErrors naming `shownAs` and the path of each problem
+ */
+export function parsePolicyFor(source: string, file: string, shownAs: string): LoopPolicy {
+  return finish(parseYamlWith(schemaFor(file, { files: true }), source, shownAs), file);
+}
+
 function finish(parsed: RawPolicy, file: string): LoopPolicy {
   const { budget, ...rest } = parsed;
   const base = path.dirname(path.resolve(file));

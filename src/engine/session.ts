@@ -13,7 +13,7 @@ import { observe } from './observe.js';
 import { resolvePattern, type Pattern } from './patterns.js';
 import { createRedactor, type Redactor } from './redact.js';
 import type { LoopPolicy } from './policy.js';
-import { runTool } from './tools.js';
+import { harnessFiles, runTool } from './tools.js';
 import { BUDGET_COMMAND_NAMES, BUDGET_DIMENSIONS, type AgentTurn, type BudgetDimension, type Goal, type ToolCall, type ToolResult } from './types.js';
 import { runVerify } from './verify.js';
 import { recordAbort, stashSummary } from './abort.js';
@@ -92,6 +92,11 @@ export interface SessionOptions {
   runTool?: typeof runTool;
   /** Events of an earlier process of this session, for {@link Session.resume}. */
   prior?: readonly LoopEvent[];
+  /**
+   * sha256 (hex) of the run's saved `policy.json`, recorded in `session.start` so that
+   * `resume` refuses a policy changed since the run began.
+   */
+  policyDigest?: string;
 }
 
 /** Thrown inside the loop to end it with an outcome already recorded. */
@@ -407,6 +412,7 @@ export class Session {
           checkpoint_every: policy.checkpoint.every_iterations,
           stagnation_threshold: policy.stagnation.checkpoints_without_observed_progress,
           builtin_gates: policy.approval.builtin_gates === 'off' ? 'off' : 'on',
+          ...(this.options.policyDigest ? { policy_sha256: this.options.policyDigest } : {}),
         });
         this.go('PLANNING');
       } else {
@@ -728,6 +734,7 @@ export class Session {
           shellTimeoutSeconds: this.options.policy.tools.shell_timeout,
           outputLimit: this.options.policy.tools.output_limit_bytes,
           signal: this.abort.signal,
+          harness: harnessFiles({ runDir: this.options.runDir, policy: this.options.policy }),
         });
         result = { call_id: call.id, name: call.name, ...outcome, duration_ms: Math.max(0, this.clock() - started) };
         this.emit('tool.result', { result });

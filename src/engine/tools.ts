@@ -4,11 +4,12 @@ import { access, lstat, mkdir, open, readdir, readFile, rename, rm } from 'node:
 import path from 'node:path';
 import { z } from 'zod';
 import { ToolError } from './errors.js';
+import { resolveProgram, type LoopPolicy } from './policy.js';
 import { git, isGitWorkTree } from './git.js';
 import { runShell } from './process.js';
 import { boundText } from './redact.js';
 import type { ToolCall, ToolStatus } from './types.js';
-import { confine, fsFailure, fsReason, gitConfigFile, gitInternalReason, showPath } from './workspace-path.js';
+import { confine, fsFailure, fsReason, gitConfigFile, gitInternalReason, harnessInternalReason, showPath, type HarnessPath } from './workspace-path.js';
 
 /** Where and how tools run. */
 export interface ToolContext {
@@ -19,6 +20,12 @@ export interface ToolContext {
   /** Characters of output returned to the agent. */
   outputLimit: number;
   signal?: AbortSignal;
+  /**
+   * loopdeck's own files that the file tools read but never write: the run directory, the
+   * config file, the transcript (see {@link harnessFiles}). Any `.loopdeck` folder is
+   * refused whether listed or not.
+   */
+  harness?: readonly HarnessPath[];
 }
 
 /** What a tool returns before the engine wraps it into a `ToolResult`. */
@@ -122,13 +129,15 @@ async function readableFile(tool: string, workspace: string, rel: string): Promi
 
 /**
  * Confines `rel` for a write and refuses what the file tools never write: anything inside
- * git's own files (`.git`), a git configuration file reached through a symlink of another
- * name (the approval gate judges the name the agent wrote), and anything but a regular file.
+ * git's own files (`.git`), anything of loopdeck's own (a `.loopdeck` folder, the run
+ * directory, the config file, the transcript: `harness`), a git configuration file reached
+ * through a symlink of another name (the approval gate judges the name the agent wrote),
+ * and anything but a regular file.
  * @throws ToolError naming the path and the reason
  */
-async function writableFile(tool: string, workspace: string, rel: string): Promise<string> {
+async function writableFile(tool: string, workspace: string, rel: string, harness?: readonly HarnessPath[]): Promise<string> {
   const file = confine(tool, workspace, rel);
-  const internal = gitInternalReason(workspace, file);
+  const internal = gitInternalReason(workspace, file) ?? harnessInternalReason(workspace, file, harness);
   if (internal) throw new ToolError(tool, `will not write ${showPath(rel)}: ${internal}`);
   const reached = gitConfigFile(path.basename(file));
   const named = rel.split('/').filter((name) => name !== '' && name !== '.').at(-1) ?? '';
@@ -218,7 +227,7 @@ const TOOLS: Record<string, ToolFn> = {
   },
   async write_file(args, ctx) {
     const { path: rel, content } = parseArgs('write_file', writeArgs, args);
-    const file = await writableFile('write_file', ctx.workspace, rel);
+    const file = await writableFile('write_file', ctx.workspace, rel, ctx.harness);
     await mkdir(path.dirname(file), { recursive: true }).catch((error: unknown) => {
       throw fsFailure('write_file', 'cannot create the folder of', rel, error);
     });
@@ -227,7 +236,7 @@ const TOOLS: Record<string, ToolFn> = {
   },
   async edit(args, ctx) {
     const { path: rel, find, replace } = parseArgs('edit', editArgs, args);
-    const file = await writableFile('edit', ctx.workspace, rel);
+    const file = await writableFile('edit', ctx.workspace, rel, ctx.harness);
     const content = await readFile(file, 'utf8').catch((error: unknown) => {
       throw fsFailure('edit', 'cannot read', rel, error);
     });
@@ -239,6 +248,27 @@ const TOOLS: Record<string, ToolFn> = {
   },
 };
 
+/**
+ * loopdeck's own files of a run, which the file tools never write: the run directory (its
+ * log, reports and saved policy are what `resume` and `replay` trust), the config file the
+ * run was started with, the scripted agent's transcript, and the programs of command hooks
+ * that resolve to a file (code loopdeck runs on every tool call).
+ */
+export function harnessFiles(input: { runDir?: string; policy?: LoopPolicy }): HarnessPath[] {
+  const files: HarnessPath[] = [];
+  if (input.runDir) files.push({ path: path.resolve(input.runDir), what: 'the run directory of this run' });
+  const policy = input.policy;
+  if (!policy) return files;
+  files.push({ path: policy.file, what: 'the config file this run was started with' });
+  if (policy.agent.kind === 'scripted') files.push({ path: policy.agent.script, what: "the scripted agent's transcript" });
+  for (const hook of policy.hooks) {
+    if (typeof hook === 'string') continue;
+    const program = resolveProgram(hook.command, path.dirname(policy.file));
+    if (program) files.push({ path: program, what: `the program of the hook ${JSON.stringify(hook.name)}` });
+  }
+  return files;
+}
+
 /** Names of the built-in tools. */
 export const TOOL_NAMES = Object.keys(TOOLS);
 
@@ -247,8 +277,8 @@ export const TOOL_NAMES = Object.keys(TOOLS);
  * ends up as one {@link ToolError} (a failed call the engine records as `tool.error`), never
  * as an exception that ends the run; a file-system error is described by its errno code and
  * names the path the agent gave.
- * @throws ToolError for an unknown tool, bad arguments, a path outside the workspace or
- *   into git's own files, a file-system error (missing, a folder, permission denied, ...),
+ * @throws ToolError for an unknown tool, bad arguments, a path outside the workspace, a
+ *   write into git's own files or loopdeck's own (`ctx.harness`, any `.loopdeck` folder), a file-system error (missing, a folder, permission denied, ...),
  *   an edit whose text is absent or not unique, or a shell that cannot start
  */
 export async function runTool(call: ToolCall, ctx: ToolContext): Promise<ToolOutcome> {

@@ -208,3 +208,85 @@ export function gitConfigFile(name: string): string | null {
   const folded = foldName(name);
   return GIT_CONFIG_FILES.find((file) => file === folded) ?? null;
 }
+
+/**
+ * True for a name that is, or on some file system means, `.loopdeck` (loopdeck's state
+ * folder): `.LoopDeck`, `.loopdeck.`, HFS+-ignored code points, and the NTFS short name
+ * `LOOPDE~1` (any number).
+ */
+export function isDotLoopdeck(name: string): boolean {
+  const folded = foldName(name);
+  return folded === '.loopdeck' || /^loopde~\d+$/.test(folded);
+}
+
+/**
+ * A file or folder of loopdeck's own that the file tools never write (reading stays
+ * allowed): the run directory, the config file the run was started with, the scripted
+ * agent's transcript, a hook's program. A folder covers everything inside it.
+ */
+export interface HarnessPath {
+  /** Absolute path; it may not exist (yet), and may be reached through symlinks. */
+  path: string;
+  /** What it is, for the message: `the run directory of this run`. */
+  what: string;
+}
+
+/** `file` with its longest existing prefix resolved through symlinks (the rest as written). */
+function resolveExisting(file: string): string {
+  const rest: string[] = [];
+  let current = path.resolve(file);
+  for (;;) {
+    try {
+      return path.join(realpathSync(current), ...rest.reverse());
+    } catch {
+      const parent = path.dirname(current);
+      if (parent === current) return path.resolve(file);
+      rest.push(path.basename(current));
+      current = parent;
+    }
+  }
+}
+
+/** `dev:ino` of what is at `file`, or `null` when nothing is. */
+function identity(file: string): string | null {
+  try {
+    const stat = lstatSync(file);
+    return `${stat.dev}:${stat.ino}`;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Why writing `real` (a resolved path inside `root`, from {@link confine}) would touch
+ * loopdeck's own state, or `null`. Refused: any component named `.loopdeck` in any spelling
+ * a case-insensitive file system reads as it (another run's log, reports and saved policy
+ * are what `resume` and `replay` trust), and anything that is, or lies inside, one of
+ * `harness` — compared both by resolved path and by file identity (device and inode), so a
+ * spelling the file system treats as the same file (other letter case on macOS or
+ * Windows) is refused as well.
+ */
+export function harnessInternalReason(root: string, real: string, harness: readonly HarnessPath[] = []): string | null {
+  const rootReal = realpathSync(root);
+  const hit = path.relative(rootReal, real).split(path.sep).find(isDotLoopdeck);
+  if (hit !== undefined) {
+    return `it is inside loopdeck's own state (${showPath(hit)}): the file tools never write there, since resume and replay trust the logs, reports and saved policy kept there`;
+  }
+  if (harness.length === 0) return null;
+  // The target and each of its existing ancestors, by identity: the first is the target itself.
+  const chain: Array<string | null> = [];
+  for (let at = real; ; at = path.dirname(at)) {
+    chain.push(identity(at));
+    if (path.dirname(at) === at) break;
+  }
+  for (const entry of harness) {
+    const resolved = resolveExisting(entry.path);
+    const id = identity(resolved);
+    const inside = !escapes(path.relative(resolved, real)) || (id !== null && chain.includes(id));
+    if (inside) {
+      const itself = real === resolved || (id !== null && chain[0] === id);
+      return `it is ${itself ? '' : 'inside '}${entry.what} (${showPath(entry.path)}): the file tools never write loopdeck's own files`;
+    }
+  }
+  return null;
+}

@@ -24,12 +24,14 @@ export function builtinGatesOn(policy: Pick<LoopPolicy, 'approval'>): boolean {
 /**
  * The warning for a policy that switches the built-in gates off, or `null` when they are on.
  * One text for `validate` and headless runs (the console header shows it from `session.start`).
+ * @param source the file the policy was read from, named in the warning (default: its
+ *   loop.yaml, `policy.file`; `resume` names the run's `policy.json`)
  */
-export function builtinGatesWarning(policy: Pick<LoopPolicy, 'approval' | 'hooks' | 'file'>): string | null {
+export function builtinGatesWarning(policy: Pick<LoopPolicy, 'approval' | 'hooks' | 'file'>, source: string = policy.file): string | null {
   if (builtinGatesOn(policy)) return null;
   const names = policy.hooks.map((hook) => (typeof hook === 'string' ? hook : hook.name));
   const checked = names.length > 0 ? `only by the hooks listed (${names.join(', ')})` : 'by no hook at all: every tool call runs without approval';
-  return `WARNING: approval.builtin_gates is off in ${policy.file}: the built-in approval gate and destructive-command guard do not run; tool calls are checked ${checked}`;
+  return `WARNING: approval.builtin_gates is off in ${source}: the built-in approval gate and destructive-command guard do not run; tool calls are checked ${checked}`;
 }
 
 /**
