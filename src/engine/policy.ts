@@ -3,7 +3,7 @@ import path from 'node:path';
 import { HOOK_TOPICS } from './hooks.js';
 import { ConfigError, ConfigErrors } from './errors.js';
 import { envValue } from './secrets.js';
-import { parseRule } from '../hooks/approval-rules.js';
+import { parseRule } from './approval/approval-rules.js';
 import { metricNames, PARSERS } from './parsers/index.js';
 import { compileMetricPattern } from './parsers/regex.js';
 import { z } from 'zod';

@@ -18,7 +18,7 @@ import { parseDuration } from './duration.js';
 import { runVerify } from './verify.js';
 import { recordAbort, stashSummary } from './abort.js';
 import { gitSnapshot, isGitWorkTree, type GitSnapshot } from './git-progress.js';
-import { offeredRules } from '../hooks/always-allow.js';
+import { offeredRules } from './approval/always-allow.js';
 import {
   detectionEventData,
   INITIAL_REPETITION,
@@ -40,7 +40,7 @@ export type LoopYield =
 /**
  * Answer to a `tool` yield. A denial's note goes back to the agent. `always` stores a rule
  * for the rest of the run; it must be one the approval prompt offers for this call
- * (`offeredRules`, hooks/always-allow.ts: the exact call, or a read-only wider rule).
+ * (`offeredRules`, approval/always-allow.ts: the exact call, or a read-only wider rule).
  */
 export type ToolAnswer = { decision: 'approve'; note?: string; always?: string } | { decision: 'deny'; note?: string };
 /** Answer to a `pause` yield. */

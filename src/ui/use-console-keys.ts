@@ -1,6 +1,6 @@
 import { useEffect, useRef } from 'react';
 import { BUDGET_COMMAND_NAMES } from '../engine/types.js';
-import { alwaysAllowChoices } from '../hooks/always-allow.js';
+import { alwaysAllowChoices } from '../engine/approval/always-allow.js';
 import { candidates, complete } from './commands.js';
 import { eventRows } from './EventDetail.js';
 import { helpRows } from './HelpOverlay.js';
