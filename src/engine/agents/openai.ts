@@ -24,6 +24,7 @@ import { AgentError, ConfigError, ConfigErrors, describeError } from '../errors.
 import { envValue } from '../secrets.js';
 import { renderGoalForAgent } from '../goal.js';
 import type { AgentTurn, Goal, ReportedClaims, TokenUsage, ToolCall } from '../types.js';
+import { mergeReports } from '../reported.js';
 import type { Agent, AgentContext, AgentMessage } from './agent.js';
 
 /** Name of the tool through which the model files its reported claims. Not a harness tool. */
@@ -237,21 +238,6 @@ function requestedDelay(headers: Headers): number | null {
 
 function quote(text: string): string {
   return text.length <= QUOTE_LIMIT ? text : `${text.slice(0, QUOTE_LIMIT)}... (${text.length} characters)`;
-}
-
-function mergeReports(reports: Partial<ReportedClaims>[]): Partial<ReportedClaims> | undefined {
-  if (reports.length === 0) return undefined;
-  const merged: Partial<ReportedClaims> = {};
-  for (const report of reports) {
-    if (report.new_evidence) merged.new_evidence = [...(merged.new_evidence ?? []), ...report.new_evidence];
-    if (report.eliminated_hypotheses) {
-      merged.eliminated_hypotheses = [...(merged.eliminated_hypotheses ?? []), ...report.eliminated_hypotheses];
-    }
-    if (report.remaining_hypotheses) {
-      merged.remaining_hypotheses = [...(merged.remaining_hypotheses ?? []), ...report.remaining_hypotheses];
-    }
-  }
-  return merged;
 }
 
 function renderToolResult(entry: Extract<AgentMessage, { role: 'tool' }>): string {
