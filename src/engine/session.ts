@@ -11,7 +11,7 @@ import { transition, type DoneReason, type LoopState } from './machine.js';
 import { observe } from './observe.js';
 import { resolvePattern, type Pattern } from './patterns.js';
 import { createRedactor, type Redactor } from './redact.js';
-import type { LoopPolicy } from './policy.js';
+import { repetitionSettings, type LoopPolicy } from './policy.js';
 import { runTool } from './tools.js';
 import { BUDGET_COMMAND_NAMES, BUDGET_DIMENSIONS, type AgentTurn, type Goal, type ToolCall, type ToolResult } from './types.js';
 import { parseDuration } from './duration.js';
@@ -24,7 +24,6 @@ import {
   INITIAL_REPETITION,
   observeCall,
   recordResult,
-  resolveRepetitionOptions,
   resultHash,
   type RepetitionOptions,
   type RepetitionState,
@@ -159,11 +158,7 @@ export class Session {
     this.sinks = options.sinks ?? [];
     this.redact = options.redact ?? createRedactor();
     this.agent = options.agent;
-    const rep = options.policy.repetition;
-    this.repetitionOptions = resolveRepetitionOptions(
-      { window: rep.window, threshold: rep.threshold, exempt_tools: rep.exempt_tools, ignore_arg_keys: rep.ignore_arg_keys, include_result: rep.include_result },
-      options.policy.file,
-    );
+    this.repetitionOptions = repetitionSettings(options.policy.repetition, options.policy.file);
     this.pattern = resolvePattern(options.policy.pattern, options.policy.task).pattern;
     if (options.prior && options.prior.length > 0) {
       this.state = draftOf(fold(options.prior));

@@ -8,13 +8,16 @@ import {
   INITIAL_REPETITION,
   observeCall,
   recordResult,
-  resolveRepetitionOptions,
   resultHash,
   type RepetitionDetection,
   type RepetitionOptions,
   type RepetitionState,
 } from '../../src/engine/repetition.js';
 import type { ToolCall } from '../../src/engine/types.js';
+import { repetitionSettings } from '../../src/engine/policy.js';
+
+/** Settings as the loop.yaml schema fills and checks them. */
+const resolveRepetitionOptions = (input: Record<string, unknown> = {}, file = 'loop.yaml') => repetitionSettings(input, file);
 
 const DEFAULTS = resolveRepetitionOptions();
 
@@ -107,7 +110,7 @@ describe('resultHash', () => {
   });
 });
 
-describe('resolveRepetitionOptions', () => {
+describe('repetition settings (one schema: loop.yaml and a saved policy)', () => {
   it('fills the defaults', () => {
     expect(resolveRepetitionOptions()).toEqual({ ...DEFAULT_REPETITION_OPTIONS });
     expect(DEFAULTS).toMatchObject({ window: 5, threshold: 3, include_result: true });
@@ -117,6 +120,13 @@ describe('resolveRepetitionOptions', () => {
     expect(() => resolveRepetitionOptions({ window: 3, threshold: 4 }, 'x.yaml')).toThrow(ConfigErrors);
     expect(() => resolveRepetitionOptions({ threshold: 1 })).toThrow(/repetition\.threshold/);
     expect(() => resolveRepetitionOptions({ window: 2.5 })).toThrow(/repetition\.window/);
+    expect(() => resolveRepetitionOptions({ window: 3, threshold: 4 }, 'x.yaml')).toThrow(/^x\.yaml: repetition\.threshold: expected at most repetition\.window \(3\), found 4$/);
+  });
+
+  it('refuses what loop.yaml refuses: unknown keys and values of the wrong type', () => {
+    expect(() => resolveRepetitionOptions({ window: 5, treshold: 2 })).toThrow(ConfigErrors);
+    expect(() => resolveRepetitionOptions({ exempt_tools: 'wait' })).toThrow(/repetition\.exempt_tools/);
+    expect(() => resolveRepetitionOptions({ include_result: 'yes' })).toThrow(/repetition\.include_result/);
   });
 });
 
