@@ -207,9 +207,6 @@ function hookMessage(input: unknown): string {
 
 const hookSchema = z.union([z.enum(BUILTIN_HOOKS), commandHookSchema], { error: (iss) => hookMessage(iss.input) });
 
-/** A hook entry of loop.yaml: a built-in by name, or an external command on one topic. */
-export type HookEntry = z.output<typeof hookSchema>;
-
 const AGENT_KINDS = ['scripted', 'openai', 'command'] as const;
 
 function agentMessage(input: unknown): string {

@@ -124,7 +124,7 @@ export function childEnv(): Record<string, string> {
 }
 
 /** Sends `signal` to the process group `pid` leads; a group that is already gone is not an error. */
-export function killGroup(pid: number | undefined, signal: NodeJS.Signals): void {
+function killGroup(pid: number | undefined, signal: NodeJS.Signals): void {
   if (pid === undefined) return;
   try {
     process.kill(-pid, signal);

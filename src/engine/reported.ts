@@ -7,7 +7,7 @@ import type { ReportedClaims } from './types.js';
  * keeps it. One rule for every place that combines reports: several progress reports in one
  * model turn, and the turns gathered between two checkpoints.
  */
-export function addReport(base: Partial<ReportedClaims>, report: Partial<ReportedClaims>): Partial<ReportedClaims> {
+function addReport(base: Partial<ReportedClaims>, report: Partial<ReportedClaims>): Partial<ReportedClaims> {
   const merged: Partial<ReportedClaims> = { ...base };
   if (report.new_evidence) merged.new_evidence = [...(base.new_evidence ?? []), ...report.new_evidence];
   if (report.eliminated_hypotheses) merged.eliminated_hypotheses = [...(base.eliminated_hypotheses ?? []), ...report.eliminated_hypotheses];
