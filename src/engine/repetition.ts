@@ -206,7 +206,7 @@ export function detectionEventData(detection: RepetitionDetection): { hash: stri
  * comment for the exact rules). The returned state holds the call; the history keeps
  * `max(window, threshold × MAX_CYCLE_PERIOD)` calls.
  *
- * @param options resolved options ({@link resolveRepetitionOptions})
+ * @param options resolved options (`repetitionSettings` in policy.ts)
  * @returns the next state and a detection, or `null` when the call is fine
  * @throws InvariantError when the call's arguments contain a reference cycle
  */
