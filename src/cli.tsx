@@ -5,7 +5,8 @@ process.env.NODE_ENV ??= 'production';
 import { LoopdeckError } from './engine/errors.js';
 import { redactWrites } from './engine/redact.js';
 import { hideSecretEnv } from './engine/secrets.js';
-import { buildProgram, EXIT } from './program.js';
+import { EXIT, exitCodeOfError } from './exit-codes.js';
+import { buildProgram } from './program.js';
 import { guardConsole, printError } from './text/print.js';
 
 // Secrets stay in memory only: out of process.env and /proc/<pid>/environ, which the tools
@@ -22,7 +23,7 @@ guardConsole();
 /** A crash, printed sanitized (its message may quote an agent, a tool or a server), then exit 1. */
 function crash(error: unknown): never {
   printError(`loopdeck: crashed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
-  process.exit(1);
+  process.exit(EXIT.usage);
 }
 
 // Node would print an uncaught error raw. While the console is up it has its own handlers
@@ -40,7 +41,7 @@ try {
 } catch (error) {
   if (error instanceof LoopdeckError) {
     printError(`loopdeck: ${error.message}`);
-    process.exit(EXIT.usage);
+    process.exit(exitCodeOfError(error));
   }
   crash(error);
 }

@@ -6,6 +6,7 @@ import type { CheckpointInput } from './engine/types.js';
 import type { LoopPolicy } from './engine/policy.js';
 import type { PreparedRun } from './launch.js';
 import type { ConsoleRun } from './ui/run-console.js';
+import { CliError, EXIT, exitCodeOfRun, type ExitCode } from './exit-codes.js';
 import { printError, printJson, printLine } from './text/print.js';
 import { sanitize } from './text/sanitize.js';
 
@@ -25,13 +26,9 @@ function readLogText(file: string): string {
 
 // Commands load what they use when they run: `--help`, `--version` and `replay` stay fast.
 
-/** Exit codes of docs/design.md, "Command line and exit codes". */
-export const EXIT = { goalMet: 0, usage: 1, notMet: 2, interrupted: 130 } as const;
-
-/** Prints `loopdeck: <message>` to stderr (sanitized: messages quote files and agents) and exits with `code`. */
-function fail(message: string, code: number = EXIT.usage): never {
-  printError(`loopdeck: ${message}`);
-  process.exit(code);
+/** Stops the command: cli.tsx prints `loopdeck: <message>` (sanitized) and exits with `code`. */
+function fail(message: string, code: ExitCode = EXIT.usage): never {
+  throw new CliError(message, code);
 }
 
 /** The result of `work`, or exit 1 with `invalid config` and the errors when it throws ConfigErrors. */
@@ -63,7 +60,7 @@ export function buildProgram(): Command {
     .showHelpAfterError()
     .configureHelp({ helpWidth: 88 })
     .configureOutput({ outputError: (text, write) => write(sanitize(text)) })
-    .exitOverride((error) => process.exit(error.exitCode === 0 ? 0 : EXIT.usage));
+    .exitOverride((error) => process.exit(error.exitCode === 0 ? EXIT.goalMet : EXIT.usage));
 
   program
     .command('run')
@@ -128,21 +125,20 @@ export function buildProgram(): Command {
         printError('loopdeck: stdout was closed; stopping the run at the next safe point (the log is kept)');
         prepared.session.stop({ abort: false });
       });
-      const { drive, headlessAnswerer, exitCodeFor } = await import('./engine/drive.js');
+      const { drive, headlessAnswerer } = await import('./engine/drive.js');
       const outcome = await drive(start(), headlessAnswerer({ approve: options.approve, onPause: options.onPause }));
       prepared.log.close();
       // The summary may quote the agent (its final claim) or a server: kept to one line.
       const said = sanitize(outcome.summary, { oneLine: true });
       printError(`loopdeck: ${outcome.reason}: ${said}\nloopdeck: log ${path.relative(process.cwd(), prepared.log.file)}; workspace ${prepared.workspace}`);
-      process.exitCode = exitCodeFor(outcome);
+      process.exitCode = exitCodeOfRun(outcome);
       return;
     }
     const { runConsole } = await import('./ui/run-console.js');
     const result = await configOrExit(() => runConsole(prepare, { confirmResume: resuming }));
     result.prepared.log.close();
     printLine(result.message);
-    const { exitCodeFor } = await import('./engine/drive.js');
-    process.exitCode = result.outcome ? exitCodeFor(result.outcome) : EXIT.interrupted;
+    process.exitCode = exitCodeOfRun(result.outcome ?? null);
   }
 
   /** One line on where a run stands: goal, budget used, last checkpoint. */

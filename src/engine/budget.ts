@@ -43,9 +43,3 @@ export function newWarnings(
   });
 }
 
-/** Fraction of the limit used, 0..1+ (0 for an unlimited dimension). */
-export function usedFraction(usage: BudgetUsage, limits: BudgetLimits, dimension: BudgetDimension): number {
-  const limit = limits[dimension];
-  if (limit === null || limit <= 0) return 0;
-  return usage[dimension] / limit;
-}

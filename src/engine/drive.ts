@@ -36,8 +36,3 @@ export function headlessAnswerer(policy: HeadlessPolicy): Answerer {
     return policy.onPause === 'continue' ? { action: 'continue' } : { action: 'stop' };
   };
 }
-
-/** Exit code of a finished run (docs/design.md): 0 goal met, 2 ended without meeting it. */
-export function exitCodeFor(outcome: LoopOutcome): number {
-  return outcome.reason === 'goal_met' ? 0 : 2;
-}

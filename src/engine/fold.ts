@@ -3,6 +3,7 @@ import { ZERO_USAGE } from './budget.js';
 import { INITIAL_EVALUATOR, type EvaluatorState } from './checkpoint.js';
 import { assertNever, type GoalRevision, type LoopEvent, type VerifyCommandResult } from './events.js';
 import { INITIAL_MACHINE, transition, type DoneReason, type LoopState, type MachineState } from './machine.js';
+import { mergeReport } from './reported.js';
 import type {
   BudgetDimension,
   BudgetLimits,
@@ -449,15 +450,6 @@ export function reduce(s: SessionState, e: LoopEvent): void {
     default:
       assertNever(e);
   }
-}
-
-/** Adds one turn's report to the claims gathered since the last checkpoint. */
-export function mergeReport(base: ReportedClaims, report: Partial<ReportedClaims>): ReportedClaims {
-  return {
-    new_evidence: [...base.new_evidence, ...(report.new_evidence ?? [])],
-    eliminated_hypotheses: [...base.eliminated_hypotheses, ...(report.eliminated_hypotheses ?? [])],
-    remaining_hypotheses: report.remaining_hypotheses ?? base.remaining_hypotheses,
-  };
 }
 
 export function draftOf(state: SessionState): SessionState {

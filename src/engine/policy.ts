@@ -3,11 +3,12 @@ import path from 'node:path';
 import { HOOK_TOPICS } from './hooks.js';
 import { ConfigError, ConfigErrors } from './errors.js';
 import { envValue } from './secrets.js';
-import { parseRule } from '../hooks/approval-rules.js';
+import { parseRule } from './approval/approval-rules.js';
 import { metricNames, PARSERS } from './parsers/index.js';
 import { compileMetricPattern } from './parsers/regex.js';
 import { z } from 'zod';
 import { REPORTED_FIELDS } from './checkpoint.js';
+import { DEFAULT_REPETITION_OPTIONS, type RepetitionOptions } from './repetition.js';
 import { DURATION_PATTERN, MAX_BUDGET_SECONDS, MAX_TIMER_SECONDS, parseDuration } from './duration.js';
 import { describeValue, loadYamlWith, missingFileError, nearestKey, parseYamlWith } from './yaml-file.js';
 import type { BudgetLimits } from './types.js';
@@ -233,9 +234,6 @@ function hookMessage(input: unknown): string {
 
 const hookSchema = z.union([z.enum(BUILTIN_HOOKS), commandHookSchema], { error: (iss) => hookMessage(iss.input) });
 
-/** A hook entry of loop.yaml: a built-in by name, or an external command on one topic. */
-export type HookEntry = z.output<typeof hookSchema>;
-
 const AGENT_KINDS = ['scripted', 'openai', 'command'] as const;
 
 function agentMessage(input: unknown): string {
@@ -324,16 +322,16 @@ const repetitionSchema = z
     window: z
       .int({ error: (iss) => `expected an integer >= 2, found ${describeValue(iss.input)}` })
       .min(2, { error: (iss) => `expected an integer >= 2, found ${describeValue(iss.input)}` })
-      .default(5)
+      .default(DEFAULT_REPETITION_OPTIONS.window)
       .describe('Most recent non-exempt calls a repeat is counted in (this call included).'),
     threshold: z
       .int({ error: (iss) => `expected an integer >= 2, found ${describeValue(iss.input)}` })
       .min(2, { error: (iss) => `expected an integer >= 2, found ${describeValue(iss.input)}` })
-      .default(3)
+      .default(DEFAULT_REPETITION_OPTIONS.threshold)
       .describe('Identical calls in the window (or turns of a short cycle) that make a detection; at most `window`.'),
     exempt_tools: z.array(text).default([]).describe('Tools never counted (e.g. a `wait` tool).'),
     ignore_arg_keys: z.array(text).default([]).describe('Argument keys dropped before comparing calls, at any depth.'),
-    include_result: bool.default(true).describe('Excuse repeats whose earlier results all differ (progress polling).'),
+    include_result: bool.default(DEFAULT_REPETITION_OPTIONS.include_result).describe('Excuse repeats whose earlier results all differ (progress polling).'),
     on_detect: z.enum(['alert', 'pause', 'stop']).default('pause').describe('What follows a detection.'),
   })
   .superRefine((rep, ctx) => {
@@ -343,6 +341,20 @@ const repetitionSchema = z
   })
   .prefault({})
   .describe('The guard against the same tool call (or a short cycle of calls) over and over.');
+
+/**
+ * The repetition guard's settings checked by the same schema that loads loop.yaml, for a
+ * policy that did not come through the loader (a run's saved `policy.json` on resume).
+ * @throws ConfigErrors naming `repetition.<key>` in `file` for each problem
+ */
+export function repetitionSettings(input: unknown, file: string): RepetitionOptions {
+  const parsed = repetitionSchema.safeParse(input ?? {});
+  if (!parsed.success) {
+    throw new ConfigErrors(parsed.error.issues.map((issue) => new ConfigError(file, ['repetition', ...issue.path.map(String)].join('.'), issue.message)));
+  }
+  const { on_detect: _onDetect, ...options } = parsed.data;
+  return options;
+}
 
 const lapsSchema = z
   .strictObject({

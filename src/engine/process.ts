@@ -1,5 +1,5 @@
 import { execa } from 'execa';
-import { boundText, redactText, truncationMark } from './redact.js';
+import { boundText, redactText, tailText, truncationMark } from './redact.js';
 import { secretValues } from './secrets.js';
 import { safeTimeout } from './timer.js';
 
@@ -18,6 +18,15 @@ export interface CommandResult {
   stderr?: string;
 }
 
+/** What {@link runShell} knows beyond the result it reports: why it stopped the process, if it did. */
+export interface ShellRun {
+  result: CommandResult;
+  /** `timeout` or `abort` when runShell stopped the group, else `null`. */
+  stopped: 'timeout' | 'abort' | null;
+  /** The signal that ended the direct child, when one did. */
+  signal: NodeJS.Signals | null;
+}
+
 /** Options of {@link runShell}. */
 export interface RunShellOptions {
   cwd: string;
@@ -34,6 +43,18 @@ export interface RunShellOptions {
   env?: Record<string, string>;
   /** Keep stderr apart from stdout (`stderr` in the result); default: combined. */
   separateStderr?: boolean;
+  /** Characters of stderr kept with `separateStderr` (head and tail). Default 8192. */
+  stderrLimitBytes?: number;
+  /** `tail`: keep only the last `outputLimitBytes` characters of the output; default head and tail. */
+  keep?: 'head-tail' | 'tail';
+  /** Called with each chunk of stdout (of the combined output without `separateStderr`), as it arrives. */
+  onOutput?: (chunk: string) => void;
+  /**
+   * Once the direct child has exited, kill what it left running in its group after
+   * `graceMs` (background processes holding its pipes open). Default: wait for the pipes
+   * until the timeout.
+   */
+  reapAfterExit?: boolean;
 }
 
 /** Characters kept beyond each half, so a secret that straddles a cut is whole when redacted. */
@@ -103,6 +124,7 @@ export function childEnv(): Record<string, string> {
   return env;
 }
 
+/** Sends `signal` to the process group `pid` leads; a group that is already gone is not an error. */
 function killGroup(pid: number | undefined, signal: NodeJS.Signals): void {
   if (pid === undefined) return;
   try {
@@ -119,8 +141,27 @@ function killGroup(pid: number | undefined, signal: NodeJS.Signals): void {
  * a non-zero exit, a timeout or a failure to start: all of these are in the result.
  */
 export async function runShell(command: string, options: RunShellOptions): Promise<CommandResult> {
+  return (await runShellProcess(command, options)).result;
+}
+
+/** A stream kept whole up to a limit: the last `limit` characters, secrets redacted before the cut. */
+class Tail {
+  private text = '';
+  constructor(private readonly limit: number) {}
+  push(chunk: string): void {
+    this.text += chunk;
+    if (this.text.length > this.limit * 3) this.text = this.text.slice(-this.limit * 2);
+  }
+  toString(): string {
+    return tailText(this.text, this.limit);
+  }
+}
+
+/** {@link runShell}, also saying whether it stopped the process itself (timeout, abort) and by which signal the child ended. */
+export async function runShellProcess(command: string, options: RunShellOptions): Promise<ShellRun> {
   const started = performance.now();
-  const output = new HeadTail(options.outputLimitBytes ?? 64 * 1024);
+  const limit = options.outputLimitBytes ?? 64 * 1024;
+  const output = options.keep === 'tail' ? new Tail(limit) : new HeadTail(limit);
   const grace = options.graceMs ?? 2000;
   const child = execa('sh', ['-c', command], {
     cwd: options.cwd,
@@ -132,38 +173,50 @@ export async function runShell(command: string, options: RunShellOptions): Promi
     env: { ...childEnv(), ...options.env },
     extendEnv: false,
   });
-  let timedOut = false;
+  let stopped: ShellRun['stopped'] = null;
   let killTimer: NodeJS.Timeout | undefined;
-  const stop = () => {
+  const terminate = () => {
     killGroup(child.pid, 'SIGTERM');
     killTimer ??= setTimeout(() => killGroup(child.pid, 'SIGKILL'), grace);
   };
-  const timer = safeTimeout(() => {
-    timedOut = true;
-    stop();
-  }, options.timeoutSeconds * 1000);
-  options.signal?.addEventListener('abort', stop, { once: true });
-  if (options.signal?.aborted) stop();
-  const errors = new HeadTail(8 * 1024);
+  const stop = (why: 'timeout' | 'abort') => {
+    stopped ??= why;
+    terminate();
+  };
+  const onAbort = () => stop('abort');
+  const timer = safeTimeout(() => stop('timeout'), options.timeoutSeconds * 1000);
+  options.signal?.addEventListener('abort', onAbort, { once: true });
+  if (options.signal?.aborted) onAbort();
+  let leftoverTimer: NodeJS.Timeout | undefined;
+  if (options.reapAfterExit) child.once('exit', () => (leftoverTimer = setTimeout(terminate, grace)));
+  const errors = new HeadTail(options.stderrLimitBytes ?? 8 * 1024);
   const out = options.separateStderr ? child.stdout : child.all;
   out?.setEncoding('utf8');
-  out?.on('data', (chunk: string) => output.push(chunk));
+  out?.on('data', (chunk: string) => {
+    output.push(chunk);
+    options.onOutput?.(chunk);
+  });
   if (options.separateStderr) {
     child.stderr?.setEncoding('utf8');
     child.stderr?.on('data', (chunk: string) => errors.push(chunk));
   }
   const result = await child;
   timer.cancel();
+  if (leftoverTimer) clearTimeout(leftoverTimer);
   if (killTimer) clearTimeout(killTimer);
-  options.signal?.removeEventListener('abort', stop);
-  const spawnError = result.failed && result.exitCode === undefined && !result.isTerminated && !timedOut ? result.shortMessage : undefined;
+  options.signal?.removeEventListener('abort', onAbort);
+  const spawnError = result.failed && result.exitCode === undefined && !result.isTerminated && stopped !== 'timeout' ? result.shortMessage : undefined;
   return {
-    command,
-    exit_code: result.exitCode ?? null,
-    timed_out: timedOut,
-    output: output.toString(),
-    duration_ms: Math.round(performance.now() - started),
-    ...(spawnError ? { spawn_error: spawnError } : {}),
-    ...(options.separateStderr ? { stderr: errors.toString() } : {}),
+    stopped,
+    signal: (result.signal as NodeJS.Signals | undefined) ?? null,
+    result: {
+      command,
+      exit_code: result.exitCode ?? null,
+      timed_out: stopped === 'timeout',
+      output: output.toString(),
+      duration_ms: Math.round(performance.now() - started),
+      ...(spawnError ? { spawn_error: spawnError } : {}),
+      ...(options.separateStderr ? { stderr: errors.toString() } : {}),
+    },
   };
 }

@@ -167,12 +167,6 @@ export function tailText(text: string, limit: number, redact: (text: string) => 
   return clean.length <= limit ? clean : clean.slice(clean.length - limit);
 }
 
-/** The first `limit` characters of `text` after redacting the whole of it (see {@link boundText}). */
-export function headText(text: string, limit: number, redact: (text: string) => string = redactText): string {
-  const clean = redact(text);
-  return clean.length <= limit ? clean : clean.slice(0, limit);
-}
-
 /**
  * Redacts every text written to `stream` (this process's secrets, {@link redactText}, as
  * they are at the time of the write): the last guard of what loopdeck prints, whoever

@@ -41,13 +41,13 @@
  * window and do not break a cycle (A, wait, A, wait, A still counts A three times).
  */
 import { createHash } from 'node:crypto';
-import { ConfigError, ConfigErrors, InvariantError } from './errors.js';
+import { InvariantError } from './errors.js';
 import type { ToolCall } from './types.js';
 
 /** Longest cycle (in calls) the guard looks for. */
 export const MAX_CYCLE_PERIOD = 3;
 
-/** The `repetition.*` settings of `loop.yaml`, with defaults applied. */
+/** The `repetition.*` settings of `loop.yaml`, with defaults applied (validated by the loop.yaml schema, policy.ts). */
 export interface RepetitionOptions {
   /** Number of most recent non-exempt calls a repeat is counted in (this call included). Default 5. */
   window: number;
@@ -69,37 +69,6 @@ export const DEFAULT_REPETITION_OPTIONS: Readonly<RepetitionOptions> = Object.fr
   ignore_arg_keys: [],
   include_result: true,
 });
-
-/**
- * Fills in defaults for the `repetition` section and checks the numbers.
- *
- * @param input the section as parsed (any key may be missing)
- * @param file named in errors (the policy file)
- * @throws ConfigErrors when `window` or `threshold` is not an integer, `threshold < 2`,
- *   or `threshold > window`
- */
-export function resolveRepetitionOptions(input: Partial<RepetitionOptions> = {}, file = 'loop.yaml'): RepetitionOptions {
-  const options: RepetitionOptions = {
-    window: input.window ?? DEFAULT_REPETITION_OPTIONS.window,
-    threshold: input.threshold ?? DEFAULT_REPETITION_OPTIONS.threshold,
-    exempt_tools: [...(input.exempt_tools ?? [])],
-    ignore_arg_keys: [...(input.ignore_arg_keys ?? [])],
-    include_result: input.include_result ?? DEFAULT_REPETITION_OPTIONS.include_result,
-  };
-  const errors: ConfigError[] = [];
-  if (!Number.isInteger(options.window) || options.window < 2) {
-    errors.push(new ConfigError(file, 'repetition.window', `expected an integer >= 2, found ${options.window}`));
-  }
-  if (!Number.isInteger(options.threshold) || options.threshold < 2) {
-    errors.push(new ConfigError(file, 'repetition.threshold', `expected an integer >= 2, found ${options.threshold}`));
-  } else if (Number.isInteger(options.window) && options.threshold > options.window) {
-    errors.push(
-      new ConfigError(file, 'repetition.threshold', `expected at most repetition.window (${options.window}), found ${options.threshold}`),
-    );
-  }
-  if (errors.length > 0) throw new ConfigErrors(errors);
-  return options;
-}
 
 /** sha256 hex of `text`, first 16 characters. */
 function shortHash(text: string): string {
@@ -237,7 +206,7 @@ export function detectionEventData(detection: RepetitionDetection): { hash: stri
  * comment for the exact rules). The returned state holds the call; the history keeps
  * `max(window, threshold × MAX_CYCLE_PERIOD)` calls.
  *
- * @param options resolved options ({@link resolveRepetitionOptions})
+ * @param options resolved options (`repetitionSettings` in policy.ts)
  * @returns the next state and a detection, or `null` when the call is fine
  * @throws InvariantError when the call's arguments contain a reference cycle
  */

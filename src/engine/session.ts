@@ -12,19 +12,18 @@ import { transition, type DoneReason, type LoopState } from './machine.js';
 import { observe } from './observe.js';
 import { resolvePattern, type Pattern } from './patterns.js';
 import { createRedactor, type Redactor } from './redact.js';
-import type { LoopPolicy } from './policy.js';
+import { repetitionSettings, type LoopPolicy } from './policy.js';
 import { harnessFiles, runTool } from './tools.js';
 import { BUDGET_COMMAND_NAMES, BUDGET_DIMENSIONS, type AgentTurn, type BudgetDimension, type Goal, type ToolCall, type ToolResult } from './types.js';
 import { runVerify } from './verify.js';
 import { recordAbort, stashSummary } from './abort.js';
 import { gitSnapshot, isGitWorkTree, type GitSnapshot } from './git-progress.js';
-import { offeredRules } from '../hooks/always-allow.js';
+import { offeredRules } from './approval/always-allow.js';
 import {
   detectionEventData,
   INITIAL_REPETITION,
   observeCall,
   recordResult,
-  resolveRepetitionOptions,
   resultHash,
   type RepetitionOptions,
   type RepetitionState,
@@ -40,7 +39,7 @@ export type LoopYield =
 /**
  * Answer to a `tool` yield. A denial's note goes back to the agent. `always` stores a rule
  * for the rest of the run; it must be one the approval prompt offers for this call
- * (`offeredRules`, hooks/always-allow.ts: the exact call, or a read-only wider rule).
+ * (`offeredRules`, approval/always-allow.ts: the exact call, or a read-only wider rule).
  */
 export type ToolAnswer = { decision: 'approve'; note?: string; always?: string } | { decision: 'deny'; note?: string };
 /** Answer to a `pause` yield. */
@@ -166,11 +165,7 @@ export class Session {
     this.sinks = options.sinks ?? [];
     this.redact = options.redact ?? createRedactor();
     this.agent = options.agent;
-    const rep = options.policy.repetition;
-    this.repetitionOptions = resolveRepetitionOptions(
-      { window: rep.window, threshold: rep.threshold, exempt_tools: rep.exempt_tools, ignore_arg_keys: rep.ignore_arg_keys, include_result: rep.include_result },
-      options.policy.file,
-    );
+    this.repetitionOptions = repetitionSettings(options.policy.repetition, options.policy.file);
     this.pattern = resolvePattern(options.policy.pattern, options.policy.task).pattern;
     if (options.prior && options.prior.length > 0) {
       this.state = draftOf(fold(options.prior));

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { constants, realpathSync } from 'node:fs';
 import { access, lstat, mkdir, open, readdir, readFile, rename, rm } from 'node:fs/promises';
 import path from 'node:path';
-import { z } from 'zod';
+import type { z } from 'zod';
 import { ToolError } from './errors.js';
 import { resolveProgram, type LoopPolicy } from './policy.js';
 import { git, isGitWorkTree } from './git.js';
@@ -10,6 +10,7 @@ import { runShell } from './process.js';
 import { boundText } from './redact.js';
 import type { ToolCall, ToolStatus } from './types.js';
 import { confine, fsFailure, fsReason, gitConfigFile, gitInternalReason, harnessInternalReason, showPath, type HarnessPath } from './workspace-path.js';
+import { HARNESS_TOOL_ARGS } from './tool-args.js';
 
 /** Where and how tools run. */
 export interface ToolContext {
@@ -48,12 +49,7 @@ function parseArgs<T extends z.ZodType>(tool: string, schema: T, args: unknown):
   return parsed.data;
 }
 
-const shellArgs = z.strictObject({ command: z.string().min(1) });
-const pathArgs = z.strictObject({ path: z.string().min(1) });
-const writeArgs = z.strictObject({ path: z.string().min(1), content: z.string() });
-const editArgs = z.strictObject({ path: z.string().min(1), find: z.string().min(1), replace: z.string() });
-const listArgs = z.strictObject({ path: z.string().min(1).default('.'), max: z.int().positive().max(5000).default(500) });
-const diffArgs = z.strictObject({ path: z.string().min(1).optional(), staged: z.boolean().default(false) });
+const { shell: shellArgs, read_file: pathArgs, write_file: writeArgs, edit: editArgs, list_files: listArgs, git_diff: diffArgs, git_status: statusArgs } = HARNESS_TOOL_ARGS;
 
 const SKIP_DIRS = new Set(['.git', 'node_modules']);
 
@@ -193,7 +189,7 @@ const TOOLS: Record<string, ToolFn> = {
     return { status: 'ok', output: bound(files.join('\n') + tail, ctx.outputLimit), exit_code: null };
   },
   async git_status(args, ctx) {
-    parseArgs('git_status', z.strictObject({}), args);
+    parseArgs('git_status', statusArgs, args);
     await requireGit('git_status', ctx.workspace);
     const lines = statusLines(await git(ctx.workspace, ['status', '--porcelain=v1', '-b', '-z', '--untracked-files=all']));
     return { status: 'ok', output: bound(lines.join('\n'), ctx.outputLimit), exit_code: null };

@@ -32,7 +32,7 @@ const ANSWER_KEYS = new Set(['decision', 'reason', 'prompt']);
  * @throws HookCommandError for anything else: not JSON, more than one value, not an object,
  *   an unknown decision or key, a reason or prompt that is not a string
  */
-export function parseHookAnswer(stdout: string, stderr: string): HookDecision | undefined {
+function parseHookAnswer(stdout: string, stderr: string): HookDecision | undefined {
   const text = stdout.trim();
   if (text === '') return undefined;
   let value: unknown;

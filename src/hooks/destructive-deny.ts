@@ -1,5 +1,5 @@
 import type { HookRegistry } from '../engine/hooks.js';
-import { destructiveCommand } from './destructive-commands.js';
+import { destructiveCommand } from '../engine/approval/destructive-commands.js';
 
 /**
  * The destructive-command deny: in `before_tool_call`, denies a shell call that holds a

@@ -8,10 +8,9 @@ import { destructiveDeny } from './destructive-deny.js';
 import { traceWriter } from './trace-writer.js';
 
 export { approvalGate } from './approval-gate.js';
-export { commandHook, HookCommandError, parseHookAnswer } from './command-hook.js';
+export { commandHook, HookCommandError, type CommandHookSpec } from './command-hook.js';
 export { traceWriter } from './trace-writer.js';
 export { destructiveDeny } from './destructive-deny.js';
-export { destructiveCommand, type Destructive } from './destructive-commands.js';
 
 /** The built-in gates that run first in `before_tool_call`, in this order, unless `approval.builtin_gates: off`. */
 export const BUILTIN_GATES = ['approval-gate', 'destructive-deny'] as const;

@@ -1,6 +1,6 @@
 import React, { useMemo, type ReactNode } from 'react';
 import { Box, Text } from 'ink';
-import { alwaysAllowChoices, type AllowChoices } from '../hooks/always-allow.js';
+import { alwaysAllowChoices, type AllowChoices } from '../engine/approval/always-allow.js';
 import { useConsole } from './context.js';
 import { shortDuration } from './format.js';
 import { keyHints, type ConsoleCommand, type Scope } from './keymap.js';

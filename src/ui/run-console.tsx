@@ -11,6 +11,7 @@ import type { PreparedRun } from '../launch.js';
 import { App } from './App.js';
 import { ConsoleProvider, type ConsoleController } from './context.js';
 import { createLiveConsole } from './live.js';
+import { EXIT } from '../exit-codes.js';
 import { createReplay } from './replay.js';
 import { batchInto, createConsoleStore, LIVE_BATCH_MS } from './store.js';
 
@@ -99,12 +100,12 @@ export function guardExits(ink: () => Instance | null, flush: () => void, host: 
     host.stderr.write(`${sanitize(message)}\n`);
     host.exit(code);
   };
-  const onCrash = (error: unknown) => bail(1, `loopdeck: crashed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
-  const onTerm = () => bail(143, 'loopdeck: terminated (SIGTERM); the log is kept');
-  const onHup = () => bail(129, 'loopdeck: the terminal went away (SIGHUP); the log is kept');
+  const onCrash = (error: unknown) => bail(EXIT.usage, `loopdeck: crashed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+  const onTerm = () => bail(EXIT.terminated, 'loopdeck: terminated (SIGTERM); the log is kept');
+  const onHup = () => bail(EXIT.hangup, 'loopdeck: the terminal went away (SIGHUP); the log is kept');
   // In raw mode Ctrl+C is a key the console handles; a SIGINT comes from elsewhere, or
   // from a Ctrl+C pressed before the console took the keyboard.
-  const onInt = () => bail(130, 'loopdeck: interrupted (SIGINT); the log is kept');
+  const onInt = () => bail(EXIT.interrupted, 'loopdeck: interrupted (SIGINT); the log is kept');
   host.on('uncaughtException', onCrash);
   host.on('unhandledRejection', onCrash);
   host.on('SIGTERM', onTerm);

@@ -42,26 +42,6 @@ export function wrapCells(text: string, width: number): string[] {
   return rows;
 }
 
-/** Cuts text to `width` cells, marking a cut with `…`. */
-export function fitCells(text: string, width: number): string {
-  if (width <= 0) return '';
-  if (cellWidth(text) <= width) return text;
-  let out = '';
-  let used = 0;
-  for (const ch of text) {
-    const w = charWidth(ch);
-    if (used + w > width - 1) break;
-    out += ch;
-    used += w;
-  }
-  return `${out}…`;
-}
-
-/** Pads text with spaces to `width` cells. */
-export function padCells(text: string, width: number): string {
-  return text + ' '.repeat(Math.max(0, width - cellWidth(text)));
-}
-
 /** Splits prose into rows of at most `width` cells at spaces; a word longer than a row is split. */
 export function wrapWords(text: string, width: number): string[] {
   const limit = Math.max(1, width);

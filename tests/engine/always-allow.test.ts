@@ -13,7 +13,7 @@ import type { LoopEvent } from '../../src/engine/events.js';
 import { HookRegistry } from '../../src/engine/hooks.js';
 import { parsePolicy } from '../../src/engine/policy.js';
 import { Session, type LoopRun, type LoopYield, type ResumePayload } from '../../src/engine/session.js';
-import { alwaysAllowChoices } from '../../src/hooks/always-allow.js';
+import { alwaysAllowChoices } from '../../src/engine/approval/always-allow.js';
 import { approvalGate } from '../../src/hooks/approval-gate.js';
 import { destructiveDeny } from '../../src/hooks/destructive-deny.js';
 

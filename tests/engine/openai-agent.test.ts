@@ -5,6 +5,7 @@ import type { AgentContext, AgentMessage } from '../../src/engine/agents/agent.j
 import { formatRetry, OpenAIAgent, REPORT_TOOL, type RetryInfo } from '../../src/engine/agents/openai.js';
 import { AgentError } from '../../src/engine/errors.js';
 import { newGoal, reviseGoal } from '../../src/engine/goal.js';
+import { mergeReport } from '../../src/engine/reported.js';
 
 /** What the loopback server answers to one request. */
 type Reply =
@@ -185,6 +186,31 @@ describe('OpenAIAgent', () => {
       'eliminated_hypotheses',
       'remaining_hypotheses',
     ]);
+  });
+
+  it('two progress reports in one turn: evidence accumulates, the remaining hypotheses are the later list (as between turns)', async () => {
+    const a = agent();
+    server.reply(
+      toolReply([
+        { id: 'call_r1', name: REPORT_TOOL, pieces: ['{"remaining_hypotheses": ["http mapping", "serializer"], "eliminated_hypotheses": ["validation"]}'] },
+        { id: 'call_r2', name: REPORT_TOOL, pieces: ['{"remaining_hypotheses": ["serializer"], "eliminated_hypotheses": ["http mapping"]}'] },
+        { id: 'call_r3', name: REPORT_TOOL, pieces: ['{"new_evidence": [{"claim": "dto ok", "evidence_ref": "dto is valid"}]}'] },
+        { id: 'call_sh', name: 'shell', pieces: ['{"command": "node --test"}'] },
+      ]),
+    );
+    const turn = await a.nextTurn(context(1));
+    expect(turn.report).toEqual({
+      remaining_hypotheses: ['serializer'],
+      eliminated_hypotheses: ['validation', 'http mapping'],
+      new_evidence: [{ claim: 'dto ok', evidence_ref: 'dto is valid' }],
+    });
+    const base = { new_evidence: [], eliminated_hypotheses: [], remaining_hypotheses: ['old'] };
+    const folded = [
+      { remaining_hypotheses: ['http mapping', 'serializer'], eliminated_hypotheses: ['validation'] },
+      { remaining_hypotheses: ['serializer'], eliminated_hypotheses: ['http mapping'] },
+      { new_evidence: [{ claim: 'dto ok', evidence_ref: 'dto is valid' }] },
+    ].reduce(mergeReport, base);
+    expect(folded).toEqual(turn.report);
   });
 
   it('accumulates a tool call streamed in pieces, files report_progress as the report, and maps results back', async () => {

@@ -8,15 +8,18 @@ import {
   INITIAL_REPETITION,
   observeCall,
   recordResult,
-  resolveRepetitionOptions,
   resultHash,
   type RepetitionDetection,
   type RepetitionOptions,
   type RepetitionState,
 } from '../../src/engine/repetition.js';
 import type { ToolCall } from '../../src/engine/types.js';
+import { repetitionSettings } from '../../src/engine/policy.js';
 
-const DEFAULTS = resolveRepetitionOptions();
+/** Settings as the loop.yaml schema fills and checks them. */
+const settings = (input: Record<string, unknown> = {}, file = 'loop.yaml') => repetitionSettings(input, file);
+
+const DEFAULTS = settings();
 
 let nextId = 0;
 const call = (name: string, args: Record<string, unknown>): ToolCall => ({ id: `c${nextId++}`, name, args });
@@ -107,16 +110,23 @@ describe('resultHash', () => {
   });
 });
 
-describe('resolveRepetitionOptions', () => {
+describe('repetition settings (one schema: loop.yaml and a saved policy)', () => {
   it('fills the defaults', () => {
-    expect(resolveRepetitionOptions()).toEqual({ ...DEFAULT_REPETITION_OPTIONS });
+    expect(settings()).toEqual({ ...DEFAULT_REPETITION_OPTIONS });
     expect(DEFAULTS).toMatchObject({ window: 5, threshold: 3, include_result: true });
   });
 
   it('rejects a threshold above the window or below 2', () => {
-    expect(() => resolveRepetitionOptions({ window: 3, threshold: 4 }, 'x.yaml')).toThrow(ConfigErrors);
-    expect(() => resolveRepetitionOptions({ threshold: 1 })).toThrow(/repetition\.threshold/);
-    expect(() => resolveRepetitionOptions({ window: 2.5 })).toThrow(/repetition\.window/);
+    expect(() => settings({ window: 3, threshold: 4 }, 'x.yaml')).toThrow(ConfigErrors);
+    expect(() => settings({ threshold: 1 })).toThrow(/repetition\.threshold/);
+    expect(() => settings({ window: 2.5 })).toThrow(/repetition\.window/);
+    expect(() => settings({ window: 3, threshold: 4 }, 'x.yaml')).toThrow(/^x\.yaml: repetition\.threshold: expected at most repetition\.window \(3\), found 4$/);
+  });
+
+  it('refuses what loop.yaml refuses: unknown keys and values of the wrong type', () => {
+    expect(() => settings({ window: 5, treshold: 2 })).toThrow(ConfigErrors);
+    expect(() => settings({ exempt_tools: 'wait' })).toThrow(/repetition\.exempt_tools/);
+    expect(() => settings({ include_result: 'yes' })).toThrow(/repetition\.include_result/);
   });
 });
 
@@ -174,7 +184,7 @@ describe('observeCall: repeats', () => {
   });
 
   it('never detects an exempt tool, which takes no place in the window', () => {
-    const options = resolveRepetitionOptions({ exempt_tools: ['wait'] });
+    const options = settings({ exempt_tools: ['wait'] });
     const waits = times(6, () => ({ call: call('wait', { seconds: 5 }) }));
     expect(detectedAt(run(waits, options).detections)).toEqual([]);
     // a, wait, a, wait, a, wait, a: the waits do not push a out of the window
@@ -185,7 +195,7 @@ describe('observeCall: repeats', () => {
   it('ignores ignore_arg_keys such as timestamp', () => {
     const steps = times(3, (i) => ({ call: call('fetch', { url: 'u', timestamp: 1000 + i }) }));
     expect(detectedAt(run(steps).detections)).toEqual([]);
-    const options = resolveRepetitionOptions({ ignore_arg_keys: ['timestamp'] });
+    const options = settings({ ignore_arg_keys: ['timestamp'] });
     expect(detectedAt(run(steps, options).detections)).toEqual([3]);
   });
 });
@@ -200,7 +210,7 @@ describe('observeCall: result awareness', () => {
 
   it('detects the same polling when include_result is false', () => {
     const steps = ['10%', '20%', '30%', '40%', '50%'].map(poll);
-    const options = resolveRepetitionOptions({ include_result: false });
+    const options = settings({ include_result: false });
     expect(detectedAt(run(steps, options).detections)).toEqual([3, 4, 5]);
   });
 
@@ -240,7 +250,7 @@ describe('observeCall: cycles', () => {
 
   it('reports A, B, A, B, A, B as a cycle at the sixth call, when the pair has turned threshold times', () => {
     // window 3: the repeat rule never sees three A's, only the cycle rule fires
-    const options = resolveRepetitionOptions({ window: 3 });
+    const options = settings({ window: 3 });
     const { detections } = run([A(), B(), A(), B(), A(), B()], options);
     expect(detectedAt(detections)).toEqual([6]);
     const cycle = detections[5]!;
@@ -267,12 +277,12 @@ describe('observeCall: cycles', () => {
   });
 
   it('does not call A, A, A, … a cycle (it is a repeat)', () => {
-    const { detections } = run(times(6, () => A()), resolveRepetitionOptions({ window: 3 }));
+    const { detections } = run(times(6, () => A()), settings({ window: 3 }));
     expect(detections.every((d) => d === null || d.kind === 'repeat')).toBe(true);
   });
 
   it('excuses a cycle in which one member sees a new result on each turn', () => {
-    const options = resolveRepetitionOptions({ window: 3 });
+    const options = settings({ window: 3 });
     const check = (out: string): Step => ({ call: call('job_status', { id: 1 }), output: out });
     const sleep = (): Step => ({ call: call('shell', { command: 'sleep 5' }), output: '' });
     const steps = [check('1'), sleep(), check('2'), sleep(), check('3'), sleep(), check('4')];

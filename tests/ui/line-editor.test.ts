@@ -2,7 +2,7 @@
 import { describe, expect, test } from 'vitest';
 import { BAR_COMMANDS, candidates, complete } from '../../src/ui/commands.js';
 import { browse, cleanInput, edit, EMPTY_HISTORY, EMPTY_LINE, insert, lineOf, remember, type LineState } from '../../src/ui/line-editor.js';
-import { cellWidth, fitCells, wrapCells, wrapWords } from '../../src/ui/text.js';
+import { cellWidth, wrapCells, wrapWords } from '../../src/ui/text.js';
 
 describe('line editor', () => {
   test('inserts at the cursor and moves it', () => {
@@ -86,7 +86,6 @@ describe('cell widths', () => {
     expect(cellWidth('abc')).toBe(3);
     expect(cellWidth('名前')).toBe(4);
     expect(cellWidth('🚀x')).toBe(3);
-    expect(fitCells('名前を保つ', 5)).toBe('名前…');
     expect(wrapCells('名前を保つ', 4)).toEqual(['名前', 'を保', 'つ']);
     expect(wrapWords('continue, redirect the goal, or stop?', 12)).toEqual(['continue,', 'redirect the', 'goal, or', 'stop?']);
   });

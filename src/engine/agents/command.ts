@@ -3,13 +3,10 @@
  * `aider --message`, `gemini -p`, ...) run once per turn. It acts on the workspace itself;
  * loopdeck still observes, checkpoints, verifies and laps around it.
  */
-import { execa } from 'execa';
 import { AgentError, describeError } from '../errors.js';
 import { renderGoalForAgent } from '../goal.js';
-import { childEnv, HeadTail } from '../process.js';
-import { tailText } from '../redact.js';
+import { childEnv, runShellProcess } from '../process.js';
 import { envValue } from '../secrets.js';
-import { safeTimeout } from '../timer.js';
 import type { AgentTurn, Goal } from '../types.js';
 import type { Agent, AgentContext, AgentMessage } from './agent.js';
 
@@ -68,32 +65,10 @@ function noteOf(entry: AgentMessage): string {
   return entry.role === 'harness' ? entry.content : `${entry.name} (${entry.status}): ${entry.content}`;
 }
 
-function killGroup(pid: number | undefined, signal: NodeJS.Signals): void {
-  if (pid === undefined) return;
-  try {
-    process.kill(-pid, signal);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ESRCH') throw error;
-  }
-}
-
-/** Keeps the last `limit` characters of a stream, secrets redacted before the cut (a margin of `limit` is kept for that). */
-class Tail {
-  private text = '';
-  constructor(private readonly limit: number) {}
-  push(chunk: string): void {
-    this.text += chunk;
-    if (this.text.length > this.limit * 3) this.text = this.text.slice(-this.limit * 2);
-  }
-  toString(): string {
-    return tailText(this.text, this.limit);
-  }
-}
-
 /**
- * Runs an external CLI agent once per turn, in its own process group (`detached`), so a
- * timeout or an abort kills the whole tree: SIGTERM to the group, SIGKILL after the grace
- * period. Its stdout streams to `context.onText`. The environment is {@link childEnv}
+ * Runs an external CLI agent once per turn with the harness's shell runner
+ * ({@link runShellProcess}), in its own process group, so a timeout or an abort kills the
+ * whole tree: SIGTERM to the group, SIGKILL after the grace period. Its stdout streams to `context.onText`. The environment is {@link childEnv}
  * plus `env_passthrough` (plus `LOOPDECK_PROMPT` and `LOOPDECK_TURN`). Processes it leaves
  * behind in its group are killed once the grace period has passed after it exits.
  *
@@ -131,64 +106,38 @@ export class CommandAgent implements Agent {
     this.historySeen = context.history.length;
 
     const started = performance.now();
-    const stdout = new Tail(options.outputLimit);
-    const stderr = new HeadTail(options.outputLimit);
-    const child = execa('sh', ['-c', command], {
+    const graceMs = options.graceMs ?? 2000;
+    const run = await runShellProcess(command, {
       cwd: options.cwd,
-      detached: true,
-      reject: false,
-      buffer: false,
+      timeoutSeconds: options.timeoutSeconds,
+      graceMs,
       env,
-      extendEnv: false,
-      ...(options.prompt === 'stdin' ? { input: prompt } : { stdin: 'ignore' as const }),
+      separateStderr: true,
+      keep: 'tail',
+      outputLimitBytes: options.outputLimit,
+      stderrLimitBytes: options.outputLimit,
+      reapAfterExit: true,
+      ...(options.prompt === 'stdin' ? { input: prompt } : {}),
+      ...(context.signal ? { signal: context.signal } : {}),
+      ...(context.onText ? { onOutput: context.onText } : {}),
     });
-    let stopped: 'timeout' | 'abort' | null = null;
-    let killTimer: NodeJS.Timeout | undefined;
-    const stop = (why: 'timeout' | 'abort') => {
-      stopped ??= why;
-      killGroup(child.pid, 'SIGTERM');
-      killTimer ??= setTimeout(() => killGroup(child.pid, 'SIGKILL'), options.graceMs ?? 2000);
-    };
-    const timer = safeTimeout(() => stop('timeout'), options.timeoutSeconds * 1000);
-    const onAbort = () => stop('abort');
-    // Processes left behind by a command that exited hold its pipes open: once the grace
-    // period has passed after its exit, the rest of its group is killed.
-    let leftoverTimer: NodeJS.Timeout | undefined;
-    child.once('exit', () => {
-      leftoverTimer = setTimeout(() => {
-        killGroup(child.pid, 'SIGTERM');
-        killTimer ??= setTimeout(() => killGroup(child.pid, 'SIGKILL'), options.graceMs ?? 2000);
-      }, options.graceMs ?? 2000);
-    });
-    context.signal?.addEventListener('abort', onAbort, { once: true });
-    child.stdout?.setEncoding('utf8');
-    child.stdout?.on('data', (chunk: string) => {
-      stdout.push(chunk);
-      context.onText?.(chunk);
-    });
-    child.stderr?.setEncoding('utf8');
-    child.stderr?.on('data', (chunk: string) => stderr.push(chunk));
-    const result = await child;
-    timer.cancel();
-    if (leftoverTimer) clearTimeout(leftoverTimer);
-    if (killTimer) clearTimeout(killTimer);
-    context.signal?.removeEventListener('abort', onAbort);
+    const { result, stopped } = run;
     const seconds = ((performance.now() - started) / 1000).toFixed(1);
 
-    const errTail = stderr.toString().trim();
+    const errTail = (result.stderr ?? '').trim();
     const withStderr = errTail ? `; stderr:\n${errTail}` : '';
     if (stopped === 'timeout') {
       throw new AgentError(`${this.name}: turn ${context.turn}: killed after the ${options.timeoutSeconds}s limit${withStderr}`);
     }
     if (stopped === 'abort') throw new AgentError(`${this.name}: turn ${context.turn}: aborted${withStderr}`);
-    if (result.exitCode === undefined) {
-      const why = result.signal ? `killed by ${result.signal}` : `could not start: ${describeError(result.shortMessage)}`;
+    if (result.exit_code === null) {
+      const why = run.signal ? `killed by ${run.signal}` : `could not start: ${describeError(result.spawn_error ?? 'unknown error')}`;
       throw new AgentError(`${this.name}: turn ${context.turn}: ${why}${withStderr}`);
     }
-    if (result.exitCode !== 0) {
-      throw new AgentError(`${this.name}: turn ${context.turn}: exited with code ${result.exitCode}${withStderr}`);
+    if (result.exit_code !== 0) {
+      throw new AgentError(`${this.name}: turn ${context.turn}: exited with code ${result.exit_code}${withStderr}`);
     }
-    const tail = stdout.toString().trim();
+    const tail = result.output.trim();
     return {
       thought: `${options.command} exited 0 after ${seconds}s`,
       tool_calls: [],

@@ -25,6 +25,8 @@ import { envValue } from '../secrets.js';
 import { renderGoalForAgent } from '../goal.js';
 import { clampTimerMs } from '../timer.js';
 import type { AgentTurn, Goal, ReportedClaims, TokenUsage, ToolCall } from '../types.js';
+import { mergeReports } from '../reported.js';
+import { HARNESS_TOOL_ARGS } from '../tool-args.js';
 import type { Agent, AgentContext, AgentMessage } from './agent.js';
 
 /** Name of the tool through which the model files its reported claims. Not a harness tool. */
@@ -33,42 +35,11 @@ export const REPORT_TOOL = 'report_progress';
 const nonEmpty = z.string().min(1);
 
 /**
- * Argument schemas of the tools the model may call, mirroring `tools.ts` (strict objects:
- * unknown keys are rejected here rather than by the tool).
+ * Argument schemas of the tools the model may call: the harness's own tools (one source,
+ * tool-args.ts, also used by the tools to check their arguments) and `report_progress`.
  */
 export const TOOL_ARG_SCHEMAS = {
-  shell: z
-    .strictObject({ command: nonEmpty.describe('The shell command, run with sh -c in the workspace.') })
-    .describe('Run a shell command in the workspace. Returns exit status and combined output (bounded).'),
-  read_file: z
-    .strictObject({ path: nonEmpty.describe('Path relative to the workspace root.') })
-    .describe('Read a text file of the workspace.'),
-  write_file: z
-    .strictObject({
-      path: nonEmpty.describe('Path relative to the workspace root.'),
-      content: z.string().describe('The complete new content of the file.'),
-    })
-    .describe('Create or overwrite a file of the workspace.'),
-  edit: z
-    .strictObject({
-      path: nonEmpty.describe('Path relative to the workspace root.'),
-      find: nonEmpty.describe('Text that occurs exactly once in the file.'),
-      replace: z.string().describe('Text that replaces it.'),
-    })
-    .describe('Replace one exact, unique occurrence of text in a file of the workspace.'),
-  list_files: z
-    .strictObject({
-      path: nonEmpty.optional().describe('Folder relative to the workspace root (default: the root).'),
-      max: z.int().positive().max(5000).optional().describe('Files to list at most (default 500).'),
-    })
-    .describe('List the files of a folder of the workspace, recursively (.git and node_modules skipped).'),
-  git_status: z.strictObject({}).describe("The workspace's git status: branch and changed files."),
-  git_diff: z
-    .strictObject({
-      path: nonEmpty.optional().describe('Limit the diff to this path.'),
-      staged: z.boolean().optional().describe('Diff the staged changes instead of the working tree.'),
-    })
-    .describe("The workspace's uncommitted changes as a unified diff."),
+  ...HARNESS_TOOL_ARGS,
   [REPORT_TOOL]: z
     .strictObject({
       new_evidence: z
@@ -238,21 +209,6 @@ function requestedDelay(headers: Headers): number | null {
 
 function quote(text: string): string {
   return text.length <= QUOTE_LIMIT ? text : `${text.slice(0, QUOTE_LIMIT)}... (${text.length} characters)`;
-}
-
-function mergeReports(reports: Partial<ReportedClaims>[]): Partial<ReportedClaims> | undefined {
-  if (reports.length === 0) return undefined;
-  const merged: Partial<ReportedClaims> = {};
-  for (const report of reports) {
-    if (report.new_evidence) merged.new_evidence = [...(merged.new_evidence ?? []), ...report.new_evidence];
-    if (report.eliminated_hypotheses) {
-      merged.eliminated_hypotheses = [...(merged.eliminated_hypotheses ?? []), ...report.eliminated_hypotheses];
-    }
-    if (report.remaining_hypotheses) {
-      merged.remaining_hypotheses = [...(merged.remaining_hypotheses ?? []), ...report.remaining_hypotheses];
-    }
-  }
-  return merged;
 }
 
 function renderToolResult(entry: Extract<AgentMessage, { role: 'tool' }>): string {

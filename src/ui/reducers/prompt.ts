@@ -1,5 +1,5 @@
 import { BUDGET_COMMAND_NAMES } from '../../engine/types.js';
-import { alwaysAllowChoices } from '../../hooks/always-allow.js';
+import { alwaysAllowChoices } from '../../engine/approval/always-allow.js';
 import type { ConsoleCommand } from '../keymap.js';
 import type { ResumePayload } from '../../engine/session.js';
 import { EMPTY_LINE, lineOf } from '../line-editor.js';

@@ -9,8 +9,8 @@
  * A git configuration file reached through a symlink of another name is refused by the
  * file tools too, so the name judged here is the one that is written.
  */
-import { gitConfigFile } from '../engine/workspace-path.js';
-import type { ToolCall } from '../engine/types.js';
+import { gitConfigFile } from '../workspace-path.js';
+import type { ToolCall } from '../types.js';
 
 /** The built-in tools that write the file named by their `path` argument. */
 const WRITING_TOOLS = new Set(['write_file', 'edit']);

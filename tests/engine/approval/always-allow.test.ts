@@ -2,14 +2,14 @@
 // call; `A`: a wider rule, only for read-only commands and tools), and what the gate then
 // allows and still asks about. Pure: the rules and the real approval-rule matcher.
 import { describe, expect, it } from 'vitest';
-import type { ToolCall } from '../../src/engine/types.js';
-import { alwaysAllowChoices, grantableRule, offeredRules } from '../../src/hooks/always-allow.js';
-import { decideApproval, parseRule, type ApprovalRules } from '../../src/hooks/approval-rules.js';
+import type { ToolCall } from '../../../src/engine/types.js';
+import { alwaysAllowChoices, grantableRule, offeredRules } from '../../../src/engine/approval/always-allow.js';
+import { ApprovalRuleSet, parseRule, type ApprovalRules } from '../../../src/engine/approval/approval-rules.js';
 
 const shell = (command: unknown): ToolCall => ({ id: 't1', name: 'shell', args: { command } });
 const tool = (name: string, args: Record<string, unknown>): ToolCall => ({ id: 't1', name, args });
 const ASK: ApprovalRules = { default: 'ask', allow: [], deny: [] };
-const decision = async (call: ToolCall, granted: string[], rules = ASK) => (await decideApproval(call, rules, granted)).decision;
+const decision = async (call: ToolCall, granted: string[], rules = ASK) => new ApprovalRuleSet(rules).decide(call, granted).decision;
 
 describe('a: the exact command', () => {
   it.each([

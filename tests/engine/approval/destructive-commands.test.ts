@@ -2,10 +2,10 @@
 // wherever they stand in a command; the destructive-deny hook denies them. Pure, except
 // the hook rows, which go through a real HookRegistry.
 import { describe, expect, it } from 'vitest';
-import { HookRegistry } from '../../src/engine/hooks.js';
-import type { ToolCall } from '../../src/engine/types.js';
-import { destructiveCommand } from '../../src/hooks/destructive-commands.js';
-import { destructiveDeny } from '../../src/hooks/destructive-deny.js';
+import { HookRegistry } from '../../../src/engine/hooks.js';
+import type { ToolCall } from '../../../src/engine/types.js';
+import { destructiveCommand } from '../../../src/engine/approval/destructive-commands.js';
+import { destructiveDeny } from '../../../src/hooks/destructive-deny.js';
 
 const shell = (command: string): ToolCall => ({ id: 't', name: 'shell', args: { command } });
 

@@ -21,8 +21,8 @@
  * `shell:` prefix) or written into the log by hand never widens what runs.
  */
 import { createHash } from 'node:crypto';
-import { canonicalJson } from '../engine/repetition.js';
-import type { ToolCall } from '../engine/types.js';
+import { canonicalJson } from '../repetition.js';
+import type { ToolCall } from '../types.js';
 import { destructiveCommand } from './destructive-commands.js';
 import { READ_ONLY_TOOLS, readOnlyCommand, readOnlyCommandOf, readOnlyMeaning, refusedWord } from './read-only-commands.js';
 import { dynamicPart, literalArgv, parseShell, simpleCommand } from './shell-syntax.js';

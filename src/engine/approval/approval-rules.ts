@@ -43,7 +43,7 @@
  *    `default: deny` these are denied instead: the default never makes them *allowed*.
  * 4. A simple literal command is allowed by a matching allow rule, else gets the default.
  *
- * Rules granted during the run ("always allow", passed as `sessionAllow`) act as allow
+ * Rules granted during the run ("always allow", passed as `granted` to {@link ApprovalRuleSet.decide}) act as allow
  * rules only when they have a shape the console can offer (always-allow.ts): a granted
  * rule of another shape (a `shell:` prefix from an older log) is ignored.
  *
@@ -51,8 +51,8 @@
  * sees (`find -delete`, a script file). The guarantee is on the allow side: nothing compound
  * or dynamic is ever approved by a prefix rule.
  */
-import { ConfigError } from '../engine/errors.js';
-import type { ToolCall } from '../engine/types.js';
+import { ConfigError } from '../errors.js';
+import type { ToolCall } from '../types.js';
 import { argsDigest, EXACT_ARGS_PREFIX, grantableRule, READ_ONLY_PREFIX } from './always-allow.js';
 import { READ_ONLY_COMMANDS, readOnlyCommand, readOnlyCommandOf, refusedWord } from './read-only-commands.js';
 import { basename, commandParts, literalArgv, literalPrefix, parseShell, simpleCommand, WRAPPERS, type CommandWord, type ShCallExpr } from './shell-syntax.js';
@@ -78,7 +78,8 @@ export interface ApprovalDecision {
 export type ApprovalRule =
   | { kind: 'tool'; tool: string; text: string }
   | { kind: 'shell'; words: string[]; text: string }
-  | { kind: 'shell-exact'; command: string; text: string }
+  /** `argv`: the command's words when it is one command of literal words, else `null` (compared as text). */
+  | { kind: 'shell-exact'; command: string; argv: string[] | null; text: string }
   | { kind: 'shell-read-only'; words: string[]; text: string }
   | { kind: 'exact-args'; tool: string; digest: string; text: string };
 
@@ -116,12 +117,10 @@ function argvOf(text: string): string[] | null {
   return parsed.ok ? literalArgv(parsed.file, parsed.source) : null;
 }
 
-/** A `shell-exact:` rule's command against a call's: same words when both are literal commands, else same text. */
-function exactMatches(ruleCommand: string, command: string): boolean {
-  const ruleArgv = argvOf(ruleCommand);
-  const argv = ruleArgv ? argvOf(command) : null;
-  if (ruleArgv && argv) return ruleArgv.length === argv.length && ruleArgv.every((word, i) => word === argv[i]);
-  return ruleCommand === command.trim();
+/** A `shell-exact:` rule against a call's command: same words when both are literal commands, else same text. */
+function exactMatches(rule: { command: string; argv: string[] | null }, command: string, argv: string[] | null): boolean {
+  if (rule.argv && argv) return rule.argv.length === argv.length && rule.argv.every((word, i) => word === argv[i]);
+  return rule.command === command.trim();
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -141,7 +140,7 @@ export function parseRule(text: string, path = 'approval'): ApprovalRule {
   if (trimmed.startsWith(EXACT_PREFIX)) {
     const command = trimmed.slice(EXACT_PREFIX.length).trim();
     if (!command) fail('a command after "shell-exact:"');
-    return { kind: 'shell-exact', command, text };
+    return { kind: 'shell-exact', command, argv: argvOf(command), text };
   }
   if (trimmed.startsWith(READ_ONLY_PREFIX)) {
     const parsed = parseShell(trimmed.slice(READ_ONLY_PREFIX.length));
@@ -171,72 +170,94 @@ export function parseRule(text: string, path = 'approval'): ApprovalRule {
   return { kind: 'tool', tool: trimmed, text };
 }
 
-/** Checks every rule of an `approval` section; the policy loader reports the errors together. */
-export function checkRules(rules: Pick<ApprovalRules, 'allow' | 'deny'>): ConfigError[] {
-  const errors: ConfigError[] = [];
-  for (const list of ['allow', 'deny'] as const) {
-    rules[list].forEach((text, i) => {
-      try {
-        parseRule(text, `approval.${list}[${i}]`);
-      } catch (error) {
-        if (error instanceof ConfigError) errors.push(error);
-        else throw error;
-      }
-    });
-  }
-  return errors;
-}
+/** A rule as parsed once, or the reason it could not be (kept so that deciding can name it). */
+type Parsed = ApprovalRule | { kind: 'invalid'; text: string; error: string };
 
-function tryParseRule(text: string): ApprovalRule | { kind: 'invalid'; text: string; error: string } {
+function tryParseRule(text: string): Parsed {
   try {
     return parseRule(text);
   } catch (error) {
-    return { kind: 'invalid', text, error: error instanceof ConfigError ? error.expected : String(error) };
+    if (error instanceof ConfigError) return { kind: 'invalid', text, error: error.expected };
+    throw error;
   }
 }
 
 // ---------------------------------------------------------------------------------------------
 // Decisions.
 
-/** The stricter of the default and "ask", for commands that no prefix rule may allow. */
-function askOrDefault(rules: ApprovalRules): 'ask' | 'deny' {
-  return rules.default === 'deny' ? 'deny' : 'ask';
+/**
+ * The approval rules of one policy, parsed once: build it when the policy is loaded and ask it
+ * for every call. Rules granted during the run ("always allow") are parsed the first time they
+ * are seen and remembered. A rule that does not parse (possible only when the rules did not go
+ * through the policy loader) is kept as invalid: an invalid deny rule makes every shell call
+ * that no deny rule refuses be asked about, an invalid allow rule allows nothing.
+ */
+export class ApprovalRuleSet {
+  readonly default: ApprovalDefault;
+  private readonly allow: readonly Parsed[];
+  private readonly deny: readonly Parsed[];
+  private readonly grants = new Map<string, Parsed>();
+
+  constructor(rules: ApprovalRules) {
+    this.default = rules.default;
+    this.allow = rules.allow.map(tryParseRule);
+    this.deny = rules.deny.map(tryParseRule);
+  }
+
+  /**
+   * Decides one tool call (order and guarantees in the module doc). `granted` holds the rules
+   * the operator added for this run; those of a shape the console can offer act as allow rules,
+   * and deny rules still win over them.
+   */
+  decide(call: ToolCall, granted: readonly string[] = []): ApprovalDecision {
+    return decide(call, this.default, this.deny, [...this.allow, ...this.granted(granted)]);
+  }
+
+  private granted(rules: readonly string[]): Parsed[] {
+    const parsed: Parsed[] = [];
+    for (const text of rules) {
+      if (!grantableRule(text)) continue;
+      let rule = this.grants.get(text);
+      if (!rule) this.grants.set(text, (rule = tryParseRule(text)));
+      parsed.push(rule);
+    }
+    return parsed;
+  }
 }
 
-type Parsed = ReturnType<typeof tryParseRule>;
+/** The stricter of the default and "ask", for commands that no prefix rule may allow. */
+function askOrDefault(fallback: ApprovalDefault): 'ask' | 'deny' {
+  return fallback === 'deny' ? 'deny' : 'ask';
+}
 
 /** An `exact:` rule for this call: same tool, same digest of the canonical arguments. */
 function exactArgsMatch(rule: Parsed, call: ToolCall): boolean {
   return rule.kind === 'exact-args' && rule.tool === call.name && rule.digest === argsDigest(call.args);
 }
 
-/**
- * Decides one tool call against the rules (order and guarantees in the module doc).
- * `sessionAllow` holds rules the operator added for this run ("always allow"); those of a
- * shape the console can offer act as allow rules, and deny rules still win over them.
- */
-export async function decideApproval(call: ToolCall, rules: ApprovalRules, sessionAllow: readonly string[] = []): Promise<ApprovalDecision> {
-  const deny = rules.deny.map(tryParseRule);
-  const allow = [...rules.allow, ...sessionAllow.filter(grantableRule)].map(tryParseRule);
+function decide(call: ToolCall, fallback: ApprovalDefault, deny: readonly Parsed[], allow: readonly Parsed[]): ApprovalDecision {
   const toolDeny = deny.find((rule) => (rule.kind === 'tool' && rule.tool === call.name) || exactArgsMatch(rule, call));
   if (toolDeny) return { decision: 'deny', rule: toolDeny.text, reason: `deny rule "${toolDeny.text}"` };
 
   if (call.name !== SHELL_TOOL) {
     const toolAllow = allow.find((rule) => (rule.kind === 'tool' && rule.tool === call.name) || exactArgsMatch(rule, call));
     if (toolAllow) return { decision: 'allow', rule: toolAllow.text, reason: `allow rule "${toolAllow.text}"` };
-    return { decision: rules.default, rule: null, reason: `no rule names tool "${call.name}" (default: ${rules.default})` };
+    return { decision: fallback, rule: null, reason: `no rule names tool "${call.name}" (default: ${fallback})` };
   }
+  return decideShell(call.args.command, fallback, deny, allow);
+}
 
-  const command = call.args.command;
+function decideShell(command: unknown, fallback: ApprovalDefault, deny: readonly Parsed[], allow: readonly Parsed[]): ApprovalDecision {
   if (typeof command !== 'string' || command.trim() === '') {
-    return { decision: askOrDefault(rules), rule: null, reason: 'shell call without a command' };
+    return { decision: askOrDefault(fallback), rule: null, reason: 'shell call without a command' };
   }
-  if (command.includes('\0')) return { decision: askOrDefault(rules), rule: null, reason: 'NUL byte in command' };
-  const exactDeny = deny.find((rule) => rule.kind === 'shell-exact' && exactMatches(rule.command, command));
+  if (command.includes('\0')) return { decision: askOrDefault(fallback), rule: null, reason: 'NUL byte in command' };
+  const parsed = parseShell(command);
+  const argv = parsed.ok ? literalArgv(parsed.file, parsed.source) : null;
+  const exactDeny = deny.find((rule) => rule.kind === 'shell-exact' && exactMatches(rule, command, argv));
   if (exactDeny) return { decision: 'deny', rule: exactDeny.text, reason: `deny rule "${exactDeny.text}"` };
 
-  const parsed = parseShell(command);
-  if (!parsed.ok) return { decision: askOrDefault(rules), rule: null, reason: `parse error: ${parsed.error}` };
+  if (!parsed.ok) return { decision: askOrDefault(fallback), rule: null, reason: `parse error: ${parsed.error}` };
   for (const part of commandParts(parsed.file, parsed.source)) {
     const words = literalLead(part);
     if (words.length === 0) continue;
@@ -244,13 +265,13 @@ export async function decideApproval(call: ToolCall, rules: ApprovalRules, sessi
     if (hit) return { decision: 'deny', rule: hit.text, reason: `deny rule "${hit.text}"` };
   }
   const invalid = deny.find((rule) => rule.kind === 'invalid');
-  if (invalid) return { decision: askOrDefault(rules), rule: invalid.text, reason: `invalid deny rule "${invalid.text}"` };
+  if (invalid) return { decision: askOrDefault(fallback), rule: invalid.text, reason: `invalid deny rule "${invalid.text}"` };
 
-  const exactAllow = allow.find((rule) => rule.kind === 'shell-exact' && exactMatches(rule.command, command));
+  const exactAllow = allow.find((rule) => rule.kind === 'shell-exact' && exactMatches(rule, command, argv));
   if (exactAllow) return { decision: 'allow', rule: exactAllow.text, reason: `allow rule "${exactAllow.text}"` };
 
   const simple = simpleCommand(parsed.file, parsed.source);
-  if (!simple.ok) return { decision: askOrDefault(rules), rule: null, reason: simple.problem };
+  if (!simple.ok) return { decision: askOrDefault(fallback), rule: null, reason: simple.problem };
   const hit = allow.find(
     (rule) =>
       (rule.kind === 'tool' && rule.tool === SHELL_TOOL) ||
@@ -258,7 +279,7 @@ export async function decideApproval(call: ToolCall, rules: ApprovalRules, sessi
       (rule.kind === 'shell-read-only' && readOnlyAllows(rule.words, simple.words)),
   );
   if (hit) return { decision: 'allow', rule: hit.text, reason: `allow rule "${hit.text}"` };
-  return { decision: rules.default, rule: null, reason: 'no allow rule matches' };
+  return { decision: fallback, rule: null, reason: 'no allow rule matches' };
 }
 
 /** A `shell-read-only:` rule allows the command when it starts with the rule's words and uses no refused option. */

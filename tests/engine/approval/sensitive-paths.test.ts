@@ -1,15 +1,15 @@
 // Writes to files git reads as configuration are always asked about, with the reason in
 // the prompt, whatever the approval rules allow. Through the real approval gate and
 // HookRegistry; the approval prompt itself is covered in tests/ui/approval.test.tsx.
-import { alwaysAllowChoices } from '../../src/hooks/always-allow.js';
+import { alwaysAllowChoices } from '../../../src/engine/approval/always-allow.js';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
-import { HookRegistry } from '../../src/engine/hooks.js';
-import { parsePolicy } from '../../src/engine/policy.js';
-import type { ToolCall } from '../../src/engine/types.js';
-import { approvalGate } from '../../src/hooks/approval-gate.js';
-import { sensitivePathReason } from '../../src/hooks/sensitive-paths.js';
+import { HookRegistry } from '../../../src/engine/hooks.js';
+import { parsePolicy } from '../../../src/engine/policy.js';
+import type { ToolCall } from '../../../src/engine/types.js';
+import { approvalGate } from '../../../src/hooks/approval-gate.js';
+import { sensitivePathReason } from '../../../src/engine/approval/sensitive-paths.js';
 
 const write = (p: string): ToolCall => ({ id: 't', name: 'write_file', args: { path: p, content: '* filter=x\n' } });
 const edit = (p: string): ToolCall => ({ id: 't', name: 'edit', args: { path: p, find: 'a', replace: 'b' } });

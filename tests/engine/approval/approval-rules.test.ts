@@ -1,20 +1,22 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError } from '../../src/engine/errors.js';
-import type { ToolCall } from '../../src/engine/types.js';
+import { ConfigError } from '../../../src/engine/errors.js';
+import type { ToolCall } from '../../../src/engine/types.js';
 import {
-  checkRules,
-  decideApproval,
+  ApprovalRuleSet,
   parseRule,
   type ApprovalDecision,
   type ApprovalRules,
-} from '../../src/hooks/approval-rules.js';
+} from '../../../src/engine/approval/approval-rules.js';
 
 const shell = (command: unknown): ToolCall => ({ id: 't1', name: 'shell', args: { command } });
 const tool = (name: string, args: Record<string, unknown> = { path: 'a.txt' }): ToolCall => ({ id: 't1', name, args });
 const rules = (over: Partial<ApprovalRules> = {}): ApprovalRules => ({ default: 'ask', allow: [], deny: [], ...over });
 
+/** Each call builds the rule set anew, as a policy load would. */
+const decideApproval = (call: ToolCall, r: ApprovalRules, granted?: string[]): ApprovalDecision => new ApprovalRuleSet(r).decide(call, granted);
+
 const GIT_LS = rules({ allow: ['shell: git status', 'shell: ls'] });
-const decide = (command: string, r = GIT_LS, session?: string[]): Promise<ApprovalDecision> => decideApproval(shell(command), r, session);
+const decide = (command: string, r = GIT_LS, session?: string[]): ApprovalDecision => decideApproval(shell(command), r, session);
 
 describe('decideApproval: shell commands against allow ["shell: git status", "shell: ls"]', () => {
   it.each([
@@ -224,7 +226,7 @@ describe('parseRule', () => {
     expect(parseRule("shell: git commit -m 'two words'")).toMatchObject({ words: ['git', 'commit', '-m', 'two words'] });
     expect(parseRule('shell: rm *')).toMatchObject({ words: ['rm'] });
     expect(parseRule('shell: /bin/rm')).toMatchObject({ words: ['/bin/rm'] });
-    expect(parseRule('shell-exact: make && ls')).toEqual({ kind: 'shell-exact', command: 'make && ls', text: 'shell-exact: make && ls' });
+    expect(parseRule('shell-exact: make && ls')).toEqual({ kind: 'shell-exact', command: 'make && ls', argv: null, text: 'shell-exact: make && ls' });
   });
 
   it.each(['', 'shell:', 'shell: *', 'shell: rm *.txt', 'shell: ls && rm', 'shell: ls $(id)', 'shell: "x', 'read file', 'shell-exact:', 'FOO=1 ls'])(
@@ -236,7 +238,6 @@ describe('parseRule', () => {
 
   it('names the file and path in the error', () => {
     expect(() => parseRule('shell: ls | sh', 'approval.deny[3]')).toThrow(/^loop\.yaml: approval\.deny\[3\]: literal words after "shell:", no globbing or expansion: pipeline \(\|\)/);
-    expect(checkRules({ allow: ['ls', 'shell: a;b'], deny: ['x y'] }).map((e) => e.path)).toEqual(['approval.allow[1]', 'approval.deny[0]']);
   });
 });
 
@@ -245,5 +246,26 @@ describe('the parser leaves no globals behind', () => {
     await decide('ls');
     expect(Error.stackTraceLimit).not.toBe(Infinity);
     expect(Object.prototype.hasOwnProperty.call(globalThis, 'require')).toBe(false);
+  });
+});
+
+describe('ApprovalRuleSet: rules are parsed once, when the set is built', () => {
+  /** Milliseconds to decide `calls` shell calls with one rule set built beforehand. */
+  const timeDecisions = (set: ApprovalRuleSet, calls: number): number => {
+    const start = performance.now();
+    for (let i = 0; i < calls; i++) set.decide(shell(`git status --short f${i}`), ['shell-exact: make test']);
+    return performance.now() - start;
+  };
+
+  it('deciding a call against 300 rules costs about what it costs against one (no rule is parsed per call)', () => {
+    const many = Array.from({ length: 300 }, (_, i) => `shell: tool${i} sub${i} --flag 'quoted word'`);
+    const one = new ApprovalRuleSet(rules({ allow: ['shell: git status'], deny: ['shell: rm'] }));
+    const big = new ApprovalRuleSet(rules({ allow: [...many, 'shell: git status'], deny: [...many, 'shell: rm'] }));
+    timeDecisions(one, 20);
+    timeDecisions(big, 20);
+    const base = Math.min(timeDecisions(one, 40), timeDecisions(one, 40));
+    const wide = Math.min(timeDecisions(big, 40), timeDecisions(big, 40));
+    expect(big.decide(shell('git status -s'), [])).toEqual({ decision: 'allow', rule: 'shell: git status', reason: 'allow rule "shell: git status"' });
+    expect(wide / base).toBeLessThan(10);
   });
 });

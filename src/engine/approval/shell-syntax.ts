@@ -115,7 +115,7 @@ export function parseShell(text: string): Parsed {
 }
 
 /** The node's type name (`CallExpr`, `Word`, `Lit`, ...). */
-export function nodeType(node: ShNode): string {
+function nodeType(node: ShNode): string {
   return shSyntax().NodeType(node);
 }
 
@@ -184,7 +184,7 @@ function doubleQuotedLiteral(raw: string): string {
 }
 
 /** The word's value after quote removal, or why it is not a literal. */
-export function literalWord(word: ShWord, source: Source): Literal {
+function literalWord(word: ShWord, source: Source): Literal {
   let value = '';
   for (const [index, part] of word.Parts.entries()) {
     const type = nodeType(part);
@@ -342,7 +342,7 @@ export const WRAPPERS: ReadonlySet<string> = new Set([
   'stdbuf', 'strace', 'sudo', 'taskset', 'time', 'timeout', 'unbuffer', 'watch', 'xargs',
 ]);
 /** Shells whose `-c` script is parsed and checked like the command itself. */
-export const SHELLS: ReadonlySet<string> = new Set(['ash', 'bash', 'dash', 'ksh', 'mksh', 'sh', 'zsh']);
+const SHELLS: ReadonlySet<string> = new Set(['ash', 'bash', 'dash', 'ksh', 'mksh', 'sh', 'zsh']);
 const MAX_NESTING = 3;
 
 /**
@@ -352,7 +352,7 @@ const MAX_NESTING = 3;
 export type CommandWord = string | null;
 
 /** The words of one simple command, `null` for each dynamic word. */
-export function commandWords(call: ShCallExpr, source: Source): CommandWord[] {
+function commandWords(call: ShCallExpr, source: Source): CommandWord[] {
   return call.Args.map((word) => {
     const literal = literalWord(word, source);
     return literal.ok ? literal.value : null;
@@ -505,6 +505,6 @@ function envSplitString(words: readonly CommandWord[]): string | null {
 }
 
 /** Quotes a word so that the parser reads it back unchanged (plain words stay bare). */
-export function quoteWord(word: string): string {
+function quoteWord(word: string): string {
   return /^[A-Za-z0-9_@%+=:,./-]+$/.test(word) ? word : `'${word.replaceAll("'", `'\\''`)}'`;
 }

@@ -1,0 +1,53 @@
+import { LoopdeckError } from './engine/errors.js';
+import type { LoopOutcome } from './engine/session.js';
+
+/**
+ * Every exit code of the command line, decided here and nowhere else (docs/design.md,
+ * "Command line and exit codes"). Signals follow the shell's 128 + signal number.
+ */
+export const EXIT = {
+  /** The verifier passed: the goal is met. */
+  goalMet: 0,
+  /** Usage or configuration error, or a crash. */
+  usage: 1,
+  /** The run ended without meeting the goal: stopped, exhausted, aborted, no plan. */
+  notMet: 2,
+  /** SIGHUP: the terminal went away; the log is kept. */
+  hangup: 129,
+  /** Quit from the console or SIGINT: resumable. */
+  interrupted: 130,
+  /** SIGTERM; the log is kept. */
+  terminated: 143,
+} as const;
+
+/** One of {@link EXIT}'s values. */
+export type ExitCode = (typeof EXIT)[keyof typeof EXIT];
+
+/**
+ * An error the command line reports as `loopdeck: <message>` and exits with `exitCode`.
+ * Thrown by the commands instead of exiting on the spot, so that the one place that
+ * catches errors (cli.tsx) prints and exits.
+ */
+export class CliError extends LoopdeckError {
+  constructor(
+    message: string,
+    readonly exitCode: ExitCode = EXIT.usage,
+    options?: ErrorOptions,
+  ) {
+    super(message, options);
+  }
+}
+
+/** Exit code of a run: 0 goal met, 2 ended without meeting it, 130 when the console quit before it ended (`null`). */
+export function exitCodeOfRun(outcome: Pick<LoopOutcome, 'reason'> | null): ExitCode {
+  if (outcome === null) return EXIT.interrupted;
+  return outcome.reason === 'goal_met' ? EXIT.goalMet : EXIT.notMet;
+}
+
+/**
+ * Exit code for an error that reached the top: its own code when it carries one
+ * ({@link CliError}), 1 for any other loopdeck error (configuration, log, resume) and for a crash.
+ */
+export function exitCodeOfError(error: unknown): ExitCode {
+  return error instanceof CliError ? error.exitCode : EXIT.usage;
+}
