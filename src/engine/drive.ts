@@ -32,7 +32,7 @@ export function headlessAnswerer(policy: HeadlessPolicy): Answerer {
         ? { decision: 'approve', note: 'headless --approve all' }
         : { decision: 'deny', note: 'headless run: tool calls are denied unless --approve all' };
     }
-    if (y.reason.startsWith('budget_exceeded:')) return { action: 'stop', note: 'headless: nobody can raise the budget' };
+    if (y.cause.kind === 'budget_exceeded') return { action: 'stop', note: 'headless: nobody can raise the budget' };
     return policy.onPause === 'continue' ? { action: 'continue' } : { action: 'stop' };
   };
 }

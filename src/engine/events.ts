@@ -14,6 +14,12 @@ import type {
 /** Version of the event schema, carried by `session.start`. */
 export const SCHEMA_VERSION = 1;
 
+/**
+ * Schema versions this reader folds: every version a `session.start` may carry in a log
+ * kept under tests/fixtures/logs/ (the frozen corpus proves each still replays).
+ */
+export const READABLE_SCHEMA_VERSIONS: readonly number[] = [1];
+
 /** Who answered a tool call's approval. */
 export type Decider = 'operator' | 'policy';
 

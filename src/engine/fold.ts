@@ -4,6 +4,7 @@ import { INITIAL_EVALUATOR, type EvaluatorState } from './checkpoint.js';
 import { assertNever, type GoalRevision, type LoopEvent, type VerifyCommandResult } from './events.js';
 import { INITIAL_MACHINE, transition, type DoneReason, type LoopState, type MachineState } from './machine.js';
 import { mergeReport } from './reported.js';
+import { parsePauseReason, type PauseReason } from './reasons.js';
 import type {
   BudgetDimension,
   BudgetLimits,
@@ -27,7 +28,7 @@ export interface ToolRecord {
 /** A yield the session is waiting on. */
 export type PendingYield =
   | { kind: 'tool'; call: ToolCall; seq: number; reason?: string }
-  | { kind: 'pause'; reason: string; prompt: string; from: LoopState; seq: number };
+  | { kind: 'pause'; reason: string; cause: PauseReason; prompt: string; from: LoopState; seq: number };
 
 /** An alert the operator must see (stagnation, repetition). */
 export interface Alert {
@@ -115,6 +116,8 @@ export interface SessionState {
   lapProgress: string | null;
   /** Laps in a row that ended in an error. */
   lapFailures: number;
+  /** How the last lap ended (`lap.end`), until the next lap starts. */
+  lapEnd: { lap: number; outcome: 'done' | 'not_done' | 'error'; note?: string } | null;
   /**
    * Steps in a row whose step left the workspace's files unchanged; `unknown` outside git
    * and after the first snapshot (there is nothing to compare it with yet).
@@ -133,7 +136,11 @@ export interface SessionState {
   /** Where an abort parked the workspace and wrote its report. */
   abort: { report: string; stash: string; restore: string } | null;
   /** The agent's latest claim that the goal is met, until a verifier judges it. */
-  lastVerify: { seq: number; passed: boolean; trigger: 'claim' | 'check'; commands: VerifyCommandResult[] } | null;
+  /**
+   * The last verifier verdict: `step` and `lap` when it ran (so a decision knows whether the
+   * current step was judged), and `claim`, the claim it judged (`trigger: claim`).
+   */
+  lastVerify: { seq: number; passed: boolean; trigger: 'claim' | 'check'; commands: VerifyCommandResult[]; step: number; lap: number; claim: string | null } | null;
   hookErrors: number;
   done: { reason: DoneReason; summary: string; detail?: string } | null;
   eventCount: number;
@@ -186,6 +193,7 @@ export const INITIAL_STATE: SessionState = {
   maxLaps: null,
   lapProgress: null,
   lapFailures: 0,
+  lapEnd: null,
   unchangedSteps: 'unknown',
   lapCommits: 'unknown',
   lastTree: null,
@@ -259,13 +267,13 @@ export function reduce(s: SessionState, e: LoopEvent): void {
       }
       break;
     }
-    case 'session.pause':
+    case 'session.pause': {
       pauseClock(s, e.at);
-      s.pending = { kind: 'pause', reason: e.data.reason, prompt: e.data.prompt, from: e.data.from, seq: e.seq };
-      if (e.data.reason.startsWith('budget_exceeded:')) {
-        s.exhausted = e.data.reason.slice('budget_exceeded:'.length) as BudgetDimension;
-      }
+      const cause = parsePauseReason(e.data.reason);
+      s.pending = { kind: 'pause', reason: e.data.reason, cause, prompt: e.data.prompt, from: e.data.from, seq: e.seq };
+      if (cause.kind === 'budget_exceeded') s.exhausted = cause.dimension;
       break;
+    }
     case 'session.complete':
       pauseClock(s, e.at);
       s.done = { reason: e.data.reason, summary: e.data.summary, ...(e.data.detail ? { detail: e.data.detail } : {}) };
@@ -393,14 +401,16 @@ export function reduce(s: SessionState, e: LoopEvent): void {
       s.reflections.push({ attempt: e.data.attempt, text: e.data.text });
       s.history.push({ role: 'harness', content: `Reflection after attempt ${e.data.attempt}: ${e.data.text}` });
       break;
-    case 'verify.result':
+    case 'verify.result': {
+      const claim = e.data.trigger === 'claim' ? s.finalClaim : null;
       if (e.data.trigger === 'claim') s.finalClaim = null;
-      s.lastVerify = { seq: e.seq, passed: e.data.passed, trigger: e.data.trigger, commands: e.data.commands };
+      s.lastVerify = { seq: e.seq, passed: e.data.passed, trigger: e.data.trigger, commands: e.data.commands, step: s.step, lap: s.lap, claim };
       if (!e.data.passed && e.data.trigger === 'claim') {
         const failed = e.data.commands.filter((c) => !c.passed).map((c) => `${c.command} (exit ${c.exit_code})`);
         s.history.push({ role: 'harness', content: `Your claim that the goal is met was refuted: ${failed.join(', ')} failed.` });
       }
       break;
+    }
     case 'hook.error':
       s.hookErrors += 1;
       break;
@@ -427,6 +437,7 @@ export function reduce(s: SessionState, e: LoopEvent): void {
       break;
     case 'lap.end':
       s.lapFailures = e.data.outcome === 'error' ? s.lapFailures + 1 : 0;
+      s.lapEnd = { lap: e.data.lap, outcome: e.data.outcome, ...(e.data.note ? { note: e.data.note } : {}) };
       break;
     case 'workspace.snapshot':
       s.workspaceGit = e.data.git;

@@ -1,7 +1,7 @@
 import { closeSync, fdatasyncSync, fstatSync, mkdirSync, openSync, readFileSync, readSync, writeSync } from 'node:fs';
 import path from 'node:path';
 import { LogError } from './errors.js';
-import { isEventType, type LoopEvent } from './events.js';
+import { isEventType, READABLE_SCHEMA_VERSIONS, type LoopEvent } from './events.js';
 import { draftOf, INITIAL_STATE, reduce, type SessionState } from './fold.js';
 import { toJson } from '../text/json.js';
 
@@ -28,7 +28,8 @@ function isEnvelope(value: unknown): value is LoopEvent {
  * the writer repaired (the next event carries the very `seq` the torn line was meant to
  * have) is dropped with a warning naming its line. A bad line followed by a `seq` gap, or
  * any gap or duplicate in `seq`, is an error naming the line and the gap: nothing is ever
- * skipped silently.
+ * skipped silently. A `session.start` whose `schemaVersion` this version cannot read
+ * (one written by a newer loopdeck, or none at all) is refused before anything is folded.
  *
  * @throws LogError naming the file and line
  */
@@ -76,6 +77,7 @@ function scanLog(text: string, file: string, onEvent: (e: LoopEvent) => void): {
     }
     if (bad) warnings.push(`${file}:${bad.line}: dropped a torn line (${bad.why}); seq ${value.seq} follows without a gap`);
     bad = null;
+    if (value.type === 'session.start') checkSchemaVersion(value.data.schemaVersion, file, lineNo);
     count += 1;
     onEvent(value);
   });
@@ -84,6 +86,20 @@ function scanLog(text: string, file: string, onEvent: (e: LoopEvent) => void): {
     warnings.push(`${file}:${last.line}: dropped a torn final line (${last.why})`);
   }
   return { warnings };
+}
+
+/**
+ * Refuses a log whose `session.start` carries a schema version this reader does not know.
+ * @throws LogError naming the file, the line and the version found
+ */
+function checkSchemaVersion(version: unknown, file: string, line: number): void {
+  if (typeof version === 'number' && READABLE_SCHEMA_VERSIONS.includes(version)) return;
+  const found = version === undefined ? 'no schemaVersion' : `schemaVersion ${JSON.stringify(version)}`;
+  throw new LogError(
+    file,
+    line,
+    `session.start has ${found}; this loopdeck reads event logs of schema version ${READABLE_SCHEMA_VERSIONS.join(', ')} (a log written by a newer loopdeck needs that version to replay or resume)`,
+  );
 }
 
 /** Reads an events.jsonl file with {@link parseLog}. @throws LogError */

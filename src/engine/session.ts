@@ -1,6 +1,9 @@
 import { createHash } from 'node:crypto';
 import type { Agent, AgentContext } from './agents/agent.js';
-import { costOf, exceededDimension, newWarnings } from './budget.js';
+import { costOf, newWarnings } from './budget.js';
+import { afterBudget, afterDetection, afterPlan, afterStep, startOfStep, type DecisionPolicy, type Step } from './decide.js';
+import { failureNote } from './patterns/plan-and-execute.js';
+import { pauseReasonText, stopReasonAt, type Finish, type PauseReason } from './reasons.js';
 import { evaluateCheckpoint, type ProgressPolicy } from './checkpoint.js';
 import { AgentError, describeError, InvariantError, ResumeError, SessionStateError, ToolError } from './errors.js';
 import { assertEventType, SCHEMA_VERSION, type EventDataMap, type EventType, type GoalRevision, type LoopEvent } from './events.js';
@@ -34,7 +37,8 @@ import path from 'node:path';
 /** A point where the session hands control back and waits for `next(payload)`. */
 export type LoopYield =
   | { kind: 'tool'; call: ToolCall; reason?: string }
-  | { kind: 'pause'; reason: string; prompt: string };
+  /** `reason`: the text the `session.pause` event carries; `cause`: the same reason as a value. */
+  | { kind: 'pause'; reason: string; cause: PauseReason; prompt: string };
 
 /**
  * Answer to a `tool` yield. A denial's note goes back to the agent. `always` stores a rule
@@ -158,6 +162,18 @@ export class Session {
   private readonly redact: Redactor;
   /** The tool calls of the last turn as the agent sent them (the folded state holds them redacted). */
   private turnCalls: ToolCall[] = [];
+  /** The settings the decisions read ({@link DecisionPolicy}). */
+  private get decisions(): DecisionPolicy {
+    const { policy } = this.options;
+    return {
+      pattern: this.pattern,
+      checkpointEvery: policy.checkpoint.every_iterations,
+      maxReplans: policy.patterns.plan_and_execute.max_replans,
+      maxAttempts: policy.patterns.reflexion.max_attempts,
+      laps: policy.laps,
+      budget: policy.budget,
+    };
+  }
 
   constructor(private readonly options: SessionOptions) {
     this.clock = options.clock ?? Date.now;
@@ -457,7 +473,7 @@ export class Session {
       case 'IDLE': {
         const pending = s.pending;
         if (pending?.kind !== 'pause') throw new InvariantError('the log ends IDLE without a pause to answer');
-        yield* this.answerPause(pending.reason, pending.prompt, pending.from);
+        yield* this.answerPause(pending.cause, pending.prompt, pending.from);
         return;
       }
       case 'AWAITING_TOOL': {
@@ -490,7 +506,7 @@ export class Session {
         steps = [`${goal.objective} (ReAct: reason, act and observe until the verifier passes)`];
         break;
       case 'plan-and-execute': {
-        const failed = kind === 'replan' ? this.failureNote() : undefined;
+        const failed = kind === 'replan' ? failureNote(this.state) : undefined;
         reason = failed;
         if (!this.agent.plan) throw new AgentError(`${this.agent.name} cannot plan; Plan-and-Execute needs an agent that plans`);
         steps = await this.agent.plan({ ...this.agentContext(), kind: kind === 'initial' ? 'initial' : 'replan', ...(failed ? { reason: failed } : {}) });
@@ -504,37 +520,32 @@ export class Session {
     this.emit('plan.draft', { steps: [...steps] });
     const payload = { goal, steps };
     const after = await this.hook('after_plan', payload);
-    if (after.decision?.type === 'pause') yield* this.pause('hook', after.decision.prompt);
-    if (payload.steps.length === 0) throw new Stop(await this.finish('no_plan', 'the plan has no steps'));
+    if (after.decision?.type === 'pause') yield* this.pause({ kind: 'hook' }, after.decision.prompt);
+    const none = afterPlan(payload.steps);
+    if (none) yield* this.perform(none);
     this.emit('plan.commit', { steps: [...payload.steps], kind, ...(reason ? { reason } : {}) });
     this.go('EXECUTING');
     if (this.options.policy.laps.enabled && this.state.lap === 0) await this.startLap(1);
   }
 
-  private failureNote(): string {
-    const id = this.state.toolOrder[this.state.toolOrder.length - 1];
-    const record = id === undefined ? undefined : this.state.tools[id];
-    if (!record) return `step ${this.state.step} failed`;
-    const outcome = record.error ?? `${record.result?.status} (exit ${record.result?.exit_code ?? '-'})`;
-    return `step ${this.state.step} failed: ${record.call.name} ${outcome}`;
-  }
-
-  private async *pause(reason: string, prompt: string): Gen {
+  private async *pause(cause: PauseReason, prompt: string): Gen {
     const from = this.state.machine.state;
+    const reason = pauseReasonText(cause);
     this.go('IDLE');
     this.emit('session.pause', { reason, prompt, from });
     await this.hook('on_pause', { reason, prompt });
     this.options.sync?.();
-    yield* this.answerPause(reason, prompt, from);
+    yield* this.answerPause(cause, prompt, from);
   }
 
-  private async *answerPause(reason: string, prompt: string, from: LoopState): Gen {
-    this.awaiting = { kind: 'pause', reason, prompt };
+  private async *answerPause(cause: PauseReason, prompt: string, from: LoopState): Gen {
+    const reason = pauseReasonText(cause);
+    this.awaiting = { kind: 'pause', reason, cause, prompt };
     const answer = (yield this.awaiting) as PauseAnswer;
     this.awaiting = null;
     if (this.stopRequested === 'abort') throw new Stop(await this.abortRun('the operator aborted the run (/stop --abort)'));
     if (answer.action === 'stop') {
-      const done: DoneReason = reason.startsWith('budget_exceeded:') ? 'exhausted' : 'stopped';
+      const done: DoneReason = stopReasonAt(cause);
       const note = answer.note ? `: ${answer.note}` : '';
       throw new Stop(await this.finish(done, `stopped at a pause (${reason})${note}`));
     }
@@ -542,43 +553,73 @@ export class Session {
     this.go(from);
   }
 
-  /** Budget check at the start of every step (docs/design.md, "Budget"). */
+  /** The safe point at the start of every step: operator requests, then the budget (docs/design.md, "Budget"). */
   private async *checkBudget(): Gen {
-    const { warn_fraction } = this.options.policy.budget;
-    if (this.stopRequested === 'abort') throw new Stop(await this.abortRun('the operator aborted the run (/stop --abort)'));
-    if (this.stopRequested === 'stop') throw new Stop(await this.finish('stopped', 'stopped by the operator (/stop)'));
-    if (this.pauseRequested !== null) {
-      const why = this.pauseRequested;
-      this.pauseRequested = null;
-      yield* this.pause('operator', `${why}. Continue, or stop?`);
-    }
     for (;;) {
-      const usage = { ...this.state.usage, wall_clock_seconds: activeSeconds(this.state, this.clock()) };
-      const limits = this.state.limits;
-      for (const dimension of newWarnings(usage, limits, warn_fraction, this.state.warned)) {
-        if (usage[dimension] < limits[dimension]!) {
-          this.emit('budget.warn', { dimension, used: usage[dimension], limit: limits[dimension]!, exceeded: false });
-        }
+      const now = this.clock();
+      const step = startOfStep(this.state, this.decisions, now, { pause: this.pauseRequested, stop: this.stopRequested });
+      if (step.kind === 'start_step' || step.kind === 'budget_exceeded') this.warnBudget(now);
+      if (step.kind === 'start_step') return;
+      if (step.kind === 'pause' && step.reason.kind === 'operator') this.pauseRequested = null;
+      if (step.kind !== 'budget_exceeded') {
+        yield* this.perform(step);
+        continue;
       }
-      const dimension = exceededDimension(usage, limits);
-      if (!dimension) return;
-      const limit = limits[dimension]!;
-      await this.hook('on_budget_exceeded', { dimension, used: usage[dimension], limit });
-      this.emit('budget.warn', { dimension, used: usage[dimension], limit, exceeded: true });
-      if (this.state.lap > 0 && (await this.verify('check'))) {
+      await this.hook('on_budget_exceeded', { dimension: step.dimension, used: step.used, limit: step.limit });
+      this.emit('budget.warn', { dimension: step.dimension, used: step.used, limit: step.limit, exceeded: true });
+      let next = afterBudget(this.state, this.decisions, step, null);
+      if (next.kind === 'verify') {
+        const passed = await this.verify('check');
         // A lap that meets the goal wins over a budget that ran out in it.
-        this.emit('lap.end', { lap: this.state.lap, outcome: 'done', note: `the ${dimension} budget ran out, but the goal is met` });
-        throw new Stop(await this.finish('goal_met', `the verifier passed in lap ${this.state.lap}`));
+        if (passed) this.emit('lap.end', { lap: this.state.lap, outcome: 'done', note: `the ${step.dimension} budget ran out, but the goal is met` });
+        next = afterBudget(this.state, this.decisions, step, passed);
       }
-      if (this.options.policy.budget.on_exhausted === 'abort') {
-        throw new Stop(await this.abortRun(`the ${dimension} budget is spent (${round(usage[dimension])} of ${limit})`));
-      }
-      const by = this.options.policy.budget.increments[dimension];
-      yield* this.pause(
-        `budget_exceeded:${dimension}`,
-        `The ${dimension} budget is spent (${round(usage[dimension])} of ${limit}). Raise it (/budget ${dimension} +${by}) and continue, or stop.`,
-      );
+      yield* this.perform(next);
     }
+  }
+
+  /** `budget.warn` once per dimension when it crosses the warn fraction (below its limit). */
+  private warnBudget(now: number): void {
+    const usage = { ...this.state.usage, wall_clock_seconds: activeSeconds(this.state, now) };
+    const limits = this.state.limits;
+    for (const dimension of newWarnings(usage, limits, this.options.policy.budget.warn_fraction, this.state.warned)) {
+      if (usage[dimension] < limits[dimension]!) {
+        this.emit('budget.warn', { dimension, used: usage[dimension], limit: limits[dimension]!, exceeded: false });
+      }
+    }
+  }
+
+  /** Performs a decided step that moves the loop on (the ones a phase does not handle itself). */
+  private async *perform(step: Step): Gen {
+    switch (step.kind) {
+      case 'pause':
+        return yield* this.pause(step.reason, step.prompt);
+      case 'finish':
+        throw new Stop(await this.end(step.finish));
+      case 'execute':
+        return this.go('EXECUTING');
+      case 'replan':
+        return this.go('PLANNING');
+      case 'checkpoint':
+        return yield* this.checkpoint(step.iteration);
+      case 'verify':
+        return void (await this.verify(step.trigger));
+      case 'reflect': {
+        if (!this.agent.reflect) throw new AgentError(`${this.agent.name} cannot reflect; Reflexion needs an agent that reflects`);
+        const text = await this.agent.reflect({ ...this.agentContext(), attempt: step.attempt, failure: step.failure });
+        return void this.emit('reflection.recorded', { attempt: step.attempt, text });
+      }
+      case 'end_lap':
+        return void this.emit('lap.end', { lap: step.lap, outcome: step.outcome, ...(step.outcome === 'not_done' ? { note: 'the verifier failed' } : {}) });
+      case 'start_lap':
+        return this.startLap(step.lap);
+      default:
+        throw new InvariantError(`the runner cannot perform "${step.kind}" here`);
+    }
+  }
+
+  private end(finish: Finish): Promise<LoopOutcome> {
+    return finish.abort ? this.abortRun(finish.summary) : this.finish(finish.reason, finish.summary, finish.limit);
   }
 
   /** EXECUTING: one step — a queued tool call of the last turn, or a new agent turn. */
@@ -595,7 +636,7 @@ export class Session {
       this.go('REFLECTING');
       return;
     }
-    if (before.decision?.type === 'pause') yield* this.pause('hook', before.decision.prompt);
+    if (before.decision?.type === 'pause') yield* this.pause({ kind: 'hook' }, before.decision.prompt);
     this.emit('step.start', { step, turn, title });
     yield* this.continueStep(step);
   }
@@ -621,7 +662,7 @@ export class Session {
         if (!(error instanceof AgentError)) throw error;
         await this.hook('on_error', { source: 'agent', error: error.message });
         if (this.state.lap > 0) {
-          await this.endLap('error', error.message);
+          this.emit('lap.end', { lap: this.state.lap, outcome: 'error', note: error.message });
           return;
         }
         throw new Stop(await this.finish('aborted', `the agent failed: ${error.message}`));
@@ -743,65 +784,12 @@ export class Session {
     await this.hook('after_tool_call', { call, result, error });
   }
 
-  /** REFLECTING: checkpoint when due, then what the pattern does next. */
+  /** REFLECTING: what the decisions say after a step, performed until the loop leaves REFLECTING. */
   private async *reflect(): Gen {
-    const { policy } = this.options;
     await this.snapshotWorkspace();
-    const turn = this.state.turn;
-    const last = this.state.checkpoints[this.state.checkpoints.length - 1];
-    if (this.state.queued.length === 0 && turn > 0 && turn % policy.checkpoint.every_iterations === 0 && last?.iteration !== turn) {
-      yield* this.checkpoint(turn);
+    while (this.state.machine.state === 'REFLECTING' && !this.state.done) {
+      yield* this.perform(afterStep(this.state, this.decisions));
     }
-    if (this.state.queued.length > 0) return this.go('EXECUTING');
-    if (this.state.lap > 0) {
-      if (this.state.finalClaim !== null) await this.endLap('claimed');
-      if (!this.state.done) this.go('EXECUTING');
-      return;
-    }
-    switch (this.pattern) {
-      case 'react':
-        if (this.state.finalClaim !== null) await this.judgeClaim();
-        return this.go('EXECUTING');
-      case 'plan-and-execute': {
-        if (this.state.lastStepFailed) return this.replan();
-        if (this.state.planDone < this.state.plan.length) return this.go('EXECUTING');
-        const passed = await this.verify('check');
-        if (passed) throw new Stop(await this.finish('goal_met', `all ${this.state.plan.length} plan steps done and the verifier passed`));
-        return this.replan('the plan is done but the verifier failed');
-      }
-      case 'reflexion': {
-        if (this.state.finalClaim === null) return this.go('EXECUTING');
-        const claim = this.state.finalClaim;
-        const passed = await this.verify('claim');
-        if (passed) throw new Stop(await this.finish('goal_met', claim));
-        const attempt = this.state.plans;
-        const max = policy.patterns.reflexion.max_attempts;
-        if (attempt >= max) throw new Stop(await this.finish('exhausted', `the verifier still fails after ${attempt} of ${max} attempts`, 'max_attempts'));
-        const failure = this.failedCommands();
-        if (!this.agent.reflect) throw new AgentError(`${this.agent.name} cannot reflect; Reflexion needs an agent that reflects`);
-        const text = await this.agent.reflect({ ...this.agentContext(), attempt, failure });
-        this.emit('reflection.recorded', { attempt, text });
-        return this.go('PLANNING');
-      }
-    }
-  }
-
-  private async replan(why?: string): Promise<void> {
-    const max = this.options.policy.patterns.plan_and_execute.max_replans;
-    const replans = this.state.plans - 1;
-    if (replans >= max) {
-      throw new Stop(await this.finish('exhausted', `${why ?? this.failureNote()}; the replan cap (${max}) is reached`, 'replan_cap'));
-    }
-    this.go('PLANNING');
-  }
-
-  private failedCommands(): string {
-    const v = this.state.lastVerify;
-    if (!v) return 'the verifier failed';
-    return v.commands
-      .filter((c) => !c.passed)
-      .map((c) => `${c.command} exited ${c.exit_code}: ${c.output.slice(-400)}`)
-      .join('\n');
   }
 
   /** Runs the verify commands; records `verify.result`. @returns whether all passed */
@@ -809,12 +797,6 @@ export class Session {
     const verdict = await runVerify(this.options.policy.verify, this.options.workspace, this.abort.signal);
     this.emit('verify.result', { passed: verdict.passed, commands: verdict.commands, trigger });
     return verdict.passed;
-  }
-
-  /** The agent claims the goal is met: only the verifier can say so (docs/design.md, "Ending a run"). */
-  private async judgeClaim(): Promise<void> {
-    const claim = this.state.finalClaim ?? 'the verifier passed';
-    if (await this.verify('claim')) throw new Stop(await this.finish('goal_met', claim));
   }
 
   private async *checkpoint(turn: number): Gen {
@@ -842,8 +824,8 @@ export class Session {
     const action = policy.stagnation.on_detect;
     this.emit('stagnation.detected', { counter: record.counter, threshold: record.threshold, iteration: turn, action });
     const summary = `STAGNATION_DETECTED: ${record.counter}/${record.threshold} checkpoints without observed progress`;
-    if (action === 'stop') throw new Stop(await this.abortRun(summary));
-    if (action === 'pause') yield* this.pause('stagnation', `${summary}. Continue, redirect the goal (/goal redirect <text>), or stop?`);
+    const next = afterDetection('stagnation', action, summary);
+    if (next) yield* this.perform(next);
   }
 
   private async finish(reason: DoneReason, summary: string, detail?: string): Promise<LoopOutcome> {
@@ -883,8 +865,8 @@ export class Session {
     this.emit('repetition.detected', detectionEventData(detection));
     const what = detection.kind === 'cycle' ? `a cycle of ${detection.period} calls repeated` : `the same ${call.name} call`;
     const summary = `repetition: ${what} ${detection.count}× in the last ${this.repetitionOptions.window} calls`;
-    if (action === 'stop') throw new Stop(await this.finish('stopped', summary));
-    if (action === 'pause') yield* this.pause('repetition', `${summary}. Continue (the call runs), redirect the goal, or stop?`);
+    const next = afterDetection('repetition', action, summary);
+    if (next) yield* this.perform(next);
   }
 
   /** Records the workspace's git state once per step ("no file changed in N steps"). */
@@ -922,31 +904,6 @@ export class Session {
     const file = path.resolve(this.options.workspace, laps.progress_file);
     const progress = await readFile(file, 'utf8').catch(() => null);
     this.emit('lap.start', { lap, max_laps: laps.max_laps, progress });
-  }
-
-  /**
-   * Ends the current lap: after a claim, `isDone` (the verify commands) decides; after an
-   * error the next lap redoes the slice. Stops at `laps.max_laps` or after
-   * `laps.max_consecutive_failures` errors in a row.
-   */
-  private async endLap(how: 'claimed' | 'error', note?: string): Promise<void> {
-    const { laps } = this.options.policy;
-    const lap = this.state.lap;
-    if (how === 'claimed') {
-      const claim = this.state.finalClaim ?? '';
-      if (await this.verify('claim')) {
-        this.emit('lap.end', { lap, outcome: 'done' });
-        throw new Stop(await this.finish('goal_met', claim || `the verifier passed after lap ${lap}`));
-      }
-      this.emit('lap.end', { lap, outcome: 'not_done', note: 'the verifier failed' });
-    } else {
-      this.emit('lap.end', { lap, outcome: 'error', ...(note ? { note } : {}) });
-      if (this.state.lapFailures >= laps.max_consecutive_failures) {
-        throw new Stop(await this.finish('aborted', `${this.state.lapFailures} laps in a row failed (last: ${note})`, 'max_consecutive_failures'));
-      }
-    }
-    if (lap >= laps.max_laps) throw new Stop(await this.finish('exhausted', `the goal is not met after ${lap} of ${laps.max_laps} laps`, 'max_laps'));
-    await this.startLap(lap + 1);
   }
 
   /**
@@ -992,8 +949,4 @@ function validReconciliation(value: unknown): GoalRevision['reconciliation'] | n
   const work = text('new_work');
   if (still === null || discard === null || work === null || typeof v.full_restart !== 'boolean') return null;
   return { still_valid: still, discard, new_work: work, full_restart: v.full_restart };
-}
-
-function round(n: number): number {
-  return Math.round(n * 100) / 100;
 }

@@ -202,7 +202,7 @@ export function usePrompt(width: number, maxRows: number): PromptView | null {
     return frame(theme.warn, lines);
   }
 
-  const title = pending.reason === 'operator' ? 'Paused by the operator' : `Paused: ${pending.reason}`;
+  const title = pending.cause.kind === 'operator' ? 'Paused by the operator' : `Paused: ${pending.reason}`;
   const text = wrapWords(sanitize(pending.prompt, { oneLine: true }), inner).slice(0, 3);
   return frame(theme.warn, [
     <Text bold color={theme.warn} wrap="truncate-end">{title}</Text>,

@@ -22,10 +22,17 @@ export function promptScope(state: ConsoleState): Scope | null {
   const pending = state.session.pending;
   if (!pending || state.view.armed !== pending.seq) return null;
   if (pending.kind === 'tool') return 'tool';
-  if (pending.reason.startsWith('budget_exceeded:')) return 'budget-pause';
-  if (pending.reason === 'stagnation' || pending.reason === 'repetition') return 'stagnation-pause';
-  if (pending.reason === 'operator') return 'operator-pause';
-  return 'pause';
+  switch (pending.cause.kind) {
+    case 'budget_exceeded':
+      return 'budget-pause';
+    case 'stagnation':
+    case 'repetition':
+      return 'stagnation-pause';
+    case 'operator':
+      return 'operator-pause';
+    case 'hook':
+      return 'pause';
+  }
 }
 
 /** The scope of the pending prompt whether armed or not (for its key line). */

@@ -13,8 +13,8 @@ import type { KeyInput, KeyLayout } from '../../src/ui/reducers/reduction.js';
 import { INITIAL_VIEW, promptChanged, type ViewState } from '../../src/ui/view.js';
 
 const TOOL: PendingYield = { kind: 'tool', call: { id: 't1', name: 'shell', args: { command: 'ls' } }, seq: 8 };
-const PAUSE: PendingYield = { kind: 'pause', reason: 'operator', prompt: '?', from: 'EXECUTING', seq: 12 };
-const BUDGET: PendingYield = { kind: 'pause', reason: 'budget_exceeded:turns', prompt: '?', from: 'EXECUTING', seq: 12 };
+const PAUSE: PendingYield = { kind: 'pause', reason: 'operator', cause: { kind: 'operator' }, prompt: '?', from: 'EXECUTING', seq: 12 };
+const BUDGET: PendingYield = { kind: 'pause', reason: 'budget_exceeded:turns', cause: { kind: 'budget_exceeded', dimension: 'turns' }, prompt: '?', from: 'EXECUTING', seq: 12 };
 const WIDE: KeyLayout = { single: false, page: 5, width: 80, body: 20 };
 const NARROW: KeyLayout = { ...WIDE, single: true };
 

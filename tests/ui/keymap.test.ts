@@ -2,6 +2,7 @@
 // keys that must not. Pure: no rendering.
 import { describe, expect, test } from 'vitest';
 import { INITIAL_STATE, type PendingYield } from '../../src/engine/index.js';
+import { parsePauseReason } from '../../src/engine/reasons.js';
 import { BAR_COMMANDS } from '../../src/ui/commands.js';
 import { helpRows } from '../../src/ui/HelpOverlay.js';
 import { bindingsFor, chunkKeys, KEYMAP, keyLabel, keyLine, keyName, resolveKey, SCOPE_TITLES, type ConsoleCommand, type Scope } from '../../src/ui/keymap.js';
@@ -137,7 +138,7 @@ describe('the key map table', () => {
 describe('scopes from the state', () => {
   const base = createConsoleStore().getState();
   const tool: PendingYield = { kind: 'tool', call: { id: 't1', name: 'shell', args: { command: 'ls' } }, seq: 8 };
-  const pause = (reason: string): PendingYield => ({ kind: 'pause', reason, prompt: '?', from: 'EXECUTING', seq: 12 });
+  const pause = (reason: string): PendingYield => ({ kind: 'pause', reason, cause: parsePauseReason(reason), prompt: '?', from: 'EXECUTING', seq: 12 });
   const withPending = (pending: PendingYield, armed: number | null) => ({ ...base, session: { ...INITIAL_STATE, pending }, view: { ...base.view, armed } });
 
   test('a prompt contributes its scope only once armed', () => {

@@ -1,0 +1,198 @@
+import { activeSeconds, type PendingYield, type SessionState } from './fold.js';
+import type { DoneReason } from './machine.js';
+import { exceededDimension } from './budget.js';
+import { lapStep } from './patterns/laps.js';
+import { planAndExecuteStep } from './patterns/plan-and-execute.js';
+import { reactStep } from './patterns/react.js';
+import { reflexionStep } from './patterns/reflexion.js';
+import type { Finish, PauseReason } from './reasons.js';
+import type { BudgetDimension, ToolCall } from './types.js';
+import { assertNever } from './events.js';
+
+/**
+ * What the runner does next, as a value (docs/design.md, "Deciding the next step"). The
+ * runner performs the step, appends the events it produces, folds them and asks again.
+ */
+export type Step =
+  /** The run is over: nothing to do. */
+  | { kind: 'finished'; reason: DoneReason }
+  /** Ask the operator: a tool call waits for approval or a pause for its answer. */
+  | { kind: 'ask_operator'; pending: PendingYield }
+  /** PLANNING: have the pattern draft and commit a plan. */
+  | { kind: 'plan'; plan: 'initial' | 'replan' | 'attempt' }
+  /** EXECUTING with no open step: start one (hooks, `step.start`). */
+  | { kind: 'start_step' }
+  /** An open step without its agent turn: ask the agent. */
+  | { kind: 'ask_agent' }
+  /** An open step with a call of its turn not yet dispatched: run the tool (after the gates). */
+  | { kind: 'run_tool'; call: ToolCall }
+  /** An open step whose turn called no tool: end it. */
+  | { kind: 'end_step' }
+  /** Run the observers and record a checkpoint for this iteration. */
+  | { kind: 'checkpoint'; iteration: number }
+  /** Run the verify commands: after a claim, or to check a finished plan. */
+  | { kind: 'verify'; trigger: 'claim' | 'check' }
+  /** Reflexion: have the agent write the lesson of a failed attempt. */
+  | { kind: 'reflect'; attempt: number; failure: string }
+  /** Back to EXECUTING for the next step. */
+  | { kind: 'execute' }
+  /** Back to PLANNING (a replan or a new attempt). */
+  | { kind: 'replan' }
+  /** Fresh laps: record how this lap ended. */
+  | { kind: 'end_lap'; lap: number; outcome: 'done' | 'not_done' }
+  /** Fresh laps: start lap `lap` with a new agent. */
+  | { kind: 'start_lap'; lap: number }
+  /** A budget limit is reached (the runner fires `on_budget_exceeded` and records it). */
+  | { kind: 'budget_exceeded'; dimension: BudgetDimension; used: number; limit: number }
+  /** Pause and wait for the operator. */
+  | { kind: 'pause'; reason: PauseReason; prompt: string }
+  /** End the run. */
+  | { kind: 'finish'; finish: Finish };
+
+export type StepKind = Step['kind'];
+
+/** The settings of loop.yaml the decisions read (a slice of `LoopPolicy`). */
+export interface DecisionPolicy {
+  pattern: 'react' | 'plan-and-execute' | 'reflexion';
+  checkpointEvery: number;
+  maxReplans: number;
+  maxAttempts: number;
+  laps: { enabled: boolean; max_laps: number; max_consecutive_failures: number };
+  budget: { on_exhausted: 'pause' | 'abort'; increments: Record<BudgetDimension, number> };
+}
+
+/**
+ * Operator requests that are not events: a pause asked for (first Ctrl+C) and `/stop`
+ * or `/stop --abort`. They act at the next safe point, the start of a step.
+ */
+export interface Intents {
+  pause: string | null;
+  stop: 'stop' | 'abort' | null;
+}
+
+export const NO_INTENTS: Intents = { pause: null, stop: null };
+
+/**
+ * The next step of a run, from its folded state alone: pure, no I/O, no clock (`now`, in
+ * epoch ms, is given for the wall-clock budget).
+ *
+ * Order at the start of a step (EXECUTING, no open step): an abort, then a stop, then a
+ * pause the operator asked for, then the budget in the order turns, tool calls, wall
+ * clock, tokens, cost. Order after a step (REFLECTING): a lap's end, the checkpoint when
+ * due, calls of the same turn still queued, then the pattern (or the lap) decides.
+ */
+export function nextStep(state: SessionState, policy: DecisionPolicy, now: number, intents: Intents = NO_INTENTS): Step {
+  if (state.done) return { kind: 'finished', reason: state.done.reason };
+  if (state.pending) return { kind: 'ask_operator', pending: state.pending };
+  const machine = state.machine.state;
+  switch (machine) {
+    case 'IDLE':
+      return { kind: 'plan', plan: 'initial' };
+    case 'PLANNING':
+      return { kind: 'plan', plan: state.plans === 0 ? 'initial' : policy.pattern === 'reflexion' ? 'attempt' : 'replan' };
+    case 'EXECUTING':
+      return state.stepOpen ? openStep(state) : startOfStep(state, policy, now, intents);
+    case 'AWAITING_TOOL':
+      return { kind: 'execute' };
+    case 'REFLECTING':
+      return afterStep(state, policy);
+    case 'DONE':
+      return { kind: 'finished', reason: 'stopped' };
+    default:
+      return assertNever(machine);
+  }
+}
+
+/** The rest of an open step: its agent turn, then each call of that turn, then its end. */
+export function openStep(state: SessionState): Step {
+  if (!state.stepHasTurn) return { kind: 'ask_agent' };
+  const call = state.queued[0];
+  return call ? { kind: 'run_tool', call } : { kind: 'end_step' };
+}
+
+const ABORTED_BY_OPERATOR = 'the operator aborted the run (/stop --abort)';
+
+/** The safe point at the start of a step: operator requests, then the budget. */
+export function startOfStep(state: SessionState, policy: DecisionPolicy, now: number, intents: Intents): Step {
+  if (intents.stop === 'abort') return { kind: 'finish', finish: { reason: 'aborted', summary: ABORTED_BY_OPERATOR, abort: true } };
+  if (intents.stop === 'stop') return { kind: 'finish', finish: { reason: 'stopped', summary: 'stopped by the operator (/stop)' } };
+  if (intents.pause !== null) return { kind: 'pause', reason: { kind: 'operator' }, prompt: `${intents.pause}. Continue, or stop?` };
+  const usage = { ...state.usage, wall_clock_seconds: activeSeconds(state, now) };
+  const dimension = exceededDimension(usage, state.limits);
+  if (!dimension) return { kind: 'start_step' };
+  return { kind: 'budget_exceeded', dimension, used: usage[dimension], limit: state.limits[dimension]! };
+}
+
+/**
+ * What follows a budget limit once it is recorded: in a lap, the verifier first (a lap that
+ * meets the goal wins over a budget that ran out in it); then `budget.on_exhausted`.
+ * `verified` is the verifier's verdict when it ran for this limit.
+ */
+export function afterBudget(
+  state: SessionState,
+  policy: DecisionPolicy,
+  exceeded: { dimension: BudgetDimension; used: number; limit: number },
+  verified: boolean | null,
+): Step {
+  const { dimension, used, limit } = exceeded;
+  if (state.lap > 0 && verified === null) return { kind: 'verify', trigger: 'check' };
+  if (state.lap > 0 && verified) return { kind: 'finish', finish: { reason: 'goal_met', summary: `the verifier passed in lap ${state.lap}` } };
+  const spent = `The ${dimension} budget is spent (${round(used)} of ${limit})`;
+  if (policy.budget.on_exhausted === 'abort') {
+    return { kind: 'finish', finish: { reason: 'aborted', summary: `the ${dimension} budget is spent (${round(used)} of ${limit})`, abort: true } };
+  }
+  const by = policy.budget.increments[dimension];
+  return { kind: 'pause', reason: { kind: 'budget_exceeded', dimension }, prompt: `${spent}. Raise it (/budget ${dimension} +${by}) and continue, or stop.` };
+}
+
+/** REFLECTING: a lap's end, the checkpoint when due, queued calls, then the pattern. */
+export function afterStep(state: SessionState, policy: DecisionPolicy): Step {
+  const ended = state.lapEnd !== null && state.lapEnd.lap === state.lap && state.lap > 0;
+  if (ended) return lapStep(state, policy);
+  const turn = state.turn;
+  const last = state.checkpoints[state.checkpoints.length - 1];
+  if (state.queued.length === 0 && turn > 0 && turn % policy.checkpointEvery === 0 && last?.iteration !== turn) {
+    return { kind: 'checkpoint', iteration: turn };
+  }
+  if (state.queued.length > 0) return { kind: 'execute' };
+  if (state.lap > 0) return lapStep(state, policy);
+  switch (policy.pattern) {
+    case 'react':
+      return reactStep(state);
+    case 'plan-and-execute':
+      return planAndExecuteStep(state, policy);
+    case 'reflexion':
+      return reflexionStep(state, policy);
+    default:
+      return assertNever(policy.pattern);
+  }
+}
+
+/**
+ * What follows a stagnation or repetition detection (`on_detect`): `alert` goes on
+ * (`null`), `pause` asks the operator, `stop` ends the run. A stagnation stop is the
+ * circuit breaker (abort: stash and report); a repetition stop ends the run `stopped`.
+ */
+export function afterDetection(kind: 'stagnation' | 'repetition', action: 'alert' | 'pause' | 'stop', summary: string): Step | null {
+  if (action === 'alert') return null;
+  if (action === 'stop') {
+    return { kind: 'finish', finish: kind === 'stagnation' ? { reason: 'aborted', summary, abort: true } : { reason: 'stopped', summary } };
+  }
+  const ask = kind === 'stagnation' ? 'Continue, redirect the goal (/goal redirect <text>), or stop?' : 'Continue (the call runs), redirect the goal, or stop?';
+  return { kind: 'pause', reason: { kind }, prompt: `${summary}. ${ask}` };
+}
+
+/** After `after_plan`: a plan with no steps ends the run `no_plan`; otherwise it is committed (`null`). */
+export function afterPlan(steps: readonly string[]): Step | null {
+  return steps.length === 0 ? { kind: 'finish', finish: { reason: 'no_plan', summary: 'the plan has no steps' } } : null;
+}
+
+/** Whether the verifier already ran after the current step (of the current lap). */
+export function verifiedThisStep(state: SessionState): boolean {
+  const v = state.lastVerify;
+  return v !== null && v.step === state.step && v.lap === state.lap;
+}
+
+function round(n: number): number {
+  return Math.round(n * 100) / 100;
+}

@@ -1,0 +1,64 @@
+import type { BudgetDimension } from './types.js';
+import { BUDGET_DIMENSIONS } from './types.js';
+import type { DoneReason } from './machine.js';
+
+/**
+ * Why a run paused, as a value. The log keeps the text form of {@link pauseReasonText}
+ * (`budget_exceeded:<dimension>`, `stagnation`, ...) so old logs fold unchanged; the fold
+ * decodes it once ({@link parsePauseReason}) and nothing else reads the text.
+ */
+export type PauseReason =
+  /** A budget limit was reached at the start of a step. */
+  | { kind: 'budget_exceeded'; dimension: BudgetDimension }
+  /** `stagnation.on_detect: pause` after a checkpoint at or above the threshold. */
+  | { kind: 'stagnation' }
+  /** `repetition.on_detect: pause` before a repeated call is dispatched. */
+  | { kind: 'repetition' }
+  /** The operator asked to pause (the console's first Ctrl+C). */
+  | { kind: 'operator' }
+  /** A hook's `pause` decision (`before_step`, `after_plan`). */
+  | { kind: 'hook' };
+
+export type PauseKind = PauseReason['kind'];
+
+/** Every pause kind, for exhaustive tables. */
+export const PAUSE_KINDS = ['budget_exceeded', 'stagnation', 'repetition', 'operator', 'hook'] as const satisfies readonly PauseKind[];
+
+/** The text a `session.pause` event carries for `reason`. */
+export function pauseReasonText(reason: PauseReason): string {
+  return reason.kind === 'budget_exceeded' ? `budget_exceeded:${reason.dimension}` : reason.kind;
+}
+
+/**
+ * Decodes the `reason` text of a `session.pause` event. Text no version wrote (a log edited
+ * by hand) reads as a hook's pause: a pause the operator answers, with no budget to raise.
+ */
+export function parsePauseReason(text: string): PauseReason {
+  const [kind, dimension] = text.split(':', 2);
+  if (kind === 'budget_exceeded') {
+    const found = BUDGET_DIMENSIONS.find((d) => d === dimension);
+    if (found) return { kind: 'budget_exceeded', dimension: found };
+  }
+  if (kind === 'stagnation' || kind === 'repetition' || kind === 'operator') return { kind };
+  return { kind: 'hook' };
+}
+
+/** The limit that ended a run `exhausted` (or, for `max_consecutive_failures`, `aborted`). */
+export type FinishLimit = 'max_laps' | 'replan_cap' | 'max_attempts' | 'max_consecutive_failures';
+
+/**
+ * How a run ends, as a value: the reason of `session.complete`, a one-line summary, and
+ * for some ends the limit reached. `abort` asks the runner to park the workspace and
+ * write the failure report before it records the end (always with reason `aborted`).
+ */
+export interface Finish {
+  reason: DoneReason;
+  summary: string;
+  limit?: FinishLimit;
+  abort?: boolean;
+}
+
+/** The done reason a pause answered with stop ends in: a spent budget is `exhausted`, any other pause `stopped`. */
+export function stopReasonAt(pause: PauseReason): DoneReason {
+  return pause.kind === 'budget_exceeded' ? 'exhausted' : 'stopped';
+}

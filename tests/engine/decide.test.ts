@@ -1,0 +1,188 @@
+// The decision table: a folded state in, the next step out, without a workspace, an agent
+// or a clock. Each row is one question the runner asks; docs/design.md, "Deciding the next
+// step", is this table in prose.
+import { describe, expect, it } from 'vitest';
+import { afterBudget, afterDetection, afterPlan, nextStep, type DecisionPolicy, type Intents, type Step } from '../../src/engine/decide.js';
+import { INITIAL_STATE, type SessionState } from '../../src/engine/fold.js';
+import { DONE_REASONS, type LoopState } from '../../src/engine/machine.js';
+import { PAUSE_KINDS, parsePauseReason, pauseReasonText, stopReasonAt, type PauseReason } from '../../src/engine/reasons.js';
+import type { VerifyCommandResult } from '../../src/engine/events.js';
+
+const POLICY: DecisionPolicy = {
+  pattern: 'react',
+  checkpointEvery: 3,
+  maxReplans: 2,
+  maxAttempts: 3,
+  laps: { enabled: false, max_laps: 3, max_consecutive_failures: 2 },
+  budget: { on_exhausted: 'pause', increments: { turns: 10, tool_calls: 20, wall_clock_seconds: 600, tokens: 50000, cost_usd: 1 } },
+};
+const NOW = 1_767_225_600_000;
+const NONE: Intents = { pause: null, stop: null };
+const call = { id: 'c1', name: 'shell', args: { command: 'ls' } };
+const failing: VerifyCommandResult = { command: 'npm test', exit_code: 1, passed: false, output: '1 failing' };
+
+function at(machine: LoopState, over: Partial<SessionState> = {}): SessionState {
+  return { ...INITIAL_STATE, machine: { state: machine, pausedFrom: null, started: true }, ...over };
+}
+const verified = (passed: boolean, step: number, over: Partial<NonNullable<SessionState['lastVerify']>> = {}) => ({
+  lastVerify: { seq: 40, passed, trigger: 'claim' as const, commands: passed ? [] : [failing], step, lap: 0, claim: 'fixed it', ...over },
+});
+const finish = (reason: string, summary: string, extra: object = {}): Step => ({ kind: 'finish', finish: { reason, summary, ...extra } as never });
+
+type Row = [name: string, state: SessionState, policy: Partial<DecisionPolicy>, intents: Intents, step: Step];
+
+const ROWS: Row[] = [
+  // ---- every state, before the pattern's questions
+  ['a run that is over stays over', at('DONE', { done: { reason: 'goal_met', summary: 'x' } }), {}, NONE, { kind: 'finished', reason: 'goal_met' }],
+  ['a fresh IDLE plans', { ...INITIAL_STATE }, {}, NONE, { kind: 'plan', plan: 'initial' }],
+  ['PLANNING, first plan', at('PLANNING'), {}, NONE, { kind: 'plan', plan: 'initial' }],
+  ['PLANNING again in Plan-and-Execute: a replan', at('PLANNING', { plans: 1 }), { pattern: 'plan-and-execute' }, NONE, { kind: 'plan', plan: 'replan' }],
+  ['PLANNING again in Reflexion: a new attempt', at('PLANNING', { plans: 1 }), { pattern: 'reflexion' }, NONE, { kind: 'plan', plan: 'attempt' }],
+  ['EXECUTING, no open step: start one', at('EXECUTING'), {}, NONE, { kind: 'start_step' }],
+  ['an open step without its turn: ask the agent', at('EXECUTING', { stepOpen: true }), {}, NONE, { kind: 'ask_agent' }],
+  ['an open step with a queued call: run it', at('EXECUTING', { stepOpen: true, stepHasTurn: true, queued: [call] }), {}, NONE, { kind: 'run_tool', call }],
+  ['an open step whose turn called nothing: end it', at('EXECUTING', { stepOpen: true, stepHasTurn: true }), {}, NONE, { kind: 'end_step' }],
+  ['AWAITING_TOOL with its answer recorded: on to REFLECTING', at('AWAITING_TOOL'), {}, NONE, { kind: 'execute' }],
+
+  // ---- resume: a pending yield is asked again whatever else holds
+  ...(['EXECUTING', 'AWAITING_TOOL', 'REFLECTING'] as const).map((machine): Row => [
+    `a tool call pending in ${machine} is asked again`,
+    at(machine, { pending: { kind: 'tool', call, seq: 9 }, queued: [call], finalClaim: 'done' }),
+    {}, { pause: null, stop: 'abort' },
+    { kind: 'ask_operator', pending: { kind: 'tool', call, seq: 9 } },
+  ]),
+  ...PAUSE_KINDS.map((kind): Row => {
+    const cause = kind === 'budget_exceeded' ? { kind, dimension: 'turns' as const } : ({ kind } as PauseReason);
+    const pending = { kind: 'pause' as const, reason: pauseReasonText(cause), cause, prompt: '?', from: 'EXECUTING' as const, seq: 12 };
+    return [`a ${kind} pause is answered before anything else`, at('IDLE', { pending }), {}, NONE, { kind: 'ask_operator', pending }];
+  }),
+
+  // ---- the start of a step: abort, stop, pause, then the budget in dimension order
+  ['abort wins over stop, pause and budget', at('EXECUTING', { usage: { ...INITIAL_STATE.usage, turns: 9 }, limits: { ...INITIAL_STATE.limits, turns: 5 } }), {}, { pause: 'ctrl-c', stop: 'abort' },
+    finish('aborted', 'the operator aborted the run (/stop --abort)', { abort: true })],
+  ['stop wins over pause and budget', at('EXECUTING', { usage: { ...INITIAL_STATE.usage, turns: 9 }, limits: { ...INITIAL_STATE.limits, turns: 5 } }), {}, { pause: 'ctrl-c', stop: 'stop' },
+    finish('stopped', 'stopped by the operator (/stop)')],
+  ['a requested pause wins over the budget', at('EXECUTING', { usage: { ...INITIAL_STATE.usage, turns: 9 }, limits: { ...INITIAL_STATE.limits, turns: 5 } }), {}, { pause: 'the operator asked to pause', stop: null },
+    { kind: 'pause', reason: { kind: 'operator' }, prompt: 'the operator asked to pause. Continue, or stop?' }],
+  ['operator requests wait for an open step to finish', at('EXECUTING', { stepOpen: true }), {}, { pause: 'x', stop: 'abort' }, { kind: 'ask_agent' }],
+  ['turns before tool calls', at('EXECUTING', { usage: { ...INITIAL_STATE.usage, turns: 5, tool_calls: 7 }, limits: { ...INITIAL_STATE.limits, turns: 5, tool_calls: 7 } }), {}, NONE,
+    { kind: 'budget_exceeded', dimension: 'turns', used: 5, limit: 5 }],
+  ['tool calls before the wall clock', at('EXECUTING', { usage: { ...INITIAL_STATE.usage, tool_calls: 7 }, limits: { ...INITIAL_STATE.limits, tool_calls: 7, wall_clock_seconds: 1 }, activeMs: 5000 }), {}, NONE,
+    { kind: 'budget_exceeded', dimension: 'tool_calls', used: 7, limit: 7 }],
+  ['the wall clock counts active time up to now', at('EXECUTING', { limits: { ...INITIAL_STATE.limits, wall_clock_seconds: 60 }, activeMs: 50_000, activeSince: NOW - 10_000 }), {}, NONE,
+    { kind: 'budget_exceeded', dimension: 'wall_clock_seconds', used: 60, limit: 60 }],
+  ['below every limit: the step starts', at('EXECUTING', { usage: { ...INITIAL_STATE.usage, turns: 4 }, limits: { ...INITIAL_STATE.limits, turns: 5 } }), {}, NONE, { kind: 'start_step' }],
+
+  // ---- REFLECTING: checkpoint, queued calls, then the pattern
+  ['a due checkpoint comes before a claim is verified', at('REFLECTING', { turn: 3, finalClaim: 'done' }), {}, NONE, { kind: 'checkpoint', iteration: 3 }],
+  ['a checkpoint already recorded for this turn is not taken again', at('REFLECTING', { turn: 3, finalClaim: 'done', checkpoints: [{ iteration: 3 } as never] }), {}, NONE, { kind: 'verify', trigger: 'claim' }],
+  ['calls of the same turn still queued: no checkpoint yet, execute them', at('REFLECTING', { turn: 3, queued: [call] }), {}, NONE, { kind: 'execute' }],
+  ['ReAct: a claim goes to the verifier', at('REFLECTING', { turn: 1, step: 2, finalClaim: 'fixed it' }), {}, NONE, { kind: 'verify', trigger: 'claim' }],
+  ['ReAct: a verified claim ends the run', at('REFLECTING', { turn: 1, step: 2, ...verified(true, 2) }), {}, NONE, finish('goal_met', 'fixed it')],
+  ['ReAct: a refuted claim goes on', at('REFLECTING', { turn: 1, step: 2, ...verified(false, 2) }), {}, NONE, { kind: 'execute' }],
+  ['ReAct: a verdict of an earlier step does not count', at('REFLECTING', { turn: 1, step: 3, ...verified(true, 2) }), {}, NONE, { kind: 'execute' }],
+  ['Plan-and-Execute: a failed step replans', at('REFLECTING', { turn: 1, step: 1, plans: 1, plan: ['a', 'b'], planDone: 1, lastStepFailed: true }), { pattern: 'plan-and-execute' }, NONE, { kind: 'replan' }],
+  ['Plan-and-Execute: a failed step at the replan cap ends it', at('REFLECTING', { turn: 1, step: 4, plans: 3, plan: ['a'], planDone: 1, lastStepFailed: true }), { pattern: 'plan-and-execute' }, NONE,
+    finish('exhausted', 'step 4 failed; the replan cap (2) is reached', { limit: 'replan_cap' })],
+  ['Plan-and-Execute: steps left run next', at('REFLECTING', { turn: 1, step: 1, plans: 1, plan: ['a', 'b'], planDone: 1 }), { pattern: 'plan-and-execute' }, NONE, { kind: 'execute' }],
+  ['Plan-and-Execute: a finished plan is checked', at('REFLECTING', { turn: 1, step: 2, plans: 1, plan: ['a', 'b'], planDone: 2 }), { pattern: 'plan-and-execute' }, NONE, { kind: 'verify', trigger: 'check' }],
+  ['Plan-and-Execute: a passing check ends the run', at('REFLECTING', { turn: 1, step: 2, plans: 1, plan: ['a', 'b'], planDone: 2, ...verified(true, 2, { trigger: 'check' }) }), { pattern: 'plan-and-execute' }, NONE,
+    finish('goal_met', 'all 2 plan steps done and the verifier passed')],
+  ['Plan-and-Execute: a failing check replans', at('REFLECTING', { turn: 1, step: 2, plans: 1, plan: ['a', 'b'], planDone: 2, ...verified(false, 2, { trigger: 'check' }) }), { pattern: 'plan-and-execute' }, NONE, { kind: 'replan' }],
+  ['Plan-and-Execute: a failing check at the cap ends it', at('REFLECTING', { turn: 1, step: 2, plans: 3, plan: ['a'], planDone: 1, ...verified(false, 2, { trigger: 'check' }) }), { pattern: 'plan-and-execute' }, NONE,
+    finish('exhausted', 'the plan is done but the verifier failed; the replan cap (2) is reached', { limit: 'replan_cap' })],
+  ['Reflexion: no claim yet, go on', at('REFLECTING', { turn: 1, step: 1, plans: 1 }), { pattern: 'reflexion' }, NONE, { kind: 'execute' }],
+  ['Reflexion: a claim goes to the verifier', at('REFLECTING', { turn: 1, step: 1, plans: 1, finalClaim: 'done' }), { pattern: 'reflexion' }, NONE, { kind: 'verify', trigger: 'claim' }],
+  ['Reflexion: a pass ends the run', at('REFLECTING', { turn: 1, step: 1, plans: 1, ...verified(true, 1) }), { pattern: 'reflexion' }, NONE, finish('goal_met', 'fixed it')],
+  ['Reflexion: a failure is reflected on', at('REFLECTING', { turn: 1, step: 1, plans: 1, ...verified(false, 1) }), { pattern: 'reflexion' }, NONE,
+    { kind: 'reflect', attempt: 1, failure: 'npm test exited 1: 1 failing' }],
+  ['Reflexion: after the reflection, the next attempt', at('REFLECTING', { turn: 1, step: 1, plans: 1, reflections: [{ attempt: 1, text: 'l' }], ...verified(false, 1) }), { pattern: 'reflexion' }, NONE, { kind: 'replan' }],
+  ['Reflexion: out of attempts', at('REFLECTING', { turn: 1, step: 3, plans: 3, ...verified(false, 3) }), { pattern: 'reflexion' }, NONE,
+    finish('exhausted', 'the verifier still fails after 3 of 3 attempts', { limit: 'max_attempts' })],
+  ['laps: a claim goes to the verifier', at('REFLECTING', { turn: 1, step: 1, lap: 1, finalClaim: 'done' }), {}, NONE, { kind: 'verify', trigger: 'claim' }],
+  ['laps: a verified claim ends the lap done', at('REFLECTING', { turn: 1, step: 1, lap: 1, ...verified(true, 1, { lap: 1 }) }), {}, NONE, { kind: 'end_lap', lap: 1, outcome: 'done' }],
+  ['laps: a refuted claim ends the lap not done', at('REFLECTING', { turn: 1, step: 1, lap: 1, ...verified(false, 1, { lap: 1 }) }), {}, NONE, { kind: 'end_lap', lap: 1, outcome: 'not_done' }],
+  ['laps: a lap done wins the run', at('REFLECTING', { turn: 1, step: 1, lap: 1, lapEnd: { lap: 1, outcome: 'done' }, ...verified(true, 1, { lap: 1 }) }), {}, NONE, finish('goal_met', 'fixed it')],
+  ['laps: a lap not done starts the next', at('REFLECTING', { turn: 1, step: 1, lap: 1, lapEnd: { lap: 1, outcome: 'not_done' } }), {}, NONE, { kind: 'start_lap', lap: 2 }],
+  ['laps: the last lap not done ends the run', at('REFLECTING', { turn: 1, step: 3, lap: 3, lapEnd: { lap: 3, outcome: 'not_done' } }), {}, NONE,
+    finish('exhausted', 'the goal is not met after 3 of 3 laps', { limit: 'max_laps' })],
+  ['laps: errors in a row abort before the lap cap', at('REFLECTING', { turn: 1, step: 3, lap: 3, lapFailures: 2, lapEnd: { lap: 3, outcome: 'error', note: 'agent exited 1' } }), {}, NONE,
+    finish('aborted', '2 laps in a row failed (last: agent exited 1)', { limit: 'max_consecutive_failures' })],
+  ['laps: the end of an earlier lap does not count', at('REFLECTING', { turn: 1, step: 3, lap: 2, lapEnd: { lap: 1, outcome: 'not_done' } }), {}, NONE, { kind: 'execute' }],
+  ['laps: a lap ended with a checkpoint due decides the lap first', at('REFLECTING', { turn: 3, step: 3, lap: 1, lapEnd: { lap: 1, outcome: 'error', note: 'x' }, lapFailures: 1 }), {}, NONE, { kind: 'start_lap', lap: 2 }],
+];
+
+describe('nextStep', () => {
+  it.each(ROWS)('%s', (_name, state, policy, intents, step) => {
+    expect(nextStep(state, { ...POLICY, ...policy }, NOW, intents)).toEqual(step);
+  });
+});
+
+describe('after a budget limit (verify vs budget)', () => {
+  const spent = { dimension: 'tool_calls' as const, used: 7, limit: 7 };
+  it.each<[string, Partial<SessionState>, Partial<DecisionPolicy>, boolean | null, Step]>([
+    ['a lap verifies first', { lap: 1 }, {}, null, { kind: 'verify', trigger: 'check' }],
+    ['a lap that meets the goal wins over the budget', { lap: 2 }, {}, true, finish('goal_met', 'the verifier passed in lap 2')],
+    ['a lap that does not pauses for the budget', { lap: 2 }, {}, false,
+      { kind: 'pause', reason: { kind: 'budget_exceeded', dimension: 'tool_calls' }, prompt: 'The tool_calls budget is spent (7 of 7). Raise it (/budget tool_calls +20) and continue, or stop.' }],
+    ['without laps: the pause', {}, {}, null,
+      { kind: 'pause', reason: { kind: 'budget_exceeded', dimension: 'tool_calls' }, prompt: 'The tool_calls budget is spent (7 of 7). Raise it (/budget tool_calls +20) and continue, or stop.' }],
+    ['on_exhausted: abort', {}, { budget: { ...POLICY.budget, on_exhausted: 'abort' } }, null, finish('aborted', 'the tool_calls budget is spent (7 of 7)', { abort: true })],
+  ])('%s', (_name, over, policy, verdict, step) => {
+    expect(afterBudget(at('EXECUTING', over), { ...POLICY, ...policy }, spent, verdict)).toEqual(step);
+  });
+});
+
+describe('after a detection and after a plan', () => {
+  it.each<[string, 'stagnation' | 'repetition', 'alert' | 'pause' | 'stop', Step | null]>([
+    ['a stagnation alert goes on', 'stagnation', 'alert', null],
+    ['a stagnation pause asks', 'stagnation', 'pause', { kind: 'pause', reason: { kind: 'stagnation' }, prompt: 'S. Continue, redirect the goal (/goal redirect <text>), or stop?' }],
+    ['a stagnation stop aborts (stash and report)', 'stagnation', 'stop', finish('aborted', 'S', { abort: true })],
+    ['a repetition alert goes on', 'repetition', 'alert', null],
+    ['a repetition pause asks', 'repetition', 'pause', { kind: 'pause', reason: { kind: 'repetition' }, prompt: 'S. Continue (the call runs), redirect the goal, or stop?' }],
+    ['a repetition stop ends the run stopped', 'repetition', 'stop', finish('stopped', 'S')],
+  ])('%s', (_name, kind, action, step) => {
+    expect(afterDetection(kind, action, 'S')).toEqual(step);
+  });
+
+  it('an empty plan ends the run no_plan; a plan with steps goes on', () => {
+    expect(afterPlan([])).toEqual(finish('no_plan', 'the plan has no steps'));
+    expect(afterPlan(['a'])).toBeNull();
+  });
+});
+
+describe('pause reasons', () => {
+  it.each<[string, PauseReason, 'exhausted' | 'stopped']>([
+    ['budget_exceeded:cost_usd', { kind: 'budget_exceeded', dimension: 'cost_usd' }, 'exhausted'],
+    ['stagnation', { kind: 'stagnation' }, 'stopped'],
+    ['repetition', { kind: 'repetition' }, 'stopped'],
+    ['operator', { kind: 'operator' }, 'stopped'],
+    ['hook', { kind: 'hook' }, 'stopped'],
+  ])('"%s" reads as a value, writes back the same, and a stop at it ends %s', (text, reason, done) => {
+    expect(parsePauseReason(text)).toEqual(reason);
+    expect(pauseReasonText(reason)).toBe(text);
+    expect(stopReasonAt(reason)).toBe(done);
+  });
+
+  it('text no version wrote reads as a hook pause, never as a budget', () => {
+    expect(parsePauseReason('budget_exceeded:bananas')).toEqual({ kind: 'hook' });
+    expect(parsePauseReason('')).toEqual({ kind: 'hook' });
+  });
+});
+
+describe('coverage of the table', () => {
+  const steps: Array<Step | null> = [
+    ...ROWS.map(([, state, policy, intents]) => nextStep(state, { ...POLICY, ...policy }, NOW, intents)),
+    afterPlan([]),
+    ...(['stagnation', 'repetition'] as const).flatMap((k) => (['pause', 'stop'] as const).map((a) => afterDetection(k, a, 'S'))),
+    afterBudget(at('EXECUTING'), POLICY, { dimension: 'turns', used: 1, limit: 1 }, null),
+  ];
+  it('every way a run can end is a row', () => {
+    const ends = new Set(steps.flatMap((s) => (s?.kind === 'finish' ? [s.finish.reason] : [])));
+    expect([...ends].sort()).toEqual([...DONE_REASONS].sort());
+  });
+  it('every pause the decisions make is a row (a hook pause is the hook\'s own decision)', () => {
+    const pauses = new Set(steps.flatMap((s) => (s?.kind === 'pause' ? [s.reason.kind] : [])));
+    expect([...pauses].sort()).toEqual(PAUSE_KINDS.filter((k) => k !== 'hook').sort());
+  });
+});
