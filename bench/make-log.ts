@@ -45,7 +45,7 @@ export function benchPolicy(workspace: string): LoopPolicy {
     budget: {
       max_iterations: 1e9,
       max_tool_calls: 1e9,
-      max_wall_clock: '100000h',
+      max_wall_clock: '8000h',
       max_tokens: 1e15,
       max_cost_usd: 1e9,
     },

@@ -176,7 +176,9 @@ describe('the console in a real terminal (demo run)', { timeout: 60_000 }, () =>
     await t.waitFor(/› \/(\s|$)/m);
     await t.type('goal add-constraint keep the public API', (typed) => `› /${typed}`);
     t.press(KEY.enter);
-    await t.waitFor(/goal revised \(add-constraint\)/);
+    // The timeline's row of the event, not the command's notice: the panels show the store,
+    // which takes the event in its next batch.
+    await t.waitFor(/goal\.revised +goal revised \(add-constraint\)/);
     // The goal panel (Tab cycles the panels) lists it beside the original constraint,
     // apart from the revision's own row in the timeline and the notice.
     const inGoal = (s: string) => /do not edit the tests/.test(s) && s.split('\n').some((line) => line.includes('keep the public API') && !/revised/.test(line));
