@@ -11,7 +11,7 @@ export { approvalGate } from './approval-gate.js';
 export { commandHook, HookCommandError, parseHookAnswer } from './command-hook.js';
 export { traceWriter } from './trace-writer.js';
 export { destructiveDeny } from './destructive-deny.js';
-export { destructiveCommand, type Destructive } from './destructive-commands.js';
+export { destructiveCommand, destructiveReason, type Destructive } from './destructive-commands.js';
 
 /** The built-in gates that run first in `before_tool_call`, in this order, unless `approval.builtin_gates: off`. */
 export const BUILTIN_GATES = ['approval-gate', 'destructive-deny'] as const;
@@ -48,7 +48,7 @@ export function hooksFor(policy: LoopPolicy, options: { runDir: string; workspac
     if (registered.has(name)) return;
     registered.add(name);
     if (name === 'approval-gate') approvalGate(registry, policy);
-    else if (name === 'destructive-deny') destructiveDeny(registry);
+    else if (name === 'destructive-deny') destructiveDeny(registry, options.workspace);
     else traceWriter(registry, options.runDir, options.redact);
   };
   if (builtinGatesOn(policy)) BUILTIN_GATES.forEach(builtin);
