@@ -8,8 +8,12 @@
  *   then allows `rm  -r  './tmp'`, never `rm -r ./tmp ./src`), else by its text (`make &&
  *   make test`). Nothing is stored for a command whose words are known only when it runs
  *   (`$X`, `$(...)`, globs, `~`: the same text could then run other commands), for one that
- *   does not parse, and for a destructive command (destructive-commands.ts): those are
- *   approved once (`y`) or not at all.
+ *   does not parse, for a destructive command or one the guard cannot read
+ *   (destructive-commands.ts), and for one that runs other code ({@link RUNS_CODE}: a
+ *   shell or interpreter, `eval`, `source`, `xargs`, `find -exec`, `env -S`, `git -c`, `git
+ *   submodule foreach`, ...: what it runs can change after approval): those are approved
+ *   once (`y`) or not at all. A program or script file from the workspace (`make`, `npm
+ *   test`, `./run.sh`) is stored: the rule then allows whatever that file holds later.
  * - Any other tool stores `exact: <tool> sha256:<digest>`: the tool with exactly these
  *   arguments (the digest is sha256 of their canonical JSON, first 32 hex digits).
  * - The wider choice: `shell-read-only: git diff` (that command with any arguments except

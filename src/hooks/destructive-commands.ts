@@ -2,35 +2,53 @@
  * Recognises shell commands that destroy work or history by what their options mean, not
  * by how they are spelt: the command is parsed with the real shell parser, each simple
  * command in it is found (inside lists, pipelines, `$(...)`, subshells, functions, the
- * scripts of `sh -c`, `su -c`, `eval`, `env -S`, `trap`, `watch`, a here-document or
- * `echo '...' |` fed to a shell, and after wrapper programs such as `sudo`, `env`,
- * `timeout`, `xargs`, `find -exec`; a git alias given with `-c alias.x=...`), and its options are
- * read the way the program's own option parser reads them: short options bundled or apart
- * (`-rf`, `-f -r`, `-Rfv`), long options with their abbreviations (`--rec`), options after
- * operands (GNU permutation), `--` ending the options, and git's global options before the
- * subcommand (`git -C dir clean -fdx`).
+ * scripts of `sh|bash|zsh|fish|csh|... -c`, `su|runuser|flock|script -c`, `eval`, `env -S`,
+ * `trap`, `watch`, `sg`, `parallel`, an `alias` definition, a here-document or `echo '...' |`
+ * fed to a shell, `git submodule foreach`, `git rebase --exec`, `git bisect run`, a git alias
+ * given with `-c alias.x=...`, and after wrapper programs such as `sudo`, `env`, `timeout`,
+ * `xargs`, `chroot`, `unshare`, `find -exec`), ANSI-C quoting decoded (`$'rm'`), and its
+ * options are read the way the program's own option parser reads them: short options
+ * bundled or apart (`-rf`, `-f -r`, `-Rfv`), long options with their abbreviations
+ * (`--rec`), options after operands (GNU permutation), `--` ending the options, the last of
+ * `-n`/`--dry-run`/`--no-dry-run` winning, and git's global options before the subcommand
+ * (`git -C dir clean -fdx`).
  *
  * Destructive, in this sense:
  * - `rm` with both a recursive and a force option (or `--interactive=never`); `rm -r`
  *   alone and `rm file` are not;
- * - `git clean` unless it is a dry run (`-n`); `git reset --hard`; `git stash drop|clear`
- *   (after a dynamic word among git's global options, any later checked subcommand);
- * - `git checkout` that overwrites paths (`--` and a path, `.`, a path-like operand, two
- *   operands, `--force`, `--pathspec-from-file`); `git switch --force|--discard-changes`;
+ * - `git clean` unless it is a dry run (`-n`; `git clean -i` counts too: its answers can
+ *   come from a file); `git reset --hard`; `git stash drop|clear`; `git rm -f` (not
+ *   `--cached`); `git checkout-index -f`; `git read-tree -u --reset`;
+ * - `git checkout` that overwrites paths (`--` and a path, `.`, a path-like operand such as
+ *   `:/x`, two operands, `--force`, `--pathspec-from-file`, or one operand that exists as a
+ *   path in the workspace when it is known); `git switch --force|--discard-changes`;
  * - `git restore` of the working tree (`git restore .`, `--worktree`; `--staged` alone is not);
  * - `git push` that rewrites or deletes remote history: `--force`, `-f`,
  *   `--force-with-lease`, `--force-if-includes`, a `+refspec`, `--delete`, a `:refspec`,
  *   `--mirror`, `--prune` (a `--dry-run` is not);
+ * - configuration that makes git run a program or force a push ({@link CODE_KEYS}:
+ *   `core.fsmonitor`, `core.sshCommand`, `core.pager`, `core.editor`, `core.hooksPath`,
+ *   `*.command`, `*.textconv`, `filter.*`, `diff.external`, `alias.*`, `remote.*.push`,
+ *   `remote.*.mirror`, ...), set with `git -c`, `--config-env`, `git config`, or the
+ *   variables `GIT_CONFIG_*`, `GIT_SSH*`, `GIT_PAGER`, `GIT_EDITOR`, `GIT_DIR`, ...;
  * - `mkfs`, `mkfs.*`, `dd`, `shutdown`, `reboot`, `halt`, `poweroff`.
  *
- * A safety net, not a sandbox: a word known only at run time (`rm $FLAGS x`), a script file,
- * options read from input (`echo -rf x | xargs rm`) or a repository alias cannot be seen
- * here. The approval gate asks about those; "always allow" stores at most that exact
- * command, and nothing for one with a word known only at run time.
+ * Fail closed: what cannot be read statically counts as destructive (`unknown` is set, and
+ * the deny says "cannot tell whether ... is destructive"): a dynamic word where an option of
+ * `rm` or a checked git subcommand could stand (`rm $FLAGS x`, `git push origin $REF`,
+ * `xargs rm -r`, whose input adds words), a program known only when it runs (`$RM -rf x`,
+ * `{rm,-rf,x}`), a dynamic word among git's global options, scripts nested more than
+ * {@link MAX_NESTING} levels deep or that do not parse, and a shell reading its script from
+ * a pipe, a file or a process substitution (`curl ... | sh`, `sh < x`, `bash <(...)`).
+ *
+ * A safety net, not a sandbox: a script file (`bash deploy.sh`, `make`), a program's own
+ * code and aliases or config already in the repository's files cannot be seen here. The
+ * approval gate asks about those; "always allow" stores at most that exact command, and
+ * nothing for one with a word known only at run time or that runs other code.
  */
 import { existsSync, lstatSync } from 'node:fs';
 import path from 'node:path';
-import { ASSIGNMENT, basename, commandParts, parseShell, programStarts, scriptParts, UNREADABLE, type CommandWord } from './shell-syntax.js';
+import { ASSIGNMENT, basename, commandParts, MAX_NESTING, parseShell, programStarts, scriptParts, UNREADABLE, type CommandWord } from './shell-syntax.js';
 
 /** Why a command is destructive: the program as the operator would name it, and what it does. */
 export interface Destructive {
