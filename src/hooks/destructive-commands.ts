@@ -30,7 +30,8 @@
  *   `core.fsmonitor`, `core.sshCommand`, `core.pager`, `core.editor`, `core.hooksPath`,
  *   `*.command`, `*.textconv`, `filter.*`, `diff.external`, `alias.*`, `remote.*.push`,
  *   `remote.*.mirror`, ...), set with `git -c`, `--config-env`, `git config`, or the
- *   variables `GIT_CONFIG_*`, `GIT_SSH*`, `GIT_PAGER`, `GIT_EDITOR`, `GIT_DIR`, ...;
+ *   variables `GIT_CONFIG_*`, `GIT_SSH*`, `GIT_PAGER`, `GIT_EDITOR`, `GIT_EXEC_PATH`, ...,
+ *   or `--exec-path=<dir>` (git's helper programs from that folder);
  * - `mkfs`, `mkfs.*`, `dd`, `shutdown`, `reboot`, `halt`, `poweroff`.
  *
  * Fail closed: what cannot be read statically counts as destructive (`unknown` is set, and
@@ -209,7 +210,7 @@ const CODE_KEYS =
   /^(core\.(fsmonitor|sshcommand|pager|editor|hookspath|askpass|gitproxy|alternaterefscommand|worktree)|sequence\.editor|diff\.external|interactive\.difffilter|uploadpack\.packobjectshook|alias\..*|filter\..*|pager\..*|url\..*|protocol\..*|include\..*|includeif\..*|credential(\..*)?\.helper|gpg(\..*)?\.program|remote\..*\.(push|mirror|receivepack|uploadpack|vcs|proxy)|.*\.(command|cmd|textconv|driver|helper|program|tool|editor|hookspath|sshcommand))$/;
 
 /** Variables through which git reads configuration or programs to run. */
-const GIT_CODE_VARIABLES = /^GIT_(CONFIG\w*|SSH\w*|PAGER|EDITOR|SEQUENCE_EDITOR|EXTERNAL_DIFF|ASKPASS|PROXY_COMMAND|EXEC_PATH|DIR|WORK_TREE|TEMPLATE_DIR)$/;
+const GIT_CODE_VARIABLES = /^GIT_(CONFIG\w*|SSH\w*|PAGER|EDITOR|SEQUENCE_EDITOR|EXTERNAL_DIFF|ASKPASS|PROXY_COMMAND|EXEC_PATH|TEMPLATE_DIR)$/;
 
 /** The finding for configuration that makes git run code. */
 function codeConfig(key: string): Destructive {
@@ -349,6 +350,7 @@ function gitWords(args: readonly CommandWord[], depth: number, outer: GitContext
     const value = GIT_GLOBAL_WITH_VALUE.has(word) ? args[i + 1] : word.includes('=') ? word.slice(word.indexOf('=') + 1) : undefined;
     if (value === null) return dynamicOptions('git');
     if (word === '-C' && value !== undefined) context.dirs.push(value);
+    if (word.startsWith('--exec-path') && value !== undefined) codeKey ??= '--exec-path';
     if ((word === '-c' || word.startsWith('--config-env')) && value !== undefined) {
       const key = value.split('=', 1)[0]!.toLowerCase();
       const alias = word === '-c' ? /^alias\.([^=]+)=(.*)$/is.exec(value) : null;

@@ -380,6 +380,10 @@ export const WRAPPERS: ReadonlySet<string> = new Set([
 ]);
 /** Shells whose `-c` script is parsed and checked like the command itself. */
 export const SHELLS: ReadonlySet<string> = new Set(['ash', 'bash', 'csh', 'dash', 'fish', 'ksh', 'mksh', 'posh', 'rbash', 'sh', 'tcsh', 'yash', 'zsh']);
+/** Whether a program name is a shell of {@link SHELLS}, also with a version (`ksh93`, `bash5.2`, `zsh-5.9`). */
+export function isShell(program: string): boolean {
+  return SHELLS.has(program) || SHELLS.has(program.replace(/[-0-9.]+$/, ''));
+}
 /** Programs other than shells that run the word after `-c` (or `--command`) as a shell script. */
 const COMMAND_RUNNERS: ReadonlySet<string> = new Set(['flock', 'runuser', 'script', 'su']);
 /** Programs that run each of their operands as a shell script (`watch 'make test'`, `sg group 'cmd'`, `parallel ::: 'cmd'`). */
@@ -586,7 +590,7 @@ function readsStdin(stmt: ShStmt, source: Source): boolean {
     const program = basename(word);
     const rest = words.slice(start + 1);
     if (program === 'source' || program === '.') return rest[0] === null || (rest[0] !== undefined && STDIN_FILES.test(rest[0]));
-    if (!SHELLS.has(program)) return false;
+    if (!isShell(program)) return false;
     if (rest.some((w) => w !== null && (COMMAND_FLAG.test(w) || w === '--command'))) return false;
     if (rest.some((w) => w !== null && /^-[A-Za-z]*s[A-Za-z]*$/.test(w))) return true;
     const operand = rest.find((w) => w === null || !w.startsWith('-') || w === '-');
@@ -642,7 +646,7 @@ function nestedScripts(words: readonly CommandWord[], texts: readonly string[]):
       const split = envSplitString(words.slice(start + 1));
       if (split !== null) scripts.push(split);
     }
-    if (!SHELLS.has(program) && !COMMAND_RUNNERS.has(program)) continue;
+    if (!isShell(program) && !COMMAND_RUNNERS.has(program)) continue;
     const long = rest.find((text) => text.startsWith('--command='));
     if (long !== undefined) scripts.push(long.slice('--command='.length));
     const flag = rest.findIndex((text, i) => words[start + 1 + i] !== null && (COMMAND_FLAG.test(text) || text === '--command'));

@@ -249,6 +249,12 @@ const DESTRUCTIVE: ReadonlyArray<readonly [string, string]> = [
   ["env GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=core.pager GIT_CONFIG_VALUE_0='rm -rf x' git log", 'GIT_CONFIG_COUNT='],
   ['export GIT_CONFIG_COUNT=1; git log', 'GIT_CONFIG_COUNT='],
   ["GIT_SSH_COMMAND='rm -rf x' git fetch", 'GIT_SSH_COMMAND='],
+  ['GIT_EXEC_PATH=/tmp/x git status', 'GIT_EXEC_PATH='],
+  ['git --exec-path=/tmp/x status', 'git configuration --exec-path'],
+  ["git -c Core.FSMonitor='rm -rf x' status", 'git configuration Core.FSMonitor'],
+  ["ksh93 -c 'rm -rf x'", 'rm -r -f'],
+  ["bash5.2 -c 'git clean -fdx'", 'git clean'],
+  ["busybox sh -c 'rm -rf x'", 'rm -r -f'],
 ];
 
 /**
