@@ -114,7 +114,7 @@ function shellExactProblem(command: unknown): string | null {
   if (dynamic) return `${dynamic} is known only when it runs`;
   for (const words of commandParts(parsed.file, parsed.source)) {
     const other = otherCode(words);
-    if (other) return `${other}: what it runs can change after approval, so it is approved once`;
+    if (other) return `${other}: what it runs can change after approval`;
   }
   return null;
 }

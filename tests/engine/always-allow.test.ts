@@ -155,7 +155,7 @@ describe('always allow stores the exact command', () => {
     const run = session.run(newGoal('Tidy up', ['the workspace is tidy']));
     const first = await nextYield(run);
     expect(alwaysAllowChoices(toolYield(first)!)).toEqual({
-      exact: { rule: null, why: 'sh runs other code: what it runs can change after approval, so it is approved once' },
+      exact: { rule: null, why: 'sh runs other code: what it runs can change after approval' },
       wider: [],
     });
     await expect(run.next({ decision: 'approve', always: `shell-exact: ${command}` })).rejects.toThrow(ResumeError);

@@ -65,7 +65,7 @@ describe('a: the exact command', () => {
 });
 
 describe('a: nothing for a command that runs other code', () => {
-  const ONCE = 'what it runs can change after approval, so it is approved once';
+  const ONCE = 'what it runs can change after approval';
   it.each([
     ["sh -c 'rm -r $(cat targets.txt)'", 'cannot tell whether rm is destructive: its options are known only when it runs'],
     ["bash -c 'rm -r -- $TARGETS'", `bash runs other code: ${ONCE}`],
