@@ -49,7 +49,7 @@ export function hooksFor(policy: LoopPolicy, options: { runDir: string; workspac
     if (registered.has(name)) return;
     registered.add(name);
     if (name === 'approval-gate') approvalGate(registry, policy);
-    else if (name === 'destructive-deny') destructiveDeny(registry);
+    else if (name === 'destructive-deny') destructiveDeny(registry, options.workspace);
     else traceWriter(registry, options.runDir, options.redact);
   };
   if (builtinGatesOn(policy)) BUILTIN_GATES.forEach(builtin);

@@ -147,4 +147,25 @@ describe('always allow stores the exact command', () => {
     expect(existsSync(path.join(dir, 'src', 'keep.txt'))).toBe(true);
     expect(alwaysAllowChoices({ id: 'x', name: 'shell', args: { command: 'rm --recursive --force ./tmp' } }).exact.rule).toBeNull();
   });
+
+  it('a command that runs a nested script stores nothing: after the agent rewrites the list, the same text is asked about again', async () => {
+    const command = "sh -c 'rm -r -- $(cat targets.txt)'";
+    const { dir, session } = setup([command, command]);
+    writeFileSync(path.join(dir, 'targets.txt'), 'tmp\n');
+    const run = session.run(newGoal('Tidy up', ['the workspace is tidy']));
+    const first = await nextYield(run);
+    expect(alwaysAllowChoices(toolYield(first)!)).toEqual({
+      exact: { rule: null, why: 'sh runs other code: what it runs can change after approval' },
+      wider: [],
+    });
+    await expect(run.next({ decision: 'approve', always: `shell-exact: ${command}` })).rejects.toThrow(ResumeError);
+    const second = await nextYield(run, { decision: 'approve' });
+    expect(existsSync(path.join(dir, 'tmp'))).toBe(false);
+    writeFileSync(path.join(dir, 'targets.txt'), 'src\n');
+    expect(toolYield(second)?.args.command).toBe(command);
+    expect(session.snapshot.granted).toEqual([]);
+    const end = await run.next({ decision: 'deny' });
+    expect(end.done).toBe(true);
+    expect(existsSync(path.join(dir, 'src', 'keep.txt'))).toBe(true);
+  });
 });

@@ -121,7 +121,7 @@ turns:
       transcript: `
 turns:
   - tool_calls:
-      - { id: t1, name: shell, args: { command: "rm -r $(cat dirs.txt)" } }
+      - { id: t1, name: shell, args: { command: "cat $(cat dirs.txt)" } }
   - final: Done.
 `,
     });

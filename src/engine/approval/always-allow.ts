@@ -8,8 +8,12 @@
  *   then allows `rm  -r  './tmp'`, never `rm -r ./tmp ./src`), else by its text (`make &&
  *   make test`). Nothing is stored for a command whose words are known only when it runs
  *   (`$X`, `$(...)`, globs, `~`: the same text could then run other commands), for one that
- *   does not parse, and for a destructive command (destructive-commands.ts): those are
- *   approved once (`y`) or not at all.
+ *   does not parse, for a destructive command or one the guard cannot read
+ *   (destructive-commands.ts), and for one that runs other code ({@link RUNS_CODE}: a
+ *   shell or interpreter, `eval`, `source`, `xargs`, `find -exec`, `env -S`, `git -c`, `git
+ *   submodule foreach`, ...: what it runs can change after approval): those are approved
+ *   once (`y`) or not at all. A program or script file from the workspace (`make`, `npm
+ *   test`, `./run.sh`) is stored: the rule then allows whatever that file holds later.
  * - Any other tool stores `exact: <tool> sha256:<digest>`: the tool with exactly these
  *   arguments (the digest is sha256 of their canonical JSON, first 32 hex digits).
  * - The wider choice: `shell-read-only: git diff` (that command with any arguments except
@@ -23,9 +27,9 @@
 import { createHash } from 'node:crypto';
 import { canonicalJson } from '../repetition.js';
 import type { ToolCall } from '../types.js';
-import { destructiveCommand } from './destructive-commands.js';
+import { destructiveCommand, destructiveReason } from './destructive-commands.js';
 import { READ_ONLY_TOOLS, readOnlyCommand, readOnlyCommandOf, readOnlyMeaning, refusedWord } from './read-only-commands.js';
-import { dynamicPart, literalArgv, parseShell, simpleCommand } from './shell-syntax.js';
+import { ASSIGNMENT, basename, commandParts, dynamicPart, FIND_EXEC, literalArgv, parseShell, programStarts, SHELLS, simpleCommand, UNREADABLE, type CommandWord } from './shell-syntax.js';
 
 /** A rule the prompt offers, with what it allows in words. */
 export interface AllowChoice {
@@ -54,6 +58,50 @@ export function argsDigest(args: unknown): string {
   return createHash('sha256').update(canonicalJson(args)).digest('hex').slice(0, DIGEST_CHARS);
 }
 
+/**
+ * Programs that run other code given to them as text or read when they run: shells, `eval`,
+ * `source`/`.`, `trap`, `alias`, the `-c` runners (`su`, `runuser`, `flock`, `script`, `sg`),
+ * the programs that build a command from their input or operands (`xargs`, `parallel`,
+ * `watch`), interpreters and editors that take a program (`python`, `node`, `perl`, `ruby`,
+ * `php`, `awk`, `sed` with its `e` command, `vim -c`, `gdb -ex`, ...). Data, on purpose short
+ * and fixed; each is refused whatever its arguments.
+ */
+const RUNS_CODE: ReadonlySet<string> = new Set([
+  ...SHELLS, '.', 'alias', 'awk', 'bun', 'deno', 'emacs', 'eval', 'ex', 'expect', 'flock', 'gawk', 'gdb', 'julia', 'lua', 'luajit', 'mawk',
+  'nawk', 'node', 'nodejs', 'nvim', 'osascript', 'parallel', 'perl', 'php', 'powershell', 'pwsh', 'R', 'Rscript', 'ruby', 'runuser',
+  'script', 'sed', 'sg', 'source', 'su', 'tclsh', 'trap', 'vi', 'vim', 'watch', 'wish', 'xargs',
+]);
+
+/** Whether a program name is on the {@link RUNS_CODE} list (versioned names included: `python3.12`, `perl5`). */
+function runsCode(program: string): boolean {
+  return RUNS_CODE.has(program) || RUNS_CODE.has(program.replace(/[0-9.]+$/, '')) || /^python[0-9.]*$/.test(program);
+}
+
+/** How one simple command runs other code (see {@link RUNS_CODE}), or `null`. */
+function otherCode(words: readonly CommandWord[]): string | null {
+  if (words[0] === UNREADABLE) return String(words[1]);
+  if (words[0] === ASSIGNMENT) return null;
+  for (const start of programStarts(words)) {
+    const word = words[start];
+    if (typeof word !== 'string') continue;
+    const program = basename(word);
+    const rest = words.slice(start + 1).filter((w): w is string => w !== null);
+    if (runsCode(program)) return `${program} runs other code`;
+    if (program === 'find' && rest.some((w) => FIND_EXEC.has(w))) return 'find -exec runs a command on names found when it runs';
+    if (program === 'env' && rest.some((w) => /^(-[^-]*S|--split-string)/.test(w))) return 'env -S runs a command line';
+    if ((program === 'sudo' || program === 'doas') && rest.some((w) => /^(-[A-Za-z]*[si]|--shell|--login)/.test(w))) return `${program} -s/-i runs a shell`;
+    if (program === 'git') {
+      let sub = 0;
+      while (sub < rest.length && rest[sub]!.startsWith('-')) sub += ['-C', '-c', '--git-dir', '--work-tree', '--namespace', '--config-env'].includes(rest[sub]!) ? 2 : 1;
+      const globals = rest.slice(0, sub);
+      if (globals.some((w) => w === '-c' || w.startsWith('--config-env'))) return 'git -c sets configuration that can run programs (aliases, hooks, pagers)';
+      if (rest[sub] === 'submodule' && rest.includes('foreach')) return 'git submodule foreach runs a script';
+      if (rest[sub] === 'rebase' && rest.some((w) => /^(--exec|-[^-]*x)/.test(w))) return 'git rebase --exec runs a script';
+    }
+  }
+  return null;
+}
+
 /** Why `command` cannot be stored as an exact rule, or `null` when it can. */
 function shellExactProblem(command: unknown): string | null {
   if (typeof command !== 'string' || command.trim() === '') return 'the call has no command';
@@ -61,9 +109,13 @@ function shellExactProblem(command: unknown): string | null {
   const parsed = parseShell(command);
   if (!parsed.ok) return 'the command does not parse';
   const destructive = destructiveCommand(command);
-  if (destructive) return `destructive command (${destructive.command}: ${destructive.effect})`;
+  if (destructive) return destructive.unknown ? destructiveReason(destructive) : `destructive command (${destructive.command}: ${destructive.effect})`;
   const dynamic = dynamicPart(parsed.file, parsed.source);
   if (dynamic) return `${dynamic} is known only when it runs`;
+  for (const words of commandParts(parsed.file, parsed.source)) {
+    const other = otherCode(words);
+    if (other) return `${other}: what it runs can change after approval`;
+  }
   return null;
 }
 

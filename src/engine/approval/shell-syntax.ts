@@ -154,7 +154,8 @@ function unquotedLiteral(raw: string, wordStart: boolean, word: ShWord, source: 
       i++;
     } else if (ch === '*' || ch === '?' || ch === '[') {
       return { ok: false, problem: `glob (${source.snippet(word)})` };
-    } else if (ch === '{') {
+    } else if (ch === '{' && raw[i + 1] !== '}') {
+      // `{a,b}` and `{1..3}` expand (also split by quotes: `{"rm",-rf,x}`); `{}` is plain text (`find -exec rm {} +`)
       return { ok: false, problem: `brace expansion (${source.snippet(word)})` };
     } else if (ch === '$') {
       return { ok: false, problem: `dynamic word (${source.snippet(word)})` };
@@ -183,8 +184,43 @@ function doubleQuotedLiteral(raw: string): string {
   return value;
 }
 
-/** The word's value after quote removal, or why it is not a literal. */
-function literalWord(word: ShWord, source: Source): Literal {
+/**
+ * The value of ANSI-C quoted text (`$'...'`, without the quotes) as bash decodes it:
+ * `\n`, `\t`, `\e`, `\\`, `\'`, octal `\nnn`, `\xHH`, `\uHHHH`, `\UHHHHHHHH`, `\cX`. A
+ * decoded NUL ends the value, as it ends the string bash passes on.
+ */
+export function ansiCValue(raw: string): string {
+  const simple: Record<string, string> = { a: '\x07', b: '\b', e: '\x1b', E: '\x1b', f: '\f', n: '\n', r: '\r', t: '\t', v: '\v', '\\': '\\', "'": "'", '"': '"', '?': '?' };
+  let value = '';
+  for (let i = 0; i < raw.length; i++) {
+    const ch = raw[i]!;
+    if (ch !== '\\' || i === raw.length - 1) {
+      value += ch;
+      continue;
+    }
+    const next = raw[++i]!;
+    const digits = (pattern: RegExp, max: number): string => {
+      let text = '';
+      while (text.length < max && i + 1 < raw.length && pattern.test(raw[i + 1]!)) text += raw[++i];
+      return text;
+    };
+    if (Object.hasOwn(simple, next)) value += simple[next];
+    else if (/[0-7]/.test(next)) value += String.fromCodePoint(parseInt(next + digits(/[0-7]/, 2), 8));
+    else if (next === 'x' || next === 'u' || next === 'U') {
+      const hex = digits(/[0-9A-Fa-f]/, next === 'x' ? 2 : next === 'u' ? 4 : 8);
+      value += hex === '' ? `\\${next}` : String.fromCodePoint(Math.min(parseInt(hex, 16), 0x10ffff));
+    } else if (next === 'c' && i + 1 < raw.length) value += String.fromCharCode(raw[++i]!.toUpperCase().charCodeAt(0) & 0x1f);
+    else value += `\\${next}`;
+  }
+  const nul = value.indexOf('\0');
+  return nul < 0 ? value : value.slice(0, nul);
+}
+
+/**
+ * The word's value after quote removal, or why it is not a literal. ANSI-C quoting
+ * (`$'rm'`) is refused unless `ansiC` is set, then it is decoded ({@link ansiCValue}).
+ */
+export function literalWord(word: ShWord, source: Source, ansiC = false): Literal {
   let value = '';
   for (const [index, part] of word.Parts.entries()) {
     const type = nodeType(part);
@@ -194,8 +230,8 @@ function literalWord(word: ShWord, source: Source): Literal {
       value += lit.value;
     } else if (type === 'SglQuoted') {
       const quoted = part as ShQuoted;
-      if (quoted.Dollar) return { ok: false, problem: `ANSI-C quoting (${source.snippet(part)})` };
-      value += quoted.Value;
+      if (quoted.Dollar && !ansiC) return { ok: false, problem: `ANSI-C quoting (${source.snippet(part)})` };
+      value += quoted.Dollar ? ansiCValue(quoted.Value) : quoted.Value;
     } else if (type === 'DblQuoted') {
       const quoted = part as ShQuoted;
       if (quoted.Dollar) return { ok: false, problem: `locale quoting (${source.snippet(part)})` };
@@ -338,79 +374,194 @@ export function dynamicPart(file: ShFile, source: Source): string | null {
 
 /** Programs that run the rest of their words as a command (after their own options). */
 export const WRAPPERS: ReadonlySet<string> = new Set([
-  'builtin', 'busybox', 'chrt', 'command', 'doas', 'env', 'exec', 'flock', 'ionice', 'nice', 'nohup', 'parallel', 'setsid',
-  'stdbuf', 'strace', 'sudo', 'taskset', 'time', 'timeout', 'unbuffer', 'watch', 'xargs',
+  'builtin', 'busybox', 'chroot', 'chrt', 'command', 'doas', 'eatmydata', 'env', 'exec', 'fakeroot', 'firejail', 'flock', 'ionice',
+  'nice', 'nohup', 'nsenter', 'parallel', 'pkexec', 'proot', 'runuser', 'setsid', 'sg', 'stdbuf', 'strace', 'sudo', 'systemd-run',
+  'taskset', 'time', 'timeout', 'toybox', 'unbuffer', 'unshare', 'watch', 'xargs',
 ]);
 /** Shells whose `-c` script is parsed and checked like the command itself. */
-const SHELLS: ReadonlySet<string> = new Set(['ash', 'bash', 'dash', 'ksh', 'mksh', 'sh', 'zsh']);
-const MAX_NESTING = 3;
+export const SHELLS: ReadonlySet<string> = new Set(['ash', 'bash', 'csh', 'dash', 'fish', 'ksh', 'mksh', 'posh', 'rbash', 'sh', 'tcsh', 'yash', 'zsh']);
+/** Whether a program name is a shell of {@link SHELLS}, also with a version (`ksh93`, `bash5.2`, `zsh-5.9`). */
+export function isShell(program: string): boolean {
+  return SHELLS.has(program) || SHELLS.has(program.replace(/[-0-9.]+$/, ''));
+}
+/** Programs other than shells that run the word after `-c` (or `--command`) as a shell script. */
+const COMMAND_RUNNERS: ReadonlySet<string> = new Set(['flock', 'runuser', 'script', 'su']);
+/** Programs that run each of their operands as a shell script (`watch 'make test'`, `sg group 'cmd'`, `parallel ::: 'cmd'`). */
+const OPERAND_RUNNERS: ReadonlySet<string> = new Set(['parallel', 'sg', 'watch']);
+/** How deep scripts inside scripts are read (`sh -c "sh -c '...'"`); deeper ones are unreadable. */
+export const MAX_NESTING = 6;
+
+/**
+ * The first word of a part that stands for something the guards cannot read: the part is
+ * `[UNREADABLE, why]` (a script nested too deep, a nested script that does not parse, a
+ * shell reading its script from a pipe or file). A NUL never occurs in a real shell word.
+ */
+export const UNREADABLE = '\0unreadable';
+/** The first word of a part that stands for a variable assignment: `[ASSIGNMENT, name, value]` (`null` value: dynamic). */
+export const ASSIGNMENT = '\0assignment';
 
 /**
  * One word of a command as the guards read it: its literal value, or `null` when it is
- * known only at run time (`$X`, `$(...)`, a glob).
+ * known only at run time (`$X`, `$(...)`, a glob, a brace expansion).
  */
 export type CommandWord = string | null;
 
-/** The words of one simple command, `null` for each dynamic word. */
-function commandWords(call: ShCallExpr, source: Source): CommandWord[] {
+/** The words of one simple command, `null` for each dynamic word; ANSI-C quoting (`$'rm'`) is decoded. */
+export function commandWords(call: ShCallExpr, source: Source): CommandWord[] {
   return call.Args.map((word) => {
-    const literal = literalWord(word, source);
+    const literal = literalWord(word, source, true);
     return literal.ok ? literal.value : null;
   });
+}
+
+/** `find` primaries that run the words after them as a command, up to `;` or `+`. */
+export const FIND_EXEC: ReadonlySet<string> = new Set(['-exec', '-execdir', '-ok', '-okdir']);
+
+/** A wrapper's options whose grammar is known exactly: then only the word it runs is a program. */
+interface WrapperGrammar {
+  /** Short options that take a value (`-n 5`, `-n5`). */
+  shortWithValue: string;
+  /** Long options that take a value (`--signal KILL`, `--signal=KILL`), full names only. */
+  longWithValue: readonly string[];
+  /** Operands before the program (`timeout DURATION cmd`: 1). */
+  operands: number;
+}
+
+const WRAPPER_GRAMMAR: Record<string, WrapperGrammar> = {
+  nice: { shortWithValue: 'n', longWithValue: ['adjustment'], operands: 0 },
+  nohup: { shortWithValue: '', longWithValue: [], operands: 0 },
+  setsid: { shortWithValue: '', longWithValue: [], operands: 0 },
+  timeout: { shortWithValue: 'ks', longWithValue: ['kill-after', 'signal'], operands: 1 },
+  stdbuf: { shortWithValue: 'ioe', longWithValue: ['input', 'output', 'error'], operands: 0 },
+  time: { shortWithValue: 'fo', longWithValue: ['format', 'output'], operands: 0 },
+};
+
+/**
+ * The index of the program a wrapper runs, read with its grammar, or `null` when the words
+ * cannot be read that way (a dynamic word, an abbreviated long option, no program).
+ */
+function wrappedProgram(words: readonly CommandWord[], grammar: WrapperGrammar): number | null {
+  let operands = 0;
+  for (let i = 1; i < words.length; i++) {
+    const word = words[i];
+    if (word === null || word === undefined) return null;
+    if (word === '--') return i + 1 + grammar.operands < words.length ? i + 1 + grammar.operands : null;
+    if (word.startsWith('--')) {
+      const name = word.slice(2).split('=', 1)[0]!;
+      if (grammar.longWithValue.includes(name) && !word.includes('=')) i++;
+      else if (grammar.longWithValue.some((long) => long !== name && long.startsWith(name))) return null;
+    } else if (word.startsWith('-') && word.length > 1 && !/^-\d+$/.test(word)) {
+      const at = [...word.slice(1)].findIndex((letter) => grammar.shortWithValue.includes(letter));
+      if (at >= 0 && at === word.length - 2) i++;
+    } else if (/^-\d+$/.test(word) && grammar.shortWithValue.includes('n')) {
+      // `nice -5`: an old-style adjustment
+    } else if (operands < grammar.operands) operands++;
+    else return i;
+  }
+  return null;
+}
+
+/**
+ * Where a program may start in one simple command's words: the first word; after a wrapper
+ * whose options are known exactly (`nice`, `nohup`, `setsid`, `timeout`, `stdbuf`, `time`),
+ * the word it runs; after any other wrapper, or when those words cannot be read so, every
+ * later word (no way of spelling a wrapper's options hides the command; the price is that
+ * `sudo echo rm -rf x` counts too);
+ * after `find ... -exec`, the word that follows.
+ */
+export function programStarts(words: readonly CommandWord[]): number[] {
+  const first = words[0];
+  const program = typeof first === 'string' ? basename(first) : '';
+  const grammar = Object.hasOwn(WRAPPER_GRAMMAR, program) ? WRAPPER_GRAMMAR[program]! : undefined;
+  if (grammar) {
+    const start = wrappedProgram(words, grammar);
+    if (start !== null) return [0, ...programStarts(words.slice(start)).map((at) => at + start)];
+  }
+  if (WRAPPERS.has(program)) return [...words.keys()];
+  if (program === 'find') return [0, ...words.flatMap((word, i) => (word !== null && FIND_EXEC.has(word) ? [i + 1] : []))];
+  return [0];
 }
 
 /**
  * Every simple command of the script, nested ones included: each part of a list or
  * pipeline, commands inside `$(...)`, backticks, `<(...)`, subshells, groups, functions
- * and control structures, and (up to three levels deep) the scripts a command runs as shell
- * code (`sh -c '<script>'`, `eval`, `env -S`, `su -c`, `trap`, `watch`, a here-document,
- * a here-string or `echo '<script>' |` fed to a shell), also after a wrapper.
- * Commands with no words (a bare assignment) are left out.
+ * and control structures, and (up to {@link MAX_NESTING} levels deep) the scripts a command
+ * runs as shell code (`sh|bash|zsh|fish|... -c '<script>'`, `su|runuser|flock|script -c`,
+ * `eval`, `env -S`, `trap`, `watch`, `sg`, `parallel`, an `alias` definition, `find -exec
+ * sh -c`, a here-document, a here-string or `echo '<script>' |` fed to a shell), also after
+ * a wrapper. Variable assignments are parts `[ASSIGNMENT, name, value]`. What cannot be
+ * read (nesting past the limit, a nested script that does not parse, a shell reading its
+ * script from a pipe, a file or a process substitution) is a part `[UNREADABLE, why]`:
+ * callers fail closed on it. Commands with no words (a bare assignment) are left out.
  */
 export function commandParts(file: ShFile, source: Source, depth = 0): CommandWord[][] {
   const parts: CommandWord[][] = [];
+  const piped = new Map<string, string | null>(); // by statement position: the parser's node objects are not kept
   shSyntax().Walk(file, (node) => {
-    if (node && nodeType(node) === 'CallExpr') {
+    if (!node) return true;
+    const type = nodeType(node);
+    if (type === 'CallExpr') {
       const call = node as ShCallExpr;
       const words = commandWords(call, source);
       if (words.length > 0) parts.push(words);
-      if (depth < MAX_NESTING) {
-        const texts = call.Args.map((word) => scriptText(word, source));
-        parts.push(...nestedScripts(words, texts).flatMap((script) => scriptParts(script, depth + 1)));
+      const texts = call.Args.map((word) => scriptText(word, source));
+      for (const script of nestedScripts(words, texts)) parts.push(...scriptParts(script, depth + 1));
+    } else if (type === 'Assign') {
+      const assign = node as ShNode & { Name: ShLit | null; Value: ShWord | null };
+      if (assign.Name) {
+        const value = assign.Value ? literalWord(assign.Value, source, true) : { ok: true as const, value: '' };
+        parts.push([ASSIGNMENT, assign.Name.Value, value.ok ? value.value : null]);
       }
-    }
-    if (node && nodeType(node) === 'Stmt' && depth < MAX_NESTING) {
-      parts.push(...stdinScripts(node as ShStmt, source).flatMap((script) => scriptParts(script, depth + 1)));
-    }
-    if (node && nodeType(node) === 'BinaryCmd' && depth < MAX_NESTING) {
-      const piped = pipedScript(node as ShBinaryCmd, source);
-      if (piped !== null) parts.push(...scriptParts(piped, depth + 1));
+    } else if (type === 'BinaryCmd') {
+      const pipe = node as ShBinaryCmd;
+      const op = source.operator(pipe.OpPos, '|&');
+      if ((op === '|' || op === '|&') && readsStdin(pipe.Y, source)) piped.set(where(pipe.Y), pipedScript(pipe, source));
+    } else if (type === 'Stmt') {
+      const stmt = node as ShStmt;
+      if (readsStdin(stmt, source)) {
+        const scripts = piped.has(where(stmt)) ? [piped.get(where(stmt))!] : stdinScripts(stmt, source);
+        if (scripts.length === 0) parts.push([UNREADABLE, 'a shell reads its script from standard input, a file or a pipe']);
+        for (const script of scripts) {
+          if (script === null) parts.push([UNREADABLE, 'a shell reads its script from a pipe']);
+          else parts.push(...scriptParts(script, depth + 1));
+        }
+      }
     }
     return true;
   });
   return parts;
 }
 
-/** {@link commandParts} of a script given as text; a script that does not parse has none. */
+/** A node's place in the source, as a key. */
+function where(node: ShNode): string {
+  return `${node.Pos().Offset()}:${node.End().Offset()}`;
+}
+
+/**
+ * {@link commandParts} of a script given as text, read as nested `depth` levels deep. Past
+ * {@link MAX_NESTING}, or when the text does not parse, the one part is `[UNREADABLE, why]`.
+ */
 export function scriptParts(script: string, depth = 0): CommandWord[][] {
+  if (depth > MAX_NESTING) return [[UNREADABLE, `scripts nested more than ${MAX_NESTING} levels deep`]];
   const parsed = parseShell(script);
-  return parsed.ok ? commandParts(parsed.file, parsed.source, depth) : [];
+  return parsed.ok ? commandParts(parsed.file, parsed.source, depth) : [[UNREADABLE, `a nested script that does not parse (${parsed.error})`]];
 }
 
 /**
  * Scripts a shell reads from a here-document or here-string (`sh <<EOF ... EOF`,
- * `bash <<< '...'`), when the statement runs a shell without `-c`. The body is taken as
- * written (its expansions stay unexpanded words).
+ * `bash <<< '...'`). The body is taken as written (its expansions stay unexpanded words).
+ * Empty when standard input comes from elsewhere (a file, a descriptor): then the script
+ * cannot be read.
  */
 function stdinScripts(stmt: ShStmt, source: Source): string[] {
-  if (stmt.Redirs.length === 0 || !readsScript(stmt, source)) return [];
   const scripts: string[] = [];
   for (const redirect of stmt.Redirs) {
+    const op = source.operator(redirect.OpPos, '<>&|-');
     if (redirect.Hdoc) scripts.push(source.slice(redirect.Hdoc.Pos().Offset(), redirect.Hdoc.End().Offset()));
-    else if (redirect.Word && source.operator(redirect.OpPos, '<') === '<<<') {
-      const literal = literalWord(redirect.Word, source);
+    else if (redirect.Word && op === '<<<') {
+      const literal = literalWord(redirect.Word, source, true);
       scripts.push(literal.ok ? literal.value : source.slice(redirect.Word.Pos().Offset(), redirect.Word.End().Offset()));
-    }
+    } else if (op.startsWith('<')) return [];
   }
   return scripts;
 }
@@ -422,20 +573,35 @@ interface ShBinaryCmd extends ShNode {
   Y: ShStmt;
 }
 
-/** Whether a statement runs a shell that reads its script from standard input (no `-c`). */
-function readsScript(stmt: ShStmt, source: Source): boolean {
+/** Files that are a process's standard input. */
+const STDIN_FILES = /^(-|\/dev\/stdin|\/dev\/fd\/0|\/proc\/self\/fd\/0)$/;
+
+/**
+ * Whether a statement runs (possibly after wrappers) a shell that reads its script from
+ * standard input (no `-c`, no script file, or `/dev/stdin`, `-s`), or `source`/`.` of
+ * standard input or of a word known only when it runs (`source <(...)`).
+ */
+function readsStdin(stmt: ShStmt, source: Source): boolean {
   if (!stmt.Cmd || nodeType(stmt.Cmd) !== 'CallExpr') return false;
   const words = commandWords(stmt.Cmd as ShCallExpr, source);
-  const program = words[0];
-  return typeof program === 'string' && SHELLS.has(basename(program)) && !words.some((w) => w !== null && COMMAND_FLAG.test(w));
+  return programStarts(words).some((start) => {
+    const word = words[start];
+    if (typeof word !== 'string') return false;
+    const program = basename(word);
+    const rest = words.slice(start + 1);
+    if (program === 'source' || program === '.') return rest[0] === null || (rest[0] !== undefined && STDIN_FILES.test(rest[0]));
+    if (!isShell(program)) return false;
+    if (rest.some((w) => w !== null && (COMMAND_FLAG.test(w) || w === '--command'))) return false;
+    if (rest.some((w) => w !== null && /^-[A-Za-z]*s[A-Za-z]*$/.test(w))) return true;
+    const operand = rest.find((w) => w === null || !w.startsWith('-') || w === '-');
+    return operand === undefined || operand === null || STDIN_FILES.test(operand);
+  });
 }
 
-/** The script `echo '<script>' | sh` (or `printf`) feeds a shell, as written, or `null`. */
+/** The script `echo '<script>' | sh` (or `printf`) feeds a shell, as written, or `null` when the left side is anything else. */
 function pipedScript(pipe: ShBinaryCmd, source: Source): string | null {
-  const op = source.operator(pipe.OpPos, '|&');
-  if ((op !== '|' && op !== '|&') || !readsScript(pipe.Y, source)) return null;
   const left = pipe.X.Cmd;
-  if (!left || nodeType(left) !== 'CallExpr') return null;
+  if (!left || nodeType(left) !== 'CallExpr' || pipe.X.Redirs.length > 0) return null;
   const call = left as ShCallExpr;
   const program = commandWords(call, source)[0];
   if (program !== 'echo' && program !== 'printf') return null;
@@ -448,39 +614,41 @@ function pipedScript(pipe: ShBinaryCmd, source: Source): string | null {
  * then stays a dynamic word).
  */
 function scriptText(word: ShWord, source: Source): string {
-  const literal = literalWord(word, source);
+  const literal = literalWord(word, source, true);
   if (literal.ok) return literal.value;
   const [only, second] = word.Parts;
   if (only && !second && nodeType(only) === 'DblQuoted') return source.slice(only.Pos().Offset() + 1, only.End().Offset() - 1);
   return source.slice(word.Pos().Offset(), word.End().Offset());
 }
 
-/** `-c` and the bundles that hold it (`-ec`, `-lc`), for shells and `su`. */
+/** `-c` and the bundles that hold it (`-ec`, `-lc`, `-qc`), for shells and `su`, `flock`, `script`. */
 const COMMAND_FLAG = /^-[A-Za-z]*c[A-Za-z]*$/;
 
 /**
- * Scripts a command runs as shell code (possibly after wrappers): `sh|bash|... -c
- * '<script>'` (also `-c -- '<script>'`), `su -c '<script>'`, `eval <words>`,
- * `env -S '<words>'`, `trap '<script>' SIGNAL` and `watch <words>` (run through `sh -c`).
+ * Scripts a command runs as shell code (possibly after wrappers or `find -exec`):
+ * `sh|bash|... -c '<script>'` (also `-c -- '<script>'`, `--command=`), `su|runuser|flock|script
+ * -c '<script>'`, `eval <words>`, `env -S '<words>'`, `trap '<script>' SIGNAL`, each operand
+ * of `watch`, `sg` and `parallel`, and the value of each `alias name='<script>'`.
  */
 function nestedScripts(words: readonly CommandWord[], texts: readonly string[]): string[] {
   const scripts: string[] = [];
-  const first = words[0];
-  const starts = typeof first === 'string' && WRAPPERS.has(basename(first)) ? [...words.keys()] : [0];
-  for (const start of starts) {
+  for (const start of programStarts(words)) {
     const word = words[start];
     if (typeof word !== 'string') continue;
     const program = basename(word);
     const rest = texts.slice(start + 1);
     const operands = rest.filter((text, i) => words[start + 1 + i] === null || !text.startsWith('-'));
     if (program === 'eval') scripts.push(rest.join(' '));
-    if (program === 'watch') scripts.push(...operands); // each word as a script; unquoted, the words after a wrapper are tried anyway
+    if (OPERAND_RUNNERS.has(program)) scripts.push(...operands); // unquoted, the words after a wrapper are tried anyway
     if (program === 'trap' && operands[0] !== undefined) scripts.push(operands[0]);
+    if (program === 'alias') scripts.push(...operands.flatMap((text) => (text.includes('=') ? [text.slice(text.indexOf('=') + 1)] : [])));
     if (program === 'env') {
       const split = envSplitString(words.slice(start + 1));
       if (split !== null) scripts.push(split);
     }
-    if (!SHELLS.has(program) && program !== 'su') continue;
+    if (!isShell(program) && !COMMAND_RUNNERS.has(program)) continue;
+    const long = rest.find((text) => text.startsWith('--command='));
+    if (long !== undefined) scripts.push(long.slice('--command='.length));
     const flag = rest.findIndex((text, i) => words[start + 1 + i] !== null && (COMMAND_FLAG.test(text) || text === '--command'));
     if (flag < 0) continue;
     const script = rest[flag + 1] === '--' ? rest[flag + 2] : rest[flag + 1];

@@ -44,11 +44,14 @@ describe('a: the exact command', () => {
   });
 
   it.each([
-    ['rm -r $DIR', 'parameter expansion ($DIR) is known only when it runs'],
-    ['rm -r $(cat list)', 'command substitution ($(...)) is known only when it runs'],
+    ['rm -r $DIR', 'cannot tell whether rm is destructive: its options are known only when it runs'],
+    ['rm -r $(cat list)', 'cannot tell whether rm is destructive: its options are known only when it runs'],
+    ['ls $DIR', 'parameter expansion ($DIR) is known only when it runs'],
+    ['cat $(cat list)', 'command substitution ($(...)) is known only when it runs'],
     ['cat *.log', 'glob (*.log) is known only when it runs'],
     ['ls ~', 'tilde expansion (~) is known only when it runs'],
-    ['for f in a b; do rm $f; done', 'parameter expansion ($f) is known only when it runs'],
+    ['for f in a b; do rm $f; done', 'cannot tell whether rm is destructive: its options are known only when it runs'],
+    ['for f in a b; do cat $f; done', 'parameter expansion ($f) is known only when it runs'],
     ['cat <<EOF\n$HOME\nEOF', 'parameter expansion ($HOME) is known only when it runs'],
     ['rm -rf ./tmp', 'destructive command (rm -r -f: deletes recursively without asking)'],
     ['ls && git push --force', 'destructive command (git push --force: rewrites remote history)'],
@@ -58,6 +61,63 @@ describe('a: the exact command', () => {
     ['ls\0x', 'the command holds a NUL byte'],
   ])('stores nothing for %j: %s', (command, why) => {
     expect(alwaysAllowChoices(shell(command))).toEqual({ exact: { rule: null, why }, wider: [] });
+  });
+});
+
+describe('a: nothing for a command that runs other code', () => {
+  const ONCE = 'what it runs can change after approval';
+  it.each([
+    ["sh -c 'rm -r $(cat targets.txt)'", 'cannot tell whether rm is destructive: its options are known only when it runs'],
+    ["bash -c 'rm -r -- $TARGETS'", `bash runs other code: ${ONCE}`],
+    ["sh -c 'rm -r -- \"$@\"' _ build", `sh runs other code: ${ONCE}`],
+    ['xargs rm -r < targets.txt', 'cannot tell whether rm is destructive: its options are known only when it runs'],
+    ['xargs -0 cat < list', `xargs runs other code: ${ONCE}`],
+    ["sh -c 'a=-rf; rm $a x'", 'cannot tell whether rm is destructive: its options are known only when it runs'],
+    ["sh -c 'make test'", `sh runs other code: ${ONCE}`],
+    ['bash build.sh', `bash runs other code: ${ONCE}`],
+    ["zsh -c 'ls'", `zsh runs other code: ${ONCE}`],
+    ["eval 'ls -la'", `eval runs other code: ${ONCE}`],
+    ['source env.sh', `source runs other code: ${ONCE}`],
+    ['. ./env.sh', `. runs other code: ${ONCE}`],
+    ["env -S 'ls -la'", `env -S runs a command line: ${ONCE}`],
+    ["su -c 'ls' me", `su runs other code: ${ONCE}`],
+    ["flock /tmp/lk -c 'ls'", `flock runs other code: ${ONCE}`],
+    ["script -qc 'ls' /dev/null", `script runs other code: ${ONCE}`],
+    ['find . -name x -exec cat {} +', `find -exec runs a command on names found when it runs: ${ONCE}`],
+    ['find . -execdir ls {} ;', `find -exec runs a command on names found when it runs: ${ONCE}`],
+    ['parallel echo ::: a b', `parallel runs other code: ${ONCE}`],
+    ["watch 'ls'", `watch runs other code: ${ONCE}`],
+    ["trap 'ls' EXIT", `trap runs other code: ${ONCE}`],
+    ["git -c alias.l='!ls' l", 'destructive command (git configuration alias.l: makes git run a program or rewrite what it pushes)'],
+    ['git -c user.name=x log', `git -c sets configuration that can run programs (aliases, hooks, pagers): ${ONCE}`],
+    ["git submodule foreach 'git status'", `git submodule foreach runs a script: ${ONCE}`],
+    ["git rebase -x 'npm test' main", `git rebase --exec runs a script: ${ONCE}`],
+    ["python3 -c 'print(1)'", `python3 runs other code: ${ONCE}`],
+    ['python script.py', `python runs other code: ${ONCE}`],
+    ["node -e 'console.log(1)'", `node runs other code: ${ONCE}`],
+    ["perl -e 'print 1'", `perl runs other code: ${ONCE}`],
+    ["ruby -e 'puts 1'", `ruby runs other code: ${ONCE}`],
+    ["awk '{print}' data.txt", `awk runs other code: ${ONCE}`],
+    ['sed e cmds.txt', `sed runs other code: ${ONCE}`],
+    ["sudo sh -c 'ls'", `sh runs other code: ${ONCE}`],
+    ['sudo -s ls', `sudo -s/-i runs a shell: ${ONCE}`],
+    ["nice -n 5 bash -c 'ls'", `bash runs other code: ${ONCE}`],
+    ["ls && sh -c 'ls'", `sh runs other code: ${ONCE}`],
+    ["echo 'ls' | sh", `sh runs other code: ${ONCE}`],
+    ["alias ll='ls -l'", `alias runs other code: ${ONCE}`],
+  ])('stores nothing for %j: %s', (command, why) => {
+    expect(alwaysAllowChoices(shell(command))).toEqual({ exact: { rule: null, why }, wider: [] });
+    expect(grantableRule(`shell-exact: ${command}`)).toBe(false);
+  });
+
+  it('a granted rule for such a command is ignored: the same text is asked about again', async () => {
+    for (const command of ["sh -c 'rm -r $(cat targets.txt)'", "bash -c 'rm -r -- $TARGETS'", 'xargs rm -r < targets.txt', "sh -c 'make test'"]) {
+      expect(await decision(shell(command), [`shell-exact: ${command}`]), command).not.toBe('allow');
+    }
+  });
+
+  it.each(['make test', 'npm test', './run.sh --fast', 'git status', 'ls -la', 'git log --oneline', 'nice -n 5 make'])('still stores %j', (command) => {
+    expect(alwaysAllowChoices(shell(command)).exact.rule).toBe(`shell-exact: ${command}`);
   });
 });
 
