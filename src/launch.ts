@@ -129,7 +129,9 @@ export async function prepareRun(policy: LoopPolicy, options: { cwd: string; id?
   const runDir = path.join(options.cwd, '.loopdeck', 'runs', id);
   mkdirSync(runDir, { recursive: true });
   const saved = savedPolicyText(policy);
-  writeFileSync(path.join(runDir, POLICY_FILE), saved);
+  // The effective loop.yaml as written (resume needs it whole, literal values included):
+  // readable by its owner only, like the loop.yaml it copies should be.
+  writeFileSync(path.join(runDir, POLICY_FILE), saved, { mode: 0o600 });
   const { session, log, redact, onAgentText } = wire(policy, { id, runDir, workspace, policyDigest: policyDigest(saved), ...(options.clock ? { clock: options.clock } : {}) });
   const goal = newGoal(policy.goal.objective, policy.goal.success_criteria, policy.goal.constraints, {
     priority: policy.goal.priority,
