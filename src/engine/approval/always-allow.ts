@@ -67,14 +67,30 @@ export function argsDigest(args: unknown): string {
  * and fixed; each is refused whatever its arguments.
  */
 const RUNS_CODE: ReadonlySet<string> = new Set([
-  ...SHELLS, '.', 'alias', 'awk', 'bun', 'deno', 'emacs', 'eval', 'ex', 'expect', 'flock', 'gawk', 'gdb', 'julia', 'lua', 'luajit', 'mawk',
-  'nawk', 'node', 'nodejs', 'nvim', 'osascript', 'parallel', 'perl', 'php', 'powershell', 'pwsh', 'R', 'Rscript', 'ruby', 'runuser',
-  'script', 'sed', 'sg', 'source', 'su', 'tclsh', 'trap', 'vi', 'vim', 'watch', 'wish', 'xargs',
+  ...SHELLS, '.', 'alias', 'awk', 'emacs', 'eval', 'ex', 'expect', 'flock', 'gawk', 'gdb', 'mawk',
+  'nawk', 'nvim', 'osascript', 'parallel', 'powershell', 'pwsh',
+  'script', 'sed', 'sg', 'source', 'su', 'runuser', 'tclsh', 'trap', 'vi', 'vim', 'watch', 'wish', 'xargs',
 ]);
 
-/** Whether a program name is on the {@link RUNS_CODE} list (versioned names included: `python3.12`, `perl5`). */
+/**
+ * Interpreters that run a program given as text only with an inline-program option
+ * (`node -e`, `python -c`, `perl -e`, `php -r`, ...) or when they read it from standard
+ * input (no operand, or `-`). Given a program file or module (`node --test`,
+ * `python -m pytest`, `ruby test.rb`) they are like `make`: the exact rule allows what that
+ * file holds when it runs, as the README says.
+ */
+const INTERPRETERS: ReadonlySet<string> = new Set(['bun', 'deno', 'julia', 'lua', 'luajit', 'node', 'nodejs', 'perl', 'php', 'python', 'R', 'Rscript', 'ruby']);
+/** Inline-program options of the {@link INTERPRETERS}, as words or bundled short options. */
+const INLINE_PROGRAM = /^(?:-[A-Za-z]*[ceEpr][A-Za-z]*|--(?:eval|print|command|exec|expr)(?:=.*)?|-)$/;
+
+/** Whether a program name is on the {@link RUNS_CODE} list (versioned names included: `tclsh8.6`, `gawk5`). */
 function runsCode(program: string): boolean {
-  return RUNS_CODE.has(program) || RUNS_CODE.has(program.replace(/[0-9.]+$/, '')) || /^python[0-9.]*$/.test(program);
+  return RUNS_CODE.has(program) || RUNS_CODE.has(program.replace(/[0-9.]+$/, ''));
+}
+
+/** Whether a program name is one of the {@link INTERPRETERS} (versioned names included: `python3.12`, `perl5`). */
+function isInterpreter(program: string): boolean {
+  return INTERPRETERS.has(program) || INTERPRETERS.has(program.replace(/[0-9.]+$/, ''));
 }
 
 /** How one simple command runs other code (see {@link RUNS_CODE}), or `null`. */
@@ -87,6 +103,10 @@ function otherCode(words: readonly CommandWord[]): string | null {
     const program = basename(word);
     const rest = words.slice(start + 1).filter((w): w is string => w !== null);
     if (runsCode(program)) return `${program} runs other code`;
+    // `deno eval` and `deno repl` take the program as text too.
+    if (isInterpreter(program) && (rest.length === 0 || rest.some((w) => INLINE_PROGRAM.test(w)) || (program === 'deno' && /^(eval|repl)$/.test(rest[0] ?? '')))) {
+      return `${program} runs a program given as text or read from its input`;
+    }
     if (program === 'find' && rest.some((w) => FIND_EXEC.has(w))) return 'find -exec runs a command on names found when it runs';
     if (program === 'env' && rest.some((w) => /^(-[^-]*S|--split-string)/.test(w))) return 'env -S runs a command line';
     if ((program === 'sudo' || program === 'doas') && rest.some((w) => /^(-[A-Za-z]*[si]|--shell|--login)/.test(w))) return `${program} -s/-i runs a shell`;

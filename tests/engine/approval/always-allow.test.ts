@@ -92,11 +92,16 @@ describe('a: nothing for a command that runs other code', () => {
     ['git -c user.name=x log', `git -c sets configuration that can run programs (aliases, hooks, pagers): ${ONCE}`],
     ["git submodule foreach 'git status'", `git submodule foreach runs a script: ${ONCE}`],
     ["git rebase -x 'npm test' main", `git rebase --exec runs a script: ${ONCE}`],
-    ["python3 -c 'print(1)'", `python3 runs other code: ${ONCE}`],
-    ['python script.py', `python runs other code: ${ONCE}`],
-    ["node -e 'console.log(1)'", `node runs other code: ${ONCE}`],
-    ["perl -e 'print 1'", `perl runs other code: ${ONCE}`],
-    ["ruby -e 'puts 1'", `ruby runs other code: ${ONCE}`],
+    ["python3 -c 'print(1)'", `python3 runs a program given as text or read from its input: ${ONCE}`],
+    ['python', `python runs a program given as text or read from its input: ${ONCE}`],
+    ['python3 - < script.py', `python3 runs a program given as text or read from its input: ${ONCE}`],
+    ["node -e 'console.log(1)'", `node runs a program given as text or read from its input: ${ONCE}`],
+    ["node --eval='console.log(1)'", `node runs a program given as text or read from its input: ${ONCE}`],
+    ["node -pe '1'", `node runs a program given as text or read from its input: ${ONCE}`],
+    ["perl -e 'print 1'", `perl runs a program given as text or read from its input: ${ONCE}`],
+    ["ruby -e 'puts 1'", `ruby runs a program given as text or read from its input: ${ONCE}`],
+    ["php -r 'echo 1;'", `php runs a program given as text or read from its input: ${ONCE}`],
+    ["deno eval 'console.log(1)'", `deno runs a program given as text or read from its input: ${ONCE}`],
     ["awk '{print}' data.txt", `awk runs other code: ${ONCE}`],
     ['sed e cmds.txt', `sed runs other code: ${ONCE}`],
     ["sudo sh -c 'ls'", `sh runs other code: ${ONCE}`],
@@ -116,7 +121,7 @@ describe('a: nothing for a command that runs other code', () => {
     }
   });
 
-  it.each(['make test', 'npm test', './run.sh --fast', 'git status', 'ls -la', 'git log --oneline', 'nice -n 5 make'])('still stores %j', (command) => {
+  it.each(['make test', 'npm test', './run.sh --fast', 'git status', 'ls -la', 'git log --oneline', 'nice -n 5 make', 'node --test', 'node --test test/http.test.js', 'python -m pytest -q', 'python script.py', 'ruby test/a_test.rb'])('still stores %j', (command) => {
     expect(alwaysAllowChoices(shell(command)).exact.rule).toBe(`shell-exact: ${command}`);
   });
 });
