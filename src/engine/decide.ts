@@ -8,6 +8,7 @@ import { reflexionStep } from './patterns/reflexion.js';
 import type { Finish, PauseReason } from './reasons.js';
 import type { BudgetDimension, ToolCall } from './types.js';
 import { assertNever } from './events.js';
+import type { HookDecision } from './hooks.js';
 
 /**
  * What the runner does next, as a value (docs/design.md, "Deciding the next step"). The
@@ -28,6 +29,8 @@ export type Step =
   | { kind: 'run_tool'; call: ToolCall }
   /** An open step whose turn called no tool: end it. */
   | { kind: 'end_step' }
+  /** AWAITING_TOOL with the call's answer and result recorded (a resumed log): on to REFLECTING. */
+  | { kind: 'end_tool' }
   /** Run the observers and record a checkpoint for this iteration. */
   | { kind: 'checkpoint'; iteration: number }
   /** Run the verify commands: after a claim, or to check a finished plan. */
@@ -73,15 +76,22 @@ export interface Intents {
 export const NO_INTENTS: Intents = { pause: null, stop: null };
 
 /**
- * The next step of a run, from its folded state alone: pure, no I/O, no clock (`now`, in
- * epoch ms, is given for the wall-clock budget).
+ * The time in epoch ms, or a reader of it: a reader is called once, and only when the
+ * decision needs the time (the wall-clock budget at the start of a step), so a simulated
+ * clock advances only there.
+ */
+export type Now = number | (() => number);
+
+/**
+ * The next step of a run, from its folded state alone: pure, no I/O, no clock of its own
+ * (`now` is given for the wall-clock budget).
  *
  * Order at the start of a step (EXECUTING, no open step): an abort, then a stop, then a
  * pause the operator asked for, then the budget in the order turns, tool calls, wall
  * clock, tokens, cost. Order after a step (REFLECTING): a lap's end, the checkpoint when
  * due, calls of the same turn still queued, then the pattern (or the lap) decides.
  */
-export function nextStep(state: SessionState, policy: DecisionPolicy, now: number, intents: Intents = NO_INTENTS): Step {
+export function nextStep(state: SessionState, policy: DecisionPolicy, now: Now, intents: Intents = NO_INTENTS): Step {
   if (state.done) return { kind: 'finished', reason: state.done.reason };
   if (state.pending) return { kind: 'ask_operator', pending: state.pending };
   const machine = state.machine.state;
@@ -93,7 +103,7 @@ export function nextStep(state: SessionState, policy: DecisionPolicy, now: numbe
     case 'EXECUTING':
       return state.stepOpen ? openStep(state) : startOfStep(state, policy, now, intents);
     case 'AWAITING_TOOL':
-      return { kind: 'execute' };
+      return { kind: 'end_tool' };
     case 'REFLECTING':
       return afterStep(state, policy);
     case 'DONE':
@@ -113,11 +123,12 @@ export function openStep(state: SessionState): Step {
 const ABORTED_BY_OPERATOR = 'the operator aborted the run (/stop --abort)';
 
 /** The safe point at the start of a step: operator requests, then the budget. */
-export function startOfStep(state: SessionState, policy: DecisionPolicy, now: number, intents: Intents): Step {
+export function startOfStep(state: SessionState, policy: DecisionPolicy, now: Now, intents: Intents): Step {
+  const at = typeof now === 'function' ? now() : now;
   if (intents.stop === 'abort') return { kind: 'finish', finish: { reason: 'aborted', summary: ABORTED_BY_OPERATOR, abort: true } };
   if (intents.stop === 'stop') return { kind: 'finish', finish: { reason: 'stopped', summary: 'stopped by the operator (/stop)' } };
   if (intents.pause !== null) return { kind: 'pause', reason: { kind: 'operator' }, prompt: `${intents.pause}. Continue, or stop?` };
-  const usage = { ...state.usage, wall_clock_seconds: activeSeconds(state, now) };
+  const usage = { ...state.usage, wall_clock_seconds: activeSeconds(state, at) };
   const dimension = exceededDimension(usage, state.limits);
   if (!dimension) return { kind: 'start_step' };
   return { kind: 'budget_exceeded', dimension, used: usage[dimension], limit: state.limits[dimension]! };
@@ -180,6 +191,14 @@ export function afterDetection(kind: 'stagnation' | 'repetition', action: 'alert
   }
   const ask = kind === 'stagnation' ? 'Continue, redirect the goal (/goal redirect <text>), or stop?' : 'Continue (the call runs), redirect the goal, or stop?';
   return { kind: 'pause', reason: { kind }, prompt: `${summary}. ${ask}` };
+}
+
+/**
+ * A hook's decision at `before_step` or `after_plan`: its `pause` pauses the run (a `hook`
+ * pause, with the hook's prompt); any other decision is the caller's (`null`).
+ */
+export function hookPause(decision: HookDecision | null): Step | null {
+  return decision?.type === 'pause' ? { kind: 'pause', reason: { kind: 'hook' }, prompt: decision.prompt } : null;
 }
 
 /** After `after_plan`: a plan with no steps ends the run `no_plan`; otherwise it is committed (`null`). */

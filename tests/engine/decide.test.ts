@@ -42,7 +42,7 @@ const ROWS: Row[] = [
   ['an open step without its turn: ask the agent', at('EXECUTING', { stepOpen: true }), {}, NONE, { kind: 'ask_agent' }],
   ['an open step with a queued call: run it', at('EXECUTING', { stepOpen: true, stepHasTurn: true, queued: [call] }), {}, NONE, { kind: 'run_tool', call }],
   ['an open step whose turn called nothing: end it', at('EXECUTING', { stepOpen: true, stepHasTurn: true }), {}, NONE, { kind: 'end_step' }],
-  ['AWAITING_TOOL with its answer recorded: on to REFLECTING', at('AWAITING_TOOL'), {}, NONE, { kind: 'execute' }],
+  ['AWAITING_TOOL with its answer recorded: on to REFLECTING', at('AWAITING_TOOL'), {}, NONE, { kind: 'end_tool' }],
 
   // ---- resume: a pending yield is asked again whatever else holds
   ...(['EXECUTING', 'AWAITING_TOOL', 'REFLECTING'] as const).map((machine): Row => [

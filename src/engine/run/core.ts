@@ -1,0 +1,141 @@
+import type { Agent, AgentContext } from '../agents/agent.js';
+import type { DecisionPolicy, Intents, Step } from '../decide.js';
+import { assertEventType, type EventDataMap, type EventType, type LoopEvent } from '../events.js';
+import { draftOf, fold, INITIAL_STATE, reduce, type SessionState } from '../fold.js';
+import { HookRegistry, type HookOutcome, type HookPayloads, type HookTopic } from '../hooks.js';
+import { transition, type LoopState } from '../machine.js';
+import { resolvePattern, type Pattern } from '../patterns.js';
+import { repetitionSettings } from '../policy.js';
+import { createRedactor, type Redactor } from '../redact.js';
+import { INITIAL_REPETITION, observeCall, recordResult, resultHash, type RepetitionOptions } from '../repetition.js';
+import type { RunContext, RunMemory } from './context.js';
+import { performStep } from './perform.js';
+import type { Done, Gen, LoopYield, SessionOptions } from './types.js';
+
+/** How many of the last events a failure report carries. */
+const RECENT = 10;
+
+/**
+ * The {@link RunContext} of one session: its folded state (a private draft, reduced in place
+ * event by event), the event writer, the hooks and the agent. `Session` is its public face.
+ */
+export class RunCore implements RunContext {
+  readonly state: SessionState = draftOf(INITIAL_STATE);
+  pattern: Pattern;
+  agent: Agent;
+  readonly intents: Intents = { pause: null, stop: null };
+  awaiting: LoopYield | null = null;
+  readonly memory: RunMemory = {
+    request: { count: 0, hash: '', chars: 0 },
+    turnCalls: [],
+    repetition: INITIAL_REPETITION,
+    repetitionChecked: null,
+    git: null,
+    lastSnapshot: null,
+    snapshotStep: -1,
+    sawNonGitSnapshot: false,
+  };
+  readonly recent: LoopEvent[] = [];
+  readonly redact: Redactor;
+  readonly repetitionOptions: RepetitionOptions;
+  readonly hooks: HookRegistry;
+  readonly sinks: Array<(event: LoopEvent) => void>;
+  /** Whether a run generator is going. */
+  live = false;
+  /** A copy of the state handed out, until the next event. */
+  private frozen: SessionState | null = null;
+  private readonly abort = new AbortController();
+  private readonly now: () => number;
+
+  constructor(readonly options: SessionOptions) {
+    this.now = options.clock ?? Date.now;
+    this.hooks = options.hooks ?? new HookRegistry();
+    this.sinks = options.sinks ?? [];
+    this.redact = options.redact ?? createRedactor();
+    this.agent = options.agent;
+    this.repetitionOptions = repetitionSettings(options.policy.repetition, options.policy.file);
+    this.pattern = resolvePattern(options.policy.pattern, options.policy.task).pattern;
+    if (options.prior && options.prior.length > 0) {
+      this.state = draftOf(fold(options.prior));
+      if (this.state.pattern) this.pattern = this.state.pattern as Pattern;
+      for (const event of options.prior) this.trackRepetition(event);
+      this.recent.push(...options.prior.slice(-RECENT));
+    }
+  }
+
+  /** The fold of every event so far, as a copy that stays as it is. */
+  get snapshot(): SessionState {
+    return (this.frozen ??= draftOf(this.state));
+  }
+
+  get decisions(): DecisionPolicy {
+    const { policy } = this.options;
+    return {
+      pattern: this.pattern,
+      checkpointEvery: policy.checkpoint.every_iterations,
+      maxReplans: policy.patterns.plan_and_execute.max_replans,
+      maxAttempts: policy.patterns.reflexion.max_attempts,
+      laps: policy.laps,
+      budget: policy.budget,
+    };
+  }
+
+  get signal(): AbortSignal {
+    return this.abort.signal;
+  }
+
+  abortTools(): void {
+    this.abort.abort();
+  }
+
+  clock(): number {
+    return this.now();
+  }
+
+  emit<T extends EventType>(type: T, data: EventDataMap[T]): LoopEvent {
+    assertEventType(type);
+    const event = { seq: this.state.lastSeq + 1, at: this.now(), session: this.options.id, type, data: this.redact(data) } as LoopEvent;
+    reduce(this.state, event);
+    this.frozen = null;
+    this.recent.push(event);
+    if (this.recent.length > RECENT) this.recent.shift();
+    this.trackRepetition(event);
+    for (const sink of this.sinks) sink(event);
+    return event;
+  }
+
+  go(to: LoopState): void {
+    const from = this.state.machine.state;
+    transition(this.state.machine, to, this.state.lastSeq + 1);
+    this.emit('state.transition', { from, to });
+  }
+
+  async hook<T extends HookTopic>(topic: T, payload: HookPayloads[T]): Promise<HookOutcome> {
+    const outcome = await this.hooks.call(topic, payload);
+    for (const failure of outcome.failures) {
+      this.emit('hook.error', failure);
+      if (topic !== 'on_error') await this.hook('on_error', { source: `hook ${failure.hook} (${topic})`, error: failure.error });
+    }
+    return outcome;
+  }
+
+  agentContext(): AgentContext {
+    return { turn: this.state.turn + 1, goal: this.state.goal!, history: this.state.history, signal: this.abort.signal };
+  }
+
+  perform(step: Step): Gen<Done> {
+    return performStep(this, step);
+  }
+
+  /** Feeds the repetition guard from the event stream (live and when folding a log). */
+  private trackRepetition(event: LoopEvent): void {
+    const memory = this.memory;
+    if (event.type === 'tool.call') {
+      memory.repetition = observeCall(memory.repetition, { call: event.data.call }, this.repetitionOptions).state;
+    } else if (event.type === 'tool.result') {
+      memory.repetition = recordResult(memory.repetition, event.data.result.call_id, resultHash(event.data.result));
+    } else if (event.type === 'repetition.detected') {
+      memory.repetitionChecked = event.data.calls[event.data.calls.length - 1]?.id ?? null;
+    }
+  }
+}

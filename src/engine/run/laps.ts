@@ -1,0 +1,23 @@
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import type { Agent } from '../agents/agent.js';
+import { AgentError } from '../errors.js';
+import type { RunContext } from './context.js';
+
+/**
+ * The agent of lap `lap` (1-based), new from the factory.
+ * @throws AgentError when the session has no agent factory
+ */
+export function lapAgent(ctx: Pick<RunContext, 'options'>, lap: number): Agent {
+  if (!ctx.options.agentFactory) throw new AgentError('fresh laps need an agent factory: each lap starts a new agent');
+  return ctx.options.agentFactory(lap);
+}
+
+/** Starts lap `lap` with a new agent, an empty history and the progress file's content (`null` when unreadable). */
+export async function startLap(ctx: Pick<RunContext, 'options' | 'agent' | 'emit'>, lap: number): Promise<void> {
+  const { laps } = ctx.options.policy;
+  ctx.agent = lapAgent(ctx, lap);
+  const file = path.resolve(ctx.options.workspace, laps.progress_file);
+  const progress = await readFile(file, 'utf8').catch(() => null);
+  ctx.emit('lap.start', { lap, max_laps: laps.max_laps, progress });
+}

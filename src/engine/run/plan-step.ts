@@ -1,0 +1,52 @@
+import { afterPlan, hookPause } from '../decide.js';
+import { AgentError } from '../errors.js';
+import type { Goal } from '../types.js';
+import { failureNote } from '../patterns/plan-and-execute.js';
+import type { RunContext } from './context.js';
+import { startLap } from './laps.js';
+import type { Done, Gen } from './types.js';
+
+type PlanKind = 'initial' | 'replan' | 'attempt';
+
+/**
+ * PLANNING: draft a plan for the pattern (`plan.draft`), let `after_plan` edit it or pause,
+ * and commit it (`plan.commit`, EXECUTING); with fresh laps the first lap starts here. A
+ * plan with no steps ends the run `no_plan`.
+ * @throws AgentError when Plan-and-Execute's agent cannot plan
+ */
+export async function* planStep(ctx: RunContext, kind: PlanKind): Gen<Done> {
+  const goal = ctx.state.goal!;
+  await ctx.hook('before_plan', { goal });
+  const { steps, reason } = await draft(ctx, goal, kind);
+  ctx.emit('plan.draft', { steps: [...steps] });
+  const payload = { goal, steps };
+  const after = await ctx.hook('after_plan', payload);
+  for (const next of [hookPause(after.decision), afterPlan(payload.steps)]) {
+    const done = next ? yield* ctx.perform(next) : undefined;
+    if (done) return done;
+  }
+  ctx.emit('plan.commit', { steps: [...payload.steps], kind, ...(reason ? { reason } : {}) });
+  ctx.go('EXECUTING');
+  if (ctx.options.policy.laps.enabled && ctx.state.lap === 0) await startLap(ctx, 1);
+  return undefined;
+}
+
+/** The pattern's plan: one step for ReAct and each Reflexion attempt, the agent's for Plan-and-Execute. */
+async function draft(ctx: RunContext, goal: Goal, kind: PlanKind): Promise<{ steps: string[]; reason?: string }> {
+  switch (ctx.pattern) {
+    case 'react':
+      return { steps: [`${goal.objective} (ReAct: reason, act and observe until the verifier passes)`] };
+    case 'plan-and-execute': {
+      const failed = kind === 'replan' ? failureNote(ctx.state) : undefined;
+      const agent = ctx.agent;
+      if (!agent.plan) throw new AgentError(`${agent.name} cannot plan; Plan-and-Execute needs an agent that plans`);
+      const steps = await agent.plan({ ...ctx.agentContext(), kind: kind === 'initial' ? 'initial' : 'replan', ...(failed ? { reason: failed } : {}) });
+      return failed ? { steps, reason: failed } : { steps };
+    }
+    case 'reflexion': {
+      const attempt = ctx.state.plans + 1;
+      const steps = [`attempt ${attempt}/${ctx.options.policy.patterns.reflexion.max_attempts}: ${goal.objective}`];
+      return kind === 'attempt' ? { steps, reason: `retry with ${ctx.state.reflections.length} reflection(s)` } : { steps };
+    }
+  }
+}

@@ -1,0 +1,80 @@
+import { nextStep } from '../decide.js';
+import { describeError, InvariantError, SessionStateError } from '../errors.js';
+import { SCHEMA_VERSION } from '../events.js';
+import { resolvePattern } from '../patterns.js';
+import type { Goal } from '../types.js';
+import { snapshotWorkspace } from './checkpoint-step.js';
+import type { RunContext } from './context.js';
+import { abortRun } from './finish.js';
+import type { Gen, LoopOutcome } from './types.js';
+import { warnBudget } from './verify-step.js';
+
+/** Where a run begins: a new goal, or the log of an earlier process. */
+export type RunEntry = { kind: 'start'; goal: Goal } | { kind: 'resume' };
+
+/**
+ * The runner (docs/design.md, "The runner"): asks {@link nextStep} for the next step of the
+ * folded state, performs it (its events folded as they are recorded), and asks again,
+ * until a step returns the outcome. An error no step expected (the engine's, or an agent
+ * that cannot do what the pattern needs) is told to `on_error` and ends the run through
+ * the circuit breaker (`aborted`).
+ */
+export async function* runLoop(ctx: RunContext, entry: RunEntry): Gen<LoopOutcome> {
+  try {
+    if (entry.kind === 'start') begin(ctx, entry.goal);
+    else recover(ctx);
+    for (;;) {
+      // Entering REFLECTING records the workspace's git state, once per step.
+      if (ctx.state.machine.state === 'REFLECTING') await snapshotWorkspace(ctx);
+      let read: number | undefined;
+      const now = () => (read ??= ctx.clock());
+      const step = nextStep(ctx.state, ctx.decisions, now, ctx.intents);
+      if (step.kind === 'start_step' || step.kind === 'budget_exceeded') warnBudget(ctx, now());
+      const done = yield* ctx.perform(step);
+      if (done) return done;
+    }
+  } catch (error) {
+    const message = describeError(error);
+    await ctx.hook('on_error', { source: 'engine', error: message });
+    return await abortRun(ctx, `engine error: ${message}`);
+  }
+}
+
+/** `session.start` with the settings the log must carry, then PLANNING. */
+function begin(ctx: RunContext, goal: Goal): void {
+  const { policy, workspace, policyDigest } = ctx.options;
+  const chosen = resolvePattern(policy.pattern, policy.task);
+  ctx.emit('session.start', {
+    schemaVersion: SCHEMA_VERSION,
+    goal,
+    pattern: chosen.pattern,
+    pattern_reason: chosen.why,
+    budget: policy.budget.limits,
+    workspace,
+    checkpoint_every: policy.checkpoint.every_iterations,
+    stagnation_threshold: policy.stagnation.checkpoints_without_observed_progress,
+    builtin_gates: policy.approval.builtin_gates === 'off' ? 'off' : 'on',
+    ...(policyDigest ? { policy_sha256: policyDigest } : {}),
+  });
+  ctx.go('PLANNING');
+}
+
+/**
+ * A run read from its log continues where it stopped: `session.resume` (unless it waits at
+ * a pause, which is answered), naming a tool call with no recorded result (`reask`) so
+ * that it is asked about again before it re-runs.
+ * @throws InvariantError for a log that ends IDLE without a pause, or AWAITING_TOOL without a call
+ */
+function recover(ctx: RunContext): void {
+  const s = ctx.state;
+  const machine = s.machine.state;
+  if (machine === 'IDLE' && s.pending?.kind !== 'pause') throw new InvariantError('the log ends IDLE without a pause to answer');
+  const id = s.toolOrder[s.toolOrder.length - 1];
+  const last = id === undefined ? undefined : s.tools[id];
+  const reask = machine === 'AWAITING_TOOL' && last && last.result === null && last.error === null ? last.call.id : undefined;
+  if (machine !== 'IDLE') {
+    ctx.emit('session.resume', { action: 'continue', from: machine, note: 'continued from the log', ...(reask ? { reask } : {}) });
+  }
+  if (machine === 'AWAITING_TOOL' && !last) throw new InvariantError('the log is AWAITING_TOOL without a tool call');
+  if (machine === 'DONE') throw new SessionStateError('the run is over', 'DONE');
+}

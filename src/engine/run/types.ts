@@ -1,0 +1,89 @@
+import type { Agent } from '../agents/agent.js';
+import type { LoopEvent } from '../events.js';
+import type { HookRegistry } from '../hooks.js';
+import type { DoneReason } from '../machine.js';
+import type { LoopPolicy } from '../policy.js';
+import type { PauseReason } from '../reasons.js';
+import type { Redactor } from '../redact.js';
+import type { runTool } from '../tools.js';
+import type { ToolCall } from '../types.js';
+
+/** A point where the run hands control back and waits for `next(payload)`. */
+export type LoopYield =
+  | { kind: 'tool'; call: ToolCall; reason?: string }
+  /** `reason`: the text the `session.pause` event carries; `cause`: the same reason as a value. */
+  | { kind: 'pause'; reason: string; cause: PauseReason; prompt: string };
+
+/**
+ * Answer to a `tool` yield. A denial's note goes back to the agent. `always` stores a rule
+ * for the rest of the run; it must be one the approval prompt offers for this call
+ * (`offeredRules`, approval/always-allow.ts: the exact call, or a read-only wider rule).
+ */
+export type ToolAnswer = { decision: 'approve'; note?: string; always?: string } | { decision: 'deny'; note?: string };
+/** Answer to a `pause` yield. */
+export type PauseAnswer = { action: 'continue'; note?: string } | { action: 'stop'; note?: string };
+export type ResumePayload = ToolAnswer | PauseAnswer;
+
+/** How a run ended. */
+export interface LoopOutcome {
+  reason: DoneReason;
+  summary: string;
+  /** For `exhausted` and some stops: which limit (`max_laps`, `replan_cap`, `max_attempts`, ...). */
+  detail?: string;
+}
+
+/** The async generator of a run, whose `next(payload)` rejects bad payloads without side effects. */
+export type LoopRun = AsyncGenerator<LoopYield, LoopOutcome, ResumePayload | undefined>;
+
+/**
+ * A part of the run that may hand control to the operator. `T` is what it returns: for a
+ * step, {@link Done}.
+ */
+export type Gen<T = void> = AsyncGenerator<LoopYield, T, ResumePayload | undefined>;
+
+/**
+ * What a performed step returns: the outcome when it ended the run (its `session.complete`
+ * is recorded), `undefined` when the run goes on. Ending a run is this value, never a throw.
+ */
+export type Done = LoopOutcome | undefined;
+
+/** Everything a session needs besides the agent. */
+export interface SessionOptions {
+  /** Session id, used in every event envelope and the run directory. */
+  id: string;
+  agent: Agent;
+  policy: LoopPolicy;
+  /** Absolute path of the directory tools and observers run in. */
+  workspace: string;
+  /** Epoch milliseconds; injected so tests can simulate time. */
+  clock?: () => number;
+  hooks?: HookRegistry;
+  /** Called with each event after it is folded (the log first, then the console). */
+  sinks?: Array<(event: LoopEvent) => void>;
+  /** Flushes the log to disk; called before effects that must not repeat (approvals, checkpoints). */
+  sync?: () => void;
+  /**
+   * Applied to every event's data before it is folded or written: the single point where
+   * secrets are removed. Default: known key formats and the values of secret-named
+   * environment variables of this process.
+   */
+  redact?: Redactor;
+  /** Streamed agent text as it arrives (not recorded: the turn's response is). */
+  onAgentText?: (chunk: string) => void;
+  /**
+   * Fresh laps: a new agent for lap `n` (1-based), with no memory of earlier laps.
+   * Required when `laps.enabled`; without laps the session uses `agent`.
+   */
+  agentFactory?: (lap: number) => Agent;
+  /** The run directory, where an abort writes `failure-report.json` (outside the workspace). */
+  runDir?: string;
+  /** Runs a tool call; default: the built-in workspace tools (`runTool`, tools.ts). */
+  runTool?: typeof runTool;
+  /** Events of an earlier process of this session, for `Session.resume`. */
+  prior?: readonly LoopEvent[];
+  /**
+   * sha256 (hex) of the run's saved `policy.json`, recorded in `session.start` so that
+   * `resume` refuses a policy changed since the run began.
+   */
+  policyDigest?: string;
+}

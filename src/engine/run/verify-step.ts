@@ -1,0 +1,44 @@
+import { newWarnings } from '../budget.js';
+import { afterBudget } from '../decide.js';
+import { activeSeconds } from '../fold.js';
+import type { BudgetDimension } from '../types.js';
+import { runVerify } from '../verify.js';
+import type { RunContext } from './context.js';
+import type { Done, Gen } from './types.js';
+
+/** Runs the verify commands and records `verify.result`. @returns whether all passed */
+export async function verifyStep(ctx: Pick<RunContext, 'options' | 'signal' | 'emit'>, trigger: 'claim' | 'check'): Promise<boolean> {
+  const verdict = await runVerify(ctx.options.policy.verify, ctx.options.workspace, ctx.signal);
+  ctx.emit('verify.result', { passed: verdict.passed, commands: verdict.commands, trigger });
+  return verdict.passed;
+}
+
+/**
+ * A budget limit reached at the start of a step: `on_budget_exceeded`, `budget.warn`
+ * (exceeded), then what {@link afterBudget} decides: in a lap the verifier first (a lap
+ * that meets the goal wins over the budget that ran out in it), then the pause or the end.
+ * @returns the outcome when the run ended here
+ */
+export async function* budgetExceededStep(ctx: RunContext, exceeded: { dimension: BudgetDimension; used: number; limit: number }): Gen<Done> {
+  const { dimension, used, limit } = exceeded;
+  await ctx.hook('on_budget_exceeded', { dimension, used, limit });
+  ctx.emit('budget.warn', { dimension, used, limit, exceeded: true });
+  let next = afterBudget(ctx.state, ctx.decisions, exceeded, null);
+  if (next.kind === 'verify') {
+    const passed = await verifyStep(ctx, 'check');
+    if (passed) ctx.emit('lap.end', { lap: ctx.state.lap, outcome: 'done', note: `the ${dimension} budget ran out, but the goal is met` });
+    next = afterBudget(ctx.state, ctx.decisions, exceeded, passed);
+  }
+  return yield* ctx.perform(next);
+}
+
+/** `budget.warn` once per dimension when it crosses the warn fraction (below its limit); `now` in epoch ms. */
+export function warnBudget(ctx: Pick<RunContext, 'state' | 'options' | 'emit'>, now: number): void {
+  const usage = { ...ctx.state.usage, wall_clock_seconds: activeSeconds(ctx.state, now) };
+  const limits = ctx.state.limits;
+  for (const dimension of newWarnings(usage, limits, ctx.options.policy.budget.warn_fraction, ctx.state.warned)) {
+    if (usage[dimension] < limits[dimension]!) {
+      ctx.emit('budget.warn', { dimension, used: usage[dimension], limit: limits[dimension]!, exceeded: false });
+    }
+  }
+}
