@@ -21,8 +21,11 @@ export type PauseReason =
 
 export type PauseKind = PauseReason['kind'];
 
-/** Every pause kind, for exhaustive tables. */
-export const PAUSE_KINDS = ['budget_exceeded', 'stagnation', 'repetition', 'operator', 'hook'] as const satisfies readonly PauseKind[];
+/** One entry per pause kind: a kind added to {@link PauseReason} and not here fails to typecheck. */
+const PAUSE_KIND_TABLE = { budget_exceeded: true, stagnation: true, repetition: true, operator: true, hook: true } as const satisfies Record<PauseKind, true>;
+
+/** Every pause kind, for exhaustive tables (tests/engine/decide.test.ts checks each is a row). */
+export const PAUSE_KINDS: readonly PauseKind[] = Object.keys(PAUSE_KIND_TABLE) as PauseKind[];
 
 /** The text a `session.pause` event carries for `reason`. */
 export function pauseReasonText(reason: PauseReason): string {
@@ -45,6 +48,12 @@ export function parsePauseReason(text: string): PauseReason {
 
 /** The limit that ended a run `exhausted` (or, for `max_consecutive_failures`, `aborted`). */
 export type FinishLimit = 'max_laps' | 'replan_cap' | 'max_attempts' | 'max_consecutive_failures';
+
+/** One entry per limit: a limit added to {@link FinishLimit} and not here fails to typecheck. */
+const FINISH_LIMIT_TABLE = { max_laps: true, replan_cap: true, max_attempts: true, max_consecutive_failures: true } as const satisfies Record<FinishLimit, true>;
+
+/** Every limit a run can end at, for exhaustive tables. The done reasons are `DONE_REASONS` (machine.ts). */
+export const FINISH_LIMITS: readonly FinishLimit[] = Object.keys(FINISH_LIMIT_TABLE) as FinishLimit[];
 
 /**
  * How a run ends, as a value: the reason of `session.complete`, a one-line summary, and

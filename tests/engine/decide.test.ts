@@ -2,10 +2,10 @@
 // or a clock. Each row is one question the runner asks; docs/design.md, "Deciding the next
 // step", is this table in prose.
 import { describe, expect, it } from 'vitest';
-import { afterBudget, afterDetection, afterPlan, nextStep, type DecisionPolicy, type Intents, type Step } from '../../src/engine/decide.js';
+import { afterBudget, afterDetection, afterPlan, hookPause, nextStep, type DecisionPolicy, type Intents, type Step } from '../../src/engine/decide.js';
 import { INITIAL_STATE, type SessionState } from '../../src/engine/fold.js';
 import { DONE_REASONS, type LoopState } from '../../src/engine/machine.js';
-import { PAUSE_KINDS, parsePauseReason, pauseReasonText, stopReasonAt, type PauseReason } from '../../src/engine/reasons.js';
+import { FINISH_LIMITS, PAUSE_KINDS, parsePauseReason, pauseReasonText, stopReasonAt, type PauseReason } from '../../src/engine/reasons.js';
 import type { VerifyCommandResult } from '../../src/engine/events.js';
 
 const POLICY: DecisionPolicy = {
@@ -151,6 +151,17 @@ describe('after a detection and after a plan', () => {
   });
 });
 
+describe('a hook decision', () => {
+  it.each<[string, Parameters<typeof hookPause>[0], Step | null]>([
+    ['a hook pause pauses with the hook\'s prompt', { type: 'pause', prompt: 'look first' }, { kind: 'pause', reason: { kind: 'hook' }, prompt: 'look first' }],
+    ['no decision goes on', null, null],
+    ['allow goes on', { type: 'allow' }, null],
+    ['skip is the step\'s own (it skips the step)', { type: 'skip' }, null],
+  ])('%s', (_name, decision, step) => {
+    expect(hookPause(decision)).toEqual(step);
+  });
+});
+
 describe('pause reasons', () => {
   it.each<[string, PauseReason, 'exhausted' | 'stopped']>([
     ['budget_exceeded:cost_usd', { kind: 'budget_exceeded', dimension: 'cost_usd' }, 'exhausted'],
@@ -174,15 +185,26 @@ describe('coverage of the table', () => {
   const steps: Array<Step | null> = [
     ...ROWS.map(([, state, policy, intents]) => nextStep(state, { ...POLICY, ...policy }, NOW, intents)),
     afterPlan([]),
+    hookPause({ type: 'pause', prompt: 'p' }),
     ...(['stagnation', 'repetition'] as const).flatMap((k) => (['pause', 'stop'] as const).map((a) => afterDetection(k, a, 'S'))),
     afterBudget(at('EXECUTING'), POLICY, { dimension: 'turns', used: 1, limit: 1 }, null),
   ];
+  const finishes = steps.flatMap((s) => (s?.kind === 'finish' ? [s.finish] : []));
+  const pauses = steps.flatMap((s) => (s?.kind === 'pause' ? [s.reason] : []));
+  const asked = ROWS.flatMap(([, state]) => (state.pending?.kind === 'pause' ? [state.pending.cause] : []));
+
   it('every way a run can end is a row', () => {
-    const ends = new Set(steps.flatMap((s) => (s?.kind === 'finish' ? [s.finish.reason] : [])));
-    expect([...ends].sort()).toEqual([...DONE_REASONS].sort());
+    expect([...new Set(finishes.map((f) => f.reason))].sort()).toEqual([...DONE_REASONS].sort());
   });
-  it('every pause the decisions make is a row (a hook pause is the hook\'s own decision)', () => {
-    const pauses = new Set(steps.flatMap((s) => (s?.kind === 'pause' ? [s.reason.kind] : [])));
-    expect([...pauses].sort()).toEqual(PAUSE_KINDS.filter((k) => k !== 'hook').sort());
+  it('every limit a run can end at is a row', () => {
+    expect([...new Set(finishes.flatMap((f) => (f.limit ? [f.limit] : [])))].sort()).toEqual([...FINISH_LIMITS].sort());
+  });
+  it('every pause reason is decided in a row, and answered after a restart in a row', () => {
+    expect([...new Set(pauses.map((p) => p.kind))].sort()).toEqual([...PAUSE_KINDS].sort());
+    expect([...new Set(asked.map((p) => p.kind))].sort()).toEqual([...PAUSE_KINDS].sort());
+  });
+  it('the table lists every pause kind and every limit once', () => {
+    expect(PAUSE_KINDS).toEqual(['budget_exceeded', 'stagnation', 'repetition', 'operator', 'hook']);
+    expect(FINISH_LIMITS).toEqual(['max_laps', 'replan_cap', 'max_attempts', 'max_consecutive_failures']);
   });
 });
