@@ -211,19 +211,13 @@ function sourceOf(scalar: Scalar): string {
 const DEPTH_EXPECTED = `expected at most ${MAX_YAML_DEPTH} levels of nesting`;
 
 /**
- * Problems found on the tree: forbidden or non-scalar keys, leading zeros, runaway aliases,
- * nesting deeper than {@link MAX_YAML_DEPTH} once aliases are expanded (a chain of aliases
- * nests as deep as the anchors it goes through).
+ * A measure of nodes once every alias in them is expanded: the nodes a node stands for
+ * (`size`) and the levels of collections it nests (`height`), memoized per node; a node
+ * inside itself (an alias cycle) measures `Infinity`.
  */
-function treeProblems(doc: Document, lines: LineCounter, file: string): ConfigError[] {
-  const problems: ConfigError[] = [];
+function expandedSize(doc: Document): (node: unknown) => { size: number; height: number } {
   const sizes = new Map<Node, { size: number; height: number }>();
   const inProgress = new Set<Node>();
-  let expansion = 0;
-  let expansionReported = false;
-  let depthReported = false;
-
-  /** Nodes a node stands for once every alias in it is expanded, and the levels of collections it nests. */
   const measure = (node: unknown): { size: number; height: number } => {
     if (isAlias(node)) {
       const target = node.resolve(doc);
@@ -252,6 +246,22 @@ function treeProblems(doc: Document, lines: LineCounter, file: string): ConfigEr
     sizes.set(node, result);
     return result;
   };
+
+  return measure;
+}
+
+/**
+ * Problems found on the tree: forbidden or non-scalar keys, leading zeros, runaway aliases,
+ * nesting deeper than {@link MAX_YAML_DEPTH} once aliases are expanded (a chain of aliases
+ * nests as deep as the anchors it goes through).
+ */
+function treeProblems(doc: Document, lines: LineCounter, file: string): ConfigError[] {
+  const problems: ConfigError[] = [];
+  let expansion = 0;
+  let expansionReported = false;
+  let depthReported = false;
+
+  const measure = expandedSize(doc);
 
   const tooDeep = (keys: PropertyKey[], node: Node, found: string) => {
     if (depthReported) return;
