@@ -64,164 +64,220 @@ const endsIndicator = (c: string | undefined) => c === undefined || isBlank(c) |
  * a text it finds shallow cannot crash the parser by its nesting.
  */
 export function measureNesting(source: string, stopAt = Infinity): Nesting {
-  /** The block lines that may still hold the next line: their indentation and depths. */
-  const open: BlockLine[] = [];
-  let deepest: Nesting = { depth: 0, offset: 0 };
-  let quote: '"' | "'" | null = null;
-  /** Indentation of the block line a quoted scalar began on; `null` when it began in a flow collection. */
-  let quoteIndent: number | null = null;
-  let flow = 0;
-  /** `- ` and `? ` read inside the open flow collection (each may open a level). */
-  let flowBlocks = 0;
-  /** `key: ` indicators in the current entry of each open flow collection. */
-  const pairs: number[] = [];
-  /** Levels the extra `key: ` indicators of the open entries may have nested. */
-  let pairExtra = 0;
-  /** Depth under the indicators read so far on the current block line (kept while a flow collection or quoted scalar spans lines). */
-  let base = 0;
-  /** Lines indented more than this belong to a block scalar; `null` when none is open. */
-  let blockScalarParent: number | null = null;
-
+  const scan: Scan = {
+    source,
+    stopAt,
+    open: [],
+    deepest: { depth: 0, offset: 0 },
+    quote: null,
+    quoteIndent: null,
+    flow: 0,
+    flowBlocks: 0,
+    pairs: [],
+    pairExtra: 0,
+    base: 0,
+    blockScalarParent: null,
+  };
   let lineStart = 0;
-  while (lineStart <= source.length && deepest.depth <= stopAt) {
+  while (lineStart <= source.length && scan.deepest.depth <= stopAt) {
     let lineEnd = source.indexOf('\n', lineStart);
     if (lineEnd < 0) lineEnd = source.length;
-    const length = lineEnd - lineStart;
-    const at = (i: number) => (i < length ? source[lineStart + i] : undefined);
-    const reach = (depth: number, column: number) => {
-      if (depth > deepest.depth) deepest = { depth, offset: lineStart + column };
-    };
-    let indent = 0;
-    while (at(indent) === ' ') indent++;
-    let i = indent;
-    const blankLine = i >= length || at(i) === '\r' || at(i) === '#';
-    // A quoted scalar of a block line ends (as an error) at a line indented no deeper than its own.
-    if (quote !== null && quoteIndent !== null && !blankLine && indent <= quoteIndent) quote = null;
-    const inBlock = quote === null && flow === 0;
-    if (inBlock && blockScalarParent !== null) {
-      if (blankLine || indent > blockScalarParent) {
-        lineStart = lineEnd + 1;
-        continue;
-      }
-      blockScalarParent = null;
-    }
-    if (inBlock && (blankLine || (indent === 0 && at(0) === '%'))) {
-      lineStart = lineEnd + 1;
-      continue;
-    }
-
-    let line: BlockLine | null = null;
-    if (inBlock) {
-      const marker = source.slice(lineStart, lineStart + 3);
-      if (indent === 0 && (marker === '---' || marker === '...') && endsIndicator(at(3))) {
-        open.length = 0;
-        i = 3;
-        base = 1;
-        line = { indent: -1, end: 1, opensBlock: false, sequenceEntry: false };
-      } else {
-        const sequenceEntry = at(i) === '-' && endsIndicator(at(i + 1));
-        while (open.length > 0 && open[open.length - 1]!.indent > indent) open.pop();
-        // At the same indentation a line is a sibling, except a `- ` entry under `key:` (a
-        // block sequence may sit at its key's indentation).
-        while (open.length > 0 && open[open.length - 1]!.indent === indent) {
-          const top = open[open.length - 1]!;
-          if (sequenceEntry && top.opensBlock && !top.sequenceEntry) break;
-          open.pop();
-        }
-        base = open.length > 0 ? open[open.length - 1]!.end : 1;
-        line = { indent, end: base, opensBlock: false, sequenceEntry };
-        open.push(line);
-      }
-      reach(base, i);
-    }
-
-    /** In block context: at a place where a node may start (not inside a plain scalar). */
-    let atNode = inBlock;
-    for (; i < length && deepest.depth <= stopAt; i++) {
-      const c = at(i);
-      if (quote === '"') {
-        if (c === '\\') i++;
-        else if (c === '"') quote = null;
-        continue;
-      }
-      if (quote === "'") {
-        if (c === "'") {
-          if (at(i + 1) === "'") i++;
-          else quote = null;
-        }
-        continue;
-      }
-      if (isBlank(c) || c === '\r') continue;
-      if (c === '#' && (i === 0 || isBlank(at(i - 1)))) break;
-      if (flow > 0) {
-        const wasAtNode = atNode;
-        const tokenStart = atNode || i === indent;
-        atNode = false;
-        if (c === '[' || c === '{') {
-          pairs.push(0);
-          reach(base + flowBlocks + pairExtra + ++flow, i);
-          atNode = true;
-        } else if (c === ']' || c === '}') {
-          pairExtra -= Math.max(0, (pairs.pop() ?? 0) - 1);
-          if (--flow === 0) flowBlocks = pairExtra = 0;
-        } else if (c === ',') {
-          pairExtra -= Math.max(0, (pairs[pairs.length - 1] ?? 0) - 1);
-          pairs[pairs.length - 1] = 0;
-          atNode = true;
-        } else if (c === ':' && (endsIndicator(at(i + 1)) || /[,[\]{}]/.test(at(i + 1) ?? ''))) {
-          // A second `key: ` in one entry (`[a: b: c]`) nests a mapping in the first.
-          if (++pairs[pairs.length - 1]! > 1) reach(base + flowBlocks + ++pairExtra + flow, i);
-          atNode = true;
-        } else if ((c === '?' || c === '-') && endsIndicator(at(i + 1)) && tokenStart) {
-          // `- ` and `? ` at the start of a node or line in a flow collection are read as
-          // block indicators (an error, reported after the parser has nested them).
-          reach(base + ++flowBlocks + pairExtra + flow, i);
-          atNode = true;
-        } else if ((c === '"' || c === "'") && wasAtNode) {
-          quote = c;
-          quoteIndent = null;
-        } else if (c === '&' || c === '!') {
-          while (i + 1 < length && !isBlank(at(i + 1)) && !/[,[\]{}]/.test(at(i + 1)!)) i++;
-          atNode = true;
-        }
-        continue;
-      }
-      if (line) line.opensBlock = false;
-      if (!atNode) {
-        // Inside a plain scalar, or after a quoted one or a flow collection: `: ` makes it a key.
-        if (c === ':' && endsIndicator(at(i + 1))) {
-          reach(++base, i);
-          atNode = true;
-          if (line) line.opensBlock = true;
-        }
-        continue;
-      }
-      if ((c === '-' || c === '?' || c === ':') && endsIndicator(at(i + 1))) {
-        reach(++base, i);
-        if (line) line.opensBlock = c === ':';
-      } else if (c === '[' || c === '{') {
-        flow = 1;
-        pairs.length = 0;
-        pairs.push(0);
-        reach(base + flow, i);
-      } else if (c === '"' || c === "'") {
-        quote = c;
-        quoteIndent = line ? line.indent : null;
-        atNode = false;
-      } else if (c === '&' || c === '!') {
-        while (i + 1 < length && !isBlank(at(i + 1))) i++; // an anchor or a tag: the node follows
-        if (line) line.opensBlock = true;
-      } else if (c === '|' || c === '>') {
-        blockScalarParent = line ? line.indent : -1;
-        break;
-      } else {
-        atNode = false;
-      }
-    }
-    if (line) line.end = Math.max(line.end, base);
+    scanLine(scan, lineStart, lineEnd - lineStart);
     lineStart = lineEnd + 1;
   }
-  return deepest;
+  return scan.deepest;
+}
+
+/** What {@link measureNesting} carries from line to line. */
+interface Scan {
+  source: string;
+  stopAt: number;
+  /** The block lines that may still hold the next line: their indentation and depths. */
+  open: BlockLine[];
+  deepest: Nesting;
+  quote: '"' | "'" | null;
+  /** Indentation of the block line a quoted scalar began on; `null` when it began in a flow collection. */
+  quoteIndent: number | null;
+  flow: number;
+  /** `- ` and `? ` read inside the open flow collection (each may open a level). */
+  flowBlocks: number;
+  /** `key: ` indicators in the current entry of each open flow collection. */
+  pairs: number[];
+  /** Levels the extra `key: ` indicators of the open entries may have nested. */
+  pairExtra: number;
+  /** Depth under the indicators read so far on the current block line (kept while a flow collection or quoted scalar spans lines). */
+  base: number;
+  /** Lines indented more than this belong to a block scalar; `null` when none is open. */
+  blockScalarParent: number | null;
+}
+
+/** The line being read: its offset and length, its block line (in block context). */
+interface Line {
+  start: number;
+  length: number;
+  indent: number;
+  block: BlockLine | null;
+  /** In block context: at a place where a node may start (not inside a plain scalar). */
+  atNode: boolean;
+}
+
+function charAt(scan: Scan, line: { start: number; length: number }, i: number): string | undefined {
+  return i < line.length ? scan.source[line.start + i] : undefined;
+}
+
+function reach(scan: Scan, line: Line, depth: number, column: number): void {
+  if (depth > scan.deepest.depth) scan.deepest = { depth, offset: line.start + column };
+}
+
+/** Reads one line of `length` characters at offset `start`. */
+function scanLine(scan: Scan, start: number, length: number): void {
+  const at = (i: number) => charAt(scan, { start, length }, i);
+  let indent = 0;
+  while (at(indent) === ' ') indent++;
+  const blankLine = indent >= length || at(indent) === '\r' || at(indent) === '#';
+  // A quoted scalar of a block line ends (as an error) at a line indented no deeper than its own.
+  if (scan.quote !== null && scan.quoteIndent !== null && !blankLine && indent <= scan.quoteIndent) scan.quote = null;
+  const inBlock = scan.quote === null && scan.flow === 0;
+  if (inBlock && scan.blockScalarParent !== null) {
+    if (blankLine || indent > scan.blockScalarParent) return;
+    scan.blockScalarParent = null;
+  }
+  if (inBlock && (blankLine || (indent === 0 && at(0) === '%'))) return;
+  const line: Line = { start, length, indent, block: null, atNode: inBlock };
+  let i = inBlock ? startBlockLine(scan, line) : indent;
+  for (; i < length && scan.deepest.depth <= scan.stopAt; i++) {
+    const next = scanChar(scan, line, i);
+    if (next < 0) break;
+    i = next;
+  }
+  if (line.block) line.block.end = Math.max(line.block.end, scan.base);
+}
+
+/** A line in block context: a document marker, or a block line under the open ones. @returns the column to read on from */
+function startBlockLine(scan: Scan, line: Line): number {
+  const at = (i: number) => charAt(scan, line, i);
+  const { indent } = line;
+  const open = scan.open;
+  let i = indent;
+  const marker = scan.source.slice(line.start, line.start + 3);
+  if (indent === 0 && (marker === '---' || marker === '...') && endsIndicator(at(3))) {
+    open.length = 0;
+    i = 3;
+    scan.base = 1;
+    line.block = { indent: -1, end: 1, opensBlock: false, sequenceEntry: false };
+  } else {
+    const sequenceEntry = at(i) === '-' && endsIndicator(at(i + 1));
+    while (open.length > 0 && open[open.length - 1]!.indent > indent) open.pop();
+    // At the same indentation a line is a sibling, except a `- ` entry under `key:` (a
+    // block sequence may sit at its key's indentation).
+    while (open.length > 0 && open[open.length - 1]!.indent === indent) {
+      const top = open[open.length - 1]!;
+      if (sequenceEntry && top.opensBlock && !top.sequenceEntry) break;
+      open.pop();
+    }
+    scan.base = open.length > 0 ? open[open.length - 1]!.end : 1;
+    line.block = { indent, end: scan.base, opensBlock: false, sequenceEntry };
+    open.push(line.block);
+  }
+  reach(scan, line, scan.base, i);
+  return i;
+}
+
+/** Reads the character at column `i`. @returns the last column it consumed, or -1 when the rest of the line is not read */
+function scanChar(scan: Scan, line: Line, i: number): number {
+  const at = (k: number) => charAt(scan, line, k);
+  const c = at(i);
+  if (scan.quote === '"') {
+    if (c === '\\') return i + 1;
+    if (c === '"') scan.quote = null;
+    return i;
+  }
+  if (scan.quote === "'") {
+    if (c === "'") {
+      if (at(i + 1) === "'") return i + 1;
+      scan.quote = null;
+    }
+    return i;
+  }
+  if (isBlank(c) || c === '\r') return i;
+  if (c === '#' && (i === 0 || isBlank(at(i - 1)))) return -1;
+  return scan.flow > 0 ? flowChar(scan, line, i) : blockChar(scan, line, i);
+}
+
+/** A character inside a flow collection. @returns the last column it consumed */
+function flowChar(scan: Scan, line: Line, i: number): number {
+  const at = (k: number) => charAt(scan, line, k);
+  const c = at(i);
+  const wasAtNode = line.atNode;
+  const tokenStart = line.atNode || i === line.indent;
+  line.atNode = false;
+  if (c === '[' || c === '{') {
+    scan.pairs.push(0);
+    reach(scan, line, scan.base + scan.flowBlocks + scan.pairExtra + ++scan.flow, i);
+    line.atNode = true;
+  } else if (c === ']' || c === '}') {
+    scan.pairExtra -= Math.max(0, (scan.pairs.pop() ?? 0) - 1);
+    if (--scan.flow === 0) scan.flowBlocks = scan.pairExtra = 0;
+  } else if (c === ',') {
+    scan.pairExtra -= Math.max(0, (scan.pairs[scan.pairs.length - 1] ?? 0) - 1);
+    scan.pairs[scan.pairs.length - 1] = 0;
+    line.atNode = true;
+  } else if (c === ':' && (endsIndicator(at(i + 1)) || /[,[\]{}]/.test(at(i + 1) ?? ''))) {
+    // A second `key: ` in one entry (`[a: b: c]`) nests a mapping in the first.
+    if (++scan.pairs[scan.pairs.length - 1]! > 1) reach(scan, line, scan.base + scan.flowBlocks + ++scan.pairExtra + scan.flow, i);
+    line.atNode = true;
+  } else if ((c === '?' || c === '-') && endsIndicator(at(i + 1)) && tokenStart) {
+    // `- ` and `? ` at the start of a node or line in a flow collection are read as
+    // block indicators (an error, reported after the parser has nested them).
+    reach(scan, line, scan.base + ++scan.flowBlocks + scan.pairExtra + scan.flow, i);
+    line.atNode = true;
+  } else if ((c === '"' || c === "'") && wasAtNode) {
+    scan.quote = c;
+    scan.quoteIndent = null;
+  } else if (c === '&' || c === '!') {
+    while (i + 1 < line.length && !isBlank(at(i + 1)) && !/[,[\]{}]/.test(at(i + 1)!)) i++;
+    line.atNode = true;
+  }
+  return i;
+}
+
+/** A character in block context. @returns the last column it consumed, or -1 at a block scalar's indicator */
+function blockChar(scan: Scan, line: Line, i: number): number {
+  const at = (k: number) => charAt(scan, line, k);
+  const c = at(i);
+  const block = line.block;
+  if (block) block.opensBlock = false;
+  if (!line.atNode) {
+    // Inside a plain scalar, or after a quoted one or a flow collection: `: ` makes it a key.
+    if (c === ':' && endsIndicator(at(i + 1))) {
+      reach(scan, line, ++scan.base, i);
+      line.atNode = true;
+      if (block) block.opensBlock = true;
+    }
+    return i;
+  }
+  if ((c === '-' || c === '?' || c === ':') && endsIndicator(at(i + 1))) {
+    reach(scan, line, ++scan.base, i);
+    if (block) block.opensBlock = c === ':';
+  } else if (c === '[' || c === '{') {
+    scan.flow = 1;
+    scan.pairs.length = 0;
+    scan.pairs.push(0);
+    reach(scan, line, scan.base + scan.flow, i);
+  } else if (c === '"' || c === "'") {
+    scan.quote = c;
+    scan.quoteIndent = block ? block.indent : null;
+    line.atNode = false;
+  } else if (c === '&' || c === '!') {
+    while (i + 1 < line.length && !isBlank(at(i + 1))) i++; // an anchor or a tag: the node follows
+    if (block) block.opensBlock = true;
+  } else if (c === '|' || c === '>') {
+    scan.blockScalarParent = block ? block.indent : -1;
+    return -1;
+  } else {
+    line.atNode = false;
+  }
+  return i;
 }
 
 interface BlockLine {

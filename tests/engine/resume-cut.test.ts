@@ -60,7 +60,7 @@ function setup() {
 it('a log cut after the question is recorded, in EXECUTING or AWAITING_TOOL, asks about the call again, and it runs once approved', async () => {
   const first = setup();
   const live = first.make();
-  const run = live.session.run(newGoal({ objective: 'Make the file' }));
+  const run = live.session.run(newGoal('Make the file'));
   const asked = await run.next();
   expect(asked.value).toMatchObject({ kind: 'tool', call: { id: 'c1' } });
   await run.return({ reason: 'stopped', summary: 'killed' });
