@@ -463,32 +463,65 @@ export function reduce(s: SessionState, e: LoopEvent): void {
   }
 }
 
+/** The fields of a state that {@link reduce} changes in place: its arrays and records. */
+const IN_PLACE = ['revisions', 'plan', 'reflections', 'usage', 'warned', 'checkpoints', 'alerts', 'tools', 'toolOrder', 'history'] as const;
+type InPlace = (typeof IN_PLACE)[number];
+
+function copyOf<K extends InPlace>(value: SessionState[K]): SessionState[K] {
+  return (Array.isArray(value) ? [...value] : { ...value }) as SessionState[K];
+}
+
+/** A copy of `state` that {@link reduce} may change without touching `state`: every array and record is copied. */
 export function draftOf(state: SessionState): SessionState {
-  return {
-    ...state,
-    revisions: [...state.revisions],
-    plan: [...state.plan],
-    reflections: [...state.reflections],
-    usage: { ...state.usage },
-    warned: [...state.warned],
-    checkpoints: [...state.checkpoints],
-    alerts: [...state.alerts],
-    tools: { ...state.tools },
-    toolOrder: [...state.toolOrder],
-    history: [...state.history],
-  };
+  const draft = { ...state };
+  for (const key of IN_PLACE) (draft as Record<InPlace, unknown>)[key] = copyOf(state[key]);
+  return draft;
+}
+
+/**
+ * Like {@link draftOf}, but each array or record is copied only when a reduced event first
+ * uses it; {@link settle} ends the draft. The fields a run of events leaves alone keep
+ * their identity, so the console's panels that select them (the plan, the checkpoints,
+ * the reflections) are not drawn again, and a batch of events costs no copy of the
+ * fields it does not touch.
+ */
+function lazyDraftOf(state: SessionState): SessionState {
+  const draft = { ...state };
+  for (const key of IN_PLACE) {
+    const own = (value: unknown) => Object.defineProperty(draft, key, { value, writable: true, enumerable: true, configurable: true });
+    Object.defineProperty(draft, key, {
+      enumerable: true,
+      configurable: true,
+      get: () => {
+        const copy = copyOf(state[key]);
+        own(copy);
+        return copy;
+      },
+      set: own,
+    });
+  }
+  return draft;
+}
+
+/** Ends a {@link lazyDraftOf} draft: fields never used keep `state`'s values; a plain object is returned. */
+function settle(draft: SessionState, state: SessionState): SessionState {
+  for (const key of IN_PLACE) {
+    if (Object.getOwnPropertyDescriptor(draft, key)?.get) Object.defineProperty(draft, key, { value: state[key], writable: true, enumerable: true, configurable: true });
+  }
+  return { ...draft };
 }
 
 /**
  * Folds events into a session state: `fold(events)` from scratch, or `fold(events, state)`
  * to continue. Pure for its callers: the input state is never modified. Same events in,
- * same state out; no clock, no randomness.
+ * same state out; no clock, no randomness. The arrays and records the events leave alone
+ * are shared with the input state (neither may be changed in place: use {@link draftOf}).
  *
  * @throws IllegalTransitionError when a `state.transition` is not legal
  */
 export function fold(events: readonly LoopEvent[], state: SessionState = INITIAL_STATE): SessionState {
   if (events.length === 0) return state;
-  const draft = draftOf(state);
+  const draft = lazyDraftOf(state);
   for (const event of events) reduce(draft, event);
-  return draft;
+  return settle(draft, state);
 }

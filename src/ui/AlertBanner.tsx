@@ -9,7 +9,7 @@ import { theme } from './theme.js';
  * acknowledges it (`x`). Shows the newest unacknowledged alert and how many more wait.
  */
 export function AlertBanner() {
-  const unseen = useConsole((s) => s.session.alerts.length - Math.min(s.view.acknowledged, s.session.alerts.length));
+  const unseen = useConsole((s) => s.session.alerts.length - Math.min(s.acknowledged, s.session.alerts.length));
   const latest = useConsole((s) => s.session.alerts[s.session.alerts.length - 1]);
   const claimsOnly = useConsole((s) => s.session.checkpoints[s.session.checkpoints.length - 1]?.claimed_progress ?? false);
   if (unseen <= 0 || !latest) return null;
@@ -28,5 +28,5 @@ export function AlertBanner() {
 
 /** Whether the banner shows (for the layout's row count). */
 export function useAlertShown(): boolean {
-  return useConsole((s) => s.session.alerts.length > s.view.acknowledged);
+  return useConsole((s) => s.session.alerts.length > s.acknowledged);
 }

@@ -39,11 +39,11 @@ const clean = (t: string) => sanitize(t, { oneLine: true });
  */
 export function CheckpointPanel({ height, width, compact = false }: { height: number; width: number; compact?: boolean }) {
   const count = useConsole((s) => s.session.checkpoints.length);
-  const index = useConsole((s) => (s.view.checkpoint === null ? s.session.checkpoints.length - 1 : Math.min(s.view.checkpoint, s.session.checkpoints.length - 1)));
+  const index = useConsole((s) => (s.checkpoint === null ? s.session.checkpoints.length - 1 : Math.min(s.checkpoint, s.session.checkpoints.length - 1)));
   const current = useConsole((s) => s.session.checkpoints[index]);
   const previous = useConsole((s) => (index > 0 ? s.session.checkpoints[index - 1] : undefined));
   const every = useConsole((s) => s.session.checkpointEvery);
-  const browsing = useConsole((s) => s.view.checkpoint !== null);
+  const browsing = useConsole((s) => s.checkpoint !== null);
   if (!current) {
     return (
       <Box height={height} flexShrink={0}>

@@ -11,7 +11,7 @@ export const MAX_COMPLETIONS = 6;
 
 /** Rows the footer takes: the notice, the completion list, the bar or key line. */
 export function useFooterRows(): number {
-  const list = useConsole((s) => (s.view.input === 'bar' ? Math.min(MAX_COMPLETIONS, s.view.completions.length) : 0));
+  const list = useConsole((s) => (s.input === 'bar' ? Math.min(MAX_COMPLETIONS, s.completions.length) : 0));
   return 2 + list;
 }
 
@@ -22,19 +22,19 @@ export function useFooterRows(): number {
  */
 export function CommandBar({ width }: { width: number }) {
   const notice = useConsole((s) => s.notice);
-  const open = useConsole((s) => s.view.input === 'bar');
-  const line = useConsole((s) => s.view.line);
-  const completions = useConsole((s) => s.view.completions);
-  const highlight = useConsole((s) => s.view.highlight);
-  const busy = useConsole((s) => s.view.busy);
+  const open = useConsole((s) => s.input === 'bar');
+  const line = useConsole((s) => s.line);
+  const completions = useConsole((s) => s.completions);
+  const highlight = useConsole((s) => s.highlight);
+  const busy = useConsole((s) => s.busy);
   const done = useConsole((s) => s.session.done?.reason ?? null);
   const replaying = useConsole((s) => s.replay !== null);
-  const interrupted = useConsole((s) => s.view.interrupted);
+  const interrupted = useConsole((s) => s.interrupted);
   const paused = useConsole((s) => s.session.pending?.kind === 'pause');
   // A window of the list that keeps the highlighted row in view.
   const first = Math.max(0, Math.min(highlight - MAX_COMPLETIONS + 1, completions.length - MAX_COMPLETIONS));
   const list = completions.slice(first, first + MAX_COMPLETIONS);
-  const alert = useConsole((s) => s.session.alerts.length > s.view.acknowledged);
+  const alert = useConsole((s) => s.session.alerts.length > s.acknowledged);
   // The footer's hints, from the key map; `x` only while there is an alert to acknowledge.
   const keys = [...(replaying ? keyHints('replay') : []), ...keyHints('dashboard', alert ? [] : ['acknowledge-alert']), ...keyHints('global')].join('  ');
   return (

@@ -17,9 +17,9 @@ export function eventRows(event: LoopEvent, width: number): string[] {
 
 /** One event opened from the timeline: its envelope and all of its data. ↑/↓ scroll, Esc closes. */
 export function EventDetail({ height, width }: { height: number; width: number }) {
-  const seq = useConsole((s) => s.view.opened);
+  const seq = useConsole((s) => s.opened);
   const event = useConsole((s) => (seq === null ? undefined : eventBySeq(s.events, seq)));
-  const scroll = useConsole((s) => s.view.scroll);
+  const scroll = useConsole((s) => s.scroll);
   if (!event) {
     return (
       <Box flexDirection="column" height={height} flexShrink={0}>

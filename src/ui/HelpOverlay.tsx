@@ -27,7 +27,7 @@ export function helpRows(): HelpRow[] {
 
 /** The help overlay: `?` opens it, Esc or `?` closes it, ↑/↓ scroll. */
 export function HelpOverlay({ height }: { height: number }) {
-  const scroll = useConsole((s) => s.view.scroll);
+  const scroll = useConsole((s) => s.scroll);
   const rows = helpRows();
   const room = Math.max(1, height - 2);
   const start = Math.max(0, Math.min(scroll, rows.length - room));

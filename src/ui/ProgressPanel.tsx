@@ -1,9 +1,10 @@
 import React from 'react';
 import { Text } from 'ink';
+import { useShallow } from 'zustand/react/shallow';
 import { useConsole } from './context.js';
 import { Rows } from './Rows.js';
 import { compactNumber, gauge } from './format.js';
-import { commitsText, filesText } from './progress.js';
+import { commitsText, filesText, selectProgress } from './progress.js';
 import { sanitize } from '../text/sanitize.js';
 import { theme } from './theme.js';
 import { wrapWords } from './text.js';
@@ -32,24 +33,9 @@ function lapGauges(request: number, long: number, width: number): React.ReactNod
  * command's output, and an abort's report and how to restore the workspace.
  */
 export function ProgressPanel({ height, width }: { height: number; width: number }) {
-  const pattern = useConsole((s) => s.session.pattern);
-  const plan = useConsole((s) => s.session.plan);
-  const planDone = useConsole((s) => s.session.planDone);
-  const plans = useConsole((s) => s.session.plans);
-  const failedAt = useConsole((s) => (s.session.lastStepFailed ? s.session.planDone - 1 : -1));
-  const reflections = useConsole((s) => s.session.reflections);
-  const lap = useConsole((s) => s.session.lap);
-  const maxLaps = useConsole((s) => s.session.maxLaps);
-  const unchanged = useConsole((s) => s.session.unchangedSteps);
-  const git = useConsole((s) => s.session.workspaceGit === true);
-  const commits = useConsole((s) => s.session.lapCommits);
-  const verify = useConsole((s) => s.session.lastVerify);
-  const claim = useConsole((s) => s.session.finalClaim);
-  const abort = useConsole((s) => s.session.abort);
-  // The hand-over file the current lap started from (untrusted: the agent wrote it).
-  const handover = useConsole((s) => (s.session.maxLaps === null ? null : s.session.lapProgress));
-  const request = useConsole((s) => s.session.requestChars);
-  const long = useConsole((s) => s.session.longSessionChars);
+  const { pattern, plan, planDone, plans, failedAt, reflections, lap, maxLaps, unchanged, git, commits, verify, claim, abort, handover, request, long } = useConsole(
+    useShallow(selectProgress),
+  );
   const rows: React.ReactNode[] = [];
   if (pattern === 'plan-and-execute') {
     rows.push(

@@ -117,12 +117,12 @@ function frame(colour: string, lines: ReactNode[]): PromptView {
 export function usePrompt(width: number, maxRows: number): PromptView | null {
   const pending = useConsole((s) => s.session.pending);
   const gate = useConsole((s) => s.gate);
-  const quitting = useConsole((s) => s.view.overlay === 'quit');
+  const quitting = useConsole((s) => s.overlay === 'quit');
   const replaying = useConsole((s) => s.replay !== null);
-  const armed = useConsole((s) => s.session.pending !== null && s.view.armed === s.session.pending.seq);
-  const expand = useConsole((s) => s.view.expandArgs);
-  const noting = useConsole((s) => s.view.input === 'note');
-  const line = useConsole((s) => s.view.line);
+  const armed = useConsole((s) => s.session.pending !== null && s.armed === s.session.pending.seq);
+  const expand = useConsole((s) => s.expandArgs);
+  const noting = useConsole((s) => s.input === 'note');
+  const line = useConsole((s) => s.line);
   const deadline = useConsole((s) => s.approvalDeadline);
   const scope = useConsole(pendingScope);
   const state = useConsole((s) => s.session.machine.state);

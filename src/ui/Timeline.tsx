@@ -32,7 +32,7 @@ function colourOf(e: LoopEvent): string | undefined {
 export function useTimelineEvents(): LoopEvent[] {
   const events = useConsole((s) => s.events);
   const shown = useConsole((s) => s.shown);
-  const filter = useConsole((s) => s.view.filter);
+  const filter = useConsole((s) => s.filter);
   return useMemo(() => filtered(events, shown, filter), [events, shown, filter]);
 }
 
@@ -45,9 +45,9 @@ export function useTimelineEvents(): LoopEvent[] {
  */
 export function Timeline({ height, compact = false }: { height: number; compact?: boolean }) {
   const list = useTimelineEvents();
-  const follow = useConsole((s) => s.view.follow);
-  const selected = useConsole((s) => s.view.selected);
-  const filter = useConsole((s) => s.view.filter);
+  const follow = useConsole((s) => s.follow);
+  const selected = useConsole((s) => s.selected);
+  const filter = useConsole((s) => s.filter);
   const replaying = useConsole((s) => s.replay !== null);
   const dropped = useConsole((s) => s.dropped);
   const rows = Math.max(0, height - 1);

@@ -52,8 +52,8 @@ export function argsText(name: string, args: Record<string, unknown>, width = In
  */
 export function ToolPanel({ height, width }: { height: number; width: number }) {
   const selectedId = useConsole((s) => {
-    if (s.view.follow || s.view.selected === null) return null;
-    const seq = s.view.selected;
+    if (s.follow || s.selected === null) return null;
+    const seq = s.selected;
     return callIdOf(eventBySeq(s.events, seq));
   });
   const latestId = useConsole((s) => s.session.toolOrder[s.session.toolOrder.length - 1] ?? null);

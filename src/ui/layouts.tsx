@@ -60,7 +60,7 @@ function PaneTabs({ pane }: { pane: Pane }) {
 
 /** The body when an overlay covers it: help or an opened event. */
 function Overlay({ height, width }: { height: number; width: number }) {
-  const overlay = useConsole((s) => s.view.overlay);
+  const overlay = useConsole((s) => s.overlay);
   if (overlay === 'help') return <HelpOverlay height={height} />;
   if (overlay === 'event') return <EventDetail height={height} width={width} />;
   return null;
@@ -71,8 +71,8 @@ function Overlay({ height, width }: { height: number; width: number }) {
  * prompt, then the panel tabs with the shown panel and the timeline, then the footer.
  */
 export function FullLayout({ plan, prompt }: { plan: LayoutPlan; prompt: ReactNode }) {
-  const pane = useConsole((s) => s.view.pane);
-  const covered = useConsole((s) => s.view.overlay === 'help' || s.view.overlay === 'event');
+  const pane = useConsole((s) => s.pane);
+  const covered = useConsole((s) => s.overlay === 'help' || s.overlay === 'event');
   return (
     <>
       <Header />
@@ -101,7 +101,7 @@ export function FullLayout({ plan, prompt }: { plan: LayoutPlan; prompt: ReactNo
 
 /** One view in the whole body, the timeline or a panel (Tab cycles): the compact layout, or a short terminal. */
 function SingleBody({ height, width, compact }: { height: number; width: number; compact: boolean }) {
-  const body = useConsole((s) => s.view.compactBody);
+  const body = useConsole((s) => s.compactBody);
   if (body === 'timeline') return <Timeline height={height} compact={compact} />;
   return (
     <>
@@ -122,7 +122,7 @@ function SingleBody({ height, width, compact }: { height: number; width: number;
  * then one body view (the timeline or a panel; Tab cycles), then the footer.
  */
 export function CompactLayout({ plan, prompt }: { plan: LayoutPlan; prompt: ReactNode }) {
-  const covered = useConsole((s) => s.view.overlay === 'help' || s.view.overlay === 'event');
+  const covered = useConsole((s) => s.overlay === 'help' || s.overlay === 'event');
   return (
     <>
       <Header compact />

@@ -1,4 +1,61 @@
 import type { SessionState } from '../engine/index.js';
+import type { ConsoleData } from './store.js';
+
+/**
+ * What the progress panel shows, read from the session fold, which derives each of these
+ * as it folds each event (the plan and its steps done, the attempts and their reflections,
+ * the lap and the hand-over file it started from, workspace progress, the last verdict, an
+ * abort). Selecting it costs the same after fifty events or fifty thousand: nothing here
+ * walks the event list. Every field is a primitive or a reference the fold keeps while the
+ * events leave it alone, so `useShallow(selectProgress)` draws the panel again only when
+ * its data changes.
+ */
+export interface ProgressData {
+  pattern: SessionState['pattern'];
+  plan: SessionState['plan'];
+  planDone: number;
+  /** Plans committed (1 + replans) or attempts started. */
+  plans: number;
+  /** The plan step that failed last (`-1`: none). */
+  failedAt: number;
+  reflections: SessionState['reflections'];
+  lap: number;
+  maxLaps: number | null;
+  unchanged: SessionState['unchangedSteps'];
+  git: boolean;
+  commits: SessionState['lapCommits'];
+  verify: SessionState['lastVerify'];
+  claim: string | null;
+  abort: SessionState['abort'];
+  /** The hand-over file the current lap started from (untrusted: the agent wrote it); `null` without laps. */
+  handover: string | null;
+  /** This lap's request size and the same request in one long session, in characters. */
+  request: number;
+  long: number;
+}
+
+/** The progress panel's data from the console state; constant time (see {@link ProgressData}). */
+export function selectProgress({ session: s }: Pick<ConsoleData, 'session'>): ProgressData {
+  return {
+    pattern: s.pattern,
+    plan: s.plan,
+    planDone: s.planDone,
+    plans: s.plans,
+    failedAt: s.lastStepFailed ? s.planDone - 1 : -1,
+    reflections: s.reflections,
+    lap: s.lap,
+    maxLaps: s.maxLaps,
+    unchanged: s.unchangedSteps,
+    git: s.workspaceGit === true,
+    commits: s.lapCommits,
+    verify: s.lastVerify,
+    claim: s.finalClaim,
+    abort: s.abort,
+    handover: s.maxLaps === null ? null : s.lapProgress,
+    request: s.requestChars,
+    long: s.longSessionChars,
+  };
+}
 
 /**
  * Workspace progress as words. `unknown` is said as unknown, never as "no progress": in a

@@ -1,7 +1,11 @@
 import { createStore, type StateCreator, type StoreApi } from 'zustand/vanilla';
 import type { LoopEvent } from '../engine/events.js';
 import { fold, INITIAL_STATE, type SessionState } from '../engine/fold.js';
-import { INITIAL_VIEW, promptChanged, type ViewState } from './view.js';
+import { createDashboardSlice } from './slices/dashboard.js';
+import { createInputSlice } from './slices/input.js';
+import { createOverlaySlice } from './slices/overlay.js';
+import { createPromptSlice } from './slices/prompt.js';
+import type { ViewActions, ViewState } from './view.js';
 
 /** Where a replay stands: the event shown (`index`, 0-based) of `total`. */
 export interface ReplayPosition {
@@ -9,8 +13,11 @@ export interface ReplayPosition {
   total: number;
 }
 
-/** What the console renders: the fold of the events, the events themselves, and the view. */
-export interface ConsoleData {
+/**
+ * What the console renders: the fold of the events, the events themselves, the status
+ * line, and the view (the fields of the four view slices, at the top level).
+ */
+export interface ConsoleData extends ViewState {
   /** The fold of the events shown: the only session data the panels read. */
   session: SessionState;
   /**
@@ -34,7 +41,6 @@ export interface ConsoleData {
   gate: string | null;
   /** Epoch ms at which the pending approval is denied unanswered; `null`: no limit. */
   approvalDeadline: number | null;
-  view: ViewState;
 }
 
 /** The session slice's actions: what the event stream and the replay cursor do. */
@@ -52,23 +58,12 @@ export interface StatusActions {
   setApprovalDeadline: (deadline: number | null) => void;
 }
 
-/** The view slice's actions. Keys change the view through the key reducers, which hand their whole next view to `replaceView`. */
-export interface ViewActions {
-  /** Sets the view a key reducer returned. */
-  replaceView: (view: ViewState) => void;
-  /** A new prompt is shown (or the last one went): see {@link promptChanged}. */
-  promptChanged: () => void;
-  /** Arms the keys of the prompt raised by the event `seq` (it has been on screen long enough). */
-  arm: (seq: number) => void;
-  /** Changes the view by a patch (tests and tools that set up a view). */
-  setView: (change: Partial<ViewState>) => void;
-}
-
-/** The console store: three slices, each with its data and its named actions. */
-export type ConsoleStoreState = ConsoleData & SessionActions & StatusActions & ViewActions;
-
-/** The store's state with its actions; components select from it. */
-export type ConsoleState = ConsoleStoreState;
+/**
+ * The console store: six slices, each with its data and its named actions (zustand's
+ * slices pattern): the session (the fold and the held events), the status line, and the
+ * view's overlay, input, dashboard and prompt slices (slices/).
+ */
+export type ConsoleState = ConsoleData & SessionActions & StatusActions & ViewActions;
 export type ConsoleStore = StoreApi<ConsoleState>;
 
 /**
@@ -116,7 +111,14 @@ export function createConsoleStore(events: readonly LoopEvent[] = [], options: {
       }),
     showReplay: (index, session) => set((s) => ({ session, shown: index + 1, replay: { index, total: s.events.length } })),
   });
-  return createStore<ConsoleState>()((...a) => ({ ...session(...a), ...statusSlice(...a), ...viewSlice(...a) }));
+  return createStore<ConsoleState>()((...a) => ({
+    ...session(...a),
+    ...statusSlice(...a),
+    ...createOverlaySlice(...a),
+    ...createInputSlice(...a),
+    ...createDashboardSlice(...a),
+    ...createPromptSlice(...a),
+  }));
 }
 
 /** The status slice: the answer line, the resume gate, the approval countdown. */
@@ -127,15 +129,6 @@ const statusSlice: StateCreator<ConsoleState, [], [], Pick<ConsoleData, 'notice'
   setNotice: (notice) => set({ notice }),
   setGate: (gate) => set({ gate }),
   setApprovalDeadline: (approvalDeadline) => set({ approvalDeadline }),
-});
-
-/** The view slice: what the operator is looking at. */
-const viewSlice: StateCreator<ConsoleState, [], [], Pick<ConsoleData, 'view'> & ViewActions> = (set) => ({
-  view: INITIAL_VIEW,
-  replaceView: (view) => set({ view }),
-  promptChanged: () => set((s) => ({ view: promptChanged(s.view) })),
-  arm: (armed) => set((s) => ({ view: { ...s.view, armed } })),
-  setView: (change) => set((s) => ({ view: { ...s.view, ...change } })),
 });
 
 /**

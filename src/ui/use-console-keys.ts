@@ -8,19 +8,22 @@ import { barReducer, commandDone, commandFailed, noteReducer, type TextKey } fro
 import { dashboardReducer, globalReducer, isLive, replayReducer } from './reducers/dashboard.js';
 import { overlayReducer } from './reducers/overlay.js';
 import { gateReducer, pauseReducer, toolReducer } from './reducers/prompt.js';
-import type { Effect, KeyInput, KeyLayout, Reduction } from './reducers/reduction.js';
-import type { ConsoleState, ConsoleStore } from './store.js';
+import { dispatch, type Effect, type KeyInput, type KeyLayout, type Reduction } from './reducers/reduction.js';
+import type { ConsoleData, ConsoleStore } from './store.js';
+
+/** What the prompt's scope depends on. */
+type PromptInput = Pick<ConsoleData, 'replay' | 'gate' | 'session' | 'armed'>;
 
 export type { KeyLayout };
 
 export { isLive };
 
 /** The prompt's scope, once its keys are armed; `null` when there is none or it is not armed yet. */
-export function promptScope(state: ConsoleState): Scope | null {
+export function promptScope(state: PromptInput): Scope | null {
   if (state.replay) return null;
   if (state.gate) return 'gate';
   const pending = state.session.pending;
-  if (!pending || state.view.armed !== pending.seq) return null;
+  if (!pending || state.armed !== pending.seq) return null;
   if (pending.kind === 'tool') return 'tool';
   switch (pending.cause.kind) {
     case 'budget_exceeded':
@@ -36,12 +39,12 @@ export function promptScope(state: ConsoleState): Scope | null {
 }
 
 /** The scope of the pending prompt whether armed or not (for its key line). */
-export function pendingScope(state: ConsoleState): Scope | null {
-  return promptScope({ ...state, view: { ...state.view, armed: state.session.pending?.seq ?? null } });
+export function pendingScope(state: PromptInput): Scope | null {
+  return promptScope({ ...state, armed: state.session.pending?.seq ?? null });
 }
 
 /** The scopes the dashboard's keys resolve in, highest priority first. */
-export function dashboardScopes(state: ConsoleState): Scope[] {
+export function dashboardScopes(state: PromptInput): Scope[] {
   const scopes: Scope[] = [];
   const prompt = promptScope(state);
   if (prompt) scopes.push(prompt);
@@ -74,16 +77,16 @@ const DASHBOARD_REDUCERS: Record<Exclude<Scope, 'completion' | 'bar' | 'note' | 
   'stagnation-pause': pauseReducer,
   'operator-pause': pauseReducer,
   pause: pauseReducer,
-  gate: gateReducer,
-  replay: replayReducer,
+  gate: (_, command) => gateReducer(command),
+  replay: (_, command) => replayReducer(command),
   dashboard: dashboardReducer,
   global: globalReducer,
 };
 
 /**
  * The key runner: resolves each key in the scopes that are active, hands it to that
- * scope's pure reducer (reducers/), sets the view it returns and performs its effects
- * through the controller. Pure of React: every key reads the latest state from the store.
+ * scope's pure reducer (reducers/), calls the view actions it returns on the store and
+ * performs its effects through the controller. Pure of React: every key reads the latest state from the store.
  */
 export function createCommands(store: ConsoleStore, controller: ConsoleController, layout: () => KeyLayout) {
   const get = () => store.getState();
@@ -105,7 +108,7 @@ export function createCommands(store: ConsoleStore, controller: ConsoleControlle
         const command = effect.command;
         void performOperatorCommand(controller, command).then(
           (result) => apply(commandDone(get(), command, result)),
-          (error: unknown) => apply(commandFailed(get(), String(error))),
+          (error: unknown) => apply(commandFailed(String(error))),
         );
         return;
       }
@@ -124,9 +127,9 @@ export function createCommands(store: ConsoleStore, controller: ConsoleControlle
     }
   };
 
-  /** Sets the reduction's view (when it changed) and performs its effects in order. */
+  /** Takes the reduction's view actions, then performs its effects, each in order. */
   const apply = (reduction: Reduction): void => {
-    if (reduction.view !== get().view) get().replaceView(reduction.view);
+    dispatch(get(), reduction.actions);
     for (const effect of reduction.effects) perform(effect);
   };
 
@@ -134,7 +137,7 @@ export function createCommands(store: ConsoleStore, controller: ConsoleControlle
 
   /** The command bar's keys: editing, history, completion; everything else is text. */
   const barKey = eachKey((key: Keypress): void => {
-    const scopes: Scope[] = get().view.completions.length > 0 ? ['completion', 'bar'] : ['bar'];
+    const scopes: Scope[] = get().completions.length > 0 ? ['completion', 'bar'] : ['bar'];
     apply(barReducer(get(), textKey(key, bindingFor(key.name, scopes)?.command ?? null)));
   });
 
@@ -145,7 +148,7 @@ export function createCommands(store: ConsoleStore, controller: ConsoleControlle
 
   /** Overlays take every key but Ctrl+C, which still pauses or quits. */
   const overlayKey = (key: Keypress): boolean => {
-    const overlay = get().view.overlay;
+    const overlay = get().overlay;
     if (!overlay) return false;
     const command = bindingFor(key.name, [overlay])?.command ?? null;
     if (command) apply(overlayReducer(get(), command, layout()));
@@ -175,8 +178,8 @@ export function useConsoleKeys(layout: KeyLayout): void {
   layoutRef.current = layout;
   const commands = useRef<ReturnType<typeof createCommands> | null>(null);
   commands.current ??= createCommands(store, controller, () => layoutRef.current);
-  const input = useConsole((s) => s.view.input);
-  const overlay = useConsole((s) => s.view.overlay !== null);
+  const input = useConsole((s) => s.input);
+  const overlay = useConsole((s) => s.overlay !== null);
   useKeypress((key) => commands.current!.barKey(key), { isActive: input === 'bar', priority: PRIORITY.input });
   useKeypress((key) => commands.current!.noteKey(key), { isActive: input === 'note', priority: PRIORITY.input });
   useKeypress((key) => commands.current!.overlayKey(key), { isActive: overlay, priority: PRIORITY.overlay });

@@ -325,13 +325,13 @@ export async function startConsole(options: RigOptions): Promise<ConsoleRig> {
     async waitForArmed() {
       await waitFor(() => {
         const s = store.getState();
-        return s.session.pending !== null && s.view.armed === s.session.pending.seq;
+        return s.session.pending !== null && s.armed === s.session.pending.seq;
       }, 'the prompt to arm its keys');
     },
     async type(text) {
       if (bar() === null) throw new Error('type(): the command bar is not open');
       // What is typed goes where the cursor is: at the end of the line in these tests.
-      let expected = store.getState().view.line.text;
+      let expected = store.getState().line.text;
       for (const ch of text) {
         expected += ch;
         await inAct(() => ink.stdin.write(ch));

@@ -51,7 +51,7 @@ test('a burst of events is batched: few store updates and renders; a key in the 
       await inAct(() => terminal.stdin.write('?'));
       keyLatency = performance.now() - keyAt;
       // Handled as it arrived, events still pending in the batch.
-      overlayAtOnce = store.getState().view.overlay;
+      overlayAtOnce = store.getState().overlay;
     }
     await new Promise((resolve) => setTimeout(resolve, 2));
   }
@@ -91,7 +91,7 @@ test('a long run: the console holds the newest events, says how many older ones 
   // console lets it go, and then says where it is.
   await c.press(KEY.up);
   await c.press(KEY.enter);
-  const opened = store.getState().view.opened!;
+  const opened = store.getState().opened!;
   const type = events[opened]!.type;
   expect(opened).toBeGreaterThan(first.at(-1)!.seq - 10);
   await c.waitForFrame(`Event #${opened} ${type}`);

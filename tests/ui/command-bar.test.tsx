@@ -22,7 +22,7 @@ async function run(rig: ConsoleRig, line: string): Promise<string> {
   await openBar(rig);
   await rig.type(line.slice(1));
   await rig.press(KEY.enter);
-  await rig.waitFor(() => rig.store.getState().notice !== before && !rig.store.getState().view.busy, `"${line}" to run`);
+  await rig.waitFor(() => rig.store.getState().notice !== before && !rig.store.getState().busy, `"${line}" to run`);
   // The answer is set at once; the events the command recorded reach the store in the next batch.
   await rig.waitFor(() => rig.store.getState().events.length === rig.events.length, 'the store to have every event');
   await rig.waitFor(() => rig.frame().includes(rig.store.getState().notice?.text.slice(0, 40) ?? '\u0000'), 'its answer to show');

@@ -196,7 +196,7 @@ describe('command bar', () => {
     expect(rig.bar()).toBe('/goal add-criterion say yes or no, never quit; deny all ?[]fx');
     expect(rig.controller.answer).not.toHaveBeenCalled();
     expect(rig.controller.quit).not.toHaveBeenCalled();
-    expect(rig.store.getState().view.overlay).toBeNull();
+    expect(rig.store.getState().overlay).toBeNull();
     expect(rig.session.snapshot.pending?.kind).toBe('tool');
     expect(rig.frame()).toContain('Approve tool call shell (t1)');
     await rig.press(KEY.enter);
@@ -284,11 +284,11 @@ describe('keys never answer a prompt they did not see', () => {
     await rig.waitForFrame('Approve tool call shell (t1)');
     // The prompt is drawn; its keys arm ~200 ms later. A key typed in that instant
     // (meant for whatever was on screen before) does not answer it.
-    expect(rig.store.getState().view.armed).toBeNull();
+    expect(rig.store.getState().armed).toBeNull();
     expect(rig.frame()).toContain('keys arm in a moment…');
     for (const key of ['y', 'a', 'n', 'd']) rig.pressNow(key);
     expect(rig.controller.answer).not.toHaveBeenCalled();
-    expect(rig.store.getState().view.input).toBeNull();
+    expect(rig.store.getState().input).toBeNull();
     await rig.waitForArmed();
     await rig.waitForFrame('[y] approve once');
     expect(rig.controller.answer).not.toHaveBeenCalled();

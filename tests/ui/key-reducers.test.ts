@@ -1,5 +1,6 @@
 // The console's key reducers as tables: a state in, a command (or a typed key) in, the
-// next view and the effects out. No store, no terminal, no React.
+// view slices' actions and the effects out; the view after those actions is read from a
+// vanilla store holding the state. No terminal, no React.
 import { isDeepStrictEqual } from 'node:util';
 import { describe, expect, test } from 'vitest';
 import { INITIAL_STATE, type LoopEvent, type PendingYield, type SessionState } from '../../src/engine/index.js';
@@ -9,8 +10,9 @@ import { barReducer, commandDone, noteReducer, submitLine } from '../../src/ui/r
 import { dashboardReducer, globalReducer, replayReducer } from '../../src/ui/reducers/dashboard.js';
 import { overlayReducer } from '../../src/ui/reducers/overlay.js';
 import { gateReducer, pauseReducer, toolReducer } from '../../src/ui/reducers/prompt.js';
-import type { KeyInput, KeyLayout } from '../../src/ui/reducers/reduction.js';
-import { INITIAL_VIEW, promptChanged, type ViewState } from '../../src/ui/view.js';
+import { dispatch, type Effect, type KeyInput, type KeyLayout, type Reduction } from '../../src/ui/reducers/reduction.js';
+import { createConsoleStore } from '../../src/ui/store.js';
+import { INITIAL_VIEW, type ViewState } from '../../src/ui/view.js';
 
 const TOOL: PendingYield = { kind: 'tool', call: { id: 't1', name: 'shell', args: { command: 'ls' } }, seq: 8 };
 const PAUSE: PendingYield = { kind: 'pause', reason: 'operator', cause: { kind: 'operator' }, prompt: '?', from: 'EXECUTING', seq: 12 };
@@ -29,14 +31,30 @@ function input(session: Partial<SessionState> = {}, view: Partial<ViewState> = {
     shown: EVENTS.length,
     replay: null,
     gate: null,
-    view: { ...INITIAL_VIEW, filter: 'all', ...view },
+    ...INITIAL_VIEW,
+    filter: 'all',
+    ...view,
     ...more,
   };
 }
 
+/** The view fields of a state. */
+function viewOf(state: ViewState): ViewState {
+  return Object.fromEntries(Object.keys(INITIAL_VIEW).map((k) => [k, state[k as keyof ViewState]])) as unknown as ViewState;
+}
+
+/** The view after a reduction's actions run on a store holding `before`, and the reduction's effects. */
+function run(before: KeyInput, reduction: Reduction): { view: ViewState; effects: Effect[] } {
+  const store = createConsoleStore();
+  store.setState(before);
+  dispatch(store.getState(), reduction.actions);
+  return { view: viewOf(store.getState()), effects: reduction.effects };
+}
+
 /** What a reduction changed in the view, and its effects. */
-function diff(before: KeyInput, after: { view: ViewState; effects: unknown[] }) {
-  const changed = Object.fromEntries(Object.entries(after.view).filter(([k, v]) => !isDeepStrictEqual(v, before.view[k as keyof ViewState])));
+function diff(before: KeyInput, reduction: Reduction) {
+  const after = run(before, reduction);
+  const changed = Object.fromEntries(Object.entries(after.view).filter(([k, v]) => !isDeepStrictEqual(v, before[k as keyof ViewState])));
   return { changed, effects: after.effects };
 }
 
@@ -60,7 +78,7 @@ describe('tool prompt', () => {
     for (const command of ['approve', 'approve-always', 'approve-wider', 'deny', 'deny-with-note', 'expand-args'] as const) {
       for (const pending of [null, PAUSE]) {
         const state = input({ pending });
-        expect(toolReducer(state, command)).toEqual({ view: state.view, effects: [] });
+        expect(toolReducer(state, command)).toEqual({ actions: [], effects: [] });
       }
     }
   });
@@ -91,8 +109,8 @@ describe('pauses and the gate', () => {
   });
 
   test('the gate: Enter confirms, q quits', () => {
-    expect(gateReducer(input(), 'confirm').effects).toEqual([{ kind: 'confirm' }]);
-    expect(gateReducer(input(), 'quit').effects).toEqual([{ kind: 'quit' }]);
+    expect(gateReducer('confirm').effects).toEqual([{ kind: 'confirm' }]);
+    expect(gateReducer('quit').effects).toEqual([{ kind: 'quit' }]);
   });
 });
 
@@ -111,7 +129,7 @@ describe('global keys', () => {
   });
 
   test('replay keys move the cursor', () => {
-    expect(['replay-back', 'replay-forward', 'replay-start', 'replay-end'].map((c) => replayReducer(input(), c as 'replay-back').effects[0])).toEqual([
+    expect(['replay-back', 'replay-forward', 'replay-start', 'replay-end'].map((c) => replayReducer(c as 'replay-back').effects[0])).toEqual([
       { kind: 'replay-step', delta: -1 },
       { kind: 'replay-step', delta: 1 },
       { kind: 'replay-jump', to: 'start' },
@@ -143,14 +161,14 @@ describe('dashboard', () => {
 
   test('Enter on an empty timeline opens nothing; x acknowledges every alert', () => {
     const empty = input({}, {}, { events: [], shown: 0 });
-    expect(dashboardReducer(empty, 'open-event', WIDE).view).toBe(empty.view);
+    expect(dashboardReducer(empty, 'open-event', WIDE).actions).toEqual([]);
     const alerted = input({ alerts: [{ seq: 1, kind: 'stagnation', message: 'x' }, { seq: 2, kind: 'repetition', message: 'y' }] as SessionState['alerts'] });
-    expect(dashboardReducer(alerted, 'acknowledge-alert', WIDE).view.acknowledged).toBe(2);
+    expect(run(alerted, dashboardReducer(alerted, 'acknowledge-alert', WIDE)).view.acknowledged).toBe(2);
   });
 
   test('the timeline moves within the events shown through the filter', () => {
     const state = input({}, { filter: 'tools' });
-    expect(dashboardReducer(state, 'select-up', WIDE).view).toEqual(state.view); // the filter shows nothing
+    expect(dashboardReducer(state, 'select-up', WIDE).actions).toEqual([]); // the filter shows nothing
   });
 });
 
@@ -170,10 +188,10 @@ describe('overlays', () => {
 
   test('help scrolls no further than its last row', () => {
     let state = input({}, { overlay: 'help' });
-    for (let i = 0; i < 500; i++) state = { ...state, view: overlayReducer(state, 'scroll-page-down', WIDE).view };
-    const last = state.view.scroll;
-    expect(overlayReducer(state, 'scroll-down', WIDE).view.scroll).toBe(last);
-    expect(overlayReducer(state, 'scroll-up', WIDE).view.scroll).toBe(last - 1);
+    for (let i = 0; i < 500; i++) state = { ...state, ...run(state, overlayReducer(state, 'scroll-page-down', WIDE)).view };
+    const last = state.scroll;
+    expect(run(state, overlayReducer(state, 'scroll-down', WIDE)).view.scroll).toBe(last);
+    expect(run(state, overlayReducer(state, 'scroll-up', WIDE)).view.scroll).toBe(last - 1);
   });
 });
 
@@ -187,23 +205,23 @@ describe('command bar', () => {
 
   test('a line that is not a command keeps the bar open with the parser message, and is remembered', () => {
     const state = bar('/budget turns 5');
-    const out = submitLine(state, '/budget turns 5');
+    const out = run(state, submitLine(state, '/budget turns 5'));
     expect(out.view).toMatchObject({ input: 'bar', line: { text: '/budget turns 5' }, busy: false, history: { entries: ['/budget turns 5'] } });
     expect(out.effects).toEqual([{ kind: 'notice', ok: false, text: 'usage: /budget <turns|tool_calls|wall_clock|tokens|cost> +N (wall_clock also +10m, +1h30m)' }]);
   });
 
   test('/help opens help and closes the bar without running anything', () => {
-    const out = submitLine(bar('/help'), '/help');
+    const out = run(bar('/help'), submitLine(bar('/help'), '/help'));
     expect(out.view).toMatchObject({ input: null, overlay: 'help', scroll: 0 });
     expect(out.effects).toEqual([]);
   });
 
   test('a command runs once: the bar is busy, and Enter while busy does nothing', () => {
-    const out = submitLine(bar('/budget cost +$2'), '/budget cost +$2');
+    const out = run(bar('/budget cost +$2'), submitLine(bar('/budget cost +$2'), '/budget cost +$2'));
     expect(out.view.busy).toBe(true);
     expect(out.effects).toEqual([{ kind: 'operator', command: { kind: 'extend-budget', dimension: 'cost_usd', by: 2 } }]);
     const busy = bar('/budget cost +$2', { busy: true });
-    expect(submitLine(busy, '/budget cost +$2')).toEqual({ view: busy.view, effects: [] });
+    expect(submitLine(busy, '/budget cost +$2')).toEqual({ actions: [], effects: [] });
   });
 
   const command = (line: string): OperatorCommand => {
@@ -220,7 +238,7 @@ describe('command bar', () => {
     ['a goal revision answers nothing', '/goal modify x', PAUSE, true, []],
   ] as const)('%s', (_, line, pending, ok, answers) => {
     const state = bar(line, { busy: true }, { pending });
-    const out = commandDone(state, command(line), { ok, message: 'm' });
+    const out = run(state, commandDone(state, command(line), { ok, message: 'm' }));
     expect(out.effects).toEqual([{ kind: 'notice', ok, text: 'm' }, ...answers]);
     expect(out.view).toMatchObject(ok ? { busy: false, input: null, line: { text: '' } } : { busy: false, input: 'bar', line: { text: line } });
   });
@@ -233,14 +251,15 @@ describe('command bar', () => {
     ['typing with the list closed opens nothing', '/go', [], null, 'a', '/goa', []],
     ['Backspace edits', '/goal', [], 'delete-back', '', '/goa', []],
   ] as const)('%s', (_, text, completions, cmd, typed, line, list) => {
-    const out = barReducer(bar(text, { completions }), { command: cmd, text: typed });
+    const state = bar(text, { completions });
+    const out = run(state, barReducer(state, { command: cmd, text: typed }));
     expect(out.view.line.text).toBe(line);
     expect(out.view.completions).toEqual(list);
     expect(out.view.input).toBe('bar');
   });
 
   test('Esc with the list closed closes the bar', () => {
-    expect(barReducer(bar('/goal'), { command: 'cancel', text: '' }).view).toMatchObject({ input: null, line: { text: '' } });
+    expect(run(bar('/goal'), barReducer(bar('/goal'), { command: 'cancel', text: '' })).view).toMatchObject({ input: null, line: { text: '' } });
   });
 });
 
@@ -252,20 +271,28 @@ describe('deny note', () => {
     ['Enter with no note denies plainly', '   ', TOOL, [{ kind: 'answer', payload: { decision: 'deny' }, seq: 8 }]],
     ['Enter after the call went answers nothing', 'late', null, []],
   ] as const)('%s', (_, text, pending, effects) => {
-    const out = noteReducer(note(text, pending), { command: 'submit', text: '' });
-    expect(out).toEqual({ view: { ...note(text).view, input: null, line: { text: '', cursor: 0 } }, effects });
+    const state = note(text, pending);
+    const out = run(state, noteReducer(state, { command: 'submit', text: '' }));
+    expect(out).toEqual({ view: { ...viewOf(state), input: null, line: { text: '', cursor: 0 } }, effects });
   });
 
   test('Esc goes back to the prompt without answering; typing edits', () => {
-    expect(noteReducer(note('x'), { command: 'cancel', text: '' })).toMatchObject({ view: { input: null }, effects: [] });
-    expect(noteReducer(note('x'), { command: null, text: 'y' }).view.line).toEqual({ text: 'xy', cursor: 2 });
+    expect(run(note('x'), noteReducer(note('x'), { command: 'cancel', text: '' }))).toMatchObject({ view: { input: null }, effects: [] });
+    expect(run(note('x'), noteReducer(note('x'), { command: null, text: 'y' })).view.line).toEqual({ text: 'xy', cursor: 2 });
   });
 });
 
 describe('a new prompt', () => {
   test('folds the argument lines and closes a note typed for the old one; otherwise the view is kept', () => {
-    expect(promptChanged({ ...INITIAL_VIEW, expandArgs: true, input: 'note', line: lineOf('x') })).toMatchObject({ expandArgs: false, input: null, line: { text: '' } });
-    expect(promptChanged({ ...INITIAL_VIEW, input: 'bar', line: lineOf('/goal') })).toMatchObject({ input: 'bar', line: { text: '/goal' } });
-    expect(promptChanged(INITIAL_VIEW)).toBe(INITIAL_VIEW);
+    const changed = (view: Partial<ViewState>) => {
+      const store = createConsoleStore();
+      store.setState(view);
+      const before = store.getState();
+      before.promptChanged();
+      return { view: viewOf(store.getState()), kept: store.getState() === before };
+    };
+    expect(changed({ expandArgs: true, input: 'note', line: lineOf('x') }).view).toMatchObject({ expandArgs: false, input: null, line: { text: '' } });
+    expect(changed({ input: 'bar', line: lineOf('/goal') })).toMatchObject({ view: { input: 'bar', line: { text: '/goal' } }, kept: true });
+    expect(changed({}).kept).toBe(true);
   });
 });

@@ -139,7 +139,7 @@ describe('scopes from the state', () => {
   const base = createConsoleStore().getState();
   const tool: PendingYield = { kind: 'tool', call: { id: 't1', name: 'shell', args: { command: 'ls' } }, seq: 8 };
   const pause = (reason: string): PendingYield => ({ kind: 'pause', reason, cause: parsePauseReason(reason), prompt: '?', from: 'EXECUTING', seq: 12 });
-  const withPending = (pending: PendingYield, armed: number | null) => ({ ...base, session: { ...INITIAL_STATE, pending }, view: { ...base.view, armed } });
+  const withPending = (pending: PendingYield, armed: number | null) => ({ ...base, session: { ...INITIAL_STATE, pending }, armed });
 
   test('a prompt contributes its scope only once armed', () => {
     expect(promptScope(withPending(tool, null))).toBeNull();

@@ -148,7 +148,7 @@ describe('layouts', () => {
           expect(result.ok, `${columns}×${rows} ${what}: ${result.height} rows, ${result.widest} wide\n${c.frame()}`).toBe(true);
         };
         check('dashboard');
-        store.getState().setView({ armed: store.getState().session.pending?.seq ?? null });
+        store.getState().arm(store.getState().session.pending?.seq ?? null);
         await c.press('v'); // all arguments
         check('arguments expanded');
         await c.press('?');

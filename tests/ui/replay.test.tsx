@@ -64,7 +64,7 @@ describe('replay console', () => {
     expect(frame).not.toContain('denied in');
     for (const key of ['y', 'a', 'n', 'd', 'c', 's']) await c.press(key);
     expect(c.controller.answer).not.toHaveBeenCalled();
-    expect(store.getState().view.input).toBeNull();
+    expect(store.getState().input).toBeNull();
 
     // One step back: the prompt is not there yet.
     await c.press(KEY.left);

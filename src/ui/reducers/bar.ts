@@ -1,9 +1,9 @@
 import { parseOperatorCommand, type CommandResult, type OperatorCommand } from '../../engine/operator-command.js';
 import { candidates, complete } from '../commands.js';
 import type { ConsoleCommand } from '../keymap.js';
-import { browse, edit, EMPTY_LINE, insert, lineOf, remember } from '../line-editor.js';
+import { browse, edit, insert, lineOf } from '../line-editor.js';
 import { cycle } from '../view.js';
-import { change, only, type Effect, type KeyInput, type Reduction } from './reduction.js';
+import { act, only, type Effect, type KeyInput, type Reduction } from './reduction.js';
 
 /** One key in a text input: the command it resolved to (`null`: none) and the text it types (`''`: none). */
 export interface TextKey {
@@ -18,14 +18,13 @@ export interface TextKey {
  * then calls {@link commandDone}.
  */
 export function submitLine(input: KeyInput, line: string): Reduction {
-  if (input.view.busy) return only(input);
+  if (input.busy) return only();
   const trimmed = line.trim();
-  const closedList = { history: remember(input.view.history, line), completions: [], highlight: 0 };
-  if (trimmed === '') return change(input, { ...closedList, input: null, line: EMPTY_LINE });
+  if (trimmed === '') return act([['remember', line], ['closeInput']]);
   const parsed = parseOperatorCommand(trimmed);
-  if (!parsed.ok) return change(input, closedList, { kind: 'notice', ok: false, text: parsed.message });
-  if (parsed.command.kind === 'help') return change(input, { ...closedList, input: null, line: EMPTY_LINE, overlay: 'help', scroll: 0 });
-  return change(input, { ...closedList, busy: true }, { kind: 'operator', command: parsed.command });
+  if (!parsed.ok) return act([['remember', line], ['closeCompletions']], { kind: 'notice', ok: false, text: parsed.message });
+  if (parsed.command.kind === 'help') return act([['remember', line], ['closeInput'], ['openHelp']]);
+  return act([['remember', line], ['closeCompletions'], ['setBusy', true]], { kind: 'operator', command: parsed.command });
 }
 
 /**
@@ -43,12 +42,12 @@ export function commandDone(input: KeyInput, command: OperatorCommand, result: C
   if (result.ok && command.kind === 'stop' && command.abort && pending?.kind === 'tool') {
     effects.push({ kind: 'answer', payload: { decision: 'deny', note: 'the operator aborted the run (/stop --abort)' }, seq: pending.seq });
   }
-  return change(input, result.ok ? { busy: false, input: null, line: EMPTY_LINE } : { busy: false }, ...effects);
+  return act(result.ok ? [['setBusy', false], ['closeInput']] : [['setBusy', false]], ...effects);
 }
 
 /** A command from the bar failed unexpectedly: says so and keeps the line to try again. */
-export function commandFailed(input: KeyInput, message: string): Reduction {
-  return change(input, { busy: false }, { kind: 'notice', ok: false, text: message });
+export function commandFailed(message: string): Reduction {
+  return act([['setBusy', false]], { kind: 'notice', ok: false, text: message });
 }
 
 /**
@@ -57,52 +56,53 @@ export function commandFailed(input: KeyInput, message: string): Reduction {
  * highlight, line editing; any other key is text.
  */
 export function barReducer(input: KeyInput, key: TextKey): Reduction {
-  const { line, completions, highlight, history } = input.view;
+  const { line, completions, highlight, history } = input;
   const listOpen = completions.length > 0;
   switch (key.command) {
     case 'submit':
       return submitLine(input, line.text);
     case 'cancel':
-      return change(input, listOpen ? { completions: [], highlight: 0 } : { input: null, line: EMPTY_LINE, completions: [], highlight: 0 });
+      return act([listOpen ? ['closeCompletions'] : ['closeInput']]);
     case 'complete': {
-      if (listOpen) return change(input, { line: lineOf(completions[highlight] ?? line.text), completions: [], highlight: 0 });
+      if (listOpen) return act([['setLine', lineOf(completions[highlight] ?? line.text)], ['closeCompletions']]);
       const result = complete(line.text);
-      return change(input, { line: lineOf(result.text), completions: result.list, highlight: 0 });
+      return act([['setLine', lineOf(result.text)], ['showCompletions', result.list, 0]]);
     }
     case 'history-previous':
     case 'history-next': {
-      if (listOpen) return change(input, { highlight: cycle(completions.map((_, i) => i), highlight, key.command === 'history-next' ? 1 : -1) });
+      if (listOpen) return act([['showCompletions', completions, cycle(completions.map((_, i) => i), highlight, key.command === 'history-next' ? 1 : -1)]]);
       const moved = browse(history, line.text, key.command === 'history-previous' ? 'previous' : 'next');
-      return change(input, { history: moved.history, line: lineOf(moved.text) });
+      return act([['recall', moved.history, moved.text]]);
     }
     case null: {
-      if (key.text === '') return only(input);
+      if (key.text === '') return only();
       const next = insert(line, key.text);
-      const list = listOpen ? candidates(next.text) : [];
-      return change(input, { line: next, completions: list, highlight: Math.min(highlight, Math.max(0, list.length - 1)) });
+      if (!listOpen) return act([['setLine', next]]);
+      const list = candidates(next.text);
+      return act([['setLine', next], ['showCompletions', list, Math.min(highlight, Math.max(0, list.length - 1))]]);
     }
     default: {
       const next = edit(line, key.command);
-      return change(input, { line: next, ...(listOpen ? { completions: candidates(next.text) } : {}) });
+      return act(listOpen ? [['setLine', next], ['showCompletions', candidates(next.text), highlight]] : [['setLine', next]]);
     }
   }
 }
 
 /** The deny note's keys (scope `note`): Enter denies the pending call with the note, Esc goes back to the prompt; the rest edits the note. */
 export function noteReducer(input: KeyInput, key: TextKey): Reduction {
-  const { line } = input.view;
+  const { line } = input;
   switch (key.command) {
     case 'submit': {
       const note = line.text.trim();
       const pending = input.session.pending;
       const effects: Effect[] = pending?.kind === 'tool' ? [{ kind: 'answer', payload: note ? { decision: 'deny', note } : { decision: 'deny' }, seq: pending.seq }] : [];
-      return change(input, { input: null, line: EMPTY_LINE }, ...effects);
+      return act([['closeInput']], ...effects);
     }
     case 'cancel':
-      return change(input, { input: null, line: EMPTY_LINE });
+      return act([['closeInput']]);
     case null:
-      return key.text === '' ? only(input) : change(input, { line: insert(line, key.text) });
+      return key.text === '' ? only() : act([['setLine', insert(line, key.text)]]);
     default:
-      return change(input, { line: edit(line, key.command) });
+      return act([['setLine', edit(line, key.command)]]);
   }
 }

@@ -1,8 +1,7 @@
 import type { ConsoleCommand } from '../keymap.js';
-import { lineOf } from '../line-editor.js';
 import { filtered, moveSelection } from '../timeline-filter.js';
 import { browseCheckpoint, cycle, FILTERS, PANES, type CompactBody } from '../view.js';
-import { change, only, type KeyInput, type KeyLayout, type Reduction } from './reduction.js';
+import { act, only, type KeyInput, type KeyLayout, type Reduction } from './reduction.js';
 
 /**
  * A run is live in this console: started, not over, not a replay, not waiting at the
@@ -14,7 +13,7 @@ export function isLive(input: Pick<KeyInput, 'replay' | 'gate' | 'session'>): bo
 
 /** The timeline's rows: the events shown, through the filter. */
 function timeline(input: KeyInput) {
-  return filtered(input.events, input.shown, input.view.filter);
+  return filtered(input.events, input.shown, input.filter);
 }
 
 /**
@@ -23,15 +22,16 @@ function timeline(input: KeyInput) {
  * terminal), browsing checkpoints, acknowledging alerts.
  */
 export function dashboardReducer(input: KeyInput, command: ConsoleCommand, layout: KeyLayout): Reduction {
-  const { view } = input;
-  const moveBy = (delta: number) => change(input, moveSelection(timeline(input), view.follow, view.selected, delta));
+  const moveBy = (delta: number): Reduction => {
+    const moved = moveSelection(timeline(input), input.follow, input.selected, delta);
+    return moved.selected === null || moved.follow ? only() : act([['select', moved.selected]]);
+  };
   switch (command) {
     case 'next-pane':
     case 'previous-pane': {
       const delta = command === 'next-pane' ? 1 : -1;
-      if (!layout.single) return change(input, { pane: cycle(PANES, view.pane, delta) });
-      const body = cycle<CompactBody>(['timeline', ...PANES], view.compactBody, delta);
-      return change(input, body === 'timeline' ? { compactBody: body } : { compactBody: body, pane: body });
+      if (!layout.single) return act([['showPane', cycle(PANES, input.pane, delta)]]);
+      return act([['showBody', cycle<CompactBody>(['timeline', ...PANES], input.compactBody, delta)]]);
     }
     case 'select-up':
       return moveBy(-1);
@@ -43,29 +43,28 @@ export function dashboardReducer(input: KeyInput, command: ConsoleCommand, layou
       return moveBy(Math.max(1, layout.page));
     case 'select-first': {
       const first = timeline(input)[0];
-      return first ? change(input, { follow: false, selected: first.seq }) : only(input);
+      return first ? act([['select', first.seq]]) : only();
     }
     case 'follow':
-      return change(input, { follow: true, selected: null });
+      return act([['followNewest']]);
     case 'open-event': {
-      const seq = !view.follow && view.selected !== null ? view.selected : timeline(input).at(-1)?.seq;
-      return seq === undefined ? only(input) : change(input, { overlay: 'event', opened: seq, scroll: 0 });
+      const seq = !input.follow && input.selected !== null ? input.selected : timeline(input).at(-1)?.seq;
+      return seq === undefined ? only() : act([['openEvent', seq]]);
     }
     case 'filter-next':
     case 'filter-previous':
-      return change(input, { filter: cycle(FILTERS, view.filter, command === 'filter-next' ? 1 : -1) });
+      return act([['showFilter', cycle(FILTERS, input.filter, command === 'filter-next' ? 1 : -1)]]);
     case 'checkpoint-previous':
     case 'checkpoint-next':
       // Browsing shows the checkpoint panel.
-      return change(input, {
-        checkpoint: browseCheckpoint(view.checkpoint, command === 'checkpoint-next' ? 1 : -1, input.session.checkpoints.length),
-        pane: 'checkpoint',
-        ...(layout.single ? { compactBody: 'checkpoint' as const } : {}),
-      });
+      return act([
+        ['showCheckpoint', browseCheckpoint(input.checkpoint, command === 'checkpoint-next' ? 1 : -1, input.session.checkpoints.length)],
+        layout.single ? ['showBody', 'checkpoint'] : ['showPane', 'checkpoint'],
+      ]);
     case 'acknowledge-alert':
-      return change(input, { acknowledged: input.session.alerts.length });
+      return act([['acknowledgeAlerts', input.session.alerts.length]]);
     default:
-      return only(input);
+      return only();
   }
 }
 
@@ -77,32 +76,31 @@ export function dashboardReducer(input: KeyInput, command: ConsoleCommand, layou
 export function globalReducer(input: KeyInput, command: ConsoleCommand): Reduction {
   switch (command) {
     case 'open-command-bar':
-      return change(input, { input: 'bar', line: lineOf('/'), completions: [], highlight: 0 });
+      return act([['openBar', '/']]);
     case 'help':
-      return change(input, { overlay: 'help', scroll: 0 });
+      return act([['openHelp']]);
     case 'quit':
-      return isLive(input) ? change(input, { overlay: 'quit' }) : only(input, { kind: 'quit' });
+      return isLive(input) ? act([['askQuit']]) : only({ kind: 'quit' });
     case 'interrupt':
-      if (!isLive(input) || input.view.interrupted) return only(input, { kind: 'quit' });
-      return change(input, { interrupted: true }, { kind: 'request-pause' });
+      if (!isLive(input) || input.interrupted) return only({ kind: 'quit' });
+      return act([['markInterrupted']], { kind: 'request-pause' });
     default:
-      return only(input);
+      return only();
   }
 }
 
 /** A replay's keys (scope `replay`): step back and forward through the recorded events. */
-export function replayReducer(input: KeyInput, command: ConsoleCommand): Reduction {
+export function replayReducer(command: ConsoleCommand): Reduction {
   switch (command) {
     case 'replay-back':
-      return only(input, { kind: 'replay-step', delta: -1 });
+      return only({ kind: 'replay-step', delta: -1 });
     case 'replay-forward':
-      return only(input, { kind: 'replay-step', delta: 1 });
+      return only({ kind: 'replay-step', delta: 1 });
     case 'replay-start':
-      return only(input, { kind: 'replay-jump', to: 'start' });
+      return only({ kind: 'replay-jump', to: 'start' });
     case 'replay-end':
-      return only(input, { kind: 'replay-jump', to: 'end' });
+      return only({ kind: 'replay-jump', to: 'end' });
     default:
-      return only(input);
+      return only();
   }
 }
-

@@ -2,14 +2,14 @@ import { eventRows } from '../EventDetail.js';
 import { helpRows } from '../HelpOverlay.js';
 import type { ConsoleCommand } from '../keymap.js';
 import { eventBySeq } from '../store.js';
-import { change, only, type KeyInput, type KeyLayout, type Reduction } from './reduction.js';
+import { act, only, type KeyInput, type KeyLayout, type Reduction } from './reduction.js';
 
 /** How far the open overlay can scroll: its rows past what the body shows. */
 function scrollLimit(input: KeyInput, layout: KeyLayout): { shown: number; max: number } {
   // Rows the overlay shows: help has a title and a footer row, an event also a summary.
-  const help = input.view.overlay === 'help';
+  const help = input.overlay === 'help';
   const shown = help ? layout.body - 2 : layout.body - 3;
-  const opened = input.view.opened === null ? undefined : eventBySeq(input.events, input.view.opened);
+  const opened = input.opened === null ? undefined : eventBySeq(input.events, input.opened);
   const rows = help ? helpRows().length : opened ? eventRows(opened, layout.width - 2).length : shown;
   return { shown, max: rows - shown };
 }
@@ -22,9 +22,9 @@ export function overlayReducer(input: KeyInput, command: ConsoleCommand, layout:
   switch (command) {
     case 'close':
     case 'quit-no':
-      return change(input, { overlay: null, opened: null, scroll: 0 });
+      return act([['closeOverlay']]);
     case 'quit-yes':
-      return change(input, { overlay: null }, { kind: 'quit' });
+      return act([['closeOverlay']], { kind: 'quit' });
     case 'scroll-up':
     case 'scroll-page-up':
     case 'scroll-down':
@@ -32,9 +32,9 @@ export function overlayReducer(input: KeyInput, command: ConsoleCommand, layout:
       const { shown, max } = scrollLimit(input, layout);
       const step = command.startsWith('scroll-page') ? Math.max(1, shown - 1) : 1;
       const by = command.endsWith('up') ? -step : step;
-      return change(input, { scroll: Math.max(0, Math.min(input.view.scroll + by, max)) });
+      return act([['scrollOverlay', Math.max(0, Math.min(input.scroll + by, max))]]);
     }
     default:
-      return only(input);
+      return only();
   }
 }

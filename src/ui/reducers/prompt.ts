@@ -2,8 +2,7 @@ import { BUDGET_COMMAND_NAMES } from '../../engine/types.js';
 import { alwaysAllowChoices } from '../../engine/approval/always-allow.js';
 import type { ConsoleCommand } from '../keymap.js';
 import type { ResumePayload } from '../../engine/session.js';
-import { EMPTY_LINE, lineOf } from '../line-editor.js';
-import { change, only, type KeyInput, type Reduction } from './reduction.js';
+import { act, only, type KeyInput, type Reduction } from './reduction.js';
 
 /**
  * The approval prompt's keys (scope `tool`): approve once, always allow the exact call or
@@ -12,29 +11,29 @@ import { change, only, type KeyInput, type Reduction } from './reduction.js';
  */
 export function toolReducer(input: KeyInput, command: ConsoleCommand): Reduction {
   const pending = input.session.pending;
-  if (pending?.kind !== 'tool') return only(input);
-  const answer = (payload: ResumePayload) => only(input, { kind: 'answer', payload, seq: pending.seq });
+  if (pending?.kind !== 'tool') return only();
+  const answer = (payload: ResumePayload) => only({ kind: 'answer', payload, seq: pending.seq });
   switch (command) {
     case 'approve':
       return answer({ decision: 'approve' });
     case 'approve-always': {
       const { exact } = alwaysAllowChoices(pending.call);
-      if (exact.rule === null) return only(input, { kind: 'notice', ok: false, text: `nothing can be stored for this call (${exact.why}); y approves it once` });
+      if (exact.rule === null) return only({ kind: 'notice', ok: false, text: `nothing can be stored for this call (${exact.why}); y approves it once` });
       return answer({ decision: 'approve', always: exact.rule });
     }
     case 'approve-wider': {
       const [wider] = alwaysAllowChoices(pending.call).wider;
-      if (!wider) return only(input, { kind: 'notice', ok: false, text: 'no wider rule for this call: only read-only commands and tools have one; a stores the exact call' });
+      if (!wider) return only({ kind: 'notice', ok: false, text: 'no wider rule for this call: only read-only commands and tools have one; a stores the exact call' });
       return answer({ decision: 'approve', always: wider.rule });
     }
     case 'deny':
       return answer({ decision: 'deny' });
     case 'deny-with-note':
-      return change(input, { input: 'note', line: EMPTY_LINE });
+      return act([['openNote']]);
     case 'expand-args':
-      return change(input, { expandArgs: !input.view.expandArgs });
+      return act([['toggleArgs']]);
     default:
-      return only(input);
+      return only();
   }
 }
 
@@ -47,8 +46,7 @@ export function pauseReducer(input: KeyInput, command: ConsoleCommand): Reductio
   const { pending, exhausted, limits, usage } = input.session;
   switch (command) {
     case 'continue': {
-      const view = { ...input.view, interrupted: false };
-      if (pending?.kind !== 'pause') return { view, effects: [] };
+      if (pending?.kind !== 'pause') return act([['clearInterrupted']]);
       const limit = exhausted === null ? null : limits[exhausted];
       const effects: Reduction['effects'] = [];
       if (exhausted !== null && limit !== null && usage[exhausted] >= limit) {
@@ -56,23 +54,23 @@ export function pauseReducer(input: KeyInput, command: ConsoleCommand): Reductio
         effects.push({ kind: 'notice', ok: false, text: `the ${name.replace('_', ' ')} budget is still spent, so the run pauses again: e raises it, or /budget ${name} +N` });
       }
       effects.push({ kind: 'answer', payload: { action: 'continue' }, seq: pending.seq });
-      return { view, effects };
+      return act([['clearInterrupted']], ...effects);
     }
     case 'stop':
-      return pending?.kind === 'pause' ? only(input, { kind: 'answer', payload: { action: 'stop' }, seq: pending.seq }) : only(input);
+      return pending?.kind === 'pause' ? only({ kind: 'answer', payload: { action: 'stop' }, seq: pending.seq }) : only();
     case 'extend':
-      if (pending?.kind !== 'pause' || exhausted === null) return only(input, { kind: 'notice', ok: false, text: 'e raises a spent budget; this pause is not a budget pause' });
-      return only(input, { kind: 'extend', dimension: exhausted, seq: pending.seq });
+      if (pending?.kind !== 'pause' || exhausted === null) return only({ kind: 'notice', ok: false, text: 'e raises a spent budget; this pause is not a budget pause' });
+      return only({ kind: 'extend', dimension: exhausted, seq: pending.seq });
     case 'redirect':
-      return change(input, { input: 'bar', line: lineOf('/goal redirect '), completions: [], highlight: 0 });
+      return act([['openBar', '/goal redirect ']]);
     default:
-      return only(input);
+      return only();
   }
 }
 
 /** The resume gate's keys (scope `gate`): Enter resumes the run, q quits without resuming. */
-export function gateReducer(input: KeyInput, command: ConsoleCommand): Reduction {
-  if (command === 'confirm') return only(input, { kind: 'confirm' });
-  if (command === 'quit') return only(input, { kind: 'quit' });
-  return only(input);
+export function gateReducer(command: ConsoleCommand): Reduction {
+  if (command === 'confirm') return only({ kind: 'confirm' });
+  if (command === 'quit') return only({ kind: 'quit' });
+  return only();
 }

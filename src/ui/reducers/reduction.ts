@@ -1,16 +1,16 @@
 import type { BudgetDimension } from '../../engine/types.js';
 import type { OperatorCommand } from '../../engine/operator-command.js';
 import type { ResumePayload } from '../../engine/session.js';
-import type { ConsoleState } from '../store.js';
-import type { ViewState } from '../view.js';
+import type { ConsoleData } from '../store.js';
+import type { ViewActions, ViewState } from '../view.js';
 
 /**
  * The shape shared by the console's key reducers: one small pure function per key scope
- * takes what the console shows and the command a key resolved to, and returns the next
- * view and the effects to perform, in order. They never call the controller, read the
- * clock or touch the store: the key runner (use-console-keys.ts) sets the view and
- * performs the effects, as a state machine's runner performs the effects its pure
- * transition returns.
+ * takes what the console shows and the command a key resolved to, and returns the view
+ * slices' named actions to take and the effects to perform, in order. They never call the
+ * controller, read the clock or touch the store: the key runner (use-console-keys.ts)
+ * calls the actions on the store and performs the effects, as a state machine's runner
+ * performs the effects its pure transition returns.
  */
 
 /** What the layout tells the key reducers. */
@@ -24,8 +24,14 @@ export interface KeyLayout {
   body: number;
 }
 
-/** What a key reducer reads: the console's state (session fold, held events, view) and the layout. */
-export type KeyInput = Pick<ConsoleState, 'session' | 'events' | 'shown' | 'replay' | 'gate' | 'view'>;
+/** What a key reducer reads: the console's data (session fold, held events, view); the layout comes apart. */
+export type KeyInput = Pick<ConsoleData, 'session' | 'events' | 'shown' | 'replay' | 'gate'> & ViewState;
+
+/**
+ * A view slice's action as data: its name and its arguments, e.g. `['openBar', '/']` or
+ * `['select', 12]`. The runner calls the store's action of that name with them.
+ */
+export type ViewAction = { [K in keyof ViewActions]: [K, ...Parameters<ViewActions[K]>] }[keyof ViewActions];
 
 /** Something the runner does for a reducer, in the order listed. */
 export type Effect =
@@ -43,18 +49,23 @@ export type Effect =
   | { kind: 'replay-step'; delta: number }
   | { kind: 'replay-jump'; to: 'start' | 'end' };
 
-/** A reducer's answer: the next view (the same object when nothing changed) and the effects. */
+/** A reducer's answer: the view actions to take, then the effects to perform, each in order. */
 export interface Reduction {
-  view: ViewState;
+  actions: ViewAction[];
   effects: Effect[];
 }
 
-/** A reduction that changes the view by `patch` and performs `effects`. */
-export function change(input: KeyInput, patch: Partial<ViewState>, ...effects: Effect[]): Reduction {
-  return { view: { ...input.view, ...patch }, effects };
+/** A reduction that takes the view `actions` and then performs `effects`. */
+export function act(actions: ViewAction[], ...effects: Effect[]): Reduction {
+  return { actions, effects };
 }
 
 /** A reduction that only performs `effects` (or nothing). */
-export function only(input: KeyInput, ...effects: Effect[]): Reduction {
-  return { view: input.view, effects };
+export function only(...effects: Effect[]): Reduction {
+  return { actions: [], effects };
+}
+
+/** Calls each of `actions` on the store's state, in order (`state` holds the view slices' actions). */
+export function dispatch(state: ViewActions, actions: readonly ViewAction[]): void {
+  for (const [name, ...args] of actions) (state[name] as (...values: unknown[]) => void)(...args);
 }
