@@ -863,9 +863,7 @@ export class Session {
     if (!detection) return;
     const action = this.options.policy.repetition.on_detect;
     this.emit('repetition.detected', detectionEventData(detection));
-    const what = detection.kind === 'cycle' ? `a cycle of ${detection.period} calls repeated` : `the same ${call.name} call`;
-    const summary = `repetition: ${what} ${detection.count}× in the last ${this.repetitionOptions.window} calls`;
-    const next = afterDetection('repetition', action, summary);
+    const next = afterDetection('repetition', action, `repetition: ${detection.rule}`);
     if (next) yield* this.perform(next);
   }
 
