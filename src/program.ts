@@ -211,14 +211,13 @@ export function buildProgram(): Command {
     .option('-c, --config <file>', 'the loop contract whose progress and stagnation rules apply', 'loop.yaml')
     .option('--json', 'one JSON object per line')
     .action(async (dir: string, options: { config: string; json?: boolean }) => {
-      const policy = await policyOrExit(options.config);
+      const { loadCheckContract, checkSignalsMeasured } = await import('./engine/check-contract.js');
+      const progress = await configOrExit(async () => loadCheckContract(options.config));
       const files = await readCheckpoints(dir);
+      await configOrExit(async () => checkSignalsMeasured(progress, files.map((f) => f.input), options.config));
       const { evaluateAll } = await import('./engine/checkpoint.js');
-      const records = evaluateAll(files.map((f) => f.input), {
-        observed: policy.progress.observed,
-        reported: policy.progress.reported.track,
-        threshold: policy.stagnation.checkpoints_without_observed_progress,
-      });
+      const { explainCheckpoint } = await import('./engine/checkpoint-explain.js');
+      const records = evaluateAll(files.map((f) => f.input), progress);
       records.forEach((r, i) => {
         const row = {
           file: files[i]!.file,
@@ -227,6 +226,7 @@ export function buildProgram(): Command {
           observed_progress: r.observed_progress,
           claimed_progress: r.claimed_progress,
           stagnation_detected: r.stagnation_detected,
+          rule: explainCheckpoint(r),
         };
         if (options.json) printJson(row);
         else {

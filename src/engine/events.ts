@@ -98,7 +98,11 @@ export interface EventDataMap {
   'budget.warn': { dimension: BudgetDimension; used: number; limit: number; exceeded: boolean };
   'checkpoint.recorded': { checkpoint: CheckpointRecord };
   'stagnation.detected': { counter: number; threshold: number; iteration: number; action: 'alert' | 'pause' | 'stop' };
-  'repetition.detected': { hash: string; count: number; calls: ToolCall[] };
+  /**
+   * `kind`, `span` (calls covered) and `rule` (the readable line naming the rule that fired)
+   * are absent in logs written before they existed.
+   */
+  'repetition.detected': { hash: string; count: number; calls: ToolCall[]; kind?: 'repeat' | 'cycle'; span?: number; rule?: string };
   'goal.revised': { revision: GoalRevision; goal: Goal };
   /** Fresh laps: a new agent with an empty history; `max_laps` from loop.yaml. */
   'lap.start': { lap: number; max_laps: number; progress: string | null };

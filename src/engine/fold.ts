@@ -387,7 +387,7 @@ export function reduce(s: SessionState, e: LoopEvent): void {
       });
       break;
     case 'repetition.detected':
-      s.alerts.push({ seq: e.seq, kind: 'repetition', message: `repeated tool call ${e.data.count}× (${e.data.hash})` });
+      s.alerts.push({ seq: e.seq, kind: 'repetition', message: e.data.rule ?? `repeated tool call ${e.data.count}× (${e.data.hash})` });
       break;
     case 'goal.revised':
       s.goal = e.data.goal;

@@ -6,10 +6,16 @@
  * "N commits this lap". A workspace that is not a git repository gives `'unknown'`, never
  * "no progress".
  *
- * The tree hash is computed without touching the repository's index or working tree: a
- * copy of the index goes to a temporary file named by `GIT_INDEX_FILE`, `git add -A` stages
- * everything into that copy, and `git write-tree` hashes it (git(1), "GIT_INDEX_FILE";
- * the same idea as `git stash create`, which records a dirty tree without touching it).
+ * The tree hash is computed without touching the repository's index or working tree, in a
+ * temporary index named by `GIT_INDEX_FILE` (git(1), "GIT_INDEX_FILE"; the same idea as
+ * `git stash create`, which records a dirty tree without touching it). It compares
+ * content, never stat data: the temporary index is filled by `git read-tree` with the tree
+ * the real index stages (or HEAD's, or nothing), so it carries no stat data at all, and
+ * `git add -A` must then hash every file. A copy of the real index would carry its stat
+ * data without its racy-git protection (the copy is newer than every file), so a same-size
+ * edit made in the same clock tick as an index write, an `assume-unchanged` or
+ * `skip-worktree` bit, or a repository's `core.checkStat=minimal` or `core.trustctime=false`
+ * would hide a change.
  * The only lasting effect is new loose blobs in `.git/objects`, which `git gc` prunes
  * when unreferenced. Every git command goes through the hardened runner of `git.ts`: the
  * repository's fsmonitor, hooks and filter drivers never run, and nested repositories
@@ -59,23 +65,14 @@ export async function gitSnapshot(dir: string, previous?: GitSnapshot | null): P
   return { head, tree, new_commits: await countNewCommits(top, previous ?? undefined, head) };
 }
 
-/** Tree hash of the working tree at `top`, staged into a throwaway copy of the index. */
+/** Tree hash of the working tree at `top`, hashed file by file into a throwaway index. */
 async function worktreeTree(top: string): Promise<string> {
-  const realIndex = path.resolve(top, (await git(top, ['rev-parse', '--git-path', 'index'])).trim());
   const scratch = await mkdtemp(path.join(os.tmpdir(), 'loopdeck-index-'));
-  const index = path.join(scratch, 'index');
+  const env = { GIT_INDEX_FILE: path.join(scratch, 'index') };
   try {
-    const seeded = await copyFile(realIndex, index).then(
-      () => true,
-      () => false,
-    );
-    const env = { GIT_INDEX_FILE: index };
-    let add = await runGit(top, ['add', '-A', '--', ':(top)'], env);
-    if (add.exitCode !== 0 && seeded) {
-      // The copy could not be used (e.g. a split index whose shared part stays in .git): start empty.
-      await rm(index, { force: true });
-      add = await runGit(top, ['add', '-A', '--', ':(top)'], env);
-    }
+    const base = await stagedTree(top, scratch);
+    if (base !== null) await git(top, ['read-tree', base], env);
+    const add = await runGit(top, ['add', '-A', '--', ':(top)'], env);
     if (add.exitCode !== 0) {
       throw new ToolError('git', `git add -A (temporary index) in ${top} failed (exit ${add.exitCode}): ${add.stderr.trim()}`);
     }
@@ -83,6 +80,28 @@ async function worktreeTree(top: string): Promise<string> {
   } finally {
     await rm(scratch, { recursive: true, force: true });
   }
+}
+
+/**
+ * The tree the repository's index stages (written from a copy, so the index is not
+ * touched), HEAD's tree when the index cannot be written as a tree (a merge conflict, a
+ * split index), or `null` on an unborn branch without an index. The tree only decides
+ * which paths are tracked (tracked files stay in the snapshot even when ignored); their
+ * content is hashed again from disk.
+ */
+async function stagedTree(top: string, scratch: string): Promise<string | null> {
+  const realIndex = path.resolve(top, (await git(top, ['rev-parse', '--git-path', 'index'])).trim());
+  const copy = path.join(scratch, 'staged');
+  const copied = await copyFile(realIndex, copy).then(
+    () => true,
+    () => false,
+  );
+  if (copied) {
+    const written = await runGit(top, ['write-tree'], { GIT_INDEX_FILE: copy });
+    if (written.exitCode === 0) return written.stdout.trim();
+  }
+  const head = await runGit(top, ['rev-parse', '-q', '--verify', 'HEAD^{tree}']);
+  return head.exitCode === 0 ? head.stdout.trim() : null;
 }
 
 async function countNewCommits(top: string, previous: GitSnapshot | undefined, head: string | null): Promise<number> {

@@ -22,15 +22,26 @@
  * ## Result awareness (`include_result`, default true)
  * Results arrive after dispatch, so a decision about call N uses only the results of
  * earlier calls (recorded with {@link recordResult}, or passed as `resultHash` when
- * folding a log where the result is already known). A repeat is **excused as progress
- * polling** when every earlier identical call in the window has a recorded result and
- * those results are pairwise distinct (each try saw something new: a job that advances).
- * With `threshold: 2` a single earlier result passes vacuously, so the loop is caught at
- * the third identical call once two results are equal.
+ * folding a log where the result is already known). A result is its status, exit code and
+ * output with the noise replaced (`result-noise.ts`: timestamps, durations, hex ids,
+ * temporary paths, pids, elapsed-time counters), so six tries of a failing call whose
+ * error text carries a timestamp are one result repeated.
+ * A repeat is **excused as progress polling** when every earlier identical call in the
+ * window has a recorded result and those results are pairwise distinct (each try saw
+ * something new: a job that advances). With `threshold: 2` a single earlier result passes
+ * vacuously, so the loop is caught at the third identical call once two results are equal.
+ * A repeat is also **excused as pacing** when every gap between the identical calls holds
+ * one other call whose results in the window are pairwise distinct (identical `sleep`s
+ * between polls of a job that advances).
  * A missing result (denied, failed to record, not yet back) never excuses. A cycle is
  * excused when at least one of its members got a pairwise-distinct result on each of its
  * earlier turns in the cycle (e.g. `check_job` advancing between identical `sleep`s).
  * With `include_result: false` results are ignored and only calls are compared.
+ *
+ * ## What a detection says
+ * Its `span` is the number of calls it covers (a 3-call block turned three times spans 9
+ * calls, whatever the window) and its `rule` one readable line naming the rule that fired.
+ * A cycle's hash does not depend on which of its calls it was first seen to start with.
  *
  * ## Staying armed
  * A detection does not clear the window: after a pause and a `continue`, the next
@@ -42,6 +53,7 @@
  */
 import { createHash } from 'node:crypto';
 import { InvariantError } from './errors.js';
+import { normaliseOutput } from './result-noise.js';
 import type { ToolCall } from './types.js';
 
 /** Longest cycle (in calls) the guard looks for. */
@@ -142,11 +154,13 @@ export function canonicalHash(name: string, args: unknown, ignoreKeys: readonly 
 
 /**
  * The identity of a tool result for result awareness: sha256 (first 16 hex characters) of
- * its status, exit code and output. `duration_ms` and `call_id` are left out: they differ
- * on every call.
+ * its status, exit code and output with its noise replaced ({@link normaliseOutput}:
+ * timestamps, durations, hex ids, temporary paths, pids, elapsed-time counters).
+ * `duration_ms` and `call_id` are left out: they differ on every call. Two tries of a
+ * failing call whose error text differs only in a timestamp are the same result.
  */
 export function resultHash(result: { status: string; exit_code: number | null; output: string }): string {
-  return shortHash(JSON.stringify([result.status, result.exit_code, result.output]));
+  return shortHash(JSON.stringify([result.status, result.exit_code, normaliseOutput(result.output)]));
 }
 
 /** One observed (non-exempt) call and, once known, the hash of its result. */
@@ -175,10 +189,14 @@ export type RepetitionDetection =
       count: number;
       /** Those calls, oldest first. */
       calls: ToolCall[];
+      /** Calls from the oldest of them to this one, inclusive (at most `window`). */
+      span: number;
+      /** One line a person can read: which rule fired, on what, and why results did not excuse it. */
+      rule: string;
     }
   | {
       kind: 'cycle';
-      /** Hash of the cycle's block: sha256 of its members' hashes in order (first 16 hex). */
+      /** {@link cycleHash} of the block: the same wherever the cycle is first seen to start. */
       hash: string;
       /** Consecutive turns of the block ending at this call (at least `threshold`). */
       count: number;
@@ -188,6 +206,10 @@ export type RepetitionDetection =
       period: number;
       /** Hashes of the block's calls, in order, starting with the oldest call in `calls`. */
       members: string[];
+      /** Calls covered by the consecutive turns: `count × period` (a 3-call block turned 3 times spans 9 calls). */
+      span: number;
+      /** One line a person can read: which rule fired, on what, and why results did not excuse it. */
+      rule: string;
     };
 
 /** One call about to be dispatched; `resultHash` only when its result is already known (a recorded log). */
@@ -196,9 +218,16 @@ export interface CallObservation {
   resultHash?: string;
 }
 
-/** The `data` of a `repetition.detected` event for a detection. */
-export function detectionEventData(detection: RepetitionDetection): { hash: string; count: number; calls: ToolCall[] } {
-  return { hash: detection.hash, count: detection.count, calls: detection.calls };
+/** The `data` of a `repetition.detected` event for a detection, with the rule that fired and its span. */
+export function detectionEventData(detection: RepetitionDetection): {
+  hash: string;
+  count: number;
+  calls: ToolCall[];
+  kind: RepetitionDetection['kind'];
+  span: number;
+  rule: string;
+} {
+  return { hash: detection.hash, count: detection.count, calls: detection.calls, kind: detection.kind, span: detection.span, rule: detection.rule };
 }
 
 /**
@@ -255,7 +284,49 @@ function findRepeat(history: readonly RepetitionEntry[], options: RepetitionOpti
   const same = window.filter((e) => e.hash === current.hash);
   if (same.length < options.threshold) return null;
   if (options.include_result && allDistinct(same.slice(0, -1).map((e) => e.result))) return null;
-  return { kind: 'repeat', hash: current.hash, count: same.length, calls: same.map((e) => e.call) };
+  if (options.include_result && pacesAdvancingPoll(window, current.hash)) return null;
+  const span = window.length - window.findIndex((e) => e.hash === current.hash);
+  const why = options.include_result ? `; ${repeatedResults(same.slice(0, -1))}` : '; results not compared (include_result: false)';
+  return {
+    kind: 'repeat',
+    hash: current.hash,
+    count: same.length,
+    calls: same.map((e) => e.call),
+    span,
+    rule: `repeat rule: the same ${current.call.name} call ${same.length}× within the last ${span} calls (threshold ${options.threshold} in a window of ${options.window})${why}`,
+  };
+}
+
+/** Why earlier results did not excuse a repeat: one is missing, or two are equal. */
+function repeatedResults(earlier: readonly RepetitionEntry[]): string {
+  if (earlier.some((e) => e.result === null)) return 'an earlier try has no result';
+  return 'earlier tries gave the same result (exit code and output, times, ids, paths and pids ignored)';
+}
+
+/**
+ * Whether the calls with `hash` in `window` alternate with another call whose results
+ * there are all known and pairwise distinct: pacing (an identical `sleep`) between polls
+ * that advance. Every gap between two identical calls must hold that other call.
+ */
+function pacesAdvancingPoll(window: readonly RepetitionEntry[], hash: string): boolean {
+  const at = window.flatMap((e, i) => (e.hash === hash ? [i] : []));
+  const gaps = at.slice(1).map((end, k) => window.slice(at[k]! + 1, end));
+  if (gaps.length === 0 || gaps.some((gap) => gap.length === 0)) return false;
+  for (const candidate of new Set(gaps[0]!.map((e) => e.hash))) {
+    if (!gaps.every((gap) => gap.some((e) => e.hash === candidate))) continue;
+    if (allDistinct(window.filter((e) => e.hash === candidate).map((e) => e.result))) return true;
+  }
+  return false;
+}
+
+/**
+ * The hash of a cycle's block, whichever call it is seen to start with: the block is
+ * rotated to its smallest form (by member hash) before hashing, so A,B,C and B,C,A are the
+ * same cycle.
+ */
+export function cycleHash(members: readonly string[]): string {
+  const rotations = members.map((_, i) => [...members.slice(i), ...members.slice(0, i)].join(','));
+  return shortHash(rotations.sort(compareCodeUnits)[0] ?? '');
 }
 
 function findCycle(history: readonly RepetitionEntry[], options: RepetitionOptions): RepetitionDetection | null {
@@ -270,13 +341,18 @@ function findCycle(history: readonly RepetitionEntry[], options: RepetitionOptio
     // Count further turns of the block before the span, within the kept history.
     let start = history.length - span;
     while (start - period >= 0 && history.slice(start - period, start).every((e, i) => e.hash === block[i])) start -= period;
+    const count = (history.length - start) / period;
+    const names = tail.slice(0, period).map((e) => e.call.name).join(', ');
+    const why = options.include_result ? '; no call of the block saw a new result on each turn' : '; results not compared (include_result: false)';
     return {
       kind: 'cycle',
-      hash: shortHash(block.join(',')),
-      count: (history.length - start) / period,
+      hash: cycleHash(block),
+      count,
       calls: tail.map((e) => e.call),
       period,
       members: block,
+      span: count * period,
+      rule: `cycle rule: a block of ${period} calls (${names}) repeated ${count}× in a row over the last ${count * period} calls (threshold ${options.threshold})${why}`,
     };
   }
   return null;

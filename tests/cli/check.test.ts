@@ -27,7 +27,12 @@ async function check(dir: string, json = true) {
 async function rows(dir: string): Promise<Row[]> {
   const result = await check(dir);
   expect([result.exitCode, result.stderr]).toEqual([0, '']);
-  return result.stdout.split('\n').map((line) => JSON.parse(line) as Row);
+  // each row also names the rule behind its verdict (tests/cli/loop-control.test.ts pins the text)
+  return result.stdout.split('\n').map((line) => {
+    const { rule, ...row } = JSON.parse(line) as Row & { rule: string };
+    expect(rule).toMatch(/^(baseline rule|observed progress rule|no observed progress): /);
+    return row;
+  });
 }
 
 const row = (file: string, status: string, counter: number, observed: boolean | null, claimed: boolean, stagnation: boolean): Row => ({

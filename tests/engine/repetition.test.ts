@@ -15,6 +15,7 @@ import {
 } from '../../src/engine/repetition.js';
 import type { ToolCall } from '../../src/engine/types.js';
 import { repetitionSettings } from '../../src/engine/policy.js';
+import { normaliseOutput } from '../../src/engine/result-noise.js';
 
 /** Settings as the loop.yaml schema fills and checks them. */
 const settings = (input: Record<string, unknown> = {}, file = 'loop.yaml') => repetitionSettings(input, file);
@@ -145,7 +146,7 @@ describe('observeCall: repeats', () => {
   it('gives the repetition.detected data', () => {
     const { detections } = run(times(3, () => ({ call: call('read_file', { path: 'a' }) })));
     const data = detectionEventData(detections[2]!);
-    expect(Object.keys(data).sort()).toEqual(['calls', 'count', 'hash']);
+    expect(Object.keys(data).sort()).toEqual(['calls', 'count', 'hash', 'kind', 'rule', 'span']);
     expect(data.count).toBe(3);
   });
 
@@ -288,5 +289,89 @@ describe('observeCall: cycles', () => {
     const steps = [check('1'), sleep(), check('2'), sleep(), check('3'), sleep(), check('4')];
     expect(detectedAt(run(steps, options).detections)).toEqual([]);
     expect(detectedAt(run(steps, { ...options, include_result: false }).detections)).toEqual([6, 7]);
+  });
+});
+
+describe('retry loops whose output differs only in noise', () => {
+  const failing = (i: number) =>
+    [
+      `[2026-12-01T00:0${i}:3${i}.12${i}Z] ERROR connect ECONNREFUSED 127.0.0.1:5432 (attempt took ${120 + i}ms)`,
+      `request id 9f8e7d6c${i}b4a and ${['3f2a1c4e-9b8d-4c7a-a1b2-c3d4e5f6a7b8', '0a1b2c3d-4e5f-4a7b-8c9d-0e1f2a3b4c5d'][i % 2]}`,
+      `wrote /tmp/loopdeck-tmp-${'AbC12'.slice(i % 3)}x/dump.json, pid ${4000 + i}, worker[${31000 + i}]: gave up`,
+      `Tue Dec  1 00:0${i}:35 UTC 2026; elapsed ${i * 7}; retried after ${i}.5s (epoch ${1764547355 + i})`,
+    ].join('\n');
+
+  it('six identical failing calls whose error text carries timestamps, ids, paths and pids are caught at the third', () => {
+    const steps = times(6, (i) => ({ call: call('shell', { command: 'psql -c "select 1"' }), output: failing(i) }));
+    // outputs really differ as text
+    expect(new Set(steps.map((s) => s.output)).size).toBe(6);
+    const { detections } = run(steps);
+    expect(detectedAt(detections)).toEqual([3, 4, 5, 6]);
+    expect(detections[2]).toMatchObject({ kind: 'repeat', count: 3, span: 3 });
+    expect(detections[2]!.rule).toBe(
+      'repeat rule: the same shell call 3× within the last 3 calls (threshold 3 in a window of 5); earlier tries gave the same result (exit code and output, times, ids, paths and pids ignored)',
+    );
+  });
+
+  it('compares the exit code and the normalised output', () => {
+    const at = (time: string, exit_code: number) => resultHash({ status: exit_code === 0 ? 'ok' : 'error', exit_code, output: `${time} failed` });
+    expect(at('2026-12-01T00:00:01Z', 1)).toBe(at('2026-12-01T00:07:59.999Z', 1));
+    expect(at('2026-12-01T00:00:01Z', 1)).not.toBe(at('2026-12-01T00:00:01Z', 2));
+  });
+
+  it('keeps output that really advances apart: counts, percentages, test names, file paths inside a temp folder', () => {
+    const differ = [
+      ['3 failed, 4 passed', '2 failed, 5 passed'],
+      ['progress 10%', 'progress 20%'],
+      ['job 7: 4/10 steps done', 'job 7: 5/10 steps done'],
+      ['not ok 3 - parses dates', 'not ok 3 - parses times'],
+      ['/tmp/loopdeck-ws-1a2b/src/a.ts:12 error', '/tmp/loopdeck-ws-1a2b/src/b.ts:12 error'],
+      ['processed 120 items in 3.2s', 'processed 240 items in 6.4s'],
+      ['exit status 1', 'exit status 2'],
+    ];
+    for (const [a, b] of differ) expect(normaliseOutput(a!), `${a} / ${b}`).not.toBe(normaliseOutput(b!));
+    const same = [
+      ['took 1.2s', 'took 35 ms'],
+      ['finished in 2m3s', 'finished in 1h 2m'],
+      ['at 2026-12-01 00:02:35+01:00', 'at 2025/01/31 23:59'],
+      ['commit 3fa4b21c9e', 'commit 0badc0de77'],
+      ['segfault at 0x7ffd5e8c', 'segfault at 0x0000ab'],
+      ['cd /var/folders/x1/y2z/T/tmp.AbCd/run', 'cd /var/folders/q9/w8e/T/tmp.XyZw/run'],
+      ['PID: 12345 exited', 'PID: 9 exited'],
+      ['waited 40 for the lock', 'waited 41 for the lock'],
+      ['C:\\Users\\me\\AppData\\Local\\Temp\\abc123\\x', 'C:\\Users\\me\\AppData\\Local\\Temp\\zz9\\x'],
+    ];
+    for (const [a, b] of same) expect(normaliseOutput(a!), `${a} / ${b}`).toBe(normaliseOutput(b!));
+  });
+
+  it('identical sleeps between polls that advance trip neither rule; between polls that stand still they do', () => {
+    const check = (out: string): Step => ({ call: call('shell', { command: 'curl -s localhost/job/7' }), output: out });
+    const sleep = (): Step => ({ call: call('shell', { command: 'sleep 5' }), output: '' });
+    const advancing = ['10%', '20%', '30%', '40%', '50%', '60%'].flatMap((p) => [check(`job 7 at ${p} (elapsed ${p.length}s)`), sleep()]);
+    expect(detectedAt(run(advancing).detections)).toEqual([]);
+    // the same polls with their time stamps only: the job stands still, the sleeps are a loop
+    const stuck = Array.from({ length: 6 }, (_, i) => [check(`job 7 at 10% (checked at 00:0${i}:00)`), sleep()]).flat();
+    expect(detectedAt(run(stuck).detections)).toEqual([5, 6, 7, 8, 9, 10, 11, 12]);
+    expect(run(stuck).detections[5]).toMatchObject({ kind: 'cycle', period: 2, count: 3, span: 6 });
+  });
+
+  it('reports a 9-call cycle with its real span, and one hash wherever the cycle starts', () => {
+    const A = (): Step => ({ call: call('read_file', { path: 'a' }) });
+    const B = (): Step => ({ call: call('read_file', { path: 'b' }) });
+    const C = (): Step => ({ call: call('read_file', { path: 'c' }) });
+    const abc = run([A(), B(), C(), A(), B(), C(), A(), B(), C()]).detections;
+    expect(detectedAt(abc)).toEqual([9]);
+    expect(abc[8]).toMatchObject({ kind: 'cycle', period: 3, count: 3, span: 9 });
+    expect(abc[8]!.rule).toBe(
+      'cycle rule: a block of 3 calls (read_file, read_file, read_file) repeated 3× in a row over the last 9 calls (threshold 3); no call of the block saw a new result on each turn',
+    );
+    const bca = run([B(), C(), A(), B(), C(), A(), B(), C(), A()]).detections;
+    const cab = run([C(), A(), B(), C(), A(), B(), C(), A(), B()]).detections;
+    expect(bca[8]!.hash).toBe(abc[8]!.hash);
+    expect(cab[8]!.hash).toBe(abc[8]!.hash);
+    // a different cycle of the same calls (A, C, B) is another cycle
+    const acb = run([A(), C(), B(), A(), C(), B(), A(), C(), B()]).detections;
+    expect(acb[8]!.hash).not.toBe(abc[8]!.hash);
+    expect(detectionEventData(abc[8]!)).toMatchObject({ kind: 'cycle', span: 9, rule: abc[8]!.rule });
   });
 });

@@ -4,6 +4,7 @@ import { parseJestJson } from './jest-json.js';
 import { parseJunit } from './junit.js';
 import { compileMetricPattern, parseRegex } from './regex.js';
 import { parseTap } from './tap.js';
+import { renderTerminalText } from './terminal-text.js';
 import type { ParsedOutput } from './types.js';
 import { parseVitestJson } from './vitest-json.js';
 
@@ -12,6 +13,7 @@ export { parseJunit } from './junit.js';
 export { compileMetricPattern, parseRegex, type RegexParserOptions } from './regex.js';
 export { parseTap } from './tap.js';
 export { parseVitestJson } from './vitest-json.js';
+export { renderTerminalText } from './terminal-text.js';
 export { findJsonObject } from './json-object.js';
 export type { MetricReport, ParsedOutput, TestReport } from './types.js';
 
@@ -32,7 +34,10 @@ export interface ParseOptions {
 }
 
 /**
- * Reads `output` with the named parser. Returns `{ type: 'tests' }` for the test
+ * Reads `output` with the named parser. The text parsers (`tap`, `regex`) read it as a
+ * terminal would draw it ({@link renderTerminalText}): a line redrawn after `\r` or by a
+ * cursor move counts as redrawn, and no escape sequence can add or change a digit. The
+ * JSON and XML parsers read their structured text as it is. Returns `{ type: 'tests' }` for the test
  * parsers and `{ type: 'metrics' }` for `regex`, or `null` when the output holds no
  * report the parser recognises (which the caller treats as an observer error, never as
  * zero).
@@ -42,7 +47,7 @@ export interface ParseOptions {
 export function parseOutput(parser: ParserName, output: string, options: ParseOptions): ParsedOutput | null {
   switch (parser) {
     case 'tap':
-      return asTests(parseTap(output));
+      return asTests(parseTap(renderTerminalText(output)));
     case 'vitest-json':
       return asTests(parseVitestJson(output));
     case 'jest-json':
@@ -50,7 +55,7 @@ export function parseOutput(parser: ParserName, output: string, options: ParseOp
     case 'junit':
       return asTests(parseJunit(output));
     case 'regex': {
-      const report = parseRegex(output, { pattern: requirePattern(options.pattern), prefix: options.prefix });
+      const report = parseRegex(renderTerminalText(output), { pattern: requirePattern(options.pattern), prefix: options.prefix });
       return report ? { type: 'metrics', report } : null;
     }
     default:

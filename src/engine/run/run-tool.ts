@@ -63,9 +63,7 @@ async function* checkRepetition(ctx: RunContext, call: ToolCall): Gen<Done> {
   if (!detection) return undefined;
   const action = ctx.options.policy.repetition.on_detect;
   ctx.emit('repetition.detected', detectionEventData(detection));
-  const what = detection.kind === 'cycle' ? `a cycle of ${detection.period} calls repeated` : `the same ${call.name} call`;
-  const summary = `repetition: ${what} ${detection.count}× in the last ${ctx.repetitionOptions.window} calls`;
-  const next = afterDetection('repetition', action, summary);
+  const next = afterDetection('repetition', action, `repetition: ${detection.rule}`);
   return next ? yield* ctx.perform(next) : undefined;
 }
 
