@@ -291,10 +291,10 @@ export async function runConsole(
  * Shows a recorded run read-only: ←/→ step through the events, Home/End jump, and
  * every panel shows the state as of the selected event; `q` quits.
  */
-export async function replayConsole(events: readonly LoopEvent[]): Promise<void> {
+export async function replayConsole(events: readonly LoopEvent[], warnings: readonly string[] = []): Promise<void> {
   let quit!: () => void;
   const quitting = new Promise<void>((resolve) => (quit = resolve));
-  const { store, controller } = createReplay(events, () => quit());
+  const { store, controller } = createReplay(events, () => quit(), warnings);
   let ink: Instance | null = null;
   const unguard = guardExits(() => ink, () => undefined);
   ink = draw(
