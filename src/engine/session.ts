@@ -262,7 +262,7 @@ export class Session {
         return inner.next(payload);
       },
       return: (value: LoopOutcome) => {
-        this.abort.abort();
+        this.abort.abort('quit');
         return inner.return(value);
       },
       throw: (error: unknown) => inner.throw(error),
@@ -348,7 +348,7 @@ export class Session {
       return { ok: true, message: 'stopping at the next safe point (answer any open prompt first)' };
     }
     this.stopRequested = 'abort';
-    this.abort.abort();
+    this.abort.abort('abort');
     return { ok: true, message: 'aborting: running tools are killed, a waiting tool call never runs, the workspace will be stashed and a failure report written' };
   }
 
@@ -913,7 +913,7 @@ export class Session {
    * and end the run `aborted`. Never pops or applies the stash.
    */
   private async abortRun(reason: string): Promise<LoopOutcome> {
-    this.abort.abort();
+    this.abort.abort('abort');
     const { on_abort, laps } = this.options.policy;
     if (this.options.runDir) {
       try {
