@@ -151,14 +151,16 @@ export interface ResumableRun extends PreparedRun {
  * continues it in the same workspace. The policy is not taken on trust: its digest must be
  * the one `session.start` recorded (a log from before digests were recorded resumes with a
  * warning), and it is validated through the loop.yaml schema ({@link parseSavedPolicy}).
- * @throws LogError for a corrupt log (line and `seq` gap named); InvariantError when the
+ * @throws LogError for a log of an unknown schema version; InvariantError for a damaged log
+ *   whose lost lines may hide a tool call or a decision (lines and `seq` gap named), when the
  *   directory holds no started run, `policy.json` changed since the run began (both files
  *   named), or the run's workspace is gone; ConfigErrors naming `policy.json` when it is
  *   missing, unreadable or invalid
  */
 export function prepareResume(runDir: string): ResumableRun {
   const logFile = path.join(runDir, 'events.jsonl');
-  const { events, warnings } = readLog(logFile);
+  const { events, warnings, unresumable } = readLog(logFile);
+  if (unresumable) throw new InvariantError(`${unresumable}\n${warnings.map((w) => `  ${w}`).join('\n')}`);
   const start = events[0];
   if (!start || start.type !== 'session.start') {
     throw new InvariantError(`${runDir}: the run never started (its log has no session.start); nothing to resume, start a new one with loopdeck run`);

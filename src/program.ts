@@ -248,13 +248,15 @@ export function buildProgram(): Command {
         // Folded while parsing: no event is kept, so a long log replays in bounded memory.
         const { state, warnings } = foldLog(readLogText(file), file);
         for (const warning of warnings) printError(`loopdeck: ${warning}`);
-        printJson(state, 2);
+        // A damaged log names what was skipped in the JSON too, for a script that reads only stdout.
+        printJson(warnings.length > 0 ? { ...state, log_warnings: warnings } : state, 2);
         return;
       }
       const { events, warnings } = readLog(file);
-      for (const warning of warnings) printError(`loopdeck: ${warning}`);
       const { replayConsole } = await import('./ui/run-console.js');
-      await replayConsole(events);
+      // Shown in the console's notice line, and again once the console is gone.
+      await replayConsole(events, warnings);
+      for (const warning of warnings) printError(`loopdeck: ${warning}`);
     });
 
   return program;

@@ -243,8 +243,8 @@ export interface FailureReportInput {
   progress_file: ProgressFileContent | null;
 }
 
-/** Single-quotes `text` for a POSIX shell. */
-function shellQuote(text: string): string {
+/** Single-quotes `text` for a POSIX shell (left bare when it holds only safe characters). */
+export function shellQuote(text: string): string {
   return /^[\w@%+=:,./-]+$/.test(text) ? text : `'${text.replace(/'/g, `'\\''`)}'`;
 }
 

@@ -8,8 +8,14 @@ import { toJson } from '../text/json.js';
 /** What reading a log found. */
 export interface ReadLogResult {
   events: LoopEvent[];
-  /** Recoverable problems, e.g. a torn final line that was dropped. */
+  /** Every problem found and passed over: torn lines, NUL blocks, skipped lines, `seq` gaps, each naming its line. */
   warnings: string[];
+  /**
+   * Set when the damage could hide a fact that `resume` must not guess: a `seq` gap or an
+   * unreadable line that may have held a tool call, a decision or a state change. Names what
+   * is missing and how to continue. Absent when the log can be resumed.
+   */
+  unresumable?: string;
 }
 
 function isEnvelope(value: unknown): value is LoopEvent {
@@ -22,70 +28,193 @@ function isEnvelope(value: unknown): value is LoopEvent {
 }
 
 /**
- * Parses the text of an events.jsonl file.
- *
- * An unterminated final line (a torn write) is dropped with a warning. A bad line that
- * the writer repaired (the next event carries the very `seq` the torn line was meant to
- * have) is dropped with a warning naming its line. A bad line followed by a `seq` gap, or
- * any gap or duplicate in `seq`, is an error naming the line and the gap: nothing is ever
- * skipped silently. A `session.start` whose `schemaVersion` this version cannot read
- * (one written by a newer loopdeck, or none at all) is refused before anything is folded.
- *
- * @throws LogError naming the file and line
+ * Event types whose loss changes nothing `resume` decides: notes and warnings that the
+ * next step recomputes or that only the console shows. Any other missing event (a model
+ * turn, a tool call, decision, result or error, a transition, a pause, a checkpoint, ...)
+ * makes a log unresumable.
  */
-export function parseLog(text: string, file: string): ReadLogResult {
-  const events: LoopEvent[] = [];
-  const { warnings } = scanLog(text, file, (e) => events.push(e));
-  return { events, warnings };
+const HARMLESS_TYPES: ReadonlySet<string> = new Set(['hook.error', 'agent.notice', 'budget.warn']);
+
+/** A line that could not be read, with what can still be made out of it. */
+interface BadLine {
+  line: number;
+  why: string;
+  /** The `type` still legible in the damaged text, if any. */
+  type: string | null;
 }
 
-/** Folds the text of an events.jsonl file as it parses it, keeping no event (the checks of {@link parseLog}). */
-export function foldLog(text: string, file: string): { state: SessionState; warnings: string[] } {
-  const state = draftOf(INITIAL_STATE);
-  const { warnings } = scanLog(text, file, (e) => reduce(state, e));
-  return { state, warnings };
+/** The `"type":"..."` still legible in a damaged line (the envelope writes it before `data`). */
+function legibleType(text: string): string | null {
+  const match = /"type"\s*:\s*"([a-z_]+\.[a-z_.]+)"/.exec(text);
+  return match && isEventType(match[1]!) ? match[1]! : null;
 }
 
-function scanLog(text: string, file: string, onEvent: (e: LoopEvent) => void): { warnings: string[] } {
-  const warnings: string[] = [];
+/** One candidate line of the log: a physical line, or a piece of one between blocks of NUL bytes. */
+interface Piece {
+  text: string;
+  line: number;
+  /** The last line of the file, without its newline. */
+  unterminated: boolean;
+}
+
+/** Splits the text into pieces, warning about every block of NUL bytes (a crash on ext4 can leave them). */
+function piecesOf(text: string, file: string, warnings: string[]): Piece[] {
   const lines = text.split('\n');
-  const torn = lines.pop() ?? '';
-  if (torn.replace(/\0/g, '').trim() !== '') {
-    warnings.push(`${file}:${lines.length + 1}: dropped an unterminated final line (a torn write)`);
-  }
+  const pieces: Piece[] = [];
+  lines.forEach((raw, index) => {
+    const line = index + 1;
+    const unterminated = index === lines.length - 1;
+    // A line that starts like a JSON object and has no NUL: the common case, no scan.
+    if (raw.charCodeAt(0) === 0x7b && !raw.includes('\0')) {
+      pieces.push({ text: raw, line, unterminated });
+      return;
+    }
+    const nuls = raw.match(/\0+/g);
+    if (nuls) warnings.push(`${file}:${line}: skipped ${nuls.reduce((n, run) => n + run.length, 0)} NUL bytes (a block of zeros a crash can leave)`);
+    for (const part of raw.split(/\0+/)) if (part.trim() !== '') pieces.push({ text: part, line, unterminated });
+  });
+  return pieces;
+}
+
+const rangeOf = (from: number, to: number) => (from === to ? `seq ${from}` : `seq ${from}–${to}`);
+const linesOf = (bad: readonly BadLine[]) => (bad.length === 1 ? `line ${bad[0]!.line}` : `lines ${bad.map((b) => b.line).join(', ')}`);
+
+/**
+ * Why a `seq` gap from..to, with `bad` the unreadable lines just before it, may hide a fact
+ * resume needs; `null` when every missing event is legible and harmless.
+ */
+function gapRisk(from: number, to: number, bad: readonly BadLine[]): string | null {
+  if (bad.length === to - from + 1 && bad.every((b) => b.type !== null && HARMLESS_TYPES.has(b.type))) return null;
+  const types = bad.map((b) => b.type).filter((t): t is string => t !== null);
+  const what = types.length > 0 ? `(legible: ${types.join(', ')})` : '(their type is not legible)';
+  return `${rangeOf(from, to)} ${from === to ? 'is' : 'are'} missing ${what} and may be a tool call, a decision or a state change`;
+}
+
+function scanLog(
+  text: string,
+  file: string,
+  onEvent: (e: LoopEvent) => void,
+  onGap: () => void = () => undefined,
+): Omit<ReadLogResult, 'events'> & { gapped: boolean } {
+  const warnings: string[] = [];
+  const risks: string[] = [];
   let count = 0;
-  let bad: { line: number; why: string } | null = null;
-  lines.forEach((line, index) => {
-    // A line that starts like a JSON object is not blank: skip the scan for NULs and spaces.
-    if (line.charCodeAt(0) !== 0x7b && line.replace(/\0/g, '').trim() === '') return;
-    const lineNo = index + 1;
+  let bad: BadLine[] = [];
+  let last: Piece | null = null;
+  let gapped = false;
+  for (const piece of piecesOf(text, file, warnings)) {
+    last = piece;
     let value: unknown;
     try {
-      value = JSON.parse(line);
+      value = JSON.parse(piece.text);
     } catch {
       value = undefined;
     }
     if (!isEnvelope(value)) {
-      if (bad) throw new LogError(file, bad.line, `${bad.why}, followed by another bad line ${lineNo}`);
-      bad = { line: lineNo, why: value === undefined ? 'not a JSON event' : 'not a loopdeck event' };
-      return;
+      bad.push({ line: piece.line, why: value === undefined ? 'not a JSON event' : 'not a loopdeck event', type: legibleType(piece.text) });
+      continue;
     }
-    if (value.seq !== count) {
-      const where = bad ? bad.line : lineNo;
-      const why = bad ? `${bad.why}; ` : '';
-      throw new LogError(file, where, `${why}seq gap: expected seq ${count}, found ${value.seq} at line ${lineNo}`);
+    const { seq } = value;
+    if (seq < count) {
+      warnings.push(`${file}:${piece.line}: skipped a line whose seq ${seq} was already read (expected seq ${count})`);
+      risks.push(`seq ${seq} appears twice (line ${piece.line})`);
+      gapped = true;
+      onGap();
+      continue;
     }
-    if (bad) warnings.push(`${file}:${bad.line}: dropped a torn line (${bad.why}); seq ${value.seq} follows without a gap`);
-    bad = null;
-    if (value.type === 'session.start') checkSchemaVersion(value.data.schemaVersion, file, lineNo);
-    count += 1;
+    for (const b of bad) {
+      warnings.push(seq === count ? `${file}:${b.line}: dropped a torn line (${b.why}); seq ${seq} follows without a gap` : `${file}:${b.line}: skipped an unreadable line (${b.why})`);
+    }
+    if (seq > count) {
+      const where = bad.length > 0 ? bad[0]!.line : piece.line;
+      const lost = bad.length > 0 ? `; ${linesOf(bad)} unreadable` : '';
+      warnings.push(`${file}:${where}: seq gap: expected seq ${count}, found ${seq} at line ${piece.line}: ${rangeOf(count, seq - 1)} missing${lost}`);
+      const risk = gapRisk(count, seq - 1, bad);
+      if (risk) risks.push(`${risk} (${file}:${where})`);
+      gapped = true;
+      onGap();
+    }
+    bad = [];
+    if (value.type === 'session.start') checkSchemaVersion(value.data.schemaVersion, file, piece.line);
+    count = seq + 1;
     onEvent(value);
-  });
-  if (bad) {
-    const last: { line: number; why: string } = bad;
-    warnings.push(`${file}:${last.line}: dropped a torn final line (${last.why})`);
   }
-  return { warnings };
+  if (bad.length > 0) {
+    const torn = bad.at(-1)!;
+    const unterminated = last !== null && last.unterminated && torn.line === last.line;
+    warnings.push(...bad.slice(0, -1).map((b) => `${file}:${b.line}: skipped an unreadable line (${b.why})`));
+    warnings.push(unterminated ? `${file}:${torn.line}: dropped an unterminated final line (a torn write)` : `${file}:${torn.line}: dropped a torn final line (${torn.why})`);
+    if (bad.length > 1) risks.push(`${linesOf(bad)} at the end are unreadable and may hold a tool call, a decision or a state change (${file}:${bad[0]!.line})`);
+  }
+  return risks.length > 0 ? { warnings, gapped, unresumable: unresumableText(file, risks) } : { warnings, gapped };
+}
+
+/** What a damaged log is missing and how to go on. */
+function unresumableText(file: string, risks: readonly string[]): string {
+  return `${file} is damaged where it may hide a tool call or a decision: ${risks.join('; ')}. ` +
+    'Resuming could run a tool twice or skip one. `loopdeck replay` shows everything readable; to continue, start a new run with `loopdeck run`, or restore the missing lines from a copy of the log and resume again.';
+}
+
+/**
+ * Parses the text of an events.jsonl file, keeping every event it can read and naming
+ * everything it passes over (docs/design.md, "The log on disk"):
+ * - a last line that parses and passes the checks is kept, with or without its newline;
+ *   one that does not (a write cut by a crash) is dropped with a warning;
+ * - a bad line that the writer repaired (the next event carries the very `seq` the torn
+ *   line was meant to have) is dropped with a warning naming its line;
+ * - blocks of NUL bytes are skipped with a warning; the text around them is read;
+ * - a bad line followed by a `seq` gap, a gap without a bad line, and a repeated `seq` are
+ *   skipped with a warning naming the lines and the missing `seq`s; when what is missing
+ *   could be a tool call, a decision or a state change, `unresumable` says so (replay
+ *   still shows the rest, resume refuses);
+ * - after a gap, events are folded on trial and the events from the first one the fold
+ *   cannot take (a transition whose start was lost) are left out with a warning.
+ *
+ * A `session.start` whose `schemaVersion` this version cannot read (one written by a
+ * newer loopdeck, or none at all) is refused before anything is folded.
+ *
+ * @throws LogError naming the file and line, for an unreadable schema version only
+ */
+export function parseLog(text: string, file: string): ReadLogResult {
+  const events: LoopEvent[] = [];
+  const { gapped, ...result } = scanLog(text, file, (e) => events.push(e));
+  if (!gapped) return { events, ...result };
+  const state = draftOf(INITIAL_STATE);
+  const kept = events.findIndex((e) => !reduceAfterDamage(state, e, file, result.warnings));
+  return { events: kept < 0 ? events : events.slice(0, kept), ...result };
+}
+
+/** Folds the text of an events.jsonl file as it parses it, keeping no event (the checks of {@link parseLog}). */
+export function foldLog(text: string, file: string): { state: SessionState; warnings: string[]; unresumable?: string } {
+  const state = draftOf(INITIAL_STATE);
+  const stopped: string[] = [];
+  let damaged = false;
+  let folding = true;
+  const { gapped: _gapped, ...result } = scanLog(
+    text,
+    file,
+    (e) => {
+      if (!folding) return;
+      if (damaged) folding = reduceAfterDamage(state, e, file, stopped);
+      else reduce(state, e);
+    },
+    () => (damaged = true),
+  );
+  return { state, ...result, warnings: [...result.warnings, ...stopped] };
+}
+
+/**
+ * Folds `e` into `state` after a gap; `false` (and a warning) when the fold cannot take
+ * it, e.g. a transition whose starting state was in the lost lines.
+ */
+function reduceAfterDamage(state: SessionState, e: LoopEvent, file: string, warnings: string[]): boolean {
+  try {
+    reduce(state, e);
+    return true;
+  } catch (error) {
+    warnings.push(`${file}: stopped showing the run at seq ${e.seq} (${e.type}): after the damage named above it does not follow (${(error as Error).message})`);
+    return false;
+  }
 }
 
 /**

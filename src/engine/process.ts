@@ -1,4 +1,6 @@
+import { StringDecoder } from 'node:string_decoder';
 import { execa } from 'execa';
+import { newTag, TAG_VARIABLE, taggedProcesses } from './descendants.js';
 import { boundText, redactText, tailText, truncationMark } from './redact.js';
 import { secretValues } from './secrets.js';
 import { safeTimeout } from './timer.js';
@@ -16,13 +18,35 @@ export interface CommandResult {
   spawn_error?: string;
   /** With `separateStderr`: the tail of stderr. */
   stderr?: string;
+  /** Set when loopdeck killed the command: at its time limit, or because the run was quit or aborted. */
+  killed?: KilledBy;
+  /** Set when output was dropped to keep it within the limit; `output_bytes` says how much there was. */
+  truncated?: true;
+  /** Bytes the command wrote to its output (stdout, with stderr unless kept apart), all of it, kept or not. */
+  output_bytes?: number;
+  /**
+   * Processes outside the command's process group (started with `setsid`, say) that still
+   * held its output open after it exited: named here, then killed.
+   */
+  escaped?: EscapedProcess[];
+}
+
+/** Why loopdeck killed a command: its time limit, the operator's quit, or an abort. */
+export type KilledBy = 'timeout' | 'quit' | 'abort';
+
+/** A descendant that left the command's process group and kept its pipes open. */
+export interface EscapedProcess {
+  /** `null` where the platform cannot name the holder (no `/proc`). */
+  pid: number | null;
+  /** Its command line, bounded (or why it is unknown). */
+  command: string;
 }
 
 /** What {@link runShell} knows beyond the result it reports: why it stopped the process, if it did. */
 export interface ShellRun {
   result: CommandResult;
-  /** `timeout` or `abort` when runShell stopped the group, else `null`. */
-  stopped: 'timeout' | 'abort' | null;
+  /** Why runShell stopped the group (`timeout`, `quit`, `abort`), or `null` when it ended by itself. */
+  stopped: KilledBy | null;
   /** The signal that ended the direct child, when one did. */
   signal: NodeJS.Signals | null;
 }
@@ -36,6 +60,7 @@ export interface RunShellOptions {
   outputLimitBytes?: number;
   /** Milliseconds between SIGTERM and SIGKILL. */
   graceMs?: number;
+  /** Aborting it kills the command's group; a `reason` of `'quit'` records the kill as by quit, anything else as by abort. */
   signal?: AbortSignal;
   /** Text written to the command's stdin (default: no stdin). */
   input?: string;
@@ -49,12 +74,8 @@ export interface RunShellOptions {
   keep?: 'head-tail' | 'tail';
   /** Called with each chunk of stdout (of the combined output without `separateStderr`), as it arrives. */
   onOutput?: (chunk: string) => void;
-  /**
-   * Once the direct child has exited, kill what it left running in its group after
-   * `graceMs` (background processes holding its pipes open). Default: wait for the pipes
-   * until the timeout.
-   */
-  reapAfterExit?: boolean;
+  /** Milliseconds the pipes are read after the direct child exited, before its group is killed. Default 200. */
+  drainMs?: number;
 }
 
 /** Characters kept beyond each half, so a secret that straddles a cut is whole when redacted. */
@@ -75,6 +96,7 @@ export class HeadTail {
   private tail = '';
   private dropped = 0;
   private total = 0;
+  private byteCount = 0;
   private binary = false;
   private readonly keep: number;
   /** @param redact redacts a text (default: this process's secrets, see `redactText`) */
@@ -85,8 +107,10 @@ export class HeadTail {
     this.keep = Math.floor(limit / 2) + Math.max(REDACT_MARGIN, secretValues()[0]?.length ?? 0);
   }
 
-  push(chunk: string): void {
+  /** Adds `chunk`; `bytes` is its size as the command wrote it (default: its UTF-8 length). */
+  push(chunk: string, bytes = Buffer.byteLength(chunk)): void {
     this.total += chunk.length;
+    this.byteCount += bytes;
     // NUL bytes or undecodable sequences: binary output, summarised rather than shown.
     if (!this.binary && (chunk.includes('\u0000') || chunk.includes('\uFFFD'))) this.binary = true;
     if (this.head.length < this.keep) {
@@ -102,8 +126,18 @@ export class HeadTail {
     }
   }
 
+  /** Bytes pushed in all. */
+  get bytes(): number {
+    return this.byteCount;
+  }
+
+  /** Whether {@link toString} leaves anything out (binary output always does). */
+  get truncated(): boolean {
+    return this.binary || this.total > this.limit;
+  }
+
   toString(): string {
-    if (this.binary) return `[binary output: ${this.total} characters, not shown]`;
+    if (this.binary) return `[binary output: ${this.byteCount} bytes, not shown]`;
     if (this.dropped === 0) return boundText(this.head + this.tail, this.limit, this.redact);
     const half = Math.floor(this.limit / 2);
     const head = this.redact(this.head);
@@ -135,9 +169,10 @@ function killGroup(pid: number | undefined, signal: NodeJS.Signals): void {
 }
 
 /**
- * Runs `command` through `sh -c` in its own process group. On timeout or abort the whole
- * group gets SIGTERM, then SIGKILL after the grace period, so grandchildren cannot keep
- * the pipes open. Output is streamed into a bounded head and tail; it never rejects for
+ * Runs `command` through `sh -c` in its own process group. On timeout, quit or abort the
+ * whole group gets SIGTERM, then SIGKILL after the grace period. The result is taken when
+ * the direct child exits ({@link runShellProcess}): background processes it left cannot
+ * hold it open. Output is streamed into a bounded head and tail; it never rejects for
  * a non-zero exit, a timeout or a failure to start: all of these are in the result.
  */
 export async function runShell(command: string, options: RunShellOptions): Promise<CommandResult> {
@@ -147,8 +182,15 @@ export async function runShell(command: string, options: RunShellOptions): Promi
 /** A stream kept whole up to a limit: the last `limit` characters, secrets redacted before the cut. */
 class Tail {
   private text = '';
+  private total = 0;
+  bytes = 0;
   constructor(private readonly limit: number) {}
-  push(chunk: string): void {
+  get truncated(): boolean {
+    return this.total > this.limit;
+  }
+  push(chunk: string, bytes = Buffer.byteLength(chunk)): void {
+    this.total += chunk.length;
+    this.bytes += bytes;
     this.text += chunk;
     if (this.text.length > this.limit * 3) this.text = this.text.slice(-this.limit * 2);
   }
@@ -157,12 +199,85 @@ class Tail {
   }
 }
 
-/** {@link runShell}, also saying whether it stopped the process itself (timeout, abort) and by which signal the child ended. */
+/** Milliseconds to wait for `promise`; whether it settled in that time. */
+async function settlesWithin(promise: Promise<unknown>, ms: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), ms)));
+  const done = await Promise.race([promise.then(() => true as const), late]);
+  clearTimeout(timer);
+  return done;
+}
+
+/** Whether the process group `pgid` still has a member. */
+function groupAlive(pgid: number): boolean {
+  try {
+    process.kill(-pgid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** Kills what is left of the group `pgid` once its leader exited: SIGTERM, then SIGKILL after `graceMs` if anything remains. */
+async function reapGroup(pgid: number | undefined, graceMs: number): Promise<void> {
+  if (pgid === undefined || !groupAlive(pgid)) return;
+  killGroup(pgid, 'SIGTERM');
+  const until = performance.now() + graceMs;
+  while (groupAlive(pgid) && performance.now() < until) await new Promise((resolve) => setTimeout(resolve, 20));
+  if (groupAlive(pgid)) killGroup(pgid, 'SIGKILL');
+}
+
+/**
+ * Names and kills the processes of one command (found by its `tag`, {@link taggedProcesses})
+ * that left its process group and still run after it exited, holding its output open.
+ * Without `/proc`, one entry says that something held the output.
+ */
+function killEscaped(tag: string): EscapedProcess[] {
+  const found = taggedProcesses(tag);
+  if (found === null || found.length === 0) return [{ pid: null, command: 'a process loopdeck cannot name held the output open' }];
+  for (const { pid } of found) {
+    try {
+      process.kill(pid, 'SIGKILL');
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ESRCH') throw error;
+    }
+  }
+  return found.map(({ pid, command }) => ({ pid, command }));
+}
+
+/**
+ * The line that tells the agent, the log and the operator about processes that escaped a
+ * command's group ({@link CommandResult.escaped}); empty when there were none.
+ */
+export function escapedNote(escaped: readonly EscapedProcess[] | undefined): string {
+  if (!escaped || escaped.length === 0) return '';
+  const named = escaped.map((p) => (p.pid === null ? p.command : `pid ${p.pid} (${p.command})`)).join(', ');
+  return `[loopdeck: killed ${named}: it left the command's process group and kept its output open after the command exited]`;
+}
+
+/** How the direct child ended. */
+interface Exit {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+}
+
+/**
+ * {@link runShell}, also saying whether it stopped the process itself (timeout, quit,
+ * abort) and by which signal the child ended.
+ *
+ * "Finished" means the direct child (`sh`) exited, not that its pipes closed: the result
+ * is taken at its exit plus a drain of `drainMs` for the output still in the pipes. Then
+ * the rest of its process group (a `server &` it started) gets SIGTERM and, after at most
+ * half a second, SIGKILL. A process that left the group (`setsid`) and still holds the
+ * output open is named in `escaped` and killed, and the pipes are closed.
+ */
 export async function runShellProcess(command: string, options: RunShellOptions): Promise<ShellRun> {
   const started = performance.now();
   const limit = options.outputLimitBytes ?? 64 * 1024;
   const output = options.keep === 'tail' ? new Tail(limit) : new HeadTail(limit);
+  const errors = new HeadTail(options.stderrLimitBytes ?? 8 * 1024);
   const grace = options.graceMs ?? 2000;
+  const tag = newTag();
   const child = execa('sh', ['-c', command], {
     cwd: options.cwd,
     detached: true,
@@ -170,53 +285,74 @@ export async function runShellProcess(command: string, options: RunShellOptions)
     all: !options.separateStderr,
     buffer: false,
     ...(options.input !== undefined ? { input: options.input } : { stdin: 'ignore' as const }),
-    env: { ...childEnv(), ...options.env },
+    env: { ...childEnv(), ...options.env, [TAG_VARIABLE]: tag },
     extendEnv: false,
   });
-  let stopped: ShellRun['stopped'] = null;
+  const exited = new Promise<Exit>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
+  const settled = child.then((result) => result);
+  let stopped: KilledBy | null = null;
   let killTimer: NodeJS.Timeout | undefined;
-  const terminate = () => {
+  const stop = (why: KilledBy) => {
+    stopped ??= why;
     killGroup(child.pid, 'SIGTERM');
     killTimer ??= setTimeout(() => killGroup(child.pid, 'SIGKILL'), grace);
   };
-  const stop = (why: 'timeout' | 'abort') => {
-    stopped ??= why;
-    terminate();
-  };
-  const onAbort = () => stop('abort');
+  const onAbort = () => stop(options.signal?.reason === 'quit' ? 'quit' : 'abort');
   const timer = safeTimeout(() => stop('timeout'), options.timeoutSeconds * 1000);
   options.signal?.addEventListener('abort', onAbort, { once: true });
   if (options.signal?.aborted) onAbort();
-  let leftoverTimer: NodeJS.Timeout | undefined;
-  if (options.reapAfterExit) child.once('exit', () => (leftoverTimer = setTimeout(terminate, grace)));
-  const errors = new HeadTail(options.stderrLimitBytes ?? 8 * 1024);
-  const out = options.separateStderr ? child.stdout : child.all;
-  out?.setEncoding('utf8');
-  out?.on('data', (chunk: string) => {
-    output.push(chunk);
-    options.onOutput?.(chunk);
+  readInto(options.separateStderr ? child.stdout : child.all, (text, bytes) => {
+    output.push(text, bytes);
+    options.onOutput?.(text);
   });
-  if (options.separateStderr) {
-    child.stderr?.setEncoding('utf8');
-    child.stderr?.on('data', (chunk: string) => errors.push(chunk));
+  if (options.separateStderr) readInto(child.stderr, (text, bytes) => errors.push(text, bytes));
+
+  const exit = await Promise.race([exited, settled.then(() => null)]);
+  let escaped: EscapedProcess[] = [];
+  if (exit !== null) {
+    const drained = await settlesWithin(settled, options.drainMs ?? 200);
+    await reapGroup(child.pid, Math.min(grace, 500));
+    if (!drained && !(await settlesWithin(settled, 50))) {
+      escaped = killEscaped(tag);
+      for (const stream of [child.stdout, child.stderr, child.all]) stream?.destroy();
+      await settlesWithin(settled, 1000);
+    }
   }
-  const result = await child;
+  const result = exit === null ? await settled : null;
   timer.cancel();
-  if (leftoverTimer) clearTimeout(leftoverTimer);
   if (killTimer) clearTimeout(killTimer);
   options.signal?.removeEventListener('abort', onAbort);
-  const spawnError = result.failed && result.exitCode === undefined && !result.isTerminated && stopped !== 'timeout' ? result.shortMessage : undefined;
+  const spawnError = result && result.failed && result.exitCode === undefined && !result.isTerminated && stopped !== 'timeout' ? result.shortMessage : undefined;
+  const exitCode = exit ? exit.code : (result?.exitCode ?? null);
+  const signal = exit ? exit.signal : ((result?.signal as NodeJS.Signals | undefined) ?? null);
   return {
     stopped,
-    signal: (result.signal as NodeJS.Signals | undefined) ?? null,
+    signal,
     result: {
       command,
-      exit_code: result.exitCode ?? null,
+      exit_code: exitCode,
       timed_out: stopped === 'timeout',
       output: output.toString(),
       duration_ms: Math.round(performance.now() - started),
       ...(spawnError ? { spawn_error: spawnError } : {}),
       ...(options.separateStderr ? { stderr: errors.toString() } : {}),
+      ...(stopped ? { killed: stopped } : {}),
+      ...(output.truncated ? { truncated: true as const, output_bytes: output.bytes } : {}),
+      ...(escaped.length > 0 ? { escaped } : {}),
     },
   };
+}
+
+/** Feeds a child's stream to `push` as text (UTF-8, split sequences kept whole) with the bytes each piece came from. */
+function readInto(stream: NodeJS.ReadableStream | null | undefined, push: (text: string, bytes: number) => void): void {
+  if (!stream) return;
+  const decoder = new StringDecoder('utf8');
+  stream.on('data', (chunk: Buffer | string) => {
+    if (typeof chunk === 'string') push(chunk, Buffer.byteLength(chunk));
+    else push(decoder.write(chunk), chunk.length);
+  });
+  stream.on('end', () => {
+    const rest = decoder.end();
+    if (rest !== '') push(rest, 0);
+  });
 }

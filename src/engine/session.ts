@@ -93,7 +93,7 @@ export class Session {
         return inner.next(args[0]);
       },
       return: (value: LoopOutcome) => {
-        core.abortTools();
+        core.abortTools('quit');
         return inner.return(value);
       },
       throw: (error: unknown) => inner.throw(error),
@@ -182,7 +182,7 @@ export class Session {
       return { ok: true, message: 'stopping at the next safe point (answer any open prompt first)' };
     }
     this.core.intents.stop = 'abort';
-    this.core.abortTools();
+    this.core.abortTools('abort');
     return { ok: true, message: 'aborting: running tools are killed, a waiting tool call never runs, the workspace will be stashed and a failure report written' };
   }
 

@@ -6,9 +6,9 @@ import type { z } from 'zod';
 import { ToolError } from './errors.js';
 import { resolveProgram, type LoopPolicy } from './policy.js';
 import { git, isGitWorkTree } from './git.js';
-import { runShell } from './process.js';
+import { escapedNote, runShell } from './process.js';
 import { boundText } from './redact.js';
-import type { ToolCall, ToolStatus } from './types.js';
+import type { ToolCall, ToolResult, ToolStatus } from './types.js';
 import { confine, fsFailure, fsReason, gitConfigFile, gitInternalReason, harnessInternalReason, showPath, type HarnessPath } from './workspace-path.js';
 import { HARNESS_TOOL_ARGS } from './tool-args.js';
 
@@ -30,7 +30,7 @@ export interface ToolContext {
 }
 
 /** What a tool returns before the engine wraps it into a `ToolResult`. */
-export interface ToolOutcome {
+export interface ToolOutcome extends Pick<ToolResult, 'killed' | 'truncated' | 'output_bytes' | 'escaped'> {
   status: Exclude<ToolStatus, 'denied'>;
   output: string;
   exit_code: number | null;
@@ -210,8 +210,12 @@ const TOOLS: Record<string, ToolFn> = {
       signal: ctx.signal,
     });
     if (result.spawn_error) throw new ToolError('shell', result.spawn_error);
-    const status = result.timed_out ? 'timed_out' : result.exit_code === 0 ? 'ok' : 'failed';
-    return { status, output: result.output, exit_code: result.exit_code };
+    const { killed, truncated, output_bytes, escaped } = result;
+    const status = killed === 'timeout' ? 'timed_out' : killed ? 'killed' : result.exit_code === 0 ? 'ok' : 'failed';
+    const notes = [killed ? `[loopdeck: killed the command (${killed === 'timeout' ? `after the ${ctx.shellTimeoutSeconds}s limit` : `the run was ${killed === 'quit' ? 'quit' : 'aborted'}`})]` : '', escapedNote(escaped)];
+    const extra = notes.filter((n) => n !== '').join('\n');
+    const output = extra === '' ? result.output : `${result.output}${result.output === '' || result.output.endsWith('\n') ? '' : '\n'}${extra}`;
+    return { status, output, exit_code: result.exit_code, ...(killed ? { killed } : {}), ...(truncated ? { truncated, output_bytes } : {}), ...(escaped ? { escaped } : {}) };
   },
   async read_file(args, ctx) {
     const { path: rel } = parseArgs('read_file', pathArgs, args);

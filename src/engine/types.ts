@@ -91,7 +91,11 @@ export interface AgentTurn {
 }
 
 /** How a tool call ended. `denied`: the operator or a policy refused it. */
-export type ToolStatus = 'ok' | 'failed' | 'denied' | 'timed_out';
+/**
+ * How a tool call ended. `timed_out` and `killed` are calls loopdeck killed (at the time
+ * limit; at a quit or an abort), never failures of the command.
+ */
+export type ToolStatus = 'ok' | 'failed' | 'denied' | 'timed_out' | 'killed';
 
 /** The outcome of one tool call as the agent will see it. */
 export interface ToolResult {
@@ -102,6 +106,13 @@ export interface ToolResult {
   output: string;
   exit_code: number | null;
   duration_ms: number;
+  /** Set when loopdeck killed the command: at its time limit, or because the run was quit or aborted. */
+  killed?: 'timeout' | 'quit' | 'abort';
+  /** Set when output was left out of `output`; `output_bytes` is how much the command wrote. */
+  truncated?: true;
+  output_bytes?: number;
+  /** Processes that left the command's process group and held its output open: named, then killed. */
+  escaped?: { pid: number | null; command: string }[];
 }
 
 /** One test the harness saw, from a runner's structured output. */

@@ -35,13 +35,28 @@ export class ReplayIndex {
 }
 
 /**
+ * The notice a replay opens with when reading its log found damage: every warning, each
+ * without the file name the header already shows (`events.jsonl:11: ...` becomes `line 11: ...`).
+ */
+export function damageNotice(warnings: readonly string[]): string {
+  const short = warnings.map((w) => w.replace(/^.*?\.jsonl:(\d+): /, 'line $1: ').replace(/^.*?\.jsonl: /, ''));
+  return `the log is damaged (${warnings.length} problem${warnings.length === 1 ? '' : 's'}, listed again on exit): ${short.join('; ')}`;
+}
+
+/**
  * A read-only console over a recorded run: the store starts at the last event; the
  * controller's `replay` moves the event shown; nothing can be answered or changed.
+ * `warnings` from reading the log are shown as the opening notice ({@link damageNotice}).
  */
-export function createReplay(events: readonly LoopEvent[], onQuit: () => void): { store: ConsoleStore; controller: ConsoleController; index: ReplayIndex } {
+export function createReplay(
+  events: readonly LoopEvent[],
+  onQuit: () => void,
+  warnings: readonly string[] = [],
+): { store: ConsoleStore; controller: ConsoleController; index: ReplayIndex } {
   const index = new ReplayIndex(events);
   const last = Math.max(0, events.length - 1);
   const store = createConsoleStore(events, { replay: { index: last, total: events.length }, session: index.stateAt(last) });
+  if (warnings.length > 0) store.getState().setNotice({ ok: false, text: damageNotice(warnings) });
   const show = (to: number) => {
     const target = Math.max(0, Math.min(events.length - 1, to));
     if (target === store.getState().replay?.index) return;

@@ -5,6 +5,7 @@ import { drive } from '../engine/drive.js';
 import { guardConsole } from '../text/print.js';
 import { sanitize } from '../text/sanitize.js';
 import { describeError } from '../engine/errors.js';
+import { shellQuote } from '../engine/abort.js';
 import type { LoopEvent } from '../engine/events.js';
 import type { LoopOutcome, LoopRun } from '../engine/session.js';
 import type { PreparedRun } from '../launch.js';
@@ -127,7 +128,17 @@ export function guardExits(ink: () => Instance | null, flush: () => void, host: 
  */
 function selfCommand(): string {
   const script = process.argv[1] ?? '';
-  return path.basename(script) === 'loopdeck' ? 'loopdeck' : `node ${path.relative(process.cwd(), script) || script}`;
+  return path.basename(script) === 'loopdeck' ? 'loopdeck' : `node ${shortPath(script)}`;
+}
+
+/**
+ * `file` as a shell word: its path relative to the current folder when that is shorter,
+ * else its absolute path, quoted when needed (so a printed command is copyable as is).
+ */
+function shortPath(file: string): string {
+  const absolute = path.resolve(file);
+  const relative = path.relative(process.cwd(), absolute) || '.';
+  return shellQuote(relative.length < absolute.length ? relative : absolute);
 }
 
 /**
@@ -283,18 +294,19 @@ export async function runConsole(
   // A run that never started has nothing to resume; one quit at the resume gate still has.
   if (run === null && !options.confirmResume) return { outcome: null, message: `loopdeck: quit before the run started.\n${where}`, prepared };
   const what = run === null ? 'quit without resuming' : 'quit before the run ended';
-  const again = `${selfCommand()} resume ${path.relative(process.cwd(), prepared.runDir) || '.'}`;
-  return { outcome: null, message: `loopdeck: ${what}; the log is kept.\n${where}\ncontinue: ${again}`, prepared };
+  // The command alone on its own line: copyable whole however narrow the terminal.
+  const again = `${selfCommand()} resume ${shortPath(prepared.runDir)}`;
+  return { outcome: null, message: `loopdeck: ${what}; the log is kept.\n${where}\ncontinue with:\n${again}`, prepared };
 }
 
 /**
  * Shows a recorded run read-only: ←/→ step through the events, Home/End jump, and
  * every panel shows the state as of the selected event; `q` quits.
  */
-export async function replayConsole(events: readonly LoopEvent[]): Promise<void> {
+export async function replayConsole(events: readonly LoopEvent[], warnings: readonly string[] = []): Promise<void> {
   let quit!: () => void;
   const quitting = new Promise<void>((resolve) => (quit = resolve));
-  const { store, controller } = createReplay(events, () => quit());
+  const { store, controller } = createReplay(events, () => quit(), warnings);
   let ink: Instance | null = null;
   const unguard = guardExits(() => ink, () => undefined);
   ink = draw(

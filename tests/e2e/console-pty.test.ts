@@ -111,7 +111,12 @@ async function driveUntil(t: PtyTerminal, until: (screen: string) => boolean, wh
 async function quitsPromptly(t: PtyTerminal): Promise<void> {
   await t.waitFor(/quit before the run ended; the log is kept/);
   // It says how to go on: the resume command, runnable as printed (node and the CLI's path).
-  await t.waitFor(/^continue: node \S+dist\/cli\.js resume \.loopdeck\/runs\/\S+$/m);
+  // Read from the raw output, not the screen: a long checkout path wraps on a narrow terminal.
+  await t.waitUntil(() => /\ncontinue with:\r?\nnode \S+ resume \S+\r?\n/.test(t.output), 'the continue command');
+  const command = /\ncontinue with:\r?\n(node (\S+) resume (\S+))\r?\n/.exec(t.output)!;
+  // The command is on its own line, each path the shorter of relative and absolute, and names this CLI and a run.
+  expect(path.resolve(t.cwd, command[2]!)).toBe(path.resolve(CLI));
+  expect(command[3]).toMatch(/^\.loopdeck\/runs\/[^/]+$/);
   const shown = Date.now();
   await t.exit;
   // Nothing keeps the process alive once the console has said goodbye (a pending

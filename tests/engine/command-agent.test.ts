@@ -198,7 +198,7 @@ describe('CommandAgent', () => {
     const pending = agent({ command: `sh ${JSON.stringify(path.join(dir, 'hang.sh'))}`, graceMs: 300 }).nextTurn(
       context(1, { signal: controller.signal, onText: () => controller.abort() }),
     );
-    await expect(pending).rejects.toThrow(/turn 1: aborted/);
+    await expect(pending).rejects.toThrow(/turn 1: killed \(the run was aborted\)/);
     const pid = Number(readFileSync(path.join(workspace, 'grandchild.pid'), 'utf8'));
     expect(await waitFor(() => !alive(pid), 2000)).toBe(true);
   });

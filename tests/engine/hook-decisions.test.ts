@@ -223,3 +223,17 @@ describe('a command hook printing a malformed decision', () => {
     expect(outcome.failures[0]!.error).toMatch(message);
   });
 });
+
+describe('a hook command that leaves a background process', () => {
+  it('answers when its shell exits: `sleep 30 & echo allow` is an allow, not a timeout blocking the call', async () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'loopdeck-bghook-'));
+    dirs.push(dir);
+    const registry = new HookRegistry();
+    commandHook(registry, { name: 'audit', topic: 'before_tool_call', command: `sleep 30 & echo '{"decision":"allow"}'`, timeout: 3 }, { cwd: dir, workspace: dir });
+    const started = Date.now();
+    const outcome = await registry.call('before_tool_call', payload());
+    expect(outcome.failures).toEqual([]);
+    expect(outcome.decision).toEqual({ type: 'allow' });
+    expect(Date.now() - started).toBeLessThan(2500);
+  });
+});

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { LogError } from '../../src/engine/errors.js';
 import type { LoopEvent } from '../../src/engine/events.js';
-import { EventLog, parseLog, readLog } from '../../src/engine/log.js';
+import { EventLog, foldLog, parseLog, readLog } from '../../src/engine/log.js';
 
 const STATES = ['IDLE', 'PLANNING', 'EXECUTING', 'REFLECTING', 'EXECUTING', 'REFLECTING', 'DONE'] as const;
 
@@ -17,6 +17,11 @@ function ev(seq: number): LoopEvent {
     type: 'state.transition',
     data: { from: STATES[seq % 6]!, to: STATES[(seq % 6) + 1]! },
   };
+}
+
+/** Event `seq`: a notice, which folds after any gap (a transition does not when its start is lost). */
+function note(seq: number): LoopEvent {
+  return { seq, at: 1_700_000_000_000 + seq * 1000, session: 'run-1', type: 'agent.notice', data: { text: `note ${seq}` } };
 }
 
 let dir: string;
@@ -119,55 +124,140 @@ describe('a torn final line', () => {
   });
 });
 
+describe('a complete last line without its newline', () => {
+  it('is kept: it parses and passes the checks', () => {
+    const text = [0, 1, 2].map((seq) => JSON.stringify(ev(seq))).join('\n'); // `truncate -s -1` of a whole log
+    expect(parseLog(text, 'events.jsonl')).toEqual({ events: [0, 1, 2].map(ev), warnings: [] });
+    expect(foldLog(text, 'events.jsonl').state.lastSeq).toBe(2);
+  });
+
+  it('the next EventLog writes a fresh newline first and the next seq follows it: no seq twice, no warning', () => {
+    const first = newLog();
+    for (const seq of [0, 1, 2]) first.append(ev(seq));
+    first.close();
+    fs.truncateSync(file, fs.statSync(file).size - 1);
+    const { events } = readLog(file);
+    expect(events.map((e) => e.seq)).toEqual([0, 1, 2]);
+    const second = newLog();
+    second.append(ev(events.at(-1)!.seq + 1));
+    second.close();
+    expect(fs.readFileSync(file, 'utf8')).toBe([0, 1, 2, 3].map((seq) => `${JSON.stringify(ev(seq))}\n`).join(''));
+    expect(readLog(file)).toEqual({ events: [0, 1, 2, 3].map(ev), warnings: [] });
+  });
+
+  it('a last line cut inside its JSON is still a torn write', () => {
+    const whole = JSON.stringify(ev(1));
+    for (const cut of [1, 2, 10, whole.length - 1]) {
+      const text = `${JSON.stringify(ev(0))}\n${whole.slice(0, cut)}`;
+      expect(parseLog(text, 'events.jsonl')).toEqual({ events: [ev(0)], warnings: ['events.jsonl:2: dropped an unterminated final line (a torn write)'] });
+    }
+  });
+});
+
 describe('a bad line in the middle', () => {
-  it('followed by a seq gap throws LogError naming the line and the expected/found seq', () => {
+  it('followed by a seq gap: everything readable is kept, the line and the gap are named, resume is refused', () => {
     const log = newLog();
-    log.append(ev(0));
-    log.append(ev(1));
+    log.append(note(0));
+    log.append(note(1));
     log.close();
-    fs.appendFileSync(file, `{"seq":2,"at":oops}\n${JSON.stringify(ev(3))}\n`);
-    const error = thrown(() => readLog(file));
-    expect(error).toBeInstanceOf(LogError);
-    const e = error as LogError;
-    expect(e.file).toBe(file);
-    expect(e.line).toBe(3);
-    expect(e.message).toBe(`${file}:3: not a JSON event; seq gap: expected seq 2, found 3 at line 4`);
+    fs.appendFileSync(file, `{"seq":2,"at":oops}\n${JSON.stringify(note(3))}\n${JSON.stringify(note(4))}\n`);
+    const result = readLog(file);
+    expect(result.events.map((e) => e.seq)).toEqual([0, 1, 3, 4]);
+    expect(result.warnings).toEqual([
+      `${file}:3: skipped an unreadable line (not a JSON event)`,
+      `${file}:3: seq gap: expected seq 2, found 3 at line 4: seq 2 missing; line 3 unreadable`,
+    ]);
+    expect(result.unresumable).toContain(`seq 2 is missing (their type is not legible) and may be a tool call, a decision or a state change (${file}:3)`);
+    expect(result.unresumable).toContain('to continue, start a new run with `loopdeck run`');
+  });
+
+  it('a lost line whose type is still legible and harmless (a hook error, a notice, a budget warning) does not block resume', () => {
+    const notice = JSON.stringify({ seq: 1, at: 1, session: 'run-1', type: 'agent.notice', data: { text: 'hi' } });
+    const text = `${JSON.stringify(note(0))}\n${notice.slice(0, 60)}\n${JSON.stringify(note(2))}\n`;
+    const result = parseLog(text, 'events.jsonl');
+    expect(result.events.map((e) => e.seq)).toEqual([0, 2]);
+    expect(result.warnings).toContain('events.jsonl:2: seq gap: expected seq 1, found 2 at line 3: seq 1 missing; line 2 unreadable');
+    expect(result.unresumable).toBeUndefined();
+  });
+
+  it('a lost tool call blocks resume and says so', () => {
+    const call = JSON.stringify({ seq: 1, at: 1, session: 'run-1', type: 'tool.call', data: { call: { id: 't1', name: 'shell', args: {} } } });
+    const text = `${JSON.stringify(note(0))}\n${call.slice(0, 60)}\n${JSON.stringify(note(2))}\n`;
+    expect(parseLog(text, 'events.jsonl').unresumable).toContain('seq 1 is missing (legible: tool.call)');
   });
 
   it('that is valid JSON but not an event is named as such', () => {
-    const text = `${JSON.stringify(ev(0))}\n{"hello":"world"}\n${JSON.stringify(ev(2))}\n`;
-    expect(() => parseLog(text, 'events.jsonl')).toThrow(
-      'events.jsonl:2: not a loopdeck event; seq gap: expected seq 1, found 2 at line 3',
-    );
+    const text = `${JSON.stringify(note(0))}\n{"hello":"world"}\n${JSON.stringify(note(2))}\n`;
+    expect(parseLog(text, 'events.jsonl').warnings).toEqual([
+      'events.jsonl:2: skipped an unreadable line (not a loopdeck event)',
+      'events.jsonl:2: seq gap: expected seq 1, found 2 at line 3: seq 1 missing; line 2 unreadable',
+    ]);
   });
 
-  it('an event of an unknown type is not a loopdeck event', () => {
-    const text = `${JSON.stringify(ev(0))}\n${JSON.stringify({ ...ev(1), type: 'made.up' })}\n${JSON.stringify(ev(2))}\n`;
-    expect(() => parseLog(text, 'events.jsonl')).toThrow('events.jsonl:2: not a loopdeck event; seq gap: expected seq 1, found 2 at line 3');
+  it('two bad lines in a row are both named', () => {
+    const text = `${JSON.stringify(note(0))}\nxx\nyy\n${JSON.stringify(note(1))}\n`;
+    const result = parseLog(text, 'events.jsonl');
+    expect(result.events.map((e) => e.seq)).toEqual([0, 1]);
+    expect(result.warnings).toEqual([
+      'events.jsonl:2: dropped a torn line (not a JSON event); seq 1 follows without a gap',
+      'events.jsonl:3: dropped a torn line (not a JSON event); seq 1 follows without a gap',
+    ]);
+    expect(result.unresumable).toBeUndefined();
+  });
+});
+
+describe('blocks of NUL bytes', () => {
+  it('are skipped with a warning naming the line and the byte count; the events around them are read', () => {
+    const text = `${JSON.stringify(note(0))}\n${'\0'.repeat(4096)}\n${JSON.stringify(note(1))}${'\0'.repeat(10)}\n${'\0'.repeat(3)}${JSON.stringify(note(2))}\n`;
+    const result = parseLog(text, 'events.jsonl');
+    expect(result.events).toEqual([0, 1, 2].map(note));
+    expect(result.warnings).toEqual([
+      'events.jsonl:2: skipped 4096 NUL bytes (a block of zeros a crash can leave)',
+      'events.jsonl:3: skipped 10 NUL bytes (a block of zeros a crash can leave)',
+      'events.jsonl:4: skipped 3 NUL bytes (a block of zeros a crash can leave)',
+    ]);
+    expect(result.unresumable).toBeUndefined();
   });
 
-  it('two bad lines in a row throw, naming both', () => {
-    const text = `${JSON.stringify(ev(0))}\nxx\nyy\n${JSON.stringify(ev(1))}\n`;
-    expect(() => parseLog(text, 'events.jsonl')).toThrow('events.jsonl:2: not a JSON event, followed by another bad line 3');
+  it('that replaced whole events leave a seq gap that is named and blocks resume', () => {
+    const text = `${JSON.stringify(note(0))}\n${'\0'.repeat(300)}\n${JSON.stringify(note(3))}\n`;
+    const result = parseLog(text, 'events.jsonl');
+    expect(result.events.map((e) => e.seq)).toEqual([0, 3]);
+    expect(result.warnings).toContain('events.jsonl:3: seq gap: expected seq 1, found 3 at line 3: seq 1–2 missing');
+    expect(result.unresumable).toContain('seq 1–2 are missing');
   });
 });
 
 describe('seq gaps without a bad line', () => {
-  it('a skipped seq is an error naming the line', () => {
-    const text = `${JSON.stringify(ev(0))}\n${JSON.stringify(ev(2))}\n`;
-    const error = thrown(() => parseLog(text, 'events.jsonl'));
-    expect(error).toBeInstanceOf(LogError);
-    expect((error as LogError).line).toBe(2);
-    expect((error as LogError).message).toBe('events.jsonl:2: seq gap: expected seq 1, found 2 at line 2');
+  it('a skipped seq is named with its line; the rest is read', () => {
+    const text = `${JSON.stringify(note(0))}\n${JSON.stringify(note(2))}\n`;
+    const result = parseLog(text, 'events.jsonl');
+    expect(result.events.map((e) => e.seq)).toEqual([0, 2]);
+    expect(result.warnings).toEqual(['events.jsonl:2: seq gap: expected seq 1, found 2 at line 2: seq 1 missing']);
+    expect(result.unresumable).toContain('seq 1 is missing');
   });
 
-  it('a duplicated seq is an error', () => {
-    const text = `${JSON.stringify(ev(0))}\n${JSON.stringify(ev(1))}\n${JSON.stringify(ev(1))}\n`;
-    expect(() => parseLog(text, 'events.jsonl')).toThrow('events.jsonl:3: seq gap: expected seq 2, found 1 at line 3');
+  it('a repeated seq is skipped and named, and blocks resume (two histories in one log)', () => {
+    const text = `${JSON.stringify(note(0))}\n${JSON.stringify(note(1))}\n${JSON.stringify(note(1))}\n${JSON.stringify(note(2))}\n`;
+    const result = parseLog(text, 'events.jsonl');
+    expect(result.events.map((e) => e.seq)).toEqual([0, 1, 2]);
+    expect(result.warnings).toEqual(['events.jsonl:3: skipped a line whose seq 1 was already read (expected seq 2)']);
+    expect(result.unresumable).toContain('seq 1 appears twice (line 3)');
   });
 
-  it('a log that does not start at seq 0 is an error', () => {
-    expect(() => parseLog(`${JSON.stringify(ev(1))}\n`, 'events.jsonl')).toThrow('events.jsonl:1: seq gap: expected seq 0, found 1 at line 1');
+  it('a log that does not start at seq 0 names the gap', () => {
+    expect(parseLog(`${JSON.stringify(note(1))}\n`, 'events.jsonl').warnings).toEqual(['events.jsonl:1: seq gap: expected seq 0, found 1 at line 1: seq 0 missing']);
+  });
+
+  it('an event the fold cannot take after a gap ends what is shown, with a warning, instead of failing the replay', () => {
+    // seq 1 (IDLE -> PLANNING) is lost: seq 2 (PLANNING -> EXECUTING) cannot follow IDLE.
+    const text = `${JSON.stringify(ev(0))}\n${JSON.stringify(ev(2))}\n${JSON.stringify(ev(3))}\n`;
+    const parsed = parseLog(text, 'events.jsonl');
+    const folded = foldLog(text, 'events.jsonl');
+    expect(parsed.events.map((e) => e.seq)).toEqual([0]);
+    expect(parsed.warnings.at(-1)).toMatch(/^events\.jsonl: stopped showing the run at seq 2 \(state\.transition\)/);
+    expect(folded.warnings).toEqual(parsed.warnings);
+    expect(folded.state.eventCount).toBeGreaterThanOrEqual(1);
   });
 });
 

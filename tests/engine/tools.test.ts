@@ -3,7 +3,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { ToolError } from '../../src/engine/errors.js';
 import { runTool, type ToolContext } from '../../src/engine/tools.js';
 
@@ -281,6 +281,65 @@ describe('workspace inspection tools and bounded output', () => {
 
   it('binary output is summarised, not shown', async () => {
     const out = await runTool({ id: 's', name: 'shell', args: { command: 'head -c 3000 /dev/zero' } }, ctx());
-    expect(out.output).toBe('[binary output: 3000 characters, not shown]');
+    expect(out.output).toBe('[binary output: 3000 bytes, not shown]');
+    expect(out).toMatchObject({ truncated: true, output_bytes: 3000 });
+  });
+});
+
+describe('"finished" means the shell exited, not that its pipes closed', () => {
+  let ws: string;
+  beforeEach(() => {
+    ws = mkdtempSync(path.join(os.tmpdir(), 'loopdeck-finished-'));
+  });
+  afterEach(() => rmSync(ws, { recursive: true, force: true }));
+  const ctx = (): ToolContext => ({ workspace: ws, shellTimeoutSeconds: 30, outputLimit: 4096 });
+  const alive = (pid: number) => {
+    try {
+      process.kill(pid, 0);
+      return true;
+    } catch {
+      return false;
+    }
+  };
+
+  it('a tool that starts a background server returns when the shell exits, and the server is killed', async () => {
+    const started = Date.now();
+    const out = await runTool({ id: 's', name: 'shell', args: { command: 'sleep 60 & echo $! > bg.pid; echo started server' } }, { ...ctx(), shellTimeoutSeconds: 20 });
+    expect(Date.now() - started).toBeLessThan(5000);
+    expect(out).toEqual({ status: 'ok', output: 'started server\n', exit_code: 0 });
+    const pid = Number(fs.readFileSync(path.join(ws, 'bg.pid'), 'utf8'));
+    await vi.waitFor(() => expect(alive(pid)).toBe(false), { timeout: 3000 });
+  });
+
+  it('a process that escaped the group with setsid and holds the output is named in the result and killed', async () => {
+    const started = Date.now();
+    const out = await runTool({ id: 's', name: 'shell', args: { command: 'setsid sleep 31 & echo started' } }, { ...ctx(), shellTimeoutSeconds: 20 });
+    expect(Date.now() - started).toBeLessThan(5000);
+    expect(out.status).toBe('ok');
+    expect(out.escaped).toEqual([{ pid: expect.any(Number), command: 'sleep 31' }]);
+    expect(out.output).toMatch(/^started\n\[loopdeck: killed pid \d+ \(sleep 31\): it left the command's process group/);
+    await vi.waitFor(() => expect(alive(out.escaped![0]!.pid!)).toBe(false), { timeout: 3000 });
+  });
+
+  it('a tool killed because the run was quit or aborted is recorded as killed, not failed', async () => {
+    for (const reason of ['quit', 'abort'] as const) {
+      const controller = new AbortController();
+      const pending = runTool({ id: 's', name: 'shell', args: { command: 'echo working; sleep 30' } }, { ...ctx(), shellTimeoutSeconds: 20, signal: controller.signal });
+      setTimeout(() => controller.abort(reason), 200);
+      const out = await pending;
+      expect(out.status).toBe('killed');
+      expect(out.killed).toBe(reason);
+      expect(out.output).toContain(`[loopdeck: killed the command (the run was ${reason === 'quit' ? 'quit' : 'aborted'})]`);
+    }
+  });
+
+  it('a tool killed at its time limit says so: timed_out, killed by timeout', async () => {
+    const out = await runTool({ id: 's', name: 'shell', args: { command: 'sleep 30' } }, { ...ctx(), shellTimeoutSeconds: 0.3 });
+    expect(out).toMatchObject({ status: 'timed_out', killed: 'timeout', exit_code: null });
+  });
+
+  it('a truncated result says truncated: true with the byte count', async () => {
+    const out = await runTool({ id: 's', name: 'shell', args: { command: 'head -c 100000 /dev/zero | tr "\\0" x' } }, { ...ctx(), outputLimit: 1000 });
+    expect(out).toMatchObject({ status: 'ok', truncated: true, output_bytes: 100000 });
   });
 });

@@ -116,3 +116,13 @@ describe('replay index', () => {
     expect(performance.now() - started).toBeLessThan(2000);
   });
 });
+
+describe('a damaged log in the replay console', () => {
+  test('the lines skipped and the seq gap are on screen, not only on stderr before the console opens', async () => {
+    const file = '/runs/x/events.jsonl';
+    const warnings = [`${file}:7: skipped an unreadable line (not a JSON event)`, `${file}:7: seq gap: expected seq 6, found 7 at line 8: seq 6 missing; line 7 unreadable`];
+    const { store, controller } = createReplay(events, vi.fn(), warnings);
+    const c = await renderStore(store, { controller, rows: 30, columns: 400 });
+    await c.waitForFrame('the log is damaged (2 problems, listed again on exit): line 7: skipped an unreadable line (not a JSON event); line 7: seq gap: expected seq 6, found 7 at line 8: seq 6 missing; line 7 unreadable');
+  });
+});

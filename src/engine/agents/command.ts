@@ -5,7 +5,7 @@
  */
 import { AgentError, describeError } from '../errors.js';
 import { renderGoalForAgent } from '../goal.js';
-import { childEnv, runShellProcess } from '../process.js';
+import { childEnv, escapedNote, runShellProcess } from '../process.js';
 import { envValue } from '../secrets.js';
 import type { AgentTurn, Goal } from '../types.js';
 import type { Agent, AgentContext, AgentMessage } from './agent.js';
@@ -70,7 +70,8 @@ function noteOf(entry: AgentMessage): string {
  * ({@link runShellProcess}), in its own process group, so a timeout or an abort kills the
  * whole tree: SIGTERM to the group, SIGKILL after the grace period. Its stdout streams to `context.onText`. The environment is {@link childEnv}
  * plus `env_passthrough` (plus `LOOPDECK_PROMPT` and `LOOPDECK_TURN`). Processes it leaves
- * behind in its group are killed once the grace period has passed after it exits.
+ * behind in its group are killed once it exits (a short drain of its pipes first); one that left
+ * the group and holds its output open is named in the turn (or its error) and killed.
  *
  * A turn never has tool calls: the external agent acts on the workspace itself. Exit 0
  * makes the turn `final` with the tail of its stdout (it claims it did its work; the
@@ -116,7 +117,6 @@ export class CommandAgent implements Agent {
       keep: 'tail',
       outputLimitBytes: options.outputLimit,
       stderrLimitBytes: options.outputLimit,
-      reapAfterExit: true,
       ...(options.prompt === 'stdin' ? { input: prompt } : {}),
       ...(context.signal ? { signal: context.signal } : {}),
       ...(context.onText ? { onOutput: context.onText } : {}),
@@ -124,12 +124,12 @@ export class CommandAgent implements Agent {
     const { result, stopped } = run;
     const seconds = ((performance.now() - started) / 1000).toFixed(1);
 
-    const errTail = (result.stderr ?? '').trim();
+    const errTail = [(result.stderr ?? '').trim(), escapedNote(result.escaped)].filter((t) => t !== '').join('\n');
     const withStderr = errTail ? `; stderr:\n${errTail}` : '';
     if (stopped === 'timeout') {
       throw new AgentError(`${this.name}: turn ${context.turn}: killed after the ${options.timeoutSeconds}s limit${withStderr}`);
     }
-    if (stopped === 'abort') throw new AgentError(`${this.name}: turn ${context.turn}: aborted${withStderr}`);
+    if (stopped === 'abort' || stopped === 'quit') throw new AgentError(`${this.name}: turn ${context.turn}: killed (the run was ${stopped === 'quit' ? 'quit' : 'aborted'})${withStderr}`);
     if (result.exit_code === null) {
       const why = run.signal ? `killed by ${run.signal}` : `could not start: ${describeError(result.spawn_error ?? 'unknown error')}`;
       throw new AgentError(`${this.name}: turn ${context.turn}: ${why}${withStderr}`);
@@ -138,8 +138,9 @@ export class CommandAgent implements Agent {
       throw new AgentError(`${this.name}: turn ${context.turn}: exited with code ${result.exit_code}${withStderr}`);
     }
     const tail = result.output.trim();
+    const escaped = escapedNote(result.escaped);
     return {
-      thought: `${options.command} exited 0 after ${seconds}s`,
+      thought: `${options.command} exited 0 after ${seconds}s${escaped ? ` ${escaped}` : ''}`,
       tool_calls: [],
       usage: { input_tokens: 0, output_tokens: 0 },
       final: tail || '(the command exited 0 without output)',

@@ -58,7 +58,7 @@ export interface RunContext {
   readonly redact: Redactor;
   /** Aborted by `/stop --abort` and when the run is torn down: kills running tools. */
   readonly signal: AbortSignal;
-  abortTools(): void;
+  abortTools(cause: 'quit' | 'abort'): void;
   /** Epoch milliseconds. */
   clock(): number;
   /** Records an event: redacted, folded, handed to every sink. */

@@ -84,8 +84,9 @@ export class RunCore implements RunContext {
     return this.abort.signal;
   }
 
-  abortTools(): void {
-    this.abort.abort();
+  /** Kill running tools; `cause` is what their results record (`killed: quit | abort`). */
+  abortTools(cause: 'quit' | 'abort'): void {
+    this.abort.abort(cause);
   }
 
   clock(): number {

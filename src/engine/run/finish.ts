@@ -38,7 +38,7 @@ export function end(ctx: AbortContext, finish: Finish): Promise<LoopOutcome> {
  * is told to `on_error` and the run still ends.
  */
 export async function abortRun(ctx: AbortContext, reason: string): Promise<LoopOutcome> {
-  ctx.abortTools();
+  ctx.abortTools('abort');
   const { on_abort, laps } = ctx.options.policy;
   const { runDir, workspace } = ctx.options;
   if (runDir) {
