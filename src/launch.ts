@@ -60,7 +60,8 @@ export function agentFor(policy: LoopPolicy, workspace: string, onNotice?: (text
         ...(apiKey ? { apiKey } : {}),
         ...(agent.temperature !== undefined ? { temperature: agent.temperature } : {}),
         maxRetries: agent.max_retries,
-        ...(onNotice ? { onRetry: (info: RetryInfo) => onNotice(formatRetry(info)) } : {}),
+        ...(agent.max_tokens !== undefined ? { maxTokens: agent.max_tokens } : {}),
+        ...(onNotice ? { onRetry: (info: RetryInfo) => onNotice(formatRetry(info)), onNotice } : {}),
       });
     }
     case 'command':

@@ -4,14 +4,24 @@ import { BUDGET_DIMENSIONS, type BudgetDimension, type BudgetLimits, type Budget
 export interface Pricing {
   input_per_million_usd: number;
   output_per_million_usd: number;
+  /** Price of input tokens read from the server's prompt cache; absent: the input price. */
+  cached_input_per_million_usd?: number | undefined;
 }
 
 /** Usage of a run that has not done anything yet. */
 export const ZERO_USAGE: BudgetUsage = { turns: 0, tool_calls: 0, wall_clock_seconds: 0, tokens: 0, cost_usd: 0 };
 
-/** Cost in USD of one model call's tokens at `pricing`. */
+/**
+ * Cost in USD of one model call's tokens at `pricing`. Cached input tokens are a part of
+ * `input_tokens` (as servers report `prompt_tokens_details.cached_tokens`): they are priced
+ * at the cached-input price and the rest at the input price. Reasoning tokens are a part of
+ * `output_tokens` and priced with them, never added again.
+ */
 export function costOf(usage: TokenUsage, pricing: Pricing): number {
-  return (usage.input_tokens * pricing.input_per_million_usd + usage.output_tokens * pricing.output_per_million_usd) / 1e6;
+  const cached = Math.min(Math.max(0, usage.cached_input_tokens ?? 0), usage.input_tokens);
+  const cachedPrice = pricing.cached_input_per_million_usd ?? pricing.input_per_million_usd;
+  const input = (usage.input_tokens - cached) * pricing.input_per_million_usd + cached * cachedPrice;
+  return (input + usage.output_tokens * pricing.output_per_million_usd) / 1e6;
 }
 
 /**

@@ -266,7 +266,16 @@ const agentSchema = z
               '`kind: openai`: the environment variable holding the key (never the key itself); it must be set. Unnamed: OPENAI_API_KEY, sent only to the OpenAI API (no base_url); another base_url then gets no key.',
             ),
           temperature: z.number().min(0).max(2).optional().describe('`kind: openai`: sampling temperature, 0 to 2.'),
-          max_retries: z.int().nonnegative().default(3).describe('`kind: openai`: retries of a failed request.'),
+          max_retries: z
+            .int()
+            .nonnegative()
+            .default(3)
+            .describe('`kind: openai`: retries of a failed request, and of a stream that broke off before it was complete.'),
+          max_tokens: z
+            .int()
+            .positive()
+            .optional()
+            .describe("`kind: openai`: the longest answer the model may give, in tokens (sent as `max_tokens`); unset: the server's default."),
         })
         .describe('A model behind an OpenAI-compatible endpoint.'),
       z
@@ -406,7 +415,12 @@ const loopSchema = z
     pricing: z
       .strictObject({
         input_per_million_usd: z.number().nonnegative().default(0).describe('USD per million input tokens.'),
-        output_per_million_usd: z.number().nonnegative().default(0).describe('USD per million output tokens.'),
+        output_per_million_usd: z.number().nonnegative().default(0).describe('USD per million output tokens (reasoning tokens are output tokens).'),
+        cached_input_per_million_usd: z
+          .number()
+          .nonnegative()
+          .optional()
+          .describe('USD per million input tokens the server read from its prompt cache (as it reports them); unset: the input price.'),
       })
       .prefault({})
       .describe('Token prices for `budget.max_cost_usd`.'),

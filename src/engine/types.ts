@@ -58,6 +58,10 @@ export type BudgetUsage = Record<BudgetDimension, number>;
 export interface TokenUsage {
   input_tokens: number;
   output_tokens: number;
+  /** Part of `input_tokens` the server read from its prompt cache (priced at the cached-input price). */
+  cached_input_tokens?: number;
+  /** Part of `output_tokens` spent on reasoning (already counted in `output_tokens`). */
+  reasoning_tokens?: number;
 }
 
 /** One tool call requested by the agent. `args` is the tool's JSON object. */
@@ -83,6 +87,11 @@ export interface ReportedClaims {
 /** What the agent answered for one turn. Exactly one of `tool_calls` (non-empty) or `final` drives the step. */
 export interface AgentTurn {
   thought?: string;
+  /**
+   * Reasoning the model reported besides its answer (`reasoning_content`, `<think>`
+   * blocks): shown to the operator as reported, never taken as observed.
+   */
+  reasoning?: string;
   tool_calls: ToolCall[];
   report?: Partial<ReportedClaims>;
   usage: TokenUsage;

@@ -98,7 +98,7 @@ it('drives a run to goal_met with tool calls, streamed text and usage; the budge
   const notices = events.filter((e) => e.type === 'agent.notice').map((e) => e.data.text);
   expect(notices).toHaveLength(1);
   expect(notices[0]).toMatch(/^retrying after 429/);
-  expect(calls[0].data.response.tool_calls).toEqual([{ id: 'call_1', name: 'shell', args: { command: 'echo fixed > done.txt' } }]);
+  expect(calls[0].data.response.tool_calls).toEqual([{ id: 't1.0', name: 'shell', args: { command: 'echo fixed > done.txt' } }]);
   expect(events.at(-1)).toMatchObject({ type: 'session.complete', data: { reason: 'goal_met', summary: 'done.txt exists; the goal is met.' } });
 
   // The second request carried the tool result back under the call's id.

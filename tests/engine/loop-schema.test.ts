@@ -71,6 +71,8 @@ describe('generated from the schema', () => {
       'agent.base_url',
       'agent.api_key_env',
       'agent.temperature',
+      'agent.max_tokens',
+      'pricing.cached_input_per_million_usd',
       'observe[].pattern',
       'observe[].report_file',
       'observe[].output_limit_bytes',

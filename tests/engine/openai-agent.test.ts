@@ -231,7 +231,8 @@ describe('OpenAIAgent', () => {
     const first = await a.nextTurn(context(1));
     expect(first).toEqual({
       thought: 'Run the tests first.',
-      tool_calls: [{ id: 'call_sh', name: 'shell', args: { command: 'node --test' } }],
+      // loopdeck's own id (turn 1, first call); the server's id only answers the server.
+      tool_calls: [{ id: 't1.0', name: 'shell', args: { command: 'node --test' } }],
       report: {
         remaining_hypotheses: ['serializer'],
         new_evidence: [{ claim: 'dto ok', evidence_ref: 'dto is valid' }],
@@ -242,7 +243,7 @@ describe('OpenAIAgent', () => {
     // The operator revises the goal while the call runs; the harness notes it in the history.
     const revised = reviseGoal(goal, 'add-constraint', 'keep the public API');
     const history: AgentMessage[] = [
-      { role: 'tool', call_id: 'call_sh', name: 'shell', status: 'failed', content: 'not ok 1 - accents' },
+      { role: 'tool', call_id: 't1.0', name: 'shell', status: 'failed', content: 'not ok 1 - accents' },
       { role: 'harness', content: 'The operator revised the goal (add-constraint: keep the public API).' },
     ];
     server.reply(textReply(['Fixed.']));
@@ -307,8 +308,8 @@ describe('OpenAIAgent', () => {
     expect(turn.final).toBe('ok');
     expect(server.received).toHaveLength(2);
     expect(server.received.map((r) => r.headers['x-stainless-retry-count'])).toEqual(['0', '1']);
-    expect(retries).toEqual([{ attempt: 1, max_retries: 2, status: 429, reason: '429 Too Many Requests', delay_ms: 10 }]);
-    expect(formatRetry(retries[0]!)).toBe('retrying after 429 Too Many Requests (retry 1 of 2, in 10 ms)');
+    expect(retries).toEqual([{ attempt: 1, max_retries: 2, status: 429, reason: '429 Too Many Requests: status 429 from the test server (type test)', delay_ms: 10 }]);
+    expect(formatRetry(retries[0]!)).toBe('retrying after 429 Too Many Requests: status 429 from the test server (type test) (retry 1 of 2, in 10 ms)');
     // The SDK's own first backoff is 375-500 ms; honouring retry-after-ms keeps this well below.
     expect(server.received[1]!.at - server.received[0]!.at).toBeLessThan(300);
   });
@@ -364,7 +365,7 @@ describe('OpenAIAgent', () => {
     );
     const turn = await agent().nextTurn(context(1));
 
-    expect(turn.tool_calls).toEqual([{ id: 'good', name: 'shell', args: { command: 'node --test' } }]);
+    expect(turn.tool_calls).toEqual([{ id: 't1.0', name: 'shell', args: { command: 'node --test' } }]);
     expect(turn.usage).toEqual({ input_tokens: 70, output_tokens: 10 });
     expect(turn.thought).toMatch(/rejected an invalid response.*shell: arguments are not valid JSON/);
 

@@ -11,9 +11,19 @@
  *   again within the same turn (a report does not act on the workspace);
  * - a response that is not valid (arguments that are not JSON or fail the tool's schema,
  *   an unknown tool, nothing at all) is recorded in `thought` and handed back to the model
- *   once; a second invalid response in the same turn is an {@link AgentError}.
+ *   once; a second invalid response in the same turn is an {@link AgentError}. A response
+ *   cut off at the output limit (`finish_reason: "length"`) is such a response: none of its
+ *   calls run, whole or not.
+ *
+ * Identity: every call gets loopdeck's own id, `t<turn>.<index>` ({@link loopdeckCallId}),
+ * used everywhere in the engine and the log. The server's `id` is only used to answer the
+ * server, and only when it is usable: a missing id or one repeated within the response is
+ * replaced by a unique one in the conversation loopdeck sends back.
+ *
+ * Streams are merged by `openai-stream.ts`; error bodies are read by `openai-errors.ts`.
  */
 import OpenAI, { APIError, APIUserAbortError } from 'openai';
+import type { Logger } from 'openai/client';
 import type {
   ChatCompletionAssistantMessageParam,
   ChatCompletionFunctionTool,
@@ -28,6 +38,8 @@ import type { AgentTurn, Goal, ReportedClaims, TokenUsage, ToolCall } from '../t
 import { mergeReports } from '../reported.js';
 import { HARNESS_TOOL_ARGS } from '../tool-args.js';
 import type { Agent, AgentContext, AgentMessage } from './agent.js';
+import { errorBodyText, errorObjectText, explain } from './openai-errors.js';
+import { filterEventStream, StreamAccumulator, type StreamedCall, type StreamedResponse, type StreamMarks } from './openai-stream.js';
 
 /** Name of the tool through which the model files its reported claims. Not a harness tool. */
 export const REPORT_TOOL = 'report_progress';
@@ -124,8 +136,14 @@ export interface OpenAIAgentOptions {
   maxRetries?: number;
   /** Replaces {@link DEFAULT_SYSTEM_PROMPT}; the goal is always sent as its own message. */
   system?: string;
-  /** Called before each retry the SDK makes. */
+  /** Called before each retry (the SDK's, and loopdeck's of a stream that broke off). */
   onRetry?: (info: RetryInfo) => void;
+  /** Other things the operator should know (a truncated answer, the SDK's warnings). */
+  onNotice?: (text: string) => void;
+  /** Sent as `max_tokens`: the longest answer, in tokens. Default: the server's. */
+  maxTokens?: number;
+  /** First delay before retrying a broken stream, doubled each time (at most 4 s). Default 250. */
+  streamRetryDelayMs?: number;
   /** Milliseconds before one request times out (then it is retried). SDK default: 10 minutes. */
   timeoutMs?: number;
   /** Name shown in the console. Default `openai:<model>`. */
@@ -174,17 +192,38 @@ export function selectApiKey(
 const MAX_REPORT_ONLY = 2;
 /** Characters of an invalid response quoted back to the model. */
 const QUOTE_LIMIT = 400;
+/** Characters of an error body kept to explain a failed request. */
+const ERROR_BODY_LIMIT = 8_000;
+/** Longest wait before retrying a broken stream. */
+const MAX_STREAM_RETRY_DELAY_MS = 4_000;
 
-interface RawCall {
-  id: string;
-  name: string;
-  arguments: string;
+/**
+ * loopdeck's id of the `index`-th (0-based) harness tool call of run turn `turn`, e.g.
+ * `t3.0`: unique within a run however the server numbers its calls.
+ */
+export function loopdeckCallId(turn: number, index: number): string {
+  return `t${turn}.${index}`;
 }
 
-interface RawResponse {
-  text: string;
-  calls: RawCall[];
-  usage: TokenUsage;
+/** A streamed call with the id loopdeck answers it under in the conversation. */
+interface Call extends StreamedCall {
+  answerId: string;
+}
+
+interface ModelResponse extends Omit<StreamedResponse, 'calls'> {
+  calls: Call[];
+}
+
+/** A failure of a request whose stream had already begun, and whether a retry may help. */
+class StreamFailure extends Error {
+  constructor(
+    message: string,
+    readonly retryable: boolean,
+    readonly status: number | null = null,
+  ) {
+    super(message);
+    this.name = new.target.name;
+  }
 }
 
 /** SDK rule for retryable responses (`OpenAI.shouldRetry`), mirrored to report retries. */
@@ -216,17 +255,59 @@ function renderToolResult(entry: Extract<AgentMessage, { role: 'tool' }>): strin
 }
 
 /**
+ * Ids to answer `calls` under in the conversation sent back: the server's own id when it
+ * is non-empty and not used by an earlier call of the same response, else a new one
+ * (`call_<turn>_<n>`, made unique). Servers match tool results to calls by these ids.
+ */
+function answerIds(calls: readonly StreamedCall[], turn: number): string[] {
+  const used = new Set<string>();
+  const ids = calls.map((call) => {
+    const own = call.serverId && !used.has(call.serverId) ? call.serverId : '';
+    used.add(call.serverId);
+    return own;
+  });
+  return ids.map((id, i) => {
+    if (id) return id;
+    let fresh = `call_${turn}_${i}`;
+    while (used.has(fresh)) fresh = `${fresh}x`;
+    used.add(fresh);
+    return fresh;
+  });
+}
+
+/** Resolves after `ms`, or rejects when `signal` aborts first. */
+function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(new APIUserAbortError());
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(new APIUserAbortError());
+    };
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+}
+
+/** An assistant message as sent back, with the reasoning field servers such as DeepSeek require. */
+type AssistantMessage = ChatCompletionAssistantMessageParam & { reasoning_content?: string; reasoning?: string };
+
+/**
  * An agent backed by a chat-completions model with native tool calling.
  *
  * It keeps its own message list: the system prompt, the goal (rendered again for every
  * request, so a revision between turns is what the model reads), then the conversation.
  * Entries of `context.history` it has not sent yet become `tool` messages (results of its
- * own pending calls, matched by `tool_call_id`) followed by one `user` message of harness
- * notes; a pending call with no result gets a placeholder so the conversation stays valid.
+ * own pending calls, matched by loopdeck's call id and answered under the id the server
+ * gave) followed by one `user` message of harness notes; a pending call with no result gets
+ * a placeholder so the conversation stays valid.
  *
  * Text deltas go to `context.onText` as they stream; usage from the final chunk becomes
- * `AgentTurn.usage` (summed over the requests of the turn). `context.signal` aborts the
- * request. One instance serves one run (one lap): history must only grow.
+ * `AgentTurn.usage` (summed over the requests of the turn); reasoning becomes
+ * `AgentTurn.reasoning` and is sent back with its assistant message. `context.signal`
+ * aborts the request. One instance serves one run (one lap): history must only grow.
  *
  * Turn rule: a response calling harness tools is a tool turn (its text is the `thought`);
  * a response with text and no tool call at all is `final`; see the module comment for
@@ -237,27 +318,40 @@ export class OpenAIAgent implements Agent {
   private readonly client: OpenAI;
   private readonly model: string;
   private readonly temperature?: number;
+  private readonly maxTokens?: number;
   private readonly system: string;
   private readonly maxRetries: number;
+  private readonly streamRetryDelayMs: number;
   private readonly onRetry?: (info: RetryInfo) => void;
+  private readonly onNotice?: (text: string) => void;
   /** The conversation after the system prompt and the goal message. */
   private readonly conversation: ChatCompletionMessageParam[] = [];
   /** History entries already turned into messages. */
   private historySent = 0;
   /** Harness tool calls of the last assistant message still waiting for a result. */
-  private pending: string[] = [];
+  private pending: Array<{ id: string; answerId: string }> = [];
   private signal?: AbortSignal;
   /** False when no key was given: requests then carry no `Authorization` header. */
   private readonly sendsKey: boolean;
+  /** The body of the last failed HTTP response, to explain the SDK's error. */
+  private lastErrorBody: { status: number; text: string } | null = null;
+  /** What the stream filter saw of the current response. */
+  private marks: StreamMarks = { done: false };
+  /** The SDK's recent error lines (it reports unparsable stream lines there). */
+  private sdkErrors: string[] = [];
+  private usageMissingNoted = false;
 
   /** @throws AgentError when no API key is given for the default (OpenAI) endpoint */
   constructor(options: OpenAIAgentOptions) {
     this.model = options.model;
     this.name = options.name ?? `openai:${options.model}`;
     this.temperature = options.temperature;
+    this.maxTokens = options.maxTokens;
     this.system = options.system ?? DEFAULT_SYSTEM_PROMPT;
     this.maxRetries = options.maxRetries ?? 3;
+    this.streamRetryDelayMs = options.streamRetryDelayMs ?? 250;
     this.onRetry = options.onRetry;
+    this.onNotice = options.onNotice;
     const baseURL = options.baseURL ?? (process.env.OPENAI_BASE_URL || undefined);
     const apiKey = options.apiKey ?? selectApiKey(baseURL === undefined ? {} : { baseURL }, envValue);
     if (!apiKey && isOpenAIEndpoint(baseURL)) {
@@ -271,6 +365,9 @@ export class OpenAIAgent implements Agent {
       maxRetries: this.maxRetries,
       ...(options.timeoutMs !== undefined ? { timeout: clampTimerMs(options.timeoutMs) } : {}),
       fetch: (input, init) => this.fetchReportingRetries(input, init),
+      // Never the console: it would print over the terminal UI. OPENAI_LOG is not obeyed.
+      logger: this.sdkLogger(),
+      logLevel: 'warn',
     });
   }
 
@@ -279,49 +376,47 @@ export class OpenAIAgent implements Agent {
     this.signal = context.signal;
     const usage: TokenUsage = { input_tokens: 0, output_tokens: 0 };
     const thoughts: string[] = [];
+    const reasoning: string[] = [];
     const reports: Partial<ReportedClaims>[] = [];
     let rejection: string | null = null;
     let reportOnly = 0;
     for (;;) {
       const response = await this.request(context);
-      usage.input_tokens += response.usage.input_tokens;
-      usage.output_tokens += response.usage.output_tokens;
+      addUsage(usage, response.usage);
+      if (response.reasoning.trim()) reasoning.push(response.reasoning.trim());
       const problem = this.check(response);
       if (problem) {
         if (rejection !== null) {
           throw new AgentError(
-            `${this.name}: turn ${context.turn}: a second invalid response (${problem}) after the first was handed back (${rejection})`,
+            `${this.name}: turn ${context.turn}: a second invalid response (${problem}) after the first was handed back (${rejection})${this.truncationHint(response)}`,
           );
         }
         rejection = problem;
         thoughts.push(`[loopdeck] rejected an invalid response and asked again: ${problem}`);
-        this.handBack(response);
+        if (response.finishReason === 'length') this.onNotice?.(`the model's answer was cut off at its output limit; nothing in it was run${this.truncationHint(response)}`);
+        this.handBack(response, problem);
         continue;
       }
       const harness: ToolCall[] = [];
-      const reportIds: string[] = [];
+      this.conversation.push(this.assistantMessage(response, false));
       for (const call of response.calls) {
         const args = JSON.parse(call.arguments || '{}') as Record<string, unknown>;
         if (call.name === REPORT_TOOL) {
           reports.push(TOOL_ARG_SCHEMAS[REPORT_TOOL].parse(args));
-          reportIds.push(call.id);
+          this.conversation.push({ role: 'tool', tool_call_id: call.answerId, content: 'Progress report recorded.' });
         } else {
-          harness.push({ id: call.id, name: call.name, args });
+          const id = loopdeckCallId(context.turn, harness.length);
+          harness.push({ id, name: call.name, args });
+          this.pending.push({ id, answerId: call.answerId });
         }
       }
-      this.conversation.push(this.assistantMessage(response, false));
-      for (const id of reportIds) {
-        this.conversation.push({ role: 'tool', tool_call_id: id, content: 'Progress report recorded.' });
-      }
       const report = mergeReports(reports);
+      const turn = (final?: string) => this.turn(thoughts, reasoning, harness, report, usage, final);
       if (harness.length > 0) {
         if (response.text) thoughts.push(response.text);
-        this.pending = harness.map((call) => call.id);
-        return this.turn(thoughts, harness, report, usage);
+        return turn();
       }
-      if (response.calls.length === 0) {
-        return { ...this.turn(thoughts, [], report, usage), final: response.text };
-      }
+      if (response.calls.length === 0) return turn(response.text);
       if (response.text) thoughts.push(response.text);
       reportOnly += 1;
       if (reportOnly > MAX_REPORT_ONLY) {
@@ -332,12 +427,21 @@ export class OpenAIAgent implements Agent {
     }
   }
 
-  private turn(thoughts: string[], tool_calls: ToolCall[], report: Partial<ReportedClaims> | undefined, usage: TokenUsage): AgentTurn {
+  private turn(
+    thoughts: string[],
+    reasoning: string[],
+    tool_calls: ToolCall[],
+    report: Partial<ReportedClaims> | undefined,
+    usage: TokenUsage,
+    final?: string,
+  ): AgentTurn {
     return {
       ...(thoughts.length > 0 ? { thought: thoughts.join('\n') } : {}),
+      ...(reasoning.length > 0 ? { reasoning: reasoning.join('\n\n') } : {}),
       tool_calls,
       ...(report ? { report } : {}),
       usage,
+      ...(final !== undefined ? { final } : {}),
     };
   }
 
@@ -361,30 +465,37 @@ export class OpenAIAgent implements Agent {
     this.historySent = history.length;
     const notes: string[] = [];
     for (const entry of fresh) {
-      if (entry.role === 'tool' && this.pending.includes(entry.call_id)) {
-        this.pending = this.pending.filter((id) => id !== entry.call_id);
-        this.conversation.push({ role: 'tool', tool_call_id: entry.call_id, content: renderToolResult(entry) });
+      const pending = entry.role === 'tool' ? this.pending.find((p) => p.id === entry.call_id) : undefined;
+      if (entry.role === 'tool' && pending) {
+        this.pending = this.pending.filter((p) => p !== pending);
+        this.conversation.push({ role: 'tool', tool_call_id: pending.answerId, content: renderToolResult(entry) });
       } else if (entry.role === 'tool') {
         notes.push(`Result of ${entry.name} (call ${entry.call_id}):\n${renderToolResult(entry)}`);
       } else {
         notes.push(entry.content);
       }
     }
-    for (const id of this.pending) {
-      this.conversation.push({ role: 'tool', tool_call_id: id, content: 'status: not run\nThe harness did not run this call.' });
+    for (const { answerId } of this.pending) {
+      this.conversation.push({ role: 'tool', tool_call_id: answerId, content: 'status: not run\nThe harness did not run this call.' });
     }
     this.pending = [];
     if (notes.length > 0) this.conversation.push({ role: 'user', content: `Notes from the harness:\n\n${notes.join('\n\n')}` });
   }
 
-  /** What is wrong with a response, or `null` when every call is known and valid. */
-  private check(response: RawResponse): string | null {
+  /** What is wrong with a response, or `null` when it is complete and every call is known and valid. */
+  private check(response: ModelResponse): string | null {
+    if (response.finishReason === 'length') {
+      return 'the response was cut off at the output limit (finish_reason: length) before it was complete, so nothing in it was run';
+    }
+    if (response.finishReason === 'content_filter') {
+      return "the server's content filter stopped the response (finish_reason: content_filter), so nothing in it was run";
+    }
     if (response.calls.length === 0) return response.text.trim() ? null : 'the response had neither text nor a tool call';
     const problems = response.calls.map((call) => this.checkCall(call)).filter((p): p is string => p !== null);
     return problems.length > 0 ? problems.join('; ') : null;
   }
 
-  private checkCall(call: RawCall): string | null {
+  private checkCall(call: StreamedCall): string | null {
     if (!Object.hasOwn(TOOL_ARG_SCHEMAS, call.name)) {
       return `${call.name || '(no name)'}: unknown tool (known: ${Object.keys(TOOL_ARG_SCHEMAS).join(', ')})`;
     }
@@ -400,33 +511,43 @@ export class OpenAIAgent implements Agent {
     return `${call.name}: arguments do not fit the schema: ${issue?.path.join('.') || 'arguments'}: ${issue?.message}`;
   }
 
+  /** For the operator: how to let a cut-off answer through next time. */
+  private truncationHint(response: ModelResponse): string {
+    if (response.finishReason !== 'length') return '';
+    const now = this.maxTokens === undefined ? "unset, so the server's default applies" : `now ${this.maxTokens}`;
+    return `; raise agent.max_tokens in loop.yaml (${now}) if the model needs longer answers`;
+  }
+
   /** Records a rejected response in the conversation and tells the model what was wrong. */
-  private handBack(response: RawResponse): void {
+  private handBack(response: ModelResponse, problem: string): void {
+    const truncated = response.finishReason === 'length' || response.finishReason === 'content_filter';
     if (response.calls.length === 0) {
       if (response.text) this.conversation.push({ role: 'assistant', content: response.text });
-      this.conversation.push({
-        role: 'user',
-        content: 'Your last response was empty. Call a tool, or answer with a final message if the goal is met.',
-      });
+      const ask = truncated
+        ? `Your last response was not used: ${problem}. Answer again, shorter.`
+        : 'Your last response was empty. Call a tool, or answer with a final message if the goal is met.';
+      this.conversation.push({ role: 'user', content: ask });
       return;
     }
     this.conversation.push(this.assistantMessage(response, true));
     for (const call of response.calls) {
-      const problem = this.checkCall(call);
-      const content = problem
-        ? `error: ${problem}\nNothing was run. Send a corrected call.`
+      const own = truncated ? problem : this.checkCall(call);
+      const content = own
+        ? `error: ${own}\nNothing was run. Send a corrected call${truncated ? ' (shorter: split a long file into several writes or edits)' : ''}.`
         : 'error: not run, because another call of the same response was invalid. Send it again if you still need it.';
-      this.conversation.push({ role: 'tool', tool_call_id: call.id, content });
+      this.conversation.push({ role: 'tool', tool_call_id: call.answerId, content });
     }
   }
 
   /**
-   * The assistant message as the model sent it. When `sanitize` is set, arguments that
-   * are not JSON are replaced by `{}` (servers such as Ollama parse them and would reject
-   * the whole request); the tool message quotes the original.
+   * The assistant message as the model sent it, with its reasoning under the field the
+   * server used. When `sanitize` is set, arguments that are not JSON are replaced by `{}`
+   * (servers such as Ollama parse them and would reject the whole request); the tool
+   * message quotes the original.
    */
-  private assistantMessage(response: RawResponse, sanitize: boolean): ChatCompletionAssistantMessageParam {
-    const message: ChatCompletionAssistantMessageParam = { role: 'assistant', content: response.text || null };
+  private assistantMessage(response: ModelResponse, sanitize: boolean): AssistantMessage {
+    const message: AssistantMessage = { role: 'assistant', content: response.text || null };
+    if (response.reasoningField && response.reasoning) message[response.reasoningField] = response.reasoning;
     if (response.calls.length > 0) {
       message.tool_calls = response.calls.map((call) => {
         let args = call.arguments || '{}';
@@ -437,62 +558,115 @@ export class OpenAIAgent implements Agent {
             args = '{}';
           }
         }
-        return { id: call.id, type: 'function', function: { name: call.name, arguments: args } };
+        return { id: call.answerId, type: 'function', function: { name: call.name, arguments: args } };
       });
     }
     return message;
   }
 
-  /** One streamed request; text deltas go to `onText` as they arrive. */
-  private async request(context: AgentContext): Promise<RawResponse> {
-    const text: string[] = [];
-    const calls: RawCall[] = [];
-    const usage: TokenUsage = { input_tokens: 0, output_tokens: 0 };
-    try {
-      const stream = await this.client.chat.completions.create(
-        {
-          model: this.model,
-          messages: this.requestMessages(context.goal),
-          tools: OPENAI_TOOLS,
-          stream: true,
-          stream_options: { include_usage: true },
-          ...(this.temperature !== undefined ? { temperature: this.temperature } : {}),
-        },
-        { signal: context.signal },
-      );
-      for await (const chunk of stream) {
-        if (chunk.usage) {
-          usage.input_tokens = chunk.usage.prompt_tokens ?? 0;
-          usage.output_tokens = chunk.usage.completion_tokens ?? 0;
-        }
-        const delta = chunk.choices?.[0]?.delta;
-        if (!delta) continue;
-        const piece = delta.content ?? delta.refusal ?? '';
-        if (piece) {
-          text.push(piece);
-          context.onText?.(piece);
-        }
-        for (const part of delta.tool_calls ?? []) {
-          const index = part.index ?? (part.id ? calls.length : Math.max(0, calls.length - 1));
-          const call = (calls[index] ??= { id: '', name: '', arguments: '' });
-          if (part.id) call.id = part.id;
-          if (part.function?.name) call.name += part.function.name;
-          if (part.function?.arguments) call.arguments += part.function.arguments;
-        }
+  /**
+   * One request, its stream retried (up to `maxRetries` times, with a growing delay) when
+   * it broke off before it was complete: nothing of a partial response is used.
+   * @throws AgentError when the request failed, or every retry did
+   */
+  private async request(context: AgentContext): Promise<ModelResponse> {
+    for (let retry = 0; ; retry++) {
+      let failure: StreamFailure;
+      try {
+        return await this.requestOnce(context);
+      } catch (error) {
+        if (!(error instanceof StreamFailure) || !error.retryable || context.signal?.aborted) throw this.wrap(error, context);
+        failure = error;
       }
-      // The SDK ends the iteration quietly when the request is aborted mid-stream.
-      if (context.signal?.aborted) throw new APIUserAbortError();
-    } catch (error) {
-      throw this.wrap(error, context);
+      if (retry >= this.maxRetries) {
+        const after = retry > 0 ? ` (after ${retry} ${retry === 1 ? 'retry' : 'retries'})` : '';
+        throw new AgentError(`${this.name}: turn ${context.turn}: ${failure.message}${after}`, { cause: failure });
+      }
+      const delay = Math.min(MAX_STREAM_RETRY_DELAY_MS, this.streamRetryDelayMs * 2 ** retry);
+      this.onRetry?.({ attempt: retry + 1, max_retries: this.maxRetries, status: failure.status, reason: failure.message, delay_ms: delay });
+      try {
+        await sleep(delay, context.signal);
+      } catch (error) {
+        throw this.wrap(error, context);
+      }
     }
-    const dense = calls.filter((call): call is RawCall => call !== undefined);
-    dense.forEach((call, i) => {
-      if (!call.id) call.id = `call_${context.turn}_${this.conversation.length}_${i}`;
-    });
-    return { text: text.join(''), calls: dense, usage };
+  }
+
+  /**
+   * One streamed request; text deltas go to `onText` as they arrive.
+   * @throws StreamFailure when the stream broke off or ended incomplete; any other error
+   *   when the request itself failed (the SDK has retried what it retries)
+   */
+  private async requestOnce(context: AgentContext): Promise<ModelResponse> {
+    this.sdkErrors = [];
+    const stream = await this.client.chat.completions.create(
+      {
+        model: this.model,
+        messages: this.requestMessages(context.goal),
+        tools: OPENAI_TOOLS,
+        stream: true,
+        stream_options: { include_usage: true },
+        ...(this.temperature !== undefined ? { temperature: this.temperature } : {}),
+        ...(this.maxTokens !== undefined ? { max_tokens: this.maxTokens } : {}),
+      },
+      { signal: context.signal },
+    );
+    const marks = this.marks;
+    const merged = new StreamAccumulator();
+    try {
+      for await (const chunk of stream) {
+        const piece = merged.push(chunk);
+        if (piece.text) context.onText?.(piece.text);
+      }
+    } catch (error) {
+      if (error instanceof APIUserAbortError || context.signal?.aborted) throw error;
+      throw this.streamFailure(error);
+    }
+    // The SDK ends the iteration quietly when the request is aborted mid-stream.
+    if (context.signal?.aborted) throw new APIUserAbortError();
+    const result = merged.result();
+    if (result.finishReason === 'error') {
+      throw new StreamFailure('the server ended the response with finish_reason "error" (it failed while answering)', true);
+    }
+    if (result.finishReason === null && !marks.done) {
+      throw new StreamFailure(
+        'the stream ended with neither a finish_reason nor [DONE]: the response is incomplete (the connection or the server broke off), so nothing in it was run',
+        true,
+      );
+    }
+    if (result.usage === null && !this.usageMissingNoted) {
+      this.usageMissingNoted = true;
+      this.onNotice?.(`${this.name}: the server reported no token usage; tokens and cost of its answers are not counted`);
+    }
+    const ids = answerIds(result.calls, context.turn);
+    return { ...result, calls: result.calls.map((call, i) => ({ ...call, answerId: ids[i]! })) };
+  }
+
+  /** A mid-stream error in words, and whether retrying the request may help. */
+  private streamFailure(error: unknown): StreamFailure {
+    if (error instanceof APIError && error.status === undefined) {
+      const raw: unknown = error.error;
+      const code = typeof raw === 'object' && raw !== null ? (raw as { code?: unknown }).code : undefined;
+      const status = typeof code === 'number' ? code : null;
+      const said = errorObjectText(raw) || error.message;
+      const meaning = explain(status, said, this.model);
+      const fatal = status !== null && [400, 401, 402, 403, 404].includes(status);
+      return new StreamFailure(`the server sent an error inside the stream after HTTP 200: ${meaning}`, !fatal && !/context window/.test(meaning), status);
+    }
+    if (error instanceof SyntaxError) {
+      const line = this.sdkErrors.find((e) => e.startsWith('Could not parse message into JSON:'))?.replace(/^Could not parse message into JSON:\s*/, '') ?? '';
+      const what = errorBodyText(line) || 'an empty line';
+      return new StreamFailure(`the server sent a line that is not JSON inside the event stream: ${what}`, true);
+    }
+    const text = describeError(error);
+    if (/terminated|other side closed|ECONNRESET|socket hang up|premature close/i.test(text) || error instanceof TypeError) {
+      return new StreamFailure(`the connection closed before the response was complete (${text})`, true);
+    }
+    return new StreamFailure(`the stream failed: ${text}`, false);
   }
 
   private wrap(error: unknown, context: AgentContext): AgentError {
+    if (error instanceof AgentError) return error;
     if (error instanceof APIUserAbortError || context.signal?.aborted) {
       return new AgentError(`${this.name}: turn ${context.turn}: the request was aborted`, { cause: error });
     }
@@ -500,15 +674,34 @@ export class OpenAIAgent implements Agent {
       const status = error.status;
       const gaveUp = status === 408 || status === 409 || status === 429 || status >= 500;
       const retried = gaveUp && this.maxRetries > 0 ? ` (after ${this.maxRetries} retries)` : '';
-      return new AgentError(`${this.name}: turn ${context.turn}: HTTP ${error.status}${retried}: ${error.message}`, { cause: error });
+      const last = this.lastErrorBody;
+      const body = last !== null && last.status === status ? errorBodyText(last.text) : '';
+      const said = body || (error.error !== undefined ? errorObjectText(error.error) : '') || error.message;
+      return new AgentError(`${this.name}: turn ${context.turn}: HTTP ${status}${retried}: ${explain(status, said, this.model)}`, { cause: error });
+    }
+    if (error instanceof StreamFailure) {
+      return new AgentError(`${this.name}: turn ${context.turn}: ${error.message}`, { cause: error });
     }
     return new AgentError(`${this.name}: turn ${context.turn}: ${describeError(error)}`, { cause: error });
   }
 
+  /** The SDK's logger: errors kept to explain a failure, warnings to the operator; never the console. */
+  private sdkLogger(): Logger {
+    const line = (args: unknown[]) => args.map((a) => (typeof a === 'string' ? a : describeError(a))).join(' ');
+    const warn = (...args: unknown[]) => this.onNotice?.(`openai SDK: ${line(args)}`);
+    return {
+      error: (...args: unknown[]) => void this.sdkErrors.push(line(args).slice(0, ERROR_BODY_LIMIT)),
+      warn,
+      info: () => undefined,
+      debug: () => undefined,
+    };
+  }
+
   /**
-   * The SDK's `fetch`, wrapped to report the retries it is about to make. The SDK marks
-   * each attempt with `X-Stainless-Retry-Count`; a retryable answer below `maxRetries`
-   * means another attempt follows.
+   * The SDK's `fetch`, wrapped to report the retries it is about to make, to keep the body
+   * of a failed response (the SDK reads only some error shapes), and to filter the event
+   * stream ({@link filterEventStream}). The SDK marks each attempt with
+   * `X-Stainless-Retry-Count`; a retryable answer below `maxRetries` means another attempt.
    */
   private async fetchReportingRetries(input: string | URL | Request, init?: RequestInit): Promise<Response> {
     const headers = new Headers(init?.headers);
@@ -530,10 +723,28 @@ export class OpenAIAgent implements Agent {
       report({ status: null, reason: timedOut ? 'a timeout' : `connection failed: ${describeError(error)}`, delay_ms: null });
       throw error;
     }
-    if (!response.ok && retryable(response)) {
-      const reason = `${response.status}${response.statusText ? ` ${response.statusText}` : ''}`;
-      report({ status: response.status, reason, delay_ms: requestedDelay(response.headers) });
+    if (!response.ok) {
+      const text = await response.clone().text().catch((error: unknown) => `(the body could not be read: ${describeError(error)})`);
+      this.lastErrorBody = { status: response.status, text: text.slice(0, ERROR_BODY_LIMIT) };
+      if (retryable(response)) {
+        const said = errorBodyText(text);
+        const reason = `${response.status}${response.statusText ? ` ${response.statusText}` : ''}${said ? `: ${said}` : ''}`;
+        report({ status: response.status, reason, delay_ms: requestedDelay(response.headers) });
+      }
+      return response;
     }
-    return response;
+    this.marks = { done: false };
+    if (!response.body || !(response.headers.get('content-type') ?? '').includes('text/event-stream')) return response;
+    const { body, status, statusText } = response;
+    return new Response(filterEventStream(body, this.marks), { status, statusText, headers: response.headers });
   }
+}
+
+/** Adds `more` (absent: nothing reported) to `sum`, parts included. */
+function addUsage(sum: TokenUsage, more: TokenUsage | null): void {
+  if (!more) return;
+  sum.input_tokens += more.input_tokens;
+  sum.output_tokens += more.output_tokens;
+  if (more.cached_input_tokens) sum.cached_input_tokens = (sum.cached_input_tokens ?? 0) + more.cached_input_tokens;
+  if (more.reasoning_tokens) sum.reasoning_tokens = (sum.reasoning_tokens ?? 0) + more.reasoning_tokens;
 }
