@@ -11,6 +11,7 @@ import { activeSeconds, draftOf, fold, INITIAL_STATE, reduce, type SessionState 
 import { fallbackReconciliation, reviseGoal, type GoalDirective } from './goal.js';
 import { BUDGET_NAMES_LIST, incrementError, parseOperatorCommand, performOperatorCommand, type CommandResult } from './operator-command.js';
 import { HookRegistry, type HookPayloads, type HookTopic } from './hooks.js';
+import { checkpointMemory } from './handover.js';
 import { transition, type DoneReason, type LoopState } from './machine.js';
 import { observe } from './observe.js';
 import { resolvePattern, type Pattern } from './patterns.js';
@@ -403,7 +404,16 @@ export class Session {
   }
 
   private agentContext(): AgentContext {
-    return { turn: this.state.turn + 1, goal: this.state.goal!, history: this.state.history, signal: this.abort.signal };
+    const { checkpoints, revisions } = this.state;
+    return {
+      turn: this.state.turn + 1,
+      goal: this.state.goal!,
+      history: this.state.history,
+      signal: this.abort.signal,
+      checkpoint: checkpoints[checkpoints.length - 1] ?? null,
+      revisions,
+      onCompacted: (data) => void this.emit('context.compacted', data),
+    };
   }
 
   // ---------------------------------------------------------------- the loop
@@ -903,7 +913,8 @@ export class Session {
     this.agent = this.lapAgent(lap);
     const file = path.resolve(this.options.workspace, laps.progress_file);
     const progress = await readFile(file, 'utf8').catch(() => null);
-    this.emit('lap.start', { lap, max_laps: laps.max_laps, progress });
+    const memory = checkpointMemory(this.state.checkpoints[this.state.checkpoints.length - 1]);
+    this.emit('lap.start', { lap, max_laps: laps.max_laps, progress, ...(memory ? { memory } : {}) });
   }
 
   /**

@@ -71,6 +71,7 @@ describe('generated from the schema', () => {
       'agent.base_url',
       'agent.api_key_env',
       'agent.temperature',
+      'agent.context_tokens',
       'observe[].pattern',
       'observe[].report_file',
       'observe[].output_limit_bytes',

@@ -28,6 +28,7 @@ import type { AgentTurn, Goal, ReportedClaims, TokenUsage, ToolCall } from '../t
 import { mergeReports } from '../reported.js';
 import { HARNESS_TOOL_ARGS } from '../tool-args.js';
 import type { Agent, AgentContext, AgentMessage } from './agent.js';
+import { ContextKeeper, contextPolicyFor, type ContextSettings } from './context.js';
 
 /** Name of the tool through which the model files its reported claims. Not a harness tool. */
 export const REPORT_TOOL = 'report_progress';
@@ -130,6 +131,8 @@ export interface OpenAIAgentOptions {
   timeoutMs?: number;
   /** Name shown in the console. Default `openai:<model>`. */
   name?: string;
+  /** The context window and when to compact (agent.context_tokens, compact_at, keep_turns); defaults per model. */
+  context?: ContextSettings;
 }
 
 /** The host of the OpenAI API: the only one `OPENAI_API_KEY` is sent to unless a policy names it for another. */
@@ -249,6 +252,8 @@ export class OpenAIAgent implements Agent {
   private signal?: AbortSignal;
   /** False when no key was given: requests then carry no `Authorization` header. */
   private readonly sendsKey: boolean;
+  /** Measures each request and compacts the conversation to fit the context window. */
+  private readonly window: ContextKeeper;
 
   /** @throws AgentError when no API key is given for the default (OpenAI) endpoint */
   constructor(options: OpenAIAgentOptions) {
@@ -258,6 +263,7 @@ export class OpenAIAgent implements Agent {
     this.system = options.system ?? DEFAULT_SYSTEM_PROMPT;
     this.maxRetries = options.maxRetries ?? 3;
     this.onRetry = options.onRetry;
+    this.window = new ContextKeeper(contextPolicyFor(options.model, options.context));
     const baseURL = options.baseURL ?? (process.env.OPENAI_BASE_URL || undefined);
     const apiKey = options.apiKey ?? selectApiKey(baseURL === undefined ? {} : { baseURL }, envValue);
     if (!apiKey && isOpenAIEndpoint(baseURL)) {
@@ -338,15 +344,16 @@ export class OpenAIAgent implements Agent {
       tool_calls,
       ...(report ? { report } : {}),
       usage,
+      ...this.window.report(),
     };
   }
 
-  private requestMessages(goal: Goal): ChatCompletionMessageParam[] {
+  /** The messages before the conversation: the system prompt and the goal as it stands. */
+  private requestHead(goal: Goal): ChatCompletionMessageParam[] {
     const revised = goal.revision > 0 ? ` (revision ${goal.revision})` : '';
     return [
       { role: 'system', content: this.system },
       { role: 'user', content: `The goal${revised}:\n${renderGoalForAgent(goal)}` },
-      ...this.conversation,
     ];
   }
 
@@ -452,7 +459,7 @@ export class OpenAIAgent implements Agent {
       const stream = await this.client.chat.completions.create(
         {
           model: this.model,
-          messages: this.requestMessages(context.goal),
+          messages: this.window.prepare(this.requestHead(context.goal), this.conversation, context, OPENAI_TOOLS),
           tools: OPENAI_TOOLS,
           stream: true,
           stream_options: { include_usage: true },
