@@ -194,48 +194,56 @@ export interface CompactionResult {
   keptWhole: number;
 }
 
+/** Fraction of the threshold a compaction that has to drop turns brings the request down to, so the next one is a while off. */
+const HEADROOM = 0.8;
+
+/** A turn being compacted, with what was cut of it. */
+interface Cutting {
+  messages: Group;
+  elided: ElidedEntry[];
+}
+
 /**
- * Compacts `conversation` until the request it makes fits: older turns cut to first and
- * last lines, then oldest turns dropped until the request is at most half the threshold
- * (so the run goes on a while before the next compaction), then, only if the threshold is
- * still passed, the kept turns cut as well, harder, and all but the newest dropped.
+ * Compacts `conversation` until the request it makes fits: turns older than the newest
+ * `keepTurns` are cut to their first and last lines; if the request still passes the
+ * threshold, the oldest turns are dropped until it is at most {@link HEADROOM} of it; only if
+ * the threshold is passed even then, the kept turns are cut as well (harder on a second
+ * pass) and, last, all but the newest turn dropped. `elided` lists what was cut in the turns
+ * that remain (a dropped turn is counted in `droppedTurns` only).
  * @throws AgentError when even the system prompt, the goal, the memory and the newest turn cut hard pass the threshold
  */
 export function compactConversation(conversation: readonly Message[], input: CompactionInput): CompactionResult {
   const threshold = thresholdTokens(input.policy);
-  const target = Math.floor(threshold / 2);
-  let groups = turnsOf(conversation);
+  let turns: Cutting[] = turnsOf(conversation).map((messages) => ({ messages, elided: [] }));
   const keep = Math.max(1, input.policy.keepTurns);
-  const elided: ElidedEntry[] = [];
   let dropped = input.droppedBefore;
   const measure = () => {
     const memory = input.memory(dropped);
-    const messages = [...input.head, ...(memory ? [memory] : []), ...groups.flat()];
+    const messages = [...input.head, ...(memory ? [memory] : []), ...turns.flatMap((t) => t.messages)];
     return { memory, tokens: estimateRequestTokens({ messages, tools: input.tools }) };
   };
-  const cut = (from: number, to: number, limits: ElideLimits) => {
-    for (let i = from; i < to; i++) {
-      const result = elideGroup(groups[i]!, limits);
-      groups[i] = result.group;
-      elided.push(...result.elided);
+  const cut = (count: number, limits: ElideLimits) => {
+    for (const turn of turns.slice(0, count)) {
+      const result = elideGroup(turn.messages, limits);
+      turn.messages = result.group;
+      turn.elided.push(...result.elided);
     }
   };
-  const old = Math.max(0, groups.length - keep);
-  cut(0, old, ELIDE);
-  while (groups.length > keep && measure().tokens > target) {
-    groups = groups.slice(1);
-    dropped += 1;
-  }
-  let keptWhole = Math.min(keep, groups.length);
+  const drop = (floor: number, limit: number) => {
+    while (turns.length > floor && measure().tokens > limit) {
+      turns = turns.slice(1);
+      dropped += 1;
+    }
+  };
+  cut(Math.max(0, turns.length - keep), ELIDE);
+  if (measure().tokens > threshold) drop(keep, Math.floor(threshold * HEADROOM));
+  let keptWhole = Math.min(keep, turns.length);
   if (measure().tokens > threshold) {
-    cut(0, groups.length, ELIDE);
+    cut(turns.length, ELIDE);
     keptWhole = 0;
   }
-  if (measure().tokens > threshold) cut(0, groups.length, ELIDE_HARD);
-  while (groups.length > 1 && measure().tokens > threshold) {
-    groups = groups.slice(1);
-    dropped += 1;
-  }
+  if (measure().tokens > threshold) cut(turns.length, ELIDE_HARD);
+  drop(1, threshold);
   const { memory, tokens } = measure();
   if (tokens > threshold) {
     throw new AgentError(
@@ -243,7 +251,7 @@ export function compactConversation(conversation: readonly Message[], input: Com
         `above ${threshold} (${Math.round(input.policy.compactAt * 100)}% of agent.context_tokens ${input.policy.window}); raise agent.context_tokens or shorten the goal and system prompt`,
     );
   }
-  return { conversation: groups.flat(), memory, droppedTurns: dropped, tokens, elided, keptWhole };
+  return { conversation: turns.flatMap((t) => t.messages), memory, droppedTurns: dropped, tokens, elided: turns.flatMap((t) => t.elided), keptWhole };
 }
 
 /** The event data of a compaction: sizes before and after, and what was elided (the first {@link MAX_LISTED} entries). */
