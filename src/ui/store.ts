@@ -1,6 +1,7 @@
 import { createStore, type StateCreator, type StoreApi } from 'zustand/vanilla';
 import type { LoopEvent } from '../engine/events.js';
 import { fold, INITIAL_STATE, type SessionState } from '../engine/fold.js';
+import { foldGauge, gaugeAt, type ContextGauge } from './context-gauge.js';
 import { INITIAL_VIEW, promptChanged, type ViewState } from './view.js';
 
 /** Where a replay stands: the event shown (`index`, 0-based) of `total`. */
@@ -25,6 +26,8 @@ export interface ConsoleData {
   shown: number;
   /** Set in a replay: nothing can be answered or changed. */
   replay: ReplayPosition | null;
+  /** The estimated size of the agent's next request against its context window; `null` when the agent does not measure it. */
+  context: ContextGauge | null;
   /**
    * The answer to the operator's last command or key; with `working`, what the console
    * is doing now (e.g. preparing the run), shown muted rather than as a success.
@@ -103,18 +106,20 @@ export function eventBySeq(events: readonly LoopEvent[], seq: number): LoopEvent
 export function createConsoleStore(events: readonly LoopEvent[] = [], options: { replay?: ReplayPosition; session?: SessionState } = {}): ConsoleStore {
   const replay = options.replay ?? null;
   const held = replay ? { events: [...events], cut: 0 } : newest([...events], LIVE_EVENTS);
-  const session: StateCreator<ConsoleState, [], [], Pick<ConsoleData, 'session' | 'events' | 'dropped' | 'shown' | 'replay'> & SessionActions> = (set) => ({
+  const session: StateCreator<ConsoleState, [], [], Pick<ConsoleData, 'session' | 'events' | 'dropped' | 'shown' | 'replay' | 'context'> & SessionActions> = (set) => ({
     session: options.session ?? fold(replay ? events.slice(0, replay.index + 1) : events, INITIAL_STATE),
     events: held.events,
     dropped: held.cut,
     shown: replay ? replay.index + 1 : held.events.length,
     replay,
+    context: replay ? gaugeAt(events, replay.index) : foldGauge(events),
     apply: (batch) =>
       set((s) => {
         const { events, cut } = newest(s.events.concat(batch), LIVE_EVENTS);
-        return { session: fold(batch, s.session), events, dropped: s.dropped + cut, shown: events.length };
+        return { session: fold(batch, s.session), events, dropped: s.dropped + cut, shown: events.length, context: foldGauge(batch, s.context) };
       }),
-    showReplay: (index, session) => set((s) => ({ session, shown: index + 1, replay: { index, total: s.events.length } })),
+    showReplay: (index, session) =>
+      set((s) => ({ session, shown: index + 1, replay: { index, total: s.events.length }, context: gaugeAt(s.events, index) })),
   });
   return createStore<ConsoleState>()((...a) => ({ ...session(...a), ...statusSlice(...a), ...viewSlice(...a) }));
 }
