@@ -39,8 +39,10 @@ export function elideMiddle(text: string, limits: ElideLimits): Elision {
   const fits = lines.length <= limits.headLines + limits.tailLines + 1 && text.length <= limits.maxChars + NOTE_ALLOWANCE;
   if (fits) return { text, lines: lines.length, elidedLines: 0, elidedChars: 0 };
   const half = Math.max(0, Math.floor(limits.maxChars / 2));
-  let head = lines.slice(0, limits.headLines).join('\n');
-  let tail = lines.length > limits.headLines ? lines.slice(Math.max(limits.headLines, lines.length - limits.tailLines)).join('\n') : '';
+  // Few but long lines: the text's first and last characters; else its first and last lines.
+  const fewLines = lines.length <= limits.headLines + limits.tailLines;
+  let head = fewLines ? text : lines.slice(0, limits.headLines).join('\n');
+  let tail = fewLines ? text : lines.slice(lines.length - limits.tailLines).join('\n');
   if (head.length > half) head = head.slice(0, half);
   if (tail.length > half) tail = tail.slice(tail.length - half);
   const elidedChars = Math.max(0, text.length - head.length - tail.length);
