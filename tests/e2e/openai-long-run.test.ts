@@ -188,3 +188,51 @@ it('runs past the context window: at least three compactions, every request unde
   );
   expect(state.done.reason).toBe('goal_met');
 }, 60_000);
+
+it('runs an openai agent in fresh laps: each lap a new conversation that starts from the progress file and the memory of the last checkpoint', async () => {
+  const { port } = server.address() as AddressInfo;
+  const laps: Array<ReturnType<typeof reply>> = [
+    toolTurn(0, [
+      { id: 'call_p', name: 'shell', args: { command: "printf 'Done: step one\\nNext: write done.txt\\n' > PROGRESS.md" } },
+      { id: 'rp', name: 'report_progress', args: { new_evidence: [{ claim: 'step one works', evidence_ref: 'PROGRESS.md' }] } },
+    ]),
+    [chunk({ role: 'assistant', content: 'Lap one is finished.' }), chunk({}, 'stop')],
+    toolTurn(2, [{ id: 'call_d', name: 'shell', args: { command: 'echo done > done.txt' } }]),
+    [chunk({ role: 'assistant', content: 'done.txt exists.' }), chunk({}, 'stop')],
+  ];
+  server.removeAllListeners('request');
+  server.on('request', async (req, res) => {
+    const request = JSON.parse(await body(req)) as { messages: Message[]; tools: unknown[] };
+    received.push({ ...request, tokens: estimateRequestTokens(request) });
+    res.writeHead(200, { 'content-type': 'text/event-stream' });
+    for (const part of laps[received.length - 1] ?? laps[3]!) res.write(`data: ${JSON.stringify(part)}\n\n`);
+    res.end('data: [DONE]\n\n');
+  });
+  writeFileSync(
+    path.join(dir, 'loop.yaml'),
+    [
+      'goal: { objective: create done.txt }',
+      `agent: { kind: openai, model: test-model, base_url: "http://127.0.0.1:${port}/v1" }`,
+      'workspace: { path: ., copy: none }',
+      'verify: [{ command: "test -f done.txt" }]',
+      'checkpoint: { every_iterations: 2 }',
+      'stagnation: { on_detect: alert }',
+      'laps: { enabled: true, max_laps: 3 }',
+    ].join('\n'),
+  );
+  const result = await execa('node', [cli, 'run', '--config', 'loop.yaml', '--headless', '--approve', 'all'], { cwd: dir, reject: false, env: { OPENAI_API_KEY: '' } });
+  expect(result.exitCode, result.stderr).toBe(0);
+  const events = result.stdout.trim().split('\n').map((line) => JSON.parse(line));
+  expect(events.filter((e) => e.type === 'lap.start').map((e) => e.data.lap)).toEqual([1, 2]);
+  expect(received).toHaveLength(4);
+
+  // Lap 2 starts a new conversation: nothing of lap 1's, only the hand-over after the goal.
+  const second = received[2]!.messages;
+  expect(second.map((m) => m.role)).toEqual(['system', 'user', 'user']);
+  expect(second[2]!.content).toContain('Lap 2 of 3: you start with no memory of earlier laps.');
+  expect(second[2]!.content).toContain('The progress file says:\nDone: step one\nNext: write done.txt');
+  expect(second[2]!.content).toMatch(/Memory of the last checkpoint \(turn 2, [A-Z_]+\):/);
+  expect(second[2]!.content).toContain('- you reported: step one works [PROGRESS.md: not found]');
+  expect(JSON.stringify(second)).not.toContain('Lap one is finished');
+  expect(events.at(-1)).toMatchObject({ type: 'session.complete', data: { reason: 'goal_met' } });
+}, 60_000);
