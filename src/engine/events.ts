@@ -104,8 +104,12 @@ export interface EventDataMap {
    */
   'repetition.detected': { hash: string; count: number; calls: ToolCall[]; kind?: 'repeat' | 'cycle'; span?: number; rule?: string };
   'goal.revised': { revision: GoalRevision; goal: Goal };
-  /** Fresh laps: a new agent with an empty history; `max_laps` from loop.yaml. */
-  'lap.start': { lap: number; max_laps: number; progress: string | null };
+  /**
+   * Fresh laps: a new agent with an empty history; `max_laps` from loop.yaml. The hand-over:
+   * `progress`, the progress file (untrusted: the agent wrote it), and `memory`, the summary
+   * of the last checkpoint (`checkpointMemory`; absent in older logs and before any checkpoint).
+   */
+  'lap.start': { lap: number; max_laps: number; progress: string | null; memory?: string };
   'lap.end': { lap: number; outcome: 'done' | 'not_done' | 'error'; note?: string };
   /**
    * The workspace's git state after a step: `null` fields when it is not a git repo
@@ -125,6 +129,25 @@ export interface EventDataMap {
   'budget.extended': { dimension: BudgetDimension; limit: number; by: number };
   /** Reflexion: the lesson written after a failed attempt, carried into the next one. */
   'reflection.recorded': { attempt: number; text: string };
+  /**
+   * The agent's conversation was compacted before the request of `turn` because that
+   * request would have passed `threshold_tokens` (`agent.compact_at` of `window_tokens`).
+   * Sizes are estimated tokens of the whole request. `kept_turns`: newest turns kept whole;
+   * `dropped_turns`: oldest turns left out by this compaction; `elided`: texts cut to their
+   * first and last lines (the first 50; `elided_count` counts them all). docs/design.md,
+   * "Context window and hand-over".
+   */
+  'context.compacted': {
+    turn: number;
+    before_tokens: number;
+    after_tokens: number;
+    window_tokens: number;
+    threshold_tokens: number;
+    kept_turns: number;
+    dropped_turns: number;
+    elided_count: number;
+    elided: Array<{ role: 'tool' | 'user' | 'assistant'; call_id?: string; name?: string; lines: number; elided_chars: number }>;
+  };
 }
 
 /** Every event type, in the order of the table above. */
@@ -135,7 +158,7 @@ export const EVENT_TYPES = [
   'plan.draft', 'plan.commit', 'step.start', 'step.end', 'model.call', 'tool.call', 'tool.decision',
   'tool.result', 'tool.error', 'budget.warn', 'checkpoint.recorded', 'stagnation.detected',
   'repetition.detected', 'goal.revised', 'lap.start', 'lap.end', 'verify.result', 'hook.error', 'budget.extended',
-  'reflection.recorded', 'workspace.snapshot', 'abort.recorded', 'agent.notice',
+  'reflection.recorded', 'workspace.snapshot', 'abort.recorded', 'agent.notice', 'context.compacted',
 ] as const satisfies readonly EventType[];
 
 const KNOWN = new Set<string>(EVENT_TYPES);

@@ -1,6 +1,7 @@
 import type { AgentMessage } from './agents/agent.js';
 import { ZERO_USAGE } from './budget.js';
 import { INITIAL_EVALUATOR, type EvaluatorState } from './checkpoint.js';
+import { progressExcerpt } from './handover.js';
 import { assertNever, type GoalRevision, type LoopEvent, type VerifyCommandResult } from './events.js';
 import { INITIAL_MACHINE, transition, type DoneReason, type LoopState, type MachineState } from './machine.js';
 import { mergeReport } from './reported.js';
@@ -133,6 +134,8 @@ export interface SessionState {
   longSessionChars: number;
   /** Characters of agent history in laps before the current one. */
   earlierLapsChars: number;
+  /** Compactions of the agent's conversation (`context.compacted`), oldest first. */
+  compactions: Array<{ seq: number; turn: number; before_tokens: number; after_tokens: number; dropped_turns: number; elided_count: number }>;
   /** Where an abort parked the workspace and wrote its report. */
   abort: { report: string; stash: string; restore: string } | null;
   /** The agent's latest claim that the goal is met, until a verifier judges it. */
@@ -201,6 +204,7 @@ export const INITIAL_STATE: SessionState = {
   requestChars: 0,
   longSessionChars: 0,
   earlierLapsChars: 0,
+  compactions: [],
   abort: null,
   lastVerify: null,
   hookErrors: 0,
@@ -427,7 +431,8 @@ export function reduce(s: SessionState, e: LoopEvent): void {
           role: 'harness',
           content:
             `Lap ${e.data.lap} of ${e.data.max_laps}: you start with no memory of earlier laps. ` +
-            (e.data.progress === null ? 'There is no progress file yet.' : `The progress file says:\n${e.data.progress}`) +
+            (e.data.progress === null ? 'There is no progress file yet.' : `The progress file says:\n${progressExcerpt(e.data.progress)}`) +
+            (e.data.memory ? `\n${e.data.memory}` : '') +
             '\nBefore you finish this lap, update the progress file: what is done, what is next, what was tried without success.',
         },
       ];
@@ -455,6 +460,11 @@ export function reduce(s: SessionState, e: LoopEvent): void {
       break;
     case 'agent.notice':
       break;
+    case 'context.compacted': {
+      const { turn, before_tokens, after_tokens, dropped_turns, elided_count } = e.data;
+      s.compactions.push({ seq: e.seq, turn, before_tokens, after_tokens, dropped_turns, elided_count });
+      break;
+    }
     case 'abort.recorded':
       s.abort = { report: e.data.report, stash: e.data.stash, restore: e.data.restore };
       break;
@@ -464,7 +474,7 @@ export function reduce(s: SessionState, e: LoopEvent): void {
 }
 
 /** The fields of a state that {@link reduce} changes in place: its arrays and records. */
-const IN_PLACE = ['revisions', 'plan', 'reflections', 'usage', 'warned', 'checkpoints', 'alerts', 'tools', 'toolOrder', 'history'] as const;
+const IN_PLACE = ['revisions', 'plan', 'reflections', 'usage', 'warned', 'checkpoints', 'alerts', 'tools', 'toolOrder', 'history', 'compactions'] as const;
 type InPlace = (typeof IN_PLACE)[number];
 
 function copyOf<K extends InPlace>(value: SessionState[K]): SessionState[K] {

@@ -16,6 +16,7 @@ export { loadPolicy, parsePolicy, LOOP_SCHEMA, DEFAULT_CONFIG_FILE, MAX_CONFIG_B
 // Agents.
 export { ScriptedAgent, transcriptSchema } from './agents/scripted.js';
 export type { Agent, AgentContext, AgentMessage } from './agents/agent.js';
+export { estimateTokens, estimateRequestTokens } from './agents/context.js';
 
 // The event log and its fold: the same fold feeds the live store, replay and resume.
 export { SCHEMA_VERSION, EVENT_TYPES, assertNever, type LoopEvent, type EventType, type EventDataMap, type EventOf } from './events.js';

@@ -276,6 +276,21 @@ const agentSchema = z
             .positive()
             .optional()
             .describe("`kind: openai`: the longest answer the model may give, in tokens (sent as `max_tokens`); unset: the server's default."),
+          context_tokens: z
+            .int()
+            .min(1024)
+            .max(100_000_000)
+            .optional()
+            .describe(
+              "`kind: openai`: the model's context window in tokens (request and answer). Unset: the known window of the model family (gpt-4o 128000, gpt-4.1 1047576, claude 200000, deepseek 64000, ...), else 8192. Set it to what the server was started with (Ollama `num_ctx`, llama.cpp `--ctx-size`, vLLM `--max-model-len`).",
+            ),
+          compact_at: z
+            .number()
+            .min(0.1)
+            .max(0.95)
+            .default(0.75)
+            .describe('`kind: openai`: compact the conversation when the next request would pass this fraction of `context_tokens` (estimated at one token per 3 bytes); the rest is left for the answer.'),
+          keep_turns: z.int().min(1).max(1000).default(4).describe('`kind: openai`: newest turns a compaction keeps whole; older tool outputs are cut to their first and last lines.'),
         })
         .describe('A model behind an OpenAI-compatible endpoint.'),
       z

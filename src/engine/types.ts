@@ -97,6 +97,11 @@ export interface AgentTurn {
   usage: TokenUsage;
   /** The agent claims the goal is met, with this summary. */
   final?: string;
+  /**
+   * Agents that send a conversation (`openai`): the estimated tokens of the last request of
+   * this turn and the window it had to fit (docs/design.md, "Context window and hand-over").
+   */
+  context?: { tokens: number; window: number };
 }
 
 /** How a tool call ended. `denied`: the operator or a policy refused it. */

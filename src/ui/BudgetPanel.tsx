@@ -3,6 +3,7 @@ import { Box, Text } from 'ink';
 import { activeSeconds } from '../engine/fold.js';
 import { BUDGET_DIMENSIONS, type BudgetDimension } from '../engine/types.js';
 import { useConsole } from './context.js';
+import type { ContextGauge } from './context-gauge.js';
 import { budgetValue, gauge, percent } from './format.js';
 import { theme } from './theme.js';
 import { useNow } from './use-now.js';
@@ -45,16 +46,32 @@ function useColours(used: Record<BudgetDimension, number>): (d: BudgetDimension)
   };
 }
 
+/** The context gauge's colour: fine, past three quarters of the window, or past the window. */
+function contextColour(context: ContextGauge): string {
+  if (context.tokens >= context.window) return theme.danger;
+  return context.tokens >= context.window * 0.75 ? theme.warn : theme.ok;
+}
+
+/** Tokens in few characters: `950`, `12.3k`, `1.05M`. */
+function tokensShort(n: number): string {
+  if (n < 1000) return String(n);
+  if (n < 1_000_000) return `${Math.round(n / 100) / 10}k`;
+  return `${Math.round(n / 10_000) / 100}M`;
+}
+
 /**
  * Gauges for all five budget dimensions: label and percent, then a bar and used/limit.
  * The colour turns at the warn fraction (a `budget.warn`), red when spent; the dimension
- * that paused the run is shown inverse. `compact`: one row of percentages.
+ * that paused the run is shown inverse. `compact`: one row of percentages. When the agent
+ * measures its requests (`openai`), a sixth gauge shows the estimated size of the next
+ * request against the context window (`~` marks the estimate).
  */
 export function BudgetPanel({ width, compact = false }: { width: number; compact?: boolean }) {
   const used = useUsage();
   const limits = useConsole((s) => s.session.limits);
   const exhausted = useConsole((s) => s.session.exhausted);
   const colour = useColours(used);
+  const context = useConsole((s) => s.context);
   // Before session.start the limits are not known yet (the run is being prepared).
   const known = useConsole((s) => s.session.startedAt !== null);
   if (!known) {
@@ -80,11 +97,17 @@ export function BudgetPanel({ width, compact = false }: { width: number; compact
               </Text>
             );
           })}
+          {context ? (
+            <Text>
+              <Text color={theme.muted}> ctx</Text>
+              <Text color={contextColour(context)}> ~{percent(context.tokens, context.window)}%</Text>
+            </Text>
+          ) : null}
         </Text>
       </Box>
     );
   }
-  const cell = Math.max(12, Math.floor(width / BUDGET_DIMENSIONS.length));
+  const cell = Math.max(12, Math.floor(width / (BUDGET_DIMENSIONS.length + (context ? 1 : 0))));
   return (
     <Box flexDirection="column" height={2} flexShrink={0}>
       <Box>
@@ -101,6 +124,14 @@ export function BudgetPanel({ width, compact = false }: { width: number; compact
             </Box>
           );
         })}
+        {context ? (
+          <Box width={cell} flexShrink={0}>
+            <Text wrap="truncate-end">
+              <Text color={theme.muted}>context</Text>
+              <Text color={contextColour(context)}> ~{percent(context.tokens, context.window)}%</Text>
+            </Text>
+          </Box>
+        ) : null}
       </Box>
       <Box>
         {BUDGET_DIMENSIONS.map((d) => {
@@ -115,7 +146,22 @@ export function BudgetPanel({ width, compact = false }: { width: number; compact
             </Box>
           );
         })}
+        {context ? <ContextCell context={context} cell={cell} /> : null}
       </Box>
+    </Box>
+  );
+}
+
+/** The second row of the context gauge: bar and estimated tokens of the window. */
+function ContextCell({ context, cell }: { context: ContextGauge; cell: number }) {
+  const value = `~${tokensShort(context.tokens)}/${tokensShort(context.window)}`;
+  const bar = Math.max(3, cell - value.length - 2);
+  return (
+    <Box width={cell} flexShrink={0}>
+      <Text wrap="truncate-end">
+        <Text color={contextColour(context)}>{gauge(context.tokens, context.window, bar)}</Text>
+        <Text> {value}</Text>
+      </Text>
     </Box>
   );
 }

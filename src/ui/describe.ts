@@ -77,6 +77,11 @@ function describeRaw(e: LoopEvent): string {
       return `verify ${e.data.passed ? 'passed' : 'failed'}: ${e.data.commands.map((c) => `${c.command} → ${c.exit_code}`).join(', ')}`;
     case 'reflection.recorded':
       return `reflection after attempt ${e.data.attempt}: ${clean(e.data.text)}`;
+    case 'context.compacted': {
+      const d = e.data;
+      const dropped = d.dropped_turns > 0 ? `, ${d.dropped_turns} older turn(s) left out` : '';
+      return `context compacted before turn ${d.turn}: ~${d.before_tokens} → ~${d.after_tokens} tokens of ${d.window_tokens}; ${d.kept_turns} newest turn(s) kept whole, ${d.elided_count} output(s) cut to first/last lines${dropped}`;
+    }
     case 'hook.error':
       return `hook ${e.data.hook} (${e.data.topic}) failed: ${clean(e.data.error)}`;
     default:

@@ -6,6 +6,7 @@ import { createInputSlice } from './slices/input.js';
 import { createOverlaySlice } from './slices/overlay.js';
 import { createPromptSlice } from './slices/prompt.js';
 import type { ViewActions, ViewState } from './view.js';
+import { foldGauge, gaugeAt, type ContextGauge } from './context-gauge.js';
 
 /** Where a replay stands: the event shown (`index`, 0-based) of `total`. */
 export interface ReplayPosition {
@@ -32,6 +33,8 @@ export interface ConsoleData extends ViewState {
   shown: number;
   /** Set in a replay: nothing can be answered or changed. */
   replay: ReplayPosition | null;
+  /** The estimated size of the agent's next request against its context window; `null` when the agent does not measure it. */
+  context: ContextGauge | null;
   /**
    * The answer to the operator's last command or key; with `working`, what the console
    * is doing now (e.g. preparing the run), shown muted rather than as a success.
@@ -98,18 +101,20 @@ export function eventBySeq(events: readonly LoopEvent[], seq: number): LoopEvent
 export function createConsoleStore(events: readonly LoopEvent[] = [], options: { replay?: ReplayPosition; session?: SessionState } = {}): ConsoleStore {
   const replay = options.replay ?? null;
   const held = replay ? { events: [...events], cut: 0 } : newest([...events], LIVE_EVENTS);
-  const session: StateCreator<ConsoleState, [], [], Pick<ConsoleData, 'session' | 'events' | 'dropped' | 'shown' | 'replay'> & SessionActions> = (set) => ({
+  const session: StateCreator<ConsoleState, [], [], Pick<ConsoleData, 'session' | 'events' | 'dropped' | 'shown' | 'replay' | 'context'> & SessionActions> = (set) => ({
     session: options.session ?? fold(replay ? events.slice(0, replay.index + 1) : events, INITIAL_STATE),
     events: held.events,
     dropped: held.cut,
     shown: replay ? replay.index + 1 : held.events.length,
     replay,
+    context: replay ? gaugeAt(events, replay.index) : foldGauge(events),
     apply: (batch) =>
       set((s) => {
         const { events, cut } = newest(s.events.concat(batch), LIVE_EVENTS);
-        return { session: fold(batch, s.session), events, dropped: s.dropped + cut, shown: events.length };
+        return { session: fold(batch, s.session), events, dropped: s.dropped + cut, shown: events.length, context: foldGauge(batch, s.context) };
       }),
-    showReplay: (index, session) => set((s) => ({ session, shown: index + 1, replay: { index, total: s.events.length } })),
+    showReplay: (index, session) =>
+      set((s) => ({ session, shown: index + 1, replay: { index, total: s.events.length }, context: gaugeAt(s.events, index) })),
   });
   return createStore<ConsoleState>()((...a) => ({
     ...session(...a),

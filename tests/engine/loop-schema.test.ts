@@ -73,6 +73,7 @@ describe('generated from the schema', () => {
       'agent.temperature',
       'agent.max_tokens',
       'pricing.cached_input_per_million_usd',
+      'agent.context_tokens',
       'observe[].pattern',
       'observe[].report_file',
       'observe[].output_limit_bytes',

@@ -1,6 +1,7 @@
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { DEFAULT_CONTEXT_TOKENS, estimateRequestTokens } from '../../src/engine/agents/context.js';
 import type { AgentContext, AgentMessage } from '../../src/engine/agents/agent.js';
 import { formatRetry, OpenAIAgent, REPORT_TOOL, type RetryInfo } from '../../src/engine/agents/openai.js';
 import { AgentError } from '../../src/engine/errors.js';
@@ -159,6 +160,8 @@ describe('OpenAIAgent', () => {
       tool_calls: [],
       usage: { input_tokens: 1200, output_tokens: 240 },
       final: 'The serializer now keeps UTF-8 intact.',
+      // The request's estimated size and the window assumed for an unknown model.
+      context: { tokens: estimateRequestTokens(server.received[0]!.body), window: DEFAULT_CONTEXT_TOKENS },
     });
 
     expect(server.received).toHaveLength(1);
@@ -238,6 +241,7 @@ describe('OpenAIAgent', () => {
         new_evidence: [{ claim: 'dto ok', evidence_ref: 'dto is valid' }],
       },
       usage: { input_tokens: 20, output_tokens: 8 },
+      context: { tokens: expect.any(Number), window: DEFAULT_CONTEXT_TOKENS },
     });
 
     // The operator revises the goal while the call runs; the harness notes it in the history.
@@ -294,6 +298,7 @@ describe('OpenAIAgent', () => {
       report: { eliminated_hypotheses: ['validation'] },
       usage: { input_tokens: 12, output_tokens: 3 },
       final: 'Done.',
+      context: { tokens: expect.any(Number), window: DEFAULT_CONTEXT_TOKENS },
     });
     expect(server.received[1]!.body.messages.slice(2)).toMatchObject([
       { role: 'assistant', tool_calls: [{ id: 'r1' }] },

@@ -1,4 +1,5 @@
-import type { AgentTurn, Goal } from '../types.js';
+import type { EventDataMap, GoalRevision } from '../events.js';
+import type { AgentTurn, CheckpointRecord, Goal } from '../types.js';
 
 /** One entry of what the agent has seen, oldest first. */
 export type AgentMessage =
@@ -17,6 +18,12 @@ export interface AgentContext {
   onText?: (chunk: string) => void;
   /** Aborted when the run is stopped: cancel requests, kill processes. */
   signal?: AbortSignal;
+  /** The last checkpoint of the run, for the memory an agent keeps when it compacts its conversation. */
+  checkpoint?: CheckpointRecord | null;
+  /** The goal's revisions so far, oldest first. */
+  revisions?: readonly GoalRevision[];
+  /** Records that the agent compacted its conversation (a `context.compacted` event). */
+  onCompacted?: (data: EventDataMap['context.compacted']) => void;
 }
 
 /** What the agent is told when asked for a plan. */

@@ -38,6 +38,7 @@ import type { AgentTurn, Goal, ReportedClaims, TokenUsage, ToolCall } from '../t
 import { mergeReports } from '../reported.js';
 import { HARNESS_TOOL_ARGS } from '../tool-args.js';
 import type { Agent, AgentContext, AgentMessage } from './agent.js';
+import { ContextKeeper, contextPolicyFor, type ContextSettings } from './context.js';
 import { errorBodyText, errorObjectText, explain } from './openai-errors.js';
 import { filterEventStream, StreamAccumulator, type StreamedCall, type StreamedResponse, type StreamMarks } from './openai-stream.js';
 
@@ -148,6 +149,8 @@ export interface OpenAIAgentOptions {
   timeoutMs?: number;
   /** Name shown in the console. Default `openai:<model>`. */
   name?: string;
+  /** The context window and when to compact (agent.context_tokens, compact_at, keep_turns); defaults per model. */
+  context?: ContextSettings;
 }
 
 /** The host of the OpenAI API: the only one `OPENAI_API_KEY` is sent to unless a policy names it for another. */
@@ -333,6 +336,8 @@ export class OpenAIAgent implements Agent {
   private signal?: AbortSignal;
   /** False when no key was given: requests then carry no `Authorization` header. */
   private readonly sendsKey: boolean;
+  /** Measures each request and compacts the conversation to fit the context window. */
+  private readonly window: ContextKeeper;
   /** The body of the last failed HTTP response, to explain the SDK's error. */
   private lastErrorBody: { status: number; text: string } | null = null;
   /** What the stream filter saw of the current response. */
@@ -351,6 +356,7 @@ export class OpenAIAgent implements Agent {
     this.maxRetries = options.maxRetries ?? 3;
     this.streamRetryDelayMs = options.streamRetryDelayMs ?? 250;
     this.onRetry = options.onRetry;
+    this.window = new ContextKeeper(contextPolicyFor(options.model, options.context));
     this.onNotice = options.onNotice;
     const baseURL = options.baseURL ?? (process.env.OPENAI_BASE_URL || undefined);
     const apiKey = options.apiKey ?? selectApiKey(baseURL === undefined ? {} : { baseURL }, envValue);
@@ -442,15 +448,16 @@ export class OpenAIAgent implements Agent {
       ...(report ? { report } : {}),
       usage,
       ...(final !== undefined ? { final } : {}),
+      ...this.window.report(),
     };
   }
 
-  private requestMessages(goal: Goal): ChatCompletionMessageParam[] {
+  /** The messages before the conversation: the system prompt and the goal as it stands. */
+  private requestHead(goal: Goal): ChatCompletionMessageParam[] {
     const revised = goal.revision > 0 ? ` (revision ${goal.revision})` : '';
     return [
       { role: 'system', content: this.system },
       { role: 'user', content: `The goal${revised}:\n${renderGoalForAgent(goal)}` },
-      ...this.conversation,
     ];
   }
 
@@ -602,7 +609,7 @@ export class OpenAIAgent implements Agent {
     const stream = await this.client.chat.completions.create(
       {
         model: this.model,
-        messages: this.requestMessages(context.goal),
+        messages: this.window.prepare(this.requestHead(context.goal), this.conversation, context, OPENAI_TOOLS),
         tools: OPENAI_TOOLS,
         stream: true,
         stream_options: { include_usage: true },

@@ -121,7 +121,16 @@ export class RunCore implements RunContext {
   }
 
   agentContext(): AgentContext {
-    return { turn: this.state.turn + 1, goal: this.state.goal!, history: this.state.history, signal: this.abort.signal };
+    const { checkpoints, revisions } = this.state;
+    return {
+      turn: this.state.turn + 1,
+      goal: this.state.goal!,
+      history: this.state.history,
+      signal: this.abort.signal,
+      checkpoint: checkpoints[checkpoints.length - 1] ?? null,
+      revisions,
+      onCompacted: (data) => void this.emit('context.compacted', data),
+    };
   }
 
   perform(step: Step): Gen<Done> {
