@@ -278,7 +278,12 @@ export async function runConsole(
   } finally {
     unsubscribe();
     // Preparing failed: take the console off the screen, so the error is all there is.
-    if (unprepared) ink.clear();
+    // An empty tree first: a frame still pending in Ink's render throttle would otherwise be
+    // drawn again by the unmount, after the clear.
+    if (unprepared) {
+      ink.rerender(<></>);
+      ink.clear();
+    }
     ink.unmount();
     await ink.waitUntilExit().catch(() => undefined);
     restoreTerminal();

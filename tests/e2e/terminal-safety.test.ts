@@ -220,7 +220,7 @@ describe('the console in a real terminal, with a hostile agent', { timeout: 60_0
     expect(t.output).not.toContain('\u001b]');
     expect(t.output).not.toMatch(/\u001b\[2J\u001b\[H52 passed/);
     expect(rawIn(t.output.replace(/\u001b(?:\[[0-?]*[ -/]*[@-~]|[78=>])|[\r\n\u0007\u0008]/g, ''))).toEqual([]);
-    expect(logicalLines(t).some((l) => l.includes('Could not parse message into JSON: {not json ^[]0;SSE-TITLE^G^[]52;c;U1NF^G')), t.describe()).toBe(true);
+    expect(logicalLines(t).some((l) => l.includes('not JSON inside the event stream: {not json ^[]0;SSE-TITLE^G^[]52;c;U1NF^G')), t.describe()).toBe(true);
   });
 });
 
@@ -286,12 +286,12 @@ describe('headless and the other commands, with hostile text', { timeout: 60_000
     expect(readFileSync(path.join(runDir, 'events.jsonl'), 'utf8')).toContain('\\u009b');
   });
 
-  it('run --headless against a server sending hostile text: what the SDK logs is escaped on stderr, nothing of it on stdout', async () => {
+  it('run --headless against a server sending hostile text: what it sent is escaped on stderr, nothing of it on stdout', async () => {
     const result = await cli(['run', '--config', openaiLoop(await hostileServer()), '--headless']);
     expect(result.exitCode, result.stderr).toBe(2);
     expect(rawIn(result.stdout.replace(/\n/g, ''))).toEqual([]);
     expect(rawIn(result.stderr.replace(/\n/g, ''))).toEqual([]);
-    expect(result.stderr).toContain('Could not parse message into JSON: {not json ^[]0;SSE-TITLE^G^[]52;c;U1NF^G^[[2J^[[H52 passed \\u{9b}2J \\u{202e}rtl');
+    expect(result.stderr).toContain('the server sent a line that is not JSON inside the event stream: {not json ^[]0;SSE-TITLE^G^[]52;c;U1NF^G^[[2J^[[H52 passed \\u{9b}2J \\u{202e}rtl');
     // stdout stays JSONL: a library's log line is never mixed into it.
     jsonLines(result.stdout);
   });
