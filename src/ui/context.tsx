@@ -3,6 +3,7 @@ import { useStore } from 'zustand';
 import type { BudgetDimension, ResumePayload } from '../engine/index.js';
 import type { CommandResult, OperatorTarget } from '../engine/operator-command.js';
 import { KeypressProvider } from './keypress.js';
+import { ESCAPE_MS } from './terminal-input.js';
 import type { ConsoleState, ConsoleStore } from './store.js';
 
 /**
@@ -33,9 +34,11 @@ export interface ConsoleController extends OperatorTarget {
 export interface ConsoleOptions {
   /** How long a prompt is on screen before its keys answer it (ms). */
   armMs: number;
+  /** How long a lone ESC waits for the rest of an escape sequence split across reads (ms). */
+  escapeMs: number;
 }
 
-export const DEFAULT_OPTIONS: ConsoleOptions = { armMs: 200 };
+export const DEFAULT_OPTIONS: ConsoleOptions = { armMs: 200, escapeMs: ESCAPE_MS };
 
 const StoreContext = createContext<ConsoleStore | null>(null);
 const ControllerContext = createContext<ConsoleController | null>(null);
@@ -56,7 +59,7 @@ export function ConsoleProvider({
     <StoreContext.Provider value={store}>
       <ControllerContext.Provider value={controller}>
         <OptionsContext.Provider value={{ ...DEFAULT_OPTIONS, ...options }}>
-          <KeypressProvider>{children}</KeypressProvider>
+          <KeypressProvider escapeMs={options?.escapeMs ?? ESCAPE_MS}>{children}</KeypressProvider>
         </OptionsContext.Provider>
       </ControllerContext.Provider>
     </StoreContext.Provider>

@@ -1,16 +1,8 @@
-import React, { createContext, useCallback, useContext, useLayoutEffect, useRef, type ReactNode } from 'react';
-import { useInput } from 'ink';
-import { keyName, type InkKey } from './keymap.js';
+import React, { createContext, useCallback, useContext, useEffect, useLayoutEffect, useRef, type ReactNode } from 'react';
+import { useStdin } from 'ink';
+import { createKeyDecoder, type Keypress } from './terminal-input.js';
 
-/**
- * One keypress: `name` as the key map spells it, `input` as received. Keys that arrive in
- * one read (typed fast, key repeat, a paste) are one keypress named `''` whose `input` is
- * the whole chunk: no hotkey, and a text input takes it apart with `chunkKeys`.
- */
-export interface Keypress {
-  name: string;
-  input: string;
-}
+export type { Keypress, KeySource } from './terminal-input.js';
 
 /** Handles a keypress; returns `true` when it consumed the key (nobody after it sees it). */
 export type KeypressHandler = (key: Keypress) => boolean;
@@ -24,13 +16,16 @@ interface Entry {
 const KeypressContext = createContext<((entry: Omit<Entry, 'order'>) => () => void) | null>(null);
 
 /**
- * The one owner of stdin: a single `useInput` whose handler never changes, dispatching
- * each key to the active subscribers, highest priority first (the newest first among
- * equals), until one consumes it. Subscribers register in layout effects, which Ink's
- * synchronous renderer runs before the next key is read: a key pressed right after the
- * command bar opens already goes to the bar.
+ * The one owner of stdin: Ink reads the terminal in raw mode and hands each read's text
+ * (split at escape sequences) to its input emitter, which `useStdin` exposes; the console
+ * decodes that text itself ({@link createKeyDecoder}: every key of a read, split escape
+ * sequences put back together, bracketed paste) and dispatches each key to the active
+ * subscribers, highest priority first (the newest first among equals), until one consumes
+ * it. Subscribers register in layout effects; handlers that must follow state changed by
+ * an earlier key of the same read check the store themselves.
+ * @param escapeMs how long a lone ESC waits for the rest of an escape sequence
  */
-export function KeypressProvider({ children }: { children: ReactNode }) {
+export function KeypressProvider({ children, escapeMs }: { children: ReactNode; escapeMs?: number }) {
   const entries = useRef<Entry[]>([]);
   const counter = useRef(0);
   const register = useCallback((entry: Omit<Entry, 'order'>) => {
@@ -40,11 +35,33 @@ export function KeypressProvider({ children }: { children: ReactNode }) {
       entries.current = entries.current.filter((e) => e !== full);
     };
   }, []);
-  const dispatch = useCallback((input: string, key: InkKey) => {
-    const press = { name: keyName(input, key), input };
+  const dispatch = useCallback((press: Keypress) => {
     for (const entry of entries.current) if (entry.handler.current(press)) return;
   }, []);
-  useInput(dispatch);
+  const { setRawMode, internal_eventEmitter: emitter } = useStdin();
+  useEffect(() => {
+    setRawMode(true);
+    const decoder = createKeyDecoder((keys) => keys.forEach(dispatch), escapeMs === undefined ? {} : { escapeMs });
+    // Ink emits one read as several pieces in one go: they are one read again here.
+    let read: string[] | null = null;
+    const onInput = (piece: string) => {
+      if (read === null) {
+        read = [];
+        queueMicrotask(() => {
+          const text = read!.join('');
+          read = null;
+          decoder.push(text);
+        });
+      }
+      read.push(piece);
+    };
+    emitter.on('input', onInput);
+    return () => {
+      emitter.off('input', onInput);
+      decoder.dispose();
+      setRawMode(false);
+    };
+  }, [setRawMode, emitter, dispatch, escapeMs]);
   return <KeypressContext.Provider value={register}>{children}</KeypressContext.Provider>;
 }
 

@@ -15,6 +15,7 @@ import { createLiveConsole } from './live.js';
 import { EXIT } from '../exit-codes.js';
 import { createReplay } from './replay.js';
 import { batchInto, createConsoleStore, LIVE_BATCH_MS } from './store.js';
+import { PASTE_OFF, PASTE_ON } from './terminal-input.js';
 
 /**
  * How Ink draws the console. Ctrl+C is the console's own key (once pauses, twice quits).
@@ -40,14 +41,14 @@ async function within(promise: Promise<unknown>, ms: number): Promise<void> {
   clearTimeout(timer);
 }
 
-/** Raw mode off and the cursor shown, whatever state Ink was left in. */
+/** Raw mode off, bracketed paste off and the cursor shown, whatever state Ink was left in. */
 export function restoreTerminal(stdin: NodeJS.ReadStream = process.stdin, stdout: NodeJS.WriteStream = process.stdout): void {
   try {
     if (stdin.isTTY && stdin.isRaw) stdin.setRawMode(false);
   } catch {
     // the terminal is gone: nothing to restore
   }
-  if (stdout.isTTY) stdout.write('\u001b[?25h');
+  if (stdout.isTTY) stdout.write(`${PASTE_OFF}\u001b[?25h`);
 }
 
 /** What {@link guardExits} acts on: the process and its standard streams (replaceable in tests). */
@@ -147,6 +148,8 @@ function shortPath(file: string): string {
  * (e.g. a server's malformed stream line) reaches the terminal sanitized.
  */
 function draw(root: React.ReactElement): Instance {
+  // Pasted text arrives marked as a paste (never as keys that could submit or answer).
+  if (process.stdin.isTTY && process.stdout.isTTY) process.stdout.write(PASTE_ON);
   const ink = render(root, RENDER_OPTIONS);
   guardConsole();
   return ink;

@@ -3,8 +3,8 @@ import { assertNever } from '../engine/events.js';
 import { performOperatorCommand } from '../engine/operator-command.js';
 import { useConsole, useConsoleOptions, useConsoleStore, useController, type ConsoleController } from './context.js';
 import { PRIORITY, useKeypress, type Keypress } from './keypress.js';
-import { bindingFor, chunkKeys, type ConsoleCommand, type Scope } from './keymap.js';
-import { barReducer, commandDone, commandFailed, noteReducer, type TextKey } from './reducers/bar.js';
+import { bindingFor, type ConsoleCommand, type Scope } from './keymap.js';
+import { barReducer, commandDone, commandFailed, noteReducer, pasteReducer, type TextKey } from './reducers/bar.js';
 import { dashboardReducer, globalReducer, isLive, replayReducer } from './reducers/dashboard.js';
 import { overlayReducer } from './reducers/overlay.js';
 import { gateReducer, pauseReducer, toolReducer } from './reducers/prompt.js';
@@ -53,21 +53,12 @@ export function dashboardScopes(state: PromptInput): Scope[] {
   return scopes;
 }
 
-/** A text key: a printable character or a pasted chunk (never a named key like `tab`). */
-function isText(key: Keypress): boolean {
-  return key.input !== '' && (key.name === '' || [...key.name].length === 1);
-}
+/** Scopes whose keys answer a question: only a key alone in its read answers (a held key, keys typed ahead or a paste never do). */
+const ANSWER_SCOPES: ReadonlySet<Scope> = new Set(['tool', 'budget-pause', 'stagnation-pause', 'operator-pause', 'pause', 'gate', 'quit']);
 
-/**
- * A text input's key handler that takes a chunk (keys that arrived in one read) apart into
- * the keys the terminal sent ({@link chunkKeys}) and handles them in order, so a Backspace
- * in the chunk deletes where the text before it left the cursor. It consumes every key.
- */
-function eachKey(handle: (key: Keypress) => void): (key: Keypress) => boolean {
-  return (key) => {
-    for (const one of key.name === '' ? chunkKeys(key.input) : [key]) handle(one);
-    return true;
-  };
+/** The scopes a key may resolve in: all of `scopes` for a key alone in its read, else those that answer nothing. */
+function scopesFor(key: Keypress, scopes: Scope[]): Scope[] {
+  return key.source === 'key' ? scopes : scopes.filter((scope) => !ANSWER_SCOPES.has(scope));
 }
 
 /** The reducer of each scope a dashboard key resolves in. */
@@ -133,31 +124,48 @@ export function createCommands(store: ConsoleStore, controller: ConsoleControlle
     for (const effect of reduction.effects) perform(effect);
   };
 
-  const textKey = (key: Keypress, command: ConsoleCommand | null): TextKey => ({ command, text: command === null && isText(key) ? key.input : '' });
+  /** A text input's key: a paste is text only (its line breaks never submit), any other key may be bound. */
+  const textKey = (key: Keypress, scopes: Scope[]): TextKey => {
+    if (key.source === 'paste') return { command: null, text: key.input };
+    return { command: bindingFor(key.name, scopes)?.command ?? null, text: key.input };
+  };
+
+  // Each handler checks the store, not React state: keys of one read come one after the
+  // other before React renders, and the first (`/`) may open the bar for the rest.
 
   /** The command bar's keys: editing, history, completion; everything else is text. */
-  const barKey = eachKey((key: Keypress): void => {
+  const barKey = (key: Keypress): boolean => {
+    if (get().input !== 'bar') return false;
     const scopes: Scope[] = get().completions.length > 0 ? ['completion', 'bar'] : ['bar'];
-    apply(barReducer(get(), textKey(key, bindingFor(key.name, scopes)?.command ?? null)));
-  });
+    apply(barReducer(get(), textKey(key, scopes)));
+    return true;
+  };
 
   /** The deny note's keys: Enter denies with the note, Esc goes back to the prompt. */
-  const noteKey = eachKey((key: Keypress): void => {
-    apply(noteReducer(get(), textKey(key, bindingFor(key.name, ['note'])?.command ?? null)));
-  });
+  const noteKey = (key: Keypress): boolean => {
+    if (get().input !== 'note') return false;
+    apply(noteReducer(get(), textKey(key, ['note'])));
+    return true;
+  };
 
   /** Overlays take every key but Ctrl+C, which still pauses or quits. */
   const overlayKey = (key: Keypress): boolean => {
     const overlay = get().overlay;
     if (!overlay) return false;
-    const command = bindingFor(key.name, [overlay])?.command ?? null;
+    const command = bindingFor(key.name, scopesFor(key, [overlay]))?.command ?? null;
     if (command) apply(overlayReducer(get(), command, layout()));
     return key.name !== 'ctrl+c' || command !== null;
   };
 
+  /** The dashboard's keys; a paste opens the command bar with the pasted text. */
   const dashboardKey = (key: Keypress): boolean => {
-    const binding = bindingFor(key.name, dashboardScopes(get()));
+    if (key.source === 'paste') {
+      if (!get().replay) apply(pasteReducer(get(), key.input));
+      return true;
+    }
+    const binding = bindingFor(key.name, scopesFor(key, dashboardScopes(get())));
     if (!binding) return false;
+    if (key.source !== 'key' && binding.command === 'quit') return true; // a held or typed-ahead q never quits
     const reducer = DASHBOARD_REDUCERS[binding.scope as keyof typeof DASHBOARD_REDUCERS];
     if (reducer) apply(reducer(get(), binding.command, layout()));
     return true;
@@ -178,11 +186,9 @@ export function useConsoleKeys(layout: KeyLayout): void {
   layoutRef.current = layout;
   const commands = useRef<ReturnType<typeof createCommands> | null>(null);
   commands.current ??= createCommands(store, controller, () => layoutRef.current);
-  const input = useConsole((s) => s.input);
-  const overlay = useConsole((s) => s.overlay !== null);
-  useKeypress((key) => commands.current!.barKey(key), { isActive: input === 'bar', priority: PRIORITY.input });
-  useKeypress((key) => commands.current!.noteKey(key), { isActive: input === 'note', priority: PRIORITY.input });
-  useKeypress((key) => commands.current!.overlayKey(key), { isActive: overlay, priority: PRIORITY.overlay });
+  useKeypress((key) => commands.current!.barKey(key), { priority: PRIORITY.input });
+  useKeypress((key) => commands.current!.noteKey(key), { priority: PRIORITY.input });
+  useKeypress((key) => commands.current!.overlayKey(key), { priority: PRIORITY.overlay });
   useKeypress((key) => commands.current!.dashboardKey(key), { priority: PRIORITY.dashboard });
 
   // Arm the prompt's keys once it has been on screen briefly: keys typed before it

@@ -60,6 +60,21 @@ export async function waitUntil(test: () => boolean, what: string, detail: () =>
   }
 }
 
+/**
+ * How long a lone ESC waits for the rest of a sequence in these tests (ms): short, so a
+ * test that presses Escape waits only briefly for it to count as the Escape key.
+ */
+export const TEST_ESCAPE_MS = 20;
+
+/**
+ * Writes `key` as one read; a read that ends in a lone ESC is the Escape key only once
+ * the terminal has sent nothing more for {@link TEST_ESCAPE_MS}, so that time is waited out.
+ */
+export async function pressInto(stdin: { write: (data: string) => void }, key: string): Promise<void> {
+  await inAct(() => stdin.write(key));
+  if (key.endsWith('\u001b')) await inAct(() => new Promise<void>((resolve) => setTimeout(resolve, TEST_ESCAPE_MS * 3)));
+}
+
 /** One turn of the event loop. */
 export function settle(): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, 0));
@@ -271,7 +286,7 @@ export async function startConsole(options: RigOptions): Promise<ConsoleRig> {
   };
 
   const ink = renderTerminal(
-    <ConsoleProvider store={store} controller={controller}>
+    <ConsoleProvider store={store} controller={controller} options={{ escapeMs: TEST_ESCAPE_MS }}>
       <App />
     </ConsoleProvider>,
     { columns: options.columns ?? 100, rows: options.rows ?? 30 },
@@ -317,7 +332,7 @@ export async function startConsole(options: RigOptions): Promise<ConsoleRig> {
       await waitFor(test, `the frame to show ${String(text)}`);
       return frame();
     },
-    press: (key) => inAct(() => ink.stdin.write(key)),
+    press: (key) => pressInto(ink.stdin, key),
     pressNow: (key) => {
       ink.stdin.write(key);
     },

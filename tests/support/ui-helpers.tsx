@@ -6,7 +6,7 @@ import { afterEach, vi } from 'vitest';
 import { App } from '../../src/ui/App.js';
 import { ConsoleProvider, type ConsoleController } from '../../src/ui/context.js';
 import type { ConsoleStore } from '../../src/ui/store.js';
-import { inAct, KEY, operatorSpies, startConsole, waitUntil, type ConsoleRig, type PolicyOptions, type RigOptions, type SpyController } from './console-rig.js';
+import { inAct, KEY, pressInto, TEST_ESCAPE_MS, operatorSpies, startConsole, waitUntil, type ConsoleRig, type PolicyOptions, type RigOptions, type SpyController } from './console-rig.js';
 import { renderTerminal, type Terminal } from './terminal.js';
 
 /**
@@ -136,7 +136,7 @@ export async function renderStore(
     requestPause: vi.fn<NonNullable<ConsoleController['requestPause']>>(base.requestPause ?? (() => undefined)),
   };
   const terminal = renderTerminal(
-    <ConsoleProvider store={store} controller={controller}>
+    <ConsoleProvider store={store} controller={controller} options={{ escapeMs: TEST_ESCAPE_MS }}>
       <App />
     </ConsoleProvider>,
     { columns: options.columns ?? 100, rows: options.rows ?? 30 },
@@ -146,7 +146,7 @@ export async function renderStore(
   return {
     ...terminal,
     controller,
-    press: (key) => inAct(() => terminal.stdin.write(key)),
+    press: (key) => pressInto(terminal.stdin, key),
     async waitForFrame(text) {
       const test = () => (typeof text === 'string' ? terminal.frame().includes(text) : text.test(terminal.frame()));
       await waitUntil(test, `the frame to show ${String(text)}`, () => `last frame:\n${terminal.frame()}`);

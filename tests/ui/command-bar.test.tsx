@@ -378,7 +378,7 @@ describe('history, completion, paste', () => {
     const rig = await open({ transcript: WAITING });
     await rig.waitForFrame('Approve tool call shell (t1)');
     await openBar(rig);
-    await rig.press('goal add-constraint keep\nthe API\r\nstable\r'); // one chunk, as a terminal delivers a paste
+    await rig.press('\u001b[200~goal add-constraint keep\nthe API\r\nstable\r\u001b[201~'); // a bracketed paste, as the console asks terminals to send
     await rig.waitFor(() => rig.bar() === '/goal add-constraint keep the API stable', 'the paste to show on one line');
     expect(operatorCalls(rig.controller)).toEqual([]);
     await rig.press(KEY.enter);

@@ -51,7 +51,8 @@ describe('guardExits', () => {
     const remove = guardExits(() => ({ unmount }) as unknown as Instance, flush, h);
     events.emit(event, payload);
     expect(order).toEqual(['unmount', 'raw false', 'flush', 'exit']);
-    expect(written).toContain('\u001b[?25h');
+    expect(written.join('')).toContain('\u001b[?25h');
+    expect(written.join('')).toContain('\u001b[?2004l'); // bracketed paste off
     expect(stderr.join('')).toMatch(message);
     expect(exit).toHaveBeenCalledExactlyOnceWith(code);
     // A second signal while exiting does nothing more.
@@ -84,11 +85,11 @@ describe('guardExits', () => {
     remove();
   });
 
-  test('restoreTerminal leaves a terminal that is not in raw mode alone, and shows the cursor', () => {
+  test('restoreTerminal leaves a terminal that is not in raw mode alone, turns bracketed paste off and shows the cursor', () => {
     const { h, stdin, written } = host();
     stdin.isRaw = false;
     restoreTerminal(h.stdin, h.stdout);
     expect(stdin.setRawMode).not.toHaveBeenCalled();
-    expect(written).toEqual(['\u001b[?25h']);
+    expect(written.join('')).toBe('\u001b[?2004l\u001b[?25h');
   });
 });

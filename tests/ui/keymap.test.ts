@@ -5,7 +5,8 @@ import { INITIAL_STATE, type PendingYield } from '../../src/engine/index.js';
 import { parsePauseReason } from '../../src/engine/reasons.js';
 import { BAR_COMMANDS } from '../../src/ui/commands.js';
 import { helpRows } from '../../src/ui/HelpOverlay.js';
-import { bindingsFor, chunkKeys, KEYMAP, keyLabel, keyLine, keyName, resolveKey, SCOPE_TITLES, type ConsoleCommand, type Scope } from '../../src/ui/keymap.js';
+import { createKeyDecoder } from '../../src/ui/terminal-input.js';
+import { bindingsFor, KEYMAP, keyLabel, keyLine, resolveKey, SCOPE_TITLES, type ConsoleCommand, type Scope } from '../../src/ui/keymap.js';
 import { createConsoleStore } from '../../src/ui/store.js';
 import { dashboardScopes, promptScope } from '../../src/ui/use-console-keys.js';
 
@@ -163,55 +164,64 @@ describe('scopes from the state', () => {
   });
 });
 
-describe('keyName', () => {
-  const none = { ctrl: false };
+describe('terminal input: each read decoded into the keys a terminal sent', () => {
+  /** The keys of each read, as `name:input:source`. */
+  function decode(...reads: string[]): string[][] {
+    const out: string[][] = [];
+    const decoder = createKeyDecoder((keys) => out.push(keys.map((k) => `${k.name}:${k.input}:${k.source}`)));
+    for (const read of reads) decoder.push(read);
+    decoder.dispose();
+    return out;
+  }
   test.each([
-    ['y', none, 'y'],
-    ['Y', { ctrl: false, shift: true }, 'Y'],
-    ['c', { ctrl: true }, 'ctrl+c'],
-    ['', { ctrl: false, return: true }, 'enter'],
-    ['', { ctrl: false, escape: true }, 'escape'],
-    ['', { ctrl: false, tab: true }, 'tab'],
-    ['', { ctrl: false, tab: true, shift: true }, 'shift+tab'],
-    ['', { ctrl: false, upArrow: true }, 'up'],
-    ['', { ctrl: false, downArrow: true }, 'down'],
-    ['', { ctrl: false, leftArrow: true }, 'left'],
-    ['', { ctrl: false, rightArrow: true }, 'right'],
-    ['', { ctrl: false, home: true }, 'home'],
-    ['', { ctrl: false, end: true }, 'end'],
-    ['', { ctrl: false, pageUp: true }, 'pageup'],
-    ['', { ctrl: false, pageDown: true }, 'pagedown'],
-    ['', { ctrl: false, delete: true }, 'backspace'],
-    ['', { ctrl: false, backspace: true }, 'backspace'],
-    ['ctrl+c', none, ''],
-    ['enter', none, ''],
-    ['yes', none, ''],
-    ['y\r', none, ''],
-    ['🚀', none, '🚀'],
-  ] as const)('%j %j is %j', (input, key, name) => {
-    expect(keyName(input, key)).toBe(name);
+    ['y', [['y:y:key']]],
+    ['Y', [['Y:Y:key']]],
+    ['\u0003', [['ctrl+c::key']]],
+    ['\r', [['enter::key']]],
+    ['\t', [['tab::key']]],
+    ['\u001b[Z', [['shift+tab::key']]],
+    ['\u001b[A', [['up::key']]],
+    ['\u001bOB', [['down::key']]],
+    ['\u001b[D', [['left::key']]],
+    ['\u001b[C', [['right::key']]],
+    ['\u001b[H', [['home::key']]],
+    ['\u001b[4~', [['end::key']]],
+    ['\u001b[5~', [['pageup::key']]],
+    ['\u001b[6~', [['pagedown::key']]],
+    ['\u007f', [['backspace::key']]],
+    ['\b', [['backspace::key']]],
+    ['\u001b[3~', [['backspace::key']]],
+    ['🚀', [['🚀:🚀:key']]],
+    ['\u001b[I', [['::key']]], // a focus report types nothing
+  ] as const)('%j', (read, keys) => {
+    expect(decode(read)).toEqual(keys);
+  });
+
+  test('a read of several keys is each key, marked as one of a chunk', () => {
+    expect(decode('yy')).toEqual([['y:y:chunk', 'y:y:chunk']]);
+    expect(decode('ab\u007fc')).toEqual([['a:a:chunk', 'b:b:chunk', 'backspace::chunk', 'c:c:chunk']]);
+    expect(decode('st\u0017\u0015\r')).toEqual([['s:s:chunk', 't:t:chunk', 'ctrl+w::chunk', 'ctrl+u::chunk', 'enter::chunk']]);
+  });
+
+  test('a bracketed paste is one paste however many reads it spans; its line breaks are text', () => {
+    expect(decode('\u001b[200~keep\nthe', ' API\r\n\u001b[201~')).toEqual([[':keep\nthe API\r\n:paste']]);
+    expect(decode('\u001b[200~y\u001b[201~')).toEqual([[':y:paste']]);
+  });
+
+  test('a Backspace resolves through the key map; a key of a chunk is a key', () => {
+    expect(resolveKey(decodeOne('\u007f'), ['note'])).toBe('delete-back');
+    expect(resolveKey(decodeOne('\u0017'), ['bar'])).toBe('delete-word');
   });
 });
 
-describe('chunkKeys: keys that arrived in one read, for a text input', () => {
-  const back = { name: 'backspace', input: '' };
-  test.each([
-    ['hello', [{ name: '', input: 'hello' }]],
-    ['\u007f\u007f', [back, back]],
-    ['\b', [back]],
-    ['ab\u007fc', [{ name: '', input: 'ab' }, back, { name: '', input: 'c' }]],
-    ['zz\u007f', [{ name: '', input: 'zz' }, back]],
-    ['keep\nthe API\r\n', [{ name: '', input: 'keep\nthe API\r\n' }]],
-    ['', []],
-  ] as const)('%j', (input, keys) => {
-    expect(chunkKeys(input)).toEqual(keys);
-  });
-
-  test('Backspace resolves through the key map; a one-letter text piece is no hotkey', () => {
-    expect(resolveKey(chunkKeys('x\u007f')[1]!.name, ['note'])).toBe('delete-back');
-    expect(resolveKey(chunkKeys('y\u007f')[0]!.name, ['tool', 'dashboard', 'global'])).toBeNull();
-  });
-});
+/** The name of the only key of a read. */
+function decodeOne(read: string): string {
+  let name = '';
+  const decoder = createKeyDecoder((keys) => (name = keys[0]!.name));
+  decoder.push(read);
+  decoder.dispose();
+  return name;
+}
 
 describe('help and key lines come from the key map', () => {
   test('help lists every binding of every scope, and every command-bar command', () => {

@@ -1,7 +1,7 @@
 import { parseOperatorCommand, type CommandResult, type OperatorCommand } from '../../engine/operator-command.js';
 import { candidates, complete } from '../commands.js';
 import type { ConsoleCommand } from '../keymap.js';
-import { browse, edit, insert, lineOf } from '../line-editor.js';
+import { browse, cleanInput, edit, EMPTY_LINE, insert, lineOf, remember } from '../line-editor.js';
 import { cycle } from '../view.js';
 import { act, only, type Effect, type KeyInput, type Reduction } from './reduction.js';
 
@@ -105,4 +105,16 @@ export function noteReducer(input: KeyInput, key: TextKey): Reduction {
     default:
       return act([['setLine', edit(line, key.command)]]);
   }
+}
+
+/**
+ * A paste while no text input is open: the command bar opens with the pasted text (after a
+ * `/` unless it starts with one), never run until the operator presses Enter. Nothing
+ * happens for a paste of blanks only.
+ */
+export function pasteReducer(_input: KeyInput, text: string): Reduction {
+  const cleaned = cleanInput(text).trimStart();
+  if (cleaned === '') return only();
+  const line = insert(cleaned.startsWith('/') ? EMPTY_LINE : lineOf('/'), cleaned);
+  return act([['openBar', ''], ['setLine', line]]);
 }

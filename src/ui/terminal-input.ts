@@ -1,0 +1,162 @@
+import { PassThrough } from 'node:stream';
+import { emitKeypressEvents } from 'node:readline';
+
+/**
+ * Terminal input decoded into keys the way terminals really send it, on Node's own
+ * readline key decoder (`readline.emitKeypressEvents`, the one the Node REPL uses):
+ * - every key of a read is its own key, so `goal status⏎` written at once is eleven
+ *   characters and an Enter, and Ctrl+W or Backspace inside a fast chunk act where they are;
+ * - an escape sequence split across reads (`ESC`, then `[D` 50 ms later over SSH) is put
+ *   back together when the rest arrives within `escapeMs`; a lone `ESC` is the Escape key
+ *   once that time has passed (as readline and tmux's `escape-time` do);
+ * - bracketed paste (`ESC[200~` … `ESC[201~`, enabled with {@link PASTE_ON}) is one
+ *   paste, however many reads it spans, never keys;
+ * - any other escape sequence (focus reports, unknown keys) is a named key or nothing,
+ *   never text.
+ */
+
+/** Where a key came from: the only key of its read, one of several keys of one read, or a paste. */
+export type KeySource = 'key' | 'chunk' | 'paste';
+
+/**
+ * One keypress: `name` as the key map spells it (`''` for a paste or a key it has no
+ * name for), `input` the text it types (`''` for a named key that types nothing).
+ * Only a `key` press (alone in its read) may answer a prompt: a held key, keys typed
+ * ahead or a paste never do.
+ */
+export interface Keypress {
+  name: string;
+  input: string;
+  source: KeySource;
+}
+
+/** Turns bracketed paste on: the terminal wraps pasted text in `ESC[200~` … `ESC[201~`. */
+export const PASTE_ON = '\u001b[?2004h';
+/** Turns bracketed paste off again. */
+export const PASTE_OFF = '\u001b[?2004l';
+
+/** How long a lone `ESC` waits for the rest of a sequence before it is the Escape key (ms). */
+export const ESCAPE_MS = 150;
+/** A paste whose end marker never comes is delivered after this long without more input (ms). */
+const PASTE_IDLE_MS = 1000;
+
+/** What readline's decoder reports for a key. */
+interface ReadlineKey {
+  sequence?: string;
+  name?: string;
+  ctrl?: boolean;
+  meta?: boolean;
+  shift?: boolean;
+}
+
+/** readline's key names that the key map spells differently. */
+const NAMES: Readonly<Record<string, string>> = {
+  return: 'enter',
+  enter: 'enter',
+  escape: 'escape',
+  up: 'up',
+  down: 'down',
+  left: 'left',
+  right: 'right',
+  pageup: 'pageup',
+  pagedown: 'pagedown',
+  home: 'home',
+  end: 'end',
+  // Terminals send DEL (0x7f) for Backspace, some BS; both delete before the cursor, and
+  // so does the Delete key (as in ink-text-input).
+  backspace: 'backspace',
+  delete: 'backspace',
+};
+
+/**
+ * A decoded key as the key map spells it: `enter`, `escape`, `tab`, `shift+tab`, arrows,
+ * `ctrl+w`, a printable character as itself (`A`, `é`, `/`); `''` for a key the map has no
+ * name for. `input` is the printable text, `''` for anything sent as a control or escape
+ * sequence (which never becomes text).
+ */
+export function fromReadline(str: string | undefined, key: ReadlineKey): { name: string; input: string } {
+  const sequence = key.sequence ?? str ?? '';
+  if (key.name === 'tab') return { name: key.shift ? 'shift+tab' : 'tab', input: '' };
+  const named = key.name === undefined ? undefined : NAMES[key.name];
+  if (named !== undefined) {
+    const modifier = key.ctrl ? 'ctrl+' : key.meta && key.name !== 'escape' ? 'meta+' : '';
+    return { name: modifier + named, input: '' };
+  }
+  if (key.ctrl && key.name !== undefined) return { name: `ctrl+${key.name}`, input: '' };
+  if (sequence.startsWith('\u001b') || key.meta) {
+    // Alt+x arrives as ESC x: a key of its own, never the letter.
+    const rest = sequence.slice(1);
+    return { name: [...rest].length === 1 && !key.name?.startsWith('f') ? `meta+${rest}` : '', input: '' };
+  }
+  // Other C0 and C1 controls type nothing.
+  if ([...sequence].length === 1 && /^[\u0000-\u001f\u007f-\u009f]$/.test(sequence)) return { name: '', input: '' };
+  return { name: [...sequence].length === 1 ? sequence : '', input: sequence };
+}
+
+/**
+ * A decoder fed the raw text of each read (`push`), calling `onKeys` with the keys of that
+ * read in order; keys finished later by a timer (a lone Escape, an unfinished paste) come in
+ * a call of their own. `dispose` stops its timers.
+ */
+export function createKeyDecoder(onKeys: (keys: Keypress[]) => void, { escapeMs = ESCAPE_MS }: { escapeMs?: number } = {}) {
+  const stream = new PassThrough({ encoding: 'utf8' });
+  // readline reads only `escapeCodeTimeout` from the interface it is given.
+  emitKeypressEvents(stream, { escapeCodeTimeout: escapeMs } as never);
+  let collected: Array<{ name: string; input: string }> | null = null;
+  let paste: string[] | null = null;
+  let pasteTimer: NodeJS.Timeout | undefined;
+
+  const deliver = (keys: Keypress[]): void => {
+    if (keys.length > 0) onKeys(keys);
+  };
+  const endPaste = (): void => {
+    clearTimeout(pasteTimer);
+    const text = paste?.join('') ?? '';
+    paste = null;
+    const key: Keypress = { name: '', input: text, source: 'paste' };
+    if (collected) collected.push(key);
+    else deliver([key]);
+  };
+
+  stream.on('keypress', (str: string | undefined, key: ReadlineKey) => {
+    if (key.name === 'paste-start') {
+      paste = [];
+      return;
+    }
+    if (key.name === 'paste-end') {
+      if (paste !== null) endPaste();
+      return;
+    }
+    if (paste !== null) {
+      paste.push(key.sequence ?? str ?? '');
+      return;
+    }
+    const one = fromReadline(str, key);
+    if (collected) collected.push(one);
+    else deliver([{ ...one, source: 'key' }]); // a lone Escape, finished by readline's timer
+  });
+
+  return {
+    /** Decodes one read's text. */
+    push(text: string): void {
+      collected = [];
+      try {
+        stream.write(text);
+      } finally {
+        const keys = collected;
+        collected = null;
+        const pasted = keys.filter((k) => 'source' in k) as Keypress[];
+        const typed = keys.length - pasted.length;
+        deliver(keys.map((k) => ('source' in k ? (k as Keypress) : { ...k, source: typed === 1 && pasted.length === 0 ? 'key' : 'chunk' })));
+      }
+      if (paste !== null) {
+        clearTimeout(pasteTimer);
+        pasteTimer = setTimeout(endPaste, PASTE_IDLE_MS);
+      }
+    },
+    dispose(): void {
+      clearTimeout(pasteTimer);
+      stream.destroy();
+    },
+  };
+}

@@ -1,0 +1,133 @@
+// Input as terminals really send it, read through a real pseudo-terminal and a terminal
+// emulator: keys that arrive in one read, escape sequences split across reads (as over
+// SSH), bracketed paste. Needs `npm run build` (dist/cli.js).
+import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { KEY, startPty, type PtyTerminal } from '../support/pty-terminal.js';
+
+const root = path.resolve(import.meta.dirname, '../..');
+const DEMO = ['run', '--config', path.join(root, 'loop.yaml')];
+const PROMPT = /Approve tool call (\S+) \((t\d+)\)/;
+const terminals: PtyTerminal[] = [];
+
+function demo(cols = 100, rows = 30): PtyTerminal {
+  const t = startPty({ args: DEMO, cols, rows });
+  terminals.push(t);
+  return t;
+}
+
+/** The run's log events (type and data), once the log exists. */
+function logEvents(t: PtyTerminal): Array<{ type: string; data: Record<string, unknown> }> {
+  const runs = path.join(t.cwd, '.loopdeck/runs');
+  const [run] = existsSync(runs) ? readdirSync(runs) : [];
+  if (!run) return [];
+  return readFileSync(path.join(runs, run, 'events.jsonl'), 'utf8')
+    .split('\n')
+    .filter((line) => line.startsWith('{'))
+    .map((line) => JSON.parse(line) as { type: string; data: Record<string, unknown> });
+}
+
+afterEach(async () => {
+  for (const t of terminals.splice(0)) {
+    await t.close();
+    const first = logEvents(t)[0];
+    const workspace = first?.data.workspace;
+    if (typeof workspace === 'string' && workspace.startsWith(os.tmpdir())) rmSync(workspace, { recursive: true, force: true });
+    rmSync(t.cwd, { recursive: true, force: true });
+  }
+});
+
+async function armedPrompt(t: PtyTerminal): Promise<string> {
+  const screen = await t.waitUntil((s) => PROMPT.test(s) && /\[y\] approve/.test(s), 'an armed approval prompt', 20_000);
+  return PROMPT.exec(screen)![2]!;
+}
+
+/** The command bar's text as the screen shows it, or null when it is closed. */
+function bar(screen: string): string | null {
+  const line = screen.split('\n').find((l) => /^› /.test(l));
+  return line === undefined ? null : line.slice(2).trimEnd();
+}
+
+const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+describe('keys as terminals send them', () => {
+  it('a command line and Enter in one write runs; Ctrl+W and Ctrl+U inside the chunk edit first', async () => {
+    const t = demo();
+    await armedPrompt(t);
+    t.press('/goal add-constraint keep it fast\u0017\u0017small\r');
+    await t.waitFor(/goal\.revised +goal revised \(add-constraint\)/);
+    await t.waitUntil(() => logEvents(t).some((e) => e.type === 'goal.revised'), 'the revision in the log');
+    expect(JSON.stringify(logEvents(t).find((e) => e.type === 'goal.revised')?.data)).toContain('keep small');
+    t.press('/goal add-constraint nothing\u0015/goal status\r');
+    await t.waitUntil((s) => bar(s) === null && !/add-constraint nothing/.test(s), 'the bar to run /goal status and close');
+    expect(logEvents(t).filter((e) => e.type === 'goal.revised')).toHaveLength(1);
+    // The prompt is still there: none of those keys answered it.
+    expect(t.screen()).toMatch(PROMPT);
+  });
+
+  it('an arrow key split across two reads (ESC, then [D 50 ms later) moves the cursor and keeps the line', async () => {
+    const t = demo();
+    await armedPrompt(t);
+    t.press('/');
+    await t.waitUntil((s) => bar(s) === '/', 'the bar to open');
+    t.press('goal statuXs');
+    await t.waitUntil((s) => bar(s) === '/goal statuXs', 'the typed line');
+    t.press(KEY.escape);
+    await pause(50);
+    t.press('[D');
+    await pause(300); // past any escape timeout: the bar must still be open
+    expect(bar(await t.frame()), t.describe()).toBe('/goal statuXs');
+    t.press(KEY.backspace);
+    await t.waitUntil((s) => bar(s) === '/goal status', 'Backspace to delete the X left of the cursor');
+    // A lone Escape still closes the bar, once nothing follows it.
+    t.press(KEY.escape);
+    await t.waitUntil((s) => bar(s) === null, 'Escape to close the bar');
+    expect(logEvents(t).some((e) => e.type === 'goal.revised')).toBe(false);
+  });
+
+  it('approval keys answer only as single presses: a chunk, a held key or a paste never answers', async () => {
+    const t = demo();
+    const id = await armedPrompt(t);
+    t.press('yy');
+    t.press('nnnn');
+    t.press('\u001b[200~y\u001b[201~');
+    // The paste opened the command bar with its text; nothing was answered.
+    await t.waitUntil((s) => bar(s) === '/y', 'the paste in the command bar');
+    expect(logEvents(t).some((e) => e.type === 'tool.result' || e.type === 'approval.decided')).toBe(false);
+    expect(t.screen()).toContain(`(${id})`);
+    t.press(KEY.escape);
+    await t.waitUntil((s) => bar(s) === null, 'the bar to close');
+    t.press('y');
+    await t.waitForGone(new RegExp(`Approve tool call \\S+ \\(${id}\\)`));
+  });
+});
+
+describe('bracketed paste', () => {
+  it('is turned on while the console runs and off after; a multi-line paste is one line in the bar, never submitted', async () => {
+    const t = demo();
+    await armedPrompt(t);
+    expect(t.term.modes.bracketedPasteMode).toBe(true);
+    t.press('/');
+    await t.waitUntil((s) => bar(s) === '/', 'the bar to open');
+    t.press('\u001b[200~goal add-constraint keep\r\nthe API\rstable\r\u001b[201~');
+    await t.waitUntil((s) => bar(s) === '/goal add-constraint keep the API stable', 'the paste on one line');
+    expect(t.screen()).not.toContain('[200~');
+    expect(logEvents(t).some((e) => e.type === 'goal.revised')).toBe(false);
+    t.press(KEY.enter);
+    await t.waitFor(/goal\.revised +goal revised \(add-constraint\)/);
+    // A paste split across reads, with the bar closed: the bar opens with all of it.
+    t.press('\u001b[200~/goal add-constraint one');
+    await pause(40);
+    t.press(' two\u001b[201~');
+    await t.waitUntil((s) => bar(s) === '/goal add-constraint one two', 'the split paste in the bar');
+    t.press(KEY.escape);
+    await t.waitUntil((s) => bar(s) === null, 'the bar to close');
+    t.press('q');
+    await t.waitFor('Quit while the run is live?');
+    t.press('y');
+    await t.exit;
+    expect((await t.leftModes()).bracketedPaste).toBe(false);
+  });
+});
