@@ -6,6 +6,7 @@ import { INITIAL_MACHINE, transition, type DoneReason, type LoopState, type Mach
 import { mergeReport } from './reported.js';
 import { parsePauseReason, type PauseReason } from './reasons.js';
 import type {
+  AgentTurn,
   BudgetDimension,
   BudgetLimits,
   BudgetUsage,
@@ -23,6 +24,8 @@ export interface ToolRecord {
   decision: { decision: 'approve' | 'deny'; by: 'operator' | 'policy'; note?: string } | null;
   result: ToolResult | null;
   error: string | null;
+  /** `agent`: a CLI agent ran the call itself (no decision by loopdeck). */
+  by?: 'agent';
 }
 
 /** A yield the session is waiting on. */
@@ -94,6 +97,11 @@ export interface SessionState {
   pending: PendingYield | null;
   tools: Record<string, ToolRecord>;
   toolOrder: string[];
+  /**
+   * Budget dimensions a CLI agent did not report in some run (`tokens`, `cost_usd`): their
+   * usage counts only what was reported and is a lower bound, shown as unknown.
+   */
+  unreported: BudgetDimension[];
   /** Approval rules the operator granted for the rest of the run. */
   granted: string[];
   /** Tool calls of the last turn not yet dispatched (or cancelled), in order. */
@@ -183,6 +191,7 @@ export const INITIAL_STATE: SessionState = {
   pending: null,
   tools: {},
   toolOrder: [],
+  unreported: [],
   granted: [],
   queued: [],
   reportSinceCheckpoint: { new_evidence: [], eliminated_hypotheses: [], remaining_hypotheses: [] },
@@ -219,6 +228,13 @@ function pauseClock(s: SessionState, at: number): void {
   if (s.activeSince !== null) s.activeMs += Math.max(0, at - s.activeSince);
   s.activeSince = null;
   s.usage.wall_clock_seconds = s.activeMs / 1000;
+}
+
+/** Records the dimensions a CLI agent's run did not report. */
+function noteUnreported(s: SessionState, run: AgentTurn['agent_run']): void {
+  if (!run) return;
+  if (!run.reported.tokens && !s.unreported.includes('tokens')) s.unreported = [...s.unreported, 'tokens'];
+  if (!run.reported.cost_usd && !s.unreported.includes('cost_usd')) s.unreported = [...s.unreported, 'cost_usd'];
 }
 
 function completeStep(s: SessionState, failed: boolean): void {
@@ -313,7 +329,9 @@ export function reduce(s: SessionState, e: LoopEvent): void {
     case 'model.call':
       s.turn = e.data.turn;
       s.stepHasTurn = true;
-      s.usage.turns += 1;
+      // A CLI agent's parsed messages were each counted as a turn already.
+      if (!(e.data.response.agent_run && e.data.response.agent_run.messages > 0)) s.usage.turns += 1;
+      noteUnreported(s, e.data.response.agent_run);
       s.usage.tokens += e.data.usage.input_tokens + e.data.usage.output_tokens;
       s.usage.cost_usd += e.data.cost_usd;
       s.queued = [...e.data.response.tool_calls];
@@ -324,7 +342,7 @@ export function reduce(s: SessionState, e: LoopEvent): void {
       if (e.data.response.report) s.reportSinceCheckpoint = mergeReport(s.reportSinceCheckpoint, e.data.response.report);
       break;
     case 'tool.call':
-      s.tools[e.data.call.id] = { call: e.data.call, seq: e.seq, decision: null, result: null, error: null };
+      s.tools[e.data.call.id] = { call: e.data.call, seq: e.seq, decision: null, result: null, error: null, ...(e.data.by ? { by: e.data.by } : {}) };
       s.queued = s.queued.filter((c) => c.id !== e.data.call.id);
       s.toolOrder.push(e.data.call.id);
       s.usage.tool_calls += 1;
@@ -345,6 +363,8 @@ export function reduce(s: SessionState, e: LoopEvent): void {
       if (!record) break;
       const next = { ...record, result: e.data.result };
       s.tools[record.call.id] = next;
+      // The agent ran it and saw its result itself: not loopdeck's step, not history to send back.
+      if (e.data.by === 'agent') break;
       s.history.push(toolMessage(next));
       completeStep(s, e.data.result.status !== 'ok');
       break;
@@ -452,6 +472,13 @@ export function reduce(s: SessionState, e: LoopEvent): void {
       else s.unchangedSteps = s.lastTree !== e.data.tree ? 0 : s.unchangedSteps === 'unknown' ? 1 : s.unchangedSteps + 1;
       s.lapCommits = (s.lapCommits === 'unknown' ? 0 : s.lapCommits) + (e.data.new_commits ?? 0);
       s.lastTree = e.data.tree;
+      break;
+    case 'agent.message':
+      if (e.data.starts_turn) s.usage.turns += 1;
+      break;
+    case 'agent.usage':
+      s.usage.tokens += (e.data.input_tokens ?? 0) + (e.data.output_tokens ?? 0);
+      s.usage.cost_usd += e.data.cost_usd ?? 0;
       break;
     case 'agent.notice':
       break;

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Agent, AgentContext } from './agents/agent.js';
+import type { AgentEventDraft } from './agents/transcripts/record.js';
 import { costOf, newWarnings } from './budget.js';
 import { afterBudget, afterDetection, afterPlan, afterStep, startOfStep, type DecisionPolicy, type Step } from './decide.js';
 import { failureNote } from './patterns/plan-and-execute.js';
@@ -654,7 +655,8 @@ export class Session {
     if (!this.state.stepHasTurn) {
       let response: AgentTurn;
       try {
-        response = await this.agent.nextTurn({ ...this.agentContext(), ...(this.options.onAgentText ? { onText: this.options.onAgentText } : {}) });
+        const onEvent = (d: AgentEventDraft) => void this.emit(d.type, d.data as never); // a CLI agent's own calls, messages, usage
+        response = await this.agent.nextTurn({ ...this.agentContext(), onEvent, ...(this.options.onAgentText ? { onText: this.options.onAgentText } : {}) });
       } catch (error) {
         this.emit('step.end', { step, outcome: 'error', thought: describeError(error) });
         await this.hook('after_step', { step, outcome: 'error' });
