@@ -59,7 +59,7 @@ function agentFor(fixture: string, extra = '', options: { graceMs?: number; outp
 function context(events: AgentEventDraft[]): AgentContext {
   return {
     turn: 1,
-    goal: newGoal({ objective: 'fix the parser' }),
+    goal: newGoal('fix the parser'),
     history: [],
     onEvent: (draft) => {
       events.push(draft);
