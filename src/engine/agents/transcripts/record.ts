@@ -75,7 +75,7 @@ export class TranscriptRecorder {
   }
 
   /** What the run's `model.call` carries about it ({@link AgentTurn.agent_run}). */
-  summary(format: TranscriptFormat): NonNullable<AgentTurn['agent_run']> {
+  summary(format: string): NonNullable<AgentTurn['agent_run']> {
     return { format, messages: this.messages, reported: { ...this.reported } };
   }
 }
