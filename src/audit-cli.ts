@@ -85,7 +85,7 @@ export function auditCommand(target: string, options: AuditOptions, json: boolea
   const files = targets(target);
   const folder = files.length !== 1 || files[0] !== target;
   if (files.length === 0) throw new CliError(`${target}: no transcript files (*.jsonl, *.json) in this folder`, EXIT.usage);
-  const saved = { turns: 0, cost_usd: 0, costUnknown: 0, sessions: 0 };
+  const saved = { turns: 0, cost_usd: 0, costUnknown: 0, sessions: 0, estimated: false };
   for (const file of files) {
     let read: ReturnType<typeof readTranscript>;
     try {
@@ -102,6 +102,7 @@ export function auditCommand(target: string, options: AuditOptions, json: boolea
       saved.turns += first.after.turns;
       if (first.after.cost_usd === null) saved.costUnknown += 1;
       else saved.cost_usd += first.after.cost_usd;
+      if (first.after.cost_estimated) saved.estimated = true;
     }
     if (json) printJson({ file, format: read.format, ...report });
     else if (folder) printLine(`${sanitize(file, { oneLine: true })}: ${report.verdict}`);
@@ -109,8 +110,8 @@ export function auditCommand(target: string, options: AuditOptions, json: boolea
   }
   if (!folder) return;
   const unknown = saved.costUnknown > 0 ? ` (cost unknown for ${saved.costUnknown} of them)` : '';
-  const total = `${saved.sessions} session(s): would have saved ${saved.turns} turns and $${saved.cost_usd.toFixed(2)}${unknown}`;
-  if (json) printJson({ total: { sessions: saved.sessions, turns: saved.turns, cost_usd: Number(saved.cost_usd.toFixed(6)), cost_unknown_sessions: saved.costUnknown } });
+  const total = `${saved.sessions} session(s): would have saved ${saved.turns} turns and ${saved.estimated ? 'about ' : ''}$${saved.cost_usd.toFixed(2)}${unknown}`;
+  if (json) printJson({ total: { sessions: saved.sessions, turns: saved.turns, cost_usd: Number(saved.cost_usd.toFixed(6)), cost_unknown_sessions: saved.costUnknown, cost_estimated: saved.estimated } });
   else printLine(total);
 }
 
