@@ -185,3 +185,14 @@ describe('hostile lines never throw and are kept as notices', () => {
     });
   }
 });
+
+describe('line splitting', () => {
+  it('a line longer than the limit is left out with a notice, and the next line still parses', () => {
+    const splitter = new LineSplitter(100);
+    const lines = [...splitter.push('x'.repeat(60)), ...splitter.push('y'.repeat(60)), ...splitter.push('z\n{"type":"turn.started"}\n'), ...splitter.push('a'.repeat(150))];
+    expect(lines).toEqual(['[a line of 121 characters was left out: longer than 100]', '{"type":"turn.started"}']);
+    expect(splitter.rest()).toBe('[a line of 150 characters was left out: longer than 100]');
+    const parser = createParser('codex-json');
+    expect(parser.line(lines[0]!)[0]).toMatchObject({ kind: 'notice' });
+  });
+});

@@ -78,25 +78,53 @@ export function parserFor(setting: OutputSetting): TranscriptParser {
   };
 }
 
+/** Longest line kept (characters): a longer one is left out with a notice, memory stays bounded. */
+export const MAX_LINE_CHARS = 8 * 1024 * 1024;
+
 /**
  * Splits a byte stream's text into lines as chunks arrive: `push` returns the complete
- * lines, `rest` the unterminated tail (a truncated last line at the end of a stream).
+ * lines, `rest` the unterminated tail (a truncated last line at the end of a stream). A line
+ * longer than `maxLine` is not held: it comes out as one line saying it was left out (not
+ * JSON, so parsers keep it as a notice).
  */
 export class LineSplitter {
   private pending = '';
+  private overflow = 0;
+
+  constructor(private readonly maxLine = MAX_LINE_CHARS) {}
 
   /** Complete lines in `chunk` (with what was pending), without their `\n` (or `\r\n`). */
   push(chunk: string): string[] {
-    const text = this.pending + chunk;
-    const lines = text.split('\n');
-    this.pending = lines.pop() ?? '';
-    return lines.map((line) => (line.endsWith('\r') ? line.slice(0, -1) : line));
+    const parts = chunk.split('\n');
+    const out: string[] = [];
+    for (let i = 0; i < parts.length; i++) {
+      const part = parts[i]!;
+      const last = i === parts.length - 1;
+      if (this.overflow > 0 || this.pending.length + part.length > this.maxLine) {
+        this.overflow += this.pending.length + part.length;
+        this.pending = '';
+        if (!last) {
+          out.push(`[a line of ${this.overflow} characters was left out: longer than ${this.maxLine}]`);
+          this.overflow = 0;
+        }
+        continue;
+      }
+      if (last) {
+        this.pending += part;
+        continue;
+      }
+      const line = this.pending + part;
+      this.pending = '';
+      out.push(line.endsWith('\r') ? line.slice(0, -1) : line);
+    }
+    return out;
   }
 
   /** The unterminated tail, emptied. */
   rest(): string {
-    const rest = this.pending;
+    const rest = this.overflow > 0 ? `[a line of ${this.overflow} characters was left out: longer than ${this.maxLine}]` : this.pending;
     this.pending = '';
+    this.overflow = 0;
     return rest;
   }
 }
