@@ -1,4 +1,5 @@
 import { InvariantError } from './errors.js';
+import type { Handover } from './handover.js';
 import type { DoneReason, LoopState } from './machine.js';
 import type {
   AgentTurn,
@@ -106,7 +107,11 @@ export interface EventDataMap {
   'repetition.detected': { hash: string; count: number; calls: ToolCall[] };
   'goal.revised': { revision: GoalRevision; goal: Goal };
   /** Fresh laps: a new agent with an empty history; `max_laps` from loop.yaml. */
-  'lap.start': { lap: number; max_laps: number; progress: string | null };
+  /**
+   * `handover`: the progress file's path, size, sha256 and a bounded excerpt (handover.ts).
+   * `progress`: the whole content (or `null`), in logs written before `handover`.
+   */
+  'lap.start': { lap: number; max_laps: number; handover?: Handover; progress?: string | null };
   'lap.end': { lap: number; outcome: 'done' | 'not_done' | 'error'; note?: string };
   /**
    * The workspace's git state after a step: `null` fields when it is not a git repo

@@ -3,6 +3,7 @@ import { ZERO_USAGE } from './budget.js';
 import { INITIAL_EVALUATOR, type EvaluatorState } from './checkpoint.js';
 import { assertNever, type GoalRevision, type LoopEvent, type VerifyCommandResult } from './events.js';
 import { INITIAL_MACHINE, transition, type DoneReason, type LoopState, type MachineState } from './machine.js';
+import { lapNote } from './handover.js';
 import { mergeReport } from './reported.js';
 import { parsePauseReason, type PauseReason } from './reasons.js';
 import type {
@@ -440,17 +441,9 @@ export function reduce(s: SessionState, e: LoopEvent): void {
     case 'lap.start':
       s.lap = e.data.lap;
       s.maxLaps = e.data.max_laps;
-      s.lapProgress = e.data.progress ?? '';
+      s.lapProgress = e.data.handover ? e.data.handover.excerpt : (e.data.progress ?? '');
       s.earlierLapsChars += JSON.stringify(s.history).length;
-      s.history = [
-        {
-          role: 'harness',
-          content:
-            `Lap ${e.data.lap} of ${e.data.max_laps}: you start with no memory of earlier laps. ` +
-            (e.data.progress === null ? 'There is no progress file yet.' : `The progress file says:\n${e.data.progress}`) +
-            '\nBefore you finish this lap, update the progress file: what is done, what is next, what was tried without success.',
-        },
-      ];
+      s.history = [{ role: 'harness', content: lapNote(e.data.lap, e.data.max_laps, e.data.handover, e.data.progress) }];
       s.queued = [];
       s.finalClaim = null;
       s.lapCommits = s.lastTree === null && s.unchangedSteps === 'unknown' ? 'unknown' : 0;

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Agent, AgentContext } from './agents/agent.js';
 import type { AgentEventDraft } from './agents/transcripts/record.js';
+import { readHandover } from './handover.js';
 import { costOf, newWarnings } from './budget.js';
 import { afterBudget, afterDetection, afterPlan, afterStep, startOfStep, type DecisionPolicy, type Step } from './decide.js';
 import { failureNote } from './patterns/plan-and-execute.js';
@@ -903,9 +904,8 @@ export class Session {
   private async startLap(lap: number): Promise<void> {
     const { laps } = this.options.policy;
     this.agent = this.lapAgent(lap);
-    const file = path.resolve(this.options.workspace, laps.progress_file);
-    const progress = await readFile(file, 'utf8').catch(() => null);
-    this.emit('lap.start', { lap, max_laps: laps.max_laps, progress });
+    const handover = await readHandover(this.options.workspace, laps.progress_file);
+    this.emit('lap.start', { lap, max_laps: laps.max_laps, handover });
   }
 
   /**
