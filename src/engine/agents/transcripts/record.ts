@@ -16,6 +16,9 @@ export type AgentEventDraft = { [T in AgentEventType]: { type: T; data: EventDat
 /** Longest piece of the agent's own call id kept in loopdeck's call id. */
 const MAX_AGENT_ID = 64;
 
+/** Longest tool name kept (a hostile agent may print any string as a name). */
+const MAX_TOOL_NAME = 200;
+
 /**
  * Stateful, for one run of a CLI agent (one loopdeck turn). Call ids are made unique per
  * run (`t<turn>.<n>:<agent's id>`): agents reuse ids across runs (Codex numbers its items
@@ -49,8 +52,9 @@ export class TranscriptRecorder {
         return [{ type: 'agent.message', data: { turn: this.turn, starts_turn: entry.starts_turn, text: entry.text, reasoning: entry.reasoning } }];
       case 'tool_call': {
         const id = `t${this.turn}.${++this.calls}:${entry.id.slice(0, MAX_AGENT_ID)}`;
-        this.open.set(entry.id, { id, name: entry.name, at: this.now?.() ?? 0 });
-        return [{ type: 'tool.call', data: { call: { id, name: entry.name, args: entry.args }, by: 'agent' } }];
+        const name = entry.name.slice(0, MAX_TOOL_NAME);
+        this.open.set(entry.id, { id, name, at: this.now?.() ?? 0 });
+        return [{ type: 'tool.call', data: { call: { id, name, args: entry.args }, by: 'agent' } }];
       }
       case 'tool_result': {
         const call = this.open.get(entry.id);
