@@ -196,3 +196,22 @@ describe('line splitting', () => {
     expect(parser.line(lines[0]!)[0]).toMatchObject({ kind: 'notice' });
   });
 });
+
+describe('Claude Code session files', () => {
+  it('are read like stream-json: summary lines skipped, tokens per message, cost unknown without a result', () => {
+    const lines = [
+      { type: 'summary', summary: 'Fix the parser', leafUuid: 'u9' },
+      { parentUuid: null, sessionId: 's1', type: 'user', message: { role: 'user', content: 'fix the parser' }, uuid: 'u1', timestamp: '2025-10-10T12:00:00Z' },
+      { parentUuid: 'u1', sessionId: 's1', type: 'assistant', message: { id: 'msg_1', role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_1', name: 'Bash', input: { command: 'npm test' } }], usage: { input_tokens: 10, cache_read_input_tokens: 90, output_tokens: 5 } }, uuid: 'u2' },
+      { parentUuid: 'u2', sessionId: 's1', type: 'user', message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_1', content: 'ok' }] }, uuid: 'u3' },
+    ].map((r) => JSON.stringify(r)).join('\n');
+    const { format, entries } = parseTranscript(`${lines}\n`, 'session.jsonl');
+    expect(format).toBe('claude-stream-json');
+    expect(entries).toEqual([
+      { kind: 'message', starts_turn: true, text: '', reasoning: '' },
+      { kind: 'usage', usage: { input_tokens: 100, output_tokens: 5, cost_usd: null } },
+      { kind: 'tool_call', id: 'toolu_1', name: 'Bash', args: { command: 'npm test' } },
+      { kind: 'tool_result', id: 'toolu_1', name: 'Bash', status: 'ok', output: 'ok', exit_code: null },
+    ]);
+  });
+});
