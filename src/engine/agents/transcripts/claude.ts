@@ -38,17 +38,47 @@ function usageOf(value: unknown, cost: unknown): ReportedUsage {
 
 /** A parser of Claude Code stream-json (and session files). */
 export function claudeParser(): TranscriptParser {
-  const seenMessages = new Set<string>();
-  const toolNames = new Map<string, string>();
-  const totals = emptyTotals();
-  let anonymous = 0;
+  return new ClaudeParser();
+}
 
-  function assistant(record: JsonRecord): TranscriptEntry[] {
+class ClaudeParser implements TranscriptParser {
+  readonly format = FORMAT;
+  private readonly seenMessages = new Set<string>();
+  private readonly toolNames = new Map<string, string>();
+  private readonly totals = emptyTotals();
+  private anonymous = 0;
+
+  line(text: string): TranscriptEntry[] {
+    const read = readJsonLine(text, FORMAT);
+    if (!read) return [];
+    if ('notice' in read) return [read.notice];
+    const { record } = read;
+    switch (record.type) {
+      case 'system':
+        if (record.subtype === 'init') return [{ kind: 'session', id: str(record.session_id) || null, model: str(record.model) || null }];
+        return [notice(`${FORMAT}: system record "${str(record.subtype, '?')}"`)];
+      case 'assistant':
+        return this.assistant(record);
+      case 'user':
+        return this.user(record);
+      case 'result':
+        return this.result(record);
+      default:
+        if (typeof record.type === 'string' && QUIET_TYPES.has(record.type)) return [];
+        return [notice(`${FORMAT}: unknown record type "${str(record.type, typeof record.type)}" kept as text`)];
+    }
+  }
+
+  end(): TranscriptEntry[] {
+    return [];
+  }
+
+  private assistant(record: JsonRecord): TranscriptEntry[] {
     const message = isRecord(record.message) ? record.message : null;
     if (!message) return [notice(`${FORMAT}: an assistant record without a message`)];
-    const id = str(message.id) || `anonymous-${++anonymous}`;
-    const first = !seenMessages.has(id);
-    seenMessages.add(id);
+    const id = str(message.id) || `anonymous-${++this.anonymous}`;
+    const first = !this.seenMessages.has(id);
+    this.seenMessages.add(id);
     const blocks = Array.isArray(message.content) ? message.content : [{ type: 'text', text: contentText(message.content) }];
     const text: string[] = [];
     const reasoning: string[] = [];
@@ -60,7 +90,7 @@ export function claudeParser(): TranscriptParser {
       else if (block.type === 'tool_use') {
         const callId = str(block.id) || `${id}-tool-${calls.length + 1}`;
         const name = str(block.name, 'unknown');
-        toolNames.set(callId, name);
+        this.toolNames.set(callId, name);
         calls.push({ kind: 'tool_call', id: callId, name, args: argsOf(block.input) });
       }
     }
@@ -69,20 +99,20 @@ export function claudeParser(): TranscriptParser {
       out.push({ kind: 'message', starts_turn: first, text: bounded(text.join('\n')), reasoning: bounded(reasoning.join('\n')) });
     }
     if (first) {
-      const usage = addIncrement(totals, usageOf(message.usage, null));
+      const usage = addIncrement(this.totals, usageOf(message.usage, null));
       if (usage) out.push(usage);
     }
     return [...out, ...calls];
   }
 
-  function user(record: JsonRecord): TranscriptEntry[] {
+  private user(record: JsonRecord): TranscriptEntry[] {
     const message = isRecord(record.message) ? record.message : null;
     if (!message || !Array.isArray(message.content)) return [];
     const out: TranscriptEntry[] = [];
     for (const block of message.content) {
       if (!isRecord(block) || block.type !== 'tool_result') continue;
       const id = str(block.tool_use_id);
-      const name = toolNames.get(id);
+      const name = this.toolNames.get(id);
       if (!name) {
         out.push(notice(`${FORMAT}: a tool result for an unknown tool use "${id}"`));
         continue;
@@ -93,8 +123,8 @@ export function claudeParser(): TranscriptParser {
     return out;
   }
 
-  function result(record: JsonRecord): TranscriptEntry[] {
-    const out = addCumulative(totals, usageOf(record.usage, record.total_cost_usd), FORMAT);
+  private result(record: JsonRecord): TranscriptEntry[] {
+    const out = addCumulative(this.totals, usageOf(record.usage, record.total_cost_usd), FORMAT);
     const subtype = str(record.subtype, 'unknown');
     const ok = record.is_error !== true && subtype === 'success';
     const errors = Array.isArray(record.errors) ? record.errors.map((e) => contentText(e)).join('; ') : '';
@@ -102,29 +132,4 @@ export function claudeParser(): TranscriptParser {
     out.push({ kind: 'result', ok, text: bounded(text) });
     return out;
   }
-
-  return {
-    format: FORMAT,
-    line(text) {
-      const read = readJsonLine(text, FORMAT);
-      if (!read) return [];
-      if ('notice' in read) return [read.notice];
-      const { record } = read;
-      switch (record.type) {
-        case 'system':
-          if (record.subtype === 'init') return [{ kind: 'session', id: str(record.session_id) || null, model: str(record.model) || null }];
-          return [notice(`${FORMAT}: system record "${str(record.subtype, '?')}"`)];
-        case 'assistant':
-          return assistant(record);
-        case 'user':
-          return user(record);
-        case 'result':
-          return result(record);
-        default:
-          if (typeof record.type === 'string' && QUIET_TYPES.has(record.type)) return [];
-          return [notice(`${FORMAT}: unknown record type "${str(record.type, typeof record.type)}" kept as text`)];
-      }
-    },
-    end: () => [],
-  };
 }
