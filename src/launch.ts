@@ -73,6 +73,7 @@ export function agentFor(policy: LoopPolicy, workspace: string, onNotice?: (text
         timeoutSeconds: agent.timeout,
         outputLimit: policy.tools.output_limit_bytes,
         env_passthrough: agent.env_passthrough,
+        output: agent.output,
       });
   }
 }

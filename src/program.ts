@@ -237,6 +237,28 @@ export function buildProgram(): Command {
     });
 
   program
+    .command('import')
+    .description('turn a finished CLI agent transcript into a run log that replay shows')
+    .argument('<file>', 'Claude Code stream-json or session file, Codex exec --json, Gemini CLI stream-json, or a mini-SWE-agent .traj.json')
+    .option('-o, --out <dir>', 'the run directory to write (default: <file name>.loopdeck)')
+    .action(async (file: string, options: { out?: string }) => {
+      const { importTranscript } = await import('./audit-cli.js');
+      printLine(`wrote ${sanitize(importTranscript(file, options.out, LOG_FILE), { oneLine: true })}`);
+    });
+
+  program
+    .command('audit')
+    .description('show where the budget, the repetition guard and stagnation would have stopped finished sessions')
+    .argument('<target>', 'a transcript (as for import), or a folder of them')
+    .option('-c, --config <file>', "a loop contract whose budget, repetition and stagnation settings apply (default: loopdeck's defaults)")
+    .option('--json', 'one JSON object per line')
+    .action(async (target: string, options: { config?: string; json?: boolean }) => {
+      const { auditCommand, auditOptionsOf, defaultAuditPolicy } = await import('./audit-cli.js');
+      const policy = options.config ? await policyOrExit(options.config) : defaultAuditPolicy();
+      auditCommand(target, auditOptionsOf(policy), options.json === true);
+    });
+
+  program
     .command('replay')
     .description('show a recorded run without running anything')
     .argument('<events>', 'an events.jsonl file, or the run directory holding it')

@@ -1,4 +1,5 @@
 import { InvariantError } from './errors.js';
+import type { Handover } from './lap-handover.js';
 import type { DoneReason, LoopState } from './machine.js';
 import type {
   AgentTurn,
@@ -90,10 +91,15 @@ export interface EventDataMap {
    * `long_session_chars`: what the same request would have been with the whole run's history.
    */
   'model.call': { turn: number; request_hash: string; response: AgentTurn; usage: TokenUsage; cost_usd: number; request_chars?: number; long_session_chars?: number };
-  'tool.call': { call: ToolCall };
+  /**
+   * `by: 'agent'`: a call a CLI agent ran itself (parsed from its output); loopdeck did not
+   * dispatch it and asked no one. Absent: a call loopdeck dispatches.
+   */
+  'tool.call': { call: ToolCall; by?: 'agent' };
   /** `always`: a rule the operator granted for the rest of the run with this approval. */
   'tool.decision': { call_id: string; decision: 'approve' | 'deny'; by: Decider; note?: string; always?: string };
-  'tool.result': { result: ToolResult };
+  /** `by: 'agent'`: the result of a call the agent ran itself (see `tool.call`). */
+  'tool.result': { result: ToolResult; by?: 'agent' };
   'tool.error': { call_id: string; name: string; error: string };
   'budget.warn': { dimension: BudgetDimension; used: number; limit: number; exceeded: boolean };
   'checkpoint.recorded': { checkpoint: CheckpointRecord };
@@ -106,16 +112,29 @@ export interface EventDataMap {
   'goal.revised': { revision: GoalRevision; goal: Goal };
   /**
    * Fresh laps: a new agent with an empty history; `max_laps` from loop.yaml. The hand-over:
-   * `progress`, the progress file (untrusted: the agent wrote it), and `memory`, the summary
-   * of the last checkpoint (`checkpointMemory`; absent in older logs and before any checkpoint).
+   * `handover`, the progress file's path, size, sha256 and a bounded excerpt (lap-handover.ts;
+   * untrusted: the agent wrote it); `progress`, the whole content (or `null`), in logs written
+   * before `handover`; `memory`, the summary of the last checkpoint (`checkpointMemory`;
+   * absent in older logs and before any checkpoint).
    */
-  'lap.start': { lap: number; max_laps: number; progress: string | null; memory?: string };
+  'lap.start': { lap: number; max_laps: number; handover?: Handover; progress?: string | null; memory?: string };
   'lap.end': { lap: number; outcome: 'done' | 'not_done' | 'error'; note?: string };
   /**
    * The workspace's git state after a step: `null` fields when it is not a git repo
    * (progress is then "unknown", never "none").
    */
   'workspace.snapshot': { head: string | null; tree: string | null; new_commits: number | null; git: boolean };
+  /**
+   * A CLI agent's message (or a part of one), parsed from its output while its turn runs:
+   * `starts_turn` marks the first part of a message, which counts as one turn of the budget.
+   * `turn`: loopdeck's turn (the agent's run) it belongs to.
+   */
+  'agent.message': { turn: number; starts_turn: boolean; text: string; reasoning: string };
+  /**
+   * Usage a CLI agent reported, as a delta (cumulative counters already turned into deltas);
+   * `null`: not reported (unknown, never 0).
+   */
+  'agent.usage': { turn: number; input_tokens: number | null; output_tokens: number | null; cost_usd: number | null };
   /** Something the agent adapter wants the operator to see (e.g. "retrying after 429"). */
   'agent.notice': { text: string };
   /**
@@ -158,7 +177,7 @@ export const EVENT_TYPES = [
   'plan.draft', 'plan.commit', 'step.start', 'step.end', 'model.call', 'tool.call', 'tool.decision',
   'tool.result', 'tool.error', 'budget.warn', 'checkpoint.recorded', 'stagnation.detected',
   'repetition.detected', 'goal.revised', 'lap.start', 'lap.end', 'verify.result', 'hook.error', 'budget.extended',
-  'reflection.recorded', 'workspace.snapshot', 'abort.recorded', 'agent.notice', 'context.compacted',
+  'reflection.recorded', 'workspace.snapshot', 'abort.recorded', 'agent.notice', 'context.compacted', 'agent.message', 'agent.usage',
 ] as const satisfies readonly EventType[];
 
 const KNOWN = new Set<string>(EVENT_TYPES);

@@ -1,12 +1,13 @@
 import type { AgentMessage } from './agents/agent.js';
 import { ZERO_USAGE } from './budget.js';
 import { INITIAL_EVALUATOR, type EvaluatorState } from './checkpoint.js';
-import { progressExcerpt } from './handover.js';
 import { assertNever, type GoalRevision, type LoopEvent, type VerifyCommandResult } from './events.js';
 import { INITIAL_MACHINE, transition, type DoneReason, type LoopState, type MachineState } from './machine.js';
+import { lapNote } from './lap-handover.js';
 import { mergeReport } from './reported.js';
 import { parsePauseReason, type PauseReason } from './reasons.js';
 import type {
+  AgentTurn,
   BudgetDimension,
   BudgetLimits,
   BudgetUsage,
@@ -24,6 +25,8 @@ export interface ToolRecord {
   decision: { decision: 'approve' | 'deny'; by: 'operator' | 'policy'; note?: string } | null;
   result: ToolResult | null;
   error: string | null;
+  /** `agent`: a CLI agent ran the call itself (no decision by loopdeck). */
+  by?: 'agent';
 }
 
 /** A yield the session is waiting on. */
@@ -95,6 +98,11 @@ export interface SessionState {
   pending: PendingYield | null;
   tools: Record<string, ToolRecord>;
   toolOrder: string[];
+  /**
+   * Budget dimensions a CLI agent did not report in some run (`tokens`, `cost_usd`): their
+   * usage counts only what was reported and is a lower bound, shown as unknown.
+   */
+  unreported: BudgetDimension[];
   /** Approval rules the operator granted for the rest of the run. */
   granted: string[];
   /** Tool calls of the last turn not yet dispatched (or cancelled), in order. */
@@ -186,6 +194,7 @@ export const INITIAL_STATE: SessionState = {
   pending: null,
   tools: {},
   toolOrder: [],
+  unreported: [],
   granted: [],
   queued: [],
   reportSinceCheckpoint: { new_evidence: [], eliminated_hypotheses: [], remaining_hypotheses: [] },
@@ -223,6 +232,13 @@ function pauseClock(s: SessionState, at: number): void {
   if (s.activeSince !== null) s.activeMs += Math.max(0, at - s.activeSince);
   s.activeSince = null;
   s.usage.wall_clock_seconds = s.activeMs / 1000;
+}
+
+/** Records the dimensions a CLI agent's run did not report. */
+function noteUnreported(s: SessionState, run: AgentTurn['agent_run']): void {
+  if (!run) return;
+  if (!run.reported.tokens && !s.unreported.includes('tokens')) s.unreported = [...s.unreported, 'tokens'];
+  if (!run.reported.cost_usd && !s.unreported.includes('cost_usd')) s.unreported = [...s.unreported, 'cost_usd'];
 }
 
 function completeStep(s: SessionState, failed: boolean): void {
@@ -317,7 +333,9 @@ export function reduce(s: SessionState, e: LoopEvent): void {
     case 'model.call':
       s.turn = e.data.turn;
       s.stepHasTurn = true;
-      s.usage.turns += 1;
+      // A CLI agent's parsed messages were each counted as a turn already.
+      if (!(e.data.response.agent_run && e.data.response.agent_run.messages > 0)) s.usage.turns += 1;
+      noteUnreported(s, e.data.response.agent_run);
       s.usage.tokens += e.data.usage.input_tokens + e.data.usage.output_tokens;
       s.usage.cost_usd += e.data.cost_usd;
       s.queued = [...e.data.response.tool_calls];
@@ -328,7 +346,7 @@ export function reduce(s: SessionState, e: LoopEvent): void {
       if (e.data.response.report) s.reportSinceCheckpoint = mergeReport(s.reportSinceCheckpoint, e.data.response.report);
       break;
     case 'tool.call':
-      s.tools[e.data.call.id] = { call: e.data.call, seq: e.seq, decision: null, result: null, error: null };
+      s.tools[e.data.call.id] = { call: e.data.call, seq: e.seq, decision: null, result: null, error: null, ...(e.data.by ? { by: e.data.by } : {}) };
       s.queued = s.queued.filter((c) => c.id !== e.data.call.id);
       s.toolOrder.push(e.data.call.id);
       s.usage.tool_calls += 1;
@@ -349,6 +367,8 @@ export function reduce(s: SessionState, e: LoopEvent): void {
       if (!record) break;
       const next = { ...record, result: e.data.result };
       s.tools[record.call.id] = next;
+      // The agent ran it and saw its result itself: not loopdeck's step, not history to send back.
+      if (e.data.by === 'agent') break;
       s.history.push(toolMessage(next));
       completeStep(s, e.data.result.status !== 'ok');
       break;
@@ -424,18 +444,9 @@ export function reduce(s: SessionState, e: LoopEvent): void {
     case 'lap.start':
       s.lap = e.data.lap;
       s.maxLaps = e.data.max_laps;
-      s.lapProgress = e.data.progress ?? '';
+      s.lapProgress = e.data.handover ? e.data.handover.excerpt : (e.data.progress ?? '');
       s.earlierLapsChars += JSON.stringify(s.history).length;
-      s.history = [
-        {
-          role: 'harness',
-          content:
-            `Lap ${e.data.lap} of ${e.data.max_laps}: you start with no memory of earlier laps. ` +
-            (e.data.progress === null ? 'There is no progress file yet.' : `The progress file says:\n${progressExcerpt(e.data.progress)}`) +
-            (e.data.memory ? `\n${e.data.memory}` : '') +
-            '\nBefore you finish this lap, update the progress file: what is done, what is next, what was tried without success.',
-        },
-      ];
+      s.history = [{ role: 'harness', content: lapNote(e.data.lap, e.data.max_laps, e.data.handover, e.data.progress, e.data.memory) }];
       s.queued = [];
       s.finalClaim = null;
       s.lapCommits = s.lastTree === null && s.unchangedSteps === 'unknown' ? 'unknown' : 0;
@@ -457,6 +468,13 @@ export function reduce(s: SessionState, e: LoopEvent): void {
       else s.unchangedSteps = s.lastTree !== e.data.tree ? 0 : s.unchangedSteps === 'unknown' ? 1 : s.unchangedSteps + 1;
       s.lapCommits = (s.lapCommits === 'unknown' ? 0 : s.lapCommits) + (e.data.new_commits ?? 0);
       s.lastTree = e.data.tree;
+      break;
+    case 'agent.message':
+      if (e.data.starts_turn) s.usage.turns += 1;
+      break;
+    case 'agent.usage':
+      s.usage.tokens += (e.data.input_tokens ?? 0) + (e.data.output_tokens ?? 0);
+      s.usage.cost_usd += e.data.cost_usd ?? 0;
       break;
     case 'agent.notice':
       break;

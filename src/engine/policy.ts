@@ -8,6 +8,7 @@ import { metricNames, PARSERS } from './parsers/index.js';
 import { compileMetricPattern } from './parsers/regex.js';
 import { z } from 'zod';
 import { REPORTED_FIELDS } from './checkpoint.js';
+import { TRANSCRIPT_FORMATS } from './agents/transcripts/types.js';
 import { DEFAULT_REPETITION_OPTIONS, type RepetitionOptions } from './repetition.js';
 import { DURATION_PATTERN, MAX_BUDGET_SECONDS, MAX_TIMER_SECONDS, parseDuration } from './duration.js';
 import { describeValue, loadYamlWith, missingFileError, nearestKey, parseYamlWith } from './yaml-file.js';
@@ -300,6 +301,12 @@ const agentSchema = z
           prompt: z.enum(['stdin', 'argument']).default('stdin').describe('`kind: command`: how the prompt is passed.'),
           timeout: duration.prefault('30m').describe('`kind: command`: longest one agent run may take.'),
           env_passthrough: z.array(text).default([]).describe('`kind: command`: environment variables the agent may see.'),
+          output: z
+            .enum(['auto', ...TRANSCRIPT_FORMATS])
+            .default('auto')
+            .describe(
+              '`kind: command`: the structured output the agent prints, parsed into its messages, tool calls and usage: `claude-stream-json` (`claude -p --output-format stream-json --verbose`), `codex-json` (`codex exec --json`), `gemini-stream-json` (`gemini -p --output-format stream-json`), `text` (none), or `auto` (detected from the first JSON line).',
+            ),
         })
         .describe('An external agent CLI, run as a process.'),
     ],

@@ -102,6 +102,12 @@ export interface AgentTurn {
    * this turn and the window it had to fit (docs/design.md, "Context window and hand-over").
    */
   context?: { tokens: number; window: number };
+  /**
+   * A CLI agent's run whose output was parsed: `messages` assistant messages were recorded as
+   * `agent.message` events (each one a turn, so this call adds a turn only when there were
+   * none); `reported` says which of tokens and cost it reported at all (the rest is unknown).
+   */
+  agent_run?: { format: string; messages: number; reported: { tokens: boolean; cost_usd: boolean } };
 }
 
 /** How a tool call ended. `denied`: the operator or a policy refused it. */

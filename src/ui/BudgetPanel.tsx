@@ -72,6 +72,17 @@ export function BudgetPanel({ width, compact = false }: { width: number; compact
   const exhausted = useConsole((s) => s.session.exhausted);
   const colour = useColours(used);
   const context = useConsole((s) => s.context);
+  // Dimensions a CLI agent did not report: a used amount is a lower bound, none is unknown.
+  const unreported = useConsole((s) => s.session.unreported.join(','));
+  const shown = (d: BudgetDimension) => {
+    if (!unreported.split(',').includes(d)) return budgetValue(d, used[d]);
+    return used[d] === 0 ? 'unknown' : `≥${budgetValue(d, used[d])}`;
+  };
+  const percentText = (d: BudgetDimension, none: string) => {
+    const p = percent(used[d], limits[d]);
+    if (unreported.split(',').includes(d) && used[d] === 0) return '?';
+    return p === null ? none : `${p}%`;
+  };
   // Before session.start the limits are not known yet (the run is being prepared).
   const known = useConsole((s) => s.session.startedAt !== null);
   if (!known) {
@@ -88,12 +99,11 @@ export function BudgetPanel({ width, compact = false }: { width: number; compact
       <Box height={1} flexShrink={0}>
         <Text wrap="truncate-end">
           {BUDGET_DIMENSIONS.map((d, i) => {
-            const p = percent(used[d], limits[d]);
             return (
               <Text key={d}>
                 {i > 0 ? ' ' : ''}
                 <Text color={theme.muted} inverse={exhausted === d}>{SHORT[d]}</Text>
-                <Text color={colour(d)}> {p === null ? '∞' : `${p}%`}</Text>
+                <Text color={colour(d)}> {percentText(d, '∞')}</Text>
               </Text>
             );
           })}
@@ -112,14 +122,13 @@ export function BudgetPanel({ width, compact = false }: { width: number; compact
     <Box flexDirection="column" height={2} flexShrink={0}>
       <Box>
         {BUDGET_DIMENSIONS.map((d) => {
-          const p = percent(used[d], limits[d]);
           return (
             <Box key={d} width={cell} flexShrink={0}>
               <Text wrap="truncate-end">
                 <Text bold={exhausted === d} inverse={exhausted === d} color={exhausted === d ? theme.danger : theme.muted}>
                   {LABEL[d]}
                 </Text>
-                <Text color={colour(d)}> {p === null ? 'no limit' : `${p}%`}</Text>
+                <Text color={colour(d)}> {percentText(d, 'no limit')}</Text>
               </Text>
             </Box>
           );
@@ -135,7 +144,7 @@ export function BudgetPanel({ width, compact = false }: { width: number; compact
       </Box>
       <Box>
         {BUDGET_DIMENSIONS.map((d) => {
-          const value = `${budgetValue(d, used[d])}/${limits[d] === null ? '∞' : budgetValue(d, limits[d])}`;
+          const value = `${shown(d)}/${limits[d] === null ? '∞' : budgetValue(d, limits[d])}`;
           const bar = Math.max(3, cell - value.length - 2);
           return (
             <Box key={d} width={cell} flexShrink={0}>

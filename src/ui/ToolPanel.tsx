@@ -76,7 +76,8 @@ export function ToolPanel({ height, width }: { height: number; width: number }) 
       <Text bold>{sanitize(call.name, { oneLine: true })}</Text>
       <Text color={theme.muted}> ({sanitize(call.id, { oneLine: true })}) · call {position} of {count}{selectedId ? ' · selected in the timeline' : ' · latest'} · </Text>
       <Text color={statusColour} bold>
-        {error ? 'error' : result ? result.status : decision?.decision === 'approve' ? 'running' : 'awaiting decision'}
+        {error ? 'error' : result ? result.status : decision?.decision === 'approve' || record.by === 'agent' ? 'running' : 'awaiting decision'}
+        {record.by === 'agent' ? ' · run by the agent' : ''}
       </Text>
       {result ? (
         <Text color={theme.muted}>

@@ -37,7 +37,7 @@ function describeRaw(e: LoopEvent): string {
       return `turn ${e.data.turn}: ${clean(what)} (${e.data.usage.input_tokens}+${e.data.usage.output_tokens} tok)`;
     }
     case 'tool.call':
-      return `tool call ${e.data.call.name} ${clean(JSON.stringify(e.data.call.args))}`;
+      return `${e.data.by === 'agent' ? 'agent ran' : 'tool call'} ${e.data.call.name} ${clean(JSON.stringify(e.data.call.args))}`;
     case 'tool.decision':
       return `${e.data.decision === 'approve' ? 'approved' : 'denied'} by ${e.data.by}${e.data.note ? `: ${clean(e.data.note)}` : ''}`;
     case 'tool.result': {
@@ -71,6 +71,15 @@ function describeRaw(e: LoopEvent): string {
       return e.data.git ? `workspace tree ${e.data.tree?.slice(0, 8)}${e.data.new_commits ? `, ${e.data.new_commits} new commit(s)` : ''}` : 'workspace is not a git repo: progress unknown';
     case 'agent.notice':
       return clean(e.data.text);
+    case 'agent.message': {
+      const text = e.data.text || (e.data.reasoning ? `(thinking) ${e.data.reasoning}` : '(tool use)');
+      return `${e.data.starts_turn ? 'agent' : 'agent, continued'}: ${clean(text)}`;
+    }
+    case 'agent.usage': {
+      const tokens = (n: number | null) => (n === null ? 'unknown' : String(n));
+      const cost = e.data.cost_usd === null ? 'cost unknown' : `$${e.data.cost_usd.toFixed(4)}`;
+      return `agent usage: +${tokens(e.data.input_tokens)} in, +${tokens(e.data.output_tokens)} out tokens, ${cost}`;
+    }
     case 'abort.recorded':
       return `aborted: workspace ${clean(e.data.stash)}; report ${clean(e.data.report)}`;
     case 'verify.result':

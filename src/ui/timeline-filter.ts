@@ -6,11 +6,11 @@ const BOOKKEEPING = new Set<EventType>(['state.transition', 'step.start', 'works
 
 const GROUPS: Record<Exclude<TimelineFilter, 'activity' | 'all'>, ReadonlySet<EventType>> = {
   tools: new Set(['tool.call', 'tool.decision', 'tool.result', 'tool.error']),
-  model: new Set(['model.call', 'plan.draft', 'plan.commit', 'reflection.recorded', 'verify.result', 'context.compacted']),
+  model: new Set(['model.call', 'agent.message', 'plan.draft', 'plan.commit', 'reflection.recorded', 'verify.result', 'context.compacted']),
   checkpoints: new Set(['checkpoint.recorded', 'stagnation.detected', 'workspace.snapshot']),
   alerts: new Set(['stagnation.detected', 'repetition.detected', 'tool.error', 'hook.error', 'budget.warn', 'abort.recorded']),
   goal: new Set(['goal.revised', 'session.start', 'verify.result', 'session.complete']),
-  budget: new Set(['budget.warn', 'budget.extended', 'session.pause', 'session.resume', 'context.compacted']),
+  budget: new Set(['agent.usage', 'budget.warn', 'budget.extended', 'session.pause', 'session.resume', 'context.compacted']),
   flow: new Set(['state.transition', 'session.start', 'session.pause', 'session.resume', 'session.complete', 'lap.start', 'lap.end']),
 };
 

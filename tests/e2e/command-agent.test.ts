@@ -48,7 +48,7 @@ it('runs the external agent once per lap until the verifier passes', async () =>
   expect(result.exitCode, result.stderr).toBe(0);
   const events = result.stdout.trim().split('\n').map((l) => JSON.parse(l));
   expect(events.filter((e) => e.type === 'lap.start').map((e) => e.data.lap)).toEqual([1, 2, 3]);
-  expect(events.filter((e) => e.type === 'lap.start')[2].data.progress).toBe('done: 2 slice(s)\n');
+  expect(events.filter((e) => e.type === 'lap.start')[2].data.handover).toMatchObject({ path: 'PROGRESS.md', excerpt: 'done: 2 slice(s)\n' });
   expect(events.filter((e) => e.type === 'model.call').map((e) => e.data.response.final)).toEqual(['added slice 1', 'added slice 2', 'added slice 3']);
   expect(events.at(-1)).toMatchObject({ type: 'session.complete', data: { reason: 'goal_met' } });
   expect(readFileSync(path.join(dir, 'slices'), 'utf8')).toBe('slice 1\nslice 2\nslice 3\n');

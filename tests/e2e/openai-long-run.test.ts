@@ -230,7 +230,7 @@ it('runs an openai agent in fresh laps: each lap a new conversation that starts 
   const second = received[2]!.messages;
   expect(second.map((m) => m.role)).toEqual(['system', 'user', 'user']);
   expect(second[2]!.content).toContain('Lap 2 of 3: you start with no memory of earlier laps.');
-  expect(second[2]!.content).toContain('The progress file says:\nDone: step one\nNext: write done.txt');
+  expect(second[2]!.content).toContain('The progress file PROGRESS.md says:\nDone: step one\nNext: write done.txt');
   expect(second[2]!.content).toMatch(/Memory of the last checkpoint \(turn 2, [A-Z_]+\):/);
   expect(second[2]!.content).toContain('- you reported: step one works [PROGRESS.md: not found]');
   expect(JSON.stringify(second)).not.toContain('Lap one is finished');

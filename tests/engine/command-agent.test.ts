@@ -114,6 +114,8 @@ describe('CommandAgent', () => {
         tool_calls: [],
         usage: { input_tokens: 0, output_tokens: 0 },
         final: 'reading the goal\nediting payload.js\ndone: accents survive the round trip',
+        // plain text output reports no tokens and no cost: unknown, not 0
+        agent_run: { format: 'text', messages: 0, reported: { tokens: false, cost_usd: false } },
       });
       expect(readFileSync(path.join(workspace, 'prompt.txt'), 'utf8')).toBe(renderCommandPrompt(goal, []));
       expect(readFileSync(path.join(workspace, 'payload.js'), 'utf8')).toBe('export const fixed = true;\n');

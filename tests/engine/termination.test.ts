@@ -3,6 +3,7 @@
 // writes a failure report, and fresh laps hand over through a progress file.
 // Real git repositories in temp dirs, real child processes.
 import { execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -220,7 +221,7 @@ describe('the circuit breaker', () => {
 
 describe('fresh laps', () => {
   /** Each lap's agent appends one line to work.txt and the progress file; three lines make the goal. */
-  function lapRun(dir: string, maxLaps: number) {
+  function lapRun(dir: string, maxLaps: number, progressFile = 'PROGRESS.md', progress = (lap: number) => `done: ${lap} slice(s)\nnext: slice ${lap + 1}\n`) {
     const histories: AgentMessage[][] = [];
     const factory = (lap: number): Agent => {
       let turn = 0;
@@ -239,7 +240,7 @@ describe('fresh laps', () => {
           }
           if (turn === 2) {
             return {
-              tool_calls: [{ id: `p${lap}`, name: 'write_file', args: { path: 'PROGRESS.md', content: `done: ${lap} slice(s)\nnext: slice ${lap + 1}\n` } }],
+              tool_calls: [{ id: `p${lap}`, name: 'write_file', args: { path: progressFile, content: progress(lap) } }],
               usage: { input_tokens: 10, output_tokens: 5 },
             };
           }
@@ -250,7 +251,7 @@ describe('fresh laps', () => {
     const policy = policyFor(dir, {
       pattern: 'react',
       verify: [{ command: 'test "$(wc -l < work.txt)" -ge 3' }],
-      laps: { enabled: true, max_laps: maxLaps },
+      laps: { enabled: true, max_laps: maxLaps, progress_file: progressFile },
     });
     const run = session(dir, factory(0), policy, { agentFactory: factory });
     return { run, histories };
@@ -263,8 +264,8 @@ describe('fresh laps', () => {
     expect(outcome.reason).toBe('goal_met');
     const laps = run.events.filter((e) => e.type === 'lap.start').map((e) => (e.type === 'lap.start' ? e.data : null));
     expect(laps.map((l) => l!.lap)).toEqual([1, 2, 3]);
-    expect(laps[0]!.progress).toBeNull();
-    expect(laps[2]!.progress).toBe('done: 2 slice(s)\nnext: slice 3\n');
+    expect(laps[0]!.handover).toMatchObject({ path: 'PROGRESS.md', state: 'missing', bytes: null });
+    expect(laps[2]!.handover).toMatchObject({ state: 'present', excerpt: 'done: 2 slice(s)\nnext: slice 3\n', truncated: false, bytes: 31 });
     expect(run.events.filter((e) => e.type === 'lap.end').map((e) => (e.type === 'lap.end' ? e.data.outcome : ''))).toEqual(['not_done', 'not_done', 'done']);
     for (const history of histories) {
       expect(history).toHaveLength(1);
@@ -274,6 +275,38 @@ describe('fresh laps', () => {
     const calls = run.events.filter((e) => e.type === 'model.call').map((e) => (e.type === 'model.call' ? e.data : null));
     const last = calls.at(-1)!;
     expect(last.long_session_chars!).toBeGreaterThan(last.request_chars!);
+  });
+
+  it('progress_file elsewhere: lap 2 is told its path and what lap 1 wrote in it', async () => {
+    const dir = tempDir();
+    const { run, histories } = lapRun(dir, 5, 'notes/HANDOVER.md');
+    const outcome = await drive(run.session.run(newGoal('three slices')), headlessAnswerer({ approve: 'all', onPause: 'stop' }));
+    expect(outcome.reason).toBe('goal_met');
+    expect(histories[0]![0]!.content).toContain('There is no progress file yet (notes/HANDOVER.md).');
+    expect(histories[1]![0]!.content).toContain('The progress file notes/HANDOVER.md says:\ndone: 1 slice(s)\nnext: slice 2\n');
+    expect(histories[1]![0]!.content).toContain('update the progress file notes/HANDOVER.md');
+  });
+
+  it('a 300 KB progress file: the lap gets its head and tail, the log its size and hash, not the whole text', async () => {
+    const dir = tempDir();
+    const big = (lap: number) => `HEAD lap ${lap}\n${'middle line of the hand-over\n'.repeat(10_500)}TAIL lap ${lap}\n`;
+    const { run, histories } = lapRun(dir, 5, 'PROGRESS.md', big);
+    const outcome = await drive(run.session.run(newGoal('three slices')), headlessAnswerer({ approve: 'all', onPause: 'stop' }));
+    expect(outcome.reason).toBe('goal_met');
+    const text = big(2);
+    expect(text.length).toBeGreaterThan(300_000);
+    const start = run.events.filter((e) => e.type === 'lap.start')[2]!;
+    expect(JSON.stringify(start).length).toBeLessThan(10_000);
+    expect(start.type === 'lap.start' && start.data.handover).toMatchObject({
+      state: 'present',
+      bytes: Buffer.byteLength(text),
+      sha256: createHash('sha256').update(text).digest('hex'),
+      truncated: true,
+    });
+    const note = histories[2]![0]!.content;
+    expect(note).toContain(`The progress file PROGRESS.md (${Buffer.byteLength(text)} bytes) begins and ends as follows; read the file itself for the rest:\nHEAD lap 2`);
+    expect(note).toMatch(/TAIL lap 2\n\nBefore you finish this lap/);
+    expect(note.length).toBeLessThan(9_000);
   });
 
   it('max_laps: 2 on the same work ends exhausted at max_laps', async () => {

@@ -69,6 +69,24 @@ describe('untrusted text', () => {
   });
 });
 
+describe('usage a CLI agent did not report', () => {
+  test('cost it never reported is unknown, not $0; tokens it reported are counted', async () => {
+    const events = extend(
+      ['agent.message', { turn: 3, starts_turn: true, text: 'Running the tests.', reasoning: '' }],
+      ['agent.usage', { turn: 3, input_tokens: 1200, output_tokens: 345, cost_usd: null }],
+      ['model.call', {
+        turn: 3, request_hash: 'h', usage: { input_tokens: 0, output_tokens: 0 }, cost_usd: 0,
+        response: { tool_calls: [], usage: { input_tokens: 0, output_tokens: 0 }, final: 'done', agent_run: { format: 'codex-json', messages: 1, reported: { tokens: true, cost_usd: false } } },
+      }],
+    );
+    const c = await renderStore(createConsoleStore(events), { rows: 40 });
+    await c.waitForFrame('── Timeline');
+    expect(c.frame()).toContain('1.5k/100k');
+    expect(c.frame()).toContain('unknown/$1.00');
+    expect(c.frame()).toContain('cost ?');
+  });
+});
+
 describe('laps, workspace, verdict, abort', () => {
   test('unknown workspace progress is said as unknown, never as no progress', async () => {
     const c = await renderStore(createConsoleStore(extend(['workspace.snapshot', { head: null, tree: null, new_commits: null, git: false }])));

@@ -1,5 +1,6 @@
 import type { EventDataMap, GoalRevision } from '../events.js';
 import type { AgentTurn, CheckpointRecord, Goal } from '../types.js';
+import type { AgentEventDraft } from './transcripts/record.js';
 
 /** One entry of what the agent has seen, oldest first. */
 export type AgentMessage =
@@ -16,6 +17,11 @@ export interface AgentContext {
   history: readonly AgentMessage[];
   /** Streamed text as the agent produces it (for the console); optional. */
   onText?: (chunk: string) => void;
+  /**
+   * What a CLI agent does as it does it (messages, its own tool calls and results, usage),
+   * parsed from its output: the runner appends each as an event at once; optional.
+   */
+  onEvent?: (draft: AgentEventDraft) => void;
   /** Aborted when the run is stopped: cancel requests, kill processes. */
   signal?: AbortSignal;
   /** The last checkpoint of the run, for the memory an agent keeps when it compacts its conversation. */

@@ -9,6 +9,8 @@ import { childEnv, escapedNote, runShellProcess } from '../process.js';
 import { envValue } from '../secrets.js';
 import type { AgentTurn, Goal } from '../types.js';
 import type { Agent, AgentContext, AgentMessage } from './agent.js';
+import { LineSplitter, finishLines, parserFor, type OutputSetting, type TranscriptParser } from './transcripts/index.js';
+import { TranscriptRecorder } from './transcripts/record.js';
 
 /** Environment variable that carries the prompt with `prompt: 'argument'`. */
 export const PROMPT_ENV = 'LOOPDECK_PROMPT';
@@ -41,6 +43,19 @@ export interface CommandAgentOptions {
   graceMs?: number;
   /** Name shown in the console. Default `command:<command>`. */
   name?: string;
+  /**
+   * The structured output the command prints (`agent.output`): parsed as it arrives into
+   * events ({@link CommandAgentOptions}). Default `auto`: detected from the first JSON line
+   * that a known format starts with; `text` parses nothing.
+   */
+  output?: OutputSetting;
+}
+
+/** One run's output as it is parsed: lines into entries into events. */
+interface OutputReader {
+  parser: TranscriptParser;
+  splitter: LineSplitter;
+  recorder: TranscriptRecorder;
 }
 
 /**
@@ -73,10 +88,16 @@ function noteOf(entry: AgentMessage): string {
  * behind in its group are killed once it exits (a short drain of its pipes first); one that left
  * the group and holds its output open is named in the turn (or its error) and killed.
  *
- * A turn never has tool calls: the external agent acts on the workspace itself. Exit 0
- * makes the turn `final` with the tail of its stdout (it claims it did its work; the
- * verifier decides). Usage is 0/0. A non-zero exit, a timeout, an abort or a failure to
- * start is an {@link AgentError} carrying the stderr tail.
+ * A turn never has tool calls for loopdeck to run: the external agent acts on the workspace
+ * itself. With structured output (`output`), each line is parsed as it arrives and its
+ * messages, tool uses and results, usage and notices go to `context.onEvent` as they come
+ * (docs/design.md, "CLI agents"); the final result record ends the run (the process gets
+ * `graceMs` to exit, then its group is stopped). Exit 0 makes the turn `final` with the
+ * result's text, else the last message, else the tail of stdout (it claims it did its work;
+ * the verifier decides). Its own usage is 0/0: what the agent reported was recorded as
+ * `agent.usage`, and `agent_run` says what it did not report (unknown, not 0). A result
+ * record reporting an error, a non-zero exit, a timeout, an abort or a failure to start is
+ * an {@link AgentError} carrying the stderr tail.
  */
 export class CommandAgent implements Agent {
   readonly name: string;
@@ -108,6 +129,17 @@ export class CommandAgent implements Agent {
 
     const started = performance.now();
     const graceMs = options.graceMs ?? 2000;
+    const reader: OutputReader = {
+      parser: parserFor(options.output ?? 'auto'),
+      splitter: new LineSplitter(),
+      recorder: new TranscriptRecorder(context.turn, () => performance.now()),
+    };
+    const ended = new AbortController();
+    let endTimer: NodeJS.Timeout | undefined;
+    const onResult = () => {
+      endTimer ??= setTimeout(() => ended.abort(), graceMs);
+    };
+    const signal = context.signal ? AbortSignal.any([context.signal, ended.signal]) : ended.signal;
     const run = await runShellProcess(command, {
       cwd: options.cwd,
       timeoutSeconds: options.timeoutSeconds,
@@ -118,10 +150,14 @@ export class CommandAgent implements Agent {
       outputLimitBytes: options.outputLimit,
       stderrLimitBytes: options.outputLimit,
       ...(options.prompt === 'stdin' ? { input: prompt } : {}),
-      ...(context.signal ? { signal: context.signal } : {}),
-      ...(context.onText ? { onOutput: context.onText } : {}),
+      signal,
+      onOutput: (chunk) => this.readChunk(reader, chunk, context, onResult),
     });
-    const { result, stopped } = run;
+    clearTimeout(endTimer);
+    for (const entry of finishLines(reader.splitter.rest(), reader.parser)) this.emitEntry(reader, entry, context, onResult);
+    const { result } = run;
+    // Stopped by loopdeck after the agent's final result record: a normal end.
+    const stopped = run.stopped === 'abort' && ended.signal.aborted && !context.signal?.aborted ? null : run.stopped;
     const seconds = ((performance.now() - started) / 1000).toFixed(1);
 
     const errTail = [(result.stderr ?? '').trim(), escapedNote(result.escaped)].filter((t) => t !== '').join('\n');
@@ -130,6 +166,9 @@ export class CommandAgent implements Agent {
       throw new AgentError(`${this.name}: turn ${context.turn}: killed after the ${options.timeoutSeconds}s limit${withStderr}`);
     }
     if (stopped === 'abort' || stopped === 'quit') throw new AgentError(`${this.name}: turn ${context.turn}: killed (the run was ${stopped === 'quit' ? 'quit' : 'aborted'})${withStderr}`);
+    const answer = reader.recorder.result;
+    if (answer && !answer.ok) throw new AgentError(`${this.name}: turn ${context.turn}: the agent reported an error: ${answer.text}${withStderr}`);
+    if (stopped === null && answer && result.exit_code === null) return this.turnOf(reader, answer.text, result.output, `stopped ${seconds}s after its final result`);
     if (result.exit_code === null) {
       const why = run.signal ? `killed by ${run.signal}` : `could not start: ${describeError(result.spawn_error ?? 'unknown error')}`;
       throw new AgentError(`${this.name}: turn ${context.turn}: ${why}${withStderr}`);
@@ -137,13 +176,33 @@ export class CommandAgent implements Agent {
     if (result.exit_code !== 0) {
       throw new AgentError(`${this.name}: turn ${context.turn}: exited with code ${result.exit_code}${withStderr}`);
     }
-    const tail = result.output.trim();
     const escaped = escapedNote(result.escaped);
+    return this.turnOf(reader, answer?.text ?? '', result.output, `exited 0 after ${seconds}s${escaped ? ` ${escaped}` : ''}`);
+  }
+
+  /** Feeds one chunk of stdout to the reader (and, while nothing is parsed, to `onText`). */
+  private readChunk(reader: OutputReader, chunk: string, context: AgentContext, onResult: () => void): void {
+    if (reader.parser.format === 'text') context.onText?.(chunk);
+    for (const line of reader.splitter.push(chunk)) {
+      for (const entry of reader.parser.line(line)) this.emitEntry(reader, entry, context, onResult);
+    }
+  }
+
+  private emitEntry(reader: OutputReader, entry: Parameters<TranscriptRecorder['record']>[0], context: AgentContext, onResult: () => void): void {
+    for (const draft of reader.recorder.record(entry)) context.onEvent?.(draft);
+    if (entry.kind === 'result') onResult();
+  }
+
+  /** The finished turn: the answer from the result record, the last message or stdout's tail. */
+  private turnOf(reader: OutputReader, answer: string, stdout: string, how: string): AgentTurn {
+    const format = reader.parser.format;
+    const final = (answer || reader.recorder.lastText || (format === 'text' ? stdout : '')).trim();
     return {
-      thought: `${options.command} exited 0 after ${seconds}s${escaped ? ` ${escaped}` : ''}`,
+      thought: `${this.options.command} ${how}`,
       tool_calls: [],
       usage: { input_tokens: 0, output_tokens: 0 },
-      final: tail || '(the command exited 0 without output)',
+      final: final || '(the command exited 0 without output)',
+      agent_run: reader.recorder.summary(format),
     };
   }
 }

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import type { AgentEventDraft } from '../agents/transcripts/record.js';
 import type { AgentTurn } from '../types.js';
 import { costOf } from '../budget.js';
 import { AgentError, describeError } from '../errors.js';
@@ -16,7 +17,9 @@ export async function askAgent(ctx: RunContext, step: number): Promise<Done> {
   let response: AgentTurn;
   try {
     const onText = ctx.options.onAgentText;
-    response = await ctx.agent.nextTurn({ ...ctx.agentContext(), ...(onText ? { onText } : {}) });
+    // A CLI agent's own messages, tool calls and usage, appended as they arrive.
+    const onEvent = (d: AgentEventDraft) => void ctx.emit(d.type, d.data as never);
+    response = await ctx.agent.nextTurn({ ...ctx.agentContext(), onEvent, ...(onText ? { onText } : {}) });
   } catch (error) {
     return agentFailed(ctx, step, error);
   }
