@@ -6,6 +6,8 @@
  * - {@link ToolError}: a tool could not do what was asked.
  * - {@link AgentError}: the agent (model, transcript) misbehaved.
  * - {@link ResumeError}: a malformed or missing `next(payload)` for a yield.
+ * - {@link UsageError}: a program using the engine as a library called it wrongly (an unknown
+ *   hook topic, ...).
  *
  * Every class sets `name` from `new.target.name`, so logs and tests can tell them apart.
  */
@@ -98,6 +100,9 @@ export class ResumeError extends LoopdeckError {}
 
 /** Something loopdeck guarantees did not hold (a bug, or a corrupt log). */
 export class InvariantError extends LoopdeckError {}
+
+/** A program using the engine as a library called it wrongly: the message says what was expected. */
+export class UsageError extends LoopdeckError {}
 
 /** A tool could not run as asked (path outside the workspace, text not found, ...). */
 export class ToolError extends LoopdeckError {

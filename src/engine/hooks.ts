@@ -1,4 +1,4 @@
-import { describeError, InvariantError, LoopdeckError } from './errors.js';
+import { describeError, LoopdeckError, UsageError } from './errors.js';
 import type { DoneReason } from './machine.js';
 import { safeTimeout, type SafeTimer } from './timer.js';
 import type { BudgetDimension, Goal, ToolCall, ToolResult } from './types.js';
@@ -144,9 +144,11 @@ export class HookRegistry {
   /** @param timeoutMs per-subscriber time limit in milliseconds (default 5 s) */
   constructor(private readonly timeoutMs = 5000) {}
 
-  /** @throws InvariantError for an unknown topic */
+  /** @throws UsageError for an unknown topic (naming the known ones) */
   on<T extends HookTopic>(topic: T, name: string, fn: HookFn<T>, options: SubscribeOptions = {}): void {
-    if (!(HOOK_TOPICS as readonly string[]).includes(topic)) throw new InvariantError(`unknown hook topic "${topic}"`);
+    if (!(HOOK_TOPICS as readonly string[]).includes(topic)) {
+      throw new UsageError(`unknown hook topic ${JSON.stringify(topic)}: expected one of ${HOOK_TOPICS.join(', ')}`);
+    }
     const list = this.subscribers.get(topic) ?? [];
     list.push({ name, fn: fn as Subscriber['fn'], options });
     this.subscribers.set(topic, list);
@@ -168,7 +170,7 @@ export class HookRegistry {
       } catch (error) {
         failures.push({ topic, hook: subscriber.name, error: describeError(error) });
         if (topic === 'before_tool_call' && subscriber.options.onError !== 'allow') {
-          return { decision: { type: 'deny', reason: `hook ${subscriber.name} failed` }, failures };
+          return { decision: { type: 'deny', reason: `hook ${subscriber.name} failed: ${describeError(error)}` }, failures };
         }
         continue;
       }

@@ -11,11 +11,14 @@ export { Session, type SessionOptions, type LoopRun, type LoopOutcome, type Loop
 export { drive, headlessAnswerer, type Answerer, type HeadlessPolicy } from './drive.js';
 
 // loop.yaml: validated once by one zod schema.
-export { loadPolicy, parsePolicy, LOOP_SCHEMA, DEFAULT_CONFIG_FILE, MAX_CONFIG_BYTES, type LoopPolicy, type LoadPolicyOptions } from './policy.js';
+export { loadPolicy, parsePolicy, definePolicy, LOOP_SCHEMA, DEFAULT_CONFIG_FILE, MAX_CONFIG_BYTES, type LoopPolicy, type EnginePolicy, type LoadPolicyOptions } from './policy.js';
 
 // Agents.
 export { ScriptedAgent, transcriptSchema } from './agents/scripted.js';
-export type { Agent, AgentContext, AgentMessage } from './agents/agent.js';
+export type { Agent, AgentContext, AgentMessage, PlanContext, ReconcileContext } from './agents/agent.js';
+
+// Tools: the built-in workspace tools, or your own runner in their place (`SessionOptions.runTool`).
+export { runTool, TOOL_NAMES, type ToolContext, type ToolOutcome } from './tools.js';
 export { estimateTokens, estimateRequestTokens } from './agents/context.js';
 
 // The event log and its fold: the same fold feeds the live store, replay and resume.
@@ -54,6 +57,7 @@ export {
   SessionStateError,
   ResumeError,
   InvariantError,
+  UsageError,
   ToolError,
   AgentError,
   LogError,

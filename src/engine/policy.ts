@@ -4,9 +4,11 @@ import { HOOK_TOPICS } from './hooks.js';
 import { ConfigError, ConfigErrors } from './errors.js';
 import { envValue } from './secrets.js';
 import { parseRule } from './approval/approval-rules.js';
+import { literalPrefix, parseShell } from './approval/shell-syntax.js';
 import { metricNames, PARSERS } from './parsers/index.js';
 import { compileMetricPattern } from './parsers/regex.js';
 import { z } from 'zod';
+import { stringify as stringifyYaml } from 'yaml';
 import { REPORTED_FIELDS } from './checkpoint.js';
 import { TRANSCRIPT_FORMATS } from './agents/transcripts/types.js';
 import { DEFAULT_REPETITION_OPTIONS, type RepetitionOptions } from './repetition.js';
@@ -397,6 +399,13 @@ const lapsSchema = z
   .prefault({})
   .describe('Fresh laps, for external CLI agents run lap after lap.');
 
+const workspaceSchema = z
+  .strictObject({
+    path: text.describe('The folder the agent works in (relative to this file).'),
+    copy: z.enum(['temp', 'none']).default('none').describe('`temp` works on a temporary git-initialised copy; `none` in place.'),
+  })
+  .describe('Where the agent works.');
+
 const loopSchema = z
   .strictObject({
     goal: goalSchema,
@@ -427,12 +436,7 @@ const loopSchema = z
       .prefault({})
       .describe('What the task is like; read by `pattern: auto`.'),
     agent: agentSchema,
-    workspace: z
-      .strictObject({
-        path: text.describe('The folder the agent works in (relative to this file).'),
-        copy: z.enum(['temp', 'none']).default('none').describe('`temp` works on a temporary git-initialised copy; `none` in place.'),
-      })
-      .describe('Where the agent works.'),
+    workspace: workspaceSchema,
     budget: budgetSchema,
     pricing: z
       .strictObject({
@@ -539,9 +543,27 @@ export const LOOP_SCHEMA = loopSchema;
 
 type RawPolicy = z.output<typeof loopSchema>;
 
-/** The first word of a shell command, resolved to an executable file, or `null`. */
+/**
+ * The program a shell command runs, as a shell would find it: leading variable assignments
+ * (`GUARD_MODE=strict ./deny.sh`) are not the program, quotes are removed. Parsed with the
+ * same shell parser the approval rules use; a command it cannot parse, or whose program word
+ * is not literal, falls back to the first word that is not an assignment.
+ */
+export function programWord(command: string): string {
+  const parsed = parseShell(command);
+  if (parsed.ok) {
+    // The first command of a list or pipeline: descend into the left side of `&&`, `|`, ...
+    let cmd = parsed.file.Stmts[0]?.Cmd as { X?: { Cmd?: unknown }; Args?: unknown[] } | undefined | null;
+    while (cmd && !cmd.Args && cmd.X) cmd = cmd.X.Cmd as typeof cmd;
+    const prefix = cmd?.Args ? literalPrefix(cmd as never, parsed.source) : [];
+    if (prefix.length > 0) return prefix[0]!;
+  }
+  return command.trim().split(/\s+/).find((word) => !/^[A-Za-z_][A-Za-z0-9_]*=/.test(word)) ?? '';
+}
+
+/** The program of a shell command ({@link programWord}), resolved to an executable file, or `null`. */
 export function resolveProgram(command: string, baseDir: string): string | null {
-  const program = command.trim().split(/\s+/)[0] ?? '';
+  const program = programWord(command);
   const candidates = program.includes('/')
     ? [path.resolve(baseDir, program)]
     : (process.env.PATH ?? '').split(path.delimiter).filter(Boolean).map((dir) => path.join(dir, program));
@@ -588,46 +610,52 @@ function unreadableFile(file: string, baseDir: string, configName: string): stri
  * (checked when loading from disk, not when parsing text).
  */
 function schemaFor(file: string, options: { files?: boolean } = {}) {
+  return loopSchema.superRefine((config, ctx) => checkConfig(config, ctx, file, options));
+}
+
+/** What {@link checkConfig} reads of a contract: the whole of it, with the sections a library run may leave out optional. */
+type CheckedConfig = Omit<RawPolicy, 'agent' | 'workspace'> & Partial<Pick<RawPolicy, 'agent' | 'workspace'>>;
+
+/** The checks of {@link schemaFor}, for a loop.yaml and a policy object alike. */
+function checkConfig(config: CheckedConfig, ctx: z.RefinementCtx, file: string, options: { files?: boolean }): void {
   const baseDir = path.dirname(path.resolve(file));
-  return loopSchema.superRefine((config, ctx) => {
-    if (options.files && config.agent.kind === 'scripted') {
-      const problem = unreadableFile(config.agent.script, baseDir, path.basename(file));
-      if (problem) ctx.addIssue({ code: 'custom', path: ['agent', 'script'], message: problem });
+  if (options.files && config.agent?.kind === 'scripted') {
+    const problem = unreadableFile(config.agent.script, baseDir, path.basename(file));
+    if (problem) ctx.addIssue({ code: 'custom', path: ['agent', 'script'], message: problem });
+  }
+  if (options.files && config.agent?.kind === 'openai' && config.agent.api_key_env !== undefined && !envValue(config.agent.api_key_env)) {
+    const found = envValue(config.agent.api_key_env) === '' ? 'it is empty' : 'it is not set';
+    ctx.addIssue({ code: 'custom', path: ['agent', 'api_key_env'], message: `expected the environment variable ${config.agent.api_key_env} to hold the API key, found ${found}` });
+  }
+  if (config.agent?.kind === 'command' && !resolveProgram(config.agent.command, baseDir)) {
+    ctx.addIssue({ code: 'custom', path: ['agent', 'command'], message: `expected an executable program, found none for ${describeValue(programWord(config.agent.command))}` });
+  }
+  // A progress signal must name a metric an observer gives: a misspelt one is never
+  // measured, and stagnation would then fire on a run that is progressing.
+  const metrics = config.observe.flatMap((o) => {
+    try {
+      return metricNames(o.parser, { prefix: o.name, ...(o.pattern ? { pattern: o.pattern } : {}) }).map((m) => `observed.${m}`);
+    } catch {
+      return []; // a bad pattern is reported on the observer itself
     }
-    if (options.files && config.agent.kind === 'openai' && config.agent.api_key_env !== undefined && !envValue(config.agent.api_key_env)) {
-      const found = envValue(config.agent.api_key_env) === '' ? 'it is empty' : 'it is not set';
-      ctx.addIssue({ code: 'custom', path: ['agent', 'api_key_env'], message: `expected the environment variable ${config.agent.api_key_env} to hold the API key, found ${found}` });
-    }
-    if (config.agent.kind === 'command' && !resolveProgram(config.agent.command, baseDir)) {
-      ctx.addIssue({ code: 'custom', path: ['agent', 'command'], message: `expected an executable program, found none for ${describeValue(config.agent.command.split(/\s+/)[0])}` });
-    }
-    // A progress signal must name a metric an observer gives: a misspelt one is never
-    // measured, and stagnation would then fire on a run that is progressing.
-    const metrics = config.observe.flatMap((o) => {
-      try {
-        return metricNames(o.parser, { prefix: o.name, ...(o.pattern ? { pattern: o.pattern } : {}) }).map((m) => `observed.${m}`);
-      } catch {
-        return []; // a bad pattern is reported on the observer itself
-      }
+  });
+  config.progress.observed.forEach(({ signal }, index) => {
+    // Not of the observed.<name>.<metric> shape: the signal's own schema says so.
+    if (metrics.includes(signal) || !SIGNAL_PATTERN.test(signal)) return;
+    const near = nearestKey(signal, metrics);
+    const known = metrics.length > 0 ? `one of ${metrics.join(', ')}` : 'a metric of an observe entry (there is none)';
+    ctx.addIssue({
+      code: 'custom',
+      path: ['progress', 'observed', index, 'signal'],
+      message: `expected ${known}, found ${describeValue(signal)}${near ? `; did you mean "${near}"?` : ''}`,
     });
-    config.progress.observed.forEach(({ signal }, index) => {
-      // Not of the observed.<name>.<metric> shape: the signal's own schema says so.
-      if (metrics.includes(signal) || !SIGNAL_PATTERN.test(signal)) return;
-      const near = nearestKey(signal, metrics);
-      const known = metrics.length > 0 ? `one of ${metrics.join(', ')}` : 'a metric of an observe entry (there is none)';
-      ctx.addIssue({
-        code: 'custom',
-        path: ['progress', 'observed', index, 'signal'],
-        message: `expected ${known}, found ${describeValue(signal)}${near ? `; did you mean "${near}"?` : ''}`,
-      });
-    });
-    config.hooks.forEach((hook, index) => {
-      if (typeof hook === 'string' || resolveProgram(hook.command, baseDir)) return;
-      ctx.addIssue({
-        code: 'custom',
-        path: ['hooks', index, 'command'],
-        message: `expected an executable program, found none for ${describeValue(hook.command.split(/\s+/)[0])} (relative paths resolve against ${baseDir})`,
-      });
+  });
+  config.hooks.forEach((hook, index) => {
+    if (typeof hook === 'string' || resolveProgram(hook.command, baseDir)) return;
+    ctx.addIssue({
+      code: 'custom',
+      path: ['hooks', index, 'command'],
+      message: `expected an executable program, found none for ${describeValue(programWord(hook.command))} (relative paths resolve against ${baseDir})`,
     });
   });
 }
@@ -676,13 +704,21 @@ export function parsePolicyFor(source: string, file: string, shownAs: string): L
 }
 
 function finish(parsed: RawPolicy, file: string): LoopPolicy {
-  const { budget, ...rest } = parsed;
   const base = path.dirname(path.resolve(file));
+  const { agent, workspace } = parsed;
+  return {
+    ...finishShared(parsed),
+    file: path.resolve(file),
+    agent: agent.kind === 'scripted' ? { ...agent, script: path.resolve(base, agent.script) } : agent,
+    workspace: { ...workspace, path: path.resolve(base, workspace.path) },
+  };
+}
+
+/** A contract's sections other than `file`, `agent` and `workspace`, with the budget in the engine's units. */
+function finishShared(parsed: CheckedConfig): Omit<LoopPolicy, 'file' | 'agent' | 'workspace'> {
+  const { budget, agent: _agent, workspace: _workspace, ...rest } = parsed;
   return {
     ...rest,
-    file: path.resolve(file),
-    agent: rest.agent.kind === 'scripted' ? { ...rest.agent, script: path.resolve(base, rest.agent.script) } : rest.agent,
-    workspace: { ...rest.workspace, path: path.resolve(base, rest.workspace.path) },
     budget: {
       limits: {
         turns: budget.max_iterations,
@@ -701,6 +737,49 @@ function finish(parsed: RawPolicy, file: string): LoopPolicy {
         cost_usd: budget.increments.cost_usd,
       },
     },
+  };
+}
+
+/**
+ * The loop contract as the engine reads it (`SessionOptions.policy`): a {@link LoopPolicy}
+ * whose `agent`, `workspace` and `file` are optional, because a program using the engine as
+ * a library passes its own agent and workspace path to the session (docs/engine.md). Every
+ * `LoopPolicy` is one.
+ */
+export type EnginePolicy = Omit<LoopPolicy, 'agent' | 'workspace' | 'file'> & Partial<Pick<LoopPolicy, 'agent' | 'workspace' | 'file'>>;
+
+/** The loop.yaml schema for a policy object: `agent` and `workspace` may be left out. */
+const objectSchema = loopSchema.extend({ agent: agentSchema.optional(), workspace: workspaceSchema.optional() });
+
+/**
+ * Validates a policy given as an object (the loop.yaml shape, keys and units as in
+ * docs/loop-yaml.md: durations as `"10m"` or seconds, `max_cost_usd` in USD) and fills in the
+ * defaults, for a program that drives the engine without a loop.yaml. `goal` and `verify` are
+ * required as in a file; `agent` and `workspace` may be left out (the session is given its
+ * agent and workspace path). Relative paths resolve against the current folder.
+ *
+ * @param input the contract, e.g. `{ goal: { objective, success_criteria }, verify: [{ command: 'npm test' }], budget: { max_iterations: 10 } }`
+ * @param name how errors name the object (default `policy`)
+ * @throws ConfigErrors listing every problem with its path in the object and what was expected
+ */
+export function definePolicy(input: Record<string, unknown>, name = 'policy'): EnginePolicy {
+  // Through the same schema and messages as a file: the object is written as YAML first.
+  const file = path.resolve(name);
+  const schema = objectSchema.superRefine((config, ctx) => checkConfig(config, ctx, file, {}));
+  let parsed: z.output<typeof schema>;
+  try {
+    parsed = parseYamlWith(schema, stringifyYaml(input), name);
+  } catch (error) {
+    // Lines and columns would point into text the caller never saw: keep the paths only.
+    if (error instanceof ConfigErrors) throw new ConfigErrors(error.errors.map((e) => new ConfigError(e.file, e.path, e.expected)));
+    throw error;
+  }
+  const { agent, workspace } = parsed;
+  const base = process.cwd();
+  return {
+    ...finishShared(parsed),
+    ...(agent ? { agent: agent.kind === 'scripted' ? { ...agent, script: path.resolve(base, agent.script) } : agent } : {}),
+    ...(workspace ? { workspace: { ...workspace, path: path.resolve(base, workspace.path) } } : {}),
   };
 }
 

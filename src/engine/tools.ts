@@ -4,7 +4,7 @@ import { access, lstat, mkdir, open, readdir, readFile, rename, rm } from 'node:
 import path from 'node:path';
 import type { z } from 'zod';
 import { ToolError } from './errors.js';
-import { resolveProgram, type LoopPolicy } from './policy.js';
+import { resolveProgram, type EnginePolicy } from './policy.js';
 import { git, isGitWorkTree } from './git.js';
 import { escapedNote, runShell } from './process.js';
 import { boundText } from './redact.js';
@@ -254,16 +254,16 @@ const TOOLS: Record<string, ToolFn> = {
  * run was started with, the scripted agent's transcript, and the programs of command hooks
  * that resolve to a file (code loopdeck runs on every tool call).
  */
-export function harnessFiles(input: { runDir?: string; policy?: LoopPolicy }): HarnessPath[] {
+export function harnessFiles(input: { runDir?: string; policy?: EnginePolicy }): HarnessPath[] {
   const files: HarnessPath[] = [];
   if (input.runDir) files.push({ path: path.resolve(input.runDir), what: 'the run directory of this run' });
   const policy = input.policy;
   if (!policy) return files;
-  files.push({ path: policy.file, what: 'the config file this run was started with' });
-  if (policy.agent.kind === 'scripted') files.push({ path: policy.agent.script, what: "the scripted agent's transcript" });
+  if (policy.file) files.push({ path: policy.file, what: 'the config file this run was started with' });
+  if (policy.agent?.kind === 'scripted') files.push({ path: policy.agent.script, what: "the scripted agent's transcript" });
   for (const hook of policy.hooks) {
     if (typeof hook === 'string') continue;
-    const program = resolveProgram(hook.command, path.dirname(policy.file));
+    const program = resolveProgram(hook.command, policy.file ? path.dirname(policy.file) : process.cwd());
     if (program) files.push({ path: program, what: `the program of the hook ${JSON.stringify(hook.name)}` });
   }
   return files;

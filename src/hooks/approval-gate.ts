@@ -12,7 +12,7 @@ import { sensitivePathReason } from '../engine/approval/sensitive-paths.js';
  * allows it, with that reason first in the prompt; a deny still wins. The rules are parsed
  * once, here, when the policy's hooks are built.
  */
-export function approvalGate(registry: HookRegistry, policy: LoopPolicy): void {
+export function approvalGate(registry: HookRegistry, policy: Pick<LoopPolicy, 'approval'>): void {
   const rules = new ApprovalRuleSet(policy.approval);
   registry.on('before_tool_call', 'approval-gate', ({ call, granted }) => {
     const verdict = rules.decide(call, granted);

@@ -1,5 +1,5 @@
 import { HookRegistry } from '../engine/hooks.js';
-import type { LoopPolicy } from '../engine/policy.js';
+import type { EnginePolicy, LoopPolicy } from '../engine/policy.js';
 import type { Redactor } from '../engine/redact.js';
 import path from 'node:path';
 import { approvalGate } from './approval-gate.js';
@@ -40,9 +40,10 @@ export function builtinGatesWarning(policy: Pick<LoopPolicy, 'approval' | 'hooks
  * of `hooks` in loop.yaml order: built-ins by name (each once; naming a gate that already
  * runs is accepted and changes nothing), command hooks on their topic. Only
  * `approval.builtin_gates: off` leaves the gates out, and then they run only where `hooks`
- * names them. Order of registration is firing order.
+ * names them. Order of registration is firing order. Command hooks run in the folder of the
+ * policy's file (the current folder for a policy object).
  */
-export function hooksFor(policy: LoopPolicy, options: { runDir: string; workspace: string; redact?: Redactor }): HookRegistry {
+export function hooksFor(policy: EnginePolicy, options: { runDir: string; workspace: string; redact?: Redactor }): HookRegistry {
   const registry = new HookRegistry(policy.hook_timeout * 1000);
   const registered = new Set<string>();
   const builtin = (name: 'approval-gate' | 'destructive-deny' | 'trace-writer') => {
@@ -55,7 +56,7 @@ export function hooksFor(policy: LoopPolicy, options: { runDir: string; workspac
   if (builtinGatesOn(policy)) BUILTIN_GATES.forEach(builtin);
   for (const entry of policy.hooks) {
     if (typeof entry === 'string') builtin(entry);
-    else commandHook(registry, entry, { cwd: path.dirname(policy.file), workspace: options.workspace, timeoutSeconds: policy.hook_timeout });
+    else commandHook(registry, entry, { cwd: policy.file ? path.dirname(policy.file) : process.cwd(), workspace: options.workspace, timeoutSeconds: policy.hook_timeout });
   }
   return registry;
 }

@@ -55,7 +55,7 @@ describe('command hooks', () => {
     const blocking = new HookRegistry();
     commandHook(blocking, { name: 'broken', topic: 'before_tool_call', command: file }, { cwd: dir, workspace: dir });
     const blocked = await blocking.call('before_tool_call', { call: shell('ls'), granted: [] });
-    expect(blocked.decision).toEqual({ type: 'deny', reason: 'hook broken failed' });
+    expect(blocked.decision).toEqual({ type: 'deny', reason: 'hook broken failed: exited with 4; stderr: boom on stderr\n' });
     expect(blocked.failures).toEqual([{ topic: 'before_tool_call', hook: 'broken', error: 'exited with 4; stderr: boom on stderr\n' }]);
 
     const lenient = new HookRegistry();

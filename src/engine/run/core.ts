@@ -53,7 +53,7 @@ export class RunCore implements RunContext {
     this.sinks = options.sinks ?? [];
     this.redact = options.redact ?? createRedactor();
     this.agent = options.agent;
-    this.repetitionOptions = repetitionSettings(options.policy.repetition, options.policy.file);
+    this.repetitionOptions = repetitionSettings(options.policy.repetition, options.policy.file ?? 'policy');
     this.pattern = resolvePattern(options.policy.pattern, options.policy.task).pattern;
     if (options.prior && options.prior.length > 0) {
       this.state = draftOf(fold(options.prior));

@@ -25,7 +25,8 @@ export async function* runToolStep(ctx: RunContext, step: number, queued: ToolCa
   if (gate.decision?.type === 'deny') {
     const error = `cancelled before dispatch: ${gate.decision.reason}`;
     ctx.emit('tool.error', { call_id: call.id, name: call.name, error });
-    await ctx.hook('on_error', { source: `tool ${call.name}`, error });
+    // A hook that failed was told to on_error already (its hook.error): once per cancelled call.
+    if (gate.failures.length === 0) await ctx.hook('on_error', { source: `tool ${call.name}`, error });
     ctx.go('REFLECTING');
     return undefined;
   }

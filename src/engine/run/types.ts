@@ -2,7 +2,7 @@ import type { Agent } from '../agents/agent.js';
 import type { LoopEvent } from '../events.js';
 import type { HookRegistry } from '../hooks.js';
 import type { DoneReason } from '../machine.js';
-import type { LoopPolicy } from '../policy.js';
+import type { EnginePolicy } from '../policy.js';
 import type { PauseReason } from '../reasons.js';
 import type { Redactor } from '../redact.js';
 import type { runTool } from '../tools.js';
@@ -52,7 +52,8 @@ export interface SessionOptions {
   /** Session id, used in every event envelope and the run directory. */
   id: string;
   agent: Agent;
-  policy: LoopPolicy;
+  /** The contract: a loaded loop.yaml, or an object validated by `definePolicy`. */
+  policy: EnginePolicy;
   /** Absolute path of the directory tools and observers run in. */
   workspace: string;
   /** Epoch milliseconds; injected so tests can simulate time. */
