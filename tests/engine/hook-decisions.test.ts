@@ -206,6 +206,7 @@ describe('a command hook printing a malformed decision', () => {
     ['an unknown key', '{"decision":"allow","override":true}', /unknown key "override"/],
     ['a reason that is not text', '{"decision":"deny","reason":{"x":1}}', /"reason" is not a string/],
     ['two answers', '{"decision":"deny","reason":"a"}\n{"decision":"allow"}', /not JSON/],
+    ['truncated JSON, quoted by its head', '{"decision":"deny","rea', /not JSON: "\{\\"decision\\":\\"deny\\",\\"rea/],
     ['a key given twice (the last would win)', '{"decision":"deny","decision":"allow"}', /a key appears twice/],
     ['a key given twice, spelt with an escape', '{"decision":"deny","decisio\\u006e":"allow"}', /a key appears twice/],
   ])('%s is a hook error naming the hook; a later deny still wins', async (_, printed, message) => {

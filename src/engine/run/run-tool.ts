@@ -1,5 +1,6 @@
 import { afterDetection } from '../decide.js';
-import { ToolError } from '../errors.js';
+import { describeError, ToolError } from '../errors.js';
+import { checkedOutcome } from '../tool-outcome.js';
 import { detectionEventData, observeCall } from '../repetition.js';
 import { harnessFiles, runTool } from '../tools.js';
 import type { ToolCall, ToolResult } from '../types.js';
@@ -101,17 +102,20 @@ async function dispatch(ctx: RunContext, call: ToolCall): Promise<{ result: Tool
   const started = ctx.clock();
   const { options } = ctx;
   try {
-    const outcome = await (options.runTool ?? runTool)(call, {
+    const returned: unknown = await (options.runTool ?? runTool)(call, {
       workspace: options.workspace,
       shellTimeoutSeconds: options.policy.tools.shell_timeout,
       outputLimit: options.policy.tools.output_limit_bytes,
       signal: ctx.signal,
       harness: harnessFiles({ runDir: options.runDir, policy: options.policy }),
     });
+    const outcome = checkedOutcome(returned, `the tool runner for ${JSON.stringify(call.name)}`);
     const result: ToolResult = { call_id: call.id, name: call.name, ...outcome, duration_ms: Math.max(0, ctx.clock() - started) };
     ctx.emit('tool.result', { result });
     return { result, error: null };
-  } catch (thrown) {
+  } catch (caught) {
+    // A runner of the caller's own may throw anything: its error is the call's, not the engine's.
+    const thrown = caught instanceof ToolError || !options.runTool ? caught : new ToolError(call.name, `the tool runner threw: ${describeError(caught)}`);
     if (!(thrown instanceof ToolError)) throw thrown;
     ctx.emit('tool.error', { call_id: call.id, name: call.name, error: thrown.message });
     await ctx.hook('on_error', { source: `tool ${call.name}`, error: thrown.message });
