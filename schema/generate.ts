@@ -1,6 +1,6 @@
 /**
  * `npm run docs`: writes schema/loop.schema.json and docs/loop-yaml.md from the zod schema
- * of loop.yaml, and the README's CLI and loop.yaml references (from the commander
+ * of loop.yaml, docs/reference.md (tools, transcripts, checkpoint files) from theirs, and the README's CLI and loop.yaml references (from the commander
  * definitions and the same schema). With `--check`, writes nothing and exits 1 when any
  * of them is out of date.
  */
@@ -9,6 +9,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { buildProgram } from '../src/program.js';
 import { GENERATED, renderCliReference, renderJsonSchema, renderLoopYamlDocs, replaceBetween } from './render.js';
+import { renderReferenceDocs } from './reference.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const check = process.argv.includes('--check');
@@ -19,6 +20,7 @@ const withYaml = replaceBetween(withCli, 'loop-yaml-reference', docs.replace(/^#
 const outputs: Array<[string, string]> = [
   [GENERATED.jsonSchema, renderJsonSchema()],
   [GENERATED.docs, docs],
+  [GENERATED.reference, renderReferenceDocs()],
   ['README.md', withYaml],
 ];
 

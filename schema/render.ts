@@ -37,6 +37,7 @@ export interface JsonSchemaNode {
 export const GENERATED = {
   jsonSchema: 'schema/loop.schema.json',
   docs: 'docs/loop-yaml.md',
+  reference: 'docs/reference.md',
 } as const;
 
 /** The JSON Schema of loop.yaml as written (zod's input side), draft-07 for the widest editor support. */

@@ -12,9 +12,12 @@ const nonEmpty = z.string().min(1);
 const strings = z.array(z.string()).default([]);
 
 const reportedSchema = z.object({
-  new_evidence: z.array(z.object({ claim: nonEmpty, evidence_ref: nonEmpty })).default([]),
-  eliminated_hypotheses: strings,
-  remaining_hypotheses: strings,
+  new_evidence: z
+    .array(z.object({ claim: nonEmpty.describe('What the agent says it found.'), evidence_ref: nonEmpty.describe('What backs it: a test name, a file, a command.') }))
+    .default([])
+    .describe('Evidence the agent reported since the last checkpoint.'),
+  eliminated_hypotheses: strings.describe('Hypotheses the agent says it ruled out.'),
+  remaining_hypotheses: strings.describe('Hypotheses the agent says are still open.'),
 } satisfies Record<ReportedField, z.ZodType>);
 
 /**
@@ -23,11 +26,16 @@ const reportedSchema = z.object({
  * to empty). Other keys (e.g. the evaluation of a recorded checkpoint) are ignored.
  */
 export const CHECKPOINT_INPUT_SCHEMA = z.object({
-  iteration: z.int().nonnegative(),
-  observed: z.record(z.string(), z.number().nullable()),
-  tests: z.array(z.object({ name: z.string(), ok: z.boolean() })).optional(),
-  reported: reportedSchema.prefault({}),
-  observer_errors: z.array(z.string()).optional(),
+  iteration: z.int().nonnegative().describe('The turn the checkpoint was taken at.'),
+  observed: z
+    .record(z.string(), z.number().nullable())
+    .describe('What the harness measured: metric name → number, `null` when it could not be measured (never 0).'),
+  tests: z
+    .array(z.object({ name: z.string().describe('Test name.'), ok: z.boolean().describe('Whether it passed.') }))
+    .optional()
+    .describe('Test identities, when the observer gives them.'),
+  reported: reportedSchema.prefault({}).describe("What the agent reported: shown beside the measurements, never counted as progress."),
+  observer_errors: z.array(z.string()).optional().describe('Why observers failed, when they did.'),
 });
 
 /**

@@ -5,26 +5,30 @@ import { loadYamlWith, parseYamlWith } from '../yaml-file.js';
 import type { Agent, AgentContext, PlanContext } from './agent.js';
 
 const toolCallSchema = z.strictObject({
-  id: z.string().min(1),
-  name: z.string().min(1),
-  args: z.record(z.string(), z.unknown()).default({}),
+  id: z.string().min(1).describe("The call's id, unique in the transcript (the log, approvals and the repetition guard key on it)."),
+  name: z.string().min(1).describe('A built-in tool (shell, read_file, write_file, edit, list_files, git_status, git_diff).'),
+  args: z.record(z.string(), z.unknown()).default({}).describe("The tool's arguments (see Tools above)."),
 });
 
 const reportSchema = z.strictObject({
-  new_evidence: z.array(z.strictObject({ claim: z.string(), evidence_ref: z.string() })).optional(),
-  eliminated_hypotheses: z.array(z.string()).optional(),
-  remaining_hypotheses: z.array(z.string()).optional(),
+  new_evidence: z
+    .array(z.strictObject({ claim: z.string().describe('What the agent says it found.'), evidence_ref: z.string().describe('What backs it: a test name, a file, a command.') }))
+    .optional()
+    .describe('Evidence the agent reports; the harness checks whether it can see each reference.'),
+  eliminated_hypotheses: z.array(z.string()).optional().describe('Hypotheses the agent says it ruled out.'),
+  remaining_hypotheses: z.array(z.string()).optional().describe('Hypotheses the agent says are still open.'),
 });
 
 const turnSchema = z
   .strictObject({
-    thought: z.string().optional(),
-    tool_calls: z.array(toolCallSchema).default([]),
-    report: reportSchema.optional(),
+    thought: z.string().optional().describe('What the agent thinks this turn (shown in the timeline).'),
+    tool_calls: z.array(toolCallSchema).default([]).describe('Tool calls of this turn, run in order (each through approval).'),
+    report: reportSchema.optional().describe("The agent's claims, shown beside what the harness observed at checkpoints; never counted as progress."),
     usage: z
-      .strictObject({ input_tokens: z.int().nonnegative(), output_tokens: z.int().nonnegative() })
-      .default({ input_tokens: 0, output_tokens: 0 }),
-    final: z.string().min(1).optional(),
+      .strictObject({ input_tokens: z.int().nonnegative().describe('Input tokens of the turn.'), output_tokens: z.int().nonnegative().describe('Output tokens of the turn.') })
+      .default({ input_tokens: 0, output_tokens: 0 })
+      .describe('Tokens the turn counts against `budget.max_tokens` and `max_cost_usd`.'),
+    final: z.string().min(1).optional().describe('The agent claims the goal is met, with this summary; the verify commands decide. A turn is either final or calls tools.'),
   })
   .refine((turn) => !(turn.final !== undefined && turn.tool_calls.length > 0), {
     message: 'a turn is either final or calls tools, not both',
@@ -38,13 +42,13 @@ const reconciliationSchema = z.unknown();
  * (Reflexion, in order) and `reconciliations` (goal revisions, in order).
  */
 export const transcriptSchema = z.strictObject({
-  plan: z.array(z.string().min(1)).optional(),
-  replans: z.array(z.array(z.string().min(1))).default([]),
-  reflections: z.array(z.string().min(1)).default([]),
-  reconciliations: z.array(reconciliationSchema).default([]),
-  turns: z.array(turnSchema).default([]),
+  plan: z.array(z.string().min(1)).optional().describe('Plan-and-Execute: the steps of the first plan.'),
+  replans: z.array(z.array(z.string().min(1))).default([]).describe('Plan-and-Execute: the steps of each replan after a failed step, in order.'),
+  reflections: z.array(z.string().min(1)).default([]).describe('Reflexion: the lesson of each failed attempt, in order.'),
+  reconciliations: z.array(reconciliationSchema).default([]).describe('Answers to `/goal` revisions, in order (any shape: the engine validates and falls back).'),
+  turns: z.array(turnSchema).default([]).describe('One entry per model turn, consumed in order; running out is an error, never a silent stop.'),
   /** Fresh laps: the turns of each lap's new agent, in lap order. */
-  laps: z.array(z.array(turnSchema)).optional(),
+  laps: z.array(z.array(turnSchema)).optional().describe("Fresh laps: the turns of each lap's new agent, one list per lap."),
 });
 
 export type Transcript = z.output<typeof transcriptSchema>;
