@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { Command, Option } from 'commander';
-import { ConfigErrors, LoopdeckError } from './engine/errors.js';
+import { ConfigErrors, describeError, LoopdeckError } from './engine/errors.js';
 import type { CheckpointInput } from './engine/types.js';
 import type { LoopPolicy } from './engine/policy.js';
 import type { PreparedRun } from './launch.js';
@@ -61,6 +61,21 @@ export function buildProgram(): Command {
     .configureHelp({ helpWidth: 88 })
     .configureOutput({ outputError: (text, write) => write(sanitize(text)) })
     .exitOverride((error) => process.exit(error.exitCode === 0 ? EXIT.goalMet : EXIT.usage));
+
+  program
+    .command('init')
+    .description("write a first loop.yaml for the project in the current folder (never over an existing file)")
+    .argument('[file]', 'the file to write', 'loop.yaml')
+    .action(async (file: string) => {
+      const { initReport, writeInitConfig } = await import('./init.js');
+      let result;
+      try {
+        result = writeInitConfig(process.cwd(), file);
+      } catch (error) {
+        fail(describeError(error));
+      }
+      process.stdout.write(`${initReport(result, file).join('\n')}\n`);
+    });
 
   program
     .command('run')

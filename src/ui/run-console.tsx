@@ -5,7 +5,7 @@ import { drive } from '../engine/drive.js';
 import { guardConsole } from '../text/print.js';
 import { sanitize } from '../text/sanitize.js';
 import { describeError } from '../engine/errors.js';
-import { shellQuote } from '../engine/abort.js';
+import { selfCommand, shortPath } from '../text/self-command.js';
 import type { LoopEvent } from '../engine/events.js';
 import type { LoopOutcome, LoopRun } from '../engine/session.js';
 import type { PreparedRun } from '../launch.js';
@@ -120,26 +120,6 @@ export function guardExits(ink: () => Instance | null, flush: () => void, host: 
     host.off('SIGHUP', onHup);
     host.off('SIGINT', onInt);
   };
-}
-
-/**
- * loopdeck as it was started now, for a command to copy: `loopdeck` when run by that name
- * (installed on PATH), else `node <script>` relative to the current folder (`npm start`
- * runs `node dist/cli.js`).
- */
-function selfCommand(): string {
-  const script = process.argv[1] ?? '';
-  return path.basename(script) === 'loopdeck' ? 'loopdeck' : `node ${shortPath(script)}`;
-}
-
-/**
- * `file` as a shell word: its path relative to the current folder when that is shorter,
- * else its absolute path, quoted when needed (so a printed command is copyable as is).
- */
-function shortPath(file: string): string {
-  const absolute = path.resolve(file);
-  const relative = path.relative(process.cwd(), absolute) || '.';
-  return shellQuote(relative.length < absolute.length ? relative : absolute);
 }
 
 /**
