@@ -273,6 +273,21 @@ export function harnessFiles(input: { runDir?: string; policy?: EnginePolicy }):
 export const TOOL_NAMES = Object.keys(TOOLS);
 
 /**
+ * Why the built-in tools cannot run `call` at all, or `null` when they can try: an unknown
+ * tool name, or arguments its schema refuses (the first problem, with its path). The engine
+ * asks this before a call reaches approval, so the operator is never asked about a call that
+ * could only fail; the agent is told instead.
+ */
+export function callProblem(call: ToolCall): string | null {
+  if (!Object.hasOwn(TOOLS, call.name)) return `unknown tool (known: ${TOOL_NAMES.join(', ')})`;
+  const schema = HARNESS_TOOL_ARGS[call.name as keyof typeof HARNESS_TOOL_ARGS];
+  const parsed = schema.safeParse(call.args);
+  if (parsed.success) return null;
+  const issue = parsed.error.issues[0];
+  return `bad arguments: ${issue?.path.join('.') || 'args'}: ${issue?.message}`;
+}
+
+/**
  * Runs one tool call in the workspace. This is the tools' boundary: whatever a tool throws
  * ends up as one {@link ToolError} (a failed call the engine records as `tool.error`), never
  * as an exception that ends the run; a file-system error is described by its errno code and
@@ -282,7 +297,7 @@ export const TOOL_NAMES = Object.keys(TOOLS);
  *   an edit whose text is absent or not unique, or a shell that cannot start
  */
 export async function runTool(call: ToolCall, ctx: ToolContext): Promise<ToolOutcome> {
-  const tool = TOOLS[call.name];
+  const tool = Object.hasOwn(TOOLS, call.name) ? TOOLS[call.name] : undefined;
   if (!tool) throw new ToolError(call.name, `unknown tool (known: ${TOOL_NAMES.join(', ')})`);
   try {
     return await tool(call.args, ctx);

@@ -2,7 +2,7 @@ import { afterDetection } from '../decide.js';
 import { describeError, ToolError } from '../errors.js';
 import { checkedOutcome } from '../tool-outcome.js';
 import { detectionEventData, observeCall } from '../repetition.js';
-import { harnessFiles, runTool } from '../tools.js';
+import { callProblem, harnessFiles, runTool } from '../tools.js';
 import type { ToolCall, ToolResult } from '../types.js';
 import { approval } from './ask-operator.js';
 import type { RunContext } from './context.js';
@@ -20,6 +20,15 @@ export async function* runToolStep(ctx: RunContext, step: number, queued: ToolCa
     ctx.memory.repetitionChecked = call.id;
     const done = yield* checkRepetition(ctx, call);
     if (done) return done;
+  }
+  // A call the built-in tools cannot run is refused here, never put to the operator.
+  const problem = ctx.options.runTool ? null : callProblem(call);
+  if (problem) {
+    const error = `${call.name}: refused before approval: ${problem}`;
+    ctx.emit('tool.error', { call_id: call.id, name: call.name, error });
+    await ctx.hook('on_error', { source: `tool ${call.name}`, error });
+    ctx.go('REFLECTING');
+    return undefined;
   }
   const payload = { call: structuredClone(call), granted: ctx.state.granted };
   const gate = await ctx.hook('before_tool_call', payload);

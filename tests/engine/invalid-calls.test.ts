@@ -1,0 +1,45 @@
+/**
+ * A call the built-in tools could only fail (an unknown tool, arguments its schema refuses)
+ * is refused by the engine before approval: the operator is never asked about it, and the
+ * agent is told why.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { stringify } from 'yaml';
+import { afterAll, describe, expect, it } from 'vitest';
+import { definePolicy, fold, newGoal, ScriptedAgent, Session, type LoopEvent, type LoopYield } from '../../src/engine/index.js';
+
+const dirs: string[] = [];
+afterAll(() => dirs.forEach((dir) => rmSync(dir, { recursive: true, force: true })));
+
+const CALLS: Array<[string, { name: string; args: Record<string, unknown> }, RegExp]> = [
+  ['an unknown tool', { name: 'deploy', args: { env: 'prod' } }, /unknown tool \(known: [a-z_, ]*read_file/],
+  ['a name from the object prototype', { name: 'constructor', args: {} }, /unknown tool/],
+  ['a missing argument', { name: 'read_file', args: {} }, /bad arguments: path/],
+  ['an unknown argument', { name: 'shell', args: { command: 'ls', sudo: true } }, /bad arguments/],
+  ['an argument of the wrong type', { name: 'write_file', args: { path: 'a.txt', content: 42 } }, /bad arguments: content/],
+];
+
+describe('calls the tools cannot run', () => {
+  it.each(CALLS)('%s: refused before approval, the agent is told, the run goes on', async (_, call, reason) => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'loopdeck-invalid-'));
+    dirs.push(dir);
+    const policy = definePolicy({ goal: { objective: 'x' }, verify: [{ command: 'true' }], pattern: 'react', approval: { default: 'ask' } });
+    const agent = ScriptedAgent.fromYaml(stringify({ turns: [{ tool_calls: [{ id: 'c1', ...call }] }, { final: 'done' }] }));
+    const events: LoopEvent[] = [];
+    const session = new Session({ id: 'i', agent, policy, workspace: dir, sinks: [(e) => void events.push(e)] });
+    const run = session.run(newGoal('x'));
+    const asked: LoopYield[] = [];
+    for (let step = await run.next(); !step.done; ) {
+      asked.push(step.value);
+      step = await run.next(step.value.kind === 'tool' ? { decision: 'approve' } : { action: 'continue' });
+    }
+    expect(asked.filter((y) => y.kind === 'tool')).toEqual([]);
+    expect(events.some((e) => e.type === 'tool.call')).toBe(false);
+    const error = events.find((e) => e.type === 'tool.error');
+    expect(error?.type === 'tool.error' && error.data.error).toMatch(reason);
+    expect(JSON.stringify(fold(events).history)).toMatch(reason);
+    expect(events.at(-1)).toMatchObject({ type: 'session.complete', data: { reason: 'goal_met' } });
+  });
+});
