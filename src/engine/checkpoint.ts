@@ -6,6 +6,7 @@ import type {
   SignalDiff,
   TestOutcome,
 } from './types.js';
+import { advanceTargets, measureTargets, targetSignal, type TargetState } from './target-tests.js';
 
 /** Field names of `reported` that a policy may track as claims. */
 export const REPORTED_FIELDS = ['new_evidence', 'eliminated_hypotheses', 'remaining_hypotheses'] as const;
@@ -34,9 +35,11 @@ export interface EvaluatorState {
   counter: number;
   /** Last observed (non-missing) value of each signal. */
   last: Record<string, number>;
+  /** Frozen target tests per observer (`src/engine/target-tests.ts`); kept across observer changes. */
+  targets: TargetState[];
 }
 
-export const INITIAL_EVALUATOR: EvaluatorState = { count: 0, counter: 0, last: {} };
+export const INITIAL_EVALUATOR: EvaluatorState = { count: 0, counter: 0, last: {}, targets: [] };
 
 /** The metric name of an `observed.*` signal path. */
 export function metricOf(signal: string): string {
@@ -78,6 +81,9 @@ export function checkEvidence(reported: ReportedClaims, tests: readonly TestOutc
  * - Each observed signal is compared with its last observed value; any move in the
  *   declared direction makes `PROGRESS_OBSERVED` and resets the counter, otherwise
  *   `NO_OBSERVED_PROGRESS` increments it. A missing metric shows no progress.
+ * - When an observer names its tests, its `failing`/`passing`/`total` signals are read over
+ *   the target set frozen at its first such checkpoint (`target-tests.ts`): added tests do
+ *   not count, and a target test lost or broken marks the signal regressed.
  * - `claimed_progress` (a tracked reported field is non-empty) never touches the counter.
  * - `stagnation_detected` when the counter is at or above the threshold.
  *
@@ -90,11 +96,14 @@ export function evaluateCheckpoint(
 ): { record: CheckpointRecord; state: EvaluatorState } {
   const baseline = previous.count === 0;
   const last = { ...previous.last };
+  const targets = measureTargets(previous.targets, input, previous.count);
   const signals = policy.observed.map((signal) => {
-    const after = readMetric(input, signal.signal);
+    const target = targetSignal(targets, metricOf(signal.signal));
+    const after = target ? target.value : readMetric(input, signal.signal);
     const diff = compare(signal, previous.last[signal.signal], after, baseline);
     if (after !== null) last[signal.signal] = after;
-    return diff;
+    const lost = target?.regressed === true && (diff.move === 'wanted' || diff.move === 'flat');
+    return lost ? { ...diff, move: 'regressed' as const } : diff;
   });
   const observedProgress = baseline ? null : signals.some((s) => s.move === 'wanted');
   const counter = baseline || observedProgress ? 0 : previous.counter + 1;
@@ -109,8 +118,9 @@ export function evaluateCheckpoint(
     stagnation_detected: counter >= policy.threshold,
     signals,
     evidence: checkEvidence(input.reported, input.tests),
+    ...(targets.length > 0 ? { target_tests: targets } : {}),
   };
-  return { record, state: { count: previous.count + 1, counter, last } };
+  return { record, state: { count: previous.count + 1, counter, last, targets: advanceTargets(previous.targets, record) } };
 }
 
 /** Evaluates a sequence of checkpoints in order. */

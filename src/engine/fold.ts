@@ -1,6 +1,7 @@
 import type { AgentMessage } from './agents/agent.js';
 import { ZERO_USAGE } from './budget.js';
 import { INITIAL_EVALUATOR, type EvaluatorState } from './checkpoint.js';
+import { advanceTargets } from './target-tests.js';
 import { assertNever, type GoalRevision, type LoopEvent, type VerifyCommandResult } from './events.js';
 import { INITIAL_MACHINE, transition, type DoneReason, type LoopState, type MachineState } from './machine.js';
 import { lapNote } from './lap-handover.js';
@@ -400,7 +401,7 @@ export function reduce(s: SessionState, e: LoopEvent): void {
       s.reportSinceCheckpoint = INITIAL_STATE.reportSinceCheckpoint;
       const last = { ...s.evaluator.last };
       for (const signal of checkpoint.signals) if (signal.after !== null) last[signal.signal] = signal.after;
-      s.evaluator = { count: s.evaluator.count + 1, counter: checkpoint.counter, last };
+      s.evaluator = { count: s.evaluator.count + 1, counter: checkpoint.counter, last, targets: advanceTargets(s.evaluator.targets, checkpoint) };
       break;
     }
     case 'stagnation.detected':

@@ -40,6 +40,7 @@ export type {
   CheckpointRecord,
   SignalDiff,
   EvidenceStatus,
+  TargetTestsRecord,
 } from './types.js';
 export { BUDGET_DIMENSIONS, BUDGET_COMMAND_NAMES, type BudgetDimension } from './types.js';
 export { newGoal, parseGoalCommand, GOAL_SUBCOMMANDS, type GoalCommand } from './goal.js';

@@ -4,7 +4,7 @@ import { LoopdeckError } from './errors.js';
 import { metricNames, parseOutput, toMetrics, type ParserName } from './parsers/index.js';
 import { runShell, type CommandResult } from './process.js';
 import { confine } from './tools.js';
-import type { ObservedMetrics, TestOutcome } from './types.js';
+import type { ObservedMetrics, SkippedTest, TestOutcome } from './types.js';
 
 export { parseTap } from './parsers/tap.js';
 export type { TestReport } from './parsers/types.js';
@@ -39,8 +39,10 @@ export interface ObserverSpec {
 export interface Observation {
   /** Every metric each observer gives (`tests.failing`, `coverage.coverage`); `null` when it could not be measured. */
   metrics: ObservedMetrics;
-  /** Per-test outcomes of all test observers, in spec order. */
+  /** Per-test outcomes of all test observers, in spec order, each with its observer's name. */
   tests: TestOutcome[];
+  /** Tests the observers' reports name as skipped (todo, pending), each with its observer's name. */
+  skipped: SkippedTest[];
   /** One line per failed observer: `observer "<name>" (<command>): <why>`. */
   errors: string[];
 }
@@ -60,20 +62,23 @@ export interface Observation {
 export async function observe(specs: readonly ObserverSpec[], cwd: string): Promise<Observation> {
   const metrics: ObservedMetrics = {};
   const tests: TestOutcome[] = [];
+  const skipped: SkippedTest[] = [];
   const errors: string[] = [];
   for (const spec of specs) {
     const outcome = await observeOne(spec, cwd);
     Object.assign(metrics, outcome.metrics);
-    tests.push(...outcome.tests);
+    for (const test of outcome.tests) tests.push({ ...test, observer: spec.name });
+    for (const name of outcome.skipped) skipped.push({ name, observer: spec.name });
     if (outcome.error !== undefined) errors.push(`observer "${spec.name}" (${spec.command}): ${outcome.error}`);
   }
-  return { metrics, tests, errors };
+  return { metrics, tests, skipped, errors };
 }
 
 /** What one observer gave: every one of its metrics (`null` when missing), and why it failed. */
 interface ObserverOutcome {
   metrics: ObservedMetrics;
   tests: TestOutcome[];
+  skipped: string[];
   error?: string;
 }
 
@@ -83,14 +88,15 @@ async function observeOne(spec: ObserverSpec, cwd: string): Promise<ObserverOutc
   try {
     for (const name of metricNames(spec.parser, options)) metrics[name] = null;
     const text = await readObservation(spec, cwd);
-    if (text.type === 'error') return { metrics, tests: [], error: text.why };
+    if (text.type === 'error') return { metrics, tests: [], skipped: [], error: text.why };
     const parsed = parseOutput(spec.parser, text.output, options);
-    if (!parsed) return { metrics, tests: [], error: unreadable(spec, text) };
-    return { metrics: { ...metrics, ...toMetrics(parsed, spec.name) }, tests: parsed.type === 'tests' ? parsed.report.tests : [] };
+    if (!parsed) return { metrics, tests: [], skipped: [], error: unreadable(spec, text) };
+    const report = parsed.type === 'tests' ? parsed.report : { tests: [], skipped: [] };
+    return { metrics: { ...metrics, ...toMetrics(parsed, spec.name) }, tests: report.tests, skipped: report.skipped ?? [] };
   } catch (error) {
     // ConfigError (bad pattern) and ToolError (report_file outside the workspace).
     if (!(error instanceof LoopdeckError)) throw error;
-    return { metrics, tests: [], error: error.message };
+    return { metrics, tests: [], skipped: [], error: error.message };
   }
 }
 

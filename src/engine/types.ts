@@ -139,6 +139,46 @@ export interface ToolResult {
 export interface TestOutcome {
   name: string;
   ok: boolean;
+  /** The `observe` entry that reported it; absent in checkpoint files and older logs. */
+  observer?: string;
+}
+
+/** A test a runner named but did not run (skip, todo, pending, disabled). */
+export interface SkippedTest {
+  name: string;
+  /** The `observe` entry that reported it. */
+  observer: string;
+}
+
+/** What a target test is at one checkpoint (docs/design.md, "Checkpoints and stagnation"). */
+export type TargetTestStatus = 'passing' | 'failing' | 'skipped' | 'gone';
+
+/**
+ * The frozen target tests of one observer at one checkpoint: the counts over the frozen
+ * set and which target tests flipped since the observer's last measured checkpoint.
+ */
+export interface TargetTestsRecord {
+  observer: string;
+  /** Index of the checkpoint that froze the set. */
+  frozen_at: number;
+  /** The frozen set by name, only on the checkpoint that froze it. */
+  frozen?: { failing: string[]; passing: string[] };
+  /** Whether the observer gave a report at this checkpoint; when not, the counts are `null`. */
+  measured: boolean;
+  /** Target tests not passing (failing, skipped or gone), the value of `observed.<observer>.failing`. */
+  failing: number | null;
+  /** Target tests passing, the value of `observed.<observer>.passing`. */
+  passing: number | null;
+  /** Target tests that ran (passing or failing), the value of `observed.<observer>.total`. */
+  total: number | null;
+  /** Not passing before, passing now: progress. */
+  fixed: string[];
+  /** Passing before, failing now: a regression. */
+  broken: string[];
+  /** Ran before (passing or failing), now skipped or gone: a regression, never progress. */
+  lost: Array<{ name: string; was: 'passing' | 'failing'; now: 'skipped' | 'gone' }>;
+  /** Tests that ran now and are not in the frozen set: shown, never counted (at most 20 names). */
+  untracked: { count: number; names: string[] };
 }
 
 /** Observed metrics by name (`tests.failing`); `null` is *missing*, never 0. */
@@ -148,8 +188,10 @@ export type ObservedMetrics = Record<string, number | null>;
 export interface CheckpointInput {
   iteration: number;
   observed: ObservedMetrics;
-  /** Per-test outcomes the harness saw, used to mark evidence refs. */
+  /** Per-test outcomes the harness saw, used to mark evidence refs and to follow target tests. */
   tests?: TestOutcome[];
+  /** Tests the runners named but skipped (a target test newly skipped is a regression). */
+  skipped_tests?: SkippedTest[];
   reported: ReportedClaims;
   /** Observer failures (command could not start, timed out, unparsable output). */
   observer_errors?: string[];
@@ -192,4 +234,6 @@ export interface CheckpointRecord extends CheckpointInput {
   stagnation_detected: boolean;
   signals: SignalDiff[];
   evidence: EvidenceCheck[];
+  /** One entry per observer whose tests are followed by name (absent with counts only). */
+  target_tests?: TargetTestsRecord[];
 }

@@ -4,6 +4,7 @@ import { diffCheckpoint, type ReportedDiff } from '../engine/checkpoint-diff.js'
 import type { EvidenceStatus, SignalDiff } from '../engine/index.js';
 import { useConsole } from './context.js';
 import { Rows } from './Rows.js';
+import { targetTestRows } from './target-tests-rows.js';
 import { sanitize } from '../text/sanitize.js';
 import { theme } from './theme.js';
 
@@ -32,7 +33,8 @@ const clean = (t: string) => sanitize(t, { oneLine: true });
 
 /**
  * One checkpoint as an observed-versus-reported diff: each observed signal before → after
- * with its wanted direction and move (regressions and missing values stand out), each
+ * with its wanted direction and move (regressions and missing values stand out), the
+ * target tests that flipped each way since the last checkpoint (`target-tests-rows.tsx`), each
  * reported field as items added and removed since the previous checkpoint, each evidence
  * claim with what the harness found, and the verdict with the stagnation counter.
  * `[` and `]` browse earlier checkpoints.
@@ -81,6 +83,7 @@ export function CheckpointPanel({ height, width, compact = false }: { height: nu
         </Text>
       </Text>
     )),
+    ...targetTestRows(current.target_tests),
     ...(current.observer_errors ?? []).map((e, i) => (
       <Text key={`err${i}`} color={theme.danger} wrap="truncate-end">
         observer error: {clean(e)}

@@ -100,7 +100,8 @@ describe('observe', () => {
     const observation = await observe([{ name: 'tests', command: 'node --test --test-reporter=tap', parser: 'tap', timeout: 60 }], dir);
     expect(observation).toEqual({
       metrics: { 'tests.failing': 1, 'tests.passing': 3, 'tests.total': 4 },
-      tests: EXPECTED_TESTS,
+      tests: EXPECTED_TESTS.map((t) => ({ ...t, observer: 'tests' })),
+      skipped: [],
       errors: [],
     });
   });

@@ -54,6 +54,9 @@ const NODE_TESTS = [
   { name: 'rounds halves up', ok: false },
 ];
 
+/** Outcomes as `observe` gives them: each with the name of the observer that reported it. */
+const stamped = (tests: Array<{ name: string; ok: boolean }>, observer = 'tests') => tests.map((t) => ({ ...t, observer }));
+
 function spec(overrides: Partial<ObserverSpec> & Pick<ObserverSpec, 'command' | 'parser'>): ObserverSpec {
   return { name: 'tests', timeout: 60, ...overrides };
 }
@@ -75,7 +78,8 @@ describe('tap: node --test --test-reporter=tap', () => {
     const observation = await observe([spec({ command: 'node --test --test-reporter=tap', parser: 'tap' })], dir);
     expect(observation).toEqual({
       metrics: { 'tests.failing': 1, 'tests.passing': 2, 'tests.total': 3 },
-      tests: NODE_TESTS,
+      tests: stamped(NODE_TESTS),
+      skipped: [],
       errors: [],
     });
   });
@@ -99,11 +103,16 @@ describe('outer', () => {
     expect(observation).toEqual({
       // node counts a test with subtests as a test of its own: it fails with its child.
       metrics: { 'tests.failing': 2, 'tests.passing': 2, 'tests.total': 4 },
-      tests: [
+      tests: stamped([
         { name: 'parent > child ok', ok: true },
         { name: 'parent > child bad', ok: false },
         { name: 'parent', ok: false },
         { name: 'outer > inner > deep # hashed', ok: true },
+      ]),
+      // Named, so that a target test that becomes skipped is seen as skipped, not as passing.
+      skipped: [
+        { name: 'later', observer: 'tests' },
+        { name: 'outer > skipped', observer: 'tests' },
       ],
       errors: [],
     });
@@ -122,7 +131,8 @@ describe('junit', () => {
     expect(observation).toEqual({
       metrics: { 'tests.failing': 1, 'tests.passing': 2, 'tests.total': 3 },
       // node's junit reporter gives every test case the classname "test".
-      tests: NODE_TESTS.map((t) => ({ ...t, name: `test > ${t.name}` })),
+      tests: stamped(NODE_TESTS.map((t) => ({ ...t, name: `test > ${t.name}` }))),
+      skipped: [],
       errors: [],
     });
   });
@@ -137,7 +147,8 @@ describe('junit', () => {
     const first = await observe([written], dir);
     expect(first).toEqual({
       metrics: { 'tests.failing': 1, 'tests.passing': 2, 'tests.total': 3 },
-      tests: NODE_TESTS.map((t) => ({ ...t, name: `test > ${t.name}` })),
+      tests: stamped(NODE_TESTS.map((t) => ({ ...t, name: `test > ${t.name}` }))),
+      skipped: [],
       errors: [],
     });
 
@@ -145,6 +156,7 @@ describe('junit', () => {
     expect(stale).toEqual({
       metrics: { 'tests.failing': null, 'tests.passing': null, 'tests.total': null },
       tests: [],
+      skipped: [],
       errors: [
         'observer "tests" (true): did not rewrite its report file "reports/junit.xml" (it is left from an earlier run) (exit 0)',
       ],
@@ -186,6 +198,7 @@ E       assert 2 == 3</failure>
         { name: 'tests.test_parse > test_rounding', ok: false },
         { name: 'tests.test_db > test_connect', ok: false },
       ],
+      skipped: ['tests.test_db > test_flaky', 'tests.test_db > test_known_bug'],
     });
   });
 
@@ -228,10 +241,14 @@ test.todo('later');
     const observation = await observe([spec({ command, parser: 'vitest-json' })], dir);
     expect(observation).toEqual({
       metrics: { 'tests.failing': 1, 'tests.passing': 2, 'tests.total': 3 },
-      tests: [
+      tests: stamped([
         { name: 'math adds numbers', ok: true },
         { name: 'math handles error input', ok: true },
         { name: 'rounds halves up', ok: false },
+      ]),
+      skipped: [
+        { name: 'skipped', observer: 'tests' },
+        { name: 'later', observer: 'tests' },
       ],
       errors: [],
     });
@@ -242,7 +259,7 @@ test.todo('later');
     const command = `${VITEST_BIN} run --reporter=json --outputFile=out/vitest.json`;
     const observation = await observe([spec({ command, parser: 'vitest-json', report_file: 'out/vitest.json' })], dir);
     expect(observation.metrics).toEqual({ 'tests.failing': 2, 'tests.passing': 2, 'tests.total': 4 });
-    expect(observation.tests).toContainEqual({ name: path.join(dir, 'broken.test.js'), ok: false });
+    expect(observation.tests).toContainEqual({ name: path.join(dir, 'broken.test.js'), ok: false, observer: 'tests' });
     expect(observation.errors).toEqual([]);
   });
 });
@@ -286,6 +303,7 @@ describe('jest-json', () => {
         { name: 'rounds halves up', ok: false },
         { name: '/repo/src/broken.test.js', ok: false },
       ],
+      skipped: ['error path later'],
     });
   });
 
@@ -330,13 +348,13 @@ describe('regex', () => {
       [spec({ name: 'lint', command: "echo 'warnings: 3 errors: none'", parser: 'regex', pattern: 'warnings: (?<warnings>\\S+) errors: (?<errors>\\S+)' })],
       dir,
     );
-    expect(observation).toEqual({ metrics: { 'lint.warnings': 3, 'lint.errors': null }, tests: [], errors: [] });
+    expect(observation).toEqual({ metrics: { 'lint.warnings': 3, 'lint.errors': null }, tests: [], skipped: [], errors: [] });
   });
 
   it('maps a real command through observe', async () => {
     const dir = await project({});
     const observation = await observe([spec({ name: 'cov', command: "printf 'All files\\ncoverage: 91.25%%\\n'", parser: 'regex', pattern })], dir);
-    expect(observation).toEqual({ metrics: { 'cov.coverage': 91.25 }, tests: [], errors: [] });
+    expect(observation).toEqual({ metrics: { 'cov.coverage': 91.25 }, tests: [], skipped: [], errors: [] });
   });
 });
 
@@ -357,7 +375,7 @@ describe('observer errors: metrics missing, one error each', () => {
     const started = Date.now();
     const observation = await observe([spec({ command: 'sleep 5', parser: 'tap', timeout: 1 })], dir);
     expect(Date.now() - started).toBeLessThan(4000);
-    expect(observation).toEqual({ metrics: missing, tests: [], errors: ['observer "tests" (sleep 5): timed out after 1s'] });
+    expect(observation).toEqual({ metrics: missing, tests: [], skipped: [], errors: ['observer "tests" (sleep 5): timed out after 1s'] });
   });
 
   it('output the parser cannot read', async () => {
@@ -367,6 +385,7 @@ describe('observer errors: metrics missing, one error each', () => {
       expect(observation).toEqual({
         metrics: missing,
         tests: [],
+        skipped: [],
         errors: [`observer "tests" (echo '3 passed, 1 error'): no ${parser} report in its output (exit 0): 3 passed, 1 error`],
       });
     }
@@ -375,7 +394,7 @@ describe('observer errors: metrics missing, one error each', () => {
   it('a regex that matches nothing, or is invalid', async () => {
     const dir = await project({});
     const none = await observe([spec({ name: 'cov', command: 'echo done', parser: 'regex', pattern: 'coverage: (?<coverage>\\d+)%' })], dir);
-    expect(none).toEqual({ metrics: { 'cov.coverage': null }, tests: [], errors: ['observer "cov" (echo done): no regex report in its output (exit 0): done'] });
+    expect(none).toEqual({ metrics: { 'cov.coverage': null }, tests: [], skipped: [], errors: ['observer "cov" (echo done): no regex report in its output (exit 0): done'] });
     const bad = await observe([spec({ name: 'cov', command: 'echo done', parser: 'regex', pattern: '(?<coverage>\\d+' })], dir);
     expect(bad.metrics).toEqual({});
     expect(bad.errors).toHaveLength(1);
@@ -393,7 +412,7 @@ describe('observer errors: metrics missing, one error each', () => {
     ];
     for (const [file, error] of cases) {
       const observation = await observe([spec({ command: 'true', parser: 'junit', report_file: file })], dir);
-      expect(observation).toEqual({ metrics: missing, tests: [], errors: [error] });
+      expect(observation).toEqual({ metrics: missing, tests: [], skipped: [], errors: [error] });
     }
   });
 
@@ -412,7 +431,8 @@ describe('observer errors: metrics missing, one error each', () => {
         'tests.passing': 2,
         'tests.total': 3,
       },
-      tests: NODE_TESTS,
+      tests: stamped(NODE_TESTS),
+      skipped: [],
       errors: ['observer "broken" (exit 3): no tap report in its output (exit 3)'],
     });
   });

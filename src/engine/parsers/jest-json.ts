@@ -11,7 +11,8 @@ import type { TestReport } from './types.js';
  * failures. `total` is `passing + failing`: pending, skipped, todo and disabled tests
  * are excluded. Per-test outcomes come from `testResults[].assertionResults[]`, named by
  * `fullName` (ancestor titles and title joined by spaces, as jest prints them) or else
- * `title`. The JSON object may be surrounded by other text (see {@link findJsonObject});
+ * `title`; assertions of any other status (pending, skipped, todo, disabled) are named in
+ * `skipped`. The JSON object may be surrounded by other text (see {@link findJsonObject});
  * words in it are never counted. Returns `null` when no jest-shaped report is found.
  * Never throws.
  */
@@ -19,13 +20,17 @@ export function parseJestJson(output: string): TestReport | null {
   const report = findJsonObject(output, isJestReport);
   if (!isJestReport(report)) return null;
   const tests: TestOutcome[] = [];
+  const skipped: string[] = [];
   let brokenFiles = 0;
   for (const file of report.testResults) {
     if (!isRecord(file)) continue;
     const assertions = Array.isArray(file.assertionResults) ? file.assertionResults.filter(isRecord) : [];
     let failedInFile = false;
     for (const assertion of assertions) {
-      if (assertion.status !== 'passed' && assertion.status !== 'failed') continue;
+      if (assertion.status !== 'passed' && assertion.status !== 'failed') {
+        skipped.push(testName(assertion));
+        continue;
+      }
       failedInFile ||= assertion.status === 'failed';
       tests.push({ name: testName(assertion), ok: assertion.status === 'passed' });
     }
@@ -35,7 +40,7 @@ export function parseJestJson(output: string): TestReport | null {
     }
   }
   const failing = report.numFailedTests + brokenFiles;
-  return { passing: report.numPassedTests, failing, total: report.numPassedTests + failing, tests };
+  return { passing: report.numPassedTests, failing, total: report.numPassedTests + failing, tests, ...(skipped.length > 0 ? { skipped } : {}) };
 }
 
 interface JestReport {

@@ -20,8 +20,9 @@ const xml = new XMLParser({
  *
  * Counts the `<testcase>` elements found under `<testsuites>` / `<testsuite>` at any
  * depth (the suites' own `tests=` / `failures=` attributes are not read). A test case
- * fails when it has a `<failure>` or `<error>` child, and is left out (of the counts and
- * of `tests`) when it has a `<skipped>` child, which is how xfail and todo tests appear.
+ * fails when it has a `<failure>` or `<error>` child, and is left out of the counts and
+ * of `tests` (named in `skipped`) when it has a `<skipped>` child, which is how xfail and
+ * todo tests appear.
  * `total` is `passing + failing`. Names are `classname > name`, or `name` when there is
  * no classname. The XML may be surrounded by other text: the report is read from the
  * first `<testsuites` / `<testsuite` tag to the last matching closing tag (several root
@@ -41,10 +42,11 @@ export function parseJunit(output: string): TestReport | null {
     return null;
   }
   const tests: TestOutcome[] = [];
-  collect(document, tests);
+  const skipped: string[] = [];
+  collect(document, tests, skipped);
   const passing = tests.filter((t) => t.ok).length;
   const failing = tests.length - passing;
-  return { passing, failing, total: tests.length, tests };
+  return { passing, failing, total: tests.length, tests, ...(skipped.length > 0 ? { skipped } : {}) };
 }
 
 /** The text from the first root element to its last closing tag, or `null`. */
@@ -58,15 +60,19 @@ function extractReport(output: string): string | null {
   return selfClosed ? selfClosed[0] : null;
 }
 
-/** Walks the suites, pushing one outcome per non-skipped test case (an element's own cases before its nested suites). */
-function collect(node: unknown, tests: TestOutcome[]): void {
+/**
+ * Walks the suites, pushing one outcome per test case that ran and the name of each
+ * skipped one (an element's own cases before its nested suites).
+ */
+function collect(node: unknown, tests: TestOutcome[], skipped: string[]): void {
   if (!isRecord(node)) return;
   for (const testCase of list(node.testcase)) {
-    const outcome = isRecord(testCase) ? toOutcome(testCase) : null;
-    if (outcome) tests.push(outcome);
+    if (!isRecord(testCase)) continue;
+    if ('skipped' in testCase) skipped.push(caseName(testCase));
+    else tests.push({ name: caseName(testCase), ok: !('failure' in testCase) && !('error' in testCase) });
   }
   for (const key of ['testsuite', 'testsuites', 'junit-reports']) {
-    for (const child of list(node[key])) collect(child, tests);
+    for (const child of list(node[key])) collect(child, tests, skipped);
   }
 }
 
@@ -75,12 +81,9 @@ function list(value: unknown): unknown[] {
   return Array.isArray(value) ? value : [value];
 }
 
-function toOutcome(testCase: Record<string, unknown>): TestOutcome | null {
-  if ('skipped' in testCase) return null;
+/** `classname > name`, or `name` when there is no classname. */
+function caseName(testCase: Record<string, unknown>): string {
   const name = typeof testCase['@_name'] === 'string' ? testCase['@_name'] : '';
   const classname = typeof testCase['@_classname'] === 'string' ? testCase['@_classname'] : '';
-  return {
-    name: classname === '' ? name : `${classname} > ${name}`,
-    ok: !('failure' in testCase) && !('error' in testCase),
-  };
+  return classname === '' ? name : `${classname} > ${name}`;
 }

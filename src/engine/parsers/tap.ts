@@ -12,14 +12,15 @@ const POINT = /^((?: {4})*)(not ok|ok)\b(?: +\d+)?(?: +-)?(?: +(.*?))?(?: +# +(S
  * (cancelled tests count as failing; `total` is `passing + failing`, so skipped and todo
  * tests are excluded). Per-test outcomes come from the `ok` / `not ok` test points at
  * every depth: a subtest is named after its parents, `parent > child`, from the
- * `# Subtest:` comments; points with a SKIP or TODO directive and `describe` suites
- * (`type: 'suite'` in their YAML block) are left out, as node leaves them out of its
- * counts. Returns `null` when the output has no TAP summary, so a crash is never read
+ * `# Subtest:` comments; points with a SKIP or TODO directive go to `skipped` by name,
+ * and `describe` suites (`type: 'suite'` in their YAML block) are left out, as node
+ * leaves them out of its counts. Returns `null` when the output has no TAP summary, so a crash is never read
  * as zero failures. Never throws.
  */
 export function parseTap(output: string): TestReport | null {
   const summary: Record<string, number> = {};
   const tests: TestOutcome[] = [];
+  const skipped: string[] = [];
   const parents: string[] = [];
   const lines = output.split(/\r?\n/);
   for (let i = 0; i < lines.length; i++) {
@@ -37,15 +38,16 @@ export function parseTap(output: string): TestReport | null {
       continue;
     }
     const point = POINT.exec(line);
-    if (!point || point[4] !== undefined) continue;
+    if (!point) continue;
     const indent = point[1]!;
     if (isSuite(lines, i + 1, indent)) continue;
     const name = [...parents.slice(0, indent.length / 4), unescapeTap(point[3] ?? '')].join(' > ');
-    tests.push({ name, ok: point[2]!.toLowerCase() === 'ok' });
+    if (point[4] !== undefined) skipped.push(name);
+    else tests.push({ name, ok: point[2]!.toLowerCase() === 'ok' });
   }
   if (summary.pass === undefined || summary.fail === undefined) return null;
   const failing = summary.fail + (summary.cancelled ?? 0);
-  return { passing: summary.pass, failing, total: summary.pass + failing, tests };
+  return { passing: summary.pass, failing, total: summary.pass + failing, tests, ...(skipped.length > 0 ? { skipped } : {}) };
 }
 
 /** Whether the YAML block that starts at `lines[start]` says `type: 'suite'`. */

@@ -4,7 +4,8 @@ import type { TestOutcome } from '../types.js';
  * Counts and per-test outcomes read from a test runner's structured output.
  *
  * `total` is always `passing + failing`: tests that ran and got a verdict. Skipped and
- * todo tests are in none of the three counts and not in `tests`. `tests` lists the
+ * todo tests are in none of the three counts and not in `tests`; their names are in
+ * `skipped` (left out when there is none). `tests` lists the
  * outcomes the report names, in report order; its length can differ from `total` when
  * the runner counts tests that its report does not name individually.
  */
@@ -13,6 +14,8 @@ export interface TestReport {
   failing: number;
   total: number;
   tests: TestOutcome[];
+  /** Names of the tests the report lists as skipped, todo or pending, when there are any. */
+  skipped?: string[];
 }
 
 /** Named numbers read from free-form output (the `regex` parser), keyed `<prefix>.<group>`. */

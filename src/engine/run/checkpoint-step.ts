@@ -26,6 +26,7 @@ export async function* checkpointStep(ctx: RunContext, iteration: number): Gen<D
       iteration,
       observed: observation.metrics,
       tests: observation.tests,
+      ...(observation.skipped.length > 0 ? { skipped_tests: observation.skipped } : {}),
       reported: ctx.state.reportSinceCheckpoint,
       ...(observation.errors.length > 0 ? { observer_errors: observation.errors } : {}),
     },

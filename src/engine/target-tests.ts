@@ -1,0 +1,179 @@
+/**
+ * Target tests: progress measured on the tests that mattered when the run began, not on
+ * counts the agent can move (docs/design.md, "Checkpoints and stagnation").
+ *
+ * When an observer's report names its tests (TAP, JUnit, vitest/jest JSON), the first
+ * checkpoint at which it names at least one test that ran freezes that observer's target
+ * set by name: the tests failing then and those passing then (to catch regressions). From
+ * then on its count signals are computed over the frozen set only:
+ *
+ * - `<observer>.failing`: target tests not passing (failing, skipped or gone);
+ * - `<observer>.passing`: target tests passing;
+ * - `<observer>.total`: target tests that ran (passing or failing).
+ *
+ * Adding tests moves none of them (new tests are listed as untracked). Deleting or
+ * skipping a target test cannot lower `failing`, and marks the `failing` and `total`
+ * signals as regressed; a passing target test that fails marks `failing` regressed.
+ * Progress is a target test going from not passing to passing.
+ *
+ * The set lives in the evaluator state, which the fold rebuilds from the
+ * `checkpoint.recorded` events ({@link advanceTargets}), so resume and replay keep it, and
+ * an observer that is removed or changed keeps its set (keyed by observer name). Pure.
+ */
+import type { CheckpointInput, TargetTestStatus, TargetTestsRecord } from './types.js';
+
+/** What a checkpoint observed, as far as target tests go. */
+type Observed = Pick<CheckpointInput, 'observed' | 'tests' | 'skipped_tests'>;
+
+/** Names of untracked tests kept on a record (the count is always exact). */
+export const UNTRACKED_NAMES_SHOWN = 20;
+
+/** The frozen target set of one observer and each target's status at its last measured checkpoint. */
+export interface TargetState {
+  observer: string;
+  /** Index of the checkpoint that froze the set. */
+  frozen_at: number;
+  /** `[name, status]` for every target test, sorted by name. */
+  last: Array<[string, TargetTestStatus]>;
+}
+
+/** What a test that ran or was skipped is now; a name that appears several times is failing if any instance fails. */
+type SeenStatus = Exclude<TargetTestStatus, 'gone'>;
+
+const RANK: Record<SeenStatus, number> = { skipped: 0, passing: 1, failing: 2 };
+
+/**
+ * The status by name of the tests one observer reported at this checkpoint, or `null` when
+ * it gave no report (its `<observer>.failing` metric is missing): then nothing can be said
+ * about its tests, and none of them is gone.
+ */
+function seenBy(input: Observed, observer: string): Map<string, SeenStatus> | null {
+  const measured = input.observed[`${observer}.failing`];
+  if (typeof measured !== 'number' || !Number.isFinite(measured)) return null;
+  const seen = new Map<string, SeenStatus>();
+  const note = (name: string, status: SeenStatus) => {
+    const had = seen.get(name);
+    if (had === undefined || RANK[status] > RANK[had]) seen.set(name, status);
+  };
+  for (const test of input.tests ?? []) if (test.observer === observer) note(test.name, test.ok ? 'passing' : 'failing');
+  for (const test of input.skipped_tests ?? []) if (test.observer === observer) note(test.name, 'skipped');
+  return seen;
+}
+
+const ran = (status: TargetTestStatus) => status === 'passing' || status === 'failing';
+
+/** The record of an observer's set compared with its last measured statuses. */
+function compareSet(state: TargetState, seen: Map<string, SeenStatus> | null): TargetTestsRecord {
+  const base = { observer: state.observer, frozen_at: state.frozen_at };
+  if (seen === null) {
+    return { ...base, measured: false, failing: null, passing: null, total: null, fixed: [], broken: [], lost: [], untracked: { count: 0, names: [] } };
+  }
+  const flips: Pick<TargetTestsRecord, 'fixed' | 'broken' | 'lost'> = { fixed: [], broken: [], lost: [] };
+  let passing = 0;
+  let total = 0;
+  for (const [name, was] of state.last) {
+    const now: TargetTestStatus = seen.get(name) ?? 'gone';
+    if (now === 'passing') passing += 1;
+    if (ran(now)) total += 1;
+    if (was !== 'passing' && now === 'passing') flips.fixed.push(name);
+    if (was === 'passing' && now === 'failing') flips.broken.push(name);
+    if ((was === 'passing' || was === 'failing') && (now === 'skipped' || now === 'gone')) flips.lost.push({ name, was, now });
+  }
+  return { ...base, measured: true, failing: state.last.length - passing, passing, total, ...flips, untracked: untracked(seen, state) };
+}
+
+/** Tests that ran and are not targets: a count and the first names, sorted. */
+function untracked(seen: Map<string, SeenStatus>, state: TargetState): TargetTestsRecord['untracked'] {
+  const targets = new Set(state.last.map(([name]) => name));
+  const names = [...seen].filter(([name, status]) => ran(status) && !targets.has(name)).map(([name]) => name).sort();
+  return { count: names.length, names: names.slice(0, UNTRACKED_NAMES_SHOWN) };
+}
+
+/** Freezes an observer's set from what it reported now; `null` when no test of it ran. */
+function freeze(observer: string, seen: Map<string, SeenStatus>, index: number): TargetTestsRecord | null {
+  const failing = [...seen].filter(([, s]) => s === 'failing').map(([n]) => n).sort();
+  const passing = [...seen].filter(([, s]) => s === 'passing').map(([n]) => n).sort();
+  if (failing.length + passing.length === 0) return null;
+  return {
+    observer,
+    frozen_at: index,
+    frozen: { failing, passing },
+    measured: true,
+    failing: failing.length,
+    passing: passing.length,
+    total: failing.length + passing.length,
+    fixed: [],
+    broken: [],
+    lost: [],
+    untracked: { count: 0, names: [] },
+  };
+}
+
+/**
+ * The target-test records of the checkpoint numbered `index` (0 for the first): one per
+ * observer with a frozen set (compared with its last measured statuses, or `measured:
+ * false` when it gave no report now), then one per observer that names tests for the first
+ * time (its set frozen now, with `frozen` listing it). Observers in `input.tests` without
+ * an `observer` name (checkpoint files) are never followed: counts are used as they are.
+ */
+export function measureTargets(previous: readonly TargetState[], input: CheckpointInput, index: number): TargetTestsRecord[] {
+  const records = previous.map((state) => compareSet(state, seenBy(input, state.observer)));
+  const known = new Set(previous.map((s) => s.observer));
+  const candidates = new Set<string>();
+  for (const test of [...(input.tests ?? []), ...(input.skipped_tests ?? [])]) {
+    if (test.observer !== undefined && !known.has(test.observer)) candidates.add(test.observer);
+  }
+  for (const observer of candidates) {
+    const seen = seenBy(input, observer);
+    const record = seen && freeze(observer, seen, index);
+    if (record) records.push(record);
+  }
+  return records;
+}
+
+/**
+ * The target sets after a recorded checkpoint: a set frozen on it is added, and every set
+ * its observer measured takes the statuses seen on it. Sets of observers the record does
+ * not mention, or did not measure, are kept as they were. Used by the evaluator and by the
+ * fold alike, so a resumed or replayed run follows the same set.
+ */
+export function advanceTargets(previous: readonly TargetState[], record: Observed & { target_tests?: TargetTestsRecord[] }): TargetState[] {
+  const byObserver = new Map((record.target_tests ?? []).map((t) => [t.observer, t]));
+  const input = record;
+  const next = previous.map((state) => {
+    const entry = byObserver.get(state.observer);
+    const seen = entry?.measured ? seenBy(input, state.observer) : null;
+    return seen ? { ...state, last: statusesOf(state.last.map(([name]) => name), seen) } : state;
+  });
+  for (const entry of record.target_tests ?? []) {
+    if (!entry.frozen || previous.some((s) => s.observer === entry.observer)) continue;
+    const names = [...entry.frozen.failing, ...entry.frozen.passing];
+    next.push({ observer: entry.observer, frozen_at: entry.frozen_at, last: statusesOf(names, seenBy(input, entry.observer) ?? new Map()) });
+  }
+  return next;
+}
+
+function statusesOf(names: readonly string[], seen: Map<string, SeenStatus>): Array<[string, TargetTestStatus]> {
+  return [...new Set(names)].sort().map((name) => [name, seen.get(name) ?? 'gone']);
+}
+
+/** How a signal reads over the frozen sets: its value, and whether a target was lost or broken under it. */
+export interface TargetSignal {
+  value: number | null;
+  regressed: boolean;
+}
+
+/**
+ * The value of `observed.<observer>.failing|passing|total` over its observer's frozen set,
+ * or `null` when no followed observer gives that metric (the signal is then read from the
+ * observed counts as they are).
+ */
+export function targetSignal(records: readonly TargetTestsRecord[], metric: string): TargetSignal | null {
+  for (const r of records) {
+    const lost = r.lost.length > 0;
+    if (metric === `${r.observer}.failing`) return { value: r.failing, regressed: lost || r.broken.length > 0 };
+    if (metric === `${r.observer}.passing`) return { value: r.passing, regressed: false };
+    if (metric === `${r.observer}.total`) return { value: r.total, regressed: lost };
+  }
+  return null;
+}

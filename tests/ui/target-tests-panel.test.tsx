@@ -1,0 +1,85 @@
+// The checkpoint panel lists which target tests flipped each way (docs/design.md,
+// "Checkpoints and stagnation"). Whole frames, from a store folded from a real run whose
+// observer reads the TAP report the scripted agent writes.
+import { vi, expect, test } from 'vitest';
+
+vi.hoisted(() => {
+  delete process.env.CI;
+  delete process.env.CONTINUOUS_INTEGRATION;
+});
+
+import React from 'react';
+import { render } from 'ink-testing-library';
+import { stringify } from 'yaml';
+import type { LoopEvent } from '../../src/engine/index.js';
+import { CheckpointPanel } from '../../src/ui/CheckpointPanel.js';
+import { ConsoleProvider } from '../../src/ui/context.js';
+import { createConsoleStore } from '../../src/ui/store.js';
+import { runHeadless } from '../support/console-rig.js';
+import { READ_ONLY_CONTROLLER } from '../support/ui-helpers.js';
+
+const BASELINE = ['TAP version 13', 'not ok 1 - parses dates', 'ok 2 - formats dates', 'not ok 3 - rounds totals', 'ok 4 - adds totals', '1..4', '# pass 2', '# fail 2', ''].join('\n');
+/** parses dates fixed, formats dates broken, rounds totals skipped, one test added. */
+const LATER = [
+  'TAP version 13',
+  'ok 1 - parses dates',
+  'not ok 2 - formats dates',
+  'ok 3 - adds totals',
+  'ok 4 - trivial',
+  'ok 5 - rounds totals # SKIP',
+  '1..5',
+  '# pass 3',
+  '# fail 1',
+  '# skipped 1',
+  '',
+].join('\n');
+
+const write = (id: string, content: string) => ({ tool_calls: [{ id, name: 'write_file', args: { path: 'report.tap', content } }] });
+
+function frame(events: LoopEvent[], upTo: number): string {
+  const { lastFrame, unmount } = render(
+    <ConsoleProvider store={createConsoleStore(events.slice(0, upTo))} controller={READ_ONLY_CONTROLLER}>
+      <CheckpointPanel height={9} width={100} />
+    </ConsoleProvider>,
+  );
+  const text = lastFrame() ?? '';
+  unmount();
+  return text;
+}
+
+test('the checkpoint panel names the target tests fixed, broken and lost, and the added tests it does not count', async () => {
+  const transcript = stringify({ turns: [write('w1', BASELINE), write('w2', LATER), { final: 'done' }] });
+  const { events } = await runHeadless(transcript, {
+    every: 1,
+    threshold: 3,
+    allow: ['write_file'],
+    observe: [{ name: 'tests', command: 'cat report.tap' }],
+    signals: [
+      { signal: 'observed.tests.failing', direction: 'decrease' },
+      { signal: 'observed.tests.passing', direction: 'increase' },
+    ],
+  });
+  const recorded = events.flatMap((e, i) => (e.type === 'checkpoint.recorded' ? [i + 1] : []));
+  expect(frame(events, recorded[0]!)).toMatchInlineSnapshot(`
+    "#1/1 · iteration 1 · BASELINE · counter 0/3
+    observed (measured) observed_progress null        reported (claims) claimed_progress false
+    tests.failing — → 2 want ↓ baseline               eliminated no change
+    tests.passing — → 2 want ↑ baseline               remaining  no change
+    tests targets frozen here: 4 tests, 2 failing
+    evidence none claimed
+
+
+    "
+  `);
+  expect(frame(events, recorded[1]!)).toMatchInlineSnapshot(`
+    "#2/2 · iteration 2 · NO_OBSERVED_PROGRESS · counter 1/3 · [ earlier
+    observed (measured) observed_progress false       reported (claims) vs #1 claimed_progress false
+    tests.failing 2 → 2 want ↓ REGRESSED              eliminated no change
+    tests.passing 2 → 2 want ↑ no change              remaining  no change
+    tests targets 2 passing of 4 (frozen #1)
+      fixed parses dates
+      BROKEN formats dates
+      LOST rounds totals (failing, now skipped)
+      not counted (1 outside the set): trivial"
+  `);
+});
