@@ -60,6 +60,7 @@ export function agentFor(policy: LoopPolicy, workspace: string, onNotice?: (text
         ...(apiKey ? { apiKey } : {}),
         ...(agent.temperature !== undefined ? { temperature: agent.temperature } : {}),
         maxRetries: agent.max_retries,
+        limits: { requestMs: agent.request_timeout * 1000, idleMs: agent.stream_idle_timeout * 1000, maxRetryWaitMs: agent.max_retry_wait * 1000 },
         context: { ...(agent.context_tokens !== undefined ? { context_tokens: agent.context_tokens } : {}), compact_at: agent.compact_at, keep_turns: agent.keep_turns },
         ...(agent.max_tokens !== undefined ? { maxTokens: agent.max_tokens } : {}),
         ...(onNotice ? { onRetry: (info: RetryInfo) => onNotice(formatRetry(info)), onNotice } : {}),
