@@ -129,6 +129,7 @@ export class CommandAgent implements Agent {
     if (stopped === 'timeout') {
       throw new AgentError(`${this.name}: turn ${context.turn}: killed after the ${options.timeoutSeconds}s limit${withStderr}`);
     }
+    if (stopped === 'budget') throw new AgentError(`${this.name}: turn ${context.turn}: killed (the wall-clock budget ran out)${withStderr}`);
     if (stopped === 'abort' || stopped === 'quit') throw new AgentError(`${this.name}: turn ${context.turn}: killed (the run was ${stopped === 'quit' ? 'quit' : 'aborted'})${withStderr}`);
     if (result.exit_code === null) {
       const why = run.signal ? `killed by ${run.signal}` : `could not start: ${describeError(result.spawn_error ?? 'unknown error')}`;
