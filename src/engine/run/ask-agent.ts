@@ -22,11 +22,14 @@ import { guardWait, wallClockSpent, type WaitGuard } from './wait-guard.js';
  * @returns the outcome when the agent's failure (or the budget) ended the run
  */
 export async function* askAgent(ctx: RunContext, step: number): Gen<Done> {
-  const spent = wallClockSpent(ctx, ctx.clock());
+  // The time of the event just recorded (the step's start, a resume): the wait begins now,
+  // and a simulated clock is not advanced by a read of its own.
+  const now = ctx.state.lastAt ?? ctx.clock();
+  const spent = wallClockSpent(ctx, now);
   if (spent) return yield* budgetExceededStep(ctx, spent);
-  const guard = guardWait(ctx);
+  const guard = guardWait(ctx, now);
   const { onAgentText: onText, onWait } = ctx.options;
-  const since = ctx.clock();
+  const since = Date.now();
   const agent = ctx.agent.name;
   onWait?.({ kind: 'model', agent, since });
   let response: AgentTurn;

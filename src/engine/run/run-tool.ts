@@ -105,9 +105,9 @@ export async function* decideAndRun(ctx: RunContext, call: ToolCall, ask: boolea
 async function dispatch(ctx: RunContext, call: ToolCall): Promise<{ result: ToolResult | null; error: string | null }> {
   const started = ctx.clock();
   const { options } = ctx;
-  const guard = guardWait(ctx);
+  const guard = guardWait(ctx, started);
   const limit = call.name === 'shell' ? options.policy.tools.shell_timeout * 1000 : null;
-  options.onWait?.({ kind: 'tool', name: call.name, call_id: call.id, since: started, limit_ms: limit });
+  options.onWait?.({ kind: 'tool', name: call.name, call_id: call.id, since: Date.now(), limit_ms: limit });
   try {
     const outcome = await (options.runTool ?? runTool)(call, {
       workspace: options.workspace,

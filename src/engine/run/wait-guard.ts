@@ -6,7 +6,8 @@ import type { RunContext } from './context.js';
 
 /**
  * What the run is waiting on now, for the console (not recorded: the events that follow
- * are): the agent's answer (with what its model request reports), or a tool.
+ * are): the agent's answer (with what its model request reports), or a tool. `since` is
+ * the time of day (`Date.now()`), which the console counts from.
  */
 export type RunWait =
   | { kind: 'model'; agent: string; since: number; model?: ModelWait }
@@ -40,10 +41,12 @@ export function wallClockSpent(ctx: Pick<RunContext, 'state'>, now: number): { d
 }
 
 /**
- * Guards a wait starting now. The budget is read with the run's clock: the timer is armed
- * for what is left and checks again when it fires (a clock that ran slower re-arms it).
+ * Guards a wait starting at `now` (the run's clock, epoch ms: read once by the caller, so
+ * a simulated clock advances as it did before). The timer is armed for what is left of the
+ * wall-clock budget and reads the clock again when it fires (a clock that ran slower
+ * re-arms it).
  */
-export function guardWait(ctx: Pick<RunContext, 'state' | 'signal' | 'clock' | 'pauseRequests'>): WaitGuard {
+export function guardWait(ctx: Pick<RunContext, 'state' | 'signal' | 'clock' | 'pauseRequests'>, now: number): WaitGuard {
   const signal = new AbortController();
   const interrupt = new AbortController();
   let cause: WaitGuard['cause'] = null;
@@ -53,19 +56,19 @@ export function guardWait(ctx: Pick<RunContext, 'state' | 'signal' | 'clock' | '
     if (why !== 'pause' && !signal.signal.aborted) signal.abort(reason);
     if (!interrupt.signal.aborted) interrupt.abort(reason);
   };
-  const arm = () => {
+  const arm = (at: number) => {
     const limit = ctx.state.limits.wall_clock_seconds;
     if (limit === null || limit === undefined) return;
-    const left = (limit - activeSeconds(ctx.state, ctx.clock())) * 1000;
+    const left = (limit - activeSeconds(ctx.state, at)) * 1000;
     if (left <= 0) return end('budget', BUDGET_ABORT);
-    timer = safeTimeout(arm, left);
+    timer = safeTimeout(() => arm(ctx.clock()), left);
   };
   const onRunAbort = () => end(null, ctx.signal.reason);
   const onPause = () => end('pause', 'pause');
   ctx.signal.addEventListener('abort', onRunAbort, { once: true });
   ctx.pauseRequests.addEventListener('pause', onPause);
   if (ctx.signal.aborted) onRunAbort();
-  arm();
+  arm(now);
   return {
     signal: signal.signal,
     interrupt: interrupt.signal,
