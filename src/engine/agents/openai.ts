@@ -20,7 +20,9 @@
  * server, and only when it is usable: a missing id or one repeated within the response is
  * replaced by a unique one in the conversation loopdeck sends back.
  *
- * Streams are merged by `openai-stream.ts`; error bodies are read by `openai-errors.ts`.
+ * Streams are merged by `openai-stream.ts`; error bodies are read by `openai-errors.ts`;
+ * the time limits of a request (`request_timeout`, `stream_idle_timeout`,
+ * `max_retry_wait`) and the waits before retries are `openai-wait.ts`'s.
  */
 import OpenAI, { APIConnectionError, APIError, APIUserAbortError } from 'openai';
 import type { Logger } from 'openai/client';
