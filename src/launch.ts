@@ -12,6 +12,7 @@ import type { LoopPolicy } from './engine/policy.js';
 import { createRedactor, type Redactor } from './engine/redact.js';
 import { declareSecretEnv, envValue } from './engine/secrets.js';
 import { parseSavedPolicy, POLICY_FILE, policyDigest, readSavedPolicyText, savedPolicyText } from './engine/saved-policy.js';
+import type { RunWait } from './engine/run/wait-guard.js';
 import { Session } from './engine/session.js';
 import type { Goal } from './engine/types.js';
 import { prepareWorkspace } from './engine/workspace.js';
@@ -28,6 +29,8 @@ export interface PreparedRun {
   policy: LoopPolicy;
   /** Subscribes to the agent's streamed text (shown live; the turn's response is what is recorded). */
   onAgentText: (listener: (chunk: string) => void) => void;
+  /** Subscribes to what the run waits on now (the model, a tool; `null` when the wait is over), for the console. */
+  onWait: (listener: (wait: RunWait | null) => void) => void;
   /** Events recorded before this process (crash-resume); empty for a new run. */
   prior: LoopEvent[];
   /** The run's redactor (this process's secrets and those the policy names): apply it to anything printed. */
@@ -60,6 +63,7 @@ export function agentFor(policy: LoopPolicy, workspace: string, onNotice?: (text
         ...(apiKey ? { apiKey } : {}),
         ...(agent.temperature !== undefined ? { temperature: agent.temperature } : {}),
         maxRetries: agent.max_retries,
+        limits: { requestMs: agent.request_timeout * 1000, idleMs: agent.stream_idle_timeout * 1000, maxRetryWaitMs: agent.max_retry_wait * 1000 },
         context: { ...(agent.context_tokens !== undefined ? { context_tokens: agent.context_tokens } : {}), compact_at: agent.compact_at, keep_turns: agent.keep_turns },
         ...(agent.max_tokens !== undefined ? { maxTokens: agent.max_tokens } : {}),
         ...(onNotice ? { onRetry: (info: RetryInfo) => onNotice(formatRetry(info)), onNotice } : {}),
@@ -98,6 +102,7 @@ function wire(policy: LoopPolicy, options: { id: string; runDir: string; workspa
   const redact = createRedactor();
   const log = new EventLog(path.join(options.runDir, 'events.jsonl'));
   const text = new Set<(chunk: string) => void>();
+  const waits = new Set<(wait: RunWait | null) => void>();
   const notice = (line: string) => session.notice(line);
   const agent = agentFor(policy, options.workspace, notice);
   const session: Session = new Session({
@@ -105,6 +110,7 @@ function wire(policy: LoopPolicy, options: { id: string; runDir: string; workspa
     agent,
     agentFactory: (lap) => (agent instanceof ScriptedAgent ? agent.forLap(lap) : agentFor(policy, options.workspace, notice)),
     onAgentText: (chunk) => text.forEach((listener) => listener(chunk)),
+    onWait: (wait) => waits.forEach((listener) => listener(wait)),
     runDir: options.runDir,
     policy,
     workspace: options.workspace,
@@ -116,7 +122,13 @@ function wire(policy: LoopPolicy, options: { id: string; runDir: string; workspa
     ...(options.prior ? { prior: options.prior } : {}),
     ...(options.policyDigest ? { policyDigest: options.policyDigest } : {}),
   });
-  return { session, log, redact, onAgentText: (listener: (chunk: string) => void) => void text.add(listener) };
+  return {
+    session,
+    log,
+    redact,
+    onAgentText: (listener: (chunk: string) => void) => void text.add(listener),
+    onWait: (listener: (wait: RunWait | null) => void) => void waits.add(listener),
+  };
 }
 
 /**
@@ -135,12 +147,12 @@ export async function prepareRun(policy: LoopPolicy, options: { cwd: string; id?
   // The effective loop.yaml as written (resume needs it whole, literal values included):
   // readable by its owner only, like the loop.yaml it copies should be.
   writeFileSync(path.join(runDir, POLICY_FILE), saved, { mode: 0o600 });
-  const { session, log, redact, onAgentText } = wire(policy, { id, runDir, workspace, policyDigest: policyDigest(saved), ...(options.clock ? { clock: options.clock } : {}) });
+  const { session, log, redact, onAgentText, onWait } = wire(policy, { id, runDir, workspace, policyDigest: policyDigest(saved), ...(options.clock ? { clock: options.clock } : {}) });
   const goal = newGoal(policy.goal.objective, policy.goal.success_criteria, policy.goal.constraints, {
     priority: policy.goal.priority,
     sub_goals: policy.goal.sub_goals,
   });
-  return { session, goal, log, runDir, workspace, policy, prior: [], onAgentText, redact };
+  return { session, goal, log, runDir, workspace, policy, prior: [], onAgentText, onWait, redact };
 }
 
 /** A run read back from its directory, ready to `resume()`. */
@@ -182,6 +194,6 @@ export function prepareResume(runDir: string): ResumableRun {
   if (!existsSync(workspace)) {
     throw new InvariantError(`${runDir}: the run's workspace ${workspace} no longer exists (a temporary copy goes when the temp folder is cleaned); nothing to resume, start a new run with loopdeck run`);
   }
-  const { session, log, redact, onAgentText } = wire(policy, { id: start.session, runDir, workspace, prior: events });
-  return { session, goal: start.data.goal, log, runDir, workspace, policy, warnings, prior: events, onAgentText, redact };
+  const { session, log, redact, onAgentText, onWait } = wire(policy, { id: start.session, runDir, workspace, prior: events });
+  return { session, goal: start.data.goal, log, runDir, workspace, policy, warnings, prior: events, onAgentText, onWait, redact };
 }

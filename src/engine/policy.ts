@@ -274,6 +274,15 @@ const agentSchema = z
             .nonnegative()
             .default(3)
             .describe('`kind: openai`: retries of a failed request, and of a stream that broke off before it was complete.'),
+          request_timeout: duration
+            .prefault('10m')
+            .describe('`kind: openai`: longest one model request may take in all: sending it, the streamed answer, and its retries and the waits before them. Past it the turn fails.'),
+          stream_idle_timeout: duration
+            .prefault('2m')
+            .describe('`kind: openai`: longest silence while waiting for the server (before the answer starts, or between two pieces of it); then the request is cancelled and retried within `max_retries`.'),
+          max_retry_wait: duration
+            .prefault('1m')
+            .describe("`kind: openai`: longest wait before a retry, whatever the server's `Retry-After` asks; a pause, quit or abort ends the wait at once."),
           max_tokens: z
             .int()
             .positive()

@@ -18,7 +18,7 @@ export interface CommandResult {
   spawn_error?: string;
   /** With `separateStderr`: the tail of stderr. */
   stderr?: string;
-  /** Set when loopdeck killed the command: at its time limit, or because the run was quit or aborted. */
+  /** Set when loopdeck killed the command: at its time limit, because the run was quit or aborted, or the wall-clock budget ran out. */
   killed?: KilledBy;
   /** Set when output was dropped to keep it within the limit; `output_bytes` says how much there was. */
   truncated?: true;
@@ -31,8 +31,8 @@ export interface CommandResult {
   escaped?: EscapedProcess[];
 }
 
-/** Why loopdeck killed a command: its time limit, the operator's quit, or an abort. */
-export type KilledBy = 'timeout' | 'quit' | 'abort';
+/** Why loopdeck killed a command: its time limit, the operator's quit, an abort, or the wall-clock budget running out during it. */
+export type KilledBy = 'timeout' | 'quit' | 'abort' | 'budget';
 
 /** A descendant that left the command's process group and kept its pipes open. */
 export interface EscapedProcess {
@@ -297,7 +297,10 @@ export async function runShellProcess(command: string, options: RunShellOptions)
     killGroup(child.pid, 'SIGTERM');
     killTimer ??= setTimeout(() => killGroup(child.pid, 'SIGKILL'), grace);
   };
-  const onAbort = () => stop(options.signal?.reason === 'quit' ? 'quit' : 'abort');
+  const onAbort = () => {
+    const reason: unknown = options.signal?.reason;
+    stop(reason === 'quit' || reason === 'budget' ? reason : 'abort');
+  };
   const timer = safeTimeout(() => stop('timeout'), options.timeoutSeconds * 1000);
   options.signal?.addEventListener('abort', onAbort, { once: true });
   if (options.signal?.aborted) onAbort();

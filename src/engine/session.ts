@@ -117,7 +117,9 @@ export class Session {
    * console's first Ctrl+C. Has no effect once the run is over.
    */
   requestPause(reason = 'the operator asked to pause'): void {
-    if (!this.core.state.done) this.core.intents.pause = reason;
+    if (this.core.state.done) return;
+    this.core.intents.pause = reason;
+    this.core.pauseRequests.dispatchEvent(new Event('pause'));
   }
 
   /**

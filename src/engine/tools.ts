@@ -212,7 +212,7 @@ const TOOLS: Record<string, ToolFn> = {
     if (result.spawn_error) throw new ToolError('shell', result.spawn_error);
     const { killed, truncated, output_bytes, escaped } = result;
     const status = killed === 'timeout' ? 'timed_out' : killed ? 'killed' : result.exit_code === 0 ? 'ok' : 'failed';
-    const notes = [killed ? `[loopdeck: killed the command (${killed === 'timeout' ? `after the ${ctx.shellTimeoutSeconds}s limit` : `the run was ${killed === 'quit' ? 'quit' : 'aborted'}`})]` : '', escapedNote(escaped)];
+    const notes = [killed ? `[loopdeck: killed the command (${killed === 'timeout' ? `after the ${ctx.shellTimeoutSeconds}s limit` : killed === 'budget' ? 'the wall-clock budget ran out' : `the run was ${killed === 'quit' ? 'quit' : 'aborted'}`})]` : '', escapedNote(escaped)];
     const extra = notes.filter((n) => n !== '').join('\n');
     const output = extra === '' ? result.output : `${result.output}${result.output === '' || result.output.endsWith('\n') ? '' : '\n'}${extra}`;
     return { status, output, exit_code: result.exit_code, ...(killed ? { killed } : {}), ...(truncated ? { truncated, output_bytes } : {}), ...(escaped ? { escaped } : {}) };

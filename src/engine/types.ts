@@ -126,8 +126,8 @@ export interface ToolResult {
   output: string;
   exit_code: number | null;
   duration_ms: number;
-  /** Set when loopdeck killed the command: at its time limit, or because the run was quit or aborted. */
-  killed?: 'timeout' | 'quit' | 'abort';
+  /** Set when loopdeck killed the command: at its time limit, because the run was quit or aborted, or the wall-clock budget ran out. */
+  killed?: 'timeout' | 'quit' | 'abort' | 'budget';
   /** Set when output was left out of `output`; `output_bytes` is how much the command wrote. */
   truncated?: true;
   output_bytes?: number;

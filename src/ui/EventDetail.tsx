@@ -8,11 +8,32 @@ import { sanitize } from '../text/sanitize.js';
 import { theme } from './theme.js';
 import { wrapCells } from './text.js';
 
-/** An event's data as rows: indented JSON, untrusted text sanitized, wrapped to `width`. */
-export function eventRows(event: LoopEvent, width: number): string[] {
-  const json = JSON.stringify(event.data, null, 2);
+/** One row of the detail view; `dim` rows are what the agent reported about itself (its reasoning). */
+export interface DetailRow {
+  text: string;
+  dim: boolean;
+}
+
+/**
+ * An event's data as rows: indented JSON, untrusted text sanitized, wrapped to `width`.
+ * A model turn's reasoning is left out of the JSON and shown after it as its own dimmed
+ * section, in its own lines: it is what the model reported, not what it answered or did.
+ */
+export function eventDetailRows(event: LoopEvent, width: number): DetailRow[] {
+  const cells = Math.max(10, width);
+  const reasoning = event.type === 'model.call' ? event.data.response.reasoning : undefined;
+  const data = reasoning === undefined || event.type !== 'model.call' ? event.data : { ...event.data, response: { ...event.data.response, reasoning: undefined } };
+  const json = JSON.stringify(data, null, 2);
   // Strings inside JSON are already escaped (\n, \u001b); sanitize what escaping leaves.
-  return wrapCells(sanitize(json).replace(/\t/g, '  '), Math.max(10, width));
+  const rows = wrapCells(sanitize(json).replace(/\t/g, '  '), cells).map((text) => ({ text, dim: false }));
+  if (!reasoning) return rows;
+  const said = wrapCells(sanitize(reasoning).replace(/\t/g, '  '), cells - 2).map((text) => ({ text: `  ${text}`, dim: true }));
+  return [...rows, { text: '', dim: false }, { text: 'reasoning (reported by the model, not observed):', dim: true }, ...said];
+}
+
+/** The rows of {@link eventDetailRows} as text. */
+export function eventRows(event: LoopEvent, width: number): string[] {
+  return eventDetailRows(event, width).map((row) => row.text);
 }
 
 /** One event opened from the timeline: its envelope and all of its data. ↑/↓ scroll, Esc closes. */
@@ -29,7 +50,7 @@ export function EventDetail({ height, width }: { height: number; width: number }
       </Box>
     );
   }
-  const rows = eventRows(event, width - 2);
+  const rows = eventDetailRows(event, width - 2);
   const visible = Math.max(1, height - 3); // title, summary and footer rows around the data
   const start = Math.max(0, Math.min(scroll, rows.length - visible));
   return (
@@ -43,8 +64,8 @@ export function EventDetail({ height, width }: { height: number; width: number }
         {describeEvent(event)}
       </Text>
       {rows.slice(start, start + visible).map((row, i) => (
-        <Text key={i} wrap="truncate-end">
-          {' '}{row}
+        <Text key={i} wrap="truncate-end" dimColor={row.dim}>
+          {' '}{row.text}
         </Text>
       ))}
       <Text color={theme.muted} wrap="truncate-end">

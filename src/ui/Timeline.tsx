@@ -4,6 +4,7 @@ import type { LoopEvent } from '../engine/index.js';
 import { useConsole } from './context.js';
 import { describeEvent } from './describe.js';
 import { filtered, isAlert, windowOf } from './timeline-filter.js';
+import { sanitize } from '../text/sanitize.js';
 import { theme } from './theme.js';
 
 function colourOf(e: LoopEvent): string | undefined {
@@ -26,6 +27,15 @@ function colourOf(e: LoopEvent): string | undefined {
     default:
       return undefined;
   }
+}
+
+/**
+ * A model turn's reasoning, after its description and dimmed: what the model reported
+ * about its thinking, kept apart from its answer (never read as one).
+ */
+function ReasoningTail({ event }: { event: LoopEvent }) {
+  if (event.type !== 'model.call' || !event.data.response.reasoning) return null;
+  return <Text dimColor> · reasoning: {sanitize(event.data.response.reasoning.slice(0, 500), { oneLine: true })}</Text>;
 }
 
 /** The events the timeline lists now: the filter applied to the events shown. */
@@ -75,6 +85,7 @@ export function Timeline({ height, compact = false }: { height: number; compact?
                 {compact ? '' : ` ${e.type.padEnd(19)}`}
               </Text>{' '}
               {describeEvent(e)}
+              <ReasoningTail event={e} />
             </Text>
           </Box>
         );

@@ -43,7 +43,7 @@ function describeRaw(e: LoopEvent): string {
     case 'tool.result': {
       const r = e.data.result;
       const exit = r.exit_code === null ? '' : ` exit ${r.exit_code}`;
-      const by = r.killed && r.killed !== 'timeout' ? ` by ${r.killed}` : '';
+      const by = r.killed === 'budget' ? ' by the wall-clock budget' : r.killed && r.killed !== 'timeout' ? ` by ${r.killed}` : '';
       const cut = r.truncated ? `, truncated from ${r.output_bytes ?? '?'} bytes` : '';
       return `${r.name} ${r.status}${by}${exit} (${r.duration_ms} ms${cut}): ${clean(r.output).slice(0, 160)}`;
     }

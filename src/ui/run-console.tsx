@@ -218,6 +218,7 @@ export async function runConsole(
     const { session, policy } = made.prepared;
     store.getState().apply(made.prepared.prior);
     unsubscribe = session.subscribe(feed.push);
+    made.prepared.onWait((wait) => store.getState().setWait(wait));
     live = createLiveConsole({
       session,
       store,

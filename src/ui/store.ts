@@ -1,3 +1,4 @@
+import type { RunWait } from '../engine/run/wait-guard.js';
 import { createStore, type StateCreator, type StoreApi } from 'zustand/vanilla';
 import type { LoopEvent } from '../engine/events.js';
 import { fold, INITIAL_STATE, type SessionState } from '../engine/fold.js';
@@ -44,6 +45,8 @@ export interface ConsoleData extends ViewState {
   gate: string | null;
   /** Epoch ms at which the pending approval is denied unanswered; `null`: no limit. */
   approvalDeadline: number | null;
+  /** What the live run waits on now (the model, a tool); `null` when it waits on nothing (or in a replay). */
+  wait: RunWait | null;
 }
 
 /** The session slice's actions: what the event stream and the replay cursor do. */
@@ -59,6 +62,8 @@ export interface StatusActions {
   setNotice: (notice: ConsoleState['notice']) => void;
   setGate: (gate: string | null) => void;
   setApprovalDeadline: (deadline: number | null) => void;
+  /** What the run waits on now (from the session's live wait reports). */
+  setWait: (wait: RunWait | null) => void;
 }
 
 /**
@@ -127,10 +132,12 @@ export function createConsoleStore(events: readonly LoopEvent[] = [], options: {
 }
 
 /** The status slice: the answer line, the resume gate, the approval countdown. */
-const statusSlice: StateCreator<ConsoleState, [], [], Pick<ConsoleData, 'notice' | 'gate' | 'approvalDeadline'> & StatusActions> = (set) => ({
+const statusSlice: StateCreator<ConsoleState, [], [], Pick<ConsoleData, 'notice' | 'gate' | 'approvalDeadline' | 'wait'> & StatusActions> = (set) => ({
   notice: null,
   gate: null,
   approvalDeadline: null,
+  wait: null,
+  setWait: (wait) => set({ wait }),
   setNotice: (notice) => set({ notice }),
   setGate: (gate) => set({ gate }),
   setApprovalDeadline: (approvalDeadline) => set({ approvalDeadline }),

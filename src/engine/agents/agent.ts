@@ -1,6 +1,20 @@
 import type { EventDataMap, GoalRevision } from '../events.js';
 import type { AgentTurn, CheckpointRecord, Goal } from '../types.js';
 import type { AgentEventDraft } from './transcripts/record.js';
+import type { ModelWait } from './openai-wait.js';
+
+export type { ModelWait } from './openai-wait.js';
+
+/**
+ * The agent stopped waiting because the run asked it to (`AgentContext.interrupt`) before
+ * anything of the turn was answered: nothing was committed, the turn is asked again later.
+ */
+export class TurnInterrupted extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = new.target.name;
+  }
+}
 
 /** One entry of what the agent has seen, oldest first. */
 export type AgentMessage =
@@ -22,8 +36,15 @@ export interface AgentContext {
    * parsed from its output: the runner appends each as an event at once; optional.
    */
   onEvent?: (draft: AgentEventDraft) => void;
-  /** Aborted when the run is stopped: cancel requests, kill processes. */
+  /** Aborted when the run is stopped (quit, abort) or its wall clock runs out: cancel requests, kill processes. */
   signal?: AbortSignal;
+  /**
+   * Aborted when the run asks the agent to stop *waiting* (a pause asked for): a wait
+   * before a retry ends with {@link TurnInterrupted}; a request in flight goes on.
+   */
+  interrupt?: AbortSignal;
+  /** What a model request is waiting on now (for the console); called when it changes. */
+  onWait?: (wait: ModelWait) => void;
   /** The last checkpoint of the run, for the memory an agent keeps when it compacts its conversation. */
   checkpoint?: CheckpointRecord | null;
   /** The goal's revisions so far, oldest first. */

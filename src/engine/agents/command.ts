@@ -165,6 +165,7 @@ export class CommandAgent implements Agent {
     if (stopped === 'timeout') {
       throw new AgentError(`${this.name}: turn ${context.turn}: killed after the ${options.timeoutSeconds}s limit${withStderr}`);
     }
+    if (stopped === 'budget') throw new AgentError(`${this.name}: turn ${context.turn}: killed (the wall-clock budget ran out)${withStderr}`);
     if (stopped === 'abort' || stopped === 'quit') throw new AgentError(`${this.name}: turn ${context.turn}: killed (the run was ${stopped === 'quit' ? 'quit' : 'aborted'})${withStderr}`);
     const answer = reader.recorder.result;
     if (answer && !answer.ok) throw new AgentError(`${this.name}: turn ${context.turn}: the agent reported an error: ${answer.text}${withStderr}`);

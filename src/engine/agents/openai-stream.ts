@@ -264,9 +264,10 @@ export interface StreamMarks {
  * The body of an event stream, passed through line by line with two changes: a keep-alive
  * comment sent as a data line (`data: : ping`, which the SSE parser would hand to
  * `JSON.parse`) is dropped, and `data: [DONE]` is noted in `marks` (the SDK ends the
- * iteration the same way whether it came or the connection just closed).
+ * iteration the same way whether it came or the connection just closed). `onBytes` is
+ * called for every piece received, keep-alive lines included (the server is there).
  */
-export function filterEventStream(body: ReadableStream<Uint8Array>, marks: StreamMarks): ReadableStream<Uint8Array> {
+export function filterEventStream(body: ReadableStream<Uint8Array>, marks: StreamMarks, onBytes?: () => void): ReadableStream<Uint8Array> {
   const decoder = new TextDecoder();
   const encoder = new TextEncoder();
   let rest = '';
@@ -278,6 +279,7 @@ export function filterEventStream(body: ReadableStream<Uint8Array>, marks: Strea
   return body.pipeThrough(
     new TransformStream<Uint8Array, Uint8Array>({
       transform(chunk, controller) {
+        onBytes?.();
         rest += decoder.decode(chunk, { stream: true });
         const lines = rest.split('\n');
         rest = lines.pop() ?? '';

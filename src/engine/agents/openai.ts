@@ -20,9 +20,11 @@
  * server, and only when it is usable: a missing id or one repeated within the response is
  * replaced by a unique one in the conversation loopdeck sends back.
  *
- * Streams are merged by `openai-stream.ts`; error bodies are read by `openai-errors.ts`.
+ * Streams are merged by `openai-stream.ts`; error bodies are read by `openai-errors.ts`;
+ * the time limits of a request (`request_timeout`, `stream_idle_timeout`,
+ * `max_retry_wait`) and the waits before retries are `openai-wait.ts`'s.
  */
-import OpenAI, { APIError, APIUserAbortError } from 'openai';
+import OpenAI, { APIConnectionError, APIError, APIUserAbortError } from 'openai';
 import type { Logger } from 'openai/client';
 import type {
   ChatCompletionAssistantMessageParam,
@@ -37,10 +39,11 @@ import { clampTimerMs } from '../timer.js';
 import type { AgentTurn, Goal, ReportedClaims, TokenUsage, ToolCall } from '../types.js';
 import { mergeReports } from '../reported.js';
 import { HARNESS_TOOL_ARGS } from '../tool-args.js';
-import type { Agent, AgentContext, AgentMessage } from './agent.js';
+import { TurnInterrupted, type Agent, type AgentContext, type AgentMessage } from './agent.js';
 import { ContextKeeper, contextPolicyFor, type ContextSettings } from './context.js';
 import { errorBodyText, errorObjectText, explain } from './openai-errors.js';
 import { filterEventStream, StreamAccumulator, type StreamedCall, type StreamedResponse, type StreamMarks } from './openai-stream.js';
+import { DEFAULT_LIMITS, RequestWatch, requestedDelay, retryDelay, formatWait, waitBeforeRetry, WaitInterrupted, type ModelWait, type RequestLimits } from './openai-wait.js';
 
 /** Name of the tool through which the model files its reported claims. Not a harness tool. */
 export const REPORT_TOOL = 'report_progress';
@@ -111,13 +114,16 @@ export interface RetryInfo {
   status: number | null;
   /** One line: `429 Too Many Requests`, `connection failed: ...`. */
   reason: string;
-  /** Delay the server asked for (`retry-after-ms`, `retry-after`); `null` when the SDK picks its own backoff. */
+  /** Delay the server asked for (`retry-after-ms`, `retry-after`), capped by `max_retry_wait`; `null` when loopdeck picks its own backoff. */
   delay_ms: number | null;
+  /** What the server asked for when it was more than `max_retry_wait` (which was waited instead), ms. */
+  asked_ms?: number;
 }
 
 /** One line for the console, e.g. `retrying after 429 Too Many Requests (retry 1 of 3, in 10 ms)`. */
 export function formatRetry(info: RetryInfo): string {
-  const wait = info.delay_ms === null ? '' : `, in ${Math.round(info.delay_ms)} ms`;
+  const capped = info.asked_ms === undefined ? '' : `: Retry-After asked for ${formatWait(info.asked_ms)}, capped by agent.max_retry_wait`;
+  const wait = info.delay_ms === null ? '' : `, in ${Math.round(info.delay_ms)} ms${capped}`;
   return `retrying after ${info.reason} (retry ${info.attempt} of ${info.max_retries}${wait})`;
 }
 
@@ -133,7 +139,7 @@ export interface OpenAIAgentOptions {
    */
   apiKey?: string;
   temperature?: number;
-  /** Retries of 408/409/429/5xx and connection failures, with the SDK's backoff. Default 3. */
+  /** Retries of 408/409/429/5xx, connection failures, timeouts and broken streams. Default 3. */
   maxRetries?: number;
   /** Replaces {@link DEFAULT_SYSTEM_PROMPT}; the goal is always sent as its own message. */
   system?: string;
@@ -143,10 +149,15 @@ export interface OpenAIAgentOptions {
   onNotice?: (text: string) => void;
   /** Sent as `max_tokens`: the longest answer, in tokens. Default: the server's. */
   maxTokens?: number;
-  /** First delay before retrying a broken stream, doubled each time (at most 4 s). Default 250. */
+  /** First delay before a retry the server gave no `Retry-After` for, doubled each time (at most 8 s). Default 250. */
   streamRetryDelayMs?: number;
-  /** Milliseconds before one request times out (then it is retried). SDK default: 10 minutes. */
-  timeoutMs?: number;
+  /**
+   * Time limits of a request, ms ({@link RequestLimits}): the whole request with its retries
+   * (`agent.request_timeout`, default 10 min), silence while waiting for bytes
+   * (`agent.stream_idle_timeout`, 2 min), and the longest wait before a retry
+   * (`agent.max_retry_wait`, 1 min).
+   */
+  limits?: Partial<RequestLimits>;
   /** Name shown in the console. Default `openai:<model>`. */
   name?: string;
   /** The context window and when to compact (agent.context_tokens, compact_at, keep_turns); defaults per model. */
@@ -197,8 +208,6 @@ const MAX_REPORT_ONLY = 2;
 const QUOTE_LIMIT = 400;
 /** Characters of an error body kept to explain a failed request. */
 const ERROR_BODY_LIMIT = 8_000;
-/** Longest wait before retrying a broken stream. */
-const MAX_STREAM_RETRY_DELAY_MS = 4_000;
 
 /**
  * loopdeck's id of the `index`-th (0-based) harness tool call of run turn `turn`, e.g.
@@ -217,6 +226,14 @@ interface ModelResponse extends Omit<StreamedResponse, 'calls'> {
   calls: Call[];
 }
 
+/** A failed attempt a retry may mend: the error, in words, its status and the delay the server asked for (ms). */
+interface RetryableFailure {
+  error: unknown;
+  reason: string;
+  status: number | null;
+  asked: number | null;
+}
+
 /** A failure of a request whose stream had already begun, and whether a retry may help. */
 class StreamFailure extends Error {
   constructor(
@@ -227,26 +244,6 @@ class StreamFailure extends Error {
     super(message);
     this.name = new.target.name;
   }
-}
-
-/** SDK rule for retryable responses (`OpenAI.shouldRetry`), mirrored to report retries. */
-function retryable(response: Response): boolean {
-  const header = response.headers.get('x-should-retry');
-  if (header === 'true') return true;
-  if (header === 'false') return false;
-  return response.status === 408 || response.status === 409 || response.status === 429 || response.status >= 500;
-}
-
-/** Delay the server asked for, read as the SDK reads it (`OpenAI.retryRequest`). */
-function requestedDelay(headers: Headers): number | null {
-  const ms = parseFloat(headers.get('retry-after-ms') ?? '');
-  if (!Number.isNaN(ms)) return ms;
-  const after = headers.get('retry-after');
-  if (!after) return null;
-  const seconds = parseFloat(after);
-  if (!Number.isNaN(seconds)) return seconds * 1000;
-  const date = Date.parse(after);
-  return Number.isNaN(date) ? null : Math.max(0, date - Date.now());
 }
 
 function quote(text: string): string {
@@ -275,22 +272,6 @@ function answerIds(calls: readonly StreamedCall[], turn: number): string[] {
     while (used.has(fresh)) fresh = `${fresh}x`;
     used.add(fresh);
     return fresh;
-  });
-}
-
-/** Resolves after `ms`, or rejects when `signal` aborts first. */
-function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal?.aborted) return reject(new APIUserAbortError());
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(new APIUserAbortError());
-    };
-    const timer = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    signal?.addEventListener('abort', onAbort, { once: true });
   });
 }
 
@@ -333,13 +314,16 @@ export class OpenAIAgent implements Agent {
   private historySent = 0;
   /** Harness tool calls of the last assistant message still waiting for a result. */
   private pending: Array<{ id: string; answerId: string }> = [];
-  private signal?: AbortSignal;
   /** False when no key was given: requests then carry no `Authorization` header. */
   private readonly sendsKey: boolean;
   /** Measures each request and compacts the conversation to fit the context window. */
   private readonly window: ContextKeeper;
   /** The body of the last failed HTTP response, to explain the SDK's error. */
-  private lastErrorBody: { status: number; text: string } | null = null;
+  private lastErrorBody: { status: number; statusText: string; text: string } | null = null;
+  /** Time limits of a request. */
+  private readonly limits: RequestLimits;
+  /** The watch of the attempt in flight: the fetch wrapper tells it when bytes arrive. */
+  private watch: RequestWatch | null = null;
   /** What the stream filter saw of the current response. */
   private marks: StreamMarks = { done: false };
   /** The SDK's recent error lines (it reports unparsable stream lines there). */
@@ -356,6 +340,10 @@ export class OpenAIAgent implements Agent {
     this.maxRetries = options.maxRetries ?? 3;
     this.streamRetryDelayMs = options.streamRetryDelayMs ?? 250;
     this.onRetry = options.onRetry;
+    this.limits = { ...DEFAULT_LIMITS };
+    for (const [key, value] of Object.entries(options.limits ?? {}) as Array<[keyof RequestLimits, number | undefined]>) {
+      if (value !== undefined) this.limits[key] = clampTimerMs(value);
+    }
     this.window = new ContextKeeper(contextPolicyFor(options.model, options.context));
     this.onNotice = options.onNotice;
     const baseURL = options.baseURL ?? (process.env.OPENAI_BASE_URL || undefined);
@@ -368,9 +356,10 @@ export class OpenAIAgent implements Agent {
       // The SDK requires a key; a placeholder is never sent (see fetchReportingRetries).
       apiKey: apiKey || 'no-key',
       ...(baseURL ? { baseURL } : {}),
-      maxRetries: this.maxRetries,
-      ...(options.timeoutMs !== undefined ? { timeout: clampTimerMs(options.timeoutMs) } : {}),
-      fetch: (input, init) => this.fetchReportingRetries(input, init),
+      // Retries are loopdeck's own (request()): the SDK's waits can be neither capped nor interrupted.
+      maxRetries: 0,
+      timeout: this.limits.requestMs,
+      fetch: (input, init) => this.fetchFiltered(input, init),
       // Never the console: it would print over the terminal UI. OPENAI_LOG is not obeyed.
       logger: this.sdkLogger(),
       logLevel: 'warn',
@@ -379,7 +368,6 @@ export class OpenAIAgent implements Agent {
 
   async nextTurn(context: AgentContext): Promise<AgentTurn> {
     this.syncHistory(context.history);
-    this.signal = context.signal;
     const usage: TokenUsage = { input_tokens: 0, output_tokens: 0 };
     const thoughts: string[] = [];
     const reasoning: string[] = [];
@@ -572,31 +560,98 @@ export class OpenAIAgent implements Agent {
   }
 
   /**
-   * One request, its stream retried (up to `maxRetries` times, with a growing delay) when
-   * it broke off before it was complete: nothing of a partial response is used.
-   * @throws AgentError when the request failed, or every retry did
+   * One request, retried (up to `maxRetries` times) when it failed in a way a retry may
+   * mend and nothing of it was used: 408/409/429/5xx, a connection failure, a stream that
+   * broke off or went silent for `stream_idle_timeout`. The wait before a retry is the
+   * server's `Retry-After` (at most `max_retry_wait`), else a growing backoff; it ends early
+   * on quit and abort (`context.signal`) and on a pause asked for (`context.interrupt`).
+   * The whole of it, retries and waits included, takes at most `request_timeout`.
+   * @throws AgentError when the request failed, every retry did, or time ran out;
+   *   TurnInterrupted when a pause interrupted the wait before a retry
    */
   private async request(context: AgentContext): Promise<ModelResponse> {
+    const since = Date.now();
+    const deadline = since + this.limits.requestMs;
+    const wait: ModelWait = { since, limit_ms: this.limits.requestMs, active_at: since, idle_ms: this.limits.idleMs };
     for (let retry = 0; ; retry++) {
-      let failure: StreamFailure;
+      let failure: RetryableFailure;
       try {
-        return await this.requestOnce(context);
+        return await this.attempt(context, retry, deadline, wait);
       } catch (error) {
-        if (!(error instanceof StreamFailure) || !error.retryable || context.signal?.aborted) throw this.wrap(error, context);
-        failure = error;
+        const found = this.retryableFailure(error);
+        if (!found || context.signal?.aborted) throw this.wrap(error, context);
+        failure = found;
       }
-      if (retry >= this.maxRetries) {
-        const after = retry > 0 ? ` (after ${retry} ${retry === 1 ? 'retry' : 'retries'})` : '';
-        throw new AgentError(`${this.name}: turn ${context.turn}: ${failure.message}${after}`, { cause: failure });
+      if (retry >= this.maxRetries) throw this.gaveUp(failure, retry, context);
+      const { ms, capped } = retryDelay(failure.asked, retry, this.streamRetryDelayMs, this.limits.maxRetryWaitMs);
+      if (Date.now() + ms >= deadline) {
+        throw this.outOfTime(context, `a retry after ${failure.reason} would start after it (in ${formatWait(ms)})`);
       }
-      const delay = Math.min(MAX_STREAM_RETRY_DELAY_MS, this.streamRetryDelayMs * 2 ** retry);
-      this.onRetry?.({ attempt: retry + 1, max_retries: this.maxRetries, status: failure.status, reason: failure.message, delay_ms: delay });
+      const asked = failure.asked;
+      this.onRetry?.({ attempt: retry + 1, max_retries: this.maxRetries, status: failure.status, reason: failure.reason, delay_ms: asked === null ? null : ms, ...(capped && asked !== null ? { asked_ms: asked } : {}) });
+      context.onWait?.({ ...wait, retry: { until: Date.now() + ms, reason: failure.reason, retry_after: asked !== null } });
       try {
-        await sleep(delay, context.signal);
+        await waitBeforeRetry(ms, context.signal, context.interrupt);
       } catch (error) {
+        if (error instanceof WaitInterrupted && error.by === 'interrupt') throw new TurnInterrupted(`${this.name}: turn ${context.turn}: the wait before retry ${retry + 1} was interrupted`);
         throw this.wrap(error, context);
       }
     }
+  }
+
+  /**
+   * One attempt of a request under a {@link RequestWatch}: cancelled after
+   * `stream_idle_timeout` of silence (a retryable failure) or at the request's deadline.
+   */
+  private async attempt(context: AgentContext, retry: number, deadline: number, wait: ModelWait): Promise<ModelResponse> {
+    const watch = new RequestWatch({ deadline, idleMs: this.limits.idleMs }, context.signal, Date.now, (at) => context.onWait?.({ ...wait, active_at: at }));
+    this.watch = watch;
+    context.onWait?.({ ...wait, active_at: watch.activeAt });
+    try {
+      return await this.requestOnce(context, watch, retry);
+    } catch (error) {
+      if (watch.expired === 'deadline') throw this.outOfTime(context, 'the answer was not complete by then');
+      if (watch.expired === 'idle') {
+        const silence = formatWait(this.limits.idleMs);
+        throw new StreamFailure(`the server sent nothing for ${silence} (agent.stream_idle_timeout), so the request was cancelled and nothing of it was used`, true);
+      }
+      throw error;
+    } finally {
+      watch.dispose();
+      if (this.watch === watch) this.watch = null;
+    }
+  }
+
+  /** The request took all of `request_timeout`. */
+  private outOfTime(context: AgentContext, why: string): AgentError {
+    const limit = formatWait(this.limits.requestMs);
+    return new AgentError(`${this.name}: turn ${context.turn}: no complete answer within ${limit} (agent.request_timeout): ${why}`);
+  }
+
+  /** The last failure once every retry is spent. */
+  private gaveUp(failure: RetryableFailure, retry: number, context: AgentContext): AgentError {
+    if (!(failure.error instanceof StreamFailure)) return this.wrap(failure.error, context);
+    const after = retry > 0 ? ` (after ${retry} ${retry === 1 ? 'retry' : 'retries'})` : '';
+    return new AgentError(`${this.name}: turn ${context.turn}: ${failure.error.message}${after}`, { cause: failure.error });
+  }
+
+  /** A failure a retry may mend, in words, with the delay the server asked for; `null` for any other. */
+  private retryableFailure(error: unknown): RetryableFailure | null {
+    if (error instanceof StreamFailure) return error.retryable ? { error, reason: error.message, status: error.status, asked: null } : null;
+    if (error instanceof APIUserAbortError || !(error instanceof APIError)) return null;
+    if (error instanceof APIConnectionError) {
+      const timedOut = error.name === 'APIConnectionTimeoutError';
+      return { error, reason: timedOut ? 'a timeout' : `connection failed: ${describeError(error.cause ?? error)}`, status: null, asked: null };
+    }
+    const status = error.status;
+    if (status === undefined) return null;
+    const header = error.headers?.get('x-should-retry');
+    const retry = header === 'true' || (header !== 'false' && (status === 408 || status === 409 || status === 429 || status >= 500));
+    if (!retry) return null;
+    const last = this.lastErrorBody !== null && this.lastErrorBody.status === status ? this.lastErrorBody : null;
+    const said = last ? errorBodyText(last.text) : '';
+    const reason = `${status}${last?.statusText ? ` ${last.statusText}` : ''}${said ? `: ${said}` : ''}`;
+    return { error, reason, status, asked: requestedDelay(error.headers) };
   }
 
   /**
@@ -604,7 +659,7 @@ export class OpenAIAgent implements Agent {
    * @throws StreamFailure when the stream broke off or ended incomplete; any other error
    *   when the request itself failed (the SDK has retried what it retries)
    */
-  private async requestOnce(context: AgentContext): Promise<ModelResponse> {
+  private async requestOnce(context: AgentContext, watch: RequestWatch, retry: number): Promise<ModelResponse> {
     this.sdkErrors = [];
     const stream = await this.client.chat.completions.create(
       {
@@ -616,7 +671,7 @@ export class OpenAIAgent implements Agent {
         ...(this.temperature !== undefined ? { temperature: this.temperature } : {}),
         ...(this.maxTokens !== undefined ? { max_tokens: this.maxTokens } : {}),
       },
-      { signal: context.signal },
+      { signal: watch.signal, headers: { 'X-Stainless-Retry-Count': String(retry) } },
     );
     const marks = this.marks;
     const merged = new StreamAccumulator();
@@ -626,11 +681,11 @@ export class OpenAIAgent implements Agent {
         if (piece.text) context.onText?.(piece.text);
       }
     } catch (error) {
-      if (error instanceof APIUserAbortError || context.signal?.aborted) throw error;
+      if (error instanceof APIUserAbortError || watch.signal.aborted) throw error;
       throw this.streamFailure(error);
     }
     // The SDK ends the iteration quietly when the request is aborted mid-stream.
-    if (context.signal?.aborted) throw new APIUserAbortError();
+    if (watch.signal.aborted) throw new APIUserAbortError();
     const result = merged.result();
     if (result.finishReason === 'error') {
       throw new StreamFailure('the server ended the response with finish_reason "error" (it failed while answering)', true);
@@ -705,45 +760,28 @@ export class OpenAIAgent implements Agent {
   }
 
   /**
-   * The SDK's `fetch`, wrapped to report the retries it is about to make, to keep the body
-   * of a failed response (the SDK reads only some error shapes), and to filter the event
-   * stream ({@link filterEventStream}). The SDK marks each attempt with
-   * `X-Stainless-Retry-Count`; a retryable answer below `maxRetries` means another attempt.
+   * The SDK's `fetch`, wrapped to keep the body of a failed response (the SDK reads only
+   * some error shapes), to tell the attempt's watch when bytes arrive, and to filter the
+   * event stream ({@link filterEventStream}).
    */
-  private async fetchReportingRetries(input: string | URL | Request, init?: RequestInit): Promise<Response> {
-    const headers = new Headers(init?.headers);
-    const attempt = Number(headers.get('x-stainless-retry-count') ?? 0);
+  private async fetchFiltered(input: string | URL | Request, init?: RequestInit): Promise<Response> {
+    const watch = this.watch;
     if (!this.sendsKey) {
+      const headers = new Headers(init?.headers);
       headers.delete('authorization');
       init = { ...init, headers };
     }
-    const report = (info: Omit<RetryInfo, 'attempt' | 'max_retries'>) => {
-      if (attempt < this.maxRetries && !this.signal?.aborted) {
-        this.onRetry?.({ attempt: attempt + 1, max_retries: this.maxRetries, ...info });
-      }
-    };
-    let response: Response;
-    try {
-      response = await fetch(input, init);
-    } catch (error) {
-      const timedOut = init?.signal?.aborted === true;
-      report({ status: null, reason: timedOut ? 'a timeout' : `connection failed: ${describeError(error)}`, delay_ms: null });
-      throw error;
-    }
+    const response = await fetch(input, init);
+    watch?.touch();
     if (!response.ok) {
       const text = await response.clone().text().catch((error: unknown) => `(the body could not be read: ${describeError(error)})`);
-      this.lastErrorBody = { status: response.status, text: text.slice(0, ERROR_BODY_LIMIT) };
-      if (retryable(response)) {
-        const said = errorBodyText(text);
-        const reason = `${response.status}${response.statusText ? ` ${response.statusText}` : ''}${said ? `: ${said}` : ''}`;
-        report({ status: response.status, reason, delay_ms: requestedDelay(response.headers) });
-      }
+      this.lastErrorBody = { status: response.status, statusText: response.statusText, text: text.slice(0, ERROR_BODY_LIMIT) };
       return response;
     }
     this.marks = { done: false };
     if (!response.body || !(response.headers.get('content-type') ?? '').includes('text/event-stream')) return response;
     const { body, status, statusText } = response;
-    return new Response(filterEventStream(body, this.marks), { status, statusText, headers: response.headers });
+    return new Response(filterEventStream(body, this.marks, () => watch?.touch()), { status, statusText, headers: response.headers });
   }
 }
 

@@ -1,27 +1,57 @@
 import { createHash } from 'node:crypto';
 import type { AgentEventDraft } from '../agents/transcripts/record.js';
+import { TurnInterrupted, type ModelWait } from '../agents/agent.js';
+import type { Step } from '../decide.js';
 import type { AgentTurn } from '../types.js';
 import { costOf } from '../budget.js';
 import { AgentError, describeError } from '../errors.js';
 import type { RunContext } from './context.js';
 import { finishRun } from './finish.js';
-import type { Done } from './types.js';
+import type { Done, Gen } from './types.js';
+import { budgetExceededStep } from './verify-step.js';
+import { guardWait, wallClockSpent, type WaitGuard } from './wait-guard.js';
 
 /**
  * The agent's turn of an open step, recorded as `model.call` (redacted; the calls run as
  * the agent sent them). An {@link AgentError} ends the step `error`: in a lap it ends the
  * lap, otherwise the run (`aborted`). Any other error is the engine's and propagates.
- * @returns the outcome when the agent's failure ended the run
+ *
+ * The wait is guarded ({@link guardWait}): when the wall-clock budget runs out during it,
+ * the request is cancelled and the budget step follows, as it would at the start of a
+ * step; when the agent stops waiting for a pause asked for ({@link TurnInterrupted}), the
+ * run pauses. Either way the step stays open with no turn: it is asked again afterwards.
+ * @returns the outcome when the agent's failure (or the budget) ended the run
  */
-export async function askAgent(ctx: RunContext, step: number): Promise<Done> {
+export async function* askAgent(ctx: RunContext, step: number): Gen<Done> {
+  // The time of the event just recorded (the step's start, a resume): the wait begins now,
+  // and a simulated clock is not advanced by a read of its own.
+  const now = ctx.state.lastAt ?? ctx.clock();
+  const spent = wallClockSpent(ctx, now);
+  if (spent) return yield* budgetExceededStep(ctx, spent);
+  const guard = guardWait(ctx, now);
+  const { onAgentText: onText, onWait } = ctx.options;
+  const since = Date.now();
+  const agent = ctx.agent.name;
+  onWait?.({ kind: 'model', agent, since });
   let response: AgentTurn;
   try {
-    const onText = ctx.options.onAgentText;
     // A CLI agent's own messages, tool calls and usage, appended as they arrive.
     const onEvent = (d: AgentEventDraft) => void ctx.emit(d.type, d.data as never);
-    response = await ctx.agent.nextTurn({ ...ctx.agentContext(), onEvent, ...(onText ? { onText } : {}) });
+    response = await ctx.agent.nextTurn({
+      ...ctx.agentContext(),
+      onEvent,
+      signal: guard.signal,
+      interrupt: guard.interrupt,
+      ...(onText ? { onText } : {}),
+      ...(onWait ? { onWait: (model: ModelWait) => onWait({ kind: 'model', agent, since, model }) } : {}),
+    });
   } catch (error) {
+    const interrupted = guardedEnd(ctx, guard.cause, error);
+    if (interrupted) return yield* ctx.perform(interrupted);
     return agentFailed(ctx, step, error);
+  } finally {
+    guard.dispose();
+    onWait?.(null);
   }
   const turn = ctx.state.turn + 1;
   const { hash, chars: requestChars } = requestDigest(ctx, turn);
@@ -37,6 +67,18 @@ export async function askAgent(ctx: RunContext, step: number): Promise<Done> {
     long_session_chars: requestChars + ctx.state.earlierLapsChars,
   });
   return undefined;
+}
+
+/** The step that follows a turn the guard cut short: the budget's, or the pause asked for; `null` for any other failure. */
+function guardedEnd(ctx: RunContext, cause: WaitGuard['cause'], error: unknown): Step | null {
+  if (ctx.signal.aborted) return null;
+  const spent = cause === 'budget' ? wallClockSpent(ctx, ctx.clock()) : null;
+  if (spent) return { kind: 'budget_exceeded', ...spent };
+  if (error instanceof TurnInterrupted) {
+    const reason = ctx.intents.pause ?? 'the operator asked to pause';
+    return { kind: 'pause', reason: { kind: 'operator' }, prompt: `${reason}. Continue, or stop?` };
+  }
+  return null;
 }
 
 /**

@@ -58,6 +58,8 @@ export interface RunContext {
   readonly redact: Redactor;
   /** Aborted by `/stop --abort` and when the run is torn down: kills running tools. */
   readonly signal: AbortSignal;
+  /** Dispatches a `pause` event when the operator asks to pause (waits that may end early listen). */
+  readonly pauseRequests: EventTarget;
   abortTools(cause: 'quit' | 'abort'): void;
   /** Epoch milliseconds. */
   clock(): number;

@@ -24,6 +24,7 @@ export class RunCore implements RunContext {
   pattern: Pattern;
   agent: Agent;
   readonly intents: Intents = { pause: null, stop: null };
+  readonly pauseRequests = new EventTarget();
   awaiting: LoopYield | null = null;
   readonly memory: RunMemory = {
     request: { count: 0, hash: '', chars: 0 },

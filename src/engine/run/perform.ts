@@ -33,7 +33,7 @@ export async function* performStep(ctx: RunContext, step: Step): Gen<Done> {
     case 'start_step':
       return yield* startStep(ctx);
     case 'ask_agent':
-      return askAgent(ctx, ctx.state.step);
+      return yield* askAgent(ctx, ctx.state.step);
     case 'run_tool':
       return yield* runToolStep(ctx, ctx.state.step, step.call);
     case 'end_step':

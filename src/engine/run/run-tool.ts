@@ -8,6 +8,7 @@ import { approval } from './ask-operator.js';
 import type { RunContext } from './context.js';
 import { abortRun } from './finish.js';
 import type { Done, Gen } from './types.js';
+import { guardWait } from './wait-guard.js';
 
 /**
  * The queued call of an open step: the repetition guard, the `before_tool_call` gate,
@@ -106,17 +107,28 @@ export async function* decideAndRun(ctx: RunContext, call: ToolCall, ask: boolea
   return undefined;
 }
 
-/** Runs an approved call; a {@link ToolError} is recorded as `tool.error` and told to `on_error`. */
+/**
+ * Runs an approved call; a {@link ToolError} is recorded as `tool.error` and told to
+ * `on_error`. The wait is guarded ({@link guardWait}): a tool still running when the
+ * wall-clock budget runs out is killed (`killed: budget`), and the budget step follows at
+ * the start of the next step.
+ */
 async function dispatch(ctx: RunContext, call: ToolCall): Promise<{ result: ToolResult | null; error: string | null }> {
   const started = ctx.clock();
   const { options } = ctx;
+  const guard = guardWait(ctx, started);
+  const limit = call.name === 'shell' ? options.policy.tools.shell_timeout * 1000 : null;
+  options.onWait?.({ kind: 'tool', name: call.name, call_id: call.id, since: Date.now(), limit_ms: limit });
   try {
     const returned: unknown = await (options.runTool ?? runTool)(call, {
       workspace: options.workspace,
       shellTimeoutSeconds: options.policy.tools.shell_timeout,
       outputLimit: options.policy.tools.output_limit_bytes,
-      signal: ctx.signal,
+      signal: guard.signal,
       harness: harnessFiles({ runDir: options.runDir, policy: options.policy }),
+    }).finally(() => {
+      guard.dispose();
+      options.onWait?.(null);
     });
     const outcome = checkedOutcome(returned, `the tool runner for ${JSON.stringify(call.name)}`);
     const result: ToolResult = { call_id: call.id, name: call.name, ...outcome, duration_ms: Math.max(0, ctx.clock() - started) };

@@ -7,6 +7,7 @@ import type { PauseReason } from '../reasons.js';
 import type { Redactor } from '../redact.js';
 import type { runTool } from '../tools.js';
 import type { ToolCall } from '../types.js';
+import type { RunWait } from './wait-guard.js';
 
 /** A point where the run hands control back and waits for `next(payload)`. */
 export type LoopYield =
@@ -71,6 +72,8 @@ export interface SessionOptions {
   redact?: Redactor;
   /** Streamed agent text as it arrives (not recorded: the turn's response is). */
   onAgentText?: (chunk: string) => void;
+  /** What the run waits on now (the agent, a tool), for the console; `null` when the wait is over. Not recorded. */
+  onWait?: (wait: RunWait | null) => void;
   /**
    * Fresh laps: a new agent for lap `n` (1-based), with no memory of earlier laps.
    * Required when `laps.enabled`; without laps the session uses `agent`.
