@@ -7,7 +7,15 @@
  * goes on (docs/design.md, "Tools").
  */
 import { z } from 'zod';
+import type { KilledBy } from './process.js';
 import type { ToolOutcome } from './tools.js';
+
+/** Every way loopdeck kills a tool, as the outcome records it. */
+const KILLED_BY = ['timeout', 'quit', 'abort', 'budget'] as const satisfies readonly KilledBy[];
+// A way added to KilledBy and not listed here fails to compile.
+type Unlisted = Exclude<KilledBy, (typeof KILLED_BY)[number]>;
+const unlisted: Unlisted[] = [];
+void unlisted;
 
 /** Characters of a malformed outcome quoted in the failed result. */
 export const MALFORMED_HEAD_CHARS = 500;
@@ -16,7 +24,7 @@ const outcomeSchema = z.object({
   status: z.enum(['ok', 'failed', 'timed_out', 'killed']),
   output: z.string(),
   exit_code: z.number().int().nullable(),
-  killed: z.enum(['timeout', 'quit', 'abort']).optional(),
+  killed: z.enum(KILLED_BY).optional(),
   truncated: z.literal(true).optional(),
   output_bytes: z.number().int().nonnegative().optional(),
   escaped: z.array(z.object({ pid: z.number().int().nullable(), command: z.string() })).optional(),
