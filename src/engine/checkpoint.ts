@@ -1,3 +1,4 @@
+import { nothingMeasured, unknownRecord } from './checkpoint-unknown.js';
 import type {
   CheckpointInput,
   CheckpointRecord,
@@ -34,6 +35,8 @@ export interface EvaluatorState {
   counter: number;
   /** Last observed (non-missing) value of each signal. */
   last: Record<string, number>;
+  /** `UNKNOWN` checkpoints in a row just before the next one (absent: 0). */
+  unknownInRow?: number;
 }
 
 export const INITIAL_EVALUATOR: EvaluatorState = { count: 0, counter: 0, last: {} };
@@ -78,6 +81,8 @@ export function checkEvidence(reported: ReportedClaims, tests: readonly TestOutc
  * - Each observed signal is compared with its last observed value; any move in the
  *   declared direction makes `PROGRESS_OBSERVED` and resets the counter, otherwise
  *   `NO_OBSERVED_PROGRESS` increments it. A missing metric shows no progress.
+ * - When every tracked signal is missing the checkpoint is `UNKNOWN`: the counter neither
+ *   resets nor advances, and the baseline waits for the first checkpoint that measures one.
  * - `claimed_progress` (a tracked reported field is non-empty) never touches the counter.
  * - `stagnation_detected` when the counter is at or above the threshold.
  *
@@ -88,7 +93,8 @@ export function evaluateCheckpoint(
   input: CheckpointInput,
   policy: ProgressPolicy,
 ): { record: CheckpointRecord; state: EvaluatorState } {
-  const baseline = previous.count === 0;
+  const tracked = policy.observed.map((s) => s.signal);
+  const baseline = previous.count === 0 || (tracked.length > 0 && tracked.every((signal) => previous.last[signal] === undefined));
   const last = { ...previous.last };
   const signals = policy.observed.map((signal) => {
     const after = readMetric(input, signal.signal);
@@ -110,6 +116,10 @@ export function evaluateCheckpoint(
     signals,
     evidence: checkEvidence(input.reported, input.tests),
   };
+  if (nothingMeasured(signals)) {
+    const unknown = unknownRecord(record, input, previous.counter, previous.unknownInRow ?? 0);
+    return { record: unknown, state: { count: previous.count + 1, counter: previous.counter, last, unknownInRow: unknown.unknown_in_row } };
+  }
   return { record, state: { count: previous.count + 1, counter, last } };
 }
 

@@ -104,6 +104,8 @@ export interface EventDataMap {
   'budget.warn': { dimension: BudgetDimension; used: number; limit: number; exceeded: boolean };
   'checkpoint.recorded': { checkpoint: CheckpointRecord };
   'stagnation.detected': { counter: number; threshold: number; iteration: number; action: 'alert' | 'pause' | 'stop' };
+  /** `UNKNOWN` checkpoints in a row reached `stagnation.on_unknown`'s count: nothing tracked could be measured; `why` names each signal. */
+  'checkpoint.unknown': { iteration: number; in_row: number; why: string; action: 'alert' | 'pause' | 'stop' };
   /**
    * `kind`, `span` (calls covered) and `rule` (the readable line naming the rule that fired)
    * are absent in logs written before they existed.
@@ -178,6 +180,7 @@ export const EVENT_TYPES = [
   'tool.result', 'tool.error', 'budget.warn', 'checkpoint.recorded', 'stagnation.detected',
   'repetition.detected', 'goal.revised', 'lap.start', 'lap.end', 'verify.result', 'hook.error', 'budget.extended',
   'reflection.recorded', 'workspace.snapshot', 'abort.recorded', 'agent.notice', 'context.compacted', 'agent.message', 'agent.usage',
+  'checkpoint.unknown',
 ] as const satisfies readonly EventType[];
 
 const KNOWN = new Set<string>(EVENT_TYPES);

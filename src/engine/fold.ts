@@ -34,10 +34,10 @@ export type PendingYield =
   | { kind: 'tool'; call: ToolCall; seq: number; reason?: string }
   | { kind: 'pause'; reason: string; cause: PauseReason; prompt: string; from: LoopState; seq: number };
 
-/** An alert the operator must see (stagnation, repetition). */
+/** An alert the operator must see (stagnation, repetition, checkpoints that measured nothing). */
 export interface Alert {
   seq: number;
-  kind: 'stagnation' | 'repetition';
+  kind: 'stagnation' | 'repetition' | 'unknown';
   message: string;
 }
 
@@ -400,7 +400,7 @@ export function reduce(s: SessionState, e: LoopEvent): void {
       s.reportSinceCheckpoint = INITIAL_STATE.reportSinceCheckpoint;
       const last = { ...s.evaluator.last };
       for (const signal of checkpoint.signals) if (signal.after !== null) last[signal.signal] = signal.after;
-      s.evaluator = { count: s.evaluator.count + 1, counter: checkpoint.counter, last };
+      s.evaluator = { count: s.evaluator.count + 1, counter: checkpoint.counter, last, ...(checkpoint.unknown_in_row ? { unknownInRow: checkpoint.unknown_in_row } : {}) };
       break;
     }
     case 'stagnation.detected':
@@ -409,6 +409,9 @@ export function reduce(s: SessionState, e: LoopEvent): void {
         kind: 'stagnation',
         message: `STAGNATION_DETECTED: ${e.data.counter}/${e.data.threshold} checkpoints without observed progress (turn ${e.data.iteration})`,
       });
+      break;
+    case 'checkpoint.unknown':
+      s.alerts.push({ seq: e.seq, kind: 'unknown', message: `UNKNOWN: ${e.data.in_row} checkpoints in a row measured nothing (turn ${e.data.iteration}): ${e.data.why}` });
       break;
     case 'repetition.detected':
       s.alerts.push({ seq: e.seq, kind: 'repetition', message: e.data.rule ?? `repeated tool call ${e.data.count}× (${e.data.hash})` });

@@ -43,6 +43,8 @@ export interface Observation {
   tests: TestOutcome[];
   /** One line per failed observer: `observer "<name>" (<command>): <why>`. */
   errors: string[];
+  /** Why each failed observer gave nothing, by observer name (the `<why>` of `errors`). */
+  failures?: Record<string, string>;
 }
 
 /**
@@ -61,13 +63,16 @@ export async function observe(specs: readonly ObserverSpec[], cwd: string): Prom
   const metrics: ObservedMetrics = {};
   const tests: TestOutcome[] = [];
   const errors: string[] = [];
+  const failures: Record<string, string> = {};
   for (const spec of specs) {
     const outcome = await observeOne(spec, cwd);
     Object.assign(metrics, outcome.metrics);
     tests.push(...outcome.tests);
-    if (outcome.error !== undefined) errors.push(`observer "${spec.name}" (${spec.command}): ${outcome.error}`);
+    if (outcome.error === undefined) continue;
+    errors.push(`observer "${spec.name}" (${spec.command}): ${outcome.error}`);
+    failures[spec.name] = outcome.error;
   }
-  return { metrics, tests, errors };
+  return { metrics, tests, errors, ...(errors.length > 0 ? { failures } : {}) };
 }
 
 /** What one observer gave: every one of its metrics (`null` when missing), and why it failed. */

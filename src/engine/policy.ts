@@ -474,6 +474,10 @@ const loopSchema = z
       .strictObject({
         checkpoints_without_observed_progress: positiveInt.default(3).describe('Checkpoints in a row without observed progress that raise STAGNATION_DETECTED.'),
         on_detect: z.enum(['alert', 'pause', 'stop']).default('pause').describe('What follows STAGNATION_DETECTED.'),
+        on_unknown: z
+          .enum(['alert', 'pause', 'stop'])
+          .default('alert')
+          .describe('What follows two UNKNOWN checkpoints in a row (no tracked signal could be measured); `stop` ends the run `stopped`, never stashing.'),
       })
       .prefault({})
       .describe('When no observed progress becomes an alert.'),

@@ -153,10 +153,15 @@ export interface CheckpointInput {
   reported: ReportedClaims;
   /** Observer failures (command could not start, timed out, unparsable output). */
   observer_errors?: string[];
+  /**
+   * Why each tracked signal that has no value was not measured, by signal
+   * (`observed.tests.failing` → `observer "tests" (npm test): command not found (exit 127)`).
+   */
+  unmeasured?: Record<string, string>;
 }
 
-/** Verdict of one checkpoint. */
-export type CheckpointStatus = 'BASELINE' | 'PROGRESS_OBSERVED' | 'NO_OBSERVED_PROGRESS';
+/** Verdict of one checkpoint. `UNKNOWN`: no tracked signal could be measured (never "no progress"). */
+export type CheckpointStatus = 'BASELINE' | 'PROGRESS_OBSERVED' | 'NO_OBSERVED_PROGRESS' | 'UNKNOWN';
 
 /** How one observed signal changed since its last observed value. */
 export type SignalMove = 'baseline' | 'wanted' | 'flat' | 'regressed' | 'missing';
@@ -192,4 +197,8 @@ export interface CheckpointRecord extends CheckpointInput {
   stagnation_detected: boolean;
   signals: SignalDiff[];
   evidence: EvidenceCheck[];
+  /** `UNKNOWN` only: which signals could not be measured and why, in one line. */
+  unknown_why?: string;
+  /** `UNKNOWN` checkpoints in a row ending with this one (0 or absent when this one was measured). */
+  unknown_in_row?: number;
 }
