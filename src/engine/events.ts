@@ -136,7 +136,11 @@ export interface EventDataMap {
    * Usage a CLI agent reported, as a delta (cumulative counters already turned into deltas);
    * `null`: not reported (unknown, never 0).
    */
-  'agent.usage': { turn: number; input_tokens: number | null; output_tokens: number | null; cost_usd: number | null };
+  /**
+   * Usage an agent reported (a CLI agent's message; a failed turn's spent usage). `unreported`:
+   * dimensions of the turn nothing reported, so the run's totals are lower bounds there.
+   */
+  'agent.usage': { turn: number; input_tokens: number | null; output_tokens: number | null; cost_usd: number | null; unreported?: Array<'tokens' | 'cost_usd'> };
   /** Something the agent adapter wants the operator to see (e.g. "retrying after 429"). */
   'agent.notice': { text: string };
   /**

@@ -108,6 +108,11 @@ export interface AgentTurn {
    * none); `reported` says which of tokens and cost it reported at all (the rest is unknown).
    */
   agent_run?: { format: string; messages: number; reported: { tokens: boolean; cost_usd: boolean } };
+  /**
+   * Some request of this turn came back without usage (a server that never sends it): the
+   * turn's `usage` is a lower bound, and tokens and cost are unknown, not 0.
+   */
+  usage_unreported?: true;
 }
 
 /** How a tool call ended. `denied`: the operator or a policy refused it. */

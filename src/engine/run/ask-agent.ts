@@ -6,6 +6,7 @@ import { AgentError, describeError } from '../errors.js';
 import type { RunContext } from './context.js';
 import { finishRun } from './finish.js';
 import type { Done } from './types.js';
+import { spentAnything } from '../unmeasured-usage.js';
 
 /**
  * The agent's turn of an open step, recorded as `model.call` (redacted; the calls run as
@@ -40,6 +41,23 @@ export async function askAgent(ctx: RunContext, step: number): Promise<Done> {
 }
 
 /**
+ * Usage a failed turn spent (docs/design.md, "Budget"): the tokens were used, so they are
+ * recorded as `agent.usage` and counted; what nothing reported is marked unknown.
+ */
+function recordSpent(ctx: RunContext, error: unknown): void {
+  const spent = error instanceof AgentError ? error.spent : undefined;
+  if (!spent || !spentAnything(spent)) return;
+  const { usage, unreported } = spent;
+  ctx.emit('agent.usage', {
+    turn: ctx.state.turn + 1,
+    input_tokens: usage.input_tokens,
+    output_tokens: usage.output_tokens,
+    cost_usd: costOf(usage, ctx.options.policy.pricing),
+    ...(unreported.length > 0 ? { unreported } : {}),
+  });
+}
+
+/**
  * The hash and size (characters of the goal and the history) of the request of `turn`,
  * chained: the last request's hash and size plus what is new in the history since
  * (O(new), not O(history)).
@@ -61,6 +79,7 @@ function requestDigest(ctx: RunContext, turn: number): { hash: string; chars: nu
 }
 
 async function agentFailed(ctx: RunContext, step: number, error: unknown): Promise<Done> {
+  recordSpent(ctx, error);
   ctx.emit('step.end', { step, outcome: 'error', thought: describeError(error) });
   await ctx.hook('after_step', { step, outcome: 'error' });
   ctx.go('REFLECTING');
