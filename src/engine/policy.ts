@@ -13,6 +13,7 @@ import { DEFAULT_REPETITION_OPTIONS, type RepetitionOptions } from './repetition
 import { DURATION_PATTERN, MAX_BUDGET_SECONDS, MAX_TIMER_SECONDS, parseDuration } from './duration.js';
 import { describeValue, loadYamlWith, missingFileError, nearestKey, parseYamlWith } from './yaml-file.js';
 import type { BudgetLimits } from './types.js';
+import { unboundedRun } from './unmeasured-usage.js';
 
 /** Largest loop.yaml accepted, in bytes. */
 export const MAX_CONFIG_BYTES = 256 * 1024;
@@ -602,6 +603,8 @@ function schemaFor(file: string, options: { files?: boolean } = {}) {
       const found = envValue(config.agent.api_key_env) === '' ? 'it is empty' : 'it is not set';
       ctx.addIssue({ code: 'custom', path: ['agent', 'api_key_env'], message: `expected the environment variable ${config.agent.api_key_env} to hold the API key, found ${found}` });
     }
+    const unbounded = unboundedRun(config);
+    if (unbounded) ctx.addIssue({ code: 'custom', path: ['budget'], message: unbounded });
     if (config.agent.kind === 'command' && !resolveProgram(config.agent.command, baseDir)) {
       ctx.addIssue({ code: 'custom', path: ['agent', 'command'], message: `expected an executable program, found none for ${describeValue(config.agent.command.split(/\s+/)[0])}` });
     }
