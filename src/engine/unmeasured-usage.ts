@@ -111,7 +111,8 @@ export function unboundedRun(config: MeasurableConfig): string | null {
   if (budget.max_iterations !== null || budget.max_wall_clock !== null) return null;
   const unmeasurable = unmeasurableBounds(config);
   const bounded = (['max_tool_calls', 'max_tokens', 'max_cost_usd'] as const).filter((key) => budget[key] !== null);
-  if (bounded.some((key) => !unmeasurable.some((u) => u.key === key))) return null;
+  // No bound at all is the budget's own error.
+  if (bounded.length === 0 || bounded.some((key) => !unmeasurable.some((u) => u.key === key))) return null;
   const lines = unmeasurable.map((u) => `budget.${u.key} cannot be measured for this agent: ${u.why}`);
   return `expected a bound this agent can be measured against, found only limits it never reports, so the run would never stop: ${lines.join('; ')}; or bound budget.max_iterations or budget.max_wall_clock`;
 }
