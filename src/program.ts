@@ -242,6 +242,7 @@ export function buildProgram(): Command {
           claimed_progress: r.claimed_progress,
           stagnation_detected: r.stagnation_detected,
           rule: explainCheckpoint(r),
+          ...(r.unknown_why !== undefined ? { unknown_why: r.unknown_why } : {}),
         };
         if (options.json) printJson(row);
         else {

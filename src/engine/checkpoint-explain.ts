@@ -41,6 +41,8 @@ export function explainCheckpoint(record: CheckpointRecord): string {
     }
     case 'NO_OBSERVED_PROGRESS':
       return `no observed progress: ${listed}; ${counter}${stagnation}${claims}`;
+    case 'UNKNOWN':
+      return `unknown rule: no tracked signal could be measured (${record.unknown_why ?? listed}); ${counter} (kept: unknown is not "no progress")`;
     default:
       return `${String(record.status)}: ${listed}; ${counter}${stagnation}${claims}`;
   }

@@ -1,3 +1,4 @@
+import { nothingMeasured, unknownRecord } from './checkpoint-unknown.js';
 import type {
   CheckpointInput,
   CheckpointRecord,
@@ -37,6 +38,8 @@ export interface EvaluatorState {
   last: Record<string, number>;
   /** Frozen target tests per observer (`src/engine/target-tests.ts`); kept across observer changes. */
   targets: TargetState[];
+  /** `UNKNOWN` checkpoints in a row just before the next one (absent: 0). */
+  unknownInRow?: number;
 }
 
 export const INITIAL_EVALUATOR: EvaluatorState = { count: 0, counter: 0, last: {}, targets: [] };
@@ -84,6 +87,8 @@ export function checkEvidence(reported: ReportedClaims, tests: readonly TestOutc
  * - When an observer names its tests, its `failing`/`passing`/`total` signals are read over
  *   the target set frozen at its first such checkpoint (`target-tests.ts`): added tests do
  *   not count, and a target test lost or broken marks the signal regressed.
+ * - When every tracked signal is missing the checkpoint is `UNKNOWN`: the counter neither
+ *   resets nor advances, and the baseline waits for the first checkpoint that measures one.
  * - `claimed_progress` (a tracked reported field is non-empty) never touches the counter.
  * - `stagnation_detected` when the counter is at or above the threshold.
  *
@@ -94,7 +99,8 @@ export function evaluateCheckpoint(
   input: CheckpointInput,
   policy: ProgressPolicy,
 ): { record: CheckpointRecord; state: EvaluatorState } {
-  const baseline = previous.count === 0;
+  const tracked = policy.observed.map((s) => s.signal);
+  const baseline = previous.count === 0 || (tracked.length > 0 && tracked.every((signal) => previous.last[signal] === undefined));
   const last = { ...previous.last };
   const targets = measureTargets(previous.targets, input, previous.count);
   const signals = policy.observed.map((signal) => {
@@ -120,6 +126,11 @@ export function evaluateCheckpoint(
     evidence: checkEvidence(input.reported, input.tests),
     ...(targets.length > 0 ? { target_tests: targets } : {}),
   };
+  if (nothingMeasured(signals)) {
+    const unknown = unknownRecord(record, input, previous.counter, previous.unknownInRow ?? 0);
+    const state = { count: previous.count + 1, counter: previous.counter, last, targets: advanceTargets(previous.targets, unknown), unknownInRow: unknown.unknown_in_row };
+    return { record: unknown, state };
+  }
   return { record, state: { count: previous.count + 1, counter, last, targets: advanceTargets(previous.targets, record) } };
 }
 

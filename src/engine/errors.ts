@@ -12,6 +12,7 @@
  * Every class sets `name` from `new.target.name`, so logs and tests can tell them apart.
  */
 import { clipText } from './yaml-bounds.js';
+import type { TokenUsage } from './types.js';
 
 export class LoopdeckError extends Error {
   constructor(message: string, options?: ErrorOptions) {
@@ -114,7 +115,10 @@ export class ToolError extends LoopdeckError {
 }
 
 /** The agent misbehaved: a transcript ran out of turns, a malformed response. */
-export class AgentError extends LoopdeckError {}
+export class AgentError extends LoopdeckError {
+  /** What the failed turn spent (docs/design.md, "Budget"): recorded as `agent.usage`, never lost. */
+  spent?: { usage: TokenUsage; unreported: Array<'tokens' | 'cost_usd'> };
+}
 
 /** A log file that cannot be read safely: names the line and the `seq` gap. */
 export class LogError extends LoopdeckError {

@@ -104,6 +104,8 @@ export interface EventDataMap {
   'budget.warn': { dimension: BudgetDimension; used: number; limit: number; exceeded: boolean };
   'checkpoint.recorded': { checkpoint: CheckpointRecord };
   'stagnation.detected': { counter: number; threshold: number; iteration: number; action: 'alert' | 'pause' | 'stop' };
+  /** `UNKNOWN` checkpoints in a row reached `stagnation.on_unknown`'s count: nothing tracked could be measured; `why` names each signal. */
+  'checkpoint.unknown': { iteration: number; in_row: number; why: string; action: 'alert' | 'pause' | 'stop' };
   /**
    * `kind`, `span` (calls covered) and `rule` (the readable line naming the rule that fired)
    * are absent in logs written before they existed.
@@ -134,7 +136,11 @@ export interface EventDataMap {
    * Usage a CLI agent reported, as a delta (cumulative counters already turned into deltas);
    * `null`: not reported (unknown, never 0).
    */
-  'agent.usage': { turn: number; input_tokens: number | null; output_tokens: number | null; cost_usd: number | null };
+  /**
+   * Usage an agent reported (a CLI agent's message; a failed turn's spent usage). `unreported`:
+   * dimensions of the turn nothing reported, so the run's totals are lower bounds there.
+   */
+  'agent.usage': { turn: number; input_tokens: number | null; output_tokens: number | null; cost_usd: number | null; unreported?: Array<'tokens' | 'cost_usd'> };
   /** Something the agent adapter wants the operator to see (e.g. "retrying after 429"). */
   'agent.notice': { text: string };
   /**
@@ -178,6 +184,7 @@ export const EVENT_TYPES = [
   'tool.result', 'tool.error', 'budget.warn', 'checkpoint.recorded', 'stagnation.detected',
   'repetition.detected', 'goal.revised', 'lap.start', 'lap.end', 'verify.result', 'hook.error', 'budget.extended',
   'reflection.recorded', 'workspace.snapshot', 'abort.recorded', 'agent.notice', 'context.compacted', 'agent.message', 'agent.usage',
+  'checkpoint.unknown',
 ] as const satisfies readonly EventType[];
 
 const KNOWN = new Set<string>(EVENT_TYPES);

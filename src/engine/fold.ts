@@ -6,6 +6,7 @@ import { assertNever, type GoalRevision, type LoopEvent, type VerifyCommandResul
 import { INITIAL_MACHINE, transition, type DoneReason, type LoopState, type MachineState } from './machine.js';
 import { lapNote } from './lap-handover.js';
 import { mergeReport } from './reported.js';
+import { unreportedOf } from './unmeasured-usage.js';
 import { parsePauseReason, type PauseReason } from './reasons.js';
 import type {
   AgentTurn,
@@ -35,10 +36,10 @@ export type PendingYield =
   | { kind: 'tool'; call: ToolCall; seq: number; reason?: string }
   | { kind: 'pause'; reason: string; cause: PauseReason; prompt: string; from: LoopState; seq: number };
 
-/** An alert the operator must see (stagnation, repetition). */
+/** An alert the operator must see (stagnation, repetition, checkpoints that measured nothing). */
 export interface Alert {
   seq: number;
-  kind: 'stagnation' | 'repetition';
+  kind: 'stagnation' | 'repetition' | 'unknown';
   message: string;
 }
 
@@ -100,8 +101,9 @@ export interface SessionState {
   tools: Record<string, ToolRecord>;
   toolOrder: string[];
   /**
-   * Budget dimensions a CLI agent did not report in some run (`tokens`, `cost_usd`): their
-   * usage counts only what was reported and is a lower bound, shown as unknown.
+   * Budget dimensions some turn did not report (`tokens`, `cost_usd`: a CLI agent's run, a
+   * server that sent no usage, a failed turn): their usage counts only what was reported
+   * and is a lower bound, shown as unknown.
    */
   unreported: BudgetDimension[];
   /** Approval rules the operator granted for the rest of the run. */
@@ -235,11 +237,9 @@ function pauseClock(s: SessionState, at: number): void {
   s.usage.wall_clock_seconds = s.activeMs / 1000;
 }
 
-/** Records the dimensions a CLI agent's run did not report. */
-function noteUnreported(s: SessionState, run: AgentTurn['agent_run']): void {
-  if (!run) return;
-  if (!run.reported.tokens && !s.unreported.includes('tokens')) s.unreported = [...s.unreported, 'tokens'];
-  if (!run.reported.cost_usd && !s.unreported.includes('cost_usd')) s.unreported = [...s.unreported, 'cost_usd'];
+/** Records dimensions some turn did not report (docs/design.md, "Budget"): their totals are lower bounds. */
+function noteUnreported(s: SessionState, dimensions: readonly BudgetDimension[]): void {
+  for (const d of dimensions) if (!s.unreported.includes(d)) s.unreported = [...s.unreported, d];
 }
 
 function completeStep(s: SessionState, failed: boolean): void {
@@ -336,7 +336,7 @@ export function reduce(s: SessionState, e: LoopEvent): void {
       s.stepHasTurn = true;
       // A CLI agent's parsed messages were each counted as a turn already.
       if (!(e.data.response.agent_run && e.data.response.agent_run.messages > 0)) s.usage.turns += 1;
-      noteUnreported(s, e.data.response.agent_run);
+      noteUnreported(s, unreportedOf(e.data.response));
       s.usage.tokens += e.data.usage.input_tokens + e.data.usage.output_tokens;
       s.usage.cost_usd += e.data.cost_usd;
       s.queued = [...e.data.response.tool_calls];
@@ -401,7 +401,13 @@ export function reduce(s: SessionState, e: LoopEvent): void {
       s.reportSinceCheckpoint = INITIAL_STATE.reportSinceCheckpoint;
       const last = { ...s.evaluator.last };
       for (const signal of checkpoint.signals) if (signal.after !== null) last[signal.signal] = signal.after;
-      s.evaluator = { count: s.evaluator.count + 1, counter: checkpoint.counter, last, targets: advanceTargets(s.evaluator.targets, checkpoint) };
+      s.evaluator = {
+        count: s.evaluator.count + 1,
+        counter: checkpoint.counter,
+        last,
+        targets: advanceTargets(s.evaluator.targets, checkpoint),
+        ...(checkpoint.unknown_in_row ? { unknownInRow: checkpoint.unknown_in_row } : {}),
+      };
       break;
     }
     case 'stagnation.detected':
@@ -410,6 +416,9 @@ export function reduce(s: SessionState, e: LoopEvent): void {
         kind: 'stagnation',
         message: `STAGNATION_DETECTED: ${e.data.counter}/${e.data.threshold} checkpoints without observed progress (turn ${e.data.iteration})`,
       });
+      break;
+    case 'checkpoint.unknown':
+      s.alerts.push({ seq: e.seq, kind: 'unknown', message: `UNKNOWN: ${e.data.in_row} checkpoints in a row measured nothing (turn ${e.data.iteration}): ${e.data.why}` });
       break;
     case 'repetition.detected':
       s.alerts.push({ seq: e.seq, kind: 'repetition', message: e.data.rule ?? `repeated tool call ${e.data.count}× (${e.data.hash})` });
@@ -476,6 +485,7 @@ export function reduce(s: SessionState, e: LoopEvent): void {
     case 'agent.usage':
       s.usage.tokens += (e.data.input_tokens ?? 0) + (e.data.output_tokens ?? 0);
       s.usage.cost_usd += e.data.cost_usd ?? 0;
+      noteUnreported(s, e.data.unreported ?? []);
       break;
     case 'agent.notice':
       break;

@@ -45,6 +45,8 @@ export interface Observation {
   skipped: SkippedTest[];
   /** One line per failed observer: `observer "<name>" (<command>): <why>`. */
   errors: string[];
+  /** Why each failed observer gave nothing, by observer name (the `<why>` of `errors`). */
+  failures?: Record<string, string>;
 }
 
 /**
@@ -64,14 +66,17 @@ export async function observe(specs: readonly ObserverSpec[], cwd: string): Prom
   const tests: TestOutcome[] = [];
   const skipped: SkippedTest[] = [];
   const errors: string[] = [];
+  const failures: Record<string, string> = {};
   for (const spec of specs) {
     const outcome = await observeOne(spec, cwd);
     Object.assign(metrics, outcome.metrics);
     for (const test of outcome.tests) tests.push({ ...test, observer: spec.name });
     for (const name of outcome.skipped) skipped.push({ name, observer: spec.name });
-    if (outcome.error !== undefined) errors.push(`observer "${spec.name}" (${spec.command}): ${outcome.error}`);
+    if (outcome.error === undefined) continue;
+    errors.push(`observer "${spec.name}" (${spec.command}): ${outcome.error}`);
+    failures[spec.name] = outcome.error;
   }
-  return { metrics, tests, skipped, errors };
+  return { metrics, tests, skipped, errors, ...(errors.length > 0 ? { failures } : {}) };
 }
 
 /** What one observer gave: every one of its metrics (`null` when missing), and why it failed. */

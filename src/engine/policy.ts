@@ -15,6 +15,7 @@ import { DEFAULT_REPETITION_OPTIONS, type RepetitionOptions } from './repetition
 import { DURATION_PATTERN, MAX_BUDGET_SECONDS, MAX_TIMER_SECONDS, parseDuration } from './duration.js';
 import { describeValue, loadYamlWith, missingFileError, nearestKey, parseYamlWith } from './yaml-file.js';
 import type { BudgetLimits } from './types.js';
+import { unboundedRun } from './unmeasured-usage.js';
 
 /** Largest loop.yaml accepted, in bytes. */
 export const MAX_CONFIG_BYTES = 256 * 1024;
@@ -487,6 +488,10 @@ const loopSchema = z
       .strictObject({
         checkpoints_without_observed_progress: positiveInt.default(3).describe('Checkpoints in a row without observed progress that raise STAGNATION_DETECTED.'),
         on_detect: z.enum(['alert', 'pause', 'stop']).default('pause').describe('What follows STAGNATION_DETECTED.'),
+        on_unknown: z
+          .enum(['alert', 'pause', 'stop'])
+          .default('alert')
+          .describe('What follows two UNKNOWN checkpoints in a row (no tracked signal could be measured); `stop` ends the run `stopped`, never stashing.'),
       })
       .prefault({})
       .describe('When no observed progress becomes an alert.'),
@@ -636,6 +641,9 @@ function checkConfig(config: CheckedConfig, ctx: z.RefinementCtx, file: string, 
     const found = envValue(config.agent.api_key_env) === '' ? 'it is empty' : 'it is not set';
     ctx.addIssue({ code: 'custom', path: ['agent', 'api_key_env'], message: `expected the environment variable ${config.agent.api_key_env} to hold the API key, found ${found}` });
   }
+  // A policy object without an agent section cannot say what its agent measures.
+  const unbounded = config.agent ? unboundedRun({ ...config, agent: config.agent }) : null;
+  if (unbounded) ctx.addIssue({ code: 'custom', path: ['budget'], message: unbounded });
   if (config.agent?.kind === 'command' && !resolveProgram(config.agent.command, baseDir)) {
     ctx.addIssue({ code: 'custom', path: ['agent', 'command'], message: `expected an executable program, found none for ${describeValue(programWord(config.agent.command))}` });
   }

@@ -108,6 +108,11 @@ export interface AgentTurn {
    * none); `reported` says which of tokens and cost it reported at all (the rest is unknown).
    */
   agent_run?: { format: string; messages: number; reported: { tokens: boolean; cost_usd: boolean } };
+  /**
+   * Some request of this turn came back without usage (a server that never sends it): the
+   * turn's `usage` is a lower bound, and tokens and cost are unknown, not 0.
+   */
+  usage_unreported?: true;
 }
 
 /** How a tool call ended. `denied`: the operator or a policy refused it. */
@@ -195,10 +200,15 @@ export interface CheckpointInput {
   reported: ReportedClaims;
   /** Observer failures (command could not start, timed out, unparsable output). */
   observer_errors?: string[];
+  /**
+   * Why each tracked signal that has no value was not measured, by signal
+   * (`observed.tests.failing` → `observer "tests" (npm test): command not found (exit 127)`).
+   */
+  unmeasured?: Record<string, string>;
 }
 
-/** Verdict of one checkpoint. */
-export type CheckpointStatus = 'BASELINE' | 'PROGRESS_OBSERVED' | 'NO_OBSERVED_PROGRESS';
+/** Verdict of one checkpoint. `UNKNOWN`: no tracked signal could be measured (never "no progress"). */
+export type CheckpointStatus = 'BASELINE' | 'PROGRESS_OBSERVED' | 'NO_OBSERVED_PROGRESS' | 'UNKNOWN';
 
 /** How one observed signal changed since its last observed value. */
 export type SignalMove = 'baseline' | 'wanted' | 'flat' | 'regressed' | 'missing';
@@ -236,4 +246,8 @@ export interface CheckpointRecord extends CheckpointInput {
   evidence: EvidenceCheck[];
   /** One entry per observer whose tests are followed by name (absent with counts only). */
   target_tests?: TargetTestsRecord[];
+  /** `UNKNOWN` only: which signals could not be measured and why, in one line. */
+  unknown_why?: string;
+  /** `UNKNOWN` checkpoints in a row ending with this one (0 or absent when this one was measured). */
+  unknown_in_row?: number;
 }

@@ -72,7 +72,7 @@ export function BudgetPanel({ width, compact = false }: { width: number; compact
   const exhausted = useConsole((s) => s.session.exhausted);
   const colour = useColours(used);
   const context = useConsole((s) => s.context);
-  // Dimensions a CLI agent did not report: a used amount is a lower bound, none is unknown.
+  // Dimensions some turn did not report (a CLI agent, a server without usage, a failed turn): a used amount is a lower bound, none is unknown.
   const unreported = useConsole((s) => s.session.unreported.join(','));
   const shown = (d: BudgetDimension) => {
     if (!unreported.split(',').includes(d)) return budgetValue(d, used[d]);
@@ -80,8 +80,10 @@ export function BudgetPanel({ width, compact = false }: { width: number; compact
   };
   const percentText = (d: BudgetDimension, none: string) => {
     const p = percent(used[d], limits[d]);
-    if (unreported.split(',').includes(d) && used[d] === 0) return '?';
-    return p === null ? none : `${p}%`;
+    if (!unreported.split(',').includes(d)) return p === null ? none : `${p}%`;
+    // Unreported: nothing known is `?`, a known part a lower bound.
+    if (used[d] === 0) return '?';
+    return p === null ? none : `≥${p}%`;
   };
   // Before session.start the limits are not known yet (the run is being prepared).
   const known = useConsole((s) => s.session.startedAt !== null);

@@ -31,6 +31,19 @@ const FIELDS: Array<[keyof ReportedDiff, string]> = [
 const value = (n: number | null) => (n === null ? 'missing' : String(n));
 const clean = (t: string) => sanitize(t, { oneLine: true });
 
+/** Why an `UNKNOWN` checkpoint measured nothing (its counter is kept, never advanced). */
+function UnknownLine({ why, inRow }: { why: string | undefined; inRow: number | undefined }) {
+  return (
+    <Text wrap="truncate-end">
+      <Text bold color={theme.warn}>
+        UNKNOWN{inRow !== undefined && inRow > 1 ? ` (${inRow} in a row)` : ''}:
+      </Text>{' '}
+      {clean(why ?? 'no tracked signal was measured')}
+      <Text color={theme.muted}> · counter kept</Text>
+    </Text>
+  );
+}
+
 /**
  * One checkpoint as an observed-versus-reported diff: each observed signal before → after
  * with its wanted direction and move (regressions and missing values stand out), the
@@ -74,6 +87,7 @@ export function CheckpointPanel({ height, width, compact = false }: { height: nu
       <Text bold>observed (measured)</Text>
       <Text color={theme.muted}> observed_progress {String(diff.observed_progress)}</Text>
     </Text>,
+    ...(current.status === 'UNKNOWN' ? [<UnknownLine key="unknown" why={current.unknown_why} inRow={current.unknown_in_row} />] : []),
     ...diff.signals.map((s) => (
       <Text key={s.signal} wrap="truncate-end">
         {clean(s.signal.replace(/^observed\./, ''))} {s.move === 'baseline' && s.before === null ? '—' : value(s.before)} → <Text color={s.after === null ? theme.danger : undefined}>{value(s.after)}</Text>

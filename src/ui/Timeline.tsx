@@ -10,6 +10,7 @@ import { theme } from './theme.js';
 function colourOf(e: LoopEvent): string | undefined {
   switch (e.type) {
     case 'stagnation.detected':
+    case 'checkpoint.unknown':
     case 'repetition.detected':
     case 'tool.error':
     case 'hook.error':

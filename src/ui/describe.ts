@@ -59,6 +59,8 @@ function describeRaw(e: LoopEvent): string {
     }
     case 'stagnation.detected':
       return `STAGNATION_DETECTED ${e.data.counter}/${e.data.threshold} → ${e.data.action}`;
+    case 'checkpoint.unknown':
+      return `UNKNOWN ${e.data.in_row} checkpoints in a row → ${e.data.action}: ${clean(e.data.why)}`;
     case 'repetition.detected':
       return `repetition detected: ${e.data.count}× ${e.data.hash}`;
     case 'goal.revised':

@@ -7,8 +7,8 @@ const BOOKKEEPING = new Set<EventType>(['state.transition', 'step.start', 'works
 const GROUPS: Record<Exclude<TimelineFilter, 'activity' | 'all'>, ReadonlySet<EventType>> = {
   tools: new Set(['tool.call', 'tool.decision', 'tool.result', 'tool.error']),
   model: new Set(['model.call', 'agent.message', 'plan.draft', 'plan.commit', 'reflection.recorded', 'verify.result', 'context.compacted']),
-  checkpoints: new Set(['checkpoint.recorded', 'stagnation.detected', 'workspace.snapshot']),
-  alerts: new Set(['stagnation.detected', 'repetition.detected', 'tool.error', 'hook.error', 'budget.warn', 'abort.recorded']),
+  checkpoints: new Set(['checkpoint.recorded', 'stagnation.detected', 'checkpoint.unknown', 'workspace.snapshot']),
+  alerts: new Set(['stagnation.detected', 'checkpoint.unknown', 'repetition.detected', 'tool.error', 'hook.error', 'budget.warn', 'abort.recorded']),
   goal: new Set(['goal.revised', 'session.start', 'verify.result', 'session.complete']),
   budget: new Set(['agent.usage', 'budget.warn', 'budget.extended', 'session.pause', 'session.resume', 'context.compacted']),
   flow: new Set(['state.transition', 'session.start', 'session.pause', 'session.resume', 'session.complete', 'lap.start', 'lap.end']),
@@ -33,6 +33,7 @@ export function filtered(events: readonly LoopEvent[], count: number, filter: Ti
 export function isAlert(event: LoopEvent): boolean {
   return (
     event.type === 'stagnation.detected' ||
+    event.type === 'checkpoint.unknown' ||
     event.type === 'repetition.detected' ||
     (event.type === 'checkpoint.recorded' && event.data.checkpoint.stagnation_detected)
   );

@@ -174,13 +174,16 @@ describe('evaluateAll inline', () => {
     ['null', null],
     ['absent', undefined],
   ])('a %s metric is missing: never read as 0, and the last observed value is kept', (_label, value) => {
-    const records = evaluateAll([cp(3, 3, 4), cp(6, value, value), cp(9, 3, 4)], POLICY);
+    const records = evaluateAll([cp(3, 3, 4), cp(6, value, value), cp(9, 3, 4), cp(12, 3, 4)], POLICY);
     // Read as 0, failing 3 -> 0 would look like progress at checkpoint 2, and 0 -> 3 / 0 -> 4 at checkpoint 3.
+    // Nothing measured is UNKNOWN: the counter neither resets nor advances there.
     expect(records.map((r) => [r.status, r.counter, r.observed_progress])).toEqual([
       ['BASELINE', 0, null],
+      ['UNKNOWN', 0, null],
       ['NO_OBSERVED_PROGRESS', 1, false],
       ['NO_OBSERVED_PROGRESS', 2, false],
     ]);
+    expect(records[1]!.unknown_why).toBe('observed.tests.failing: no number was recorded for it; observed.tests.passing: no number was recorded for it');
     expect(records[1]!.signals).toEqual([
       { signal: 'observed.tests.failing', direction: 'decrease', before: 3, after: null, move: 'missing' },
       { signal: 'observed.tests.passing', direction: 'increase', before: 4, after: null, move: 'missing' },
@@ -189,14 +192,14 @@ describe('evaluateAll inline', () => {
       { signal: 'observed.tests.failing', direction: 'decrease', before: 3, after: 3, move: 'flat' },
       { signal: 'observed.tests.passing', direction: 'increase', before: 4, after: 4, move: 'flat' },
     ]);
-    expect(records[2]!.stagnation_detected).toBe(true);
+    expect(records[3]!.stagnation_detected).toBe(true);
   });
 
   it('progress after a missing checkpoint compares with the last observed value', () => {
     const records = evaluateAll([cp(3, 3, 4), cp(6, null, null), cp(9, 2, 5)], POLICY);
     expect(records.map((r) => [r.status, r.counter])).toEqual([
       ['BASELINE', 0],
-      ['NO_OBSERVED_PROGRESS', 1],
+      ['UNKNOWN', 0],
       ['PROGRESS_OBSERVED', 0],
     ]);
     expect(records[2]!.signals.map((s) => [s.before, s.after, s.move])).toEqual([
@@ -212,7 +215,7 @@ describe('evaluateAll inline', () => {
       reported: EMPTY,
     };
     const records = evaluateAll([cp(3, 3, 4), weird], POLICY);
-    expect(records[1]!.status).toBe('NO_OBSERVED_PROGRESS');
+    expect(records[1]!.status).toBe('UNKNOWN');
     expect(records[1]!.signals.map((s) => [s.before, s.after, s.move])).toEqual([
       [3, null, 'missing'],
       [4, null, 'missing'],

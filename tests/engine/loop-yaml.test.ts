@@ -90,7 +90,8 @@ budget:
   });
 
   it('accepts unlimited for all but one budget dimension', () => {
-    const source = `${BASE}budget:\n  max_iterations: unlimited\n  max_tool_calls: unlimited\n  max_wall_clock: unlimited\n  max_cost_usd: 0.5\n`;
+    // Priced, so the cost can be measured and bound the run alone.
+    const source = `${BASE}budget:\n  max_iterations: unlimited\n  max_tool_calls: unlimited\n  max_wall_clock: unlimited\n  max_cost_usd: 0.5\npricing:\n  input_per_million_usd: 1\n`;
     expect(parsePolicy(source, 'loop.yaml').budget.limits).toEqual({
       turns: null,
       tool_calls: null,

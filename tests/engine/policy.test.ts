@@ -53,7 +53,7 @@ describe('parsePolicy', () => {
       ],
       reported: { track: ['new_evidence', 'eliminated_hypotheses'], resets_stagnation: false },
     });
-    expect(policy.stagnation).toEqual({ checkpoints_without_observed_progress: 2, on_detect: 'pause' });
+    expect(policy.stagnation).toEqual({ checkpoints_without_observed_progress: 2, on_detect: 'pause', on_unknown: 'alert' });
     expect(policy.verify).toEqual([{ command: 'node --test', timeout: 60 }]);
     expect(policy.approval).toEqual({ default: 'ask', allow: ['read_file', 'write_file', 'edit'], deny: [], timeout: 1800, builtin_gates: 'on' });
   });
@@ -65,7 +65,7 @@ describe('parsePolicy', () => {
     expect(policy.budget.limits).toEqual({ turns: 50, tool_calls: 100, wall_clock_seconds: 1800, tokens: null, cost_usd: null });
     expect(policy.checkpoint).toEqual({ every_iterations: 3 });
     expect(policy.progress.reported).toEqual({ track: ['new_evidence', 'eliminated_hypotheses'], resets_stagnation: false });
-    expect(policy.stagnation).toEqual({ checkpoints_without_observed_progress: 3, on_detect: 'pause' });
+    expect(policy.stagnation).toEqual({ checkpoints_without_observed_progress: 3, on_detect: 'pause', on_unknown: 'alert' });
   });
 
   it('reads durations and unlimited', () => {

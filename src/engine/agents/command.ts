@@ -4,6 +4,7 @@
  * loopdeck still observes, checkpoints, verifies and laps around it.
  */
 import { AgentError, describeError } from '../errors.js';
+import { withSpent, zeroUsage } from '../unmeasured-usage.js';
 import { renderGoalForAgent } from '../goal.js';
 import { childEnv, escapedNote, runShellProcess } from '../process.js';
 import { envValue } from '../secrets.js';
@@ -107,7 +108,26 @@ export class CommandAgent implements Agent {
     this.name = options.name ?? `command:${options.command}`;
   }
 
+  /**
+   * One run of the command. When it fails after starting, the error carries the dimensions
+   * its output did not report ({@link withSpent}): what it did report was already recorded.
+   */
   async nextTurn(context: AgentContext): Promise<AgentTurn> {
+    this.recorder = null;
+    try {
+      return await this.runOnce(context);
+    } catch (error) {
+      // Set by runOnce once the command started (narrowed to null by the assignment above).
+      const run = (this.recorder as TranscriptRecorder | null)?.summary('');
+      const unreported = run ? (['tokens', 'cost_usd'] as const).filter((d) => !run.reported[d]) : [];
+      throw withSpent(error, { usage: zeroUsage(), unreported });
+    }
+  }
+
+  /** The last run's recorder, once the command was started. */
+  private recorder: TranscriptRecorder | null = null;
+
+  private async runOnce(context: AgentContext): Promise<AgentTurn> {
     const fresh = context.history.slice(this.historySeen);
     const prompt = renderCommandPrompt(context.goal, fresh.map(noteOf));
     const { options } = this;
@@ -134,6 +154,7 @@ export class CommandAgent implements Agent {
       splitter: new LineSplitter(),
       recorder: new TranscriptRecorder(context.turn, () => performance.now()),
     };
+    this.recorder = reader.recorder;
     const ended = new AbortController();
     let endTimer: NodeJS.Timeout | undefined;
     const onResult = () => {

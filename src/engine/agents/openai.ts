@@ -33,6 +33,7 @@ import type {
 } from 'openai/resources/chat/completions';
 import { z } from 'zod';
 import { AgentError, ConfigError, ConfigErrors, describeError } from '../errors.js';
+import { withSpent, zeroUsage, type SpentUsage } from '../unmeasured-usage.js';
 import { envValue } from '../secrets.js';
 import { renderGoalForAgent } from '../goal.js';
 import { clampTimerMs } from '../timer.js';
@@ -329,6 +330,8 @@ export class OpenAIAgent implements Agent {
   /** The SDK's recent error lines (it reports unparsable stream lines there). */
   private sdkErrors: string[] = [];
   private usageMissingNoted = false;
+  /** What the requests of the current turn reported, failed ones included. */
+  private spent: SpentUsage = { usage: zeroUsage(), unreported: [] };
 
   /** @throws AgentError when no API key is given for the default (OpenAI) endpoint */
   constructor(options: OpenAIAgentOptions) {
@@ -366,9 +369,24 @@ export class OpenAIAgent implements Agent {
     });
   }
 
+  /**
+   * One turn: requests until a valid response. What every request of the turn reported is
+   * summed, whether or not the turn succeeds: a failing turn's error carries it
+   * ({@link withSpent}), and a request with no usage makes the turn `usage_unreported`.
+   */
   async nextTurn(context: AgentContext): Promise<AgentTurn> {
+    this.spent = { usage: zeroUsage(), unreported: [] };
+    try {
+      const turn = await this.answer(context);
+      return this.spent.unreported.length > 0 ? { ...turn, usage_unreported: true } : turn;
+    } catch (error) {
+      throw withSpent(error, this.spent);
+    }
+  }
+
+  private async answer(context: AgentContext): Promise<AgentTurn> {
     this.syncHistory(context.history);
-    const usage: TokenUsage = { input_tokens: 0, output_tokens: 0 };
+    const usage = this.spent.usage;
     const thoughts: string[] = [];
     const reasoning: string[] = [];
     const reports: Partial<ReportedClaims>[] = [];
@@ -376,7 +394,6 @@ export class OpenAIAgent implements Agent {
     let reportOnly = 0;
     for (;;) {
       const response = await this.request(context);
-      addUsage(usage, response.usage);
       if (response.reasoning.trim()) reasoning.push(response.reasoning.trim());
       const problem = this.check(response);
       if (problem) {
@@ -681,12 +698,17 @@ export class OpenAIAgent implements Agent {
         if (piece.text) context.onText?.(piece.text);
       }
     } catch (error) {
+      // The server was answering: what the broken-off answer spent was never reported.
+      this.spent.unreported = ['tokens', 'cost_usd'];
       if (error instanceof APIUserAbortError || watch.signal.aborted) throw error;
       throw this.streamFailure(error);
     }
+    const result = merged.result();
+    // Spent as soon as the stream ended, whatever is wrong with the answer.
+    addUsage(this.spent.usage, result.usage);
+    if (result.usage === null) this.spent.unreported = ['tokens', 'cost_usd'];
     // The SDK ends the iteration quietly when the request is aborted mid-stream.
     if (watch.signal.aborted) throw new APIUserAbortError();
-    const result = merged.result();
     if (result.finishReason === 'error') {
       throw new StreamFailure('the server ended the response with finish_reason "error" (it failed while answering)', true);
     }
@@ -698,7 +720,7 @@ export class OpenAIAgent implements Agent {
     }
     if (result.usage === null && !this.usageMissingNoted) {
       this.usageMissingNoted = true;
-      this.onNotice?.(`${this.name}: the server reported no token usage; tokens and cost of its answers are not counted`);
+      this.onNotice?.(`${this.name}: the server reported no token usage; tokens and cost of its answers are unknown (shown as ?), and token and cost limits count only what was reported`);
     }
     const ids = answerIds(result.calls, context.turn);
     return { ...result, calls: result.calls.map((call, i) => ({ ...call, answerId: ids[i]! })) };

@@ -10,6 +10,7 @@ import { finishRun } from './finish.js';
 import type { Done, Gen } from './types.js';
 import { budgetExceededStep } from './verify-step.js';
 import { guardWait, wallClockSpent, type WaitGuard } from './wait-guard.js';
+import { spentAnything } from '../unmeasured-usage.js';
 
 /**
  * The agent's turn of an open step, recorded as `model.call` (redacted; the calls run as
@@ -82,6 +83,23 @@ function guardedEnd(ctx: RunContext, cause: WaitGuard['cause'], error: unknown):
 }
 
 /**
+ * Usage a failed turn spent (docs/design.md, "Budget"): the tokens were used, so they are
+ * recorded as `agent.usage` and counted; what nothing reported is marked unknown.
+ */
+function recordSpent(ctx: RunContext, error: unknown): void {
+  const spent = error instanceof AgentError ? error.spent : undefined;
+  if (!spent || !spentAnything(spent)) return;
+  const { usage, unreported } = spent;
+  ctx.emit('agent.usage', {
+    turn: ctx.state.turn + 1,
+    input_tokens: usage.input_tokens,
+    output_tokens: usage.output_tokens,
+    cost_usd: costOf(usage, ctx.options.policy.pricing),
+    ...(unreported.length > 0 ? { unreported } : {}),
+  });
+}
+
+/**
  * The hash and size (characters of the goal and the history) of the request of `turn`,
  * chained: the last request's hash and size plus what is new in the history since
  * (O(new), not O(history)).
@@ -103,6 +121,7 @@ function requestDigest(ctx: RunContext, turn: number): { hash: string; chars: nu
 }
 
 async function agentFailed(ctx: RunContext, step: number, error: unknown): Promise<Done> {
+  recordSpent(ctx, error);
   ctx.emit('step.end', { step, outcome: 'error', thought: describeError(error) });
   await ctx.hook('after_step', { step, outcome: 'error' });
   ctx.go('REFLECTING');

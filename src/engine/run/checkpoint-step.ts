@@ -1,4 +1,5 @@
 import { evaluateCheckpoint, type ProgressPolicy } from '../checkpoint.js';
+import { afterUnknown, unmeasuredSignals } from '../checkpoint-unknown.js';
 import { afterDetection } from '../decide.js';
 import { describeError } from '../errors.js';
 import { gitSnapshot, isGitWorkTree } from '../git-progress.js';
@@ -29,11 +30,18 @@ export async function* checkpointStep(ctx: RunContext, iteration: number): Gen<D
       ...(observation.skipped.length > 0 ? { skipped_tests: observation.skipped } : {}),
       reported: ctx.state.reportSinceCheckpoint,
       ...(observation.errors.length > 0 ? { observer_errors: observation.errors } : {}),
+      unmeasured: unmeasuredSignals(progress.observed.map((s) => s.signal), policy.observe, observation),
     },
     progress,
   );
   ctx.emit('checkpoint.recorded', { checkpoint: record });
   ctx.options.sync?.();
+  if (record.status === 'UNKNOWN') {
+    const next = afterUnknown(record, policy.stagnation.on_unknown);
+    if (!next) return undefined;
+    ctx.emit('checkpoint.unknown', { iteration, in_row: record.unknown_in_row ?? 1, why: record.unknown_why ?? '', action: policy.stagnation.on_unknown });
+    return next.step ? yield* ctx.perform(next.step) : undefined;
+  }
   if (!record.stagnation_detected) return undefined;
   const action = policy.stagnation.on_detect;
   ctx.emit('stagnation.detected', { counter: record.counter, threshold: record.threshold, iteration, action });
