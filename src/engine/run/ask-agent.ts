@@ -10,6 +10,8 @@ import type { Done } from './types.js';
  * The agent's turn of an open step, recorded as `model.call` (redacted; the calls run as
  * the agent sent them). An {@link AgentError} ends the step `error`: in a lap it ends the
  * lap, otherwise the run (`aborted`). Any other error is the engine's and propagates.
+ * A request cut short by `/stop --abort` ends the step and leaves the end of the run to
+ * the abort (stash, report); one cut short by a quit writes nothing (`RunInterrupted`).
  * @returns the outcome when the agent's failure ended the run
  */
 export async function askAgent(ctx: RunContext, step: number): Promise<Done> {
@@ -61,6 +63,8 @@ async function agentFailed(ctx: RunContext, step: number, error: unknown): Promi
   ctx.emit('step.end', { step, outcome: 'error', thought: describeError(error) });
   await ctx.hook('after_step', { step, outcome: 'error' });
   ctx.go('REFLECTING');
+  // `/stop --abort` cut the request short: the runner's next step is the circuit breaker.
+  if (ctx.intents.stop === 'abort') return undefined;
   if (!(error instanceof AgentError)) throw error;
   await ctx.hook('on_error', { source: 'agent', error: error.message });
   if (ctx.state.lap > 0) {

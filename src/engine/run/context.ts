@@ -59,6 +59,8 @@ export interface RunContext {
   /** Aborted by `/stop --abort` and when the run is torn down: kills running tools. */
   readonly signal: AbortSignal;
   abortTools(cause: 'quit' | 'abort'): void;
+  /** Whether the run was quit: it writes nothing more (`RunInterrupted`). */
+  readonly halted: boolean;
   /** Epoch milliseconds. */
   clock(): number;
   /** Records an event: redacted, folded, handed to every sink. */

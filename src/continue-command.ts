@@ -1,0 +1,27 @@
+import path from 'node:path';
+import { shellQuote } from './engine/abort.js';
+
+/**
+ * loopdeck as it was started now, for a command to copy: `loopdeck` when run by that name
+ * (installed on PATH), else `node <script>` relative to the current folder (`npm start`
+ * runs `node dist/cli.js`).
+ */
+export function selfCommand(): string {
+  const script = process.argv[1] ?? '';
+  return path.basename(script) === 'loopdeck' ? 'loopdeck' : `node ${shortPath(script)}`;
+}
+
+/**
+ * `file` as a shell word: its path relative to the current folder when that is shorter,
+ * else its absolute path, quoted when needed (so a printed command is copyable as is).
+ */
+export function shortPath(file: string): string {
+  const absolute = path.resolve(file);
+  const relative = path.relative(process.cwd(), absolute) || '.';
+  return shellQuote(relative.length < absolute.length ? relative : absolute);
+}
+
+/** The command that continues the run of `runDir`, to print alone on its own line. */
+export function continueCommand(runDir: string): string {
+  return `${selfCommand()} resume ${shortPath(runDir)}`;
+}
