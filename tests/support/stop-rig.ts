@@ -40,15 +40,18 @@ export async function until(check: () => boolean, what: string, ms = 15_000): Pr
   }
 }
 
-/** Pids of the processes whose command line contains `marker` (Linux /proc), zombies left out. */
-export function running(marker: string): number[] {
+/**
+ * Pids of the processes whose command line contains `marker` (Linux /proc), zombies left
+ * out; with `exact`, whose command line is `marker` (so a shell running it is not counted).
+ */
+export function running(marker: string, exact = false): number[] {
   const found: number[] = [];
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry) || Number(entry) === process.pid) continue;
     try {
-      const cmdline = readFileSync(`/proc/${entry}/cmdline`, 'utf8').replaceAll('\0', ' ');
+      const cmdline = readFileSync(`/proc/${entry}/cmdline`, 'utf8').replaceAll('\0', ' ').trim();
       const state = readFileSync(`/proc/${entry}/stat`, 'utf8').split(') ')[1]?.[0];
-      if (cmdline.includes(marker) && state !== 'Z') found.push(Number(entry));
+      if ((exact ? cmdline === marker : cmdline.includes(marker)) && state !== 'Z') found.push(Number(entry));
     } catch {
       // gone
     }
