@@ -6,7 +6,7 @@
  */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { selfCommand, shortPath } from './text/self-command.js';
+import { selfCommand, shortPath } from './continue-command.js';
 
 /** A test runner found in a project, and how loopdeck measures and verifies with it. */
 export interface TestRunner {

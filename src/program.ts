@@ -132,7 +132,11 @@ export function buildProgram(): Command {
       if (resuming && !options.yes) {
         fail(`resuming headless needs --yes; the run stands at: ${summary(prepared)}`);
       }
-      const unsubscribe = prepared.session.subscribe((event) => printJson(event));
+      const unsubscribe = prepared.session.subscribe((event) => {
+        printJson(event);
+        // Processes a crashed run left behind were killed: said on stderr too, where a person reads.
+        if (event.type === 'process.reaped') printError(`loopdeck: ${sanitize(event.data.note, { oneLine: true })}`);
+      });
       process.stdout.on('error', (error: NodeJS.ErrnoException) => {
         if (error.code !== 'EPIPE') throw error;
         // The reader went away (e.g. `| head`): stop streaming and stop the run at the next safe point.
@@ -140,17 +144,27 @@ export function buildProgram(): Command {
         printError('loopdeck: stdout was closed; stopping the run at the next safe point (the log is kept)');
         prepared.session.stop({ abort: false });
       });
-      const { drive, headlessAnswerer } = await import('./engine/drive.js');
-      const outcome = await drive(start(), headlessAnswerer({ approve: options.approve, onPause: options.onPause }));
+      const { driveHeadless } = await import('./headless.js');
+      const ended = await driveHeadless(start(), { approve: options.approve, onPause: options.onPause });
       prepared.log.close();
+      const where = `loopdeck: log ${path.relative(process.cwd(), prepared.log.file)}; workspace ${prepared.workspace}`;
+      if (ended.outcome === null) {
+        const { continueCommand } = await import('./continue-command.js');
+        printError(`loopdeck: interrupted (${ended.signal}): the run stopped where it was; the log is kept.\n${where}\ncontinue with:\n${continueCommand(prepared.runDir)}`);
+        process.exitCode = ended.code;
+        return;
+      }
       // The summary may quote the agent (its final claim) or a server: kept to one line.
-      const said = sanitize(outcome.summary, { oneLine: true });
-      printError(`loopdeck: ${outcome.reason}: ${said}\nloopdeck: log ${path.relative(process.cwd(), prepared.log.file)}; workspace ${prepared.workspace}`);
-      process.exitCode = exitCodeOfRun(outcome);
+      const said = sanitize(ended.outcome.summary, { oneLine: true });
+      printError(`loopdeck: ${ended.outcome.reason}: ${said}\n${where}`);
+      process.exitCode = exitCodeOfRun(ended.outcome);
       return;
     }
     const { runConsole } = await import('./ui/run-console.js');
     const result = await configOrExit(() => runConsole(prepare, { confirmResume: resuming }));
+    // A child the run could not stop in time (a hook, an observer) goes with the console.
+    const { killLiveChildren } = await import('./engine/children.js');
+    killLiveChildren();
     result.prepared.log.close();
     printLine(result.message);
     process.exitCode = exitCodeOfRun(result.outcome ?? null);

@@ -86,7 +86,8 @@ export type Now = number | (() => number);
  * The next step of a run, from its folded state alone: pure, no I/O, no clock of its own
  * (`now` is given for the wall-clock budget).
  *
- * Order at the start of a step (EXECUTING, no open step): an abort, then a stop, then a
+ * An abort the operator asked for (`/stop --abort`) ends the run in any state but a
+ * pending question. Order at the start of a step (EXECUTING, no open step): an abort, then a stop, then a
  * pause the operator asked for, then the budget in the order turns, tool calls, wall
  * clock, tokens, cost. Order after a step (REFLECTING): a lap's end, the checkpoint when
  * due, calls of the same turn still queued, then the pattern (or the lap) decides.
@@ -94,6 +95,8 @@ export type Now = number | (() => number);
 export function nextStep(state: SessionState, policy: DecisionPolicy, now: Now, intents: Intents = NO_INTENTS): Step {
   if (state.done) return { kind: 'finished', reason: state.done.reason };
   if (state.pending) return { kind: 'ask_operator', pending: state.pending };
+  // `/stop --abort` does not wait for a safe point: whatever was under way was killed when it was asked.
+  if (intents.stop === 'abort' && state.machine.started) return { kind: 'finish', finish: { reason: 'aborted', summary: ABORTED_BY_OPERATOR, abort: true } };
   const machine = state.machine.state;
   switch (machine) {
     case 'IDLE':

@@ -114,6 +114,18 @@ export class ToolError extends LoopdeckError {
   }
 }
 
+/**
+ * The run was quit (the console's `q`, SIGINT, SIGTERM or SIGHUP headless): it stops where
+ * it is, writing nothing more, so its log stays resumable. Thrown by the run's event writer
+ * once quit, it unwinds whatever the run was doing (a model request, a tool, a verify)
+ * and ends the run's generator; `drive` passes it on to its caller, who exits 130.
+ */
+export class RunInterrupted extends LoopdeckError {
+  constructor() {
+    super('the run was quit before it ended; the log is kept and `resume` continues it');
+  }
+}
+
 /** The agent misbehaved: a transcript ran out of turns, a malformed response. */
 export class AgentError extends LoopdeckError {
   /** What the failed turn spent (docs/design.md, "Budget"): recorded as `agent.usage`, never lost. */

@@ -173,6 +173,22 @@ export interface EventDataMap {
     elided_count: number;
     elided: Array<{ role: 'tool' | 'user' | 'assistant'; call_id?: string; name?: string; lines: number; elided_chars: number }>;
   };
+  /**
+   * A child process started (a tool, hook, observer, verify command or command agent):
+   * `pgid` is the process group it leads, `tag` the value of `LOOPDECK_PROCESS_TAG` in its
+   * environment and every descendant's, `command` its command line (at most 200
+   * characters). Written when it starts, so that after a crash `resume` can find what may
+   * still run (docs/design.md, "Child processes"). The fold passes over it.
+   */
+  'process.start': { pid: number; pgid: number; tag: string; command: string };
+  /**
+   * On resume, before anything else ran: processes of an earlier process of this run that
+   * still ran (found by their recorded tag in `/proc/<pid>/environ`, and the other members
+   * of a group one of them is in), and were killed. `note` says what happened in one line;
+   * `unchecked` is set when the platform cannot list processes (no `/proc`), so survivors
+   * could not be looked for.
+   */
+  'process.reaped': { processes: Array<{ pid: number; pgid: number; command: string }>; note: string; unchecked?: true };
 }
 
 /** Every event type, in the order of the table above. */
@@ -184,7 +200,7 @@ export const EVENT_TYPES = [
   'tool.result', 'tool.error', 'budget.warn', 'checkpoint.recorded', 'stagnation.detected',
   'repetition.detected', 'goal.revised', 'lap.start', 'lap.end', 'verify.result', 'hook.error', 'budget.extended',
   'reflection.recorded', 'workspace.snapshot', 'abort.recorded', 'agent.notice', 'context.compacted', 'agent.message', 'agent.usage',
-  'checkpoint.unknown',
+  'checkpoint.unknown', 'process.start', 'process.reaped',
 ] as const satisfies readonly EventType[];
 
 const KNOWN = new Set<string>(EVENT_TYPES);

@@ -281,7 +281,9 @@ export function reduce(s: SessionState, e: LoopEvent): void {
       s.exhausted = null;
       const reask = e.data.reask === undefined ? undefined : s.tools[e.data.reask];
       if (reask) {
-        s.pending = { kind: 'tool', call: reask.call, seq: e.seq, reason: 'issued before a restart, with no recorded result' };
+        // Approved with no result: it was running when loopdeck stopped, and may have done part of its work.
+        const reason = reask.decision?.decision === 'approve' ? INTERRUPTED_MID_RUN : 'issued before a restart, with no recorded result';
+        s.pending = { kind: 'tool', call: reask.call, seq: e.seq, reason };
         pauseClock(s, e.at);
       } else if (s.pending?.kind === 'pause') {
         s.pending = null;
@@ -497,10 +499,17 @@ export function reduce(s: SessionState, e: LoopEvent): void {
     case 'abort.recorded':
       s.abort = { report: e.data.report, stash: e.data.stash, restore: e.data.restore };
       break;
+    // Child processes: what resume needs of them it reads from the log itself (run/survivors.ts).
+    case 'process.start':
+    case 'process.reaped':
+      break;
     default:
       assertNever(e);
   }
 }
+
+/** Why a call approved and started before a restart, with no result recorded, is asked about again. */
+export const INTERRUPTED_MID_RUN = 'interrupted mid-run when loopdeck stopped: it was approved and started, and no result was recorded; it may already have had effects';
 
 /** The fields of a state that {@link reduce} changes in place: its arrays and records. */
 const IN_PLACE = ['revisions', 'plan', 'reflections', 'usage', 'warned', 'checkpoints', 'alerts', 'tools', 'toolOrder', 'history', 'compactions'] as const;

@@ -33,7 +33,7 @@ function isEnvelope(value: unknown): value is LoopEvent {
  * turn, a tool call, decision, result or error, a transition, a pause, a checkpoint, ...)
  * makes a log unresumable.
  */
-const HARMLESS_TYPES: ReadonlySet<string> = new Set(['hook.error', 'agent.notice', 'budget.warn']);
+const HARMLESS_TYPES: ReadonlySet<string> = new Set(['hook.error', 'agent.notice', 'budget.warn', 'process.start', 'process.reaped']);
 
 /** A line that could not be read, with what can still be made out of it. */
 interface BadLine {

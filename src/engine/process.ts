@@ -1,5 +1,6 @@
 import { StringDecoder } from 'node:string_decoder';
 import { execa } from 'execa';
+import { childEnded, childStarted } from './children.js';
 import { newTag, TAG_VARIABLE, taggedProcesses } from './descendants.js';
 import { boundText, redactText, tailText, truncationMark } from './redact.js';
 import { secretValues } from './secrets.js';
@@ -288,6 +289,8 @@ export async function runShellProcess(command: string, options: RunShellOptions)
     env: { ...childEnv(), ...options.env, [TAG_VARIABLE]: tag },
     extendEnv: false,
   });
+  // Recorded before anything else happens, so a crash from here on leaves a trace to find it by.
+  if (child.pid !== undefined) childStarted({ pid: child.pid, pgid: child.pid, tag, command: command.length > 200 ? `${command.slice(0, 199)}…` : command });
   const exited = new Promise<Exit>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
   const settled = child.then((result) => result);
   let stopped: KilledBy | null = null;
@@ -322,6 +325,7 @@ export async function runShellProcess(command: string, options: RunShellOptions)
     }
   }
   const result = exit === null ? await settled : null;
+  if (child.pid !== undefined) childEnded(child.pid);
   timer.cancel();
   if (killTimer) clearTimeout(killTimer);
   options.signal?.removeEventListener('abort', onAbort);

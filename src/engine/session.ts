@@ -1,5 +1,6 @@
 import type { SessionState } from './fold.js';
-import { SessionStateError } from './errors.js';
+import { watchChildren, type ChildStart } from './children.js';
+import { RunInterrupted, SessionStateError } from './errors.js';
 import type { LoopEvent } from './events.js';
 import type { GoalDirective } from './goal.js';
 import { BUDGET_NAMES_LIST, incrementError, parseOperatorCommand, performOperatorCommand, type CommandResult } from './operator-command.js';
@@ -77,23 +78,32 @@ export class Session {
     return this.wrap({ kind: 'resume' });
   }
 
-  /** The run's generator, whose `next(payload)` checks the payload against the open yield first. */
+  /**
+   * The run's generator, whose `next(payload)` checks the payload against the open yield
+   * first. Every child process the run starts is recorded as `process.start`. `return()`
+   * quits the run where it is (`RunCore.halt`): a pending `next()` rejects with
+   * `RunInterrupted` and the log ends where the run stood.
+   */
   private wrap(entry: RunEntry): LoopRun {
     const core = this.core;
     core.live = true;
     const inner = live(core, entry);
+    const record = (child: ChildStart) => {
+      if (!core.halted) core.emit('process.start', child);
+    };
     let started = false;
     const wrapper = {
       next: async (...args: [] | [ResumePayload | undefined]) => {
+        if (core.halted) throw new RunInterrupted();
         if (!started) {
           started = true;
-          return inner.next();
+          return watchChildren(record, () => inner.next());
         }
         checkAnswer(core.awaiting, args[0]);
-        return inner.next(args[0]);
+        return watchChildren(record, () => inner.next(args[0]));
       },
       return: (value: LoopOutcome) => {
-        core.abortTools('quit');
+        core.halt();
         return inner.return(value);
       },
       throw: (error: unknown) => inner.throw(error),
@@ -109,7 +119,7 @@ export class Session {
   /** Records a notice from the agent adapter (retries and the like) for the operator. */
   notice(text: string): void {
     const state = this.core.state;
-    if (state.machine.started && !state.done) this.core.emit('agent.notice', { text });
+    if (state.machine.started && !state.done && !this.core.halted) this.core.emit('agent.notice', { text });
   }
 
   /**

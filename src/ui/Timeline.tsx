@@ -15,6 +15,7 @@ function colourOf(e: LoopEvent): string | undefined {
     case 'tool.error':
     case 'hook.error':
     case 'abort.recorded':
+    case 'process.reaped':
       return theme.danger;
     case 'budget.warn':
     case 'session.pause':

@@ -95,6 +95,10 @@ function describeRaw(e: LoopEvent): string {
     }
     case 'hook.error':
       return `hook ${e.data.hook} (${e.data.topic}) failed: ${clean(e.data.error)}`;
+    case 'process.start':
+      return `process ${e.data.pid} started (group ${e.data.pgid}): ${clean(e.data.command)}`;
+    case 'process.reaped':
+      return clean(e.data.note);
     default:
       return assertNever(e);
   }

@@ -1,11 +1,9 @@
-import path from 'node:path';
 import React from 'react';
 import { render, type Instance, type RenderOptions } from 'ink';
 import { drive } from '../engine/drive.js';
 import { guardConsole } from '../text/print.js';
 import { sanitize } from '../text/sanitize.js';
 import { describeError } from '../engine/errors.js';
-import { selfCommand, shortPath } from '../text/self-command.js';
 import type { LoopEvent } from '../engine/events.js';
 import type { LoopOutcome, LoopRun } from '../engine/session.js';
 import type { PreparedRun } from '../launch.js';
@@ -13,6 +11,8 @@ import { App } from './App.js';
 import { ConsoleProvider, type ConsoleController } from './context.js';
 import { createLiveConsole } from './live.js';
 import { EXIT } from '../exit-codes.js';
+import { continueCommand } from '../continue-command.js';
+import { RunInterrupted } from '../engine/errors.js';
 import { createReplay } from './replay.js';
 import { batchInto, createConsoleStore, LIVE_BATCH_MS } from './store.js';
 import { PASTE_OFF, PASTE_ON } from './terminal-input.js';
@@ -248,6 +248,8 @@ export async function runConsole(
               feed.flush();
             },
             (error: unknown) => {
+              // Quit: the run stopped where it was, as asked.
+              if (error instanceof RunInterrupted) return;
               failure = error;
               feed.flush();
               store.getState().setNotice({ ok: false, text: `engine error: ${describeError(error)}` });
@@ -284,7 +286,7 @@ export async function runConsole(
   if (run === null && !options.confirmResume) return { outcome: null, message: `loopdeck: quit before the run started.\n${where}`, prepared };
   const what = run === null ? 'quit without resuming' : 'quit before the run ended';
   // The command alone on its own line: copyable whole however narrow the terminal.
-  const again = `${selfCommand()} resume ${shortPath(prepared.runDir)}`;
+  const again = continueCommand(prepared.runDir);
   return { outcome: null, message: `loopdeck: ${what}; the log is kept.\n${where}\ncontinue with:\n${again}`, prepared };
 }
 

@@ -2,16 +2,16 @@ import type { EventType, LoopEvent } from '../engine/events.js';
 import type { TimelineFilter } from './view.js';
 
 /** Event types hidden by the default `activity` filter: bookkeeping, not activity. */
-const BOOKKEEPING = new Set<EventType>(['state.transition', 'step.start', 'workspace.snapshot']);
+const BOOKKEEPING = new Set<EventType>(['state.transition', 'step.start', 'workspace.snapshot', 'process.start']);
 
 const GROUPS: Record<Exclude<TimelineFilter, 'activity' | 'all'>, ReadonlySet<EventType>> = {
   tools: new Set(['tool.call', 'tool.decision', 'tool.result', 'tool.error']),
   model: new Set(['model.call', 'agent.message', 'plan.draft', 'plan.commit', 'reflection.recorded', 'verify.result', 'context.compacted']),
   checkpoints: new Set(['checkpoint.recorded', 'stagnation.detected', 'checkpoint.unknown', 'workspace.snapshot']),
-  alerts: new Set(['stagnation.detected', 'checkpoint.unknown', 'repetition.detected', 'tool.error', 'hook.error', 'budget.warn', 'abort.recorded']),
+  alerts: new Set(['stagnation.detected', 'checkpoint.unknown', 'repetition.detected', 'tool.error', 'hook.error', 'budget.warn', 'abort.recorded', 'process.reaped']),
   goal: new Set(['goal.revised', 'session.start', 'verify.result', 'session.complete']),
   budget: new Set(['agent.usage', 'budget.warn', 'budget.extended', 'session.pause', 'session.resume', 'context.compacted']),
-  flow: new Set(['state.transition', 'session.start', 'session.pause', 'session.resume', 'session.complete', 'lap.start', 'lap.end']),
+  flow: new Set(['state.transition', 'session.start', 'session.pause', 'session.resume', 'session.complete', 'lap.start', 'lap.end', 'process.reaped']),
 };
 
 /** Whether the filter shows an event of this type. */

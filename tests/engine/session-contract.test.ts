@@ -76,7 +76,10 @@ const shell = (id: string, command: string) => ({ tool_calls: [{ id, name: 'shel
 interface Rig {
   dir: string;
   session: Session;
+  /** The events but `process.start` (see the sink in {@link rig}). */
   events: LoopEvent[];
+  /** Every event, `process.start` included. */
+  all: LoopEvent[];
   /** Events (`event:<type>`), hook firings (`hook:<topic>`) and yields (`yield:<kind>`) in one list. */
   log: string[];
   registry: HookRegistry;
@@ -102,6 +105,7 @@ function rig(options: RigOptions): Rig {
   const policy = policyFor(dir, options.policy);
   const registry = options.registry ?? new HookRegistry();
   const events: LoopEvent[] = [];
+  const all: LoopEvent[] = [];
   const log: string[] = [];
   if (options.record !== false) {
     for (const topic of HOOK_TOPICS) registry.on(topic, 'recorder', () => void log.push(`hook:${topic}`));
@@ -117,12 +121,15 @@ function rig(options: RigOptions): Rig {
     hooks: registry,
     sinks: [
       (e) => {
+        all.push(e);
+        // A child's start carries its pid and a random tag: a record beside the contract's order, not part of it.
+        if (e.type === 'process.start') return;
         events.push(e);
         log.push(`event:${e.type}`);
       },
     ],
   });
-  return { dir, session, events, log, registry, policy };
+  return { dir, session, events, all, log, registry, policy };
 }
 
 /** Runs a generator to its end, answering every yield with `answer` (default: approve / continue). */
@@ -201,8 +208,8 @@ describe('the loop contract: event and hook order', () => {
       'hook:on_complete',
     ]);
     // seq dense from 0, `at` from the injected clock
-    expect(r.events.map((e) => e.seq)).toEqual(r.events.map((_, i) => i));
-    expect(r.events.every((e, i) => i === 0 || e.at > r.events[i - 1]!.at)).toBe(true);
+    expect(r.all.map((e) => e.seq)).toEqual(r.all.map((_, i) => i));
+    expect(r.all.every((e, i) => i === 0 || e.at > r.all[i - 1]!.at)).toBe(true);
   });
 
   it('a plan whose steps 2 and 3 need shell: yields for step 2 first; each tool step follows the documented order', async () => {

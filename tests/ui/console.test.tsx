@@ -91,7 +91,7 @@ describe('tool approval', () => {
     expect(normalize(rig.frame())).toMatchInlineSnapshot(`
       "loopdeck Make the greeting friendlier                                                    run ui-test
       react · DONE (goal_met) · iteration 2/20 · T
-      IDLE › PLANNING › EXECUTING › AWAITING_TOOL › REFLECTING ›  DONE   ← REFLECTING #20
+      IDLE › PLANNING › EXECUTING › AWAITING_TOOL › REFLECTING ›  DONE   ← REFLECTING #22
       turns 10%           tool calls 5%       wall clock #%       tokens 0%           cost 0%
       █░░░░░░░░░░░░░ 2/20 █░░░░░░░░░░░░░ 1/20 ~~~~~~~~~~~~ #s/30m ░░░░░░░░░░ 120/100k ░░░░░░░ $0.00/$1.00
       workspace progress unknown (not git) · ✓ claim verified
@@ -111,11 +111,11 @@ describe('tool approval', () => {
           7 tool.call           tool call shell {"command":"echo hello-from-shell"}
           8 step.end            step 1 awaiting_tool
          10 tool.decision       approved by operator
-         11 tool.result         shell ok exit 0 (N ms): hello-from-shell
-         16 model.call          turn 2: claims done: The greeting is friendlier. (0+0 tok)
-         17 step.end            step 2 ok
-         19 verify.result       verify passed: node -e "process.exit(0)" → 0
-         21 session.complete    complete: goal_met: The greeting is friendlier.
+         12 tool.result         shell ok exit 0 (N ms): hello-from-shell
+         17 model.call          turn 2: claims done: The greeting is friendlier. (0+0 tok)
+         18 step.end            step 2 ok
+         21 verify.result       verify passed: node -e "process.exit(0)" → 0
+         23 session.complete    complete: goal_met: The greeting is friendlier.
 
       Run finished: goal_met. [tab] panel  [/] command  [?] help  [q] quit"
     `);
@@ -343,10 +343,10 @@ describe('stagnation', () => {
     const terminal = await renderStore(createConsoleStore(events));
     expect(terminal.frame()).toMatchInlineSnapshot(`
       "loopdeck Make the greeting friendlier                                                    run ui-test
-      react · DONE (goal_met) · iteration 3/20 · 7s
-      IDLE › PLANNING › EXECUTING › AWAITING_TOOL › REFLECTING ›  DONE   ← REFLECTING #25
+      react · DONE (goal_met) · iteration 3/20 · 8s
+      IDLE › PLANNING › EXECUTING › AWAITING_TOOL › REFLECTING ›  DONE   ← REFLECTING #29
       turns 15%           tool calls 0%       wall clock 0%       tokens 0%           cost 0%
-      ██░░░░░░░░░░░░ 3/20 ░░░░░░░░░░░░░░ 0/20 ░░░░░░░░░░░░ 7s/30m ░░░░░░░░░░░░ 0/100k ░░░░░░░ $0.00/$1.00
+      ██░░░░░░░░░░░░ 3/20 ░░░░░░░░░░░░░░ 0/20 ░░░░░░░░░░░░ 8s/30m ░░░░░░░░░░░░ 0/100k ░░░░░░░ $0.00/$1.00
       workspace progress unknown (not git) · ✓ claim verified
        ⚠ STAGNATION_DETECTED: 2/2 checkpoints without observed progress (turn 3) (claims made, nothing me…
       ──  Checkpoint  │ Goal │ Tool call │ Progress (tab)
@@ -359,16 +359,16 @@ describe('stagnation', () => {
 
 
       ── Timeline · filter activity (f) · 15 events · following (end)
-         10 checkpoint.recorded checkpoint #1 (turn 1): BASELINE, counter 0/2
-         13 model.call          turn 2: Still looking. (0+0 tok)
-         14 step.end            step 2 ok: Still looking.
-         16 checkpoint.recorded checkpoint #2 (turn 2): NO_OBSERVED_PROGRESS, counter 1/2
-         19 model.call          turn 3: claims done: The greeting is friendlier. (0+0 tok)
-         20 step.end            step 3 ok
-      !  22 checkpoint.recorded checkpoint #3 (turn 3): NO_OBSERVED_PROGRESS + STAGNATION_DETECTED, count…
-      !  23 stagnation.detected STAGNATION_DETECTED 2/2 → alert
-         24 verify.result       verify passed: node -e "process.exit(0)" → 0
-         26 session.complete    complete: goal_met: The greeting is friendlier.
+         11 checkpoint.recorded checkpoint #1 (turn 1): BASELINE, counter 0/2
+         14 model.call          turn 2: Still looking. (0+0 tok)
+         15 step.end            step 2 ok: Still looking.
+         18 checkpoint.recorded checkpoint #2 (turn 2): NO_OBSERVED_PROGRESS, counter 1/2
+         21 model.call          turn 3: claims done: The greeting is friendlier. (0+0 tok)
+         22 step.end            step 3 ok
+      !  25 checkpoint.recorded checkpoint #3 (turn 3): NO_OBSERVED_PROGRESS + STAGNATION_DETECTED, count…
+      !  26 stagnation.detected STAGNATION_DETECTED 2/2 → alert
+         28 verify.result       verify passed: node -e "process.exit(0)" → 0
+         30 session.complete    complete: goal_met: The greeting is friendlier.
 
       Run finished: goal_met. [tab] panel  [x] ack alert  [/] command  [?] help  [q] quit"
     `);

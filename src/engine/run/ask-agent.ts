@@ -21,6 +21,8 @@ import { spentAnything } from '../unmeasured-usage.js';
  * the request is cancelled and the budget step follows, as it would at the start of a
  * step; when the agent stops waiting for a pause asked for ({@link TurnInterrupted}), the
  * run pauses. Either way the step stays open with no turn: it is asked again afterwards.
+ * A request cut short by `/stop --abort` ends the step and leaves the end of the run to
+ * the abort (stash, report); one cut short by a quit writes nothing (`RunInterrupted`).
  * @returns the outcome when the agent's failure (or the budget) ended the run
  */
 export async function* askAgent(ctx: RunContext, step: number): Gen<Done> {
@@ -125,6 +127,8 @@ async function agentFailed(ctx: RunContext, step: number, error: unknown): Promi
   ctx.emit('step.end', { step, outcome: 'error', thought: describeError(error) });
   await ctx.hook('after_step', { step, outcome: 'error' });
   ctx.go('REFLECTING');
+  // `/stop --abort` cut the request short: the runner's next step is the circuit breaker.
+  if (ctx.intents.stop === 'abort') return undefined;
   if (!(error instanceof AgentError)) throw error;
   await ctx.hook('on_error', { source: 'agent', error: error.message });
   if (ctx.state.lap > 0) {

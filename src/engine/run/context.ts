@@ -61,6 +61,8 @@ export interface RunContext {
   /** Dispatches a `pause` event when the operator asks to pause (waits that may end early listen). */
   readonly pauseRequests: EventTarget;
   abortTools(cause: 'quit' | 'abort'): void;
+  /** Whether the run was quit: it writes nothing more (`RunInterrupted`). */
+  readonly halted: boolean;
   /** Epoch milliseconds. */
   clock(): number;
   /** Records an event: redacted, folded, handed to every sink. */

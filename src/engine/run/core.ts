@@ -1,6 +1,7 @@
 import type { Agent, AgentContext } from '../agents/agent.js';
 import type { DecisionPolicy, Intents, Step } from '../decide.js';
 import { assertEventType, type EventDataMap, type EventType, type LoopEvent } from '../events.js';
+import { RunInterrupted } from '../errors.js';
 import { draftOf, fold, INITIAL_STATE, reduce, type SessionState } from '../fold.js';
 import { HookRegistry, type HookOutcome, type HookPayloads, type HookTopic } from '../hooks.js';
 import { transition, type LoopState } from '../machine.js';
@@ -43,6 +44,8 @@ export class RunCore implements RunContext {
   readonly sinks: Array<(event: LoopEvent) => void>;
   /** Whether a run generator is going. */
   live = false;
+  /** Set once the run was quit: nothing more is written ({@link RunInterrupted}). */
+  halted = false;
   /** A copy of the state handed out, until the next event. */
   private frozen: SessionState | null = null;
   private readonly abort = new AbortController();
@@ -90,11 +93,24 @@ export class RunCore implements RunContext {
     this.abort.abort(cause);
   }
 
+  /**
+   * Quits the run where it is: the log is sealed (every later {@link emit} or hook call
+   * throws {@link RunInterrupted}), and a model request, tool, verify or command agent
+   * under way is killed, with nothing of it recorded. The log then reads as if loopdeck
+   * had stopped at that instant, and `resume` continues from it.
+   */
+  halt(): void {
+    this.halted = true;
+    this.abort.abort('quit');
+  }
+
   clock(): number {
     return this.now();
   }
 
+  /** @throws RunInterrupted once the run was quit ({@link halt}): the log stays as it was. */
   emit<T extends EventType>(type: T, data: EventDataMap[T]): LoopEvent {
+    if (this.halted) throw new RunInterrupted();
     assertEventType(type);
     const event = { seq: this.state.lastSeq + 1, at: this.now(), session: this.options.id, type, data: this.redact(data) } as LoopEvent;
     reduce(this.state, event);
@@ -113,6 +129,7 @@ export class RunCore implements RunContext {
   }
 
   async hook<T extends HookTopic>(topic: T, payload: HookPayloads[T]): Promise<HookOutcome> {
+    if (this.halted) throw new RunInterrupted();
     const outcome = await this.hooks.call(topic, payload);
     for (const failure of outcome.failures) {
       this.emit('hook.error', failure);

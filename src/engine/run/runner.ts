@@ -1,11 +1,12 @@
 import { nextStep } from '../decide.js';
-import { describeError, InvariantError, SessionStateError } from '../errors.js';
+import { describeError, InvariantError, RunInterrupted, SessionStateError } from '../errors.js';
 import { SCHEMA_VERSION } from '../events.js';
 import { resolvePattern } from '../patterns.js';
 import type { Goal } from '../types.js';
 import { snapshotWorkspace } from './checkpoint-step.js';
 import type { RunContext } from './context.js';
 import { abortRun } from './finish.js';
+import { reapSurvivors } from './survivors.js';
 import type { Gen, LoopOutcome } from './types.js';
 import { warnBudget } from './verify-step.js';
 
@@ -22,8 +23,9 @@ export type RunEntry = { kind: 'start'; goal: Goal } | { kind: 'resume' };
 export async function* runLoop(ctx: RunContext, entry: RunEntry): Gen<LoopOutcome> {
   try {
     if (entry.kind === 'start') begin(ctx, entry.goal);
-    else recover(ctx);
+    else await reapSurvivors(ctx, () => recover(ctx));
     for (;;) {
+      if (ctx.halted) throw new RunInterrupted();
       // Entering REFLECTING records the workspace's git state, once per step.
       if (ctx.state.machine.state === 'REFLECTING') await snapshotWorkspace(ctx);
       let read: number | undefined;
@@ -34,6 +36,8 @@ export async function* runLoop(ctx: RunContext, entry: RunEntry): Gen<LoopOutcom
       if (done) return done;
     }
   } catch (error) {
+    // Quit: the run stops where it is, nothing more is written.
+    if (error instanceof RunInterrupted) throw error;
     const message = describeError(error);
     await ctx.hook('on_error', { source: 'engine', error: message });
     return await abortRun(ctx, `engine error: ${message}`);

@@ -1,9 +1,5 @@
-/**
- * How a printed message names loopdeck and a file, so that the command it prints can be
- * copied and run as is from the folder the user is in.
- */
 import path from 'node:path';
-import { shellQuote } from '../engine/abort.js';
+import { shellQuote } from './engine/abort.js';
 
 /**
  * loopdeck as it was started now, for a command to copy: `loopdeck` when run by that name
@@ -23,4 +19,9 @@ export function shortPath(file: string): string {
   const absolute = path.resolve(file);
   const relative = path.relative(process.cwd(), absolute) || '.';
   return shellQuote(relative.length < absolute.length ? relative : absolute);
+}
+
+/** The command that continues the run of `runDir`, to print alone on its own line. */
+export function continueCommand(runDir: string): string {
+  return `${selfCommand()} resume ${shortPath(runDir)}`;
 }

@@ -1,0 +1,56 @@
+import { killLiveChildren } from './engine/children.js';
+import { drive, headlessAnswerer, type HeadlessPolicy } from './engine/drive.js';
+import { RunInterrupted } from './engine/errors.js';
+import type { LoopOutcome, LoopRun } from './engine/session.js';
+import { EXIT, type ExitCode } from './exit-codes.js';
+
+/** How a headless run ended: its outcome, or the signal that quit it (`outcome: null`). */
+export type HeadlessEnd = { outcome: LoopOutcome } | { outcome: null; signal: NodeJS.Signals; code: ExitCode };
+
+/** The signals that quit a headless run, with the exit code each gives (128 + its number). */
+const QUIT_SIGNALS: ReadonlyArray<[NodeJS.Signals, ExitCode]> = [
+  ['SIGINT', EXIT.interrupted],
+  ['SIGTERM', EXIT.terminated],
+  ['SIGHUP', EXIT.hangup],
+];
+
+/** Milliseconds a quit run gets to unwind (its tools, model request or verify killed) before loopdeck goes anyway. */
+const UNWIND_MS = 5000;
+
+/**
+ * Drives `run` to its end with the headless answers, or until SIGINT, SIGTERM or SIGHUP
+ * quits it (docs/design.md, "Quit and abort"): the run stops where it is (a model request,
+ * a tool, a verify or a command agent under way is killed and nothing of it recorded), the
+ * log stays resumable, and every child process group still running is killed before this
+ * returns. A second signal does not wait for the run to unwind.
+ * @throws whatever the run throws but the quit itself
+ */
+export async function driveHeadless(run: LoopRun, policy: HeadlessPolicy): Promise<HeadlessEnd> {
+  let quit: { signal: NodeJS.Signals; code: ExitCode } | null = null;
+  let hurry!: () => void;
+  const hurried = new Promise<null>((resolve) => (hurry = () => resolve(null)));
+  const listeners = QUIT_SIGNALS.map(([signal, code]) => {
+    const listener = () => {
+      if (quit) return hurry();
+      quit = { signal, code };
+      setTimeout(hurry, UNWIND_MS).unref();
+      run.return(undefined as never).catch(() => undefined);
+    };
+    process.on(signal, listener);
+    return [signal, listener] as const;
+  });
+  try {
+    const driven = drive(run, headlessAnswerer(policy)).catch((error: unknown) => {
+      if (error instanceof RunInterrupted) return null;
+      throw error;
+    });
+    const outcome = await Promise.race([driven, hurried]);
+    // A run that ended on its own, even just as a signal came: its outcome stands.
+    if (outcome !== null) return { outcome };
+    // `null` comes only after a signal set `quit`.
+    return { outcome: null, ...(quit as unknown as { signal: NodeJS.Signals; code: ExitCode }) };
+  } finally {
+    for (const [signal, listener] of listeners) process.off(signal, listener);
+    killLiveChildren();
+  }
+}
