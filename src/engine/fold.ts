@@ -1,7 +1,8 @@
 import type { AgentMessage } from './agents/agent.js';
 import { ZERO_USAGE } from './budget.js';
 import { INITIAL_EVALUATOR, type EvaluatorState } from './checkpoint.js';
-import { assertNever, type GoalRevision, type LoopEvent, type VerifyCommandResult } from './events.js';
+import { assertNever, type EventOf, type GoalRevision, type LoopEvent, type VerifyCommandResult } from './events.js';
+import { describeFinding, type ProtectBaseline } from './constraints.js';
 import { INITIAL_MACHINE, transition, type DoneReason, type LoopState, type MachineState } from './machine.js';
 import { lapNote } from './lap-handover.js';
 import { mergeReport } from './reported.js';
@@ -34,12 +35,17 @@ export type PendingYield =
   | { kind: 'tool'; call: ToolCall; seq: number; reason?: string }
   | { kind: 'pause'; reason: string; cause: PauseReason; prompt: string; from: LoopState; seq: number };
 
-/** An alert the operator must see (stagnation, repetition). */
+/** An alert the operator must see (stagnation, repetition, a constraint violated or not checkable). */
 export interface Alert {
   seq: number;
-  kind: 'stagnation' | 'repetition';
+  kind: 'stagnation' | 'repetition' | 'constraint';
   message: string;
 }
+
+/** A finding of a constraint check as folded: the event's data with its `seq`. */
+export type ConstraintFindingRecord =
+  | ({ seq: number; outcome: 'violated' } & EventOf<'constraint.violated'>['data'])
+  | ({ seq: number; outcome: 'error' } & EventOf<'constraint.unchecked'>['data']);
 
 /** A revision of the goal as recorded. */
 export interface RevisionRecord extends GoalRevision {
@@ -153,6 +159,14 @@ export interface SessionState {
    */
   lastVerify: { seq: number; passed: boolean; trigger: 'claim' | 'check'; commands: VerifyCommandResult[]; step: number; lap: number; claim: string | null } | null;
   hookErrors: number;
+  /**
+   * Checked constraints found violated or not checkable at the last checkpoint
+   * (`constraint.violated`, `constraint.unchecked`), in the order checked; cleared by the
+   * next `checkpoint.recorded`, since each check compares with the run's start.
+   */
+  constraintFindings: ConstraintFindingRecord[];
+  /** The working tree as the run started, for `protect` constraints (`session.start`); `null` when none was recorded. */
+  protectBaseline: ProtectBaseline | null;
   done: { reason: DoneReason; summary: string; detail?: string } | null;
   eventCount: number;
   lastSeq: number;
@@ -217,6 +231,8 @@ export const INITIAL_STATE: SessionState = {
   abort: null,
   lastVerify: null,
   hookErrors: 0,
+  constraintFindings: [],
+  protectBaseline: null,
   done: null,
   eventCount: 0,
   lastSeq: -1,
@@ -270,6 +286,7 @@ export function reduce(s: SessionState, e: LoopEvent): void {
       s.goal = e.data.goal;
       s.limits = { ...e.data.budget };
       s.checkpointEvery = e.data.checkpoint_every;
+      s.protectBaseline = e.data.protect_baseline ?? null;
       s.startedAt = e.at;
       s.activeSince = e.at;
       break;
@@ -398,6 +415,7 @@ export function reduce(s: SessionState, e: LoopEvent): void {
         s.goal = { ...s.goal, notes: [...s.goal.notes, `iteration ${checkpoint.iteration}: ${checkpoint.status}${moved ? ` (${moved})` : ''}`] };
       }
       s.reportSinceCheckpoint = INITIAL_STATE.reportSinceCheckpoint;
+      s.constraintFindings = [];
       const last = { ...s.evaluator.last };
       for (const signal of checkpoint.signals) if (signal.after !== null) last[signal.signal] = signal.after;
       s.evaluator = { count: s.evaluator.count + 1, counter: checkpoint.counter, last };
@@ -483,6 +501,17 @@ export function reduce(s: SessionState, e: LoopEvent): void {
       s.compactions.push({ seq: e.seq, turn, before_tokens, after_tokens, dropped_turns, elided_count });
       break;
     }
+    case 'constraint.violated': {
+      const line = describeFinding({ ...e.data, outcome: 'violated' });
+      s.constraintFindings = [...s.constraintFindings, { seq: e.seq, outcome: 'violated', ...e.data }];
+      s.alerts.push({ seq: e.seq, kind: 'constraint', message: line });
+      s.history.push({ role: 'harness', content: `You broke a constraint of the goal. ${line}. Undo what breaks it: the constraint still holds.` });
+      break;
+    }
+    case 'constraint.unchecked':
+      s.constraintFindings = [...s.constraintFindings, { seq: e.seq, outcome: 'error', ...e.data }];
+      s.alerts.push({ seq: e.seq, kind: 'constraint', message: describeFinding({ ...e.data, outcome: 'error' }) });
+      break;
     case 'abort.recorded':
       s.abort = { report: e.data.report, stash: e.data.stash, restore: e.data.restore };
       break;

@@ -3,6 +3,7 @@ import { afterDetection } from '../decide.js';
 import { describeError } from '../errors.js';
 import { gitSnapshot, isGitWorkTree } from '../git-progress.js';
 import { observe } from '../observe.js';
+import { constraintStep } from './constraint-step.js';
 import type { RunContext } from './context.js';
 import type { Done, Gen } from './types.js';
 
@@ -33,6 +34,8 @@ export async function* checkpointStep(ctx: RunContext, iteration: number): Gen<D
   );
   ctx.emit('checkpoint.recorded', { checkpoint: record });
   ctx.options.sync?.();
+  const broke = yield* constraintStep(ctx, iteration);
+  if (broke) return broke;
   if (!record.stagnation_detected) return undefined;
   const action = policy.stagnation.on_detect;
   ctx.emit('stagnation.detected', { counter: record.counter, threshold: record.threshold, iteration, action });
