@@ -89,17 +89,17 @@ export async function protectBaseline(workspace: string): Promise<ProtectBaselin
 /**
  * Paths (relative to `workspace`) that differ between `base` and the working tree now,
  * loopdeck's own `.loopdeck/` left out.
+ * @param current the working tree's hash if it was just taken (after this very step), else it is taken here
  * @throws Error when the workspace is no longer a repository or git fails (e.g. the starting tree was pruned)
  */
-export async function changedSince(workspace: string, base: string): Promise<string[]> {
-  const now = await gitSnapshot(workspace);
-  if (!now) throw new Error('the workspace is no longer a git repository');
-  const prefix = await runGit(workspace, ['rev-parse', '--show-prefix']);
-  const top = await runGit(workspace, ['rev-parse', '--show-toplevel']);
-  if (prefix.exitCode !== 0 || top.exitCode !== 0) throw new Error(`git rev-parse failed: ${(prefix.stderr || top.stderr).trim()}`);
-  const diff = await runGit(top.stdout.trim(), ['diff-tree', '-r', '-z', '--no-renames', '--name-only', base, now.tree]);
+export async function changedSince(workspace: string, base: string, current?: string): Promise<string[]> {
+  const now = current ?? (await gitSnapshot(workspace))?.tree;
+  if (now === undefined) throw new Error('the workspace is no longer a git repository');
+  const where = await runGit(workspace, ['rev-parse', '--show-toplevel', '--show-prefix']);
+  if (where.exitCode !== 0) throw new Error(`git rev-parse in ${workspace} failed (exit ${where.exitCode}): ${where.stderr.trim()}`);
+  const [top = '', inside = ''] = where.stdout.split('\n').map((line) => line.trim());
+  const diff = await runGit(top, ['diff-tree', '-r', '-z', '--no-renames', '--name-only', base, now]);
   if (diff.exitCode !== 0) throw new Error(`git diff-tree ${base.slice(0, 12)} failed (exit ${diff.exitCode}): ${diff.stderr.trim()}`);
-  const inside = prefix.stdout.trim();
   return diff.stdout
     .split('\0')
     .filter((p) => p !== '' && p.startsWith(inside))
@@ -108,13 +108,13 @@ export async function changedSince(workspace: string, base: string): Promise<str
 }
 
 /** The protect check of constraint `index` against the starting tree. */
-async function checkProtect(index: number, text: string, patterns: string[], workspace: string, baseline: ProtectBaseline | undefined): Promise<ConstraintFinding> {
+async function checkProtect(index: number, text: string, patterns: string[], workspace: string, baseline: ProtectBaseline | undefined, current?: string): Promise<ConstraintFinding> {
   const base = { index, text, check: 'protect' as const };
   if (!baseline) return { ...base, outcome: 'error', error: 'no starting tree was recorded when the run started: changed paths cannot be listed' };
   if (baseline.tree === null) return { ...base, outcome: 'error', error: baseline.error ?? 'no starting tree' };
   let changed: string[];
   try {
-    changed = await changedSince(workspace, baseline.tree);
+    changed = await changedSince(workspace, baseline.tree, current);
   } catch (error) {
     return { ...base, outcome: 'error', error: describeError(error) };
   }
@@ -142,6 +142,14 @@ async function checkCommand(index: number, text: string, command: string, timeou
   return { ...base, outcome: 'violated', exit_code: result.exit_code, ...(output ? { output: output.slice(-1000) } : {}) };
 }
 
+/** Options of {@link checkConstraints}. */
+export interface CheckOptions {
+  /** The working tree's hash if a snapshot was just taken after the step being checked. */
+  current?: string;
+  /** Kills a running command check when the run is stopped. */
+  signal?: AbortSignal;
+}
+
 /**
  * Evaluates every check of every constraint, in order: one finding per check (a constraint
  * with both `protect` and `command` gives two). Plain texts give none.
@@ -150,12 +158,13 @@ export async function checkConstraints(
   specs: readonly ConstraintSpec[],
   workspace: string,
   baseline: ProtectBaseline | undefined,
-  signal?: AbortSignal,
+  options: CheckOptions = {},
 ): Promise<ConstraintFinding[]> {
+  const { current, signal } = options;
   const findings: ConstraintFinding[] = [];
   for (const [index, spec] of specs.entries()) {
     if (typeof spec === 'string') continue;
-    if (spec.protect) findings.push(await checkProtect(index, spec.text, spec.protect, workspace, baseline));
+    if (spec.protect) findings.push(await checkProtect(index, spec.text, spec.protect, workspace, baseline, current));
     if (spec.command) findings.push(await checkCommand(index, spec.text, spec.command, spec.timeout ?? DEFAULT_CONSTRAINT_TIMEOUT, workspace, signal));
   }
   return findings;

@@ -167,9 +167,15 @@ const checkedConstraint = z
   })
   .refine((c) => c.protect !== undefined || c.command !== undefined, { error: 'expected protect or command (a constraint without a check is written as plain text)' });
 
-const constraintSchema = z.union([text, checkedConstraint], {
-  error: (iss) => `expected a text or { text, protect | command }, found ${describeValue(iss.input)}`,
-});
+/** For a mapping, what its own schema found wrong (the text branch's "expected a string" says nothing). */
+function constraintMessage(iss: { input?: unknown; errors?: ReadonlyArray<ReadonlyArray<{ path: PropertyKey[]; message: string }>> }): string {
+  const input = iss.input;
+  const inner = input !== null && typeof input === 'object' && !Array.isArray(input) ? iss.errors?.[1]?.[0] : undefined;
+  if (inner) return `${inner.path.length > 0 ? `${inner.path.map(String).join('.')}: ` : ''}${inner.message}`;
+  return `expected a text or { text, protect | command }, found ${describeValue(input)}`;
+}
+
+const constraintSchema = z.union([text, checkedConstraint], { error: (iss) => constraintMessage(iss as Parameters<typeof constraintMessage>[0]) });
 
 const goalSchema = z
   .strictObject({

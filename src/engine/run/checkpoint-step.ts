@@ -63,6 +63,7 @@ export async function snapshotWorkspace(ctx: Pick<RunContext, 'state' | 'memory'
     const snapshot = await gitSnapshot(ctx.options.workspace, memory.lastSnapshot);
     if (!snapshot) return;
     memory.lastSnapshot = snapshot;
+    memory.lastSnapshotStep = ctx.state.step;
     ctx.emit('workspace.snapshot', { head: snapshot.head, tree: snapshot.tree, new_commits: snapshot.new_commits, git: true });
   } catch (error) {
     await ctx.hook('on_error', { source: 'workspace snapshot', error: describeError(error) });

@@ -15,7 +15,12 @@ export async function* constraintStep(ctx: RunContext, iteration: number): Gen<D
   const { policy, workspace } = ctx.options;
   if (!hasChecks(policy.goal.constraints)) return undefined;
   const action = policy.goal.on_violation ?? 'pause';
-  const findings = await checkConstraints(policy.goal.constraints, workspace, ctx.state.protectBaseline ?? undefined, ctx.signal);
+  // The snapshot taken on entering REFLECTING after this very step is the tree to compare.
+  const fresh = ctx.memory.lastSnapshotStep === ctx.state.step ? ctx.memory.lastSnapshot?.tree : undefined;
+  const findings = await checkConstraints(policy.goal.constraints, workspace, ctx.state.protectBaseline ?? undefined, {
+    signal: ctx.signal,
+    ...(fresh ? { current: fresh } : {}),
+  });
   const lines: string[] = [];
   for (const f of findings) {
     if (f.outcome === 'violated') {
