@@ -183,7 +183,7 @@ const goalSchema = z
     success_criteria: z.array(text).default([]).describe('How the goal is judged; shown to the agent.'),
     constraints: z
       .array(constraintSchema)
-      .default([])
+      .prefault([])
       .describe('What must not happen (e.g. "do not edit the tests"): a text, or `{ text, protect, command }` with checks run at each checkpoint.'),
     on_violation: z
       .enum(['alert', 'pause', 'stop'])
