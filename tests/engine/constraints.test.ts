@@ -272,3 +272,43 @@ describe('loop.yaml', () => {
     expect(String(error?.message)).toContain(message);
   });
 });
+
+describe('a constraint pause and resume', () => {
+  it('a run restarted at a constraint pause asks it again; continue goes on with the same starting tree', async () => {
+    const ws = repo();
+    const policy = parsePolicy(
+      stringify({
+        goal: { objective: 'fix', constraints: [DO_NOT_EDIT_TESTS] },
+        agent: { kind: 'scripted', script: 'x.yaml' },
+        workspace: { path: '.', copy: 'none' },
+        verify: [{ command: 'false' }],
+        hooks: [],
+        checkpoint: { every_iterations: 1 },
+        budget: { max_iterations: 2 },
+        approval: { default: 'allow' },
+      }),
+      path.join(ws, 'loop.yaml'),
+    );
+    const transcript = stringify({ turns: [{ tool_calls: [edit('t1', 'test/a.test.ts', 'x\n')] }, { thought: 'after the pause' }] });
+    let now = 1_700_000_000_000;
+    const first: LoopEvent[] = [];
+    const live = new Session({ id: 's1', agent: ScriptedAgent.fromYaml(transcript), policy, workspace: ws, clock: () => (now += 1000), sinks: [(e) => first.push(e)] });
+    const gen = live.run(newGoal('fix', [], policy.goal.constraints));
+    const asked = await gen.next();
+    expect(asked.value).toMatchObject({ kind: 'pause', reason: 'constraint' });
+    await gen.return({ reason: 'stopped', summary: 'killed' });
+
+    const again: LoopEvent[] = [...first];
+    const agent = ScriptedAgent.fromYaml(transcript);
+    const resumed = new Session({ id: 's1', agent, policy, workspace: ws, clock: () => (now += 1000), sinks: [(e) => again.push(e)], prior: first });
+    const run2 = resumed.resume();
+    const reasked = await run2.next();
+    expect(reasked.value).toMatchObject({ kind: 'pause', reason: 'constraint', prompt: expect.stringContaining('"do not edit the tests" violated') });
+    let step = await run2.next({ action: 'continue' });
+    while (!step.done) step = await run2.next({ action: 'stop' });
+    const after = again.slice(first.length);
+    // The checkpoint after the resumed turn compares with the start recorded before the restart.
+    expect(of(after, 'constraint.violated').map((e) => [e.data.iteration, e.data.paths])).toEqual([[2, ['test/a.test.ts']]]);
+    expect(of(after, 'session.start')).toEqual([]);
+  });
+});
