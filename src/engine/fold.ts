@@ -270,6 +270,22 @@ function toolMessage(record: ToolRecord): AgentMessage {
   return { role: 'tool', call_id: call.id, name: call.name, status: result!.status, content: result!.output };
 }
 
+/**
+ * A constraint check's finding (docs/design.md, "Goals"): kept for the goal panel until the
+ * next checkpoint, an alert, and for a violation a harness note telling the agent which
+ * constraint it broke.
+ */
+function foldConstraint(s: SessionState, e: EventOf<'constraint.violated'> | EventOf<'constraint.unchecked'>): void {
+  const finding: ConstraintFindingRecord =
+    e.type === 'constraint.violated' ? { seq: e.seq, outcome: 'violated', ...e.data } : { seq: e.seq, outcome: 'error', ...e.data };
+  const line = describeFinding(finding);
+  s.constraintFindings = [...s.constraintFindings, finding];
+  s.alerts.push({ seq: e.seq, kind: 'constraint', message: line });
+  if (finding.outcome === 'violated') {
+    s.history.push({ role: 'harness', content: `You broke a constraint of the goal. ${line}. Undo what breaks it: the constraint still holds.` });
+  }
+}
+
 /** Applies one event to a private draft. Never called on a state someone else holds. */
 export function reduce(s: SessionState, e: LoopEvent): void {
   s.eventCount += 1;
@@ -501,17 +517,9 @@ export function reduce(s: SessionState, e: LoopEvent): void {
       s.compactions.push({ seq: e.seq, turn, before_tokens, after_tokens, dropped_turns, elided_count });
       break;
     }
-    case 'constraint.violated': {
-      const line = describeFinding({ ...e.data, outcome: 'violated' });
-      s.constraintFindings = [...s.constraintFindings, { seq: e.seq, outcome: 'violated', ...e.data }];
-      s.alerts.push({ seq: e.seq, kind: 'constraint', message: line });
-      s.history.push({ role: 'harness', content: `You broke a constraint of the goal. ${line}. Undo what breaks it: the constraint still holds.` });
-      break;
-    }
+    case 'constraint.violated':
     case 'constraint.unchecked':
-      s.constraintFindings = [...s.constraintFindings, { seq: e.seq, outcome: 'error', ...e.data }];
-      s.alerts.push({ seq: e.seq, kind: 'constraint', message: describeFinding({ ...e.data, outcome: 'error' }) });
-      break;
+      return foldConstraint(s, e);
     case 'abort.recorded':
       s.abort = { report: e.data.report, stash: e.data.stash, restore: e.data.restore };
       break;
