@@ -183,16 +183,17 @@ export function afterStep(state: SessionState, policy: DecisionPolicy): Step {
 }
 
 /**
- * What follows a stagnation or repetition detection (`on_detect`): `alert` goes on
- * (`null`), `pause` asks the operator, `stop` ends the run. A stagnation stop is the
- * circuit breaker (abort: stash and report); a repetition stop ends the run `stopped`.
+ * What follows a stagnation or repetition detection (`on_detect`) or a violated constraint
+ * (`goal.on_violation`): `alert` goes on (`null`), `pause` asks the operator, `stop` ends
+ * the run. A stagnation stop is the circuit breaker (abort: stash and report); a
+ * repetition or constraint stop ends the run `stopped` (the workspace is left as it is).
  */
-export function afterDetection(kind: 'stagnation' | 'repetition', action: 'alert' | 'pause' | 'stop', summary: string): Step | null {
+export function afterDetection(kind: 'stagnation' | 'repetition' | 'constraint', action: 'alert' | 'pause' | 'stop', summary: string): Step | null {
   if (action === 'alert') return null;
   if (action === 'stop') {
     return { kind: 'finish', finish: kind === 'stagnation' ? { reason: 'aborted', summary, abort: true } : { reason: 'stopped', summary } };
   }
-  const ask = kind === 'stagnation' ? 'Continue, redirect the goal (/goal redirect <text>), or stop?' : 'Continue (the call runs), redirect the goal, or stop?';
+  const ask = kind === 'repetition' ? 'Continue (the call runs), redirect the goal, or stop?' : 'Continue, redirect the goal (/goal redirect <text>), or stop?';
   return { kind: 'pause', reason: { kind }, prompt: `${summary}. ${ask}` };
 }
 

@@ -1,3 +1,4 @@
+import type { ConstraintCheck, ProtectBaseline } from './constraints.js';
 import { InvariantError } from './errors.js';
 import type { Handover } from './lap-handover.js';
 import type { DoneReason, LoopState } from './machine.js';
@@ -70,6 +71,11 @@ export interface EventDataMap {
      * file that no longer matches. Absent in logs written before it was recorded.
      */
     policy_sha256?: string;
+    /**
+     * The working tree as the run started, which `protect` constraints are checked against
+     * (constraints.ts); present only when a constraint has a `protect` check.
+     */
+    protect_baseline?: ProtectBaseline;
   };
   /** `reask`: after a restart, the tool call issued without a recorded result, asked about again. */
   'session.resume': { action: 'continue'; from: LoopState; note?: string; reask?: string };
@@ -112,6 +118,29 @@ export interface EventDataMap {
    */
   'repetition.detected': { hash: string; count: number; calls: ToolCall[]; kind?: 'repeat' | 'cycle'; span?: number; rule?: string };
   'goal.revised': { revision: GoalRevision; goal: Goal };
+  /**
+   * A checked constraint of `goal.constraints` was found violated at the checkpoint of
+   * `iteration` (docs/design.md, "Goals"): `index` in the policy's list, its `text`, the check
+   * (`protect`: `paths` that changed since the run started, at most 50, `changed` counting
+   * them all; `command`: its `exit_code` and output tail), and `action`, `goal.on_violation`.
+   * The agent is told which constraint it broke.
+   */
+  'constraint.violated': {
+    iteration: number;
+    index: number;
+    text: string;
+    check: ConstraintCheck;
+    paths?: string[];
+    changed?: number;
+    exit_code?: number;
+    output?: string;
+    action: 'alert' | 'pause' | 'stop';
+  };
+  /**
+   * A constraint's check could not be evaluated at the checkpoint of `iteration` (outside
+   * git, git failing, a command not found or timed out): `error` says why. Never a pass.
+   */
+  'constraint.unchecked': { iteration: number; index: number; text: string; check: ConstraintCheck; error: string };
   /**
    * Fresh laps: a new agent with an empty history; `max_laps` from loop.yaml. The hand-over:
    * `handover`, the progress file's path, size, sha256 and a bounded excerpt (lap-handover.ts;
@@ -200,7 +229,7 @@ export const EVENT_TYPES = [
   'tool.result', 'tool.error', 'budget.warn', 'checkpoint.recorded', 'stagnation.detected',
   'repetition.detected', 'goal.revised', 'lap.start', 'lap.end', 'verify.result', 'hook.error', 'budget.extended',
   'reflection.recorded', 'workspace.snapshot', 'abort.recorded', 'agent.notice', 'context.compacted', 'agent.message', 'agent.usage',
-  'checkpoint.unknown', 'process.start', 'process.reaped',
+  'checkpoint.unknown', 'process.start', 'process.reaped', 'constraint.violated', 'constraint.unchecked',
 ] as const satisfies readonly EventType[];
 
 const KNOWN = new Set<string>(EVENT_TYPES);

@@ -2,7 +2,8 @@ import type { AgentMessage } from './agents/agent.js';
 import { ZERO_USAGE } from './budget.js';
 import { INITIAL_EVALUATOR, type EvaluatorState } from './checkpoint.js';
 import { advanceTargets } from './target-tests.js';
-import { assertNever, type GoalRevision, type LoopEvent, type VerifyCommandResult } from './events.js';
+import { assertNever, type EventOf, type GoalRevision, type LoopEvent, type VerifyCommandResult } from './events.js';
+import { describeFinding, type ProtectBaseline } from './constraints.js';
 import { INITIAL_MACHINE, transition, type DoneReason, type LoopState, type MachineState } from './machine.js';
 import { lapNote } from './lap-handover.js';
 import { mergeReport } from './reported.js';
@@ -36,12 +37,17 @@ export type PendingYield =
   | { kind: 'tool'; call: ToolCall; seq: number; reason?: string }
   | { kind: 'pause'; reason: string; cause: PauseReason; prompt: string; from: LoopState; seq: number };
 
-/** An alert the operator must see (stagnation, repetition, checkpoints that measured nothing). */
+/** An alert the operator must see (stagnation, repetition, checkpoints that measured nothing, a constraint violated or not checkable). */
 export interface Alert {
   seq: number;
-  kind: 'stagnation' | 'repetition' | 'unknown';
+  kind: 'stagnation' | 'repetition' | 'unknown' | 'constraint';
   message: string;
 }
+
+/** A finding of a constraint check as folded: the event's data with its `seq`. */
+export type ConstraintFindingRecord =
+  | ({ seq: number; outcome: 'violated' } & EventOf<'constraint.violated'>['data'])
+  | ({ seq: number; outcome: 'error' } & EventOf<'constraint.unchecked'>['data']);
 
 /** A revision of the goal as recorded. */
 export interface RevisionRecord extends GoalRevision {
@@ -156,6 +162,14 @@ export interface SessionState {
    */
   lastVerify: { seq: number; passed: boolean; trigger: 'claim' | 'check'; commands: VerifyCommandResult[]; step: number; lap: number; claim: string | null } | null;
   hookErrors: number;
+  /**
+   * Checked constraints found violated or not checkable at the last checkpoint
+   * (`constraint.violated`, `constraint.unchecked`), in the order checked; cleared by the
+   * next `checkpoint.recorded`, since each check compares with the run's start.
+   */
+  constraintFindings: ConstraintFindingRecord[];
+  /** The working tree as the run started, for `protect` constraints (`session.start`); `null` when none was recorded. */
+  protectBaseline: ProtectBaseline | null;
   done: { reason: DoneReason; summary: string; detail?: string } | null;
   eventCount: number;
   lastSeq: number;
@@ -220,6 +234,8 @@ export const INITIAL_STATE: SessionState = {
   abort: null,
   lastVerify: null,
   hookErrors: 0,
+  constraintFindings: [],
+  protectBaseline: null,
   done: null,
   eventCount: 0,
   lastSeq: -1,
@@ -255,6 +271,22 @@ function toolMessage(record: ToolRecord): AgentMessage {
   return { role: 'tool', call_id: call.id, name: call.name, status: result!.status, content: result!.output };
 }
 
+/**
+ * A constraint check's finding (docs/design.md, "Goals"): kept for the goal panel until the
+ * next checkpoint, an alert, and for a violation a harness note telling the agent which
+ * constraint it broke.
+ */
+function foldConstraint(s: SessionState, e: EventOf<'constraint.violated'> | EventOf<'constraint.unchecked'>): void {
+  const finding: ConstraintFindingRecord =
+    e.type === 'constraint.violated' ? { seq: e.seq, outcome: 'violated', ...e.data } : { seq: e.seq, outcome: 'error', ...e.data };
+  const line = describeFinding(finding);
+  s.constraintFindings = [...s.constraintFindings, finding];
+  s.alerts.push({ seq: e.seq, kind: 'constraint', message: line });
+  if (finding.outcome === 'violated') {
+    s.history.push({ role: 'harness', content: `You broke a constraint of the goal. ${line}. Undo what breaks it: the constraint still holds.` });
+  }
+}
+
 /** Applies one event to a private draft. Never called on a state someone else holds. */
 export function reduce(s: SessionState, e: LoopEvent): void {
   s.eventCount += 1;
@@ -271,6 +303,7 @@ export function reduce(s: SessionState, e: LoopEvent): void {
       s.goal = e.data.goal;
       s.limits = { ...e.data.budget };
       s.checkpointEvery = e.data.checkpoint_every;
+      s.protectBaseline = e.data.protect_baseline ?? null;
       s.startedAt = e.at;
       s.activeSince = e.at;
       break;
@@ -401,6 +434,7 @@ export function reduce(s: SessionState, e: LoopEvent): void {
         s.goal = { ...s.goal, notes: [...s.goal.notes, `iteration ${checkpoint.iteration}: ${checkpoint.status}${moved ? ` (${moved})` : ''}`] };
       }
       s.reportSinceCheckpoint = INITIAL_STATE.reportSinceCheckpoint;
+      s.constraintFindings = [];
       const last = { ...s.evaluator.last };
       for (const signal of checkpoint.signals) if (signal.after !== null) last[signal.signal] = signal.after;
       s.evaluator = {
@@ -496,6 +530,9 @@ export function reduce(s: SessionState, e: LoopEvent): void {
       s.compactions.push({ seq: e.seq, turn, before_tokens, after_tokens, dropped_turns, elided_count });
       break;
     }
+    case 'constraint.violated':
+    case 'constraint.unchecked':
+      return foldConstraint(s, e);
     case 'abort.recorded':
       s.abort = { report: e.data.report, stash: e.data.stash, restore: e.data.restore };
       break;

@@ -1,3 +1,4 @@
+import { constraintText, type ConstraintSpec } from './constraints.js';
 import type { GoalRevision } from './events.js';
 import type { Goal } from './types.js';
 
@@ -11,13 +12,17 @@ export type GoalCommand =
   | { kind: 'revise'; directive: GoalDirective; text: string }
   | { kind: 'error'; message: string };
 
-/** A new goal as started: active, no notes, revision 0. */
+/**
+ * A new goal as started: active, no notes, revision 0. Constraints are kept as their texts;
+ * their checks stay in the policy (`goal.constraints`, constraints.ts).
+ */
 export function newGoal(
   objective: string,
   success_criteria: string[] = [],
-  constraints: string[] = [],
+  specs: readonly ConstraintSpec[] = [],
   options: { priority?: 'high' | 'normal' | 'low'; sub_goals?: Array<{ objective: string; success_criteria: string[] }> } = {},
 ): Goal {
+  const constraints = specs.map(constraintText);
   const sub_goals = (options.sub_goals ?? []).map((g, i) => ({ id: `g${i + 1}`, parent: 'goal', objective: g.objective, success_criteria: g.success_criteria, status: 'active' as const }));
   return {
     objective,

@@ -10,6 +10,7 @@ import { compileMetricPattern } from './parsers/regex.js';
 import { z } from 'zod';
 import { stringify as stringifyYaml } from 'yaml';
 import { REPORTED_FIELDS } from './checkpoint.js';
+import { protectMatcher } from './constraints.js';
 import { TRANSCRIPT_FORMATS } from './agents/transcripts/types.js';
 import { DEFAULT_REPETITION_OPTIONS, type RepetitionOptions } from './repetition.js';
 import { DURATION_PATTERN, MAX_BUDGET_SECONDS, MAX_TIMER_SECONDS, parseDuration } from './duration.js';
@@ -143,11 +144,54 @@ const workspaceRelativePath = text.refine((value) => !path.isAbsolute(value) && 
 // ---------------------------------------------------------------------------------------
 // Sections
 
+/** A glob of paths relative to the workspace that picomatch can read. */
+const protectPattern = text.superRefine((pattern, ctx) => {
+  if (path.isAbsolute(pattern) || pattern.split('/').includes('..')) {
+    ctx.addIssue({ code: 'custom', message: `expected a glob relative to the workspace, inside it (like test/**), found ${describeValue(pattern)}` });
+    return;
+  }
+  try {
+    protectMatcher([pattern]);
+  } catch (error) {
+    ctx.addIssue({ code: 'custom', message: `expected a glob like test/**, found ${describeValue(pattern)} (${(error as Error).message})` });
+  }
+});
+
+const checkedConstraint = z
+  .strictObject({
+    text: text.describe('The constraint as the agent reads it.'),
+    protect: z
+      .array(protectPattern)
+      .min(1, 'expected at least one glob')
+      .optional()
+      .describe('Globs relative to the workspace (`**` any depth, dot files included): a path matching one that was added, modified, deleted or renamed since the run started is a violation. Needs a git workspace; outside git the check says it cannot be evaluated.'),
+    command: text.optional().describe('A shell command run in the workspace at each checkpoint: exit 0 keeps the constraint, another exit code violates it; one that cannot run is an error, never a pass.'),
+    timeout: duration.prefault('2m').describe('Longest `command` may run; past it the check is an error.'),
+  })
+  .refine((c) => c.protect !== undefined || c.command !== undefined, { error: 'expected protect or command (a constraint without a check is written as plain text)' });
+
+/** For a mapping, what its own schema found wrong (the text branch's "expected a string" says nothing). */
+function constraintMessage(iss: { input?: unknown; errors?: ReadonlyArray<ReadonlyArray<{ path: PropertyKey[]; message: string }>> }): string {
+  const input = iss.input;
+  const inner = input !== null && typeof input === 'object' && !Array.isArray(input) ? iss.errors?.[1]?.[0] : undefined;
+  if (inner) return `${inner.path.length > 0 ? `${inner.path.map(String).join('.')}: ` : ''}${inner.message}`;
+  return `expected a text or { text, protect | command }, found ${describeValue(input)}`;
+}
+
+const constraintSchema = z.union([text, checkedConstraint], { error: (iss) => constraintMessage(iss as Parameters<typeof constraintMessage>[0]) });
+
 const goalSchema = z
   .strictObject({
     objective: text.describe('What the loop must achieve, in one sentence the agent sees every turn.'),
     success_criteria: z.array(text).default([]).describe('How the goal is judged; shown to the agent.'),
-    constraints: z.array(text).default([]).describe('What must not happen (e.g. "do not edit the tests").'),
+    constraints: z
+      .array(constraintSchema)
+      .prefault([])
+      .describe('What must not happen (e.g. "do not edit the tests"): a text, or `{ text, protect, command }` with checks run at each checkpoint.'),
+    on_violation: z
+      .enum(['alert', 'pause', 'stop'])
+      .default('pause')
+      .describe('What follows a checked constraint found violated at a checkpoint: `alert` goes on, `pause` asks the operator, `stop` ends the run `stopped`.'),
     priority: z.enum(['high', 'normal', 'low']).default('normal').describe('How the goal ranks against other work; shown to the agent.'),
     sub_goals: z
       .array(

@@ -14,6 +14,8 @@ export type PauseReason =
   | { kind: 'stagnation' }
   /** `repetition.on_detect: pause` before a repeated call is dispatched. */
   | { kind: 'repetition' }
+  /** `goal.on_violation: pause` after a checkpoint found a checked constraint violated. */
+  | { kind: 'constraint' }
   /** The operator asked to pause (the console's first Ctrl+C). */
   | { kind: 'operator' }
   /** A hook's `pause` decision (`before_step`, `after_plan`). */
@@ -22,7 +24,7 @@ export type PauseReason =
 export type PauseKind = PauseReason['kind'];
 
 /** One entry per pause kind: a kind added to {@link PauseReason} and not here fails to typecheck. */
-const PAUSE_KIND_TABLE = { budget_exceeded: true, stagnation: true, repetition: true, operator: true, hook: true } as const satisfies Record<PauseKind, true>;
+const PAUSE_KIND_TABLE = { budget_exceeded: true, stagnation: true, repetition: true, operator: true, hook: true, constraint: true } as const satisfies Record<PauseKind, true>;
 
 /** Every pause kind, for exhaustive tables (tests/engine/decide.test.ts checks each is a row). */
 export const PAUSE_KINDS: readonly PauseKind[] = Object.keys(PAUSE_KIND_TABLE) as PauseKind[];
@@ -42,7 +44,7 @@ export function parsePauseReason(text: string): PauseReason {
     const found = BUDGET_DIMENSIONS.find((d) => d === dimension);
     if (found) return { kind: 'budget_exceeded', dimension: found };
   }
-  if (kind === 'stagnation' || kind === 'repetition' || kind === 'operator') return { kind };
+  if (kind === 'stagnation' || kind === 'repetition' || kind === 'operator' || kind === 'constraint') return { kind };
   return { kind: 'hook' };
 }
 

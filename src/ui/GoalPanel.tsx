@@ -1,5 +1,6 @@
 import React from 'react';
 import { Box, Text } from 'ink';
+import type { ConstraintFindingRecord } from '../engine/fold.js';
 import { useConsole } from './context.js';
 import { Rows } from './Rows.js';
 import { sanitize } from '../text/sanitize.js';
@@ -7,10 +8,19 @@ import { theme } from './theme.js';
 
 const clean = (t: string) => sanitize(t, { oneLine: true });
 
-/** The goal: objective and status, success criteria, constraints and every revision with its reconciliation. */
+/** One line per constraint found violated (red) or not checkable (yellow) at the last checkpoint. */
+function findingLine(f: ConstraintFindingRecord): string {
+  if (f.outcome === 'error') return `? UNCHECKED at turn ${f.iteration} "${clean(f.text)}": ${clean(f.error)}`;
+  const more = (f.changed ?? 0) > (f.paths?.length ?? 0) ? ` and ${(f.changed ?? 0) - (f.paths?.length ?? 0)} more` : '';
+  const what = f.check === 'protect' ? `changed ${(f.paths ?? []).map(clean).join(', ')}${more}` : `its check exited ${f.exit_code}`;
+  return `✗ VIOLATED at turn ${f.iteration} "${clean(f.text)}": ${what}`;
+}
+
+/** The goal: objective and status, success criteria, constraints (and those a check found broken), and every revision with its reconciliation. */
 export function GoalPanel({ height }: { height: number }) {
   const goal = useConsole((s) => s.session.goal);
   const revisions = useConsole((s) => s.session.revisions);
+  const findings = useConsole((s) => s.session.constraintFindings);
   if (!goal) {
     return (
       <Box height={height} flexShrink={0}>
@@ -41,6 +51,11 @@ export function GoalPanel({ height }: { height: number }) {
         <Text color={theme.muted}>constraints </Text>
         {list(goal.constraints)}
       </Text>,
+      ...findings.map((f) => (
+        <Text key={`c${f.seq}`} wrap="truncate-end" color={f.outcome === 'violated' ? theme.danger : theme.warn}>
+          {findingLine(f)}
+        </Text>
+      )),
       <Text wrap="truncate-end" color={theme.muted}>
         revisions   {revisions.length === 0 ? 'none' : `${revisions.length}, newest first`}
       </Text>,

@@ -1,3 +1,4 @@
+import { describeFinding } from '../engine/constraints.js';
 import { assertNever, type LoopEvent } from '../engine/events.js';
 import { sanitize } from '../text/sanitize.js';
 
@@ -93,6 +94,10 @@ function describeRaw(e: LoopEvent): string {
       const dropped = d.dropped_turns > 0 ? `, ${d.dropped_turns} older turn(s) left out` : '';
       return `context compacted before turn ${d.turn}: ~${d.before_tokens} → ~${d.after_tokens} tokens of ${d.window_tokens}; ${d.kept_turns} newest turn(s) kept whole, ${d.elided_count} output(s) cut to first/last lines${dropped}`;
     }
+    case 'constraint.violated':
+      return `${clean(describeFinding({ ...e.data, outcome: 'violated' }))} → ${e.data.action}`;
+    case 'constraint.unchecked':
+      return clean(describeFinding({ ...e.data, outcome: 'error' }));
     case 'hook.error':
       return `hook ${e.data.hook} (${e.data.topic}) failed: ${clean(e.data.error)}`;
     case 'process.start':

@@ -30,6 +30,7 @@ export function promptScope(state: PromptInput): Scope | null {
       return 'budget-pause';
     case 'stagnation':
     case 'repetition':
+    case 'constraint':
       return 'stagnation-pause';
     case 'operator':
       return 'operator-pause';

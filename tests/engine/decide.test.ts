@@ -138,13 +138,16 @@ describe('after a budget limit (verify vs budget)', () => {
 });
 
 describe('after a detection and after a plan', () => {
-  it.each<[string, 'stagnation' | 'repetition', 'alert' | 'pause' | 'stop', Step | null]>([
+  it.each<[string, 'stagnation' | 'repetition' | 'constraint', 'alert' | 'pause' | 'stop', Step | null]>([
     ['a stagnation alert goes on', 'stagnation', 'alert', null],
     ['a stagnation pause asks', 'stagnation', 'pause', { kind: 'pause', reason: { kind: 'stagnation' }, prompt: 'S. Continue, redirect the goal (/goal redirect <text>), or stop?' }],
     ['a stagnation stop aborts (stash and report)', 'stagnation', 'stop', finish('aborted', 'S', { abort: true })],
     ['a repetition alert goes on', 'repetition', 'alert', null],
     ['a repetition pause asks', 'repetition', 'pause', { kind: 'pause', reason: { kind: 'repetition' }, prompt: 'S. Continue (the call runs), redirect the goal, or stop?' }],
     ['a repetition stop ends the run stopped', 'repetition', 'stop', finish('stopped', 'S')],
+    ['a constraint violation alert goes on', 'constraint', 'alert', null],
+    ['a constraint violation pause asks', 'constraint', 'pause', { kind: 'pause', reason: { kind: 'constraint' }, prompt: 'S. Continue, redirect the goal (/goal redirect <text>), or stop?' }],
+    ['a constraint violation stop ends the run stopped (the workspace is left as it is)', 'constraint', 'stop', finish('stopped', 'S')],
   ])('%s', (_name, kind, action, step) => {
     expect(afterDetection(kind, action, 'S')).toEqual(step);
   });
@@ -173,6 +176,7 @@ describe('pause reasons', () => {
     ['repetition', { kind: 'repetition' }, 'stopped'],
     ['operator', { kind: 'operator' }, 'stopped'],
     ['hook', { kind: 'hook' }, 'stopped'],
+    ['constraint', { kind: 'constraint' }, 'stopped'],
   ])('"%s" reads as a value, writes back the same, and a stop at it ends %s', (text, reason, done) => {
     expect(parsePauseReason(text)).toEqual(reason);
     expect(pauseReasonText(reason)).toBe(text);
@@ -190,7 +194,7 @@ describe('coverage of the table', () => {
     ...ROWS.map(([, state, policy, intents]) => nextStep(state, { ...POLICY, ...policy }, NOW, intents)),
     afterPlan([]),
     hookPause({ type: 'pause', prompt: 'p' }),
-    ...(['stagnation', 'repetition'] as const).flatMap((k) => (['pause', 'stop'] as const).map((a) => afterDetection(k, a, 'S'))),
+    ...(['stagnation', 'repetition', 'constraint'] as const).flatMap((k) => (['pause', 'stop'] as const).map((a) => afterDetection(k, a, 'S'))),
     afterBudget(at('EXECUTING'), POLICY, { dimension: 'turns', used: 1, limit: 1 }, null),
   ];
   const finishes = steps.flatMap((s) => (s?.kind === 'finish' ? [s.finish] : []));
@@ -208,7 +212,7 @@ describe('coverage of the table', () => {
     expect([...new Set(asked.map((p) => p.kind))].sort()).toEqual([...PAUSE_KINDS].sort());
   });
   it('the table lists every pause kind and every limit once', () => {
-    expect(PAUSE_KINDS).toEqual(['budget_exceeded', 'stagnation', 'repetition', 'operator', 'hook']);
+    expect(PAUSE_KINDS).toEqual(['budget_exceeded', 'stagnation', 'repetition', 'operator', 'hook', 'constraint']);
     expect(FINISH_LIMITS).toEqual(['max_laps', 'replan_cap', 'max_attempts', 'max_consecutive_failures']);
   });
 });

@@ -68,6 +68,8 @@ describe('generated from the schema', () => {
     expect(rows.filter((r) => r.description === '').map((r) => r.key)).toEqual([]);
     expect(rows.filter((r) => r.type === 'any').map((r) => r.key)).toEqual([]);
     expect(rows.filter((r) => r.default === 'optional').map((r) => r.key)).toEqual([
+      'goal.constraints[].protect',
+      'goal.constraints[].command',
       'agent.base_url',
       'agent.api_key_env',
       'agent.temperature',

@@ -38,6 +38,7 @@ describe('parsePolicy', () => {
       objective: 'Names with accents must survive the payload round trip',
       success_criteria: ['every test of node --test passes'],
       constraints: ['do not edit the tests'],
+      on_violation: 'pause',
       priority: 'normal',
       sub_goals: [],
     });

@@ -65,6 +65,10 @@ describe('what loopdeck saves reads back to the same policy', () => {
   it.each([
     ['every duration, unlimited limit and hook', EVERY_FIELD],
     ['a command agent with its timeout', EVERY_FIELD.replace('{ kind: scripted, script: transcript.yaml }', '{ kind: command, command: sh, timeout: 10m }')],
+    [
+      'checked constraints with their timeout and on_violation',
+      EVERY_FIELD.replace('constraints: [keep it] }', 'constraints: [keep it, { text: t, protect: ["test/**"] }, { text: c, command: "true", timeout: 30s }], on_violation: alert }'),
+    ],
   ])('%s', (_kind, text) => {
     const policy = load(text);
     expect(parseSavedPolicy(savedPolicyText(policy), saved)).toEqual(JSON.parse(savedPolicyText(policy)));

@@ -4,6 +4,7 @@ import { afterDetection } from '../decide.js';
 import { describeError } from '../errors.js';
 import { gitSnapshot, isGitWorkTree } from '../git-progress.js';
 import { observe } from '../observe.js';
+import { constraintStep } from './constraint-step.js';
 import type { RunContext } from './context.js';
 import type { Done, Gen } from './types.js';
 
@@ -36,6 +37,8 @@ export async function* checkpointStep(ctx: RunContext, iteration: number): Gen<D
   );
   ctx.emit('checkpoint.recorded', { checkpoint: record });
   ctx.options.sync?.();
+  const broke = yield* constraintStep(ctx, iteration);
+  if (broke) return broke;
   if (record.status === 'UNKNOWN') {
     const next = afterUnknown(record, policy.stagnation.on_unknown);
     if (!next) return undefined;
@@ -69,6 +72,7 @@ export async function snapshotWorkspace(ctx: Pick<RunContext, 'state' | 'memory'
     const snapshot = await gitSnapshot(ctx.options.workspace, memory.lastSnapshot);
     if (!snapshot) return;
     memory.lastSnapshot = snapshot;
+    memory.lastSnapshotStep = ctx.state.step;
     ctx.emit('workspace.snapshot', { head: snapshot.head, tree: snapshot.tree, new_commits: snapshot.new_commits, git: true });
   } catch (error) {
     await ctx.hook('on_error', { source: 'workspace snapshot', error: describeError(error) });

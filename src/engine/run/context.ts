@@ -31,6 +31,8 @@ export interface RunMemory {
   snapshotStep: number;
   /** Outside git the snapshot is said once. */
   sawNonGitSnapshot: boolean;
+  /** The step `lastSnapshot` was taken after (`null`: none yet), so a failed snapshot is never mistaken for a fresh one. */
+  lastSnapshotStep: number | null;
 }
 
 /**

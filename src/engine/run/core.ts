@@ -36,6 +36,7 @@ export class RunCore implements RunContext {
     lastSnapshot: null,
     snapshotStep: -1,
     sawNonGitSnapshot: false,
+    lastSnapshotStep: null,
   };
   readonly recent: LoopEvent[] = [];
   readonly redact: Redactor;

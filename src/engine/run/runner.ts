@@ -1,3 +1,4 @@
+import { protectBaseline, type ProtectBaseline } from '../constraints.js';
 import { nextStep } from '../decide.js';
 import { describeError, InvariantError, RunInterrupted, SessionStateError } from '../errors.js';
 import { SCHEMA_VERSION } from '../events.js';
@@ -22,7 +23,7 @@ export type RunEntry = { kind: 'start'; goal: Goal } | { kind: 'resume' };
  */
 export async function* runLoop(ctx: RunContext, entry: RunEntry): Gen<LoopOutcome> {
   try {
-    if (entry.kind === 'start') begin(ctx, entry.goal);
+    if (entry.kind === 'start') begin(ctx, entry.goal, await startingTree(ctx));
     else await reapSurvivors(ctx, () => recover(ctx));
     for (;;) {
       if (ctx.halted) throw new RunInterrupted();
@@ -44,8 +45,14 @@ export async function* runLoop(ctx: RunContext, entry: RunEntry): Gen<LoopOutcom
   }
 }
 
+/** The working tree the `protect` constraints are checked against, when one has such a check. */
+async function startingTree(ctx: RunContext): Promise<ProtectBaseline | undefined> {
+  const protects = ctx.options.policy.goal.constraints.some((c) => typeof c !== 'string' && c.protect !== undefined);
+  return protects ? await protectBaseline(ctx.options.workspace) : undefined;
+}
+
 /** `session.start` with the settings the log must carry, then PLANNING. */
-function begin(ctx: RunContext, goal: Goal): void {
+function begin(ctx: RunContext, goal: Goal, baseline: ProtectBaseline | undefined): void {
   const { policy, workspace, policyDigest } = ctx.options;
   const chosen = resolvePattern(policy.pattern, policy.task);
   ctx.emit('session.start', {
@@ -59,6 +66,7 @@ function begin(ctx: RunContext, goal: Goal): void {
     stagnation_threshold: policy.stagnation.checkpoints_without_observed_progress,
     builtin_gates: policy.approval.builtin_gates === 'off' ? 'off' : 'on',
     ...(policyDigest ? { policy_sha256: policyDigest } : {}),
+    ...(baseline ? { protect_baseline: baseline } : {}),
   });
   ctx.go('PLANNING');
 }
