@@ -28,7 +28,8 @@ export interface ToolRecord {
 
 /** A yield the session is waiting on. */
 export type PendingYield =
-  | { kind: 'tool'; call: ToolCall; seq: number; reason?: string }
+  /** `interrupted`: a call approved before a restart whose result is not recorded: it may have run, in part or in full. */
+  | { kind: 'tool'; call: ToolCall; seq: number; reason?: string; interrupted?: true }
   | { kind: 'pause'; reason: string; cause: PauseReason; prompt: string; from: LoopState; seq: number };
 
 /** An alert the operator must see (stagnation, repetition). */
@@ -69,6 +70,11 @@ export interface SessionState {
   stepOpen: boolean;
   /** The open step already has its agent turn recorded. */
   stepHasTurn: boolean;
+  /**
+   * The last step's end is recorded (`step.end`, a tool's result or error) and no state
+   * transition followed it yet: a log cut there goes on to REFLECTING, not to a new step.
+   */
+  stepEnded: boolean;
   /** Reflexion: lessons so far, oldest first. */
   reflections: Array<{ attempt: number; text: string }>;
   /** Steps started. */
@@ -167,6 +173,7 @@ export const INITIAL_STATE: SessionState = {
   lastStepFailed: false,
   stepOpen: false,
   stepHasTurn: false,
+  stepEnded: false,
   reflections: [],
   step: 0,
   turn: 0,
@@ -213,6 +220,9 @@ export const INITIAL_STATE: SessionState = {
   lastSeq: -1,
 };
 
+/** Why a call is asked about again when it was approved before a restart and has no result. */
+export const INTERRUPTED_REASON = 'interrupted mid-run by a restart: it may have run in part or in full and had effects; approve only to run it again';
+
 /** Wall-clock seconds of active time as of `now` (epoch ms). */
 export function activeSeconds(state: Pick<SessionState, 'activeMs' | 'activeSince'>, now: number): number {
   const running = state.activeSince === null ? 0 : Math.max(0, now - state.activeSince);
@@ -228,6 +238,7 @@ function pauseClock(s: SessionState, at: number): void {
 function completeStep(s: SessionState, failed: boolean): void {
   if (!s.stepOpen) return;
   s.stepOpen = false;
+  s.stepEnded = true;
   s.planDone += 1;
   s.lastStepFailed = failed;
 }
@@ -264,7 +275,9 @@ export function reduce(s: SessionState, e: LoopEvent): void {
       s.exhausted = null;
       const reask = e.data.reask === undefined ? undefined : s.tools[e.data.reask];
       if (reask) {
-        s.pending = { kind: 'tool', call: reask.call, seq: e.seq, reason: 'issued before a restart, with no recorded result' };
+        const interrupted = reask.decision?.decision === 'approve';
+        const reason = interrupted ? INTERRUPTED_REASON : 'issued before a restart, with no recorded result';
+        s.pending = { kind: 'tool', call: reask.call, seq: e.seq, reason, ...(interrupted ? { interrupted: true as const } : {}) };
         pauseClock(s, e.at);
       } else if (s.pending?.kind === 'pause') {
         s.pending = null;
@@ -285,6 +298,7 @@ export function reduce(s: SessionState, e: LoopEvent): void {
       if (s.goal) s.goal = { ...s.goal, status: e.data.reason === 'goal_met' ? 'achieved' : s.goal.status };
       break;
     case 'state.transition':
+      s.stepEnded = false;
       s.machine = transition(s.machine, e.data.to, e.seq);
       s.lastTransition = { from: e.data.from, to: e.data.to, seq: e.seq };
       break;
