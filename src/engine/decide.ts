@@ -101,6 +101,7 @@ export function nextStep(state: SessionState, policy: DecisionPolicy, now: Now, 
     case 'IDLE':
       return { kind: 'plan', plan: 'initial' };
     case 'PLANNING':
+      if (state.planCommitted) return { kind: 'execute' };
       return { kind: 'plan', plan: state.plans === 0 ? 'initial' : policy.pattern === 'reflexion' ? 'attempt' : 'replan' };
     case 'EXECUTING':
       if (policy.laps.enabled && state.lap === 0) return { kind: 'start_lap', lap: 1 };

@@ -75,6 +75,8 @@ export interface SessionState {
    * transition followed it yet: a log cut there goes on to REFLECTING, not to a new step.
    */
   stepEnded: boolean;
+  /** A `plan.commit` is recorded and no state transition followed it yet: a log cut there goes on to EXECUTING. */
+  planCommitted: boolean;
   /** Reflexion: lessons so far, oldest first. */
   reflections: Array<{ attempt: number; text: string }>;
   /** Steps started. */
@@ -174,6 +176,7 @@ export const INITIAL_STATE: SessionState = {
   stepOpen: false,
   stepHasTurn: false,
   stepEnded: false,
+  planCommitted: false,
   reflections: [],
   step: 0,
   turn: 0,
@@ -299,6 +302,7 @@ export function reduce(s: SessionState, e: LoopEvent): void {
       break;
     case 'state.transition':
       s.stepEnded = false;
+      s.planCommitted = false;
       s.machine = transition(s.machine, e.data.to, e.seq);
       s.lastTransition = { from: e.data.from, to: e.data.to, seq: e.seq };
       break;
@@ -307,6 +311,7 @@ export function reduce(s: SessionState, e: LoopEvent): void {
     case 'plan.commit':
       s.plan = [...e.data.steps];
       s.plans += 1;
+      s.planCommitted = true;
       s.planDone = 0;
       s.lastStepFailed = false;
       break;

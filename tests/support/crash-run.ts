@@ -177,7 +177,46 @@ export function violations(result: CutResult, uncrashed: { outcome: LoopOutcome;
   if (new Set(turns).size !== turns.length) out.push(`${where}: a model turn was asked twice (${turns.join(' ')})`);
   const want = uncrashed.events.filter((e) => e.type === 'model.call').length;
   if (result.error === null && turns.length !== want) out.push(`${where}: ${turns.length} model turns, uncrashed ${want}`);
+  const got = factKeys(result.events);
+  const dup = got.filter((k, i) => got.indexOf(k) !== i);
+  if (dup.length > 0) out.push(`${where}: recorded twice: ${dup.join(', ')}`);
+  if (result.error === null) {
+    const lost = factKeys(uncrashed.events).filter((k) => !got.includes(k));
+    if (lost.length > 0) out.push(`${where}: lost: ${lost.join(', ')}`);
+  }
   return out;
+}
+
+/** The facts of a log that happen once in a run, as keys: a repeat is a duplicate, a missing one is lost. */
+export function factKeys(events: readonly LoopEvent[]): string[] {
+  let step = 0;
+  return events.flatMap((e) => {
+    if (e.type === 'step.start') step = e.data.step;
+    switch (e.type) {
+      case 'step.start':
+        return [`step.start ${e.data.step}`];
+      case 'model.call':
+        return [`model.call ${e.data.turn}`];
+      case 'tool.call':
+        return [`tool.call ${e.data.call.id}`];
+      case 'tool.result':
+        return [`tool.result ${e.data.result.call_id}`];
+      case 'checkpoint.recorded':
+        return [`checkpoint ${e.data.checkpoint.iteration}`];
+      case 'verify.result':
+        return [`verify.result step ${step}`];
+      case 'workspace.snapshot':
+        return [`workspace.snapshot step ${step}`];
+      case 'lap.start':
+      case 'lap.end':
+        return [`${e.type} ${e.data.lap}`];
+      case 'plan.commit':
+      case 'session.complete':
+        return [e.type];
+      default:
+        return [];
+    }
+  });
 }
 
 function lapOf(events: readonly LoopEvent[], seq: number): number {
