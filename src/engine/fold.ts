@@ -330,6 +330,8 @@ export function reduce(s: SessionState, e: LoopEvent): void {
           pauseClock(s, e.at);
         }
       } else {
+        // A turn the agent failed (no `model.call` in the step) is a turn spent all the same.
+        if (e.data.outcome === 'error' && s.stepOpen && !s.stepHasTurn) s.usage.turns += 1;
         completeStep(s, e.data.outcome === 'error');
       }
       break;
