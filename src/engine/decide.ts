@@ -97,6 +97,11 @@ export function nextStep(state: SessionState, policy: DecisionPolicy, now: Now, 
   const machine = state.machine.state;
   if (machine === 'DONE') return endBeforeRestart(state, policy);
   if (state.pending) return { kind: 'ask_operator', pending: state.pending };
+  // An abort acts after a step and in planning too, not only at the start of a step: no
+  // lap, plan or checkpoint begins once it is asked for (an open step ends first).
+  if (intents.stop === 'abort' && (machine === 'REFLECTING' || machine === 'PLANNING')) {
+    return { kind: 'finish', finish: { reason: 'aborted', summary: ABORTED_BY_OPERATOR, abort: true } };
+  }
   switch (machine) {
     case 'IDLE':
       return { kind: 'plan', plan: 'initial' };
