@@ -15,15 +15,15 @@ const APPENDS = 'appends.txt';
 
 const append = (id, sleep) => ({ id, name: 'shell', args: { command: `${sleep ? `sleep ${sleep}; ` : ''}echo ${id} >> ${APPENDS}` } });
 
-/** The transcript: tools that append (two of them slow, one for 2 s), a turn without a tool, a claim. */
-const TRANSCRIPT = {
+/** The transcript: tools that append (two of them after a sleep, a3's `slow` seconds), a turn without a tool, a claim. */
+const transcript = (slow) => ({
   turns: [
     { thought: 'two appends', tool_calls: [append('a1', 0.3), append('a2')] },
-    { thought: 'one more, slow', tool_calls: [append('a3', 2)] },
+    { thought: 'one more', tool_calls: [append('a3', slow)] },
     { thought: 'nothing to run' },
     { final: 'every id is appended' },
   ],
-};
+});
 
 const LOOP = {
   goal: { objective: 'Append every id' },
@@ -36,12 +36,12 @@ const LOOP = {
   on_abort: { stash: false, report: false },
 };
 
-/** A folder holding loop.yaml (JSON is YAML), the transcript and an empty workspace. */
-export function setup() {
+/** A folder holding loop.yaml (JSON is YAML), the transcript (a3 sleeping `slow` seconds) and an empty workspace. */
+export function setup(slow = 0.3) {
   const cwd = mkdtempSync(path.join(os.tmpdir(), 'loopdeck-crash-'));
   mkdirSync(path.join(cwd, 'work'));
   writeFileSync(path.join(cwd, 'loop.yaml'), JSON.stringify(LOOP, null, 2));
-  writeFileSync(path.join(cwd, 'script.json'), JSON.stringify(TRANSCRIPT, null, 2));
+  writeFileSync(path.join(cwd, 'script.json'), JSON.stringify(transcript(slow), null, 2));
   return cwd;
 }
 
@@ -100,6 +100,23 @@ export function resume(cwd) {
 }
 
 /**
+ * Resumes the run to its end, and looks for processes of the killed run as soon as the
+ * resumed run records its first event: by then it must have dealt with them.
+ */
+async function resumeWatching(cwd, logged, workspace) {
+  const found = new Set();
+  let looked = false;
+  const poll = setInterval(() => {
+    if (looked || readEvents(cwd).length <= logged) return;
+    looked = true;
+    for (const s of survivors(workspace)) found.add(s);
+  }, 5);
+  const result = await resume(cwd);
+  clearInterval(poll);
+  return { ...result, survivors: [...found] };
+}
+
+/**
  * Processes of a run still alive: loopdeck's children carry LOOPDECK_PROCESS_TAG in their
  * environment; those whose working folder is in `workspace` are the run's (Linux /proc).
  */
@@ -116,6 +133,17 @@ export function survivors(workspace) {
     }
   }
   return found;
+}
+
+/** Ends what is left of the killed run's processes (they are this harness's descendants). */
+function killSurvivors(workspace) {
+  for (const line of survivors(workspace)) {
+    try {
+      process.kill(Number(line.split(' ')[0]), 'SIGKILL');
+    } catch {
+      // already gone
+    }
+  }
 }
 
 async function waitForNoSurvivors(workspace, ms) {
@@ -180,20 +208,22 @@ export async function uncrashedRun() {
 
 /**
  * One crash: `kill` is `{ after: k }` (SIGKILL right after the k-th log line) or
- * `{ tool: id, delayMs }` (SIGKILL that long after the call was approved); then resume.
+ * `{ tool: id, delayMs }` (SIGKILL that long after the call was approved), with
+ * `slow`, the seconds a3 sleeps (default 0.3); then resume.
  * @returns the cut (last event type before the crash), violations and survivors
  */
 export async function crashAndResume(kill, uncrashed) {
-  const cwd = setup();
+  const cwd = setup(kill.slow);
   const workspace = path.join(cwd, 'work');
   try {
     const killed = kill.after ? await start(cwd, kill.after).exit : await killDuringTool(cwd, kill.tool, kill.delayMs);
     const before = readEvents(cwd);
     const cut = `${before.length} events, last ${before.at(-1)?.type ?? '(none)'}`;
     if (killed.signal !== 'SIGKILL') return { cut, violations: [`the run was not killed (exit ${killed.code})`], survivors: [] };
-    const resumed = await resume(cwd);
-    const survived = survivors(workspace);
+    const resumed = await resumeWatching(cwd, before.length, workspace);
+    const survived = [...new Set([...resumed.survivors, ...survivors(workspace)])];
     await waitForNoSurvivors(workspace, 3000);
+    killSurvivors(workspace);
     return { cut, ...check(cwd, resumed, uncrashed, survived) };
   } finally {
     rmSync(cwd, { recursive: true, force: true });

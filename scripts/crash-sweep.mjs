@@ -18,7 +18,7 @@ const uncrashed = await uncrashedRun();
 console.log(`uncrashed run: ${uncrashed.reason}, ${uncrashed.count} events`);
 const kills = Array.from({ length: uncrashed.count - 1 }, (_, i) => ({ after: i + 1 }));
 for (const tool of ['a1', 'a2', 'a3']) {
-  for (let i = 0; i < randomKills; i++) kills.push({ tool, delayMs: Math.floor(Math.random() * (tool === 'a3' ? 2000 : 300)) });
+  for (let i = 0; i < randomKills; i++) kills.push({ tool, delayMs: Math.floor(Math.random() * 300) });
 }
 
 const results = new Array(kills.length);
