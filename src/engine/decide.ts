@@ -1,4 +1,4 @@
-import { activeSeconds, type PendingYield, type SessionState } from './fold.js';
+import { budgetUsage, type PendingYield, type SessionState } from './fold.js';
 import type { DoneReason } from './machine.js';
 import { exceededDimension } from './budget.js';
 import { lapStep } from './patterns/laps.js';
@@ -157,7 +157,7 @@ export function startOfStep(state: SessionState, policy: DecisionPolicy, now: No
   if (intents.stop === 'abort') return { kind: 'finish', finish: { reason: 'aborted', summary: ABORTED_BY_OPERATOR, abort: true } };
   if (intents.stop === 'stop') return { kind: 'finish', finish: { reason: 'stopped', summary: 'stopped by the operator (/stop)' } };
   if (intents.pause !== null) return { kind: 'pause', reason: { kind: 'operator' }, prompt: `${intents.pause}. Continue, or stop?` };
-  const usage = { ...state.usage, wall_clock_seconds: activeSeconds(state, at) };
+  const usage = budgetUsage(state, at);
   const dimension = exceededDimension(usage, state.limits);
   if (!dimension) return { kind: 'start_step' };
   return { kind: 'budget_exceeded', dimension, used: usage[dimension], limit: state.limits[dimension]! };

@@ -87,6 +87,8 @@ export interface SessionState {
   limits: BudgetLimits;
   usage: BudgetUsage;
   warned: BudgetDimension[];
+  /** Agent turns that failed (no `model.call`): spent for `max_iterations` ({@link budgetUsage}), not in `usage.turns`. */
+  failedTurns: number;
   /** The dimension whose limit paused the run, until it resumes. */
   exhausted: BudgetDimension | null;
   /** Milliseconds of active time before `activeSince` (waiting at a yield does not count). */
@@ -184,6 +186,7 @@ export const INITIAL_STATE: SessionState = {
   limits: { turns: null, tool_calls: null, wall_clock_seconds: null, tokens: null, cost_usd: null },
   usage: ZERO_USAGE,
   warned: [],
+  failedTurns: 0,
   exhausted: null,
   activeMs: 0,
   activeSince: null,
@@ -225,6 +228,14 @@ export const INITIAL_STATE: SessionState = {
 
 /** Why a call is asked about again when it was approved before a restart and has no result. */
 export const INTERRUPTED_REASON = 'interrupted mid-run by a restart: it may have run in part or in full and had effects; approve only to run it again';
+
+/**
+ * What the budget counts as used as of `now` (epoch ms): `usage` with the failed turns
+ * added to the turns and the wall clock counted up to `now`.
+ */
+export function budgetUsage(state: Pick<SessionState, 'usage' | 'failedTurns' | 'activeMs' | 'activeSince'>, now: number): BudgetUsage {
+  return { ...state.usage, turns: state.usage.turns + state.failedTurns, wall_clock_seconds: activeSeconds(state, now) };
+}
 
 /** Wall-clock seconds of active time as of `now` (epoch ms). */
 export function activeSeconds(state: Pick<SessionState, 'activeMs' | 'activeSince'>, now: number): number {
@@ -331,7 +342,7 @@ export function reduce(s: SessionState, e: LoopEvent): void {
         }
       } else {
         // A turn the agent failed (no `model.call` in the step) is a turn spent all the same.
-        if (e.data.outcome === 'error' && s.stepOpen && !s.stepHasTurn) s.usage.turns += 1;
+        if (e.data.outcome === 'error' && s.stepOpen && !s.stepHasTurn) s.failedTurns += 1;
         completeStep(s, e.data.outcome === 'error');
       }
       break;

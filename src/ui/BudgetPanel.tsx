@@ -35,9 +35,11 @@ function useUsage(): Record<BudgetDimension, number> {
   const activeMs = useConsole((s) => s.session.activeMs);
   const activeSince = useConsole((s) => s.session.activeSince);
   const lastAt = useConsole((s) => s.session.lastAt);
+  const failedTurns = useConsole((s) => s.session.failedTurns);
   const now = useNow(ticking);
   const until = ticking ? now : activeSince !== null ? lastAt : null;
-  return { ...usage, wall_clock_seconds: until !== null ? activeSeconds({ activeMs, activeSince }, until) : usage.wall_clock_seconds };
+  const turns = usage.turns + failedTurns;
+  return { ...usage, turns, wall_clock_seconds: until !== null ? activeSeconds({ activeMs, activeSince }, until) : usage.wall_clock_seconds };
 }
 
 /** The colour of a dimension: spent (or the one that paused the run), past the warn fraction, or fine. */

@@ -43,5 +43,5 @@ it('failed command-agent turns are counted as turns: two failures spend max_iter
   expect(events.find((e) => e.type === 'budget.warn' && e.data.exceeded)?.data).toMatchObject({ dimension: 'turns', used: 2, limit: 2 });
   expect(outcome.reason).toBe('aborted');
   expect(outcome.summary).toContain('turns budget is spent (2 of 2)');
-  expect(session.snapshot.usage.turns).toBe(2);
+  expect(session.snapshot.failedTurns).toBe(2);
 });
