@@ -1,11 +1,11 @@
-import { activeSeconds, type PendingYield, type SessionState } from './fold.js';
+import { budgetUsage, type PendingYield, type SessionState } from './fold.js';
 import type { DoneReason } from './machine.js';
 import { exceededDimension } from './budget.js';
 import { lapStep } from './patterns/laps.js';
 import { planAndExecuteStep } from './patterns/plan-and-execute.js';
 import { reactStep } from './patterns/react.js';
 import { reflexionStep } from './patterns/reflexion.js';
-import type { Finish, PauseReason } from './reasons.js';
+import { stopReasonAt, type Finish, type PauseReason } from './reasons.js';
 import type { BudgetDimension, ToolCall } from './types.js';
 import { assertNever } from './events.js';
 import type { HookDecision } from './hooks.js';
@@ -29,7 +29,7 @@ export type Step =
   | { kind: 'run_tool'; call: ToolCall }
   /** An open step whose turn called no tool: end it. */
   | { kind: 'end_step' }
-  /** AWAITING_TOOL with the call's answer and result recorded (a resumed log): on to REFLECTING. */
+  /** A step whose end is recorded (its result, or `step.end`) and the run not yet REFLECTING (a resumed log): on to REFLECTING. */
   | { kind: 'end_tool' }
   /** Run the observers and record a checkpoint for this iteration. */
   | { kind: 'checkpoint'; iteration: number }
@@ -94,26 +94,50 @@ export type Now = number | (() => number);
  */
 export function nextStep(state: SessionState, policy: DecisionPolicy, now: Now, intents: Intents = NO_INTENTS): Step {
   if (state.done) return { kind: 'finished', reason: state.done.reason };
+  if (state.abort) return { kind: 'finish', finish: { reason: 'aborted', summary: ABORTED_BEFORE_RESTART } };
+  const machine = state.machine.state;
+  if (machine === 'DONE') return endBeforeRestart(state, policy);
   if (state.pending) return { kind: 'ask_operator', pending: state.pending };
   // `/stop --abort` does not wait for a safe point: whatever was under way was killed when it was asked.
   if (intents.stop === 'abort' && state.machine.started) return { kind: 'finish', finish: { reason: 'aborted', summary: ABORTED_BY_OPERATOR, abort: true } };
-  const machine = state.machine.state;
   switch (machine) {
     case 'IDLE':
       return { kind: 'plan', plan: 'initial' };
     case 'PLANNING':
+      if (state.planCommitted) return { kind: 'execute' };
       return { kind: 'plan', plan: state.plans === 0 ? 'initial' : policy.pattern === 'reflexion' ? 'attempt' : 'replan' };
     case 'EXECUTING':
-      return state.stepOpen ? openStep(state) : startOfStep(state, policy, now, intents);
+      if (policy.laps.enabled && state.lap === 0) return { kind: 'start_lap', lap: 1 };
+      if (state.stepOpen) return openStep(state);
+      return state.stepEnded ? { kind: 'end_tool' } : startOfStep(state, policy, now, intents);
     case 'AWAITING_TOOL':
       return { kind: 'end_tool' };
     case 'REFLECTING':
       return afterStep(state, policy);
-    case 'DONE':
-      return { kind: 'finished', reason: 'stopped' };
     default:
       return assertNever(machine);
   }
+}
+
+const ABORTED_BEFORE_RESTART = 'aborted before a restart: the workspace was parked and the report written as abort.recorded says';
+
+/**
+ * A log that ends DONE without its `session.complete` (a crash between the two): the end
+ * was decided, so nothing runs again. The decision is made again from the state the run
+ * left for DONE; its effects (a stash) are not repeated. An end that cannot be derived from
+ * the log (an operator's `/stop`) ends `stopped`, saying so.
+ */
+function endBeforeRestart(state: SessionState, policy: DecisionPolicy): Step {
+  const from = state.lastTransition?.to === 'DONE' ? state.lastTransition.from : null;
+  if (from !== null && from !== 'DONE' && from !== 'IDLE') {
+    const again = nextStep({ ...state, pending: null, machine: { ...state.machine, state: from } }, policy, state.lastAt ?? 0);
+    if (again.kind === 'finish') return { kind: 'finish', finish: { ...again.finish, abort: false } };
+  }
+  if (from === 'IDLE' && state.pending?.kind === 'pause') {
+    const summary = `stopped at a pause (${state.pending.reason}), before a restart`;
+    return { kind: 'finish', finish: { reason: stopReasonAt(state.pending.cause), summary } };
+  }
+  return { kind: 'finish', finish: { reason: 'stopped', summary: 'the run had ended before a restart; its reason was not recorded' } };
 }
 
 /** The rest of an open step: its agent turn, then each call of that turn, then its end. */
@@ -131,7 +155,7 @@ export function startOfStep(state: SessionState, policy: DecisionPolicy, now: No
   if (intents.stop === 'abort') return { kind: 'finish', finish: { reason: 'aborted', summary: ABORTED_BY_OPERATOR, abort: true } };
   if (intents.stop === 'stop') return { kind: 'finish', finish: { reason: 'stopped', summary: 'stopped by the operator (/stop)' } };
   if (intents.pause !== null) return { kind: 'pause', reason: { kind: 'operator' }, prompt: `${intents.pause}. Continue, or stop?` };
-  const usage = { ...state.usage, wall_clock_seconds: activeSeconds(state, at) };
+  const usage = budgetUsage(state, at);
   const dimension = exceededDimension(usage, state.limits);
   if (!dimension) return { kind: 'start_step' };
   return { kind: 'budget_exceeded', dimension, used: usage[dimension], limit: state.limits[dimension]! };

@@ -28,6 +28,8 @@ export interface HeadlessPolicy {
 export function headlessAnswerer(policy: HeadlessPolicy): Answerer {
   return (y): ResumePayload => {
     if (y.kind === 'tool') {
+      // A call a crash interrupted may have had its effects: a policy never runs it twice.
+      if (y.interrupted) return { decision: 'deny', note: 'headless run: a call interrupted mid-run by a restart is not run again by policy' };
       return policy.approve === 'all'
         ? { decision: 'approve', note: 'headless --approve all' }
         : { decision: 'deny', note: 'headless run: tool calls are denied unless --approve all' };

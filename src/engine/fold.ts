@@ -34,7 +34,8 @@ export interface ToolRecord {
 
 /** A yield the session is waiting on. */
 export type PendingYield =
-  | { kind: 'tool'; call: ToolCall; seq: number; reason?: string }
+  /** `interrupted`: a call approved before a restart whose result is not recorded: it may have run, in part or in full. */
+  | { kind: 'tool'; call: ToolCall; seq: number; reason?: string; interrupted?: true }
   | { kind: 'pause'; reason: string; cause: PauseReason; prompt: string; from: LoopState; seq: number };
 
 /** An alert the operator must see (stagnation, repetition, checkpoints that measured nothing, a constraint violated or not checkable). */
@@ -80,6 +81,13 @@ export interface SessionState {
   stepOpen: boolean;
   /** The open step already has its agent turn recorded. */
   stepHasTurn: boolean;
+  /**
+   * The last step's end is recorded (`step.end`, a tool's result or error) and no state
+   * transition followed it yet: a log cut there goes on to REFLECTING, not to a new step.
+   */
+  stepEnded: boolean;
+  /** A `plan.commit` is recorded and no state transition followed it yet: a log cut there goes on to EXECUTING. */
+  planCommitted: boolean;
   /** Reflexion: lessons so far, oldest first. */
   reflections: Array<{ attempt: number; text: string }>;
   /** Steps started. */
@@ -90,6 +98,8 @@ export interface SessionState {
   limits: BudgetLimits;
   usage: BudgetUsage;
   warned: BudgetDimension[];
+  /** Agent turns that failed (no `model.call`): spent for `max_iterations` ({@link budgetUsage}), not in `usage.turns`. */
+  failedTurns: number;
   /** The dimension whose limit paused the run, until it resumes. */
   exhausted: BudgetDimension | null;
   /** Milliseconds of active time before `activeSince` (waiting at a yield does not count). */
@@ -192,6 +202,8 @@ export const INITIAL_STATE: SessionState = {
   lastStepFailed: false,
   stepOpen: false,
   stepHasTurn: false,
+  stepEnded: false,
+  planCommitted: false,
   reflections: [],
   step: 0,
   turn: 0,
@@ -199,6 +211,7 @@ export const INITIAL_STATE: SessionState = {
   limits: { turns: null, tool_calls: null, wall_clock_seconds: null, tokens: null, cost_usd: null },
   usage: ZERO_USAGE,
   warned: [],
+  failedTurns: 0,
   exhausted: null,
   activeMs: 0,
   activeSince: null,
@@ -241,6 +254,17 @@ export const INITIAL_STATE: SessionState = {
   lastSeq: -1,
 };
 
+/** Why a call is asked about again when it was approved before a restart and has no result. */
+export const INTERRUPTED_REASON = 'interrupted mid-run when loopdeck stopped: it was approved and started, and no result was recorded; it may already have had effects; approve only to run it again';
+
+/**
+ * What the budget counts as used as of `now` (epoch ms): `usage` with the failed turns
+ * added to the turns and the wall clock counted up to `now`.
+ */
+export function budgetUsage(state: Pick<SessionState, 'usage' | 'failedTurns' | 'activeMs' | 'activeSince'>, now: number): BudgetUsage {
+  return { ...state.usage, turns: state.usage.turns + state.failedTurns, wall_clock_seconds: activeSeconds(state, now) };
+}
+
 /** Wall-clock seconds of active time as of `now` (epoch ms). */
 export function activeSeconds(state: Pick<SessionState, 'activeMs' | 'activeSince'>, now: number): number {
   const running = state.activeSince === null ? 0 : Math.max(0, now - state.activeSince);
@@ -261,6 +285,7 @@ function noteUnreported(s: SessionState, dimensions: readonly BudgetDimension[])
 function completeStep(s: SessionState, failed: boolean): void {
   if (!s.stepOpen) return;
   s.stepOpen = false;
+  s.stepEnded = true;
   s.planDone += 1;
   s.lastStepFailed = failed;
 }
@@ -314,9 +339,9 @@ export function reduce(s: SessionState, e: LoopEvent): void {
       s.exhausted = null;
       const reask = e.data.reask === undefined ? undefined : s.tools[e.data.reask];
       if (reask) {
-        // Approved with no result: it was running when loopdeck stopped, and may have done part of its work.
-        const reason = reask.decision?.decision === 'approve' ? INTERRUPTED_MID_RUN : 'issued before a restart, with no recorded result';
-        s.pending = { kind: 'tool', call: reask.call, seq: e.seq, reason };
+        const interrupted = reask.decision?.decision === 'approve';
+        const reason = interrupted ? INTERRUPTED_REASON : 'issued before a restart, with no recorded result';
+        s.pending = { kind: 'tool', call: reask.call, seq: e.seq, reason, ...(interrupted ? { interrupted: true as const } : {}) };
         pauseClock(s, e.at);
       } else if (s.pending?.kind === 'pause') {
         s.pending = null;
@@ -337,6 +362,8 @@ export function reduce(s: SessionState, e: LoopEvent): void {
       if (s.goal) s.goal = { ...s.goal, status: e.data.reason === 'goal_met' ? 'achieved' : s.goal.status };
       break;
     case 'state.transition':
+      s.stepEnded = false;
+      s.planCommitted = false;
       s.machine = transition(s.machine, e.data.to, e.seq);
       s.lastTransition = { from: e.data.from, to: e.data.to, seq: e.seq };
       break;
@@ -345,6 +372,7 @@ export function reduce(s: SessionState, e: LoopEvent): void {
     case 'plan.commit':
       s.plan = [...e.data.steps];
       s.plans += 1;
+      s.planCommitted = true;
       s.planDone = 0;
       s.lastStepFailed = false;
       break;
@@ -363,6 +391,8 @@ export function reduce(s: SessionState, e: LoopEvent): void {
           pauseClock(s, e.at);
         }
       } else {
+        // A turn the agent failed (no `model.call` in the step) is a turn spent all the same.
+        if (e.data.outcome === 'error' && s.stepOpen && !s.stepHasTurn) s.failedTurns += 1;
         completeStep(s, e.data.outcome === 'error');
       }
       break;
@@ -545,8 +575,6 @@ export function reduce(s: SessionState, e: LoopEvent): void {
   }
 }
 
-/** Why a call approved and started before a restart, with no result recorded, is asked about again. */
-export const INTERRUPTED_MID_RUN = 'interrupted mid-run when loopdeck stopped: it was approved and started, and no result was recorded; it may already have had effects';
 
 /** The fields of a state that {@link reduce} changes in place: its arrays and records. */
 const IN_PLACE = ['revisions', 'plan', 'reflections', 'usage', 'warned', 'checkpoints', 'alerts', 'tools', 'toolOrder', 'history', 'compactions'] as const;

@@ -62,12 +62,12 @@ export class Session {
    * Continues a run from the events of an earlier process (crash-resume). Recorded agent
    * turns are handed to the agent's `restore` and never asked for again; a tool call
    * without a recorded result is asked about again before it re-runs.
-   * @throws SessionStateError from a fresh IDLE (nothing to resume), from DONE, or when already running
+   * @throws SessionStateError without a recorded `session.start` (nothing to resume), once the run is over, or when already running
    */
   resume(): LoopRun {
     const core = this.core;
     const state = core.state;
-    if (!state.machine.started) throw new SessionStateError('resume() needs a run to continue; use run()', state.machine.state);
+    if (state.session === null) throw new SessionStateError('the log holds no session.start: there is no run to continue; start a new run', state.machine.state);
     if (state.done) throw new SessionStateError(`the run is over (${state.done.reason})`, state.machine.state);
     if (core.live) throw new SessionStateError('the run is already going', state.machine.state);
     const prior = core.options.prior ?? [];

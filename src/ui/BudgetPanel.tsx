@@ -24,14 +24,22 @@ const SHORT: Record<BudgetDimension, string> = {
   cost_usd: 'cost',
 };
 
-/** Used amounts per dimension, wall clock counted up to now while the run is active. */
+/**
+ * Used amounts per dimension, the wall clock counted up to now while the run is active.
+ * A log read back and not yet running again (replay, the resume gate) counts up to its
+ * last event: the time since a crash is not time the run used.
+ */
 function useUsage(): Record<BudgetDimension, number> {
   const usage = useConsole((s) => s.session.usage);
-  const ticking = useConsole((s) => s.replay === null && s.session.activeSince !== null && s.session.done === null);
+  const ticking = useConsole((s) => s.replay === null && s.gate === null && s.session.activeSince !== null && s.session.done === null);
   const activeMs = useConsole((s) => s.session.activeMs);
   const activeSince = useConsole((s) => s.session.activeSince);
+  const lastAt = useConsole((s) => s.session.lastAt);
+  const failedTurns = useConsole((s) => s.session.failedTurns);
   const now = useNow(ticking);
-  return { ...usage, wall_clock_seconds: ticking ? activeSeconds({ activeMs, activeSince }, now) : usage.wall_clock_seconds };
+  const until = ticking ? now : activeSince !== null ? lastAt : null;
+  const turns = usage.turns + failedTurns;
+  return { ...usage, turns, wall_clock_seconds: until !== null ? activeSeconds({ activeMs, activeSince }, until) : usage.wall_clock_seconds };
 }
 
 /** The colour of a dimension: spent (or the one that paused the run), past the warn fraction, or fine. */

@@ -28,7 +28,7 @@ function usePatternProgress(): string {
 function useElapsed(): string {
   const startedAt = useConsole((s) => s.session.startedAt);
   const lastAt = useConsole((s) => s.session.lastAt);
-  const ticking = useConsole((s) => s.replay === null && s.session.startedAt !== null && s.session.done === null);
+  const ticking = useConsole((s) => s.replay === null && s.gate === null && s.session.startedAt !== null && s.session.done === null);
   const now = useNow(ticking);
   if (startedAt === null) return '-';
   return shortDuration(((ticking ? now : (lastAt ?? startedAt)) - startedAt) / 1000);

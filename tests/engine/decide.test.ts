@@ -44,6 +44,16 @@ const ROWS: Row[] = [
   ['an open step whose turn called nothing: end it', at('EXECUTING', { stepOpen: true, stepHasTurn: true }), {}, NONE, { kind: 'end_step' }],
   ['AWAITING_TOOL with its answer recorded: on to REFLECTING', at('AWAITING_TOOL'), {}, NONE, { kind: 'end_tool' }],
 
+  // ---- resume points (docs/design.md, "Resume points"): only committed facts decide
+  ['a step whose end is recorded, still EXECUTING: on to REFLECTING, no new step', at('EXECUTING', { stepEnded: true, finalClaim: 'done' }), {}, NONE, { kind: 'end_tool' }],
+  ['a plan committed, still PLANNING: on to EXECUTING, no second plan', at('PLANNING', { plans: 1, planCommitted: true }), {}, NONE, { kind: 'execute' }],
+  ['fresh laps, EXECUTING before lap 1 started: start lap 1', at('EXECUTING'), { laps: { enabled: true, max_laps: 3, max_consecutive_failures: 2 } }, NONE, { kind: 'start_lap', lap: 1 }],
+  ['an abort recorded without its end: end aborted, nothing parked again', at('REFLECTING', { abort: { report: 'r', stash: 's', restore: 'x' } }), {}, NONE, finish('aborted', 'aborted before a restart: the workspace was parked and the report written as abort.recorded says')],
+  ['DONE without session.complete after a passing verdict: goal_met again, no abort', at('DONE', { lastTransition: { from: 'REFLECTING', to: 'DONE', seq: 44 }, step: 5, ...verified(true, 5) }), {}, NONE, finish('goal_met', 'fixed it', { abort: false })],
+  ['DONE without session.complete from a pause: stopped there', at('DONE', { lastTransition: { from: 'IDLE', to: 'DONE', seq: 20 }, pending: { kind: 'pause', reason: 'operator', cause: { kind: 'operator' }, prompt: '?', from: 'EXECUTING', seq: 19 } }), {}, NONE, finish('stopped', 'stopped at a pause (operator), before a restart')],
+  ['DONE without session.complete and no derivable reason: stopped, saying so', at('DONE', { lastTransition: { from: 'REFLECTING', to: 'DONE', seq: 44 } }), {}, NONE, finish('stopped', 'the run had ended before a restart; its reason was not recorded')],
+  ['/stop --abort after a step (REFLECTING): abort before the next lap or step', at('REFLECTING', { lap: 1, lapEnd: { lap: 1, outcome: 'error', note: 'killed' } }), { laps: { enabled: true, max_laps: 3, max_consecutive_failures: 2 } }, { pause: null, stop: 'abort' }, finish('aborted', 'the operator aborted the run (/stop --abort)', { abort: true })],
+
   // ---- resume: a pending yield is asked again whatever else holds
   ...(['EXECUTING', 'AWAITING_TOOL', 'REFLECTING'] as const).map((machine): Row => [
     `a tool call pending in ${machine} is asked again`,

@@ -46,10 +46,10 @@ export async function* answerPause(ctx: RunContext, cause: PauseReason, prompt: 
  * The answer for a tool call in AWAITING_TOOL: the operator's when `ask`, else the policy's
  * approval. An abort asked for while the call waited denies it, whatever the answer.
  */
-export async function* approval(ctx: RunContext, call: ToolCall, ask: boolean, reason?: string): Gen<{ answer: ToolAnswer; aborting: boolean }> {
+export async function* approval(ctx: RunContext, call: ToolCall, ask: boolean, reason?: string, interrupted?: boolean): Gen<{ answer: ToolAnswer; aborting: boolean }> {
   let answer: ToolAnswer = { decision: 'approve' };
   if (ask) {
-    ctx.awaiting = { kind: 'tool', call, ...(reason ? { reason } : {}) };
+    ctx.awaiting = { kind: 'tool', call, ...(reason ? { reason } : {}), ...(interrupted ? { interrupted: true as const } : {}) };
     answer = (yield ctx.awaiting) as ToolAnswer;
     ctx.awaiting = null;
   }

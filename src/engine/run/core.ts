@@ -64,6 +64,7 @@ export class RunCore implements RunContext {
       this.state = draftOf(fold(options.prior));
       if (this.state.pattern) this.pattern = this.state.pattern as Pattern;
       for (const event of options.prior) this.trackRepetition(event);
+      restoreSnapshotMemory(this.memory, options.prior);
       this.recent.push(...options.prior.slice(-RECENT));
     }
   }
@@ -166,5 +167,21 @@ export class RunCore implements RunContext {
     } else if (event.type === 'repetition.detected') {
       memory.repetitionChecked = event.data.calls[event.data.calls.length - 1]?.id ?? null;
     }
+  }
+}
+
+/**
+ * The workspace snapshots a resumed log already holds: the step of the last one (so a step
+ * is not snapshot twice, which would count it as a second unchanged step), whether the
+ * workspace was said to be outside git, and the last head and tree compared with next.
+ */
+function restoreSnapshotMemory(memory: RunMemory, prior: readonly LoopEvent[]): void {
+  let step = 0;
+  for (const event of prior) {
+    if (event.type === 'step.start') step = event.data.step;
+    if (event.type !== 'workspace.snapshot') continue;
+    memory.snapshotStep = step;
+    if (!event.data.git) memory.sawNonGitSnapshot = true;
+    else if (event.data.tree !== null) memory.lastSnapshot = { head: event.data.head, tree: event.data.tree, new_commits: event.data.new_commits ?? 0 };
   }
 }

@@ -18,7 +18,8 @@ type AbortContext = FinishContext & Pick<RunContext, 'abortTools' | 'clock' | 'r
 export async function finishRun(ctx: FinishContext, reason: DoneReason, summary: string, detail?: string): Promise<LoopOutcome> {
   const state = ctx.state.machine.state;
   if (state === 'EXECUTING' || state === 'AWAITING_TOOL') ctx.go('REFLECTING');
-  ctx.go('DONE');
+  // A log cut between DONE and `session.complete` is already DONE.
+  if (state !== 'DONE') ctx.go('DONE');
   ctx.emit('session.complete', { reason, summary, ...(detail ? { detail } : {}) });
   ctx.options.sync?.();
   await ctx.hook('on_complete', { reason });

@@ -1,7 +1,7 @@
 import type { Step } from '../decide.js';
 import { AgentError } from '../errors.js';
 import { assertNever } from '../events.js';
-import type { PendingYield } from '../fold.js';
+import { INTERRUPTED_REASON, type PendingYield } from '../fold.js';
 import { askAgent } from './ask-agent.js';
 import { answerPause, pause } from './ask-operator.js';
 import { checkpointStep } from './checkpoint-step.js';
@@ -74,7 +74,7 @@ export async function* performStep(ctx: RunContext, step: Step): Gen<Done> {
  */
 async function* askOperator(ctx: RunContext, pending: PendingYield): Gen<Done> {
   if (pending.kind === 'pause') return yield* answerPause(ctx, pending.cause, pending.prompt, pending.from);
-  const done = yield* decideAndRun(ctx, pending.call, true, REASK_REASON);
+  const done = yield* decideAndRun(ctx, pending.call, true, pending.interrupted ? INTERRUPTED_REASON : REASK_REASON, pending.interrupted);
   if (done) return done;
   if (ctx.state.machine.state !== 'REFLECTING') ctx.go('REFLECTING');
   return undefined;

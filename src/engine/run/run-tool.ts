@@ -84,8 +84,8 @@ async function* checkRepetition(ctx: RunContext, call: ToolCall): Gen<Done> {
  * flushed before the tool runs; then the tool. A denial is a `denied` result the agent
  * sees; an abort asked for while the call waited ends the run (the call never runs).
  */
-export async function* decideAndRun(ctx: RunContext, call: ToolCall, ask: boolean, reason?: string): Gen<Done> {
-  const { answer, aborting } = yield* approval(ctx, call, ask, reason);
+export async function* decideAndRun(ctx: RunContext, call: ToolCall, ask: boolean, reason?: string, interrupted?: boolean): Gen<Done> {
+  const { answer, aborting } = yield* approval(ctx, call, ask, reason, interrupted);
   const by = ask ? 'operator' : 'policy';
   const always = answer.decision === 'approve' && answer.always ? { always: answer.always } : {};
   ctx.emit('tool.decision', { call_id: call.id, decision: answer.decision, by, ...(answer.note ? { note: answer.note } : {}), ...always });

@@ -7,6 +7,7 @@ import type { Goal } from '../types.js';
 import { snapshotWorkspace } from './checkpoint-step.js';
 import type { RunContext } from './context.js';
 import { abortRun } from './finish.js';
+import { recover } from './recover.js';
 import { reapSurvivors } from './survivors.js';
 import type { Gen, LoopOutcome } from './types.js';
 import { warnBudget } from './verify-step.js';
@@ -69,24 +70,4 @@ function begin(ctx: RunContext, goal: Goal, baseline: ProtectBaseline | undefine
     ...(baseline ? { protect_baseline: baseline } : {}),
   });
   ctx.go('PLANNING');
-}
-
-/**
- * A run read from its log continues where it stopped: `session.resume` (unless it waits at
- * a pause, which is answered), naming a tool call with no recorded result (`reask`) so
- * that it is asked about again before it re-runs.
- * @throws InvariantError for a log that ends IDLE without a pause, or AWAITING_TOOL without a call
- */
-function recover(ctx: RunContext): void {
-  const s = ctx.state;
-  const machine = s.machine.state;
-  if (machine === 'IDLE' && s.pending?.kind !== 'pause') throw new InvariantError('the log ends IDLE without a pause to answer');
-  const id = s.toolOrder[s.toolOrder.length - 1];
-  const last = id === undefined ? undefined : s.tools[id];
-  const reask = machine === 'AWAITING_TOOL' && last && last.result === null && last.error === null ? last.call.id : undefined;
-  if (machine !== 'IDLE') {
-    ctx.emit('session.resume', { action: 'continue', from: machine, note: 'continued from the log', ...(reask ? { reask } : {}) });
-  }
-  if (machine === 'AWAITING_TOOL' && !last) throw new InvariantError('the log is AWAITING_TOOL without a tool call');
-  if (machine === 'DONE') throw new SessionStateError('the run is over', 'DONE');
 }

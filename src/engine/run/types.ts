@@ -11,7 +11,8 @@ import type { RunWait } from './wait-guard.js';
 
 /** A point where the run hands control back and waits for `next(payload)`. */
 export type LoopYield =
-  | { kind: 'tool'; call: ToolCall; reason?: string }
+  /** `interrupted`: approved before a restart and without a result: it may have run (docs/design.md, "Resume points"). */
+  | { kind: 'tool'; call: ToolCall; reason?: string; interrupted?: true }
   /** `reason`: the text the `session.pause` event carries; `cause`: the same reason as a value. */
   | { kind: 'pause'; reason: string; cause: PauseReason; prompt: string };
 

@@ -1,6 +1,6 @@
 import { newWarnings } from '../budget.js';
 import { afterBudget } from '../decide.js';
-import { activeSeconds } from '../fold.js';
+import { budgetUsage } from '../fold.js';
 import type { BudgetDimension } from '../types.js';
 import { runVerify } from '../verify.js';
 import type { RunContext } from './context.js';
@@ -34,7 +34,7 @@ export async function* budgetExceededStep(ctx: RunContext, exceeded: { dimension
 
 /** `budget.warn` once per dimension when it crosses the warn fraction (below its limit); `now` in epoch ms. */
 export function warnBudget(ctx: Pick<RunContext, 'state' | 'options' | 'emit'>, now: number): void {
-  const usage = { ...ctx.state.usage, wall_clock_seconds: activeSeconds(ctx.state, now) };
+  const usage = budgetUsage(ctx.state, now);
   const limits = ctx.state.limits;
   for (const dimension of newWarnings(usage, limits, ctx.options.policy.budget.warn_fraction, ctx.state.warned)) {
     if (usage[dimension] < limits[dimension]!) {

@@ -1,0 +1,50 @@
+import { InvariantError } from '../errors.js';
+import type { SessionState, ToolRecord } from '../fold.js';
+import type { RunContext } from './context.js';
+
+/**
+ * The tool call of the log that has no recorded outcome (neither `tool.result` nor
+ * `tool.error`): the one a crash interrupted, if any. Calls run one at a time, so only the
+ * last can be open.
+ */
+export function openCall(state: SessionState): ToolRecord | undefined {
+  const id = state.toolOrder[state.toolOrder.length - 1];
+  const record = id === undefined ? undefined : state.tools[id];
+  return record && record.result === null && record.error === null ? record : undefined;
+}
+
+/**
+ * A run read from its log continues where it stopped (docs/design.md, "Resume points"):
+ *
+ * - a log holding only `session.start` goes on to PLANNING;
+ * - a log that ends DONE or whose end is recorded is left to {@link nextStep}, which
+ *   finishes it from the facts of the log (nothing is run again);
+ * - otherwise `session.resume` is recorded (unless the run waits at a pause, which is
+ *   answered), naming the open tool call (`reask`): a call with no decision is asked about
+ *   again (it never ran: the decision is flushed before the tool starts); a call approved
+ *   and without a result was interrupted mid-run and is asked about again as such; a call
+ *   denied without its result gets the denied result now.
+ * @throws InvariantError for a log that ends IDLE after the start without a pause, or AWAITING_TOOL without a call
+ */
+export function recover(ctx: Pick<RunContext, 'state' | 'emit' | 'go'>): void {
+  const s = ctx.state;
+  const machine = s.machine.state;
+  if (s.done || machine === 'DONE' || s.abort) return;
+  if (machine === 'IDLE' && !s.machine.started) {
+    ctx.emit('session.resume', { action: 'continue', from: machine, note: 'continued from the log: the run had not started planning' });
+    ctx.go('PLANNING');
+    return;
+  }
+  if (machine === 'IDLE' && s.pending?.kind !== 'pause') throw new InvariantError('the log ends IDLE without a pause to answer');
+  const open = machine === 'EXECUTING' || machine === 'AWAITING_TOOL' ? openCall(s) : undefined;
+  if (machine === 'AWAITING_TOOL' && !open && s.toolOrder.length === 0) throw new InvariantError('the log is AWAITING_TOOL without a tool call');
+  if (open?.decision?.decision === 'deny') {
+    ctx.emit('session.resume', { action: 'continue', from: machine, note: 'continued from the log' });
+    const { call } = open;
+    const output = `denied by the ${open.decision.by}${open.decision.note ? `: ${open.decision.note}` : ''}`;
+    ctx.emit('tool.result', { result: { call_id: call.id, name: call.name, status: 'denied', output, exit_code: null, duration_ms: 0 } });
+    return;
+  }
+  if (machine === 'IDLE') return;
+  ctx.emit('session.resume', { action: 'continue', from: machine, note: 'continued from the log', ...(open ? { reask: open.call.id } : {}) });
+}
