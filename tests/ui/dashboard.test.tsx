@@ -136,7 +136,7 @@ describe('alerts', () => {
 describe('timeline', () => {
   test('f filters by type, ↑ selects and stops following, End follows, Enter opens the event', async () => {
     const c = await renderStore(createConsoleStore(stagnant), { rows: 30 });
-    await c.waitForFrame('filter activity (f) · 15 events · following (end)');
+    await c.waitForFrame('filter activity (f) · 17 events · following (end)');
     for (const filter of ['all', 'tools', 'model', 'checkpoints']) {
       await c.press('f');
       await c.waitForFrame(`filter ${filter} (f)`);
@@ -279,7 +279,9 @@ turns:
 `;
 
   test('a budget pause: the spent gauge stands out; e raises the limit by its increment and continues', async () => {
-    const rig = await open({ transcript: THREE_TURNS, policy: { maxTurns: 1 } });
+    // The verifier fails at the spent budget (work that passes would end the run goal_met), then passes.
+    const verify = 'n=$(cat .verify-count 2>/dev/null || echo 0); echo $((n+1)) > .verify-count; [ "$n" -ge 1 ]';
+    const rig = await open({ transcript: THREE_TURNS, policy: { maxTurns: 1, verify } });
     await rig.waitForFrame('Paused: budget_exceeded:turns');
     await rig.waitForArmed();
     const frame = rig.frame();
@@ -296,7 +298,7 @@ turns:
   });
 
   test('a budget pause: s stops the run as exhausted; c without raising pauses again', async () => {
-    const rig = await open({ transcript: THREE_TURNS, policy: { maxTurns: 1 } });
+    const rig = await open({ transcript: THREE_TURNS, policy: { maxTurns: 1, verify: 'node -e "process.exit(1)"' } });
     await rig.waitForFrame('Paused: budget_exceeded:turns');
     await rig.waitForArmed();
     const first = rig.store.getState().session.pending?.seq;
