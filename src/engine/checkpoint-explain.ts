@@ -49,8 +49,8 @@ export function explainCheckpoint(record: CheckpointRecord): string {
   switch (record.status) {
     case 'BASELINE': {
       const n = baselineClaims(record);
-      const starting = n > 0 ? `; its ${n} claim(s) are the starting point, not progress` : '';
-      return `baseline rule: the first checkpoint has nothing to compare (${listed}); ${counter}${starting}`;
+      const starting = n > 0 ? `, and its ${n} claim(s) are the starting point, not progress` : '';
+      return `baseline rule: the first checkpoint has nothing to compare${starting} (${listed}); ${counter}`;
     }
     case 'PROGRESS_OBSERVED': {
       const missing = movedBy(record, 'missing');

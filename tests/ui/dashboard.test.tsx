@@ -85,6 +85,9 @@ describe('checkpoints', () => {
     await c.waitForFrame('#2/3 · iteration 2');
     expect(checkpointRows(c.frame())).toEqual([
       '#2/3 · iteration 2 · NO_OBSERVED_PROGRESS · counter 1/2 · browsing: [ earlier, ] later',
+      // the rule behind the browsed verdict
+      'why no observed progress: observed.tests.failing stayed at 1, observed.tests.passing stayed at 1;',
+      'counter 1/2; claims never reset the counter',
       'observed (measured) observed_progress false       reported (claims) vs #1 claimed_progress true',
       'tests.failing 1 → 1 want ↓ no change              eliminated +the name is wrong',
       'tests.passing 1 → 1 want ↑ no change              remaining  −the greeting is too short',
@@ -94,6 +97,8 @@ describe('checkpoints', () => {
     await c.waitForFrame('#1/3 · iteration 1');
     expect(checkpointRows(c.frame())).toEqual([
       '#1/3 · iteration 1 · BASELINE · counter 0/2 · browsing: [ earlier, ] later',
+      'why baseline rule: the first checkpoint has nothing to compare, and its 1 claim(s) are the starting',
+      'point, not progress (observed.tests.failing first measured at 1, observed.tests.passing first measu…',
       'observed (measured) observed_progress null        reported (claims) claimed_progress false',
       'tests.failing — → 1 want ↓ baseline               eliminated no change',
       'tests.passing — → 1 want ↑ baseline               remaining  +the greeting is too short',
