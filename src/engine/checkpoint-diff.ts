@@ -9,6 +9,7 @@ import type {
   EvidenceClaim,
   SignalDiff,
 } from './types.js';
+import { explainCheckpoint } from './checkpoint-explain.js';
 
 /** Items of one reported field that appeared or disappeared since the previous checkpoint. */
 export interface ReportedFieldDiff<T> {
@@ -41,6 +42,8 @@ export interface CheckpointDiff {
   status: CheckpointStatus;
   /** `status`, with ` + STAGNATION_DETECTED` when the counter is at the threshold. */
   verdict: string;
+  /** The rule that produced the verdict, in one line a person can read ({@link explainCheckpoint}). */
+  explanation: string;
   observed_progress: boolean | null;
   claimed_progress: boolean;
   counter: number;
@@ -80,6 +83,7 @@ export function diffCheckpoint(previous: CheckpointRecord | null, current: Check
     evidence: current.evidence.map((e) => ({ ...e })),
     status: current.status,
     verdict: current.stagnation_detected ? `${current.status} + STAGNATION_DETECTED` : current.status,
+    explanation: explainCheckpoint(current),
     observed_progress: current.observed_progress,
     claimed_progress: current.claimed_progress,
     counter: current.counter,

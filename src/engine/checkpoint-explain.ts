@@ -22,9 +22,23 @@ function describeMove(diff: SignalDiff): string {
   }
 }
 
+/** The signals that moved `move`, described and joined. */
+function movedBy(record: CheckpointRecord, move: SignalDiff['move']): string {
+  return record.signals.filter((s) => s.move === move).map(describeMove).join(', ');
+}
+
+/** Claims the agent made by the baseline checkpoint (all reported fields). */
+function baselineClaims(record: CheckpointRecord): number {
+  const r = record.reported;
+  return r ? r.new_evidence.length + r.eliminated_hypotheses.length + r.remaining_hypotheses.length : 0;
+}
+
 /**
  * The rule behind `record.status` in one line, e.g.
  * `no observed progress: observed.failing_target_tests stayed at 3; counter 2/2 reached the threshold: STAGNATION_DETECTED; claims never reset the counter`.
+ * Where the sources disagree it names the decision (docs/design.md, "When the sources
+ * disagree"): a missing signal beside one that moved the wanted way, a regression beside
+ * one that improved, claims at the baseline.
  */
 export function explainCheckpoint(record: CheckpointRecord): string {
   const counter = `counter ${record.counter}/${record.threshold}`;
@@ -33,14 +47,24 @@ export function explainCheckpoint(record: CheckpointRecord): string {
   const moves = record.signals.map(describeMove);
   const listed = moves.length > 0 ? moves.join(', ') : 'no observed signal is declared';
   switch (record.status) {
-    case 'BASELINE':
-      return `baseline rule: the first checkpoint has nothing to compare (${listed}); ${counter}`;
-    case 'PROGRESS_OBSERVED': {
-      const moved = record.signals.filter((s) => s.move === 'wanted').map(describeMove).join(', ');
-      return `observed progress rule: ${moved} moved the declared way; ${counter} (reset)`;
+    case 'BASELINE': {
+      const n = baselineClaims(record);
+      const starting = n > 0 ? `, and its ${n} claim(s) are the starting point, not progress` : '';
+      return `baseline rule: the first checkpoint has nothing to compare${starting} (${listed}); ${counter}`;
     }
-    case 'NO_OBSERVED_PROGRESS':
+    case 'PROGRESS_OBSERVED': {
+      const missing = movedBy(record, 'missing');
+      const unknown = missing ? `; ${missing} (unknown: counts neither way)` : '';
+      return `observed progress rule: ${movedBy(record, 'wanted')} moved the declared way${unknown}; ${counter} (reset)`;
+    }
+    case 'NO_OBSERVED_PROGRESS': {
+      const improved = movedBy(record, 'wanted');
+      const regressed = movedBy(record, 'regressed');
+      if (improved && regressed) {
+        return `mixed, a regression cancels progress: ${improved} moved the declared way but ${regressed}; ${counter}${stagnation}${claims}`;
+      }
       return `no observed progress: ${listed}; ${counter}${stagnation}${claims}`;
+    }
     case 'UNKNOWN':
       return `unknown rule: no tracked signal could be measured (${record.unknown_why ?? listed}); ${counter} (kept: unknown is not "no progress")`;
     default:

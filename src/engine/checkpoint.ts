@@ -81,15 +81,17 @@ export function checkEvidence(reported: ReportedClaims, tests: readonly TestOutc
  * Evaluates one checkpoint against the previous ones (docs/design.md, "Checkpoints and stagnation").
  *
  * - The first checkpoint is `BASELINE` with counter 0.
- * - Each observed signal is compared with its last observed value; any move in the
- *   declared direction makes `PROGRESS_OBSERVED` and resets the counter, otherwise
- *   `NO_OBSERVED_PROGRESS` increments it. A missing metric shows no progress.
+ * - Each observed signal is compared with its last observed value; a move in the declared
+ *   direction makes `PROGRESS_OBSERVED` and resets the counter, unless another signal
+ *   moved the wrong way (a regression cancels progress); otherwise `NO_OBSERVED_PROGRESS`
+ *   increments it. A missing metric counts neither way: another signal's move decides.
  * - When an observer names its tests, its `failing`/`passing`/`total` signals are read over
  *   the target set frozen at its first such checkpoint (`target-tests.ts`): added tests do
  *   not count, and a target test lost or broken marks the signal regressed.
  * - When every tracked signal is missing the checkpoint is `UNKNOWN`: the counter neither
  *   resets nor advances, and the baseline waits for the first checkpoint that measures one.
- * - `claimed_progress` (a tracked reported field is non-empty) never touches the counter.
+ * - `claimed_progress` (a tracked reported field is non-empty) never touches the counter;
+ *   it is false at the baseline, whose claims are the starting point (nothing to compare).
  * - `stagnation_detected` when the counter is at or above the threshold.
  *
  * Pure: returns the record and the next evaluator state.
@@ -111,14 +113,15 @@ export function evaluateCheckpoint(
     const lost = target?.regressed === true && (diff.move === 'wanted' || diff.move === 'flat');
     return lost ? { ...diff, move: 'regressed' as const } : diff;
   });
-  const observedProgress = baseline ? null : signals.some((s) => s.move === 'wanted');
+  // Sources that disagree (docs/design.md, "When the sources disagree"): a regression cancels progress.
+  const observedProgress = baseline ? null : signals.some((s) => s.move === 'wanted') && !signals.some((s) => s.move === 'regressed');
   const counter = baseline || observedProgress ? 0 : previous.counter + 1;
   const record: CheckpointRecord = {
     ...input,
     index: previous.count,
     status: baseline ? 'BASELINE' : observedProgress ? 'PROGRESS_OBSERVED' : 'NO_OBSERVED_PROGRESS',
     observed_progress: observedProgress,
-    claimed_progress: policy.reported.some((field) => input.reported[field].length > 0),
+    claimed_progress: !baseline && policy.reported.some((field) => input.reported[field].length > 0),
     counter,
     threshold: policy.threshold,
     stagnation_detected: counter >= policy.threshold,

@@ -8,6 +8,8 @@ import { reflexionStep } from './patterns/reflexion.js';
 import { stopReasonAt, type Finish, type PauseReason } from './reasons.js';
 import type { BudgetDimension, ToolCall } from './types.js';
 import { assertNever } from './events.js';
+import { checkpointDue, currentLapEnd, endOfTurn } from './end-of-turn.js';
+export { afterBudget } from './end-of-turn.js';
 import type { HookDecision } from './hooks.js';
 
 /**
@@ -89,7 +91,9 @@ export type Now = number | (() => number);
  * An abort the operator asked for (`/stop --abort`) ends the run in any state but a
  * pending question. Order at the start of a step (EXECUTING, no open step): an abort, then a stop, then a
  * pause the operator asked for, then the budget in the order turns, tool calls, wall
- * clock, tokens, cost. Order after a step (REFLECTING): a lap's end, the checkpoint when
+ * clock, tokens, cost ({@link afterBudget}: the verifier first). Order after a step
+ * (REFLECTING): the end of the turn ({@link endOfTurn}: a claim, a lap's end or a finished
+ * plan is verified and a pass wins; then the budget), a lap's end, the checkpoint when
  * due, calls of the same turn still queued, then the pattern (or the lap) decides.
  */
 export function nextStep(state: SessionState, policy: DecisionPolicy, now: Now, intents: Intents = NO_INTENTS): Step {
@@ -113,7 +117,7 @@ export function nextStep(state: SessionState, policy: DecisionPolicy, now: Now, 
     case 'AWAITING_TOOL':
       return { kind: 'end_tool' };
     case 'REFLECTING':
-      return afterStep(state, policy);
+      return afterStep(state, policy, now, intents);
     default:
       return assertNever(machine);
   }
@@ -162,36 +166,15 @@ export function startOfStep(state: SessionState, policy: DecisionPolicy, now: No
 }
 
 /**
- * What follows a budget limit once it is recorded: in a lap, the verifier first (a lap that
- * meets the goal wins over a budget that ran out in it); then `budget.on_exhausted`.
- * `verified` is the verifier's verdict when it ran for this limit.
+ * REFLECTING: first the end of the turn ({@link endOfTurn}: the verifier before any other
+ * verdict, a pass wins, then the budget when a checkpoint is due); then a lap's end, the
+ * checkpoint when due, queued calls, then the lap or the pattern.
  */
-export function afterBudget(
-  state: SessionState,
-  policy: DecisionPolicy,
-  exceeded: { dimension: BudgetDimension; used: number; limit: number },
-  verified: boolean | null,
-): Step {
-  const { dimension, used, limit } = exceeded;
-  if (state.lap > 0 && verified === null) return { kind: 'verify', trigger: 'check' };
-  if (state.lap > 0 && verified) return { kind: 'finish', finish: { reason: 'goal_met', summary: `the verifier passed in lap ${state.lap}` } };
-  const spent = `The ${dimension} budget is spent (${round(used)} of ${limit})`;
-  if (policy.budget.on_exhausted === 'abort') {
-    return { kind: 'finish', finish: { reason: 'aborted', summary: `the ${dimension} budget is spent (${round(used)} of ${limit})`, abort: true } };
-  }
-  const by = policy.budget.increments[dimension];
-  return { kind: 'pause', reason: { kind: 'budget_exceeded', dimension }, prompt: `${spent}. Raise it (/budget ${dimension} +${by}) and continue, or stop.` };
-}
-
-/** REFLECTING: a lap's end, the checkpoint when due, queued calls, then the pattern. */
-export function afterStep(state: SessionState, policy: DecisionPolicy): Step {
-  const ended = state.lapEnd !== null && state.lapEnd.lap === state.lap && state.lap > 0;
-  if (ended) return lapStep(state, policy);
-  const turn = state.turn;
-  const last = state.checkpoints[state.checkpoints.length - 1];
-  if (state.queued.length === 0 && turn > 0 && turn % policy.checkpointEvery === 0 && last?.iteration !== turn) {
-    return { kind: 'checkpoint', iteration: turn };
-  }
+export function afterStep(state: SessionState, policy: DecisionPolicy, now: Now = 0, intents: Intents = NO_INTENTS): Step {
+  const end = endOfTurn(state, policy, now, intents);
+  if (end) return end;
+  if (currentLapEnd(state)) return lapStep(state, policy);
+  if (checkpointDue(state, policy)) return { kind: 'checkpoint', iteration: state.turn };
   if (state.queued.length > 0) return { kind: 'execute' };
   if (state.lap > 0) return lapStep(state, policy);
   switch (policy.pattern) {
@@ -240,6 +223,3 @@ export function verifiedThisStep(state: SessionState): boolean {
   return v !== null && v.step === state.step && v.lap === state.lap;
 }
 
-function round(n: number): number {
-  return Math.round(n * 100) / 100;
-}

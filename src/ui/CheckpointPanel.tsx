@@ -28,6 +28,23 @@ const FIELDS: Array<[keyof ReportedDiff, string]> = [
   ['remaining_hypotheses', 'remaining'],
 ];
 
+/**
+ * `text` in at most `rows` rows of `width` columns, broken at the last space that fits
+ * (the last row is left whole, to be truncated where it is drawn). Counts UTF-16 units: the
+ * text is sanitized and mostly ASCII, and each row is truncated when drawn anyway.
+ */
+export function foldRows(text: string, width: number, rows: number): string[] {
+  const out: string[] = [];
+  let rest = text;
+  while (out.length < rows - 1 && rest.length > width && width > 0) {
+    const cut = rest.lastIndexOf(' ', width);
+    const at = cut > 0 ? cut : width;
+    out.push(rest.slice(0, at));
+    rest = rest.slice(at).trimStart();
+  }
+  return [...out, rest];
+}
+
 const value = (n: number | null) => (n === null ? 'missing' : String(n));
 const clean = (t: string) => sanitize(t, { oneLine: true });
 
@@ -49,7 +66,8 @@ function UnknownLine({ why, inRow }: { why: string | undefined; inRow: number | 
  * with its wanted direction and move (regressions and missing values stand out), the
  * target tests that flipped each way since the last checkpoint (`target-tests-rows.tsx`), each
  * reported field as items added and removed since the previous checkpoint, each evidence
- * claim with what the harness found, and the verdict with the stagnation counter.
+ * claim with what the harness found, and the verdict with the stagnation counter and the
+ * rule that produced it (`why`, one line).
  * `[` and `]` browse earlier checkpoints.
  */
 export function CheckpointPanel({ height, width, compact = false }: { height: number; width: number; compact?: boolean }) {
@@ -82,6 +100,14 @@ export function CheckpointPanel({ height, width, compact = false }: { height: nu
       <Text color={theme.muted}>{browsing ? ' · browsing: [ earlier, ] later' : count > 1 ? ' · [ earlier' : ''}</Text>
     </Text>
   );
+  // The rule that produced the verdict, from the recorded checkpoint: one line, folded onto
+  // a second row when it is wider than the panel and the panel has room.
+  const why = foldRows(`why ${clean(diff.explanation)}`, width, height >= 6 ? 2 : 1).map((row, i) => (
+    <Text key={`why${i}`} wrap="truncate-end">
+      {i === 0 ? <Text color={theme.muted}>why </Text> : null}
+      {i === 0 ? row.slice(4) : row}
+    </Text>
+  ));
   const observed = [
     <Text key="h" wrap="truncate-end">
       <Text bold>observed (measured)</Text>
@@ -145,14 +171,16 @@ export function CheckpointPanel({ height, width, compact = false }: { height: nu
       </Text>
     )),
   ];
-  if (compact) return <Rows height={height} items={[title, ...observed, ...fields, ...evidence]} />;
+  if (compact) return <Rows height={height} items={[title, ...why, ...observed, ...fields, ...evidence]} />;
   const half = Math.floor(width / 2);
-  const columns = Math.max(0, Math.min(height - 1, Math.max(observed.length, fields.length)));
+  const head = Math.min(1 + why.length, height);
+  const columns = Math.max(0, Math.min(height - head, Math.max(observed.length, fields.length)));
   return (
     <Box flexDirection="column" height={height} overflowY="hidden" flexShrink={0}>
       <Box height={1} flexShrink={0}>
         {title}
       </Box>
+      {head > 1 ? <Rows height={head - 1} items={why} /> : null}
       <Box flexDirection="row" height={columns} flexShrink={0}>
         <Box width={half} flexShrink={0} paddingRight={1}>
           <Rows height={columns} items={observed} />
@@ -161,7 +189,7 @@ export function CheckpointPanel({ height, width, compact = false }: { height: nu
           <Rows height={columns} items={fields} />
         </Box>
       </Box>
-      <Rows height={height - 1 - columns} items={evidence} />
+      <Rows height={height - head - columns} items={evidence} />
     </Box>
   );
 }

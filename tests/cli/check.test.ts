@@ -30,7 +30,7 @@ async function rows(dir: string): Promise<Row[]> {
   // each row also names the rule behind its verdict (tests/cli/loop-control.test.ts pins the text)
   return result.stdout.split('\n').map((line) => {
     const { rule, ...row } = JSON.parse(line) as Row & { rule: string };
-    expect(rule).toMatch(/^(baseline rule|observed progress rule|no observed progress): /);
+    expect(rule).toMatch(/^(baseline rule|observed progress rule|no observed progress|mixed, a regression cancels progress): /);
     return row;
   });
 }
@@ -47,7 +47,8 @@ const row = (file: string, status: string, counter: number, observed: boolean | 
 describe('loopdeck check on the fixture folders', () => {
   it('productive: BASELINE, PROGRESS_OBSERVED, PROGRESS_OBSERVED, counter 0', async () => {
     expect(await rows(path.join(fixtures, 'productive'))).toEqual([
-      row('01.json', 'BASELINE', 0, null, true, false),
+      // claims at the baseline are its starting point, not progress
+      row('01.json', 'BASELINE', 0, null, false, false),
       row('02.json', 'PROGRESS_OBSERVED', 0, true, true, false),
       row('03.json', 'PROGRESS_OBSERVED', 0, true, true, false),
     ]);
@@ -113,6 +114,20 @@ describe('loopdeck check on folders of checkpoint files', () => {
   it('3/4 then 4/3 (a regression): NO_OBSERVED_PROGRESS, counter 1', async () => {
     write([[3, 4], [4, 3]]);
     expect(await rows(dir)).toEqual([row('01.json', 'BASELINE', 0, null, false, false), row('02.json', 'NO_OBSERVED_PROGRESS', 1, false, false, false)]);
+  });
+
+  it('3/4 then 2/3 (one improves, one regresses): NO_OBSERVED_PROGRESS, and the rule says a regression cancels progress', async () => {
+    write([[3, 4], [2, 3]]);
+    const result = await check(dir);
+    const lines = result.stdout.split('\n').map((line) => JSON.parse(line) as Row & { rule: string });
+    expect(lines.map((l) => [l.status, l.counter, l.rule])).toEqual([
+      ['BASELINE', 0, 'baseline rule: the first checkpoint has nothing to compare (observed.tests.failing first measured at 3, observed.tests.passing first measured at 4); counter 0/2'],
+      [
+        'NO_OBSERVED_PROGRESS',
+        1,
+        'mixed, a regression cancels progress: observed.tests.failing 3 → 2 (decrease wanted) moved the declared way but observed.tests.passing 4 → 3, the wrong way (increase wanted); counter 1/2',
+      ],
+    ]);
   });
 
   it('evaluates in file-name order, whatever the iterations say', async () => {

@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { explainCheckpoint } from '../../src/engine/checkpoint-explain.js';
 import { checkEvidence, evaluateAll, type ProgressPolicy } from '../../src/engine/checkpoint.js';
 import type { CheckpointInput, CheckpointRecord, ReportedClaims, TestOutcome } from '../../src/engine/types.js';
 
@@ -59,7 +60,7 @@ describe('checkpoint fixtures', () => {
   it('productive: BASELINE, PROGRESS_OBSERVED, PROGRESS_OBSERVED with the counter at 0', () => {
     const records = evaluateAll(loadFolder('productive'), POLICY);
     expect(records.map(summary)).toEqual([
-      { status: 'BASELINE', counter: 0, observed_progress: null, claimed_progress: true, stagnation_detected: false },
+      { status: 'BASELINE', counter: 0, observed_progress: null, claimed_progress: false, stagnation_detected: false },
       { status: 'PROGRESS_OBSERVED', counter: 0, observed_progress: true, claimed_progress: true, stagnation_detected: false },
       { status: 'PROGRESS_OBSERVED', counter: 0, observed_progress: true, claimed_progress: true, stagnation_detected: false },
     ]);
@@ -101,7 +102,7 @@ describe('checkpoint fixtures', () => {
     expect(inputs.map((c) => c.reported.eliminated_hypotheses.length)).toEqual([0, 1, 2]);
     const records = evaluateAll(inputs, POLICY);
     expect(records.map(summary)).toEqual([
-      { status: 'BASELINE', counter: 0, observed_progress: null, claimed_progress: true, stagnation_detected: false },
+      { status: 'BASELINE', counter: 0, observed_progress: null, claimed_progress: false, stagnation_detected: false },
       { status: 'NO_OBSERVED_PROGRESS', counter: 1, observed_progress: false, claimed_progress: true, stagnation_detected: false },
       { status: 'NO_OBSERVED_PROGRESS', counter: 2, observed_progress: false, claimed_progress: true, stagnation_detected: true },
     ]);
@@ -246,7 +247,7 @@ describe('evaluateAll inline', () => {
     const inputs = [1, 2, 3, 4, 5].map((n) => cp(n * 3, 3, 4, growing(n)));
     const records = evaluateAll(inputs, POLICY);
     expect(records.map((r) => [r.status, r.counter, r.claimed_progress, r.stagnation_detected])).toEqual([
-      ['BASELINE', 0, true, false],
+      ['BASELINE', 0, false, false],
       ['NO_OBSERVED_PROGRESS', 1, true, false],
       ['NO_OBSERVED_PROGRESS', 2, true, true],
       ['NO_OBSERVED_PROGRESS', 3, true, true],
@@ -301,5 +302,53 @@ describe('evidence refs', () => {
       { claim: 'the mapper is fine', evidence_ref: 'mapper maps', status: 'not_found' },
       { claim: 'case matters', evidence_ref: 'DTO IS VALID', status: 'not_found' },
     ]);
+  });
+});
+
+describe('when the sources disagree (docs/design.md, "When the sources disagree")', () => {
+  it('one metric missing while another improves: PROGRESS_OBSERVED, the missing one counts neither way, and the line says so', () => {
+    const records = evaluateAll([cp(3, 3, 4), cp(6, 2, null)], POLICY);
+    expect(summary(records[1]!)).toEqual({ status: 'PROGRESS_OBSERVED', counter: 0, observed_progress: true, claimed_progress: false, stagnation_detected: false });
+    expect(explainCheckpoint(records[1]!)).toBe(
+      'observed progress rule: observed.tests.failing 3 → 2 (decrease wanted) moved the declared way; observed.tests.passing not measured (unknown: counts neither way); counter 0/2 (reset)',
+    );
+    // The missing metric is compared with its last measured value when it comes back.
+    const [, , third] = evaluateAll([cp(3, 3, 4), cp(6, 2, null), cp(9, 2, 5)], POLICY);
+    expect(third!.signals.map((g) => [g.before, g.after, g.move])).toEqual([
+      [2, 2, 'flat'],
+      [4, 5, 'wanted'],
+    ]);
+  });
+
+  it('one improving while another regresses (failing/passing 3/4 → 2/3): a regression cancels progress, the counter goes on', () => {
+    const records = evaluateAll([cp(3, 3, 4), cp(6, 2, 3), cp(9, 1, 2)], POLICY);
+    expect(records.map(summary).slice(1)).toEqual([
+      { status: 'NO_OBSERVED_PROGRESS', counter: 1, observed_progress: false, claimed_progress: false, stagnation_detected: false },
+      { status: 'NO_OBSERVED_PROGRESS', counter: 2, observed_progress: false, claimed_progress: false, stagnation_detected: true },
+    ]);
+    expect(explainCheckpoint(records[1]!)).toBe(
+      'mixed, a regression cancels progress: observed.tests.failing 3 → 2 (decrease wanted) moved the declared way but observed.tests.passing 4 → 3, the wrong way (increase wanted); counter 1/2',
+    );
+    // The other way round (failing rises while passing rises) is the same decision.
+    const [, other] = evaluateAll([cp(3, 3, 4), cp(6, 4, 6)], POLICY);
+    expect(other!.status).toBe('NO_OBSERVED_PROGRESS');
+    expect(explainCheckpoint(other!)).toMatch(/^mixed, a regression cancels progress: observed\.tests\.passing 4 → 6 \(increase wanted\) moved the declared way but observed\.tests\.failing 3 → 4, the wrong way/);
+  });
+
+  it('claims present in the first checkpoint: BASELINE with claimed_progress false; the claims are its starting point', () => {
+    const claims: ReportedClaims = {
+      new_evidence: [{ claim: 'the DTO is valid', evidence_ref: 'rejects empty payloads' }],
+      eliminated_hypotheses: ['business validation'],
+      remaining_hypotheses: ['serializer'],
+    };
+    const [first, second] = evaluateAll([cp(3, 3, 4, claims), cp(6, 3, 4, claims)], POLICY);
+    expect(summary(first!)).toEqual({ status: 'BASELINE', counter: 0, observed_progress: null, claimed_progress: false, stagnation_detected: false });
+    // Its evidence is still checked against what the harness ran.
+    expect(first!.evidence).toEqual([{ claim: 'the DTO is valid', evidence_ref: 'rejects empty payloads', status: 'not_found' }]);
+    expect(explainCheckpoint(first!)).toBe(
+      'baseline rule: the first checkpoint has nothing to compare, and its 3 claim(s) are the starting point, not progress (observed.tests.failing first measured at 3, observed.tests.passing first measured at 4); counter 0/2',
+    );
+    // The next checkpoint's claims are claims of progress, which never reset the counter.
+    expect(summary(second!)).toMatchObject({ status: 'NO_OBSERVED_PROGRESS', counter: 1, claimed_progress: true });
   });
 });

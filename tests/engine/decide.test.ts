@@ -88,8 +88,26 @@ const ROWS: Row[] = [
   ['below every limit: the step starts', at('EXECUTING', { usage: { ...INITIAL_STATE.usage, turns: 4 }, limits: { ...INITIAL_STATE.limits, turns: 5 } }), {}, NONE, { kind: 'start_step' }],
 
   // ---- REFLECTING: checkpoint, queued calls, then the pattern
-  ['a due checkpoint comes before a claim is verified', at('REFLECTING', { turn: 3, finalClaim: 'done' }), {}, NONE, { kind: 'checkpoint', iteration: 3 }],
-  ['a checkpoint already recorded for this turn is not taken again', at('REFLECTING', { turn: 3, finalClaim: 'done', checkpoints: [{ iteration: 3 } as never] }), {}, NONE, { kind: 'verify', trigger: 'claim' }],
+  // ---- the end of a turn, the same in every pattern and in laps: verify, a pass wins, then budget, then stagnation
+  ...(['react', 'plan-and-execute', 'reflexion'] as const).map((pattern): Row => [
+    `${pattern}: a claim is verified before the checkpoint due at its turn`, at('REFLECTING', { turn: 3, step: 3, plans: 1, plan: ['a', 'b'], planDone: 1, finalClaim: 'done' }), { pattern }, NONE, { kind: 'verify', trigger: 'claim' }]),
+  ...(['react', 'plan-and-execute', 'reflexion'] as const).map((pattern): Row => [
+    `${pattern}: a passing claim wins over the checkpoint (and its stagnation) due at its turn`, at('REFLECTING', { turn: 3, step: 3, plans: 1, plan: ['a', 'b'], planDone: 1, ...verified(true, 3) }), { pattern }, NONE, finish('goal_met', 'fixed it')]),
+  ['laps: a claim is verified before the checkpoint due at its turn', at('REFLECTING', { turn: 3, step: 3, lap: 1, finalClaim: 'done' }), {}, NONE, { kind: 'verify', trigger: 'claim' }],
+  ['a refuted claim, a checkpoint due and the budget spent: the budget before the checkpoint', at('REFLECTING', { turn: 3, step: 3, usage: { ...INITIAL_STATE.usage, turns: 3 }, limits: { ...INITIAL_STATE.limits, turns: 3 }, ...verified(false, 3) }), {}, NONE,
+    { kind: 'budget_exceeded', dimension: 'turns', used: 3, limit: 3 }],
+  ['a refuted claim with a checkpoint due: the checkpoint', at('REFLECTING', { turn: 3, step: 3, ...verified(false, 3) }), {}, NONE, { kind: 'checkpoint', iteration: 3 }],
+  ['no claim, a checkpoint due and the budget spent: the budget first', at('REFLECTING', { turn: 3, step: 3, usage: { ...INITIAL_STATE.usage, tool_calls: 5 }, limits: { ...INITIAL_STATE.limits, tool_calls: 5 } }), {}, NONE,
+    { kind: 'budget_exceeded', dimension: 'tool_calls', used: 5, limit: 5 }],
+  ['no checkpoint due: a spent budget waits for the start of the next step', at('REFLECTING', { turn: 2, step: 2, usage: { ...INITIAL_STATE.usage, tool_calls: 5 }, limits: { ...INITIAL_STATE.limits, tool_calls: 5 } }), {}, NONE, { kind: 'execute' }],
+  ['an abort asked for skips the verifier', at('REFLECTING', { turn: 1, step: 1, finalClaim: 'done' }), {}, { pause: null, stop: 'abort' }, { kind: 'execute' }],
+  ['a claim with calls of its turn still queued: the calls first', at('REFLECTING', { turn: 1, step: 1, finalClaim: 'done', queued: [call] }), {}, NONE, { kind: 'execute' }],
+  ['laps: a lap whose agent failed is verified', at('REFLECTING', { turn: 1, step: 2, lap: 1, lapFailures: 1, lapEnd: { lap: 1, outcome: 'error', note: 'agent exited 3' } }), {}, NONE, { kind: 'verify', trigger: 'check' }],
+  ['laps: a lap whose agent failed but whose work passes wins the run (no next lap)', at('REFLECTING', { turn: 1, step: 2, lap: 1, lapFailures: 1, lapEnd: { lap: 1, outcome: 'error', note: 'agent exited 3' }, ...verified(true, 2, { lap: 1, trigger: 'check', claim: null }) }), {}, NONE,
+    finish('goal_met', 'the verifier passed after lap 1 (the lap ended in an error: agent exited 3)')],
+  ['laps: a lap whose agent failed at the failure cap is verified before the abort', at('REFLECTING', { turn: 1, step: 3, lap: 3, lapFailures: 2, lapEnd: { lap: 3, outcome: 'error', note: 'x' } }), {}, NONE, { kind: 'verify', trigger: 'check' }],
+  ['Plan-and-Execute: a finished plan is checked before the checkpoint due at its turn', at('REFLECTING', { turn: 3, step: 3, plans: 1, plan: ['a', 'b'], planDone: 2 }), { pattern: 'plan-and-execute' }, NONE, { kind: 'verify', trigger: 'check' }],
+  ['a checkpoint already recorded for this turn is not taken again', at('REFLECTING', { turn: 3, step: 3, ...verified(false, 3), checkpoints: [{ iteration: 3 } as never] }), {}, NONE, { kind: 'execute' }],
   ['calls of the same turn still queued: no checkpoint yet, execute them', at('REFLECTING', { turn: 3, queued: [call] }), {}, NONE, { kind: 'execute' }],
   ['ReAct: a claim goes to the verifier', at('REFLECTING', { turn: 1, step: 2, finalClaim: 'fixed it' }), {}, NONE, { kind: 'verify', trigger: 'claim' }],
   ['ReAct: a verified claim ends the run', at('REFLECTING', { turn: 1, step: 2, ...verified(true, 2) }), {}, NONE, finish('goal_met', 'fixed it')],
@@ -117,13 +135,13 @@ const ROWS: Row[] = [
   ['laps: a verified claim ends the lap done', at('REFLECTING', { turn: 1, step: 1, lap: 1, ...verified(true, 1, { lap: 1 }) }), {}, NONE, { kind: 'end_lap', lap: 1, outcome: 'done' }],
   ['laps: a refuted claim ends the lap not done', at('REFLECTING', { turn: 1, step: 1, lap: 1, ...verified(false, 1, { lap: 1 }) }), {}, NONE, { kind: 'end_lap', lap: 1, outcome: 'not_done' }],
   ['laps: a lap done wins the run', at('REFLECTING', { turn: 1, step: 1, lap: 1, lapEnd: { lap: 1, outcome: 'done' }, ...verified(true, 1, { lap: 1 }) }), {}, NONE, finish('goal_met', 'fixed it')],
-  ['laps: a lap not done starts the next', at('REFLECTING', { turn: 1, step: 1, lap: 1, lapEnd: { lap: 1, outcome: 'not_done' } }), {}, NONE, { kind: 'start_lap', lap: 2 }],
-  ['laps: the last lap not done ends the run', at('REFLECTING', { turn: 1, step: 3, lap: 3, lapEnd: { lap: 3, outcome: 'not_done' } }), {}, NONE,
+  ['laps: a lap not done starts the next', at('REFLECTING', { turn: 1, step: 1, lap: 1, lapEnd: { lap: 1, outcome: 'not_done' }, ...verified(false, 1, { lap: 1 }) }), {}, NONE, { kind: 'start_lap', lap: 2 }],
+  ['laps: the last lap not done ends the run', at('REFLECTING', { turn: 1, step: 3, lap: 3, lapEnd: { lap: 3, outcome: 'not_done' }, ...verified(false, 3, { lap: 3 }) }), {}, NONE,
     finish('exhausted', 'the goal is not met after 3 of 3 laps', { limit: 'max_laps' })],
-  ['laps: errors in a row abort before the lap cap', at('REFLECTING', { turn: 1, step: 3, lap: 3, lapFailures: 2, lapEnd: { lap: 3, outcome: 'error', note: 'agent exited 1' } }), {}, NONE,
+  ['laps: errors in a row abort before the lap cap', at('REFLECTING', { turn: 1, step: 3, lap: 3, lapFailures: 2, lapEnd: { lap: 3, outcome: 'error', note: 'agent exited 1' }, ...verified(false, 3, { lap: 3, trigger: 'check' }) }), {}, NONE,
     finish('aborted', '2 laps in a row failed (last: agent exited 1)', { limit: 'max_consecutive_failures' })],
   ['laps: the end of an earlier lap does not count', at('REFLECTING', { turn: 1, step: 3, lap: 2, lapEnd: { lap: 1, outcome: 'not_done' } }), {}, NONE, { kind: 'execute' }],
-  ['laps: a lap ended with a checkpoint due decides the lap first', at('REFLECTING', { turn: 3, step: 3, lap: 1, lapEnd: { lap: 1, outcome: 'error', note: 'x' }, lapFailures: 1 }), {}, NONE, { kind: 'start_lap', lap: 2 }],
+  ['laps: a lap ended with a checkpoint due decides the lap first', at('REFLECTING', { turn: 3, step: 3, lap: 1, lapEnd: { lap: 1, outcome: 'error', note: 'x' }, lapFailures: 1, ...verified(false, 3, { lap: 1, trigger: 'check' }) }), {}, NONE, { kind: 'start_lap', lap: 2 }],
 ];
 
 describe('nextStep', () => {
@@ -134,16 +152,21 @@ describe('nextStep', () => {
 
 describe('after a budget limit (verify vs budget)', () => {
   const spent = { dimension: 'tool_calls' as const, used: 7, limit: 7 };
-  it.each<[string, Partial<SessionState>, Partial<DecisionPolicy>, boolean | null, Step]>([
-    ['a lap verifies first', { lap: 1 }, {}, null, { kind: 'verify', trigger: 'check' }],
-    ['a lap that meets the goal wins over the budget', { lap: 2 }, {}, true, finish('goal_met', 'the verifier passed in lap 2')],
-    ['a lap that does not pauses for the budget', { lap: 2 }, {}, false,
-      { kind: 'pause', reason: { kind: 'budget_exceeded', dimension: 'tool_calls' }, prompt: 'The tool_calls budget is spent (7 of 7). Raise it (/budget tool_calls +20) and continue, or stop.' }],
-    ['without laps: the pause', {}, {}, null,
-      { kind: 'pause', reason: { kind: 'budget_exceeded', dimension: 'tool_calls' }, prompt: 'The tool_calls budget is spent (7 of 7). Raise it (/budget tool_calls +20) and continue, or stop.' }],
-    ['on_exhausted: abort', {}, { budget: { ...POLICY.budget, on_exhausted: 'abort' } }, null, finish('aborted', 'the tool_calls budget is spent (7 of 7)', { abort: true })],
-  ])('%s', (_name, over, policy, verdict, step) => {
-    expect(afterBudget(at('EXECUTING', over), { ...POLICY, ...policy }, spent, verdict)).toEqual(step);
+  const pauses: Step = { kind: 'pause', reason: { kind: 'budget_exceeded', dimension: 'tool_calls' }, prompt: 'The tool_calls budget is spent (7 of 7). Raise it (/budget tool_calls +20) and continue, or stop.' };
+  it.each<[string, Partial<SessionState>, Partial<DecisionPolicy>, Step]>([
+    ['a lap verifies first', { lap: 1, step: 4 }, {}, { kind: 'verify', trigger: 'check' }],
+    ['ReAct verifies first too', { step: 4 }, {}, { kind: 'verify', trigger: 'check' }],
+    ['Plan-and-Execute verifies first too', { step: 4, plan: ['a', 'b'], planDone: 1 }, { pattern: 'plan-and-execute' }, { kind: 'verify', trigger: 'check' }],
+    ['a verdict of an earlier step is not reused', { step: 4, ...verified(false, 3) }, {}, { kind: 'verify', trigger: 'check' }],
+    ['a verdict of an earlier lap is not reused', { step: 4, lap: 2, ...verified(false, 4, { lap: 1 }) }, {}, { kind: 'verify', trigger: 'check' }],
+    ['a lap that meets the goal wins over the budget', { lap: 2, step: 4, ...verified(true, 4, { lap: 2, trigger: 'check' }) }, {}, finish('goal_met', 'the verifier passed in lap 2')],
+    ['work that meets the goal wins over on_exhausted: abort', { step: 4, ...verified(true, 4, { trigger: 'check' }) }, { budget: { ...POLICY.budget, on_exhausted: 'abort' } },
+      finish('goal_met', 'the verifier passed when the tool_calls budget ran out (7 of 7)')],
+    ['a lap that does not pauses for the budget', { lap: 2, step: 4, ...verified(false, 4, { lap: 2, trigger: 'check' }) }, {}, pauses],
+    ['a claim refuted in this step is reused: the pause, no second verify', { step: 4, ...verified(false, 4) }, {}, pauses],
+    ['on_exhausted: abort when the verifier fails', { step: 4, ...verified(false, 4) }, { budget: { ...POLICY.budget, on_exhausted: 'abort' } }, finish('aborted', 'the tool_calls budget is spent (7 of 7)', { abort: true })],
+  ])('%s', (_name, over, policy, step) => {
+    expect(afterBudget(at('EXECUTING', over), { ...POLICY, ...policy }, spent)).toEqual(step);
   });
 });
 
@@ -205,7 +228,7 @@ describe('coverage of the table', () => {
     afterPlan([]),
     hookPause({ type: 'pause', prompt: 'p' }),
     ...(['stagnation', 'repetition', 'constraint'] as const).flatMap((k) => (['pause', 'stop'] as const).map((a) => afterDetection(k, a, 'S'))),
-    afterBudget(at('EXECUTING'), POLICY, { dimension: 'turns', used: 1, limit: 1 }, null),
+    afterBudget(at('EXECUTING', { step: 1, ...verified(false, 1) }), POLICY, { dimension: 'turns', used: 1, limit: 1 }),
   ];
   const finishes = steps.flatMap((s) => (s?.kind === 'finish' ? [s.finish] : []));
   const pauses = steps.flatMap((s) => (s?.kind === 'pause' ? [s.reason] : []));

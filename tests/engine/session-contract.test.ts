@@ -384,7 +384,8 @@ describe('the loop contract: a turn with two tool calls', () => {
 
 describe('the loop contract: budget pause', () => {
   it('/budget takes the names the console shows (wall_clock, cost), a duration for the wall clock, whole numbers for counts', async () => {
-    const r = rig({ agent: transcript(TOOL_PLAN), policy: { budget: { max_tool_calls: 1, max_wall_clock: '30m', max_cost_usd: 1 } } });
+    // The verifier fails, so the spent budget pauses (work that passes would end the run goal_met).
+    const r = rig({ agent: transcript(TOOL_PLAN), policy: { budget: { max_tool_calls: 1, max_wall_clock: '30m', max_cost_usd: 1 }, verify: [{ command: 'false' }] } });
     const run = r.session.run(goal());
     await nextYield(run, r.log);
     expect(await r.session.command('/budget wall_clock +10m')).toEqual({ ok: true, message: 'wall_clock limit raised to 2400' });
@@ -409,7 +410,9 @@ describe('the loop contract: budget pause', () => {
   });
 
   it('a budget of 1 tool call: dispatches it, pauses after its result, re-pauses until raised, then completes', async () => {
-    const r = rig({ agent: transcript(TOOL_PLAN), policy: { budget: { max_tool_calls: 1 } } });
+    const dir = tempDir();
+    // The verifier fails once (at the spent budget, so the run pauses), then passes.
+    const r = rig({ dir, agent: transcript(TOOL_PLAN), policy: { budget: { max_tool_calls: 1 }, verify: [{ command: flakyVerifier(dir, 1) }] } });
     const run = r.session.run(goal());
 
     const pause = await nextYield(run, r.log);
@@ -417,11 +420,13 @@ describe('the loop contract: budget pause', () => {
     // the call that reached the limit was dispatched and its result recorded
     expect(ofType(r.events, 'tool.result').map((e) => [e.data.result.call_id, e.data.result.status])).toEqual([['t2', 'ok']]);
     expect(r.session.snapshot.usage.tool_calls).toBe(1);
-    expect(quiet(r.log).slice(-7)).toEqual([
+    expect(quiet(r.log).slice(-8)).toEqual([
       'event:tool.result',
       'hook:after_tool_call',
       'hook:on_budget_exceeded',
       'event:budget.warn',
+      // the verifier is asked before the budget decides
+      'event:verify.result',
       'event:session.pause',
       'hook:on_pause',
       'yield:pause',
@@ -437,6 +442,7 @@ describe('the loop contract: budget pause', () => {
     const between = types(r.events.slice(before));
     expect(between).not.toContain('step.start');
     expect(between).toContain('session.resume');
+    // its verdict of this step is reused: nothing ran since
     expect(between.filter((t) => t !== 'state.transition')).toEqual(['session.resume', 'budget.warn', 'session.pause']);
 
     // raise it, then continue: completes without restarting or re-planning

@@ -12,7 +12,8 @@ import { renderTerminal, type Terminal } from './terminal.js';
 /**
  * A run that stagnates: the agent reports claims and hypotheses each turn while the
  * measured test counts (the same TAP summary every time) never move. With
- * {@link STAGNANT_POLICY} the third checkpoint raises STAGNATION_DETECTED (an alert).
+ * {@link STAGNANT_POLICY} the third checkpoint raises STAGNATION_DETECTED (an alert); the
+ * fourth turn claims the goal is met, the verifier passes, and that wins (no fourth checkpoint).
  */
 export const STAGNANT = `
 turns:
@@ -22,10 +23,11 @@ turns:
   - thought: Still looking.
     report:
       eliminated_hypotheses: [the name is wrong]
-  - final: The greeting is friendlier.
+  - thought: Checking the greeting.
     report:
       new_evidence:
         - { claim: the greeting says hi, evidence_ref: greets by name }
+  - final: The greeting is friendlier.
 `;
 
 /** A checkpoint every turn, stagnation after two without observed progress, alert only. */

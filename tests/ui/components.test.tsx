@@ -45,28 +45,28 @@ describe('panels, whole frames', () => {
   test('header and state strip: objective, pattern, state, iteration, elapsed, run id; the current state marked', () => {
     expect(frameOf(<Header />)).toMatchInlineSnapshot(`
       "loopdeck Make the greeting friendlier                                                    run ui-test
-      react · DONE (goal_met) · iteration 3/20 · 7s"
+      react · DONE (goal_met) · iteration 4/20 · 9s"
     `);
-    expect(frameOf(<StateStrip />)).toMatchInlineSnapshot(`"IDLE › PLANNING › EXECUTING › AWAITING_TOOL › REFLECTING ›  DONE   ← REFLECTING #25"`);
+    expect(frameOf(<StateStrip />)).toMatchInlineSnapshot(`"IDLE › PLANNING › EXECUTING › AWAITING_TOOL › REFLECTING ›  DONE   ← REFLECTING #30"`);
   });
 
   test('budget gauges: all five dimensions, used/limit and percent', () => {
     expect(frameOf(<BudgetPanel width={100} />)).toMatchInlineSnapshot(`
-      "turns 15%           tool calls 0%       wall clock 0%       tokens 0%           cost 0%
-      ██░░░░░░░░░░░░ 3/20 ░░░░░░░░░░░░░░ 0/20 ░░░░░░░░░░░░ 7s/30m ░░░░░░░░░░░░ 0/100k ░░░░░░░ $0.00/$1.00"
+      "turns 20%           tool calls 0%       wall clock 0%       tokens 0%           cost 0%
+      ███░░░░░░░░░░░ 4/20 ░░░░░░░░░░░░░░ 0/20 ░░░░░░░░░░░░ 9s/30m ░░░░░░░░░░░░ 0/100k ░░░░░░░ $0.00/$1.00"
     `);
   });
 
   test('checkpoint diff: observed against reported, with the counter and the stagnation verdict', () => {
     expect(frameOf(<CheckpointPanel height={8} width={100} />, 'stagnation.detected')).toMatchInlineSnapshot(`
       "#3/3 · iteration 3 · NO_OBSERVED_PROGRESS + STAGNATION_DETECTED · counter 2/2 · [ earlier
+      why no observed progress: observed.tests.failing stayed at 1, observed.tests.passing stayed at 1;
+      counter 2/2 reached the threshold: STAGNATION_DETECTED; claims never reset the counter
       observed (measured) observed_progress false       reported (claims) vs #2 claimed_progress true
       tests.failing 1 → 1 want ↓ no change              eliminated −the name is wrong
       tests.passing 1 → 1 want ↑ no change              remaining  no change
       evidence 1 claim(s): +1 new, −0 dropped vs the previous checkpoint
-       [not found] “greets by name” the greeting says hi
-
-      "
+       [not found] “greets by name” the greeting says hi"
     `);
   });
 
@@ -76,8 +76,8 @@ describe('panels, whole frames', () => {
          13 model.call          turn 2: Still looking. (0+0 tok)
          14 step.end            step 2 ok: Still looking.
          16 checkpoint.recorded checkpoint #2 (turn 2): NO_OBSERVED_PROGRESS, counter 1/2
-         19 model.call          turn 3: claims done: The greeting is friendlier. (0+0 tok)
-         20 step.end            step 3 ok
+         19 model.call          turn 3: Checking the greeting. (0+0 tok)
+         20 step.end            step 3 ok: Checking the greeting.
       !  22 checkpoint.recorded checkpoint #3 (turn 3): NO_OBSERVED_PROGRESS + STAGNATION_DETECTED, count…
       !  23 stagnation.detected STAGNATION_DETECTED 2/2 → alert"
     `);

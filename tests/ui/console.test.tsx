@@ -343,32 +343,32 @@ describe('stagnation', () => {
     const terminal = await renderStore(createConsoleStore(events));
     expect(terminal.frame()).toMatchInlineSnapshot(`
       "loopdeck Make the greeting friendlier                                                    run ui-test
-      react · DONE (goal_met) · iteration 3/20 · 8s
-      IDLE › PLANNING › EXECUTING › AWAITING_TOOL › REFLECTING ›  DONE   ← REFLECTING #29
-      turns 15%           tool calls 0%       wall clock 0%       tokens 0%           cost 0%
-      ██░░░░░░░░░░░░ 3/20 ░░░░░░░░░░░░░░ 0/20 ░░░░░░░░░░░░ 8s/30m ░░░░░░░░░░░░ 0/100k ░░░░░░░ $0.00/$1.00
+      react · DONE (goal_met) · iteration 4/20 · 9s
+      IDLE › PLANNING › EXECUTING › AWAITING_TOOL › REFLECTING ›  DONE   ← REFLECTING #30
+      turns 20%           tool calls 0%       wall clock 0%       tokens 0%           cost 0%
+      ███░░░░░░░░░░░ 4/20 ░░░░░░░░░░░░░░ 0/20 ░░░░░░░░░░░░ 9s/30m ░░░░░░░░░░░░ 0/100k ░░░░░░░ $0.00/$1.00
       workspace progress unknown (not git) · ✓ claim verified
        ⚠ STAGNATION_DETECTED: 2/2 checkpoints without observed progress (turn 3) (claims made, nothing me…
       ──  Checkpoint  │ Goal │ Tool call │ Progress (tab)
       #3/3 · iteration 3 · NO_OBSERVED_PROGRESS + STAGNATION_DETECTED · counter 2/2 · [ earlier
+      why no observed progress: observed.tests.failing stayed at 1, observed.tests.passing stayed at 1;
+      counter 2/2 reached the threshold: STAGNATION_DETECTED; claims never reset the counter
       observed (measured) observed_progress false       reported (claims) vs #2 claimed_progress true
       tests.failing 1 → 1 want ↓ no change              eliminated −the name is wrong
       tests.passing 1 → 1 want ↑ no change              remaining  no change
       evidence 1 claim(s): +1 new, −0 dropped vs the previous checkpoint
        [not found] “greets by name” the greeting says hi
-
-
-      ── Timeline · filter activity (f) · 15 events · following (end)
-         11 checkpoint.recorded checkpoint #1 (turn 1): BASELINE, counter 0/2
-         14 model.call          turn 2: Still looking. (0+0 tok)
-         15 step.end            step 2 ok: Still looking.
-         18 checkpoint.recorded checkpoint #2 (turn 2): NO_OBSERVED_PROGRESS, counter 1/2
-         21 model.call          turn 3: claims done: The greeting is friendlier. (0+0 tok)
-         22 step.end            step 3 ok
-      !  25 checkpoint.recorded checkpoint #3 (turn 3): NO_OBSERVED_PROGRESS + STAGNATION_DETECTED, count…
-      !  26 stagnation.detected STAGNATION_DETECTED 2/2 → alert
-         28 verify.result       verify passed: node -e "process.exit(0)" → 0
-         30 session.complete    complete: goal_met: The greeting is friendlier.
+      ── Timeline · filter activity (f) · 17 events · following (end)
+         14 step.end            step 2 ok: Still looking.
+         16 checkpoint.recorded checkpoint #2 (turn 2): NO_OBSERVED_PROGRESS, counter 1/2
+         19 model.call          turn 3: Checking the greeting. (0+0 tok)
+         20 step.end            step 3 ok: Checking the greeting.
+      !  22 checkpoint.recorded checkpoint #3 (turn 3): NO_OBSERVED_PROGRESS + STAGNATION_DETECTED, count…
+      !  23 stagnation.detected STAGNATION_DETECTED 2/2 → alert
+         26 model.call          turn 4: claims done: The greeting is friendlier. (0+0 tok)
+         27 step.end            step 4 ok
+         29 verify.result       verify passed: node -e "process.exit(0)" → 0
+         31 session.complete    complete: goal_met: The greeting is friendlier.
 
       Run finished: goal_met. [tab] panel  [x] ack alert  [/] command  [?] help  [q] quit"
     `);

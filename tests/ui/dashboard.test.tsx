@@ -85,6 +85,9 @@ describe('checkpoints', () => {
     await c.waitForFrame('#2/3 · iteration 2');
     expect(checkpointRows(c.frame())).toEqual([
       '#2/3 · iteration 2 · NO_OBSERVED_PROGRESS · counter 1/2 · browsing: [ earlier, ] later',
+      // the rule behind the browsed verdict
+      'why no observed progress: observed.tests.failing stayed at 1, observed.tests.passing stayed at 1;',
+      'counter 1/2; claims never reset the counter',
       'observed (measured) observed_progress false       reported (claims) vs #1 claimed_progress true',
       'tests.failing 1 → 1 want ↓ no change              eliminated +the name is wrong',
       'tests.passing 1 → 1 want ↑ no change              remaining  −the greeting is too short',
@@ -94,6 +97,8 @@ describe('checkpoints', () => {
     await c.waitForFrame('#1/3 · iteration 1');
     expect(checkpointRows(c.frame())).toEqual([
       '#1/3 · iteration 1 · BASELINE · counter 0/2 · browsing: [ earlier, ] later',
+      'why baseline rule: the first checkpoint has nothing to compare, and its 1 claim(s) are the starting',
+      'point, not progress (observed.tests.failing first measured at 1, observed.tests.passing first measu…',
       'observed (measured) observed_progress null        reported (claims) claimed_progress false',
       'tests.failing — → 1 want ↓ baseline               eliminated no change',
       'tests.passing — → 1 want ↑ baseline               remaining  +the greeting is too short',
@@ -136,7 +141,7 @@ describe('alerts', () => {
 describe('timeline', () => {
   test('f filters by type, ↑ selects and stops following, End follows, Enter opens the event', async () => {
     const c = await renderStore(createConsoleStore(stagnant), { rows: 30 });
-    await c.waitForFrame('filter activity (f) · 15 events · following (end)');
+    await c.waitForFrame('filter activity (f) · 17 events · following (end)');
     for (const filter of ['all', 'tools', 'model', 'checkpoints']) {
       await c.press('f');
       await c.waitForFrame(`filter ${filter} (f)`);
@@ -279,7 +284,9 @@ turns:
 `;
 
   test('a budget pause: the spent gauge stands out; e raises the limit by its increment and continues', async () => {
-    const rig = await open({ transcript: THREE_TURNS, policy: { maxTurns: 1 } });
+    // The verifier fails at the spent budget (work that passes would end the run goal_met), then passes.
+    const verify = 'n=$(cat .verify-count 2>/dev/null || echo 0); echo $((n+1)) > .verify-count; [ "$n" -ge 1 ]';
+    const rig = await open({ transcript: THREE_TURNS, policy: { maxTurns: 1, verify } });
     await rig.waitForFrame('Paused: budget_exceeded:turns');
     await rig.waitForArmed();
     const frame = rig.frame();
@@ -296,7 +303,7 @@ turns:
   });
 
   test('a budget pause: s stops the run as exhausted; c without raising pauses again', async () => {
-    const rig = await open({ transcript: THREE_TURNS, policy: { maxTurns: 1 } });
+    const rig = await open({ transcript: THREE_TURNS, policy: { maxTurns: 1, verify: 'node -e "process.exit(1)"' } });
     await rig.waitForFrame('Paused: budget_exceeded:turns');
     await rig.waitForArmed();
     const first = rig.store.getState().session.pending?.seq;

@@ -3,9 +3,11 @@ import { verifiedThisStep } from '../decide.js';
 import type { SessionState } from '../fold.js';
 
 /**
- * Fresh laps after a step: a claim goes to the verifier (`isDone`); a lap ends `done`
- * (the run is won), `not_done` or `error`; the next lap starts until `max_laps`
- * (`exhausted`) or `max_consecutive_failures` errors in a row (`aborted`).
+ * Fresh laps after a step, once the end of the turn is decided (`endOfTurn`: a claim or a
+ * lap's end, `not_done` or `error` whatever the agent's exit, goes to the verifier, and a
+ * pass ends the lap `done`): a refuted claim ends the lap `not_done`; a lap ended `done`
+ * wins the run; otherwise the next lap starts until `max_laps` (`exhausted`) or
+ * `max_consecutive_failures` errors in a row (`aborted`).
  */
 export function lapStep(state: SessionState, policy: DecisionPolicy): Step {
   const lap = state.lap;
@@ -24,8 +26,7 @@ export function lapStep(state: SessionState, policy: DecisionPolicy): Step {
     }
     return { kind: 'start_lap', lap: lap + 1 };
   }
-  if (state.finalClaim !== null) return { kind: 'verify', trigger: 'claim' };
   const verdict = state.lastVerify;
-  if (verifiedThisStep(state) && verdict?.trigger === 'claim') return { kind: 'end_lap', lap, outcome: verdict.passed ? 'done' : 'not_done' };
+  if (verifiedThisStep(state) && verdict?.trigger === 'claim' && !verdict.passed) return { kind: 'end_lap', lap, outcome: 'not_done' };
   return { kind: 'execute' };
 }

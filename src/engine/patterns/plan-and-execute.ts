@@ -4,16 +4,13 @@ import type { SessionState } from '../fold.js';
 
 /**
  * Plan-and-Execute (Wang et al., 2023) after a step: a failed step replans; the next plan
- * step runs; a finished plan goes to the verifier, whose pass ends the run and whose
- * failure replans. Past `max_replans` the run ends `exhausted` (`replan_cap`).
+ * step runs; a finished plan goes to the verifier (`endOfTurn`: a pass ends the run) and
+ * its failure replans. Past `max_replans` the run ends `exhausted` (`replan_cap`).
  */
 export function planAndExecuteStep(state: SessionState, policy: DecisionPolicy): Step {
   if (state.lastStepFailed) return replan(state, policy, failureNote(state));
   if (state.planDone < state.plan.length) return { kind: 'execute' };
   if (!verifiedThisStep(state)) return { kind: 'verify', trigger: 'check' };
-  if (state.lastVerify?.passed) {
-    return { kind: 'finish', finish: { reason: 'goal_met', summary: `all ${state.plan.length} plan steps done and the verifier passed` } };
-  }
   return replan(state, policy, 'the plan is done but the verifier failed');
 }
 

@@ -4,14 +4,12 @@ import type { SessionState } from '../fold.js';
 
 /**
  * Reflexion (Shinn et al., 2023) after a step: an attempt ends with a claim, which the
- * verifier judges; a pass ends the run, a failure is reflected on and retried with the
- * lesson, until `max_attempts` (then `exhausted`, `max_attempts`).
+ * verifier judges (`endOfTurn`: a pass ends the run); a refuted claim is reflected on and
+ * retried with the lesson, until `max_attempts` (then `exhausted`, `max_attempts`).
  */
 export function reflexionStep(state: SessionState, policy: DecisionPolicy): Step {
-  if (state.finalClaim !== null) return { kind: 'verify', trigger: 'claim' };
   const verdict = state.lastVerify;
-  if (!verifiedThisStep(state) || verdict?.trigger !== 'claim') return { kind: 'execute' };
-  if (verdict.passed) return { kind: 'finish', finish: { reason: 'goal_met', summary: verdict.claim ?? 'the verifier passed' } };
+  if (!verifiedThisStep(state) || verdict?.trigger !== 'claim' || verdict.passed) return { kind: 'execute' };
   const attempt = state.plans;
   const max = policy.maxAttempts;
   if (attempt >= max) {

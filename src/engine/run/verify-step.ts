@@ -14,20 +14,25 @@ export async function verifyStep(ctx: Pick<RunContext, 'options' | 'signal' | 'e
 }
 
 /**
- * A budget limit reached at the start of a step: `on_budget_exceeded`, `budget.warn`
- * (exceeded), then what {@link afterBudget} decides: in a lap the verifier first (a lap
- * that meets the goal wins over the budget that ran out in it), then the pause or the end.
+ * A budget limit reached (at the start of a step, or at the end of a turn with a checkpoint
+ * due): `on_budget_exceeded`, `budget.warn` (exceeded), then what {@link afterBudget}
+ * decides: the verifier first in every pattern (a verdict of this step is reused; work
+ * that meets the goal wins over the budget that ran out in it, and a lap then ends
+ * `done`), then the pause or the end.
  * @returns the outcome when the run ended here
  */
 export async function* budgetExceededStep(ctx: RunContext, exceeded: { dimension: BudgetDimension; used: number; limit: number }): Gen<Done> {
   const { dimension, used, limit } = exceeded;
   await ctx.hook('on_budget_exceeded', { dimension, used, limit });
   ctx.emit('budget.warn', { dimension, used, limit, exceeded: true });
-  let next = afterBudget(ctx.state, ctx.decisions, exceeded, null);
+  let next = afterBudget(ctx.state, ctx.decisions, exceeded);
   if (next.kind === 'verify') {
-    const passed = await verifyStep(ctx, 'check');
-    if (passed) ctx.emit('lap.end', { lap: ctx.state.lap, outcome: 'done', note: `the ${dimension} budget ran out, but the goal is met` });
-    next = afterBudget(ctx.state, ctx.decisions, exceeded, passed);
+    await verifyStep(ctx, next.trigger);
+    next = afterBudget(ctx.state, ctx.decisions, exceeded);
+  }
+  const lap = ctx.state.lap;
+  if (lap > 0 && next.kind === 'finish' && next.finish.reason === 'goal_met' && ctx.state.lapEnd?.lap !== lap) {
+    ctx.emit('lap.end', { lap, outcome: 'done', note: `the ${dimension} budget ran out, but the goal is met` });
   }
   return yield* ctx.perform(next);
 }
