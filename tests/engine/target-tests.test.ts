@@ -82,7 +82,10 @@ interface Ran {
   checkpoints: CheckpointRecord[];
 }
 
-async function run(dir: string, turns: object[], prior?: LoopEvent[]): Promise<Ran> {
+async function run(dir: string, scripted: object[], prior?: LoopEvent[]): Promise<Ran> {
+  // One more turn than the checkpoints looked at: the budget ends the run at that turn,
+  // before its checkpoint, so every scripted turn's checkpoint is recorded.
+  const turns = [...scripted, look('tail')];
   const events: LoopEvent[] = [...(prior ?? [])];
   let now = 1_700_000_000_000;
   const session = new Session({
@@ -274,7 +277,7 @@ describe('the evaluator over frozen target tests (pure)', () => {
     const records = evaluateAll([cp(1, base), cp(2, null), cp(3, [['a', true], ['b', true]])], POLICY);
     expect(moves(records)).toEqual([
       ['BASELINE', '—→1 baseline', '—→1 baseline'],
-      ['NO_OBSERVED_PROGRESS', '1→? missing', '1→? missing'],
+      ['UNKNOWN', '1→? missing', '1→? missing'],
       ['PROGRESS_OBSERVED', '1→0 wanted', '1→2 wanted'],
     ]);
     expect(records[1]!.target_tests![0]).toMatchObject({ measured: false, failing: null, lost: [] });

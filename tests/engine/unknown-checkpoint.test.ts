@@ -63,7 +63,7 @@ describe('a checkpoint that measured nothing', () => {
   it.each([
     ['the observer command is not found', tap('no-such-test-runner-xyz'), /observed\.tests\.failing: observer "tests" \(no-such-test-runner-xyz\): command not found \(exit 127\)/],
     ['the observer prints nothing', tap('true'), /observed\.tests\.failing: observer "tests" \(true\): no tap report in its output \(exit 0\)/],
-    ['the observer times out', tap('sleep 5', { timeout: '1s' }), /observed\.tests\.failing: observer "tests" \(sleep 5\): timed out after 1s/, 3],
+    ['the observer times out', tap('sleep 5', { timeout: '1s' }), /observed\.tests\.failing: observer "tests" \(sleep 5\): timed out after 1s/, 2],
     [
       'the metric is missing from what the observer printed',
       { name: 'lint', command: 'echo "warnings: none"', parser: 'regex', pattern: 'errors: (?<errors>\\d+)' },

@@ -343,10 +343,10 @@ describe('stagnation', () => {
     const terminal = await renderStore(createConsoleStore(events));
     expect(terminal.frame()).toMatchInlineSnapshot(`
       "loopdeck Make the greeting friendlier                                                    run ui-test
-      react · DONE (goal_met) · iteration 4/20 · 9s
-      IDLE › PLANNING › EXECUTING › AWAITING_TOOL › REFLECTING ›  DONE   ← REFLECTING #30
+      react · DONE (goal_met) · iteration 4/20 · 10s
+      IDLE › PLANNING › EXECUTING › AWAITING_TOOL › REFLECTING ›  DONE   ← REFLECTING #34
       turns 20%           tool calls 0%       wall clock 0%       tokens 0%           cost 0%
-      ███░░░░░░░░░░░ 4/20 ░░░░░░░░░░░░░░ 0/20 ░░░░░░░░░░░░ 9s/30m ░░░░░░░░░░░░ 0/100k ░░░░░░░ $0.00/$1.00
+      ███░░░░░░░░░░░ 4/20 ░░░░░░░░░░░░░░ 0/20 ░░░░░░░░░░░ 10s/30m ░░░░░░░░░░░░ 0/100k ░░░░░░░ $0.00/$1.00
       workspace progress unknown (not git) · ✓ claim verified
        ⚠ STAGNATION_DETECTED: 2/2 checkpoints without observed progress (turn 3) (claims made, nothing me…
       ──  Checkpoint  │ Goal │ Tool call │ Progress (tab)
@@ -359,16 +359,16 @@ describe('stagnation', () => {
       evidence 1 claim(s): +1 new, −0 dropped vs the previous checkpoint
        [not found] “greets by name” the greeting says hi
       ── Timeline · filter activity (f) · 17 events · following (end)
-         14 step.end            step 2 ok: Still looking.
-         16 checkpoint.recorded checkpoint #2 (turn 2): NO_OBSERVED_PROGRESS, counter 1/2
-         19 model.call          turn 3: Checking the greeting. (0+0 tok)
-         20 step.end            step 3 ok: Checking the greeting.
-      !  22 checkpoint.recorded checkpoint #3 (turn 3): NO_OBSERVED_PROGRESS + STAGNATION_DETECTED, count…
-      !  23 stagnation.detected STAGNATION_DETECTED 2/2 → alert
-         26 model.call          turn 4: claims done: The greeting is friendlier. (0+0 tok)
-         27 step.end            step 4 ok
-         29 verify.result       verify passed: node -e "process.exit(0)" → 0
-         31 session.complete    complete: goal_met: The greeting is friendlier.
+         15 step.end            step 2 ok: Still looking.
+         18 checkpoint.recorded checkpoint #2 (turn 2): NO_OBSERVED_PROGRESS, counter 1/2
+         21 model.call          turn 3: Checking the greeting. (0+0 tok)
+         22 step.end            step 3 ok: Checking the greeting.
+      !  25 checkpoint.recorded checkpoint #3 (turn 3): NO_OBSERVED_PROGRESS + STAGNATION_DETECTED, count…
+      !  26 stagnation.detected STAGNATION_DETECTED 2/2 → alert
+         29 model.call          turn 4: claims done: The greeting is friendlier. (0+0 tok)
+         30 step.end            step 4 ok
+         33 verify.result       verify passed: node -e "process.exit(0)" → 0
+         35 session.complete    complete: goal_met: The greeting is friendlier.
 
       Run finished: goal_met. [tab] panel  [x] ack alert  [/] command  [?] help  [q] quit"
     `);
