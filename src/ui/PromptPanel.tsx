@@ -7,7 +7,7 @@ import { keyHints, type ConsoleCommand, type Scope } from './keymap.js';
 import { LineView } from './LineView.js';
 import { sanitize } from '../text/sanitize.js';
 import { cellWidth, wrapCells, wrapWords } from './text.js';
-import { theme } from './theme.js';
+import { theme, type Colour } from './theme.js';
 import { argsText } from './ToolPanel.js';
 import { pendingScope } from './use-console-keys.js';
 import { useNow } from './use-now.js';
@@ -91,7 +91,7 @@ function toolOmit(choices: AllowChoices | null): ConsoleCommand[] {
   return choices && choices.wider.length > 0 ? [] : ['approve-wider'];
 }
 
-function frame(colour: string, lines: ReactNode[]): PromptView {
+function frame(colour: Colour, lines: ReactNode[]): PromptView {
   const rows = lines.length + 2;
   return {
     rows,

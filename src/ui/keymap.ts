@@ -25,6 +25,7 @@ export type ConsoleCommand =
   | 'help'
   | 'quit'
   | 'interrupt'
+  | 'suspend'
   // dashboard
   | 'next-pane'
   | 'previous-pane'
@@ -154,6 +155,7 @@ export const KEYMAP: readonly KeyBinding[] = [
   { key: '?', command: 'help', scope: 'global', help: 'this help', label: 'help' },
   { key: 'q', command: 'quit', scope: 'global', help: 'quit (asks first while a run is live)', label: 'quit' },
   { key: 'ctrl+c', command: 'interrupt', scope: 'global', help: 'once: pause at the next safe point; twice: quit' },
+  { key: 'ctrl+z', command: 'suspend', scope: 'global', help: 'suspend (the run waits; fg resumes; works in every view)' },
   // ---- overlays
   { key: 'escape', command: 'close', scope: 'help', help: 'close help' },
   { key: '?', command: 'close', scope: 'help', help: 'close help' },

@@ -46,6 +46,8 @@ export type Effect =
   | { kind: 'confirm' }
   | { kind: 'quit' }
   | { kind: 'request-pause' }
+  /** Suspend the console (Ctrl+Z): the terminal is given back until the shell continues it. */
+  | { kind: 'suspend' }
   | { kind: 'replay-step'; delta: number }
   | { kind: 'replay-jump'; to: 'start' | 'end' };
 
