@@ -4,7 +4,7 @@ import { diffCheckpoint, type ReportedDiff } from '../engine/checkpoint-diff.js'
 import type { EvidenceStatus, SignalDiff } from '../engine/index.js';
 import { useConsole } from './context.js';
 import { Rows } from './Rows.js';
-import { sanitize } from '../text/sanitize.js';
+import { sanitize } from './text.js';
 import { theme, type Colour } from './theme.js';
 
 const MOVE: Record<SignalDiff['move'], { mark: string; colour: Colour }> = {

@@ -3,7 +3,7 @@ import { Box, Text } from 'ink';
 import { useConsole } from './context.js';
 import { keyHints } from './keymap.js';
 import { LineView } from './LineView.js';
-import { sanitize } from '../text/sanitize.js';
+import { sanitize } from './text.js';
 import { theme } from './theme.js';
 
 /** Rows of the completion list at most. */

@@ -4,9 +4,8 @@ import type { LoopEvent } from '../engine/index.js';
 import { useConsole } from './context.js';
 import { eventBySeq, LIVE_EVENTS } from './store.js';
 import { describeEvent } from './describe.js';
-import { sanitize } from '../text/sanitize.js';
 import { theme } from './theme.js';
-import { wrapCells } from './text.js';
+import { wrapCells, sanitize } from './text.js';
 
 /** An event's data as rows: indented JSON, untrusted text sanitized, wrapped to `width`. */
 export function eventRows(event: LoopEvent, width: number): string[] {

@@ -2,7 +2,7 @@ import React from 'react';
 import { Box, Text } from 'ink';
 import { useConsole } from './context.js';
 import { Rows } from './Rows.js';
-import { sanitize } from '../text/sanitize.js';
+import { sanitize } from './text.js';
 import { theme } from './theme.js';
 
 const clean = (t: string) => sanitize(t, { oneLine: true });
