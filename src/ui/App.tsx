@@ -4,7 +4,7 @@ import { useAlertShown } from './AlertBanner.js';
 import { useFooterRows } from './CommandBar.js';
 import { CompactLayout, FullLayout } from './layouts.js';
 import { planLayout, promptLimit } from './layout.js';
-import { usePrompt } from './PromptPanel.js';
+import { argsViewRows, usePrompt } from './PromptPanel.js';
 import { useConsoleKeys } from './use-console-keys.js';
 import { useTerminalSize } from './use-terminal-size.js';
 
@@ -16,9 +16,11 @@ import { useTerminalSize } from './use-terminal-size.js';
 export function App({ hidden = false }: { hidden?: boolean }) {
   const { columns, rows } = useTerminalSize();
   const footer = useFooterRows();
-  const prompt = usePrompt(columns, promptLimit(columns, rows, footer));
+  const limit = promptLimit(columns, rows, footer);
+  const prompt = usePrompt(columns, limit);
   const plan = planLayout({ columns, rows, prompt: prompt?.rows ?? 0, banner: useAlertShown(), footer });
-  useConsoleKeys({ single: plan.pane === 0, page: Math.max(1, plan.timeline - 1), width: columns, body: plan.body });
+  const inner = Math.max(10, columns - 4);
+  useConsoleKeys({ single: plan.pane === 0, page: Math.max(1, plan.timeline - 1), width: columns, body: plan.body, args: { shown: argsViewRows(limit, inner), width: inner } });
   // Suspended (Ctrl+Z): nothing on screen; the keys and the store stay as they are.
   if (hidden) return null;
   return (

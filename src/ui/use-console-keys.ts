@@ -62,7 +62,7 @@ function scopesFor(key: Keypress, scopes: Scope[]): Scope[] {
 }
 
 /** The reducer of each scope a dashboard key resolves in. */
-const DASHBOARD_REDUCERS: Record<Exclude<Scope, 'completion' | 'bar' | 'note' | 'help' | 'event' | 'quit'>, (input: KeyInput, command: ConsoleCommand, layout: KeyLayout) => Reduction> = {
+const DASHBOARD_REDUCERS: Record<Exclude<Scope, 'completion' | 'bar' | 'note' | 'help' | 'event' | 'args' | 'quit'>, (input: KeyInput, command: ConsoleCommand, layout: KeyLayout) => Reduction> = {
   tool: toolReducer,
   'budget-pause': pauseReducer,
   'stagnation-pause': pauseReducer,
