@@ -1,7 +1,7 @@
 import React from 'react';
 import { Box, Text } from 'ink';
 import { useConsole } from './context.js';
-import { sanitize } from '../text/sanitize.js';
+import { sanitize } from './text.js';
 import { theme } from './theme.js';
 
 /**

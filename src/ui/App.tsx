@@ -4,20 +4,25 @@ import { useAlertShown } from './AlertBanner.js';
 import { useFooterRows } from './CommandBar.js';
 import { CompactLayout, FullLayout } from './layouts.js';
 import { planLayout, promptLimit } from './layout.js';
-import { usePrompt } from './PromptPanel.js';
+import { argsViewRows, usePrompt } from './PromptPanel.js';
 import { useConsoleKeys } from './use-console-keys.js';
 import { useTerminalSize } from './use-terminal-size.js';
 
 /**
  * The console's root: measures the terminal, plans the rows, owns the keys through the
- * key map, and picks the full layout (80×24 and above) or the compact one.
+ * key map, and picks the full layout (80×24 and above) or the compact one; `hidden`
+ * draws nothing (the console is suspended).
  */
-export function App() {
+export function App({ hidden = false }: { hidden?: boolean }) {
   const { columns, rows } = useTerminalSize();
   const footer = useFooterRows();
-  const prompt = usePrompt(columns, promptLimit(columns, rows, footer));
+  const limit = promptLimit(columns, rows, footer);
+  const prompt = usePrompt(columns, limit);
   const plan = planLayout({ columns, rows, prompt: prompt?.rows ?? 0, banner: useAlertShown(), footer });
-  useConsoleKeys({ single: plan.pane === 0, page: Math.max(1, plan.timeline - 1), width: columns, body: plan.body });
+  const inner = Math.max(10, columns - 4);
+  useConsoleKeys({ single: plan.pane === 0, page: Math.max(1, plan.timeline - 1), width: columns, body: plan.body, args: { shown: argsViewRows(limit, inner), width: inner } });
+  // Suspended (Ctrl+Z): nothing on screen; the keys and the store stay as they are.
+  if (hidden) return null;
   return (
     <Box flexDirection="column" width={columns} height={plan.live} overflowY="hidden">
       {plan.compact ? <CompactLayout plan={plan} prompt={prompt?.node ?? null} /> : <FullLayout plan={plan} prompt={prompt?.node ?? null} />}

@@ -5,7 +5,7 @@ import { BUDGET_DIMENSIONS, type BudgetDimension } from '../engine/types.js';
 import { useConsole } from './context.js';
 import type { ContextGauge } from './context-gauge.js';
 import { budgetValue, gauge, percent } from './format.js';
-import { theme } from './theme.js';
+import { theme, type Colour } from './theme.js';
 import { useNow } from './use-now.js';
 
 const LABEL: Record<BudgetDimension, string> = {
@@ -43,7 +43,7 @@ function useUsage(): Record<BudgetDimension, number> {
 }
 
 /** The colour of a dimension: spent (or the one that paused the run), past the warn fraction, or fine. */
-function useColours(used: Record<BudgetDimension, number>): (d: BudgetDimension) => string {
+function useColours(used: Record<BudgetDimension, number>): (d: BudgetDimension) => Colour {
   const limits = useConsole((s) => s.session.limits);
   const warned = useConsole((s) => s.session.warned);
   const exhausted = useConsole((s) => s.session.exhausted);
@@ -55,7 +55,7 @@ function useColours(used: Record<BudgetDimension, number>): (d: BudgetDimension)
 }
 
 /** The context gauge's colour: fine, past three quarters of the window, or past the window. */
-function contextColour(context: ContextGauge): string {
+function contextColour(context: ContextGauge): Colour {
   if (context.tokens >= context.window) return theme.danger;
   return context.tokens >= context.window * 0.75 ? theme.warn : theme.ok;
 }

@@ -5,10 +5,10 @@ import type { EvidenceStatus, SignalDiff } from '../engine/index.js';
 import { useConsole } from './context.js';
 import { Rows } from './Rows.js';
 import { targetTestRows } from './target-tests-rows.js';
-import { sanitize } from '../text/sanitize.js';
-import { theme } from './theme.js';
+import { sanitize } from './text.js';
+import { theme, type Colour } from './theme.js';
 
-const MOVE: Record<SignalDiff['move'], { mark: string; colour: string }> = {
+const MOVE: Record<SignalDiff['move'], { mark: string; colour: Colour }> = {
   baseline: { mark: 'baseline', colour: theme.muted },
   wanted: { mark: 'moved as wanted', colour: theme.ok },
   flat: { mark: 'no change', colour: theme.warn },
@@ -16,7 +16,7 @@ const MOVE: Record<SignalDiff['move'], { mark: string; colour: string }> = {
   missing: { mark: 'MISSING', colour: theme.danger },
 };
 
-const EVIDENCE: Record<EvidenceStatus, { mark: string; colour: string }> = {
+const EVIDENCE: Record<EvidenceStatus, { mark: string; colour: Colour }> = {
   found_passing: { mark: 'found passing', colour: theme.ok },
   found_failing: { mark: 'found failing', colour: theme.danger },
   not_found: { mark: 'not found', colour: theme.warn },

@@ -1,9 +1,9 @@
 import React from 'react';
-import { Box, Text } from 'ink';
+import { Box, Text, useCursor } from 'ink';
 import { useConsole } from './context.js';
 import { keyHints } from './keymap.js';
-import { LineView } from './LineView.js';
-import { sanitize } from '../text/sanitize.js';
+import { caretColumn, LineView } from './LineView.js';
+import { sanitize } from './text.js';
 import { theme } from './theme.js';
 
 /** Rows of the completion list at most. */
@@ -18,9 +18,10 @@ export function useFooterRows(): number {
 /**
  * The footer: the answer to the last command, then the command bar when open (with its
  * completion list above it), else the keys that apply now, from the key map.
- * While the bar is open it owns the keyboard: typing never reaches a hotkey.
+ * While the bar is open it owns the keyboard: typing never reaches a hotkey, and the
+ * terminal's cursor is placed at its caret (`row`: the bar's row in the frame, from the top).
  */
-export function CommandBar({ width }: { width: number }) {
+export function CommandBar({ width, row }: { width: number; row: number }) {
   const notice = useConsole((s) => s.notice);
   const open = useConsole((s) => s.input === 'bar');
   const line = useConsole((s) => s.line);
@@ -35,6 +36,10 @@ export function CommandBar({ width }: { width: number }) {
   const first = Math.max(0, Math.min(highlight - MAX_COMPLETIONS + 1, completions.length - MAX_COMPLETIONS));
   const list = completions.slice(first, first + MAX_COMPLETIONS);
   const alert = useConsole((s) => s.session.alerts.length > s.acknowledged);
+  // The terminal's own cursor sits at the caret while the bar is open (an input method
+  // opens its window there); hidden otherwise.
+  const { setCursorPosition } = useCursor();
+  setCursorPosition(open ? { x: caretColumn('› ', line, width), y: row } : undefined);
   // The footer's hints, from the key map; `x` only while there is an alert to acknowledge.
   const keys = [...(replaying ? keyHints('replay') : []), ...keyHints('dashboard', alert ? [] : ['acknowledge-alert']), ...keyHints('global')].join('  ');
   return (

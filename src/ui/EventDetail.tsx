@@ -4,9 +4,8 @@ import type { LoopEvent } from '../engine/index.js';
 import { useConsole } from './context.js';
 import { eventBySeq, LIVE_EVENTS } from './store.js';
 import { describeEvent } from './describe.js';
-import { sanitize } from '../text/sanitize.js';
 import { theme } from './theme.js';
-import { wrapCells } from './text.js';
+import { wrapCells, sanitize } from './text.js';
 
 /** One row of the detail view; `dim` rows are what the agent reported about itself (its reasoning). */
 export interface DetailRow {

@@ -3,7 +3,7 @@ import { Box, Text } from 'ink';
 import type { ConstraintFindingRecord } from '../engine/fold.js';
 import { useConsole } from './context.js';
 import { Rows } from './Rows.js';
-import { sanitize } from '../text/sanitize.js';
+import { sanitize } from './text.js';
 import { theme } from './theme.js';
 
 const clean = (t: string) => sanitize(t, { oneLine: true });

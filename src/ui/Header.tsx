@@ -2,7 +2,7 @@ import React from 'react';
 import { Box, Text } from 'ink';
 import { useConsole } from './context.js';
 import { shortDuration } from './format.js';
-import { sanitize } from '../text/sanitize.js';
+import { sanitize } from './text.js';
 import { stateColour, theme } from './theme.js';
 import { useNow } from './use-now.js';
 

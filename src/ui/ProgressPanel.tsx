@@ -5,9 +5,8 @@ import { useConsole } from './context.js';
 import { Rows } from './Rows.js';
 import { compactNumber, gauge } from './format.js';
 import { commitsText, filesText, selectProgress } from './progress.js';
-import { sanitize } from '../text/sanitize.js';
 import { theme } from './theme.js';
-import { wrapWords } from './text.js';
+import { wrapWords, sanitize } from './text.js';
 
 const clean = (t: string) => sanitize(t, { oneLine: true });
 

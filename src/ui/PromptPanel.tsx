@@ -1,14 +1,14 @@
 import React, { useMemo, type ReactNode } from 'react';
 import { Box, Text } from 'ink';
 import { alwaysAllowChoices, type AllowChoices } from '../engine/approval/always-allow.js';
+import type { ToolCall } from '../engine/types.js';
 import { useConsole } from './context.js';
 import { shortDuration } from './format.js';
 import { keyHints, type ConsoleCommand, type Scope } from './keymap.js';
 import { LineView } from './LineView.js';
-import { sanitize } from '../text/sanitize.js';
-import { cellWidth, wrapCells, wrapWords } from './text.js';
-import { theme } from './theme.js';
-import { argsText } from './ToolPanel.js';
+import { elideMiddle, headAndTail, argsTextOf, argsRows } from './prompt-layout.js';
+import { cellWidth, truncateCells, wrapWords, sanitize } from './text.js';
+import { theme, type Colour } from './theme.js';
 import { pendingScope } from './use-console-keys.js';
 import { useNow } from './use-now.js';
 
@@ -18,8 +18,8 @@ export interface PromptView {
   node: ReactNode;
 }
 
-/** Argument rows shown before `v` expands them. */
-const COLLAPSED_ARGS = 3;
+/** Argument rows the prompt shows at most (`v` opens all of them). */
+const ARGS_ROWS = 6;
 /** Rows for the reason the call is asked about; a longer one is cut at the last row. */
 const MAX_WHY_ROWS = 3;
 
@@ -38,34 +38,31 @@ const STORES_INDENT = 9; // "a stores "
 
 /**
  * The rows that say what `a` (and `A`, when the call is on the read-only list) would store:
- * each rule in full, since it is what the gate allows for the rest of the run, and what a
- * wider rule allows in words.
+ * each rule on one row (a long one by its start and its end: the command itself is shown
+ * above), and what a wider rule allows in words.
  */
 function storeRows(choices: AllowChoices, width: number): ReactNode[] {
   const rows: ReactNode[] = [];
-  const rule = (key: string, text: string) =>
-    wrapCells(sanitize(text, { oneLine: true }), width - STORES_INDENT).forEach((row, i) =>
-      rows.push(
-        <Text wrap="truncate-end">
-          <Text color={theme.muted}>{i === 0 ? `${key} stores ` : ' '.repeat(STORES_INDENT)}</Text>
-          <Text bold>{row}</Text>
-        </Text>,
-      ),
-    );
+  const room = width - STORES_INDENT;
   if (choices.exact.rule === null) {
     rows.push(
       <Text wrap="truncate-end">
         <Text color={theme.muted}>a stores </Text>
-        <Text color={theme.warn}>{sanitize(`nothing: ${choices.exact.why} (y approves once)`, { oneLine: true })}</Text>
+        <Text color={theme.warn}>{truncateCells(sanitize(`nothing: ${choices.exact.why} (y approves once)`, { oneLine: true }), room)}</Text>
       </Text>,
     );
   } else {
-    rule('a', choices.exact.rule);
+    rows.push(
+      <Text wrap="truncate-end">
+        <Text color={theme.muted}>a stores </Text>
+        <Text bold>{elideMiddle(sanitize(choices.exact.rule, { oneLine: true }), room)}</Text>
+      </Text>,
+    );
   }
   for (const wider of choices.wider) {
     const text = sanitize(wider.rule, { oneLine: true });
     const meaning = `  = ${sanitize(wider.meaning, { oneLine: true })}`;
-    if (cellWidth(text + meaning) <= width - STORES_INDENT) {
+    if (cellWidth(text + meaning) <= room) {
       rows.push(
         <Text wrap="truncate-end">
           <Text color={theme.muted}>A stores </Text>
@@ -75,11 +72,16 @@ function storeRows(choices: AllowChoices, width: number): ReactNode[] {
       );
       continue;
     }
-    rule('A', wider.rule);
+    rows.push(
+      <Text wrap="truncate-end">
+        <Text color={theme.muted}>A stores </Text>
+        <Text bold>{elideMiddle(text, room)}</Text>
+      </Text>,
+    );
     rows.push(
       <Text wrap="truncate-end" color={theme.muted}>
         {' '.repeat(STORES_INDENT)}
-        {meaning.trimStart()}
+        {truncateCells(meaning.trimStart(), room)}
       </Text>,
     );
   }
@@ -91,7 +93,7 @@ function toolOmit(choices: AllowChoices | null): ConsoleCommand[] {
   return choices && choices.wider.length > 0 ? [] : ['approve-wider'];
 }
 
-function frame(colour: string, lines: ReactNode[]): PromptView {
+function frame(colour: Colour, lines: ReactNode[]): PromptView {
   const rows = lines.length + 2;
   return {
     rows,
@@ -107,6 +109,30 @@ function frame(colour: string, lines: ReactNode[]): PromptView {
   };
 }
 
+/** Rows of arguments the arguments view shows at `maxRows` (the prompt's rows at most). */
+export function argsViewRows(maxRows: number, inner: number): number {
+  return Math.max(1, maxRows - 2 - 1 - hintRows('args', inner).length);
+}
+
+/** The arguments view (`v`): every row of the call's arguments, scrolled to `scroll`, with its keys. */
+function argsView(call: ToolCall, inner: number, maxRows: number, scroll: number): PromptView {
+  const rows = argsRows(call, inner);
+  const shown = argsViewRows(maxRows, inner);
+  const first = Math.max(0, Math.min(scroll, rows.length - shown));
+  const window = rows.slice(first, first + shown);
+  const last = first + window.length;
+  return frame(theme.warn, [
+    <Text wrap="truncate-end">
+      <Text bold color={theme.warn}>Arguments of </Text>
+      <Text bold>{sanitize(call.name, { oneLine: true })}</Text>
+      <Text color={theme.muted}> ({sanitize(call.id, { oneLine: true })}) · rows {first + 1}–{last} of {rows.length}</Text>
+    </Text>,
+    ...window.map((row) => <Text wrap="truncate-end">{row}</Text>),
+    ...Array.from({ length: shown - window.length }, () => <Text> </Text>),
+    ...hintRows('args', inner).map((row) => <Text wrap="truncate-end" color={theme.accent}>{row}</Text>),
+  ]);
+}
+
 /**
  * The yield the run waits on, or a question the console asks: the approval prompt (tool,
  * full arguments, the rule that asked, the exact rule `a` stores and the wider rule `A`
@@ -120,7 +146,8 @@ export function usePrompt(width: number, maxRows: number): PromptView | null {
   const quitting = useConsole((s) => s.overlay === 'quit');
   const replaying = useConsole((s) => s.replay !== null);
   const armed = useConsole((s) => s.session.pending !== null && s.armed === s.session.pending.seq);
-  const expand = useConsole((s) => s.expandArgs);
+  const viewing = useConsole((s) => s.overlay === 'args');
+  const scroll = useConsole((s) => s.scroll);
   const noting = useConsole((s) => s.input === 'note');
   const line = useConsole((s) => s.line);
   const deadline = useConsole((s) => s.approvalDeadline);
@@ -160,45 +187,41 @@ export function usePrompt(width: number, maxRows: number): PromptView | null {
     return rows.map((row) => <Text wrap="truncate-end" color={theme.accent}>{row}</Text>);
   };
 
+  if (pending.kind === 'tool' && viewing) return argsView(pending.call, inner, maxRows, scroll);
   if (pending.kind === 'tool') {
     const countdown = deadline !== null && !replaying ? ` · denied in ${shortDuration(Math.max(0, (deadline - now) / 1000))} unless answered` : '';
-    const args = wrapCells(sanitize(argsText(pending.call.name, pending.call.args, inner)).replace(/\t/g, '  '), inner);
-    // The reason in full where it fits (a path git treats as configuration says why at length).
-    const why = wrapWords(sanitize(pending.reason ?? 'the approval rules ask about this call', { oneLine: true }), inner - 5).slice(0, MAX_WHY_ROWS);
+    // The key rows first: they are never cut; the rest shares what is left of `maxRows`.
+    const keyRows = noting
+      ? [<LineView prefix="note to the agent › " state={line} width={inner} />, <Text color={theme.muted} wrap="truncate-end">enter: deny with this note · esc: back to the prompt</Text>]
+      : keys();
+    const free = Math.max(1, maxRows - 2 - 1 - keyRows.length); // border, title, keys
+    const why = wrapWords(sanitize(pending.reason ?? 'the approval rules ask about this call', { oneLine: true }), inner - 5);
     const stores = choices ? storeRows(choices, inner) : [];
-    const fixed = 2 + 1 + why.length + stores.length + (noting ? 2 : hintRows('tool', inner, toolOmit(choices)).length) + 1; // border, title, why, stores, keys or note, more
-    const room = expand ? Math.max(COLLAPSED_ARGS, maxRows - fixed - 1) : COLLAPSED_ARGS;
-    const shown = args.length > room ? args.slice(0, room) : args;
-    const hidden = args.length - shown.length;
+    const whyShown = Math.min(why.length, free >= 8 ? MAX_WHY_ROWS : 1, Math.max(0, free - 4));
+    const storesShown = Math.min(stores.length, Math.max(0, free - 3 - whyShown));
+    const args = headAndTail(argsTextOf(pending.call, inner), Math.max(1, Math.min(ARGS_ROWS, free - whyShown - storesShown)), inner);
+    const whyRows = why.slice(0, whyShown);
+    if (whyShown < why.length && whyRows.length > 0) whyRows[whyRows.length - 1] = truncateCells(`${whyRows.at(-1)} ${why.slice(whyShown).join(' ')}`, inner - 5);
     const lines: ReactNode[] = [
       <Text wrap="truncate-end">
         <Text bold color={theme.warn}>Approve tool call </Text>
         <Text bold>{sanitize(pending.call.name, { oneLine: true })}</Text>
         <Text color={theme.muted}> ({sanitize(pending.call.id, { oneLine: true })}){countdown}</Text>
       </Text>,
-      ...why.map((row, i) => (
+      ...whyRows.map((row, i) => (
         <Text wrap="truncate-end">
           <Text color={theme.muted}>{i === 0 ? 'why  ' : '     '}</Text>
           {row}
         </Text>
       )),
-      ...shown.map((row) => <Text wrap="truncate-end">{row}</Text>),
+      ...args.rows.map((row, i) => (
+        <Text wrap="truncate-end" {...(i === args.mark ? { color: theme.muted } : {})}>
+          {row}
+        </Text>
+      )),
+      ...stores.slice(0, storesShown),
+      ...keyRows,
     ];
-    if (hidden > 0) {
-      lines.push(
-        <Text color={theme.muted} wrap="truncate-end">
-          … {hidden} more line{hidden === 1 ? '' : 's'}
-          {expand ? ' (open the tool.call event for all)' : ' · v shows all'}
-        </Text>,
-      );
-    }
-    lines.push(...stores);
-    if (noting) {
-      lines.push(<LineView prefix="note to the agent › " state={line} width={inner} />);
-      lines.push(<Text color={theme.muted}>enter: deny with this note · esc: back to the prompt</Text>);
-    } else {
-      lines.push(...keys());
-    }
     return frame(theme.warn, lines);
   }
 

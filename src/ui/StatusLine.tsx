@@ -4,7 +4,7 @@ import { useShallow } from 'zustand/react/shallow';
 import { useConsole } from './context.js';
 import { compactNumber } from './format.js';
 import { commitsText, filesText, verdictText } from './progress.js';
-import { sanitize } from '../text/sanitize.js';
+import { sanitize } from './text.js';
 import { theme } from './theme.js';
 import { useNow } from './use-now.js';
 import { waitText } from './wait.js';

@@ -4,7 +4,7 @@ import type { LoopEvent } from '../engine/index.js';
 import { useConsole } from './context.js';
 import { describeEvent } from './describe.js';
 import { filtered, isAlert, windowOf } from './timeline-filter.js';
-import { sanitize } from '../text/sanitize.js';
+import { sanitize, truncateCells } from './text.js';
 import { theme } from './theme.js';
 
 function colourOf(e: LoopEvent): string | undefined {
@@ -55,7 +55,7 @@ export function useTimelineEvents(): LoopEvent[] {
  * Following, it shows the newest events; ↑/↓ select and stop following, End follows again.
  * `compact` leaves out the type column (the description says what happened).
  */
-export function Timeline({ height, compact = false }: { height: number; compact?: boolean }) {
+export function Timeline({ height, width = Infinity, compact = false }: { height: number; width?: number; compact?: boolean }) {
   const list = useTimelineEvents();
   const follow = useConsole((s) => s.follow);
   const selected = useConsole((s) => s.selected);
@@ -86,7 +86,8 @@ export function Timeline({ height, compact = false }: { height: number; compact?
                 {String(e.seq).padStart(4)}
                 {compact ? '' : ` ${e.type.padEnd(19)}`}
               </Text>{' '}
-              {describeEvent(e)}
+              {/* Cut here, not by Ink: its cut lets a wide character at the edge overflow the row. */}
+              {truncateCells(describeEvent(e), width - 1 - 4 - (compact ? 0 : 20) - 1)}
               <ReasoningTail event={e} />
             </Text>
           </Box>

@@ -4,9 +4,8 @@ import type { LoopEvent } from '../engine/index.js';
 import { useConsole } from './context.js';
 import { eventBySeq } from './store.js';
 import { Rows } from './Rows.js';
-import { sanitize } from '../text/sanitize.js';
 import { theme } from './theme.js';
-import { wrapCells } from './text.js';
+import { wrapCells, sanitize } from './text.js';
 
 /** The tool call an event is about, if any. */
 export function callIdOf(event: LoopEvent | undefined): string | null {

@@ -26,6 +26,8 @@ export interface ConsoleController extends OperatorTarget {
   extend?: (dimension: BudgetDimension) => Promise<CommandResult>;
   /** Answers the gate (resume confirmation). */
   confirm?: () => void;
+  /** Suspends the console (Ctrl+Z): gives the terminal back and stops until `fg`. */
+  suspend?: () => void;
   /** Replay only: moves the event shown. */
   replay?: { step: (delta: number) => void; jump: (to: 'start' | 'end') => void };
 }

@@ -1,6 +1,6 @@
 import { describeFinding } from '../engine/constraints.js';
 import { assertNever, type LoopEvent } from '../engine/events.js';
-import { sanitize } from '../text/sanitize.js';
+import { sanitize } from './text.js';
 
 /**
  * One line a person can read for each event in the timeline. Untrusted text is sanitized

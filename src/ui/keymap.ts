@@ -25,6 +25,7 @@ export type ConsoleCommand =
   | 'help'
   | 'quit'
   | 'interrupt'
+  | 'suspend'
   // dashboard
   | 'next-pane'
   | 'previous-pane'
@@ -85,6 +86,7 @@ export type Scope =
   | 'note'
   | 'help'
   | 'event'
+  | 'args'
   | 'quit'
   | 'tool'
   | 'budget-pause'
@@ -120,7 +122,7 @@ export const KEYMAP: readonly KeyBinding[] = [
   { key: 'A', command: 'approve-wider', scope: 'tool', help: 'always allow the wider rule shown (read-only commands and tools only)', label: 'wider rule' },
   { key: 'n', command: 'deny', scope: 'tool', help: 'deny (the agent is told)', label: 'deny' },
   { key: 'd', command: 'deny-with-note', scope: 'tool', help: 'deny with a note to the agent', label: 'deny with note' },
-  { key: 'v', command: 'expand-args', scope: 'tool', help: 'show all / fewer argument lines', label: 'all args' },
+  { key: 'v', command: 'expand-args', scope: 'tool', help: 'open the arguments in full (scrollable)', label: 'all args' },
   // ---- pauses
   { key: 'e', command: 'extend', scope: 'budget-pause', help: 'raise the spent limit by its increment and continue', label: 'extend and continue' },
   ...each(ANY_PAUSE, 'c', 'continue', 'continue', 'continue'),
@@ -154,6 +156,7 @@ export const KEYMAP: readonly KeyBinding[] = [
   { key: '?', command: 'help', scope: 'global', help: 'this help', label: 'help' },
   { key: 'q', command: 'quit', scope: 'global', help: 'quit (asks first while a run is live)', label: 'quit' },
   { key: 'ctrl+c', command: 'interrupt', scope: 'global', help: 'once: pause at the next safe point; twice: quit' },
+  { key: 'ctrl+z', command: 'suspend', scope: 'global', help: 'suspend (the run waits; fg resumes; works in every view)' },
   // ---- overlays
   { key: 'escape', command: 'close', scope: 'help', help: 'close help' },
   { key: '?', command: 'close', scope: 'help', help: 'close help' },
@@ -167,6 +170,12 @@ export const KEYMAP: readonly KeyBinding[] = [
   { key: 'down', command: 'scroll-down', scope: 'event', help: 'scroll' },
   { key: 'pageup', command: 'scroll-page-up', scope: 'event', help: 'scroll a page' },
   { key: 'pagedown', command: 'scroll-page-down', scope: 'event', help: 'scroll a page' },
+  { key: 'up', command: 'scroll-up', scope: 'args', help: 'scroll up', label: 'up' },
+  { key: 'down', command: 'scroll-down', scope: 'args', help: 'scroll down', label: 'down' },
+  { key: 'pageup', command: 'scroll-page-up', scope: 'args', help: 'scroll a page up', label: 'page up' },
+  { key: 'pagedown', command: 'scroll-page-down', scope: 'args', help: 'scroll a page down', label: 'page down' },
+  { key: 'escape', command: 'close', scope: 'args', help: 'back to the prompt', label: 'back to the prompt' },
+  { key: 'v', command: 'close', scope: 'args', help: 'back to the prompt' },
   { key: 'y', command: 'quit-yes', scope: 'quit', help: 'quit', label: 'quit' },
   { key: 'enter', command: 'quit-yes', scope: 'quit', help: 'quit' },
   { key: 'ctrl+c', command: 'quit-yes', scope: 'quit', help: 'quit' },
@@ -265,6 +274,7 @@ export const SCOPE_TITLES: ReadonlyArray<readonly [Scope, string]> = [
   ['gate', 'Resuming a run'],
   ['replay', 'Replay'],
   ['event', 'An opened event'],
+  ['args', 'Arguments of the approval prompt (v)'],
   ['quit', 'Quit confirmation'],
   ['help', 'This help'],
   ['bar', 'Command bar'],

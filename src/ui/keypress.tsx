@@ -65,8 +65,8 @@ export function KeypressProvider({ children, escapeMs }: { children: ReactNode; 
   return <KeypressContext.Provider value={register}>{children}</KeypressContext.Provider>;
 }
 
-/** Priorities: focused text inputs first, then overlays, then the dashboard. */
-export const PRIORITY = { input: 100, overlay: 50, dashboard: 0 } as const;
+/** Priorities: keys that work in every view (Ctrl+Z), focused text inputs, then overlays, then the dashboard. */
+export const PRIORITY = { system: 200, input: 100, overlay: 50, dashboard: 0 } as const;
 
 /** Subscribes to keypresses while `isActive`; the handler always sees the latest props. */
 export function useKeypress(handler: KeypressHandler, { isActive = true, priority = 0 }: { isActive?: boolean; priority?: number } = {}): void {

@@ -90,11 +90,11 @@ export function FullLayout({ plan, prompt }: { plan: LayoutPlan; prompt: ReactNo
           <>
             <PaneTabs pane={pane} />
             <PaneBody pane={pane} height={plan.pane} width={plan.width} compact={false} />
-            <Timeline height={plan.timeline} />
+            <Timeline height={plan.timeline} width={plan.width} />
           </>
         )}
       </Box>
-      <CommandBar width={plan.width} />
+      <CommandBar width={plan.width} row={plan.live - 1} />
     </>
   );
 }
@@ -102,7 +102,7 @@ export function FullLayout({ plan, prompt }: { plan: LayoutPlan; prompt: ReactNo
 /** One view in the whole body, the timeline or a panel (Tab cycles): the compact layout, or a short terminal. */
 function SingleBody({ height, width, compact }: { height: number; width: number; compact: boolean }) {
   const body = useConsole((s) => s.compactBody);
-  if (body === 'timeline') return <Timeline height={height} compact={compact} />;
+  if (body === 'timeline') return <Timeline height={height} width={width} compact={compact} />;
   return (
     <>
       <Box height={1} flexShrink={0}>
@@ -132,7 +132,7 @@ export function CompactLayout({ plan, prompt }: { plan: LayoutPlan; prompt: Reac
       <Box flexDirection="column" height={plan.body} flexShrink={0} overflowY="hidden">
         {covered ? <Overlay height={plan.body} width={plan.width} /> : <SingleBody height={plan.body} width={plan.width} compact />}
       </Box>
-      <CommandBar width={plan.width} />
+      <CommandBar width={plan.width} row={plan.live - 1} />
     </>
   );
 }

@@ -15,6 +15,7 @@ import { continueCommand } from '../continue-command.js';
 import { RunInterrupted } from '../engine/errors.js';
 import { createReplay } from './replay.js';
 import { batchInto, createConsoleStore, LIVE_BATCH_MS } from './store.js';
+import { guardSuspend, suspendSelf } from './suspend.js';
 import { PASTE_OFF, PASTE_ON } from './terminal-input.js';
 
 /**
@@ -123,16 +124,19 @@ export function guardExits(ink: () => Instance | null, flush: () => void, host: 
 }
 
 /**
- * Draws `root` with Ink. Ink replaces `console` while it draws (a library's log line is
- * printed above the frame); that replacement is guarded too, so what a library logs
- * (e.g. a server's malformed stream line) reaches the terminal sanitized.
+ * Draws `root` with Ink (`root(true)`: the tree with the frame taken off, while suspended).
+ * Ink replaces `console` while it draws (a library's log line is printed above the
+ * frame); that replacement is guarded too, so what a library logs (e.g. a server's
+ * malformed stream line) reaches the terminal sanitized. Ctrl+Z and SIGTSTP suspend it.
+ * @returns Ink's instance and a function that removes the suspend handlers
  */
-function draw(root: React.ReactElement): Instance {
+function draw(root: (hidden: boolean) => React.ReactElement): { ink: Instance; unsuspend: () => void } {
   // Pasted text arrives marked as a paste (never as keys that could submit or answer).
   if (process.stdin.isTTY && process.stdout.isTTY) process.stdout.write(PASTE_ON);
-  const ink = render(root, RENDER_OPTIONS);
+  const ink = render(root(false), RENDER_OPTIONS);
   guardConsole();
-  return ink;
+  const unsuspend = guardSuspend({ hide: () => ink.rerender(root(true)), show: () => ink.rerender(root(false)) });
+  return { ink, unsuspend };
 }
 
 /** What the console runs once it is on screen: a prepared session and how to start it. */
@@ -182,6 +186,7 @@ export async function runConsole(
       store.getState().setGate(null);
       confirmed();
     },
+    suspend: suspendSelf,
   };
 
   let prepared: PreparedRun | null = null;
@@ -190,11 +195,12 @@ export async function runConsole(
     feed.flush();
     prepared?.log.sync();
   });
-  ink = draw(
+  const drawn = draw((hidden) => (
     <ConsoleProvider store={store} controller={controller}>
-      <App />
-    </ConsoleProvider>,
-  );
+      <App hidden={hidden} />
+    </ConsoleProvider>
+  ));
+  ink = drawn.ink;
   // A render error unmounts Ink and rejects this: quit the same way as the operator would.
   let renderFailure: unknown = null;
   ink.waitUntilExit().catch((error: unknown) => {
@@ -272,6 +278,7 @@ export async function runConsole(
     }
     ink.unmount();
     await ink.waitUntilExit().catch(() => undefined);
+    drawn.unsuspend();
     restoreTerminal();
     unguard();
   }
@@ -300,17 +307,20 @@ export async function replayConsole(events: readonly LoopEvent[], warnings: read
   const { store, controller } = createReplay(events, () => quit(), warnings);
   let ink: Instance | null = null;
   const unguard = guardExits(() => ink, () => undefined);
-  ink = draw(
-    <ConsoleProvider store={store} controller={controller}>
-      <App />
-    </ConsoleProvider>,
-  );
+  const suspendable = { ...controller, suspend: suspendSelf };
+  const drawn = draw((hidden) => (
+    <ConsoleProvider store={store} controller={suspendable}>
+      <App hidden={hidden} />
+    </ConsoleProvider>
+  ));
+  ink = drawn.ink;
   ink.waitUntilExit().catch(() => quit());
   try {
     await quitting;
   } finally {
     ink.unmount();
     await ink.waitUntilExit().catch(() => undefined);
+    drawn.unsuspend();
     restoreTerminal();
     unguard();
   }

@@ -1,8 +1,8 @@
 import React, { type ReactNode } from 'react';
 import { Text } from 'ink';
 import type { TargetTestsRecord } from '../engine/index.js';
-import { sanitize } from '../text/sanitize.js';
-import { theme } from './theme.js';
+import { sanitize } from './text.js';
+import { theme, type Colour } from './theme.js';
 
 const clean = (t: string) => sanitize(t, { oneLine: true });
 const names = (list: readonly string[]) => list.map(clean).join(', ');
@@ -42,7 +42,7 @@ export function targetTestRows(records: readonly TargetTestsRecord[] | undefined
   });
 }
 
-function line(r: TargetTestsRecord, key: string, colour: string, text: string): ReactNode {
+function line(r: TargetTestsRecord, key: string, colour: Colour, text: string): ReactNode {
   return (
     <Text key={`t-${r.observer}-${key}`} color={colour} bold={colour === theme.danger} wrap="truncate-end">
       {'  '}

@@ -1,40 +1,105 @@
 /**
- * Terminal cell widths, for the few places the console lays text out itself (wrapping
- * tool arguments, counting rows). Ink measures what it draws on its own; this estimate
- * only decides how many rows to reserve, and every panel clips to its rows anyway.
+ * Terminal cell widths, for the places the console lays text out itself (wrapping tool
+ * arguments, eliding a long command, counting rows, scrolling the command line). They
+ * measure with `string-width`, the function Ink measures and truncates with, one grapheme
+ * cluster at a time (a family emoji, a flag, a letter with its combining marks is one
+ * cluster and is never split), so a row the console cuts is as wide as Ink thinks it is.
+ *
+ * Terminals disagree with each other, and with any width table, on joined emoji: one
+ * draws a family (👨‍👩‍👧) as one wide cell pair, another as each of its members (8
+ * cells), and the frame then outgrows what Ink measured and leaves a copy in the
+ * scrollback on every redraw. {@link sanitize} here splits such sequences into their parts
+ * (drops the joiners, skin-tone modifiers and tag characters), which every terminal draws
+ * at the width measured or narrower. See "Console input" in docs/design.md.
  */
+import stringWidth from 'string-width';
+import { sanitize as sanitizeText } from '../text/sanitize.js';
 
-const WIDE = /[\u1100-\u115f\u2e80-\u303e\u3041-\u33ff\u3400-\u4dbf\u4e00-\u9fff\ua000-\ua4cf\uac00-\ud7a3\uf900-\ufaff\ufe30-\ufe4f\uff00-\uff60\uffe0-\uffe6]|[\u{20000}-\u{3fffd}]|\p{Emoji_Presentation}/u;
-const ZERO = /[\u0300-\u036f\u200b-\u200f\ufe00-\ufe0f]/u;
+const segmenter = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
 
-/** Cells one character takes: 2 for wide (CJK, most emoji), 0 for combining marks, else 1. */
-export function charWidth(ch: string): number {
-  if (ZERO.test(ch)) return 0;
-  return WIDE.test(ch) ? 2 : 1;
+/** The grapheme clusters of `text`, in order (what a person sees as one character). */
+export function graphemes(text: string): string[] {
+  return Array.from(segmenter.segment(text), (s) => s.segment);
 }
 
-/** Cells a string takes. */
+/** Cells a string takes, as Ink measures it (string-width). */
 export function cellWidth(text: string): number {
-  let width = 0;
-  for (const ch of text) width += charWidth(ch);
-  return width;
+  return stringWidth(text);
 }
 
-/** Splits text into rows of at most `width` cells: at line breaks, then hard at the width. */
+/** A zero-width joiner between two pictographs (with their presentation selector or modifier). */
+const EMOJI_JOINER = /(?<=\p{Extended_Pictographic}[\u{1F3FB}-\u{1F3FF}\uFE0F]?)\u200D(?=\p{Extended_Pictographic})/gu;
+/** A skin-tone modifier on a pictograph (a lone modifier is a swatch and stays). */
+const SKIN_TONE = /(?<=\p{Extended_Pictographic}\uFE0F?)[\u{1F3FB}-\u{1F3FF}]/gu;
+/** Tag characters (the subdivision flags: 🏴 followed by tags). */
+const TAGS = /[\u{E0020}-\u{E007F}]/gu;
+
+/**
+ * Joined emoji split into their parts: the pictographs of a ZWJ sequence side by side, a
+ * skin-toned hand as the plain hand, a subdivision flag as the black flag. Everything else
+ * (CJK, accents, combining marks, national flags) is left as it is.
+ */
+export function splitJoinedEmoji(text: string): string {
+  return text.replace(EMOJI_JOINER, '').replace(SKIN_TONE, '').replace(TAGS, '');
+}
+
+/**
+ * Untrusted text made safe for the console's frame: {@link sanitizeText} (no control
+ * character reaches the terminal) and {@link splitJoinedEmoji} (no character the
+ * terminal may draw wider than Ink measured).
+ */
+export function sanitize(text: string, options: { oneLine?: boolean } = {}): string {
+  return splitJoinedEmoji(sanitizeText(text, options));
+}
+
+/** The longest start of `text` that fits in `width` cells (whole clusters only). */
+export function clipEnd(text: string, width: number): string {
+  let out = '';
+  let used = 0;
+  for (const g of graphemes(text)) {
+    const w = cellWidth(g);
+    if (used + w > width) break;
+    out += g;
+    used += w;
+  }
+  return out;
+}
+
+/** The longest end of `text` that fits in `width` cells (whole clusters only). */
+export function clipStart(text: string, width: number): string {
+  const clusters = graphemes(text);
+  let out = '';
+  let used = 0;
+  for (let i = clusters.length - 1; i >= 0; i--) {
+    const w = cellWidth(clusters[i]!);
+    if (used + w > width) break;
+    out = clusters[i]! + out;
+    used += w;
+  }
+  return out;
+}
+
+/** `text` cut to `width` cells, with `…` where it was cut. */
+export function truncateCells(text: string, width: number): string {
+  if (cellWidth(text) <= width) return text;
+  return width <= 0 ? '' : `${clipEnd(text, width - 1)}…`;
+}
+
+/** Splits text into rows of at most `width` cells: at line breaks, then hard at the width (never inside a cluster). */
 export function wrapCells(text: string, width: number): string[] {
   const rows: string[] = [];
   const limit = Math.max(1, width);
   for (const line of text.split('\n')) {
     let row = '';
     let used = 0;
-    for (const ch of line) {
-      const w = charWidth(ch);
-      if (used + w > limit) {
+    for (const g of graphemes(line)) {
+      const w = cellWidth(g);
+      if (used + w > limit && row !== '') {
         rows.push(row);
         row = '';
         used = 0;
       }
-      row += ch;
+      row += g;
       used += w;
     }
     rows.push(row);

@@ -63,7 +63,7 @@ function scopesFor(key: Keypress, scopes: Scope[]): Scope[] {
 }
 
 /** The reducer of each scope a dashboard key resolves in. */
-const DASHBOARD_REDUCERS: Record<Exclude<Scope, 'completion' | 'bar' | 'note' | 'help' | 'event' | 'quit'>, (input: KeyInput, command: ConsoleCommand, layout: KeyLayout) => Reduction> = {
+const DASHBOARD_REDUCERS: Record<Exclude<Scope, 'completion' | 'bar' | 'note' | 'help' | 'event' | 'args' | 'quit'>, (input: KeyInput, command: ConsoleCommand, layout: KeyLayout) => Reduction> = {
   tool: toolReducer,
   'budget-pause': pauseReducer,
   'stagnation-pause': pauseReducer,
@@ -110,6 +110,8 @@ export function createCommands(store: ConsoleStore, controller: ConsoleControlle
         return controller.quit();
       case 'request-pause':
         return controller.requestPause?.();
+      case 'suspend':
+        return controller.suspend?.();
       case 'replay-step':
         return controller.replay?.step(effect.delta);
       case 'replay-jump':
@@ -172,7 +174,14 @@ export function createCommands(store: ConsoleStore, controller: ConsoleControlle
     return true;
   };
 
-  return { barKey, noteKey, overlayKey, dashboardKey };
+  /** Keys that work in every view, a text input's too: Ctrl+Z suspends. */
+  const systemKey = (key: Keypress): boolean => {
+    if (key.source === 'paste' || bindingFor(key.name, ['global'])?.command !== 'suspend') return false;
+    apply(globalReducer(get(), 'suspend'));
+    return true;
+  };
+
+  return { systemKey, barKey, noteKey, overlayKey, dashboardKey };
 }
 
 /**
@@ -187,6 +196,7 @@ export function useConsoleKeys(layout: KeyLayout): void {
   layoutRef.current = layout;
   const commands = useRef<ReturnType<typeof createCommands> | null>(null);
   commands.current ??= createCommands(store, controller, () => layoutRef.current);
+  useKeypress((key) => commands.current!.systemKey(key), { priority: PRIORITY.system });
   useKeypress((key) => commands.current!.barKey(key), { priority: PRIORITY.input });
   useKeypress((key) => commands.current!.noteKey(key), { priority: PRIORITY.input });
   useKeypress((key) => commands.current!.overlayKey(key), { priority: PRIORITY.overlay });

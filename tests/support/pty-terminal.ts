@@ -5,7 +5,8 @@
 // The CLI runs under a small `sh` wrapper that, once the CLI has exited, prints its exit
 // code and `stty -a` of the same terminal: the modes a person's shell would get back
 // (raw mode off means `icanon` and `echo` are on again).
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, readlinkSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import pty from '@lydell/node-pty';
@@ -266,9 +267,26 @@ export class PtyTerminal {
    * terminal was left. Linux: finds the CLI in /proc.
    */
   signalCli(signal: NodeJS.Signals): void {
+    process.kill(this.cliPid(), signal);
+  }
+
+  /** The CLI's process id (the wrapper's only child). Linux: read from /proc. */
+  cliPid(): number {
     const children = readFileSync(`/proc/${this.proc.pid}/task/${this.proc.pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean);
     if (children.length !== 1) throw new Error(`expected the CLI to be the wrapper's only child, found [${children.join(', ')}]`);
-    process.kill(Number(children[0]), signal);
+    return Number(children[0]);
+  }
+
+  /** The CLI's process state letter from /proc (`T`: stopped, `S`: sleeping, `R`: running). */
+  cliState(): string {
+    const stat = readFileSync(`/proc/${this.cliPid()}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3);
+  }
+
+  /** The terminal's modes now, as `stty -a` reads them from the pty the CLI runs on. */
+  ttyModes(): TtyModes {
+    const device = readlinkSync(`/proc/${this.cliPid()}/fd/1`);
+    return parseStty(execFileSync('stty', ['-a', '-F', device], { encoding: 'utf8' }));
   }
 
   /** Resizes the terminal and the emulator, as a window resize does (SIGWINCH). */

@@ -170,7 +170,7 @@ describe('d: deny with a note', () => {
   });
 });
 
-test('long arguments show three rows; v shows them all, within the terminal', async () => {
+test('long arguments show their start and their end; v opens them all, within the terminal', async () => {
   const content = Array.from({ length: 12 }, (_, i) => `line ${i + 1} of the new greeter`).join('\n');
   const rig = await open({
     transcript: `
@@ -191,25 +191,27 @@ turns:
     'path: greet.js',
     'content: |',
     '  line 1 of the new greeter',
-    '… 11 more lines · v shows all',
+    '  line 2 of the new greeter',
+    expect.stringMatching(/^⋯ \d+ more characters · v shows all$/),
+    '  line 12 of the new greeter',
     expect.stringMatching(/^a stores exact: write_file sha256:[0-9a-f]{32}$/),
     '[y] approve once  [a] always allow  [n] deny  [d] deny with note  [v] all args',
   ]);
 
   await rig.press('v');
-  await rig.waitForFrame('line 12 of the new greeter');
+  await rig.waitForFrame('Arguments of write_file (t1)');
   const expanded = rig.frame();
-  expect(box(normalize(expanded)).slice(2, 16)).toEqual(['path: greet.js', 'content: |', ...content.split('\n').map((l) => `  ${l}`)]);
-  expect(expanded).not.toContain('more lines');
+  expect(box(normalize(expanded)).slice(1, 15)).toEqual(['path: greet.js', 'content: |', ...content.split('\n').map((l) => `  ${l}`)]);
+  expect(expanded).not.toContain('more characters');
   expect(fits(expanded, 100, 40).ok).toBe(true);
   await rig.press('v');
-  await rig.waitForFrame('… 11 more lines · v shows all');
+  await rig.waitForFrame(/⋯ \d+ more characters · v shows all/);
   await rig.press('y');
   await expect(rig.outcome).resolves.toMatchObject({ reason: 'goal_met' });
   expect(readFileSync(path.join(rig.workspace.dir, 'greet.js'), 'utf8')).toBe(content);
 });
 
-test('expanded arguments are cut to what the terminal can show, never taller than it', async () => {
+test('the arguments view is cut to what the terminal can show, never taller than it, and scrolls', async () => {
   const content = Array.from({ length: 60 }, (_, i) => `row ${i + 1}`).join('\n');
   const rig = await open({
     transcript: `
@@ -223,11 +225,17 @@ turns:
   });
   await rig.waitForFrame('Approve tool call write_file (t1)');
   await rig.waitForArmed();
+  expect(fits(rig.frame(), 80, 24)).toEqual({ height: 23, widest: 80, ok: true });
+  expect(rig.frame()).toContain('│ [y] approve once');
+  expect(rig.frame()).toContain('│   row 60');
   await rig.press('v');
-  await rig.waitForFrame('(open the tool.call event for all)');
-  const frame = rig.frame();
-  expect(fits(frame, 80, 24)).toEqual({ height: 23, widest: 80, ok: true });
-  expect(frame).toContain('│ [y] approve once');
+  await rig.waitForFrame('Arguments of write_file (t1)');
+  expect(fits(rig.frame(), 80, 24)).toEqual({ height: 23, widest: 80, ok: true });
+  expect(rig.frame()).toMatch(/rows 1–\d+ of 62/);
+  await rig.press(KEY.end);
+  await rig.press(KEY.pageDown);
+  await rig.waitForFrame(/rows \d+–\d+ of 62/);
+  expect(rig.frame()).not.toMatch(/rows 1–/);
 });
 
 test('an approval left unanswered for approval.timeout is denied, never approved; the prompt counts down', async () => {

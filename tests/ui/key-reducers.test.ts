@@ -63,7 +63,7 @@ describe('tool prompt', () => {
     ['approve', {}, [{ kind: 'answer', payload: { decision: 'approve' }, seq: 8 }]],
     ['deny', {}, [{ kind: 'answer', payload: { decision: 'deny' }, seq: 8 }]],
     ['deny-with-note', { input: 'note' }, []],
-    ['expand-args', { expandArgs: true }, []],
+    ['expand-args', { overlay: 'args' }, []],
   ] as const)('%s', (command, changed, effects) => {
     const state = input({ pending: TOOL });
     expect(diff(state, toolReducer(state, command))).toEqual({ changed, effects });
@@ -291,7 +291,7 @@ describe('a new prompt', () => {
       before.promptChanged();
       return { view: viewOf(store.getState()), kept: store.getState() === before };
     };
-    expect(changed({ expandArgs: true, input: 'note', line: lineOf('x') }).view).toMatchObject({ expandArgs: false, input: null, line: { text: '' } });
+    expect(changed({ overlay: 'args', input: 'note', line: lineOf('x') }).view).toMatchObject({ overlay: null, input: null, line: { text: '' } });
     expect(changed({ input: 'bar', line: lineOf('/goal') })).toMatchObject({ view: { input: 'bar', line: { text: '/goal' } }, kept: true });
     expect(changed({}).kept).toBe(true);
   });

@@ -80,8 +80,8 @@ describe('layouts', () => {
       │ why  no rule names tool "write_file" (default: ask)                │
       │ path: greet.js                                                     │
       │ content: |                                                         │
-      │   line 1                                                           │
-      │ … 39 more lines · v shows all                                      │
+      │ ⋯ 342 more characters · v shows all                                │
+      │   line 40                                                          │
       │ a stores exact: write_file sha256:a0d058da3717ebe13ccd4d362b636e68 │
       │ [y] approve once  [a] always allow  [n] deny  [d] deny with note   │
       │ [v] all args                                                       │
@@ -113,8 +113,8 @@ describe('layouts', () => {
       │ why  no rule names tool "write_file" (default: ask)                          │
       │ path: greet.js                                                               │
       │ content: |                                                                   │
-      │   line 1                                                                     │
-      │ … 39 more lines · v shows all                                                │
+      │ ⋯ 342 more characters · v shows all                                          │
+      │   line 40                                                                    │
       │ a stores exact: write_file sha256:a0d058da3717ebe13ccd4d362b636e68           │
       │ [y] approve once  [a] always allow  [n] deny  [d] deny with note             │
       │ [v] all args                                                                 │

@@ -84,6 +84,8 @@ export function globalReducer(input: KeyInput, command: ConsoleCommand): Reducti
     case 'interrupt':
       if (!isLive(input) || input.interrupted) return only({ kind: 'quit' });
       return act([['markInterrupted']], { kind: 'request-pause' });
+    case 'suspend':
+      return only({ kind: 'suspend' });
     default:
       return only();
   }

@@ -1,11 +1,18 @@
 import { eventRows } from '../EventDetail.js';
 import { helpRows } from '../HelpOverlay.js';
+import { argsRows } from '../prompt-layout.js';
 import type { ConsoleCommand } from '../keymap.js';
 import { eventBySeq } from '../store.js';
 import { act, only, type KeyInput, type KeyLayout, type Reduction } from './reduction.js';
 
 /** How far the open overlay can scroll: its rows past what the body shows. */
 function scrollLimit(input: KeyInput, layout: KeyLayout): { shown: number; max: number } {
+  if (input.overlay === 'args') {
+    const pending = input.session.pending;
+    const shown = layout.args?.shown ?? 1;
+    const rows = pending?.kind === 'tool' ? argsRows(pending.call, layout.args?.width ?? layout.width).length : 0;
+    return { shown, max: Math.max(0, rows - shown) };
+  }
   // Rows the overlay shows: help has a title and a footer row, an event also a summary.
   const help = input.overlay === 'help';
   const shown = help ? layout.body - 2 : layout.body - 3;
@@ -15,7 +22,7 @@ function scrollLimit(input: KeyInput, layout: KeyLayout): { shown: number; max: 
 }
 
 /**
- * The keys of an overlay (scopes `help`, `event`, `quit`): close it, scroll it (within its
+ * The keys of an overlay (scopes `help`, `event`, `args`, `quit`): close it, scroll it (within its
  * rows), or answer the quit confirmation.
  */
 export function overlayReducer(input: KeyInput, command: ConsoleCommand, layout: KeyLayout): Reduction {

@@ -31,7 +31,7 @@ export function toolReducer(input: KeyInput, command: ConsoleCommand): Reduction
     case 'deny-with-note':
       return act([['openNote']]);
     case 'expand-args':
-      return act([['toggleArgs']]);
+      return act([['openArgs']]);
     default:
       return only();
   }

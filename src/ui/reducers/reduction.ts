@@ -22,6 +22,8 @@ export interface KeyLayout {
   /** The body's size, where overlays scroll. */
   width: number;
   body: number;
+  /** The arguments view (`v`): rows it shows and its width in cells. */
+  args?: { shown: number; width: number };
 }
 
 /** What a key reducer reads: the console's data (session fold, held events, view); the layout comes apart. */
@@ -46,6 +48,8 @@ export type Effect =
   | { kind: 'confirm' }
   | { kind: 'quit' }
   | { kind: 'request-pause' }
+  /** Suspend the console (Ctrl+Z): the terminal is given back until the shell continues it. */
+  | { kind: 'suspend' }
   | { kind: 'replay-step'; delta: number }
   | { kind: 'replay-jump'; to: 'start' | 'end' };
 

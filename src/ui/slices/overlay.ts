@@ -3,8 +3,8 @@ import type { ConsoleState } from '../store.js';
 
 /** What covers the body, and where it is scrolled. */
 export interface OverlayState {
-  /** An overlay over the body: help, an opened event, the quit confirmation. */
-  overlay: 'help' | 'event' | 'quit' | null;
+  /** An overlay: help, an opened event, the quit confirmation, the pending call's full arguments (`v`). */
+  overlay: 'help' | 'event' | 'quit' | 'args' | null;
   /** The event opened in the event overlay (its `seq`). */
   opened: number | null;
   /** Scroll offset of the overlay, in rows. */
@@ -19,6 +19,8 @@ export interface OverlayActions {
   openEvent: (seq: number) => void;
   /** Asks whether to quit while a run is live. */
   askQuit: () => void;
+  /** Opens the pending tool call's arguments in full, at their top. */
+  openArgs: () => void;
   /** Closes whatever overlay is open. */
   closeOverlay: () => void;
   /** Scrolls the open overlay to row `row` (the key reducer keeps it within the overlay's rows). */
@@ -33,6 +35,7 @@ export const createOverlaySlice: StateCreator<ConsoleState, [], [], OverlayState
   openHelp: () => set({ overlay: 'help', scroll: 0 }),
   openEvent: (seq) => set({ overlay: 'event', opened: seq, scroll: 0 }),
   askQuit: () => set({ overlay: 'quit' }),
+  openArgs: () => set({ overlay: 'args', scroll: 0 }),
   closeOverlay: () => set(INITIAL_OVERLAY),
   scrollOverlay: (scroll) => set({ scroll }),
 });

@@ -4,8 +4,6 @@ import type { ConsoleState } from '../store.js';
 
 /** The pending prompt as the operator sees it. */
 export interface PromptState {
-  /** Show every line of a long tool argument. */
-  expandArgs: boolean;
   /** Ctrl+C was pressed once: a pause was asked for; another Ctrl+C quits. */
   interrupted: boolean;
   /** The pending prompt whose keys are armed (its `seq`), after it has been on screen briefly. */
@@ -14,8 +12,6 @@ export interface PromptState {
 
 /** The prompt slice's actions. */
 export interface PromptActions {
-  /** Shows every line of a long tool argument, or folds them again. */
-  toggleArgs: () => void;
   /** The first Ctrl+C: a pause was asked for. */
   markInterrupted: () => void;
   /** The run goes on: the next Ctrl+C asks for a pause again. */
@@ -23,24 +19,23 @@ export interface PromptActions {
   /** Arms the keys of the prompt raised by the event `seq` (it has been on screen long enough). */
   arm: (seq: number | null) => void;
   /**
-   * A new prompt is shown (or the last one went): its argument lines start folded and a
-   * deny note being typed for the old one closes.
+   * A new prompt is shown (or the last one went): the arguments view of the old one and a
+   * deny note being typed for it close.
    */
   promptChanged: () => void;
 }
 
-export const INITIAL_PROMPT: PromptState = { expandArgs: false, interrupted: false, armed: null };
+export const INITIAL_PROMPT: PromptState = { interrupted: false, armed: null };
 
 /** The prompt slice: how the pending approval or pause is shown and whether its keys answer yet. */
 export const createPromptSlice: StateCreator<ConsoleState, [], [], PromptState & PromptActions> = (set) => ({
   ...INITIAL_PROMPT,
-  toggleArgs: () => set((s) => ({ expandArgs: !s.expandArgs })),
   markInterrupted: () => set({ interrupted: true }),
   clearInterrupted: () => set({ interrupted: false }),
   arm: (armed) => set({ armed }),
   promptChanged: () =>
     set((s) => {
-      if (!s.expandArgs && s.input !== 'note') return s;
-      return { expandArgs: false, ...(s.input === 'note' ? { input: null, line: EMPTY_LINE } : {}) };
+      if (s.overlay !== 'args' && s.input !== 'note') return s;
+      return { ...(s.overlay === 'args' ? { overlay: null, scroll: 0 } : {}), ...(s.input === 'note' ? { input: null, line: EMPTY_LINE } : {}) };
     }),
 });

@@ -1,0 +1,98 @@
+import { PASTE_OFF, PASTE_ON } from './terminal-input.js';
+
+/**
+ * Suspend and resume, as full-screen terminal programs do (see "Console input" in
+ * docs/design.md). In raw mode the terminal does not turn Ctrl+Z into SIGTSTP: the console
+ * reads it as a key and raises SIGTSTP itself, so Ctrl+Z and `kill -TSTP` take one path:
+ * the frame is taken off the screen, the terminal is given back as the shell expects it
+ * (raw mode off, bracketed paste off, cursor shown), and the process stops. On SIGCONT
+ * (`fg`) raw mode and bracketed paste are turned on again and the frame is drawn anew.
+ *
+ * The process stops itself with SIGSTOP rather than SIGTSTP's default action: the kernel
+ * ignores a SIGTSTP whose action is the default in an orphaned process group (a program
+ * started by `sh -c`, a supervisor or a pty harness), which would leave the terminal given
+ * back while the console still runs.
+ */
+
+/** What {@link guardSuspend} acts on: the process, its terminal streams (replaceable in tests). */
+export interface SuspendHost {
+  on: (event: 'SIGTSTP' | 'SIGCONT', listener: () => void) => unknown;
+  off: (event: 'SIGTSTP' | 'SIGCONT', listener: () => void) => unknown;
+  /** Stops the process (SIGSTOP). */
+  stop: () => void;
+  stdin: NodeJS.ReadStream;
+  stdout: NodeJS.WriteStream;
+}
+
+const PROCESS: SuspendHost = {
+  on: (event, listener) => process.on(event, listener),
+  off: (event, listener) => process.off(event, listener),
+  stop: () => process.kill(process.pid, 'SIGSTOP'),
+  get stdin() {
+    return process.stdin;
+  },
+  get stdout() {
+    return process.stdout;
+  },
+};
+
+const SHOW_CURSOR = '\u001b[?25h';
+const HIDE_CURSOR = '\u001b[?25l';
+
+/** How long the console waits for the frame to be taken off the screen before it stops (ms). */
+const ERASE_MS = 30;
+
+/** The frame: `hide` takes it off the screen (Ink draws an empty tree), `show` draws it again. */
+export interface SuspendView {
+  hide: () => void;
+  show: () => void;
+}
+
+/**
+ * Handles SIGTSTP and SIGCONT while the console is on screen.
+ * @returns a function that removes the handlers
+ */
+export function guardSuspend(view: SuspendView, host: SuspendHost = PROCESS): () => void {
+  let stopping = false;
+  const onStop = () => {
+    if (stopping) return;
+    stopping = true;
+    view.hide();
+    // Ink writes the empty frame on its next render turn; then the terminal goes back.
+    setTimeout(() => {
+      try {
+        if (host.stdin.isTTY && host.stdin.isRaw) host.stdin.setRawMode(false);
+      } catch {
+        // the terminal is gone: nothing to give back
+      }
+      if (host.stdout.isTTY) host.stdout.write(PASTE_OFF + SHOW_CURSOR);
+      host.stop();
+    }, ERASE_MS);
+  };
+  const onContinue = () => {
+    stopping = false;
+    if (host.stdin.isTTY) {
+      try {
+        // Off first: the shell may have changed the modes while we were stopped, and
+        // turning raw mode on when Node believes it is on already does nothing.
+        host.stdin.setRawMode(false);
+        host.stdin.setRawMode(true);
+      } catch {
+        // the terminal is gone; SIGHUP follows
+      }
+    }
+    if (host.stdout.isTTY) host.stdout.write(PASTE_ON + HIDE_CURSOR);
+    view.show();
+  };
+  host.on('SIGTSTP', onStop);
+  host.on('SIGCONT', onContinue);
+  return () => {
+    host.off('SIGTSTP', onStop);
+    host.off('SIGCONT', onContinue);
+  };
+}
+
+/** Raises SIGTSTP (Ctrl+Z): handled by {@link guardSuspend} while the console is up. */
+export function suspendSelf(): void {
+  process.kill(process.pid, 'SIGTSTP');
+}

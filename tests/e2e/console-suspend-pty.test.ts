@@ -1,0 +1,104 @@
+// Suspend and resume (Ctrl+Z, `kill -TSTP`, then SIGCONT as `fg` sends it) and NO_COLOR,
+// in a real pseudo-terminal read through a terminal emulator. Needs `npm run build`.
+import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { KEY, startPty, type PtyTerminal } from '../support/pty-terminal.js';
+
+const root = path.resolve(import.meta.dirname, '../..');
+const DEMO = ['run', '--config', path.join(root, 'loop.yaml')];
+const PROMPT = /Approve tool call (\S+) \((t\d+)\)/;
+const terminals: PtyTerminal[] = [];
+
+function demo(env: Record<string, string> = {}): PtyTerminal {
+  const t = startPty({ args: DEMO, cols: 100, rows: 30, env });
+  terminals.push(t);
+  return t;
+}
+
+afterEach(async () => {
+  for (const t of terminals.splice(0)) {
+    try {
+      t.signalCli('SIGCONT'); // a stopped CLI cannot act on SIGTERM
+    } catch {
+      // exited already
+    }
+    await t.close();
+    const runs = path.join(t.cwd, '.loopdeck/runs');
+    const [run] = existsSync(runs) ? readdirSync(runs) : [];
+    const first = run ? readFileSync(path.join(runs, run, 'events.jsonl'), 'utf8').split('\n', 1)[0] : '';
+    const workspace = first ? (JSON.parse(first) as { data: { workspace?: unknown } }).data.workspace : undefined;
+    if (typeof workspace === 'string' && workspace.startsWith(os.tmpdir())) rmSync(workspace, { recursive: true, force: true });
+    rmSync(t.cwd, { recursive: true, force: true });
+  }
+});
+
+/** Polls `check` until it holds (or fails after `ms` with `what`). */
+async function until(check: () => boolean, what: string, ms = 5_000): Promise<void> {
+  const started = Date.now();
+  while (!check()) {
+    if (Date.now() - started > ms) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+const armed = (t: PtyTerminal) => t.waitUntil((s) => PROMPT.test(s) && /\[y\] approve/.test(s), 'an armed approval prompt', 20_000);
+
+/** Stops the console with `stop`, checks the terminal was given back, continues it and checks it is back. */
+async function suspendAndResume(t: PtyTerminal, stop: () => void): Promise<void> {
+  stop();
+  await until(() => t.cliState() === 'T', 'the CLI to stop');
+  const modes = await t.leftModes();
+  expect({ cursorShown: modes.cursorShown, bracketedPaste: modes.bracketedPaste }, t.describe('stopped')).toEqual({ cursorShown: true, bracketedPaste: false });
+  const stopped = t.ttyModes();
+  expect({ icanon: stopped.icanon, echo: stopped.echo, isig: stopped.isig }, stopped.stty).toEqual({ icanon: true, echo: true, isig: true });
+  // The frame is taken off the screen while stopped.
+  expect(t.screen(), t.describe('stopped')).not.toMatch(PROMPT);
+
+  t.signalCli('SIGCONT');
+  await until(() => t.cliState() !== 'T', 'the CLI to continue');
+  await armed(t);
+  await until(() => !t.ttyModes().icanon, 'raw mode again');
+  const back = t.ttyModes();
+  expect({ icanon: back.icanon, echo: back.echo, isig: back.isig }, back.stty).toEqual({ icanon: false, echo: false, isig: false });
+  expect(t.term.modes.bracketedPasteMode, t.describe('continued')).toBe(true);
+}
+
+describe('suspend and resume', { timeout: 60_000 }, () => {
+  it('Ctrl+Z and kill -TSTP give the terminal back and stop; after SIGCONT keys work without Enter and Ctrl+C pauses', async () => {
+    const t = demo();
+    await armed(t);
+    await suspendAndResume(t, () => t.press('\u001a'));
+    await suspendAndResume(t, () => t.signalCli('SIGTSTP'));
+
+    // Keys act at once (no Enter): `/` opens the command bar, Esc closes it.
+    t.press('/');
+    await t.waitUntil((s) => /^› \//m.test(s), 'the command bar');
+    t.press(KEY.escape);
+    await t.waitUntil((s) => !/^› /m.test(s), 'the bar to close');
+    // Ctrl+C asks for a pause rather than ending the process.
+    t.press(KEY.ctrlC);
+    await t.waitFor(/Pausing at the next safe point; Ctrl\+C again quits/);
+    expect(t.done).toBe(false);
+    t.press('y');
+    await t.waitFor('Paused by the operator');
+  });
+});
+
+describe('NO_COLOR', { timeout: 60_000 }, () => {
+  // SGR parameters that set a colour: 30–37, 38;…, 39, 40–47, 48;…, 49, 90–97, 100–107.
+  const COLOUR = /\u001b\[(?:[\d;]*;)?(?:3\d|4\d|9[0-7]|10[0-7])(?:;[\d;]*)?m/;
+
+  it('with NO_COLOR set, nothing the console draws sets a colour; without it, colours are drawn', async () => {
+    const plain = demo({ NO_COLOR: '1' });
+    const coloured = demo();
+    await armed(plain);
+    await plain.waitFor('Timeline');
+    expect(plain.output).toMatch(/Approve tool call/);
+    expect(COLOUR.exec(plain.output)?.[0] ?? null, plain.describe()).toBeNull();
+
+    await armed(coloured);
+    expect(coloured.output).toMatch(COLOUR);
+  });
+});
