@@ -50,11 +50,9 @@ describe('SIGKILL of a real run, then resume', () => {
 });
 
 describe('processes of a killed run', () => {
-  // Known gap: the tool a SIGKILLed loopdeck was running lives on under pid 1 until it ends
-  // by itself; recording each child's process group and killing survivors on resume is
-  // work of its own. This test fails (as `it.fails` expects) until that lands; then turn
-  // it into a plain `it`.
-  it.fails('a tool running when loopdeck was killed is not alive once the resumed run ends', async () => {
+  // The tool a SIGKILLed loopdeck was running lives on under pid 1; resume finds it by the
+  // process tag the log recorded and kills it before anything else runs.
+  it('a tool running when loopdeck was killed is not alive once the resumed run ends', async () => {
     // a3 sleeps 20 s before it appends: it is still running when the resume begins.
     const result: Result = await crashAndResume({ tool: 'a3', delayMs: 150, slow: 20 }, uncrashed);
     expect(result.violations, result.cut).toEqual([]);
