@@ -12,6 +12,8 @@ function describeMove(diff: SignalDiff): string {
     case 'wanted':
       return `${diff.signal} ${diff.before} → ${diff.after} (${wanted})`;
     case 'regressed':
+      // Over frozen target tests a count can stay put while a target test broke or was lost.
+      if (diff.before === diff.after) return `${diff.signal} stayed at ${diff.after} but a target test broke or was lost (a regression)`;
       return `${diff.signal} ${diff.before} → ${diff.after}, the wrong way (${wanted})`;
     case 'flat':
       return `${diff.signal} stayed at ${diff.after}`;

@@ -64,7 +64,7 @@ interface Run {
   reason: string;
 }
 
-/** Runs `turns` (one tool call each, then a last turn without one) with a checkpoint every turn; every pause is answered by `answers`, in order. */
+/** Runs `turns` (one tool call each, then two turns without one) with a checkpoint every turn; every pause is answered by `answers`, in order. */
 async function run(ws: string, constraints: unknown[], turns: Call[], answers: Array<'continue' | 'stop'>, extra: Record<string, unknown> = {}): Promise<Run> {
   const policy = parsePolicy(
     stringify({
@@ -76,12 +76,13 @@ async function run(ws: string, constraints: unknown[], turns: Call[], answers: A
       pattern: 'react',
       checkpoint: { every_iterations: 1 },
       stagnation: { checkpoints_without_observed_progress: 50 },
-      budget: { max_iterations: turns.length + 1 },
+      // The budget ends the run at the extra last turn, before its checkpoint: every other turn's is recorded.
+      budget: { max_iterations: turns.length + 2 },
       approval: { default: 'allow' },
     }),
     path.join(ws, 'loop.yaml'),
   );
-  const script = ScriptedAgent.fromYaml(stringify({ turns: [...turns.map((c) => ({ tool_calls: [c] })), { thought: 'looking' }] }));
+  const script = ScriptedAgent.fromYaml(stringify({ turns: [...turns.map((c) => ({ tool_calls: [c] })), { thought: 'looking' }, { thought: 'still looking' }] }));
   const seen: Run['seen'] = [];
   const agent = Object.assign(Object.create(script) as ScriptedAgent, {
     nextTurn: (context: AgentContext) => {
@@ -284,12 +285,12 @@ describe('a constraint pause and resume', () => {
         verify: [{ command: 'false' }],
         hooks: [],
         checkpoint: { every_iterations: 1 },
-        budget: { max_iterations: 2 },
+        budget: { max_iterations: 3 },
         approval: { default: 'allow' },
       }),
       path.join(ws, 'loop.yaml'),
     );
-    const transcript = stringify({ turns: [{ tool_calls: [edit('t1', 'test/a.test.ts', 'x\n')] }, { thought: 'after the pause' }] });
+    const transcript = stringify({ turns: [{ tool_calls: [edit('t1', 'test/a.test.ts', 'x\n')] }, { thought: 'after the pause' }, { thought: 'the budget ends here' }] });
     let now = 1_700_000_000_000;
     const first: LoopEvent[] = [];
     const live = new Session({ id: 's1', agent: ScriptedAgent.fromYaml(transcript), policy, workspace: ws, clock: () => (now += 1000), sinks: [(e) => first.push(e)] });

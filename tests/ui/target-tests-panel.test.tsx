@@ -39,7 +39,7 @@ const write = (id: string, content: string) => ({ tool_calls: [{ id, name: 'writ
 function frame(events: LoopEvent[], upTo: number): string {
   const { lastFrame, unmount } = render(
     <ConsoleProvider store={createConsoleStore(events.slice(0, upTo))} controller={READ_ONLY_CONTROLLER}>
-      <CheckpointPanel height={9} width={100} />
+      <CheckpointPanel height={12} width={100} />
     </ConsoleProvider>,
   );
   const text = lastFrame() ?? '';
@@ -62,6 +62,8 @@ test('the checkpoint panel names the target tests fixed, broken and lost, and th
   const recorded = events.flatMap((e, i) => (e.type === 'checkpoint.recorded' ? [i + 1] : []));
   expect(frame(events, recorded[0]!)).toMatchInlineSnapshot(`
     "#1/1 · iteration 1 · BASELINE · counter 0/3
+    why baseline rule: the first checkpoint has nothing to compare (observed.tests.failing first
+    measured at 2, observed.tests.passing first measured at 2); counter 0/3
     observed (measured) observed_progress null        reported (claims) claimed_progress false
     tests.failing — → 2 want ↓ baseline               eliminated no change
     tests.passing — → 2 want ↑ baseline               remaining  no change
@@ -69,10 +71,13 @@ test('the checkpoint panel names the target tests fixed, broken and lost, and th
     evidence none claimed
 
 
+
     "
   `);
   expect(frame(events, recorded[1]!)).toMatchInlineSnapshot(`
     "#2/2 · iteration 2 · NO_OBSERVED_PROGRESS · counter 1/3 · [ earlier
+    why no observed progress: observed.tests.failing stayed at 2 but a target test broke or was lost (a
+    regression), observed.tests.passing stayed at 2; counter 1/3
     observed (measured) observed_progress false       reported (claims) vs #1 claimed_progress false
     tests.failing 2 → 2 want ↓ REGRESSED              eliminated no change
     tests.passing 2 → 2 want ↑ no change              remaining  no change
@@ -80,6 +85,7 @@ test('the checkpoint panel names the target tests fixed, broken and lost, and th
       fixed parses dates
       BROKEN formats dates
       LOST rounds totals (failing, now skipped)
-      not counted (1 outside the set): trivial"
+      not counted (1 outside the set): trivial
+    evidence none claimed"
   `);
 });
