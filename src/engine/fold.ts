@@ -332,22 +332,9 @@ export function reduce(s: SessionState, e: LoopEvent): void {
       s.startedAt = e.at;
       s.activeSince = e.at;
       break;
-    case 'session.resume': {
-      // A restart (no pause to answer) stops the clock at the last event before it.
-      if (s.pending?.kind !== 'pause' && s.activeSince !== null && s.lastAtBefore !== null) pauseClock(s, s.lastAtBefore);
-      s.activeSince = e.at;
-      s.exhausted = null;
-      const reask = e.data.reask === undefined ? undefined : s.tools[e.data.reask];
-      if (reask) {
-        const interrupted = reask.decision?.decision === 'approve';
-        const reason = interrupted ? INTERRUPTED_REASON : 'issued before a restart, with no recorded result';
-        s.pending = { kind: 'tool', call: reask.call, seq: e.seq, reason, ...(interrupted ? { interrupted: true as const } : {}) };
-        pauseClock(s, e.at);
-      } else if (s.pending?.kind === 'pause') {
-        s.pending = null;
-      }
+    case 'session.resume':
+      foldResume(s, e);
       break;
-    }
     case 'session.pause': {
       pauseClock(s, e.at);
       const cause = parsePauseReason(e.data.reason);
@@ -455,27 +442,9 @@ export function reduce(s: SessionState, e: LoopEvent): void {
     case 'budget.warn':
       if (!s.warned.includes(e.data.dimension)) s.warned.push(e.data.dimension);
       break;
-    case 'checkpoint.recorded': {
-      const { checkpoint } = e.data;
-      s.checkpoints.push(checkpoint);
-      // Progress notes are what the harness measured, never what the agent claimed.
-      if (s.goal) {
-        const moved = checkpoint.signals.map((g) => `${g.signal.replace(/^observed\./, '')} ${g.before ?? '—'} → ${g.after ?? 'missing'}`).join(', ');
-        s.goal = { ...s.goal, notes: [...s.goal.notes, `iteration ${checkpoint.iteration}: ${checkpoint.status}${moved ? ` (${moved})` : ''}`] };
-      }
-      s.reportSinceCheckpoint = INITIAL_STATE.reportSinceCheckpoint;
-      s.constraintFindings = [];
-      const last = { ...s.evaluator.last };
-      for (const signal of checkpoint.signals) if (signal.after !== null) last[signal.signal] = signal.after;
-      s.evaluator = {
-        count: s.evaluator.count + 1,
-        counter: checkpoint.counter,
-        last,
-        targets: advanceTargets(s.evaluator.targets, checkpoint),
-        ...(checkpoint.unknown_in_row ? { unknownInRow: checkpoint.unknown_in_row } : {}),
-      };
+    case 'checkpoint.recorded':
+      foldCheckpoint(s, e.data.checkpoint);
       break;
-    }
     case 'stagnation.detected':
       s.alerts.push({
         seq: e.seq,
@@ -532,18 +501,7 @@ export function reduce(s: SessionState, e: LoopEvent): void {
       s.lapEnd = { lap: e.data.lap, outcome: e.data.outcome, ...(e.data.note ? { note: e.data.note } : {}) };
       break;
     case 'workspace.snapshot':
-      s.workspaceGit = e.data.git;
-      if (!e.data.git || e.data.tree === null) {
-        s.unchangedSteps = 'unknown';
-        s.lapCommits = 'unknown';
-        s.lastTree = null;
-        break;
-      }
-      // The first snapshot has nothing to compare with: whether that step changed files is unknown.
-      if (s.lastTree === null) s.unchangedSteps = 'unknown';
-      else s.unchangedSteps = s.lastTree !== e.data.tree ? 0 : s.unchangedSteps === 'unknown' ? 1 : s.unchangedSteps + 1;
-      s.lapCommits = (s.lapCommits === 'unknown' ? 0 : s.lapCommits) + (e.data.new_commits ?? 0);
-      s.lastTree = e.data.tree;
+      foldSnapshot(s, e.data);
       break;
     case 'agent.message':
       if (e.data.starts_turn) s.usage.turns += 1;
@@ -575,6 +533,59 @@ export function reduce(s: SessionState, e: LoopEvent): void {
   }
 }
 
+/** A recorded checkpoint: the list, the goal's progress note, and the evaluator's state as the evaluator left it. */
+function foldCheckpoint(s: SessionState, checkpoint: CheckpointRecord): void {
+  s.checkpoints.push(checkpoint);
+  // Progress notes are what the harness measured, never what the agent claimed.
+  if (s.goal) {
+    const moved = checkpoint.signals.map((g) => `${g.signal.replace(/^observed\./, '')} ${g.before ?? '—'} → ${g.after ?? 'missing'}`).join(', ');
+    s.goal = { ...s.goal, notes: [...s.goal.notes, `iteration ${checkpoint.iteration}: ${checkpoint.status}${moved ? ` (${moved})` : ''}`] };
+  }
+  s.reportSinceCheckpoint = INITIAL_STATE.reportSinceCheckpoint;
+  s.constraintFindings = [];
+  const last = { ...s.evaluator.last };
+  for (const signal of checkpoint.signals) if (signal.after !== null) last[signal.signal] = signal.after;
+  s.evaluator = {
+    count: s.evaluator.count + 1,
+    counter: checkpoint.counter,
+    last,
+    targets: advanceTargets(s.evaluator.targets, checkpoint),
+    ...(checkpoint.unknown_in_row ? { unknownInRow: checkpoint.unknown_in_row } : {}),
+  };
+}
+
+/** A workspace snapshot: whether it is a git work tree, steps without a change, commits of the lap. */
+function foldSnapshot(s: SessionState, snap: EventOf<'workspace.snapshot'>['data']): void {
+  s.workspaceGit = snap.git;
+  if (!snap.git || snap.tree === null) {
+    s.unchangedSteps = 'unknown';
+    s.lapCommits = 'unknown';
+    s.lastTree = null;
+    return;
+  }
+  // The first snapshot has nothing to compare with: whether that step changed files is unknown.
+  if (s.lastTree === null) s.unchangedSteps = 'unknown';
+  else s.unchangedSteps = s.lastTree !== snap.tree ? 0 : s.unchangedSteps === 'unknown' ? 1 : s.unchangedSteps + 1;
+  s.lapCommits = (s.lapCommits === 'unknown' ? 0 : s.lapCommits) + (snap.new_commits ?? 0);
+  s.lastTree = snap.tree;
+}
+
+/** A restart: the clock stopped at the last event before it, and the call to ask about again, if any. */
+function foldResume(s: SessionState, e: EventOf<'session.resume'>): void {
+  // A restart (no pause to answer) stops the clock at the last event before it.
+  if (s.pending?.kind !== 'pause' && s.activeSince !== null && s.lastAtBefore !== null) pauseClock(s, s.lastAtBefore);
+  s.activeSince = e.at;
+  s.exhausted = null;
+  const reask = e.data.reask === undefined ? undefined : s.tools[e.data.reask];
+  if (reask) {
+    const interrupted = reask.decision?.decision === 'approve';
+    const reason = interrupted ? INTERRUPTED_REASON : 'issued before a restart, with no recorded result';
+    s.pending = { kind: 'tool', call: reask.call, seq: e.seq, reason, ...(interrupted ? { interrupted: true as const } : {}) };
+    pauseClock(s, e.at);
+  } else if (s.pending?.kind === 'pause') {
+    s.pending = null;
+  }
+}
 
 /** The fields of a state that {@link reduce} changes in place: its arrays and records. */
 const IN_PLACE = ['revisions', 'plan', 'reflections', 'usage', 'warned', 'checkpoints', 'alerts', 'tools', 'toolOrder', 'history', 'compactions'] as const;

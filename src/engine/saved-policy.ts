@@ -84,6 +84,12 @@ const LIMITS: ReadonlyArray<[source: string, saved: string, change: (value: unkn
   ['max_cost_usd', 'cost_usd', orUnlimited()],
 ];
 
+/** Duration keys of each agent kind (saved as seconds, written back as `<n>s`). */
+const AGENT_DURATIONS: Record<string, readonly string[]> = {
+  command: ['timeout'],
+  openai: ['request_timeout', 'stream_idle_timeout', 'max_retry_wait'],
+};
+
 /** Saved `budget.increments` keys that differ from loop.yaml's, and how the value is written back. */
 const INCREMENTS: ReadonlyArray<[source: string, saved: string, change: (value: unknown) => unknown]> = [
   ['turns', 'turns', (v) => v],
@@ -101,7 +107,8 @@ const INCREMENTS: ReadonlyArray<[source: string, saved: string, change: (value: 
 function sourceForm(saved: Record<string, unknown>): Record<string, unknown> {
   const source = JSON.parse(JSON.stringify(saved)) as Record<string, unknown>;
   delete source.file;
-  if (isRecord(source.agent) && source.agent.kind === 'command') convert(source.agent, 'timeout', seconds);
+  const agent = source.agent;
+  if (isRecord(agent)) for (const key of AGENT_DURATIONS[String(agent.kind)] ?? []) convert(agent, key, seconds);
   convertEach(source, 'observe', (item) => convert(item, 'timeout', seconds));
   convertEach(source, 'verify', (item) => convert(item, 'timeout', seconds));
   convertEach(source, 'hooks', (item) => convert(item, 'timeout', seconds));

@@ -100,7 +100,7 @@ const ROWS: Row[] = [
   ['no claim, a checkpoint due and the budget spent: the budget first', at('REFLECTING', { turn: 3, step: 3, usage: { ...INITIAL_STATE.usage, tool_calls: 5 }, limits: { ...INITIAL_STATE.limits, tool_calls: 5 } }), {}, NONE,
     { kind: 'budget_exceeded', dimension: 'tool_calls', used: 5, limit: 5 }],
   ['no checkpoint due: a spent budget waits for the start of the next step', at('REFLECTING', { turn: 2, step: 2, usage: { ...INITIAL_STATE.usage, tool_calls: 5 }, limits: { ...INITIAL_STATE.limits, tool_calls: 5 } }), {}, NONE, { kind: 'execute' }],
-  ['an abort asked for skips the verifier', at('REFLECTING', { turn: 1, step: 1, finalClaim: 'done' }), {}, { pause: null, stop: 'abort' }, { kind: 'execute' }],
+  ['an abort asked for skips the verifier', at('REFLECTING', { turn: 1, step: 1, finalClaim: 'done' }), {}, { pause: null, stop: 'abort' }, finish('aborted', 'the operator aborted the run (/stop --abort)', { abort: true })],
   ['a claim with calls of its turn still queued: the calls first', at('REFLECTING', { turn: 1, step: 1, finalClaim: 'done', queued: [call] }), {}, NONE, { kind: 'execute' }],
   ['laps: a lap whose agent failed is verified', at('REFLECTING', { turn: 1, step: 2, lap: 1, lapFailures: 1, lapEnd: { lap: 1, outcome: 'error', note: 'agent exited 3' } }), {}, NONE, { kind: 'verify', trigger: 'check' }],
   ['laps: a lap whose agent failed but whose work passes wins the run (no next lap)', at('REFLECTING', { turn: 1, step: 2, lap: 1, lapFailures: 1, lapEnd: { lap: 1, outcome: 'error', note: 'agent exited 3' }, ...verified(true, 2, { lap: 1, trigger: 'check', claim: null }) }), {}, NONE,

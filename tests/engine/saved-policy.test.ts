@@ -65,6 +65,11 @@ describe('what loopdeck saves reads back to the same policy', () => {
   it.each([
     ['every duration, unlimited limit and hook', EVERY_FIELD],
     ['a command agent with its timeout', EVERY_FIELD.replace('{ kind: scripted, script: transcript.yaml }', '{ kind: command, command: sh, timeout: 10m }')],
+    ['an openai agent with its default time limits', EVERY_FIELD.replace('{ kind: scripted, script: transcript.yaml }', '{ kind: openai, model: m, base_url: "http://127.0.0.1:9/v1" }')],
+    [
+      'an openai agent with its time limits set',
+      EVERY_FIELD.replace('{ kind: scripted, script: transcript.yaml }', '{ kind: openai, model: m, base_url: "http://127.0.0.1:9/v1", request_timeout: 3m, stream_idle_timeout: 20s, max_retry_wait: 5s }'),
+    ],
     [
       'checked constraints with their timeout and on_violation',
       EVERY_FIELD.replace('constraints: [keep it] }', 'constraints: [keep it, { text: t, protect: ["test/**"] }, { text: c, command: "true", timeout: 30s }], on_violation: alert }'),
