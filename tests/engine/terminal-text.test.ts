@@ -60,6 +60,6 @@ describe('the regex observer reads what a terminal draws', () => {
     dirs.push(dir);
     writeFileSync(path.join(dir, 'run.sh'), "printf 'running\\n3 failed\\r0 failed\\n\\033[32mdone\\033[0m in 12ms\\n'\n");
     const observation = await observe([{ name: 'run', command: 'sh run.sh', parser: 'regex', pattern: '(?<failed>\\d+) failed', timeout: 10 }], dir);
-    expect(observation).toEqual({ metrics: { 'run.failed': 0 }, tests: [], errors: [] });
+    expect(observation).toEqual({ metrics: { 'run.failed': 0 }, tests: [], skipped: [], errors: [] });
   });
 });

@@ -100,5 +100,6 @@ test('a long run: the console holds the newest events, says how many older ones 
   await inAct(() => store.getState().apply(events.slice(first.length + 1000)));
   await c.waitForFrame(`Event #${opened} is no longer held by the console`);
   expect(store.getState().session).toEqual(fold(events));
-  expect(store.getState().session.eventCount).toBe(total);
+  expect(events.length).toBeGreaterThanOrEqual(total);
+  expect(store.getState().session.eventCount).toBe(events.length);
 });

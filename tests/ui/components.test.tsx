@@ -45,15 +45,15 @@ describe('panels, whole frames', () => {
   test('header and state strip: objective, pattern, state, iteration, elapsed, run id; the current state marked', () => {
     expect(frameOf(<Header />)).toMatchInlineSnapshot(`
       "loopdeck Make the greeting friendlier                                                    run ui-test
-      react · DONE (goal_met) · iteration 4/20 · 9s"
+      react · DONE (goal_met) · iteration 4/20 · 10s"
     `);
-    expect(frameOf(<StateStrip />)).toMatchInlineSnapshot(`"IDLE › PLANNING › EXECUTING › AWAITING_TOOL › REFLECTING ›  DONE   ← REFLECTING #30"`);
+    expect(frameOf(<StateStrip />)).toMatchInlineSnapshot(`"IDLE › PLANNING › EXECUTING › AWAITING_TOOL › REFLECTING ›  DONE   ← REFLECTING #34"`);
   });
 
   test('budget gauges: all five dimensions, used/limit and percent', () => {
     expect(frameOf(<BudgetPanel width={100} />)).toMatchInlineSnapshot(`
       "turns 20%           tool calls 0%       wall clock 0%       tokens 0%           cost 0%
-      ███░░░░░░░░░░░ 4/20 ░░░░░░░░░░░░░░ 0/20 ░░░░░░░░░░░░ 9s/30m ░░░░░░░░░░░░ 0/100k ░░░░░░░ $0.00/$1.00"
+      ███░░░░░░░░░░░ 4/20 ░░░░░░░░░░░░░░ 0/20 ░░░░░░░░░░░ 10s/30m ░░░░░░░░░░░░ 0/100k ░░░░░░░ $0.00/$1.00"
     `);
   });
 
@@ -73,13 +73,13 @@ describe('panels, whole frames', () => {
   test('timeline: one row per event, alerts marked in the gutter', () => {
     expect(frameOf(<Timeline height={8} />, 'stagnation.detected')).toMatchInlineSnapshot(`
       "── Timeline · filter activity (f) · 13 events · following (end)
-         13 model.call          turn 2: Still looking. (0+0 tok)
-         14 step.end            step 2 ok: Still looking.
-         16 checkpoint.recorded checkpoint #2 (turn 2): NO_OBSERVED_PROGRESS, counter 1/2
-         19 model.call          turn 3: Checking the greeting. (0+0 tok)
-         20 step.end            step 3 ok: Checking the greeting.
-      !  22 checkpoint.recorded checkpoint #3 (turn 3): NO_OBSERVED_PROGRESS + STAGNATION_DETECTED, count…
-      !  23 stagnation.detected STAGNATION_DETECTED 2/2 → alert"
+         14 model.call          turn 2: Still looking. (0+0 tok)
+         15 step.end            step 2 ok: Still looking.
+         18 checkpoint.recorded checkpoint #2 (turn 2): NO_OBSERVED_PROGRESS, counter 1/2
+         21 model.call          turn 3: Checking the greeting. (0+0 tok)
+         22 step.end            step 3 ok: Checking the greeting.
+      !  25 checkpoint.recorded checkpoint #3 (turn 3): NO_OBSERVED_PROGRESS + STAGNATION_DETECTED, count…
+      !  26 stagnation.detected STAGNATION_DETECTED 2/2 → alert"
     `);
   });
 
