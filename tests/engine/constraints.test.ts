@@ -3,10 +3,9 @@
 // workspace as the run started. Real git repositories in temp dirs, real sessions with the
 // scripted agent, real child processes for the command checks.
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
+import { writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
 import type { AgentContext } from '../../src/engine/agents/agent.js';
 import { ScriptedAgent } from '../../src/engine/agents/scripted.js';
@@ -16,39 +15,12 @@ import { fold } from '../../src/engine/fold.js';
 import { newGoal } from '../../src/engine/goal.js';
 import { parsePolicy } from '../../src/engine/policy.js';
 import { Session } from '../../src/engine/session.js';
+import { git, gitRepo, tempDir, writeFiles as write } from '../support/git-workspace.js';
 import type { ConfigErrors } from '../../src/engine/errors.js';
-
-const dirs: string[] = [];
-afterEach(() => {
-  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
-});
-
-function tempDir(prefix: string): string {
-  const dir = realpathSync(mkdtempSync(path.join(os.tmpdir(), prefix)));
-  dirs.push(dir);
-  return dir;
-}
-
-function git(cwd: string, ...args: string[]): string {
-  return execFileSync('git', args, { cwd, encoding: 'utf8', env: { ...process.env, GIT_CONFIG_GLOBAL: '/dev/null' } }).trim();
-}
-
-function write(dir: string, files: Record<string, string>): void {
-  for (const [name, text] of Object.entries(files)) {
-    mkdirSync(path.dirname(path.join(dir, name)), { recursive: true });
-    writeFileSync(path.join(dir, name), text);
-  }
-}
 
 /** A committed repository with sources and tests, plus an untracked test file present from the start. */
 function repo(): string {
-  const ws = tempDir('loopdeck-constraints-');
-  git(ws, 'init', '-q', '-b', 'main');
-  git(ws, 'config', 'user.name', 'test');
-  git(ws, 'config', 'user.email', 'test@localhost');
-  write(ws, { 'src/a.ts': 'a v1\n', 'test/a.test.ts': 'test v1\n', 'test/old.test.ts': 'old\n' });
-  git(ws, 'add', '-A');
-  git(ws, 'commit', '-qm', 'start');
+  const ws = gitRepo('loopdeck-constraints-', { 'src/a.ts': 'a v1\n', 'test/a.test.ts': 'test v1\n', 'test/old.test.ts': 'old\n' });
   write(ws, { 'test/draft.test.ts': 'untracked at start\n' });
   return ws;
 }

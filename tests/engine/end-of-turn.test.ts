@@ -2,11 +2,9 @@
 // budget goes to the verifier before any other verdict, and work that passes wins over
 // stagnation, the budget and a failing agent process. Real git repositories in temp dirs,
 // the scripted agent, and a real command agent for laps.
-import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
 import type { Agent } from '../../src/engine/agents/agent.js';
 import { CommandAgent } from '../../src/engine/agents/command.js';
@@ -16,32 +14,11 @@ import type { LoopEvent } from '../../src/engine/events.js';
 import { newGoal } from '../../src/engine/goal.js';
 import { parsePolicy, type LoopPolicy } from '../../src/engine/policy.js';
 import { Session } from '../../src/engine/session.js';
-
-const dirs: string[] = [];
-afterEach(() => {
-  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
-});
-
-function tempDir(prefix: string): string {
-  const dir = mkdtempSync(path.join(os.tmpdir(), prefix));
-  dirs.push(dir);
-  return dir;
-}
-
-function git(cwd: string, ...args: string[]): string {
-  return execFileSync('git', args, { cwd, encoding: 'utf8' }).trim();
-}
+import { git, gitRepo, tempDir } from '../support/git-workspace.js';
 
 /** A git repository with one committed file, a local identity and a broken app to fix. */
 function repo(): string {
-  const dir = tempDir('loopdeck-eot-');
-  git(dir, 'init', '-q');
-  git(dir, 'config', 'user.name', 'test');
-  git(dir, 'config', 'user.email', 'test@localhost');
-  writeFileSync(path.join(dir, 'app.js'), 'export const fixed = false;\n');
-  git(dir, 'add', '.');
-  git(dir, 'commit', '-qm', 'start');
-  return dir;
+  return gitRepo('loopdeck-eot-', { 'app.js': 'export const fixed = false;\n' });
 }
 
 /** The verifier: the app is fixed. */
