@@ -38,7 +38,7 @@ async function stalledConsole(): Promise<{ t: PtyTerminal; server: ModelServer }
   return { t, server };
 }
 
-it('q then y during a model request quits where the run is: exit 130, nothing recorded of the request, resumable', { timeout: 60_000 }, async () => {
+it('q then y during a model request quits where the run is: exit 130, nothing recorded of the request, resumable', { timeout: 60_000, retry: 1 }, async () => {
   const { t } = await stalledConsole();
   t.press('q');
   await t.waitFor(/Quit while the run is live\?/);
