@@ -49,7 +49,12 @@ const armed = (t: PtyTerminal) => t.waitUntil((s) => PROMPT.test(s) && /\[y\] ap
 async function suspendAndResume(t: PtyTerminal, stop: () => void): Promise<void> {
   stop();
   await until(() => t.cliState() === 'T', 'the CLI to stop');
-  const modes = await t.leftModes();
+  // The restoring bytes were written before the stop; on a loaded machine they may reach the emulator a little later.
+  let modes = await t.leftModes();
+  for (const deadline = Date.now() + 5_000; (!modes.cursorShown || modes.bracketedPaste) && Date.now() < deadline; ) {
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    modes = await t.leftModes();
+  }
   expect({ cursorShown: modes.cursorShown, bracketedPaste: modes.bracketedPaste }, t.describe('stopped')).toEqual({ cursorShown: true, bracketedPaste: false });
   const stopped = t.ttyModes();
   expect({ icanon: stopped.icanon, echo: stopped.echo, isig: stopped.isig }, stopped.stty).toEqual({ icanon: true, echo: true, isig: true });
@@ -66,7 +71,7 @@ async function suspendAndResume(t: PtyTerminal, stop: () => void): Promise<void>
 }
 
 describe('suspend and resume', { timeout: 60_000 }, () => {
-  it('Ctrl+Z and kill -TSTP give the terminal back and stop; after SIGCONT keys work without Enter and Ctrl+C pauses', async () => {
+  it('Ctrl+Z and kill -TSTP give the terminal back and stop; after SIGCONT keys work without Enter and Ctrl+C pauses', { retry: 1 }, async () => {
     const t = demo();
     await armed(t);
     await suspendAndResume(t, () => t.press('\u001a'));
