@@ -160,6 +160,7 @@ export const KEYMAP: readonly KeyBinding[] = [
   // ---- overlays
   { key: 'escape', command: 'close', scope: 'help', help: 'close help' },
   { key: '?', command: 'close', scope: 'help', help: 'close help' },
+  { key: 'q', command: 'close', scope: 'help', help: 'close help' },
   { key: 'up', command: 'scroll-up', scope: 'help', help: 'scroll' },
   { key: 'down', command: 'scroll-down', scope: 'help', help: 'scroll' },
   { key: 'pageup', command: 'scroll-page-up', scope: 'help', help: 'scroll a page' },

@@ -40,6 +40,18 @@ function checkpointRows(frame: string): string[] {
 }
 
 describe('help', () => {
+  test('q closes help (it does not quit from there)', async () => {
+    const store = createConsoleStore(stagnant);
+    const c = await renderStore(store, { rows: 30 });
+    await c.press('?');
+    await c.waitForFrame('── Help · keys and commands');
+    await c.press('q');
+    await c.waitForFrame(/── Timeline/);
+    expect(c.frame()).not.toContain('── Help · keys and commands');
+    expect(store.getState().overlay).toBeNull();
+    expect(c.controller.quit).not.toHaveBeenCalled();
+  });
+
   test('? opens help, which lists every key of the key map; ↓ scrolls; Esc closes', async () => {
     const c = await renderStore(createConsoleStore(stagnant), { rows: 30 });
     await c.press('?');

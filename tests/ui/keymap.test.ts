@@ -64,7 +64,7 @@ const ROWS: Row[] = [
   { command: 'quit', scopes: DASH(), keys: ['q'], not: ['Q', 'ctrl+q', 'quit', 'escape'] },
   { command: 'interrupt', scopes: DASH(), keys: ['ctrl+c'], not: ['c', 'C', 'ctrl+C'] },
   { command: 'suspend', scopes: DASH(), keys: ['ctrl+z'], not: ['z', 'Z'] },
-  { command: 'close', scopes: ['help'], keys: ['escape', '?'], not: ['q', 'enter'] },
+  { command: 'close', scopes: ['help'], keys: ['escape', '?', 'q'], not: ['enter'] },
   { command: 'close', scopes: ['event'], keys: ['escape', 'enter'], not: ['q'] },
   { command: 'scroll-up', scopes: ['help'], keys: ['up'], not: ['k'] },
   { command: 'scroll-down', scopes: ['event'], keys: ['down'], not: ['j'] },
