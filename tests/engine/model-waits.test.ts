@@ -2,12 +2,12 @@
 // silence, a server's Retry-After is capped, and the wait before a retry ends at once on a
 // pause, a quit or an abort. Real chat-completions servers on 127.0.0.1 that stall.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TurnInterrupted, type AgentContext, type ModelWait } from '../../src/engine/agents/agent.js';
 import { formatRetry, OpenAIAgent, type RetryInfo } from '../../src/engine/agents/openai.js';
 import { AgentError } from '../../src/engine/errors.js';
 import { newGoal } from '../../src/engine/goal.js';
+import { closeServer, listenOnLoopback } from '../support/loopback.js';
 
 /** How the server answers request `n` (0-based): it may write, stall, or end. */
 type Handler = (n: number, res: ServerResponse, req: IncomingMessage) => void;
@@ -26,13 +26,11 @@ beforeAll(async () => {
       handler(count++, res, req);
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
+  url = await listenOnLoopback(server);
 });
 
 afterAll(async () => {
-  server.closeAllConnections();
-  await new Promise((resolve) => server.close(resolve));
+  await closeServer(server);
 });
 
 const base = { id: 'c', object: 'chat.completion.chunk', created: 0, model: 'm' };

@@ -4,7 +4,6 @@
 // (prepareRun + drive, as `loopdeck run --headless --approve all` does). Each asserts what
 // ran (tool and arguments), the usage and cost recorded, the exit code and the message.
 import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -17,6 +16,7 @@ import { loadPolicy } from '../../src/engine/policy.js';
 import type { LoopOutcome } from '../../src/engine/session.js';
 import { EXIT, exitCodeOfRun } from '../../src/exit-codes.js';
 import { prepareRun } from '../../src/launch.js';
+import { closeServer, listenOnLoopback } from '../support/loopback.js';
 
 /** One line of an event stream: an object is sent as `data: <json>`, a string as written. */
 type Line = unknown;
@@ -87,13 +87,11 @@ beforeAll(async () => {
       res.end(reply.done === false ? '' : 'data: [DONE]\n\n');
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
+  url = await listenOnLoopback(server);
 });
 
 afterAll(async () => {
-  server.closeAllConnections();
-  await new Promise((resolve) => server.close(resolve));
+  await closeServer(server);
 });
 
 const dirs: string[] = [];

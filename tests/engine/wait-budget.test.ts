@@ -4,7 +4,6 @@
 // asked for during the wait before a retry pauses the run at once. Whole runs from a
 // loop.yaml, against a chat-completions server on 127.0.0.1 that stalls.
 import { createServer, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -15,6 +14,7 @@ import { loadPolicy } from '../../src/engine/policy.js';
 import type { RunWait } from '../../src/engine/run/wait-guard.js';
 import type { LoopOutcome } from '../../src/engine/session.js';
 import { prepareRun, type PreparedRun } from '../../src/launch.js';
+import { closeServer, listenOnLoopback } from '../support/loopback.js';
 
 type Handler = (n: number, res: ServerResponse) => void;
 
@@ -28,13 +28,11 @@ beforeAll(async () => {
     req.resume();
     req.on('end', () => handler(count++, res));
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
+  url = await listenOnLoopback(server);
 });
 
 afterAll(async () => {
-  server.closeAllConnections();
-  await new Promise((resolve) => server.close(resolve));
+  await closeServer(server);
 });
 
 const dirs: string[] = [];
