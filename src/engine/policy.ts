@@ -380,7 +380,7 @@ const budgetSchema = z
     max_tokens: countLimit.prefault('unlimited').describe('Input plus output tokens.'),
     max_cost_usd: amountLimit.prefault('unlimited').describe('Cost in USD, priced by `pricing`.'),
     warn_fraction: z.number().gt(0).lte(1).default(0.8).describe('`budget.warn` fires once per dimension past this fraction of its limit.'),
-    on_exhausted: z.enum(['pause', 'abort']).default('pause').describe('At a limit: pause for the operator, or abort the run (stash and report).'),
+    on_exhausted: z.enum(['pause', 'abort']).default('pause').describe('At a limit, after the verifier (work that passes ends the run goal_met): pause for the operator, or abort the run (stash and report).'),
     increments: z
       .strictObject({
         turns: positiveInt.default(10).describe('Turns added by "raise the limit".'),
