@@ -132,7 +132,8 @@ export function renderInitConfig(runner: TestRunner | null): string {
   const verify = runner ? runner.verify : "echo 'set verify in loop.yaml: a command that exits 0 when the goal is met' >&2; exit 1";
   const allowTests = runner ? [`    - ${q(`shell: ${runner.verify}`)}`] : [];
   return [
-    '# A first loop for this project, written by `loopdeck init`. Every key: docs/loop-yaml.md.',
+    '# A first loop for this project, written by `loopdeck init`. Every key is described in',
+    '# docs/loop-yaml.md of the loopdeck package; `loopdeck validate` prints the effective config.',
     '',
     'goal:',
     '  objective: Make the failing tests pass   # say what the agent should achieve',

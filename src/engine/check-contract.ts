@@ -81,7 +81,7 @@ const checkSchema = z.strictObject({
  */
 export function loadCheckContract(file: string): ProgressPolicy {
   if (path.normalize(file) === 'loop.yaml' && !existsSync(file)) {
-    throw new ConfigErrors([missingFileError(file, 'run loopdeck check in a folder with a loop.yaml, or pass --config <file>')]);
+    throw new ConfigErrors([missingFileError(file, 'run check in a folder with a loop.yaml, or pass --config <file>')]);
   }
   const parsed = loadYamlWith(checkSchema, file, MAX_CONFIG_BYTES);
   return {
