@@ -3,7 +3,9 @@ import type { LoopOutcome } from './engine/session.js';
 
 /**
  * Every exit code of the command line, decided here and nowhere else (docs/design.md,
- * "Command line and exit codes"). Signals follow the shell's 128 + signal number.
+ * "Command line and exit codes"). Every quit exits 130, whatever asked for it (`q`, Ctrl+C,
+ * SIGINT, SIGTERM, SIGHUP): a script sees one code for "stopped where it was, resumable",
+ * and the message on stderr names the signal.
  */
 export const EXIT = {
   /** The verifier passed: the goal is met. */
@@ -12,12 +14,8 @@ export const EXIT = {
   usage: 1,
   /** The run ended without meeting the goal: stopped, exhausted, aborted, no plan. */
   notMet: 2,
-  /** SIGHUP: the terminal went away; the log is kept. */
-  hangup: 129,
-  /** Quit from the console or SIGINT: resumable. */
+  /** Quit (the console's `q`, SIGINT, SIGTERM, SIGHUP): the log is kept and the run resumable. */
   interrupted: 130,
-  /** SIGTERM; the log is kept. */
-  terminated: 143,
 } as const;
 
 /** One of {@link EXIT}'s values. */

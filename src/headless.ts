@@ -7,11 +7,11 @@ import { EXIT, type ExitCode } from './exit-codes.js';
 /** How a headless run ended: its outcome, or the signal that quit it (`outcome: null`). */
 export type HeadlessEnd = { outcome: LoopOutcome } | { outcome: null; signal: NodeJS.Signals; code: ExitCode };
 
-/** The signals that quit a headless run, with the exit code each gives (128 + its number). */
+/** The signals that quit a headless run, each like the console's quit: exit 130, resumable. */
 const QUIT_SIGNALS: ReadonlyArray<[NodeJS.Signals, ExitCode]> = [
   ['SIGINT', EXIT.interrupted],
-  ['SIGTERM', EXIT.terminated],
-  ['SIGHUP', EXIT.hangup],
+  ['SIGTERM', EXIT.interrupted],
+  ['SIGHUP', EXIT.interrupted],
 ];
 
 /** Milliseconds a quit run gets to unwind (its tools, model request or verify killed) before loopdeck goes anyway. */

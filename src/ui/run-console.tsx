@@ -104,8 +104,8 @@ export function guardExits(ink: () => Instance | null, flush: () => void, host: 
     host.exit(code);
   };
   const onCrash = (error: unknown) => bail(EXIT.usage, `loopdeck: crashed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
-  const onTerm = () => bail(EXIT.terminated, 'loopdeck: terminated (SIGTERM); the log is kept');
-  const onHup = () => bail(EXIT.hangup, 'loopdeck: the terminal went away (SIGHUP); the log is kept');
+  const onTerm = () => bail(EXIT.interrupted, 'loopdeck: terminated (SIGTERM); the log is kept');
+  const onHup = () => bail(EXIT.interrupted, 'loopdeck: the terminal went away (SIGHUP); the log is kept');
   // In raw mode Ctrl+C is a key the console handles; a SIGINT comes from elsewhere, or
   // from a Ctrl+C pressed before the console took the keyboard.
   const onInt = () => bail(EXIT.interrupted, 'loopdeck: interrupted (SIGINT); the log is kept');

@@ -241,10 +241,10 @@ describe('the console in a real terminal (demo run)', { timeout: 60_000 }, () =>
     await t.waitFor('approved by operator');
     await t.frame();
     expect(t.wrappedRows(), `rows wider than 70 columns wrapped${t.describe()}`).toEqual([]);
-    // SIGTERM is a way out too: 143, the terminal restored, the log complete.
+    // SIGTERM is a quit too: 130, the terminal restored, the log complete.
     t.signalCli('SIGTERM');
     const { code } = await t.exit;
-    expect(code, t.describe()).toBe(143);
+    expect(code, t.describe()).toBe(130);
     expect(t.history(), t.describe()).toMatch(/terminated \(SIGTERM\)/);
     await expectRestored(t);
     logEvents(t);

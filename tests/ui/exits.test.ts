@@ -33,8 +33,8 @@ describe('guardExits', () => {
   test.each([
     ['uncaughtException', new Error('boom'), 1, /^loopdeck: crashed: Error: boom/],
     ['unhandledRejection', 'nope', 1, /^loopdeck: crashed: nope/],
-    ['SIGTERM', undefined, 143, /^loopdeck: terminated \(SIGTERM\); the log is kept/],
-    ['SIGHUP', undefined, 129, /^loopdeck: the terminal went away \(SIGHUP\)/],
+    ['SIGTERM', undefined, 130, /^loopdeck: terminated \(SIGTERM\); the log is kept/],
+    ['SIGHUP', undefined, 130, /^loopdeck: the terminal went away \(SIGHUP\)/],
     ['SIGINT', undefined, 130, /^loopdeck: interrupted \(SIGINT\); the log is kept/],
   ] as const)('%s: unmounts, restores the terminal, flushes the log, reports, exits %i', (event, payload, code, message) => {
     const { h, events, stdin, written, stderr, exit } = host();
@@ -69,7 +69,7 @@ describe('guardExits', () => {
     }, h);
     events.emit('SIGTERM');
     expect(stderr.join('')).toContain('loopdeck: could not flush the log: disk full');
-    expect(exit).toHaveBeenCalledWith(143);
+    expect(exit).toHaveBeenCalledWith(130);
   });
 
   test('a crash quoting an agent or a server is printed sanitized: no escape sequence, bidi control or \\r reaches stderr', () => {
