@@ -84,6 +84,10 @@ export async function followHeadless(source: FollowSource, until: (event: LoopEv
   let done!: () => void;
   const ended = new Promise<void>((resolve) => (done = resolve));
   const say = (text: string) => printError(`loopdeck: ${sanitize(text, { oneLine: true })}`);
+  // Before anything is read: a signal that comes while the first lines are printed ends the watch cleanly too.
+  const onSignal = () => done();
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
   const stop = source.start(
     (event) => {
       const alert = alertOf(event);
@@ -95,9 +99,6 @@ export async function followHeadless(source: FollowSource, until: (event: LoopEv
     },
     say,
   );
-  const onSignal = () => done();
-  process.on('SIGINT', onSignal);
-  process.on('SIGTERM', onSignal);
   try {
     await ended;
   } finally {

@@ -57,7 +57,7 @@ export function followController(source: Pick<FollowSource, 'readOnly' | 'answer
  * @param bell where the bell and nothing else is written (the terminal); default stdout
  */
 export async function followConsole(source: FollowSource, bell: (text: string) => void = (text) => void process.stdout.write(text)): Promise<void> {
-  const store = createConsoleStore();
+  const store = createConsoleStore([], { following: true });
   let quit!: () => void;
   const quitting = new Promise<void>((resolve) => (quit = resolve));
   const notice = (text: string) => store.getState().setNotice({ ok: false, text });

@@ -172,7 +172,9 @@ export class TranscriptFeed {
     const unknown = (['tokens', 'cost_usd'] as const).filter((d) => !this.reported[d] && !this.markedUnknown.has(d));
     if (unknown.length === 0) return;
     for (const d of unknown) this.markedUnknown.add(d);
-    this.sink.emit('agent.usage', { turn: TURN, input_tokens: null, output_tokens: null, cost_usd: null, unreported: unknown });
+    // Nothing is added: a reported dimension gets 0, one never reported stays unknown.
+    const tokens = this.reported.tokens ? 0 : null;
+    this.sink.emit('agent.usage', { turn: TURN, input_tokens: tokens, output_tokens: tokens, cost_usd: this.reported.cost_usd ? 0 : null, unreported: unknown });
   }
 
   /**
