@@ -76,7 +76,7 @@ export function parseSince(text: string, now: number): number {
   const days = /^([1-9]\d*)d$/.exec(value);
   if (days) return now - Number(days[1]) * 86_400_000;
   const seconds = parseDuration(value);
-  if (seconds !== null) return now - seconds * 1000;
+  if (seconds !== null && Number.isFinite(seconds)) return now - seconds * 1000;
   const at = /^\d{4}-\d{2}-\d{2}/.test(value) ? Date.parse(value) : Number.NaN;
   if (Number.isFinite(at)) return at;
   throw new Error(`--since ${JSON.stringify(text)}: expected a time back from now (90m, 2h, 1h30m, 3d) or a date and time (2026-12-01, 2026-12-01T08:00)`);
