@@ -53,6 +53,12 @@ export function followController(source: Pick<FollowSource, 'readOnly' | 'answer
 }
 
 /**
+ * Milliseconds between two bells at least: alerts found together (the backlog of a session
+ * read at start, a burst of repeats) ring once; each is still listed.
+ */
+export const BELL_GAP_MS = 1000;
+
+/**
  * Draws the console over `source` until the operator quits (q, or Ctrl+C).
  * @param bell where the bell and nothing else is written (the terminal); default stdout
  */
@@ -61,12 +67,16 @@ export async function followConsole(source: FollowSource, bell: (text: string) =
   let quit!: () => void;
   const quitting = new Promise<void>((resolve) => (quit = resolve));
   const notice = (text: string) => store.getState().setNotice({ ok: false, text });
+  let rungAt = -Infinity;
   const feed = guardedFeed(store, LIVE_BATCH_MS, (event, why) => notice(`left out event ${event.seq} (${event.type}): ${why}`));
   const push = (event: LoopEvent) => {
     feed.push(event);
     const alert = alertOf(event);
     if (alert === null) return;
-    bell(BEL);
+    if (Date.now() - rungAt >= BELL_GAP_MS) {
+      rungAt = Date.now();
+      bell(BEL);
+    }
     notice(`⚠ ${alert} (bell rung: loopdeck cannot pause this session)`);
   };
   const controller = followController(source, store, () => quit());

@@ -16,6 +16,7 @@ import { newWarnings, exceededDimension } from '../engine/budget.js';
 import { parserFor, type TranscriptEntry, type TranscriptParser } from '../engine/agents/transcripts/index.js';
 import { TranscriptRecorder } from '../engine/agents/transcripts/record.js';
 import { SCHEMA_VERSION } from '../engine/events.js';
+import { isEnvelope } from '../engine/log.js';
 import { newGoal } from '../engine/goal.js';
 import { detectionEventData, INITIAL_REPETITION, observeCall, recordResult, resultHash, type RepetitionOptions, type RepetitionState } from '../engine/repetition.js';
 import type { BudgetDimension, BudgetLimits, BudgetUsage } from '../engine/types.js';
@@ -127,12 +128,16 @@ export class TranscriptFeed {
     const trimmed = text.trim();
     if (trimmed === '') return;
     let json = true;
+    let value: unknown;
     try {
-      JSON.parse(trimmed);
+      value = JSON.parse(trimmed);
     } catch {
       json = false;
     }
-    if (!json) {
+    if (json && isEnvelope(value) && !this.saidUnrecognised) {
+      this.saidUnrecognised = true;
+      this.sink.emit('agent.notice', { text: 'this is a loopdeck run log, not an agent transcript: follow it with loopdeck attach <run dir>' });
+    } else if (!json) {
       const shown = trimmed.length > EXCERPT ? `${trimmed.slice(0, EXCERPT)}…` : trimmed;
       this.sink.emit('agent.notice', { text: `line ${this.lines} is not JSON, left out: ${shown}` });
     } else if (this.lines >= UNRECOGNISED_LINES && !this.saidUnrecognised) {

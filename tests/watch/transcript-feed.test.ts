@@ -79,3 +79,11 @@ it('alerts once when a budget limit is reached, and never judges a dimension tha
   lines(toolUse('e', 'Read', { file_path: 'e' }), toolUse('f', 'Read', { file_path: 'f' }));
   expect(alerts(events)).toEqual(['budget: tool_calls reached its limit (5 of 5)']);
 });
+
+it('says a loopdeck run log is one to attach to, not a transcript', () => {
+  const { events, lines } = feedWith();
+  const line = JSON.stringify({ seq: 0, at: 1, session: 's', type: 'agent.notice', data: { text: 'x' } });
+  lines(line, line);
+  const notices = events.filter((e) => e.type === 'agent.notice').map((e) => (e.data as { text: string }).text);
+  expect(notices).toEqual(['this is a loopdeck run log, not an agent transcript: follow it with loopdeck attach <run dir>']);
+});
