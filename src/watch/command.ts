@@ -76,7 +76,8 @@ export function workspaceOf(given: string | undefined): string | null {
 
 /**
  * Follows `source` without a console: each alert is one line on stdout (`alert: …`), each
- * notice one line on stderr, until SIGINT or SIGTERM (or `until` says the session ended).
+ * notice one line on stderr, until SIGINT or SIGTERM, stdout is closed, or `until` says the
+ * session ended.
  * @returns the number of alerts printed
  */
 export async function followHeadless(source: FollowSource, until: (event: LoopEvent) => boolean = () => false): Promise<number> {
@@ -88,6 +89,12 @@ export async function followHeadless(source: FollowSource, until: (event: LoopEv
   const onSignal = () => done();
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
+  // The reader of the alert lines went away (e.g. `| head -1`): that ends the watch too.
+  const onStdoutError = (error: NodeJS.ErrnoException) => {
+    if (error.code !== 'EPIPE') throw error;
+    done();
+  };
+  process.stdout.on('error', onStdoutError);
   const stop = source.start(
     (event) => {
       const alert = alertOf(event);
@@ -104,6 +111,7 @@ export async function followHeadless(source: FollowSource, until: (event: LoopEv
   } finally {
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
+    process.stdout.off('error', onStdoutError);
     await stop();
   }
   return alerts;

@@ -111,3 +111,32 @@ it('--latest follows the newest session file under HOME, and a folder lists its 
   expect(recent.stdout.split('\n').map((l) => l.split(/\s+/).at(-1))).toEqual([newest, older]);
   expect(recent.stderr).toContain('2 sessions were modified after');
 });
+
+it('--headless prints each alert as a line on stdout, without the bell, as calls are appended', async () => {
+  const dir = tempDir();
+  const file = path.join(dir, 'run.jsonl');
+  writeFileSync(file, '');
+  const watch = execa('node', [CLI, 'watch', file, '--headless'], { env: childEnv(), reject: false, cwd: dir });
+  let stdout = '';
+  let stderr = '';
+  watch.stdout!.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  watch.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const waitFor = async (check: () => boolean, what: string) => {
+    const until = Date.now() + 15_000;
+    while (!check()) {
+      if (Date.now() > until || watch.exitCode !== null) throw new Error(`no ${what}; stdout: ${stdout}\nstderr: ${stderr}`);
+      await new Promise((r) => setTimeout(r, 20));
+    }
+  };
+  await waitFor(() => stderr.includes('watching'), 'start');
+  for (const n of [1, 2, 3]) appendFileSync(file, `${toolUse(`h${n}`, 'Bash', { command: 'make' })}\n${toolResult(`h${n}`, 'make: *** [all] Error 2', true)}\n`);
+  await waitFor(() => stdout.includes('alert: repetition'), 'alert line');
+  appendFileSync(file, 'garbage line\n');
+  await waitFor(() => stderr.includes('garbage line'), 'notice of a malformed line');
+  watch.kill('SIGINT');
+  const ended = await watch;
+  expect(ended.exitCode, ended.stderr).toBe(0);
+  expect(ended.stdout.trim().split('\n')).toEqual([expect.stringMatching(/^alert: repetition: repeat rule: the same Bash call 3× within the last 3 calls/)]);
+  expect(ended.stdout).not.toContain(BEL);
+  expect(ended.stderr).toContain('1 alert(s)');
+});
