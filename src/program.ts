@@ -48,7 +48,7 @@ async function policyOrExit(file: string, otherFile?: string): Promise<LoopPolic
 }
 
 /**
- * The command line: `run`, `resume`, `replay`, `check`, `validate`. The README's CLI
+ * The command line: `run`, `resume`, `replay`, `check`, `validate`, `import`, `audit`, `watch`, `attach`. The README's CLI
  * reference is generated from these same definitions (`npm run docs`).
  */
 export function buildProgram(): Command {
@@ -286,6 +286,41 @@ export function buildProgram(): Command {
       const { auditCommand, auditOptionsOf, defaultAuditPolicy } = await import('./audit-cli.js');
       const policy = options.config ? await policyOrExit(options.config) : defaultAuditPolicy();
       auditCommand(target, auditOptionsOf(policy), options.json === true);
+    });
+
+  program
+    .command('watch')
+    .description('follow a CLI agent session another program is writing: timeline, tool calls, budget, alerts (read-only)')
+    .argument('[file]', 'a Claude Code session file, a Codex rollout file, or a saved --json / stream-json output; a folder lists its sessions')
+    .option('-c, --config <file>', "a loop contract whose budget, repetition guard, observers and progress rules apply (default: loopdeck's defaults)")
+    .option('--workspace <path>', "the watched agent's working folder: with the config's observe and progress, checkpoints of observed progress are taken there")
+    .option('--since <time>', 'pick among sessions modified after this time: 90m, 2h, 3d back from now, or a date (2026-12-01T08:00)')
+    .option('--latest', 'watch the newest session file (under the folder given, else ~/.claude/projects and ~/.codex/sessions)')
+    .option('--headless', 'no console: one line per alert on stdout, notices on stderr, until Ctrl+C')
+    .addHelpText('after', `
+loopdeck cannot pause or stop a program it does not run: an alert (repetition, stagnation,
+a budget limit reached) rings the terminal bell and is listed in the console.
+
+Examples:
+  loopdeck watch --latest
+  loopdeck watch ~/.claude/projects/my-app/1f0c2b9e.jsonl --config loop.yaml
+  loopdeck watch ~/.codex/sessions --since 2h --latest --workspace ~/src/my-app -c loop.yaml
+  claude -p "fix the tests" --output-format stream-json --verbose > run.jsonl & loopdeck watch run.jsonl`)
+    .action(async (file: string | undefined, options: { config?: string; workspace?: string; since?: string; latest?: boolean; headless?: boolean }) => {
+      const { defaultAuditPolicy } = await import('./audit-cli.js');
+      const policy = options.config ? await policyOrExit(options.config) : defaultAuditPolicy();
+      const { watchCommand } = await import('./watch/command.js');
+      await watchCommand(file, options, policy);
+    });
+
+  program
+    .command('attach')
+    .description('follow a loopdeck run started headless elsewhere, in the console (read-only)')
+    .argument('<run>', 'the run directory (.loopdeck/runs/<session>), or its events.jsonl')
+    .option('--headless', 'no console: one line per alert on stdout, notices on stderr, until the run ends or Ctrl+C')
+    .action(async (run: string, options: { headless?: boolean }) => {
+      const { attachCommand } = await import('./watch/command.js');
+      await attachCommand(run, options);
     });
 
   program

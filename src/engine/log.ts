@@ -18,7 +18,8 @@ export interface ReadLogResult {
   unresumable?: string;
 }
 
-function isEnvelope(value: unknown): value is LoopEvent {
+/** True for a parsed log line with an event's envelope (seq, at, session, a known type, data). */
+export function isEnvelope(value: unknown): value is LoopEvent {
   if (value === null || typeof value !== 'object') return false;
   const v = value as Record<string, unknown>;
   return (

@@ -130,7 +130,7 @@ export function guardExits(ink: () => Instance | null, flush: () => void, host: 
  * malformed stream line) reaches the terminal sanitized. Ctrl+Z and SIGTSTP suspend it.
  * @returns Ink's instance and a function that removes the suspend handlers
  */
-function draw(root: (hidden: boolean) => React.ReactElement): { ink: Instance; unsuspend: () => void } {
+export function draw(root: (hidden: boolean) => React.ReactElement): { ink: Instance; unsuspend: () => void } {
   // Pasted text arrives marked as a paste (never as keys that could submit or answer).
   if (process.stdin.isTTY && process.stdout.isTTY) process.stdout.write(PASTE_ON);
   const ink = render(root(false), RENDER_OPTIONS);

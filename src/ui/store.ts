@@ -34,6 +34,11 @@ export interface ConsoleData extends ViewState {
   shown: number;
   /** Set in a replay: nothing can be answered or changed. */
   replay: ReplayPosition | null;
+  /**
+   * A console over a session loopdeck does not run (`watch`, `attach`): quitting stops
+   * nothing there, so it is not asked for as a live run's quit is.
+   */
+  following: boolean;
   /** The estimated size of the agent's next request against its context window; `null` when the agent does not measure it. */
   context: ContextGauge | null;
   /**
@@ -103,15 +108,16 @@ export function eventBySeq(events: readonly LoopEvent[], seq: number): LoopEvent
  * A vanilla store fed by the same {@link fold} that replay uses. Each console (and each
  * test) builds its own and passes it through React context.
  */
-export function createConsoleStore(events: readonly LoopEvent[] = [], options: { replay?: ReplayPosition; session?: SessionState } = {}): ConsoleStore {
+export function createConsoleStore(events: readonly LoopEvent[] = [], options: { replay?: ReplayPosition; session?: SessionState; following?: boolean } = {}): ConsoleStore {
   const replay = options.replay ?? null;
   const held = replay ? { events: [...events], cut: 0 } : newest([...events], LIVE_EVENTS);
-  const session: StateCreator<ConsoleState, [], [], Pick<ConsoleData, 'session' | 'events' | 'dropped' | 'shown' | 'replay' | 'context'> & SessionActions> = (set) => ({
+  const session: StateCreator<ConsoleState, [], [], Pick<ConsoleData, 'session' | 'events' | 'dropped' | 'shown' | 'replay' | 'following' | 'context'> & SessionActions> = (set) => ({
     session: options.session ?? fold(replay ? events.slice(0, replay.index + 1) : events, INITIAL_STATE),
     events: held.events,
     dropped: held.cut,
     shown: replay ? replay.index + 1 : held.events.length,
     replay,
+    following: options.following ?? false,
     context: replay ? gaugeAt(events, replay.index) : foldGauge(events),
     apply: (batch) =>
       set((s) => {

@@ -5,10 +5,11 @@ import { act, only, type KeyInput, type KeyLayout, type Reduction } from './redu
 
 /**
  * A run is live in this console: started, not over, not a replay, not waiting at the
- * resume gate (nothing runs before it is confirmed). Quitting then asks first.
+ * resume gate (nothing runs before it is confirmed), not a session another program runs
+ * (`watch`, `attach`: quitting stops nothing there). Quitting then asks first.
  */
-export function isLive(input: Pick<KeyInput, 'replay' | 'gate' | 'session'>): boolean {
-  return input.replay === null && input.gate === null && input.session.machine.started && input.session.done === null;
+export function isLive(input: Pick<KeyInput, 'replay' | 'gate' | 'session' | 'following'>): boolean {
+  return input.replay === null && !input.following && input.gate === null && input.session.machine.started && input.session.done === null;
 }
 
 /** The timeline's rows: the events shown, through the filter. */

@@ -27,7 +27,7 @@ export interface KeyLayout {
 }
 
 /** What a key reducer reads: the console's data (session fold, held events, view); the layout comes apart. */
-export type KeyInput = Pick<ConsoleData, 'session' | 'events' | 'shown' | 'replay' | 'gate'> & ViewState;
+export type KeyInput = Pick<ConsoleData, 'session' | 'events' | 'shown' | 'replay' | 'gate'> & Partial<Pick<ConsoleData, 'following'>> & ViewState;
 
 /**
  * A view slice's action as data: its name and its arguments, e.g. `['openBar', '/']` or

@@ -1,0 +1,33 @@
+/**
+ * What a watching console rings the terminal bell for and lists: the detections loopdeck
+ * would have acted on in a run of its own (it cannot pause a program it does not run).
+ */
+import type { LoopEvent } from '../engine/events.js';
+import { formatDuration } from '../engine/duration.js';
+
+/** The bell character (BEL): terminals ring or flash on it. */
+export const BEL = '\u0007';
+
+/**
+ * One line for an event that is an alert, or `null`: repetition, stagnation, checkpoints
+ * that measured nothing, a budget limit reached. Budget warnings below the limit are not
+ * alerts. The line may quote the agent: sanitize before printing.
+ */
+export function alertOf(event: LoopEvent): string | null {
+  switch (event.type) {
+    case 'repetition.detected':
+      return `repetition: ${event.data.rule ?? `the same call ${event.data.count}×`}`;
+    case 'stagnation.detected':
+      return `stagnation: ${event.data.counter}/${event.data.threshold} checkpoints without observed progress (turn ${event.data.iteration})`;
+    case 'checkpoint.unknown':
+      return `unknown progress: ${event.data.in_row} checkpoints in a row measured nothing (${event.data.why})`;
+    case 'budget.warn': {
+      if (!event.data.exceeded) return null;
+      const { dimension, used, limit } = event.data;
+      const shown = dimension === 'wall_clock_seconds' ? `${formatDuration(used)} of ${formatDuration(limit)}` : dimension === 'cost_usd' ? `$${used.toFixed(4)} of $${limit}` : `${used} of ${limit}`;
+      return `budget: ${dimension} reached its limit (${shown})`;
+    }
+    default:
+      return null;
+  }
+}

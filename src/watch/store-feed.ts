@@ -1,0 +1,51 @@
+/**
+ * Feeds a console store from events read off a file another program writes, in batches as
+ * the live console does ({@link batchInto}), but guarded: an event the fold cannot take (a
+ * log damaged or written by something else) is left out with a notice instead of ending
+ * the console, and the events around it still show.
+ */
+import type { LoopEvent } from '../engine/events.js';
+import { describeError } from '../engine/errors.js';
+import type { ConsoleStore } from '../ui/store.js';
+
+/** What the feed reports about an event it left out. */
+export type RejectListener = (event: LoopEvent, why: string) => void;
+
+/**
+ * @returns `push` for each event, `flush` to apply what is pending now, `stop` to drop the timer
+ */
+export function guardedFeed(store: ConsoleStore, intervalMs: number, onReject: RejectListener): { push: (event: LoopEvent) => void; flush: () => void; stop: () => void } {
+  let pending: LoopEvent[] = [];
+  let timer: NodeJS.Timeout | null = null;
+  const applyOne = (event: LoopEvent) => {
+    try {
+      store.getState().apply([event]);
+    } catch (error) {
+      onReject(event, describeError(error));
+    }
+  };
+  const flush = () => {
+    if (timer) clearTimeout(timer);
+    timer = null;
+    if (pending.length === 0) return;
+    const batch = pending;
+    pending = [];
+    try {
+      store.getState().apply(batch);
+    } catch {
+      // The fold applies a batch whole or not at all: find the event it cannot take.
+      for (const event of batch) applyOne(event);
+    }
+  };
+  return {
+    push(event) {
+      pending.push(event);
+      timer ??= setTimeout(flush, intervalMs);
+    },
+    flush,
+    stop: () => {
+      if (timer) clearTimeout(timer);
+      timer = null;
+    },
+  };
+}
