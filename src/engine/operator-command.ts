@@ -132,7 +132,7 @@ export function parseOperatorCommand(line: string): ParsedOperatorCommand {
     return trimmed === '/reload' ? { ok: true, command: { kind: 'reload' } } : { ok: false, message: 'usage: /reload (reads the run\'s loop.yaml again; it takes no argument)' };
   }
   const word = trimmed.split(/\s/)[0] || '(empty)';
-  return { ok: false, message: `unknown command "${word}"; try /goal status, /goal add-constraint <text>, /goal redirect <text>, /budget <dimension> +N, /reload, /stop, /stop --abort` };
+  return { ok: false, message: `unknown command "${word}"; try /goal status, /goal add-constraint <text>, /goal redirect <text>, /budget <dimension> +N, /stop, /stop --abort` };
 }
 
 /** What carries out operator commands: the session, or the console's controller in front of it. */
