@@ -192,7 +192,12 @@ export function describeChange(change: PolicyChange): string {
   return `${change.path} ${shortValue(change.from)} → ${shortValue(change.to)} (${EFFECT_WORDS[change.effect]})`;
 }
 
-/** The changes of a reload in one line, for the timeline and headless stderr. */
+/** The order changes are listed in: what took effect first. */
+const EFFECT_ORDER: readonly ReloadEffect[] = ['applied', 'awaiting_key', 'declined', 'needs_new_run', 'goal_only'];
+
+/** The changes of a reload in one line, what took effect first, for the timeline and headless stderr. */
 export function describeChanges(changes: readonly PolicyChange[]): string {
-  return changes.length === 0 ? 'no change' : changes.map(describeChange).join('; ');
+  if (changes.length === 0) return 'no change';
+  const sorted = [...changes].sort((a, b) => EFFECT_ORDER.indexOf(a.effect) - EFFECT_ORDER.indexOf(b.effect));
+  return sorted.map(describeChange).join('; ');
 }

@@ -8,7 +8,7 @@ import type { ConsoleController } from './context.js';
 import type { ConsoleStore } from './store.js';
 
 /** What the live console needs from a session: its commands and the yield it waits on. */
-export type LiveSession = Pick<Session, 'goalStatus' | 'reviseGoal' | 'extendBudget' | 'stop' | 'requestPause' | 'snapshot'>;
+export type LiveSession = Pick<Session, 'goalStatus' | 'reviseGoal' | 'extendBudget' | 'stop' | 'requestPause' | 'snapshot'> & Partial<Pick<Session, 'reload' | 'answerReload'>>;
 
 export interface LiveConsoleOptions {
   session: LiveSession;
@@ -50,6 +50,8 @@ export function createLiveConsole(options: LiveConsoleOptions): { controller: Co
     stop: (options) => session.stop(options),
     quit: options.onQuit,
     requestPause: () => session.requestPause(),
+    ...(session.reload ? { reload: () => session.reload!() } : {}),
+    ...(session.answerReload ? { answerReload: (seq: number, accept: boolean) => session.answerReload!(seq, accept) } : {}),
     extend: async (dimension) => session.extendBudget(dimension, options.increments[dimension]),
   };
 
