@@ -553,7 +553,9 @@ export function reduce(s: SessionState, e: LoopEvent): void {
  * newer reload replaces them.
  */
 function foldReload(s: SessionState, e: EventOf<'policy.reloaded'>): void {
-  const applied = e.data.diff.filter((c) => c.effect === 'applied');
+  // A damaged log may carry anything here: what is not a list of changes changes nothing.
+  const diff = Array.isArray(e.data.diff) ? e.data.diff.filter((c) => c !== null && typeof c === 'object' && typeof c.path === 'string') : [];
+  const applied = diff.filter((c) => c.effect === 'applied');
   if (applied.length > 0) s.policyChanges = [...s.policyChanges, ...applied.map((c) => ({ seq: e.seq, path: c.path, ...('to' in c ? { to: c.to } : {}) }))];
   for (const change of applied) {
     const limit = /^budget\.limits\.(turns|tool_calls|wall_clock_seconds|tokens|cost_usd)$/.exec(change.path)?.[1] as BudgetDimension | undefined;
@@ -567,7 +569,7 @@ function foldReload(s: SessionState, e: EventOf<'policy.reloaded'>): void {
   // A refused file changes nothing, not even what waits for a key; an answer to another reload neither.
   if (e.data.errors !== undefined && e.data.trigger !== 'key') return;
   if (e.data.trigger === 'key' && s.reloadPending?.seq !== e.data.answers) return;
-  const held = e.data.diff.filter((c) => c.effect === 'awaiting_key');
+  const held = diff.filter((c) => c.effect === 'awaiting_key');
   s.reloadPending = held.length > 0 ? { seq: e.seq, file: e.data.file, inside: e.data.inside_workspace === true, changes: held } : null;
 }
 

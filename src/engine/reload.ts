@@ -130,6 +130,7 @@ const UNSAFE_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
  * @throws InvariantError for a path that is not keys of lower-case letters, digits and `_` with `[n]` indexes
  */
 export function pathSegments(path: string): Segment[] {
+  if (typeof path !== 'string') throw new InvariantError(`a policy change names no path (found ${JSON.stringify(path) ?? String(path)}); expected keys like budget.limits.turns`);
   const segments: Segment[] = [];
   for (const part of path.split('.')) {
     const match = /^([a-z_][a-z0-9_]*)((?:\[\d+\])*)$/.exec(part);

@@ -8,6 +8,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
 import { drive, type Answerer } from '../../src/engine/drive.js';
 import type { EventOf, LoopEvent } from '../../src/engine/events.js';
+import { fold } from '../../src/engine/fold.js';
 import { loadPolicy } from '../../src/engine/policy.js';
 import { prepareResume, prepareRun, type PreparedRun } from '../../src/launch.js';
 
@@ -103,6 +104,8 @@ describe('live reload under a running loop', () => {
     // The reload is recorded before turn 2, while turn 1's tool ran.
     const secondTurn = r.events.find((e) => e.type === 'model.call' && e.data.turn === 2)!;
     expect(reload!.seq).toBeLessThan(secondTurn.seq);
+    // Replay folds the log to the state the run acted on.
+    expect(fold(r.events)).toEqual(r.prepared.session.snapshot);
   });
 
   it.each([

@@ -36,7 +36,7 @@ function isLoopPolicy(policy: EnginePolicy): policy is LoopPolicy {
  * @throws ConfigErrors when the result is not valid; InvariantError for a change whose path the policy lacks
  */
 export function policyInForce(start: EnginePolicy, prior: readonly LoopEvent[] | undefined): EnginePolicy {
-  const changes = (prior ?? []).flatMap((e) => (e.type === 'policy.reloaded' ? e.data.diff : []));
+  const changes = (prior ?? []).flatMap((e) => (e.type === 'policy.reloaded' && Array.isArray(e.data.diff) ? e.data.diff : []));
   const policy = applyChanges(start, changes);
   if (policy !== start && isLoopPolicy(policy)) revalidatePolicy(policy, `${policy.file} (the policy in force after the reloads the log records)`);
   return policy;
