@@ -214,6 +214,24 @@ describe('live reload under a running loop', () => {
     expect(r.prepared.session.snapshot.usage.turns).toBe(4);
   });
 
+  it('a changed value that holds a secret is refused: the log could not record it for resume', async () => {
+    process.env.RELOAD_TEST_API_TOKEN = 'rlT0k3n-9f8e7d6c5b4a3210';
+    try {
+      const r = await rig();
+      let said = '';
+      atTurn(r, 1, () => {
+        r.write(contract(r.workspace, { verify: [{ command: 'test "$X" = rlT0k3n-9f8e7d6c5b4a3210' }], budget: { max_iterations: 3, max_wall_clock: '10m' } }));
+        said = r.prepared.session.reload().message;
+      });
+      await drive(r.prepared.session.run(r.prepared.goal), stopAtPause);
+      expect(said).toMatch(/verify\[0\]\.command: expected a value without a secret/);
+      expect(r.prepared.session.snapshot.usage.turns).toBe(2);
+      expect(JSON.stringify(r.events)).not.toContain('rlT0k3n-9f8e7d6c5b4a3210');
+    } finally {
+      delete process.env.RELOAD_TEST_API_TOKEN;
+    }
+  });
+
   it('a loop.yaml reached through a symlink into the workspace counts as inside it', async () => {
     const r = await rig({}, 'inside');
     const link = path.join(r.dir, 'linked.yaml');

@@ -4,6 +4,7 @@
  * `policy.reloaded`, and put the changes that took effect in force. The decisions of what
  * may change are the pure functions of reload.ts.
  */
+import { isDeepStrictEqual } from 'node:util';
 import { ConfigErrors, describeError } from '../errors.js';
 import type { LoopEvent } from '../events.js';
 import { loadPolicy, repetitionSettings, type EnginePolicy, type LoopPolicy } from '../policy.js';
@@ -83,6 +84,8 @@ export function reloadPolicy(core: RunCore, request: ReloadRequest): CommandResu
   const diff = planReload(current, next, { inside: inside !== null, gatesWithoutKey: request.gatesWithoutKey === true && inside === null });
   const changes = core.options.hooksFor ? diff : diff.map(withoutHookRebuild);
   if (changes.length === 0) return { ok: true, message: `${file}: no change from the policy in force` };
+  const secrets = secretChanges(core, file, changes);
+  if (secrets.length > 0) return refuse(core, file, request.trigger, secrets, inside);
   const merged = applyChanges(current, changes);
   try {
     if (merged !== current) revalidatePolicy(merged, `${file} (as it would apply mid-run)`);
@@ -92,6 +95,17 @@ export function reloadPolicy(core: RunCore, request: ReloadRequest): CommandResu
   core.emit('policy.reloaded', { file, trigger: request.trigger, diff: changes, ...(inside ? { inside_workspace: true as const } : {}) });
   install(core, merged, changes);
   return { ok: true, message: summary(file, changes, inside) };
+}
+
+/**
+ * The changes that would take effect (now or on a key) whose value holds a secret: the log
+ * records every event redacted, so resume could not rebuild the policy they make.
+ */
+function secretChanges(core: RunCore, file: string, changes: readonly PolicyChange[]): string[] {
+  const recorded = core.redact(changes);
+  return changes
+    .filter((change, i) => (change.effect === 'applied' || change.effect === 'awaiting_key') && !isDeepStrictEqual(change, recorded[i]))
+    .map((change) => `${file}: ${change.path}: expected a value without a secret (the log records changes redacted, so resume could not rebuild this policy; read the secret from an environment variable), found one that holds a secret`);
 }
 
 /** A change of approval rules or hooks in a session that cannot rebuild its hooks: it needs a new run. */
