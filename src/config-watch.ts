@@ -25,6 +25,8 @@ export interface WatchOptions {
   gatesWithoutKey?: boolean;
   /** What each reload answered (headless prints it; the console shows the event). */
   onResult?: (result: CommandResult) => void;
+  /** The watch itself failed (its folder went away, ...): said where the operator reads. */
+  onError: (message: string) => void;
   /** A reload whose changes wait for a key that no one can give (headless): `seq` of its event. */
   onHeld?: (seq: number) => void;
   debounceMs?: number;
@@ -69,7 +71,7 @@ export function watchConfig(session: WatchedSession, options: WatchOptions): Con
       const watcher = watch(path.dirname(target), { persistent: false }, (_event, name) => {
         if (name === null || name === path.basename(target)) changed();
       });
-      watcher.on('error', (error) => options.onResult?.({ ok: false, message: `--watch-config: watching ${path.dirname(target)} failed (${describeError(error)}); /reload still reads ${file}` }));
+      watcher.on('error', (error) => options.onError(`--watch-config: watching ${path.dirname(target)} failed (${describeError(error)}); /reload still reads ${file}`));
       watchers.push(watcher);
     } catch (error) {
       for (const w of watchers) w.close();
@@ -100,6 +102,8 @@ export interface WatchedRun {
   session: WatchedSession & {
     answerReload(seq: number, accept: boolean): CommandResult;
     subscribe(sink: (event: { type: string }) => void): () => void;
+    /** Records a line for the operator in the run's log (the console's timeline). */
+    notice(text: string): void;
   };
   policy: { file: string };
   workspace: string;
@@ -119,6 +123,7 @@ export function watchRun(run: WatchedRun, options: { headless: boolean; gates: b
     file: run.policy.file,
     workspace: run.workspace,
     gatesWithoutKey: headless && options.gates,
+    onError: headless ? options.say : (message: string) => session.notice(message),
     ...(headless
       ? {
           onResult: (result: CommandResult) => options.say(result.message),
