@@ -115,7 +115,8 @@ function wire(policy: LoopPolicy, options: { id: string; runDir: string; workspa
     policy,
     workspace: options.workspace,
     clock: options.clock,
-    hooks: hooksFor(policy, { runDir: options.runDir, workspace: options.workspace, redact }),
+    // Built for the policy in force, and again when a reload of approval rules or hooks is confirmed.
+    hooksFor: (inForce) => hooksFor(inForce, { runDir: options.runDir, workspace: options.workspace, redact }),
     redact,
     sinks: [(event) => log.append(event)],
     sync: () => log.sync(),

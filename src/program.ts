@@ -86,7 +86,9 @@ export function buildProgram(): Command {
     .addOption(new Option('--on-pause <action>', 'headless answer to pauses').choices(['continue', 'stop']).default('stop'))
     .option('--goal <objective>', "start with this objective instead of loop.yaml's goal.objective")
     .option('--constraint <text>', 'add a constraint to the goal at start (repeatable)', (value: string, all: string[]) => [...all, value], [] as string[])
-    .action(async (options: { config: string; headless?: boolean; approve: 'all' | 'none'; onPause: 'continue' | 'stop'; goal?: string; constraint: string[] }) => {
+    .option('--watch-config', 'reload loop.yaml whenever it changes (never a loop.yaml inside the workspace)')
+    .option('--watch-config-gates', 'headless with --watch-config: apply changes of approval rules and hooks without a key (else they are refused)')
+    .action(async (options: { config: string; headless?: boolean; approve: 'all' | 'none'; onPause: 'continue' | 'stop'; goal?: string; constraint: string[]; watchConfig?: boolean; watchConfigGates?: boolean }) => {
       if (options.goal !== undefined && options.goal.trim() === '') fail('--goal needs a non-empty objective');
       await supervise(async (step) => {
         step(`loading ${options.config}…`);
@@ -103,7 +105,13 @@ export function buildProgram(): Command {
         step(`preparing the workspace ${policy.workspace.path}…`);
         const { prepareRun } = await import('./launch.js');
         const prepared = await prepareRun(policy, { cwd: process.cwd() });
-        return { prepared, start: () => prepared.session.run(prepared.goal) };
+        const warnings: string[] = [];
+        if (options.watchConfig) {
+          const { watchRun } = await import('./config-watch.js');
+          const say = (line: string) => printError(`loopdeck: ${sanitize(line, { oneLine: true })}`);
+          warnings.push(...watchRun(prepared, { headless: !interactiveRun(options), gates: options.watchConfigGates === true, say }));
+        }
+        return { prepared, start: () => prepared.session.run(prepared.goal), warnings };
       }, options, false);
     });
 
@@ -120,7 +128,7 @@ export function buildProgram(): Command {
    * file, the path in it and what was expected.
    */
   async function supervise(prepare: (step: (text: string) => void) => Promise<ConsoleRun>, options: SuperviseOptions, resuming: boolean): Promise<void> {
-    const interactive = !options.headless && process.stdout.isTTY && process.stdin.isTTY;
+    const interactive = interactiveRun(options);
     if (!interactive) {
       if (!options.headless) printError('loopdeck: no terminal on stdin/stdout; running headless');
       const { prepared, start, warnings = [] } = await configOrExit(() => prepare(() => undefined));
@@ -168,6 +176,11 @@ export function buildProgram(): Command {
     result.prepared.log.close();
     printLine(result.message);
     process.exitCode = exitCodeOfRun(result.outcome ?? null);
+  }
+
+  /** Whether a run gets the console: asked for, with a terminal on stdin and stdout. */
+  function interactiveRun(options: { headless?: boolean }): boolean {
+    return !options.headless && process.stdout.isTTY === true && process.stdin.isTTY === true;
   }
 
   /** One line on where a run stands: goal, budget used, last checkpoint. */

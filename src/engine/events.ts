@@ -2,6 +2,7 @@ import type { ConstraintCheck, ProtectBaseline } from './constraints.js';
 import { InvariantError } from './errors.js';
 import type { Handover } from './lap-handover.js';
 import type { DoneReason, LoopState } from './machine.js';
+import type { PolicyChange } from './reload.js';
 import type {
   AgentTurn,
   BudgetDimension,
@@ -218,6 +219,23 @@ export interface EventDataMap {
    * could not be looked for.
    */
   'process.reaped': { processes: Array<{ pid: number; pgid: number; command: string }>; note: string; unchecked?: true };
+  /**
+   * loop.yaml was read again mid-run (docs/design.md, "Live reload"): `trigger` `command`
+   * (`/reload`), `watch` (`--watch-config` saw the file change) or `key` (the operator's
+   * answer to the reload of `answers`, whose held changes become `applied` or `declined`).
+   * `diff`: every difference from the policy in force, each with what became of it; only
+   * `applied` ones are in force from here on. `errors`: the file was refused (YAML, schema or
+   * read errors, as at start) and nothing changed. `inside_workspace`: the file lies where
+   * the agent can write, so every change waited for the operator's key.
+   */
+  'policy.reloaded': {
+    file: string;
+    trigger: 'command' | 'watch' | 'key';
+    diff: PolicyChange[];
+    errors?: string[];
+    inside_workspace?: true;
+    answers?: number;
+  };
 }
 
 /** Every event type, in the order of the table above. */
@@ -229,7 +247,7 @@ export const EVENT_TYPES = [
   'tool.result', 'tool.error', 'budget.warn', 'checkpoint.recorded', 'stagnation.detected',
   'repetition.detected', 'goal.revised', 'lap.start', 'lap.end', 'verify.result', 'hook.error', 'budget.extended',
   'reflection.recorded', 'workspace.snapshot', 'abort.recorded', 'agent.notice', 'context.compacted', 'agent.message', 'agent.usage',
-  'checkpoint.unknown', 'process.start', 'process.reaped', 'constraint.violated', 'constraint.unchecked',
+  'checkpoint.unknown', 'process.start', 'process.reaped', 'constraint.violated', 'constraint.unchecked', 'policy.reloaded',
 ] as const satisfies readonly EventType[];
 
 const KNOWN = new Set<string>(EVENT_TYPES);

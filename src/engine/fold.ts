@@ -9,6 +9,7 @@ import { lapNote } from './lap-handover.js';
 import { mergeReport } from './reported.js';
 import { unreportedOf } from './unmeasured-usage.js';
 import { parsePauseReason, type PauseReason } from './reasons.js';
+import type { PolicyChange } from './reload.js';
 import type {
   AgentTurn,
   BudgetDimension,
@@ -180,6 +181,14 @@ export interface SessionState {
   constraintFindings: ConstraintFindingRecord[];
   /** The working tree as the run started, for `protect` constraints (`session.start`); `null` when none was recorded. */
   protectBaseline: ProtectBaseline | null;
+  /**
+   * The policy changes in force, in the order `policy.reloaded` applied them (docs/design.md,
+   * "Live reload"): the run's starting policy with these applied (`applyChanges`, reload.ts)
+   * is the policy in force after the last event folded.
+   */
+  policyChanges: Array<{ seq: number; path: string; to?: unknown }>;
+  /** The reload whose changes wait for the operator's key (`seq` of its `policy.reloaded`), until answered or replaced by a newer reload. */
+  reloadPending: { seq: number; file: string; inside: boolean; changes: PolicyChange[] } | null;
   done: { reason: DoneReason; summary: string; detail?: string } | null;
   eventCount: number;
   lastSeq: number;
@@ -249,6 +258,8 @@ export const INITIAL_STATE: SessionState = {
   hookErrors: 0,
   constraintFindings: [],
   protectBaseline: null,
+  policyChanges: [],
+  reloadPending: null,
   done: null,
   eventCount: 0,
   lastSeq: -1,
@@ -524,6 +535,8 @@ export function reduce(s: SessionState, e: LoopEvent): void {
     case 'abort.recorded':
       s.abort = { report: e.data.report, stash: e.data.stash, restore: e.data.restore };
       break;
+    case 'policy.reloaded':
+      return foldReload(s, e);
     // Child processes: what resume needs of them it reads from the log itself (run/survivors.ts).
     case 'process.start':
     case 'process.reaped':
@@ -531,6 +544,33 @@ export function reduce(s: SessionState, e: LoopEvent): void {
     default:
       assertNever(e);
   }
+}
+
+/**
+ * A reload of loop.yaml: its applied changes join the policy in force, and those the fold
+ * keeps itself take effect (a budget limit, the checkpoint interval, the built-in gates); a
+ * limit that changed may warn again. Changes waiting for a key are held until answered; a
+ * newer reload replaces them.
+ */
+function foldReload(s: SessionState, e: EventOf<'policy.reloaded'>): void {
+  // A damaged log may carry anything here: what is not a list of changes changes nothing.
+  const diff = Array.isArray(e.data.diff) ? e.data.diff.filter((c) => c !== null && typeof c === 'object' && typeof c.path === 'string') : [];
+  const applied = diff.filter((c) => c.effect === 'applied');
+  if (applied.length > 0) s.policyChanges = [...s.policyChanges, ...applied.map((c) => ({ seq: e.seq, path: c.path, ...('to' in c ? { to: c.to } : {}) }))];
+  for (const change of applied) {
+    const limit = /^budget\.limits\.(turns|tool_calls|wall_clock_seconds|tokens|cost_usd)$/.exec(change.path)?.[1] as BudgetDimension | undefined;
+    if (limit) {
+      s.limits = { ...s.limits, [limit]: typeof change.to === 'number' ? change.to : null };
+      s.warned = s.warned.filter((d) => d !== limit);
+    }
+    if (change.path === 'checkpoint.every_iterations' && typeof change.to === 'number') s.checkpointEvery = change.to;
+    if (change.path === 'approval.builtin_gates' && (change.to === 'on' || change.to === 'off')) s.builtinGates = change.to;
+  }
+  // A refused file changes nothing, not even what waits for a key; an answer to another reload neither.
+  if (e.data.errors !== undefined && e.data.trigger !== 'key') return;
+  if (e.data.trigger === 'key' && s.reloadPending?.seq !== e.data.answers) return;
+  const held = diff.filter((c) => c.effect === 'awaiting_key');
+  s.reloadPending = held.length > 0 ? { seq: e.seq, file: e.data.file, inside: e.data.inside_workspace === true, changes: held } : null;
 }
 
 /** A recorded checkpoint: the list, the goal's progress note, and the evaluator's state as the evaluator left it. */

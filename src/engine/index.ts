@@ -12,6 +12,9 @@ export { drive, headlessAnswerer, type Answerer, type HeadlessPolicy } from './d
 
 // loop.yaml: validated once by one zod schema.
 export { loadPolicy, parsePolicy, definePolicy, LOOP_SCHEMA, DEFAULT_CONFIG_FILE, MAX_CONFIG_BYTES, type LoopPolicy, type EnginePolicy, type LoadPolicyOptions } from './policy.js';
+// Live reload of loop.yaml (`Session.reload`, `Session.answerReload`): the diff a `policy.reloaded` carries.
+export type { PolicyChange, ReloadEffect } from './reload.js';
+export type { ReloadRequest } from './run/reload-step.js';
 
 // Agents.
 export { ScriptedAgent, transcriptSchema } from './agents/scripted.js';

@@ -19,6 +19,8 @@ export type OperatorCommand =
   | { kind: 'extend-budget'; dimension: BudgetDimension; by: number }
   /** `abort: false` stops at the next safe point; `true` kills running tools and parks the workspace. */
   | { kind: 'stop'; abort: boolean }
+  /** Read loop.yaml again and apply what may change mid-run (docs/design.md, "Live reload"). */
+  | { kind: 'reload' }
   | { kind: 'help' };
 
 /** A parsed line: the command, or why the line is not one (a message for the operator). */
@@ -57,6 +59,7 @@ export const OPERATOR_COMMAND_SYNTAX: readonly CommandSyntax[] = [
     const name = BUDGET_COMMAND_NAMES[d];
     return { text: `/budget ${name} +`, help: `raise the ${name.replace('_', ' ')} limit: /budget ${name} +N${unitOf(d)}` };
   }),
+  { text: '/reload', help: 'read loop.yaml again: budget, observers, verify, ... apply; approval rules and hooks wait for your key' },
   { text: '/stop', help: 'stop at the next safe point' },
   { text: '/stop --abort', help: 'kill running tools, stash the workspace, write a failure report' },
   { text: '/help', help: 'keys and commands' },
@@ -125,6 +128,9 @@ export function parseOperatorCommand(line: string): ParsedOperatorCommand {
     return { ok: false, message: 'usage: /stop (stop at the next safe point) or /stop --abort (kill tools, stash the workspace, write a failure report)' };
   }
   if (trimmed === '/help') return { ok: true, command: { kind: 'help' } };
+  if (/^\/reload(\s|$)/.test(trimmed)) {
+    return trimmed === '/reload' ? { ok: true, command: { kind: 'reload' } } : { ok: false, message: 'usage: /reload (reads the run\'s loop.yaml again; it takes no argument)' };
+  }
   const word = trimmed.split(/\s/)[0] || '(empty)';
   return { ok: false, message: `unknown command "${word}"; try /goal status, /goal add-constraint <text>, /goal redirect <text>, /budget <dimension> +N, /stop, /stop --abort` };
 }
@@ -135,6 +141,8 @@ export interface OperatorTarget {
   reviseGoal(directive: GoalDirective, text: string): Promise<CommandResult>;
   extendBudget(dimension: BudgetDimension, by: number): CommandResult | Promise<CommandResult>;
   stop(options: { abort: boolean }): CommandResult | Promise<CommandResult>;
+  /** `/reload`: reads the run's loop.yaml again; absent where nothing can be reloaded (a replay). */
+  reload?(): CommandResult | Promise<CommandResult>;
 }
 
 /**
@@ -151,6 +159,8 @@ export async function performOperatorCommand(target: OperatorTarget, command: Op
       return target.extendBudget(command.dimension, command.by);
     case 'stop':
       return target.stop({ abort: command.abort });
+    case 'reload':
+      return target.reload ? target.reload() : { ok: false, message: 'nothing to reload here: /reload applies to a running loop' };
     case 'help':
       return { ok: true, message: OPERATOR_COMMAND_SYNTAX.map((c) => c.text.trim()).join(', ') };
     default:

@@ -139,6 +139,24 @@ function savedPath(sourcePath: string): string {
   return sourcePath.replace(/^budget\.increments\.wall_clock\b/, 'budget.increments.wall_clock_seconds');
 }
 
+/**
+ * Validates a policy built from others (the policy in force after a reload: the changed
+ * sections of a loop.yaml read again over the sections kept as they were) through the
+ * loop.yaml schema and file checks, so that a mix of two valid files is never taken on
+ * trust (e.g. a budget that only the new file's agent could measure).
+ *
+ * @param shownAs named in errors, with the path (saved form) of each problem
+ * @throws ConfigErrors when the mix is not a valid policy
+ */
+export function revalidatePolicy(policy: LoopPolicy, shownAs: string): void {
+  try {
+    parsePolicyFor(JSON.stringify(sourceForm(JSON.parse(savedPolicyText(policy)) as Record<string, unknown>)), policy.file, shownAs);
+  } catch (error) {
+    if (!(error instanceof ConfigErrors)) throw error;
+    throw new ConfigErrors(error.errors.map((e) => new ConfigError(shownAs, e.path === '' ? null : savedPath(e.path), e.expected)));
+  }
+}
+
 /** Paths where `found` differs from `expected` (at most `limit`), with both values. */
 function differences(expected: unknown, found: unknown, at: string, out: Array<{ path: string; expected: unknown; found: unknown }>, limit: number): void {
   if (out.length >= limit || isDeepStrictEqual(expected, found)) return;

@@ -10,6 +10,8 @@ import { RunCore } from './run/core.js';
 import { recordRevision } from './run/goal-revision.js';
 import { lapAgent } from './run/laps.js';
 import { runLoop, type RunEntry } from './run/runner.js';
+import { answerReload, reloadPolicy, type ReloadRequest } from './run/reload-step.js';
+import type { EnginePolicy } from './policy.js';
 import type { Gen, LoopOutcome, LoopRun, ResumePayload, SessionOptions } from './run/types.js';
 
 export type { LoopOutcome, LoopRun, LoopYield, PauseAnswer, ResumePayload, SessionOptions, ToolAnswer } from './run/types.js';
@@ -34,6 +36,27 @@ export class Session {
   /** The fold of every event so far. */
   get snapshot(): SessionState {
     return this.core.snapshot;
+  }
+
+  /** The policy in force: the one the run started with, and the reloads applied since (docs/design.md, "Live reload"). */
+  get policy(): EnginePolicy {
+    return this.core.options.policy;
+  }
+
+  /**
+   * Reads the run's loop.yaml again (`/reload`, or `--watch-config` seeing it change) and
+   * records `policy.reloaded`: live settings apply at once, approval rules and hooks wait
+   * for {@link answerReload} (unless `gatesWithoutKey`), `agent`/`workspace` need a new run,
+   * goal changes are ignored; an invalid file is refused with its errors and nothing changes.
+   * @returns a line for the operator; never throws for a bad file
+   */
+  reload(request: ReloadRequest = { trigger: 'command' }): CommandResult {
+    return reloadPolicy(this.core, request);
+  }
+
+  /** The operator's key on a reload whose changes wait (`seq` of its `policy.reloaded`): apply them as shown, or decline them. */
+  answerReload(seq: number, accept: boolean): CommandResult {
+    return answerReload(this.core, seq, accept);
   }
 
   /** Adds a consumer of events (after the ones given at construction). @returns unsubscribe */

@@ -290,3 +290,29 @@ export function harnessInternalReason(root: string, real: string, harness: reado
   }
   return null;
 }
+
+/**
+ * Why the agent could write `file` (a loop.yaml) through the workspace `root`, or `null`
+ * when it cannot: the file, resolved through every symlink (its own and its folders'), is
+ * the workspace or lies inside it, compared by resolved path and by file identity (another
+ * letter case on a case-insensitive file system); or it has more than one hard link, one of
+ * which may be inside the workspace. A file that does not exist is judged by where it would be.
+ */
+export function writableFromWorkspace(root: string, file: string): string | null {
+  const rootReal = resolveExisting(root);
+  const real = resolveExisting(file);
+  const rootId = identity(rootReal);
+  let inside = !escapes(path.relative(rootReal, real));
+  for (let at = real; !inside && rootId !== null; at = path.dirname(at)) {
+    if (identity(at) === rootId) inside = true;
+    if (path.dirname(at) === at) break;
+  }
+  if (inside) return `it lies inside the workspace ${showPath(rootReal)}${real === path.resolve(file) ? '' : ` (resolved to ${showPath(real)})`}, where the agent can write`;
+  try {
+    const links = lstatSync(real).nlink;
+    if (links > 1) return `it has ${links} hard links, and one may lie inside the workspace, where the agent can write`;
+  } catch {
+    // not there: nothing links to it
+  }
+  return null;
+}

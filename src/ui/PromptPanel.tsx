@@ -6,6 +6,7 @@ import { useConsole } from './context.js';
 import { shortDuration } from './format.js';
 import { keyHints, type ConsoleCommand, type Scope } from './keymap.js';
 import { LineView } from './LineView.js';
+import { reloadPromptRows } from './reload-prompt.js';
 import { elideMiddle, headAndTail, argsTextOf, argsRows } from './prompt-layout.js';
 import { cellWidth, truncateCells, wrapWords, sanitize } from './text.js';
 import { theme, type Colour } from './theme.js';
@@ -153,6 +154,8 @@ export function usePrompt(width: number, maxRows: number): PromptView | null {
   const deadline = useConsole((s) => s.approvalDeadline);
   const scope = useConsole(pendingScope);
   const state = useConsole((s) => s.session.machine.state);
+  const reload = useConsole((s) => s.session.reloadPending);
+  const reloadArmed = useConsole((s) => s.session.reloadPending !== null && s.armed === s.session.reloadPending.seq);
   const now = useNow(deadline !== null && pending?.kind === 'tool');
   const call = pending?.kind === 'tool' ? pending.call : null;
   const choices = useMemo(() => (call ? alwaysAllowChoices(call) : null), [call]);
@@ -176,6 +179,13 @@ export function usePrompt(width: number, maxRows: number): PromptView | null {
       ...wrapWords(sanitize(where, { oneLine: true }), inner).slice(0, 3).map((row) => <Text wrap="truncate-end">{row}</Text>),
       ...hintRows('gate', inner).map((row) => <Text wrap="truncate-end" color={theme.accent}>{row}</Text>),
     ]);
+  }
+  if (reload) {
+    const hints = hintRows('reload', inner);
+    const keys = replaying
+      ? [<Text color={theme.muted}>replay: shown as recorded; nothing can be answered</Text>]
+      : hints.map((row, i) => (reloadArmed ? <Text wrap="truncate-end" color={theme.accent}>{row}</Text> : <Text color={theme.muted}>{i === 0 ? 'keys arm in a moment…' : ''}</Text>));
+    return frame(theme.warn, reloadPromptRows(reload, inner, maxRows, keys));
   }
   if (!pending) return null;
 

@@ -24,6 +24,8 @@ export interface ConsoleController extends OperatorTarget {
   requestPause?: () => void;
   /** Raises a spent budget dimension by its configured increment. */
   extend?: (dimension: BudgetDimension) => Promise<CommandResult>;
+  /** Answers a reload of loop.yaml whose changes wait for a key (`seq` of its event): apply them, or keep the policy in force. */
+  answerReload?: (seq: number, accept: boolean) => CommandResult;
   /** Answers the gate (resume confirmation). */
   confirm?: () => void;
   /** Suspends the console (Ctrl+Z): gives the terminal back and stops until `fg`. */

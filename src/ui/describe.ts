@@ -1,5 +1,6 @@
 import { describeFinding } from '../engine/constraints.js';
 import { assertNever, type LoopEvent } from '../engine/events.js';
+import { describeChanges } from '../engine/reload.js';
 import { sanitize } from './text.js';
 
 /**
@@ -104,6 +105,13 @@ function describeRaw(e: LoopEvent): string {
       return `process ${e.data.pid} started (group ${e.data.pgid}): ${clean(e.data.command)}`;
     case 'process.reaped':
       return clean(e.data.note);
+    case 'policy.reloaded': {
+      const d = e.data;
+      const what = d.trigger === 'key' ? 'reload answered' : `loop.yaml reloaded (${d.trigger === 'watch' ? 'file changed' : '/reload'})`;
+      if (d.errors && d.trigger !== 'key') return `${what}: refused, nothing changed: ${clean(d.errors.join('; '))}`;
+      const inside = d.inside_workspace ? ' [inside the workspace: every change needs a key]' : '';
+      return `${what}${inside}: ${clean(describeChanges(d.diff))}${d.errors ? `; ${clean(d.errors.join('; '))}` : ''}`;
+    }
     default:
       return assertNever(e);
   }

@@ -20,6 +20,9 @@ export type ConsoleCommand =
   | 'stop'
   // the resume gate
   | 'confirm'
+  // a reload of loop.yaml waiting for the operator's key
+  | 'reload-apply'
+  | 'reload-keep'
   // everywhere on the dashboard
   | 'open-command-bar'
   | 'help'
@@ -76,7 +79,8 @@ export type ConsoleCommand =
  * - overlays: `help`, `event` (an opened event), `quit` (quit confirmation). Unbound keys
  *   there do nothing.
  * - prompts: `tool`, `budget-pause`, `stagnation-pause`, `operator-pause`, `pause` (any
- *   other pause), `gate` (confirm a resumed run). A prompt's keys work only once it has
+ *   other pause), `gate` (confirm a resumed run), `reload` (changes of loop.yaml that wait
+ *   for a key; shown before any other prompt). A prompt's keys work only once it has
  *   been on screen briefly, so keys typed before it appeared never answer it.
  * - `replay` (a recorded run), then `dashboard`, then `global`.
  */
@@ -94,6 +98,7 @@ export type Scope =
   | 'operator-pause'
   | 'pause'
   | 'gate'
+  | 'reload'
   | 'replay'
   | 'dashboard'
   | 'global';
@@ -131,6 +136,9 @@ export const KEYMAP: readonly KeyBinding[] = [
   // ---- resume gate
   { key: 'enter', command: 'confirm', scope: 'gate', help: 'resume the run', label: 'resume' },
   { key: 'q', command: 'quit', scope: 'gate', help: 'quit without resuming', label: 'quit' },
+  // ---- a reload of loop.yaml whose changes wait for a key
+  { key: 'y', command: 'reload-apply', scope: 'reload', help: 'apply the changes shown', label: 'apply the changes' },
+  { key: 'n', command: 'reload-keep', scope: 'reload', help: 'decline them: the policy in force stays', label: 'keep the policy in force' },
   // ---- replay
   { key: 'left', command: 'replay-back', scope: 'replay', help: 'previous event', label: 'back' },
   { key: 'right', command: 'replay-forward', scope: 'replay', help: 'next event', label: 'forward' },
@@ -273,6 +281,7 @@ export const SCOPE_TITLES: ReadonlyArray<readonly [Scope, string]> = [
   ['operator-pause', 'Operator pause (Ctrl+C)'],
   ['pause', 'Other pauses'],
   ['gate', 'Resuming a run'],
+  ['reload', 'A reload of loop.yaml waiting for your key'],
   ['replay', 'Replay'],
   ['event', 'An opened event'],
   ['args', 'Arguments of the approval prompt (v)'],

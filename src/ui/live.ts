@@ -8,7 +8,7 @@ import type { ConsoleController } from './context.js';
 import type { ConsoleStore } from './store.js';
 
 /** What the live console needs from a session: its commands and the yield it waits on. */
-export type LiveSession = Pick<Session, 'goalStatus' | 'reviseGoal' | 'extendBudget' | 'stop' | 'requestPause' | 'snapshot'>;
+export type LiveSession = Pick<Session, 'goalStatus' | 'reviseGoal' | 'extendBudget' | 'stop' | 'requestPause' | 'snapshot'> & Partial<Pick<Session, 'reload' | 'answerReload' | 'policy'>>;
 
 export interface LiveConsoleOptions {
   session: LiveSession;
@@ -50,17 +50,21 @@ export function createLiveConsole(options: LiveConsoleOptions): { controller: Co
     stop: (options) => session.stop(options),
     quit: options.onQuit,
     requestPause: () => session.requestPause(),
-    extend: async (dimension) => session.extendBudget(dimension, options.increments[dimension]),
+    ...(session.reload ? { reload: () => session.reload!() } : {}),
+    ...(session.answerReload ? { answerReload: (seq: number, accept: boolean) => session.answerReload!(seq, accept) } : {}),
+    // The increments of the policy in force: a reload may have changed them.
+    extend: async (dimension) => session.extendBudget(dimension, session.policy?.budget.increments[dimension] ?? options.increments[dimension]),
   };
 
   const answerer: Answerer = (y) =>
     new Promise<ResumePayload>((resolve) => {
       const seq = session.snapshot.pending?.seq ?? -1;
       let timer: SafeTimer | null = null;
-      if (y.kind === 'tool' && approvalTimeoutSeconds !== null) {
-        const ms = approvalTimeoutSeconds * 1000;
+      const timeout = session.policy ? session.policy.approval.timeout : approvalTimeoutSeconds;
+      if (y.kind === 'tool' && timeout !== null) {
+        const ms = timeout * 1000;
         store.getState().setApprovalDeadline(now() + ms);
-        timer = safeTimeout(() => settle({ decision: 'deny', note: `no answer within ${formatDuration(approvalTimeoutSeconds)}` }, seq), ms);
+        timer = safeTimeout(() => settle({ decision: 'deny', note: `no answer within ${formatDuration(timeout)}` }, seq), ms);
       }
       waiting = { seq, resolve, timer };
     });

@@ -179,6 +179,8 @@ export async function runConsole(
     reviseGoal: (directive, text) => (live ? live.controller.reviseGoal(directive, text) : notYet()),
     extendBudget: (dimension, by) => (live ? live.controller.extendBudget(dimension, by) : notYet()),
     stop: (options) => (live ? live.controller.stop(options) : notYet()),
+    reload: () => (live?.controller.reload ? live.controller.reload() : notYet()),
+    answerReload: (seq, accept) => live?.controller.answerReload?.(seq, accept) ?? { ok: false, message: 'the run is still being prepared' },
     quit: () => (live ? live.controller.quit() : quit()),
     requestPause: () => (live ? live.controller.requestPause?.() : quit()),
     extend: (dimension) => (live?.controller.extend ? live.controller.extend(dimension) : notYet()),

@@ -7,7 +7,7 @@ import { bindingFor, type ConsoleCommand, type Scope } from './keymap.js';
 import { barReducer, commandDone, commandFailed, noteReducer, pasteReducer, type TextKey } from './reducers/bar.js';
 import { dashboardReducer, globalReducer, isLive, replayReducer } from './reducers/dashboard.js';
 import { overlayReducer } from './reducers/overlay.js';
-import { gateReducer, pauseReducer, toolReducer } from './reducers/prompt.js';
+import { gateReducer, pauseReducer, reloadReducer, toolReducer } from './reducers/prompt.js';
 import { dispatch, type Effect, type KeyInput, type KeyLayout, type Reduction } from './reducers/reduction.js';
 import type { ConsoleData, ConsoleStore } from './store.js';
 
@@ -22,6 +22,9 @@ export { isLive };
 export function promptScope(state: PromptInput): Scope | null {
   if (state.replay) return null;
   if (state.gate) return 'gate';
+  // Changes of loop.yaml waiting for a key come first: they are quick to answer, and the rules they change may decide the next prompt.
+  const reload = state.session.reloadPending;
+  if (reload) return state.armed === reload.seq ? 'reload' : null;
   const pending = state.session.pending;
   if (!pending || state.armed !== pending.seq) return null;
   if (pending.kind === 'tool') return 'tool';
@@ -41,7 +44,7 @@ export function promptScope(state: PromptInput): Scope | null {
 
 /** The scope of the pending prompt whether armed or not (for its key line). */
 export function pendingScope(state: PromptInput): Scope | null {
-  return promptScope({ ...state, armed: state.session.pending?.seq ?? null });
+  return promptScope({ ...state, armed: state.session.reloadPending?.seq ?? state.session.pending?.seq ?? null });
 }
 
 /** The scopes the dashboard's keys resolve in, highest priority first. */
@@ -55,7 +58,7 @@ export function dashboardScopes(state: PromptInput): Scope[] {
 }
 
 /** Scopes whose keys answer a question: only a key alone in its read answers (a held key, keys typed ahead or a paste never do). */
-const ANSWER_SCOPES: ReadonlySet<Scope> = new Set(['tool', 'budget-pause', 'stagnation-pause', 'operator-pause', 'pause', 'gate', 'quit']);
+const ANSWER_SCOPES: ReadonlySet<Scope> = new Set(['tool', 'budget-pause', 'stagnation-pause', 'operator-pause', 'pause', 'gate', 'reload', 'quit']);
 
 /** The scopes a key may resolve in: all of `scopes` for a key alone in its read, else those that answer nothing. */
 function scopesFor(key: Keypress, scopes: Scope[]): Scope[] {
@@ -70,6 +73,7 @@ const DASHBOARD_REDUCERS: Record<Exclude<Scope, 'completion' | 'bar' | 'note' | 
   'operator-pause': pauseReducer,
   pause: pauseReducer,
   gate: (_, command) => gateReducer(command),
+  reload: reloadReducer,
   replay: (_, command) => replayReducer(command),
   dashboard: dashboardReducer,
   global: globalReducer,
@@ -106,6 +110,11 @@ export function createCommands(store: ConsoleStore, controller: ConsoleControlle
       }
       case 'confirm':
         return controller.confirm?.();
+      case 'answer-reload': {
+        if (!controller.answerReload) return get().setNotice({ ok: false, text: 'this console cannot answer a reload' });
+        const result = controller.answerReload(effect.seq, effect.accept);
+        return get().setNotice({ ok: result.ok, text: result.message });
+      }
       case 'quit':
         return controller.quit();
       case 'request-pause':
@@ -204,7 +213,7 @@ export function useConsoleKeys(layout: KeyLayout): void {
 
   // Arm the prompt's keys once it has been on screen briefly: keys typed before it
   // appeared (or in the instant it appeared) never answer it.
-  const pendingSeq = useConsole((s) => (s.replay ? null : (s.session.pending?.seq ?? null)));
+  const pendingSeq = useConsole((s) => (s.replay ? null : (s.session.reloadPending?.seq ?? s.session.pending?.seq ?? null)));
   useEffect(() => {
     store.getState().promptChanged();
     if (pendingSeq === null) return undefined;

@@ -262,7 +262,7 @@ export interface RigOptions {
 export async function startConsole(options: RigOptions): Promise<ConsoleRig> {
   const workspace = makeWorkspace(options.transcript, options.policy);
   const { agent, seen } = recordingAgent(options.transcript, path.join(workspace.root, 'transcript.yaml'));
-  const session = new Session({ id: 'ui-test', agent, policy: workspace.policy, workspace: workspace.dir, runDir: path.join(workspace.root, 'run'), hooks: hooksFor(workspace.policy, { runDir: workspace.root, workspace: workspace.dir }) });
+  const session = new Session({ id: 'ui-test', agent, policy: workspace.policy, workspace: workspace.dir, runDir: path.join(workspace.root, 'run'), hooksFor: (policy) => hooksFor(policy, { runDir: workspace.root, workspace: workspace.dir }) });
   const events: LoopEvent[] = [];
   session.subscribe((event) => events.push(event));
   const store = createConsoleStore();

@@ -361,7 +361,7 @@ describe('history, completion, paste', () => {
     await openBar(rig);
     await rig.press(KEY.tab);
     await rig.waitForFrame('▸ /goal status');
-    expect(rig.frame()).toContain('(+7 more, ↓)');
+    expect(rig.frame()).toContain('(+8 more, ↓)');
     await rig.type('s');
     await rig.waitForFrame('▸ /stop');
     expect(rig.frame()).toMatch(/^ {2}\/stop --abort$/m);

@@ -41,6 +41,8 @@ const ROWS: Row[] = [
   { command: 'stop', scopes: DASH('pause'), keys: ['s'], not: ['S'] },
   { command: 'confirm', scopes: DASH('gate'), keys: ['enter'], not: ['y', 'space', ' '] },
   { command: 'quit', scopes: DASH('gate'), keys: ['q'], not: ['Q', 'ctrl+q'] },
+  { command: 'reload-apply', scopes: DASH('reload'), keys: ['y'], not: ['Y', 'enter', 'a'] },
+  { command: 'reload-keep', scopes: DASH('reload'), keys: ['n'], not: ['N', 'escape', 'q'] },
   { command: 'replay-back', scopes: ['replay', 'dashboard', 'global'], keys: ['left'], not: ['up', 'h', 'shift+tab'] },
   { command: 'replay-forward', scopes: ['replay', 'dashboard', 'global'], keys: ['right'], not: ['down', 'l', 'tab'] },
   { command: 'replay-start', scopes: ['replay', 'dashboard', 'global'], keys: ['home'], not: ['pageup', 'g'] },
@@ -162,6 +164,14 @@ describe('scopes from the state', () => {
     expect(promptScope(withPending(pause('repetition'), 12))).toBe('stagnation-pause');
     expect(promptScope(withPending(pause('operator'), 12))).toBe('operator-pause');
     expect(promptScope(withPending(pause('hook'), 12))).toBe('pause');
+  });
+
+  test('a reload waiting for a key comes before the pending prompt, once armed on its own seq', () => {
+    const reloadPending = { seq: 20, file: '/x/loop.yaml', inside: false, changes: [] };
+    const both = (armed: number | null) => ({ ...base, session: { ...INITIAL_STATE, pending: tool, reloadPending }, armed });
+    expect(promptScope(both(8))).toBeNull();
+    expect(promptScope(both(20))).toBe('reload');
+    expect(dashboardScopes(both(20))).toEqual(['reload', 'dashboard', 'global']);
   });
 
   test('a replay has no prompt scope, and the gate needs no arming', () => {

@@ -11,6 +11,7 @@ import { createRedactor, type Redactor } from '../redact.js';
 import { INITIAL_REPETITION, observeCall, recordResult, resultHash, type RepetitionOptions } from '../repetition.js';
 import type { RunContext, RunMemory } from './context.js';
 import { performStep } from './perform.js';
+import { policyInForce } from './reload-step.js';
 import type { Done, Gen, LoopYield, SessionOptions } from './types.js';
 
 /** How many of the last events a failure report carries. */
@@ -40,8 +41,12 @@ export class RunCore implements RunContext {
   };
   readonly recent: LoopEvent[] = [];
   readonly redact: Redactor;
-  readonly repetitionOptions: RepetitionOptions;
-  readonly hooks: HookRegistry;
+  /** The repetition guard's settings of the policy in force (a reload may change them). */
+  repetitionOptions: RepetitionOptions;
+  /** The hooks of the policy in force (a confirmed reload of approval rules or hooks rebuilds them through `hooksFor`). */
+  hooks: HookRegistry;
+  /** The settings: `options.policy` is the policy in force, which a reload replaces (run/reload-step.ts). */
+  readonly options: SessionOptions;
   readonly sinks: Array<(event: LoopEvent) => void>;
   /** Whether a run generator is going. */
   live = false;
@@ -52,9 +57,11 @@ export class RunCore implements RunContext {
   private readonly abort = new AbortController();
   private readonly now: () => number;
 
-  constructor(readonly options: SessionOptions) {
+  constructor(given: SessionOptions) {
+    // A resumed run goes on under the policy in force where its log ends, reloads included.
+    const options = (this.options = { ...given, policy: policyInForce(given.policy, given.prior) });
     this.now = options.clock ?? Date.now;
-    this.hooks = options.hooks ?? new HookRegistry();
+    this.hooks = options.hooksFor ? options.hooksFor(options.policy) : (options.hooks ?? new HookRegistry());
     this.sinks = options.sinks ?? [];
     this.redact = options.redact ?? createRedactor();
     this.agent = options.agent;

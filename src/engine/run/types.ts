@@ -54,13 +54,22 @@ export interface SessionOptions {
   /** Session id, used in every event envelope and the run directory. */
   id: string;
   agent: Agent;
-  /** The contract: a loaded loop.yaml, or an object validated by `definePolicy`. */
+  /**
+   * The contract: a loaded loop.yaml, or an object validated by `definePolicy`. On resume,
+   * the policy the run started with: the reloads its log records are applied to it.
+   */
   policy: EnginePolicy;
   /** Absolute path of the directory tools and observers run in. */
   workspace: string;
   /** Epoch milliseconds; injected so tests can simulate time. */
   clock?: () => number;
   hooks?: HookRegistry;
+  /**
+   * Builds the hook registry of a policy (approval gate, guards, command hooks); used instead
+   * of `hooks` when given, and again when a reload of approval rules or hooks is confirmed.
+   * Without it, such a reload is refused (the hooks cannot be rebuilt).
+   */
+  hooksFor?: (policy: EnginePolicy) => HookRegistry;
   /** Called with each event after it is folded (the log first, then the console). */
   sinks?: Array<(event: LoopEvent) => void>;
   /** Flushes the log to disk; called before effects that must not repeat (approvals, checkpoints). */

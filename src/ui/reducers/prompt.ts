@@ -68,6 +68,13 @@ export function pauseReducer(input: KeyInput, command: ConsoleCommand): Reductio
   }
 }
 
+/** The keys of a reload waiting for the operator (scope `reload`): `y` applies the changes shown, `n` keeps the policy in force. */
+export function reloadReducer(input: KeyInput, command: ConsoleCommand): Reduction {
+  const pending = input.session.reloadPending;
+  if (!pending || (command !== 'reload-apply' && command !== 'reload-keep')) return only();
+  return only({ kind: 'answer-reload', seq: pending.seq, accept: command === 'reload-apply' });
+}
+
 /** The resume gate's keys (scope `gate`): Enter resumes the run, q quits without resuming. */
 export function gateReducer(command: ConsoleCommand): Reduction {
   if (command === 'confirm') return only({ kind: 'confirm' });

@@ -46,6 +46,8 @@ export type Effect =
   /** Carry out an operator command from the command bar, then {@link commandDone}. */
   | { kind: 'operator'; command: OperatorCommand }
   | { kind: 'confirm' }
+  /** Answer the reload of loop.yaml recorded at `seq` whose changes wait for a key: apply them, or keep the policy in force. */
+  | { kind: 'answer-reload'; seq: number; accept: boolean }
   | { kind: 'quit' }
   | { kind: 'request-pause' }
   /** Suspend the console (Ctrl+Z): the terminal is given back until the shell continues it. */

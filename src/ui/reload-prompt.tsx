@@ -1,0 +1,29 @@
+import React, { type ReactNode } from 'react';
+import { Text } from 'ink';
+import type { SessionState } from '../engine/fold.js';
+import { describeChange } from '../engine/reload.js';
+import { sanitize, truncateCells } from './text.js';
+import { theme } from './theme.js';
+
+/**
+ * The rows of the prompt for a reload of loop.yaml whose changes wait for the operator's
+ * key (docs/design.md, "Live reload"): what changed, path by path with the value in force
+ * and the new one, then the keys (`keys`, drawn by the caller's key hints). The rows fit
+ * `maxRows` (border included); changes that do not fit are counted, and the event in the
+ * timeline lists them all.
+ */
+export function reloadPromptRows(pending: NonNullable<SessionState['reloadPending']>, inner: number, maxRows: number, keys: ReactNode[]): ReactNode[] {
+  const title = pending.inside
+    ? `${pending.file} changed; it lies inside the workspace, where the agent can write: apply every change below?`
+    : `${pending.file} changed approval rules or hooks: apply the changes below?`;
+  const room = Math.max(1, maxRows - 2 - 1 - keys.length);
+  const changes = pending.changes.map((c) => describeChange({ ...c, effect: 'awaiting_key' }).replace(/ \([^()]*\)$/, ''));
+  const shown = changes.length <= room ? changes : changes.slice(0, Math.max(0, room - 1));
+  const more = changes.length - shown.length;
+  return [
+    <Text bold color={theme.warn} wrap="truncate-end">{truncateCells(sanitize(title, { oneLine: true }), inner)}</Text>,
+    ...shown.map((line) => <Text wrap="truncate-end">{truncateCells(sanitize(line, { oneLine: true }), inner)}</Text>),
+    ...(more > 0 ? [<Text color={theme.muted} wrap="truncate-end">{`… ${more} more (open the reload in the timeline to see all)`}</Text>] : []),
+    ...keys,
+  ];
+}
