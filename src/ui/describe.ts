@@ -104,6 +104,12 @@ function describeRaw(e: LoopEvent): string {
       return `process ${e.data.pid} started (group ${e.data.pgid}): ${clean(e.data.command)}`;
     case 'process.reaped':
       return clean(e.data.note);
+    case 'progress.assessed': {
+      const d = e.data;
+      if (d.outcome !== 'parsed') return `assessment (reported) at turn ${d.iteration} ${d.outcome}: ${clean(d.reason ?? '')}`;
+      const count = (v: string) => (d.items ?? []).filter((i) => i.verdict === v).length;
+      return `assessment (reported) at turn ${d.iteration}: ${count('met')} met, ${count('partly')} partly, ${count('not')} not of ${d.criteria.length}`;
+    }
     default:
       return assertNever(e);
   }
