@@ -435,11 +435,15 @@ export function reduce(s: SessionState, e: LoopEvent): void {
       break;
     }
     case 'tool.error': {
+      const cancelled = s.queued.find((c) => c.id === e.data.call_id);
       s.queued = s.queued.filter((c) => c.id !== e.data.call_id);
       completeStep(s, true);
       const record = s.tools[e.data.call_id];
       if (!record) {
         s.history.push({ role: 'tool', call_id: e.data.call_id, name: e.data.name, status: 'error', content: e.data.error });
+        // Never dispatched (a hook refused it before `tool.call`): a denied call for the memory.
+        const what = cancelled ? callLine(cancelled) : e.data.name;
+        s.failedSinceCheckpoint = noteFailure(s.failedSinceCheckpoint, { kind: 'denied', what, why: e.data.error, turn: s.turn });
         break;
       }
       const next = { ...record, error: e.data.error };
