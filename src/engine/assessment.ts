@@ -69,6 +69,17 @@ function headOf(raw: unknown): string {
   return text.length <= RAW_HEAD_CHARS ? text : `${text.slice(0, RAW_HEAD_CHARS)}…`;
 }
 
+/** A value of the answer as JSON, short, for a reason. */
+function shown(value: unknown, max: number): string {
+  let text: string | undefined;
+  try {
+    text = JSON.stringify(value);
+  } catch {
+    text = undefined;
+  }
+  return memoryItem(text ?? String(value), max);
+}
+
 /** The answer as a value: an object as is; a string parsed as JSON (inside a ```json fence too). */
 function valueOf(raw: unknown): { value: unknown } | { error: string } {
   if (typeof raw !== 'string') return { value: raw };
@@ -88,7 +99,7 @@ function indexOf(criterion: unknown, criteria: readonly string[]): number | stri
     if (at >= 0) return at;
     if (/^\d+$/.test(criterion.trim())) return indexOf(Number(criterion.trim()), criteria);
   }
-  return `unknown criterion ${memoryItem(headOf(criterion), 60)} (expected 1 to ${criteria.length} or a criterion's text)`;
+  return `unknown criterion ${shown(criterion, 60)} (expected 1 to ${criteria.length} or a criterion's text)`;
 }
 
 /** One entry of the answer, or why it is not of the asked shape. */
@@ -98,7 +109,7 @@ function entryOf(entry: unknown, at: number, criteria: readonly string[]): Asses
   const index = indexOf(criterion, criteria);
   if (typeof index === 'string') return `criteria[${at}]: ${index}`;
   if (typeof verdict !== 'string' || !VERDICTS.includes(verdict as Verdict)) {
-    return `criteria[${at}].verdict: expected met, partly or not, found ${memoryItem(headOf(verdict), 40)}`;
+    return `criteria[${at}].verdict: expected met, partly or not, found ${shown(verdict, 40)}`;
   }
   if (typeof reason !== 'string') return `criteria[${at}].reason: expected a string`;
   return { index, verdict: verdict as Verdict, reason: memoryItem(reason, REASON_CHARS) };
