@@ -156,9 +156,17 @@ function mergeFailures(previous: readonly FailedAttempt[], since: readonly Faile
   return list;
 }
 
+/** Items of one list of a checkpoint looked at, at most (the newest): the rest are counted as left out unread. */
+const READ_CAP = 4 * LIST_CAP;
+
 /** The memory's lists merged with what is new, before the size cap. */
 function merged(input: MemoryInput): { memory: ExecutionMemory; left: number } {
-  const { previous, record } = input;
+  const { previous } = input;
+  const claims = newest(input.record.evidence, READ_CAP);
+  const gone = newest(input.record.reported.eliminated_hypotheses, READ_CAP);
+  const open = newest(input.record.reported.remaining_hypotheses, READ_CAP);
+  const unread = claims.left + gone.left + open.left;
+  const record = { ...input.record, evidence: claims.kept, reported: { ...input.record.reported, eliminated_hypotheses: gone.kept, remaining_hypotheses: open.kept } };
   const key = (s: string) => memoryItem(s).toLowerCase();
   const evidence = newest(
     lastOccurrences(
@@ -168,9 +176,9 @@ function merged(input: MemoryInput): { memory: ExecutionMemory; left: number } {
     LIST_CAP,
   );
   const eliminated = newest(lastOccurrences([...(previous?.eliminated ?? []), ...record.reported.eliminated_hypotheses.map((h) => memoryItem(h))], key), LIST_CAP);
-  const gone = new Set(eliminated.kept.map(key));
+  const ruledOut = new Set(eliminated.kept.map(key));
   const latest = record.reported.remaining_hypotheses.length > 0 ? record.reported.remaining_hypotheses.map((h) => memoryItem(h)) : (previous?.remaining ?? []);
-  const remaining = newest(lastOccurrences(latest, key).filter((h) => !gone.has(key(h))), LIST_CAP);
+  const remaining = newest(lastOccurrences(latest, key).filter((h) => !ruledOut.has(key(h))), LIST_CAP);
   const failures = newest(mergeFailures(previous?.failures ?? [], input.failures), LIST_CAP);
   const rows = input.acceptance ? newest(input.acceptance.map((r) => ({ text: memoryItem(r.text), status: memoryItem(r.status, 20) })), LIST_CAP) : null;
   const memory: ExecutionMemory = {
@@ -185,7 +193,7 @@ function merged(input: MemoryInput): { memory: ExecutionMemory; left: number } {
     failures: failures.kept,
     dropped: previous?.dropped ?? 0,
   };
-  return { memory, left: evidence.left + eliminated.left + remaining.left + failures.left + (rows?.left ?? 0) };
+  return { memory, left: unread + evidence.left + eliminated.left + remaining.left + failures.left + (rows?.left ?? 0) };
 }
 
 /** The list the cap shortens next: the longest of the lists that can lose an item (the oldest goes). */

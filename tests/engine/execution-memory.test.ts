@@ -127,8 +127,8 @@ describe('execution memory', () => {
 
   it('stays within its cap with a huge input: the newest items kept, the rest counted as dropped', async () => {
     const dir = tempDir();
-    const huge = 'x'.repeat(50_000);
-    const evidence = Array.from({ length: 300 }, (_, i) => ({ claim: `claim ${i} ${huge}`, evidence_ref: `ref ${i}` }));
+    const huge = 'x'.repeat(100_000);
+    const evidence = Array.from({ length: 300 }, (_, i) => ({ claim: `claim ${i} ${'x'.repeat(2000)}`, evidence_ref: `ref ${i}` }));
     const turns = [
       write('w1', 'count.txt', 'failing: 5', { report: { new_evidence: evidence, eliminated_hypotheses: Array.from({ length: 300 }, (_, i) => `gone ${i}`), remaining_hypotheses: [huge] } }),
       ...Array.from({ length: 5 }, (_, i) => shell(`f${i}`, `echo ${i}-${'y'.repeat(3000)}; exit 1`)),
