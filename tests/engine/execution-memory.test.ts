@@ -1,7 +1,7 @@
 // Execution memory (docs/design.md, "Execution memory"): each checkpoint records a bounded
 // memory of the run so far, the agent sees it at the start of every turn and a new lap
 // starts from it. Real workspaces, real observer and tool commands, the scripted agent.
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -123,6 +123,27 @@ describe('execution memory', () => {
     const folded = fold(events);
     expect(folded.checkpoints.map((c) => c.memory)).toEqual(checkpoints.map((c) => c.memory));
     expect(folded.failedSinceCheckpoint).toEqual([]);
+  });
+
+  it('is re-derived from the log on resume: a run cut between two checkpoints remembers what failed before the cut', async () => {
+    const dir = tempDir();
+    const whole = await run(ScriptedAgent.fromYaml(stringify(story())), dir);
+    // Cut right after the second failing call of turn 3, before the checkpoint of turn 4.
+    const cut = whole.events.findIndex((e) => e.type === 'tool.result' && e.data.result.call_id === 's2') + 1;
+    const prior = whole.events.slice(0, cut);
+    expect(prior.filter((e) => e.type === 'checkpoint.recorded')).toHaveLength(1);
+    const again = tempDir();
+    writeFileSync(path.join(again, 'count.txt'), 'failing: 5');
+    const policy = policyFor(again);
+    const events: LoopEvent[] = [...prior];
+    let now = prior.at(-1)!.at;
+    const hooks = hooksFor(policy, { runDir: path.join(again, '.loopdeck-run'), workspace: again });
+    const session = new Session({ id: 's1', agent: ScriptedAgent.fromYaml(stringify(story())), policy, workspace: again, hooks, prior, clock: () => (now += 1000), sinks: [(e) => events.push(e)] });
+    const outcome = await drive(session.resume(), headlessAnswerer({ approve: 'all', onPause: 'stop' }));
+    expect(outcome.reason).toBe('goal_met');
+    const resumed = events.slice(cut).flatMap((e) => (e.type === 'checkpoint.recorded' ? [e.data.checkpoint.memory] : []));
+    expect(resumed).toEqual(whole.checkpoints.slice(1).map((c) => c.memory));
+    expect(resumed[0]!.failures[0]).toMatchObject({ what: 'shell echo boom >&2; exit 3', count: 2 });
   });
 
   it('stays within its cap with a huge input: the newest items kept, the rest counted as dropped', async () => {
