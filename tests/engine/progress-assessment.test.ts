@@ -101,6 +101,28 @@ describe('the agent assesses the criteria at each checkpoint', () => {
     expect(state.assessment).toMatchObject({ outcome: 'unparsed', iteration: 3 });
   });
 
+  it('a resumed run goes on with the next scripted answer, not the first again', async () => {
+    const dir = tempDir();
+    const script = () =>
+      ScriptedAgent.fromYaml(
+        stringify({
+          turns: [shell('a', "printf 'failing: 3' > count.txt"), shell('b', "printf 'failing: 2' > count.txt"), shell('c', 'touch done.txt'), { final: 'done' }],
+          assessments: [1, 2, 3].map((n) => ({ answer: [{ criterion: 1, verdict: 'partly', reason: `answer ${n}` }] })),
+        }),
+      );
+    const whole = await run(script(), dir);
+    expect(whole.assessed.map((a) => a.items?.[0]?.reason)).toEqual(['answer 1', 'answer 2', 'answer 3']);
+    const cut = whole.events.findIndex((e) => e.type === 'progress.assessed') + 1;
+    const prior = whole.events.slice(0, cut);
+    const again = tempDir();
+    const events: LoopEvent[] = [...prior];
+    const session = new Session({ id: 's1', agent: script(), policy: policyFor(again), workspace: again, prior, sinks: [(e) => events.push(e)] });
+    const outcome = await drive(session.resume(), headlessAnswerer({ approve: 'all', onPause: 'stop' }));
+    expect(outcome.reason).toBe('goal_met');
+    const resumed = events.slice(cut).flatMap((e) => (e.type === 'progress.assessed' ? [e.data.items?.[0]?.reason] : []));
+    expect(resumed).toEqual(['answer 2', 'answer 3']);
+  });
+
   it('counts against the token budget: an assessment past max_tokens ends the run at the next step', async () => {
     const dir = tempDir();
     const agent = ScriptedAgent.fromYaml(

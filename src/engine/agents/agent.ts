@@ -110,6 +110,8 @@ export interface Agent {
    * @throws AgentError when the request fails
    */
   assess?(context: AssessContext): Promise<AssessAnswer>;
+  /** Crash-resume: how many assessments the log already holds (`progress.assessed`), so none is answered twice. */
+  restoreAssessments?(answered: number): void;
   /** Crash-resume: the turns already recorded, so none is asked for again. */
   restore?(turns: readonly AgentTurn[]): void;
 }

@@ -140,6 +140,11 @@ export class ScriptedAgent implements Agent {
     return this.transcript.reconciliations[this.reconciliations++];
   }
 
+  /** Skips the assessments a log already holds (crash-resume); shared by the agents of every lap. */
+  restoreAssessments(answered: number): void {
+    this.assessed.count = Math.min(this.transcript.assessments.length, Math.max(0, answered));
+  }
+
   /** The next scripted assessment (`assessments`, in order); running out is an AgentError. */
   async assess(): Promise<AssessAnswer> {
     const entry = this.transcript.assessments[this.assessed.count];
