@@ -145,8 +145,9 @@ export interface MemoryInput {
 
 function trendOf(previous: ExecutionMemory | null | undefined, diffs: readonly SignalDiff[]): MemorySignal[] {
   return diffs.slice(0, SIGNAL_CAP).map((d) => {
-    const before = previous?.signals.find((s) => s.signal === d.signal)?.values ?? [];
-    return { signal: memoryItem(d.signal, 80), values: [...before, d.after].slice(-MEMORY_TREND_VALUES), move: d.move };
+    const signal = memoryItem(d.signal, 80);
+    const before = previous?.signals.find((s) => s.signal === signal)?.values ?? [];
+    return { signal, values: [...before, d.after].slice(-MEMORY_TREND_VALUES), move: d.move };
   });
 }
 

@@ -1,3 +1,4 @@
+import { TurnInterrupted } from '../agents/agent.js';
 import { assessmentPrompt, harnessViews, parseAssessment } from '../assessment.js';
 import { costOf } from '../budget.js';
 import { AgentError, describeError } from '../errors.js';
@@ -32,7 +33,7 @@ const ZERO: TokenUsage = { input_tokens: 0, output_tokens: 0 };
  * `progress.assess`: asks the agent to assess each success criterion after the checkpoint
  * of `record` and records the answer as `progress.assessed` (parsed, unparsed with the raw
  * head, or failed with the reason). An agent that cannot be asked is said once in an
- * `agent.notice`. Never ends the run: an AgentError is recorded, a stop or quit in
+ * `agent.notice`. Never ends the run: an AgentError (or an interrupted wait) is recorded, a stop or quit in
  * flight records nothing; any other error is the engine's and propagates.
  */
 export async function assessStep(ctx: RunContext, record: CheckpointRecord): Promise<void> {
@@ -54,8 +55,8 @@ export async function assessStep(ctx: RunContext, record: CheckpointRecord): Pro
     answer = await agent.assess({ ...ctx.agentContext(), criteria, prompt: assessmentPrompt(criteria) });
   } catch (error) {
     if (ctx.halted || ctx.signal.aborted) return;
-    if (!(error instanceof AgentError)) throw error;
-    const spent = error.spent;
+    if (!(error instanceof AgentError) && !(error instanceof TurnInterrupted)) throw error;
+    const spent = error instanceof AgentError ? error.spent : undefined;
     const usage = spent?.usage ?? ZERO;
     const unreported = spent?.unreported ?? [];
     ctx.emit('progress.assessed', { ...base, outcome: 'failed', reason: describeError(error), usage, cost_usd: costOf(usage, policy.pricing), ...(unreported.length > 0 ? { unreported } : {}) });
