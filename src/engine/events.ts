@@ -1,3 +1,4 @@
+import type { AssessedCriterion, HarnessView } from './assessment.js';
 import type { ConstraintCheck, ProtectBaseline } from './constraints.js';
 import { InvariantError } from './errors.js';
 import type { Handover } from './lap-handover.js';
@@ -236,6 +237,26 @@ export interface EventDataMap {
     inside_workspace?: true;
     answers?: number;
   };
+  /**
+   * `progress.assess`: the agent's own assessment of each success criterion at the
+   * checkpoint of `iteration` (docs/design.md, "Progress as the model sees it"), always
+   * reported, never progress. `criteria`: the criteria asked about; `harness`: what the
+   * harness measured of each at that point. `outcome`: `parsed` (`items`), `unparsed` (the
+   * answer was not of the asked shape: `reason`, `raw_head`) or `failed` (the request
+   * failed: `reason`). Its usage counts against tokens and cost, not iterations.
+   */
+  'progress.assessed': {
+    iteration: number;
+    criteria: string[];
+    harness: HarnessView[];
+    outcome: 'parsed' | 'unparsed' | 'failed';
+    items?: AssessedCriterion[];
+    reason?: string;
+    raw_head?: string;
+    usage: TokenUsage;
+    cost_usd: number;
+    unreported?: Array<'tokens' | 'cost_usd'>;
+  };
 }
 
 /** Every event type, in the order of the table above. */
@@ -247,7 +268,7 @@ export const EVENT_TYPES = [
   'tool.result', 'tool.error', 'budget.warn', 'checkpoint.recorded', 'stagnation.detected',
   'repetition.detected', 'goal.revised', 'lap.start', 'lap.end', 'verify.result', 'hook.error', 'budget.extended',
   'reflection.recorded', 'workspace.snapshot', 'abort.recorded', 'agent.notice', 'context.compacted', 'agent.message', 'agent.usage',
-  'checkpoint.unknown', 'process.start', 'process.reaped', 'constraint.violated', 'constraint.unchecked', 'policy.reloaded',
+  'checkpoint.unknown', 'process.start', 'process.reaped', 'constraint.violated', 'constraint.unchecked', 'policy.reloaded', 'progress.assessed',
 ] as const satisfies readonly EventType[];
 
 const KNOWN = new Set<string>(EVENT_TYPES);

@@ -7,6 +7,7 @@ import { describeFinding, type ProtectBaseline } from './constraints.js';
 import { INITIAL_MACHINE, transition, type DoneReason, type LoopState, type MachineState } from './machine.js';
 import { lapNote } from './lap-handover.js';
 import { mergeReport } from './reported.js';
+import { callLine, noteFailure, type FailedAttempt } from './memory.js';
 import { unreportedOf } from './unmeasured-usage.js';
 import { parsePauseReason, type PauseReason } from './reasons.js';
 import type { PolicyChange } from './reload.js';
@@ -129,6 +130,10 @@ export interface SessionState {
   queued: ToolCall[];
   /** The agent's claims since the last checkpoint: evidence and eliminations accumulate, remaining is the latest. */
   reportSinceCheckpoint: ReportedClaims;
+  /** What was tried and failed since the last checkpoint (failed and denied calls, failed verify commands), for the execution memory. */
+  failedSinceCheckpoint: FailedAttempt[];
+  /** The agent's last assessment of the criteria (`progress.assessed`): reported, never progress. */
+  assessment: ({ seq: number } & EventOf<'progress.assessed'>['data']) | null;
   /** The last turn's thought. */
   thought: string | null;
   /** The last turn's `final` claim, until the next turn. */
@@ -237,6 +242,8 @@ export const INITIAL_STATE: SessionState = {
   granted: [],
   queued: [],
   reportSinceCheckpoint: { new_evidence: [], eliminated_hypotheses: [], remaining_hypotheses: [] },
+  failedSinceCheckpoint: [],
+  assessment: null,
   finalClaim: null,
   thought: null,
   history: [],
@@ -435,19 +442,25 @@ export function reduce(s: SessionState, e: LoopEvent): void {
       if (e.data.by === 'agent') break;
       s.history.push(toolMessage(next));
       completeStep(s, e.data.result.status !== 'ok');
+      noteFailedCall(s, next);
       break;
     }
     case 'tool.error': {
+      const cancelled = s.queued.find((c) => c.id === e.data.call_id);
       s.queued = s.queued.filter((c) => c.id !== e.data.call_id);
       completeStep(s, true);
       const record = s.tools[e.data.call_id];
       if (!record) {
         s.history.push({ role: 'tool', call_id: e.data.call_id, name: e.data.name, status: 'error', content: e.data.error });
+        // Never dispatched (a hook refused it before `tool.call`): a denied call for the memory.
+        const what = cancelled ? callLine(cancelled) : e.data.name;
+        s.failedSinceCheckpoint = noteFailure(s.failedSinceCheckpoint, { kind: 'denied', what, why: e.data.error, turn: s.turn });
         break;
       }
       const next = { ...record, error: e.data.error };
       s.tools[record.call.id] = next;
       s.history.push(toolMessage(next));
+      noteFailedCall(s, next);
       break;
     }
     case 'budget.warn':
@@ -488,6 +501,9 @@ export function reduce(s: SessionState, e: LoopEvent): void {
       if (!e.data.passed && e.data.trigger === 'claim') {
         const failed = e.data.commands.filter((c) => !c.passed).map((c) => `${c.command} (exit ${c.exit_code})`);
         s.history.push({ role: 'harness', content: `Your claim that the goal is met was refuted: ${failed.join(', ')} failed.` });
+      }
+      for (const c of e.data.commands.filter((c) => !c.passed)) {
+        s.failedSinceCheckpoint = noteFailure(s.failedSinceCheckpoint, { kind: 'verify', what: c.command, why: `exit ${c.exit_code ?? 'none'}`, turn: s.turn });
       }
       break;
     }
@@ -532,6 +548,13 @@ export function reduce(s: SessionState, e: LoopEvent): void {
     case 'constraint.violated':
     case 'constraint.unchecked':
       return foldConstraint(s, e);
+    case 'progress.assessed':
+      // A model call, but not a turn: tokens and cost only.
+      s.usage.tokens += e.data.usage.input_tokens + e.data.usage.output_tokens;
+      s.usage.cost_usd += e.data.cost_usd;
+      noteUnreported(s, e.data.unreported ?? []);
+      s.assessment = { seq: e.seq, ...e.data };
+      break;
     case 'abort.recorded':
       s.abort = { report: e.data.report, stash: e.data.stash, restore: e.data.restore };
       break;
@@ -573,6 +596,14 @@ function foldReload(s: SessionState, e: EventOf<'policy.reloaded'>): void {
   s.reloadPending = held.length > 0 ? { seq: e.seq, file: e.data.file, inside: e.data.inside_workspace === true, changes: held } : null;
 }
 
+/** A call that failed, errored or was denied, for the execution memory (`memory.ts`). */
+function noteFailedCall(s: SessionState, record: ToolRecord): void {
+  const status = record.error !== null ? 'error' : record.result?.status;
+  if (status === undefined || status === 'ok') return;
+  const why = record.error ?? `${status}${record.result!.exit_code !== null ? ` (exit ${record.result!.exit_code})` : ''}: ${record.result!.output.split('\n').find((l) => l.trim() !== '') ?? ''}`;
+  s.failedSinceCheckpoint = noteFailure(s.failedSinceCheckpoint, { kind: status === 'denied' ? 'denied' : 'tool', what: callLine(record.call), why, turn: s.turn });
+}
+
 /** A recorded checkpoint: the list, the goal's progress note, and the evaluator's state as the evaluator left it. */
 function foldCheckpoint(s: SessionState, checkpoint: CheckpointRecord): void {
   s.checkpoints.push(checkpoint);
@@ -582,6 +613,7 @@ function foldCheckpoint(s: SessionState, checkpoint: CheckpointRecord): void {
     s.goal = { ...s.goal, notes: [...s.goal.notes, `iteration ${checkpoint.iteration}: ${checkpoint.status}${moved ? ` (${moved})` : ''}`] };
   }
   s.reportSinceCheckpoint = INITIAL_STATE.reportSinceCheckpoint;
+  s.failedSinceCheckpoint = [];
   s.constraintFindings = [];
   const last = { ...s.evaluator.last };
   for (const signal of checkpoint.signals) if (signal.after !== null) last[signal.signal] = signal.after;

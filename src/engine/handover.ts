@@ -4,6 +4,7 @@
  * the progress file. Both are plain text built from what the harness recorded; neither
  * reads the clock or the disk (docs/design.md, "Context window and hand-over").
  */
+import { renderMemory } from './memory.js';
 import type { CheckpointRecord } from './types.js';
 
 /** Lines and characters an elided text keeps: its first and last lines, within a character cap. */
@@ -86,6 +87,7 @@ function newest<T>(list: readonly T[]): { shown: T[]; more: number } {
  */
 export function checkpointMemory(checkpoint: CheckpointRecord | null | undefined): string | null {
   if (!checkpoint) return null;
+  if (checkpoint.memory) return renderMemory(checkpoint.memory);
   const lines = [`Memory of the last checkpoint (turn ${checkpoint.iteration}, ${checkpoint.status}):`];
   const signals = checkpoint.signals.map((s) => `${s.signal} ${s.before ?? '—'} → ${s.after ?? 'missing'} (${s.move})`);
   lines.push(`- observed by the harness: ${signals.length > 0 ? signals.join('; ') : 'no tracked signal'}`);

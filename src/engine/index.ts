@@ -18,7 +18,7 @@ export type { ReloadRequest } from './run/reload-step.js';
 
 // Agents.
 export { ScriptedAgent, transcriptSchema } from './agents/scripted.js';
-export type { Agent, AgentContext, AgentMessage, PlanContext, ReconcileContext } from './agents/agent.js';
+export type { Agent, AgentContext, AgentMessage, AssessAnswer, AssessContext, PlanContext, ReconcileContext } from './agents/agent.js';
 
 // Tools: the built-in workspace tools, or your own runner in their place (`SessionOptions.runTool`).
 export { runTool, TOOL_NAMES, type ToolContext, type ToolOutcome } from './tools.js';
@@ -48,6 +48,8 @@ export type {
 export { BUDGET_DIMENSIONS, BUDGET_COMMAND_NAMES, type BudgetDimension } from './types.js';
 export { newGoal, parseGoalCommand, GOAL_SUBCOMMANDS, type GoalCommand } from './goal.js';
 export { formatDuration, parseDuration } from './duration.js';
+export { buildMemory, renderMemory, MEMORY_MAX_CHARS, type ExecutionMemory, type FailedAttempt, type AcceptanceRowView } from './memory.js';
+export { parseAssessment, harnessViews, disagrees, type AssessedCriterion, type HarnessView, type Verdict } from './assessment.js';
 
 // The hook registry that operator hook policies subscribe to.
 export { HookRegistry, HOOK_TOPICS, type HookTopic, type HookPayloads, type HookDecision } from './hooks.js';

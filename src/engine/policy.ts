@@ -525,6 +525,11 @@ const loopSchema = z
           })
           .prefault({})
           .describe("The agent's claims: shown and checked, never counted as progress."),
+        assess: bool
+          .default(false)
+          .describe(
+            'At each checkpoint, ask the agent to assess each success criterion (met, partly, not) with a one-line reason. Recorded and shown as reported beside what the harness measured, never counted as progress; the request counts against tokens and cost, not iterations. Command agents cannot be asked (said once).',
+          ),
       })
       .prefault({})
       .describe('What counts as progress. Only observed signals can show it.'),

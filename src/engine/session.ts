@@ -98,6 +98,7 @@ export class Session {
     if (state.lap > 0) core.agent = lapAgent(core, state.lap);
     const turns = prior.slice(lapStart + 1).flatMap((e) => (e.type === 'model.call' ? [e.data.response] : []));
     core.agent.restore?.(turns);
+    core.agent.restoreAssessments?.(prior.filter((e) => e.type === 'progress.assessed').length);
     return this.wrap({ kind: 'resume' });
   }
 

@@ -231,6 +231,8 @@ export interface EvidenceCheck extends EvidenceClaim {
 }
 
 /** A checkpoint with its evaluation (docs/design.md, "Checkpoints and stagnation"). */
+import type { ExecutionMemory } from './memory.js';
+
 export interface CheckpointRecord extends CheckpointInput {
   index: number;
   status: CheckpointStatus;
@@ -250,4 +252,6 @@ export interface CheckpointRecord extends CheckpointInput {
   unknown_why?: string;
   /** `UNKNOWN` checkpoints in a row ending with this one (0 or absent when this one was measured). */
   unknown_in_row?: number;
+  /** The execution memory of the run as of this checkpoint (`src/engine/memory.ts`); absent in older logs. */
+  memory?: ExecutionMemory;
 }

@@ -4,6 +4,7 @@ import { useShallow } from 'zustand/react/shallow';
 import { useConsole } from './context.js';
 import { Rows } from './Rows.js';
 import { compactNumber, gauge } from './format.js';
+import { assessmentRows, memoryRows } from './memory-rows.js';
 import { commitsText, filesText, selectProgress } from './progress.js';
 import { theme } from './theme.js';
 import { wrapWords, sanitize } from './text.js';
@@ -28,11 +29,13 @@ function lapGauges(request: number, long: number, width: number): React.ReactNod
 
 /**
  * Where the work stands: the pattern's plan or attempts, laps with request sizes,
- * workspace progress, the verifier's verdict on the agent's claim with the failing
- * command's output, and an abort's report and how to restore the workspace.
+ * workspace progress, the agent's own assessment of the criteria beside the harness's
+ * measurement, the execution memory of the last checkpoint, the verifier's verdict on the
+ * agent's claim with the failing command's output, and an abort's report and how to
+ * restore the workspace.
  */
 export function ProgressPanel({ height, width }: { height: number; width: number }) {
-  const { pattern, plan, planDone, plans, failedAt, reflections, lap, maxLaps, unchanged, git, commits, verify, claim, abort, handover, request, long } = useConsole(
+  const { pattern, plan, planDone, plans, failedAt, reflections, lap, maxLaps, unchanged, git, commits, verify, claim, abort, handover, request, long, memory, assessment } = useConsole(
     useShallow(selectProgress),
   );
   const rows: React.ReactNode[] = [];
@@ -92,6 +95,8 @@ export function ProgressPanel({ height, width }: { height: number; width: number
       <Text color={theme.muted}> · </Text>
       {commitsText(commits, maxLaps !== null)}
     </Text>,
+    ...assessmentRows(assessment),
+    ...memoryRows(memory),
   );
   // The verdict and an abort come first: they matter most and must not be cut.
   const first: React.ReactNode[] = [];

@@ -112,6 +112,12 @@ function describeRaw(e: LoopEvent): string {
       const inside = d.inside_workspace ? ' [inside the workspace: every change needs a key]' : '';
       return `${what}${inside}: ${clean(describeChanges(d.diff))}${d.errors ? `; ${clean(d.errors.join('; '))}` : ''}`;
     }
+    case 'progress.assessed': {
+      const d = e.data;
+      if (d.outcome !== 'parsed') return `assessment (reported) at turn ${d.iteration} ${d.outcome}: ${clean(d.reason ?? '')}`;
+      const count = (v: string) => (d.items ?? []).filter((i) => i.verdict === v).length;
+      return `assessment (reported) at turn ${d.iteration}: ${count('met')} met, ${count('partly')} partly, ${count('not')} not of ${d.criteria.length}`;
+    }
     default:
       return assertNever(e);
   }

@@ -1,4 +1,4 @@
-import type { SessionState } from '../engine/index.js';
+import type { ExecutionMemory, SessionState } from '../engine/index.js';
 import type { ConsoleData } from './store.js';
 
 /**
@@ -32,6 +32,10 @@ export interface ProgressData {
   /** This lap's request size and the same request in one long session, in characters. */
   request: number;
   long: number;
+  /** The execution memory of the last checkpoint (`null` before the first, or in an older log). */
+  memory: ExecutionMemory | null;
+  /** The agent's last assessment of the criteria: reported, never measured. */
+  assessment: SessionState['assessment'];
 }
 
 /** The progress panel's data from the console state; constant time (see {@link ProgressData}). */
@@ -54,6 +58,8 @@ export function selectProgress({ session: s }: Pick<ConsoleData, 'session'>): Pr
     handover: s.maxLaps === null ? null : s.lapProgress,
     request: s.requestChars,
     long: s.longSessionChars,
+    memory: s.checkpoints[s.checkpoints.length - 1]?.memory ?? null,
+    assessment: s.assessment,
   };
 }
 

@@ -7,7 +7,7 @@ const BOOKKEEPING = new Set<EventType>(['state.transition', 'step.start', 'works
 const GROUPS: Record<Exclude<TimelineFilter, 'activity' | 'all'>, ReadonlySet<EventType>> = {
   tools: new Set(['tool.call', 'tool.decision', 'tool.result', 'tool.error']),
   model: new Set(['model.call', 'agent.message', 'plan.draft', 'plan.commit', 'reflection.recorded', 'verify.result', 'context.compacted']),
-  checkpoints: new Set(['checkpoint.recorded', 'stagnation.detected', 'checkpoint.unknown', 'workspace.snapshot']),
+  checkpoints: new Set(['checkpoint.recorded', 'progress.assessed', 'stagnation.detected', 'checkpoint.unknown', 'workspace.snapshot']),
   alerts: new Set(['stagnation.detected', 'checkpoint.unknown', 'repetition.detected', 'tool.error', 'hook.error', 'budget.warn', 'abort.recorded', 'process.reaped']),
   goal: new Set(['goal.revised', 'session.start', 'verify.result', 'session.complete']),
   budget: new Set(['agent.usage', 'budget.warn', 'budget.extended', 'session.pause', 'session.resume', 'context.compacted']),

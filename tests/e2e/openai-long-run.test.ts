@@ -134,7 +134,7 @@ it('runs past the context window: at least three compactions, every request unde
   expect(received).toHaveLength(LONG_TURNS + 2);
 
   // Without compaction the requests would have grown far past the window.
-  const outputs = received.at(-1)!.messages.filter((m) => m.role === 'tool').length;
+  const outputs = received.at(-1)!.messages.filter((m) => m.role === 'tool' && m.tool_call_id?.startsWith('call_')).length;
   expect(outputs).toBeLessThan(LONG_TURNS);
 
   // Every request fits (measured here, with the same estimator) and is a valid conversation
@@ -161,11 +161,13 @@ it('runs past the context window: at least three compactions, every request unde
     expect(received[c.data.turn - 1]!.tokens).toBe(c.data.after_tokens);
   }
   // Elided tool outputs keep their first and last lines with a note; a compacted request
-  // carries the memory (the reported evidence of the last checkpoint).
+  // says so, and carries the execution memory after the goal (the reported evidence of the
+  // last checkpoint), as every request does.
   const late = received.at(-2)!.messages;
-  const memory = late.find((m) => m.role === 'user' && String(m.content).startsWith('loopdeck compacted this conversation'));
-  expect(memory?.content).toMatch(/Memory of the last checkpoint \(turn \d+/);
-  expect(memory?.content).toMatch(/you reported: turn \d+ output is complete/);
+  expect(late.find((m) => m.role === 'user' && String(m.content).startsWith('loopdeck compacted this conversation'))).toBeDefined();
+  const memory = late[2];
+  expect(memory?.content).toMatch(/^Execution memory of the run so far \(checkpoint \d+, turn \d+/);
+  expect(memory?.content).toMatch(/\n- turn \d+ output is complete \[/);
   const cut = received.flatMap((r) => r.messages).find((m) => m.role === 'tool' && String(m.content).includes('elided by loopdeck'));
   expect(cut?.content).toMatch(/line 1: a long line[\s\S]*lines elided by loopdeck to fit the context window[\s\S]*line 40: a long line/);
   // Each turn records the size of its request as the server saw it (the console's gauge).
@@ -226,13 +228,15 @@ it('runs an openai agent in fresh laps: each lap a new conversation that starts 
   expect(events.filter((e) => e.type === 'lap.start').map((e) => e.data.lap)).toEqual([1, 2]);
   expect(received).toHaveLength(4);
 
-  // Lap 2 starts a new conversation: nothing of lap 1's, only the hand-over after the goal.
+  // Lap 2 starts a new conversation: nothing of lap 1's, only the execution memory and the
+  // hand-over (the progress file and the same memory) after the goal.
   const second = received[2]!.messages;
-  expect(second.map((m) => m.role)).toEqual(['system', 'user', 'user']);
-  expect(second[2]!.content).toContain('Lap 2 of 3: you start with no memory of earlier laps.');
-  expect(second[2]!.content).toContain('The progress file PROGRESS.md says:\nDone: step one\nNext: write done.txt');
-  expect(second[2]!.content).toMatch(/Memory of the last checkpoint \(turn 2, [A-Z_]+\):/);
-  expect(second[2]!.content).toContain('- you reported: step one works [PROGRESS.md: not found]');
+  expect(second.map((m) => m.role)).toEqual(['system', 'user', 'user', 'user']);
+  expect(second[2]!.content).toMatch(/^Execution memory of the run so far \(checkpoint 1, turn 2, [A-Z_]+\)/);
+  expect(second[3]!.content).toContain('Lap 2 of 3: you start with no memory of earlier laps.');
+  expect(second[3]!.content).toContain('The progress file PROGRESS.md says:\nDone: step one\nNext: write done.txt');
+  expect(second[3]!.content).toMatch(/Execution memory of the run so far \(checkpoint 1, turn 2, [A-Z_]+\)/);
+  expect(second[3]!.content).toContain('- step one works [PROGRESS.md: the harness did not see it]');
   expect(JSON.stringify(second)).not.toContain('Lap one is finished');
   expect(events.at(-1)).toMatchObject({ type: 'session.complete', data: { reason: 'goal_met' } });
 }, 60_000);

@@ -1,5 +1,5 @@
 import type { EventDataMap, GoalRevision } from '../events.js';
-import type { AgentTurn, CheckpointRecord, Goal } from '../types.js';
+import type { AgentTurn, CheckpointRecord, Goal, TokenUsage } from '../types.js';
 import type { AgentEventDraft } from './transcripts/record.js';
 import type { ModelWait } from './openai-wait.js';
 
@@ -49,6 +49,12 @@ export interface AgentContext {
   checkpoint?: CheckpointRecord | null;
   /** The goal's revisions so far, oldest first. */
   revisions?: readonly GoalRevision[];
+  /**
+   * The execution memory of the last checkpoint as text (`renderMemory`, memory.ts), to put
+   * in front of the conversation for every request; replaced at each checkpoint, never
+   * accumulated. `null` or absent before the first checkpoint.
+   */
+  memory?: string | null;
   /** Records that the agent compacted its conversation (a `context.compacted` event). */
   onCompacted?: (data: EventDataMap['context.compacted']) => void;
 }
@@ -59,6 +65,22 @@ export interface PlanContext extends AgentContext {
   kind: 'initial' | 'replan';
   /** Why a replan is needed (the failed step and its result). */
   reason?: string;
+}
+
+/** What the agent is asked at a checkpoint with `progress.assess` (docs/design.md, "Progress as the model sees it"). */
+export interface AssessContext extends AgentContext {
+  /** The success criteria, in order (the answer numbers them from 1). */
+  criteria: readonly string[];
+  /** The request in words, with the shape of the answer (`assessmentPrompt`). */
+  prompt: string;
+}
+
+/** An agent's answer to an assessment: any shape (the engine parses it and records what it cannot), and what asking cost. */
+export interface AssessAnswer {
+  answer: unknown;
+  usage: TokenUsage;
+  /** The server reported no usage: tokens and cost of the request are unknown. */
+  usage_unreported?: boolean;
 }
 
 /** What the agent is told when asked to reconcile a goal revision. */
@@ -82,6 +104,14 @@ export interface Agent {
   reflect?(context: AgentContext & { attempt: number; failure: string }): Promise<string>;
   /** A goal revision's reconciliation; any shape: the engine validates it and falls back. */
   reconcile?(context: ReconcileContext): Promise<unknown>;
+  /**
+   * `progress.assess`: the agent's own assessment of each criterion. A model call that is
+   * not a turn; absent when the agent cannot be asked (a CLI agent).
+   * @throws AgentError when the request fails
+   */
+  assess?(context: AssessContext): Promise<AssessAnswer>;
+  /** Crash-resume: how many assessments the log already holds (`progress.assessed`), so none is answered twice. */
+  restoreAssessments?(answered: number): void;
   /** Crash-resume: the turns already recorded, so none is asked for again. */
   restore?(turns: readonly AgentTurn[]): void;
 }

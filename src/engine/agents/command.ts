@@ -60,15 +60,17 @@ interface OutputReader {
 }
 
 /**
- * The prompt of one run of the external agent: the goal, the harness notes since its
+ * The prompt of one run of the external agent: the goal, the execution memory when it
+ * changed since its last run (`memory`), the harness notes since its
  * last run, and what the harness expects of it.
  */
-export function renderCommandPrompt(goal: Goal, notes: readonly string[]): string {
+export function renderCommandPrompt(goal: Goal, notes: readonly string[], memory?: string | null): string {
   const parts = [
     'You are working in the current directory, a workspace supervised by loopdeck.',
     '',
     renderGoalForAgent(goal),
   ];
+  if (memory) parts.push('', memory);
   if (notes.length > 0) parts.push('', 'Notes from the harness since your last run:', ...notes.map((n) => `- ${n}`));
   parts.push(
     '',
@@ -103,6 +105,8 @@ function noteOf(entry: AgentMessage): string {
 export class CommandAgent implements Agent {
   readonly name: string;
   private historySeen = 0;
+  /** The execution memory last put in a prompt. */
+  private memorySent: string | null = null;
 
   constructor(private readonly options: CommandAgentOptions) {
     this.name = options.name ?? `command:${options.command}`;
@@ -129,7 +133,9 @@ export class CommandAgent implements Agent {
 
   private async runOnce(context: AgentContext): Promise<AgentTurn> {
     const fresh = context.history.slice(this.historySeen);
-    const prompt = renderCommandPrompt(context.goal, fresh.map(noteOf));
+    // The execution memory goes in when a checkpoint changed it since the last run (it replaces the one before).
+    const memory = context.memory && context.memory !== this.memorySent ? context.memory : null;
+    const prompt = renderCommandPrompt(context.goal, fresh.map(noteOf), memory);
     const { options } = this;
     const env: Record<string, string> = { ...childEnv(), LOOPDECK_TURN: String(context.turn) };
     for (const key of options.env_passthrough ?? []) {
@@ -146,6 +152,7 @@ export class CommandAgent implements Agent {
     }
     if (context.signal?.aborted) throw new AgentError(`${this.name}: turn ${context.turn}: aborted before start`);
     this.historySeen = context.history.length;
+    if (memory) this.memorySent = memory;
 
     const started = performance.now();
     const graceMs = options.graceMs ?? 2000;

@@ -4,8 +4,8 @@
  * can be longer than the model's window (docs/design.md, "Context window and hand-over").
  *
  * Compaction keeps the system prompt, the goal (rendered fresh for every request, so its
- * revisions are in it), a memory message (the last checkpoint's summary, the revisions so
- * far, what was dropped) and the last `keepTurns` turns whole. Older turns keep their
+ * revisions are in it), the execution memory of the last checkpoint, a memory message (the
+ * revisions so far, what was dropped) and the last `keepTurns` turns whole. Older turns keep their
  * structure (every tool call still has its result, so servers accept the conversation) but
  * their tool outputs, notes and texts are cut to their first and last lines with a note.
  * Only when that is not enough are the oldest turns dropped, and then, as a last resort,
@@ -14,7 +14,7 @@
 import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions';
 import { AgentError } from '../errors.js';
 import type { EventDataMap, GoalRevision } from '../events.js';
-import { checkpointMemory, elideMiddle, type ElideLimits } from '../handover.js';
+import { elideMiddle, type ElideLimits } from '../handover.js';
 import type { CheckpointRecord } from '../types.js';
 import type { AgentContext } from './agent.js';
 
@@ -293,7 +293,8 @@ export interface MemorySources {
 
 /**
  * The memory message sent after the goal once a conversation has been compacted: that it
- * was, the goal's revisions (the directives, oldest first) and {@link checkpointMemory}.
+ * was, and the goal's revisions (the directives, oldest first). The execution memory of the
+ * last checkpoint is in every request already (after the goal), compacted or not.
  */
 export function memoryMessage(sources: MemorySources, droppedTurns: number): Message {
   const lines = [
@@ -306,8 +307,7 @@ export function memoryMessage(sources: MemorySources, droppedTurns: number): Mes
     lines.push('The operator revised the goal (oldest first; the goal above is the current one):');
     for (const r of revisions.slice(-MEMORY_REVISIONS)) lines.push(`- ${r.directive}: ${elideMiddle(r.text, ELIDE_HARD).text}`);
   }
-  const memory = checkpointMemory(sources.checkpoint);
-  if (memory) lines.push(memory);
+  // The execution memory of the last checkpoint is not repeated here: every request carries it after the goal.
   return { role: 'user', content: lines.join('\n') };
 }
 

@@ -40,7 +40,7 @@ import { clampTimerMs } from '../timer.js';
 import type { AgentTurn, Goal, ReportedClaims, TokenUsage, ToolCall } from '../types.js';
 import { mergeReports } from '../reported.js';
 import { HARNESS_TOOL_ARGS } from '../tool-args.js';
-import { TurnInterrupted, type Agent, type AgentContext, type AgentMessage } from './agent.js';
+import { TurnInterrupted, type Agent, type AgentContext, type AgentMessage, type AssessAnswer, type AssessContext } from './agent.js';
 import { ContextKeeper, contextPolicyFor, type ContextSettings } from './context.js';
 import { errorBodyText, errorObjectText, explain } from './openai-errors.js';
 import { filterEventStream, StreamAccumulator, type StreamedCall, type StreamedResponse, type StreamMarks } from './openai-stream.js';
@@ -457,13 +457,34 @@ export class OpenAIAgent implements Agent {
     };
   }
 
-  /** The messages before the conversation: the system prompt and the goal as it stands. */
-  private requestHead(goal: Goal): ChatCompletionMessageParam[] {
+  /**
+   * The messages before the conversation: the system prompt, the goal as it stands and the
+   * execution memory of the last checkpoint (replaced at each checkpoint, never accumulated).
+   */
+  private requestHead(context: Pick<AgentContext, 'goal' | 'memory'>): ChatCompletionMessageParam[] {
+    const goal = context.goal;
     const revised = goal.revision > 0 ? ` (revision ${goal.revision})` : '';
     return [
       { role: 'system', content: this.system },
       { role: 'user', content: `The goal${revised}:\n${renderGoalForAgent(goal)}` },
+      ...(context.memory ? [{ role: 'user' as const, content: context.memory }] : []),
     ];
+  }
+
+  /**
+   * `progress.assess`: one request with the system prompt, the goal, the memory and the
+   * assessment request (no tools, no conversation: nothing of it joins the conversation).
+   * Its text is the answer, parsed by the engine; its usage is summed as a turn's is.
+   * @throws AgentError when the request fails (with what it spent)
+   */
+  async assess(context: AssessContext): Promise<AssessAnswer> {
+    this.spent = { usage: zeroUsage(), unreported: [] };
+    try {
+      const response = await this.request(context, [...this.requestHead(context), { role: 'user', content: context.prompt }]);
+      return { answer: response.text, usage: this.spent.usage, ...(this.spent.unreported.length > 0 ? { usage_unreported: true } : {}) };
+    } catch (error) {
+      throw withSpent(error, this.spent);
+    }
   }
 
   /** Turns history entries not sent yet into messages; answers every pending call. */
@@ -586,14 +607,14 @@ export class OpenAIAgent implements Agent {
    * @throws AgentError when the request failed, every retry did, or time ran out;
    *   TurnInterrupted when a pause interrupted the wait before a retry
    */
-  private async request(context: AgentContext): Promise<ModelResponse> {
+  private async request(context: AgentContext, ask?: ChatCompletionMessageParam[]): Promise<ModelResponse> {
     const since = Date.now();
     const deadline = since + this.limits.requestMs;
     const wait: ModelWait = { since, limit_ms: this.limits.requestMs, active_at: since, idle_ms: this.limits.idleMs };
     for (let retry = 0; ; retry++) {
       let failure: RetryableFailure;
       try {
-        return await this.attempt(context, retry, deadline, wait);
+        return await this.attempt(context, retry, deadline, wait, ask);
       } catch (error) {
         const found = this.retryableFailure(error);
         if (!found || context.signal?.aborted) throw this.wrap(error, context);
@@ -620,12 +641,12 @@ export class OpenAIAgent implements Agent {
    * One attempt of a request under a {@link RequestWatch}: cancelled after
    * `stream_idle_timeout` of silence (a retryable failure) or at the request's deadline.
    */
-  private async attempt(context: AgentContext, retry: number, deadline: number, wait: ModelWait): Promise<ModelResponse> {
+  private async attempt(context: AgentContext, retry: number, deadline: number, wait: ModelWait, ask?: ChatCompletionMessageParam[]): Promise<ModelResponse> {
     const watch = new RequestWatch({ deadline, idleMs: this.limits.idleMs }, context.signal, Date.now, (at) => context.onWait?.({ ...wait, active_at: at }));
     this.watch = watch;
     context.onWait?.({ ...wait, active_at: watch.activeAt });
     try {
-      return await this.requestOnce(context, watch, retry);
+      return await this.requestOnce(context, watch, retry, ask);
     } catch (error) {
       if (watch.expired === 'deadline') throw this.outOfTime(context, 'the answer was not complete by then');
       if (watch.expired === 'idle') {
@@ -676,13 +697,14 @@ export class OpenAIAgent implements Agent {
    * @throws StreamFailure when the stream broke off or ended incomplete; any other error
    *   when the request itself failed (the SDK has retried what it retries)
    */
-  private async requestOnce(context: AgentContext, watch: RequestWatch, retry: number): Promise<ModelResponse> {
+  private async requestOnce(context: AgentContext, watch: RequestWatch, retry: number, ask?: ChatCompletionMessageParam[]): Promise<ModelResponse> {
     this.sdkErrors = [];
     const stream = await this.client.chat.completions.create(
       {
         model: this.model,
-        messages: this.window.prepare(this.requestHead(context.goal), this.conversation, context, OPENAI_TOOLS),
-        tools: OPENAI_TOOLS,
+        // `ask`: a request of its own (an assessment), without the conversation or the tools.
+        messages: ask ?? this.window.prepare(this.requestHead(context), this.conversation, context, OPENAI_TOOLS),
+        ...(ask ? {} : { tools: OPENAI_TOOLS }),
         stream: true,
         stream_options: { include_usage: true },
         ...(this.temperature !== undefined ? { temperature: this.temperature } : {}),

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { AgentError } from '../errors.js';
 import type { AgentTurn } from '../types.js';
 import { loadYamlWith, parseYamlWith } from '../yaml-file.js';
-import type { Agent, AgentContext, PlanContext } from './agent.js';
+import type { Agent, AgentContext, AssessAnswer, PlanContext } from './agent.js';
 
 const toolCallSchema = z.strictObject({
   id: z.string().min(1).describe("The call's id, unique in the transcript (the log, approvals and the repetition guard key on it)."),
@@ -36,6 +36,17 @@ const turnSchema = z
 
 const reconciliationSchema = z.unknown();
 
+const usageSchema = z
+  .strictObject({ input_tokens: z.int().nonnegative().describe('Input tokens of the request.'), output_tokens: z.int().nonnegative().describe('Output tokens of the request.') })
+  .default({ input_tokens: 0, output_tokens: 0 });
+
+const assessmentSchema = z.strictObject({
+  answer: z
+    .unknown()
+    .describe('What the model answers: `{criteria: [{criterion, verdict, reason}]}` (criterion: 1-based number or exact text; verdict: met, partly or not), as a mapping or as JSON text; any other shape is recorded as unparsed.'),
+  usage: usageSchema.describe('Tokens the request counts against `budget.max_tokens` and `max_cost_usd` (never an iteration).'),
+});
+
 /**
  * The transcript format of docs/design.md, "The scripted agent", with the answers the loop
  * patterns ask for besides turns: `replans` (Plan-and-Execute, in order), `reflections`
@@ -46,6 +57,10 @@ export const transcriptSchema = z.strictObject({
   replans: z.array(z.array(z.string().min(1))).default([]).describe('Plan-and-Execute: the steps of each replan after a failed step, in order.'),
   reflections: z.array(z.string().min(1)).default([]).describe('Reflexion: the lesson of each failed attempt, in order.'),
   reconciliations: z.array(reconciliationSchema).default([]).describe('Answers to `/goal` revisions, in order (any shape: the engine validates and falls back).'),
+  assessments: z
+    .array(assessmentSchema)
+    .default([])
+    .describe('`progress.assess`: the answer to each checkpoint\'s assessment request, in order (across laps); running out is recorded as a failed assessment.'),
   turns: z.array(turnSchema).default([]).describe('One entry per model turn, consumed in order; running out is an error, never a silent stop.'),
   /** Fresh laps: the turns of each lap's new agent, in lap order. */
   laps: z.array(z.array(turnSchema)).optional().describe("Fresh laps: the turns of each lap's new agent, one list per lap."),
@@ -67,6 +82,8 @@ export class ScriptedAgent implements Agent {
   constructor(
     private readonly transcript: Transcript,
     name = 'scripted',
+    /** Assessments answered so far, shared by the agents of every lap. */
+    private readonly assessed: { count: number } = { count: 0 },
   ) {
     this.name = name;
   }
@@ -87,7 +104,7 @@ export class ScriptedAgent implements Agent {
    */
   forLap(lap: number): ScriptedAgent {
     const turns = this.transcript.laps?.[lap - 1] ?? [];
-    return new ScriptedAgent({ ...this.transcript, turns, laps: undefined }, `${this.name} lap ${lap}`);
+    return new ScriptedAgent({ ...this.transcript, turns, laps: undefined }, `${this.name} lap ${lap}`, this.assessed);
   }
 
   /** Turns not consumed yet. */
@@ -121,6 +138,19 @@ export class ScriptedAgent implements Agent {
   /** The next scripted reconciliation, or `undefined` (the engine then uses its fallback). */
   async reconcile(): Promise<unknown> {
     return this.transcript.reconciliations[this.reconciliations++];
+  }
+
+  /** Skips the assessments a log already holds (crash-resume); shared by the agents of every lap. */
+  restoreAssessments(answered: number): void {
+    this.assessed.count = Math.min(this.transcript.assessments.length, Math.max(0, answered));
+  }
+
+  /** The next scripted assessment (`assessments`, in order); running out is an AgentError. */
+  async assess(): Promise<AssessAnswer> {
+    const entry = this.transcript.assessments[this.assessed.count];
+    if (!entry) throw new AgentError(`${this.name}: the transcript has ${this.transcript.assessments.length} assessments and one more was asked for`);
+    this.assessed.count += 1;
+    return { answer: structuredClone(entry.answer), usage: { ...entry.usage } };
   }
 
   async nextTurn(context: AgentContext): Promise<AgentTurn> {

@@ -5,6 +5,7 @@ import { describeError } from '../errors.js';
 import { gitSnapshot, isGitWorkTree } from '../git-progress.js';
 import { observe } from '../observe.js';
 import { constraintStep } from './constraint-step.js';
+import { assessStep, withMemory } from './memory-step.js';
 import type { RunContext } from './context.js';
 import type { Done, Gen } from './types.js';
 
@@ -22,7 +23,7 @@ export async function* checkpointStep(ctx: RunContext, iteration: number): Gen<D
     reported: policy.progress.reported.track,
     threshold: policy.stagnation.checkpoints_without_observed_progress,
   };
-  const { record } = evaluateCheckpoint(
+  const { record: measured } = evaluateCheckpoint(
     ctx.state.evaluator,
     {
       iteration,
@@ -35,8 +36,10 @@ export async function* checkpointStep(ctx: RunContext, iteration: number): Gen<D
     },
     progress,
   );
+  const record = withMemory(ctx.state, measured);
   ctx.emit('checkpoint.recorded', { checkpoint: record });
   ctx.options.sync?.();
+  await assessStep(ctx, record);
   const broke = yield* constraintStep(ctx, iteration);
   if (broke) return broke;
   if (record.status === 'UNKNOWN') {

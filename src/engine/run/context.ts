@@ -33,6 +33,8 @@ export interface RunMemory {
   sawNonGitSnapshot: boolean;
   /** The step `lastSnapshot` was taken after (`null`: none yet), so a failed snapshot is never mistaken for a fresh one. */
   lastSnapshotStep: number | null;
+  /** `progress.assess` with an agent that cannot be asked: said once per process. */
+  assessNoticed?: boolean;
 }
 
 /**

@@ -2,6 +2,7 @@ import type { Agent, AgentContext } from '../agents/agent.js';
 import type { DecisionPolicy, Intents, Step } from '../decide.js';
 import { assertEventType, type EventDataMap, type EventType, type LoopEvent } from '../events.js';
 import { RunInterrupted } from '../errors.js';
+import { checkpointMemory } from '../handover.js';
 import { draftOf, fold, INITIAL_STATE, reduce, type SessionState } from '../fold.js';
 import { HookRegistry, type HookOutcome, type HookPayloads, type HookTopic } from '../hooks.js';
 import { transition, type LoopState } from '../machine.js';
@@ -155,6 +156,7 @@ export class RunCore implements RunContext {
       history: this.state.history,
       signal: this.abort.signal,
       checkpoint: checkpoints[checkpoints.length - 1] ?? null,
+      memory: checkpointMemory(checkpoints[checkpoints.length - 1]),
       revisions,
       onCompacted: (data) => void this.emit('context.compacted', data),
     };
