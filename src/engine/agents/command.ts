@@ -50,6 +50,12 @@ export interface CommandAgentOptions {
    * that a known format starts with; `text` parses nothing.
    */
   output?: OutputSetting;
+  /**
+   * The per-run pre-tool hook configuration (docs/design.md, "Approvals of CLI agents"):
+   * variables added to the command's environment, and words appended to the command (before
+   * the prompt) unless it already names one of those variables (to place them itself).
+   */
+  approvalHook?: { env: Record<string, string>; append: string };
 }
 
 /** One run's output as it is parsed: lines into entries into events. */
@@ -126,6 +132,14 @@ export class CommandAgent implements Agent {
 
   /** The last run's recorder, once the command was started. */
   private recorder: TranscriptRecorder | null = null;
+  /** Whether the command runs now (its hook may ask about calls). */
+  private running = false;
+
+  /** A call the command's pre-tool hook asks about, in the running turn's id space ({@link TranscriptRecorder.claim}). */
+  claimCall(agentId: string | null, name: string, args: Record<string, unknown>): ReturnType<TranscriptRecorder['claim']> | null {
+    if (!this.running || !this.recorder) return null;
+    return this.recorder.claim(agentId, name, args);
+  }
 
   private async runOnce(context: AgentContext): Promise<AgentTurn> {
     const fresh = context.history.slice(this.historySeen);
@@ -137,6 +151,11 @@ export class CommandAgent implements Agent {
       if (value !== undefined) env[key] = value;
     }
     let command = options.command;
+    const hook = options.approvalHook;
+    if (hook) {
+      Object.assign(env, hook.env);
+      if (hook.append && !Object.keys(hook.env).some((key) => command.includes(key))) command = `${command} ${hook.append}`;
+    }
     if (options.prompt === 'argument') {
       if (Buffer.byteLength(prompt) > MAX_ARGUMENT_BYTES) {
         throw new AgentError(`${this.name}: the prompt (${Buffer.byteLength(prompt)} bytes) is too long for an argument; use prompt: stdin`);
@@ -161,6 +180,7 @@ export class CommandAgent implements Agent {
       endTimer ??= setTimeout(() => ended.abort(), graceMs);
     };
     const signal = context.signal ? AbortSignal.any([context.signal, ended.signal]) : ended.signal;
+    this.running = true;
     const run = await runShellProcess(command, {
       cwd: options.cwd,
       timeoutSeconds: options.timeoutSeconds,
@@ -173,6 +193,8 @@ export class CommandAgent implements Agent {
       ...(options.prompt === 'stdin' ? { input: prompt } : {}),
       signal,
       onOutput: (chunk) => this.readChunk(reader, chunk, context, onResult),
+    }).finally(() => {
+      this.running = false;
     });
     clearTimeout(endTimer);
     for (const entry of finishLines(reader.splitter.rest(), reader.parser)) this.emitEntry(reader, entry, context, onResult);
