@@ -141,11 +141,14 @@ export class CommandAgent implements Agent {
     return this.recorder.claim(agentId, name, args);
   }
 
-  private async runOnce(context: AgentContext): Promise<AgentTurn> {
-    const fresh = context.history.slice(this.historySeen);
-    const prompt = renderCommandPrompt(context.goal, fresh.map(noteOf));
+  /**
+   * The command line and environment of one run: {@link childEnv}, `env_passthrough`, the
+   * approval hook's variables and words, and the prompt as an argument when asked.
+   * @throws AgentError for a prompt too long to be an argument
+   */
+  private launch(prompt: string, turn: number): { command: string; env: Record<string, string> } {
     const { options } = this;
-    const env: Record<string, string> = { ...childEnv(), LOOPDECK_TURN: String(context.turn) };
+    const env: Record<string, string> = { ...childEnv(), LOOPDECK_TURN: String(turn) };
     for (const key of options.env_passthrough ?? []) {
       const value = envValue(key);
       if (value !== undefined) env[key] = value;
@@ -163,6 +166,14 @@ export class CommandAgent implements Agent {
       env[PROMPT_ENV] = prompt;
       if (!command.includes(PROMPT_ENV)) command = `${command} "$${PROMPT_ENV}"`;
     }
+    return { command, env };
+  }
+
+  private async runOnce(context: AgentContext): Promise<AgentTurn> {
+    const fresh = context.history.slice(this.historySeen);
+    const prompt = renderCommandPrompt(context.goal, fresh.map(noteOf));
+    const { options } = this;
+    const { command, env } = this.launch(prompt, context.turn);
     if (context.signal?.aborted) throw new AgentError(`${this.name}: turn ${context.turn}: aborted before start`);
     this.historySeen = context.history.length;
 
