@@ -13,6 +13,8 @@ import type { LoopEvent } from '../../src/engine/events.js';
 import { parsePolicy } from '../../src/engine/policy.js';
 import type { LoopYield, ResumePayload } from '../../src/engine/session.js';
 import { prepareRun, type PreparedRun } from '../../src/launch.js';
+import { fold } from '../../src/engine/fold.js';
+import { recover } from '../../src/engine/run/recover.js';
 
 const root = path.resolve(import.meta.dirname, '../..');
 let dir: string;
@@ -146,6 +148,24 @@ it('asks the operator with the call in loopdeck terms; "always allow" approves t
   ]);
   expect(of(events, 'tool.ask').map((e) => e.data.reason)).toEqual([expect.any(String), expect.any(String)]);
   expect(prepared!.session.snapshot.pending).toBeNull();
+
+  // A crash while the prompt was open: the log ends at tool.ask. Resuming never asks about
+  // the agent's call again (its hook died with the run) and closes the prompt.
+  const cut = events.slice(0, events.findIndex((e) => e.type === 'tool.ask') + 1);
+  const state = fold(cut);
+  expect(state.pending).toMatchObject({ kind: 'tool', call: { name: 'shell', args: { command: 'touch made.txt && echo made' } } });
+  const resumed: LoopEvent[] = [];
+  recover({
+    state,
+    emit: (type, data) => {
+      const event = { seq: cut.length + resumed.length, at: 0, session: cut[0]!.session, type, data } as LoopEvent;
+      resumed.push(event);
+      return event;
+    },
+    go: () => undefined,
+  });
+  expect(resumed.map((e) => [e.type, (e.data as { reask?: string }).reask])).toEqual([['session.resume', undefined]]);
+  expect(fold([...cut, ...resumed]).pending).toBeNull();
 });
 
 it('headless answers by policy: --approve none denies what the rules ask about', async () => {
