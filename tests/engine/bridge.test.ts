@@ -83,6 +83,26 @@ describe('the socket', () => {
     );
   });
 
+  it('uses $XDG_RUNTIME_DIR, and the temp folder when a socket there would be too long', async () => {
+    const saved = process.env.XDG_RUNTIME_DIR;
+    const deep = path.join(dir, 'x'.repeat(60), 'y'.repeat(40));
+    mkdirSync(deep, { recursive: true });
+    try {
+      process.env.XDG_RUNTIME_DIR = dir;
+      const near = startBridgeServer({ run: 'r', runDir: dir, handle: async () => ({ decision: 'allow', reason: '' }) });
+      expect(path.dirname(path.dirname(near.socket))).toBe(dir);
+      await near.close();
+      process.env.XDG_RUNTIME_DIR = deep;
+      const far = startBridgeServer({ run: 'r', runDir: dir, handle: async () => ({ decision: 'allow', reason: '' }) });
+      expect(far.socket.startsWith(deep)).toBe(false);
+      expect(Buffer.byteLength(far.socket)).toBeLessThanOrEqual(100);
+      await far.close();
+    } finally {
+      if (saved === undefined) delete process.env.XDG_RUNTIME_DIR;
+      else process.env.XDG_RUNTIME_DIR = saved;
+    }
+  });
+
   it('denies a request with a wrong token, another run id, garbage, an unknown version, or one too long, without asking the run', async () => {
     const s = start();
     const token = readFileSync(s.tokenFile, 'utf8');

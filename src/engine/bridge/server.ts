@@ -11,7 +11,7 @@ import { chmodSync, existsSync, mkdtempSync, rmSync, statSync, writeFileSync } f
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { describeError } from '../errors.js';
+import { describeError, LoopdeckError } from '../errors.js';
 import { BRIDGE_PROTOCOL, MAX_REQUEST_BYTES, parseRequest, type BridgeRequest, type BridgeResponse } from './protocol.js';
 
 /** Longest socket path accepted, in bytes: `sun_path` holds 108 (104 on macOS) with its NUL. */
@@ -51,17 +51,25 @@ export interface BridgeServerOptions {
   onError?: (text: string) => void;
 }
 
-/** `$XDG_RUNTIME_DIR` when it names a folder, else the temp folder. */
-export function socketBase(): string {
+/** Where a socket's folder may go, in order: `$XDG_RUNTIME_DIR` when it names a folder, the temp folder, `/tmp`. */
+export function socketBases(): string[] {
+  const bases: string[] = [];
   const runtime = process.env.XDG_RUNTIME_DIR;
   if (runtime && path.isAbsolute(runtime)) {
     try {
-      if (statSync(runtime).isDirectory()) return runtime;
+      if (statSync(runtime).isDirectory()) bases.push(runtime);
     } catch {
       // not there: the temp folder serves
     }
   }
-  return os.tmpdir();
+  bases.push(os.tmpdir());
+  if (process.platform !== 'win32') bases.push('/tmp');
+  return [...new Set(bases)];
+}
+
+/** The socket path a folder made in `base` would have (its name's six random letters as X). */
+function probeOf(base: string): string {
+  return path.join(base, 'loopdeck-XXXXXX', 's');
 }
 
 function sameToken(given: string, token: string): boolean {
@@ -77,14 +85,17 @@ function answer(conn: net.Socket, response: Omit<BridgeResponse, 'v'>): void {
 
 /**
  * Starts the socket of a run: listening when this returns.
- * @throws Error when the socket path would be longer than {@link MAX_SOCKET_PATH_BYTES}
- *   (naming it and the variables that move it), or the folder cannot be made or listened in
+ * The folder goes in the first of {@link socketBases} (or `options.base`) where the socket
+ * path fits in {@link MAX_SOCKET_PATH_BYTES}.
+ * @throws LoopdeckError when it fits in none (naming the path and the variables that move
+ *   it), or the folder cannot be made or listened in
  */
 export function startBridgeServer(options: BridgeServerOptions): BridgeServer {
-  const base = options.base ?? socketBase();
-  const probe = path.join(base, 'loopdeck-XXXXXX', 's');
-  if (Buffer.byteLength(probe) > MAX_SOCKET_PATH_BYTES) {
-    throw new Error(
+  const bases = options.base ? [options.base] : socketBases();
+  const base = bases.find((candidate) => Buffer.byteLength(probeOf(candidate)) <= MAX_SOCKET_PATH_BYTES);
+  if (base === undefined) {
+    const probe = probeOf(bases[0]!);
+    throw new LoopdeckError(
       `the approval socket would be ${probe} (${Buffer.byteLength(probe)} bytes), longer than the ${MAX_SOCKET_PATH_BYTES} bytes a Unix socket path may have; set XDG_RUNTIME_DIR or TMPDIR to a shorter folder`,
     );
   }
@@ -128,7 +139,7 @@ export function startBridgeServer(options: BridgeServerOptions): BridgeServer {
   } catch (error) {
     removeDir();
     process.off('exit', removeDir);
-    throw new Error(`cannot open the approval socket in ${dir}: ${describeError(error)}`);
+    throw new LoopdeckError(`cannot open the approval socket in ${dir}: ${describeError(error)}`);
   }
 }
 
@@ -153,10 +164,11 @@ function serve(conn: net.Socket, ctx: ServeContext): void {
   conn.setEncoding('utf8');
   conn.on('data', (chunk: string) => {
     if (done) return;
-    bytes += Buffer.byteLength(chunk);
     const newline = chunk.indexOf('\n');
-    buffered += newline === -1 ? chunk : chunk.slice(0, newline);
-    if (bytes > MAX_REQUEST_BYTES && newline === -1) {
+    const part = newline === -1 ? chunk : chunk.slice(0, newline);
+    bytes += Buffer.byteLength(part);
+    buffered += part;
+    if (bytes > MAX_REQUEST_BYTES) {
       done = true;
       return answer(conn, { decision: 'deny', reason: `the request is longer than ${MAX_REQUEST_BYTES} bytes` });
     }
