@@ -1,4 +1,5 @@
 import { realpathSync } from 'node:fs';
+import { describeError } from '../errors.js';
 import type { AgentTurn } from '../types.js';
 import { mapAgentCall, bridgedCallProblem, withRelativePaths, type MappedCall } from '../bridge/map.js';
 import type { BridgeDecision, QueuedRequest } from '../bridge/inbox.js';
@@ -91,9 +92,16 @@ async function judge(ctx: RunContext, request: BridgeRequest, callId: string): P
   const { workspace, runDir, policy } = ctx.options;
   const mapping = mapAgentCall(request.cli, request.tool_name, request.tool_input);
   if (!mapping.ok) return { kind: 'deny', reason: mapping.problem };
-  const real = realpathSync(workspace);
-  const mapped: MappedCall = withRelativePaths(mapping.mapped, workspace, real);
-  const problem = bridgedCallProblem(mapped, workspace, real, harnessFiles({ ...(runDir ? { runDir } : {}), policy }));
+  let mapped: MappedCall;
+  let problem: string | null;
+  try {
+    const real = realpathSync(workspace);
+    mapped = withRelativePaths(mapping.mapped, workspace, real);
+    problem = bridgedCallProblem(mapped, workspace, real, harnessFiles({ ...(runDir ? { runDir } : {}), policy }));
+  } catch (error) {
+    // The workspace itself cannot be resolved (gone, unreadable): nothing can be checked.
+    return { kind: 'deny', reason: `cannot check the call's paths: ${describeError(error)}` };
+  }
   if (problem) return { kind: 'deny', reason: problem };
   let ask: string | null = null;
   for (const judged of mapped.judged) {
