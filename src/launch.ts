@@ -17,6 +17,8 @@ import { Session } from './engine/session.js';
 import type { Goal } from './engine/types.js';
 import { prepareWorkspace } from './engine/workspace.js';
 import { hooksFor } from './hooks/index.js';
+import { startRunBridge, type RunBridge } from './bridge-launch.js';
+import type { HookLaunch } from './engine/bridge/hook-config.js';
 
 /** A session wired to its log and workspace, ready to `run(goal)`. */
 export interface PreparedRun {
@@ -35,6 +37,8 @@ export interface PreparedRun {
   prior: LoopEvent[];
   /** The run's redactor (this process's secrets and those the policy names): apply it to anything printed. */
   redact: Redactor;
+  /** Closes what the run holds open beyond its log: the approval socket of a CLI agent (docs/design.md, "Approvals of CLI agents"). */
+  dispose: () => Promise<void>;
 }
 
 /** A session id from the clock and a few random letters: `20261129-203312-k3f9`. */
@@ -49,7 +53,7 @@ export function newSessionId(now: Date = new Date()): string {
  * @throws ConfigErrors for an unreadable transcript or an `api_key_env` naming an unset
  *   variable; AgentError for the OpenAI API without a key
  */
-export function agentFor(policy: LoopPolicy, workspace: string, onNotice?: (text: string) => void): Agent {
+export function agentFor(policy: LoopPolicy, workspace: string, onNotice?: (text: string) => void, approvalHook?: HookLaunch): Agent {
   const agent = policy.agent;
   switch (agent.kind) {
     case 'scripted':
@@ -78,6 +82,7 @@ export function agentFor(policy: LoopPolicy, workspace: string, onNotice?: (text
         outputLimit: policy.tools.output_limit_bytes,
         env_passthrough: agent.env_passthrough,
         output: agent.output,
+        ...(approvalHook ? { approvalHook } : {}),
       });
   }
 }
@@ -103,12 +108,17 @@ function wire(policy: LoopPolicy, options: { id: string; runDir: string; workspa
   const log = new EventLog(path.join(options.runDir, 'events.jsonl'));
   const text = new Set<(chunk: string) => void>();
   const waits = new Set<(wait: RunWait | null) => void>();
-  const notice = (line: string) => session.notice(line);
-  const agent = agentFor(policy, options.workspace, notice);
+  // Notices from before the run starts (the bridge's) are said once it has started.
+  const early: string[] = [];
+  let started = false;
+  const notice = (line: string) => (started ? session.notice(line) : early.push(line));
+  const bridge: RunBridge | null = startRunBridge(policy, { id: options.id, runDir: options.runDir }, notice);
+  const agent = agentFor(policy, options.workspace, notice, bridge?.hook);
   const session: Session = new Session({
     id: options.id,
     agent,
-    agentFactory: (lap) => (agent instanceof ScriptedAgent ? agent.forLap(lap) : agentFor(policy, options.workspace, notice)),
+    agentFactory: (lap) => (agent instanceof ScriptedAgent ? agent.forLap(lap) : agentFor(policy, options.workspace, notice, bridge?.hook)),
+    ...(bridge ? { approvals: bridge.inbox } : {}),
     onAgentText: (chunk) => text.forEach((listener) => listener(chunk)),
     onWait: (wait) => waits.forEach((listener) => listener(wait)),
     runDir: options.runDir,
@@ -118,7 +128,14 @@ function wire(policy: LoopPolicy, options: { id: string; runDir: string; workspa
     // Built for the policy in force, and again when a reload of approval rules or hooks is confirmed.
     hooksFor: (inForce) => hooksFor(inForce, { runDir: options.runDir, workspace: options.workspace, redact }),
     redact,
-    sinks: [(event) => log.append(event)],
+    sinks: [
+      (event) => log.append(event),
+      (event) => {
+        if (started || (event.type !== 'session.start' && event.type !== 'session.resume')) return;
+        started = true;
+        queueMicrotask(() => early.splice(0).forEach((line) => session.notice(line)));
+      },
+    ],
     sync: () => log.sync(),
     ...(options.prior ? { prior: options.prior } : {}),
     ...(options.policyDigest ? { policyDigest: options.policyDigest } : {}),
@@ -127,6 +144,7 @@ function wire(policy: LoopPolicy, options: { id: string; runDir: string; workspa
     session,
     log,
     redact,
+    dispose: async () => bridge?.close(),
     onAgentText: (listener: (chunk: string) => void) => void text.add(listener),
     onWait: (listener: (wait: RunWait | null) => void) => void waits.add(listener),
   };
@@ -148,12 +166,12 @@ export async function prepareRun(policy: LoopPolicy, options: { cwd: string; id?
   // The effective loop.yaml as written (resume needs it whole, literal values included):
   // readable by its owner only, like the loop.yaml it copies should be.
   writeFileSync(path.join(runDir, POLICY_FILE), saved, { mode: 0o600 });
-  const { session, log, redact, onAgentText, onWait } = wire(policy, { id, runDir, workspace, policyDigest: policyDigest(saved), ...(options.clock ? { clock: options.clock } : {}) });
+  const { session, log, redact, onAgentText, onWait, dispose } = wire(policy, { id, runDir, workspace, policyDigest: policyDigest(saved), ...(options.clock ? { clock: options.clock } : {}) });
   const goal = newGoal(policy.goal.objective, policy.goal.success_criteria, policy.goal.constraints, {
     priority: policy.goal.priority,
     sub_goals: policy.goal.sub_goals,
   });
-  return { session, goal, log, runDir, workspace, policy, prior: [], onAgentText, onWait, redact };
+  return { session, goal, log, runDir, workspace, policy, prior: [], onAgentText, onWait, redact, dispose };
 }
 
 /** A run read back from its directory, ready to `resume()`. */
@@ -195,6 +213,6 @@ export function prepareResume(runDir: string): ResumableRun {
   if (!existsSync(workspace)) {
     throw new InvariantError(`${runDir}: the run's workspace ${workspace} no longer exists (a temporary copy goes when the temp folder is cleaned); nothing to resume, start a new run with loopdeck run`);
   }
-  const { session, log, redact, onAgentText, onWait } = wire(policy, { id: start.session, runDir, workspace, prior: events });
-  return { session, goal: start.data.goal, log, runDir, workspace, policy, warnings, prior: events, onAgentText, onWait, redact };
+  const { session, log, redact, onAgentText, onWait, dispose } = wire(policy, { id: start.session, runDir, workspace, prior: events });
+  return { session, goal: start.data.goal, log, runDir, workspace, policy, warnings, prior: events, onAgentText, onWait, redact, dispose };
 }

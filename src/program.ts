@@ -154,6 +154,7 @@ export function buildProgram(): Command {
       });
       const { driveHeadless } = await import('./headless.js');
       const ended = await driveHeadless(start(), { approve: options.approve, onPause: options.onPause });
+      await prepared.dispose();
       prepared.log.close();
       const where = `loopdeck: log ${path.relative(process.cwd(), prepared.log.file)}; workspace ${prepared.workspace}`;
       if (ended.outcome === null) {
@@ -173,6 +174,7 @@ export function buildProgram(): Command {
     // A child the run could not stop in time (a hook, an observer) goes with the console.
     const { killLiveChildren } = await import('./engine/children.js');
     killLiveChildren();
+    await result.prepared.dispose();
     result.prepared.log.close();
     printLine(result.message);
     process.exitCode = exitCodeOfRun(result.outcome ?? null);
@@ -334,6 +336,18 @@ Examples:
     .action(async (run: string, options: { headless?: boolean }) => {
       const { attachCommand } = await import('./watch/command.js');
       await attachCommand(run, options);
+    });
+
+  program
+    .command('bridge')
+    .description("answer a CLI agent's pre-tool hook through the running loopdeck of a run (loopdeck configures the hook itself)")
+    .requiredOption('--run <id>', 'the run whose socket is asked')
+    .addOption(new Option('--format <cli>', "the hook's input and output format").choices(['claude', 'codex', 'gemini']).makeOptionMandatory())
+    .option('--socket <path>', 'the run\'s socket (default: $LOOPDECK_BRIDGE_SOCKET)')
+    .option('--timeout <seconds>', 'seconds to wait for the decision before denying', '600')
+    .action(async (options: { run: string; format: 'claude' | 'codex' | 'gemini'; socket?: string; timeout: string }) => {
+      const { bridgeCommand } = await import('./bridge-cli.js');
+      await bridgeCommand(options);
     });
 
   program

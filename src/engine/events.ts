@@ -104,6 +104,13 @@ export interface EventDataMap {
    * dispatch it and asked no one. Absent: a call loopdeck dispatches.
    */
   'tool.call': { call: ToolCall; by?: 'agent' };
+  /**
+   * A CLI agent's pre-tool hook asks about its call `call_id` (a `tool.call` by the agent):
+   * `call` is that call in loopdeck's terms (`shell`, `edit`, ...), which the approval
+   * prompt shows and an "always allow" stores; `reason` is why the rules ask. Its
+   * `tool.decision` follows (docs/design.md, "Approvals of CLI agents").
+   */
+  'tool.ask': { call_id: string; call: ToolCall; reason?: string };
   /** `always`: a rule the operator granted for the rest of the run with this approval. */
   'tool.decision': { call_id: string; decision: 'approve' | 'deny'; by: Decider; note?: string; always?: string };
   /** `by: 'agent'`: the result of a call the agent ran itself (see `tool.call`). */
@@ -269,6 +276,7 @@ export const EVENT_TYPES = [
   'repetition.detected', 'goal.revised', 'lap.start', 'lap.end', 'verify.result', 'hook.error', 'budget.extended',
   'reflection.recorded', 'workspace.snapshot', 'abort.recorded', 'agent.notice', 'context.compacted', 'agent.message', 'agent.usage',
   'checkpoint.unknown', 'process.start', 'process.reaped', 'constraint.violated', 'constraint.unchecked', 'policy.reloaded', 'progress.assessed',
+  'tool.ask',
 ] as const satisfies readonly EventType[];
 
 const KNOWN = new Set<string>(EVENT_TYPES);

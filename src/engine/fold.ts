@@ -422,6 +422,11 @@ export function reduce(s: SessionState, e: LoopEvent): void {
       s.toolOrder.push(e.data.call.id);
       s.usage.tool_calls += 1;
       break;
+    case 'tool.ask':
+      // The prompt shows the call in loopdeck's terms; the agent's own call stays as parsed.
+      s.pending = { kind: 'tool', call: e.data.call, seq: e.seq, ...(e.data.reason ? { reason: e.data.reason } : {}) };
+      pauseClock(s, e.at);
+      break;
     case 'tool.decision': {
       const record = s.tools[e.data.call_id];
       const { decision, by, note } = e.data;
@@ -654,7 +659,8 @@ function foldResume(s: SessionState, e: EventOf<'session.resume'>): void {
     const reason = interrupted ? INTERRUPTED_REASON : 'issued before a restart, with no recorded result';
     s.pending = { kind: 'tool', call: reask.call, seq: e.seq, reason, ...(interrupted ? { interrupted: true as const } : {}) };
     pauseClock(s, e.at);
-  } else if (s.pending?.kind === 'pause') {
+  } else if (s.pending?.kind === 'pause' || (s.pending?.kind === 'tool' && s.tools[s.pending.call.id]?.by === 'agent')) {
+    // A CLI agent's hook that waited died with the run: nobody is there to answer.
     s.pending = null;
   }
 }

@@ -363,6 +363,12 @@ const agentSchema = z
             .describe(
               '`kind: command`: the structured output the agent prints, parsed into its messages, tool calls and usage: `claude-stream-json` (`claude -p --output-format stream-json --verbose`), `codex-json` (`codex exec --json`), `gemini-stream-json` (`gemini -p --output-format stream-json`), `text` (none), or `auto` (detected from the first JSON line).',
             ),
+          approvals: z
+            .enum(['auto', 'bridge', 'parse-only'])
+            .default('auto')
+            .describe(
+              "`kind: command`: who approves the agent's tool calls. `bridge`: loopdeck starts the CLI with a per-run pre-tool hook (Claude Code `--settings <file>`, Codex `-c hooks.PreToolUse=...`, Gemini CLI `GEMINI_CLI_SYSTEM_DEFAULTS_PATH`) that asks loopdeck over the run's socket, so each call meets the approval rules and the operator's prompt; the user's own settings are never edited. `parse-only`: the CLI's own approval mode decides, loopdeck only reads its output. `auto`: `bridge` when the CLI is known from `output` (or the command's program name `claude`, `codex`, `gemini`), else `parse-only`.",
+            ),
         })
         .describe('An external agent CLI, run as a process.'),
     ],

@@ -13,6 +13,7 @@ export function callIdOf(event: LoopEvent | undefined): string | null {
   switch (event.type) {
     case 'tool.call':
       return event.data.call.id;
+    case 'tool.ask':
     case 'tool.decision':
       return event.data.call_id;
     case 'tool.result':

@@ -40,6 +40,8 @@ function describeRaw(e: LoopEvent): string {
     }
     case 'tool.call':
       return `${e.data.by === 'agent' ? 'agent ran' : 'tool call'} ${e.data.call.name} ${clean(JSON.stringify(e.data.call.args))}`;
+    case 'tool.ask':
+      return `agent asks to run ${e.data.call.name} ${clean(JSON.stringify(e.data.call.args))}${e.data.reason ? ` (${clean(e.data.reason)})` : ''}`;
     case 'tool.decision':
       return `${e.data.decision === 'approve' ? 'approved' : 'denied'} by ${e.data.by}${e.data.note ? `: ${clean(e.data.note)}` : ''}`;
     case 'tool.result': {

@@ -5,7 +5,7 @@ import type { TimelineFilter } from './view.js';
 const BOOKKEEPING = new Set<EventType>(['state.transition', 'step.start', 'workspace.snapshot', 'process.start']);
 
 const GROUPS: Record<Exclude<TimelineFilter, 'activity' | 'all'>, ReadonlySet<EventType>> = {
-  tools: new Set(['tool.call', 'tool.decision', 'tool.result', 'tool.error']),
+  tools: new Set(['tool.call', 'tool.ask', 'tool.decision', 'tool.result', 'tool.error']),
   model: new Set(['model.call', 'agent.message', 'plan.draft', 'plan.commit', 'reflection.recorded', 'verify.result', 'context.compacted']),
   checkpoints: new Set(['checkpoint.recorded', 'progress.assessed', 'stagnation.detected', 'checkpoint.unknown', 'workspace.snapshot']),
   alerts: new Set(['stagnation.detected', 'checkpoint.unknown', 'repetition.detected', 'tool.error', 'hook.error', 'budget.warn', 'abort.recorded', 'process.reaped']),

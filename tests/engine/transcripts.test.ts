@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { TranscriptRecorder } from '../../src/engine/agents/transcripts/record.js';
 import {
   LineSplitter, createParser, detectFormat, finishLines, parseLines, parseTranscript, parserFor,
   type TranscriptEntry, type TranscriptFormat,
@@ -213,5 +214,37 @@ describe('Claude Code session files', () => {
       { kind: 'tool_call', id: 'toolu_1', name: 'Bash', args: { command: 'npm test' } },
       { kind: 'tool_result', id: 'toolu_1', name: 'Bash', status: 'ok', output: 'ok', exit_code: null },
     ]);
+  });
+});
+
+describe('calls a pre-tool hook asks about', () => {
+  const use = (id: string, name = 'Bash', args: Record<string, unknown> = { command: 'ls' }) => ({ kind: 'tool_call' as const, id, name, args });
+
+  it('the parsed use first: the hook gets its id and adds no event', () => {
+    const recorder = new TranscriptRecorder(1);
+    const [call] = recorder.record(use('toolu_1'));
+    expect(recorder.claim('toolu_1', 'Bash', { command: 'ls' })).toEqual({ id: 't1.1:toolu_1', events: [] });
+    expect(call).toMatchObject({ type: 'tool.call', data: { call: { id: 't1.1:toolu_1' }, by: 'agent' } });
+  });
+
+  it('the hook first: one tool.call, and the parsed use and its result join it', () => {
+    const recorder = new TranscriptRecorder(1);
+    const claimed = recorder.claim('toolu_1', 'Bash', { command: 'ls' });
+    expect(claimed.events).toEqual([{ type: 'tool.call', data: { call: { id: 't1.1:toolu_1', name: 'Bash', args: { command: 'ls' } }, by: 'agent' } }]);
+    expect(recorder.record(use('toolu_1'))).toEqual([]);
+    expect(recorder.record({ kind: 'tool_result', id: 'toolu_1', name: 'Bash', status: 'ok', output: 'a', exit_code: 0 })).toMatchObject([{ type: 'tool.result', data: { result: { call_id: 't1.1:toolu_1' } } }]);
+  });
+
+  it('without an agent id (Gemini CLI): matched by name and arguments, either order', () => {
+    const recorder = new TranscriptRecorder(2);
+    recorder.record(use('g1', 'run_shell_command', { command: 'ls' }));
+    expect(recorder.claim(null, 'run_shell_command', { command: 'ls' })).toEqual({ id: 't2.1:g1', events: [] });
+    // Hook first: the later parsed use with its own id adds nothing; its result joins the call.
+    const claimed = recorder.claim(null, 'read_file', { file_path: 'a' });
+    expect(claimed.events).toHaveLength(1);
+    expect(recorder.record(use('g2', 'read_file', { file_path: 'a' }))).toEqual([]);
+    expect(recorder.record({ kind: 'tool_result', id: 'g2', name: 'read_file', status: 'ok', output: 'x', exit_code: null })).toMatchObject([{ data: { result: { call_id: claimed.id } } }]);
+    // Another call with other arguments is its own.
+    expect(recorder.record(use('g3', 'read_file', { file_path: 'b' }))).toHaveLength(1);
   });
 });

@@ -114,4 +114,11 @@ export interface Agent {
   restoreAssessments?(answered: number): void;
   /** Crash-resume: the turns already recorded, so none is asked for again. */
   restore?(turns: readonly AgentTurn[]): void;
+  /**
+   * CLI agents whose pre-tool hook asks loopdeck (docs/design.md, "Approvals of CLI
+   * agents"): the call the hook reports, by the agent's own id (`null` when the hook gives
+   * none), name and arguments, as the id of its `tool.call` and the events to append (none
+   * when its parsed output already recorded it). `null` when no turn of this agent runs.
+   */
+  claimCall?(agentId: string | null, name: string, args: Record<string, unknown>): { id: string; events: AgentEventDraft[] } | null;
 }

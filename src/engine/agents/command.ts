@@ -50,6 +50,12 @@ export interface CommandAgentOptions {
    * that a known format starts with; `text` parses nothing.
    */
   output?: OutputSetting;
+  /**
+   * The per-run pre-tool hook configuration (docs/design.md, "Approvals of CLI agents"):
+   * variables added to the command's environment, and words appended to the command (before
+   * the prompt) unless it already names one of those variables (to place them itself).
+   */
+  approvalHook?: { env: Record<string, string>; append: string };
 }
 
 /** One run's output as it is parsed: lines into entries into events. */
@@ -130,19 +136,33 @@ export class CommandAgent implements Agent {
 
   /** The last run's recorder, once the command was started. */
   private recorder: TranscriptRecorder | null = null;
+  /** Whether the command runs now (its hook may ask about calls). */
+  private running = false;
 
-  private async runOnce(context: AgentContext): Promise<AgentTurn> {
-    const fresh = context.history.slice(this.historySeen);
-    // The execution memory goes in when a checkpoint changed it since the last run (it replaces the one before).
-    const memory = context.memory && context.memory !== this.memorySent ? context.memory : null;
-    const prompt = renderCommandPrompt(context.goal, fresh.map(noteOf), memory);
+  /** A call the command's pre-tool hook asks about, in the running turn's id space ({@link TranscriptRecorder.claim}). */
+  claimCall(agentId: string | null, name: string, args: Record<string, unknown>): ReturnType<TranscriptRecorder['claim']> | null {
+    if (!this.running || !this.recorder) return null;
+    return this.recorder.claim(agentId, name, args);
+  }
+
+  /**
+   * The command line and environment of one run: {@link childEnv}, `env_passthrough`, the
+   * approval hook's variables and words, and the prompt as an argument when asked.
+   * @throws AgentError for a prompt too long to be an argument
+   */
+  private launch(prompt: string, turn: number): { command: string; env: Record<string, string> } {
     const { options } = this;
-    const env: Record<string, string> = { ...childEnv(), LOOPDECK_TURN: String(context.turn) };
+    const env: Record<string, string> = { ...childEnv(), LOOPDECK_TURN: String(turn) };
     for (const key of options.env_passthrough ?? []) {
       const value = envValue(key);
       if (value !== undefined) env[key] = value;
     }
     let command = options.command;
+    const hook = options.approvalHook;
+    if (hook) {
+      Object.assign(env, hook.env);
+      if (hook.append && !Object.keys(hook.env).some((key) => command.includes(key))) command = `${command} ${hook.append}`;
+    }
     if (options.prompt === 'argument') {
       if (Buffer.byteLength(prompt) > MAX_ARGUMENT_BYTES) {
         throw new AgentError(`${this.name}: the prompt (${Buffer.byteLength(prompt)} bytes) is too long for an argument; use prompt: stdin`);
@@ -150,6 +170,16 @@ export class CommandAgent implements Agent {
       env[PROMPT_ENV] = prompt;
       if (!command.includes(PROMPT_ENV)) command = `${command} "$${PROMPT_ENV}"`;
     }
+    return { command, env };
+  }
+
+  private async runOnce(context: AgentContext): Promise<AgentTurn> {
+    const fresh = context.history.slice(this.historySeen);
+    // The execution memory goes in when a checkpoint changed it since the last run (it replaces the one before).
+    const memory = context.memory && context.memory !== this.memorySent ? context.memory : null;
+    const prompt = renderCommandPrompt(context.goal, fresh.map(noteOf), memory);
+    const { options } = this;
+    const { command, env } = this.launch(prompt, context.turn);
     if (context.signal?.aborted) throw new AgentError(`${this.name}: turn ${context.turn}: aborted before start`);
     this.historySeen = context.history.length;
     if (memory) this.memorySent = memory;
@@ -168,6 +198,7 @@ export class CommandAgent implements Agent {
       endTimer ??= setTimeout(() => ended.abort(), graceMs);
     };
     const signal = context.signal ? AbortSignal.any([context.signal, ended.signal]) : ended.signal;
+    this.running = true;
     const run = await runShellProcess(command, {
       cwd: options.cwd,
       timeoutSeconds: options.timeoutSeconds,
@@ -180,6 +211,8 @@ export class CommandAgent implements Agent {
       ...(options.prompt === 'stdin' ? { input: prompt } : {}),
       signal,
       onOutput: (chunk) => this.readChunk(reader, chunk, context, onResult),
+    }).finally(() => {
+      this.running = false;
     });
     clearTimeout(endTimer);
     for (const entry of finishLines(reader.splitter.rest(), reader.parser)) this.emitEntry(reader, entry, context, onResult);

@@ -8,6 +8,7 @@ import { AgentError, describeError } from '../errors.js';
 import type { RunContext } from './context.js';
 import { finishRun } from './finish.js';
 import type { Done, Gen } from './types.js';
+import { awaitTurn } from './bridged-call.js';
 import { budgetExceededStep } from './verify-step.js';
 import { guardWait, wallClockSpent, type WaitGuard } from './wait-guard.js';
 import { spentAnything } from '../unmeasured-usage.js';
@@ -40,14 +41,15 @@ export async function* askAgent(ctx: RunContext, step: number): Gen<Done> {
   try {
     // A CLI agent's own messages, tool calls and usage, appended as they arrive.
     const onEvent = (d: AgentEventDraft) => void ctx.emit(d.type, d.data as never);
-    response = await ctx.agent.nextTurn({
+    // Calls the agent's pre-tool hook asks about are decided while the turn runs.
+    response = yield* awaitTurn(ctx, ctx.agent.nextTurn({
       ...ctx.agentContext(),
       onEvent,
       signal: guard.signal,
       interrupt: guard.interrupt,
       ...(onText ? { onText } : {}),
       ...(onWait ? { onWait: (model: ModelWait) => onWait({ kind: 'model', agent, since, model }) } : {}),
-    });
+    }));
   } catch (error) {
     const interrupted = guardedEnd(ctx, guard.cause, error);
     if (interrupted) return yield* ctx.perform(interrupted);

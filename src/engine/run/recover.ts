@@ -5,10 +5,11 @@ import type { RunContext } from './context.js';
 /**
  * The tool call of the log that has no recorded outcome (neither `tool.result` nor
  * `tool.error`): the one a crash interrupted, if any. Calls run one at a time, so only the
- * last can be open.
+ * last can be open. Calls a CLI agent ran itself (`by: 'agent'`) are never open here.
  */
 export function openCall(state: SessionState): ToolRecord | undefined {
-  const id = state.toolOrder[state.toolOrder.length - 1];
+  // A CLI agent's own calls are not loopdeck's to run or ask about again: the last of loopdeck's counts.
+  const id = state.toolOrder.findLast((call) => state.tools[call]?.by !== 'agent');
   const record = id === undefined ? undefined : state.tools[id];
   return record && record.result === null && record.error === null ? record : undefined;
 }

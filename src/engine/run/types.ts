@@ -1,4 +1,5 @@
 import type { Agent } from '../agents/agent.js';
+import type { ApprovalInbox } from '../bridge/inbox.js';
 import type { LoopEvent } from '../events.js';
 import type { HookRegistry } from '../hooks.js';
 import type { DoneReason } from '../machine.js';
@@ -91,6 +92,12 @@ export interface SessionOptions {
   agentFactory?: (lap: number) => Agent;
   /** The run directory, where an abort writes `failure-report.json` (outside the workspace). */
   runDir?: string;
+  /**
+   * Where a CLI agent's pre-tool hook asks about its calls (the run's socket feeds it):
+   * taken during the agent's turns and decided like loopdeck's own calls
+   * (docs/design.md, "Approvals of CLI agents"). Absent: no bridged approvals.
+   */
+  approvals?: ApprovalInbox;
   /** Runs a tool call; default: the built-in workspace tools (`runTool`, tools.ts). */
   runTool?: typeof runTool;
   /** Events of an earlier process of this session, for `Session.resume`. */

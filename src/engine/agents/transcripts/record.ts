@@ -3,6 +3,7 @@
  * and for `loopdeck import`: messages become `agent.message`, usage `agent.usage`, tool
  * uses and results `tool.call`/`tool.result` marked `by: 'agent'`, notices `agent.notice`.
  */
+import { argsDigest } from '../../approval/always-allow.js';
 import type { EventDataMap } from '../../events.js';
 import type { AgentTurn } from '../../types.js';
 import type { TranscriptEntry, TranscriptFormat } from './types.js';
@@ -28,7 +29,14 @@ const MAX_TOOL_NAME = 200;
  */
 export class TranscriptRecorder {
   private calls = 0;
-  private readonly open = new Map<string, { id: string; name: string; at: number }>();
+  private readonly open = new Map<string, { id: string; name: string; at: number; key: string }>();
+  /** Agent ids whose call its pre-tool hook reported before the output did: the parsed use adds no second `tool.call`. */
+  private readonly hookFirst = new Set<string>();
+  /** Agent ids whose call a hook already claimed (a call is asked about once). */
+  private readonly claimed = new Set<string>();
+  /** Hook calls without an agent id (Gemini CLI), waiting for their parsed use: matched by name and arguments. */
+  private readonly unnamed: Array<{ key: string; agentId: string }> = [];
+  private hookCalls = 0;
   private messages = 0;
   private readonly reported = { tokens: false, cost_usd: false };
   /** The last `result` entry seen, if any. */
@@ -50,12 +58,8 @@ export class TranscriptRecorder {
         if (entry.starts_turn) this.messages += 1;
         if (entry.text) this.lastText = entry.starts_turn ? entry.text : `${this.lastText}${entry.text}`;
         return [{ type: 'agent.message', data: { turn: this.turn, starts_turn: entry.starts_turn, text: entry.text, reasoning: entry.reasoning } }];
-      case 'tool_call': {
-        const id = `t${this.turn}.${++this.calls}:${entry.id.slice(0, MAX_AGENT_ID)}`;
-        const name = entry.name.slice(0, MAX_TOOL_NAME);
-        this.open.set(entry.id, { id, name, at: this.now?.() ?? 0 });
-        return [{ type: 'tool.call', data: { call: { id, name, args: entry.args }, by: 'agent' } }];
-      }
+      case 'tool_call':
+        return this.toolCall(entry);
       case 'tool_result': {
         const call = this.open.get(entry.id);
         if (!call) return [{ type: 'agent.notice', data: { text: `the agent reported a result for a call it never made (${entry.id.slice(0, MAX_AGENT_ID)})` } }];
@@ -76,6 +80,57 @@ export class TranscriptRecorder {
       case 'notice':
         return [{ type: 'agent.notice', data: { text: entry.text } }];
     }
+  }
+
+  private toolCall(entry: Extract<TranscriptEntry, { kind: 'tool_call' }>): AgentEventDraft[] {
+    const key = `${entry.name}\0${argsDigest(entry.args)}`;
+    if (this.hookFirst.delete(entry.id) && this.open.has(entry.id)) return [];
+    const waiting = this.unnamed.findIndex((u) => u.key === key);
+    if (waiting !== -1 && !this.open.has(entry.id)) {
+      const { agentId } = this.unnamed.splice(waiting, 1)[0]!;
+      const call = this.open.get(agentId);
+      if (call) {
+        this.open.delete(agentId);
+        this.open.set(entry.id, call);
+        this.claimed.add(entry.id);
+        return [];
+      }
+    }
+    const id = `t${this.turn}.${++this.calls}:${entry.id.slice(0, MAX_AGENT_ID)}`;
+    const name = entry.name.slice(0, MAX_TOOL_NAME);
+    this.open.set(entry.id, { id, name, at: this.now?.() ?? 0, key });
+    return [{ type: 'tool.call', data: { call: { id, name, args: entry.args }, by: 'agent' } }];
+  }
+
+  /**
+   * A call the agent's pre-tool hook asks about (docs/design.md, "Approvals of CLI agents"):
+   * the id of its `tool.call` and the events to append. The call is the same one its
+   * parsed output shows, whichever comes first: matched by the agent's id, or (a hook input
+   * without one) by tool name and arguments. Its `tool.call` is recorded once.
+   */
+  claim(agentId: string | null, name: string, args: Record<string, unknown>): { id: string; events: AgentEventDraft[] } {
+    const key = `${name}\0${argsDigest(args)}`;
+    if (agentId !== null) {
+      const open = this.open.get(agentId);
+      if (open && !this.claimed.has(agentId)) {
+        this.claimed.add(agentId);
+        return { id: open.id, events: [] };
+      }
+      const events = this.toolCall({ kind: 'tool_call', id: agentId, name, args });
+      this.claimed.add(agentId);
+      this.hookFirst.add(agentId);
+      return { id: this.open.get(agentId)!.id, events };
+    }
+    for (const [seen, open] of this.open) {
+      if (this.claimed.has(seen) || open.key !== key) continue;
+      this.claimed.add(seen);
+      return { id: open.id, events: [] };
+    }
+    const synthetic = `hook-${++this.hookCalls}`;
+    const events = this.toolCall({ kind: 'tool_call', id: synthetic, name, args });
+    this.claimed.add(synthetic);
+    this.unnamed.push({ key, agentId: synthetic });
+    return { id: this.open.get(synthetic)!.id, events };
   }
 
   /** What the run's `model.call` carries about it ({@link AgentTurn.agent_run}). */

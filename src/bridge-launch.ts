@@ -1,0 +1,64 @@
+/**
+ * Approvals of a CLI agent by keypress, wired for one run (docs/design.md, "Approvals of CLI
+ * agents"): the run's socket, the inbox the engine takes its requests from, and the per-run
+ * hook configuration the command agent is started with.
+ */
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { bridgeCliOf, bridgeHookCommand, writeHookConfig, type HookLaunch } from './engine/bridge/hook-config.js';
+import { ApprovalInbox } from './engine/bridge/inbox.js';
+import { startBridgeServer } from './engine/bridge/server.js';
+import { ConfigError, ConfigErrors } from './engine/errors.js';
+import type { LoopPolicy } from './engine/policy.js';
+
+/** A run's bridge: the inbox for the session, the hook for the agent, and the way to close it. */
+export interface RunBridge {
+  inbox: ApprovalInbox;
+  hook: HookLaunch;
+  close(): Promise<void>;
+}
+
+/** Seconds the bridge waits for a decision when `approval.timeout` is unlimited. */
+const UNLIMITED_WAIT_SECONDS = 24 * 3600;
+/** Seconds the CLI lets its hook run past the bridge's own wait: the bridge always answers first. */
+const HOOK_MARGIN_SECONDS = 30;
+
+/** The built CLI script that runs `loopdeck bridge` (beside this module in dist/, else dist/ from src/). */
+function cliScript(): string {
+  const beside = fileURLToPath(new URL('./cli.js', import.meta.url));
+  return existsSync(beside) ? beside : fileURLToPath(new URL('../dist/cli.js', import.meta.url));
+}
+
+/**
+ * Starts the bridge of a run when its agent is a command whose approvals go through
+ * loopdeck (`agent.approvals`, `auto` when the CLI is known), or `null`. When the CLI takes
+ * no per-run hook without changing the user's settings, `notice` says so and the run goes
+ * parse-only.
+ * @throws ConfigErrors for `approvals: bridge` with no known CLI; Error when the socket cannot be made
+ */
+export function startRunBridge(policy: LoopPolicy, run: { id: string; runDir: string }, notice: (text: string) => void): RunBridge | null {
+  const agent = policy.agent;
+  if (agent.kind !== 'command' || agent.approvals === 'parse-only') return null;
+  const cli = bridgeCliOf(agent);
+  if (cli === null) {
+    if (agent.approvals === 'auto') return null;
+    throw new ConfigErrors([
+      new ConfigError(
+        policy.file,
+        'agent.approvals',
+        'bridge needs to know the CLI: set agent.output to claude-stream-json, codex-json or gemini-stream-json, or start the command with claude, codex or gemini',
+      ),
+    ]);
+  }
+  const inbox = new ApprovalInbox();
+  const server = startBridgeServer({ run: run.id, runDir: run.runDir, handle: (request) => inbox.submit(request), onError: notice });
+  const wait = policy.approval.timeout === null ? UNLIMITED_WAIT_SECONDS : Math.min(policy.approval.timeout + 10, UNLIMITED_WAIT_SECONDS);
+  const command = bridgeHookCommand(cliScript(), cli, run.id, server.socket, wait);
+  const hook = writeHookConfig(cli, run.runDir, command, wait + HOOK_MARGIN_SECONDS);
+  if ('notice' in hook) {
+    notice(hook.notice);
+    void server.close();
+    return null;
+  }
+  return { inbox, hook, close: () => server.close() };
+}

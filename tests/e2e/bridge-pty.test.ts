@@ -1,0 +1,119 @@
+// Approvals of a CLI agent by keypress, end to end: the built CLI runs a fake Claude Code
+// (a script printing stream-json) in a pseudo-terminal; loopdeck starts it with its per-run
+// settings file, the script's PreToolUse hook runs `loopdeck bridge`, which asks the run
+// over its real socket; the operator answers `y` for one call and `d` with a note for the
+// other, and the script acts on the answers. Needs `npm run build` (dist/cli.js).
+import { copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, expect, it } from 'vitest';
+import { KEY, startPty, type PtyTerminal } from '../support/pty-terminal.js';
+
+const root = path.resolve(import.meta.dirname, '../..');
+const terminals: PtyTerminal[] = [];
+afterEach(async () => {
+  for (const t of terminals.splice(0)) {
+    await t.close();
+    rmSync(t.cwd, { recursive: true, force: true });
+  }
+});
+
+interface LogEvent {
+  seq: number;
+  type: string;
+  data: Record<string, any>;
+}
+
+function runDir(cwd: string): string {
+  const runs = path.join(cwd, '.loopdeck/runs');
+  const [run] = existsSync(runs) ? readdirSync(runs) : [];
+  if (!run) throw new Error(`no run under ${cwd}`);
+  return path.join(runs, run);
+}
+
+function logEvents(cwd: string): LogEvent[] {
+  return readFileSync(path.join(runDir(cwd), 'events.jsonl'), 'utf8')
+    .trimEnd()
+    .split('\n')
+    .map((line) => JSON.parse(line) as LogEvent);
+}
+
+const PROMPT = /Approve tool call (\S+) \((\S+)\)/;
+
+async function armedPrompt(t: PtyTerminal, command: string): Promise<string> {
+  const screen = await t.waitUntil((s) => PROMPT.test(s) && /\[y\] approve/.test(s) && s.includes(command), `an armed prompt for ${command}`, 30_000);
+  return PROMPT.exec(screen)![2]!;
+}
+
+it('a fake Claude Code asks through the bridge: y runs one call, d with a note denies the other and the note reaches it', { timeout: 90_000 }, async () => {
+  const cwd = mkdtempSync(path.join(os.tmpdir(), 'loopdeck-bridge-pty-'));
+  copyFileSync(path.join(root, 'tests/fixtures/bridge/fake-claude.mjs'), path.join(cwd, 'fake-claude.mjs'));
+  writeFileSync(
+    path.join(cwd, 'calls.json'),
+    JSON.stringify([
+      { id: 'toolu_01', command: 'echo approved > approved.txt' },
+      { id: 'toolu_02', command: 'echo denied > denied.txt' },
+    ]),
+  );
+  writeFileSync(
+    path.join(cwd, 'loop.yaml'),
+    [
+      'goal: { objective: write the two files }',
+      'agent: { kind: command, command: node fake-claude.mjs, output: claude-stream-json, timeout: 60s }',
+      'workspace: { path: ., copy: none }',
+      'verify: [{ command: "true" }]',
+      'approval: { default: ask, timeout: 60s }',
+    ].join('\n'),
+  );
+  const t = startPty({ args: ['run', '--config', 'loop.yaml'], cols: 120, rows: 36, cwd });
+  terminals.push(t);
+  const first = await armedPrompt(t, 'echo approved > approved.txt');
+  expect(first).toMatch(/^t\d+\.\d+:toolu_01$/);
+  t.press('y');
+  const second = await armedPrompt(t, 'echo denied > denied.txt');
+  expect(second).toMatch(/toolu_02$/);
+  t.press('d');
+  await t.waitFor('note to the agent');
+  await t.type('use the fixture instead', (typed) => `› ${typed}`);
+  t.press(KEY.enter);
+  await t.waitUntil(() => logEvents(t.cwd).some((e) => e.type === 'session.complete'), 'the end of the run', 30_000);
+
+  // The fake CLI acted on the answers: the approved call ran, the denied one did not.
+  expect(readFileSync(path.join(t.cwd, 'approved.txt'), 'utf8')).toBe('approved\n');
+  expect(existsSync(path.join(t.cwd, 'denied.txt'))).toBe(false);
+  const heard = readFileSync(path.join(t.cwd, 'fake-claude.log'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+  expect(heard.map((h) => [h.id, h.exit, h.answer?.permissionDecision])).toEqual([
+    ['toolu_01', 0, 'allow'],
+    ['toolu_02', 0, 'deny'],
+  ]);
+  expect(heard[1].answer.permissionDecisionReason).toContain('use the fixture instead');
+
+  const events = logEvents(t.cwd);
+  const calls = events.filter((e) => e.type === 'tool.call');
+  // One tool.call per call: the parsed tool_use and the hook's request are the same call.
+  expect(calls.map((e) => [e.data.by, e.data.call.name, e.data.call.args.command])).toEqual([
+    ['agent', 'Bash', 'echo approved > approved.txt'],
+    ['agent', 'Bash', 'echo denied > denied.txt'],
+  ]);
+  expect(events.filter((e) => e.type === 'tool.ask').map((e) => [e.data.call_id, e.data.call.name, e.data.call.args])).toEqual([
+    [first, 'shell', { command: 'echo approved > approved.txt' }],
+    [second, 'shell', { command: 'echo denied > denied.txt' }],
+  ]);
+  expect(events.filter((e) => e.type === 'tool.decision').map((e) => e.data)).toEqual([
+    { call_id: first, decision: 'approve', by: 'operator' },
+    { call_id: second, decision: 'deny', by: 'operator', note: 'use the fixture instead' },
+  ]);
+  const results = events.filter((e) => e.type === 'tool.result');
+  expect(results.map((e) => [e.data.by, e.data.result.call_id, e.data.result.status])).toEqual([
+    ['agent', first, 'ok'],
+    ['agent', second, 'failed'],
+  ]);
+  expect(results[1]!.data.result.output).toContain('use the fixture instead');
+  expect(events.at(-1)).toMatchObject({ type: 'session.complete', data: { reason: 'goal_met' } });
+  // The socket's folder went with the run; the run directory named it.
+  t.press('q');
+  const { code } = await t.exit;
+  expect(code, t.describe()).toBe(0);
+  expect(existsSync(path.join(runDir(t.cwd), 'bridge.json'))).toBe(false);
+  expect(existsSync(path.join(runDir(t.cwd), 'hooks/claude-settings.json'))).toBe(true);
+});
