@@ -221,12 +221,16 @@ describe('the goal is met only when every checkable row is DONE and verify passe
     expect(of(r.events, 'session.complete')[0]!.data.summary).toBe('now really done');
   });
 
-  it('text-only criteria do not block the goal (as before the matrix): no acceptance event, verify decides', async () => {
+  it('text-only criteria do not block the goal: rows not checkable (with the claim as reported) in acceptance.json, verify decides', async () => {
     const ws = workspace();
-    const r = await run(ws, policyFor(ws, ['the code reads well']), [{ final: 'done' }]);
+    const claim = { new_evidence: [{ claim: 'the code reads well now', evidence_ref: 'src/' }] };
+    const r = await run(ws, policyFor(ws, ['the code reads well']), [{ ...shell('t1', 'true'), report: claim }, { final: 'done' }]);
     expect(of(r.events, 'acceptance.checked')).toEqual([]);
     expect(of(r.events, 'verify.result').map((e) => [e.data.passed, e.data.acceptance])).toEqual([[true, undefined]]);
     expect(r.reason).toBe('goal_met');
+    const rows = [{ index: 0, text: 'the code reads well', status: 'NOT_CHECKABLE', reported: 'the code reads well now (src/)' }];
+    expect(r.files[1]).toEqual({ session: 's1', iteration: 1, trigger: 'checkpoint', revision: 0, met: true, rows });
+    expect(fold(r.events).acceptance.rows).toEqual(rows);
   });
 });
 
