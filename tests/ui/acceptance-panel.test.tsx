@@ -21,7 +21,8 @@ import { ConsoleProvider } from '../../src/ui/context.js';
 import { GoalPanel } from '../../src/ui/GoalPanel.js';
 import { createConsoleStore } from '../../src/ui/store.js';
 import { cellWidth } from '../../src/ui/text.js';
-import { READ_ONLY_CONTROLLER } from '../support/ui-helpers.js';
+import { KEY } from '../support/console-rig.js';
+import { fits, READ_ONLY_CONTROLLER, renderStore } from '../support/ui-helpers.js';
 
 type Item = { [T in EventType]: [T, EventDataMap[T]] }[EventType];
 
@@ -134,5 +135,22 @@ describe('the acceptance matrix in the goal panel', () => {
       '· PENDING       #1 the flag exists · not checked yet',
       'constraints none',
     ]);
+  });
+
+  test('in the whole console at 80×30: Tab to the goal panel shows the rows, every line within 80 columns', async () => {
+    const c = await renderStore(createConsoleStore(events(CRITERIA, ['acceptance.checked', { iteration: 4, trigger: 'checkpoint', rows: ROWS }])), { columns: 80, rows: 30 });
+    await c.press(KEY.tab);
+    const frame = await c.waitForFrame('criteria    1/4 checkable done');
+    const lines = frame.split('\n');
+    const at = lines.findIndex((l) => l.startsWith('criteria    '));
+    expect(lines.slice(at, at + 6)).toEqual([
+      'criteria    1/4 checkable done · 1 not checkable · checked at turn 4',
+      '◐ IN_PROGRESS   #1 no failing tests · observed.tests.failing = 2, target <= 0 ·…',
+      '✓ DONE          #2 the build passes · $ npm run build → exit 0 · reported: the …',
+      '✗ BLOCKED       #3 every public endpoint answers… · $ no-such-bench --fast → ex…',
+      '✗ BLOCKED       #4 所有测试都通过并且没有新的警… · observed.lint.warnings = not…',
+      '– not checkable #5 the code reads well · reported: criterion 5: I refactored it…',
+    ]);
+    expect(fits(frame, 80, 30)).toMatchObject({ ok: true });
   });
 });
