@@ -2,7 +2,7 @@
 // criterion, its status derived by the harness from its own check at each checkpoint and
 // before each verdict, never from the agent. Real git workspaces in temp dirs, the scripted
 // agent, real commands for the checks and the observer.
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
@@ -15,6 +15,7 @@ import { fold } from '../../src/engine/fold.js';
 import { newGoal } from '../../src/engine/goal.js';
 import { HookRegistry } from '../../src/engine/hooks.js';
 import { parsePolicy } from '../../src/engine/policy.js';
+import { parseSavedPolicy, savedPolicyText } from '../../src/engine/saved-policy.js';
 import { Session } from '../../src/engine/session.js';
 import { git, gitRepo, tempDir } from '../support/git-workspace.js';
 
@@ -368,6 +369,14 @@ describe('loop.yaml: criteria with checks', () => {
       { text: 'the flag file exists', check: { command: 'test -f done.flag', timeout: 120, expect_exit: 0 } },
       'the code reads well',
     ]);
+  });
+
+  it('the run\'s saved policy (what resume reads) gives back the same criteria and checks', () => {
+    const ws = tempDir('loopdeck-acceptance-yaml-');
+    writeFileSync(path.join(ws, 'x.yaml'), 'turns: []\n');
+    const policy = policyFor(ws, [...CRITERIA, { text: 'slow', check: { command: 'make bench', timeout: '5m', expect_exit: 3 } }]);
+    expect(parseSavedPolicy(savedPolicyText(policy), path.join(ws, 'loop.yaml')).goal.success_criteria).toEqual(policy.goal.success_criteria);
+    expect(policy.goal.success_criteria[3]).toEqual({ text: 'slow', check: { command: 'make bench', timeout: 300, expect_exit: 3 } });
   });
 
   it.each<[string, unknown, string]>([
