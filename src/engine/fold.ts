@@ -172,7 +172,8 @@ export interface SessionState {
    * The last verifier verdict: `step` and `lap` when it ran (so a decision knows whether the
    * current step was judged), and `claim`, the claim it judged (`trigger: claim`).
    */
-  lastVerify: { seq: number; passed: boolean; trigger: 'claim' | 'check'; commands: VerifyCommandResult[]; step: number; lap: number; claim: string | null } | null;
+  /** `not_done`: checkable success criteria not `DONE` when the verdict was taken (absent when none kept it from passing). */
+  lastVerify: { seq: number; passed: boolean; trigger: 'claim' | 'check'; commands: VerifyCommandResult[]; step: number; lap: number; claim: string | null; not_done?: number } | null;
   hookErrors: number;
   /**
    * Checked constraints found violated or not checkable at the last checkpoint
@@ -480,7 +481,8 @@ export function reduce(s: SessionState, e: LoopEvent): void {
     case 'verify.result': {
       const claim = e.data.trigger === 'claim' ? s.finalClaim : null;
       if (e.data.trigger === 'claim') s.finalClaim = null;
-      s.lastVerify = { seq: e.seq, passed: e.data.passed, trigger: e.data.trigger, commands: e.data.commands, step: s.step, lap: s.lap, claim };
+      const open = e.data.acceptance?.met === false ? { not_done: e.data.acceptance.not_done.length } : {};
+      s.lastVerify = { seq: e.seq, passed: e.data.passed, trigger: e.data.trigger, commands: e.data.commands, step: s.step, lap: s.lap, claim, ...open };
       if (!e.data.passed && e.data.trigger === 'claim') s.history.push({ role: 'harness', content: refutation(e.data, s.acceptance.rows) });
       break;
     }

@@ -19,6 +19,8 @@ import type { EventDataMap, EventType, LoopEvent } from '../../src/engine/index.
 import { newGoal } from '../../src/engine/goal.js';
 import { ConsoleProvider } from '../../src/ui/context.js';
 import { GoalPanel } from '../../src/ui/GoalPanel.js';
+import { fold } from '../../src/engine/fold.js';
+import { verdictText } from '../../src/ui/progress.js';
 import { createConsoleStore } from '../../src/ui/store.js';
 import { cellWidth } from '../../src/ui/text.js';
 import { KEY } from '../support/console-rig.js';
@@ -152,5 +154,11 @@ describe('the acceptance matrix in the goal panel', () => {
       '– not checkable #5 the code reads well · reported: criterion 5: I refactored it…',
     ]);
     expect(fits(frame, 80, 30)).toMatchObject({ ok: true });
+  });
+
+  test('a verdict whose commands passed but whose rows are not done says so in the progress panel', () => {
+    const acceptance = { met: false, not_done: [{ index: 2, text: LONG, status: 'BLOCKED' as const, why: 'command not found (exit 127)' }] };
+    const log = events(CRITERIA, ['verify.result', { passed: false, commands: [{ command: 'npm test', exit_code: 0, passed: true, output: '' }], trigger: 'claim', acceptance }]);
+    expect(verdictText(fold(log))).toEqual({ ok: false, text: 'claim refuted: 1 success criterion not done' });
   });
 });
