@@ -9,10 +9,11 @@ import { stringify } from 'yaml';
 import type { AgentContext } from '../../src/engine/agents/agent.js';
 import { ScriptedAgent } from '../../src/engine/agents/scripted.js';
 import type { AcceptanceRow } from '../../src/engine/acceptance.js';
+import { reviseCriteria } from '../../src/engine/criteria-command.js';
 import type { ConfigErrors } from '../../src/engine/errors.js';
 import type { EventOf, LoopEvent } from '../../src/engine/events.js';
 import { fold } from '../../src/engine/fold.js';
-import { newGoal } from '../../src/engine/goal.js';
+import { newGoal, parseGoalCommand, reviseGoal } from '../../src/engine/goal.js';
 import { HookRegistry } from '../../src/engine/hooks.js';
 import { parsePolicy } from '../../src/engine/policy.js';
 import { parseSavedPolicy, savedPolicyText } from '../../src/engine/saved-policy.js';
@@ -389,5 +390,35 @@ describe('loop.yaml: criteria with checks', () => {
   ])('%s is refused naming the path and what was expected', (_name, criterion, message) => {
     const errors = bad([criterion]);
     expect(errors.some((e) => /loop\.yaml:\d+:\d+: /.test(e) && e.includes(message)), errors.join('\n')).toBe(true);
+  });
+});
+
+describe('criteria typed in /goal', () => {
+  it.each<[string, string]>([
+    ['/goal redirect --criterion tests pass', '/goal redirect needs the new objective before --criterion'],
+    ['/goal redirect fix it --criterion', 'a criterion needs text before its check, found ""'],
+    ['/goal redirect fix it --criterion --check npm test', 'a criterion needs text before its check, found "--check npm test"'],
+    ['/goal add-criterion tests pass --check', '--check needs a command, e.g. --check npm test (criterion "tests pass")'],
+    ['/goal add-criterion none left --signal observed.work.failing', 'expected --signal observed.<name>.<metric> [==|>=|<=] <number> (criterion "none left"), found "observed.work.failing"'],
+    ['/goal add-criterion none left --signal observed.work.failing < 1', 'expected --signal observed.<name>.<metric> [==|>=|<=] <number> (criterion "none left"), found "observed.work.failing < 1"'],
+    ['/goal add-criterion none left --signal tests.failing <= 0', 'expected --signal observed.<name>.<metric> [==|>=|<=] <number> (criterion "none left"), found "tests.failing <= 0"'],
+  ])('%s is refused: %s', (line, message) => {
+    expect(parseGoalCommand(line)).toEqual({ kind: 'error', message });
+  });
+
+  it('a check may hold any shell text; a signal takes an optional operator (== by default) and a signed number', () => {
+    expect(parseGoalCommand('/goal add-criterion lint is clean --check npm run lint -- --max-warnings=0 && echo ok')).toEqual({
+      kind: 'revise',
+      directive: 'add-criterion',
+      text: 'lint is clean --check npm run lint -- --max-warnings=0 && echo ok',
+    });
+    const goal = newGoal('x', ['a']);
+    expect(reviseGoal(goal, 'add-criterion', 'lint is clean --check npm run lint -- --max-warnings=0 && echo ok').success_criteria).toEqual(['a', 'lint is clean']);
+    expect(reviseCriteria([{ text: 'a' }], 'add-criterion', 'drift --signal observed.work.failing -1.5')).toEqual({
+      ok: true,
+      criteria: [{ text: 'a' }, { text: 'drift', check: { signal: 'observed.work.failing', op: '==', target: -1.5 } }],
+    });
+    // Only redirect and add-criterion read criteria: a modify's text is the objective as typed.
+    expect(reviseGoal(goal, 'modify', 'keep --criterion as plain text')).toMatchObject({ objective: 'keep --criterion as plain text', success_criteria: ['a'] });
   });
 });
