@@ -151,15 +151,19 @@ export interface HarnessSources {
 }
 
 /**
- * The harness's own measurement of each criterion: its acceptance row when there is one
- * (`DONE` is met, any other status not); else the goal's last verify verdict (it checks the
+ * The harness's own measurement of each criterion: its acceptance row when its check ran
+ * (`DONE` is met, `IN_PROGRESS` or a checked `PENDING` not, `BLOCKED` unknown); else the goal's last verify verdict (it checks the
  * goal as a whole); else a tracked signal that should decrease and is above 0 (failing
  * tests) says not met; else unknown.
  */
 export function harnessViews(criteria: readonly string[], sources: HarnessSources): HarnessView[] {
   return criteria.map((_, i) => {
     const row = sources.acceptance?.[i];
-    if (row) return { verdict: row.status === 'DONE' ? 'met' : 'not', basis: `acceptance row: ${row.status}` };
+    // Only a row whose check ran says something: a criterion without a check, one never
+    // checked and one whose check could not run leave the verdict to the other sources.
+    if (row?.status === 'DONE') return { verdict: 'met', basis: 'acceptance row: DONE' };
+    if (row?.status === 'IN_PROGRESS' || (row?.status === 'PENDING' && row.checked === true)) return { verdict: 'not', basis: `acceptance row: ${row.status}` };
+    if (row?.status === 'BLOCKED') return { verdict: 'unknown', basis: 'acceptance row: BLOCKED (its check could not run)' };
     const verify = sources.verify;
     if (verify) {
       const failed = verify.commands.find((c) => !c.passed);

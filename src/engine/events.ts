@@ -1,4 +1,5 @@
 import type { AssessedCriterion, HarnessView } from './assessment.js';
+import type { AcceptanceCriterion, AcceptanceRow, AcceptanceStatus } from './acceptance.js';
 import type { ConstraintCheck, ProtectBaseline } from './constraints.js';
 import { InvariantError } from './errors.js';
 import type { Handover } from './lap-handover.js';
@@ -78,6 +79,11 @@ export interface EventDataMap {
      * (constraints.ts); present only when a constraint has a `protect` check.
      */
     protect_baseline?: ProtectBaseline;
+    /**
+     * The acceptance matrix frozen at start (acceptance.ts): the goal's criteria with their
+     * checks; present only when a criterion has a check (absent: every criterion is text).
+     */
+    acceptance?: AcceptanceCriterion[];
   };
   /** `reask`: after a restart, the tool call issued without a recorded result, asked about again. */
   'session.resume': { action: 'continue'; from: LoopState; note?: string; reask?: string };
@@ -126,7 +132,17 @@ export interface EventDataMap {
    * are absent in logs written before they existed.
    */
   'repetition.detected': { hash: string; count: number; calls: ToolCall[]; kind?: 'repeat' | 'cycle'; span?: number; rule?: string };
-  'goal.revised': { revision: GoalRevision; goal: Goal };
+  /**
+   * `acceptance`: the matrix after the revision, present when a criterion has a check
+   * (absent: the goal's criteria, every one text). Only the operator's revisions change it.
+   */
+  'goal.revised': { revision: GoalRevision; goal: Goal; acceptance?: AcceptanceCriterion[] };
+  /**
+   * The acceptance matrix as checked at the checkpoint of `iteration` or before a verdict
+   * (`trigger: verify`): one row per criterion, its status derived by the harness from its
+   * check (acceptance.ts). Recorded only when a criterion has a check.
+   */
+  'acceptance.checked': { iteration: number; trigger: 'checkpoint' | 'verify'; rows: AcceptanceRow[] };
   /**
    * A checked constraint of `goal.constraints` was found violated at the checkpoint of
    * `iteration` (docs/design.md, "Goals"): `index` in the policy's list, its `text`, the check
@@ -187,7 +203,17 @@ export interface EventDataMap {
    * line on the workspace (`stashSummary` in abort.ts).
    */
   'abort.recorded': { report: string; stash: string; restore: string };
-  'verify.result': { passed: boolean; commands: VerifyCommandResult[]; trigger: 'claim' | 'check' };
+  /**
+   * `passed`: the goal's verdict, every verify command passing and, when the matrix has
+   * checks, every checkable criterion `DONE`; `acceptance.not_done` names the rows that kept
+   * it from passing (absent in logs written before the matrix, and when nothing is checkable).
+   */
+  'verify.result': {
+    passed: boolean;
+    commands: VerifyCommandResult[];
+    trigger: 'claim' | 'check';
+    acceptance?: { met: boolean; not_done: Array<{ index: number; text: string; status: AcceptanceStatus; why?: string }> };
+  };
   'hook.error': { topic: string; hook: string; error: string };
   'budget.extended': { dimension: BudgetDimension; limit: number; by: number };
   /** Reflexion: the lesson written after a failed attempt, carried into the next one. */
@@ -276,7 +302,7 @@ export const EVENT_TYPES = [
   'repetition.detected', 'goal.revised', 'lap.start', 'lap.end', 'verify.result', 'hook.error', 'budget.extended',
   'reflection.recorded', 'workspace.snapshot', 'abort.recorded', 'agent.notice', 'context.compacted', 'agent.message', 'agent.usage',
   'checkpoint.unknown', 'process.start', 'process.reaped', 'constraint.violated', 'constraint.unchecked', 'policy.reloaded', 'progress.assessed',
-  'tool.ask',
+  'tool.ask', 'acceptance.checked',
 ] as const satisfies readonly EventType[];
 
 const KNOWN = new Set<string>(EVENT_TYPES);

@@ -1,4 +1,6 @@
 import type { AgentMessage } from './agents/agent.js';
+import { describeRow, type AcceptanceRow } from './acceptance.js';
+import { checkedAcceptance, NO_ACCEPTANCE, reportedAcceptance, reviseAcceptance, startAcceptance, type AcceptanceState } from './acceptance-fold.js';
 import { ZERO_USAGE } from './budget.js';
 import { INITIAL_EVALUATOR, type EvaluatorState } from './checkpoint.js';
 import { advanceTargets } from './target-tests.js';
@@ -176,7 +178,8 @@ export interface SessionState {
    * The last verifier verdict: `step` and `lap` when it ran (so a decision knows whether the
    * current step was judged), and `claim`, the claim it judged (`trigger: claim`).
    */
-  lastVerify: { seq: number; passed: boolean; trigger: 'claim' | 'check'; commands: VerifyCommandResult[]; step: number; lap: number; claim: string | null } | null;
+  /** `not_done`: checkable success criteria not `DONE` when the verdict was taken (absent when none kept it from passing). */
+  lastVerify: { seq: number; passed: boolean; trigger: 'claim' | 'check'; commands: VerifyCommandResult[]; step: number; lap: number; claim: string | null; not_done?: number } | null;
   hookErrors: number;
   /**
    * Checked constraints found violated or not checkable at the last checkpoint
@@ -194,6 +197,8 @@ export interface SessionState {
   policyChanges: Array<{ seq: number; path: string; to?: unknown }>;
   /** The reload whose changes wait for the operator's key (`seq` of its `policy.reloaded`), until answered or replaced by a newer reload. */
   reloadPending: { seq: number; file: string; inside: boolean; changes: PolicyChange[] } | null;
+  /** The acceptance matrix: frozen criteria, rows as last checked (docs/design.md, "The acceptance matrix"). */
+  acceptance: AcceptanceState;
   done: { reason: DoneReason; summary: string; detail?: string } | null;
   eventCount: number;
   lastSeq: number;
@@ -267,6 +272,7 @@ export const INITIAL_STATE: SessionState = {
   protectBaseline: null,
   policyChanges: [],
   reloadPending: null,
+  acceptance: NO_ACCEPTANCE,
   done: null,
   eventCount: 0,
   lastSeq: -1,
@@ -347,6 +353,7 @@ export function reduce(s: SessionState, e: LoopEvent): void {
       s.limits = { ...e.data.budget };
       s.checkpointEvery = e.data.checkpoint_every;
       s.protectBaseline = e.data.protect_baseline ?? null;
+      s.acceptance = startAcceptance(e.data.acceptance, e.data.goal.success_criteria);
       s.startedAt = e.at;
       s.activeSince = e.at;
       break;
@@ -489,6 +496,7 @@ export function reduce(s: SessionState, e: LoopEvent): void {
       break;
     case 'goal.revised':
       s.goal = e.data.goal;
+      s.acceptance = reviseAcceptance(s.acceptance, e.data.acceptance, e.data.goal.success_criteria);
       s.revisions.push({ ...e.data.revision, seq: e.seq });
       s.history.push({
         role: 'harness',
@@ -502,11 +510,9 @@ export function reduce(s: SessionState, e: LoopEvent): void {
     case 'verify.result': {
       const claim = e.data.trigger === 'claim' ? s.finalClaim : null;
       if (e.data.trigger === 'claim') s.finalClaim = null;
-      s.lastVerify = { seq: e.seq, passed: e.data.passed, trigger: e.data.trigger, commands: e.data.commands, step: s.step, lap: s.lap, claim };
-      if (!e.data.passed && e.data.trigger === 'claim') {
-        const failed = e.data.commands.filter((c) => !c.passed).map((c) => `${c.command} (exit ${c.exit_code})`);
-        s.history.push({ role: 'harness', content: `Your claim that the goal is met was refuted: ${failed.join(', ')} failed.` });
-      }
+      const open = e.data.acceptance?.met === false ? { not_done: e.data.acceptance.not_done.length } : {};
+      s.lastVerify = { seq: e.seq, passed: e.data.passed, trigger: e.data.trigger, commands: e.data.commands, step: s.step, lap: s.lap, claim, ...open };
+      if (!e.data.passed && e.data.trigger === 'claim') s.history.push({ role: 'harness', content: refutation(e.data, s.acceptance.rows) });
       for (const c of e.data.commands.filter((c) => !c.passed)) {
         s.failedSinceCheckpoint = noteFailure(s.failedSinceCheckpoint, { kind: 'verify', what: c.command, why: `exit ${c.exit_code ?? 'none'}`, turn: s.turn });
       }
@@ -560,6 +566,9 @@ export function reduce(s: SessionState, e: LoopEvent): void {
       noteUnreported(s, e.data.unreported ?? []);
       s.assessment = { seq: e.seq, ...e.data };
       break;
+    case 'acceptance.checked':
+      s.acceptance = checkedAcceptance(s.acceptance, e.data.rows, { seq: e.seq, iteration: e.data.iteration, trigger: e.data.trigger });
+      break;
     case 'abort.recorded':
       s.abort = { report: e.data.report, stash: e.data.stash, restore: e.data.restore };
       break;
@@ -609,6 +618,25 @@ function noteFailedCall(s: SessionState, record: ToolRecord): void {
   s.failedSinceCheckpoint = noteFailure(s.failedSinceCheckpoint, { kind: status === 'denied' ? 'denied' : 'tool', what: callLine(record.call), why, turn: s.turn });
 }
 
+/**
+ * What the agent is told when its claim that the goal is met is refuted: the verify
+ * commands that failed, and the acceptance rows that are not done (the verdict's own list,
+ * with the row's evidence when the matrix has it).
+ */
+function refutation(data: EventOf<'verify.result'>['data'], rows: readonly AcceptanceRow[]): string {
+  const failed = data.commands.filter((c) => !c.passed).map((c) => `${c.command} (exit ${c.exit_code})`);
+  const parts = failed.length > 0 ? [`${failed.join(', ')} failed`] : [];
+  const open = data.acceptance?.met === false ? data.acceptance.not_done : [];
+  if (open.length > 0) {
+    const lines = open.map((r) => {
+      const row = rows.find((x) => x.index === r.index && x.text === r.text);
+      return row ? describeRow(row) : `#${r.index + 1} "${r.text}": ${r.status}${r.why ? ` (${r.why})` : ''}`;
+    });
+    parts.push(`these success criteria are not done: ${lines.join('; ')}`);
+  }
+  return `Your claim that the goal is met was refuted: ${parts.join('; ') || 'the verifier did not pass'}.`;
+}
+
 /** A recorded checkpoint: the list, the goal's progress note, and the evaluator's state as the evaluator left it. */
 function foldCheckpoint(s: SessionState, checkpoint: CheckpointRecord): void {
   s.checkpoints.push(checkpoint);
@@ -617,6 +645,7 @@ function foldCheckpoint(s: SessionState, checkpoint: CheckpointRecord): void {
     const moved = checkpoint.signals.map((g) => `${g.signal.replace(/^observed\./, '')} ${g.before ?? '—'} → ${g.after ?? 'missing'}`).join(', ');
     s.goal = { ...s.goal, notes: [...s.goal.notes, `iteration ${checkpoint.iteration}: ${checkpoint.status}${moved ? ` (${moved})` : ''}`] };
   }
+  s.acceptance = reportedAcceptance(s.acceptance, checkpoint.reported);
   s.reportSinceCheckpoint = INITIAL_STATE.reportSinceCheckpoint;
   s.failedSinceCheckpoint = [];
   s.constraintFindings = [];

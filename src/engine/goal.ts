@@ -1,4 +1,7 @@
+import { criterionText, type CriterionSpec } from './acceptance.js';
 import { constraintText, type ConstraintSpec } from './constraints.js';
+import { parseRevisionText } from './criteria-command.js';
+import { UsageError } from './errors.js';
 import type { GoalRevision } from './events.js';
 import type { Goal } from './types.js';
 
@@ -13,16 +16,18 @@ export type GoalCommand =
   | { kind: 'error'; message: string };
 
 /**
- * A new goal as started: active, no notes, revision 0. Constraints are kept as their texts;
- * their checks stay in the policy (`goal.constraints`, constraints.ts).
+ * A new goal as started: active, no notes, revision 0. Constraints and criteria are kept as
+ * their texts; their checks stay in the policy (`goal.constraints`, constraints.ts) and, for
+ * criteria, in the acceptance matrix the run freezes at start (acceptance.ts).
  */
 export function newGoal(
   objective: string,
-  success_criteria: string[] = [],
+  criteria: readonly CriterionSpec[] = [],
   specs: readonly ConstraintSpec[] = [],
   options: { priority?: 'high' | 'normal' | 'low'; sub_goals?: Array<{ objective: string; success_criteria: string[] }> } = {},
 ): Goal {
   const constraints = specs.map(constraintText);
+  const success_criteria = criteria.map(criterionText);
   const sub_goals = (options.sub_goals ?? []).map((g, i) => ({ id: `g${i + 1}`, parent: 'goal', objective: g.objective, success_criteria: g.success_criteria, status: 'active' as const }));
   return {
     objective,
@@ -54,24 +59,33 @@ export function parseGoalCommand(line: string): GoalCommand {
     return text ? { kind: 'error', message: '/goal status takes no text' } : { kind: 'status' };
   }
   if (!text) return { kind: 'error', message: `/goal ${sub} needs text, e.g. /goal ${sub} keep the public API` };
+  const parsed = parseRevisionText(sub as GoalDirective, text);
+  if (!parsed.ok) return { kind: 'error', message: parsed.message };
   return { kind: 'revise', directive: sub as GoalDirective, text };
 }
 
 /**
  * Applies one revision (docs/design.md, "Goals"). Pure.
- * - `add-constraint` / `add-criterion` append; the objective and status are unchanged.
- * - `redirect` replaces the objective and clears the criteria (to be derived again); status `revised`.
+ * - `add-constraint` / `add-criterion` append (a criterion's `--check`/`--signal` goes to the
+ *   acceptance matrix, its text here); the objective and status are unchanged.
+ * - `redirect` replaces the objective, and the criteria with those typed after it
+ *   (`--criterion <text>`, criteria-command.ts) or keeps them when none are; status `revised`.
  * - `modify` replaces the objective and keeps the criteria; status `revised`.
+ * @throws UsageError when the text's criteria cannot be read (parseGoalCommand refuses such a line first)
  */
 export function reviseGoal(goal: Goal, directive: GoalDirective, text: string): Goal {
   const next: Goal = { ...goal, revision: goal.revision + 1 };
+  const parsed = parseRevisionText(directive, text);
+  if (!parsed.ok) throw new UsageError(parsed.message);
   switch (directive) {
     case 'add-constraint':
       return { ...next, constraints: [...goal.constraints, text] };
     case 'add-criterion':
-      return { ...next, success_criteria: [...goal.success_criteria, text] };
-    case 'redirect':
-      return { ...next, objective: text, success_criteria: [], status: 'revised' };
+      return { ...next, success_criteria: [...goal.success_criteria, parsed.head] };
+    case 'redirect': {
+      const criteria = parsed.criteria ? parsed.criteria.map((c) => c.text) : goal.success_criteria;
+      return { ...next, objective: parsed.head, success_criteria: criteria, status: 'revised' };
+    }
     case 'modify':
       return { ...next, objective: text, status: 'revised' };
   }

@@ -33,6 +33,8 @@ const SIGNAL_CAP = 12;
 export interface AcceptanceRowView {
   text: string;
   status: string;
+  /** Whether its check ran and measured something (a row never checked, or without a check, is not). */
+  checked?: boolean;
 }
 
 /** Something tried that failed, as the fold collects it between checkpoints. */

@@ -52,8 +52,8 @@ function unitOf(dimension: BudgetDimension): string {
 export const OPERATOR_COMMAND_SYNTAX: readonly CommandSyntax[] = [
   { text: '/goal status', help: 'show the goal' },
   { text: '/goal add-constraint ', help: 'add a constraint: /goal add-constraint <text>' },
-  { text: '/goal add-criterion ', help: 'add a success criterion: /goal add-criterion <text>' },
-  { text: '/goal redirect ', help: 'new objective, criteria cleared: /goal redirect <text>' },
+  { text: '/goal add-criterion ', help: 'add a success criterion: /goal add-criterion <text> [--check <command>]' },
+  { text: '/goal redirect ', help: 'new objective, criteria kept or typed (--criterion): /goal redirect <text>' },
   { text: '/goal modify ', help: 'new objective, criteria kept: /goal modify <text>' },
   ...BUDGET_DIMENSIONS.map((d) => {
     const name = BUDGET_COMMAND_NAMES[d];

@@ -180,10 +180,62 @@ function constraintMessage(iss: { input?: unknown; errors?: ReadonlyArray<Readon
 
 const constraintSchema = z.union([text, checkedConstraint], { error: (iss) => constraintMessage(iss as Parameters<typeof constraintMessage>[0]) });
 
+/** A success criterion's command check: exit `expect_exit` (default 0) is a pass. */
+const commandCheck = z.strictObject({
+  command: text.describe('A shell command run in the workspace at each checkpoint and before the goal is judged met.'),
+  timeout: duration.prefault('2m').describe('Longest the command may run; past it the criterion is BLOCKED.'),
+  expect_exit: z
+    .int({ error: (iss) => `expected an exit code from 0 to 125, found ${describeValue(iss.input)}` })
+    .min(0, { error: (iss) => `expected an exit code from 0 to 125, found ${describeValue(iss.input)}` })
+    .max(125, { error: (iss) => `expected an exit code from 0 to 125 (126 and 127 are the shell's own: the command could not run), found ${describeValue(iss.input)}` })
+    .default(0)
+    .describe('The exit code that meets the criterion (default 0).'),
+});
+
+/** A success criterion's signal check: an observed metric compared with a target. */
+const signalCheck = z.strictObject({
+  signal: z
+    .string()
+    .refine((s) => SIGNAL_PATTERN.test(s), { error: (iss) => `expected an observed signal like observed.tests.failing, found ${describeValue(iss.input)}` })
+    .describe('An observed metric, `observed.<name>.<metric>`, as the observers measured it at the checkpoint.'),
+  target: z.number({ error: (iss) => `expected a number, found ${describeValue(iss.input)}` }).describe('The value that meets the criterion.'),
+  op: z.enum(['==', '>=', '<=']).default('==').describe('How the value is compared with the target (default `==`).'),
+});
+
+/** For a check mapping, what its own branch found wrong. */
+function checkMessage(iss: { input?: unknown; errors?: ReadonlyArray<ReadonlyArray<{ path: PropertyKey[]; message: string }>> }): string {
+  const input = iss.input;
+  const record = input !== null && typeof input === 'object' && !Array.isArray(input) ? (input as Record<string, unknown>) : null;
+  const branch = record && 'command' in record ? 0 : record && 'signal' in record ? 1 : -1;
+  const inner = branch >= 0 ? iss.errors?.[branch]?.[0] : undefined;
+  if (inner) return `${inner.path.length > 0 ? `${inner.path.map(String).join('.')}: ` : ''}${inner.message}`;
+  return `expected { command, timeout?, expect_exit? } or { signal, target, op? }, found ${describeValue(input)}`;
+}
+
+const criterionCheck = z.union([commandCheck, signalCheck], { error: (iss) => checkMessage(iss as Parameters<typeof checkMessage>[0]) });
+
+const checkedCriterion = z.strictObject({
+  text: text.describe('The criterion as the agent and the operator read it.'),
+  check: criterionCheck.optional().describe('How the harness checks it: `{ command, timeout?, expect_exit? }` or `{ signal, target, op? }`. Without one the criterion is not checkable.'),
+});
+
+/** For a criterion mapping, what its own schema found wrong (the text branch's "expected a string" says nothing). */
+function criterionMessage(iss: { input?: unknown; errors?: ReadonlyArray<ReadonlyArray<{ path: PropertyKey[]; message: string }>> }): string {
+  const input = iss.input;
+  const inner = input !== null && typeof input === 'object' && !Array.isArray(input) ? iss.errors?.[1]?.[0] : undefined;
+  if (inner) return `${inner.path.length > 0 ? `${inner.path.map(String).join('.')}: ` : ''}${inner.message}`;
+  return `expected a text or { text, check }, found ${describeValue(input)}`;
+}
+
+const criterionSchema = z.union([text, checkedCriterion], { error: (iss) => criterionMessage(iss as Parameters<typeof criterionMessage>[0]) });
+
 const goalSchema = z
   .strictObject({
     objective: text.describe('What the loop must achieve, in one sentence the agent sees every turn.'),
-    success_criteria: z.array(text).default([]).describe('How the goal is judged; shown to the agent.'),
+    success_criteria: z
+      .array(criterionSchema)
+      .prefault([])
+      .describe('How the goal is judged; shown to the agent. A text (not checkable), or `{ text, check }`: a row of the acceptance matrix whose status the harness derives from its check.'),
     constraints: z
       .array(constraintSchema)
       .prefault([])
@@ -720,6 +772,18 @@ function checkConfig(config: CheckedConfig, ctx: z.RefinementCtx, file: string, 
       code: 'custom',
       path: ['progress', 'observed', index, 'signal'],
       message: `expected ${known}, found ${describeValue(signal)}${near ? `; did you mean "${near}"?` : ''}`,
+    });
+  });
+  // A criterion's signal likewise: a misspelt one would stay BLOCKED and the goal unmet.
+  config.goal.success_criteria.forEach((criterion, index) => {
+    const check = typeof criterion === 'string' ? undefined : criterion.check;
+    if (!check || !('signal' in check) || metrics.includes(check.signal) || !SIGNAL_PATTERN.test(check.signal)) return;
+    const near = nearestKey(check.signal, metrics);
+    const known = metrics.length > 0 ? `one of ${metrics.join(', ')}` : 'a metric of an observe entry (there is none)';
+    ctx.addIssue({
+      code: 'custom',
+      path: ['goal', 'success_criteria', index, 'check', 'signal'],
+      message: `expected ${known}, found ${describeValue(check.signal)}${near ? `; did you mean "${near}"?` : ''}`,
     });
   });
   config.hooks.forEach((hook, index) => {

@@ -113,6 +113,7 @@ function sourceForm(saved: Record<string, unknown>): Record<string, unknown> {
   convertEach(source, 'verify', (item) => convert(item, 'timeout', seconds));
   convertEach(source, 'hooks', (item) => convert(item, 'timeout', seconds));
   convertEach(source.goal, 'constraints', (item) => convert(item, 'timeout', seconds));
+  convertEach(source.goal, 'success_criteria', (item) => convert(isRecord(item) ? item.check : undefined, 'timeout', seconds));
   convert(source, 'hook_timeout', seconds);
   convert(source.tools, 'shell_timeout', seconds);
   convert(source.approval, 'timeout', orUnlimited(seconds));

@@ -1,6 +1,6 @@
 import type { SessionState } from './fold.js';
 import { watchChildren, type ChildStart } from './children.js';
-import { RunInterrupted, SessionStateError } from './errors.js';
+import { RunInterrupted, SessionStateError, UsageError } from './errors.js';
 import type { LoopEvent } from './events.js';
 import type { GoalDirective } from './goal.js';
 import { BUDGET_NAMES_LIST, incrementError, parseOperatorCommand, performOperatorCommand, type CommandResult } from './operator-command.js';
@@ -182,8 +182,14 @@ export class Session {
     const state = this.core.state;
     if (!state.goal) return { ok: false, message: 'no goal yet: the run has not started' };
     if (state.done) return { ok: false, message: `the run is over (${state.done.reason}); the goal can no longer be revised` };
-    await this.revise(directive, text);
-    return { ok: true, message: `goal revised (${directive}): revision ${state.goal.revision}` };
+    try {
+      await this.revise(directive, text);
+    } catch (error) {
+      // Typed criteria that cannot be read, or a signal no observer gives: nothing was recorded.
+      if (error instanceof UsageError) return { ok: false, message: error.message };
+      throw error;
+    }
+    return { ok: true, message: `goal revised (${directive}): revision ${this.core.state.goal?.revision ?? state.goal.revision}` };
   }
 
   /**

@@ -1,6 +1,7 @@
 import React from 'react';
 import { Box, Text } from 'ink';
 import type { ConstraintFindingRecord } from '../engine/fold.js';
+import { acceptanceRows } from './acceptance-rows.js';
 import { useConsole } from './context.js';
 import { Rows } from './Rows.js';
 import { sanitize } from './text.js';
@@ -16,9 +17,14 @@ function findingLine(f: ConstraintFindingRecord): string {
   return `✗ VIOLATED at turn ${f.iteration} "${clean(f.text)}": ${what}`;
 }
 
-/** The goal: objective and status, success criteria, constraints (and those a check found broken), and every revision with its reconciliation. */
-export function GoalPanel({ height }: { height: number }) {
+/**
+ * The goal: objective and status, the acceptance matrix (a row per success criterion with
+ * its status and evidence), constraints (and those a check found broken), and every
+ * revision with its reconciliation. `width`: the panel's columns.
+ */
+export function GoalPanel({ height, width = 80 }: { height: number; width?: number }) {
   const goal = useConsole((s) => s.session.goal);
+  const acceptance = useConsole((s) => s.session.acceptance);
   const revisions = useConsole((s) => s.session.revisions);
   const findings = useConsole((s) => s.session.constraintFindings);
   if (!goal) {
@@ -43,10 +49,7 @@ export function GoalPanel({ height }: { height: number }) {
           {clean(g.objective)} <Text color={theme.muted}>({g.status}, part of the goal)</Text>
         </Text>
       )),
-      <Text wrap="truncate-end">
-        <Text color={theme.muted}>criteria    </Text>
-        {list(goal.success_criteria)}
-      </Text>,
+      ...acceptanceRows(acceptance, width),
       <Text wrap="truncate-end">
         <Text color={theme.muted}>constraints </Text>
         {list(goal.constraints)}

@@ -88,8 +88,17 @@ function describeRaw(e: LoopEvent): string {
     }
     case 'abort.recorded':
       return `aborted: workspace ${clean(e.data.stash)}; report ${clean(e.data.report)}`;
-    case 'verify.result':
-      return `verify ${e.data.passed ? 'passed' : 'failed'}: ${e.data.commands.map((c) => `${c.command} → ${c.exit_code}`).join(', ')}`;
+    case 'verify.result': {
+      const open = e.data.acceptance?.not_done ?? [];
+      const rows = open.length > 0 ? `; criteria not done: ${open.map((r) => `#${r.index + 1} ${r.status}`).join(', ')}` : '';
+      return `verify ${e.data.passed ? 'passed' : 'failed'}: ${e.data.commands.map((c) => `${c.command} → ${c.exit_code}`).join(', ')}${rows}`;
+    }
+    case 'acceptance.checked': {
+      const count = (status: string) => e.data.rows.filter((r) => r.status === status).length;
+      const checkable = e.data.rows.filter((r) => r.status !== 'NOT_CHECKABLE').length;
+      const blocked = count('BLOCKED') > 0 ? `, ${count('BLOCKED')} blocked` : '';
+      return `acceptance (${e.data.trigger === 'verify' ? 'before the verdict' : `turn ${e.data.iteration}`}): ${count('DONE')}/${checkable} criteria done, ${count('IN_PROGRESS')} in progress${blocked}`;
+    }
     case 'reflection.recorded':
       return `reflection after attempt ${e.data.attempt}: ${clean(e.data.text)}`;
     case 'context.compacted': {

@@ -87,5 +87,7 @@ export function verdictText(state: Pick<SessionState, 'lastVerify' | 'finalClaim
   const what = v.trigger === 'claim' ? 'claim' : 'check';
   if (v.passed) return { ok: true, text: `${what} verified` };
   const failed = v.commands.find((c) => !c.passed);
-  return { ok: false, text: `${what} refuted${failed ? `: ${failed.command} exit ${failed.exit_code ?? 'none'}` : ''}` };
+  const open = v.not_done ? `${v.not_done} success criteri${v.not_done === 1 ? 'on' : 'a'} not done` : '';
+  const why = [failed ? `${failed.command} exit ${failed.exit_code ?? 'none'}` : '', open].filter((t) => t !== '').join('; ');
+  return { ok: false, text: `${what} refuted${why ? `: ${why}` : ''}` };
 }

@@ -9,7 +9,7 @@ const GROUPS: Record<Exclude<TimelineFilter, 'activity' | 'all'>, ReadonlySet<Ev
   model: new Set(['model.call', 'agent.message', 'plan.draft', 'plan.commit', 'reflection.recorded', 'verify.result', 'context.compacted']),
   checkpoints: new Set(['checkpoint.recorded', 'progress.assessed', 'stagnation.detected', 'checkpoint.unknown', 'workspace.snapshot']),
   alerts: new Set(['stagnation.detected', 'checkpoint.unknown', 'repetition.detected', 'tool.error', 'hook.error', 'budget.warn', 'abort.recorded', 'process.reaped']),
-  goal: new Set(['goal.revised', 'session.start', 'verify.result', 'session.complete']),
+  goal: new Set(['goal.revised', 'session.start', 'verify.result', 'session.complete', 'acceptance.checked']),
   budget: new Set(['agent.usage', 'budget.warn', 'budget.extended', 'session.pause', 'session.resume', 'context.compacted']),
   flow: new Set(['state.transition', 'session.start', 'session.pause', 'session.resume', 'session.complete', 'lap.start', 'lap.end', 'process.reaped']),
 };

@@ -92,10 +92,14 @@ describe('reviseGoal', () => {
     expect(revised.revision).toBe(1);
   });
 
-  it('redirect replaces the objective, clears the criteria, status revised', () => {
+  it('redirect replaces the objective and the criteria with those typed (kept when none are), status revised', () => {
+    expect(reviseGoal(goal, 'redirect', 'focus on auth --criterion auth passes --check npm test -- auth --criterion no warnings')).toMatchObject({
+      objective: 'focus on auth',
+      success_criteria: ['auth passes', 'no warnings'],
+    });
     expect(reviseGoal(goal, 'redirect', 'focus on auth')).toEqual({
       objective: 'focus on auth',
-      success_criteria: [],
+      success_criteria: ['all tests pass'],
       constraints: ['do not edit the tests'],
       status: 'revised',
       notes: ['reproduced the failure'],

@@ -68,6 +68,7 @@ describe('generated from the schema', () => {
     expect(rows.filter((r) => r.description === '').map((r) => r.key)).toEqual([]);
     expect(rows.filter((r) => r.type === 'any').map((r) => r.key)).toEqual([]);
     expect(rows.filter((r) => r.default === 'optional').map((r) => r.key)).toEqual([
+      'goal.success_criteria[].check',
       'goal.constraints[].protect',
       'goal.constraints[].command',
       'agent.base_url',

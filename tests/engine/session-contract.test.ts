@@ -623,7 +623,7 @@ describe('goals', () => {
     expect(agent.goals[1]).toMatchObject({ objective: 'Ship the fix', constraints: ['no network'], revision: 1 });
   });
 
-  it('/goal modify keeps the criteria; /goal redirect replaces the objective and clears them; status revised', async () => {
+  it('/goal modify keeps the criteria; /goal redirect replaces the objective and keeps them, or replaces them with those typed; status revised', async () => {
     const r = await pausedAtTool(transcript({ turns: [shell('t1', 'echo hi'), { final: 'done' }] }), goal('Ship the fix', ['c1', 'c2']));
 
     expect((await r.session.command('/goal modify x')).ok).toBe(true);
@@ -632,11 +632,13 @@ describe('goals', () => {
     expect((await r.session.command('/goal redirect focus on the auth tests')).ok).toBe(true);
     expect(r.session.snapshot.goal).toMatchObject({
       objective: 'focus on the auth tests',
-      success_criteria: [],
+      success_criteria: ['c1', 'c2'],
       status: 'revised',
       revision: 2,
     });
-    expect(ofType(r.events, 'goal.revised').map((e) => e.data.revision.directive)).toEqual(['modify', 'redirect']);
+    expect((await r.session.command('/goal redirect only auth --criterion auth tests pass --criterion no new warnings')).ok).toBe(true);
+    expect(r.session.snapshot.goal).toMatchObject({ objective: 'only auth', success_criteria: ['auth tests pass', 'no new warnings'], revision: 3 });
+    expect(ofType(r.events, 'goal.revised').map((e) => e.data.revision.directive)).toEqual(['modify', 'redirect', 'redirect']);
     expect((await finish(r.run, r.log, await r.run.next({ decision: 'approve' }))).reason).toBe('goal_met');
   });
 

@@ -53,10 +53,10 @@ describe('each /goal directive, with the whole frame after it', () => {
       ╰──────────────────────────────────────────────────────────────────────────────────────────────────╯
       ── Checkpoint │  Goal  │ Tool call │ Progress (tab)
       objective   Make the greeting friendlier (active, revision 0)
-      criteria    the verify command exits 0
+      criteria    1, none checkable (they do not block the goal)
+      – not checkable #1 the verify command exits 0
       constraints do not touch README.md
       revisions   none
-
 
 
 
@@ -94,12 +94,12 @@ describe('each /goal directive, with the whole frame after it', () => {
       ╰──────────────────────────────────────────────────────────────────────────────────────────────────╯
       ── Checkpoint │  Goal  │ Tool call │ Progress (tab)
       objective   Make the greeting friendlier (active, revision 1)
-      criteria    the verify command exits 0
+      criteria    1, none checkable (they do not block the goal)
+      – not checkable #1 the verify command exits 0
       constraints do not touch README.md · keep the public API
       revisions   1, newest first
        rev 1 add-constraint: keep the public API (no restart)
          still valid: the agent gave no usable reconciliation · discard: nothing known · new work: the ne…
-
 
 
       ── Timeline · filter activity (f) · 7 events · following (end)
@@ -135,14 +135,14 @@ describe('each /goal directive, with the whole frame after it', () => {
       ╰──────────────────────────────────────────────────────────────────────────────────────────────────╯
       ── Checkpoint │  Goal  │ Tool call │ Progress (tab)
       objective   Make the greeting friendlier (active, revision 2)
-      criteria    the verify command exits 0 · the greeting names the person
+      criteria    2, none checkable (they do not block the goal)
+      – not checkable #1 the verify command exits 0
+      – not checkable #2 the greeting names the person
       constraints do not touch README.md · keep the public API
       revisions   2, newest first
        rev 2 add-criterion: the greeting names the person (no restart)
          still valid: the agent gave no usable reconciliation · discard: nothing known · new work: the ne…
-       rev 1 add-constraint: keep the public API (no restart)
-         still valid: the agent gave no usable reconciliation · discard: nothing known · new work: the ne…
-
+      … 2 more lines
       ── Timeline · filter activity (f) · 8 events · following (end)
           0 session.start       session started: Make the greeting friendlier (react)
           2 plan.draft          plan drafted: 1 step(s)
@@ -176,14 +176,14 @@ describe('each /goal directive, with the whole frame after it', () => {
       ╰──────────────────────────────────────────────────────────────────────────────────────────────────╯
       ── Checkpoint │  Goal  │ Tool call │ Progress (tab)
       objective   Make the greeting warm and short (revised, revision 3)
-      criteria    the verify command exits 0 · the greeting names the person
+      criteria    2, none checkable (they do not block the goal)
+      – not checkable #1 the verify command exits 0
+      – not checkable #2 the greeting names the person
       constraints do not touch README.md · keep the public API
       revisions   3, newest first
        rev 3 modify: Make the greeting warm and short (no restart)
          still valid: the agent gave no usable reconciliation · discard: nothing known · new work: the ne…
-       rev 2 add-criterion: the greeting names the person (no restart)
-         still valid: the agent gave no usable reconciliation · discard: nothing known · new work: the ne…
-      … 2 more lines
+      … 4 more lines
       ── Timeline · filter activity (f) · 9 events · following (end)
           0 session.start       session started: Make the greeting friendlier (react)
           2 plan.draft          plan drafted: 1 step(s)
@@ -217,14 +217,14 @@ describe('each /goal directive, with the whole frame after it', () => {
       ╰──────────────────────────────────────────────────────────────────────────────────────────────────╯
       ── Checkpoint │  Goal  │ Tool call │ Progress (tab)
       objective   Translate the greeting to French (revised, revision 4)
-      criteria    none
+      criteria    2, none checkable (they do not block the goal)
+      – not checkable #1 the verify command exits 0
+      – not checkable #2 the greeting names the person
       constraints do not touch README.md · keep the public API
       revisions   4, newest first
        rev 4 redirect: Translate the greeting to French (full restart)
          still valid: the agent gave no usable reconciliation · discard: work aimed only at the previous …
-       rev 3 modify: Make the greeting warm and short (no restart)
-         still valid: the agent gave no usable reconciliation · discard: nothing known · new work: the ne…
-      … 4 more lines
+      … 6 more lines
       ── Timeline · filter activity (f) · 10 events · following (end)
           0 session.start       session started: Make the greeting friendlier (react)
           2 plan.draft          plan drafted: 1 step(s)
@@ -243,7 +243,8 @@ describe('each /goal directive, with the whole frame after it', () => {
     `);
     expect(rig.session.snapshot.goal).toMatchObject({
       objective: 'Translate the greeting to French',
-      success_criteria: [],
+      // A redirect without typed criteria keeps them.
+      success_criteria: ['the verify command exits 0', 'the greeting names the person'],
       constraints: ['do not touch README.md', 'keep the public API'],
       status: 'revised',
       revision: 4,

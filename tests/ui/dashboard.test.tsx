@@ -67,7 +67,7 @@ describe('help', () => {
       const shown = [...seen].some((line) => line.startsWith(keyLabel(b.key)) && line.endsWith(b.help)) || [...seen].some((line) => line.includes(` ${keyLabel(b.key)} `) && line.endsWith(b.help));
       expect(shown, `${b.scope}: ${b.key} ${b.help}`).toBe(true);
     }
-    expect([...seen].some((l) => l.startsWith('/goal redirect ') && l.endsWith('new objective, criteria cleared: /goal redirect <text>'))).toBe(true);
+    expect([...seen].some((l) => l.startsWith('/goal redirect ') && l.endsWith('new objective, criteria kept or typed (--criterion): /goal redirect <text>'))).toBe(true);
     // PgUp and PgDn move a page at a time: a few presses go from the end to the top and back.
     const atEnd = c.frame();
     let presses = 0;

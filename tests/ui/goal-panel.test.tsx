@@ -59,29 +59,29 @@ describe('the goal panel and checked constraints', () => {
     expect(out).toBe(
       [
         'objective   fix the bug (active, revision 0)',
-        'criteria    npm test passes',
+        'criteria    1, none checkable (they do not block the goal)',
+        '– not checkable #1 npm test passes',
         'constraints keep the public API · do not edit the tests · leave no TODO in src',
         '✗ VIOLATED at turn 3 "do not edit the tests": changed test/a.test.ts, test/old.test.ts and 3 more',
         '✗ VIOLATED at turn 3 "leave no TODO in src": its check exited 1',
         'revisions   none',
         '',
-        '',
       ].join('\n'),
     );
     const drawn = colours.at(-1)!.split('\n');
-    expect(drawn[3]).toMatch(/^\u001b\[31m✗ VIOLATED/);
     expect(drawn[4]).toMatch(/^\u001b\[31m✗ VIOLATED/);
+    expect(drawn[5]).toMatch(/^\u001b\[31m✗ VIOLATED/);
   });
 
   test('a check that could not be evaluated is shown as unchecked, never as kept', () => {
     expect(frame(events(unchecked))).toBe(
       [
         'objective   fix the bug (active, revision 0)',
-        'criteria    npm test passes',
+        'criteria    1, none checkable (they do not block the goal)',
+        '– not checkable #1 npm test passes',
         'constraints keep the public API · do not edit the tests · leave no TODO in src',
         '? UNCHECKED at turn 3 "do not edit the tests": the workspace is not a git repository: changed paths…',
         'revisions   none',
-        '',
         '',
         '',
       ].join('\n'),

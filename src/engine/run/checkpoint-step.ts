@@ -4,6 +4,7 @@ import { afterDetection } from '../decide.js';
 import { describeError } from '../errors.js';
 import { gitSnapshot, isGitWorkTree } from '../git-progress.js';
 import { observe } from '../observe.js';
+import { checkAcceptance } from './acceptance-step.js';
 import { constraintStep } from './constraint-step.js';
 import { assessStep, withMemory } from './memory-step.js';
 import type { RunContext } from './context.js';
@@ -39,6 +40,7 @@ export async function* checkpointStep(ctx: RunContext, iteration: number): Gen<D
   const record = withMemory(ctx.state, measured);
   ctx.emit('checkpoint.recorded', { checkpoint: record });
   ctx.options.sync?.();
+  await checkAcceptance(ctx, { iteration, trigger: 'checkpoint', observation, report: record.reported });
   await assessStep(ctx, record);
   const broke = yield* constraintStep(ctx, iteration);
   if (broke) return broke;

@@ -10,11 +10,13 @@ import type { RunContext } from './context.js';
 /**
  * The acceptance rows of the run (criterion text and status), when it has an acceptance
  * matrix: the execution memory lists which are done and the assessment compares with them.
- * A state that carries none (`acceptance` absent or `null`) gives `null`: nothing is shown.
+ * A run without success criteria gives `null`: nothing is shown.
  */
-export function acceptanceRowsOf(state: SessionState & { acceptance?: { rows?: readonly AcceptanceRowView[] } | null }): AcceptanceRowView[] | null {
-  const rows = state.acceptance?.rows;
-  return Array.isArray(rows) ? rows.map((r) => ({ text: String(r.text), status: String(r.status) })) : null;
+export function acceptanceRowsOf(state: SessionState): AcceptanceRowView[] | null {
+  const { rows } = state.acceptance;
+  if (rows.length === 0) return null;
+  // A row's check measured something once it carries evidence (a command's exit, a signal's value).
+  return rows.map((r) => ({ text: r.text, status: r.status, checked: r.evidence !== undefined }));
 }
 
 /**

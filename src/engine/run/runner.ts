@@ -1,3 +1,4 @@
+import { freezeMatrix, hasCheckable } from '../acceptance.js';
 import { protectBaseline, type ProtectBaseline } from '../constraints.js';
 import { nextStep } from '../decide.js';
 import { describeError, InvariantError, RunInterrupted, SessionStateError } from '../errors.js';
@@ -56,6 +57,8 @@ async function startingTree(ctx: RunContext): Promise<ProtectBaseline | undefine
 function begin(ctx: RunContext, goal: Goal, baseline: ProtectBaseline | undefined): void {
   const { policy, workspace, policyDigest } = ctx.options;
   const chosen = resolvePattern(policy.pattern, policy.task);
+  // The acceptance matrix is frozen here: only the operator's /goal revisions change it.
+  const acceptance = freezeMatrix(goal.success_criteria, policy.goal.success_criteria);
   ctx.emit('session.start', {
     schemaVersion: SCHEMA_VERSION,
     goal,
@@ -68,6 +71,7 @@ function begin(ctx: RunContext, goal: Goal, baseline: ProtectBaseline | undefine
     builtin_gates: policy.approval.builtin_gates === 'off' ? 'off' : 'on',
     ...(policyDigest ? { policy_sha256: policyDigest } : {}),
     ...(baseline ? { protect_baseline: baseline } : {}),
+    ...(hasCheckable(acceptance) ? { acceptance } : {}),
   });
   ctx.go('PLANNING');
 }

@@ -3,14 +3,21 @@ import { afterBudget } from '../decide.js';
 import { budgetUsage } from '../fold.js';
 import type { BudgetDimension } from '../types.js';
 import { runVerify } from '../verify.js';
+import { acceptanceVerdict } from './acceptance-step.js';
 import type { RunContext } from './context.js';
 import type { Done, Gen } from './types.js';
 
-/** Runs the verify commands and records `verify.result`. @returns whether all passed */
-export async function verifyStep(ctx: Pick<RunContext, 'options' | 'signal' | 'emit'>, trigger: 'claim' | 'check'): Promise<boolean> {
+/**
+ * Runs the verify commands, checks the acceptance matrix, and records `verify.result`: the
+ * goal passes only when every verify command passes and every checkable criterion is `DONE`
+ * (docs/design.md, "The acceptance matrix"). @returns whether it passed
+ */
+export async function verifyStep(ctx: Pick<RunContext, 'state' | 'options' | 'signal' | 'emit' | 'hook'>, trigger: 'claim' | 'check'): Promise<boolean> {
   const verdict = await runVerify(ctx.options.policy.verify, ctx.options.workspace, ctx.signal);
-  ctx.emit('verify.result', { passed: verdict.passed, commands: verdict.commands, trigger });
-  return verdict.passed;
+  const acceptance = await acceptanceVerdict(ctx);
+  const passed = verdict.passed && (acceptance?.met ?? true);
+  ctx.emit('verify.result', { passed, commands: verdict.commands, trigger, ...(acceptance ? { acceptance } : {}) });
+  return passed;
 }
 
 /**
