@@ -9,6 +9,7 @@ import { lapNote } from './lap-handover.js';
 import { mergeReport } from './reported.js';
 import { unreportedOf } from './unmeasured-usage.js';
 import { parsePauseReason, type PauseReason } from './reasons.js';
+import { foldVerdicts, type PendingVerdict } from './verdicts.js';
 import type {
   AgentTurn,
   BudgetDimension,
@@ -88,6 +89,8 @@ export interface SessionState {
   stepEnded: boolean;
   /** A `plan.commit` is recorded and no state transition followed it yet: a log cut there goes on to EXECUTING. */
   planCommitted: boolean;
+  /** Verdicts recorded whose pause or end is not recorded yet, in the order they are acted on (`verdicts.ts`). */
+  verdicts: PendingVerdict[];
   /** Reflexion: lessons so far, oldest first. */
   reflections: Array<{ attempt: number; text: string }>;
   /** Steps started. */
@@ -174,8 +177,9 @@ export interface SessionState {
   hookErrors: number;
   /**
    * Checked constraints found violated or not checkable at the last checkpoint
-   * (`constraint.violated`, `constraint.unchecked`), in the order checked; cleared by the
-   * next `checkpoint.recorded`, since each check compares with the run's start.
+   * (`constraint.violated`, `constraint.unchecked`, recorded before its
+   * `checkpoint.recorded`), in the order checked; a later checkpoint's replace them, since
+   * each check compares with the run's start.
    */
   constraintFindings: ConstraintFindingRecord[];
   /** The working tree as the run started, for `protect` constraints (`session.start`); `null` when none was recorded. */
@@ -204,6 +208,7 @@ export const INITIAL_STATE: SessionState = {
   stepHasTurn: false,
   stepEnded: false,
   planCommitted: false,
+  verdicts: [],
   reflections: [],
   step: 0,
   turn: 0,
@@ -305,7 +310,8 @@ function foldConstraint(s: SessionState, e: EventOf<'constraint.violated'> | Eve
   const finding: ConstraintFindingRecord =
     e.type === 'constraint.violated' ? { seq: e.seq, outcome: 'violated', ...e.data } : { seq: e.seq, outcome: 'error', ...e.data };
   const line = describeFinding(finding);
-  s.constraintFindings = [...s.constraintFindings, finding];
+  // The findings of a checkpoint are recorded before its `checkpoint.recorded`: a new iteration's replace the last one's.
+  s.constraintFindings = [...s.constraintFindings.filter((f) => f.iteration === finding.iteration), finding];
   s.alerts.push({ seq: e.seq, kind: 'constraint', message: line });
   if (finding.outcome === 'violated') {
     s.history.push({ role: 'harness', content: `You broke a constraint of the goal. ${line}. Undo what breaks it: the constraint still holds.` });
@@ -318,6 +324,7 @@ export function reduce(s: SessionState, e: LoopEvent): void {
   s.lastSeq = e.seq;
   s.lastAtBefore = s.lastAt;
   s.lastAt = e.at;
+  s.verdicts = foldVerdicts(s, e, e.type === 'session.pause' ? parsePauseReason(e.data.reason).kind : undefined);
   switch (e.type) {
     case 'session.start':
       s.session = e.session;
@@ -542,7 +549,7 @@ function foldCheckpoint(s: SessionState, checkpoint: CheckpointRecord): void {
     s.goal = { ...s.goal, notes: [...s.goal.notes, `iteration ${checkpoint.iteration}: ${checkpoint.status}${moved ? ` (${moved})` : ''}`] };
   }
   s.reportSinceCheckpoint = INITIAL_STATE.reportSinceCheckpoint;
-  s.constraintFindings = [];
+  s.constraintFindings = s.constraintFindings.filter((f) => f.iteration === checkpoint.iteration);
   const last = { ...s.evaluator.last };
   for (const signal of checkpoint.signals) if (signal.after !== null) last[signal.signal] = signal.after;
   s.evaluator = {
