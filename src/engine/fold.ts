@@ -89,6 +89,8 @@ export interface SessionState {
   stepEnded: boolean;
   /** A `plan.commit` is recorded and no state transition followed it yet: a log cut there goes on to EXECUTING. */
   planCommitted: boolean;
+  /** The steps of a `plan.draft` not yet committed (a pause of `after_plan` keeps it): a log cut there commits it, never drafts again. */
+  planDraft: string[] | null;
   /** Verdicts recorded whose pause or end is not recorded yet, in the order they are acted on (`verdicts.ts`). */
   verdicts: PendingVerdict[];
   /** Reflexion: lessons so far, oldest first. */
@@ -208,6 +210,7 @@ export const INITIAL_STATE: SessionState = {
   stepHasTurn: false,
   stepEnded: false,
   planCommitted: false,
+  planDraft: null,
   verdicts: [],
   reflections: [],
   step: 0,
@@ -358,12 +361,15 @@ export function reduce(s: SessionState, e: LoopEvent): void {
     case 'state.transition':
       s.stepEnded = false;
       s.planCommitted = false;
+      if (e.data.to !== 'IDLE' && e.data.from !== 'IDLE') s.planDraft = null;
       s.machine = transition(s.machine, e.data.to, e.seq);
       s.lastTransition = { from: e.data.from, to: e.data.to, seq: e.seq };
       break;
     case 'plan.draft':
+      s.planDraft = [...e.data.steps];
       break;
     case 'plan.commit':
+      s.planDraft = null;
       s.plan = [...e.data.steps];
       s.plans += 1;
       s.planCommitted = true;

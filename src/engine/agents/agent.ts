@@ -82,6 +82,10 @@ export interface Agent {
   reflect?(context: AgentContext & { attempt: number; failure: string }): Promise<string>;
   /** A goal revision's reconciliation; any shape: the engine validates it and falls back. */
   reconcile?(context: ReconcileContext): Promise<unknown>;
-  /** Crash-resume: the turns already recorded, so none is asked for again. */
-  restore?(turns: readonly AgentTurn[]): void;
+  /**
+   * Crash-resume: the turns already recorded, so none is asked for again; `asked`, the
+   * plans (Plan-and-Execute's `plan.draft`) and reflections (`reflection.recorded`) the log
+   * holds, none of which is asked for again either.
+   */
+  restore?(turns: readonly AgentTurn[], asked?: { plans: number; reflections: number }): void;
 }
