@@ -10,6 +10,7 @@
 import { UNKNOWN_ALERT_IN_ROW } from './checkpoint-unknown.js';
 import { describeFinding } from './constraints.js';
 import type { LoopEvent } from './events.js';
+import type { LoopState } from './machine.js';
 import type { ConstraintFindingRecord } from './fold.js';
 import type { PauseKind } from './reasons.js';
 import type { BudgetDimension, CheckpointRecord } from './types.js';
@@ -43,8 +44,7 @@ const PAUSED_AS: Record<PendingVerdict['kind'], PauseKind> = {
  * whenever it changes). A checkpoint replaces the list with its own verdicts (its violated
  * constraints, then stagnation or the `UNKNOWN` alert, from its record); a detection event sets the recorded action
  * (`alert` drops the verdict: nothing waits); a pause drops the verdicts it answers; the
- * end drops all; a transition that moves the run on (not into a pause, not back from one,
- * not to DONE) drops what is left.
+ * end drops all; a transition that moves the run on ({@link MOVES_ON}) drops what is left.
  * @param pauseKind the decoded kind of a `session.pause`'s reason (the fold decodes it once)
  */
 export function foldVerdicts(state: VerdictSource, e: LoopEvent, pauseKind?: PauseKind): PendingVerdict[] {
@@ -66,11 +66,17 @@ export function foldVerdicts(state: VerdictSource, e: LoopEvent, pauseKind?: Pau
     case 'session.complete':
       return [];
     case 'state.transition':
-      return e.data.to === 'IDLE' || e.data.to === 'DONE' || e.data.from === 'IDLE' ? [...verdicts] : [];
+      return MOVES_ON.has(e.data.to) && e.data.from !== 'IDLE' ? [] : [...verdicts];
     default:
       return verdicts as PendingVerdict[];
   }
 }
+
+/**
+ * Transitions past every verdict: a new step or plan, a call dispatched. Into a pause, back
+ * from one, to REFLECTING (a stop ends the step first) and to DONE, the verdicts stay.
+ */
+const MOVES_ON: ReadonlySet<LoopState> = new Set<LoopState>(['EXECUTING', 'PLANNING', 'AWAITING_TOOL']);
 
 /** What the fold reads to keep the verdicts: those waiting and the constraint findings recorded. */
 export interface VerdictSource {
