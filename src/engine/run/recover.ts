@@ -24,9 +24,9 @@ export function openCall(state: SessionState): ToolRecord | undefined {
  *   again (it never ran: the decision is flushed before the tool starts); a call approved
  *   and without a result was interrupted mid-run and is asked about again as such; a call
  *   denied without its result gets the denied result now.
- * - a log cut between a verdict's move to IDLE and its `session.pause` goes back to the
- *   state it paused from, where the verdict (kept by the fold) pauses again.
- * @throws InvariantError for a log that ends IDLE after the start without a pause or a verdict, or AWAITING_TOOL without a call
+ * - a log cut between a move to IDLE and its `session.pause` goes back to the state it
+ *   paused from, where a verdict (kept by the fold) pauses again.
+ * @throws InvariantError for a log that ends IDLE after the start without a pause and not moved there from a running state, or AWAITING_TOOL without a call
  */
 export function recover(ctx: Pick<RunContext, 'state' | 'emit' | 'go'>): void {
   const s = ctx.state;
@@ -38,10 +38,11 @@ export function recover(ctx: Pick<RunContext, 'state' | 'emit' | 'go'>): void {
     return;
   }
   if (machine === 'IDLE' && s.pending?.kind !== 'pause') {
-    // Cut between a verdict's move to IDLE and its `session.pause`: back to where it paused from; the verdict pauses again.
+    // Cut between the move to IDLE and its `session.pause`: the pause is not recorded. Back to
+    // where it paused from; a recorded verdict pauses again, a hook is asked again.
     const from = s.lastTransition?.to === 'IDLE' ? s.lastTransition.from : null;
-    if (s.verdicts.length === 0 || from === null || from === 'IDLE' || from === 'DONE') throw new InvariantError('the log ends IDLE without a pause to answer');
-    ctx.emit('session.resume', { action: 'continue', from, note: 'continued from the log: the pause of a recorded verdict is asked again' });
+    if (from === null || from === 'IDLE' || from === 'DONE') throw new InvariantError('the log ends IDLE without a pause to answer');
+    ctx.emit('session.resume', { action: 'continue', from, note: 'continued from the log: the pause was not recorded; it is decided again' });
     ctx.go(from);
     return;
   }
