@@ -11,6 +11,8 @@ import { assertNever } from './events.js';
 import { checkpointDue, currentLapEnd, endOfTurn } from './end-of-turn.js';
 export { afterBudget } from './end-of-turn.js';
 import type { HookDecision } from './hooks.js';
+import { afterUnknown } from './checkpoint-unknown.js';
+import { stagnationSummary, type DetectAction, type DetectPolicy, type PendingVerdict } from './verdicts.js';
 
 /**
  * What the runner does next, as a value (docs/design.md, "Deciding the next step"). The
@@ -47,8 +49,13 @@ export type Step =
   | { kind: 'end_lap'; lap: number; outcome: 'done' | 'not_done' }
   /** Fresh laps: start lap `lap` with a new agent. */
   | { kind: 'start_lap'; lap: number }
-  /** A budget limit is reached (the runner fires `on_budget_exceeded` and records it). */
-  | { kind: 'budget_exceeded'; dimension: BudgetDimension; used: number; limit: number }
+  /**
+   * A budget limit is reached (the runner fires `on_budget_exceeded` and records it);
+   * `recorded`: its `budget.warn` is in the log already (a resumed run), only what follows it is done.
+   */
+  | { kind: 'budget_exceeded'; dimension: BudgetDimension; used: number; limit: number; recorded?: true }
+  /** A checkpoint's verdict whose detection event a crash left out: record it (`stagnation.detected`, `checkpoint.unknown`) with `action`. */
+  | { kind: 'record_verdict'; verdict: 'stagnation' | 'unknown'; action: DetectAction }
   /** Pause and wait for the operator. */
   | { kind: 'pause'; reason: PauseReason; prompt: string }
   /** End the run. */
@@ -64,6 +71,8 @@ export interface DecisionPolicy {
   maxAttempts: number;
   laps: { enabled: boolean; max_laps: number; max_consecutive_failures: number };
   budget: { on_exhausted: 'pause' | 'abort'; increments: Record<BudgetDimension, number> };
+  /** The detections' actions, for a verdict whose detection event is not recorded (absent: `pause`, the default). */
+  detect?: DetectPolicy;
 }
 
 /**
@@ -104,6 +113,8 @@ export function nextStep(state: SessionState, policy: DecisionPolicy, now: Now, 
   if (state.pending) return { kind: 'ask_operator', pending: state.pending };
   // `/stop --abort` does not wait for a safe point: whatever was under way was killed when it was asked.
   if (intents.stop === 'abort' && state.machine.started) return { kind: 'finish', finish: { reason: 'aborted', summary: ABORTED_BY_OPERATOR, abort: true } };
+  const verdict = verdictStep(state, policy);
+  if (verdict) return verdict;
   switch (machine) {
     case 'IDLE':
       return { kind: 'plan', plan: 'initial' };
@@ -142,6 +153,39 @@ function endBeforeRestart(state: SessionState, policy: DecisionPolicy): Step {
     return { kind: 'finish', finish: { reason: stopReasonAt(state.pending.cause), summary } };
   }
   return { kind: 'finish', finish: { reason: 'stopped', summary: 'the run had ended before a restart; its reason was not recorded' } };
+}
+
+/**
+ * The pause or end of the first verdict that waits for one (docs/design.md, "Resume
+ * points"): a log cut between a verdict and its pause, or a restart at the pause of an
+ * earlier verdict of the same checkpoint, acts on it now, as the live run did. A verdict
+ * whose detection event is missing records it first; `null` when none waits.
+ */
+export function verdictStep(state: Pick<SessionState, 'verdicts'>, policy: DecisionPolicy): Step | null {
+  for (const verdict of state.verdicts) {
+    const step = stepOfVerdict(verdict, policy);
+    if (step) return step;
+  }
+  return null;
+}
+
+function stepOfVerdict(v: PendingVerdict, policy: DecisionPolicy): Step | null {
+  switch (v.kind) {
+    case 'constraint':
+      return afterDetection('constraint', v.action, v.lines.join('; '));
+    case 'stagnation':
+      if (v.action === null) return { kind: 'record_verdict', verdict: 'stagnation', action: policy.detect?.stagnation ?? 'pause' };
+      return afterDetection('stagnation', v.action, stagnationSummary(v.counter, v.threshold));
+    case 'unknown':
+      if (v.action === null) return { kind: 'record_verdict', verdict: 'unknown', action: policy.detect?.unknown ?? 'pause' };
+      return afterUnknown(v.record, v.action)?.step ?? null;
+    case 'repetition':
+      return afterDetection('repetition', policy.detect?.repetition ?? 'pause', v.summary);
+    case 'budget':
+      return { kind: 'budget_exceeded', dimension: v.dimension, used: v.used, limit: v.limit, recorded: true };
+    default:
+      return assertNever(v);
+  }
 }
 
 /** The rest of an open step: its agent turn, then each call of that turn, then its end. */

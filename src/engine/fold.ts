@@ -13,6 +13,7 @@ import { callLine, noteFailure, type FailedAttempt } from './memory.js';
 import { unreportedOf } from './unmeasured-usage.js';
 import { parsePauseReason, type PauseReason } from './reasons.js';
 import type { PolicyChange } from './reload.js';
+import { foldVerdicts, type PendingVerdict } from './verdicts.js';
 import type {
   AgentTurn,
   BudgetDimension,
@@ -92,6 +93,10 @@ export interface SessionState {
   stepEnded: boolean;
   /** A `plan.commit` is recorded and no state transition followed it yet: a log cut there goes on to EXECUTING. */
   planCommitted: boolean;
+  /** The steps of a `plan.draft` not yet committed (a pause of `after_plan` keeps it): a log cut there commits it, never drafts again. */
+  planDraft: string[] | null;
+  /** Verdicts recorded whose pause or end is not recorded yet, in the order they are acted on (`verdicts.ts`). */
+  verdicts: PendingVerdict[];
   /** Reflexion: lessons so far, oldest first. */
   reflections: Array<{ attempt: number; text: string }>;
   /** Steps started. */
@@ -183,8 +188,9 @@ export interface SessionState {
   hookErrors: number;
   /**
    * Checked constraints found violated or not checkable at the last checkpoint
-   * (`constraint.violated`, `constraint.unchecked`), in the order checked; cleared by the
-   * next `checkpoint.recorded`, since each check compares with the run's start.
+   * (`constraint.violated`, `constraint.unchecked`, recorded before its
+   * `checkpoint.recorded`), in the order checked; a later checkpoint's replace them, since
+   * each check compares with the run's start.
    */
   constraintFindings: ConstraintFindingRecord[];
   /** The working tree as the run started, for `protect` constraints (`session.start`); `null` when none was recorded. */
@@ -223,6 +229,8 @@ export const INITIAL_STATE: SessionState = {
   stepHasTurn: false,
   stepEnded: false,
   planCommitted: false,
+  planDraft: null,
+  verdicts: [],
   reflections: [],
   step: 0,
   turn: 0,
@@ -329,7 +337,8 @@ function foldConstraint(s: SessionState, e: EventOf<'constraint.violated'> | Eve
   const finding: ConstraintFindingRecord =
     e.type === 'constraint.violated' ? { seq: e.seq, outcome: 'violated', ...e.data } : { seq: e.seq, outcome: 'error', ...e.data };
   const line = describeFinding(finding);
-  s.constraintFindings = [...s.constraintFindings, finding];
+  // The findings of a checkpoint are recorded before its `checkpoint.recorded`: a new iteration's replace the last one's.
+  s.constraintFindings = [...s.constraintFindings.filter((f) => f.iteration === finding.iteration), finding];
   s.alerts.push({ seq: e.seq, kind: 'constraint', message: line });
   if (finding.outcome === 'violated') {
     s.history.push({ role: 'harness', content: `You broke a constraint of the goal. ${line}. Undo what breaks it: the constraint still holds.` });
@@ -342,6 +351,7 @@ export function reduce(s: SessionState, e: LoopEvent): void {
   s.lastSeq = e.seq;
   s.lastAtBefore = s.lastAt;
   s.lastAt = e.at;
+  s.verdicts = foldVerdicts(s, e, e.type === 'session.pause' ? parsePauseReason(e.data.reason).kind : undefined);
   switch (e.type) {
     case 'session.start':
       s.session = e.session;
@@ -376,12 +386,15 @@ export function reduce(s: SessionState, e: LoopEvent): void {
     case 'state.transition':
       s.stepEnded = false;
       s.planCommitted = false;
+      if (e.data.to !== 'IDLE' && e.data.from !== 'IDLE') s.planDraft = null;
       s.machine = transition(s.machine, e.data.to, e.seq);
       s.lastTransition = { from: e.data.from, to: e.data.to, seq: e.seq };
       break;
     case 'plan.draft':
+      s.planDraft = [...e.data.steps];
       break;
     case 'plan.commit':
+      s.planDraft = null;
       s.plan = [...e.data.steps];
       s.plans += 1;
       s.planCommitted = true;
@@ -648,7 +661,7 @@ function foldCheckpoint(s: SessionState, checkpoint: CheckpointRecord): void {
   s.acceptance = reportedAcceptance(s.acceptance, checkpoint.reported);
   s.reportSinceCheckpoint = INITIAL_STATE.reportSinceCheckpoint;
   s.failedSinceCheckpoint = [];
-  s.constraintFindings = [];
+  s.constraintFindings = s.constraintFindings.filter((f) => f.iteration === checkpoint.iteration);
   const last = { ...s.evaluator.last };
   for (const signal of checkpoint.signals) if (signal.after !== null) last[signal.signal] = signal.after;
   s.evaluator = {

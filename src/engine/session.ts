@@ -83,7 +83,7 @@ export class Session {
 
   /**
    * Continues a run from the events of an earlier process (crash-resume). Recorded agent
-   * turns are handed to the agent's `restore` and never asked for again; a tool call
+   * turns, plans and reflections are handed to the agent's `restore` and never asked for again; a tool call
    * without a recorded result is asked about again before it re-runs.
    * @throws SessionStateError without a recorded `session.start` (nothing to resume), once the run is over, or when already running
    */
@@ -97,7 +97,8 @@ export class Session {
     const lapStart = prior.findLastIndex((e) => e.type === 'lap.start');
     if (state.lap > 0) core.agent = lapAgent(core, state.lap);
     const turns = prior.slice(lapStart + 1).flatMap((e) => (e.type === 'model.call' ? [e.data.response] : []));
-    core.agent.restore?.(turns);
+    const plans = core.pattern === 'plan-and-execute' ? prior.filter((e) => e.type === 'plan.draft').length : 0;
+    core.agent.restore?.(turns, { plans, reflections: prior.filter((e) => e.type === 'reflection.recorded').length });
     core.agent.restoreAssessments?.(prior.filter((e) => e.type === 'progress.assessed').length);
     return this.wrap({ kind: 'resume' });
   }

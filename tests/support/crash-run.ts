@@ -17,9 +17,17 @@ export const APPENDS = 'appends.txt';
 
 const append = (id: string) => ({ id, name: 'shell', args: { command: `echo ${id} >> ${APPENDS}` } });
 
-/** Scripted transcripts: one run (`react`) and one with two fresh laps (`laps`). */
+/** A call that appends its id, then fails (exit 1): its step fails. */
+const appendAndFail = (id: string) => ({ id, name: 'shell', args: { command: `echo ${id} >> ${APPENDS}; exit 1` } });
+
+/**
+ * Scripted transcripts: a ReAct run (`react`), one with two fresh laps (`laps`), a
+ * Plan-and-Execute run whose failed step replans (`plan`), and a Reflexion run whose
+ * refuted claim is reflected on and retried (`reflexion`).
+ */
 export const SCENARIOS = {
   react: {
+    pattern: 'react',
     laps: false,
     transcripts: [
       {
@@ -34,6 +42,7 @@ export const SCENARIOS = {
     verify: `grep -q a3 ${APPENDS}`,
   },
   laps: {
+    pattern: 'react',
     laps: true,
     transcripts: [
       { turns: [{ tool_calls: [append('l1.1')] }, { final: 'lap one done?' }] },
@@ -41,12 +50,36 @@ export const SCENARIOS = {
     ],
     verify: `grep -q l2.2 ${APPENDS}`,
   },
+  plan: {
+    pattern: 'plan-and-execute',
+    laps: false,
+    transcripts: [
+      {
+        plan: ['append p1', 'append p2'],
+        // The second replan and the last turn serve a resume whose interrupted call was denied (its step failed).
+        replans: [['append p2', 'append p3'], ['check the file']],
+        turns: [{ thought: 'p1 fails', tool_calls: [appendAndFail('p1')] }, { tool_calls: [append('p2')] }, { tool_calls: [append('p3')] }, { thought: 'nothing left' }],
+      },
+    ],
+    verify: `grep -q p3 ${APPENDS}`,
+  },
+  reflexion: {
+    pattern: 'reflexion',
+    laps: false,
+    transcripts: [
+      {
+        reflections: ['x3 was never appended'],
+        turns: [{ tool_calls: [append('x1')] }, { final: 'done, I think' }, { tool_calls: [append('x2'), append('x3')] }, { final: 'now x3 is there' }],
+      },
+    ],
+    verify: `grep -q x3 ${APPENDS}`,
+  },
 } as const;
 
 export type ScenarioName = keyof typeof SCENARIOS;
 
 /** Calls asked about by a hook (the others by the built-in gates' decision). */
-const ASKED = new Set(['a2', 'l2.1']);
+const ASKED = new Set(['a2', 'l2.1', 'p2', 'x2']);
 
 /**
  * Answers by policy: approve every question, but never run again a call that was
@@ -62,7 +95,7 @@ function policyFor(dir: string, name: ScenarioName) {
   return parsePolicy(
     stringify({
       goal: { objective: 'Append every id' },
-      pattern: 'react',
+      pattern: scenario.pattern,
       agent: { kind: 'scripted', script: 'x.yaml' },
       workspace: { path: '.', copy: 'none' },
       verify: [{ command: scenario.verify }],
@@ -175,14 +208,19 @@ export function violations(result: CutResult, uncrashed: { outcome: LoopOutcome;
   if (seqs.some((s, i) => s !== i)) out.push(`${where}: seqs are not 0..${seqs.length - 1}: ${seqs.join(',')}`);
   const turns = result.events.flatMap((e) => (e.type === 'model.call' ? [`${lapOf(result.events, e.seq)}:${e.data.turn}`] : []));
   if (new Set(turns).size !== turns.length) out.push(`${where}: a model turn was asked twice (${turns.join(' ')})`);
+  // A denied interrupted call fails its step: Plan-and-Execute then replans and takes a turn more, never fewer.
   const want = uncrashed.events.filter((e) => e.type === 'model.call').length;
-  if (result.error === null && turns.length !== want) out.push(`${where}: ${turns.length} model turns, uncrashed ${want}`);
+  if (result.error === null && turns.length < want) out.push(`${where}: ${turns.length} model turns, uncrashed ${want}`);
   const got = factKeys(result.events);
   const dup = got.filter((k, i) => got.indexOf(k) !== i);
   if (dup.length > 0) out.push(`${where}: recorded twice: ${dup.join(', ')}`);
   if (result.error === null) {
-    const lost = factKeys(uncrashed.events).filter((k) => !got.includes(k));
+    // A verdict is lost or repeated when the run's verdicts differ (a denied step may move one to a later step).
+    const lost = factKeys(uncrashed.events).filter((k) => !got.includes(k) && !k.startsWith('verify.result'));
     if (lost.length > 0) out.push(`${where}: lost: ${lost.join(', ')}`);
+    const verdicts = (events: readonly LoopEvent[]) => events.flatMap((e) => (e.type === 'verify.result' ? [e.data.passed ? 'passed' : 'failed'] : []));
+    const [had, have] = [verdicts(uncrashed.events), verdicts(result.events)];
+    if (have.join() !== had.join()) out.push(`${where}: verifier verdicts ${have.join(', ')}, uncrashed ${had.join(', ')}`);
   }
   return out;
 }
@@ -190,6 +228,8 @@ export function violations(result: CutResult, uncrashed: { outcome: LoopOutcome;
 /** The facts of a log that happen once in a run, as keys: a repeat is a duplicate, a missing one is lost. */
 export function factKeys(events: readonly LoopEvent[]): string[] {
   let step = 0;
+  // A plan drafted twice before its commit was asked of the agent twice.
+  let commits = 0;
   return events.flatMap((e) => {
     if (e.type === 'step.start') step = e.data.step;
     switch (e.type) {
@@ -210,7 +250,12 @@ export function factKeys(events: readonly LoopEvent[]): string[] {
       case 'lap.start':
       case 'lap.end':
         return [`${e.type} ${e.data.lap}`];
+      case 'plan.draft':
+        return [`plan.draft of plan ${commits + 1}`];
       case 'plan.commit':
+        return [`plan.commit ${++commits} (${e.data.steps.join(', ')})`];
+      case 'reflection.recorded':
+        return [`reflection ${e.data.attempt}`];
       case 'session.complete':
         return [e.type];
       default:

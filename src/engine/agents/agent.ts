@@ -112,8 +112,12 @@ export interface Agent {
   assess?(context: AssessContext): Promise<AssessAnswer>;
   /** Crash-resume: how many assessments the log already holds (`progress.assessed`), so none is answered twice. */
   restoreAssessments?(answered: number): void;
-  /** Crash-resume: the turns already recorded, so none is asked for again. */
-  restore?(turns: readonly AgentTurn[]): void;
+  /**
+   * Crash-resume: the turns already recorded, so none is asked for again; `asked`, the
+   * plans (Plan-and-Execute's `plan.draft`) and reflections (`reflection.recorded`) the log
+   * holds, none of which is asked for again either.
+   */
+  restore?(turns: readonly AgentTurn[], asked?: { plans: number; reflections: number }): void;
   /**
    * CLI agents whose pre-tool hook asks loopdeck (docs/design.md, "Approvals of CLI
    * agents"): the call the hook reports, by the agent's own id (`null` when the hook gives

@@ -112,9 +112,13 @@ export class ScriptedAgent implements Agent {
     return this.transcript.turns.length - this.consumed;
   }
 
-  /** Skips the turns already recorded in an earlier process (crash-resume). */
-  restore(turns: readonly AgentTurn[]): void {
+  /** Skips the turns, plans and reflections already recorded in an earlier process (crash-resume). */
+  restore(turns: readonly AgentTurn[], asked?: { plans: number; reflections: number }): void {
     this.consumed = Math.min(this.transcript.turns.length, turns.length);
+    if (asked) {
+      this.plans = asked.plans;
+      this.reflections = asked.reflections;
+    }
   }
 
   /** The transcript's `plan`, then each of `replans` in order; running out is an AgentError. */

@@ -1,19 +1,21 @@
 import { evaluateCheckpoint, type ProgressPolicy } from '../checkpoint.js';
 import { afterUnknown, unmeasuredSignals } from '../checkpoint-unknown.js';
 import { afterDetection } from '../decide.js';
-import { describeError } from '../errors.js';
+import { describeError, InvariantError } from '../errors.js';
 import { gitSnapshot, isGitWorkTree } from '../git-progress.js';
 import { observe } from '../observe.js';
 import { checkAcceptance } from './acceptance-step.js';
-import { constraintStep } from './constraint-step.js';
 import { assessStep, withMemory } from './memory-step.js';
+import { checkConstraintsAt } from './constraint-step.js';
 import type { RunContext } from './context.js';
 import type { Done, Gen } from './types.js';
+import { stagnationSummary, type DetectAction } from '../verdicts.js';
 
 /**
  * The checkpoint of `iteration`: the observers run, the evaluator compares with the last
- * checkpoint (`checkpoint.recorded`, flushed), and at the stagnation threshold
- * `stagnation.detected` with `stagnation.on_detect` performed.
+ * checkpoint, the constraints are checked (their findings recorded), the checkpoint is
+ * recorded (`checkpoint.recorded`, flushed); then `goal.on_violation`, and at the
+ * stagnation threshold `stagnation.detected` with `stagnation.on_detect` performed.
  * @returns the outcome when the detection ended the run
  */
 export async function* checkpointStep(ctx: RunContext, iteration: number): Gen<Done> {
@@ -37,12 +39,13 @@ export async function* checkpointStep(ctx: RunContext, iteration: number): Gen<D
     },
     progress,
   );
+  const violated = await checkConstraintsAt(ctx, iteration);
   const record = withMemory(ctx.state, measured);
   ctx.emit('checkpoint.recorded', { checkpoint: record });
   ctx.options.sync?.();
   await checkAcceptance(ctx, { iteration, trigger: 'checkpoint', observation, report: record.reported });
   await assessStep(ctx, record);
-  const broke = yield* constraintStep(ctx, iteration);
+  const broke = violated ? yield* ctx.perform(violated) : undefined;
   if (broke) return broke;
   if (record.status === 'UNKNOWN') {
     const next = afterUnknown(record, policy.stagnation.on_unknown);
@@ -53,9 +56,23 @@ export async function* checkpointStep(ctx: RunContext, iteration: number): Gen<D
   if (!record.stagnation_detected) return undefined;
   const action = policy.stagnation.on_detect;
   ctx.emit('stagnation.detected', { counter: record.counter, threshold: record.threshold, iteration, action });
-  const summary = `STAGNATION_DETECTED: ${record.counter}/${record.threshold} checkpoints without observed progress`;
+  const summary = stagnationSummary(record.counter, record.threshold);
   const next = afterDetection('stagnation', action, summary);
   return next ? yield* ctx.perform(next) : undefined;
+}
+
+/**
+ * The detection event of the last checkpoint's verdict, when a crash cut the log between
+ * `checkpoint.recorded` and it (docs/design.md, "Resume points"): `stagnation.detected` or
+ * `checkpoint.unknown` as the live run records them, with `action`. What follows it (the
+ * pause or the end) is decided next from the fold.
+ */
+export function recordVerdict(ctx: Pick<RunContext, 'state' | 'emit'>, verdict: 'stagnation' | 'unknown', action: DetectAction): void {
+  const record = ctx.state.checkpoints[ctx.state.checkpoints.length - 1];
+  if (!record) throw new InvariantError(`a ${verdict} verdict without a recorded checkpoint`);
+  const iteration = record.iteration;
+  if (verdict === 'stagnation') ctx.emit('stagnation.detected', { counter: record.counter, threshold: record.threshold, iteration, action });
+  else ctx.emit('checkpoint.unknown', { iteration, in_row: record.unknown_in_row ?? 1, why: record.unknown_why ?? '', action });
 }
 
 /**

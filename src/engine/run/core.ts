@@ -91,6 +91,7 @@ export class RunCore implements RunContext {
       maxAttempts: policy.patterns.reflexion.max_attempts,
       laps: policy.laps,
       budget: policy.budget,
+      detect: { stagnation: policy.stagnation.on_detect, unknown: policy.stagnation.on_unknown, repetition: policy.repetition.on_detect },
     };
   }
 

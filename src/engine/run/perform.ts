@@ -4,7 +4,7 @@ import { assertNever } from '../events.js';
 import { INTERRUPTED_REASON, type PendingYield } from '../fold.js';
 import { askAgent } from './ask-agent.js';
 import { answerPause, pause } from './ask-operator.js';
-import { checkpointStep } from './checkpoint-step.js';
+import { checkpointStep, recordVerdict } from './checkpoint-step.js';
 import type { RunContext } from './context.js';
 import { end } from './finish.js';
 import { startLap } from './laps.js';
@@ -56,6 +56,8 @@ export async function* performStep(ctx: RunContext, step: Step): Gen<Done> {
       return void (await startLap(ctx, step.lap));
     case 'budget_exceeded':
       return yield* budgetExceededStep(ctx, step);
+    case 'record_verdict':
+      return void recordVerdict(ctx, step.verdict, step.action);
     case 'pause':
       // An operator's pause request is answered by this pause.
       if (step.reason.kind === 'operator') ctx.intents.pause = null;

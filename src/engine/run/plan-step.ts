@@ -9,16 +9,24 @@ import type { Done, Gen } from './types.js';
 type PlanKind = 'initial' | 'replan' | 'attempt';
 
 /**
- * PLANNING: draft a plan for the pattern (`plan.draft`), let `after_plan` edit it or pause,
- * and commit it (`plan.commit`, EXECUTING); with fresh laps the first lap starts here. A
+ * PLANNING: draft a plan for the pattern (`plan.draft`; a draft the log holds uncommitted
+ * is taken as it is), let `after_plan` edit it or pause, and commit it (`plan.commit`, EXECUTING); with fresh laps the first lap starts here. A
  * plan with no steps ends the run `no_plan`.
  * @throws AgentError when Plan-and-Execute's agent cannot plan
  */
 export async function* planStep(ctx: RunContext, kind: PlanKind): Gen<Done> {
   const goal = ctx.state.goal!;
-  await ctx.hook('before_plan', { goal });
-  const { steps, reason } = await draft(ctx, goal, kind);
-  ctx.emit('plan.draft', { steps: [...steps] });
+  const recorded = ctx.state.planDraft;
+  const reason = reasonFor(ctx, kind);
+  let steps: string[];
+  if (recorded) {
+    // A draft recorded before a restart is not asked for again.
+    steps = [...recorded];
+  } else {
+    await ctx.hook('before_plan', { goal });
+    steps = await draft(ctx, goal, kind);
+    ctx.emit('plan.draft', { steps: [...steps] });
+  }
   const payload = { goal, steps };
   const after = await ctx.hook('after_plan', payload);
   for (const next of [hookPause(after.decision), afterPlan(payload.steps)]) {
@@ -31,22 +39,25 @@ export async function* planStep(ctx: RunContext, kind: PlanKind): Gen<Done> {
   return undefined;
 }
 
+/** Why this plan is drafted, as `plan.commit` says: the failed step of a replan, the reflections of a new attempt. */
+function reasonFor(ctx: RunContext, kind: PlanKind): string | undefined {
+  if (ctx.pattern === 'plan-and-execute' && kind === 'replan') return failureNote(ctx.state);
+  if (ctx.pattern === 'reflexion' && kind === 'attempt') return `retry with ${ctx.state.reflections.length} reflection(s)`;
+  return undefined;
+}
+
 /** The pattern's plan: one step for ReAct and each Reflexion attempt, the agent's for Plan-and-Execute. */
-async function draft(ctx: RunContext, goal: Goal, kind: PlanKind): Promise<{ steps: string[]; reason?: string }> {
+async function draft(ctx: RunContext, goal: Goal, kind: PlanKind): Promise<string[]> {
   switch (ctx.pattern) {
     case 'react':
-      return { steps: [`${goal.objective} (ReAct: reason, act and observe until the verifier passes)`] };
+      return [`${goal.objective} (ReAct: reason, act and observe until the verifier passes)`];
     case 'plan-and-execute': {
-      const failed = kind === 'replan' ? failureNote(ctx.state) : undefined;
+      const failed = reasonFor(ctx, kind);
       const agent = ctx.agent;
       if (!agent.plan) throw new AgentError(`${agent.name} cannot plan; Plan-and-Execute needs an agent that plans`);
-      const steps = await agent.plan({ ...ctx.agentContext(), kind: kind === 'initial' ? 'initial' : 'replan', ...(failed ? { reason: failed } : {}) });
-      return failed ? { steps, reason: failed } : { steps };
+      return await agent.plan({ ...ctx.agentContext(), kind: kind === 'initial' ? 'initial' : 'replan', ...(failed ? { reason: failed } : {}) });
     }
-    case 'reflexion': {
-      const attempt = ctx.state.plans + 1;
-      const steps = [`attempt ${attempt}/${ctx.options.policy.patterns.reflexion.max_attempts}: ${goal.objective}`];
-      return kind === 'attempt' ? { steps, reason: `retry with ${ctx.state.reflections.length} reflection(s)` } : { steps };
-    }
+    case 'reflexion':
+      return [`attempt ${ctx.state.plans + 1}/${ctx.options.policy.patterns.reflexion.max_attempts}: ${goal.objective}`];
   }
 }

@@ -25,7 +25,9 @@ export function openCall(state: SessionState): ToolRecord | undefined {
  *   again (it never ran: the decision is flushed before the tool starts); a call approved
  *   and without a result was interrupted mid-run and is asked about again as such; a call
  *   denied without its result gets the denied result now.
- * @throws InvariantError for a log that ends IDLE after the start without a pause, or AWAITING_TOOL without a call
+ * - a log cut between a move to IDLE and its `session.pause` goes back to the state it
+ *   paused from, where a verdict (kept by the fold) pauses again.
+ * @throws InvariantError for a log that ends IDLE after the start without a pause and not moved there from a running state, or AWAITING_TOOL without a call
  */
 export function recover(ctx: Pick<RunContext, 'state' | 'emit' | 'go'>): void {
   const s = ctx.state;
@@ -36,7 +38,15 @@ export function recover(ctx: Pick<RunContext, 'state' | 'emit' | 'go'>): void {
     ctx.go('PLANNING');
     return;
   }
-  if (machine === 'IDLE' && s.pending?.kind !== 'pause') throw new InvariantError('the log ends IDLE without a pause to answer');
+  if (machine === 'IDLE' && s.pending?.kind !== 'pause') {
+    // Cut between the move to IDLE and its `session.pause`: the pause is not recorded. Back to
+    // where it paused from; a recorded verdict pauses again, a hook is asked again.
+    const from = s.lastTransition?.to === 'IDLE' ? s.lastTransition.from : null;
+    if (from === null || from === 'IDLE' || from === 'DONE') throw new InvariantError('the log ends IDLE without a pause to answer');
+    ctx.emit('session.resume', { action: 'continue', from, note: 'continued from the log: the pause was not recorded; it is decided again' });
+    ctx.go(from);
+    return;
+  }
   const open = machine === 'EXECUTING' || machine === 'AWAITING_TOOL' ? openCall(s) : undefined;
   if (machine === 'AWAITING_TOOL' && !open && s.toolOrder.length === 0) throw new InvariantError('the log is AWAITING_TOOL without a tool call');
   if (open?.decision?.decision === 'deny') {

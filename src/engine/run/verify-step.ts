@@ -25,13 +25,16 @@ export async function verifyStep(ctx: Pick<RunContext, 'state' | 'options' | 'si
  * due): `on_budget_exceeded`, `budget.warn` (exceeded), then what {@link afterBudget}
  * decides: the verifier first in every pattern (a verdict of this step is reused; work
  * that meets the goal wins over the budget that ran out in it, and a lap then ends
- * `done`), then the pause or the end.
+ * `done`), then the pause or the end. A limit whose `budget.warn` is `recorded` (a log cut
+ * before its pause) goes straight to what follows it.
  * @returns the outcome when the run ended here
  */
-export async function* budgetExceededStep(ctx: RunContext, exceeded: { dimension: BudgetDimension; used: number; limit: number }): Gen<Done> {
+export async function* budgetExceededStep(ctx: RunContext, exceeded: { dimension: BudgetDimension; used: number; limit: number; recorded?: true }): Gen<Done> {
   const { dimension, used, limit } = exceeded;
-  await ctx.hook('on_budget_exceeded', { dimension, used, limit });
-  ctx.emit('budget.warn', { dimension, used, limit, exceeded: true });
+  if (!exceeded.recorded) {
+    await ctx.hook('on_budget_exceeded', { dimension, used, limit });
+    ctx.emit('budget.warn', { dimension, used, limit, exceeded: true });
+  }
   let next = afterBudget(ctx.state, ctx.decisions, exceeded);
   if (next.kind === 'verify') {
     await verifyStep(ctx, next.trigger);
