@@ -48,6 +48,7 @@ describe('parsePolicy', () => {
     expect(policy.budget.warn_fraction).toBe(0.8);
     expect(policy.observe).toEqual([{ name: 'tests', command: 'node --test --test-reporter=tap', parser: 'tap', timeout: 60 }]);
     expect(policy.progress).toEqual({
+      assess: false,
       observed: [
         { signal: 'observed.tests.failing', direction: 'decrease' },
         { signal: 'observed.tests.passing', direction: 'increase' },

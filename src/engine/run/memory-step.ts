@@ -10,11 +10,13 @@ import type { RunContext } from './context.js';
 /**
  * The acceptance rows of the run (criterion text and status), when it has an acceptance
  * matrix: the execution memory lists which are done and the assessment compares with them.
- * A run without success criteria gives `null`: nothing is shown.
+ * A run without a checkable criterion gives `null`: nothing is shown. Rows keep their
+ * positions (the assessment matches criteria by position).
  */
 export function acceptanceRowsOf(state: SessionState): AcceptanceRowView[] | null {
   const { rows } = state.acceptance;
-  if (rows.length === 0) return null;
+  // Criteria without a check are not a matrix: nothing to show or compare with.
+  if (!rows.some((r) => r.status !== 'NOT_CHECKABLE')) return null;
   // A row's check measured something once it carries evidence (a command's exit, a signal's value).
   return rows.map((r) => ({ text: r.text, status: r.status, checked: r.evidence !== undefined }));
 }
@@ -25,7 +27,8 @@ export function acceptanceRowsOf(state: SessionState): AcceptanceRowView[] | nul
  */
 export function withMemory(state: SessionState, record: CheckpointRecord): CheckpointRecord {
   const previous = state.checkpoints[state.checkpoints.length - 1]?.memory ?? null;
-  const memory = buildMemory({ previous, record, failures: state.failedSinceCheckpoint, acceptance: acceptanceRowsOf(state) });
+  const acceptance = acceptanceRowsOf(state)?.filter((r) => r.status !== 'NOT_CHECKABLE') ?? null;
+  const memory = buildMemory({ previous, record, failures: state.failedSinceCheckpoint, acceptance });
   return { ...record, memory };
 }
 
