@@ -78,6 +78,7 @@ export function agentFor(policy: LoopPolicy, workspace: string, onNotice?: (text
         outputLimit: policy.tools.output_limit_bytes,
         env_passthrough: agent.env_passthrough,
         output: agent.output,
+        pricing: policy.pricing,
       });
   }
 }

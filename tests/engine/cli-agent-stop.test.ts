@@ -1,0 +1,232 @@
+// Limits applied to a CLI agent while its lap runs: a fake Claude Code prints stream-json
+// slowly (usage on every message, a tool call each time), starts a grandchild, ignores
+// SIGTERM and never exits by itself. The record that crosses a limit stops its process
+// group (SIGKILL after the grace period), the run pauses with the limit's reason, and a
+// continue starts a new lap.
+import { readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, expect, it } from 'vitest';
+import { stringify } from 'yaml';
+import { CommandAgent } from '../../src/engine/agents/command.js';
+import { drive } from '../../src/engine/drive.js';
+import type { LoopEvent } from '../../src/engine/events.js';
+import { newGoal } from '../../src/engine/goal.js';
+import { parsePolicy } from '../../src/engine/policy.js';
+import type { LoopYield, ResumePayload } from '../../src/engine/run/types.js';
+import { Session } from '../../src/engine/session.js';
+
+/**
+ * argv[2]: `distinct` (a new command each call) or `same` (the same failing command). Writes
+ * "<pid> <grandchild pid>" to pids.txt, then one assistant message (150 tokens, one Bash
+ * call) and its tool result every 40 ms, forever, ignoring SIGTERM (unless argv[3] is
+ * `term-ok`).
+ */
+const FAKE_CLAUDE = `
+import { spawn } from 'node:child_process';
+import { appendFileSync } from 'node:fs';
+if (process.argv[3] !== 'term-ok') process.on('SIGTERM', () => {});
+const grandchild = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)'], { stdio: 'ignore' });
+appendFileSync('pids.txt', process.pid + ' ' + grandchild.pid + '\\n');
+const out = (record) => process.stdout.write(JSON.stringify(record) + '\\n');
+out({ type: 'system', subtype: 'init', session_id: 's-' + process.pid, model: 'fake' });
+let i = 0;
+setInterval(() => {
+  i += 1;
+  const command = process.argv[2] === 'same' ? 'npm test' : 'ls dir' + i;
+  out({ type: 'assistant', message: { id: 'msg' + i, content: [{ type: 'text', text: 'step ' + i }, { type: 'tool_use', id: 'tu' + i, name: 'Bash', input: { command } }], usage: { input_tokens: 100, output_tokens: 50 } } });
+  out({ type: 'user', message: { content: [{ type: 'tool_result', tool_use_id: 'tu' + i, content: process.argv[2] === 'same' ? '1 failing' : 'file' + i, is_error: process.argv[2] === 'same' } ] } });
+}, 40);
+`;
+
+const GRACE_MS = 300;
+
+const dirs: string[] = [];
+afterEach(() => {
+  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+function workspace(): string {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'loopdeck-cli-stop-'));
+  dirs.push(dir);
+  writeFileSync(path.join(dir, 'fake-claude.mjs'), FAKE_CLAUDE);
+  return dir;
+}
+
+/** Whether `pid` runs (a zombie, dead and waiting to be reaped by its parent, does not). */
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+  } catch {
+    return false;
+  }
+  try {
+    // /proc/<pid>/stat: "pid (comm) state ...".
+    return readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /s, '')[0] !== 'Z';
+  } catch {
+    return false;
+  }
+}
+
+/** The pids each lap's fake CLI wrote: [cli, grandchild] per run. */
+function pids(dir: string): Array<[number, number]> {
+  return readFileSync(path.join(dir, 'pids.txt'), 'utf8')
+    .trim()
+    .split('\n')
+    .map((line) => line.split(' ').map(Number) as [number, number]);
+}
+
+interface Setup {
+  mode: 'distinct' | 'same' | 'distinct term-ok';
+  budget: Record<string, unknown>;
+  repetition?: Record<string, unknown>;
+  pricing?: Record<string, unknown>;
+  output?: string;
+  script?: string;
+}
+
+function session(dir: string, setup: Setup, events: LoopEvent[]) {
+  const policy = parsePolicy(
+    stringify({
+      goal: { objective: 'Fix the parser' },
+      pattern: 'react',
+      agent: { kind: 'command', command: 'node fake-claude.mjs', output: setup.output ?? 'claude-stream-json' },
+      workspace: { path: '.', copy: 'none' },
+      verify: [{ command: 'false' }],
+      laps: { enabled: true, max_laps: 5, max_consecutive_failures: 2 },
+      budget: { max_iterations: 'unlimited', max_tool_calls: 'unlimited', max_wall_clock: '10m', ...setup.budget },
+      ...(setup.repetition ? { repetition: setup.repetition } : {}),
+      ...(setup.pricing ? { pricing: setup.pricing } : {}),
+      on_abort: { stash: false, report: false },
+    }),
+    path.join(dir, 'loop.yaml'),
+  );
+  const agent = () =>
+    new CommandAgent({
+      command: setup.script ?? `node fake-claude.mjs ${setup.mode}`,
+      prompt: 'stdin',
+      cwd: dir,
+      timeoutSeconds: 60,
+      outputLimit: 64 * 1024,
+      graceMs: GRACE_MS,
+      output: (setup.output ?? 'claude-stream-json') as 'claude-stream-json',
+      ...(setup.pricing ? { pricing: { input_per_million_usd: 0, output_per_million_usd: 0, ...setup.pricing } } : {}),
+    });
+  return new Session({ id: 's1', agent: agent(), agentFactory: agent, policy, workspace: dir, sinks: [(e) => events.push(e)] });
+}
+
+const laps = (events: LoopEvent[]) => events.flatMap((e) => (e.type === 'lap.start' ? [e.data.lap] : []));
+
+it('a token limit crossed mid-lap kills the CLI (grandchild too) within the grace period, pauses on the budget, and continue starts lap 2', async () => {
+  const dir = workspace();
+  const events: LoopEvent[] = [];
+  const run = session(dir, { mode: 'distinct', budget: { max_tokens: 1000 } }, events);
+  const pauses: Array<{ y: LoopYield; afterCrossMs: number; gone: boolean[]; laps: number[] }> = [];
+  const started = Date.now();
+  const outcome = await drive(run.run(newGoal('Fix the parser')), (y): ResumePayload => {
+    if (y.kind !== 'pause') throw new Error(`unexpected yield ${y.kind}`);
+    // The usage record that took tokens to the limit, and the time since it was recorded.
+    const crossing = events.filter((e) => e.type === 'agent.usage' && e.data.input_tokens !== null).at(-1)!;
+    const last = pids(dir).at(-1)!;
+    pauses.push({ y, afterCrossMs: Date.now() - crossing.at, gone: last.map((pid) => !alive(pid)), laps: laps(events) });
+    if (pauses.length === 1) {
+      expect(run.extendBudget('tokens', 3000).ok).toBe(true);
+      return { action: 'continue' };
+    }
+    return { action: 'stop' };
+  });
+  expect(Date.now() - started).toBeLessThan(20_000);
+  expect(pauses.map((p) => p.y.kind === 'pause' && p.y.cause)).toEqual([
+    { kind: 'budget_exceeded', dimension: 'tokens' },
+    { kind: 'budget_exceeded', dimension: 'tokens' },
+  ]);
+  // What was used once the process was gone: it printed on through the grace period.
+  const used = (p: (typeof pauses)[number]) => Number(/^The tokens budget is spent \((\d+) of (\d+)\)/.exec(p.y.kind === 'pause' ? p.y.prompt : '')?.[1]);
+  expect(used(pauses[0]!)).toBeGreaterThanOrEqual(1050);
+  expect(used(pauses[1]!)).toBeGreaterThanOrEqual(1000 + 3000);
+  // Killed (SIGTERM ignored: SIGKILL after the grace) soon after the crossing record, the whole group gone.
+  for (const pause of pauses) {
+    expect(pause.gone).toEqual([true, true]);
+    expect(pause.afterCrossMs).toBeLessThan(GRACE_MS + 1500);
+  }
+  expect(pauses.map((p) => p.laps)).toEqual([[1], [1, 2]]);
+  // Each lap ended by the stop (not as a failure of the agent); lap 2 at the raised limit.
+  const ends = events.flatMap((e) => (e.type === 'lap.end' ? [`${e.data.lap} ${e.data.outcome} ${e.data.note?.replace(/\d+ of/, 'N of')}`] : []));
+  expect(ends).toEqual(['1 not_done stopped by loopdeck: the tokens budget is spent (N of 1000)', '2 not_done stopped by loopdeck: the tokens budget is spent (N of 4000)']);
+  expect(outcome.reason).toBe('exhausted');
+  const state = run.snapshot;
+  expect(state.usage.tokens).toBe(used(pauses[1]!));
+  // Each parsed message was one turn; the stopped turn is not counted a second time.
+  expect(state.usage.turns + state.failedTurns).toBe(events.filter((e) => e.type === 'agent.message' && e.data.starts_turn).length);
+});
+
+it('a repeated failing call mid-lap is detected on the parsed calls: the CLI is killed, the run pauses on repetition, continue starts lap 2', async () => {
+  const dir = workspace();
+  const events: LoopEvent[] = [];
+  const run = session(dir, { mode: 'same', budget: { max_tokens: 100_000 }, repetition: { threshold: 3, on_detect: 'pause' } }, events);
+  const pauses: Array<{ y: LoopYield; gone: boolean[]; laps: number[] }> = [];
+  const outcome = await drive(run.run(newGoal('Fix the parser')), (y): ResumePayload => {
+    if (y.kind !== 'pause') throw new Error(`unexpected yield ${y.kind}`);
+    pauses.push({ y, gone: pids(dir).at(-1)!.map((pid) => !alive(pid)), laps: laps(events) });
+    return { action: pauses.length === 1 ? 'continue' : 'stop' };
+  });
+  expect(pauses.map((p) => p.y.kind === 'pause' && p.y.cause)).toEqual([{ kind: 'repetition' }, { kind: 'repetition' }]);
+  expect(pauses[0]!.y.kind === 'pause' && pauses[0]!.y.prompt).toMatch(/the agent's process was stopped\. Continue with a new lap/);
+  for (const pause of pauses) expect(pause.gone).toEqual([true, true]);
+  expect(pauses.map((p) => p.laps)).toEqual([[1], [1, 2]]);
+  // Detected at the third identical call of lap 1: the kill came before many more.
+  const detected = events.filter((e) => e.type === 'repetition.detected');
+  expect(detected.length).toBeGreaterThanOrEqual(2);
+  const lap1Calls = events.filter((e) => e.type === 'tool.call' && e.seq < detected[0]!.seq);
+  expect(lap1Calls).toHaveLength(3);
+  expect(outcome.reason).toBe('stopped');
+});
+
+it('repetition.on_detect: stop ends the run stopped at the detection, the CLI killed', async () => {
+  const dir = workspace();
+  const events: LoopEvent[] = [];
+  const run = session(dir, { mode: 'same', budget: { max_tokens: 100_000 }, repetition: { threshold: 3, on_detect: 'stop' } }, events);
+  const outcome = await drive(run.run(newGoal('Fix the parser')), (y) => {
+    throw new Error(`unexpected yield ${y.kind}`);
+  });
+  expect(outcome.reason).toBe('stopped');
+  expect(outcome.summary).toMatch(/^repetition: /);
+  expect(pids(dir).at(-1)!.map((pid) => !alive(pid))).toEqual([true, true]);
+  expect(laps(events)).toEqual([1]);
+});
+
+it('a tool-call limit allows exactly its calls: the CLI is killed at the call past it', async () => {
+  const dir = workspace();
+  const events: LoopEvent[] = [];
+  const run = session(dir, { mode: 'distinct term-ok', budget: { max_tool_calls: 4 } }, events);
+  const causes: unknown[] = [];
+  await drive(run.run(newGoal('Fix the parser')), (y) => {
+    causes.push(y.kind === 'pause' ? y.cause : y.kind);
+    return { action: 'stop' };
+  });
+  expect(causes).toEqual([{ kind: 'budget_exceeded', dimension: 'tool_calls' }]);
+  expect(run.snapshot.usage.tool_calls).toBe(5);
+  expect(pids(dir).at(-1)!.map((pid) => !alive(pid))).toEqual([true, true]);
+});
+
+it('the wall-clock limit kills a running lap; continue starts a new lap', async () => {
+  const dir = workspace();
+  const events: LoopEvent[] = [];
+  const run = session(dir, { mode: 'distinct', budget: { max_wall_clock: '1s', increments: { wall_clock: '1s' } } }, events);
+  const pauses: Array<{ cause: unknown; gone: boolean[]; laps: number[] }> = [];
+  const outcome = await drive(run.run(newGoal('Fix the parser')), (y): ResumePayload => {
+    if (y.kind !== 'pause') throw new Error(`unexpected yield ${y.kind}`);
+    pauses.push({ cause: y.cause, gone: pids(dir).at(-1)!.map((pid) => !alive(pid)), laps: laps(events) });
+    if (pauses.length === 1) {
+      expect(run.extendBudget('wall_clock_seconds', 1).ok).toBe(true);
+      return { action: 'continue' };
+    }
+    return { action: 'stop' };
+  });
+  expect(pauses).toEqual([
+    { cause: { kind: 'budget_exceeded', dimension: 'wall_clock_seconds' }, gone: [true, true], laps: [1] },
+    { cause: { kind: 'budget_exceeded', dimension: 'wall_clock_seconds' }, gone: [true, true], laps: [1, 2] },
+  ]);
+  expect(outcome.reason).toBe('exhausted');
+});
