@@ -167,6 +167,8 @@ it('a token limit crossed mid-lap kills the CLI (grandchild too) within the grac
   expect(outcome.reason).toBe('exhausted');
   const state = run.snapshot;
   expect(state.usage.tokens).toBe(used(pauses[1]!));
+  // Claude Code reports its cost in the result record, which a stopped lap never printed: unknown, not $0.
+  expect(state.unreported).toEqual(['cost_usd']);
   // Each parsed message was one turn; the stopped turn is not counted a second time.
   expect(state.usage.turns + state.failedTurns).toBe(events.filter((e) => e.type === 'agent.message' && e.data.starts_turn).length);
 }, TEST_MS);
