@@ -208,18 +208,51 @@ it('repetition.on_detect: stop ends the run stopped at the detection, the CLI ki
   expect(laps(events)).toEqual([1]);
 }, TEST_MS);
 
-it('a tool-call limit allows exactly its calls: the CLI is killed at the call past it', async () => {
+it.each([
+  ['max_tool_calls', 'tool_calls'],
+  ['max_iterations', 'turns'],
+] as const)('%s allows exactly its count: the CLI is killed at the record past it', async (key, dimension) => {
   const dir = workspace();
   const events: LoopEvent[] = [];
-  const run = session(dir, { mode: 'distinct term-ok', budget: { max_tool_calls: 4 } }, events);
+  // Each message is one turn with one call; a CLI that honours SIGTERM prints nothing more once stopped.
+  const run = session(dir, { mode: 'distinct term-ok', budget: { [key]: 4 } }, events);
   const causes: unknown[] = [];
   await drive(run.run(newGoal('Fix the parser')), (y) => {
     causes.push(y.kind === 'pause' ? y.cause : y.kind);
     return { action: 'stop' };
   });
-  expect(causes).toEqual([{ kind: 'budget_exceeded', dimension: 'tool_calls' }]);
-  expect(run.snapshot.usage.tool_calls).toBe(5);
+  expect(causes).toEqual([{ kind: 'budget_exceeded', dimension }]);
+  expect(run.snapshot.usage[dimension]).toBe(5);
   expect(pids(dir).at(-1)!.map((pid) => !alive(pid))).toEqual([true, true]);
+}, TEST_MS);
+
+/** Codex: a command, the turn's tokens (no cost), then a second command that never ends. */
+const FAKE_CODEX = `
+const out = (record) => process.stdout.write(JSON.stringify(record) + '\\n');
+out({ type: 'thread.started', thread_id: 't-1' });
+out({ type: 'item.started', item: { id: 'item_1', type: 'command_execution', command: 'npm test', aggregated_output: '', exit_code: null, status: 'in_progress' } });
+out({ type: 'item.completed', item: { id: 'item_1', type: 'command_execution', command: 'npm test', aggregated_output: '1 failing', exit_code: 1, status: 'failed' } });
+out({ type: 'turn.completed', usage: { input_tokens: 1200, cached_input_tokens: 0, output_tokens: 345 } });
+out({ type: 'item.started', item: { id: 'item_2', type: 'command_execution', command: 'npm run build', aggregated_output: '', exit_code: null, status: 'in_progress' } });
+setInterval(() => {}, 1000);
+`;
+
+it('a cost limit crossed by priced tokens of a CLI that reports no cost stops it', async () => {
+  const dir = workspace();
+  writeFileSync(path.join(dir, 'fake-codex.mjs'), FAKE_CODEX);
+  const events: LoopEvent[] = [];
+  const pricing = { input_per_million_usd: 100, output_per_million_usd: 200 };
+  const run = session(dir, { mode: 'distinct', budget: { max_cost_usd: 0.1 }, pricing, output: 'codex-json', script: 'node fake-codex.mjs' }, events);
+  const prompts: string[] = [];
+  const started = Date.now();
+  await drive(run.run(newGoal('Fix the parser')), (y) => {
+    prompts.push(y.kind === 'pause' ? y.prompt : y.kind);
+    return { action: 'stop' };
+  });
+  expect(Date.now() - started).toBeLessThan(10_000);
+  // 1200 × $100/M + 345 × $200/M
+  expect(prompts).toEqual([expect.stringMatching(/^The cost_usd budget is spent \(0\.19 of 0\.1\)/)]);
+  expect(run.snapshot.unreported).toEqual([]);
 }, TEST_MS);
 
 it('the wall-clock limit kills a running lap; continue starts a new lap', async () => {
