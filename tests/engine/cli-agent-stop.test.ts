@@ -92,6 +92,8 @@ interface Setup {
   pricing?: Record<string, unknown>;
   output?: string;
   script?: string;
+  /** Extra keys of loop.yaml. */
+  extra?: Record<string, unknown>;
 }
 
 function session(dir: string, setup: Setup, events: LoopEvent[]) {
@@ -107,6 +109,7 @@ function session(dir: string, setup: Setup, events: LoopEvent[]) {
       ...(setup.repetition ? { repetition: setup.repetition } : {}),
       ...(setup.pricing ? { pricing: setup.pricing } : {}),
       on_abort: { stash: false, report: false },
+      ...setup.extra,
     }),
     path.join(dir, 'loop.yaml'),
   );
@@ -274,4 +277,33 @@ it('the wall-clock limit kills a running lap; continue starts a new lap', async 
     { cause: { kind: 'budget_exceeded', dimension: 'wall_clock_seconds' }, gone: [true, true], laps: [1, 2] },
   ]);
   expect(outcome.reason).toBe('exhausted');
+}, TEST_MS);
+
+it('a stagnation verdict at a checkpoint taken mid-lap kills the CLI and pauses; continue starts lap 2', async () => {
+  const dir = workspace();
+  const events: LoopEvent[] = [];
+  // The same failing test count at every checkpoint: no observed progress.
+  const extra = {
+    checkpoint: { every_iterations: 2 },
+    observe: [{ name: 'tests', command: "printf '# pass 1\\n# fail 1\\n'", parser: 'tap' }],
+    progress: { observed: [{ signal: 'observed.tests.failing', direction: 'decrease' }] },
+    stagnation: { checkpoints_without_observed_progress: 2, on_detect: 'pause' },
+  };
+  const run = session(dir, { mode: 'distinct', budget: { max_tokens: 1_000_000 }, extra }, events);
+  const pauses: Array<{ cause: unknown; gone: boolean[]; laps: number[] }> = [];
+  const outcome = await drive(run.run(newGoal('Fix the parser')), (y): ResumePayload => {
+    if (y.kind !== 'pause') throw new Error(`unexpected yield ${y.kind}`);
+    pauses.push({ cause: y.cause, gone: pids(dir).at(-1)!.map((pid) => !alive(pid)), laps: laps(events) });
+    return { action: pauses.length === 1 ? 'continue' : 'stop' };
+  });
+  expect(pauses).toEqual([
+    { cause: { kind: 'stagnation' }, gone: [true, true], laps: [1] },
+    { cause: { kind: 'stagnation' }, gone: [true, true], laps: [1, 2] },
+  ]);
+  // Checkpoints were taken while lap 1 ran, every second parsed turn.
+  const lap2 = events.find((e) => e.type === 'lap.start' && e.data.lap === 2)!.seq;
+  const lap1Checkpoints = events.flatMap((e) => (e.type === 'checkpoint.recorded' && e.seq < lap2 ? [e.data.checkpoint.iteration % 2] : []));
+  expect(lap1Checkpoints.length).toBeGreaterThanOrEqual(2);
+  expect(new Set(lap1Checkpoints)).toEqual(new Set([0]));
+  expect(outcome.reason).toBe('stopped');
 }, TEST_MS);

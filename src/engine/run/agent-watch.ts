@@ -1,10 +1,11 @@
 /**
  * Limits applied to a CLI agent while it works (docs/design.md, "Stopping a CLI agent"):
  * every event parsed from its output is recorded and then checked against the budget and the
- * repetition guard; the first one past a limit stops the agent's process group (through the
- * signal its run listens to: SIGTERM, SIGKILL after the grace period) and says why, and
- * {@link agentStopped} then ends the step (and the lap) and pauses as any budget or
- * repetition pause does.
+ * repetition guard, and checkpoints are taken as its turns go by; the first record past a
+ * limit (or a stagnation verdict) stops the agent's process group (through the signal its
+ * run listens to: SIGTERM, SIGKILL after the grace period) and says why, and
+ * {@link agentStopped} then ends the step (and the lap) and pauses as any budget,
+ * repetition or stagnation pause does.
  */
 import { CommandAgent } from '../agents/command.js';
 import type { AgentEventDraft } from '../agents/transcripts/record.js';
@@ -13,13 +14,14 @@ import { budgetUsage } from '../fold.js';
 import { detectionEventData, observeCall } from '../repetition.js';
 import { BUDGET_DIMENSIONS, type BudgetDimension } from '../types.js';
 import type { RunContext } from './context.js';
+import { recordCheckpoint, recordStagnation } from './checkpoint-step.js';
 import type { Done, Gen } from './types.js';
 import { wallClockSpent } from './wait-guard.js';
 
 /** Why loopdeck stopped the agent's process while it worked. */
 export type AgentStop =
   | { kind: 'budget'; dimension: BudgetDimension; used: number; limit: number }
-  | { kind: 'repetition'; action: 'pause' | 'stop'; summary: string };
+  | { kind: 'repetition' | 'stagnation'; action: 'pause' | 'stop'; summary: string };
 
 /** The reason the watch's signal aborts with (the process runner records the kill as `abort`). */
 export const AGENT_STOP_ABORT = 'limit';
@@ -32,6 +34,12 @@ export interface AgentWatch {
   readonly stop: AgentStop | null;
   /** Records one event the agent's output produced, then checks the limits after it. */
   onEvent(draft: AgentEventDraft): void;
+  /**
+   * Waits for a checkpoint taken while the agent worked to be recorded (call once the agent's
+   * turn is over, before anything else is recorded).
+   * @throws what the checkpoint threw (an engine error, or `RunInterrupted` after a quit)
+   */
+  settle(): Promise<void>;
 }
 
 /**
@@ -69,6 +77,7 @@ export function watchAgent(ctx: Pick<RunContext, 'state' | 'memory' | 'repetitio
     stop = why;
     controller.abort(AGENT_STOP_ABORT);
   };
+  const checkpoints = midTurnCheckpoints(ctx, () => stop !== null, stopWith);
   return {
     signal: controller.signal,
     get stop() {
@@ -84,7 +93,40 @@ export function watchAgent(ctx: Pick<RunContext, 'state' | 'memory' | 'repetitio
         if (action !== 'alert') return stopWith({ kind: 'repetition', action, summary: `repetition: ${detection.rule}` });
       }
       const crossed = crossedLimit(ctx, ctx.clock());
-      if (crossed) stopWith(crossed);
+      if (crossed) return stopWith(crossed);
+      if (draft.type === 'agent.message' && draft.data.starts_turn) checkpoints.due();
+    },
+    settle: () => checkpoints.settle(),
+  };
+}
+
+/**
+ * Checkpoints while the agent works: one every `checkpoint.every_iterations` of its parsed
+ * turns (the run's turn count is the iteration), taken beside the running agent, one at a
+ * time (a multiple reached while one is under way is skipped). A stagnation verdict is
+ * recorded and, unless `on_detect: alert`, stops the agent. An UNKNOWN verdict and the
+ * goal's constraints are left to the checkpoints between turns.
+ */
+function midTurnCheckpoints(ctx: Pick<RunContext, 'state' | 'options' | 'emit'>, stopped: () => boolean, stopWith: (why: AgentStop) => void) {
+  let running: Promise<void> | null = null;
+  let failure: { error: unknown } | null = null;
+  const take = async (iteration: number) => {
+    const record = await recordCheckpoint(ctx, iteration);
+    const summary = recordStagnation(ctx, record, iteration);
+    const action = ctx.options.policy.stagnation.on_detect;
+    if (summary && action !== 'alert' && !stopped()) stopWith({ kind: 'stagnation', action, summary });
+  };
+  return {
+    due(): void {
+      const iteration = ctx.state.usage.turns;
+      if (running || stopped() || iteration % ctx.options.policy.checkpoint.every_iterations !== 0) return;
+      running = take(iteration)
+        .catch((error: unknown) => void (failure = { error }))
+        .finally(() => (running = null));
+    },
+    async settle(): Promise<void> {
+      if (running) await running;
+      if (failure) throw failure.error;
     },
   };
 }
@@ -96,7 +138,7 @@ export function runsAsProcess(ctx: Pick<RunContext, 'agent'>): boolean {
 
 /** What a stop says in the step's end and the lap's end. */
 export function stopText(stop: AgentStop): string {
-  if (stop.kind === 'repetition') return stop.summary;
+  if (stop.kind !== 'budget') return stop.summary;
   return `the ${stop.dimension} budget is spent (${Math.round(stop.used * 100) / 100} of ${stop.limit})`;
 }
 
@@ -104,7 +146,8 @@ export function stopText(stop: AgentStop): string {
  * After loopdeck stopped the agent's process: the step ends `error` (the turn did not
  * finish), the lap ends `not_done` with the reason (not a failure of the agent: it does not
  * count toward `max_consecutive_failures`), and the run pauses as it does at a spent budget
- * (the verifier first, then `budget.on_exhausted`) or at a repetition (`on_detect`). A
+ * (the verifier first, then `budget.on_exhausted`) or at a repetition or stagnation
+ * (`on_detect`; a stagnation `stop` is the circuit breaker). A
  * continue goes on with a new lap (outside laps, a new turn: a new run of the command).
  * A budget stop says what was used by now: records printed until the process was gone
  * count (they were spent).
@@ -124,6 +167,7 @@ export async function* agentStopped(ctx: RunContext, step: number, stopped: Agen
 
 function stepAfter(stop: AgentStop, inLap: boolean): Step {
   if (stop.kind === 'budget') return { kind: 'budget_exceeded', dimension: stop.dimension, used: stop.used, limit: stop.limit };
+  if (stop.kind === 'stagnation') return afterDetection('stagnation', stop.action, stop.summary)!;
   if (stop.action === 'stop') return afterDetection('repetition', 'stop', stop.summary)!;
   const next = inLap ? 'Continue with a new lap' : 'Continue (the agent runs again)';
   return { kind: 'pause', reason: { kind: 'repetition' }, prompt: `${stop.summary}; the agent's process was stopped. ${next}, redirect the goal, or stop?` };

@@ -49,7 +49,9 @@ export async function* askAgent(ctx: RunContext, step: number): Gen<Done> {
       ...(onText ? { onText } : {}),
       ...(onWait ? { onWait: (model: ModelWait) => onWait({ kind: 'model', agent, since, model }) } : {}),
     });
+    await watch.settle();
   } catch (error) {
+    await watch.settle();
     const stop = stoppedBy(ctx, watch, guard.cause);
     if (stop) {
       recordSpent(ctx, error);

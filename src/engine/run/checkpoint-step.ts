@@ -1,4 +1,5 @@
 import { evaluateCheckpoint, type ProgressPolicy } from '../checkpoint.js';
+import type { CheckpointRecord } from '../types.js';
 import { afterUnknown, unmeasuredSignals } from '../checkpoint-unknown.js';
 import { afterDetection } from '../decide.js';
 import { describeError } from '../errors.js';
@@ -15,6 +16,27 @@ import type { Done, Gen } from './types.js';
  * @returns the outcome when the detection ended the run
  */
 export async function* checkpointStep(ctx: RunContext, iteration: number): Gen<Done> {
+  const { policy } = ctx.options;
+  const record = await recordCheckpoint(ctx, iteration);
+  const broke = yield* constraintStep(ctx, iteration);
+  if (broke) return broke;
+  if (record.status === 'UNKNOWN') {
+    const next = afterUnknown(record, policy.stagnation.on_unknown);
+    if (!next) return undefined;
+    ctx.emit('checkpoint.unknown', { iteration, in_row: record.unknown_in_row ?? 1, why: record.unknown_why ?? '', action: policy.stagnation.on_unknown });
+    return next.step ? yield* ctx.perform(next.step) : undefined;
+  }
+  const summary = recordStagnation(ctx, record, iteration);
+  const next = summary ? afterDetection('stagnation', policy.stagnation.on_detect, summary) : null;
+  return next ? yield* ctx.perform(next) : undefined;
+}
+
+/**
+ * The checkpoint of `iteration`, without what follows it: the observers run, the evaluator
+ * compares with the last checkpoint, and `checkpoint.recorded` is appended and flushed.
+ * @returns the record
+ */
+export async function recordCheckpoint(ctx: Pick<RunContext, 'options' | 'state' | 'emit'>, iteration: number): Promise<CheckpointRecord> {
   const { policy, workspace } = ctx.options;
   const observation = await observe(policy.observe, workspace);
   const progress: ProgressPolicy = {
@@ -37,20 +59,18 @@ export async function* checkpointStep(ctx: RunContext, iteration: number): Gen<D
   );
   ctx.emit('checkpoint.recorded', { checkpoint: record });
   ctx.options.sync?.();
-  const broke = yield* constraintStep(ctx, iteration);
-  if (broke) return broke;
-  if (record.status === 'UNKNOWN') {
-    const next = afterUnknown(record, policy.stagnation.on_unknown);
-    if (!next) return undefined;
-    ctx.emit('checkpoint.unknown', { iteration, in_row: record.unknown_in_row ?? 1, why: record.unknown_why ?? '', action: policy.stagnation.on_unknown });
-    return next.step ? yield* ctx.perform(next.step) : undefined;
-  }
-  if (!record.stagnation_detected) return undefined;
-  const action = policy.stagnation.on_detect;
+  return record;
+}
+
+/**
+ * At the stagnation threshold, appends `stagnation.detected` (with `stagnation.on_detect`)
+ * and returns the detection's summary; `null` below it.
+ */
+export function recordStagnation(ctx: Pick<RunContext, 'options' | 'emit'>, record: CheckpointRecord, iteration: number): string | null {
+  if (!record.stagnation_detected) return null;
+  const action = ctx.options.policy.stagnation.on_detect;
   ctx.emit('stagnation.detected', { counter: record.counter, threshold: record.threshold, iteration, action });
-  const summary = `STAGNATION_DETECTED: ${record.counter}/${record.threshold} checkpoints without observed progress`;
-  const next = afterDetection('stagnation', action, summary);
-  return next ? yield* ctx.perform(next) : undefined;
+  return `STAGNATION_DETECTED: ${record.counter}/${record.threshold} checkpoints without observed progress`;
 }
 
 /**
