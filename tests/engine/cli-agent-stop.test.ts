@@ -307,3 +307,18 @@ it('a stagnation verdict at a checkpoint taken mid-lap kills the CLI and pauses;
   expect(new Set(lap1Checkpoints)).toEqual(new Set([0]));
   expect(outcome.reason).toBe('stopped');
 }, TEST_MS);
+
+it('a CLI run that fails after two parsed messages spent two turns, not three', async () => {
+  const dir = workspace();
+  const message = (i: number) => JSON.stringify({ type: 'assistant', message: { id: `m${i}`, content: [{ type: 'text', text: `step ${i}` }], usage: { input_tokens: 10, output_tokens: 5 } } });
+  writeFileSync(path.join(dir, 'failing.sh'), `printf '%s\\n' '${message(1)}' '${message(2)}'\nexit 1\n`);
+  const events: LoopEvent[] = [];
+  const run = session(dir, { mode: 'distinct', budget: { max_iterations: 100 }, script: 'sh failing.sh', extra: { laps: { enabled: true, max_laps: 1 } } }, events);
+  const outcome = await drive(run.run(newGoal('Fix the parser')), (y) => {
+    throw new Error(`unexpected yield ${y.kind}`);
+  });
+  expect(outcome.reason).toBe('exhausted');
+  expect(events.filter((e) => e.type === 'lap.end').map((e) => e.type === 'lap.end' && e.data.outcome)).toEqual(['error']);
+  const state = run.snapshot;
+  expect(state.usage.turns + state.failedTurns).toBe(2);
+}, TEST_MS);
