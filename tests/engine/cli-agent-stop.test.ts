@@ -322,3 +322,18 @@ it('a CLI run that fails after two parsed messages spent two turns, not three', 
   const state = run.snapshot;
   expect(state.usage.turns + state.failedTurns).toBe(2);
 }, TEST_MS);
+
+it('repetition.on_detect: alert records the repeats and lets the CLI work on (until a limit stops it)', async () => {
+  const dir = workspace();
+  const events: LoopEvent[] = [];
+  const run = session(dir, { mode: 'same', budget: { max_tool_calls: 8 }, repetition: { threshold: 3, on_detect: 'alert' } }, events);
+  const causes: unknown[] = [];
+  await drive(run.run(newGoal('Fix the parser')), (y) => {
+    causes.push(y.kind === 'pause' ? y.cause : y.kind);
+    return { action: 'stop' };
+  });
+  expect(causes).toEqual([{ kind: 'budget_exceeded', dimension: 'tool_calls' }]);
+  // The third identical call and every one after it in the window, until the ninth call stopped the CLI.
+  const detectedAt = events.flatMap((e) => (e.type === 'repetition.detected' ? [events.filter((x) => x.type === 'tool.call' && x.seq < e.seq).length] : []));
+  expect(detectedAt.slice(0, 7)).toEqual([3, 4, 5, 6, 7, 8, 9]);
+}, TEST_MS);
