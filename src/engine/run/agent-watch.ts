@@ -105,7 +105,9 @@ export function watchAgent(ctx: Pick<RunContext, 'state' | 'memory' | 'repetitio
  * turns (the run's turn count is the iteration), taken beside the running agent, one at a
  * time (a multiple reached while one is under way is skipped). A stagnation verdict is
  * recorded and, unless `on_detect: alert`, stops the agent. An UNKNOWN verdict and the
- * goal's constraints are left to the checkpoints between turns.
+ * goal's constraints are left to the checkpoints between turns. Only with signals in
+ * `progress.observed`: without one nothing can show progress, and every lap of a CLI that
+ * writes many messages would be stopped as stagnant for want of a measure.
  */
 function midTurnCheckpoints(ctx: Pick<RunContext, 'state' | 'options' | 'emit'>, stopped: () => boolean, stopWith: (why: AgentStop) => void) {
   let running: Promise<void> | null = null;
@@ -119,6 +121,7 @@ function midTurnCheckpoints(ctx: Pick<RunContext, 'state' | 'options' | 'emit'>,
   return {
     due(): void {
       const iteration = ctx.state.usage.turns;
+      if (ctx.options.policy.progress.observed.length === 0) return;
       if (running || stopped() || iteration % ctx.options.policy.checkpoint.every_iterations !== 0) return;
       running = take(iteration)
         .catch((error: unknown) => void (failure = { error }))
