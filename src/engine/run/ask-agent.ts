@@ -24,6 +24,10 @@ import { agentStopped, stoppedBy, watchAgent } from './agent-watch.js';
  * run pauses. Either way the step stays open with no turn: it is asked again afterwards.
  * A request cut short by `/stop --abort` ends the step and leaves the end of the run to
  * the abort (stash, report); one cut short by a quit writes nothing (`RunInterrupted`).
+ * A CLI agent's parsed output is appended as it arrives and watched ({@link watchAgent}):
+ * past a budget limit, at a repetition or a stagnation verdict its process group is stopped
+ * and {@link agentStopped} ends the step and the lap and pauses; an agent run as a process
+ * that the wall-clock budget killed ends the same way (a new lap follows, not the same one).
  * @returns the outcome when the agent's failure (or the budget) ended the run
  */
 export async function* askAgent(ctx: RunContext, step: number): Gen<Done> {
