@@ -83,6 +83,7 @@ export function agentFor(policy: LoopPolicy, workspace: string, onNotice?: (text
         env_passthrough: agent.env_passthrough,
         output: agent.output,
         ...(approvalHook ? { approvalHook } : {}),
+        pricing: policy.pricing,
       });
   }
 }

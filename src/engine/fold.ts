@@ -109,6 +109,8 @@ export interface SessionState {
   warned: BudgetDimension[];
   /** Agent turns that failed (no `model.call`): spent for `max_iterations` ({@link budgetUsage}), not in `usage.turns`. */
   failedTurns: number;
+  /** Turns a CLI agent's parsed messages counted in the open step (a failed step with some is not a failed turn too). */
+  stepAgentTurns: number;
   /** The dimension whose limit paused the run, until it resumes. */
   exhausted: BudgetDimension | null;
   /** Milliseconds of active time before `activeSince` (waiting at a yield does not count). */
@@ -239,6 +241,7 @@ export const INITIAL_STATE: SessionState = {
   usage: ZERO_USAGE,
   warned: [],
   failedTurns: 0,
+  stepAgentTurns: 0,
   exhausted: null,
   activeMs: 0,
   activeSince: null,
@@ -406,6 +409,7 @@ export function reduce(s: SessionState, e: LoopEvent): void {
       s.stepOpen = true;
       // A step that starts with calls of the last turn still queued is served by that turn.
       s.stepHasTurn = s.queued.length > 0;
+      s.stepAgentTurns = 0;
       break;
     case 'step.end':
       if (e.data.outcome === 'awaiting_tool') {
@@ -417,7 +421,8 @@ export function reduce(s: SessionState, e: LoopEvent): void {
         }
       } else {
         // A turn the agent failed (no `model.call` in the step) is a turn spent all the same.
-        if (e.data.outcome === 'error' && s.stepOpen && !s.stepHasTurn) s.failedTurns += 1;
+        // A CLI agent whose parsed messages counted its turns already spent none more.
+        if (e.data.outcome === 'error' && s.stepOpen && !s.stepHasTurn && s.stepAgentTurns === 0) s.failedTurns += 1;
         completeStep(s, e.data.outcome === 'error');
       }
       break;
@@ -556,6 +561,7 @@ export function reduce(s: SessionState, e: LoopEvent): void {
       break;
     case 'agent.message':
       if (e.data.starts_turn) s.usage.turns += 1;
+      if (e.data.starts_turn && s.stepOpen) s.stepAgentTurns += 1;
       break;
     case 'agent.usage':
       s.usage.tokens += (e.data.input_tokens ?? 0) + (e.data.output_tokens ?? 0);

@@ -4,6 +4,8 @@
  * known (a lower bound) and shown as such; usage spent on a turn that then failed is
  * kept and counted.
  */
+import { FORMAT_MEASURES } from './agents/transcripts/measures.js';
+import type { Pricing } from './budget.js';
 import { AgentError } from './errors.js';
 import type { AgentTurn, BudgetDimension, TokenUsage } from './types.js';
 
@@ -66,35 +68,36 @@ export interface UnmeasurableBound {
   why: string;
 }
 
-/** `agent.output` formats that report tokens, cost and the agent's own tool calls. */
-const COMMAND_MEASURES: Record<string, { tokens: boolean; cost: boolean; tools: boolean }> = {
-  'claude-stream-json': { tokens: true, cost: true, tools: true },
-  'codex-json': { tokens: true, cost: false, tools: true },
-  'gemini-stream-json': { tokens: true, cost: false, tools: true },
-};
+/** Whether `pricing` sets any price: only then can loopdeck price tokens itself. */
+export function isPriced(pricing: Pricing): boolean {
+  return pricing.input_per_million_usd > 0 || pricing.output_per_million_usd > 0 || (pricing.cached_input_per_million_usd ?? 0) > 0;
+}
 
 /**
  * The bounded limits that cannot be measured for the configured agent (docs/design.md,
  * "Budget"): a command agent's tokens, cost and tool calls exist only in the structured
  * output it is told to print (`agent.output` naming a format; `auto` proves nothing before
- * the run, `text` has none), and only `claude-stream-json` reports cost; for agents priced
+ * the run, `text` has none), and only `claude-stream-json` reports cost (the other formats'
+ * tokens are priced when `pricing` sets a price); for agents priced
  * by `pricing` (`openai`, `scripted`), cost is measured only when a price is set.
  */
 export function unmeasurableBounds(config: MeasurableConfig): UnmeasurableBound[] {
   const { agent, budget, pricing } = config;
   const out: UnmeasurableBound[] = [];
+  const priced = isPriced(pricing);
   if (agent.kind === 'command') {
     const output = agent.output ?? 'auto';
-    const measures = COMMAND_MEASURES[output] ?? { tokens: false, cost: false, tools: false };
+    const format = Object.hasOwn(FORMAT_MEASURES, output) ? FORMAT_MEASURES[output as keyof typeof FORMAT_MEASURES] : null;
+    // A format that reports tokens but no cost is priced by `pricing` when a price is set.
+    const measures = format ? { ...format, cost: format.cost || (format.tokens && priced) } : { tokens: false, cost: false, tools: false };
     const named = output === 'auto' ? 'agent.output is auto, which measures nothing unless the command happens to print a known format' : `agent.output: ${output} reports no`;
-    const fix = 'set agent.output to the format the command prints (claude-stream-json reports tokens, cost and tool calls; codex-json and gemini-stream-json tokens and tool calls)';
+    const fix = 'set agent.output to the format the command prints (claude-stream-json reports tokens, cost and tool calls; codex-json and gemini-stream-json tokens and tool calls, priced by pricing when a price is set)';
     const say = (what: string) => (output === 'auto' ? `${named}; ${fix}` : output === 'text' ? `agent.output: text reports no ${what}; ${fix}` : `${named} ${what}; ${fix}`);
     if (budget.max_tool_calls !== null && !measures.tools) out.push({ key: 'max_tool_calls', why: say('tool calls') });
     if (budget.max_tokens !== null && !measures.tokens) out.push({ key: 'max_tokens', why: say('tokens') });
     if (budget.max_cost_usd !== null && !measures.cost) out.push({ key: 'max_cost_usd', why: say('cost') });
     return out;
   }
-  const priced = pricing.input_per_million_usd > 0 || pricing.output_per_million_usd > 0 || (pricing.cached_input_per_million_usd ?? 0) > 0;
   if (budget.max_cost_usd !== null && !priced) {
     out.push({ key: 'max_cost_usd', why: `every price in pricing is 0, so cost stays $0; set pricing.input_per_million_usd and pricing.output_per_million_usd for the ${agent.kind} agent's model` });
   }

@@ -3,6 +3,7 @@
  * `aider --message`, `gemini -p`, ...) run once per turn. It acts on the workspace itself;
  * loopdeck still observes, checkpoints, verifies and laps around it.
  */
+import type { Pricing } from '../budget.js';
 import { AgentError, describeError } from '../errors.js';
 import { withSpent, zeroUsage } from '../unmeasured-usage.js';
 import { renderGoalForAgent } from '../goal.js';
@@ -12,6 +13,7 @@ import type { AgentTurn, Goal } from '../types.js';
 import type { Agent, AgentContext, AgentMessage } from './agent.js';
 import { LineSplitter, finishLines, parserFor, type OutputSetting, type TranscriptParser } from './transcripts/index.js';
 import { TranscriptRecorder } from './transcripts/record.js';
+import { UsageMeter } from './usage-meter.js';
 
 /** Environment variable that carries the prompt with `prompt: 'argument'`. */
 export const PROMPT_ENV = 'LOOPDECK_PROMPT';
@@ -56,6 +58,11 @@ export interface CommandAgentOptions {
    * the prompt) unless it already names one of those variables (to place them itself).
    */
   approvalHook?: { env: Record<string, string>; append: string };
+  /**
+   * `pricing` of loop.yaml: prices the tokens of a format that reports no cost (Codex,
+   * Gemini CLI) when a price is set ({@link UsageMeter}); otherwise their cost is unknown.
+   */
+  pricing?: Pricing;
 }
 
 /** One run's output as it is parsed: lines into entries into events. */
@@ -63,6 +70,7 @@ interface OutputReader {
   parser: TranscriptParser;
   splitter: LineSplitter;
   recorder: TranscriptRecorder;
+  meter: UsageMeter;
 }
 
 /**
@@ -190,8 +198,11 @@ export class CommandAgent implements Agent {
       parser: parserFor(options.output ?? 'auto'),
       splitter: new LineSplitter(),
       recorder: new TranscriptRecorder(context.turn, () => performance.now()),
+      meter: new UsageMeter(context.turn, options.pricing ?? null),
     };
     this.recorder = reader.recorder;
+    // A configured `text` reports nothing: its usage is unknown from the start.
+    if (options.output === 'text') this.announce(reader, 'text', context);
     const ended = new AbortController();
     let endTimer: NodeJS.Timeout | undefined;
     const onResult = () => {
@@ -250,9 +261,18 @@ export class CommandAgent implements Agent {
     }
   }
 
-  private emitEntry(reader: OutputReader, entry: Parameters<TranscriptRecorder['record']>[0], context: AgentContext, onResult: () => void): void {
+  private emitEntry(reader: OutputReader, parsed: Parameters<TranscriptRecorder['record']>[0], context: AgentContext, onResult: () => void): void {
+    const format = reader.parser.format;
+    if (format !== 'text') this.announce(reader, format, context);
+    const entry = parsed.kind === 'usage' ? { ...parsed, usage: reader.meter.price(parsed.usage, format) } : parsed;
     for (const draft of reader.recorder.record(entry)) context.onEvent?.(draft);
     if (entry.kind === 'result') onResult();
+  }
+
+  /** Marks what the run's format never reports as unknown, once, when the format is known. */
+  private announce(reader: OutputReader, format: OutputReader['parser']['format'], context: AgentContext): void {
+    const marker = reader.meter.announce(format);
+    if (marker) context.onEvent?.(marker);
   }
 
   /** The finished turn: the answer from the result record, the last message or stdout's tail. */

@@ -11,7 +11,8 @@ import type { Done, Gen } from './types.js';
 import { awaitTurn } from './bridged-call.js';
 import { budgetExceededStep } from './verify-step.js';
 import { guardWait, wallClockSpent, type WaitGuard } from './wait-guard.js';
-import { spentAnything } from '../unmeasured-usage.js';
+import { spentAnything, unreportedOf } from '../unmeasured-usage.js';
+import { agentStopped, stoppedBy, watchAgent } from './agent-watch.js';
 
 /**
  * The agent's turn of an open step, recorded as `model.call` (redacted; the calls run as
@@ -24,6 +25,10 @@ import { spentAnything } from '../unmeasured-usage.js';
  * run pauses. Either way the step stays open with no turn: it is asked again afterwards.
  * A request cut short by `/stop --abort` ends the step and leaves the end of the run to
  * the abort (stash, report); one cut short by a quit writes nothing (`RunInterrupted`).
+ * A CLI agent's parsed output is appended as it arrives and watched ({@link watchAgent}):
+ * past a budget limit, at a repetition or a stagnation verdict its process group is stopped
+ * and {@link agentStopped} ends the step and the lap and pauses; an agent run as a process
+ * that the wall-clock budget killed ends the same way (a new lap follows, not the same one).
  * @returns the outcome when the agent's failure (or the budget) ended the run
  */
 export async function* askAgent(ctx: RunContext, step: number): Gen<Done> {
@@ -37,26 +42,38 @@ export async function* askAgent(ctx: RunContext, step: number): Gen<Done> {
   const since = Date.now();
   const agent = ctx.agent.name;
   onWait?.({ kind: 'model', agent, since });
+  // A CLI agent's own messages, tool calls and usage, appended as they arrive and checked against the limits.
+  const watch = watchAgent(ctx);
   let response: AgentTurn;
   try {
-    // A CLI agent's own messages, tool calls and usage, appended as they arrive.
-    const onEvent = (d: AgentEventDraft) => void ctx.emit(d.type, d.data as never);
-    // Calls the agent's pre-tool hook asks about are decided while the turn runs.
+    // Calls the agent's pre-tool hook asks about are decided while the turn runs, and watched as its output is.
     response = yield* awaitTurn(ctx, ctx.agent.nextTurn({
       ...ctx.agentContext(),
-      onEvent,
-      signal: guard.signal,
+      onEvent: (d: AgentEventDraft) => watch.onEvent(d),
+      signal: AbortSignal.any([guard.signal, watch.signal]),
       interrupt: guard.interrupt,
       ...(onText ? { onText } : {}),
       ...(onWait ? { onWait: (model: ModelWait) => onWait({ kind: 'model', agent, since, model }) } : {}),
-    }));
+    }), watch);
+    await watch.settle();
   } catch (error) {
+    await watch.settle();
+    const stop = stoppedBy(ctx, watch, guard.cause);
+    if (stop) {
+      recordSpent(ctx, error);
+      return yield* agentStopped(ctx, step, stop);
+    }
     const interrupted = guardedEnd(ctx, guard.cause, error);
     if (interrupted) return yield* ctx.perform(interrupted);
     return agentFailed(ctx, step, error);
   } finally {
     guard.dispose();
     onWait?.(null);
+  }
+  if (watch.stop && !ctx.signal.aborted) {
+    // The process ended by itself as it was being stopped: the stop stands, and what its run did not report is unknown.
+    recordUnreported(ctx, unreportedOf(response));
+    return yield* agentStopped(ctx, step, watch.stop);
   }
   const turn = ctx.state.turn + 1;
   const { hash, chars: requestChars } = requestDigest(ctx, turn);
@@ -101,6 +118,12 @@ function recordSpent(ctx: RunContext, error: unknown): void {
     cost_usd: costOf(usage, ctx.options.policy.pricing),
     ...(unreported.length > 0 ? { unreported } : {}),
   });
+}
+
+/** Marks usage dimensions a turn that is not recorded left unknown. */
+function recordUnreported(ctx: RunContext, unreported: Array<'tokens' | 'cost_usd'>): void {
+  if (unreported.length === 0) return;
+  ctx.emit('agent.usage', { turn: ctx.state.turn + 1, input_tokens: null, output_tokens: null, cost_usd: null, unreported });
 }
 
 /**

@@ -6,9 +6,13 @@ import type { BridgeDecision, QueuedRequest } from '../bridge/inbox.js';
 import type { BridgeRequest } from '../bridge/protocol.js';
 import { harnessFiles } from '../tools.js';
 import type { ToolCall } from '../types.js';
+import { stopText, type AgentWatch } from './agent-watch.js';
 import { approval } from './ask-operator.js';
 import type { RunContext } from './context.js';
 import type { Gen } from './types.js';
+
+/** The part of the turn's watch (agent-watch.ts) a bridged call goes through. */
+type TurnWatch = Pick<AgentWatch, 'onEvent' | 'stop'>;
 
 /** Said to the agent about a call its hook asked about when the turn ended first. */
 const TURN_ENDED = "the agent's turn ended before loopdeck decided";
@@ -17,10 +21,12 @@ const TURN_ENDED = "the agent's turn ended before loopdeck decided";
  * Waits for the agent's turn while serving the calls its pre-tool hook asks about
  * (docs/design.md, "Approvals of CLI agents"): each request queued in the run's inbox is
  * decided between awaits, through the same gate and prompt as loopdeck's own calls, and
- * answered. Without an inbox this is a plain wait.
+ * answered. Without an inbox this is a plain wait. `watch`: the turn's watch over the
+ * limits (agent-watch.ts); a bridged call's events go through it like the parsed output's,
+ * and a call that makes it stop the agent is denied.
  * @returns the turn; @throws what the turn throws
  */
-export async function* awaitTurn(ctx: RunContext, turn: Promise<AgentTurn>): Gen<AgentTurn> {
+export async function* awaitTurn(ctx: RunContext, turn: Promise<AgentTurn>, watch?: TurnWatch): Gen<AgentTurn> {
   const inbox = ctx.options.approvals;
   if (!inbox) return await turn;
   const settled = turn.then(
@@ -35,7 +41,7 @@ export async function* awaitTurn(ctx: RunContext, turn: Promise<AgentTurn>): Gen
         if ('error' in first) throw first.error;
         return first.value;
       }
-      for (let queued = inbox.take(); queued; queued = inbox.take()) yield* serve(ctx, queued);
+      for (let queued = inbox.take(); queued; queued = inbox.take()) yield* serve(ctx, queued, watch);
     }
   } finally {
     inbox.close(TURN_ENDED);
@@ -43,10 +49,10 @@ export async function* awaitTurn(ctx: RunContext, turn: Promise<AgentTurn>): Gen
 }
 
 /** One queued request, decided and answered; a run torn down meanwhile answers deny. */
-async function* serve(ctx: RunContext, queued: QueuedRequest): Gen {
+async function* serve(ctx: RunContext, queued: QueuedRequest, watch?: TurnWatch): Gen {
   let decision: BridgeDecision = { decision: 'deny', reason: 'loopdeck stopped before deciding' };
   try {
-    decision = yield* bridgedCall(ctx, queued.request);
+    decision = yield* bridgedCall(ctx, queued.request, watch);
   } finally {
     queued.respond(decision);
   }
@@ -63,11 +69,17 @@ type Verdict = { kind: 'deny'; reason: string } | { kind: 'allow' } | { kind: 'a
  * (`tool.ask`, the tool yield: same keys, timeout and "always allow"). Its `tool.decision`
  * is flushed before the answer goes back.
  */
-async function* bridgedCall(ctx: RunContext, request: BridgeRequest): Gen<BridgeDecision> {
+async function* bridgedCall(ctx: RunContext, request: BridgeRequest, watch?: TurnWatch): Gen<BridgeDecision> {
   const claimed = ctx.agent.claimCall?.(request.tool_use_id, request.tool_name, request.tool_input) ?? null;
   if (!claimed) return { decision: 'deny', reason: 'loopdeck is not running a turn of this agent' };
-  for (const draft of claimed.events) ctx.emit(draft.type, draft.data as never);
+  for (const draft of claimed.events) (watch ? watch.onEvent(draft) : ctx.emit(draft.type, draft.data as never));
   const callId = claimed.id;
+  // The call took the agent past a limit or repeated itself: the agent is being stopped, the call does not run.
+  if (watch?.stop) {
+    ctx.emit('tool.decision', { call_id: callId, decision: 'deny', by: 'policy', note: `loopdeck is stopping the agent: ${stopText(watch.stop)}` });
+    ctx.options.sync?.();
+    return { decision: 'deny', reason: `denied by the policy of loopdeck: it is stopping the agent (${stopText(watch.stop)})` };
+  }
   const verdict = await judge(ctx, request, callId);
   let decision: 'approve' | 'deny' = verdict.kind === 'deny' ? 'deny' : 'approve';
   let note = verdict.kind === 'deny' ? verdict.reason : undefined;

@@ -1,9 +1,10 @@
 import { evaluateCheckpoint, type ProgressPolicy } from '../checkpoint.js';
+import type { CheckpointRecord } from '../types.js';
 import { afterUnknown, unmeasuredSignals } from '../checkpoint-unknown.js';
 import { afterDetection } from '../decide.js';
 import { describeError, InvariantError } from '../errors.js';
 import { gitSnapshot, isGitWorkTree } from '../git-progress.js';
-import { observe } from '../observe.js';
+import { observe, type Observation } from '../observe.js';
 import { checkAcceptance } from './acceptance-step.js';
 import { assessStep, withMemory } from './memory-step.js';
 import { checkConstraintsAt } from './constraint-step.js';
@@ -19,6 +20,38 @@ import { stagnationSummary, type DetectAction } from '../verdicts.js';
  * @returns the outcome when the detection ended the run
  */
 export async function* checkpointStep(ctx: RunContext, iteration: number): Gen<Done> {
+  const { policy } = ctx.options;
+  let violated: Awaited<ReturnType<typeof checkConstraintsAt>> = null;
+  const { record, observation } = await recordCheckpoint(ctx, iteration, async () => {
+    violated = await checkConstraintsAt(ctx, iteration);
+  });
+  await checkAcceptance(ctx, { iteration, trigger: 'checkpoint', observation, report: record.reported });
+  await assessStep(ctx, record);
+  const broke = violated ? yield* ctx.perform(violated) : undefined;
+  if (broke) return broke;
+  if (record.status === 'UNKNOWN') {
+    const next = afterUnknown(record, policy.stagnation.on_unknown);
+    if (!next) return undefined;
+    ctx.emit('checkpoint.unknown', { iteration, in_row: record.unknown_in_row ?? 1, why: record.unknown_why ?? '', action: policy.stagnation.on_unknown });
+    return next.step ? yield* ctx.perform(next.step) : undefined;
+  }
+  const summary = recordStagnation(ctx, record, iteration);
+  const next = summary ? afterDetection('stagnation', policy.stagnation.on_detect, summary) : null;
+  return next ? yield* ctx.perform(next) : undefined;
+}
+
+/**
+ * The checkpoint of `iteration`, without what follows it: the observers run, the evaluator
+ * compares with the last checkpoint, `beforeRecord` runs (the constraint checks, whose
+ * findings precede their checkpoint), and `checkpoint.recorded`, with the execution memory,
+ * is appended and flushed.
+ * @returns the record and the observation it was measured from
+ */
+export async function recordCheckpoint(
+  ctx: Pick<RunContext, 'options' | 'state' | 'emit'>,
+  iteration: number,
+  beforeRecord?: () => Promise<void>,
+): Promise<{ record: CheckpointRecord; observation: Observation }> {
   const { policy, workspace } = ctx.options;
   const observation = await observe(policy.observe, workspace);
   const progress: ProgressPolicy = {
@@ -39,26 +72,22 @@ export async function* checkpointStep(ctx: RunContext, iteration: number): Gen<D
     },
     progress,
   );
-  const violated = await checkConstraintsAt(ctx, iteration);
+  await beforeRecord?.();
   const record = withMemory(ctx.state, measured);
   ctx.emit('checkpoint.recorded', { checkpoint: record });
   ctx.options.sync?.();
-  await checkAcceptance(ctx, { iteration, trigger: 'checkpoint', observation, report: record.reported });
-  await assessStep(ctx, record);
-  const broke = violated ? yield* ctx.perform(violated) : undefined;
-  if (broke) return broke;
-  if (record.status === 'UNKNOWN') {
-    const next = afterUnknown(record, policy.stagnation.on_unknown);
-    if (!next) return undefined;
-    ctx.emit('checkpoint.unknown', { iteration, in_row: record.unknown_in_row ?? 1, why: record.unknown_why ?? '', action: policy.stagnation.on_unknown });
-    return next.step ? yield* ctx.perform(next.step) : undefined;
-  }
-  if (!record.stagnation_detected) return undefined;
-  const action = policy.stagnation.on_detect;
+  return { record, observation };
+}
+
+/**
+ * At the stagnation threshold, appends `stagnation.detected` (with `stagnation.on_detect`)
+ * and returns the detection's summary; `null` below it.
+ */
+export function recordStagnation(ctx: Pick<RunContext, 'options' | 'emit'>, record: CheckpointRecord, iteration: number): string | null {
+  if (!record.stagnation_detected) return null;
+  const action = ctx.options.policy.stagnation.on_detect;
   ctx.emit('stagnation.detected', { counter: record.counter, threshold: record.threshold, iteration, action });
-  const summary = stagnationSummary(record.counter, record.threshold);
-  const next = afterDetection('stagnation', action, summary);
-  return next ? yield* ctx.perform(next) : undefined;
+  return stagnationSummary(record.counter, record.threshold);
 }
 
 /**
