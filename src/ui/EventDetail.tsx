@@ -4,6 +4,7 @@ import type { LoopEvent } from '../engine/index.js';
 import { useConsole } from './context.js';
 import { eventBySeq, LIVE_EVENTS } from './store.js';
 import { describeEvent } from './describe.js';
+import { Line } from './Line.js';
 import { theme } from './theme.js';
 import { wrapCells, sanitize } from './text.js';
 
@@ -43,9 +44,9 @@ export function EventDetail({ height, width }: { height: number; width: number }
   if (!event) {
     return (
       <Box flexDirection="column" height={height} flexShrink={0}>
-        <Text wrap="truncate-end" color={theme.muted}>
+        <Line width={width} color={theme.muted}>
           {seq === null ? '' : `Event #${seq} is no longer held by the console (it keeps the newest ${LIVE_EVENTS.toLocaleString('en-US')}); the run's log has it. Esc closes.`}
-        </Text>
+        </Line>
       </Box>
     );
   }
@@ -54,22 +55,22 @@ export function EventDetail({ height, width }: { height: number; width: number }
   const start = Math.max(0, Math.min(scroll, rows.length - visible));
   return (
     <Box flexDirection="column" height={height} overflowY="hidden" flexShrink={0}>
-      <Text wrap="truncate-end">
+      <Line width={width}>
         <Text color={theme.border}>── </Text>
         <Text bold>Event #{event.seq} {event.type}</Text>
         <Text color={theme.muted}> at {new Date(event.at).toISOString()} · session {sanitize(event.session, { oneLine: true })}</Text>
-      </Text>
-      <Text wrap="truncate-end" color={theme.muted}>
+      </Line>
+      <Line width={width} color={theme.muted}>
         {describeEvent(event)}
-      </Text>
+      </Line>
       {rows.slice(start, start + visible).map((row, i) => (
-        <Text key={i} wrap="truncate-end" dimColor={row.dim}>
+        <Line width={width} key={i} dimColor={row.dim}>
           {' '}{row.text}
-        </Text>
+        </Line>
       ))}
-      <Text color={theme.muted} wrap="truncate-end">
+      <Line width={width} color={theme.muted}>
         {rows.length > visible ? `lines ${start + 1}-${Math.min(rows.length, start + visible)} of ${rows.length} · ↑/↓ scroll · ` : ''}esc close
-      </Text>
+      </Line>
     </Box>
   );
 }

@@ -2,6 +2,7 @@ import React from 'react';
 import { Box, Text } from 'ink';
 import type { ConstraintFindingRecord } from '../engine/fold.js';
 import { useConsole } from './context.js';
+import { Line } from './Line.js';
 import { Rows } from './Rows.js';
 import { sanitize } from './text.js';
 import { theme } from './theme.js';
@@ -17,59 +18,59 @@ function findingLine(f: ConstraintFindingRecord): string {
 }
 
 /** The goal: objective and status, success criteria, constraints (and those a check found broken), and every revision with its reconciliation. */
-export function GoalPanel({ height }: { height: number }) {
+export function GoalPanel({ height, width }: { height: number; width: number }) {
   const goal = useConsole((s) => s.session.goal);
   const revisions = useConsole((s) => s.session.revisions);
   const findings = useConsole((s) => s.session.constraintFindings);
   if (!goal) {
     return (
       <Box height={height} flexShrink={0}>
-        <Text color={theme.muted}>No goal yet: the run has not started.</Text>
+        <Line width={width} color={theme.muted}>No goal yet: the run has not started.</Line>
       </Box>
     );
   }
   const list = (items: string[]) => (items.length === 0 ? <Text color={theme.muted}>none</Text> : items.map((c, i) => <Text key={i}>{i > 0 ? ' · ' : ''}{clean(c)}</Text>));
   const items = [
-      <Text wrap="truncate-end">
+      <Line width={width}>
         <Text color={theme.muted}>objective   </Text>
         <Text bold>{clean(goal.objective)}</Text>
         <Text color={theme.muted}>
           {' '}({goal.status}, revision {goal.revision}{goal.priority && goal.priority !== 'normal' ? `, priority ${goal.priority}` : ''})
         </Text>
-      </Text>,
+      </Line>,
       ...(goal.sub_goals ?? []).map((g) => (
-        <Text key={g.id} wrap="truncate-end">
+        <Line width={width} key={g.id}>
           <Text color={theme.muted}>sub-goal {g.id.padEnd(3)}</Text>
           {clean(g.objective)} <Text color={theme.muted}>({g.status}, part of the goal)</Text>
-        </Text>
+        </Line>
       )),
-      <Text wrap="truncate-end">
+      <Line width={width}>
         <Text color={theme.muted}>criteria    </Text>
         {list(goal.success_criteria)}
-      </Text>,
-      <Text wrap="truncate-end">
+      </Line>,
+      <Line width={width}>
         <Text color={theme.muted}>constraints </Text>
         {list(goal.constraints)}
-      </Text>,
+      </Line>,
       ...findings.map((f) => (
-        <Text key={`c${f.seq}`} wrap="truncate-end" color={f.outcome === 'violated' ? theme.danger : theme.warn}>
+        <Line width={width} key={`c${f.seq}`} color={f.outcome === 'violated' ? theme.danger : theme.warn}>
           {findingLine(f)}
-        </Text>
+        </Line>
       )),
-      <Text wrap="truncate-end" color={theme.muted}>
+      <Line width={width} color={theme.muted}>
         revisions   {revisions.length === 0 ? 'none' : `${revisions.length}, newest first`}
-      </Text>,
+      </Line>,
       ...[...revisions].reverse().flatMap((r, i) => [
-        <Text key={`${r.seq}a`} wrap="truncate-end">
+        <Line width={width} key={`${r.seq}a`}>
           <Text color={theme.accent}>
             {' '}rev {revisions.length - i} {r.directive}:
           </Text>{' '}
           {clean(r.text)}
           <Text color={r.reconciliation.full_restart ? theme.warn : theme.muted}> ({r.reconciliation.full_restart ? 'full restart' : 'no restart'})</Text>
-        </Text>,
-        <Text key={`${r.seq}b`} wrap="truncate-end" color={theme.muted}>
+        </Line>,
+        <Line width={width} key={`${r.seq}b`} color={theme.muted}>
           {'   '}still valid: {clean(r.reconciliation.still_valid)} · discard: {clean(r.reconciliation.discard)} · new work: {clean(r.reconciliation.new_work)}
-        </Text>,
+        </Line>,
       ]),
   ];
   return <Rows height={height} items={items} more="more lines" />;

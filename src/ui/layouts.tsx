@@ -26,7 +26,7 @@ function PaneBody({ pane, height, width, compact }: { pane: Pane; height: number
     case 'checkpoint':
       return <CheckpointPanel height={height} width={width} compact={compact} />;
     case 'goal':
-      return <GoalPanel height={height} />;
+      return <GoalPanel height={height} width={width} />;
     case 'tool':
       return <ToolPanel height={height} width={width} />;
     case 'progress':
