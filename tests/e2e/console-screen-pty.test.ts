@@ -94,16 +94,16 @@ describe('the console on screen', { timeout: 120_000 }, () => {
 
   it('joined emoji and CJK in the goal panel: the panel shown through a run leaves no copy of the frame in the scrollback', async () => {
     // Long enough to be cut in the goal panel, with wide characters where the cut falls.
-    const goal = `Names 👨‍👩‍👧‍👦 🏳️‍🌈 👍🏽 🇯🇵 e\u0301 ${'名前を保つ'.repeat(12)} 👩🏽‍💻`;
-    const t = start({ cols: 81, rows: 30, objective: goal });
+    const goal = `${'名前を保つ'.repeat(14)} Names 👨‍👩‍👧‍👦 🏳️‍🌈 👍🏽 🇯🇵 e\u0301 👩🏽‍💻`;
+    const t = start({ cols: 80, rows: 30, objective: goal });
     const id = PROMPT.exec(await armed(t))![2]!;
     t.press('\t');
-    await t.waitUntil((s) => /^objective {3}Names/m.test(s), 'the goal panel');
+    await t.waitUntil((s) => /^objective {3}名前/m.test(s), 'the goal panel');
     t.press('y');
     await t.waitForGone(`(${id})`);
     await t.waitFor(/filter activity \(f\) · ([2-9]\d|\d{3,}) events/, 60_000);
     await t.settled();
-    const copies = t.history().split('\n').filter((line) => /^objective {3}Names/.test(line));
+    const copies = t.history().split('\n').filter((line) => /^objective {3}名前/.test(line));
     expect(copies, t.history()).toHaveLength(1);
     expect(t.wrappedRows(), t.describe()).toEqual([]);
   });
