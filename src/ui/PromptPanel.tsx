@@ -6,7 +6,7 @@ import { useConsole } from './context.js';
 import { shortDuration } from './format.js';
 import { keyHints, type ConsoleCommand, type Scope } from './keymap.js';
 import { Line } from './Line.js';
-import { LineView } from './LineView.js';
+import { caretColumn, LineView } from './LineView.js';
 import { elideMiddle, headAndTail, argsTextOf, argsRows } from './prompt-layout.js';
 import { cellWidth, truncateCells, wrapWords, sanitize } from './text.js';
 import { theme, type Colour } from './theme.js';
@@ -17,6 +17,8 @@ import { useNow } from './use-now.js';
 export interface PromptView {
   rows: number;
   node: ReactNode;
+  /** Where the caret of a text field in the prompt (the deny note) is, in cells from the box's top-left corner. */
+  caret?: { x: number; y: number };
 }
 
 /** Argument rows the prompt shows at most (`v` opens all of them). */
@@ -36,6 +38,8 @@ export function hintRows(scope: Scope, width: number, omit: readonly ConsoleComm
 }
 
 const STORES_INDENT = 9; // "a stores "
+/** The deny note's prompt, before the typed text. */
+const NOTE_PREFIX = 'note to the agent › ';
 
 /**
  * The rows that say what `a` (and `A`, when the call is on the read-only list) would store:
@@ -193,7 +197,7 @@ export function usePrompt(width: number, maxRows: number): PromptView | null {
     const countdown = deadline !== null && !replaying ? ` · denied in ${shortDuration(Math.max(0, (deadline - now) / 1000))} unless answered` : '';
     // The key rows first: they are never cut; the rest shares what is left of `maxRows`.
     const keyRows = noting
-      ? [<LineView prefix="note to the agent › " state={line} width={inner} />, <Line width={inner} color={theme.muted}>enter: deny with this note · esc: back to the prompt</Line>]
+      ? [<LineView prefix={NOTE_PREFIX} state={line} width={inner} />, <Line width={inner} color={theme.muted}>enter: deny with this note · esc: back to the prompt</Line>]
       : keys();
     const free = Math.max(1, maxRows - 2 - 1 - keyRows.length); // border, title, keys
     const why = wrapWords(sanitize(pending.reason ?? 'the approval rules ask about this call', { oneLine: true }), inner - 5);
@@ -223,7 +227,9 @@ export function usePrompt(width: number, maxRows: number): PromptView | null {
       ...stores.slice(0, storesShown),
       ...keyRows,
     ];
-    return frame(theme.warn, lines);
+    // The note's row is the first key row; inside the border (one cell) and the padding (one).
+    const caret = noting ? { x: 2 + caretColumn(NOTE_PREFIX, line, inner), y: 1 + lines.length - keyRows.length } : undefined;
+    return { ...frame(theme.warn, lines), ...(caret ? { caret } : {}) };
   }
 
   const title = pending.cause.kind === 'operator' ? 'Paused by the operator' : `Paused: ${sanitize(pending.reason, { oneLine: true })}`;

@@ -131,4 +131,26 @@ describe('the console on screen', { timeout: 120_000 }, () => {
     await t.waitUntil((s) => !/^› /m.test(s), 'the bar to close');
     expect((await t.leftModes()).cursorShown).toBe(false);
   });
+
+  it('while the deny note is typed the terminal cursor sits at its caret', async () => {
+    const t = start({ cols: 100, rows: 30 });
+    await armed(t);
+    t.press('d');
+    await t.waitFor('note to the agent ›');
+    t.press('later 名前');
+    await t.waitUntil((s) => /note to the agent › later 名前/.test(s), 'the typed note');
+    const at = async () => {
+      await t.frame();
+      const buffer = t.term.buffer.active;
+      return { x: buffer.cursorX, row: t.lines()[buffer.cursorY] ?? '' };
+    };
+    // "│ " then the prompt (20 cells) and the text (10 cells).
+    expect(await at(), t.describe()).toEqual({ x: 32, row: expect.stringMatching(/^│ note to the agent › later 名前/) });
+    expect((await t.leftModes()).cursorShown).toBe(true);
+    t.press(KEY.left + KEY.left);
+    await t.waitUntil(() => t.term.buffer.active.cursorX === 28, 'the cursor to move left over two wide characters');
+    t.press(KEY.escape);
+    await t.waitUntil((s) => !/note to the agent ›/.test(s), 'the note to close');
+    expect((await t.leftModes()).cursorShown).toBe(false);
+  });
 });
