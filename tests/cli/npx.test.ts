@@ -5,19 +5,12 @@
  * else. Checked on a copy of the package's manifest installed offline (only the self link
  * is installed) whose `dist` is the built CLI. Needs the built CLI (`npm run build`).
  */
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
+import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { execa } from 'execa';
 import { afterAll, describe, expect, it } from 'vitest';
+import { installedCheckout, MANIFEST as manifest, npmEnv, ROOT as root } from '../support/npx-checkout.js';
 
-const root = path.resolve(import.meta.dirname, '../..');
-const manifest = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')) as {
-  name: string;
-  version: string;
-  bin: Record<string, string>;
-  devDependencies: Record<string, string>;
-};
 const lock = JSON.parse(readFileSync(path.join(root, 'package-lock.json'), 'utf8')) as { packages: Record<string, { link?: boolean }> };
 const dirs: string[] = [];
 afterAll(() => dirs.forEach((dir) => rmSync(dir, { recursive: true, force: true })));
@@ -30,15 +23,9 @@ describe('npx loopdeck in the checkout', { timeout: 60_000 }, () => {
   });
 
   it('after npm install, npx loopdeck --help runs the checkout’s CLI from the root and from a folder inside it', async () => {
-    const dir = mkdtempSync(path.join(os.tmpdir(), 'loopdeck-npx-'));
+    const dir = await installedCheckout();
     dirs.push(dir);
-    writeFileSync(
-      path.join(dir, 'package.json'),
-      JSON.stringify({ name: manifest.name, version: manifest.version, type: 'module', bin: manifest.bin, devDependencies: { loopdeck: manifest.devDependencies.loopdeck } }, null, 2),
-    );
-    symlinkSync(path.join(root, 'dist'), path.join(dir, 'dist'));
-    const env = { npm_config_cache: path.join(dir, '.npm-cache'), npm_config_update_notifier: 'false' };
-    await execa('npm', ['install', '--offline', '--no-audit', '--no-fund', '--ignore-scripts'], { cwd: dir, env });
+    const env = npmEnv(dir);
     expect(existsSync(path.join(dir, 'node_modules/.bin/loopdeck'))).toBe(true);
     const below = path.join(dir, 'examples/first-loop');
     mkdirSync(below, { recursive: true });
