@@ -103,7 +103,8 @@ export function buildProgram(): Command {
         step(`preparing the workspace ${policy.workspace.path}…`);
         const { prepareRun } = await import('./launch.js');
         const prepared = await prepareRun(policy, { cwd: process.cwd() });
-        return { prepared, start: () => prepared.session.run(prepared.goal) };
+        const { preflightWarnings } = await import('./preflight.js');
+        return { prepared, start: () => prepared.session.run(prepared.goal), warnings: preflightWarnings(policy) };
       }, options, false);
     });
 
@@ -125,6 +126,12 @@ export function buildProgram(): Command {
       if (!options.headless) printError('loopdeck: no terminal on stdin/stdout; running headless');
       const { prepared, start, warnings = [] } = await configOrExit(() => prepare(() => undefined));
       for (const warning of warnings) printError(`loopdeck: ${warning}`);
+      // Nobody is there to answer a prompt: say now what happens to calls no rule allows.
+      printError(
+        options.approve === 'all'
+          ? 'loopdeck: --approve all: tool calls the approval rules ask about are approved (deny rules and the built-in guards still deny)'
+          : 'loopdeck: with nobody to answer, tool calls the approval rules ask about are denied (the agent is told); --approve all approves them',
+      );
       const { builtinGatesWarning } = await import('./hooks/index.js');
       // On resume the policy comes from the run's policy.json, not from any loop.yaml.
       const gates = builtinGatesWarning(prepared.policy, resuming ? path.join(prepared.runDir, 'policy.json') : prepared.policy.file);
@@ -208,6 +215,10 @@ export function buildProgram(): Command {
     .argument('[file]', 'the loop contract', 'loop.yaml')
     .action(async (file: string) => {
       const policy = await policyOrExit(file, 'its path: loopdeck validate <file>');
+      // Everything `run` checks before it starts, every error at once.
+      const { assertPreflight, preflightWarnings } = await import('./preflight.js');
+      await configOrExit(async () => assertPreflight(policy));
+      for (const warning of preflightWarnings(policy)) printError(`loopdeck: warning: ${warning}`);
       const { builtinGatesWarning } = await import('./hooks/index.js');
       const gates = builtinGatesWarning(policy);
       if (gates) printError(`loopdeck: ${gates}`);
