@@ -126,16 +126,16 @@ export function buildProgram(): Command {
       if (!options.headless) printError('loopdeck: no terminal on stdin/stdout; running headless');
       const { prepared, start, warnings = [] } = await configOrExit(() => prepare(() => undefined));
       for (const warning of warnings) printError(`loopdeck: ${warning}`);
+      const { builtinGatesWarning } = await import('./hooks/index.js');
+      // On resume the policy comes from the run's policy.json, not from any loop.yaml.
+      const gates = builtinGatesWarning(prepared.policy, resuming ? path.join(prepared.runDir, 'policy.json') : prepared.policy.file);
+      if (gates) printError(`loopdeck: ${gates}`);
       // Nobody is there to answer a prompt: say now what happens to calls no rule allows.
       printError(
         options.approve === 'all'
           ? 'loopdeck: --approve all: tool calls the approval rules ask about are approved (deny rules and the built-in guards still deny)'
           : 'loopdeck: with nobody to answer, tool calls the approval rules ask about are denied (the agent is told); --approve all approves them',
       );
-      const { builtinGatesWarning } = await import('./hooks/index.js');
-      // On resume the policy comes from the run's policy.json, not from any loop.yaml.
-      const gates = builtinGatesWarning(prepared.policy, resuming ? path.join(prepared.runDir, 'policy.json') : prepared.policy.file);
-      if (gates) printError(`loopdeck: ${gates}`);
       if (resuming && !options.yes) {
         fail(`resuming headless needs --yes; the run stands at: ${summary(prepared)}`);
       }
