@@ -1,6 +1,6 @@
-import React from 'react';
+import React, { useEffect } from 'react';
 import { Box, Text } from 'ink';
-import { useConsole } from './context.js';
+import { useConsole, useConsoleOptions, useConsoleStore } from './context.js';
 import { keyHints } from './keymap.js';
 import { LineView } from './LineView.js';
 import { sanitize } from './text.js';
@@ -16,6 +16,20 @@ export const MAX_COMPLETIONS = 6;
 export function useFooterRows(): number {
   const list = useConsole((s) => (s.input === 'bar' ? Math.min(MAX_COMPLETIONS, s.completions.length) : 0));
   return 2 + list;
+}
+
+/** The answer to a command goes after `noticeMs` unless another replaced it; work in progress stays. */
+function useNoticeExpiry(): void {
+  const store = useConsoleStore();
+  const notice = useConsole((s) => s.notice);
+  const { noticeMs } = useConsoleOptions();
+  useEffect(() => {
+    if (!notice || notice.working) return;
+    const timer = setTimeout(() => {
+      if (store.getState().notice === notice) store.getState().setNotice(null);
+    }, noticeMs);
+    return () => clearTimeout(timer);
+  }, [notice, noticeMs, store]);
 }
 
 /**
@@ -39,6 +53,7 @@ export function CommandBar({ width }: { width: number }) {
   const first = Math.max(0, Math.min(highlight - MAX_COMPLETIONS + 1, completions.length - MAX_COMPLETIONS));
   const list = completions.slice(first, first + MAX_COMPLETIONS);
   const alert = useConsole((s) => s.session.alerts.length > s.acknowledged);
+  useNoticeExpiry();
   // The footer's hints, from the key map; `x` only while there is an alert to acknowledge.
   const keys = [...(replaying ? keyHints('replay') : []), ...keyHints('dashboard', alert ? [] : ['acknowledge-alert']), ...keyHints('global')].join('  ');
   return (
@@ -76,7 +91,7 @@ export function CommandBar({ width }: { width: number }) {
         ) : (
           <Text color={theme.muted} wrap="truncate-end">
             {done ? `Run finished: ${done}. ` : ''}
-            {interrupted ? (paused ? 'Paused; Ctrl+C again quits. ' : 'Pausing at the next safe point; Ctrl+C again quits. ') : ''}
+            {interrupted && !done ? (paused ? 'Paused; Ctrl+C again quits. ' : 'Pausing at the next safe point; Ctrl+C again quits. ') : ''}
             {keys}
           </Text>
         )}
