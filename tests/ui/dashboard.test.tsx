@@ -128,7 +128,7 @@ describe('checkpoints', () => {
 
 describe('alerts', () => {
   test('the banner stays until x acknowledges it; the timeline keeps its marks', async () => {
-    const c = await renderStore(createConsoleStore(stagnant), { rows: 34 });
+    const c = await renderStore(createConsoleStore(stagnant.slice(0, stagnant.findIndex((e) => e.type === 'session.complete'))), { rows: 34 });
     const banner = ' ⚠ STAGNATION_DETECTED: 2/2 checkpoints without observed progress (turn 3) (claims made, nothing me…';
     await c.waitForFrame(banner);
     await c.press('f'); // other keys leave it
@@ -137,6 +137,12 @@ describe('alerts', () => {
     await c.press('x');
     expect(c.frame()).not.toContain('STAGNATION_DETECTED: 2/2 checkpoints');
     expect(c.frame()).toMatch(/^! {2}\d+ stagnation\.detected STAGNATION_DETECTED 2\/2 → alert/m);
+  });
+
+  test('once the goal is met the banner says the stagnation has cleared', async () => {
+    const c = await renderStore(createConsoleStore(stagnant), { rows: 34 });
+    const frame = await c.waitForFrame(' ✓ cleared (the goal was met): STAGNATION_DETECTED: 2/2 checkpoints');
+    expect(frame).not.toContain('⚠');
   });
 
   test('a new alert after the acknowledgement brings the banner back', async () => {
