@@ -10,6 +10,7 @@ vi.hoisted(() => {
 
 import type { LoopEvent } from '../../src/engine/index.js';
 import { describeEvent } from '../../src/ui/describe.js';
+import { eventRows } from '../../src/ui/EventDetail.js';
 import { createReplay } from '../../src/ui/replay.js';
 import { createConsoleStore } from '../../src/ui/store.js';
 import { KEY, runHeadless, waitUntil } from '../support/console-rig.js';
@@ -62,5 +63,12 @@ describe('things a user trips over', () => {
     expect(describeEvent({ ...at, type: 'budget.extended', data: { dimension: 'wall_clock_seconds', by: 600, limit: 2490 } } as LoopEvent)).toBe('budget raised: wall_clock_seconds +10m → 41m30s');
     expect(describeEvent({ ...at, type: 'budget.extended', data: { dimension: 'cost_usd', by: 0.5, limit: 1.5 } } as LoopEvent)).toBe('budget raised: cost_usd +$0.50 → $1.50');
     expect(describeEvent({ ...at, type: 'budget.warn', data: { dimension: 'wall_clock_seconds', used: 1500, limit: 1800, exceeded: false } } as LoopEvent)).toBe('budget warning: wall_clock_seconds 25m/30m');
+  });
+
+  test('an event detail shows a multi-line output as its lines, not one string with \\n', () => {
+    const result = { call_id: 't1', name: 'shell', status: 'ok', output: 'ok 1 - adds\nnot ok 2 - "quotes" \u001b[31mred\n# fail 1\n', exit_code: 1, duration_ms: 5 };
+    const rows = eventRows({ seq: 9, at: 0, session: 's', type: 'tool.result', data: { result } } as LoopEvent, 80);
+    expect(rows.join('\n')).toContain(['    "output": |', '      ok 1 - adds', '      not ok 2 - "quotes" ^[[31mred', '      # fail 1', '    "exit_code": 1,'].join('\n'));
+    expect(rows.join('\n')).not.toContain('\\n');
   });
 });
