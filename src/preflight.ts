@@ -1,5 +1,6 @@
 import { existsSync, statSync } from 'node:fs';
 import { ConfigError, ConfigErrors } from './engine/errors.js';
+import { git, isGitWorkTree } from './engine/git.js';
 import type { LoopPolicy } from './engine/policy.js';
 import { agentFor } from './launch.js';
 
@@ -44,4 +45,18 @@ export function preflightWarnings(policy: LoopPolicy): string[] {
 export function assertPreflight(policy: LoopPolicy): void {
   const errors = preflightErrors(policy);
   if (errors.length > 0) throw new ConfigErrors(errors);
+}
+
+/**
+ * A warning when the agent works in the folder itself (`workspace.copy: none`) and that
+ * folder has uncommitted changes: what the agent writes mixes with them, and an abort
+ * stashes both together. `null` otherwise (a copy, a clean tree, or no git repository).
+ * Runs the harness's hardened git (`git status`).
+ */
+export async function inPlaceWarning(policy: LoopPolicy): Promise<string | null> {
+  const where = policy.workspace.path;
+  if (policy.workspace.copy !== 'none' || !existsSync(where) || !(await isGitWorkTree(where))) return null;
+  const changed = (await git(where, ['status', '--porcelain', '--untracked-files=normal'])).split('\n').filter((line) => line.trim() !== '').length;
+  if (changed === 0) return null;
+  return `${policy.file}: workspace.copy is none and ${where} has ${changed} uncommitted change${changed === 1 ? '' : 's'}: the agent's edits will mix with them, and an abort stashes both together; commit or stash them first, or set workspace.copy: temp`;
 }

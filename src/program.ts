@@ -103,8 +103,9 @@ export function buildProgram(): Command {
         step(`preparing the workspace ${policy.workspace.path}…`);
         const { prepareRun } = await import('./launch.js');
         const prepared = await prepareRun(policy, { cwd: process.cwd() });
-        const { preflightWarnings } = await import('./preflight.js');
-        return { prepared, start: () => prepared.session.run(prepared.goal), warnings: preflightWarnings(policy) };
+        const { inPlaceWarning, preflightWarnings } = await import('./preflight.js');
+        const inPlace = await inPlaceWarning(policy);
+        return { prepared, start: () => prepared.session.run(prepared.goal), warnings: [...preflightWarnings(policy), ...(inPlace ? [inPlace] : [])] };
       }, options, false);
     });
 
@@ -216,9 +217,10 @@ export function buildProgram(): Command {
     .action(async (file: string) => {
       const policy = await policyOrExit(file, 'its path: loopdeck validate <file>');
       // Everything `run` checks before it starts, every error at once.
-      const { assertPreflight, preflightWarnings } = await import('./preflight.js');
+      const { assertPreflight, inPlaceWarning, preflightWarnings } = await import('./preflight.js');
       await configOrExit(async () => assertPreflight(policy));
-      for (const warning of preflightWarnings(policy)) printError(`loopdeck: warning: ${warning}`);
+      const inPlace = await inPlaceWarning(policy);
+      for (const warning of [...preflightWarnings(policy), ...(inPlace ? [inPlace] : [])]) printError(`loopdeck: warning: ${warning}`);
       const { builtinGatesWarning } = await import('./hooks/index.js');
       const gates = builtinGatesWarning(policy);
       if (gates) printError(`loopdeck: ${gates}`);

@@ -99,4 +99,19 @@ describe('validate checks what run checks', { timeout: 60_000 }, () => {
     expect(lines[0]).toBe('loopdeck: with nobody to answer, tool calls the approval rules ask about are denied (the agent is told); --approve all approves them');
     expect(result.stdout).toMatch(/"type":"tool\.decision".*"decision":"deny"/);
   });
+
+  it('a workspace used in place (copy: none) with uncommitted changes: validate and run warn at start', async () => {
+    const project = path.join(cwd, 'project');
+    const env = { GIT_CONFIG_GLOBAL: '/dev/null', GIT_CONFIG_NOSYSTEM: '1' };
+    await execa('git', ['init', '-q'], { cwd: project, env });
+    writeFileSync(path.join(project, 'notes.txt'), 'mine, not committed\n');
+    const file = write(CONFIG.replace('copy: temp', 'copy: none'));
+    const warning = /workspace\.copy is none and \S+ has 1 uncommitted change: the agent's edits will mix with them, and an abort stashes both together; commit or stash them first, or set workspace\.copy: temp/;
+    const checked = await validate(file);
+    expect(checked.exitCode, checked.stderr).toBe(0);
+    expect(checked.stderr).toMatch(warning);
+    expect((await run(file)).stderr).toMatch(warning);
+    // A copy, or a clean tree, says nothing.
+    expect((await validate(write(CONFIG))).stderr).toBe('');
+  });
 });
