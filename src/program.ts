@@ -164,7 +164,8 @@ export function buildProgram(): Command {
       }
       // The summary may quote the agent (its final claim) or a server: kept to one line.
       const said = sanitize(ended.outcome.summary, { oneLine: true });
-      printError(`loopdeck: ${ended.outcome.reason}: ${said}\n${where}`);
+      const { restoreNote } = await import('./continue-command.js');
+      printError(`loopdeck: ${ended.outcome.reason}: ${said}\n${where}${restoreNote(prepared.session.snapshot.abort)}`);
       process.exitCode = exitCodeOfRun(ended.outcome);
       return;
     }
