@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { shellQuote } from './engine/abort.js';
+import { sanitize } from './text/sanitize.js';
 
 /**
  * loopdeck as it was started now, for a command to copy: `loopdeck` when run by that name
@@ -24,4 +25,13 @@ export function shortPath(file: string): string {
 /** The command that continues the run of `runDir`, to print alone on its own line. */
 export function continueCommand(runDir: string): string {
   return `${selfCommand()} resume ${shortPath(runDir)}`;
+}
+
+/**
+ * The line an exit message adds after an abort: how to get the workspace's changes back
+ * (the abort's own restore instruction, from the log), so it is printed where the run ends
+ * and not only in the console; `''` when the run was not aborted.
+ */
+export function restoreNote(abort: { restore: string } | null): string {
+  return abort ? `\n${sanitize(abort.restore, { oneLine: true })}` : '';
 }

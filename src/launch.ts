@@ -19,6 +19,7 @@ import { prepareWorkspace } from './engine/workspace.js';
 import { hooksFor } from './hooks/index.js';
 import { startRunBridge, type RunBridge } from './bridge-launch.js';
 import type { HookLaunch } from './engine/bridge/hook-config.js';
+import { assertPreflight } from './preflight.js';
 
 /** A session wired to its log and workspace, ready to `run(goal)`. */
 export interface PreparedRun {
@@ -155,10 +156,10 @@ function wire(policy: LoopPolicy, options: { id: string; runDir: string; workspa
  * Prepares a run of `policy`: the workspace (a temporary copy when asked), the agent,
  * the append-only log at `<cwd>/.loopdeck/runs/<id>/events.jsonl`, and the effective
  * policy beside it (`policy.json`) so the run can be resumed.
- * @throws ConfigErrors when the workspace or the agent's transcript is invalid
+ * @throws ConfigErrors listing every problem `preflightErrors` finds (the workspace, the agent)
  */
 export async function prepareRun(policy: LoopPolicy, options: { cwd: string; id?: string; clock?: () => number }): Promise<PreparedRun> {
-  if (policy.agent.kind === 'scripted') agentFor(policy, policy.workspace.path);
+  assertPreflight(policy);
   const workspace = await prepareWorkspace(policy.workspace, policy.file);
   const id = options.id ?? newSessionId();
   const runDir = path.join(options.cwd, '.loopdeck', 'runs', id);

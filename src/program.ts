@@ -105,7 +105,9 @@ export function buildProgram(): Command {
         step(`preparing the workspace ${policy.workspace.path}…`);
         const { prepareRun } = await import('./launch.js');
         const prepared = await prepareRun(policy, { cwd: process.cwd() });
-        const warnings: string[] = [];
+        const { inPlaceWarning, preflightWarnings } = await import('./preflight.js');
+        const inPlace = await inPlaceWarning(policy);
+        const warnings: string[] = [...preflightWarnings(policy), ...(inPlace ? [inPlace] : [])];
         if (options.watchConfig) {
           const { watchRun } = await import('./config-watch.js');
           const say = (line: string) => printError(`loopdeck: ${sanitize(line, { oneLine: true })}`);
@@ -137,6 +139,12 @@ export function buildProgram(): Command {
       // On resume the policy comes from the run's policy.json, not from any loop.yaml.
       const gates = builtinGatesWarning(prepared.policy, resuming ? path.join(prepared.runDir, 'policy.json') : prepared.policy.file);
       if (gates) printError(`loopdeck: ${gates}`);
+      // Nobody is there to answer a prompt: say now what happens to calls no rule allows.
+      printError(
+        options.approve === 'all'
+          ? 'loopdeck: --approve all: tool calls the approval rules ask about are approved (deny rules and the built-in guards still deny)'
+          : 'loopdeck: with nobody to answer, tool calls the approval rules ask about are denied (the agent is told); --approve all approves them',
+      );
       if (resuming && !options.yes) {
         fail(`resuming headless needs --yes; the run stands at: ${summary(prepared)}`);
       }
@@ -165,7 +173,8 @@ export function buildProgram(): Command {
       }
       // The summary may quote the agent (its final claim) or a server: kept to one line.
       const said = sanitize(ended.outcome.summary, { oneLine: true });
-      printError(`loopdeck: ${ended.outcome.reason}: ${said}\n${where}`);
+      const { restoreNote } = await import('./continue-command.js');
+      printError(`loopdeck: ${ended.outcome.reason}: ${said}\n${where}${restoreNote(prepared.session.snapshot.abort)}`);
       process.exitCode = exitCodeOfRun(ended.outcome);
       return;
     }
@@ -223,6 +232,11 @@ export function buildProgram(): Command {
     .argument('[file]', 'the loop contract', 'loop.yaml')
     .action(async (file: string) => {
       const policy = await policyOrExit(file, 'its path: loopdeck validate <file>');
+      // Everything `run` checks before it starts, every error at once.
+      const { assertPreflight, inPlaceWarning, preflightWarnings } = await import('./preflight.js');
+      await configOrExit(async () => assertPreflight(policy));
+      const inPlace = await inPlaceWarning(policy);
+      for (const warning of [...preflightWarnings(policy), ...(inPlace ? [inPlace] : [])]) printError(`loopdeck: warning: ${warning}`);
       const { builtinGatesWarning } = await import('./hooks/index.js');
       const gates = builtinGatesWarning(policy);
       if (gates) printError(`loopdeck: ${gates}`);

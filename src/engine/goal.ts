@@ -121,3 +121,8 @@ export function renderGoalForAgent(goal: Goal): string {
   if (notes.length > 0) lines.push('Recent progress notes:', ...notes.map((n) => `  - ${n}`));
   return lines.join('\n');
 }
+
+/** The answer to `/goal status`: status, objective, how many criteria and constraints, the revision. */
+export function goalStatusText(goal: Goal): string {
+  return `${goal.status} · ${goal.objective} · ${goal.success_criteria.length} criteria · ${goal.constraints.length} constraints · revision ${goal.revision}`;
+}

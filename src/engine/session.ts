@@ -1,8 +1,9 @@
 import type { SessionState } from './fold.js';
 import { watchChildren, type ChildStart } from './children.js';
+import { formatDuration } from './duration.js';
 import { RunInterrupted, SessionStateError, UsageError } from './errors.js';
 import type { LoopEvent } from './events.js';
-import type { GoalDirective } from './goal.js';
+import { goalStatusText, type GoalDirective } from './goal.js';
 import { BUDGET_NAMES_LIST, incrementError, parseOperatorCommand, performOperatorCommand, type CommandResult } from './operator-command.js';
 import { BUDGET_COMMAND_NAMES, BUDGET_DIMENSIONS, type BudgetDimension, type Goal } from './types.js';
 import { checkAnswer } from './run/answers.js';
@@ -172,10 +173,7 @@ export class Session {
   goalStatus(): CommandResult {
     const goal = this.core.state.goal;
     if (!goal) return { ok: false, message: 'no goal yet: the run has not started' };
-    return {
-      ok: true,
-      message: `${goal.status} · ${goal.objective} · ${goal.success_criteria.length} criteria · ${goal.constraints.length} constraints · revision ${goal.revision}`,
-    };
+    return { ok: true, message: goalStatusText(goal) };
   }
 
   /** The operator revises the goal (`/goal <directive> <text>`); not ok before the run starts or once it is over. */
@@ -210,7 +208,8 @@ export class Session {
     // A sum that overflows to Infinity would be logged as null, which means unlimited.
     if (!Number.isFinite(current + by)) return { ok: false, message: `the ${shown} limit cannot grow past ${Number.MAX_VALUE}` };
     this.core.emit('budget.extended', { dimension, limit: current + by, by });
-    return { ok: true, message: `${shown} limit raised to ${current + by}` };
+    const limit = dimension === 'wall_clock_seconds' ? formatDuration(current + by) : dimension === 'cost_usd' ? `$${(current + by).toFixed(2)}` : String(current + by);
+    return { ok: true, message: `${shown} limit raised to ${limit}` };
   }
 
   /**

@@ -5,6 +5,7 @@ import { useFooterRows } from './CommandBar.js';
 import { CompactLayout, FullLayout } from './layouts.js';
 import { planLayout, promptLimit } from './layout.js';
 import { argsViewRows, usePrompt } from './PromptPanel.js';
+import { useCaret } from './use-caret.js';
 import { useConsoleKeys } from './use-console-keys.js';
 import { useTerminalSize } from './use-terminal-size.js';
 
@@ -18,9 +19,12 @@ export function App({ hidden = false }: { hidden?: boolean }) {
   const footer = useFooterRows();
   const limit = promptLimit(columns, rows, footer);
   const prompt = usePrompt(columns, limit);
-  const plan = planLayout({ columns, rows, prompt: prompt?.rows ?? 0, banner: useAlertShown(), footer });
+  const banner = useAlertShown();
+  const plan = planLayout({ columns, rows, prompt: prompt?.rows ?? 0, banner, footer });
   const inner = Math.max(10, columns - 4);
   useConsoleKeys({ single: plan.pane === 0, page: Math.max(1, plan.timeline - 1), width: columns, body: plan.body, args: { shown: argsViewRows(limit, inner), width: inner } });
+  // The prompt box sits under the fixed top and the banner; the command bar is the last row.
+  useCaret({ hidden, promptTop: plan.top + (banner ? 1 : 0), promptCaret: prompt?.caret, barRow: plan.live - 1, width: columns });
   // Suspended (Ctrl+Z): nothing on screen; the keys and the store stay as they are.
   if (hidden) return null;
   return (

@@ -3,9 +3,10 @@ import { Box, Text } from 'ink';
 import { diffCheckpoint, type ReportedDiff } from '../engine/checkpoint-diff.js';
 import type { EvidenceStatus, SignalDiff } from '../engine/index.js';
 import { useConsole } from './context.js';
+import { Line } from './Line.js';
 import { Rows } from './Rows.js';
 import { targetTestRows } from './target-tests-rows.js';
-import { sanitize } from './text.js';
+import { sanitize, wrapWords } from './text.js';
 import { theme, type Colour } from './theme.js';
 
 const MOVE: Record<SignalDiff['move'], { mark: string; colour: Colour }> = {
@@ -29,35 +30,29 @@ const FIELDS: Array<[keyof ReportedDiff, string]> = [
 ];
 
 /**
- * `text` in at most `rows` rows of `width` columns, broken at the last space that fits
- * (the last row is left whole, to be truncated where it is drawn). Counts UTF-16 units: the
- * text is sanitized and mostly ASCII, and each row is truncated when drawn anyway.
+ * `text` in at most `rows` rows of `width` cells, broken at spaces that fit (measured with
+ * {@link wrapWords}); what does not fit joins the last row, which is cut where it is drawn.
  */
 export function foldRows(text: string, width: number, rows: number): string[] {
-  const out: string[] = [];
-  let rest = text;
-  while (out.length < rows - 1 && rest.length > width && width > 0) {
-    const cut = rest.lastIndexOf(' ', width);
-    const at = cut > 0 ? cut : width;
-    out.push(rest.slice(0, at));
-    rest = rest.slice(at).trimStart();
-  }
-  return [...out, rest];
+  const wrapped = wrapWords(text, width);
+  if (wrapped.length <= rows) return wrapped;
+  const kept = wrapped.slice(0, Math.max(0, rows - 1));
+  return [...kept, wrapped.slice(kept.length).join(' ')];
 }
 
 const value = (n: number | null) => (n === null ? 'missing' : String(n));
 const clean = (t: string) => sanitize(t, { oneLine: true });
 
 /** Why an `UNKNOWN` checkpoint measured nothing (its counter is kept, never advanced). */
-function UnknownLine({ why, inRow }: { why: string | undefined; inRow: number | undefined }) {
+function UnknownLine({ why, inRow, width }: { why: string | undefined; inRow: number | undefined; width: number }) {
   return (
-    <Text wrap="truncate-end">
+    <Line width={width}>
       <Text bold color={theme.warn}>
         UNKNOWN{inRow !== undefined && inRow > 1 ? ` (${inRow} in a row)` : ''}:
       </Text>{' '}
       {clean(why ?? 'no tracked signal was measured')}
       <Text color={theme.muted}> · counter kept</Text>
-    </Text>
+    </Line>
   );
 }
 
@@ -80,14 +75,18 @@ export function CheckpointPanel({ height, width, compact = false }: { height: nu
   if (!current) {
     return (
       <Box height={height} flexShrink={0}>
-        <Text color={theme.muted}>No checkpoint yet{every > 0 ? ` (one every ${every} iterations)` : ''}.</Text>
+        <Line width={width} color={theme.muted}>No checkpoint yet{every > 0 ? ` (one every ${every} iterations)` : ''}.</Line>
       </Box>
     );
   }
   const diff = diffCheckpoint(previous ?? null, current);
+  // Side by side (full layout): observed on the left (its box pads one cell), reported on the right.
+  const half = Math.floor(width / 2);
+  const left = compact ? width : half - 1;
+  const right = compact ? width : width - half;
   const verdictColour = diff.stagnation_detected ? theme.danger : diff.status === 'PROGRESS_OBSERVED' ? theme.ok : diff.status === 'BASELINE' ? theme.muted : theme.warn;
   const title = (
-    <Text wrap="truncate-end">
+    <Line width={width}>
       <Text bold>
         #{diff.index + 1}/{count}
       </Text>
@@ -98,48 +97,48 @@ export function CheckpointPanel({ height, width, compact = false }: { height: nu
         {diff.counter}/{diff.threshold}
       </Text>
       <Text color={theme.muted}>{browsing ? ' · browsing: [ earlier, ] later' : count > 1 ? ' · [ earlier' : ''}</Text>
-    </Text>
+    </Line>
   );
   // The rule that produced the verdict, from the recorded checkpoint: one line, folded onto
   // a second row when it is wider than the panel and the panel has room.
   const why = foldRows(`why ${clean(diff.explanation)}`, width, height >= 6 ? 2 : 1).map((row, i) => (
-    <Text key={`why${i}`} wrap="truncate-end">
+    <Line width={width} key={`why${i}`}>
       {i === 0 ? <Text color={theme.muted}>why </Text> : null}
-      {i === 0 ? row.slice(4) : row}
-    </Text>
+      {i === 0 ? row.replace(/^why ?/, '') : row}
+    </Line>
   ));
   const observed = [
-    <Text key="h" wrap="truncate-end">
+    <Line width={left} key="h">
       <Text bold>observed (measured)</Text>
       <Text color={theme.muted}> observed_progress {String(diff.observed_progress)}</Text>
-    </Text>,
-    ...(current.status === 'UNKNOWN' ? [<UnknownLine key="unknown" why={current.unknown_why} inRow={current.unknown_in_row} />] : []),
+    </Line>,
+    ...(current.status === 'UNKNOWN' ? [<UnknownLine key="unknown" why={current.unknown_why} inRow={current.unknown_in_row} width={left} />] : []),
     ...diff.signals.map((s) => (
-      <Text key={s.signal} wrap="truncate-end">
+      <Line width={left} key={s.signal}>
         {clean(s.signal.replace(/^observed\./, ''))} {s.move === 'baseline' && s.before === null ? '—' : value(s.before)} → <Text color={s.after === null ? theme.danger : undefined}>{value(s.after)}</Text>
         <Text color={theme.muted}> want {s.direction === 'decrease' ? '↓' : '↑'} </Text>
         <Text bold={s.move === 'regressed' || s.move === 'missing'} color={MOVE[s.move].colour}>
           {MOVE[s.move].mark}
         </Text>
-      </Text>
+      </Line>
     )),
-    ...targetTestRows(current.target_tests),
+    ...targetTestRows(current.target_tests, left),
     ...(current.observer_errors ?? []).map((e, i) => (
-      <Text key={`err${i}`} color={theme.danger} wrap="truncate-end">
+      <Line width={left} key={`err${i}`} color={theme.danger}>
         observer error: {clean(e)}
-      </Text>
+      </Line>
     )),
   ];
-  if (diff.signals.length === 0) observed.push(<Text key="none" color={theme.muted}>no observed signals configured</Text>);
+  if (diff.signals.length === 0) observed.push(<Line width={left} key="none" color={theme.muted}>no observed signals configured</Line>);
   const fields = [
-    <Text key="h" wrap="truncate-end">
+    <Line width={right} key="h">
       <Text bold color={theme.claim}>reported (claims){previous ? ` vs #${previous.index + 1}` : ''}</Text>
       <Text color={theme.muted}> claimed_progress {String(diff.claimed_progress)}</Text>
-    </Text>,
+    </Line>,
     ...FIELDS.filter(([field]) => field !== 'new_evidence').map(([field, label]) => {
       const { added, removed } = diff.reported[field] as { added: string[]; removed: string[] };
       return (
-        <Text key={field} wrap="truncate-end">
+        <Line width={right} key={field}>
           <Text color={theme.muted}>{label.padEnd(10)} </Text>
           {added.length === 0 && removed.length === 0 ? <Text color={theme.muted}>no change</Text> : null}
           {added.map((item, i) => (
@@ -152,27 +151,26 @@ export function CheckpointPanel({ height, width, compact = false }: { height: nu
               −{clean(item)}{' '}
             </Text>
           ))}
-        </Text>
+        </Line>
       );
     }),
   ];
   const { added: newClaims, removed: droppedClaims } = diff.reported.new_evidence;
   const evidence = [
-    <Text key="eh" wrap="truncate-end">
+    <Line width={width} key="eh">
       <Text bold color={theme.claim}>evidence </Text>
       <Text color={theme.muted}>
         {diff.evidence.length === 0 ? 'none claimed' : `${diff.evidence.length} claim(s): +${newClaims.length} new, −${droppedClaims.length} dropped vs the previous checkpoint`}
       </Text>
-    </Text>,
+    </Line>,
     ...diff.evidence.map((e, i) => (
-      <Text key={`e${i}`} wrap="truncate-end">
+      <Line width={width} key={`e${i}`}>
         {' '}
         <Text color={EVIDENCE[e.status].colour}>[{EVIDENCE[e.status].mark}]</Text> “{clean(e.evidence_ref)}” <Text color={theme.muted}>{clean(e.claim)}</Text>
-      </Text>
+      </Line>
     )),
   ];
   if (compact) return <Rows height={height} items={[title, ...why, ...observed, ...fields, ...evidence]} />;
-  const half = Math.floor(width / 2);
   const head = Math.min(1 + why.length, height);
   const columns = Math.max(0, Math.min(height - head, Math.max(observed.length, fields.length)));
   return (

@@ -1,10 +1,13 @@
-import React from 'react';
-import { Box, Text, useCursor } from 'ink';
-import { useConsole } from './context.js';
+import React, { useEffect } from 'react';
+import { Box, Text } from 'ink';
+import { useConsole, useConsoleOptions, useConsoleStore } from './context.js';
 import { keyHints } from './keymap.js';
-import { caretColumn, LineView } from './LineView.js';
+import { LineView } from './LineView.js';
 import { sanitize } from './text.js';
 import { theme } from './theme.js';
+
+/** The command bar's prompt, before the typed text. */
+export const BAR_PREFIX = '› ';
 
 /** Rows of the completion list at most. */
 export const MAX_COMPLETIONS = 6;
@@ -15,13 +18,27 @@ export function useFooterRows(): number {
   return 2 + list;
 }
 
+/** The answer to a command goes after `noticeMs` unless another replaced it; work in progress stays. */
+function useNoticeExpiry(): void {
+  const store = useConsoleStore();
+  const notice = useConsole((s) => s.notice);
+  const { noticeMs } = useConsoleOptions();
+  useEffect(() => {
+    if (!notice || notice.working) return;
+    const timer = setTimeout(() => {
+      if (store.getState().notice === notice) store.getState().setNotice(null);
+    }, noticeMs);
+    return () => clearTimeout(timer);
+  }, [notice, noticeMs, store]);
+}
+
 /**
  * The footer: the answer to the last command, then the command bar when open (with its
  * completion list above it), else the keys that apply now, from the key map.
- * While the bar is open it owns the keyboard: typing never reaches a hotkey, and the
- * terminal's cursor is placed at its caret (`row`: the bar's row in the frame, from the top).
+ * While the bar is open it owns the keyboard: typing never reaches a hotkey (the terminal's
+ * cursor is placed at its caret by `use-caret.ts`).
  */
-export function CommandBar({ width, row }: { width: number; row: number }) {
+export function CommandBar({ width }: { width: number }) {
   const notice = useConsole((s) => s.notice);
   const open = useConsole((s) => s.input === 'bar');
   const line = useConsole((s) => s.line);
@@ -36,10 +53,7 @@ export function CommandBar({ width, row }: { width: number; row: number }) {
   const first = Math.max(0, Math.min(highlight - MAX_COMPLETIONS + 1, completions.length - MAX_COMPLETIONS));
   const list = completions.slice(first, first + MAX_COMPLETIONS);
   const alert = useConsole((s) => s.session.alerts.length > s.acknowledged);
-  // The terminal's own cursor sits at the caret while the bar is open (an input method
-  // opens its window there); hidden otherwise.
-  const { setCursorPosition } = useCursor();
-  setCursorPosition(open ? { x: caretColumn('› ', line, width), y: row } : undefined);
+  useNoticeExpiry();
   // The footer's hints, from the key map; `x` only while there is an alert to acknowledge.
   const keys = [...(replaying ? keyHints('replay') : []), ...keyHints('dashboard', alert ? [] : ['acknowledge-alert']), ...keyHints('global')].join('  ');
   return (
@@ -73,11 +87,11 @@ export function CommandBar({ width, row }: { width: number; row: number }) {
         : null}
       <Box height={1}>
         {open ? (
-          <LineView prefix="› " state={line} width={width} />
+          <LineView prefix={BAR_PREFIX} state={line} width={width} />
         ) : (
           <Text color={theme.muted} wrap="truncate-end">
             {done ? `Run finished: ${done}. ` : ''}
-            {interrupted ? (paused ? 'Paused; Ctrl+C again quits. ' : 'Pausing at the next safe point; Ctrl+C again quits. ') : ''}
+            {interrupted && !done ? (paused ? 'Paused; Ctrl+C again quits. ' : 'Pausing at the next safe point; Ctrl+C again quits. ') : ''}
             {keys}
           </Text>
         )}

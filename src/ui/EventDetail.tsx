@@ -4,6 +4,7 @@ import type { LoopEvent } from '../engine/index.js';
 import { useConsole } from './context.js';
 import { eventBySeq, LIVE_EVENTS } from './store.js';
 import { describeEvent } from './describe.js';
+import { Line } from './Line.js';
 import { theme } from './theme.js';
 import { wrapCells, sanitize } from './text.js';
 
@@ -22,12 +23,34 @@ export function eventDetailRows(event: LoopEvent, width: number): DetailRow[] {
   const cells = Math.max(10, width);
   const reasoning = event.type === 'model.call' ? event.data.response.reasoning : undefined;
   const data = reasoning === undefined || event.type !== 'model.call' ? event.data : { ...event.data, response: { ...event.data.response, reasoning: undefined } };
-  const json = JSON.stringify(data, null, 2);
-  // Strings inside JSON are already escaped (\n, \u001b); sanitize what escaping leaves.
+  const json = withRealLines(JSON.stringify(data, null, 2));
+  // Strings inside JSON are already escaped (\u001b); a multi-line string is shown as its
+  // lines, which sanitize makes safe like any other text.
   const rows = wrapCells(sanitize(json).replace(/\t/g, '  '), cells).map((text) => ({ text, dim: false }));
   if (!reasoning) return rows;
   const said = wrapCells(sanitize(reasoning).replace(/\t/g, '  '), cells - 2).map((text) => ({ text: `  ${text}`, dim: true }));
   return [...rows, { text: '', dim: false }, { text: 'reasoning (reported by the model, not observed):', dim: true }, ...said];
+}
+
+/** A JSON line holding a string value (after an optional key), with the string's escaped text. */
+const STRING_LINE = /^(\s*)("(?:[^"\\]|\\.)*": )?"((?:[^"\\]|\\.)*)",?$/;
+
+/**
+ * Indented JSON with every string that holds line breaks shown as its lines: `"output": |`,
+ * then each line indented under it (tool output, a command, a file's content read as
+ * written, not as one `\n`-escaped string).
+ */
+export function withRealLines(json: string): string {
+  return json
+    .split('\n')
+    .flatMap((line) => {
+      const m = STRING_LINE.exec(line);
+      if (!m || !m[3]!.includes('\\n')) return [line];
+      const text = JSON.parse(`"${m[3]}"`) as string;
+      const pad = `${m[1]}  `;
+      return [`${m[1]}${m[2] ?? ''}|`, ...text.replace(/\n$/, '').split('\n').map((l) => `${pad}${l}`)];
+    })
+    .join('\n');
 }
 
 /** The rows of {@link eventDetailRows} as text. */
@@ -43,9 +66,9 @@ export function EventDetail({ height, width }: { height: number; width: number }
   if (!event) {
     return (
       <Box flexDirection="column" height={height} flexShrink={0}>
-        <Text wrap="truncate-end" color={theme.muted}>
+        <Line width={width} color={theme.muted}>
           {seq === null ? '' : `Event #${seq} is no longer held by the console (it keeps the newest ${LIVE_EVENTS.toLocaleString('en-US')}); the run's log has it. Esc closes.`}
-        </Text>
+        </Line>
       </Box>
     );
   }
@@ -54,22 +77,22 @@ export function EventDetail({ height, width }: { height: number; width: number }
   const start = Math.max(0, Math.min(scroll, rows.length - visible));
   return (
     <Box flexDirection="column" height={height} overflowY="hidden" flexShrink={0}>
-      <Text wrap="truncate-end">
+      <Line width={width}>
         <Text color={theme.border}>── </Text>
         <Text bold>Event #{event.seq} {event.type}</Text>
         <Text color={theme.muted}> at {new Date(event.at).toISOString()} · session {sanitize(event.session, { oneLine: true })}</Text>
-      </Text>
-      <Text wrap="truncate-end" color={theme.muted}>
+      </Line>
+      <Line width={width} color={theme.muted}>
         {describeEvent(event)}
-      </Text>
+      </Line>
       {rows.slice(start, start + visible).map((row, i) => (
-        <Text key={i} wrap="truncate-end" dimColor={row.dim}>
+        <Line width={width} key={i} dimColor={row.dim}>
           {' '}{row.text}
-        </Text>
+        </Line>
       ))}
-      <Text color={theme.muted} wrap="truncate-end">
+      <Line width={width} color={theme.muted}>
         {rows.length > visible ? `lines ${start + 1}-${Math.min(rows.length, start + visible)} of ${rows.length} · ↑/↓ scroll · ` : ''}esc close
-      </Text>
+      </Line>
     </Box>
   );
 }

@@ -3,6 +3,7 @@ import { Box, Text } from 'ink';
 import type { ConstraintFindingRecord } from '../engine/fold.js';
 import { acceptanceRows } from './acceptance-rows.js';
 import { useConsole } from './context.js';
+import { Line } from './Line.js';
 import { Rows } from './Rows.js';
 import { sanitize } from './text.js';
 import { theme } from './theme.js';
@@ -22,7 +23,7 @@ function findingLine(f: ConstraintFindingRecord): string {
  * its status and evidence), constraints (and those a check found broken), and every
  * revision with its reconciliation. `width`: the panel's columns.
  */
-export function GoalPanel({ height, width = 80 }: { height: number; width?: number }) {
+export function GoalPanel({ height, width }: { height: number; width: number }) {
   const goal = useConsole((s) => s.session.goal);
   const acceptance = useConsole((s) => s.session.acceptance);
   const revisions = useConsole((s) => s.session.revisions);
@@ -30,49 +31,49 @@ export function GoalPanel({ height, width = 80 }: { height: number; width?: numb
   if (!goal) {
     return (
       <Box height={height} flexShrink={0}>
-        <Text color={theme.muted}>No goal yet: the run has not started.</Text>
+        <Line width={width} color={theme.muted}>No goal yet: the run has not started.</Line>
       </Box>
     );
   }
   const list = (items: string[]) => (items.length === 0 ? <Text color={theme.muted}>none</Text> : items.map((c, i) => <Text key={i}>{i > 0 ? ' · ' : ''}{clean(c)}</Text>));
   const items = [
-      <Text wrap="truncate-end">
+      <Line width={width}>
         <Text color={theme.muted}>objective   </Text>
         <Text bold>{clean(goal.objective)}</Text>
         <Text color={theme.muted}>
           {' '}({goal.status}, revision {goal.revision}{goal.priority && goal.priority !== 'normal' ? `, priority ${goal.priority}` : ''})
         </Text>
-      </Text>,
+      </Line>,
       ...(goal.sub_goals ?? []).map((g) => (
-        <Text key={g.id} wrap="truncate-end">
+        <Line width={width} key={g.id}>
           <Text color={theme.muted}>sub-goal {g.id.padEnd(3)}</Text>
           {clean(g.objective)} <Text color={theme.muted}>({g.status}, part of the goal)</Text>
-        </Text>
+        </Line>
       )),
       ...acceptanceRows(acceptance, width),
-      <Text wrap="truncate-end">
+      <Line width={width}>
         <Text color={theme.muted}>constraints </Text>
         {list(goal.constraints)}
-      </Text>,
+      </Line>,
       ...findings.map((f) => (
-        <Text key={`c${f.seq}`} wrap="truncate-end" color={f.outcome === 'violated' ? theme.danger : theme.warn}>
+        <Line width={width} key={`c${f.seq}`} color={f.outcome === 'violated' ? theme.danger : theme.warn}>
           {findingLine(f)}
-        </Text>
+        </Line>
       )),
-      <Text wrap="truncate-end" color={theme.muted}>
+      <Line width={width} color={theme.muted}>
         revisions   {revisions.length === 0 ? 'none' : `${revisions.length}, newest first`}
-      </Text>,
+      </Line>,
       ...[...revisions].reverse().flatMap((r, i) => [
-        <Text key={`${r.seq}a`} wrap="truncate-end">
+        <Line width={width} key={`${r.seq}a`}>
           <Text color={theme.accent}>
             {' '}rev {revisions.length - i} {r.directive}:
           </Text>{' '}
           {clean(r.text)}
           <Text color={r.reconciliation.full_restart ? theme.warn : theme.muted}> ({r.reconciliation.full_restart ? 'full restart' : 'no restart'})</Text>
-        </Text>,
-        <Text key={`${r.seq}b`} wrap="truncate-end" color={theme.muted}>
+        </Line>,
+        <Line width={width} key={`${r.seq}b`} color={theme.muted}>
           {'   '}still valid: {clean(r.reconciliation.still_valid)} · discard: {clean(r.reconciliation.discard)} · new work: {clean(r.reconciliation.new_work)}
-        </Text>,
+        </Line>,
       ]),
   ];
   return <Rows height={height} items={items} more="more lines" />;

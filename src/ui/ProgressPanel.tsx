@@ -2,6 +2,7 @@ import React from 'react';
 import { Text } from 'ink';
 import { useShallow } from 'zustand/react/shallow';
 import { useConsole } from './context.js';
+import { Line } from './Line.js';
 import { Rows } from './Rows.js';
 import { compactNumber, gauge } from './format.js';
 import { assessmentRows, memoryRows } from './memory-rows.js';
@@ -16,14 +17,14 @@ function lapGauges(request: number, long: number, width: number): React.ReactNod
   const scale = Math.max(request, long, 1);
   const bar = Math.max(5, Math.min(30, width - 36));
   return [
-    <Text key="req" wrap="truncate-end">
+    <Line width={width} key="req">
       <Text color={theme.muted}>request this lap    </Text>
       <Text color={theme.ok}>{gauge(request, scale, bar)}</Text> {compactNumber(request)} chars
-    </Text>,
-    <Text key="long" wrap="truncate-end">
+    </Line>,
+    <Line width={width} key="long">
       <Text color={theme.muted}>as one long session </Text>
       <Text color={theme.warn}>{gauge(long, scale, bar)}</Text> {compactNumber(long)} chars
-    </Text>,
+    </Line>,
   ];
 }
 
@@ -41,7 +42,7 @@ export function ProgressPanel({ height, width }: { height: number; width: number
   const rows: React.ReactNode[] = [];
   if (pattern === 'plan-and-execute') {
     rows.push(
-      <Text key="plan" wrap="truncate-end">
+      <Line width={width} key="plan">
         <Text color={theme.muted}>plan        </Text>
         step {Math.min(planDone + 1, plan.length)}/{plan.length} · {Math.max(0, plans - 1)} replan(s):{' '}
         {plan.map((step, i) => (
@@ -51,96 +52,96 @@ export function ProgressPanel({ height, width }: { height: number; width: number
             {clean(step)}
           </Text>
         ))}
-      </Text>,
+      </Line>,
     );
   } else if (pattern === 'reflexion') {
     rows.push(
-      <Text key="attempt" wrap="truncate-end">
+      <Line width={width} key="attempt">
         <Text color={theme.muted}>attempt     </Text>
         {Math.max(plans, 1)} · {reflections.length} reflection(s) so far
-      </Text>,
+      </Line>,
     );
     for (const r of reflections.slice(-3)) {
       rows.push(
-        <Text key={`r${r.attempt}`} wrap="truncate-end" color={theme.muted}>
+        <Line width={width} key={`r${r.attempt}`} color={theme.muted}>
           {'  '}after attempt {r.attempt}: {clean(r.text)}
-        </Text>,
+        </Line>,
       );
     }
   } else {
     rows.push(
-      <Text key="react" wrap="truncate-end">
+      <Line width={width} key="react">
         <Text color={theme.muted}>pattern     </Text>
         {pattern ?? '-'}: one open-ended step, repeated until the verifier passes or a limit ends it
-      </Text>,
+      </Line>,
     );
   }
   rows.push(
-    <Text key="lap" wrap="truncate-end">
+    <Line width={width} key="lap">
       <Text color={theme.muted}>laps        </Text>
       {maxLaps === null ? 'off (one long session)' : `lap ${lap}/${maxLaps}, each with a fresh agent`}
-    </Text>,
+    </Line>,
     ...lapGauges(request, long, width),
     ...(handover === null
       ? []
       : [
-          <Text key="handover" wrap="truncate-end">
+          <Line width={width} key="handover">
             <Text color={theme.muted}>progress    </Text>
             {handover === '' ? <Text color={theme.muted}>no progress file yet</Text> : sanitize(handover, { oneLine: true })}
-          </Text>,
+          </Line>,
         ]),
-    <Text key="ws" wrap="truncate-end">
+    <Line width={width} key="ws">
       <Text color={theme.muted}>workspace   </Text>
       <Text color={unchanged === 'unknown' ? theme.muted : unchanged >= 3 ? theme.warn : undefined}>{filesText(unchanged, git)}</Text>
       <Text color={theme.muted}> · </Text>
       {commitsText(commits, maxLaps !== null)}
-    </Text>,
-    ...assessmentRows(assessment),
-    ...memoryRows(memory),
+    </Line>,
+    ...assessmentRows(assessment, width),
+    ...memoryRows(memory, width),
   );
   // The verdict and an abort come first: they matter most and must not be cut.
   const first: React.ReactNode[] = [];
   if (claim !== null) {
     first.push(
-      <Text key="claim" wrap="truncate-end" color={theme.warn}>
+      <Line width={width} key="claim" color={theme.warn}>
         <Text color={theme.muted}>claim       </Text>? awaiting verification: {clean(claim)}
-      </Text>,
+      </Line>,
     );
   } else if (verify) {
     const failed = verify.commands.filter((c) => !c.passed);
     first.push(
-      <Text key="verify" wrap="truncate-end">
+      <Line width={width} key="verify">
         <Text color={theme.muted}>{verify.trigger === 'claim' ? 'claim       ' : 'verify      '}</Text>
         <Text bold color={verify.passed ? theme.ok : theme.danger}>
           {verify.passed ? '✓ verified' : '✗ refuted'}
         </Text>
         <Text color={theme.muted}> · {verify.commands.map((c) => `${clean(c.command)} → ${c.exit_code ?? 'none'}`).join(', ')}</Text>
-      </Text>,
+      </Line>,
     );
     for (const c of failed.slice(0, 1)) {
       const lines = sanitize(c.output).replace(/\t/g, '  ').split('\n').filter((l) => l.trim() !== '');
       for (const [i, line] of lines.slice(-4).entries()) {
         first.push(
-          <Text key={`out${i}`} wrap="truncate-end" color={theme.muted}>
+          <Line width={width} key={`out${i}`} color={theme.muted}>
             {'  │ '}
             {line}
-          </Text>,
+          </Line>,
         );
       }
     }
   }
   if (abort) {
     first.unshift(
-      <Text key="abort" wrap="truncate-end" color={theme.danger}>
+      <Line width={width} key="abort" color={theme.danger}>
         <Text color={theme.muted}>aborted     </Text>report {clean(abort.report)} · workspace {clean(abort.stash)}
-      </Text>,
+      </Line>,
       ...wrapWords(clean(abort.restore), Math.max(20, width - 14))
         .slice(0, 3)
         .map((row, i) => (
-          <Text key={`restore${i}`} wrap="truncate-end">
+          <Line width={width} key={`restore${i}`}>
             <Text color={theme.muted}>{i === 0 ? 'restore     ' : '            '}</Text>
             <Text bold>{row}</Text>
-          </Text>
+          </Line>
         )),
     );
   }

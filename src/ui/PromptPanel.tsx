@@ -5,7 +5,8 @@ import type { ToolCall } from '../engine/types.js';
 import { useConsole } from './context.js';
 import { shortDuration } from './format.js';
 import { keyHints, type ConsoleCommand, type Scope } from './keymap.js';
-import { LineView } from './LineView.js';
+import { Line } from './Line.js';
+import { caretColumn, LineView } from './LineView.js';
 import { reloadPromptRows } from './reload-prompt.js';
 import { elideMiddle, headAndTail, argsTextOf, argsRows } from './prompt-layout.js';
 import { cellWidth, truncateCells, wrapWords, sanitize } from './text.js';
@@ -17,6 +18,8 @@ import { useNow } from './use-now.js';
 export interface PromptView {
   rows: number;
   node: ReactNode;
+  /** Where the caret of a text field in the prompt (the deny note) is, in cells from the box's top-left corner. */
+  caret?: { x: number; y: number };
 }
 
 /** Argument rows the prompt shows at most (`v` opens all of them). */
@@ -36,28 +39,30 @@ export function hintRows(scope: Scope, width: number, omit: readonly ConsoleComm
 }
 
 const STORES_INDENT = 9; // "a stores "
+/** The deny note's prompt, before the typed text. */
+const NOTE_PREFIX = 'note to the agent › ';
 
 /**
  * The rows that say what `a` (and `A`, when the call is on the read-only list) would store:
  * each rule on one row (a long one by its start and its end: the command itself is shown
  * above), and what a wider rule allows in words.
  */
-function storeRows(choices: AllowChoices, width: number): ReactNode[] {
+function storeRows(choices: AllowChoices, inner: number): ReactNode[] {
   const rows: ReactNode[] = [];
-  const room = width - STORES_INDENT;
+  const room = inner - STORES_INDENT;
   if (choices.exact.rule === null) {
     rows.push(
-      <Text wrap="truncate-end">
+      <Line width={inner}>
         <Text color={theme.muted}>a stores </Text>
         <Text color={theme.warn}>{truncateCells(sanitize(`nothing: ${choices.exact.why} (y approves once)`, { oneLine: true }), room)}</Text>
-      </Text>,
+      </Line>,
     );
   } else {
     rows.push(
-      <Text wrap="truncate-end">
+      <Line width={inner}>
         <Text color={theme.muted}>a stores </Text>
         <Text bold>{elideMiddle(sanitize(choices.exact.rule, { oneLine: true }), room)}</Text>
-      </Text>,
+      </Line>,
     );
   }
   for (const wider of choices.wider) {
@@ -65,25 +70,25 @@ function storeRows(choices: AllowChoices, width: number): ReactNode[] {
     const meaning = `  = ${sanitize(wider.meaning, { oneLine: true })}`;
     if (cellWidth(text + meaning) <= room) {
       rows.push(
-        <Text wrap="truncate-end">
+        <Line width={inner}>
           <Text color={theme.muted}>A stores </Text>
           <Text bold>{text}</Text>
           <Text color={theme.muted}>{meaning}</Text>
-        </Text>,
+        </Line>,
       );
       continue;
     }
     rows.push(
-      <Text wrap="truncate-end">
+      <Line width={inner}>
         <Text color={theme.muted}>A stores </Text>
         <Text bold>{elideMiddle(text, room)}</Text>
-      </Text>,
+      </Line>,
     );
     rows.push(
-      <Text wrap="truncate-end" color={theme.muted}>
+      <Line width={inner} color={theme.muted}>
         {' '.repeat(STORES_INDENT)}
         {truncateCells(meaning.trimStart(), room)}
-      </Text>,
+      </Line>,
     );
   }
   return rows;
@@ -123,14 +128,14 @@ function argsView(call: ToolCall, inner: number, maxRows: number, scroll: number
   const window = rows.slice(first, first + shown);
   const last = first + window.length;
   return frame(theme.warn, [
-    <Text wrap="truncate-end">
+    <Line width={inner}>
       <Text bold color={theme.warn}>Arguments of </Text>
       <Text bold>{sanitize(call.name, { oneLine: true })}</Text>
       <Text color={theme.muted}> ({sanitize(call.id, { oneLine: true })}) · rows {first + 1}–{last} of {rows.length}</Text>
-    </Text>,
-    ...window.map((row) => <Text wrap="truncate-end">{row}</Text>),
+    </Line>,
+    ...window.map((row) => <Line width={inner}>{row}</Line>),
     ...Array.from({ length: shown - window.length }, () => <Text> </Text>),
-    ...hintRows('args', inner).map((row) => <Text wrap="truncate-end" color={theme.accent}>{row}</Text>),
+    ...hintRows('args', inner).map((row) => <Line width={inner} color={theme.accent}>{row}</Line>),
   ]);
 }
 
@@ -163,9 +168,9 @@ export function usePrompt(width: number, maxRows: number): PromptView | null {
 
   if (quitting) {
     return frame(theme.danger, [
-      <Text bold color={theme.danger}>Quit while the run is live?</Text>,
-      <Text wrap="truncate-end">The run stops here; its log is kept, and `loopdeck resume` continues it later.</Text>,
-      ...hintRows('quit', inner).map((row) => <Text wrap="truncate-end" color={theme.accent}>{row}</Text>),
+      <Line width={inner} bold color={theme.danger}>Quit while the run is live?</Line>,
+      <Line width={inner}>The run stops here; its log is kept, and `loopdeck resume` continues it later.</Line>,
+      ...hintRows('quit', inner).map((row) => <Line width={inner} color={theme.accent}>{row}</Line>),
     ]);
   }
   if (gate) {
@@ -175,9 +180,9 @@ export function usePrompt(width: number, maxRows: number): PromptView | null {
       (pending?.kind === 'pause' ? `, paused (${pending.reason})` : '') +
       '.';
     return frame(theme.warn, [
-      <Text bold color={theme.warn} wrap="truncate-end">{gate}</Text>,
-      ...wrapWords(sanitize(where, { oneLine: true }), inner).slice(0, 3).map((row) => <Text wrap="truncate-end">{row}</Text>),
-      ...hintRows('gate', inner).map((row) => <Text wrap="truncate-end" color={theme.accent}>{row}</Text>),
+      <Line width={inner} bold color={theme.warn}>{gate}</Line>,
+      ...wrapWords(sanitize(where, { oneLine: true }), inner).slice(0, 3).map((row) => <Line width={inner}>{row}</Line>),
+      ...hintRows('gate', inner).map((row) => <Line width={inner} color={theme.accent}>{row}</Line>),
     ]);
   }
   if (reload) {
@@ -194,7 +199,7 @@ export function usePrompt(width: number, maxRows: number): PromptView | null {
     if (replaying) return [<Text color={theme.muted}>replay: shown as recorded; nothing can be answered</Text>];
     const rows = scope ? hintRows(scope, inner, scope === 'tool' ? toolOmit(choices) : []) : [''];
     if (!armed) return rows.map((_, i) => <Text color={theme.muted}>{i === 0 ? 'keys arm in a moment…' : ''}</Text>);
-    return rows.map((row) => <Text wrap="truncate-end" color={theme.accent}>{row}</Text>);
+    return rows.map((row) => <Line width={inner} color={theme.accent}>{row}</Line>);
   };
 
   if (pending.kind === 'tool' && viewing) return argsView(pending.call, inner, maxRows, scroll);
@@ -202,7 +207,7 @@ export function usePrompt(width: number, maxRows: number): PromptView | null {
     const countdown = deadline !== null && !replaying ? ` · denied in ${shortDuration(Math.max(0, (deadline - now) / 1000))} unless answered` : '';
     // The key rows first: they are never cut; the rest shares what is left of `maxRows`.
     const keyRows = noting
-      ? [<LineView prefix="note to the agent › " state={line} width={inner} />, <Text color={theme.muted} wrap="truncate-end">enter: deny with this note · esc: back to the prompt</Text>]
+      ? [<LineView prefix={NOTE_PREFIX} state={line} width={inner} />, <Line width={inner} color={theme.muted}>enter: deny with this note · esc: back to the prompt</Line>]
       : keys();
     const free = Math.max(1, maxRows - 2 - 1 - keyRows.length); // border, title, keys
     const why = wrapWords(sanitize(pending.reason ?? 'the approval rules ask about this call', { oneLine: true }), inner - 5);
@@ -213,33 +218,35 @@ export function usePrompt(width: number, maxRows: number): PromptView | null {
     const whyRows = why.slice(0, whyShown);
     if (whyShown < why.length && whyRows.length > 0) whyRows[whyRows.length - 1] = truncateCells(`${whyRows.at(-1)} ${why.slice(whyShown).join(' ')}`, inner - 5);
     const lines: ReactNode[] = [
-      <Text wrap="truncate-end">
+      <Line width={inner}>
         <Text bold color={theme.warn}>Approve tool call </Text>
         <Text bold>{sanitize(pending.call.name, { oneLine: true })}</Text>
         <Text color={theme.muted}> ({sanitize(pending.call.id, { oneLine: true })}){countdown}</Text>
-      </Text>,
+      </Line>,
       ...whyRows.map((row, i) => (
-        <Text wrap="truncate-end">
+        <Line width={inner}>
           <Text color={theme.muted}>{i === 0 ? 'why  ' : '     '}</Text>
           {row}
-        </Text>
+        </Line>
       )),
       ...args.rows.map((row, i) => (
-        <Text wrap="truncate-end" {...(i === args.mark ? { color: theme.muted } : {})}>
+        <Line width={inner} {...(i === args.mark ? { color: theme.muted } : {})}>
           {row}
-        </Text>
+        </Line>
       )),
       ...stores.slice(0, storesShown),
       ...keyRows,
     ];
-    return frame(theme.warn, lines);
+    // The note's row is the first key row; inside the border (one cell) and the padding (one).
+    const caret = noting ? { x: 2 + caretColumn(NOTE_PREFIX, line, inner), y: 1 + lines.length - keyRows.length } : undefined;
+    return { ...frame(theme.warn, lines), ...(caret ? { caret } : {}) };
   }
 
-  const title = pending.cause.kind === 'operator' ? 'Paused by the operator' : `Paused: ${pending.reason}`;
+  const title = pending.cause.kind === 'operator' ? 'Paused by the operator' : `Paused: ${sanitize(pending.reason, { oneLine: true })}`;
   const text = wrapWords(sanitize(pending.prompt, { oneLine: true }), inner).slice(0, 3);
   return frame(theme.warn, [
-    <Text bold color={theme.warn} wrap="truncate-end">{title}</Text>,
-    ...text.map((row) => <Text wrap="truncate-end">{row}</Text>),
+    <Line width={inner} bold color={theme.warn}>{title}</Line>,
+    ...text.map((row) => <Line width={inner}>{row}</Line>),
     ...keys(),
   ]);
 }

@@ -4,7 +4,8 @@ import type { LoopEvent } from '../engine/index.js';
 import { useConsole } from './context.js';
 import { describeEvent } from './describe.js';
 import { filtered, isAlert, windowOf } from './timeline-filter.js';
-import { sanitize, truncateCells } from './text.js';
+import { Line } from './Line.js';
+import { sanitize } from './text.js';
 import { theme } from './theme.js';
 
 function colourOf(e: LoopEvent): string | undefined {
@@ -35,7 +36,7 @@ function colourOf(e: LoopEvent): string | undefined {
  * A model turn's reasoning, after its description and dimmed: what the model reported
  * about its thinking, kept apart from its answer (never read as one).
  */
-function ReasoningTail({ event }: { event: LoopEvent }) {
+function reasoningTail(event: LoopEvent): React.ReactNode {
   if (event.type !== 'model.call' || !event.data.response.reasoning) return null;
   return <Text dimColor> · reasoning: {sanitize(event.data.response.reasoning.slice(0, 500), { oneLine: true })}</Text>;
 }
@@ -55,7 +56,7 @@ export function useTimelineEvents(): LoopEvent[] {
  * Following, it shows the newest events; ↑/↓ select and stop following, End follows again.
  * `compact` leaves out the type column (the description says what happened).
  */
-export function Timeline({ height, width = Infinity, compact = false }: { height: number; width?: number; compact?: boolean }) {
+export function Timeline({ height, width, compact = false }: { height: number; width: number; compact?: boolean }) {
   const list = useTimelineEvents();
   const follow = useConsole((s) => s.follow);
   const selected = useConsole((s) => s.selected);
@@ -68,28 +69,27 @@ export function Timeline({ height, width = Infinity, compact = false }: { height
   const position = follow ? (replaying ? 'at the replay cursor' : 'following (end)') : `${win.selected + 1} of ${list.length} (end: follow)`;
   return (
     <Box flexDirection="column" height={height} overflowY="hidden" flexShrink={0}>
-      <Text wrap="truncate-end">
+      <Line width={width}>
         <Text color={theme.border}>── </Text>
         <Text bold>Timeline</Text>
         <Text color={theme.muted}>
           {' '}· filter {filter} (f) · {list.length} event{list.length === 1 ? '' : 's'}
           {dropped > 0 ? ` (${dropped} older in the log)` : ''} · {position}
         </Text>
-      </Text>
+      </Line>
       {shown.map((e, i) => {
         const isSelected = win.start + i === win.selected;
         return (
           <Box key={i} height={1} flexShrink={0}>
-            <Text wrap="truncate-end" color={colourOf(e)} inverse={isSelected}>
+            <Line width={width} color={colourOf(e)} inverse={isSelected}>
               <Text color={theme.danger}>{isAlert(e) ? '!' : ' '}</Text>
               <Text color={isSelected ? undefined : theme.muted}>
                 {String(e.seq).padStart(4)}
                 {compact ? '' : ` ${e.type.padEnd(19)}`}
               </Text>{' '}
-              {/* Cut here, not by Ink: its cut lets a wide character at the edge overflow the row. */}
-              {truncateCells(describeEvent(e), width - 1 - 4 - (compact ? 0 : 20) - 1)}
-              <ReasoningTail event={e} />
-            </Text>
+              {describeEvent(e)}
+              {reasoningTail(e)}
+            </Line>
           </Box>
         );
       })}

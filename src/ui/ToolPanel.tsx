@@ -3,6 +3,7 @@ import { Box, Text } from 'ink';
 import type { LoopEvent } from '../engine/index.js';
 import { useConsole } from './context.js';
 import { eventBySeq } from './store.js';
+import { Line } from './Line.js';
 import { Rows } from './Rows.js';
 import { theme } from './theme.js';
 import { wrapCells, sanitize } from './text.js';
@@ -64,7 +65,7 @@ export function ToolPanel({ height, width }: { height: number; width: number }) 
   if (!record) {
     return (
       <Box height={height} flexShrink={0}>
-        <Text color={theme.muted}>No tool call yet.</Text>
+        <Line width={width} color={theme.muted}>No tool call yet.</Line>
       </Box>
     );
   }
@@ -72,7 +73,7 @@ export function ToolPanel({ height, width }: { height: number; width: number }) 
   const args = wrapCells(sanitize(argsText(call.name, call.args, width - 6)).replace(/\t/g, '  '), Math.max(10, width - 6));
   const statusColour = error || (result && result.status !== 'ok') ? theme.danger : result ? theme.ok : theme.warn;
   const head = (
-    <Text wrap="truncate-end">
+    <Line width={width}>
       <Text bold>{sanitize(call.name, { oneLine: true })}</Text>
       <Text color={theme.muted}> ({sanitize(call.id, { oneLine: true })}) · call {position} of {count}{selectedId ? ' · selected in the timeline' : ' · latest'} · </Text>
       <Text color={statusColour} bold>
@@ -84,13 +85,13 @@ export function ToolPanel({ height, width }: { height: number; width: number }) 
           {' '}· exit {result.exit_code ?? 'none'} · {result.duration_ms} ms
         </Text>
       ) : null}
-    </Text>
+    </Line>
   );
   const decided = decision ? (
-    <Text wrap="truncate-end" color={theme.muted}>
+    <Line width={width} color={theme.muted}>
       {decision.decision === 'approve' ? 'approved' : 'denied'} by {decision.by}
       {decision.note ? `: ${sanitize(decision.note, { oneLine: true })}` : ''}
-    </Text>
+    </Line>
   ) : null;
   const outputText = error ?? result?.output ?? '';
   const before = 1 + (decided ? 1 : 0) + Math.min(args.length, 3) + (args.length > 3 ? 1 : 0) + 1;
@@ -101,22 +102,22 @@ export function ToolPanel({ height, width }: { height: number; width: number }) 
     head,
     ...(decided ? [decided] : []),
     ...args.slice(0, 3).map((line, i) => (
-      <Text wrap="truncate-end">
+      <Line width={width}>
         <Text color={theme.muted}>{i === 0 ? 'args ' : '     '}</Text>
         {line}
-      </Text>
+      </Line>
     )),
-    ...(args.length > 3 ? [<Text color={theme.muted}>     … {args.length - 3} more line(s); open the tool.call event (enter) for all</Text>] : []),
-    <Text color={theme.muted} wrap="truncate-end">
+    ...(args.length > 3 ? [<Line width={width} color={theme.muted}>     … {args.length - 3} more line(s); open the tool.call event (enter) for all</Line>] : []),
+    <Line width={width} color={theme.muted}>
       output{output.length > tail.length ? ` (last ${tail.length} of ${output.length} lines)` : ''}
-    </Text>,
+    </Line>,
     ...(outputText === ''
-      ? [<Text color={theme.muted}> (none)</Text>]
+      ? [<Line width={width} color={theme.muted}> (none)</Line>]
       : tail.map((line) => (
-          <Text wrap="truncate-end">
+          <Line width={width}>
             {' '}
             {line}
-          </Text>
+          </Line>
         ))),
   ];
   return <Rows height={height} items={items} />;

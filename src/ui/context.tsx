@@ -40,9 +40,11 @@ export interface ConsoleOptions {
   armMs: number;
   /** How long a lone ESC waits for the rest of an escape sequence split across reads (ms). */
   escapeMs: number;
+  /** How long the answer to a command stays in the footer before it goes (ms); a notice of work in progress stays. */
+  noticeMs: number;
 }
 
-export const DEFAULT_OPTIONS: ConsoleOptions = { armMs: 200, escapeMs: ESCAPE_MS };
+export const DEFAULT_OPTIONS: ConsoleOptions = { armMs: 200, escapeMs: ESCAPE_MS, noticeMs: 10_000 };
 
 const StoreContext = createContext<ConsoleStore | null>(null);
 const ControllerContext = createContext<ConsoleController | null>(null);

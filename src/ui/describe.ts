@@ -1,6 +1,7 @@
 import { describeFinding } from '../engine/constraints.js';
 import { assertNever, type LoopEvent } from '../engine/events.js';
 import { describeChanges } from '../engine/reload.js';
+import { budgetValue } from './format.js';
 import { sanitize } from './text.js';
 
 /**
@@ -54,9 +55,9 @@ function describeRaw(e: LoopEvent): string {
     case 'tool.error':
       return `${e.data.name} error: ${clean(e.data.error)}`;
     case 'budget.warn':
-      return `budget ${e.data.exceeded ? 'exhausted' : 'warning'}: ${e.data.dimension} ${round(e.data.used)}/${e.data.limit}`;
+      return `budget ${e.data.exceeded ? 'exhausted' : 'warning'}: ${e.data.dimension} ${budgetValue(e.data.dimension, e.data.used)}/${budgetValue(e.data.dimension, e.data.limit)}`;
     case 'budget.extended':
-      return `budget raised: ${e.data.dimension} +${e.data.by} → ${e.data.limit}`;
+      return `budget raised: ${e.data.dimension} +${budgetValue(e.data.dimension, e.data.by)} → ${budgetValue(e.data.dimension, e.data.limit)}`;
     case 'checkpoint.recorded': {
       const c = e.data.checkpoint;
       return `checkpoint #${c.index + 1} (turn ${c.iteration}): ${c.status}${c.stagnation_detected ? ' + STAGNATION_DETECTED' : ''}, counter ${c.counter}/${c.threshold}`;
@@ -134,6 +135,3 @@ function describeRaw(e: LoopEvent): string {
   }
 }
 
-function round(n: number): number {
-  return Math.round(n * 100) / 100;
-}

@@ -94,7 +94,7 @@ export function FullLayout({ plan, prompt }: { plan: LayoutPlan; prompt: ReactNo
           </>
         )}
       </Box>
-      <CommandBar width={plan.width} row={plan.live - 1} />
+      <CommandBar width={plan.width} />
     </>
   );
 }
@@ -132,7 +132,7 @@ export function CompactLayout({ plan, prompt }: { plan: LayoutPlan; prompt: Reac
       <Box flexDirection="column" height={plan.body} flexShrink={0} overflowY="hidden">
         {covered ? <Overlay height={plan.body} width={plan.width} /> : <SingleBody height={plan.body} width={plan.width} compact />}
       </Box>
-      <CommandBar width={plan.width} row={plan.live - 1} />
+      <CommandBar width={plan.width} />
     </>
   );
 }

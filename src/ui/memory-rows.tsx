@@ -1,6 +1,7 @@
 import React, { type ReactNode } from 'react';
 import { Text } from 'ink';
 import { disagrees, type ExecutionMemory, type SessionState } from '../engine/index.js';
+import { Line } from './Line.js';
 import { sanitize } from './text.js';
 import { theme } from './theme.js';
 
@@ -17,12 +18,12 @@ const MOVES: Record<ExecutionMemory['signals'][number]['move'], string> = {
 
 const SEEN = { found_passing: 'seen passing', found_failing: 'seen failing', not_found: 'not seen' } as const;
 
-function row(key: string, label: string, body: ReactNode, colour?: string): ReactNode {
+function row(width: number, key: string, label: string, body: ReactNode, colour?: string): ReactNode {
   return (
-    <Text key={key} wrap="truncate-end">
+    <Line key={key} width={width}>
       <Text color={theme.muted}>{label.padEnd(LABEL.length)}</Text>
       <Text color={colour}>{body}</Text>
-    </Text>
+    </Line>
   );
 }
 
@@ -30,23 +31,24 @@ function row(key: string, label: string, body: ReactNode, colour?: string): Reac
  * The rows of the progress panel for the execution memory of the last checkpoint
  * (docs/design.md, "Execution memory"): a summary line, the signals with their trend, the
  * reported evidence and hypotheses (marked as reported), the acceptance rows done, what
- * failed, and how many older items were left out. Renders only.
+ * failed, and how many older items were left out. Each row is cut to `width` columns.
+ * Renders only.
  */
-export function memoryRows(m: ExecutionMemory | null | undefined): ReactNode[] {
-  if (!m) return [row('mem', 'memory', 'none yet: the first checkpoint writes it', theme.muted)];
+export function memoryRows(m: ExecutionMemory | null | undefined, width: number): ReactNode[] {
+  if (!m) return [row(width, 'mem', 'memory', 'none yet: the first checkpoint writes it', theme.muted)];
   const count = (n: number, what: string) => `${n} ${what}`;
   const rows: ReactNode[] = [
-    row('mem', 'memory', `checkpoint ${m.checkpoint + 1} · turn ${m.iteration} · ${count(m.evidence.length, 'evidence')} · ${count(m.eliminated.length, 'eliminated')} · ${count(m.remaining.length, 'open')} · ${count(m.failures.length, 'failed')}${m.dropped > 0 ? ` · ${m.dropped} older left out` : ''}`),
+    row(width, 'mem', 'memory', `checkpoint ${m.checkpoint + 1} · turn ${m.iteration} · ${count(m.evidence.length, 'evidence')} · ${count(m.eliminated.length, 'eliminated')} · ${count(m.remaining.length, 'open')} · ${count(m.failures.length, 'failed')}${m.dropped > 0 ? ` · ${m.dropped} older left out` : ''}`),
   ];
-  for (const s of m.signals) rows.push(row(`sig-${s.signal}`, '', `${clean(s.signal.replace(/^observed\./, ''))} ${s.values.map((v) => (v === null ? '?' : String(v))).join(' → ')} (${MOVES[s.move]})`));
+  for (const s of m.signals) rows.push(row(width, `sig-${s.signal}`, '', `${clean(s.signal.replace(/^observed\./, ''))} ${s.values.map((v) => (v === null ? '?' : String(v))).join(' → ')} (${MOVES[s.move]})`));
   const last = m.evidence.at(-1);
-  if (last) rows.push(row('ev', '', `reported: ${clean(last.claim)} [${clean(last.ref)}: ${SEEN[last.status]}]${m.evidence.length > 1 ? ` +${m.evidence.length - 1}` : ''}`, theme.claim));
+  if (last) rows.push(row(width, 'ev', '', `reported: ${clean(last.claim)} [${clean(last.ref)}: ${SEEN[last.status]}]${m.evidence.length > 1 ? ` +${m.evidence.length - 1}` : ''}`, theme.claim));
   if (m.eliminated.length + m.remaining.length > 0) {
-    rows.push(row('hyp', '', `reported: eliminated ${m.eliminated.map(clean).join('; ') || '-'} · open ${m.remaining.map(clean).join('; ') || '-'}`, theme.claim));
+    rows.push(row(width, 'hyp', '', `reported: eliminated ${m.eliminated.map(clean).join('; ') || '-'} · open ${m.remaining.map(clean).join('; ') || '-'}`, theme.claim));
   }
   if (m.acceptance && m.acceptance.length > 0) {
     const done = m.acceptance.filter((r) => r.status === 'DONE').length;
-    rows.push(row('acc', '', `acceptance ${done}/${m.acceptance.length} done`));
+    rows.push(row(width, 'acc', '', `acceptance ${done}/${m.acceptance.length} done`));
   }
   if (m.failures.length > 0) {
     const text = m.failures
@@ -54,7 +56,7 @@ export function memoryRows(m: ExecutionMemory | null | undefined): ReactNode[] {
       .reverse()
       .map((f) => `${f.kind === 'tool' ? '' : `${f.kind}: `}${clean(f.what)}${f.count > 1 ? ` ×${f.count}` : ''}`)
       .join(' · ');
-    rows.push(row('fail', '', `failed: ${text}`, theme.warn));
+    rows.push(row(width, 'fail', '', `failed: ${text}`, theme.warn));
   }
   return rows;
 }
@@ -64,16 +66,17 @@ const MARK = { met: '✓', partly: '~', not: '✗' } as const;
 /**
  * The rows for the agent's own assessment of the criteria (`progress.assessed`), labelled
  * as reported, each beside what the harness measured; where the agent says met and the
- * harness's check says not, the row is red and marked `≠`. Renders only.
+ * harness's check says not, the row is red and marked `≠`. Each row is cut to `width`
+ * columns. Renders only.
  */
-export function assessmentRows(a: SessionState['assessment']): ReactNode[] {
+export function assessmentRows(a: SessionState['assessment'], width: number): ReactNode[] {
   if (!a) return [];
   if (a.outcome !== 'parsed') {
     const what = a.outcome === 'failed' ? 'failed' : 'unreadable';
     const head = a.raw_head !== undefined ? ` "${clean(a.raw_head).slice(0, 60)}"` : '';
-    return [row('as', 'assessment', `reported at turn ${a.iteration}: ${what}${head} (${clean(a.reason ?? '')})`, theme.warn)];
+    return [row(width, 'as', 'assessment', `reported at turn ${a.iteration}: ${what}${head} (${clean(a.reason ?? '')})`, theme.warn)];
   }
-  const rows: ReactNode[] = [row('as', 'assessment', `reported by the agent at turn ${a.iteration}, not measured`, theme.muted)];
+  const rows: ReactNode[] = [row(width, 'as', 'assessment', `reported by the agent at turn ${a.iteration}, not measured`, theme.muted)];
   a.criteria.forEach((criterion, i) => {
     const item = a.items?.find((x) => x.index === i);
     const harness = a.harness[i];
@@ -81,12 +84,12 @@ export function assessmentRows(a: SessionState['assessment']): ReactNode[] {
     const said = item ? `${MARK[item.verdict]} ${item.verdict}: ${clean(item.reason)}` : 'not assessed';
     const measured = harness ? `harness: ${harness.verdict} (${clean(harness.basis)})` : '';
     rows.push(
-      <Text key={`as${i}`} wrap="truncate-end" color={against ? theme.danger : undefined} bold={against}>
+      <Line key={`as${i}`} width={width} color={against ? theme.danger : undefined} bold={against}>
         {against ? '  ≠ ' : '    '}
         {clean(criterion)}
         <Text color={against ? theme.danger : theme.claim}> · reported {said}</Text>
         <Text color={against ? theme.danger : theme.muted}> · {measured}</Text>
-      </Text>,
+      </Line>,
     );
   });
   return rows;

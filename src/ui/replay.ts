@@ -1,4 +1,5 @@
 import type { LoopEvent } from '../engine/events.js';
+import { goalStatusText } from '../engine/goal.js';
 import { fold, INITIAL_STATE, type SessionState } from '../engine/fold.js';
 import type { ConsoleController } from './context.js';
 import { createConsoleStore, type ConsoleStore } from './store.js';
@@ -65,7 +66,11 @@ export function createReplay(
   const readOnly = () => ({ ok: false, message: 'this is a replay: nothing can be changed' });
   const controller: ConsoleController = {
     answer: () => undefined,
-    goalStatus: readOnly,
+    // Reading is allowed: the goal as of the event shown.
+    goalStatus: () => {
+      const goal = store.getState().session.goal;
+      return goal ? { ok: true, message: goalStatusText(goal) } : { ok: false, message: 'no goal yet at this event' };
+    },
     reviseGoal: async () => readOnly(),
     extendBudget: readOnly,
     stop: readOnly,

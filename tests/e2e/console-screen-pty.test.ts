@@ -92,6 +92,22 @@ describe('the console on screen', { timeout: 120_000 }, () => {
     expect(t.wrappedRows(), t.describe()).toEqual([]);
   });
 
+  it('joined emoji and CJK in the goal panel: the panel shown through a run leaves no copy of the frame in the scrollback', async () => {
+    // Long enough to be cut in the goal panel, with wide characters where the cut falls.
+    const goal = `${'名前を保つ'.repeat(14)} Names 👨‍👩‍👧‍👦 🏳️‍🌈 👍🏽 🇯🇵 e\u0301 👩🏽‍💻`;
+    const t = start({ cols: 80, rows: 30, objective: goal });
+    const id = PROMPT.exec(await armed(t))![2]!;
+    t.press('\t');
+    await t.waitUntil((s) => /^objective {3}名前/m.test(s), 'the goal panel');
+    t.press('y');
+    await t.waitForGone(`(${id})`);
+    await t.waitFor(/filter activity \(f\) · ([2-9]\d|\d{3,}) events/, 60_000);
+    await t.settled();
+    const copies = t.history().split('\n').filter((line) => /^objective {3}名前/.test(line));
+    expect(copies, t.history()).toHaveLength(1);
+    expect(t.wrappedRows(), t.describe()).toEqual([]);
+  });
+
   it('while the command bar is open the terminal cursor sits at its caret', async () => {
     const t = start({ cols: 100, rows: 30 });
     await armed(t);
@@ -113,6 +129,28 @@ describe('the console on screen', { timeout: 120_000 }, () => {
     expect(await at()).toEqual({ x: 11, row: expect.stringMatching(/^› \/goal名前 st/) });
     t.press(KEY.escape);
     await t.waitUntil((s) => !/^› /m.test(s), 'the bar to close');
+    expect((await t.leftModes()).cursorShown).toBe(false);
+  });
+
+  it('while the deny note is typed the terminal cursor sits at its caret', async () => {
+    const t = start({ cols: 100, rows: 30 });
+    await armed(t);
+    t.press('d');
+    await t.waitFor('note to the agent ›');
+    t.press('later 名前');
+    await t.waitUntil((s) => /note to the agent › later 名前/.test(s), 'the typed note');
+    const at = async () => {
+      await t.frame();
+      const buffer = t.term.buffer.active;
+      return { x: buffer.cursorX, row: t.lines()[buffer.cursorY] ?? '' };
+    };
+    // "│ " then the prompt (20 cells) and the text (10 cells).
+    expect(await at(), t.describe()).toEqual({ x: 32, row: expect.stringMatching(/^│ note to the agent › later 名前/) });
+    expect((await t.leftModes()).cursorShown).toBe(true);
+    t.press(KEY.left + KEY.left);
+    await t.waitUntil(() => t.term.buffer.active.cursorX === 28, 'the cursor to move left over two wide characters');
+    t.press(KEY.escape);
+    await t.waitUntil((s) => !/note to the agent ›/.test(s), 'the note to close');
     expect((await t.leftModes()).cursorShown).toBe(false);
   });
 });

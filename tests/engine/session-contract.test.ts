@@ -388,9 +388,9 @@ describe('the loop contract: budget pause', () => {
     const r = rig({ agent: transcript(TOOL_PLAN), policy: { budget: { max_tool_calls: 1, max_wall_clock: '30m', max_cost_usd: 1 }, verify: [{ command: 'false' }] } });
     const run = r.session.run(goal());
     await nextYield(run, r.log);
-    expect(await r.session.command('/budget wall_clock +10m')).toEqual({ ok: true, message: 'wall_clock limit raised to 2400' });
-    expect(await r.session.command('/budget wall_clock_seconds +90')).toEqual({ ok: true, message: 'wall_clock limit raised to 2490' });
-    expect(await r.session.command('/budget cost +$0.5')).toEqual({ ok: true, message: 'cost limit raised to 1.5' });
+    expect(await r.session.command('/budget wall_clock +10m')).toEqual({ ok: true, message: 'wall_clock limit raised to 40m00s' });
+    expect(await r.session.command('/budget wall_clock_seconds +90')).toEqual({ ok: true, message: 'wall_clock limit raised to 41m30s' });
+    expect(await r.session.command('/budget cost +$0.5')).toEqual({ ok: true, message: 'cost limit raised to $1.50' });
     expect(await r.session.command('/budget tool_calls +2')).toEqual({ ok: true, message: 'tool_calls limit raised to 3' });
     expect(await r.session.command('/budget turns +10m')).toEqual({ ok: false, message: 'the turns increment must be a positive whole number, found "10m"' });
     // Counts stay whole numbers, as loop.yaml has them.

@@ -71,7 +71,7 @@ describe('panels, whole frames', () => {
   });
 
   test('timeline: one row per event, alerts marked in the gutter', () => {
-    expect(frameOf(<Timeline height={8} />, 'stagnation.detected')).toMatchInlineSnapshot(`
+    expect(frameOf(<Timeline height={8} width={100} />, 'stagnation.detected')).toMatchInlineSnapshot(`
       "── Timeline · filter activity (f) · 13 events · following (end)
          14 model.call          turn 2: Still looking. (0+0 tok)
          15 step.end            step 2 ok: Still looking.

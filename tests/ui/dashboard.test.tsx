@@ -128,7 +128,7 @@ describe('checkpoints', () => {
 
 describe('alerts', () => {
   test('the banner stays until x acknowledges it; the timeline keeps its marks', async () => {
-    const c = await renderStore(createConsoleStore(stagnant), { rows: 34 });
+    const c = await renderStore(createConsoleStore(stagnant.slice(0, stagnant.findIndex((e) => e.type === 'session.complete'))), { rows: 34 });
     const banner = ' ⚠ STAGNATION_DETECTED: 2/2 checkpoints without observed progress (turn 3) (claims made, nothing me…';
     await c.waitForFrame(banner);
     await c.press('f'); // other keys leave it
@@ -137,6 +137,12 @@ describe('alerts', () => {
     await c.press('x');
     expect(c.frame()).not.toContain('STAGNATION_DETECTED: 2/2 checkpoints');
     expect(c.frame()).toMatch(/^! {2}\d+ stagnation\.detected STAGNATION_DETECTED 2\/2 → alert/m);
+  });
+
+  test('once the goal is met the banner says the stagnation has cleared', async () => {
+    const c = await renderStore(createConsoleStore(stagnant), { rows: 34 });
+    const frame = await c.waitForFrame(' ✓ cleared (the goal was met): STAGNATION_DETECTED: 2/2 checkpoints');
+    expect(frame).not.toContain('⚠');
   });
 
   test('a new alert after the acknowledgement brings the banner back', async () => {
@@ -329,7 +335,7 @@ turns:
     await rig.waitForFrame('Run finished: exhausted.');
   });
 
-  test('a stagnation pause: r opens the bar with /goal redirect, the revision is recorded, c continues', async () => {
+  test('a stagnation pause: r opens the bar with /goal redirect; submitting records the revision and continues the run', async () => {
     const rig = await open({ transcript: STAGNANT, policy: { ...STAGNANT_POLICY, onDetect: 'pause' }, rows: 34 });
     await rig.waitForFrame('Paused: stagnation');
     await rig.waitForArmed();
@@ -340,9 +346,8 @@ turns:
     await rig.press(KEY.enter);
     await rig.waitForFrame('✓ goal revised (redirect): revision 1');
     // The header follows with the next batch of events.
-    await rig.waitForFrame('loopdeck Greet in French [rev 1, revised]');
-    expect(rig.session.snapshot.pending?.kind).toBe('pause');
-    await rig.press('c');
+    // No `c` needed: the redirect answered the pause, and the run goes on to the new goal.
     await expect(rig.outcome).resolves.toMatchObject({ reason: 'goal_met' });
+    await rig.waitForFrame('loopdeck Greet in French [rev 1, achieved]');
   });
 });

@@ -40,7 +40,7 @@ const colours: string[] = [];
 function frame(log: LoopEvent[]): string {
   const { lastFrame, unmount } = render(
     <ConsoleProvider store={createConsoleStore(log)} controller={READ_ONLY_CONTROLLER}>
-      <GoalPanel height={8} />
+      <GoalPanel height={8} width={100} />
     </ConsoleProvider>,
   );
   const out = lastFrame() ?? '';

@@ -88,9 +88,14 @@ describe('replay console', () => {
     await c.press(KEY.left); // before the start stays at the start
     expectAt(0);
 
-    // The command bar changes nothing in a replay; q quits without asking.
+    // The command bar reads (the goal as of the event shown) and changes nothing in a
+    // replay; q quits without asking.
     await c.press('/');
     for (const ch of 'goal status') await c.press(ch);
+    await c.press(KEY.enter);
+    await c.waitForFrame('✓ active · Make the greeting friendlier');
+    await c.press('/');
+    for (const ch of 'stop') await c.press(ch);
     await c.press(KEY.enter);
     await c.waitForFrame('✗ this is a replay: nothing can be changed');
     await c.press(KEY.escape);

@@ -82,7 +82,7 @@ describe('unknown, whole frames', () => {
     expect(frameOf(<CheckpointPanel height={6} width={120} />)).toMatchInlineSnapshot(`
       "#3/3 · iteration 3 · UNKNOWN · counter 0/2 · [ earlier
       why unknown rule: no tracked signal could be measured (observed.tests.failing: observer "tests"
-      (no-such-test-runner-xyz): command not found (exit 127): sh: 1: no-such-test-runner-xyz: not found)…
+      (no-such-test-runner-xyz): command not found (exit 127): sh: 1: no-such-test-runner-xyz: not found);
       observed (measured) observed_progress null                  reported (claims) vs #2 claimed_progress false
       UNKNOWN (3 in a row): observed.tests.failing: observer "te… eliminated −the name is wrong
       … 2 more                                                    remaining  no change"

@@ -68,26 +68,35 @@ describe('text measured as Ink measures it', () => {
 });
 
 describe('joined emoji, CJK and combining marks in every panel', () => {
-  // The panels behind Tab (goal, tool, progress) are left to Ink's own truncation, which lets a
-  // wide character at the cut overflow by one cell: see docs/design.md, "Console input".
-  const views = ['first view'] as const;
+  // Each view the body can show (Tab cycles the panels; the compact layout adds the timeline),
+  // then an event opened from the timeline, then help.
+  const views = ['first view', 'second view', 'third view', 'fourth view', 'fifth view'] as const;
+  const check = (frame: string, columns: number, rows: number, view: string) => {
+    expect(fits(frame, columns, rows), `${view}\n${frame}`).toMatchObject({ ok: true });
+    for (const line of frame.split('\n')) expect(drawnApart(line), `${view}: ${line}\n${frame}`).toBeLessThanOrEqual(columns);
+  };
   for (const [columns, rows] of [
     [80, 24],
     [60, 18],
-    [120, 40],
+    [77, 30],
   ] as const) {
     test(`${columns}×${rows}: no row is wider than the terminal, measured either way`, async () => {
-      for (const upTo of [events.findIndex((e) => e.type === 'tool.decision'), events.length]) {
+      for (const upTo of [events.findIndex((e) => e.type === 'tool.decision'), events.findIndex((e) => e.type === 'checkpoint.recorded'), events.length]) {
         const c = await renderStore(createConsoleStore(events.slice(0, upTo)), { columns, rows });
-        await c.waitForFrame(/AWAITING_TOOL|DONE/);
+        await c.waitForFrame('[?] help');
         for (const view of views) {
-          const frame = c.frame();
-          expect(fits(frame, columns, rows), `${view}\n${frame}`).toMatchObject({ ok: true });
-          for (const line of frame.split('\n')) expect(drawnApart(line), `${view}: ${line}`).toBeLessThanOrEqual(columns);
+          check(c.frame(), columns, rows, view);
           await c.press(KEY.tab);
         }
+        // Every event of the timeline opened in turn: its description and data.
+        for (let i = 0; i < 4; i++) {
+          await c.press(KEY.up);
+          await c.press(KEY.enter);
+          check(c.frame(), columns, rows, `event detail ${i}`);
+          await c.press(KEY.escape);
+        }
         await c.press('?');
-        for (const line of c.frame().split('\n')) expect(drawnApart(line), line).toBeLessThanOrEqual(columns);
+        check(c.frame(), columns, rows, 'help');
         await c.press(KEY.escape);
       }
     });

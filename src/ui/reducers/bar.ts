@@ -31,13 +31,17 @@ export function submitLine(input: KeyInput, line: string): Reduction {
  * A command from the bar has answered: its line shows; on success the bar closes. A stop
  * also answers what waits now: `/stop` takes effect at the next safe point and a pause
  * waiting now is that point; `/stop --abort` does not wait, so a waiting tool call is
- * denied at once.
+ * denied at once. A redirect of the goal at a stagnation pause is the operator's answer to
+ * it (`r` opens the bar with `/goal redirect `): the run continues towards the new goal.
  */
 export function commandDone(input: KeyInput, command: OperatorCommand, result: CommandResult): Reduction {
   const effects: Effect[] = [{ kind: 'notice', ok: result.ok, text: result.message }];
   const pending = input.session.pending;
   if (result.ok && command.kind === 'stop' && !command.abort && pending?.kind === 'pause') {
     effects.push({ kind: 'answer', payload: { action: 'stop', note: 'the operator stopped the run from the command bar' }, seq: pending.seq });
+  }
+  if (result.ok && command.kind === 'revise-goal' && command.directive === 'redirect' && pending?.kind === 'pause' && pending.cause.kind === 'stagnation') {
+    effects.push({ kind: 'answer', payload: { action: 'continue' }, seq: pending.seq });
   }
   if (result.ok && command.kind === 'stop' && command.abort && pending?.kind === 'tool') {
     effects.push({ kind: 'answer', payload: { decision: 'deny', note: 'the operator aborted the run (/stop --abort)' }, seq: pending.seq });

@@ -1,0 +1,117 @@
+/**
+ * `validate` checks everything `run` checks before it starts, and says it all in one pass:
+ * a broken agent transcript, a missing workspace folder (both at once when both are wrong),
+ * and a config with nothing to measure (a warning; it still validates). A headless run says
+ * up front what happens to the calls nobody can answer. Needs the built CLI (`npm run build`).
+ */
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { execa } from 'execa';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+
+const cli = path.resolve(import.meta.dirname, '../../dist/cli.js');
+
+/** A loop.yaml with an observer; `script.yaml` and `project/` beside it. */
+const CONFIG = `goal:
+  objective: fix it
+agent:
+  kind: scripted
+  script: script.yaml
+workspace:
+  path: project
+  copy: temp
+observe:
+  - { name: tests, command: "printf '# pass 1\\\\n# fail 1\\\\n'", parser: tap }
+progress:
+  observed:
+    - { signal: observed.tests.failing, direction: decrease }
+verify:
+  - command: "true"
+`;
+const SCRIPT = 'turns:\n  - final: done\n';
+
+let cwd: string;
+beforeEach(() => {
+  cwd = mkdtempSync(path.join(os.tmpdir(), 'loopdeck-validate-'));
+  mkdirSync(path.join(cwd, 'project'));
+});
+afterEach(() => rmSync(cwd, { recursive: true, force: true }));
+
+function write(config: string, script = SCRIPT): string {
+  writeFileSync(path.join(cwd, 'loop.yaml'), config);
+  writeFileSync(path.join(cwd, 'script.yaml'), script);
+  return path.join(cwd, 'loop.yaml');
+}
+
+const validate = (file: string) => execa('node', [cli, 'validate', file], { cwd, reject: false });
+const run = (file: string) => execa('node', [cli, 'run', '--headless', '--config', file], { cwd, reject: false, stdin: 'ignore' });
+
+describe('validate checks what run checks', { timeout: 60_000 }, () => {
+  it('a valid config validates with no warning', async () => {
+    const result = await validate(write(CONFIG));
+    expect(result.exitCode, result.stderr).toBe(0);
+    expect(result.stderr).toBe('');
+    expect(JSON.parse(result.stdout)).toMatchObject({ goal: { objective: 'fix it' } });
+  });
+
+  it('a broken agent transcript: validate refuses it as run does, naming the transcript', async () => {
+    const file = write(CONFIG, 'turns:\n  - thougth: hm\n');
+    const checked = await validate(file);
+    expect(checked.exitCode).toBe(1);
+    expect(checked.stderr).toBe(`loopdeck: invalid config\n${path.join(cwd, 'script.yaml')}:2:14: turns[0].thougth: unknown key "thougth"; did you mean "thought"?`);
+    expect(checked.stdout).toBe('');
+    expect((await run(file)).stderr).toContain(checked.stderr);
+  });
+
+  it('a missing workspace.path: validate refuses it as run does', async () => {
+    const file = write(CONFIG.replace('path: project', 'path: no-such-folder'));
+    const checked = await validate(file);
+    expect(checked.exitCode).toBe(1);
+    expect(checked.stderr).toBe(`loopdeck: invalid config\n${file}: workspace.path: expected a directory, found nothing at ${path.join(cwd, 'no-such-folder')}`);
+    expect((await run(file)).stderr).toContain(checked.stderr);
+  });
+
+  it('both wrong at once: every error in one pass', async () => {
+    const file = write(CONFIG.replace('path: project', 'path: no-such-folder'), 'turns:\n  - thougth: hm\n');
+    const checked = await validate(file);
+    expect(checked.exitCode).toBe(1);
+    expect(checked.stderr.split('\n')).toEqual([
+      'loopdeck: invalid config',
+      `${file}: workspace.path: expected a directory, found nothing at ${path.join(cwd, 'no-such-folder')}`,
+      `${path.join(cwd, 'script.yaml')}:2:14: turns[0].thougth: unknown key "thougth"; did you mean "thought"?`,
+    ]);
+  });
+
+  it('nothing to measure: a warning that says what is missing and what to add; it still validates', async () => {
+    const bare = CONFIG.replace(/observe:[\s\S]*?verify:/, 'verify:');
+    const checked = await validate(write(bare));
+    expect(checked.exitCode, checked.stderr).toBe(0);
+    expect(checked.stderr).toMatch(/^loopdeck: warning: .*loop\.yaml: nothing to measure \(no `observe` command\): every checkpoint will be UNKNOWN.*add an observer/);
+    const noSignal = await validate(write(CONFIG.replace(/progress:[\s\S]*?verify:/, 'verify:')));
+    expect(noSignal.stderr).toMatch(/nothing to measure \(no `progress\.observed` signal\)/);
+    expect((await run(write(bare))).stderr).toMatch(/^loopdeck: .*nothing to measure/m);
+  });
+
+  it('a headless run says first that calls the rules ask about are denied', async () => {
+    const result = await run(write(CONFIG, 'turns:\n  - tool_calls: [{ id: c1, name: shell, args: { command: "ls" } }]\n  - final: done\n'));
+    const lines = result.stderr.split('\n');
+    expect(lines[0]).toBe('loopdeck: with nobody to answer, tool calls the approval rules ask about are denied (the agent is told); --approve all approves them');
+    expect(result.stdout).toMatch(/"type":"tool\.decision".*"decision":"deny"/);
+  });
+
+  it('a workspace used in place (copy: none) with uncommitted changes: validate and run warn at start', async () => {
+    const project = path.join(cwd, 'project');
+    const env = { GIT_CONFIG_GLOBAL: '/dev/null', GIT_CONFIG_NOSYSTEM: '1' };
+    await execa('git', ['init', '-q'], { cwd: project, env });
+    writeFileSync(path.join(project, 'notes.txt'), 'mine, not committed\n');
+    const file = write(CONFIG.replace('copy: temp', 'copy: none'));
+    const warning = /workspace\.copy is none and \S+ has 1 uncommitted change: the agent's edits will mix with them, and an abort stashes both together; commit or stash them first, or set workspace\.copy: temp/;
+    const checked = await validate(file);
+    expect(checked.exitCode, checked.stderr).toBe(0);
+    expect(checked.stderr).toMatch(warning);
+    expect((await run(file)).stderr).toMatch(warning);
+    // A copy, or a clean tree, says nothing.
+    expect((await validate(write(CONFIG))).stderr).toBe('');
+  });
+});

@@ -1,0 +1,74 @@
+// Things a user trips over, whole frames: notices speak the console's units and go after a
+// while; the footer never says "Pausing" once the run is over; a replay answers the
+// read-only `/goal status`; budget rows in the timeline speak durations and dollars.
+import { vi, describe, test, expect, beforeAll } from 'vitest';
+
+vi.hoisted(() => {
+  delete process.env.CI;
+  delete process.env.CONTINUOUS_INTEGRATION;
+});
+
+import type { LoopEvent } from '../../src/engine/index.js';
+import { describeEvent } from '../../src/ui/describe.js';
+import { eventRows } from '../../src/ui/EventDetail.js';
+import { createReplay } from '../../src/ui/replay.js';
+import { createConsoleStore } from '../../src/ui/store.js';
+import { KEY, runHeadless, waitUntil } from '../support/console-rig.js';
+import { renderStore } from '../support/ui-helpers.js';
+
+const RUN = `
+turns:
+  - thought: Look around.
+  - final: Done.
+`;
+
+let events: LoopEvent[];
+beforeAll(async () => {
+  events = (await runHeadless(RUN)).events;
+});
+
+describe('things a user trips over', () => {
+  test('the footer of a finished run never says "Pausing", even after a Ctrl+C that the end overtook', async () => {
+    const store = createConsoleStore(events);
+    store.getState().markInterrupted();
+    const c = await renderStore(store);
+    const frame = await c.waitForFrame('Run finished: goal_met.');
+    expect(frame).not.toMatch(/Pausing|Paused; Ctrl\+C/);
+  });
+
+  test('a replay answers /goal status with the goal as of the event shown; changes stay refused', async () => {
+    const { store, controller } = createReplay(events, () => undefined);
+    const c = await renderStore(store, { controller });
+    await c.waitForFrame('replay ');
+    await c.press('/goal status');
+    await c.press(KEY.enter);
+    await c.waitForFrame('✓ achieved · Make the greeting friendlier · 1 criteria');
+    await c.press('/goal redirect something else');
+    await c.press(KEY.enter);
+    await c.waitForFrame('✗ this is a replay: nothing can be changed');
+  });
+
+  test('the answer to a command goes after a while', async () => {
+    const { store, controller } = createReplay(events, () => undefined);
+    const c = await renderStore(store, { controller, noticeMs: 400 });
+    await c.press('/goal status');
+    await c.press(KEY.enter);
+    await c.waitForFrame('✓ achieved');
+    await waitUntil(() => !c.frame().includes('✓ achieved'), 'the notice to go');
+    expect(store.getState().notice).toBeNull();
+  });
+
+  test('budget rows and notices speak durations and dollars, not seconds', () => {
+    const at = { seq: 1, at: 0, session: 's' };
+    expect(describeEvent({ ...at, type: 'budget.extended', data: { dimension: 'wall_clock_seconds', by: 600, limit: 2490 } } as LoopEvent)).toBe('budget raised: wall_clock_seconds +10m → 41m30s');
+    expect(describeEvent({ ...at, type: 'budget.extended', data: { dimension: 'cost_usd', by: 0.5, limit: 1.5 } } as LoopEvent)).toBe('budget raised: cost_usd +$0.50 → $1.50');
+    expect(describeEvent({ ...at, type: 'budget.warn', data: { dimension: 'wall_clock_seconds', used: 1500, limit: 1800, exceeded: false } } as LoopEvent)).toBe('budget warning: wall_clock_seconds 25m/30m');
+  });
+
+  test('an event detail shows a multi-line output as its lines, not one string with \\n', () => {
+    const result = { call_id: 't1', name: 'shell', status: 'ok', output: 'ok 1 - adds\nnot ok 2 - "quotes" \u001b[31mred\n# fail 1\n', exit_code: 1, duration_ms: 5 };
+    const rows = eventRows({ seq: 9, at: 0, session: 's', type: 'tool.result', data: { result } } as LoopEvent, 80);
+    expect(rows.join('\n')).toContain(['    "output": |', '      ok 1 - adds', '      not ok 2 - "quotes" ^[[31mred', '      # fail 1', '    "exit_code": 1,'].join('\n'));
+    expect(rows.join('\n')).not.toContain('\\n');
+  });
+});
