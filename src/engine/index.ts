@@ -48,6 +48,20 @@ export type {
 export { BUDGET_DIMENSIONS, BUDGET_COMMAND_NAMES, type BudgetDimension } from './types.js';
 export { newGoal, parseGoalCommand, GOAL_SUBCOMMANDS, type GoalCommand } from './goal.js';
 export { formatDuration, parseDuration } from './duration.js';
+// The acceptance matrix (docs/design.md, "The acceptance matrix"): the rows `SessionState.acceptance` holds.
+export {
+  ACCEPTANCE_FILE,
+  describeRow,
+  type AcceptanceCriterion,
+  type AcceptanceDocument,
+  type AcceptanceEvidence,
+  type AcceptanceRow,
+  type AcceptanceStatus,
+  type CriterionCheck,
+  type CriterionOp,
+  type CriterionSpec,
+} from './acceptance.js';
+export type { AcceptanceState } from './acceptance-fold.js';
 export { buildMemory, renderMemory, MEMORY_MAX_CHARS, type ExecutionMemory, type FailedAttempt, type AcceptanceRowView } from './memory.js';
 export { parseAssessment, harnessViews, disagrees, type AssessedCriterion, type HarnessView, type Verdict } from './assessment.js';
 
