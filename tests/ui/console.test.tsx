@@ -348,7 +348,7 @@ describe('stagnation', () => {
       turns 20%           tool calls 0%       wall clock 0%       tokens 0%           cost 0%
       ███░░░░░░░░░░░ 4/20 ░░░░░░░░░░░░░░ 0/20 ░░░░░░░░░░░ 10s/30m ░░░░░░░░░░░░ 0/100k ░░░░░░░ $0.00/$1.00
       workspace progress unknown (not git) · ✓ claim verified
-       ⚠ STAGNATION_DETECTED: 2/2 checkpoints without observed progress (turn 3) (claims made, nothing me…
+       ✓ cleared (the goal was met): STAGNATION_DETECTED: 2/2 checkpoints without observed progress (turn…
       ──  Checkpoint  │ Goal │ Tool call │ Progress (tab)
       #3/3 · iteration 3 · NO_OBSERVED_PROGRESS + STAGNATION_DETECTED · counter 2/2 · [ earlier
       why no observed progress: observed.tests.failing stayed at 1, observed.tests.passing stayed at 1;
@@ -374,10 +374,10 @@ describe('stagnation', () => {
     `);
   });
 
-  test('the live console shows the banner when the run raises the alert', async () => {
+  test('the live console shows the banner when the run raises the alert, and says it cleared once the goal was met', async () => {
     const rig = await open({ transcript: STAGNANT, policy: STAGNANT_POLICY });
     await expect(rig.outcome).resolves.toMatchObject({ reason: 'goal_met' });
-    const frame = await rig.waitForFrame('⚠ STAGNATION_DETECTED: 2/2');
+    const frame = await rig.waitForFrame('✓ cleared (the goal was met): STAGNATION_DETECTED: 2/2');
     expect(frame).toMatch(/stagnation\.detected STAGNATION_DETECTED 2\/2 → alert/);
   });
 });
