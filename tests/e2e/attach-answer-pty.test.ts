@@ -1,0 +1,195 @@
+// `loopdeck attach` answering a headless run started `--approve attached`: a real headless
+// run of the built CLI waits at each approval prompt while the built CLI, attached in a
+// pseudo-terminal, answers over the run's socket: `y` runs one call, `d` with a note denies
+// the other and the agent is told the note. Without a console the prompt is denied by policy
+// once approval.timeout has passed; an answer with a wrong token or for a prompt not pending
+// now is refused. Needs `npm run build` (dist/cli.js).
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { execa, type ResultPromise } from 'execa';
+import { stringify } from 'yaml';
+import { afterEach, expect, it } from 'vitest';
+import { CLI, childEnv, KEY, startPty, type PtyTerminal } from '../support/pty-terminal.js';
+
+interface LogEvent {
+  seq: number;
+  type: string;
+  data: Record<string, any>;
+}
+
+const terminals: PtyTerminal[] = [];
+const dirs: string[] = [];
+const runs: ResultPromise[] = [];
+
+afterEach(async () => {
+  for (const t of terminals.splice(0)) await t.close();
+  for (const r of runs.splice(0)) {
+    r.kill('SIGKILL');
+    await r.catch(() => undefined);
+  }
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+});
+
+/** Waits until `check` holds (polled), or fails naming `what`. */
+async function until<T>(check: () => T | null | undefined | false, what: string, timeoutMs = 20_000): Promise<T> {
+  const started = Date.now();
+  for (;;) {
+    const value = check();
+    if (value) return value;
+    if (Date.now() - started > timeoutMs) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+/** A workspace whose scripted agent makes two shell calls, each needing approval. */
+function project(timeout: string): string {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'loopdeck-attach-answer-'));
+  dirs.push(dir);
+  writeFileSync(
+    path.join(dir, 'transcript.yaml'),
+    stringify({
+      turns: [
+        { tool_calls: [{ id: 't1', name: 'shell', args: { command: 'echo one > one.txt' } }] },
+        { tool_calls: [{ id: 't2', name: 'shell', args: { command: 'echo two > two.txt' } }] },
+        { final: 'done' },
+      ],
+    }),
+  );
+  writeFileSync(
+    path.join(dir, 'loop.yaml'),
+    stringify({
+      goal: { objective: 'write two files' },
+      agent: { kind: 'scripted', script: 'transcript.yaml' },
+      workspace: { path: '.', copy: 'none' },
+      verify: [{ command: 'true' }],
+      approval: { default: 'ask', timeout },
+    }),
+  );
+  return dir;
+}
+
+function startRun(dir: string): ResultPromise {
+  const run = execa('node', [CLI, 'run', '--config', 'loop.yaml', '--headless', '--approve', 'attached'], { cwd: dir, env: childEnv(), reject: false });
+  runs.push(run);
+  return run;
+}
+
+function runDirOf(dir: string): string | undefined {
+  const root = path.join(dir, '.loopdeck/runs');
+  const [name] = existsSync(root) ? readdirSync(root) : [];
+  return name === undefined ? undefined : path.join(root, name);
+}
+
+function logOf(runDir: string): LogEvent[] {
+  const file = path.join(runDir, 'events.jsonl');
+  if (!existsSync(file)) return [];
+  return readFileSync(file, 'utf8')
+    .split('\n')
+    .filter((line) => line.endsWith('}'))
+    .map((line) => JSON.parse(line) as LogEvent);
+}
+
+const decisionOf = (log: LogEvent[], id: string) => log.find((e) => e.type === 'tool.decision' && e.data.call_id === id)?.data;
+const resultOf = (log: LogEvent[], id: string) => log.find((e) => e.type === 'tool.result' && e.data.result.call_id === id)?.data.result;
+
+/** The run's socket record, once it says the run takes attached answers. */
+async function bridgeOf(dir: string): Promise<{ runDir: string; socket: string; token_file: string; run: string }> {
+  return until(() => {
+    const runDir = runDirOf(dir);
+    const file = runDir && path.join(runDir, 'bridge.json');
+    if (!file || !existsSync(file)) return null;
+    try {
+      const record = JSON.parse(readFileSync(file, 'utf8'));
+      return record.answers === true ? { runDir: runDir!, ...record } : null;
+    } catch {
+      return null; // written as we read
+    }
+  }, 'bridge.json saying the run takes attached answers');
+}
+
+/** One line sent to the socket, the reply line parsed. */
+function ask(socket: string, message: unknown): Promise<Record<string, any>> {
+  return new Promise((resolve, reject) => {
+    const conn = net.createConnection(socket);
+    let text = '';
+    conn.setEncoding('utf8');
+    conn.on('connect', () => conn.write(`${JSON.stringify(message)}\n`));
+    conn.on('data', (chunk: string) => (text += chunk));
+    conn.on('end', () => resolve(JSON.parse(text)));
+    conn.on('error', reject);
+  });
+}
+
+const PROMPT = /Approve tool call (\S+) \((\S+)\)/;
+
+it('an attached console answers a headless run: y runs one call, d with a note denies the other and the agent gets the note', { timeout: 90_000 }, async () => {
+  const dir = project('60s');
+  const run = startRun(dir);
+  const bridge = await bridgeOf(dir);
+
+  const t = startPty({ args: ['attach', bridge.runDir], cols: 120, rows: 40, cwd: dir });
+  terminals.push(t);
+  await t.waitFor("attached: your keys answer this run's prompts");
+  await t.waitUntil((s) => PROMPT.test(s) && /\[y\] approve/.test(s) && s.includes('echo one > one.txt'), 'an armed prompt for t1', 30_000);
+  t.press('y');
+  await until(() => resultOf(logOf(bridge.runDir), 't1'), 'the result of t1');
+  await t.waitUntil((s) => PROMPT.test(s) && /\[y\] approve/.test(s) && s.includes('echo two > two.txt'), 'an armed prompt for t2', 30_000);
+  t.press('d');
+  await t.waitFor('note to the agent');
+  await t.type('use the fixture instead', (typed) => `› ${typed}`);
+  t.press(KEY.enter);
+
+  const ended = await run;
+  expect(ended.exitCode, ended.stderr).toBe(0);
+  const log = logOf(bridge.runDir);
+  expect(decisionOf(log, 't1')).toMatchObject({ decision: 'approve' });
+  expect(readFileSync(path.join(dir, 'one.txt'), 'utf8')).toBe('one\n');
+  expect(decisionOf(log, 't2')).toMatchObject({ decision: 'deny', note: 'use the fixture instead' });
+  expect(existsSync(path.join(dir, 'two.txt'))).toBe(false);
+  // What the agent is handed back for the denied call carries the note.
+  expect(JSON.stringify(resultOf(log, 't2'))).toContain('use the fixture instead');
+  expect(ended.stderr).not.toContain('no attached console answered');
+  t.press('q');
+  expect((await t.exit).code).toBe(0);
+});
+
+it('with no console attached each prompt is denied by policy once approval.timeout has passed, and the log says why', { timeout: 30_000 }, async () => {
+  const dir = project('1s');
+  const started = Date.now();
+  const ended = await startRun(dir);
+  expect(ended.exitCode, ended.stderr).toBe(0);
+  expect(Date.now() - started).toBeGreaterThanOrEqual(2000);
+  const log = logOf(runDirOf(dir)!);
+  for (const id of ['t1', 't2']) {
+    expect(decisionOf(log, id)).toMatchObject({ decision: 'deny', note: expect.stringMatching(/^no attached console answered within 1s; denied by policy/) });
+  }
+  expect(existsSync(path.join(dir, 'one.txt'))).toBe(false);
+  expect(ended.stderr).toContain('no attached console answered within 1s: call t1 (shell) answered by policy');
+});
+
+it('an answer with a wrong token, for a prompt not pending now, or not fitting the prompt is refused; the right one is taken', { timeout: 30_000 }, async () => {
+  const dir = project('20s');
+  const run = startRun(dir);
+  const bridge = await bridgeOf(dir);
+  const token = readFileSync(bridge.token_file, 'utf8').trim();
+  const asked = await until(() => logOf(bridge.runDir).find((e) => e.type === 'step.end' && e.data.outcome === 'awaiting_tool'), 'the prompt for t1');
+  const answer = (over: Record<string, unknown>) => ask(bridge.socket, { v: 1, type: 'answer', run: bridge.run, token, seq: asked.seq, answer: { decision: 'approve' }, ...over });
+
+  expect(await answer({ token: '0'.repeat(64) })).toEqual({ v: 1, type: 'answer', ok: false, reason: 'wrong token for this run' });
+  expect(await answer({ run: 'another-run' })).toMatchObject({ ok: false, reason: expect.stringContaining('this socket serves') });
+  expect(await answer({ seq: asked.seq - 1 })).toMatchObject({ ok: false, reason: `event ${asked.seq - 1} is not the prompt pending now (event ${asked.seq} is)` });
+  expect(await answer({ seq: 'latest' })).toMatchObject({ ok: false });
+  expect(await answer({ answer: { decision: 'approve', always: 'shell' } })).toMatchObject({ ok: false, reason: expect.stringContaining('"always" must be a rule offered') });
+  expect(await answer({ answer: { action: 'continue' } })).toMatchObject({ ok: false });
+  expect(logOf(bridge.runDir).some((e) => e.type === 'tool.decision')).toBe(false);
+
+  expect(await answer({ answer: { decision: 'deny', note: 'not now' } })).toMatchObject({ ok: true });
+  // The same prompt answered again: it is no longer pending.
+  expect(await answer({ answer: { decision: 'approve' } })).toMatchObject({ ok: false });
+  await until(() => decisionOf(logOf(bridge.runDir), 't1'), 'the decision on t1');
+  expect(decisionOf(logOf(bridge.runDir), 't1')).toMatchObject({ decision: 'deny', note: 'not now' });
+  run.kill('SIGTERM');
+  await run;
+});
