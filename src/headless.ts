@@ -31,18 +31,24 @@ export async function driveHeadless(run: LoopRun, policy: HeadlessPolicy, answer
   let quit: { signal: NodeJS.Signals; code: ExitCode } | null = null;
   let hurry!: () => void;
   const hurried = new Promise<null>((resolve) => (hurry = () => resolve(null)));
+  // A quit does not wait for an answer still coming (an attached console's): the run is interrupted.
+  let abandon!: () => void;
+  const abandoned = new Promise<never>((_, reject) => (abandon = () => reject(new RunInterrupted())));
+  abandoned.catch(() => undefined);
+  const answering: Answerer = (y) => Promise.race([answerer(y), abandoned]);
   const listeners = QUIT_SIGNALS.map(([signal, code]) => {
     const listener = () => {
       if (quit) return hurry();
       quit = { signal, code };
       setTimeout(hurry, UNWIND_MS).unref();
+      abandon();
       run.return(undefined as never).catch(() => undefined);
     };
     process.on(signal, listener);
     return [signal, listener] as const;
   });
   try {
-    const driven = drive(run, answerer).catch((error: unknown) => {
+    const driven = drive(run, answering).catch((error: unknown) => {
       if (error instanceof RunInterrupted) return null;
       throw error;
     });

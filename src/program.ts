@@ -172,8 +172,7 @@ export function buildProgram(): Command {
       const { attachedAnswerer, driveHeadless } = await import('./headless.js');
       const headlessPolicy = { approve: options.approve === 'all' ? ('all' as const) : ('none' as const), onPause: options.onPause };
       if (options.desk) printError(`loopdeck: tool prompts wait for \`loopdeck attach ${sanitize(prepared.runDir, { oneLine: true })}\` up to approval.timeout, then are denied`);
-      const ended = await driveHeadless(start(), headlessPolicy, options.desk ? attachedAnswerer(prepared.session, options.desk, headlessPolicy) : undefined);
-      options.desk?.dispose();
+      const ended = await driveHeadless(start(), headlessPolicy, options.desk ? attachedAnswerer(prepared.session, options.desk, headlessPolicy) : undefined).finally(() => options.desk?.dispose());
       await prepared.dispose();
       prepared.log.close();
       const where = `loopdeck: log ${path.relative(process.cwd(), prepared.log.file)}; workspace ${prepared.workspace}`;

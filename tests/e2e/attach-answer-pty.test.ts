@@ -142,7 +142,7 @@ it('an attached console answers a headless run: y runs one call, d with a note d
   t.press(KEY.enter);
 
   const ended = await run;
-  expect(ended.exitCode, ended.stderr).toBe(0);
+  expect(ended.exitCode, String(ended.stderr)).toBe(0);
   const log = logOf(bridge.runDir);
   expect(decisionOf(log, 't1')).toMatchObject({ decision: 'approve' });
   expect(readFileSync(path.join(dir, 'one.txt'), 'utf8')).toBe('one\n');
@@ -159,7 +159,7 @@ it('with no console attached each prompt is denied by policy once approval.timeo
   const dir = project('1s');
   const started = Date.now();
   const ended = await startRun(dir);
-  expect(ended.exitCode, ended.stderr).toBe(0);
+  expect(ended.exitCode, String(ended.stderr)).toBe(0);
   expect(Date.now() - started).toBeGreaterThanOrEqual(2000);
   const log = logOf(runDirOf(dir)!);
   for (const id of ['t1', 't2']) {
@@ -192,4 +192,38 @@ it('an answer with a wrong token, for a prompt not pending now, or not fitting t
   expect(decisionOf(logOf(bridge.runDir), 't1')).toMatchObject({ decision: 'deny', note: 'not now' });
   run.kill('SIGTERM');
   await run;
+});
+
+it('resume --approve attached opens a new socket with a new token and takes answers for the prompt asked again', { timeout: 40_000 }, async () => {
+  const dir = project('20s');
+  const first = startRun(dir);
+  const before = await bridgeOf(dir);
+  const oldToken = readFileSync(before.token_file, 'utf8').trim();
+  await until(() => logOf(before.runDir).find((e) => e.type === 'step.end' && e.data.outcome === 'awaiting_tool'), 'the prompt for t1');
+  // A quit while the prompt waits for a console does not wait for the answer.
+  const quitAt = Date.now();
+  first.kill('SIGTERM');
+  expect((await first).exitCode).toBe(130);
+  expect(Date.now() - quitAt).toBeLessThan(3000);
+  expect(existsSync(path.join(before.runDir, 'bridge.json'))).toBe(false);
+
+  const resumed = execa('node', [CLI, 'resume', before.runDir, '--headless', '-y', '--approve', 'attached'], { cwd: dir, env: childEnv(), reject: false });
+  runs.push(resumed);
+  const after = await bridgeOf(dir);
+  expect(after.socket).not.toBe(before.socket);
+  const reasked = await until(() => logOf(after.runDir).find((e) => e.type === 'session.resume'), 'the resume');
+  const answer = (token: string, decision: string, seq: number) => ask(after.socket, { v: 1, type: 'answer', run: after.run, token, seq, answer: { decision } });
+  // The old run's token does not answer the new one.
+  expect(await until(async () => answer(oldToken, 'approve', reasked.seq), 'a reply')).toMatchObject({ ok: false, reason: 'wrong token for this run' });
+  const token = readFileSync(after.token_file, 'utf8').trim();
+  expect(await until(async () => {
+    const reply = await answer(token, 'approve', reasked.seq);
+    return reply.ok ? reply : null;
+  }, 'the answer taken')).toMatchObject({ ok: true });
+  const second = await until(() => logOf(after.runDir).find((e) => e.type === 'step.end' && e.data.outcome === 'awaiting_tool' && e.seq > reasked.seq), 'the prompt for t2');
+  expect(await answer(token, 'deny', second.seq)).toMatchObject({ ok: true });
+  const ended = await resumed;
+  expect(ended.exitCode, String(ended.stderr)).toBe(0);
+  expect(readFileSync(path.join(dir, 'one.txt'), 'utf8')).toBe('one\n');
+  expect(existsSync(path.join(dir, 'two.txt'))).toBe(false);
 });
