@@ -5,12 +5,12 @@
  * as one `answer` message naming the prompt's `seq`. The run's reply (taken, or refused
  * with the reason) is said on the notice line.
  */
-import { readFileSync } from 'node:fs';
+import { lstatSync, readFileSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { describeError } from '../engine/errors.js';
 import { BRIDGE_PROTOCOL, parseAnswerReply, type AnswerReply } from '../engine/bridge/protocol.js';
-import { BRIDGE_FILE } from '../engine/bridge/server.js';
+import { BRIDGE_FILE, TOKEN_FILE } from '../engine/bridge/server.js';
 import type { ResumePayload } from '../engine/session.js';
 
 /** Milliseconds an answer waits for the run's reply. */
@@ -53,11 +53,45 @@ export function answerLineOf(runDir: string): { ok: true; line: AnswerLine } | {
   if (typeof socket !== 'string' || !path.isAbsolute(socket) || typeof token_file !== 'string' || !path.isAbsolute(token_file) || typeof run !== 'string') {
     return { ok: false, why: `${file}: expected absolute "socket" and "token_file" paths and a "run" id` };
   }
+  const problem = privateTokenProblem(socket, token_file);
+  if (problem) return { ok: false, why: `${file}: ${problem}; not answering through it` };
+  let token: string;
   try {
-    return { ok: true, line: { socket, run, token: readFileSync(token_file, 'utf8').trim() } };
+    token = readFileSync(token_file, 'utf8').trim();
   } catch (error) {
     return { ok: false, why: `cannot read the run's token file ${token_file} (${describeError(error)}): only the user who started the run can answer it` };
   }
+  if (!TOKEN_SHAPE.test(token)) return { ok: false, why: `${token_file} does not hold a run token (64 hex digits); not answering through it` };
+  return { ok: true, line: { socket, run, token } };
+}
+
+/** A run's token: 32 random bytes in hex (server.ts). */
+const TOKEN_SHAPE = /^[0-9a-f]{64}$/;
+
+/**
+ * Why the socket and token file a `bridge.json` names are not a run's private pair, or
+ * `null`: the token file must be `token` beside the socket, in a `loopdeck-*` folder that
+ * is no symlink, is this user's and closed to others, the file this user's and 0600. A
+ * record naming any other file would have the console send that file's content to
+ * whatever listens on the socket it names.
+ */
+function privateTokenProblem(socket: string, tokenFile: string): string | null {
+  const dir = path.dirname(socket);
+  if (path.dirname(tokenFile) !== dir || path.basename(tokenFile) !== TOKEN_FILE || !path.basename(dir).startsWith('loopdeck-')) {
+    return `expected the token file to be ${path.join(dir, TOKEN_FILE)} beside the socket in a loopdeck-* folder, found ${tokenFile}`;
+  }
+  const uid = process.getuid?.();
+  try {
+    const folder = lstatSync(dir);
+    if (!folder.isDirectory()) return `${dir} is not a folder`;
+    if ((uid !== undefined && folder.uid !== uid) || (folder.mode & 0o077) !== 0) return `${dir} is not a folder of this user closed to others (0700)`;
+    const token = lstatSync(tokenFile);
+    if (!token.isFile()) return `${tokenFile} is not a file`;
+    if ((uid !== undefined && token.uid !== uid) || (token.mode & 0o077) !== 0) return `${tokenFile} is not a file of this user readable by it alone (0600)`;
+  } catch (error) {
+    return `cannot check ${dir} (${describeError(error)}): the run is over or its socket is gone`;
+  }
+  return null;
 }
 
 /**
