@@ -4,7 +4,7 @@
 // the other and the agent is told the note. Without a console the prompt is denied by policy
 // once approval.timeout has passed; an answer with a wrong token or for a prompt not pending
 // now is refused. Needs `npm run build` (dist/cli.js).
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -226,4 +226,46 @@ it('resume --approve attached opens a new socket with a new token and takes answ
   expect(ended.exitCode, String(ended.stderr)).toBe(0);
   expect(readFileSync(path.join(dir, 'one.txt'), 'utf8')).toBe('one\n');
   expect(existsSync(path.join(dir, 'two.txt'))).toBe(false);
+});
+
+it("a CLI agent's bridged calls wait for the attached answer on the same socket: one approved, one denied with the note the CLI hears", { timeout: 60_000 }, async () => {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'loopdeck-attach-cli-'));
+  dirs.push(dir);
+  copyFileSync(path.join(import.meta.dirname, '../fixtures/bridge/fake-claude.mjs'), path.join(dir, 'fake-claude.mjs'));
+  writeFileSync(
+    path.join(dir, 'calls.json'),
+    JSON.stringify([
+      { id: 'toolu_01', command: 'echo approved > approved.txt' },
+      { id: 'toolu_02', command: 'echo denied > denied.txt' },
+    ]),
+  );
+  writeFileSync(
+    path.join(dir, 'loop.yaml'),
+    [
+      'goal: { objective: write the two files }',
+      'agent: { kind: command, command: node fake-claude.mjs, output: claude-stream-json, timeout: 60s }',
+      'workspace: { path: ., copy: none }',
+      'verify: [{ command: "true" }]',
+      'approval: { default: ask, timeout: 20s }',
+    ].join('\n'),
+  );
+  const run = startRun(dir);
+  const bridge = await bridgeOf(dir);
+  const token = readFileSync(bridge.token_file, 'utf8').trim();
+  const answer = (seq: number, decision: Record<string, unknown>) => ask(bridge.socket, { v: 1, type: 'answer', run: bridge.run, token, seq, answer: decision });
+  const asks = () => logOf(bridge.runDir).filter((e) => e.type === 'tool.ask');
+  const first = await until(() => asks()[0], 'the ask of toolu_01');
+  expect(await answer(first.seq, { decision: 'approve' })).toMatchObject({ ok: true });
+  const second = await until(() => asks()[1], 'the ask of toolu_02');
+  expect(await answer(second.seq, { decision: 'deny', note: 'use the fixture instead' })).toMatchObject({ ok: true });
+  const ended = await run;
+  expect(ended.exitCode, String(ended.stderr)).toBe(0);
+  expect(readFileSync(path.join(dir, 'approved.txt'), 'utf8')).toBe('approved\n');
+  expect(existsSync(path.join(dir, 'denied.txt'))).toBe(false);
+  const heard = readFileSync(path.join(dir, 'fake-claude.log'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+  expect(heard.map((h) => [h.id, h.answer?.permissionDecision])).toEqual([
+    ['toolu_01', 'allow'],
+    ['toolu_02', 'deny'],
+  ]);
+  expect(heard[1].answer.permissionDecisionReason).toContain('use the fixture instead');
 });
