@@ -7,14 +7,17 @@ import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { bridgeCliOf, bridgeHookCommand, writeHookConfig, type HookLaunch } from './engine/bridge/hook-config.js';
 import { ApprovalInbox } from './engine/bridge/inbox.js';
-import { startBridgeServer } from './engine/bridge/server.js';
+import { startBridgeServer, type AnswerHandler } from './engine/bridge/server.js';
 import { ConfigError, ConfigErrors } from './engine/errors.js';
 import type { LoopPolicy } from './engine/policy.js';
 
-/** A run's bridge: the inbox for the session, the hook for the agent, and the way to close it. */
+/**
+ * A run's socket: the inbox for the session and the hook for the agent when the agent's
+ * approvals are bridged (else `null`), and the way to close it.
+ */
 export interface RunBridge {
-  inbox: ApprovalInbox;
-  hook: HookLaunch;
+  inbox: ApprovalInbox | null;
+  hook: HookLaunch | null;
   close(): Promise<void>;
 }
 
@@ -30,18 +33,48 @@ function cliScript(): string {
 }
 
 /**
- * Starts the bridge of a run when its agent is a command whose approvals go through
- * loopdeck (`agent.approvals`, `auto` when the CLI is known), or `null`. When the CLI takes
- * no per-run hook without changing the user's settings, `notice` says so and the run goes
+ * Starts the socket of a run when its agent is a command whose approvals go through
+ * loopdeck (`agent.approvals`, `auto` when the CLI is known), or when `answers` takes an
+ * attached console's answers (`--approve attached`); else `null`. When the CLI takes no
+ * per-run hook without changing the user's settings, `notice` says so and the agent runs
  * parse-only.
  * @throws ConfigErrors for `approvals: bridge` with no known CLI; Error when the socket cannot be made
  */
-export function startRunBridge(policy: LoopPolicy, run: { id: string; runDir: string }, notice: (text: string) => void): RunBridge | null {
+export function startRunBridge(policy: LoopPolicy, run: { id: string; runDir: string }, notice: (text: string) => void, answers?: AnswerHandler): RunBridge | null {
+  const cli = bridgedCli(policy);
+  if (cli === null && !answers) return null;
+  let inbox: ApprovalInbox | null = cli === null ? null : new ApprovalInbox();
+  const server = startBridgeServer({
+    run: run.id,
+    runDir: run.runDir,
+    handle: (request) => (inbox ? inbox.submit(request) : Promise.resolve({ decision: 'deny' as const, reason: 'this run bridges no agent approvals' })),
+    ...(answers ? { answers } : {}),
+    onError: notice,
+  });
+  const close = () => server.close();
+  if (cli === null) return { inbox: null, hook: null, close };
+  const wait = policy.approval.timeout === null ? UNLIMITED_WAIT_SECONDS : Math.min(policy.approval.timeout + 10, UNLIMITED_WAIT_SECONDS);
+  const command = bridgeHookCommand(cliScript(), cli, run.id, server.socket, wait);
+  const hook = writeHookConfig(cli, run.runDir, command, wait + HOOK_MARGIN_SECONDS);
+  if ('notice' in hook) {
+    notice(hook.notice);
+    inbox = null;
+    if (answers) return { inbox: null, hook: null, close };
+    void server.close();
+    return null;
+  }
+  return { inbox, hook, close };
+}
+
+/**
+ * The CLI whose approvals a policy bridges, or `null`.
+ * @throws ConfigErrors for `approvals: bridge` with no known CLI
+ */
+function bridgedCli(policy: LoopPolicy): ReturnType<typeof bridgeCliOf> {
   const agent = policy.agent;
   if (agent.kind !== 'command' || agent.approvals === 'parse-only') return null;
   const cli = bridgeCliOf(agent);
-  if (cli === null) {
-    if (agent.approvals === 'auto') return null;
+  if (cli === null && agent.approvals !== 'auto') {
     throw new ConfigErrors([
       new ConfigError(
         policy.file,
@@ -50,15 +83,5 @@ export function startRunBridge(policy: LoopPolicy, run: { id: string; runDir: st
       ),
     ]);
   }
-  const inbox = new ApprovalInbox();
-  const server = startBridgeServer({ run: run.id, runDir: run.runDir, handle: (request) => inbox.submit(request), onError: notice });
-  const wait = policy.approval.timeout === null ? UNLIMITED_WAIT_SECONDS : Math.min(policy.approval.timeout + 10, UNLIMITED_WAIT_SECONDS);
-  const command = bridgeHookCommand(cliScript(), cli, run.id, server.socket, wait);
-  const hook = writeHookConfig(cli, run.runDir, command, wait + HOOK_MARGIN_SECONDS);
-  if ('notice' in hook) {
-    notice(hook.notice);
-    void server.close();
-    return null;
-  }
-  return { inbox, hook, close: () => server.close() };
+  return cli;
 }

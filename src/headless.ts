@@ -1,7 +1,8 @@
 import { killLiveChildren } from './engine/children.js';
-import { drive, headlessAnswerer, type HeadlessPolicy } from './engine/drive.js';
+import type { AttachedDesk } from './engine/bridge/attached.js';
+import { drive, headlessAnswerer, type Answerer, type HeadlessPolicy } from './engine/drive.js';
 import { RunInterrupted } from './engine/errors.js';
-import type { LoopOutcome, LoopRun } from './engine/session.js';
+import type { LoopOutcome, LoopRun, Session } from './engine/session.js';
 import { EXIT, type ExitCode } from './exit-codes.js';
 
 /** How a headless run ended: its outcome, or the signal that quit it (`outcome: null`). */
@@ -23,24 +24,31 @@ const UNWIND_MS = 5000;
  * a tool, a verify or a command agent under way is killed and nothing of it recorded), the
  * log stays resumable, and every child process group still running is killed before this
  * returns. A second signal does not wait for the run to unwind.
+ * `answerer` answers the run's prompts (default: by `policy`).
  * @throws whatever the run throws but the quit itself
  */
-export async function driveHeadless(run: LoopRun, policy: HeadlessPolicy): Promise<HeadlessEnd> {
+export async function driveHeadless(run: LoopRun, policy: HeadlessPolicy, answerer: Answerer = headlessAnswerer(policy)): Promise<HeadlessEnd> {
   let quit: { signal: NodeJS.Signals; code: ExitCode } | null = null;
   let hurry!: () => void;
   const hurried = new Promise<null>((resolve) => (hurry = () => resolve(null)));
+  // A quit does not wait for an answer still coming (an attached console's): the run is interrupted.
+  let abandon!: () => void;
+  const abandoned = new Promise<never>((_, reject) => (abandon = () => reject(new RunInterrupted())));
+  abandoned.catch(() => undefined);
+  const answering: Answerer = (y) => Promise.race([answerer(y), abandoned]);
   const listeners = QUIT_SIGNALS.map(([signal, code]) => {
     const listener = () => {
       if (quit) return hurry();
       quit = { signal, code };
       setTimeout(hurry, UNWIND_MS).unref();
+      abandon();
       run.return(undefined as never).catch(() => undefined);
     };
     process.on(signal, listener);
     return [signal, listener] as const;
   });
   try {
-    const driven = drive(run, headlessAnswerer(policy)).catch((error: unknown) => {
+    const driven = drive(run, answering).catch((error: unknown) => {
       if (error instanceof RunInterrupted) return null;
       throw error;
     });
@@ -53,4 +61,17 @@ export async function driveHeadless(run: LoopRun, policy: HeadlessPolicy): Promi
     for (const [signal, listener] of listeners) process.off(signal, listener);
     killLiveChildren();
   }
+}
+
+/**
+ * The answers of `--approve attached` (docs/design.md, "Attached answers"): each tool
+ * prompt waits for `loopdeck attach` to answer over the run's socket up to the
+ * `approval.timeout` in force, then is denied (as `--approve none` would); pauses are
+ * answered by `policy` (`--on-pause`) at once.
+ */
+export function attachedAnswerer(session: Pick<Session, 'snapshot' | 'policy'>, desk: AttachedDesk, policy: HeadlessPolicy): Answerer {
+  const byPolicy = headlessAnswerer({ ...policy, approve: 'none' });
+  return desk.answerer({ pendingSeq: () => session.snapshot.pending?.seq ?? null, timeoutSeconds: () => session.policy.approval.timeout }, (y) =>
+    y.kind === 'tool' && !y.interrupted ? { decision: 'deny', note: 'denied by policy (--approve attached denies what no attached console answers)' } : byPolicy(y),
+  );
 }

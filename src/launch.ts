@@ -20,6 +20,7 @@ import { hooksFor } from './hooks/index.js';
 import { startRunBridge, type RunBridge } from './bridge-launch.js';
 import type { HookLaunch } from './engine/bridge/hook-config.js';
 import { assertPreflight } from './preflight.js';
+import type { AnswerHandler } from './engine/bridge/server.js';
 
 /** A session wired to its log and workspace, ready to `run(goal)`. */
 export interface PreparedRun {
@@ -103,7 +104,18 @@ export function policySecretEnv(policy: LoopPolicy): string[] {
   return [];
 }
 
-function wire(policy: LoopPolicy, options: { id: string; runDir: string; workspace: string; clock?: () => number; prior?: LoopEvent[]; policyDigest?: string }) {
+/** Options of a run's wiring beyond its policy. `answers`: an attached console's answers are taken (`--approve attached`). */
+interface WireOptions {
+  id: string;
+  runDir: string;
+  workspace: string;
+  clock?: () => number;
+  prior?: LoopEvent[];
+  policyDigest?: string;
+  answers?: AnswerHandler;
+}
+
+function wire(policy: LoopPolicy, options: WireOptions) {
   // One redactor for every sink of the run: the log, the trace, the failure report, the final line.
   declareSecretEnv(policySecretEnv(policy));
   const redact = createRedactor();
@@ -114,13 +126,14 @@ function wire(policy: LoopPolicy, options: { id: string; runDir: string; workspa
   const early: string[] = [];
   let started = false;
   const notice = (line: string) => (started ? session.notice(line) : early.push(line));
-  const bridge: RunBridge | null = startRunBridge(policy, { id: options.id, runDir: options.runDir }, notice);
-  const agent = agentFor(policy, options.workspace, notice, bridge?.hook);
+  const bridge: RunBridge | null = startRunBridge(policy, { id: options.id, runDir: options.runDir }, notice, options.answers);
+  const hook = bridge?.hook ?? undefined;
+  const agent = agentFor(policy, options.workspace, notice, hook);
   const session: Session = new Session({
     id: options.id,
     agent,
-    agentFactory: (lap) => (agent instanceof ScriptedAgent ? agent.forLap(lap) : agentFor(policy, options.workspace, notice, bridge?.hook)),
-    ...(bridge ? { approvals: bridge.inbox } : {}),
+    agentFactory: (lap) => (agent instanceof ScriptedAgent ? agent.forLap(lap) : agentFor(policy, options.workspace, notice, hook)),
+    ...(bridge?.inbox ? { approvals: bridge.inbox } : {}),
     onAgentText: (chunk) => text.forEach((listener) => listener(chunk)),
     onWait: (wait) => waits.forEach((listener) => listener(wait)),
     runDir: options.runDir,
@@ -158,7 +171,7 @@ function wire(policy: LoopPolicy, options: { id: string; runDir: string; workspa
  * policy beside it (`policy.json`) so the run can be resumed.
  * @throws ConfigErrors listing every problem `preflightErrors` finds (the workspace, the agent)
  */
-export async function prepareRun(policy: LoopPolicy, options: { cwd: string; id?: string; clock?: () => number }): Promise<PreparedRun> {
+export async function prepareRun(policy: LoopPolicy, options: { cwd: string; id?: string; clock?: () => number; answers?: AnswerHandler }): Promise<PreparedRun> {
   assertPreflight(policy);
   const workspace = await prepareWorkspace(policy.workspace, policy.file);
   const id = options.id ?? newSessionId();
@@ -168,7 +181,14 @@ export async function prepareRun(policy: LoopPolicy, options: { cwd: string; id?
   // The effective loop.yaml as written (resume needs it whole, literal values included):
   // readable by its owner only, like the loop.yaml it copies should be.
   writeFileSync(path.join(runDir, POLICY_FILE), saved, { mode: 0o600 });
-  const { session, log, redact, onAgentText, onWait, dispose } = wire(policy, { id, runDir, workspace, policyDigest: policyDigest(saved), ...(options.clock ? { clock: options.clock } : {}) });
+  const { session, log, redact, onAgentText, onWait, dispose } = wire(policy, {
+    id,
+    runDir,
+    workspace,
+    policyDigest: policyDigest(saved),
+    ...(options.clock ? { clock: options.clock } : {}),
+    ...(options.answers ? { answers: options.answers } : {}),
+  });
   const goal = newGoal(policy.goal.objective, policy.goal.success_criteria, policy.goal.constraints, {
     priority: policy.goal.priority,
     sub_goals: policy.goal.sub_goals,
@@ -193,7 +213,7 @@ export interface ResumableRun extends PreparedRun {
  *   named), or the run's workspace is gone; ConfigErrors naming `policy.json` when it is
  *   missing, unreadable or invalid
  */
-export function prepareResume(runDir: string): ResumableRun {
+export function prepareResume(runDir: string, options: { answers?: AnswerHandler } = {}): ResumableRun {
   const logFile = path.join(runDir, 'events.jsonl');
   const { events, warnings, unresumable } = readLog(logFile);
   if (unresumable) throw new InvariantError(`${unresumable}\n${warnings.map((w) => `  ${w}`).join('\n')}`);
@@ -215,6 +235,6 @@ export function prepareResume(runDir: string): ResumableRun {
   if (!existsSync(workspace)) {
     throw new InvariantError(`${runDir}: the run's workspace ${workspace} no longer exists (a temporary copy goes when the temp folder is cleaned); nothing to resume, start a new run with loopdeck run`);
   }
-  const { session, log, redact, onAgentText, onWait, dispose } = wire(policy, { id: start.session, runDir, workspace, prior: events });
+  const { session, log, redact, onAgentText, onWait, dispose } = wire(policy, { id: start.session, runDir, workspace, prior: events, ...(options.answers ? { answers: options.answers } : {}) });
   return { session, goal: start.data.goal, log, runDir, workspace, policy, warnings, prior: events, onAgentText, onWait, redact, dispose };
 }

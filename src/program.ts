@@ -5,6 +5,8 @@ import { ConfigErrors, describeError, LoopdeckError } from './engine/errors.js';
 import type { CheckpointInput } from './engine/types.js';
 import type { LoopPolicy } from './engine/policy.js';
 import type { PreparedRun } from './launch.js';
+import type { AttachedDesk } from './engine/bridge/attached.js';
+import type { AnswerHandler } from './engine/bridge/server.js';
 import type { ConsoleRun } from './ui/run-console.js';
 import { CliError, EXIT, exitCodeOfRun, type ExitCode } from './exit-codes.js';
 import { printError, printJson, printLine } from './text/print.js';
@@ -82,14 +84,15 @@ export function buildProgram(): Command {
     .description('run the loop of a loop.yaml in the console (or headless)')
     .option('-c, --config <file>', 'the loop contract', 'loop.yaml')
     .option('--headless', 'no console: stream events as JSONL on stdout (also when stdout or stdin is not a terminal)')
-    .addOption(new Option('--approve <which>', 'headless answer to tool-call prompts').choices(['all', 'none']).default('none'))
+    .addOption(new Option('--approve <which>', 'headless answer to tool-call prompts (attached: wait approval.timeout for `loopdeck attach`, then deny)').choices(['all', 'none', 'attached']).default('none'))
     .addOption(new Option('--on-pause <action>', 'headless answer to pauses').choices(['continue', 'stop']).default('stop'))
     .option('--goal <objective>', "start with this objective instead of loop.yaml's goal.objective")
     .option('--constraint <text>', 'add a constraint to the goal at start (repeatable)', (value: string, all: string[]) => [...all, value], [] as string[])
     .option('--watch-config', 'reload loop.yaml whenever it changes (never a loop.yaml inside the workspace)')
     .option('--watch-config-gates', 'headless with --watch-config: apply changes of approval rules and hooks without a key (else they are refused)')
-    .action(async (options: { config: string; headless?: boolean; approve: 'all' | 'none'; onPause: 'continue' | 'stop'; goal?: string; constraint: string[]; watchConfig?: boolean; watchConfigGates?: boolean }) => {
+    .action(async (options: { config: string; headless?: boolean; approve: 'all' | 'none' | 'attached'; onPause: 'continue' | 'stop'; goal?: string; constraint: string[]; watchConfig?: boolean; watchConfigGates?: boolean }) => {
       if (options.goal !== undefined && options.goal.trim() === '') fail('--goal needs a non-empty objective');
+      const desk = await attachedDesk(options);
       await supervise(async (step) => {
         step(`loading ${options.config}…`);
         const { loadPolicy } = await import('./engine/policy.js');
@@ -104,7 +107,7 @@ export function buildProgram(): Command {
         };
         step(`preparing the workspace ${policy.workspace.path}…`);
         const { prepareRun } = await import('./launch.js');
-        const prepared = await prepareRun(policy, { cwd: process.cwd() });
+        const prepared = await prepareRun(policy, { cwd: process.cwd(), ...answersOf(desk) });
         const { inPlaceWarning, preflightWarnings } = await import('./preflight.js');
         const inPlace = await inPlaceWarning(policy);
         const warnings: string[] = [...preflightWarnings(policy), ...(inPlace ? [inPlace] : [])];
@@ -114,14 +117,28 @@ export function buildProgram(): Command {
           warnings.push(...watchRun(prepared, { headless: !interactiveRun(options), gates: options.watchConfigGates === true, say }));
         }
         return { prepared, start: () => prepared.session.run(prepared.goal), warnings };
-      }, options, false);
+      }, { ...options, desk }, false);
     });
 
   interface SuperviseOptions {
     headless?: boolean;
-    approve: 'all' | 'none';
+    approve: 'all' | 'none' | 'attached';
     onPause: 'continue' | 'stop';
     yes?: boolean;
+    /** `--approve attached` of a headless run: where an attached console's answers arrive. */
+    desk?: AttachedDesk | null;
+  }
+
+  /** The desk of `--approve attached` for a headless run, else `null` (the console answers itself). */
+  async function attachedDesk(options: { headless?: boolean; approve: string }): Promise<AttachedDesk | null> {
+    if (options.approve !== 'attached' || interactiveRun(options)) return null;
+    const { AttachedDesk } = await import('./engine/bridge/attached.js');
+    return new AttachedDesk((line) => printError(`loopdeck: ${sanitize(line, { oneLine: true })}`));
+  }
+
+  /** The socket's answer handler a desk gives a prepared run. */
+  function answersOf(desk: AttachedDesk | null): { answers?: AnswerHandler } {
+    return desk ? { answers: (message) => desk.receive(message) } : {};
   }
 
   /**
@@ -160,8 +177,10 @@ export function buildProgram(): Command {
         printError('loopdeck: stdout was closed; stopping the run at the next safe point (the log is kept)');
         prepared.session.stop({ abort: false });
       });
-      const { driveHeadless } = await import('./headless.js');
-      const ended = await driveHeadless(start(), { approve: options.approve, onPause: options.onPause });
+      const { attachedAnswerer, driveHeadless } = await import('./headless.js');
+      const headlessPolicy = { approve: options.approve === 'all' ? ('all' as const) : ('none' as const), onPause: options.onPause };
+      if (options.desk) printError(`loopdeck: tool prompts wait for \`loopdeck attach ${sanitize(prepared.runDir, { oneLine: true })}\` up to approval.timeout, then are denied`);
+      const ended = await driveHeadless(start(), headlessPolicy, options.desk ? attachedAnswerer(prepared.session, options.desk, headlessPolicy) : undefined).finally(() => options.desk?.dispose());
       await prepared.dispose();
       prepared.log.close();
       const where = `loopdeck: log ${path.relative(process.cwd(), prepared.log.file)}; workspace ${prepared.workspace}`;
@@ -212,18 +231,19 @@ export function buildProgram(): Command {
     .argument('<run>', 'the run directory holding events.jsonl and policy.json, or its events.jsonl')
     .option('--headless', 'no console: stream events as JSONL on stdout')
     .option('-y, --yes', 'headless: resume without asking')
-    .addOption(new Option('--approve <which>', 'headless answer to tool-call prompts').choices(['all', 'none']).default('none'))
+    .addOption(new Option('--approve <which>', 'headless answer to tool-call prompts (attached: wait approval.timeout for `loopdeck attach`, then deny)').choices(['all', 'none', 'attached']).default('none'))
     .addOption(new Option('--on-pause <action>', 'headless answer to pauses').choices(['continue', 'stop']).default('stop'))
     .action(async (run: string, options: SuperviseOptions) => {
       const runDir = path.basename(run) === LOG_FILE && isFile(run) ? path.dirname(run) : run;
+      const desk = await attachedDesk(options);
       await supervise(async (step) => {
         step(`reading ${path.join(runDir, 'events.jsonl')}…`);
         const { prepareResume } = await import('./launch.js');
-        const prepared = prepareResume(runDir);
+        const prepared = prepareResume(runDir, answersOf(desk));
         const done = prepared.session.snapshot.done;
         if (done) throw new LoopdeckError(`${runDir}: the run is over (${done.reason}); nothing to resume`);
         return { prepared, start: () => prepared.session.resume(), warnings: prepared.warnings };
-      }, options, true);
+      }, { ...options, desk }, true);
     });
 
   program

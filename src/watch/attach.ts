@@ -5,8 +5,9 @@
  * notice; a torn last line waits for its newline.
  *
  * Prompts: the fold shows the run's pending approval or pause in the prompt panel (the log
- * holds the event that raised it); `answer` is where an answer would go back to the run.
- * Without it (today) the panel shows the prompt and the run answers by its own policy.
+ * holds the event that raised it). With `answer` (a run started `--approve attached`, see
+ * attach-answer.ts) the console's keys answer it and the run's reply is said on the notice
+ * line; without it the panel shows the prompt and the run answers by its own policy.
  */
 import { existsSync } from 'node:fs';
 import path from 'node:path';
@@ -85,21 +86,42 @@ export interface AttachOptions {
   target: string;
   pollMs?: number;
   /**
-   * Answers the run's pending prompt, named by the `seq` of the event that raised it.
+   * Answers the run's pending prompt, named by the `seq` of the event that raised it; the
+   * run's reply (when it resolves to one) is said on the notice line.
    * Absent: prompts are shown, the run answers them by its own policy.
    */
-  answer?: (payload: ResumePayload, pendingSeq: number) => void;
+  answer?: (payload: ResumePayload, pendingSeq: number) => void | Promise<{ ok: boolean; reason: string }>;
+  /** Why the keys are read-only, said when the console opens (absent: the run takes no attached answers). */
+  readOnlyWhy?: string;
 }
+
+/** Said when the console opens on a run whose prompts its keys answer. */
+export const ATTACHED_ANSWERS = "attached: your keys answer this run's prompts (y/n/d, a/A); pausing, stopping or changing the run stays with it";
 
 /** A {@link FollowSource} over a run's log. */
 export function attachSource(options: AttachOptions): FollowSource & { file: string; exists: () => boolean } {
   const file = runLogOf(options.target);
+  const answer = options.answer;
+  // Where the run's replies are said: the notice line, once the console has started.
+  let say: (text: string) => void = () => undefined;
   return {
     file,
     exists: () => existsSync(file),
-    readOnly: 'attached read-only: this console cannot pause, stop or answer the run (it answers its prompts by its own policy)',
-    ...(options.answer ? { answer: options.answer } : {}),
+    readOnly: answer
+      ? "attached: your keys answer this run's prompts, but cannot pause, stop or change the run"
+      : 'attached read-only: this console cannot pause, stop or answer the run (it answers its prompts by its own policy)',
+    ...(answer
+      ? {
+          answer: (payload: ResumePayload, seq: number) => {
+            const replied = answer(payload, seq);
+            if (!replied) return;
+            void replied.then((reply) => say(reply.ok ? `the run took the answer: ${reply.reason}` : `the run refused the answer: ${reply.reason}`));
+          },
+        }
+      : {}),
     start(push, notice) {
+      say = notice;
+      notice(answer ? ATTACHED_ANSWERS : `attached read-only${options.readOnlyWhy ? `: ${options.readOnlyWhy}` : ''}`);
       const reader = new RunLogReader(file, push, notice);
       const tail = new FileTail(file, { pollMs: options.pollMs ?? TAIL_POLL_MS, onItems: (items) => reader.take(items) });
       tail.start();

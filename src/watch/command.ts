@@ -10,7 +10,9 @@ import { CliError, EXIT } from '../exit-codes.js';
 import { printError, printLine } from '../text/print.js';
 import { sanitize } from '../text/sanitize.js';
 import { alertOf } from './alerts.js';
-import { attachSource } from './attach.js';
+import { answerLineOf, sendAnswer } from './attach-answer.js';
+import { attachSource, runLogOf } from './attach.js';
+import type { ResumePayload } from '../engine/session.js';
 import type { FollowSource } from './console.js';
 import { defaultSessionFolders, findSessions, homeFolder, parseSince, type SessionFile } from './sessions.js';
 import { watchSource } from './watch.js';
@@ -142,8 +144,15 @@ export async function watchCommand(target: string | undefined, options: WatchCom
 /** `loopdeck attach`. */
 export async function attachCommand(target: string, options: { headless?: boolean }): Promise<void> {
   if (!statSync(target, { throwIfNoEntry: false })) throw new CliError(`${target}: no such run directory`, EXIT.usage);
-  const source = attachSource({ target });
-  if (!interactive(options.headless)) {
+  const interactiveAttach = interactive(options.headless);
+  // Only a console answers: a headless attach prints alerts and never answers.
+  const line = interactiveAttach ? answerLineOf(path.dirname(runLogOf(target))) : null;
+  const source = attachSource({
+    target,
+    ...(line?.ok ? { answer: (payload: ResumePayload, seq: number) => sendAnswer(line.line, payload, seq) } : {}),
+    ...(line && !line.ok ? { readOnlyWhy: line.why } : {}),
+  });
+  if (!interactiveAttach) {
     printError(`loopdeck: attached to ${sanitize(source.file, { oneLine: true })}; alerts on stdout; ends with the run or Ctrl+C`);
     const alerts = await followHeadless(source, (event) => event.type === 'session.complete');
     printError(`loopdeck: detached; ${alerts} alert(s)`);

@@ -93,3 +93,65 @@ export function parseResponse(line: string): BridgeResponse | null {
   if (value.decision !== 'allow' && value.decision !== 'deny') return null;
   return { v: 1, decision: value.decision, reason: typeof value.reason === 'string' ? value.reason : '' };
 }
+
+/**
+ * An attached console's answer to the run's pending prompt (`loopdeck attach` of a run
+ * started `--approve attached`): `{"v":1,"type":"answer","run":"<id>","token":"<hex>",
+ * "seq":<n>,"answer":{"decision":"approve"|"deny","note"?:"…","always"?:"…"}}`. `seq` names
+ * the event that raised the prompt; `answer` is checked by the run against that prompt.
+ */
+export interface AnswerMessage {
+  v: 1;
+  type: 'answer';
+  run: string;
+  token: string;
+  seq: number;
+  answer: Record<string, unknown>;
+}
+
+/** The run's reply to an {@link AnswerMessage}: `ok: false` says why it was refused. */
+export interface AnswerReply {
+  v: 1;
+  type: 'answer';
+  ok: boolean;
+  reason: string;
+}
+
+/** Any message a run's socket takes. */
+export type BridgeMessage = BridgeRequest | AnswerMessage;
+
+/**
+ * The message a line holds ({@link BridgeRequest} or {@link AnswerMessage}), or why it is
+ * not one, with the type it claimed (`answer` problems are replied in the answer shape).
+ */
+export function parseMessage(line: string): { ok: true; message: BridgeMessage } | { ok: false; problem: string; type: 'approve' | 'answer' } {
+  let value: unknown;
+  try {
+    value = JSON.parse(line);
+  } catch {
+    return { ok: false, problem: 'the request is not JSON', type: 'approve' };
+  }
+  if (!isRecord(value) || value.type !== 'answer') {
+    const parsed = parseRequest(line);
+    return parsed.ok ? { ok: true, message: parsed.request } : { ok: false, problem: parsed.problem.replace('(expected "approve")', '(expected "approve" or "answer")'), type: 'approve' };
+  }
+  const fail = (problem: string) => ({ ok: false as const, problem, type: 'answer' as const });
+  if (value.v !== BRIDGE_PROTOCOL) return fail(`unsupported protocol version ${JSON.stringify(value.v)} (expected ${BRIDGE_PROTOCOL})`);
+  const { run, token, seq, answer } = value;
+  if (typeof run !== 'string' || typeof token !== 'string') return fail('the answer has no run id or token');
+  if (typeof seq !== 'number' || !Number.isSafeInteger(seq) || seq < 0) return fail('seq is not the number of the event that raised the prompt');
+  if (!isRecord(answer)) return fail('answer is not a JSON object');
+  return { ok: true, message: { v: 1, type: 'answer', run, token, seq, answer } };
+}
+
+/** The reply a line holds, or `null` when it is not one (the console then says so). */
+export function parseAnswerReply(line: string): AnswerReply | null {
+  let value: unknown;
+  try {
+    value = JSON.parse(line);
+  } catch {
+    return null;
+  }
+  if (!isRecord(value) || value.v !== BRIDGE_PROTOCOL || value.type !== 'answer' || typeof value.ok !== 'boolean') return null;
+  return { v: 1, type: 'answer', ok: value.ok, reason: typeof value.reason === 'string' ? value.reason : '' };
+}

@@ -12,7 +12,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { describeError, LoopdeckError } from '../errors.js';
-import { BRIDGE_PROTOCOL, MAX_REQUEST_BYTES, parseRequest, type BridgeRequest, type BridgeResponse } from './protocol.js';
+import { BRIDGE_PROTOCOL, MAX_REQUEST_BYTES, parseMessage, type AnswerMessage, type BridgeRequest, type BridgeResponse } from './protocol.js';
 
 /** Longest socket path accepted, in bytes: `sun_path` holds 108 (104 on macOS) with its NUL. */
 export const MAX_SOCKET_PATH_BYTES = 100;
@@ -29,6 +29,12 @@ const REQUEST_WAIT_MS = 10_000;
 /** What the run does with a request whose run id and token are right. */
 export type BridgeHandler = (request: BridgeRequest) => Promise<{ decision: 'allow' | 'deny'; reason: string }>;
 
+/**
+ * What the run does with an attached console's answer whose run id and token are right:
+ * `ok: false` with the reason when it is refused (not the prompt pending now, a bad answer).
+ */
+export type AnswerHandler = (message: AnswerMessage) => { ok: boolean; reason: string };
+
 /** A listening socket of a run. */
 export interface BridgeServer {
   /** Absolute path of the Unix socket. */
@@ -44,7 +50,13 @@ export interface BridgeServerOptions {
   run: string;
   /** The run directory, where `bridge.json` is written. */
   runDir: string;
-  handle: BridgeHandler;
+  /** Approval requests of a CLI agent's hook; absent: they are denied (the run bridges no agent). */
+  handle?: BridgeHandler;
+  /**
+   * Answers of an attached console (`--approve attached`); absent: they are refused.
+   * When given, `bridge.json` says `"answers": true`.
+   */
+  answers?: AnswerHandler;
   /** The folder the socket's folder is made in; default `$XDG_RUNTIME_DIR`, else the temp folder. */
   base?: string;
   /** Told when the socket fails after it started (it then stops; its clients deny). */
@@ -81,6 +93,11 @@ function sameToken(given: string, token: string): boolean {
 function answer(conn: net.Socket, response: Omit<BridgeResponse, 'v'>): void {
   if (conn.destroyed) return;
   conn.end(`${JSON.stringify({ v: BRIDGE_PROTOCOL, ...response })}\n`);
+}
+
+function reply(conn: net.Socket, ok: boolean, reason: string): void {
+  if (conn.destroyed) return;
+  conn.end(`${JSON.stringify({ v: BRIDGE_PROTOCOL, type: 'answer', ok, reason })}\n`);
 }
 
 /**
@@ -121,7 +138,7 @@ export function startBridgeServer(options: BridgeServerOptions): BridgeServer {
     if (!existsSync(socket)) throw new Error(`listening on ${socket} made no socket`);
     chmodSync(socket, 0o600);
     const record = path.join(options.runDir, BRIDGE_FILE);
-    writeFileSync(record, `${JSON.stringify({ protocol: BRIDGE_PROTOCOL, run: options.run, socket, token_file: tokenFile, pid: process.pid }, null, 2)}\n`, { mode: 0o600 });
+    writeFileSync(record, `${JSON.stringify({ protocol: BRIDGE_PROTOCOL, run: options.run, socket, token_file: tokenFile, pid: process.pid, answers: options.answers !== undefined }, null, 2)}\n`, { mode: 0o600 });
     return {
       socket,
       tokenFile,
@@ -180,14 +197,25 @@ function serve(conn: net.Socket, ctx: ServeContext): void {
 }
 
 async function respond(conn: net.Socket, line: string, ctx: ServeContext): Promise<void> {
-  const parsed = parseRequest(line);
-  if (!parsed.ok) return answer(conn, { decision: 'deny', reason: parsed.problem });
-  const { request } = parsed;
-  if (request.run !== ctx.run) return answer(conn, { decision: 'deny', reason: `the request names run ${JSON.stringify(request.run.slice(0, 100))}, this socket serves ${ctx.run}` });
-  if (!sameToken(request.token, ctx.token)) return answer(conn, { decision: 'deny', reason: 'wrong token for this run' });
-  if (ctx.closing()) return answer(conn, { decision: 'deny', reason: 'loopdeck stopped before answering' });
+  const parsed = parseMessage(line);
+  if (!parsed.ok) return parsed.type === 'answer' ? reply(conn, false, parsed.problem) : answer(conn, { decision: 'deny', reason: parsed.problem });
+  const { message } = parsed;
+  const refuse = message.type === 'answer' ? (reason: string) => reply(conn, false, reason) : (reason: string) => answer(conn, { decision: 'deny', reason });
+  if (message.run !== ctx.run) return refuse(`the request names run ${JSON.stringify(message.run.slice(0, 100))}, this socket serves ${ctx.run}`);
+  if (!sameToken(message.token, ctx.token)) return refuse('wrong token for this run');
+  if (ctx.closing()) return refuse('loopdeck stopped before answering');
+  if (message.type === 'answer') {
+    if (!ctx.answers) return refuse('this run does not take answers from an attached console (it was not started with --approve attached)');
+    try {
+      const result = ctx.answers(message);
+      return reply(conn, result.ok, result.reason);
+    } catch (error) {
+      return refuse(`loopdeck could not take the answer: ${describeError(error)}`);
+    }
+  }
+  if (!ctx.handle) return refuse('this run bridges no agent approvals');
   try {
-    answer(conn, await ctx.handle(request));
+    answer(conn, await ctx.handle(message));
   } catch (error) {
     answer(conn, { decision: 'deny', reason: `loopdeck could not decide: ${describeError(error)}` });
   }
