@@ -117,3 +117,94 @@ it('a fake Claude Code asks through the bridge: y runs one call, d with a note d
   expect(existsSync(path.join(runDir(t.cwd), 'bridge.json'))).toBe(false);
   expect(existsSync(path.join(runDir(t.cwd), 'hooks/claude-settings.json'))).toBe(true);
 });
+
+/** A CLI whose fake prints its format and asks through its own hook configuration. */
+interface FakeCli {
+  name: string;
+  fake: string;
+  output: string;
+  /** The agent's ids of the two calls, as its output prints them. */
+  ids: [string, string];
+  /** The tool.call the parsed output records for a command. */
+  recorded: (command: string) => [string, Record<string, unknown>];
+  /** The tool.result status of the denied call. */
+  deniedStatus: string;
+  /** The file of the run's hook configuration. */
+  hookFile: string;
+}
+
+const CLIS: FakeCli[] = [
+  {
+    name: 'Gemini CLI',
+    fake: 'fake-gemini.mjs',
+    output: 'gemini-stream-json',
+    ids: ['run_shell_command-1', 'run_shell_command-2'],
+    recorded: (command) => ['run_shell_command', { command }],
+    deniedStatus: 'failed',
+    hookFile: 'hooks/gemini-system-defaults.json',
+  },
+];
+
+it.each(CLIS)('a fake $name asks through the bridge: y runs one call, d with a note denies the other and the note reaches it', { timeout: 90_000 }, async (cli) => {
+  const cwd = mkdtempSync(path.join(os.tmpdir(), 'loopdeck-bridge-pty-'));
+  copyFileSync(path.join(root, 'tests/fixtures/bridge', cli.fake), path.join(cwd, cli.fake));
+  const commands = ['echo approved > approved.txt', 'echo denied > denied.txt'];
+  writeFileSync(path.join(cwd, 'calls.json'), JSON.stringify(commands.map((command, n) => ({ id: cli.ids[n], command }))));
+  writeFileSync(
+    path.join(cwd, 'loop.yaml'),
+    [
+      'goal: { objective: write the two files }',
+      `agent: { kind: command, command: node ${cli.fake}, output: ${cli.output}, timeout: 60s }`,
+      'workspace: { path: ., copy: none }',
+      'verify: [{ command: "true" }]',
+      'approval: { default: ask, timeout: 60s }',
+    ].join('\n'),
+  );
+  const t = startPty({ args: ['run', '--config', 'loop.yaml'], cols: 120, rows: 36, cwd });
+  terminals.push(t);
+  const first = await armedPrompt(t, commands[0]!);
+  t.press('y');
+  const second = await armedPrompt(t, commands[1]!);
+  expect(second).not.toBe(first);
+  t.press('d');
+  await t.waitFor('note to the agent');
+  await t.type('use the fixture instead', (typed) => `› ${typed}`);
+  t.press(KEY.enter);
+  await t.waitUntil(() => logEvents(t.cwd).some((e) => e.type === 'session.complete'), 'the end of the run', 30_000);
+
+  // The fake CLI acted on the answers: the approved call ran, the denied one did not.
+  expect(readFileSync(path.join(t.cwd, 'approved.txt'), 'utf8')).toBe('approved\n');
+  expect(existsSync(path.join(t.cwd, 'denied.txt'))).toBe(false);
+  const heard = readFileSync(path.join(t.cwd, 'fake-cli.log'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+  expect(heard.map((h) => [h.id, h.decision])).toEqual([
+    [cli.ids[0], 'allow'],
+    [cli.ids[1], 'deny'],
+  ]);
+  expect(heard[1].reason).toContain('use the fixture instead');
+
+  const events = logEvents(t.cwd);
+  // One tool.call per call: the parsed use and the hook's request are the same call.
+  const calls = events.filter((e) => e.type === 'tool.call');
+  expect(calls.map((e) => [e.data.by, e.data.call.name, e.data.call.args])).toEqual(commands.map((c) => ['agent', ...cli.recorded(c)]));
+  expect(calls.map((e) => e.data.call.id)).toEqual([first, second]);
+  expect(events.filter((e) => e.type === 'tool.ask').map((e) => [e.data.call_id, e.data.call.name, e.data.call.args])).toEqual([
+    [first, 'shell', { command: commands[0] }],
+    [second, 'shell', { command: commands[1] }],
+  ]);
+  expect(events.filter((e) => e.type === 'tool.decision').map((e) => e.data)).toEqual([
+    { call_id: first, decision: 'approve', by: 'operator' },
+    { call_id: second, decision: 'deny', by: 'operator', note: 'use the fixture instead' },
+  ]);
+  const results = events.filter((e) => e.type === 'tool.result');
+  expect(results.map((e) => [e.data.by, e.data.result.call_id, e.data.result.status])).toEqual([
+    ['agent', first, 'ok'],
+    ['agent', second, cli.deniedStatus],
+  ]);
+  expect(results[1]!.data.result.output).toContain('use the fixture instead');
+  expect(events.at(-1)).toMatchObject({ type: 'session.complete', data: { reason: 'goal_met' } });
+  t.press('q');
+  const { code } = await t.exit;
+  expect(code, t.describe()).toBe(0);
+  expect(existsSync(path.join(runDir(t.cwd), 'bridge.json'))).toBe(false);
+  expect(existsSync(path.join(runDir(t.cwd), cli.hookFile))).toBe(true);
+});
