@@ -125,7 +125,7 @@ interface FakeCli {
   output: string;
   /** The agent's ids of the two calls, as its output prints them. */
   ids: [string, string];
-  /** The tool.call the parsed output records for a command. */
+  /** The one tool.call the log records for a command (the parsed use and the hook's request are one call). */
   recorded: (command: string) => [string, Record<string, unknown>];
   /** The tool.result status of the denied call. */
   deniedStatus: string;
@@ -142,6 +142,16 @@ const CLIS: FakeCli[] = [
     recorded: (command) => ['run_shell_command', { command }],
     deniedStatus: 'failed',
     hookFile: 'hooks/gemini-system-defaults.json',
+  },
+  {
+    name: 'Codex',
+    fake: 'fake-codex.mjs',
+    output: 'codex-json',
+    ids: ['item_1', 'item_2'],
+    // Codex asks its hook before it prints the item: the call is recorded as the hook named it.
+    recorded: (command) => ['Bash', { command }],
+    deniedStatus: 'denied',
+    hookFile: 'hooks/codex-config-override.txt',
   },
 ];
 
