@@ -5,7 +5,7 @@ import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSyn
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { bridgedCallProblem, mapAgentCall, patchPaths, withRelativePaths, type MappedCall } from '../../src/engine/bridge/map.js';
+import { bridgedCallProblem, mapAgentCall, patchPaths, shellScript, withRelativePaths, type MappedCall } from '../../src/engine/bridge/map.js';
 import type { BridgeCli } from '../../src/engine/bridge/protocol.js';
 
 let ws: string;
@@ -132,5 +132,30 @@ describe('checks', () => {
   it('refuses a NUL byte or an over-long path instead of throwing', () => {
     expect(problem('claude', 'Write', { file_path: 'src/a\0b', content: '' })).toMatch(/NUL|nul/i);
     expect(problem('claude', 'Read', { file_path: `${'a'.repeat(300)}/x` })).toMatch(/too long|255/);
+  });
+});
+
+describe('the script of a shell run on one word (how Codex prints a call its hook got as the script)', () => {
+  it.each([
+    ["/bin/bash -lc 'npm test'", 'npm test'],
+    ["bash -lc 'echo approved > approved.txt'", 'echo approved > approved.txt'],
+    ["/usr/bin/zsh -c 'it'\\''s'", "it's"],
+    [`sh -lc 'it'"'"'s here'`, "it's here"],
+    ['bash -lc ls', 'ls'],
+  ])('%s is %s', (line, script) => {
+    expect(shellScript(line)).toBe(script);
+  });
+
+  it.each([
+    "/bin/bash -lc 'ls'; rm -rf x",
+    "/bin/bash -lc 'ls' extra",
+    'bash -lc "ls"',
+    "bash -lc 'unterminated",
+    'bash -lc $(evil)',
+    'bash -lc ',
+    'npm test',
+    "python -c 'print(1)'",
+  ])('%s stays whole', (line) => {
+    expect(shellScript(line)).toBe(line);
   });
 });

@@ -247,4 +247,23 @@ describe('calls a pre-tool hook asks about', () => {
     // Another call with other arguments is its own.
     expect(recorder.record(use('g3', 'read_file', { file_path: 'b' }))).toHaveLength(1);
   });
+
+  it("Codex: the hook's Bash call and the printed command_execution of `/bin/bash -lc '<script>'` are one call, either order", () => {
+    const recorder = new TranscriptRecorder(1);
+    const parser = createParser('codex-json');
+    const item = (id: string, script: string, status: string) =>
+      JSON.stringify({ type: status === 'in_progress' ? 'item.started' : 'item.completed', item: { id, type: 'command_execution', command: `/bin/bash -lc '${script.replace(/'/g, `'\\''`)}'`, aggregated_output: '', exit_code: status === 'completed' ? 0 : null, status } });
+    const feed = (line: string) => parser.line(line).flatMap((entry) => recorder.record(entry));
+    // The hook first (Codex asks before it prints the item): the item adds no second call.
+    const first = recorder.claim(null, 'Bash', { command: "echo it's > a.txt" });
+    expect(first.events).toHaveLength(1);
+    expect(feed(item('item_1', "echo it's > a.txt", 'in_progress'))).toEqual([]);
+    expect(feed(item('item_1', "echo it's > a.txt", 'completed'))).toMatchObject([{ type: 'tool.result', data: { result: { call_id: first.id, status: 'ok' } } }]);
+    // The item first: the hook joins it.
+    const [printed] = feed(item('item_2', 'npm test', 'in_progress'));
+    expect(recorder.claim(null, 'Bash', { command: 'npm test' })).toEqual({ id: (printed!.data as { call: { id: string } }).call.id, events: [] });
+    // A line that runs more than the shell's one word is another call.
+    expect(recorder.claim(null, 'Bash', { command: 'ls' }).events).toHaveLength(1);
+    expect(feed(JSON.stringify({ type: 'item.started', item: { id: 'item_3', type: 'command_execution', command: "/bin/bash -lc 'ls'; rm -rf x", status: 'in_progress' } }))).toHaveLength(1);
+  });
 });

@@ -40,6 +40,26 @@ export function shellQuote(word: string): string {
   return /^[A-Za-z0-9_./:=@%+-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
 }
 
+/**
+ * The script of a command line that only runs a shell on one word (`/bin/bash -lc 'npm test'`,
+ * as Codex's JSON output shows a call whose hook got `npm test`), else the line as given.
+ * The word must be quoted the POSIX way throughout (`'...'`, `\\'`, `"'"` and plain safe
+ * characters); anything else on the line (a second word, `;`, `$(...)`) keeps it whole.
+ */
+export function shellScript(line: string): string {
+  const head = /^(?:\/[\w/.-]*\/)?(?:ba|z|da)?sh -l?c /.exec(line);
+  if (!head) return line;
+  const word = line.slice(head[0].length);
+  let script = '';
+  for (let at = 0; at < word.length; ) {
+    const part = /^(?:'([^']*)'|\\(')|"(')"|([A-Za-z0-9_./:=@%+,-]+))/.exec(word.slice(at));
+    if (!part) return line;
+    script += part[1] ?? part[2] ?? part[3] ?? part[4]!;
+    at += part[0].length;
+  }
+  return word === '' ? line : script;
+}
+
 /** The command of a shell tool's input: a string, or an argv (`["bash","-lc","..."]` gives the script). */
 function commandOf(input: Record<string, unknown>): string | null {
   const command = input.command ?? input.cmd;

@@ -58,6 +58,15 @@ async function* serve(ctx: RunContext, queued: QueuedRequest, watch?: TurnWatch)
   }
 }
 
+/**
+ * The hook's id of the call when the agent's output uses the same one, else `null` (the
+ * call is then matched by what it does). Codex's hook gets the model's call id
+ * (`call_...`) while `codex exec --json` numbers its items `item_N`: never the same.
+ */
+function outputId(request: BridgeRequest): string | null {
+  return request.cli === 'codex' ? null : request.tool_use_id;
+}
+
 /** What the rules and checks say of a bridged call before anyone is asked. */
 type Verdict = { kind: 'deny'; reason: string } | { kind: 'allow' } | { kind: 'ask'; call: ToolCall; reason: string };
 
@@ -70,7 +79,7 @@ type Verdict = { kind: 'deny'; reason: string } | { kind: 'allow' } | { kind: 'a
  * is flushed before the answer goes back.
  */
 async function* bridgedCall(ctx: RunContext, request: BridgeRequest, watch?: TurnWatch): Gen<BridgeDecision> {
-  const claimed = ctx.agent.claimCall?.(request.tool_use_id, request.tool_name, request.tool_input) ?? null;
+  const claimed = ctx.agent.claimCall?.(outputId(request), request.tool_name, request.tool_input) ?? null;
   if (!claimed) return { decision: 'deny', reason: 'loopdeck is not running a turn of this agent' };
   for (const draft of claimed.events) (watch ? watch.onEvent(draft) : ctx.emit(draft.type, draft.data as never));
   const callId = claimed.id;

@@ -4,6 +4,7 @@
  * uses and results `tool.call`/`tool.result` marked `by: 'agent'`, notices `agent.notice`.
  */
 import { argsDigest } from '../../approval/always-allow.js';
+import { mapAgentCall, shellScript } from '../../bridge/map.js';
 import type { EventDataMap } from '../../events.js';
 import type { AgentTurn } from '../../types.js';
 import type { TranscriptEntry, TranscriptFormat } from './types.js';
@@ -21,6 +22,19 @@ const MAX_AGENT_ID = 64;
 const MAX_TOOL_NAME = 200;
 
 /**
+ * What makes a hook's report of a call and the output's the same call when no id ties them:
+ * the call in loopdeck's terms (docs/design.md, "Approvals of CLI agents"), so that they
+ * agree where the CLI names the tool differently in each (Codex prints a
+ * `command_execution` of `/bin/bash -lc '<script>'`, its hook says `Bash` with the script).
+ */
+function callKey(name: string, args: Record<string, unknown>): string {
+  const mapping = mapAgentCall('codex', name, args);
+  const call = mapping.ok ? mapping.mapped.call : { name, args };
+  if (call.name === 'shell' && typeof call.args.command === 'string') return `shell\0${shellScript(call.args.command)}`;
+  return `${call.name}\0${argsDigest(call.args)}`;
+}
+
+/**
  * Stateful, for one run of a CLI agent (one loopdeck turn). Call ids are made unique per
  * run (`t<turn>.<n>:<agent's id>`): agents reuse ids across runs (Codex numbers its items
  * from `item_0` each time) and a hostile one may repeat them within a run. A result goes to
@@ -34,7 +48,7 @@ export class TranscriptRecorder {
   private readonly hookFirst = new Set<string>();
   /** Agent ids whose call a hook already claimed (a call is asked about once). */
   private readonly claimed = new Set<string>();
-  /** Hook calls without an agent id (Gemini CLI), waiting for their parsed use: matched by name and arguments. */
+  /** Hook calls without an agent id (Gemini CLI, Codex), waiting for their parsed use: matched by {@link callKey}. */
   private readonly unnamed: Array<{ key: string; agentId: string }> = [];
   private hookCalls = 0;
   private messages = 0;
@@ -83,7 +97,7 @@ export class TranscriptRecorder {
   }
 
   private toolCall(entry: Extract<TranscriptEntry, { kind: 'tool_call' }>): AgentEventDraft[] {
-    const key = `${entry.name}\0${argsDigest(entry.args)}`;
+    const key = callKey(entry.name, entry.args);
     if (this.hookFirst.delete(entry.id) && this.open.has(entry.id)) return [];
     const waiting = this.unnamed.findIndex((u) => u.key === key);
     if (waiting !== -1 && !this.open.has(entry.id)) {
@@ -106,10 +120,11 @@ export class TranscriptRecorder {
    * A call the agent's pre-tool hook asks about (docs/design.md, "Approvals of CLI agents"):
    * the id of its `tool.call` and the events to append. The call is the same one its
    * parsed output shows, whichever comes first: matched by the agent's id, or (a hook input
-   * without one) by tool name and arguments. Its `tool.call` is recorded once.
+   * without one) by the call in loopdeck's terms ({@link callKey}). Its `tool.call` is
+   * recorded once.
    */
   claim(agentId: string | null, name: string, args: Record<string, unknown>): { id: string; events: AgentEventDraft[] } {
-    const key = `${name}\0${argsDigest(args)}`;
+    const key = callKey(name, args);
     if (agentId !== null) {
       const open = this.open.get(agentId);
       if (open && !this.claimed.has(agentId)) {
