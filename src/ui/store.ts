@@ -159,19 +159,27 @@ export const LIVE_BATCH_MS = 100;
 
 /**
  * Feeds a store from an event stream, one store update per `intervalMs` at most, so a
- * burst of events costs one React render per frame rather than one per event.
- * @returns `push` for each event and `flush` to apply what is pending now
+ * burst of events costs one React render per frame rather than one per event. `apply`
+ * takes each batch (default: the store's own `apply`).
+ * @returns `push` for each event, `flush` to apply what is pending now, `stop` to drop the timer
  */
-export function batchInto(store: ConsoleStore, intervalMs = 16): { push: (event: LoopEvent) => void; flush: () => void } {
+export function batchInto(
+  store: ConsoleStore,
+  intervalMs = 16,
+  apply: (batch: LoopEvent[]) => void = (batch) => store.getState().apply(batch),
+): { push: (event: LoopEvent) => void; flush: () => void; stop: () => void } {
   let pending: LoopEvent[] = [];
   let timer: NodeJS.Timeout | null = null;
-  const flush = () => {
+  const stop = () => {
     if (timer) clearTimeout(timer);
     timer = null;
+  };
+  const flush = () => {
+    stop();
     if (pending.length === 0) return;
     const batch = pending;
     pending = [];
-    store.getState().apply(batch);
+    apply(batch);
   };
   return {
     push(event) {
@@ -179,5 +187,6 @@ export function batchInto(store: ConsoleStore, intervalMs = 16): { push: (event:
       timer ??= setTimeout(flush, intervalMs);
     },
     flush,
+    stop,
   };
 }

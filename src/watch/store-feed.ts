@@ -6,7 +6,7 @@
  */
 import type { LoopEvent } from '../engine/events.js';
 import { describeError } from '../engine/errors.js';
-import type { ConsoleStore } from '../ui/store.js';
+import { batchInto, type ConsoleStore } from '../ui/store.js';
 
 /** What the feed reports about an event it left out. */
 export type RejectListener = (event: LoopEvent, why: string) => void;
@@ -14,9 +14,7 @@ export type RejectListener = (event: LoopEvent, why: string) => void;
 /**
  * @returns `push` for each event, `flush` to apply what is pending now, `stop` to drop the timer
  */
-export function guardedFeed(store: ConsoleStore, intervalMs: number, onReject: RejectListener): { push: (event: LoopEvent) => void; flush: () => void; stop: () => void } {
-  let pending: LoopEvent[] = [];
-  let timer: NodeJS.Timeout | null = null;
+export function guardedFeed(store: ConsoleStore, intervalMs: number, onReject: RejectListener): ReturnType<typeof batchInto> {
   const applyOne = (event: LoopEvent) => {
     try {
       store.getState().apply([event]);
@@ -24,28 +22,12 @@ export function guardedFeed(store: ConsoleStore, intervalMs: number, onReject: R
       onReject(event, describeError(error));
     }
   };
-  const flush = () => {
-    if (timer) clearTimeout(timer);
-    timer = null;
-    if (pending.length === 0) return;
-    const batch = pending;
-    pending = [];
+  return batchInto(store, intervalMs, (batch) => {
     try {
       store.getState().apply(batch);
     } catch {
       // The fold applies a batch whole or not at all: find the event it cannot take.
       for (const event of batch) applyOne(event);
     }
-  };
-  return {
-    push(event) {
-      pending.push(event);
-      timer ??= setTimeout(flush, intervalMs);
-    },
-    flush,
-    stop: () => {
-      if (timer) clearTimeout(timer);
-      timer = null;
-    },
-  };
+  });
 }
