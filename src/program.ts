@@ -249,8 +249,13 @@ export function buildProgram(): Command {
   program
     .command('validate')
     .description('print the effective config of a loop.yaml, or its errors')
-    .argument('[file]', 'the loop contract', 'loop.yaml')
-    .action(async (file: string) => {
+    .argument('[file]', 'the loop contract (default: loop.yaml)')
+    .option('-c, --config <file>', 'the loop contract, as `run --config` names it')
+    .action(async (positional: string | undefined, options: { config?: string }) => {
+      if (positional !== undefined && options.config !== undefined && positional !== options.config) {
+        throw new CliError(`validate: two files named (${positional} and --config ${options.config}); name one`);
+      }
+      const file = positional ?? options.config ?? 'loop.yaml';
       const policy = await policyOrExit(file, 'its path: loopdeck validate <file>');
       // Everything `run` checks before it starts, every error at once.
       const { assertPreflight, inPlaceWarning, preflightWarnings } = await import('./preflight.js');

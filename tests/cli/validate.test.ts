@@ -115,3 +115,18 @@ describe('validate checks what run checks', { timeout: 60_000 }, () => {
     expect((await validate(write(CONFIG))).stderr).toBe('');
   });
 });
+
+describe('naming the file', { timeout: 60_000 }, () => {
+  it('takes the file as an argument or with --config, as run does; two different names are refused', async () => {
+    writeFileSync(path.join(cwd, 'other.yaml'), CONFIG);
+    writeFileSync(path.join(cwd, 'script.yaml'), SCRIPT);
+    for (const args of [['other.yaml'], ['--config', 'other.yaml'], ['-c', 'other.yaml'], ['other.yaml', '-c', 'other.yaml']]) {
+      const result = await execa('node', [cli, 'validate', ...args], { cwd, reject: false });
+      expect(result.exitCode, `${args.join(' ')}: ${result.stderr}`).toBe(0);
+      expect(JSON.parse(result.stdout).goal.objective).toBe('fix it');
+    }
+    const both = await execa('node', [cli, 'validate', 'loop.yaml', '--config', 'other.yaml'], { cwd, reject: false });
+    expect(both.exitCode).toBe(1);
+    expect(both.stderr).toContain('two files named (loop.yaml and --config other.yaml)');
+  });
+});
