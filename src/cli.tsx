@@ -2,6 +2,7 @@
 // React's development build is several times slower and keeps profiling entries: the CLI
 // runs the production build unless told otherwise. Set before anything imports React.
 process.env.NODE_ENV ??= 'production';
+import { once } from 'node:events';
 import { LoopdeckError } from './engine/errors.js';
 import { redactWrites } from './engine/redact.js';
 import { hideSecretEnv } from './engine/secrets.js';
@@ -41,6 +42,9 @@ try {
 } catch (error) {
   if (error instanceof LoopdeckError) {
     printError(`loopdeck: ${error.message}`);
+    // A long message (every error of a garbled config) to a pipe is still buffered here:
+    // exiting now would cut it, so wait until the pipe has taken all of it.
+    if (process.stderr.writableNeedDrain) await once(process.stderr, 'drain');
     process.exit(exitCodeOfError(error));
   }
   crash(error);

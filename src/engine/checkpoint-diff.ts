@@ -11,12 +11,16 @@ import type {
 } from './types.js';
 import { explainCheckpoint } from './checkpoint-explain.js';
 
-/** Items of one reported field that appeared or disappeared since the previous checkpoint. */
+/**
+ * Items of one reported field against the previous checkpoint. A report says what the agent
+ * stated since the last checkpoint, not a state: an item it does not repeat is not withdrawn,
+ * so there is no "removed" (docs/design.md, "Reported lists are not a state").
+ */
 export interface ReportedFieldDiff<T> {
   /** In this checkpoint, not in the previous one (every item when there is no previous one). */
   added: T[];
-  /** In the previous checkpoint, not in this one. */
-  removed: T[];
+  /** In this checkpoint and in the previous one too (said again). */
+  repeated: T[];
 }
 
 /** The reported fields, each as items added and removed. */
@@ -53,8 +57,7 @@ export interface CheckpointDiff {
 
 function setDiff<T>(before: readonly T[], after: readonly T[], key: (item: T) => string): ReportedFieldDiff<T> {
   const had = new Set(before.map(key));
-  const has = new Set(after.map(key));
-  return { added: after.filter((item) => !had.has(key(item))), removed: before.filter((item) => !has.has(key(item))) };
+  return { added: after.filter((item) => !had.has(key(item))), repeated: after.filter((item) => had.has(key(item))) };
 }
 
 const claimKey = (claim: EvidenceClaim) => JSON.stringify([claim.claim, claim.evidence_ref]);
@@ -63,7 +66,8 @@ const same = (item: string) => item;
 /**
  * The diff of `current` against `previous` (the checkpoint before it, `null` for the first).
  * Observed signals come from `current.signals` (compared by the evaluator with each signal's
- * last observed value); reported fields are compared item by item with `previous.reported`.
+ * last observed value); reported fields are compared item by item with `previous.reported`: an item is new or said
+ * again, never removed (a report is not a state).
  * Evidence claims are compared by claim and reference together. Pure.
  */
 export function diffCheckpoint(previous: CheckpointRecord | null, current: CheckpointRecord): CheckpointDiff {

@@ -57,19 +57,15 @@ export class ConfigError extends LoopdeckError {
   }
 }
 
-/** Most errors a {@link ConfigErrors} message lists, one a line (a garbled file can have thousands). */
-export const MAX_LISTED_CONFIG_ERRORS = 20;
-
 /**
- * Several configuration errors found in one pass over a file. The message lists the first
- * {@link MAX_LISTED_CONFIG_ERRORS}, then how many more there are; `errors` holds them all.
+ * Several configuration errors found in one pass over a file. The message lists every one of
+ * them, one a line (each is bounded by {@link ConfigError}), so fixing a file never needs a
+ * second pass to see the errors that were left out; `errors` holds them all.
  */
 export class ConfigErrors extends LoopdeckError {
   readonly errors: ConfigError[];
   constructor(errors: ConfigError[]) {
-    const listed = errors.slice(0, MAX_LISTED_CONFIG_ERRORS).map((e) => e.message);
-    const more = errors.length - listed.length;
-    super([...listed, ...(more > 0 ? [`(and ${more} more error${more === 1 ? '' : 's'})`] : [])].join('\n'));
+    super(errors.map((e) => e.message).join('\n'));
     this.errors = errors;
   }
 }

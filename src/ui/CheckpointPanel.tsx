@@ -60,7 +60,8 @@ function UnknownLine({ why, inRow, width }: { why: string | undefined; inRow: nu
  * One checkpoint as an observed-versus-reported diff: each observed signal before → after
  * with its wanted direction and move (regressions and missing values stand out), the
  * target tests that flipped each way since the last checkpoint (`target-tests-rows.tsx`), each
- * reported field as items added and removed since the previous checkpoint, each evidence
+ * reported field as the items new since the previous checkpoint (a claim not repeated is not
+ * a removal: reports are what the agent said in the interval, not a state), each evidence
  * claim with what the harness found, and the verdict with the stagnation counter and the
  * rule that produced it (`why`, one line).
  * `[` and `]` browse earlier checkpoints.
@@ -136,31 +137,27 @@ export function CheckpointPanel({ height, width, compact = false }: { height: nu
       <Text color={theme.muted}> claimed_progress {String(diff.claimed_progress)}</Text>
     </Line>,
     ...FIELDS.filter(([field]) => field !== 'new_evidence').map(([field, label]) => {
-      const { added, removed } = diff.reported[field] as { added: string[]; removed: string[] };
+      const { added, repeated } = diff.reported[field] as { added: string[]; repeated: string[] };
       return (
         <Line width={right} key={field}>
           <Text color={theme.muted}>{label.padEnd(10)} </Text>
-          {added.length === 0 && removed.length === 0 ? <Text color={theme.muted}>no change</Text> : null}
+          {added.length === 0 ? <Text color={theme.muted}>no change</Text> : null}
           {added.map((item, i) => (
             <Text key={`a${i}`} color={theme.ok}>
               +{clean(item)}{' '}
             </Text>
           ))}
-          {removed.map((item, i) => (
-            <Text key={`r${i}`} color={theme.danger}>
-              −{clean(item)}{' '}
-            </Text>
-          ))}
+          {repeated.length > 0 ? <Text color={theme.muted}>{added.length === 0 ? ' ' : ''}({repeated.length} said again)</Text> : null}
         </Line>
       );
     }),
   ];
-  const { added: newClaims, removed: droppedClaims } = diff.reported.new_evidence;
+  const newClaims = diff.reported.new_evidence.added;
   const evidence = [
     <Line width={width} key="eh">
       <Text bold color={theme.claim}>evidence </Text>
       <Text color={theme.muted}>
-        {diff.evidence.length === 0 ? 'none claimed' : `${diff.evidence.length} claim(s): +${newClaims.length} new, −${droppedClaims.length} dropped vs the previous checkpoint`}
+        {diff.evidence.length === 0 ? 'none claimed' : `${diff.evidence.length} claim(s), ${newClaims.length} new vs the previous checkpoint`}
       </Text>
     </Line>,
     ...diff.evidence.map((e, i) => (

@@ -37,7 +37,7 @@ function diffs(inputs: CheckpointInput[]): CheckpointDiff[] {
   return records.map((record, i) => diffCheckpoint(i === 0 ? null : records[i - 1]!, record));
 }
 
-const NO_CHANGE = { added: [], removed: [] };
+const NO_CHANGE = { added: [], repeated: [] };
 
 describe('diffCheckpoint', () => {
   it('the baseline: every signal is a baseline, every reported item is added', () => {
@@ -52,9 +52,9 @@ describe('diffCheckpoint', () => {
       regressions: [],
       missing: [],
       reported: {
-        new_evidence: { added: [{ claim: 'the DTO is valid before serialization', evidence_ref: 'rejects empty payloads' }], removed: [] },
-        eliminated_hypotheses: { added: ['business validation'], removed: [] },
-        remaining_hypotheses: { added: ['http mapping', 'serializer'], removed: [] },
+        new_evidence: { added: [{ claim: 'the DTO is valid before serialization', evidence_ref: 'rejects empty payloads' }], repeated: [] },
+        eliminated_hypotheses: { added: ['business validation'], repeated: [] },
+        remaining_hypotheses: { added: ['http mapping', 'serializer'], repeated: [] },
       },
       evidence: [{ claim: 'the DTO is valid before serialization', evidence_ref: 'rejects empty payloads', status: 'found_passing' }],
       status: 'BASELINE',
@@ -83,10 +83,10 @@ describe('diffCheckpoint', () => {
       reported: {
         new_evidence: {
           added: [{ claim: 'the serializer now writes UTF-8', evidence_ref: 'serializes utf-8 round trip' }],
-          removed: [{ claim: 'the DTO is valid before serialization', evidence_ref: 'rejects empty payloads' }],
+          repeated: [],
         },
-        eliminated_hypotheses: { added: ['http mapping'], removed: [] },
-        remaining_hypotheses: { added: [], removed: ['http mapping'] },
+        eliminated_hypotheses: { added: ['http mapping'], repeated: ['business validation'] },
+        remaining_hypotheses: { added: [], repeated: ['serializer'] },
       },
       evidence: [{ claim: 'the serializer now writes UTF-8', evidence_ref: 'serializes utf-8 round trip', status: 'found_passing' }],
       status: 'PROGRESS_OBSERVED',
@@ -118,10 +118,10 @@ describe('diffCheckpoint', () => {
             { claim: 'the round trip is fixed', evidence_ref: 'serializes utf-8 round trip' },
             { claim: 'ascii names were never broken', evidence_ref: 'parses ascii names' },
           ],
-          removed: [{ claim: 'the DTO is valid before serialization', evidence_ref: 'dto is valid' }],
+          repeated: [],
         },
-        eliminated_hypotheses: { added: ['http mapping'], removed: [] },
-        remaining_hypotheses: { added: [], removed: ['http mapping'] },
+        eliminated_hypotheses: { added: ['http mapping'], repeated: ['business validation'] },
+        remaining_hypotheses: { added: [], repeated: ['serializer'] },
       },
       evidence: [
         { claim: 'the round trip is fixed', evidence_ref: 'serializes utf-8 round trip', status: 'found_failing' },
@@ -159,12 +159,12 @@ describe('diffCheckpoint', () => {
     expect(third!.missing).toEqual([]);
   });
 
-  it('without a previous checkpoint every reported item counts as added; nothing is removed', () => {
+  it('without a previous checkpoint every reported item counts as added; nothing is said again', () => {
     const records = evaluateAll([cp(3, 3, 4), cp(6, 3, 4, { ...EMPTY, remaining_hypotheses: ['a'] })], POLICY);
     expect(diffCheckpoint(null, records[1]!).reported).toEqual({
       new_evidence: NO_CHANGE,
       eliminated_hypotheses: NO_CHANGE,
-      remaining_hypotheses: { added: ['a'], removed: [] },
+      remaining_hypotheses: { added: ['a'], repeated: [] },
     });
   });
 

@@ -63,9 +63,9 @@ describe('panels, whole frames', () => {
       why no observed progress: observed.tests.failing stayed at 1, observed.tests.passing stayed at 1;
       counter 2/2 reached the threshold: STAGNATION_DETECTED; claims never reset the counter
       observed (measured) observed_progress false       reported (claims) vs #2 claimed_progress true
-      tests.failing 1 → 1 want ↓ no change              eliminated −the name is wrong
+      tests.failing 1 → 1 want ↓ no change              eliminated no change
       tests.passing 1 → 1 want ↑ no change              remaining  no change
-      evidence 1 claim(s): +1 new, −0 dropped vs the previous checkpoint
+      evidence 1 claim(s), 1 new vs the previous checkpoint
        [not found] “greets by name” the greeting says hi"
     `);
   });

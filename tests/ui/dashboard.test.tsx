@@ -102,7 +102,7 @@ describe('checkpoints', () => {
       'counter 1/2; claims never reset the counter',
       'observed (measured) observed_progress false       reported (claims) vs #1 claimed_progress true',
       'tests.failing 1 → 1 want ↓ no change              eliminated +the name is wrong',
-      'tests.passing 1 → 1 want ↑ no change              remaining  −the greeting is too short',
+      'tests.passing 1 → 1 want ↑ no change              remaining  no change',
       'evidence none claimed',
     ]);
     await c.press('[');

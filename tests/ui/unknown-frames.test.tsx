@@ -84,7 +84,7 @@ describe('unknown, whole frames', () => {
       why unknown rule: no tracked signal could be measured (observed.tests.failing: observer "tests"
       (no-such-test-runner-xyz): command not found (exit 127): sh: 1: no-such-test-runner-xyz: not found);
       observed (measured) observed_progress null                  reported (claims) vs #2 claimed_progress false
-      UNKNOWN (3 in a row): observed.tests.failing: observer "te… eliminated −the name is wrong
+      UNKNOWN (3 in a row): observed.tests.failing: observer "te… eliminated no change
       … 2 more                                                    remaining  no change"
     `);
   });
