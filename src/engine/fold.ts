@@ -525,17 +525,8 @@ export function reduce(s: SessionState, e: LoopEvent): void {
       s.reflections.push({ attempt: e.data.attempt, text: e.data.text });
       s.history.push({ role: 'harness', content: `Reflection after attempt ${e.data.attempt}: ${e.data.text}` });
       break;
-    case 'verify.result': {
-      const claim = e.data.trigger === 'claim' ? s.finalClaim : null;
-      if (e.data.trigger === 'claim') s.finalClaim = null;
-      const open = e.data.acceptance?.met === false ? { not_done: e.data.acceptance.not_done.length } : {};
-      s.lastVerify = { seq: e.seq, passed: e.data.passed, trigger: e.data.trigger, commands: e.data.commands, step: s.step, lap: s.lap, claim, ...open };
-      if (!e.data.passed && e.data.trigger === 'claim') s.history.push({ role: 'harness', content: refutation(e.data, s.acceptance.rows) });
-      for (const c of e.data.commands.filter((c) => !c.passed)) {
-        s.failedSinceCheckpoint = noteFailure(s.failedSinceCheckpoint, { kind: 'verify', what: c.command, why: `exit ${c.exit_code ?? 'none'}`, turn: s.turn });
-      }
-      break;
-    }
+    case 'verify.result':
+      return foldVerify(s, e);
     case 'hook.error':
       s.hookErrors += 1;
       break;
@@ -579,12 +570,7 @@ export function reduce(s: SessionState, e: LoopEvent): void {
     case 'constraint.unchecked':
       return foldConstraint(s, e);
     case 'progress.assessed':
-      // A model call, but not a turn: tokens and cost only.
-      s.usage.tokens += e.data.usage.input_tokens + e.data.usage.output_tokens;
-      s.usage.cost_usd += e.data.cost_usd;
-      noteUnreported(s, e.data.unreported ?? []);
-      s.assessment = { seq: e.seq, ...e.data };
-      break;
+      return foldAssessment(s, e);
     case 'acceptance.checked':
       s.acceptance = checkedAcceptance(s.acceptance, e.data.rows, { seq: e.seq, iteration: e.data.iteration, trigger: e.data.trigger });
       break;
@@ -600,6 +586,29 @@ export function reduce(s: SessionState, e: LoopEvent): void {
     default:
       assertNever(e);
   }
+}
+
+/**
+ * A verifier verdict: the last verdict (with how many acceptance rows kept it from passing),
+ * a refuted claim told to the agent, and each failed command kept for the execution memory.
+ */
+function foldVerify(s: SessionState, e: EventOf<'verify.result'>): void {
+  const claim = e.data.trigger === 'claim' ? s.finalClaim : null;
+  if (e.data.trigger === 'claim') s.finalClaim = null;
+  const open = e.data.acceptance?.met === false ? { not_done: e.data.acceptance.not_done.length } : {};
+  s.lastVerify = { seq: e.seq, passed: e.data.passed, trigger: e.data.trigger, commands: e.data.commands, step: s.step, lap: s.lap, claim, ...open };
+  if (!e.data.passed && e.data.trigger === 'claim') s.history.push({ role: 'harness', content: refutation(e.data, s.acceptance.rows) });
+  for (const c of e.data.commands.filter((c) => !c.passed)) {
+    s.failedSinceCheckpoint = noteFailure(s.failedSinceCheckpoint, { kind: 'verify', what: c.command, why: `exit ${c.exit_code ?? 'none'}`, turn: s.turn });
+  }
+}
+
+/** The agent's own assessment: a model call but not a turn (tokens and cost only), kept as reported. */
+function foldAssessment(s: SessionState, e: EventOf<'progress.assessed'>): void {
+  s.usage.tokens += e.data.usage.input_tokens + e.data.usage.output_tokens;
+  s.usage.cost_usd += e.data.cost_usd;
+  noteUnreported(s, e.data.unreported ?? []);
+  s.assessment = { seq: e.seq, ...e.data };
 }
 
 /**
