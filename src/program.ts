@@ -369,7 +369,7 @@ Examples:
 
   program
     .command('attach')
-    .description('follow a loopdeck run started headless elsewhere, in the console (read-only)')
+    .description('follow a loopdeck run started headless elsewhere, in the console: read-only, or answering its prompts when it runs with --approve attached')
     .argument('<run>', 'the run directory (.loopdeck/runs/<session>), or its events.jsonl')
     .option('--headless', 'no console: one line per alert on stdout, notices on stderr, until the run ends or Ctrl+C')
     .action(async (run: string, options: { headless?: boolean }) => {
@@ -384,6 +384,12 @@ Examples:
     .addOption(new Option('--format <cli>', "the hook's input and output format").choices(['claude', 'codex', 'gemini']).makeOptionMandatory())
     .option('--socket <path>', 'the run\'s socket (default: $LOOPDECK_BRIDGE_SOCKET)')
     .option('--timeout <seconds>', 'seconds to wait for the decision before denying', '600')
+    // A hook that exits 1 is a failed hook, which Claude Code and Gemini CLI let pass: a
+    // command line the bridge cannot take blocks the call (exit 2, as every CLI reads it).
+    .exitOverride((error) => {
+      if (error.exitCode !== 0) process.stderr.write('loopdeck bridge: the call is denied (this hook cannot run as configured)\n');
+      process.exit(error.exitCode === 0 ? EXIT.goalMet : 2);
+    })
     .action(async (options: { run: string; format: 'claude' | 'codex' | 'gemini'; socket?: string; timeout: string }) => {
       const { bridgeCommand } = await import('./bridge-cli.js');
       await bridgeCommand(options);

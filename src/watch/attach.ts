@@ -9,7 +9,7 @@
  * attach-answer.ts) the console's keys answer it and the run's reply is said on the notice
  * line; without it the panel shows the prompt and the run answers by its own policy.
  */
-import { existsSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import path from 'node:path';
 import type { LoopEvent } from '../engine/events.js';
 import { isEnvelope } from '../engine/log.js';
@@ -23,9 +23,16 @@ export const RUN_LOG = 'events.jsonl';
 /** Longest excerpt of a bad line quoted in a notice. */
 const EXCERPT = 120;
 
-/** The log a `attach` argument names: a run directory, or its events.jsonl. */
+/** The log a `attach` argument names: a run directory, or a log file itself (its events.jsonl, or a copy by any name). */
 export function runLogOf(target: string): string {
-  return path.basename(target) === RUN_LOG ? target : path.join(target, RUN_LOG);
+  if (path.basename(target) === RUN_LOG) return target;
+  let file = false;
+  try {
+    file = statSync(target).isFile();
+  } catch {
+    // Not there (yet): taken as a run directory whose log is still to come.
+  }
+  return file ? target : path.join(target, RUN_LOG);
 }
 
 /**

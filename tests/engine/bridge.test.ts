@@ -179,6 +179,16 @@ describe('loopdeck bridge', () => {
     expect([none.exitCode, none.stderr]).toEqual([2, expect.stringContaining('no socket given')]);
   });
 
+  it('blocks the call when its own command line is wrong: no --run, no or an unknown --format (exit 2, never the 1 of a failed hook)', async () => {
+    for (const args of [['--format', 'claude'], ['--run', 'run-1'], ['--run', 'run-1', '--format', 'foo']]) {
+      const wrong = await execa('node', [cli, 'bridge', ...args], { input: claudeInput('ls'), reject: false, timeout: 20_000 });
+      expect([wrong.exitCode, args.join(' ')]).toEqual([2, args.join(' ')]);
+      expect(wrong.stderr).toContain('loopdeck bridge: the call is denied');
+    }
+    const help = await execa('node', [cli, 'bridge', '--help'], { reject: false });
+    expect(help.exitCode).toBe(0);
+  });
+
   it('fails closed on a wrong token and on another run id', async () => {
     const s = start(async () => ({ decision: 'allow', reason: 'never' }), 'run-1');
     writeFileSync(s.tokenFile, 'b'.repeat(64));

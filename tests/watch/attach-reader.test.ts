@@ -2,7 +2,10 @@
 // a log cut short or replaced no longer taken for the run shown.
 import { expect, it } from 'vitest';
 import type { LoopEvent } from '../../src/engine/events.js';
-import { RunLogReader } from '../../src/watch/attach.js';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { RunLogReader, runLogOf } from '../../src/watch/attach.js';
 
 const event = (seq: number) => JSON.stringify({ seq, at: 1, session: 's', type: 'agent.notice', data: { text: `n${seq}` } });
 
@@ -32,4 +35,18 @@ it('stops taking lines once the log was truncated or replaced, and says why', ()
   lines(event(0), event(1));
   expect(events.map((e) => e.seq)).toEqual([0]);
   expect(notices).toEqual([expect.stringMatching(/was truncated .*no longer the run shown: attach again to follow it$/)]);
+});
+
+it('takes a log file by any name as the log itself, and a folder (there or still to come) as a run directory', () => {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'loopdeck-attach-'));
+  try {
+    const copy = path.join(dir, 'copy.jsonl');
+    writeFileSync(copy, '');
+    expect(runLogOf(copy)).toBe(copy);
+    expect(runLogOf(dir)).toBe(path.join(dir, 'events.jsonl'));
+    expect(runLogOf(path.join(dir, 'later'))).toBe(path.join(dir, 'later', 'events.jsonl'));
+    expect(runLogOf(path.join(dir, 'events.jsonl'))).toBe(path.join(dir, 'events.jsonl'));
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });
