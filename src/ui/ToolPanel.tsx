@@ -1,30 +1,13 @@
 import React from 'react';
 import { Box, Text } from 'ink';
-import type { LoopEvent } from '../engine/index.js';
 import { useConsole } from './context.js';
-import { eventBySeq } from './store.js';
+import { callEventHeld, shownCall, timelineCall } from './tool-history.js';
 import { Line } from './Line.js';
 import { Rows } from './Rows.js';
 import { theme } from './theme.js';
 import { wrapCells, sanitize } from './text.js';
 
-/** The tool call an event is about, if any. */
-export function callIdOf(event: LoopEvent | undefined): string | null {
-  if (!event) return null;
-  switch (event.type) {
-    case 'tool.call':
-      return event.data.call.id;
-    case 'tool.ask':
-    case 'tool.decision':
-      return event.data.call_id;
-    case 'tool.result':
-      return event.data.result.call_id;
-    case 'tool.error':
-      return event.data.call_id;
-    default:
-      return null;
-  }
-}
+export { callIdOf } from './tool-history.js';
 
 /**
  * Arguments as text, in full: a shell command as `$ command`; flat arguments as
@@ -48,21 +31,44 @@ export function argsText(name: string, args: Record<string, unknown>, width = In
 }
 
 /**
- * One tool call in full: name and id, arguments, the decision, status, exit code,
- * duration and output. Shows the call of the selected timeline event, else the latest.
+ * Where the panel stands in the run's calls, its title: `call 12 of 40`, whether that is
+ * the live call, one selected in the timeline or an earlier one stepped back to (then in
+ * the warning colour, with how many calls came after it), and the keys that move.
+ */
+function TitleLine({ width, position, count, how }: { width: number; position: number; count: number; how: 'live' | 'selected' | 'earlier' }) {
+  const newer = count - position;
+  return (
+    <Line width={width}>
+      <Text bold>
+        call {position} of {count}
+      </Text>
+      {how === 'earlier' ? (
+        <Text color={theme.warn} bold>
+          {' '}· earlier call{newer > 0 ? `, ${newer} newer` : ''}
+        </Text>
+      ) : (
+        <Text color={theme.muted}> · {how === 'selected' ? 'selected in the timeline' : 'latest'}</Text>
+      )}
+      <Text color={theme.muted}>{how === 'live' ? (count > 1 ? ' · [ older' : '') : ' · [ older ] newer · end live'}</Text>
+    </Line>
+  );
+}
+
+/**
+ * One tool call in full: where it stands in the run's calls (title), name and id, the
+ * decision, status, exit code, duration, arguments and output. Shows the live call (the
+ * one of the event selected in the timeline, else the newest) or, once the operator
+ * stepped back with `[`, that earlier call, which stays while new calls arrive (End goes
+ * back to the live call). The calls come from the session fold, which keeps every call of
+ * the run; a call whose events the console no longer holds says so.
  */
 export function ToolPanel({ height, width }: { height: number; width: number }) {
-  const selectedId = useConsole((s) => {
-    if (s.follow || s.selected === null) return null;
-    const seq = s.selected;
-    return callIdOf(eventBySeq(s.events, seq));
-  });
-  const latestId = useConsole((s) => s.session.toolOrder[s.session.toolOrder.length - 1] ?? null);
-  const id = selectedId ?? latestId;
-  const record = useConsole((s) => (id === null ? undefined : s.session.tools[id]));
+  const index = useConsole(shownCall);
+  const how = useConsole((s) => (s.toolCall !== null ? 'earlier' : timelineCall(s) !== null ? 'selected' : 'live'));
+  const record = useConsole((s) => (index === null ? undefined : s.session.tools[s.session.toolOrder[index]!]));
   const count = useConsole((s) => s.session.toolOrder.length);
-  const position = useConsole((s) => (id === null ? 0 : s.session.toolOrder.indexOf(id) + 1));
-  if (!record) {
+  const held = useConsole((s) => index !== null && callEventHeld(s, index));
+  if (!record || index === null) {
     return (
       <Box height={height} flexShrink={0}>
         <Line width={width} color={theme.muted}>No tool call yet.</Line>
@@ -75,7 +81,7 @@ export function ToolPanel({ height, width }: { height: number; width: number }) 
   const head = (
     <Line width={width}>
       <Text bold>{sanitize(call.name, { oneLine: true })}</Text>
-      <Text color={theme.muted}> ({sanitize(call.id, { oneLine: true })}) · call {position} of {count}{selectedId ? ' · selected in the timeline' : ' · latest'} · </Text>
+      <Text color={theme.muted}> ({sanitize(call.id, { oneLine: true })}) · </Text>
       <Text color={statusColour} bold>
         {error ? 'error' : result ? result.status : decision?.decision === 'approve' || record.by === 'agent' ? 'running' : 'awaiting decision'}
         {record.by === 'agent' ? ' · run by the agent' : ''}
@@ -85,6 +91,7 @@ export function ToolPanel({ height, width }: { height: number; width: number }) 
           {' '}· exit {result.exit_code ?? 'none'} · {result.duration_ms} ms
         </Text>
       ) : null}
+      {held ? null : <Text color={theme.muted}> · older than the events held</Text>}
     </Line>
   );
   const decided = decision ? (
@@ -94,11 +101,12 @@ export function ToolPanel({ height, width }: { height: number; width: number }) 
     </Line>
   ) : null;
   const outputText = error ?? result?.output ?? '';
-  const before = 1 + (decided ? 1 : 0) + Math.min(args.length, 3) + (args.length > 3 ? 1 : 0) + 1;
+  const before = 2 + (decided ? 1 : 0) + Math.min(args.length, 3) + (args.length > 3 ? 1 : 0) + 1;
   const budget = Math.max(1, height - before);
   const output = sanitize(outputText).replace(/\t/g, '  ').replace(/\s+$/, '').split('\n');
   const tail = output.length > budget ? output.slice(-budget) : output;
   const items: React.ReactNode[] = [
+    <TitleLine width={width} position={index + 1} count={count} how={how} />,
     head,
     ...(decided ? [decided] : []),
     ...args.slice(0, 3).map((line, i) => (
@@ -107,7 +115,13 @@ export function ToolPanel({ height, width }: { height: number; width: number }) 
         {line}
       </Line>
     )),
-    ...(args.length > 3 ? [<Line width={width} color={theme.muted}>     … {args.length - 3} more line(s); open the tool.call event (enter) for all</Line>] : []),
+    ...(args.length > 3
+      ? [
+          <Line width={width} color={theme.muted}>
+            {'     '}… {args.length - 3} more line(s); {held ? 'open the tool.call event (enter) for all' : "the run's events.jsonl has them all"}
+          </Line>,
+        ]
+      : []),
     <Line width={width} color={theme.muted}>
       output{output.length > tail.length ? ` (last ${tail.length} of ${output.length} lines)` : ''}
     </Line>,

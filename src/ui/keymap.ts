@@ -44,6 +44,11 @@ export type ConsoleCommand =
   | 'checkpoint-previous'
   | 'checkpoint-next'
   | 'acknowledge-alert'
+  // the tool call panel, while it is shown
+  | 'tool-older'
+  | 'tool-newer'
+  | 'tool-live'
+  | 'tool-open'
   // replay
   | 'replay-back'
   | 'replay-forward'
@@ -82,6 +87,9 @@ export type ConsoleCommand =
  *   other pause), `gate` (confirm a resumed run), `reload` (changes of loop.yaml that wait
  *   for a key; shown before any other prompt). A prompt's keys work only once it has
  *   been on screen briefly, so keys typed before it appeared never answer it.
+ * - `tool-panel` while the tool call panel is shown (the panel Tab shows beside the
+ *   timeline, or the one view of a small terminal), with `tool-history` above it while that
+ *   panel shows an older call rather than the live one.
  * - `replay` (a recorded run), then `dashboard`, then `global`.
  */
 export type Scope =
@@ -99,6 +107,8 @@ export type Scope =
   | 'pause'
   | 'gate'
   | 'reload'
+  | 'tool-history'
+  | 'tool-panel'
   | 'replay'
   | 'dashboard'
   | 'global';
@@ -139,6 +149,11 @@ export const KEYMAP: readonly KeyBinding[] = [
   // ---- a reload of loop.yaml whose changes wait for a key
   { key: 'y', command: 'reload-apply', scope: 'reload', help: 'apply the changes shown', label: 'apply the changes' },
   { key: 'n', command: 'reload-keep', scope: 'reload', help: 'decline them: the policy in force stays', label: 'keep the policy in force' },
+  // ---- the tool call panel (shown): its keys come before the timeline's and the replay's
+  { key: '[', command: 'tool-older', scope: 'tool-panel', help: 'show the call before the one shown (the panel stays on it while new calls arrive)' },
+  { key: ']', command: 'tool-newer', scope: 'tool-panel', help: 'show the call after it; past the newest, follow the live call again' },
+  { key: 'end', command: 'tool-live', scope: 'tool-history', help: 'back to the live call (the timeline follows the newest event too)' },
+  { key: 'enter', command: 'tool-open', scope: 'tool-history', help: 'open the call shown as its tool.call event (while the console still holds it)' },
   // ---- replay
   { key: 'left', command: 'replay-back', scope: 'replay', help: 'previous event', label: 'back' },
   { key: 'right', command: 'replay-forward', scope: 'replay', help: 'next event', label: 'forward' },
@@ -156,8 +171,8 @@ export const KEYMAP: readonly KeyBinding[] = [
   { key: 'F', command: 'filter-previous', scope: 'dashboard', help: 'timeline: previous type filter' },
   { key: 'tab', command: 'next-pane', scope: 'dashboard', help: 'next panel (checkpoint, goal, tool, progress)', label: 'panel' },
   { key: 'shift+tab', command: 'previous-pane', scope: 'dashboard', help: 'previous panel' },
-  { key: '[', command: 'checkpoint-previous', scope: 'dashboard', help: 'checkpoint: show the previous one' },
-  { key: ']', command: 'checkpoint-next', scope: 'dashboard', help: 'checkpoint: show the next one' },
+  { key: '[', command: 'checkpoint-previous', scope: 'dashboard', help: 'checkpoint: show the previous one (the tool call panel shown: the previous call)' },
+  { key: ']', command: 'checkpoint-next', scope: 'dashboard', help: 'checkpoint: show the next one (the tool call panel shown: the next call)' },
   { key: 'x', command: 'acknowledge-alert', scope: 'dashboard', help: 'acknowledge the alert banner', label: 'ack alert' },
   // ---- everywhere on the dashboard
   { key: '/', command: 'open-command-bar', scope: 'global', help: 'command bar (/goal, /budget, /stop, /help)', label: 'command' },
@@ -275,6 +290,8 @@ export function keyLabel(key: string): string {
 export const SCOPE_TITLES: ReadonlyArray<readonly [Scope, string]> = [
   ['global', 'Anywhere on the dashboard'],
   ['dashboard', 'Timeline and panels'],
+  ['tool-panel', 'Tool call panel (Tab to it): earlier calls of the run'],
+  ['tool-history', 'Tool call panel, showing an earlier call'],
   ['tool', 'Approval prompt'],
   ['budget-pause', 'Budget pause'],
   ['stagnation-pause', 'Stagnation or repetition pause'],

@@ -8,8 +8,10 @@ import { barReducer, commandDone, commandFailed, noteReducer, pasteReducer, type
 import { dashboardReducer, globalReducer, isLive, replayReducer } from './reducers/dashboard.js';
 import { overlayReducer } from './reducers/overlay.js';
 import { gateReducer, pauseReducer, reloadReducer, toolReducer } from './reducers/prompt.js';
+import { toolPanelReducer } from './reducers/tool-panel.js';
 import { dispatch, type Effect, type KeyInput, type KeyLayout, type Reduction } from './reducers/reduction.js';
 import type { ConsoleData, ConsoleStore } from './store.js';
+import { toolPanelShown } from './tool-history.js';
 
 /** What the prompt's scope depends on. */
 type PromptInput = Pick<ConsoleData, 'replay' | 'gate' | 'session' | 'armed'>;
@@ -47,11 +49,22 @@ export function pendingScope(state: PromptInput): Scope | null {
   return promptScope({ ...state, armed: state.session.reloadPending?.seq ?? state.session.pending?.seq ?? null });
 }
 
-/** The scopes the dashboard's keys resolve in, highest priority first. */
-export function dashboardScopes(state: PromptInput): Scope[] {
+/** What the tool call panel's scopes depend on: the panel shown and the call stepped back to. */
+type PanelInput = Partial<Pick<ConsoleData, 'pane' | 'compactBody' | 'toolCall'>>;
+
+/**
+ * The scopes the dashboard's keys resolve in, highest priority first: the armed prompt's,
+ * the tool call panel's while it is shown in `layout` (`tool-history` too while it shows an
+ * earlier call), the replay's, the dashboard's, the global ones.
+ */
+export function dashboardScopes(state: PromptInput & PanelInput, layout: Pick<KeyLayout, 'single'> = { single: false }): Scope[] {
   const scopes: Scope[] = [];
   const prompt = promptScope(state);
   if (prompt) scopes.push(prompt);
+  if (state.pane !== undefined && state.compactBody !== undefined && toolPanelShown({ pane: state.pane, compactBody: state.compactBody }, layout)) {
+    if (state.toolCall !== null && state.toolCall !== undefined) scopes.push('tool-history');
+    scopes.push('tool-panel');
+  }
   if (state.replay) scopes.push('replay');
   scopes.push('dashboard', 'global');
   return scopes;
@@ -74,6 +87,8 @@ const DASHBOARD_REDUCERS: Record<Exclude<Scope, 'completion' | 'bar' | 'note' | 
   pause: pauseReducer,
   gate: (_, command) => gateReducer(command),
   reload: reloadReducer,
+  'tool-history': toolPanelReducer,
+  'tool-panel': toolPanelReducer,
   replay: (_, command) => replayReducer(command),
   dashboard: dashboardReducer,
   global: globalReducer,
@@ -175,7 +190,7 @@ export function createCommands(store: ConsoleStore, controller: ConsoleControlle
       if (!get().replay) apply(pasteReducer(get(), key.input));
       return true;
     }
-    const binding = bindingFor(key.name, scopesFor(key, dashboardScopes(get())));
+    const binding = bindingFor(key.name, scopesFor(key, dashboardScopes(get(), layout())));
     if (!binding) return false;
     if (key.source !== 'key' && binding.command === 'quit') return true; // a held or typed-ahead q never quits
     const reducer = DASHBOARD_REDUCERS[binding.scope as keyof typeof DASHBOARD_REDUCERS];

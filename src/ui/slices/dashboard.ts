@@ -17,6 +17,12 @@ export interface DashboardState {
   checkpoint: number | null;
   /** How many of the session's alerts the operator has acknowledged. */
   acknowledged: number;
+  /**
+   * The tool call the tool panel shows, by its place in the run's calls (0-based, the
+   * session's `toolOrder`); `null`: the live call (the one selected in the timeline, else
+   * the newest). The calls only ever grow, so new calls never move it.
+   */
+  toolCall: number | null;
 }
 
 /** The dashboard slice's actions. */
@@ -35,6 +41,8 @@ export interface DashboardActions {
   showCheckpoint: (index: number | null) => void;
   /** The first `count` alerts have been seen. */
   acknowledgeAlerts: (count: number) => void;
+  /** Shows the tool call at `index` of the run's calls in the tool panel (`null`: the live call). */
+  showToolCall: (index: number | null) => void;
 }
 
 export const INITIAL_DASHBOARD: DashboardState = {
@@ -45,9 +53,10 @@ export const INITIAL_DASHBOARD: DashboardState = {
   selected: null,
   checkpoint: null,
   acknowledged: 0,
+  toolCall: null,
 };
 
-/** The dashboard slice: the timeline's filter and selection, the panel shown, the checkpoint browsed, alerts seen. */
+/** The dashboard slice: the timeline's filter and selection, the panel shown, the checkpoint and the tool call browsed, alerts seen. */
 export const createDashboardSlice: StateCreator<ConsoleState, [], [], DashboardState & DashboardActions> = (set) => ({
   ...INITIAL_DASHBOARD,
   showPane: (pane) => set({ pane }),
@@ -57,4 +66,5 @@ export const createDashboardSlice: StateCreator<ConsoleState, [], [], DashboardS
   showFilter: (filter) => set({ filter }),
   showCheckpoint: (checkpoint) => set({ checkpoint }),
   acknowledgeAlerts: (acknowledged) => set({ acknowledged }),
+  showToolCall: (toolCall) => set({ toolCall }),
 });
