@@ -369,17 +369,20 @@ export async function startConsole(options: RigOptions): Promise<ConsoleRig> {
   };
 }
 
-/** Runs a session with no console, approving every tool call and continuing every pause. */
-export async function runHeadless(transcript: string, policy: PolicyOptions = {}, clock?: () => number): Promise<{ events: LoopEvent[]; outcome: LoopOutcome; agent: ScriptedAgent }> {
+/** Runs a session with no console, approving every tool call and continuing every pause (or answering each yield with `answer`). */
+export async function runHeadless(
+  transcript: string,
+  policy: PolicyOptions = {},
+  clock?: () => number,
+  answer: Parameters<typeof drive>[1] = (y) => (y.kind === 'tool' ? { decision: 'approve' } : { action: 'continue' }),
+): Promise<{ events: LoopEvent[]; outcome: LoopOutcome; agent: ScriptedAgent }> {
   const workspace = makeWorkspace(transcript, policy);
   try {
     const agent = ScriptedAgent.fromYaml(transcript);
     const session = new Session({ id: 'ui-test', agent, policy: workspace.policy, workspace: workspace.dir, hooks: hooksFor(workspace.policy, { runDir: workspace.root, workspace: workspace.dir }), ...(clock ? { clock } : {}) });
     const events: LoopEvent[] = [];
     session.subscribe((event) => events.push(event));
-    const outcome = await drive(session.run(goalOf(workspace.policy)), (y) =>
-      y.kind === 'tool' ? { decision: 'approve' } : { action: 'continue' },
-    );
+    const outcome = await drive(session.run(goalOf(workspace.policy)), answer);
     return { events, outcome, agent };
   } finally {
     workspace.remove();

@@ -10,6 +10,7 @@ import { barReducer, commandDone, noteReducer, submitLine } from '../../src/ui/r
 import { dashboardReducer, globalReducer, replayReducer } from '../../src/ui/reducers/dashboard.js';
 import { overlayReducer } from '../../src/ui/reducers/overlay.js';
 import { gateReducer, pauseReducer, toolReducer } from '../../src/ui/reducers/prompt.js';
+import { toolPanelReducer } from '../../src/ui/reducers/tool-panel.js';
 import { dispatch, type Effect, type KeyInput, type KeyLayout, type Reduction } from '../../src/ui/reducers/reduction.js';
 import { createConsoleStore } from '../../src/ui/store.js';
 import { INITIAL_VIEW, type ViewState } from '../../src/ui/view.js';
@@ -169,6 +170,40 @@ describe('dashboard', () => {
   test('the timeline moves within the events shown through the filter', () => {
     const state = input({}, { filter: 'tools' });
     expect(dashboardReducer(state, 'select-up', WIDE).actions).toEqual([]); // the filter shows nothing
+  });
+});
+
+describe('the tool call panel', () => {
+  const call = (id: string) => ({ id, name: 'shell', args: { command: `echo ${id}` } });
+  /** Calls t1..t4, whose tool.call events are 10, 20, 30, 40; the console holds the events from 20 on. */
+  const tools = Object.fromEntries(['t1', 't2', 't3', 't4'].map((id, i) => [id, { call: call(id), seq: (i + 1) * 10, decision: null, result: null, error: null }]));
+  const held = [event(20, 'tool.call'), event(30, 'tool.call'), event(40, 'tool.call')].map((e, i) => ({ ...e, data: { call: call(`t${i + 2}`) } }) as LoopEvent);
+  const calls = (view: Partial<ViewState> = {}) => input({ tools, toolOrder: ['t1', 't2', 't3', 't4'] }, { pane: 'tool', ...view }, { events: held, shown: held.length });
+
+  test.each([
+    ['[ on the live call shows the one before it', {}, 'tool-older', { toolCall: 2 }],
+    ['[ again goes further back', { toolCall: 2 }, 'tool-older', { toolCall: 1 }],
+    ['] goes forward', { toolCall: 1 }, 'tool-newer', { toolCall: 2 }],
+    ['] onto the newest follows the live call again', { toolCall: 2 }, 'tool-newer', { toolCall: null }],
+    ['] on the live call changes nothing', {}, 'tool-newer', {}],
+    ['End: the live call, the timeline following', { toolCall: 1, follow: false, selected: 20 }, 'tool-live', { toolCall: null, follow: true, selected: null }],
+    ['[ from the call selected in the timeline shows the one before it', { follow: false, selected: 30 }, 'tool-older', { toolCall: 1 }],
+    ['] onto the newest while the timeline holds a selection stays on the newest', { follow: false, selected: 30 }, 'tool-newer', { toolCall: 3 }],
+    ['Enter opens the tool.call event of the call shown', { toolCall: 1 }, 'tool-open', { overlay: 'event', opened: 20 }],
+  ] as const)('%s', (_, view, command, changed) => {
+    const state = calls(view as Partial<ViewState>);
+    expect(diff(state, toolPanelReducer(state, command))).toEqual({ changed, effects: [] });
+  });
+
+  test('[ at the first call stays there and says so; Enter on a call whose events were let go says so; no calls: nothing to show', () => {
+    const first = calls({ toolCall: 0 });
+    expect(diff(first, toolPanelReducer(first, 'tool-older'))).toEqual({ changed: {}, effects: [{ kind: 'notice', ok: true, text: 'call 1 is the first call of the run' }] });
+    expect(diff(first, toolPanelReducer(first, 'tool-open'))).toEqual({
+      changed: {},
+      effects: [{ kind: 'notice', ok: false, text: "call 1's events were let go (10,000 are held); replay the run's log to open it" }],
+    });
+    const none = input({}, { pane: 'tool' });
+    expect(toolPanelReducer(none, 'tool-older')).toEqual({ actions: [], effects: [{ kind: 'notice', ok: true, text: 'no tool call yet' }] });
   });
 });
 

@@ -61,6 +61,15 @@ const ROWS: Row[] = [
   { command: 'checkpoint-previous', scopes: DASH(), keys: ['['], not: ['{', '('] },
   { command: 'checkpoint-next', scopes: DASH(), keys: [']'], not: ['}', ')'] },
   { command: 'acknowledge-alert', scopes: DASH(), keys: ['x'], not: ['X', 'ctrl+x'] },
+  { command: 'tool-older', scopes: ['tool-panel', 'replay', 'dashboard', 'global'], keys: ['['], not: ['{', 'left', 'up'] },
+  { command: 'tool-newer', scopes: ['tool-panel', 'replay', 'dashboard', 'global'], keys: [']'], not: ['}', 'right', 'down'] },
+  { command: 'tool-live', scopes: ['tool-history', 'tool-panel', 'replay', 'dashboard', 'global'], keys: ['end'], not: ['home', 'escape', 'G'] },
+  { command: 'tool-open', scopes: ['tool-history', 'tool-panel', 'dashboard', 'global'], keys: ['enter'], not: ['o', ' ', 'right'] },
+  // The tool call panel shown but showing the live call: End is the replay's or the timeline's, [ and ] not the checkpoints'.
+  { command: 'replay-end', scopes: ['tool-panel', 'replay', 'dashboard', 'global'], keys: ['end'], not: [] },
+  { command: 'follow', scopes: ['tool-panel', 'dashboard', 'global'], keys: ['end'], not: [] },
+  { command: 'open-event', scopes: ['tool-panel', 'dashboard', 'global'], keys: ['enter'], not: [] },
+  { command: 'checkpoint-previous', scopes: ['tool-panel', 'dashboard', 'global'], keys: [], not: ['['] },
   { command: 'open-command-bar', scopes: DASH(), keys: ['/'], not: [':', '\\'] },
   { command: 'help', scopes: DASH(), keys: ['?'], not: ['h', 'ctrl+h', 'F1'] },
   { command: 'quit', scopes: DASH(), keys: ['q'], not: ['Q', 'ctrl+q', 'quit', 'escape'] },
@@ -172,6 +181,20 @@ describe('scopes from the state', () => {
     expect(promptScope(both(8))).toBeNull();
     expect(promptScope(both(20))).toBe('reload');
     expect(dashboardScopes(both(20))).toEqual(['reload', 'dashboard', 'global']);
+  });
+
+  test('the tool call panel has its scopes while it is shown, tool-history while it shows an earlier call', () => {
+    const wide = { single: false };
+    const single = { single: true };
+    expect(dashboardScopes({ ...base, pane: 'tool' }, wide)).toEqual(['tool-panel', 'dashboard', 'global']);
+    expect(dashboardScopes({ ...base, pane: 'tool', toolCall: 3 }, wide)).toEqual(['tool-history', 'tool-panel', 'dashboard', 'global']);
+    expect(dashboardScopes({ ...base, pane: 'goal', toolCall: 3 }, wide)).toEqual(['dashboard', 'global']);
+    // One view at a time (small terminal): the panel is shown only when it is the view.
+    expect(dashboardScopes({ ...base, pane: 'tool', compactBody: 'timeline' }, single)).toEqual(['dashboard', 'global']);
+    expect(dashboardScopes({ ...base, pane: 'tool', compactBody: 'tool' }, single)).toEqual(['tool-panel', 'dashboard', 'global']);
+    // An armed prompt comes first; a replay's keys come after the panel's.
+    expect(dashboardScopes({ ...withPending(tool, 8), pane: 'tool' }, wide)).toEqual(['tool', 'tool-panel', 'dashboard', 'global']);
+    expect(dashboardScopes({ ...base, pane: 'tool', toolCall: 0, replay: { index: 3, total: 9 } }, wide)).toEqual(['tool-history', 'tool-panel', 'replay', 'dashboard', 'global']);
   });
 
   test('a replay has no prompt scope, and the gate needs no arming', () => {

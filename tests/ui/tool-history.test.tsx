@@ -1,0 +1,263 @@
+// The tool call panel steps back through the run's earlier calls: `[` older, `]` newer,
+// End back to the live call, Enter opens the call shown. Whole frames from a real run's
+// events; new calls arrive as the live console's batches do (store.apply), and the panel
+// stays on the call the operator is reading.
+import { vi, describe, test, expect, beforeAll } from 'vitest';
+
+vi.hoisted(() => {
+  delete process.env.CI;
+  delete process.env.CONTINUOUS_INTEGRATION;
+});
+
+import { act } from 'react';
+import type { LoopEvent } from '../../src/engine/index.js';
+import { createReplay } from '../../src/ui/replay.js';
+import { createConsoleStore, LIVE_EVENTS, type ConsoleStore } from '../../src/ui/store.js';
+import { KEY, runHeadless } from '../support/console-rig.js';
+import { normalize, renderStore, type StoreConsole } from '../support/ui-helpers.js';
+
+/** Five shell calls, one a turn, each with output of its own; the second is denied with a note, the third exits 3. */
+const FIVE_CALLS = `
+turns:
+  - thought: First look.
+    tool_calls:
+      - { id: t1, name: shell, args: { command: "printf 'alpha one\\\\nalpha two\\\\nalpha three\\\\n'" } }
+  - thought: Clean up.
+    tool_calls:
+      - { id: t2, name: shell, args: { command: "touch notes.txt" } }
+  - thought: Run the failing test.
+    tool_calls:
+      - { id: t3, name: shell, args: { command: "printf 'gamma failed\\\\nsee above\\\\n'; exit 3" } }
+  - thought: Once more.
+    tool_calls:
+      - { id: t4, name: shell, args: { command: "printf 'delta\\\\n'" } }
+  - thought: Last.
+    tool_calls:
+      - { id: t5, name: shell, args: { command: "printf 'omega\\\\n'" } }
+  - final: Looked at everything.
+`;
+
+let events: LoopEvent[];
+beforeAll(async () => {
+  events = (
+    await runHeadless(FIVE_CALLS, {}, undefined, (y) =>
+      y.kind === 'tool' ? (y.call.id === 't2' ? { decision: 'deny', note: 'not the build folder' } : { decision: 'approve' }) : { action: 'continue' },
+    )
+  ).events;
+});
+
+/** The events up to and including the `tool.result` or `tool.error` of call `id`. */
+function through(id: string): LoopEvent[] {
+  const end = events.findIndex((e) => (e.type === 'tool.result' && e.data.result.call_id === id) || (e.type === 'tool.error' && e.data.call_id === id));
+  expect(end).toBeGreaterThan(0);
+  return events.slice(0, end + 1);
+}
+
+/** The tool call panel's rows of a full-layout frame: from the panel tabs to the timeline's title. */
+function panel(frame: string): string {
+  const lines = frame.split('\n');
+  const from = lines.findIndex((l) => l.includes('│ Progress (tab)'));
+  const to = lines.findIndex((l) => l.startsWith('── Timeline'));
+  return normalize(lines.slice(from, to).join('\n'));
+}
+
+async function showToolPanel(c: StoreConsole): Promise<void> {
+  await c.press(KEY.tab);
+  await c.press(KEY.tab);
+  await c.waitForFrame('Checkpoint │ Goal │  Tool call  │');
+}
+
+/** Feeds `batch` as the live console does: one store update for the batch. */
+async function arrive(store: ConsoleStore, batch: readonly LoopEvent[]): Promise<void> {
+  await act(async () => store.getState().apply(batch));
+}
+
+describe('the tool call panel steps back through earlier calls', () => {
+  test('[ shows the earlier call in full; new calls arriving do not move it; ] and End come back to the live call', async () => {
+    const first = through('t3');
+    const store = createConsoleStore(first);
+    const c = await renderStore(store, { rows: 32 });
+    await showToolPanel(c);
+    await c.waitForFrame('call 3 of 3 · latest');
+    expect(panel(c.frame())).toMatchInlineSnapshot(`
+      "── Checkpoint │ Goal │  Tool call  │ Progress (tab)
+      call 3 of 3 · latest · [ older
+      shell (t3) · failed · exit 3 · N ms
+      approved by operator
+      args $ printf 'gamma failed\\nsee above\\n'; exit 3
+      output
+       gamma failed
+       see above
+
+      "
+    `);
+
+    await c.press('[');
+    await c.waitForFrame('call 2 of 3 · earlier call, 1 newer');
+    expect(panel(c.frame())).toMatchInlineSnapshot(`
+      "── Checkpoint │ Goal │  Tool call  │ Progress (tab)
+      call 2 of 3 · earlier call, 1 newer · [ older ] newer · end live
+      shell (t2) · denied · exit none · N ms
+      denied by operator: not the build folder
+      args $ touch notes.txt
+      output
+       denied by the operator: not the build folder
+
+
+      "
+    `);
+
+    await c.press('[');
+    await c.waitForFrame('call 1 of 3 · earlier call, 2 newer');
+    expect(panel(c.frame())).toMatchInlineSnapshot(`
+      "── Checkpoint │ Goal │  Tool call  │ Progress (tab)
+      call 1 of 3 · earlier call, 2 newer · [ older ] newer · end live
+      shell (t1) · ok · exit 0 · N ms
+      approved by operator
+      args $ printf 'alpha one\\nalpha two\\nalpha three\\n'
+      output
+       alpha one
+       alpha two
+       alpha three
+      "
+    `);
+
+    // Calls 4 and 5 arrive while the operator reads call 1: the panel stays on it, and says how many came after.
+    await arrive(store, events.slice(first.length, through('t5').length));
+    await c.waitForFrame('call 1 of 5 · earlier call, 4 newer');
+    expect(normalize(c.frame())).toMatchInlineSnapshot(`
+      "loopdeck Make the greeting friendlier                                                    run ui-test
+      react · AWAITING_TOOL · iteration 5/20 · T
+      IDLE › PLANNING › EXECUTING ›  AWAITING_TOOL  › REFLECTING › DONE  ← EXECUTING #49
+      turns 25%           tool calls 25%      wall clock #%       tokens 0%           cost 0%
+      ████░░░░░░░░░░ 5/20 ████░░░░░░░░░░ 5/20 ~~~~~~~~~~~~ #s/30m ░░░░░░░░░░░░ 0/100k ░░░░░░░ $0.00/$1.00
+      workspace progress unknown (not git)
+      ── Checkpoint │ Goal │  Tool call  │ Progress (tab)
+      call 1 of 5 · earlier call, 4 newer · [ older ] newer · end live
+      shell (t1) · ok · exit 0 · N ms
+      approved by operator
+      args $ printf 'alpha one\\nalpha two\\nalpha three\\n'
+      output
+       alpha one
+       alpha two
+       alpha three
+
+      ── Timeline · filter activity (f) · 28 events · following (end)
+         30 tool.decision       approved by operator
+         32 tool.result         shell failed exit 3 (N ms): gamma failed see above
+         36 model.call          turn 4: Once more. (0+0 tok)
+         37 tool.call           tool call shell {"command":"printf 'delta\\\\n'"}
+         38 step.end            step 4 awaiting_tool
+         40 tool.decision       approved by operator
+         42 tool.result         shell ok exit 0 (N ms): delta
+         46 model.call          turn 5: Last. (0+0 tok)
+         47 tool.call           tool call shell {"command":"printf 'omega\\\\n'"}
+         48 step.end            step 5 awaiting_tool
+         50 tool.decision       approved by operator
+         52 tool.result         shell ok exit 0 (N ms): omega
+
+      [tab] panel  [/] command  [?] help  [q] quit"
+    `);
+
+    // ] steps forward one call at a time.
+    await c.press(']');
+    await c.waitForFrame('call 2 of 5 · earlier call, 3 newer');
+    expect(c.frame()).toContain('denied by operator: not the build folder');
+
+    // End: back to the live call.
+    await c.press(KEY.end);
+    await c.waitForFrame('call 5 of 5 · latest · [ older');
+    expect(panel(c.frame())).toMatchInlineSnapshot(`
+      "── Checkpoint │ Goal │  Tool call  │ Progress (tab)
+      call 5 of 5 · latest · [ older
+      shell (t5) · ok · exit 0 · N ms
+      approved by operator
+      args $ printf 'omega\\n'
+      output
+       omega
+
+
+      "
+    `);
+    expect(store.getState().toolCall).toBeNull();
+
+    // ] past the newest follows the live call again, as End does.
+    await c.press('[');
+    await c.waitForFrame('call 4 of 5 · earlier call, 1 newer');
+    await c.press(']');
+    await c.waitForFrame('call 5 of 5 · latest · [ older');
+    expect(store.getState().toolCall).toBeNull();
+  });
+
+  test('Enter opens the call shown as its tool.call event; [ and ] browse checkpoints again once another panel is shown', async () => {
+    const store = createConsoleStore(through('t5'));
+    const c = await renderStore(store, { rows: 32 });
+    await showToolPanel(c);
+    await c.press('[');
+    await c.press('[');
+    await c.waitForFrame('call 3 of 5 · earlier call, 2 newer');
+    await c.press(KEY.enter);
+    const opened = await c.waitForFrame(/── Event #\d+ tool\.call/);
+    expect(opened).toContain('"id": "t3"');
+    await c.press(KEY.escape);
+    await c.waitForFrame('call 3 of 5 · earlier call, 2 newer');
+
+    // Tab away: [ is the checkpoint panel's again; Tab back: the panel is still on call 3.
+    await c.press(KEY.tab);
+    await c.waitForFrame('Tool call │  Progress  (tab)');
+    await c.press('[');
+    await c.waitForFrame('──  Checkpoint  │ Goal │ Tool call │ Progress (tab)');
+    expect(store.getState().toolCall).toBe(2);
+    await c.press(KEY.tab);
+    await c.press(KEY.tab);
+    await c.waitForFrame('call 3 of 5 · earlier call, 2 newer');
+  });
+
+  test('calls older than the events the console holds: the panel still steps back to call 1, and says its events were let go', async () => {
+    const run = through('t5');
+    const last = run.at(-1)!;
+    const notices = Array.from({ length: LIVE_EVENTS + 5 }, (_, i): LoopEvent => ({ seq: last.seq + 1 + i, at: last.at + i, session: last.session, type: 'agent.notice', data: { text: `retry ${i}` } }) as LoopEvent);
+    const store = createConsoleStore(run);
+    store.getState().apply(notices); // a live batch: every event of the five calls is let go
+    expect(store.getState().events.some((e) => e.type === 'tool.call')).toBe(false);
+    const c = await renderStore(store, { rows: 32 });
+    await showToolPanel(c);
+    await c.waitForFrame('call 5 of 5 · latest');
+    for (let i = 0; i < 4; i++) await c.press('[');
+    await c.waitForFrame('call 1 of 5 · earlier call, 4 newer');
+    expect(panel(c.frame())).toMatchInlineSnapshot(`
+      "── Checkpoint │ Goal │  Tool call  │ Progress (tab)
+      call 1 of 5 · earlier call, 4 newer · [ older ] newer · end live
+      shell (t1) · ok · exit 0 · N ms · older than the events held
+      approved by operator
+      args $ printf 'alpha one\\nalpha two\\nalpha three\\n'
+      output
+       alpha one
+       alpha two
+       alpha three
+      "
+    `);
+    await c.press(KEY.enter);
+    await c.waitForFrame("✗ call 1's events were let go (10,000 are held); replay the run's log to open it");
+    expect(store.getState().overlay).toBeNull();
+  });
+
+  test('in a replay: [ and ] step through the calls as of the cursor, End returns the panel to the latest call there, and End again jumps to the last event', async () => {
+    const log = events;
+    const { store, controller } = createReplay(log, () => undefined);
+    const c = await renderStore(store, { controller, rows: 32 });
+    await showToolPanel(c);
+    await c.waitForFrame('call 5 of 5 · latest');
+    await c.press('[');
+    await c.waitForFrame('call 4 of 5 · earlier call, 1 newer');
+    // ←: the replay steps back an event; the panel stays on call 4.
+    await c.press(KEY.left);
+    await c.waitForFrame(`replay ${log.length - 1}/${log.length}`);
+    expect(c.frame()).toContain('call 4 of 5 · earlier call, 1 newer');
+    await c.press(KEY.end);
+    await c.waitForFrame('call 5 of 5 · latest');
+    expect(store.getState().replay?.index).toBe(log.length - 2);
+    await c.press(KEY.end);
+    await c.waitForFrame(`replay ${log.length}/${log.length}`);
+  });
+});
