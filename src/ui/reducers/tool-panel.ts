@@ -28,7 +28,7 @@ export function toolPanelReducer(input: KeyInput, command: ConsoleCommand): Redu
     case 'tool-open': {
       const record = input.session.tools[input.session.toolOrder[shown]!];
       if (record && callEventHeld(input, shown)) return act([['openEvent', record.seq]]);
-      const text = `call ${shown + 1} is older than the events this console holds (the newest ${LIVE_EVENTS.toLocaleString('en-US')}); the run's events.jsonl has it (loopdeck replay)`;
+      const text = `call ${shown + 1}'s events were let go (${LIVE_EVENTS.toLocaleString('en-US')} are held); replay the run's log to open it`;
       return only({ kind: 'notice', ok: false, text });
     }
     default:
