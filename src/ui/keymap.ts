@@ -150,10 +150,10 @@ export const KEYMAP: readonly KeyBinding[] = [
   { key: 'y', command: 'reload-apply', scope: 'reload', help: 'apply the changes shown', label: 'apply the changes' },
   { key: 'n', command: 'reload-keep', scope: 'reload', help: 'decline them: the policy in force stays', label: 'keep the policy in force' },
   // ---- the tool call panel (shown): its keys come before the timeline's and the replay's
-  { key: '[', command: 'tool-older', scope: 'tool-panel', help: 'show the call before the one shown (the panel stays on it while new calls arrive)' },
-  { key: ']', command: 'tool-newer', scope: 'tool-panel', help: 'show the call after it; past the newest, follow the live call again' },
-  { key: 'end', command: 'tool-live', scope: 'tool-history', help: 'back to the live call (the timeline follows the newest event too)' },
-  { key: 'enter', command: 'tool-open', scope: 'tool-history', help: 'open the call shown as its tool.call event (while the console still holds it)' },
+  { key: '[', command: 'tool-older', scope: 'tool-panel', help: 'the call before (the panel stays on it as new calls arrive)' },
+  { key: ']', command: 'tool-newer', scope: 'tool-panel', help: 'the call after; past the newest, the live call again' },
+  { key: 'end', command: 'tool-live', scope: 'tool-history', help: 'back to the live call (the timeline follows the newest too)' },
+  { key: 'enter', command: 'tool-open', scope: 'tool-history', help: "open the call's tool.call event (while the console holds it)" },
   // ---- replay
   { key: 'left', command: 'replay-back', scope: 'replay', help: 'previous event', label: 'back' },
   { key: 'right', command: 'replay-forward', scope: 'replay', help: 'next event', label: 'forward' },
@@ -171,8 +171,8 @@ export const KEYMAP: readonly KeyBinding[] = [
   { key: 'F', command: 'filter-previous', scope: 'dashboard', help: 'timeline: previous type filter' },
   { key: 'tab', command: 'next-pane', scope: 'dashboard', help: 'next panel (checkpoint, goal, tool, progress)', label: 'panel' },
   { key: 'shift+tab', command: 'previous-pane', scope: 'dashboard', help: 'previous panel' },
-  { key: '[', command: 'checkpoint-previous', scope: 'dashboard', help: 'checkpoint: show the previous one (the tool call panel shown: the previous call)' },
-  { key: ']', command: 'checkpoint-next', scope: 'dashboard', help: 'checkpoint: show the next one (the tool call panel shown: the next call)' },
+  { key: '[', command: 'checkpoint-previous', scope: 'dashboard', help: 'checkpoint: show the previous one (tool call panel: the previous call)' },
+  { key: ']', command: 'checkpoint-next', scope: 'dashboard', help: 'checkpoint: show the next one (tool call panel: the next call)' },
   { key: 'x', command: 'acknowledge-alert', scope: 'dashboard', help: 'acknowledge the alert banner', label: 'ack alert' },
   // ---- everywhere on the dashboard
   { key: '/', command: 'open-command-bar', scope: 'global', help: 'command bar (/goal, /budget, /stop, /help)', label: 'command' },
