@@ -9,6 +9,7 @@ import { hideSecretEnv } from './engine/secrets.js';
 import { EXIT, exitCodeOfError } from './exit-codes.js';
 import { buildProgram } from './program.js';
 import { guardConsole, printError } from './text/print.js';
+import { eraseOutline } from './ui/outline.js';
 
 // Secrets stay in memory only: out of process.env and /proc/<pid>/environ, which the tools
 // and hooks this process starts could read; and out of everything printed.
@@ -23,6 +24,7 @@ guardConsole();
 
 /** A crash, printed sanitized (its message may quote an agent, a tool or a server), then exit 1. */
 function crash(error: unknown): never {
+  eraseOutline();
   printError(`loopdeck: crashed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
   process.exit(EXIT.usage);
 }
@@ -40,6 +42,8 @@ for (const event of ['uncaughtException', 'unhandledRejection'] as const) {
 try {
   await buildProgram().parseAsync(process.argv);
 } catch (error) {
+  // An error before the console took the screen over: the outline goes, the error shows.
+  eraseOutline();
   if (error instanceof LoopdeckError) {
     printError(`loopdeck: ${error.message}`);
     // A long message (every error of a garbled config) to a pipe is still buffered here:

@@ -11,6 +11,8 @@ import type { ConsoleRun } from './ui/run-console.js';
 import { CliError, EXIT, exitCodeOfRun, type ExitCode } from './exit-codes.js';
 import { printError, printJson, printLine } from './text/print.js';
 import { sanitize } from './text/sanitize.js';
+import { showOutline, type OutlineInfo } from './ui/outline.js';
+import { outlineOfConfig, outlineOfLog } from './ui/outline-source.js';
 
 /** The log file of a run, in its run directory. */
 const LOG_FILE = 'events.jsonl';
@@ -117,7 +119,7 @@ export function buildProgram(): Command {
           warnings.push(...watchRun(prepared, { headless: !interactiveRun(options), gates: options.watchConfigGates === true, say }));
         }
         return { prepared, start: () => prepared.session.run(prepared.goal), warnings };
-      }, { ...options, desk }, false);
+      }, { ...options, desk, outline: () => outlineOfConfig(options.config, options.goal) }, false);
     });
 
   interface SuperviseOptions {
@@ -127,6 +129,8 @@ export function buildProgram(): Command {
     yes?: boolean;
     /** `--approve attached` of a headless run: where an attached console's answers arrive. */
     desk?: AttachedDesk | null;
+    /** What the console's outline shows while React and Ink load (read cheaply; console only). */
+    outline?: () => OutlineInfo;
   }
 
   /** The desk of `--approve attached` for a headless run, else `null` (the console answers itself). */
@@ -197,6 +201,8 @@ export function buildProgram(): Command {
       process.exitCode = exitCodeOfRun(ended.outcome);
       return;
     }
+    // The frame's outline first, with plain writes: loading React and Ink takes a while.
+    if (options.outline) await showOutline(options.outline());
     const { runConsole } = await import('./ui/run-console.js');
     const result = await configOrExit(() => runConsole(prepare, { confirmResume: resuming }));
     // A child the run could not stop in time (a hook, an observer) goes with the console.
@@ -243,7 +249,7 @@ export function buildProgram(): Command {
         const done = prepared.session.snapshot.done;
         if (done) throw new LoopdeckError(`${runDir}: the run is over (${done.reason}); nothing to resume`);
         return { prepared, start: () => prepared.session.resume(), warnings: prepared.warnings };
-      }, { ...options, desk }, true);
+      }, { ...options, desk, outline: () => outlineOfLog(path.join(runDir, LOG_FILE)) }, true);
     });
 
   program
@@ -402,8 +408,11 @@ Examples:
     .option('--headless', 'print the folded final state as JSON')
     .action(async (given: string, options: { headless?: boolean }) => {
       const file = isDirectory(given) ? path.join(given, LOG_FILE) : given;
+      const headless = options.headless || !process.stdout.isTTY || !process.stdin.isTTY;
+      // The frame's outline first, with plain writes, while the log is read and React and Ink load.
+      if (!headless && isFile(file)) await showOutline(outlineOfLog(file));
       const { foldLog, readLog } = await import('./engine/log.js');
-      if (options.headless || !process.stdout.isTTY || !process.stdin.isTTY) {
+      if (headless) {
         // Folded while parsing: no event is kept, so a long log replays in bounded memory.
         const { state, warnings } = foldLog(readLogText(file), file);
         for (const warning of warnings) printError(`loopdeck: ${warning}`);

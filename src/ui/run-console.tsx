@@ -17,6 +17,7 @@ import { createReplay } from './replay.js';
 import { batchInto, createConsoleStore, LIVE_BATCH_MS } from './store.js';
 import { guardSuspend, suspendSelf } from './suspend.js';
 import { PASTE_OFF, PASTE_ON } from './terminal-input.js';
+import { handOverOutline } from './outline.js';
 
 /**
  * How Ink draws the console. Ctrl+C is the console's own key (once pauses, twice quits).
@@ -133,6 +134,8 @@ export function guardExits(ink: () => Instance | null, flush: () => void, host: 
 export function draw(root: (hidden: boolean) => React.ReactElement): { ink: Instance; unsuspend: () => void } {
   // Pasted text arrives marked as a paste (never as keys that could submit or answer).
   if (process.stdin.isTTY && process.stdout.isTTY) process.stdout.write(PASTE_ON);
+  // The outline written before React and Ink were loaded is erased by Ink's first frame's own write.
+  handOverOutline(process.stdout);
   const ink = render(root(false), RENDER_OPTIONS);
   guardConsole();
   const unsuspend = guardSuspend({ hide: () => ink.rerender(root(true)), show: () => ink.rerender(root(false)) });
