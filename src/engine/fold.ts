@@ -442,7 +442,7 @@ export function reduce(s: SessionState, e: LoopEvent): void {
       if (e.data.response.report) s.reportSinceCheckpoint = mergeReport(s.reportSinceCheckpoint, e.data.response.report);
       break;
     case 'tool.call':
-      s.tools[e.data.call.id] = { call: e.data.call, seq: e.seq, decision: null, result: null, error: null, ...(e.data.by ? { by: e.data.by } : {}) };
+      s.tools[e.data.call.id] = toolRecord(e);
       s.queued = s.queued.filter((c) => c.id !== e.data.call.id);
       s.toolOrder.push(e.data.call.id);
       s.usage.tool_calls += 1;
@@ -638,11 +638,30 @@ function foldReload(s: SessionState, e: EventOf<'policy.reloaded'>): void {
   s.reloadPending = held.length > 0 ? { seq: e.seq, file: e.data.file, inside: e.data.inside_workspace === true, changes: held } : null;
 }
 
+/** The first line of `text` that is not blank, or `''` (the output is not split: it may be long). */
+function firstLine(text: string): string {
+  for (let start = 0; start <= text.length; ) {
+    const end = text.indexOf('\n', start);
+    const line = end < 0 ? text.slice(start) : text.slice(start, end);
+    if (line.trim() !== '') return line;
+    if (end < 0) break;
+    start = end + 1;
+  }
+  return '';
+}
+
+/** The record of a call just dispatched (`tool.call`): no decision, result or error yet. */
+function toolRecord(e: EventOf<'tool.call'>): ToolRecord {
+  const record: ToolRecord = { call: e.data.call, seq: e.seq, decision: null, result: null, error: null };
+  if (e.data.by) record.by = e.data.by;
+  return record;
+}
+
 /** A call that failed, errored or was denied, for the execution memory (`memory.ts`). */
 function noteFailedCall(s: SessionState, record: ToolRecord): void {
   const status = record.error !== null ? 'error' : record.result?.status;
   if (status === undefined || status === 'ok') return;
-  const why = record.error ?? `${status}${record.result!.exit_code !== null ? ` (exit ${record.result!.exit_code})` : ''}: ${record.result!.output.split('\n').find((l) => l.trim() !== '') ?? ''}`;
+  const why = record.error ?? `${status}${record.result!.exit_code !== null ? ` (exit ${record.result!.exit_code})` : ''}: ${firstLine(record.result!.output)}`;
   s.failedSinceCheckpoint = noteFailure(s.failedSinceCheckpoint, { kind: status === 'denied' ? 'denied' : 'tool', what: callLine(record.call), why, turn: s.turn });
 }
 

@@ -17,11 +17,10 @@ function addReport(base: Partial<ReportedClaims>, report: Partial<ReportedClaims
 
 /** {@link addReport} over complete claims: every field present in the result, arrays never shared with `base`. */
 export function mergeReport(base: ReportedClaims, report: Partial<ReportedClaims>): ReportedClaims {
-  const merged = addReport(base, report);
   return {
-    new_evidence: [...(merged.new_evidence ?? [])],
-    eliminated_hypotheses: [...(merged.eliminated_hypotheses ?? [])],
-    remaining_hypotheses: [...(merged.remaining_hypotheses ?? [])],
+    new_evidence: report.new_evidence ? [...base.new_evidence, ...report.new_evidence] : [...base.new_evidence],
+    eliminated_hypotheses: report.eliminated_hypotheses ? [...base.eliminated_hypotheses, ...report.eliminated_hypotheses] : [...base.eliminated_hypotheses],
+    remaining_hypotheses: [...(report.remaining_hypotheses ?? base.remaining_hypotheses)],
   };
 }
 
