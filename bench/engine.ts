@@ -49,10 +49,25 @@ function parseOnly(text: string): number {
   return parsed;
 }
 
+/**
+ * CPU time of this process's main thread so far, in ms (Linux: `/proc/<pid>/task/<pid>/schedstat`,
+ * nanoseconds on the CPU); `null` where it cannot be read. Unlike wall time it leaves out
+ * the time the thread waited for a CPU, which on a shared machine is most of the noise.
+ */
+function mainThreadCpuMs(): number | null {
+  try {
+    return Number(readFileSync(`/proc/${process.pid}/task/${process.pid}/schedstat`, 'utf8').split(' ')[0]) / 1e6;
+  } catch {
+    return null;
+  }
+}
+
 /** Medians of one fold/parse run in ms: parse only, `foldLog`, and (when asked) `parseLog` and `fold` apart. */
 interface FoldRun {
   parse: number;
   streamed: number;
+  /** Main-thread CPU time of `foldLog` over that of parse only, summed over the rounds (`null`: not measurable here). */
+  cpuRatio: number | null;
   parseLog?: number;
   fold?: number;
 }
@@ -67,15 +82,23 @@ function foldRun(text: string, file: string, events: number, split: boolean, rou
   const streamed: number[] = [];
   const parseLogMs: number[] = [];
   const foldMs: number[] = [];
+  let parseCpu = 0;
+  let streamedCpu = 0;
   for (let i = 0; i < rounds; i++) {
     collectGarbage();
+    const c0 = mainThreadCpuMs();
     const t0 = performance.now();
     const count = parseOnly(text);
     const t1 = performance.now();
+    const c1 = mainThreadCpuMs();
     collectGarbage();
+    const c2 = mainThreadCpuMs();
     const t2 = performance.now();
     const folded = foldLog(text, file).state;
     const t3 = performance.now();
+    const c3 = mainThreadCpuMs();
+    parseCpu += (c1 ?? 0) - (c0 ?? 0);
+    streamedCpu += (c3 ?? 0) - (c2 ?? 0);
     if (count !== events || folded.eventCount !== events) throw new Error(`expected ${events} events, parsed ${count}, folded ${folded.eventCount}`);
     parse.push(t1 - t0);
     streamed.push(t3 - t2);
@@ -90,7 +113,7 @@ function foldRun(text: string, file: string, events: number, split: boolean, rou
     parseLogMs.push(t5 - t4);
     foldMs.push(t6 - t5);
   }
-  const run: FoldRun = { parse: median(parse), streamed: median(streamed) };
+  const run: FoldRun = { parse: median(parse), streamed: median(streamed), cpuRatio: parseCpu > 0 ? streamedCpu / parseCpu : null };
   return split ? { ...run, parseLog: median(parseLogMs), fold: median(foldMs) } : run;
 }
 
@@ -114,6 +137,7 @@ function benchFold(text: string, file: string, events: number): void {
   detail(
     `each run: ${FOLD_ROUNDS} alternating rounds, median over median; parse only ${ms(median(runs.map((r) => r.parse)))} ms (split + JSON.parse per line); ` +
       `foldLog (checks and fold while parsing, as replay does) ${ms(median(runs.map((r) => r.streamed)))} ms (medians over the runs); ` +
+      (runs[0]!.cpuRatio === null ? '' : `main-thread CPU time, foldLog over parse: ${runs.map((r) => r.cpuRatio!.toFixed(2)).join(', ')} (waits for a CPU left out); `) +
       `then parseLog + fold ${ms(split.parseLog! + split.fold!)} ms ` +
       `(parseLog ${ms(split.parseLog!)} = ${(split.parseLog! / split.parse).toFixed(2)}x parse, ` +
       `fold alone ${ms(split.fold!)} = ${(split.fold! / split.parse).toFixed(2)}x parse; medians of 3 rounds)`,
