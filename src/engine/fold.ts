@@ -8,7 +8,7 @@ import { assertNever, type EventOf, type GoalRevision, type LoopEvent, type Veri
 import { describeFinding, type ProtectBaseline } from './constraints.js';
 import { INITIAL_MACHINE, transition, type DoneReason, type LoopState, type MachineState } from './machine.js';
 import { lapNote } from './lap-handover.js';
-import { mergeReport } from './reported.js';
+import { appendReport } from './reported.js';
 import { callLine, noteFailure, type FailedAttempt } from './memory.js';
 import { unreportedOf } from './unmeasured-usage.js';
 import { parsePauseReason, type PauseReason } from './reasons.js';
@@ -212,6 +212,11 @@ export interface SessionState {
   lastSeq: number;
 }
 
+/** Claims of no report, fresh (the fold adds to them in place). */
+function noClaims(): ReportedClaims {
+  return { new_evidence: [], eliminated_hypotheses: [], remaining_hypotheses: [] };
+}
+
 /** The state before any event. */
 export const INITIAL_STATE: SessionState = {
   session: null,
@@ -257,7 +262,7 @@ export const INITIAL_STATE: SessionState = {
   unreported: [],
   granted: [],
   queued: [],
-  reportSinceCheckpoint: { new_evidence: [], eliminated_hypotheses: [], remaining_hypotheses: [] },
+  reportSinceCheckpoint: noClaims(),
   failedSinceCheckpoint: [],
   assessment: null,
   finalClaim: null,
@@ -439,10 +444,10 @@ export function reduce(s: SessionState, e: LoopEvent): void {
       s.thought = e.data.response.thought ?? null;
       s.requestChars = e.data.request_chars ?? 0;
       s.longSessionChars = e.data.long_session_chars ?? 0;
-      if (e.data.response.report) s.reportSinceCheckpoint = mergeReport(s.reportSinceCheckpoint, e.data.response.report);
+      if (e.data.response.report) appendReport(s.reportSinceCheckpoint, e.data.response.report);
       break;
     case 'tool.call':
-      s.tools[e.data.call.id] = { call: e.data.call, seq: e.seq, decision: null, result: null, error: null, ...(e.data.by ? { by: e.data.by } : {}) };
+      s.tools[e.data.call.id] = toolRecord(e);
       s.queued = s.queued.filter((c) => c.id !== e.data.call.id);
       s.toolOrder.push(e.data.call.id);
       s.usage.tool_calls += 1;
@@ -638,11 +643,30 @@ function foldReload(s: SessionState, e: EventOf<'policy.reloaded'>): void {
   s.reloadPending = held.length > 0 ? { seq: e.seq, file: e.data.file, inside: e.data.inside_workspace === true, changes: held } : null;
 }
 
+/** The first line of `text` that is not blank, or `''` (the output is not split: it may be long). */
+function firstLine(text: string): string {
+  for (let start = 0; start <= text.length; ) {
+    const end = text.indexOf('\n', start);
+    const line = end < 0 ? text.slice(start) : text.slice(start, end);
+    if (line.trim() !== '') return line;
+    if (end < 0) break;
+    start = end + 1;
+  }
+  return '';
+}
+
+/** The record of a call just dispatched (`tool.call`): no decision, result or error yet. */
+function toolRecord(e: EventOf<'tool.call'>): ToolRecord {
+  const record: ToolRecord = { call: e.data.call, seq: e.seq, decision: null, result: null, error: null };
+  if (e.data.by) record.by = e.data.by;
+  return record;
+}
+
 /** A call that failed, errored or was denied, for the execution memory (`memory.ts`). */
 function noteFailedCall(s: SessionState, record: ToolRecord): void {
   const status = record.error !== null ? 'error' : record.result?.status;
   if (status === undefined || status === 'ok') return;
-  const why = record.error ?? `${status}${record.result!.exit_code !== null ? ` (exit ${record.result!.exit_code})` : ''}: ${record.result!.output.split('\n').find((l) => l.trim() !== '') ?? ''}`;
+  const why = record.error ?? `${status}${record.result!.exit_code !== null ? ` (exit ${record.result!.exit_code})` : ''}: ${firstLine(record.result!.output)}`;
   s.failedSinceCheckpoint = noteFailure(s.failedSinceCheckpoint, { kind: status === 'denied' ? 'denied' : 'tool', what: callLine(record.call), why, turn: s.turn });
 }
 
@@ -674,7 +698,7 @@ function foldCheckpoint(s: SessionState, checkpoint: CheckpointRecord): void {
     s.goal = { ...s.goal, notes: [...s.goal.notes, `iteration ${checkpoint.iteration}: ${checkpoint.status}${moved ? ` (${moved})` : ''}`] };
   }
   s.acceptance = reportedAcceptance(s.acceptance, checkpoint.reported);
-  s.reportSinceCheckpoint = INITIAL_STATE.reportSinceCheckpoint;
+  s.reportSinceCheckpoint = noClaims();
   s.failedSinceCheckpoint = [];
   s.constraintFindings = s.constraintFindings.filter((f) => f.iteration === checkpoint.iteration);
   const last = { ...s.evaluator.last };
@@ -722,18 +746,22 @@ function foldResume(s: SessionState, e: EventOf<'session.resume'>): void {
   }
 }
 
-/** The fields of a state that {@link reduce} changes in place: its arrays and records. */
-const IN_PLACE = ['revisions', 'plan', 'reflections', 'usage', 'warned', 'checkpoints', 'alerts', 'tools', 'toolOrder', 'history', 'compactions'] as const;
+/** The fields of a state that {@link reduce} changes in place: its arrays and records, and the claims since the last checkpoint (their lists too). */
+const IN_PLACE = ['revisions', 'plan', 'reflections', 'usage', 'warned', 'checkpoints', 'alerts', 'tools', 'toolOrder', 'history', 'compactions', 'reportSinceCheckpoint'] as const;
 type InPlace = (typeof IN_PLACE)[number];
 
-function copyOf<K extends InPlace>(value: SessionState[K]): SessionState[K] {
+function copyOf<K extends InPlace>(key: K, value: SessionState[K]): SessionState[K] {
+  if (key === 'reportSinceCheckpoint') {
+    const claims = value as ReportedClaims;
+    return { ...claims, new_evidence: [...claims.new_evidence], eliminated_hypotheses: [...claims.eliminated_hypotheses], remaining_hypotheses: [...claims.remaining_hypotheses] } as SessionState[K];
+  }
   return (Array.isArray(value) ? [...value] : { ...value }) as SessionState[K];
 }
 
 /** A copy of `state` that {@link reduce} may change without touching `state`: every array and record is copied. */
 export function draftOf(state: SessionState): SessionState {
   const draft = { ...state };
-  for (const key of IN_PLACE) (draft as Record<InPlace, unknown>)[key] = copyOf(state[key]);
+  for (const key of IN_PLACE) (draft as Record<InPlace, unknown>)[key] = copyOf(key, state[key]);
   return draft;
 }
 
@@ -752,7 +780,7 @@ function lazyDraftOf(state: SessionState): SessionState {
       enumerable: true,
       configurable: true,
       get: () => {
-        const copy = copyOf(state[key]);
+        const copy = copyOf(key, state[key]);
         own(copy);
         return copy;
       },

@@ -91,6 +91,25 @@ function gapRisk(from: number, to: number, bad: readonly BadLine[]): string | nu
   return `${rangeOf(from, to)} ${from === to ? 'is' : 'are'} missing ${what} and may be a tool call, a decision or a state change`;
 }
 
+/**
+ * Calls `visit` with every candidate line of the log, in order (the pieces of {@link piecesOf}).
+ * A text without NUL bytes, the common case, is walked line by line, holding no list of its
+ * lines: every line but a blank one is a candidate.
+ */
+function forEachPiece(text: string, file: string, warnings: string[], visit: (text: string, line: number, unterminated: boolean) => void): void {
+  if (text.indexOf('\0') >= 0) {
+    for (const piece of piecesOf(text, file, warnings)) visit(piece.text, piece.line, piece.unterminated);
+    return;
+  }
+  for (let start = 0, line = 1; ; line++) {
+    const end = text.indexOf('\n', start);
+    const raw = end < 0 ? text.slice(start) : text.slice(start, end);
+    if (raw.charCodeAt(0) === 0x7b || raw.trim() !== '') visit(raw, line, end < 0);
+    if (end < 0) return;
+    start = end + 1;
+  }
+}
+
 function scanLog(
   text: string,
   file: string,
@@ -101,48 +120,51 @@ function scanLog(
   const risks: string[] = [];
   let count = 0;
   let bad: BadLine[] = [];
-  let last: Piece | null = null;
+  /** The last piece's line, and whether it is the file's last line without its newline. */
+  let lastLine = 0;
+  let lastUnterminated = false;
   let gapped = false;
-  for (const piece of piecesOf(text, file, warnings)) {
-    last = piece;
+  forEachPiece(text, file, warnings, (piece, line, unterminated) => {
+    lastLine = line;
+    lastUnterminated = unterminated;
     let value: unknown;
     try {
-      value = JSON.parse(piece.text);
+      value = JSON.parse(piece);
     } catch {
       value = undefined;
     }
     if (!isEnvelope(value)) {
-      bad.push({ line: piece.line, why: value === undefined ? 'not a JSON event' : 'not a loopdeck event', type: legibleType(piece.text) });
-      continue;
+      bad.push({ line, why: value === undefined ? 'not a JSON event' : 'not a loopdeck event', type: legibleType(piece) });
+      return;
     }
     const { seq } = value;
     if (seq < count) {
-      warnings.push(`${file}:${piece.line}: skipped a line whose seq ${seq} was already read (expected seq ${count})`);
-      risks.push(`seq ${seq} appears twice (line ${piece.line})`);
+      warnings.push(`${file}:${line}: skipped a line whose seq ${seq} was already read (expected seq ${count})`);
+      risks.push(`seq ${seq} appears twice (line ${line})`);
       gapped = true;
       onGap();
-      continue;
+      return;
     }
     for (const b of bad) {
       warnings.push(seq === count ? `${file}:${b.line}: dropped a torn line (${b.why}); seq ${seq} follows without a gap` : `${file}:${b.line}: skipped an unreadable line (${b.why})`);
     }
     if (seq > count) {
-      const where = bad.length > 0 ? bad[0]!.line : piece.line;
+      const where = bad.length > 0 ? bad[0]!.line : line;
       const lost = bad.length > 0 ? `; ${linesOf(bad)} unreadable` : '';
-      warnings.push(`${file}:${where}: seq gap: expected seq ${count}, found ${seq} at line ${piece.line}: ${rangeOf(count, seq - 1)} missing${lost}`);
+      warnings.push(`${file}:${where}: seq gap: expected seq ${count}, found ${seq} at line ${line}: ${rangeOf(count, seq - 1)} missing${lost}`);
       const risk = gapRisk(count, seq - 1, bad);
       if (risk) risks.push(`${risk} (${file}:${where})`);
       gapped = true;
       onGap();
     }
-    bad = [];
-    if (value.type === 'session.start') checkSchemaVersion(value.data.schemaVersion, file, piece.line);
+    if (bad.length > 0) bad = [];
+    if (value.type === 'session.start') checkSchemaVersion(value.data.schemaVersion, file, line);
     count = seq + 1;
     onEvent(value);
-  }
+  });
   if (bad.length > 0) {
     const torn = bad.at(-1)!;
-    const unterminated = last !== null && last.unterminated && torn.line === last.line;
+    const unterminated = lastUnterminated && torn.line === lastLine;
     warnings.push(...bad.slice(0, -1).map((b) => `${file}:${b.line}: skipped an unreadable line (${b.why})`));
     warnings.push(unterminated ? `${file}:${torn.line}: dropped an unterminated final line (a torn write)` : `${file}:${torn.line}: dropped a torn final line (${torn.why})`);
     if (bad.length > 1) risks.push(`${linesOf(bad)} at the end are unreadable and may hold a tool call, a decision or a state change (${file}:${bad[0]!.line})`);

@@ -58,6 +58,12 @@ export function canTransition(machine: MachineState, to: LoopState): boolean {
  */
 export function transition(machine: MachineState, to: LoopState, seq: number): MachineState {
   if (!canTransition(machine, to)) throw new IllegalTransitionError(machine.state, to, seq);
-  if (to === 'IDLE') return { state: 'IDLE', pausedFrom: machine.state, started: true };
-  return { state: to, pausedFrom: null, started: true };
+  return to === 'IDLE' ? PAUSED[machine.state] : RUNNING[to];
 }
+
+/**
+ * The machines a transition can lead to, made once: the machine is never changed in place,
+ * and a long log makes tens of thousands of transitions.
+ */
+const RUNNING = Object.fromEntries(LOOP_STATES.map((state) => [state, { state, pausedFrom: null, started: true }])) as Record<LoopState, MachineState>;
+const PAUSED = Object.fromEntries(LOOP_STATES.map((from) => [from, { state: 'IDLE', pausedFrom: from, started: true }])) as Record<LoopState, MachineState>;

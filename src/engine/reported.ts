@@ -17,12 +17,24 @@ function addReport(base: Partial<ReportedClaims>, report: Partial<ReportedClaims
 
 /** {@link addReport} over complete claims: every field present in the result, arrays never shared with `base`. */
 export function mergeReport(base: ReportedClaims, report: Partial<ReportedClaims>): ReportedClaims {
-  const merged = addReport(base, report);
   return {
-    new_evidence: [...(merged.new_evidence ?? [])],
-    eliminated_hypotheses: [...(merged.eliminated_hypotheses ?? [])],
-    remaining_hypotheses: [...(merged.remaining_hypotheses ?? [])],
+    new_evidence: report.new_evidence ? [...base.new_evidence, ...report.new_evidence] : [...base.new_evidence],
+    eliminated_hypotheses: report.eliminated_hypotheses ? [...base.eliminated_hypotheses, ...report.eliminated_hypotheses] : [...base.eliminated_hypotheses],
+    remaining_hypotheses: report.remaining_hypotheses ? [...report.remaining_hypotheses] : [...base.remaining_hypotheses],
   };
+}
+
+/**
+ * {@link mergeReport} in place: `claims` becomes the merge of itself and `report` (its
+ * evidence and eliminated lists grow, its remaining list is replaced by a copy of the
+ * report's when it gives one). Only for claims no one else holds: the fold's own draft
+ * (`draftOf` in fold.ts copies them), where a run's many reports between two checkpoints would
+ * otherwise copy the growing lists at every turn.
+ */
+export function appendReport(claims: ReportedClaims, report: Partial<ReportedClaims>): void {
+  if (report.new_evidence) for (const item of report.new_evidence) claims.new_evidence.push(item);
+  if (report.eliminated_hypotheses) for (const item of report.eliminated_hypotheses) claims.eliminated_hypotheses.push(item);
+  if (report.remaining_hypotheses) claims.remaining_hypotheses = [...report.remaining_hypotheses];
 }
 
 /** The reports of one turn as one report, or `undefined` when there is none ({@link addReport}, in order). */

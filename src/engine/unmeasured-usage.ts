@@ -44,6 +44,7 @@ export function spentAnything(spent: SpentUsage): boolean {
  * the turn (`usage_unreported`: tokens, and so cost).
  */
 export function unreportedOf(turn: AgentTurn): UsageDimension[] {
+  if (!turn.agent_run && !turn.usage_unreported) return [];
   const out = new Set<UsageDimension>();
   if (turn.agent_run && !turn.agent_run.reported.tokens) out.add('tokens');
   if (turn.agent_run && !turn.agent_run.reported.cost_usd) out.add('cost_usd');

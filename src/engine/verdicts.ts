@@ -41,7 +41,7 @@ const PAUSED_AS: Record<PendingVerdict['kind'], PauseKind> = {
 
 /**
  * The verdicts still waiting after `e`, from the state before it (pure; a new array
- * whenever it changes). A checkpoint replaces the list with its own verdicts (its violated
+ * whenever it changes, the same one when it does not). A checkpoint replaces the list with its own verdicts (its violated
  * constraints, then stagnation or the `UNKNOWN` alert, from its record); a detection event sets the recorded action
  * (`alert` drops the verdict: nothing waits); a pause drops the verdicts it answers; the
  * end drops all; a transition that moves the run on ({@link MOVES_ON}) drops what is left.
@@ -59,14 +59,14 @@ export function foldVerdicts(state: VerdictSource, e: LoopEvent, pauseKind?: Pau
     case 'repetition.detected':
       return [...verdicts.filter((v) => v.kind !== 'repetition'), { kind: 'repetition', summary: `repetition: ${e.data.rule ?? `repeated tool call ${e.data.count}× (${e.data.hash})`}` }];
     case 'budget.warn':
-      if (!e.data.exceeded) return [...verdicts];
+      if (!e.data.exceeded) return verdicts as PendingVerdict[];
       return [...verdicts.filter((v) => v.kind !== 'budget'), { kind: 'budget', dimension: e.data.dimension, used: e.data.used, limit: e.data.limit }];
     case 'session.pause':
       return verdicts.filter((v) => PAUSED_AS[v.kind] !== pauseKind);
     case 'session.complete':
       return [];
     case 'state.transition':
-      return MOVES_ON.has(e.data.to) && e.data.from !== 'IDLE' ? [] : [...verdicts];
+      return MOVES_ON.has(e.data.to) && e.data.from !== 'IDLE' && verdicts.length > 0 ? [] : (verdicts as PendingVerdict[]);
     default:
       return verdicts as PendingVerdict[];
   }
