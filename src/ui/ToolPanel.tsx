@@ -51,7 +51,7 @@ export function argsText(name: string, args: Record<string, unknown>, width = In
  * One tool call in full: name and id, arguments, the decision, status, exit code,
  * duration and output. Shows the call of the selected timeline event, else the latest.
  */
-export function ToolPanel({ height, width }: { height: number; width: number }) {
+export const ToolPanel = React.memo(function ToolPanel({ height, width }: { height: number; width: number }) {
   const selectedId = useConsole((s) => {
     if (s.follow || s.selected === null) return null;
     const seq = s.selected;
@@ -121,4 +121,4 @@ export function ToolPanel({ height, width }: { height: number; width: number }) 
         ))),
   ];
   return <Rows height={height} items={items} />;
-}
+});
