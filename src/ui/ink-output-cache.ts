@@ -9,10 +9,13 @@
 // replaced by ones that share their entries across frames: widths of texts, and the styled
 // characters of the lines drawn most recently (least recently drawn let go first, so memory
 // stays at a few frames' worth). The results are the same functions of the same input; Ink
-// never mutates the cached characters (it puts them into its grid as they are).
+// never mutates the cached characters (it puts them into its grid as they are). `get`
+// itself is replaced by the same pass that reuses the text of a row whose cells are those
+// of the frame before ({@link fastGet}).
 //
 // Ink 6.8 is the last Ink for Node 20 (PITFALLS.md), so the shape patched here is fixed;
-// should it change, `installed` says so and tests/ui/ink-output-cache.test.ts fails.
+// should it change, `installed` says so and tests/ui/ink-output-cache.test.tsx fails. That
+// test also checks, frame by frame, that the text is the one Ink's own `get` makes.
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
