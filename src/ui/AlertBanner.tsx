@@ -12,7 +12,7 @@ import { useTerminalSize } from './use-terminal-size.js';
  * acknowledges it (`x`). Shows the newest unacknowledged alert and how many more wait;
  * once its condition has cleared (progress returned, the goal was met) it says so, in green.
  */
-export function AlertBanner() {
+export const AlertBanner = React.memo(function AlertBanner() {
   const unseen = useConsole((s) => s.session.alerts.length - Math.min(s.acknowledged, s.session.alerts.length));
   const latest = useConsole((s) => s.session.alerts[s.session.alerts.length - 1]);
   const claimsOnly = useConsole((s) => s.session.checkpoints[s.session.checkpoints.length - 1]?.claimed_progress ?? false);
@@ -30,7 +30,7 @@ export function AlertBanner() {
       </Line>
     </Box>
   );
-}
+});
 
 /** Whether the banner shows (for the layout's row count). */
 export function useAlertShown(): boolean {

@@ -1,5 +1,7 @@
 import React from 'react';
 import { Box } from 'ink';
+// Before the first frame: Ink's text pass keeps its caches across frames.
+import './ink-output-cache.js';
 import { useAlertShown } from './AlertBanner.js';
 import { useFooterRows } from './CommandBar.js';
 import { CompactLayout, FullLayout } from './layouts.js';

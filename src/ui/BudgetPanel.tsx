@@ -74,7 +74,7 @@ function tokensShort(n: number): string {
  * measures its requests (`openai`), a sixth gauge shows the estimated size of the next
  * request against the context window (`~` marks the estimate).
  */
-export function BudgetPanel({ width, compact = false }: { width: number; compact?: boolean }) {
+export const BudgetPanel = React.memo(function BudgetPanel({ width, compact = false }: { width: number; compact?: boolean }) {
   const used = useUsage();
   const limits = useConsole((s) => s.session.limits);
   const exhausted = useConsole((s) => s.session.exhausted);
@@ -169,7 +169,7 @@ export function BudgetPanel({ width, compact = false }: { width: number; compact
       </Box>
     </Box>
   );
-}
+});
 
 /** The second row of the context gauge: bar and estimated tokens of the window. */
 function ContextCell({ context, cell }: { context: ContextGauge; cell: number }) {

@@ -66,7 +66,7 @@ function UnknownLine({ why, inRow, width }: { why: string | undefined; inRow: nu
  * rule that produced it (`why`, one line).
  * `[` and `]` browse earlier checkpoints.
  */
-export function CheckpointPanel({ height, width, compact = false }: { height: number; width: number; compact?: boolean }) {
+export const CheckpointPanel = React.memo(function CheckpointPanel({ height, width, compact = false }: { height: number; width: number; compact?: boolean }) {
   const count = useConsole((s) => s.session.checkpoints.length);
   const index = useConsole((s) => (s.checkpoint === null ? s.session.checkpoints.length - 1 : Math.min(s.checkpoint, s.session.checkpoints.length - 1)));
   const current = useConsole((s) => s.session.checkpoints[index]);
@@ -187,4 +187,4 @@ export function CheckpointPanel({ height, width, compact = false }: { height: nu
       <Rows height={height - head - columns} items={evidence} />
     </Box>
   );
-}
+});

@@ -38,7 +38,7 @@ function useNoticeExpiry(): void {
  * While the bar is open it owns the keyboard: typing never reaches a hotkey (the terminal's
  * cursor is placed at its caret by `use-caret.ts`).
  */
-export function CommandBar({ width }: { width: number }) {
+export const CommandBar = React.memo(function CommandBar({ width }: { width: number }) {
   const notice = useConsole((s) => s.notice);
   const open = useConsole((s) => s.input === 'bar');
   const line = useConsole((s) => s.line);
@@ -98,4 +98,4 @@ export function CommandBar({ width }: { width: number }) {
       </Box>
     </Box>
   );
-}
+});

@@ -59,7 +59,7 @@ export function eventRows(event: LoopEvent, width: number): string[] {
 }
 
 /** One event opened from the timeline: its envelope and all of its data. ↑/↓ scroll, Esc closes. */
-export function EventDetail({ height, width }: { height: number; width: number }) {
+export const EventDetail = React.memo(function EventDetail({ height, width }: { height: number; width: number }) {
   const seq = useConsole((s) => s.opened);
   const event = useConsole((s) => (seq === null ? undefined : eventBySeq(s.events, seq)));
   const scroll = useConsole((s) => s.scroll);
@@ -95,4 +95,4 @@ export function EventDetail({ height, width }: { height: number; width: number }
       </Line>
     </Box>
   );
-}
+});

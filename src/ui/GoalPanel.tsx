@@ -23,7 +23,7 @@ function findingLine(f: ConstraintFindingRecord): string {
  * its status and evidence), constraints (and those a check found broken), and every
  * revision with its reconciliation. `width`: the panel's columns.
  */
-export function GoalPanel({ height, width }: { height: number; width: number }) {
+export const GoalPanel = React.memo(function GoalPanel({ height, width }: { height: number; width: number }) {
   const goal = useConsole((s) => s.session.goal);
   const acceptance = useConsole((s) => s.session.acceptance);
   const revisions = useConsole((s) => s.session.revisions);
@@ -77,4 +77,4 @@ export function GoalPanel({ height, width }: { height: number; width: number }) 
       ]),
   ];
   return <Rows height={height} items={items} more="more lines" />;
-}
+});

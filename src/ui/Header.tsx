@@ -45,7 +45,7 @@ function GatesOff() {
  * pattern's progress; in a replay, the event shown. `compact`: one row. A run without the
  * built-in approval gates says so first on the state row.
  */
-export function Header({ compact = false }: { compact?: boolean }) {
+export const Header = React.memo(function Header({ compact = false }: { compact?: boolean }) {
   const run = useConsole((s) => s.session.session);
   const pattern = useConsole((s) => s.session.pattern);
   const state = useConsole((s) => s.session.machine.state);
@@ -119,4 +119,4 @@ export function Header({ compact = false }: { compact?: boolean }) {
       </Text>
     </Box>
   );
-}
+});

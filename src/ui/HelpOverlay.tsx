@@ -26,7 +26,7 @@ export function helpRows(): HelpRow[] {
 }
 
 /** The help overlay: `?` opens it, Esc or `?` closes it, ↑/↓ scroll. */
-export function HelpOverlay({ height }: { height: number }) {
+export const HelpOverlay = React.memo(function HelpOverlay({ height }: { height: number }) {
   const scroll = useConsole((s) => s.scroll);
   const rows = helpRows();
   const room = Math.max(1, height - 2);
@@ -55,4 +55,4 @@ export function HelpOverlay({ height }: { height: number }) {
       </Text>
     </Box>
   );
-}
+});

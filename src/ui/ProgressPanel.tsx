@@ -35,7 +35,7 @@ function lapGauges(request: number, long: number, width: number): React.ReactNod
  * agent's claim with the failing command's output, and an abort's report and how to
  * restore the workspace.
  */
-export function ProgressPanel({ height, width }: { height: number; width: number }) {
+export const ProgressPanel = React.memo(function ProgressPanel({ height, width }: { height: number; width: number }) {
   const { pattern, plan, planDone, plans, failedAt, reflections, lap, maxLaps, unchanged, git, commits, verify, claim, abort, handover, request, long, memory, assessment } = useConsole(
     useShallow(selectProgress),
   );
@@ -146,4 +146,4 @@ export function ProgressPanel({ height, width }: { height: number; width: number
     );
   }
   return <Rows height={height} items={[...first, ...rows]} />;
-}
+});

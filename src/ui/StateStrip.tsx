@@ -5,7 +5,7 @@ import { useConsole } from './context.js';
 import { stateColour, theme } from './theme.js';
 
 /** The state machine as a strip: every state, the current one highlighted, and the last transition (`← FROM #seq`). */
-export function StateStrip() {
+export const StateStrip = React.memo(function StateStrip() {
   const state = useConsole((s) => s.session.machine.state);
   const from = useConsole((s) => s.session.lastTransition?.from ?? null);
   const at = useConsole((s) => s.session.lastTransition?.seq ?? null);
@@ -32,4 +32,4 @@ export function StateStrip() {
       </Text>
     </Box>
   );
-}
+});

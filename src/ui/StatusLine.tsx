@@ -16,7 +16,7 @@ import { waitText } from './wait.js';
  * against one long session, workspace progress (unknown said as unknown), the verifier's
  * verdict on the agent's claim. The progress panel has the detail.
  */
-export function StatusLine() {
+export const StatusLine = React.memo(function StatusLine() {
   const lap = useConsole((s) => s.session.lap);
   const maxLaps = useConsole((s) => s.session.maxLaps);
   const request = useConsole((s) => s.session.requestChars);
@@ -73,4 +73,4 @@ export function StatusLine() {
       </Text>
     </Box>
   );
-}
+});

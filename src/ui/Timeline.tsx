@@ -56,7 +56,7 @@ export function useTimelineEvents(): LoopEvent[] {
  * Following, it shows the newest events; ↑/↓ select and stop following, End follows again.
  * `compact` leaves out the type column (the description says what happened).
  */
-export function Timeline({ height, width, compact = false }: { height: number; width: number; compact?: boolean }) {
+export const Timeline = React.memo(function Timeline({ height, width, compact = false }: { height: number; width: number; compact?: boolean }) {
   const list = useTimelineEvents();
   const follow = useConsole((s) => s.follow);
   const selected = useConsole((s) => s.selected);
@@ -95,4 +95,4 @@ export function Timeline({ height, width, compact = false }: { height: number; w
       })}
     </Box>
   );
-}
+});

@@ -62,7 +62,7 @@ function TitleLine({ width, position, count, how }: { width: number; position: n
  * back to the live call). The calls come from the session fold, which keeps every call of
  * the run; a call whose events the console no longer holds says so.
  */
-export function ToolPanel({ height, width }: { height: number; width: number }) {
+export const ToolPanel = React.memo(function ToolPanel({ height, width }: { height: number; width: number }) {
   const index = useConsole(shownCall);
   const how = useConsole((s) => (s.toolCall !== null ? 'earlier' : timelineCall(s) !== null ? 'selected' : 'live'));
   const record = useConsole((s) => (index === null ? undefined : s.session.tools[s.session.toolOrder[index]!]));
@@ -135,4 +135,4 @@ export function ToolPanel({ height, width }: { height: number; width: number }) 
         ))),
   ];
   return <Rows height={height} items={items} />;
-}
+});

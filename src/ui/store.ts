@@ -160,7 +160,10 @@ export const LIVE_BATCH_MS = 100;
 /**
  * Feeds a store from an event stream, one store update per `intervalMs` at most, so a
  * burst of events costs one React render per frame rather than one per event. `apply`
- * takes each batch (default: the store's own `apply`).
+ * takes each batch (default: the store's own `apply`). When the interval is up, the batch
+ * waits for the input already read in that turn of the event loop (it is applied in a
+ * `setImmediate`, which Node runs after reading input): a key that came in while the last
+ * frame was drawn gets its frame first, rather than waiting behind the batch's.
  * @returns `push` for each event, `flush` to apply what is pending now, `stop` to drop the timer
  */
 export function batchInto(
@@ -170,9 +173,12 @@ export function batchInto(
 ): { push: (event: LoopEvent) => void; flush: () => void; stop: () => void } {
   let pending: LoopEvent[] = [];
   let timer: NodeJS.Timeout | null = null;
+  let yielded: NodeJS.Immediate | null = null;
   const stop = () => {
     if (timer) clearTimeout(timer);
+    if (yielded) clearImmediate(yielded);
     timer = null;
+    yielded = null;
   };
   const flush = () => {
     stop();
@@ -181,10 +187,14 @@ export function batchInto(
     pending = [];
     apply(batch);
   };
+  const due = () => {
+    timer = null;
+    yielded = setImmediate(flush);
+  };
   return {
     push(event) {
       pending.push(event);
-      timer ??= setTimeout(flush, intervalMs);
+      if (!timer && !yielded) timer = setTimeout(due, intervalMs);
     },
     flush,
     stop,

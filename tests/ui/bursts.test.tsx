@@ -9,6 +9,7 @@ vi.hoisted(() => {
 });
 
 import React from 'react';
+import { stripVTControlCharacters } from 'node:util';
 import { fold } from '../../src/engine/index.js';
 import { App } from '../../src/ui/App.js';
 import { ConsoleProvider } from '../../src/ui/context.js';
@@ -102,4 +103,36 @@ test('a long run: the console holds the newest events, says how many older ones 
   expect(store.getState().session).toEqual(fold(events));
   expect(events.length).toBeGreaterThanOrEqual(total);
   expect(store.getState().session.eventCount).toBe(events.length);
+});
+
+test('a key read while a batch was due gets its frame first; the batch follows in the next', async () => {
+  const turns = Array.from({ length: 40 }, (_, i) => `  - thought: turn ${i + 1}`).join('\n');
+  const { events } = await runHeadless(`turns:\n${turns}\n  - final: Done.\n`, { maxTurns: 100 });
+  const store = createConsoleStore(events.slice(0, 10));
+  const terminal = renderTerminal(
+    <ConsoleProvider store={store} controller={READ_ONLY_CONTROLLER}>
+      <App />
+    </ConsoleProvider>,
+    { columns: 100, rows: 30 },
+  );
+  await waitUntil(() => terminal.stdin.listenerCount('readable') > 0, 'the console to listen');
+  const order: string[] = [];
+  store.subscribe((now, before) => {
+    if (now.overlay !== before.overlay) order.push('key');
+    if (now.session.eventCount !== before.session.eventCount) order.push('batch');
+  });
+  const feed = batchInto(store, 20);
+  for (const event of events.slice(10)) feed.push(event);
+  // The key arrives 5 ms after the batch is due, while the event loop is busy (a frame
+  // being drawn): when it is free, both are waiting.
+  setTimeout(() => terminal.stdin.write('?'), 25);
+  const busyUntil = performance.now() + 60;
+  while (performance.now() < busyUntil) {
+    // busy
+  }
+  await waitUntil(() => store.getState().session.eventCount === events.length && store.getState().overlay === 'help', 'the key and the batch');
+  expect(order).toEqual(['key', 'batch']);
+  // Its frame is on screen: help over the body.
+  expect(stripVTControlCharacters(terminal.stdout.frames.at(-1) ?? '')).toContain('Help · keys and commands');
+  terminal.unmount();
 });
