@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { InvariantError } from './engine/errors.js';
 import type { LoopEvent } from './engine/events.js';
@@ -16,6 +16,8 @@ import type { RunWait } from './engine/run/wait-guard.js';
 import { Session } from './engine/session.js';
 import type { Goal } from './engine/types.js';
 import { prepareWorkspace } from './engine/workspace.js';
+import { PRUNED_FILE, recordOwner } from './runs.js';
+import { selfCommand, shortPath } from './continue-command.js';
 import { hooksFor } from './hooks/index.js';
 import { startRunBridge, type RunBridge } from './bridge-launch.js';
 import type { HookLaunch } from './engine/bridge/hook-config.js';
@@ -181,6 +183,8 @@ export async function prepareRun(policy: LoopPolicy, options: { cwd: string; id?
   // The effective loop.yaml as written (resume needs it whole, literal values included):
   // readable by its owner only, like the loop.yaml it copies should be.
   writeFileSync(path.join(runDir, POLICY_FILE), saved, { mode: 0o600 });
+  // Who holds the run, for `loopdeck runs` (running, or resumable) and `runs --prune`.
+  recordOwner(runDir);
   const { session, log, redact, onAgentText, onWait, dispose } = wire(policy, {
     id,
     runDir,
@@ -232,9 +236,17 @@ export function prepareResume(runDir: string, options: { answers?: AnswerHandler
   }
   const policy = parseSavedPolicy(saved.text, saved.file);
   const workspace = start.data.workspace;
+  const pruned = path.join(runDir, PRUNED_FILE);
+  if (!existsSync(workspace) && existsSync(pruned)) {
+    const end = events.findLast((e) => e.type === 'session.complete');
+    const over = end?.type === 'session.complete' ? `the run is over (${end.data.reason}) and ` : '';
+    const when = (JSON.parse(readFileSync(pruned, 'utf8')) as { pruned_at?: string }).pruned_at ?? 'an unrecorded date';
+    throw new InvariantError(`${runDir}: ${over}its workspace copy ${workspace} was removed by loopdeck runs --prune on ${when}; nothing to resume (its log still replays: ${selfCommand()} replay ${shortPath(runDir)})`);
+  }
   if (!existsSync(workspace)) {
     throw new InvariantError(`${runDir}: the run's workspace ${workspace} no longer exists (a temporary copy goes when the temp folder is cleaned); nothing to resume, start a new run with loopdeck run`);
   }
+  recordOwner(runDir);
   const { session, log, redact, onAgentText, onWait, dispose } = wire(policy, { id: start.session, runDir, workspace, prior: events, ...(options.answers ? { answers: options.answers } : {}) });
   return { session, goal: start.data.goal, log, runDir, workspace, policy, warnings, prior: events, onAgentText, onWait, redact, dispose };
 }
