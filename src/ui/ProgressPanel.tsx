@@ -132,10 +132,15 @@ export function ProgressPanel({ height, width }: { height: number; width: number
   }
   if (failed !== null) {
     first.unshift(
-      <Line width={width} key="failed" color={theme.danger}>
-        <Text color={theme.muted}>failed      </Text>
-        {clean(failed)}
-      </Line>,
+      // Why the agent could not go on is the error to act on: wrapped, not cut (three rows at most).
+      ...wrapWords(clean(failed), Math.max(20, width - 14))
+        .slice(0, 3)
+        .map((row, i) => (
+          <Line width={width} key={`failed${i}`} color={theme.danger}>
+            <Text color={theme.muted}>{i === 0 ? 'failed      ' : '            '}</Text>
+            {row}
+          </Line>
+        )),
       <Line width={width} key="failed-ws">
         <Text color={theme.muted}>workspace   </Text>as the agent left it: nothing stashed, no failure report
       </Line>,
