@@ -170,7 +170,8 @@ function wire(policy: LoopPolicy, options: WireOptions) {
 /**
  * Prepares a run of `policy`: the workspace (a temporary copy when asked), the agent,
  * the append-only log at `<cwd>/.loopdeck/runs/<id>/events.jsonl`, and the effective
- * policy beside it (`policy.json`) so the run can be resumed.
+ * policy beside it (`policy.json`) so the run can be resumed, and this process as the
+ * run's holder (`owner.json`, read by `loopdeck runs`).
  * @throws ConfigErrors listing every problem `preflightErrors` finds (the workspace, the agent)
  */
 export async function prepareRun(policy: LoopPolicy, options: { cwd: string; id?: string; clock?: () => number; answers?: AnswerHandler }): Promise<PreparedRun> {
@@ -214,7 +215,8 @@ export interface ResumableRun extends PreparedRun {
  * @throws LogError for a log of an unknown schema version; InvariantError for a damaged log
  *   whose lost lines may hide a tool call or a decision (lines and `seq` gap named), when the
  *   directory holds no started run, `policy.json` changed since the run began (both files
- *   named), or the run's workspace is gone; ConfigErrors naming `policy.json` when it is
+ *   named), or the run's workspace is gone (saying so when `loopdeck runs --prune` removed
+ *   it); ConfigErrors naming `policy.json` when it is
  *   missing, unreadable or invalid
  */
 export function prepareResume(runDir: string, options: { answers?: AnswerHandler } = {}): ResumableRun {

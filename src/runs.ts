@@ -246,10 +246,20 @@ export function folderBytes(dir: string): number | null {
   return total;
 }
 
+/**
+ * The record `runs --prune` left in `runDir`, or `null` when the copy was never pruned.
+ * @throws Error naming the file when it is there but not the JSON `runs --prune` writes
+ */
 function readPruned(runDir: string): PrunedRecord | null {
   const file = path.join(runDir, PRUNED_FILE);
   if (!existsSync(file)) return null;
-  return JSON.parse(readFileSync(file, 'utf8')) as PrunedRecord;
+  try {
+    const record = JSON.parse(readFileSync(file, 'utf8')) as Partial<PrunedRecord>;
+    if (typeof record.workspace === 'string' && typeof record.pruned_at === 'string') return { workspace: record.workspace, pruned_at: record.pruned_at, bytes: typeof record.bytes === 'number' ? record.bytes : null };
+  } catch (error) {
+    throw new Error(`${file}: cannot read it (${(error as Error).message}); expected the JSON runs --prune writes: workspace, pruned_at, bytes`, { cause: error });
+  }
+  throw new Error(`${file}: expected the JSON runs --prune writes: workspace, pruned_at, bytes`);
 }
 
 /** Reads one run directory (see {@link RunEntry}). `sizes: false` skips measuring the workspace. */
