@@ -35,3 +35,12 @@ export function continueCommand(runDir: string): string {
 export function restoreNote(abort: { restore: string } | null): string {
   return abort ? `\n${sanitize(abort.restore, { oneLine: true })}` : '';
 }
+
+/**
+ * The line an exit message adds after a run that ended `failed` (the agent could not go
+ * on): unlike an abort, nothing was parked and no failure report written; `''` for any
+ * other end.
+ */
+export function failedNote(reason: string): string {
+  return reason === 'failed' ? '\nnothing was stashed and no failure report written: the workspace is as the agent left it' : '';
+}

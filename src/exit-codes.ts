@@ -12,8 +12,13 @@ export const EXIT = {
   goalMet: 0,
   /** Usage or configuration error, or a crash. */
   usage: 1,
-  /** The run ended without meeting the goal: stopped, exhausted, aborted, no plan. */
+  /** The run ended without meeting the goal: stopped, exhausted, aborted (the circuit breaker), failed (the agent could not go on), no plan. */
   notMet: 2,
+  /**
+   * A command that removes files was not confirmed: no terminal to ask on and no `--yes`
+   * (`loopdeck runs --prune`). Nothing was changed.
+   */
+  unconfirmed: 2,
   /** Quit (the console's `q`, SIGINT, SIGTERM, SIGHUP): the log is kept and the run resumable. */
   interrupted: 130,
 } as const;

@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { InvariantError } from './engine/errors.js';
 import type { LoopEvent } from './engine/events.js';
@@ -16,6 +16,8 @@ import type { RunWait } from './engine/run/wait-guard.js';
 import { Session } from './engine/session.js';
 import type { Goal } from './engine/types.js';
 import { prepareWorkspace } from './engine/workspace.js';
+import { PRUNED_FILE, recordOwner } from './runs.js';
+import { selfCommand, shortPath } from './continue-command.js';
 import { hooksFor } from './hooks/index.js';
 import { startRunBridge, type RunBridge } from './bridge-launch.js';
 import type { HookLaunch } from './engine/bridge/hook-config.js';
@@ -168,7 +170,8 @@ function wire(policy: LoopPolicy, options: WireOptions) {
 /**
  * Prepares a run of `policy`: the workspace (a temporary copy when asked), the agent,
  * the append-only log at `<cwd>/.loopdeck/runs/<id>/events.jsonl`, and the effective
- * policy beside it (`policy.json`) so the run can be resumed.
+ * policy beside it (`policy.json`) so the run can be resumed, and this process as the
+ * run's holder (`owner.json`, read by `loopdeck runs`).
  * @throws ConfigErrors listing every problem `preflightErrors` finds (the workspace, the agent)
  */
 export async function prepareRun(policy: LoopPolicy, options: { cwd: string; id?: string; clock?: () => number; answers?: AnswerHandler }): Promise<PreparedRun> {
@@ -181,6 +184,8 @@ export async function prepareRun(policy: LoopPolicy, options: { cwd: string; id?
   // The effective loop.yaml as written (resume needs it whole, literal values included):
   // readable by its owner only, like the loop.yaml it copies should be.
   writeFileSync(path.join(runDir, POLICY_FILE), saved, { mode: 0o600 });
+  // Who holds the run, for `loopdeck runs` (running, or resumable) and `runs --prune`.
+  recordOwner(runDir);
   const { session, log, redact, onAgentText, onWait, dispose } = wire(policy, {
     id,
     runDir,
@@ -210,7 +215,8 @@ export interface ResumableRun extends PreparedRun {
  * @throws LogError for a log of an unknown schema version; InvariantError for a damaged log
  *   whose lost lines may hide a tool call or a decision (lines and `seq` gap named), when the
  *   directory holds no started run, `policy.json` changed since the run began (both files
- *   named), or the run's workspace is gone; ConfigErrors naming `policy.json` when it is
+ *   named), or the run's workspace is gone (saying so when `loopdeck runs --prune` removed
+ *   it); ConfigErrors naming `policy.json` when it is
  *   missing, unreadable or invalid
  */
 export function prepareResume(runDir: string, options: { answers?: AnswerHandler } = {}): ResumableRun {
@@ -232,9 +238,17 @@ export function prepareResume(runDir: string, options: { answers?: AnswerHandler
   }
   const policy = parseSavedPolicy(saved.text, saved.file);
   const workspace = start.data.workspace;
+  const pruned = path.join(runDir, PRUNED_FILE);
+  if (!existsSync(workspace) && existsSync(pruned)) {
+    const end = events.findLast((e) => e.type === 'session.complete');
+    const over = end?.type === 'session.complete' ? `the run is over (${end.data.reason}) and ` : '';
+    const when = (JSON.parse(readFileSync(pruned, 'utf8')) as { pruned_at?: string }).pruned_at ?? 'an unrecorded date';
+    throw new InvariantError(`${runDir}: ${over}its workspace copy ${workspace} was removed by loopdeck runs --prune on ${when}; nothing to resume (its log still replays: ${selfCommand()} replay ${shortPath(runDir)})`);
+  }
   if (!existsSync(workspace)) {
     throw new InvariantError(`${runDir}: the run's workspace ${workspace} no longer exists (a temporary copy goes when the temp folder is cleaned); nothing to resume, start a new run with loopdeck run`);
   }
+  recordOwner(runDir);
   const { session, log, redact, onAgentText, onWait, dispose } = wire(policy, { id: start.session, runDir, workspace, prior: events, ...(options.answers ? { answers: options.answers } : {}) });
   return { session, goal: start.data.goal, log, runDir, workspace, policy, warnings, prior: events, onAgentText, onWait, redact, dispose };
 }

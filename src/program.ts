@@ -52,7 +52,7 @@ async function policyOrExit(file: string, otherFile?: string): Promise<LoopPolic
 }
 
 /**
- * The command line: `run`, `resume`, `replay`, `check`, `validate`, `import`, `audit`, `watch`, `attach`. The README's CLI
+ * The command line: `run`, `resume`, `runs`, `replay`, `check`, `validate`, `import`, `audit`, `watch`, `attach`. The README's CLI
  * reference is generated from these same definitions (`npm run docs`).
  */
 export function buildProgram(): Command {
@@ -196,8 +196,8 @@ export function buildProgram(): Command {
       }
       // The summary may quote the agent (its final claim) or a server: kept to one line.
       const said = sanitize(ended.outcome.summary, { oneLine: true });
-      const { restoreNote } = await import('./continue-command.js');
-      printError(`loopdeck: ${ended.outcome.reason}: ${said}\n${where}${restoreNote(prepared.session.snapshot.abort)}`);
+      const { failedNote, restoreNote } = await import('./continue-command.js');
+      printError(`loopdeck: ${ended.outcome.reason}: ${said}\n${where}${restoreNote(prepared.session.snapshot.abort)}${failedNote(ended.outcome.reason)}`);
       process.exitCode = exitCodeOfRun(ended.outcome);
       return;
     }
@@ -250,6 +250,30 @@ export function buildProgram(): Command {
         if (done) throw new LoopdeckError(`${runDir}: the run is over (${done.reason}); nothing to resume`);
         return { prepared, start: () => prepared.session.resume(), warnings: prepared.warnings };
       }, { ...options, desk, outline: () => outlineOfLog(path.join(runDir, LOG_FILE)) }, true);
+    });
+
+  program
+    .command('runs')
+    .description('list the runs recorded here (.loopdeck/runs), newest first, with their workspace copies; --prune removes old copies')
+    .argument('[folder]', 'the folder loopdeck was started in (default: the current one)')
+    .option('--json', 'one JSON object per run (times ISO 8601 UTC, sizes in bytes)')
+    .option('--prune', 'remove the workspace copies of runs that ended more than --older-than ago, after asking; never a copy of a run that is running or resumable, or that holds a stash')
+    .option('--older-than <age>', 'with --prune: how long ago a run must have ended (7d, 12h, 90m)', '7d')
+    .option('-y, --yes', 'with --prune: remove without asking (needed without a terminal)')
+    .addHelpText('after', `
+A run is running (its process is alive), resumable (not ended: \`loopdeck resume <run>\`
+continues it) or ended with its reason. --prune leaves every log and report in place, records
+in the run's folder that its copy was pruned, and exits 2 when it would need to ask but
+there is no terminal (add --yes).
+
+Examples:
+  loopdeck runs
+  loopdeck runs --json
+  loopdeck runs --prune
+  loopdeck runs --prune --older-than 30d --yes`)
+    .action(async (folder: string | undefined, options: { json?: boolean; prune?: boolean; olderThan: string; yes?: boolean }) => {
+      const { runsCommand } = await import('./runs-cli.js');
+      await runsCommand(path.resolve(folder ?? '.'), options);
     });
 
   program

@@ -4,8 +4,13 @@ import { IllegalTransitionError } from './errors.js';
 export const LOOP_STATES = ['IDLE', 'PLANNING', 'EXECUTING', 'AWAITING_TOOL', 'REFLECTING', 'DONE'] as const;
 export type LoopState = (typeof LOOP_STATES)[number];
 
-/** Why a session reached DONE. */
-export const DONE_REASONS = ['goal_met', 'no_plan', 'stopped', 'exhausted', 'aborted'] as const;
+/**
+ * Why a session reached DONE. `aborted` is only the circuit breaker (the workspace parked
+ * with `git stash`, a failure report written: `abort.recorded`); `failed` is a run the agent
+ * could not carry on (its request failed for good, or `laps.max_consecutive_failures` laps
+ * failed in a row), which parks nothing and writes no report (docs/design.md, "States").
+ */
+export const DONE_REASONS = ['goal_met', 'no_plan', 'stopped', 'exhausted', 'aborted', 'failed'] as const;
 export type DoneReason = (typeof DONE_REASONS)[number];
 
 /**

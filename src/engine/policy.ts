@@ -505,7 +505,7 @@ const lapsSchema = z
   .strictObject({
     enabled: bool.default(false).describe('Run fresh laps: a new agent with an empty history each lap.'),
     max_laps: positiveInt.default(5).describe('Laps at most; the run ends `exhausted` after the last.'),
-    max_consecutive_failures: positiveInt.default(3).describe('Laps in a row that end in an error before the run aborts.'),
+    max_consecutive_failures: positiveInt.default(3).describe('Laps in a row that end in an error before the run ends `failed` (the agent cannot go on; nothing is stashed).'),
     progress_file: workspaceRelativePath.default('PROGRESS.md').describe('Hand-over file between laps, relative to the workspace.'),
   })
   .prefault({})

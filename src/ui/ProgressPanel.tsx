@@ -32,11 +32,11 @@ function lapGauges(request: number, long: number, width: number): React.ReactNod
  * Where the work stands: the pattern's plan or attempts, laps with request sizes,
  * workspace progress, the agent's own assessment of the criteria beside the harness's
  * measurement, the execution memory of the last checkpoint, the verifier's verdict on the
- * agent's claim with the failing command's output, and an abort's report and how to
- * restore the workspace.
+ * agent's claim with the failing command's output, an abort's report and how to
+ * restore the workspace, or why a run ended `failed` (nothing was parked).
  */
 export const ProgressPanel = React.memo(function ProgressPanel({ height, width }: { height: number; width: number }) {
-  const { pattern, plan, planDone, plans, failedAt, reflections, lap, maxLaps, unchanged, git, commits, verify, claim, abort, handover, request, long, memory, assessment } = useConsole(
+  const { pattern, plan, planDone, plans, failedAt, reflections, lap, maxLaps, unchanged, git, commits, verify, claim, abort, failed, handover, request, long, memory, assessment } = useConsole(
     useShallow(selectProgress),
   );
   const rows: React.ReactNode[] = [];
@@ -129,6 +129,22 @@ export const ProgressPanel = React.memo(function ProgressPanel({ height, width }
         );
       }
     }
+  }
+  if (failed !== null) {
+    first.unshift(
+      // Why the agent could not go on is the error to act on: wrapped, not cut (three rows at most).
+      ...wrapWords(clean(failed), Math.max(20, width - 14))
+        .slice(0, 3)
+        .map((row, i) => (
+          <Line width={width} key={`failed${i}`} color={theme.danger}>
+            <Text color={theme.muted}>{i === 0 ? 'failed      ' : '            '}</Text>
+            {row}
+          </Line>
+        )),
+      <Line width={width} key="failed-ws">
+        <Text color={theme.muted}>workspace   </Text>as the agent left it: nothing stashed, no failure report
+      </Line>,
+    );
   }
   if (abort) {
     first.unshift(

@@ -10,7 +10,7 @@ import { useNow } from './use-now.js';
 import { waitText } from './wait.js';
 
 /**
- * One row of where the work stands: an abort's report first, then what the run waits on
+ * One row of where the work stands: an abort's report (or why the run failed) first, then what the run waits on
  * (the model, with its time and silence against their limits; a retry's countdown; a
  * tool against its limit), the lap and its request size
  * against one long session, workspace progress (unknown said as unknown), the verifier's
@@ -26,10 +26,12 @@ export const StatusLine = React.memo(function StatusLine() {
   const commits = useConsole((s) => s.session.lapCommits);
   const verdict = useConsole(useShallow((s) => verdictText(s.session)));
   const abort = useConsole((s) => s.session.abort?.report ?? null);
+  const failed = useConsole((s) => (s.session.done?.reason === 'failed' ? s.session.done.summary : null));
   const wait = useConsole((s) => s.wait);
   const now = useNow(wait !== null);
   const parts: React.ReactNode[] = [];
   if (abort) parts.push(<Text key="abort" bold color={theme.danger}>aborted: report {sanitize(abort, { oneLine: true })}</Text>);
+  if (failed !== null) parts.push(<Text key="failed" bold color={theme.danger}>failed: {sanitize(failed, { oneLine: true })}</Text>);
   if (wait) {
     const { text, late } = waitText(wait, now);
     parts.push(<Text key="wait" color={late ? theme.warn : theme.accent}>{sanitize(text, { oneLine: true })}</Text>);

@@ -27,6 +27,8 @@ export interface ProgressData {
   verify: SessionState['lastVerify'];
   claim: string | null;
   abort: SessionState['abort'];
+  /** The summary of a run that ended `failed` (the agent could not go on; nothing parked), else `null`. */
+  failed: string | null;
   /** The hand-over file the current lap started from (untrusted: the agent wrote it); `null` without laps. */
   handover: string | null;
   /** This lap's request size and the same request in one long session, in characters. */
@@ -55,6 +57,7 @@ export function selectProgress({ session: s }: Pick<ConsoleData, 'session'>): Pr
     verify: s.lastVerify,
     claim: s.finalClaim,
     abort: s.abort,
+    failed: s.done?.reason === 'failed' ? s.done.summary : null,
     handover: s.maxLaps === null ? null : s.lapProgress,
     request: s.requestChars,
     long: s.longSessionChars,

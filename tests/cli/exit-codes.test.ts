@@ -19,6 +19,7 @@ describe('exit codes', () => {
       stopped: 2,
       exhausted: 2,
       aborted: 2,
+      failed: 2,
     });
     expect(exitCodeOfRun(null)).toBe(130);
   });

@@ -138,8 +138,8 @@ const ROWS: Row[] = [
   ['laps: a lap not done starts the next', at('REFLECTING', { turn: 1, step: 1, lap: 1, lapEnd: { lap: 1, outcome: 'not_done' }, ...verified(false, 1, { lap: 1 }) }), {}, NONE, { kind: 'start_lap', lap: 2 }],
   ['laps: the last lap not done ends the run', at('REFLECTING', { turn: 1, step: 3, lap: 3, lapEnd: { lap: 3, outcome: 'not_done' }, ...verified(false, 3, { lap: 3 }) }), {}, NONE,
     finish('exhausted', 'the goal is not met after 3 of 3 laps', { limit: 'max_laps' })],
-  ['laps: errors in a row abort before the lap cap', at('REFLECTING', { turn: 1, step: 3, lap: 3, lapFailures: 2, lapEnd: { lap: 3, outcome: 'error', note: 'agent exited 1' }, ...verified(false, 3, { lap: 3, trigger: 'check' }) }), {}, NONE,
-    finish('aborted', '2 laps in a row failed (last: agent exited 1)', { limit: 'max_consecutive_failures' })],
+  ['laps: errors in a row end the run failed before the lap cap (nothing parked)', at('REFLECTING', { turn: 1, step: 3, lap: 3, lapFailures: 2, lapEnd: { lap: 3, outcome: 'error', note: 'agent exited 1' }, ...verified(false, 3, { lap: 3, trigger: 'check' }) }), {}, NONE,
+    finish('failed', '2 laps in a row failed (last: agent exited 1)', { limit: 'max_consecutive_failures' })],
   ['laps: the end of an earlier lap does not count', at('REFLECTING', { turn: 1, step: 3, lap: 2, lapEnd: { lap: 1, outcome: 'not_done' } }), {}, NONE, { kind: 'execute' }],
   ['laps: a lap ended with a checkpoint due decides the lap first', at('REFLECTING', { turn: 3, step: 3, lap: 1, lapEnd: { lap: 1, outcome: 'error', note: 'x' }, lapFailures: 1, ...verified(false, 3, { lap: 1, trigger: 'check' }) }), {}, NONE, { kind: 'start_lap', lap: 2 }],
 ];

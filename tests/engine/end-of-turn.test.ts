@@ -161,7 +161,7 @@ describe('a lap whose agent exits non-zero is verified', () => {
   it('every lap fails and the work is never done: the failure cap still ends the run', async () => {
     const dir = repo();
     const r = await lapRun(dir, 'echo run >> runs.txt; exit 2', 5);
-    expect(r.outcome).toMatchObject({ reason: 'aborted', detail: 'max_consecutive_failures' });
+    expect(r.outcome).toMatchObject({ reason: 'failed', detail: 'max_consecutive_failures' });
     expect(runs(dir)).toBe(3);
     expect(existsSync(path.join(dir, 'app.js'))).toBe(true);
   });

@@ -243,7 +243,7 @@ describe('behaviours that worked before: still handled', () => {
     const r = await run(() => ({ status: 404, body: { error: { message: 'The model `test-model` does not exist', type: 'invalid_request_error', code: 'model_not_found' } } }));
     expect(r.ran).toEqual([]);
     expect(r.exit).toBe(EXIT.notMet);
-    expect(r.outcome.reason).toBe('aborted');
+    expect(r.outcome.reason).toBe('failed');
     expect(r.outcome.summary).toMatch(/HTTP 404: The model `test-model` does not exist \(type invalid_request_error, code model_not_found\) — the server does not serve the model "test-model"/);
   });
 });

@@ -118,7 +118,7 @@ describe('usage spent on a failed turn', () => {
       [...call('no_such_tool', '{}'), usage(110, 30)],
     ]);
     const { outcome, events, state } = await run(dir, openai(url), openaiSpec);
-    expect(outcome.reason).toBe('aborted');
+    expect(outcome.reason).toBe('failed');
     expect(events.flatMap((e) => (e.type === 'agent.usage' ? [[e.data.turn, e.data.input_tokens, e.data.output_tokens]] : []))).toEqual([[1, 210, 50]]);
     expect(state.usage.tokens).toBe(260);
     expect(state.usage.cost_usd).toBeCloseTo(0.31, 6);
@@ -146,7 +146,7 @@ describe('usage spent on a failed turn', () => {
     const spec = { kind: 'command', command: script, output: 'text' };
     const agent = new CommandAgent({ command: script, cwd: dir, timeoutSeconds: 30, output: 'text', prompt: 'stdin', outputLimit: 65536 });
     const { outcome, state } = await run(dir, agent, spec);
-    expect(outcome.reason).toBe('aborted');
+    expect(outcome.reason).toBe('failed');
     expect(outcome.summary).toMatch(/exited with code 3/);
     expect([...state.unreported].sort()).toEqual(['cost_usd', 'tokens']);
   });

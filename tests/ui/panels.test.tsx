@@ -156,4 +156,14 @@ describe('laps, workspace, verdict, abort', () => {
     await c.waitForFrame('aborted     report /runs/x/failure-report.json · workspace stash@{0}: loopdeck-abort x');
     expect(c.frame()).toContain('restore     git stash apply stash@{0}');
   });
+
+  test('a run that ended failed: why in the status line; the progress panel says nothing was parked', async () => {
+    const events = extend(['session.complete', { reason: 'failed', summary: 'the agent failed: HTTP 401: invalid key' }]);
+    const c = await renderStore(createConsoleStore(events), { rows: 34 });
+    await c.waitForFrame('failed: the agent failed: HTTP 401: invalid key');
+    expect(c.frame()).not.toContain('aborted');
+    for (let i = 0; i < 3; i++) await c.press(KEY.tab);
+    await c.waitForFrame('failed      the agent failed: HTTP 401: invalid key');
+    expect(c.frame()).toContain('workspace   as the agent left it: nothing stashed, no failure report');
+  });
 });

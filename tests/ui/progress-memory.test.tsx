@@ -87,6 +87,10 @@ describe('the progress panel: execution memory and the reported assessment', () 
     const { text, raw } = frame(log);
     expect(text).toBe(
       [
+        // The transcript runs out after turn 4: the run ends `failed`, said first.
+        'failed      the agent failed: scripted:<transcript>: the transcript has 4 turns and turn 5 was',
+        '            asked for',
+        'workspace   as the agent left it: nothing stashed, no failure report',
         'pattern     react: one open-ended step, repeated until the verifier passes or a limit ends it',
         'laps        off (one long session)',
         'request this lap    █ N chars',
@@ -100,23 +104,20 @@ describe('the progress panel: execution memory and the reported assessment', () 
         '            reported: the cache is stale [cache.log: not seen]',
         '            reported: eliminated cache · open encoding',
         '            failed: shell exit 2 · shell printf \'failing: 2\' > count.txt; exit 2',
-        '',
-        '',
-        '',
       ].join('\n'),
     );
     // The disagreeing row is red and bold; the agreeing one is not.
     const rows = raw.split('\n');
-    expect(rows[6]).toContain('\u001b[31m');
-    expect(rows[6]).toContain('\u001b[1m');
-    expect(rows[7]).not.toContain('\u001b[31m');
+    expect(rows[9]).toContain('\u001b[31m');
+    expect(rows[9]).toContain('\u001b[1m');
+    expect(rows[10]).not.toContain('\u001b[31m');
   }, 30_000);
 
   test('an answer that is not JSON is shown as unreadable with its head, and nothing as measured by it', async () => {
     const log = await runLog([MET, { answer: 'All met, trust me.' }, MET, { answer: 'All met, trust me.' }]);
     const { text } = frame(log);
-    expect(text.split('\n')[5]).toBe('assessment  reported at turn 4: unreadable "All met, trust me." (not JSON (Unexpected token \'A\', "A…');
+    expect(text.split('\n')[8]).toBe('assessment  reported at turn 4: unreadable "All met, trust me." (not JSON (Unexpected token \'A\', "A…');
     // The memory is there all the same.
-    expect(text.split('\n')[6]).toBe('memory      checkpoint 4 · turn 4 · 1 evidence · 1 eliminated · 1 open · 2 failed');
+    expect(text.split('\n')[9]).toBe('memory      checkpoint 4 · turn 4 · 1 evidence · 1 eliminated · 1 open · 2 failed');
   }, 30_000);
 });

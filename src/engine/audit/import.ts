@@ -59,7 +59,8 @@ export function importEvents(entries: readonly TranscriptEntry[], source: Import
   go('EXECUTING', 'REFLECTING');
   go('REFLECTING', 'DONE');
   const how = answer ? (answer.ok ? 'the agent reported success' : 'the agent reported an error') : 'the transcript has no final result';
-  push('session.complete', { reason: 'stopped', summary: `imported: ${how}; loopdeck verified nothing` });
+  // An agent that ended in an error could not go on (`failed`); any other imported end is `stopped`: nothing was verified.
+  push('session.complete', { reason: answer && !answer.ok ? 'failed' : 'stopped', summary: `imported: ${how}; loopdeck verified nothing` });
   return events;
 }
 

@@ -160,5 +160,6 @@ async function agentFailed(ctx: RunContext, step: number, error: unknown): Promi
     ctx.emit('lap.end', { lap: ctx.state.lap, outcome: 'error', note: error.message });
     return undefined;
   }
-  return finishRun(ctx, 'aborted', `the agent failed: ${error.message}`);
+  // Nothing is parked and no report written: `failed`, not the circuit breaker's `aborted`.
+  return finishRun(ctx, 'failed', `the agent failed: ${error.message}`);
 }

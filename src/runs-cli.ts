@@ -1,0 +1,208 @@
+/**
+ * `loopdeck runs [folder] [--json] [--prune [--older-than 7d] [--yes]]`: the runs recorded
+ * under a folder's `.loopdeck/runs/`, newest first, with their workspace copies; and the
+ * removal of the copies of runs that ended long ago (see `runs.ts` for what is kept).
+ */
+import path from 'node:path';
+import { createInterface } from 'node:readline/promises';
+import { parseDuration } from './engine/duration.js';
+import { CliError, EXIT } from './exit-codes.js';
+import { keepReason, listRuns, pruneCopy, runsFolder, type RunEntry } from './runs.js';
+import { printError, printJson, printLine } from './text/print.js';
+import { sanitize } from './text/sanitize.js';
+
+/** Options of `loopdeck runs`. `olderThan`: a duration (`7d`, `12h`, `90m`, `1h30m`). */
+export interface RunsOptions {
+  json?: boolean;
+  prune?: boolean;
+  olderThan: string;
+  yes?: boolean;
+}
+
+/**
+ * `--older-than` in milliseconds: `<n>d` days, or a duration of loop.yaml's grammar.
+ * @throws CliError (exit 1) naming the value and what is expected
+ */
+export function parseAge(text: string): number {
+  const value = text.trim();
+  const days = /^([1-9]\d{0,4})d$/.exec(value);
+  if (days) return Number(days[1]) * 86_400_000;
+  const seconds = parseDuration(value);
+  if (seconds !== null && Number.isFinite(seconds)) return seconds * 1000;
+  throw new CliError(`--older-than ${JSON.stringify(text)}: expected a duration such as 7d, 12h, 90m or 1h30m`);
+}
+
+/** Bytes for a person: `512 B`, `4.0 KiB`, `12.3 MiB`, `1.2 GiB`. */
+export function formatBytes(bytes: number | null): string {
+  if (bytes === null) return 'size unknown';
+  const units = ['B', 'KiB', 'MiB', 'GiB', 'TiB'];
+  let value = bytes;
+  let unit = 0;
+  while (value >= 1024 && unit < units.length - 1) {
+    value /= 1024;
+    unit++;
+  }
+  return unit === 0 ? `${value} B` : `${value.toFixed(1)} ${units[unit]}`;
+}
+
+/** An age for the listing: `45s`, `12m`, `3h`, `9d`. */
+function formatAge(ms: number): string {
+  const seconds = Math.max(0, Math.floor(ms / 1000));
+  if (seconds < 60) return `${seconds}s`;
+  if (seconds < 3600) return `${Math.floor(seconds / 60)}m`;
+  if (seconds < 86_400) return `${Math.floor(seconds / 3600)}h`;
+  return `${Math.floor(seconds / 86_400)}d`;
+}
+
+/** `2026-12-01 10:19` (UTC) or `-`. */
+function formatTime(ms: number | null): string {
+  return ms === null ? '-' : new Date(ms).toISOString().slice(0, 16).replace('T', ' ');
+}
+
+/** The state column: `running (pid 123)`, `resumable`, `ended: goal_met`, `not started`. */
+function stateText(run: RunEntry): string {
+  switch (run.state) {
+    case 'running':
+      return `running (pid ${run.pid})`;
+    case 'resumable':
+      return 'resumable';
+    case 'ended':
+      return `ended: ${run.outcome!.reason}`;
+    case 'not_started':
+      return run.pid !== null ? `preparing (pid ${run.pid})` : 'not started';
+  }
+}
+
+/** The workspace column: where the copy is, whether it is there, its size, its stash; or why there is none. */
+function workspaceText(run: RunEntry): string {
+  const ws = run.workspace;
+  if (ws.pruned) return `pruned ${ws.pruned.pruned_at.slice(0, 10)} (${formatBytes(ws.pruned.bytes)} freed): ${ws.pruned.workspace}`;
+  if (ws.path === null) return '-';
+  if (ws.copy === 'none') return `in place (not a copy): ${ws.path}`;
+  if (!ws.exists) return `missing: ${ws.path}`;
+  const stash = ws.stash === 'abort' ? ", holds the abort's stash" : ws.stash === 'other' ? ', holds a stash' : '';
+  return `${ws.path} (${formatBytes(ws.bytes)}${stash})`;
+}
+
+/** The age column: since the run ended, else since its last event. */
+function ageOf(run: RunEntry, now: number): string {
+  const at = run.outcome?.at ?? run.lastAt ?? run.started;
+  return at === null ? '-' : formatAge(now - at);
+}
+
+/** One JSON object per run for `--json`: times ISO 8601 UTC, sizes in bytes. */
+function jsonOf(run: RunEntry, now: number, olderThanMs: number) {
+  const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
+  const end = run.outcome?.at ?? run.lastAt ?? run.started;
+  return {
+    id: run.id,
+    run_dir: run.runDir,
+    started: iso(run.started),
+    state: run.state,
+    pid: run.pid,
+    outcome: run.outcome ? { reason: run.outcome.reason, summary: run.outcome.summary, ended: iso(run.outcome.at) } : null,
+    age_seconds: end === null ? null : Math.max(0, Math.floor((now - end) / 1000)),
+    workspace: {
+      path: run.workspace.path,
+      copy: run.workspace.copy,
+      exists: run.workspace.exists,
+      bytes: run.workspace.bytes,
+      stash: run.workspace.stash,
+      pruned: run.workspace.pruned,
+    },
+    kept_by_prune: keepReason(run, now, olderThanMs),
+  };
+}
+
+/** The listing as a table: a header, then one row per run, the workspace last (it may be long). */
+function printTable(runs: RunEntry[], now: number): void {
+  const rows = runs.map((run) => [run.id, formatTime(run.started), stateText(run), ageOf(run, now), workspaceText(run)]);
+  const header = ['RUN', 'STARTED (UTC)', 'STATE', 'AGE', 'WORKSPACE'];
+  const widths = header.slice(0, -1).map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
+  for (const row of [header, ...rows]) printLine(row.map((cell, i) => (i < widths.length ? cell.padEnd(widths[i]!) : cell)).join('  '));
+}
+
+/** Asks a y/N question on the terminal; `true` only for `y` or `yes`. */
+async function confirm(question: string): Promise<boolean> {
+  const rl = createInterface({ input: process.stdin, output: process.stderr });
+  try {
+    const answer = await rl.question(question);
+    return /^\s*y(es)?\s*$/i.test(answer);
+  } finally {
+    rl.close();
+  }
+}
+
+/**
+ * Lists the runs of `project`, or prunes their copies (`--prune`).
+ * @throws CliError: exit 1 for a bad `--older-than` or options that do not go together,
+ *   exit 2 when there is something to prune but no terminal to ask on and no `--yes`
+ */
+export async function runsCommand(project: string, options: RunsOptions): Promise<void> {
+  const olderThanMs = parseAge(options.olderThan);
+  if (!options.prune && options.yes) throw new CliError('--yes goes with --prune (loopdeck runs --prune --yes)');
+  if (options.prune && options.json) throw new CliError('--json lists runs; --prune removes copies: use one at a time');
+  const now = Date.now();
+  const runs = listRuns(project);
+  const where = sanitize(runsFolder(project), { oneLine: true });
+  if (!options.prune) {
+    if (options.json) {
+      for (const run of runs) printJson(jsonOf(run, now, olderThanMs));
+      return;
+    }
+    if (runs.length === 0) {
+      printLine(`no runs under ${where} (a run is recorded under .loopdeck/runs of the folder \`loopdeck run\` was started in)`);
+      return;
+    }
+    printTable(runs, now);
+    return;
+  }
+  await prune(runs, now, olderThanMs, options, where);
+}
+
+async function prune(runs: RunEntry[], now: number, olderThanMs: number, options: RunsOptions, where: string): Promise<void> {
+  const age = options.olderThan.trim();
+  const doomed = runs.filter((run) => keepReason(run, now, olderThanMs) === null);
+  const kept = new Map<string, number>();
+  for (const run of runs) {
+    const why = keepReason(run, now, olderThanMs);
+    if (why !== null && why !== 'no copy left') kept.set(why, (kept.get(why) ?? 0) + 1);
+  }
+  const keptText = [...kept].map(([why, n]) => `${n} ${why}`).join(', ');
+  if (doomed.length === 0) {
+    printLine(`nothing to prune under ${where}: no run that ended more than ${age} ago has a workspace copy left${keptText ? ` (kept: ${keptText})` : ''}`);
+    return;
+  }
+  const total = doomed.reduce((sum, run) => sum + (run.workspace.bytes ?? 0), 0);
+  printLine(`workspace copies of runs that ended more than ${age} ago (their logs and reports stay):`);
+  for (const run of doomed) {
+    printLine(`  ${run.id}  ended: ${run.outcome!.reason}, ${formatAge(now - run.outcome!.at)} ago  ${run.workspace.path}  ${formatBytes(run.workspace.bytes)}`);
+  }
+  if (keptText) printLine(`kept: ${keptText}`);
+  const what = `${doomed.length} workspace cop${doomed.length === 1 ? 'y' : 'ies'} (${formatBytes(total)})`;
+  if (!options.yes) {
+    if (process.stdin.isTTY !== true) {
+      throw new CliError(`runs --prune: no terminal to ask on, so nothing was removed; add --yes to remove the ${what}`, EXIT.unconfirmed);
+    }
+    if (!(await confirm(`remove the ${what}? [y/N] `))) {
+      printLine('nothing removed');
+      return;
+    }
+  }
+  let freed = 0;
+  const failures: string[] = [];
+  for (const run of doomed) {
+    try {
+      const record = pruneCopy(run, now, olderThanMs);
+      freed += record.bytes ?? 0;
+      printLine(`removed ${record.workspace}`);
+    } catch (error) {
+      failures.push(`${run.id}: ${(error as Error).message}`);
+    }
+  }
+  printLine(`freed ${formatBytes(freed)}; ${path.join('.loopdeck', 'runs')} keeps every log`);
+  if (failures.length > 0) {
+    for (const failure of failures) printError(`loopdeck: ${failure}`);
+    throw new CliError(`runs --prune: ${failures.length} of ${doomed.length} copies were not removed (listed above)`);
+  }
+}

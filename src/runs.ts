@@ -1,0 +1,343 @@
+/**
+ * The runs recorded under `<folder>/.loopdeck/runs/`, and their temporary workspace copies
+ * (docs/design.md, "Workspace copies and `loopdeck runs`").
+ *
+ * A `copy: temp` run works in a copy under the temp folder. loopdeck deletes such a copy
+ * only when asked (`loopdeck runs --prune`), and only when nobody can still need it: never
+ * while its run can be resumed or is running, never while the copy's repository still
+ * holds the stash an abort parked the work in. What is removed is recorded beside the log
+ * ({@link PRUNED_FILE}), so `runs` and `resume` say so instead of failing on a missing
+ * folder.
+ */
+import { existsSync, lstatSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync, openSync, readSync, closeSync } from 'node:fs';
+import path from 'node:path';
+import { StringDecoder } from 'node:string_decoder';
+import type { DoneReason } from './engine/machine.js';
+import { POLICY_FILE } from './engine/saved-policy.js';
+
+/** Where a project's runs are: `.loopdeck/runs/` under the folder loopdeck was started in. */
+export function runsFolder(project: string): string {
+  return path.join(project, '.loopdeck', 'runs');
+}
+
+/** The file a running loopdeck writes in its run directory: who holds the run now ({@link OwnerRecord}). */
+export const OWNER_FILE = 'owner.json';
+
+/** The file `runs --prune` writes in a run directory when it removed the run's workspace copy ({@link PrunedRecord}). */
+export const PRUNED_FILE = 'workspace-pruned.json';
+
+/** The process that holds a run: written by `run` and `resume` when they open it. */
+export interface OwnerRecord {
+  pid: number;
+  /** The process's start time in clock ticks since boot (`/proc/<pid>/stat`, field 22), so a reused pid is not taken for it; `null` where `/proc` is missing. */
+  start_ticks: number | null;
+  /** When it opened the run, ISO 8601 UTC. */
+  opened_at: string;
+}
+
+/** What `runs --prune` records when it removes a copy. */
+export interface PrunedRecord {
+  workspace: string;
+  /** ISO 8601 UTC. */
+  pruned_at: string;
+  /** Bytes the copy held (apparent size of its files), `null` when they could not all be read. */
+  bytes: number | null;
+}
+
+/** Where a run stands. */
+export type RunState =
+  /** Its process is alive and the run has not ended. */
+  | 'running'
+  /** Not ended and nobody holds it: `loopdeck resume` continues it. */
+  | 'resumable'
+  /** `session.complete` is recorded. */
+  | 'ended'
+  /** The directory holds no started run (no log, or no `session.start`). */
+  | 'not_started';
+
+/** A run's workspace as `runs` reports it. */
+export interface RunWorkspace {
+  /** The folder the run worked in (`session.start`), `null` when the log does not say. */
+  path: string | null;
+  /** `temp`: a copy loopdeck made; `none`: the project itself, in place (never pruned); `unknown`: `policy.json` unreadable. */
+  copy: 'temp' | 'none' | 'unknown';
+  exists: boolean;
+  /** Apparent size of its files in bytes (symlinks not followed); `null` when gone or unreadable. */
+  bytes: number | null;
+  /** The stash the workspace's repository holds: the one an abort parked the work in (also when that cannot be told), another, or none. */
+  stash: 'abort' | 'other' | null;
+  /** Set when `runs --prune` removed the copy. */
+  pruned: PrunedRecord | null;
+}
+
+/** One run directory, read without folding its log. */
+export interface RunEntry {
+  id: string;
+  runDir: string;
+  /** Epoch ms of `session.start`, `null` when not started. */
+  started: number | null;
+  /** Epoch ms of the last event recorded. */
+  lastAt: number | null;
+  state: RunState;
+  /** The live process holding the run (also for an ended run whose console is still open). */
+  pid: number | null;
+  /** The end recorded by `session.complete`. */
+  outcome: { reason: DoneReason; summary: string; at: number } | null;
+  workspace: RunWorkspace;
+}
+
+/** What a scan of a log found: its first event, its end, its abort, the time of its last line. */
+interface LogFacts {
+  start: { at: number; workspace: string | null } | null;
+  lastAt: number | null;
+  complete: { at: number; reason: DoneReason; summary: string } | null;
+  abort: { stash: string; restore: string } | null;
+}
+
+const CHUNK = 1 << 20;
+
+/**
+ * Reads a log line by line in chunks (bounded memory, any length) and parses only the lines
+ * `runs` needs: the first, `session.complete` and `abort.recorded` (found by their type near
+ * the start of the line, where the envelope puts it). A line that does not parse (a torn
+ * write) is passed over: the listing only reports, `resume` and `replay` report damage.
+ */
+function scanLog(file: string): LogFacts {
+  const facts: LogFacts = { start: null, lastAt: null, complete: null, abort: null };
+  let fd: number;
+  try {
+    fd = openSync(file, 'r');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return facts;
+    throw error;
+  }
+  const decoder = new StringDecoder('utf8');
+  const buffer = Buffer.alloc(CHUNK);
+  let rest = '';
+  let first = true;
+  const line = (text: string) => {
+    if (text.trim() === '') return;
+    const head = text.slice(0, 512);
+    const at = /"at":(\d+)/.exec(head);
+    if (at) facts.lastAt = Number(at[1]);
+    const wanted = first || head.includes('"type":"session.complete"') || head.includes('"type":"abort.recorded"');
+    const isFirst = first;
+    first = false;
+    if (!wanted) return;
+    let event: { type?: string; at?: number; data?: Record<string, unknown> };
+    try {
+      event = JSON.parse(text) as typeof event;
+    } catch {
+      return; // a torn line: see above
+    }
+    const data = event.data ?? {};
+    if (isFirst && event.type === 'session.start') {
+      facts.start = { at: Number(event.at), workspace: typeof data.workspace === 'string' ? data.workspace : null };
+    } else if (event.type === 'session.complete') {
+      facts.complete = { at: Number(event.at), reason: data.reason as DoneReason, summary: String(data.summary ?? '') };
+    } else if (event.type === 'abort.recorded') {
+      facts.abort = { stash: String(data.stash ?? ''), restore: String(data.restore ?? '') };
+    }
+  };
+  try {
+    for (;;) {
+      const read = readSync(fd, buffer, 0, CHUNK, null);
+      if (read === 0) break;
+      const lines = (rest + decoder.write(buffer.subarray(0, read))).split('\n');
+      rest = lines.pop() ?? '';
+      for (const text of lines) line(text);
+    }
+    line(rest + decoder.end());
+  } finally {
+    closeSync(fd);
+  }
+  return facts;
+}
+
+/** `policy.json`'s workspace: how the run's workspace was made, and from where. */
+function savedWorkspace(runDir: string): { copy: 'temp' | 'none' | 'unknown'; source: string | null } {
+  try {
+    const saved = JSON.parse(readFileSync(path.join(runDir, POLICY_FILE), 'utf8')) as { workspace?: { copy?: unknown; path?: unknown } };
+    const copy = saved.workspace?.copy;
+    return { copy: copy === 'temp' || copy === 'none' ? copy : 'unknown', source: typeof saved.workspace?.path === 'string' ? saved.workspace.path : null };
+  } catch {
+    return { copy: 'unknown', source: null }; // `unknown` is never pruned; `runs` shows it as such
+  }
+}
+
+/** The process's start time in clock ticks since boot, from `/proc/<pid>/stat`; `null` where it cannot be read. */
+function startTicks(pid: number): number | null {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // `pid (comm) state ppid ...`: comm may hold spaces and parentheses, so read after the last `)`.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    const ticks = Number(fields[19]);
+    return Number.isFinite(ticks) ? ticks : null;
+  } catch {
+    return null;
+  }
+}
+
+/** Records this process as the holder of the run in `runDir` ({@link OWNER_FILE}). */
+export function recordOwner(runDir: string, now: Date = new Date()): void {
+  const record: OwnerRecord = { pid: process.pid, start_ticks: startTicks(process.pid), opened_at: now.toISOString() };
+  writeFileSync(path.join(runDir, OWNER_FILE), `${JSON.stringify(record)}\n`, { mode: 0o600 });
+}
+
+/** The pid of the live process that holds `runDir`, else `null` (no record, the process gone, or its pid reused). */
+export function liveOwner(runDir: string): number | null {
+  let record: Partial<OwnerRecord>;
+  try {
+    record = JSON.parse(readFileSync(path.join(runDir, OWNER_FILE), 'utf8')) as Partial<OwnerRecord>;
+  } catch {
+    return null;
+  }
+  const pid = record.pid;
+  if (typeof pid !== 'number' || !Number.isInteger(pid) || pid <= 0) return null;
+  try {
+    process.kill(pid, 0);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EPERM') return null;
+  }
+  if (typeof record.start_ticks === 'number') {
+    const now = startTicks(pid);
+    if (now !== null && now !== record.start_ticks) return null;
+  }
+  return pid;
+}
+
+/**
+ * The stash the workspace's repository holds: `abort` when the stash an abort recorded is
+ * still there (its sha, from the restore instruction `git stash apply <sha>`, is in the
+ * stash reflog or is `refs/stash`), `other` for any other stash entry (the user's own, or
+ * one copied with the source's `.git`), `null` for none. An abort that made a stash whose
+ * sha the record does not give, or stash files that cannot be read, count as `abort`: a
+ * copy is kept when in doubt.
+ */
+function stashIn(workspace: string, abort: LogFacts['abort']): 'abort' | 'other' | null {
+  const sha = abort ? /git stash apply ([0-9a-f]{7,64})/.exec(abort.restore)?.[1] : undefined;
+  if (abort && !sha && /^(stashed|failed)/.test(abort.stash)) return 'abort';
+  const dotGit = path.join(workspace, '.git');
+  let texts: string[];
+  try {
+    const read = (file: string) => (existsSync(path.join(dotGit, file)) ? readFileSync(path.join(dotGit, file), 'utf8') : '');
+    texts = [read('refs/stash'), read('logs/refs/stash'), read('packed-refs').split('\n').filter((l) => l.endsWith(' refs/stash')).join('\n')];
+  } catch {
+    return 'abort';
+  }
+  if (sha && texts.some((text) => text.includes(sha))) return 'abort';
+  return texts.some((text) => text.trim() !== '') ? 'other' : null;
+}
+
+/** Apparent size in bytes of the files under `dir` (symlinks counted as links, never followed); `null` when any entry cannot be read. */
+export function folderBytes(dir: string): number | null {
+  let total = 0;
+  const stack = [dir];
+  try {
+    while (stack.length > 0) {
+      const current = stack.pop()!;
+      const stat = lstatSync(current);
+      total += stat.size;
+      if (stat.isDirectory()) for (const name of readdirSync(current)) stack.push(path.join(current, name));
+    }
+  } catch {
+    return null;
+  }
+  return total;
+}
+
+/**
+ * The record `runs --prune` left in `runDir`, or `null` when the copy was never pruned.
+ * @throws Error naming the file when it is there but not the JSON `runs --prune` writes
+ */
+function readPruned(runDir: string): PrunedRecord | null {
+  const file = path.join(runDir, PRUNED_FILE);
+  if (!existsSync(file)) return null;
+  try {
+    const record = JSON.parse(readFileSync(file, 'utf8')) as Partial<PrunedRecord>;
+    if (typeof record.workspace === 'string' && typeof record.pruned_at === 'string') return { workspace: record.workspace, pruned_at: record.pruned_at, bytes: typeof record.bytes === 'number' ? record.bytes : null };
+  } catch (error) {
+    throw new Error(`${file}: cannot read it (${(error as Error).message}); expected the JSON runs --prune writes: workspace, pruned_at, bytes`, { cause: error });
+  }
+  throw new Error(`${file}: expected the JSON runs --prune writes: workspace, pruned_at, bytes`);
+}
+
+/** Reads one run directory (see {@link RunEntry}). `sizes: false` skips measuring the workspace. */
+export function readRun(runDir: string, options: { sizes?: boolean } = {}): RunEntry {
+  const facts = scanLog(path.join(runDir, 'events.jsonl'));
+  const saved = savedWorkspace(runDir);
+  const pid = liveOwner(runDir);
+  const workspacePath = facts.start?.workspace ?? null;
+  const exists = workspacePath !== null && existsSync(workspacePath);
+  const state: RunState = facts.complete ? 'ended' : pid !== null ? 'running' : facts.start ? 'resumable' : 'not_started';
+  return {
+    id: path.basename(runDir),
+    runDir,
+    started: facts.start?.at ?? null,
+    lastAt: facts.lastAt,
+    state,
+    pid,
+    outcome: facts.complete,
+    workspace: {
+      path: workspacePath,
+      copy: saved.copy,
+      exists,
+      bytes: exists && options.sizes !== false ? folderBytes(workspacePath) : null,
+      stash: exists ? stashIn(workspacePath, facts.abort) : null,
+      pruned: readPruned(runDir),
+    },
+  };
+}
+
+/** Every run under `project`'s `.loopdeck/runs/`, newest first (by start, else by folder name); `[]` when there is none. */
+export function listRuns(project: string, options: { sizes?: boolean } = {}): RunEntry[] {
+  const folder = runsFolder(project);
+  if (!existsSync(folder)) return [];
+  const dirs = readdirSync(folder, { withFileTypes: true }).filter((d) => d.isDirectory());
+  const runs = dirs.map((d) => readRun(path.join(folder, d.name), options));
+  return runs.sort((a, b) => (b.started ?? 0) - (a.started ?? 0) || b.id.localeCompare(a.id));
+}
+
+/**
+ * Why a run's workspace copy must stay, or `null` when `runs --prune` may remove it: the
+ * run ended at least `olderThanMs` before `now`, nothing holds it, and its workspace is a
+ * copy loopdeck made that is still there without an abort's stash in it.
+ */
+export function keepReason(run: RunEntry, now: number, olderThanMs: number): string | null {
+  const ws = run.workspace;
+  if (run.pid !== null) return run.state === 'running' ? 'running' : `still open (pid ${run.pid})`;
+  if (run.state === 'resumable') return 'resumable';
+  if (run.state === 'not_started') return 'never started';
+  if (ws.copy === 'none') return 'in place, not a copy';
+  if (ws.copy === 'unknown') return `not known to be a copy (${POLICY_FILE} unreadable)`;
+  if (ws.pruned !== null || !ws.exists || ws.path === null) return 'no copy left';
+  if (!isLoopdeckCopy(ws.path)) return 'not a folder loopdeck made';
+  if (ws.stash === 'abort') return "holds the abort's stash";
+  if (ws.stash === 'other') return 'holds a stash';
+  if (run.outcome && now - run.outcome.at < olderThanMs) return 'ended recently';
+  return null;
+}
+
+/** A folder `prepareWorkspace` made: absolute, named `loopdeck-<source>-XXXXXX`. */
+function isLoopdeckCopy(folder: string): boolean {
+  return path.isAbsolute(folder) && /^loopdeck-.+-[A-Za-z0-9]{6}$/.test(path.basename(folder)) && statSync(folder).isDirectory();
+}
+
+/**
+ * Removes the workspace copy of `run` and records it in the run directory
+ * ({@link PRUNED_FILE}); the log, `policy.json` and any report stay. The run is read
+ * again first and nothing is removed when it may no longer be pruned (it was resumed, its
+ * console opened, a stash appeared).
+ * @returns the record written
+ * @throws Error naming the run and why its copy must stay; any error of the removal itself
+ */
+export function pruneCopy(run: RunEntry, now: number, olderThanMs: number): PrunedRecord {
+  const fresh = readRun(run.runDir, { sizes: false });
+  const keep = keepReason(fresh, now, olderThanMs);
+  if (keep !== null) throw new Error(`${run.runDir}: the workspace copy is kept (${keep})`);
+  const workspace = fresh.workspace.path!;
+  const record: PrunedRecord = { workspace, pruned_at: new Date(now).toISOString(), bytes: run.workspace.bytes };
+  rmSync(workspace, { recursive: true, force: true });
+  writeFileSync(path.join(run.runDir, PRUNED_FILE), `${JSON.stringify(record)}\n`);
+  return record;
+}

@@ -1,0 +1,244 @@
+/**
+ * `loopdeck runs` and `loopdeck runs --prune` on real runs of the built CLI
+ * (`npm run build` first), in a temp folder: every outcome keeps its workspace copy until
+ * it is pruned; a running run shows as running, a quit one as resumable; `--prune`
+ * removes only the copies of runs that ended long enough ago (the recorded times are moved
+ * back to make them so), never one that is resumable, in place or holds an abort's stash,
+ * asks first or refuses without a terminal, and leaves every log; `resume` then says the
+ * copy was pruned.
+ */
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { execa } from 'execa';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startPty } from '../support/pty-terminal.js';
+
+const cli = path.resolve(import.meta.dirname, '../../dist/cli.js');
+const DAY = 86_400_000;
+const dirs: string[] = [];
+afterAll(() => dirs.forEach((dir) => rmSync(dir, { recursive: true, force: true })));
+
+interface Listed {
+  id: string;
+  run_dir: string;
+  started: string;
+  state: string;
+  pid: number | null;
+  outcome: { reason: string; summary: string; ended: string } | null;
+  age_seconds: number;
+  workspace: { path: string; copy: string; exists: boolean; bytes: number | null; stash: string | null; pruned: { workspace: string; pruned_at: string } | null };
+  kept_by_prune: string | null;
+}
+
+function tempDir(prefix: string): string {
+  const dir = mkdtempSync(path.join(os.tmpdir(), prefix));
+  dirs.push(dir);
+  return dir;
+}
+
+/** A loop.yaml `<name>.yaml` and its transcript in `cwd`, working on `cwd/project` (a copy unless `copy` says otherwise). */
+function loop(cwd: string, name: string, turns: string, extra = '', copy = 'temp'): string {
+  writeFileSync(path.join(cwd, `${name}.script.yaml`), `turns:\n${turns}`);
+  writeFileSync(
+    path.join(cwd, `${name}.yaml`),
+    `goal: { objective: ${name} }
+agent: { kind: scripted, script: ${name}.script.yaml }
+workspace: { path: project, copy: ${copy} }
+verify: [{ command: "test -f done.txt" }]
+approval: { default: allow }
+${extra}`,
+  );
+  return `${name}.yaml`;
+}
+
+/** Runs a loop.yaml headless to its end; returns the run directory and the exit code. */
+async function run(cwd: string, config: string): Promise<{ runDir: string; code: number; stderr: string }> {
+  const before = new Set(listDirs(cwd));
+  const r = await execa('node', [cli, 'run', '--headless', '--approve', 'all', '--on-pause', 'continue', '--config', config], { cwd, reject: false, stdin: 'ignore' });
+  const made = listDirs(cwd).filter((d) => !before.has(d));
+  expect(made, r.stderr).toHaveLength(1);
+  return { runDir: path.join(cwd, '.loopdeck', 'runs', made[0]!), code: r.exitCode ?? -1, stderr: r.stderr };
+}
+
+function listDirs(cwd: string): string[] {
+  const folder = path.join(cwd, '.loopdeck', 'runs');
+  return existsSync(folder) ? readdirSync(folder) : [];
+}
+
+/** Moves every recorded time of a run's log `days` back, as if it had run then. */
+function age(runDir: string, days: number): void {
+  const file = path.join(runDir, 'events.jsonl');
+  writeFileSync(file, readFileSync(file, 'utf8').replace(/"at":(\d+)/g, (_m, at: string) => `"at":${Number(at) - days * DAY}`));
+}
+
+async function listed(cwd: string): Promise<Listed[]> {
+  const r = await execa('node', [cli, 'runs', '--json'], { cwd });
+  return r.stdout.split('\n').filter(Boolean).map((line) => JSON.parse(line) as Listed);
+}
+
+const workspaceOf = (runDir: string) => (JSON.parse(readFileSync(path.join(runDir, 'events.jsonl'), 'utf8').split('\n')[0]!) as { data: { workspace: string } }).data.workspace;
+const git = (cwd: string, ...args: string[]) => execFileSync('git', args, { cwd, encoding: 'utf8' }).trim();
+
+const WRITE_DONE = '  - tool_calls: [{ id: w1, name: write_file, args: { path: done.txt, content: "ok\\n" } }]\n  - final: done\n';
+
+describe('loopdeck runs', () => {
+  let cwd: string;
+  const runs: Record<string, string> = {};
+
+  beforeAll(async () => {
+    cwd = tempDir('loopdeck-runs-');
+    mkdirSync(path.join(cwd, 'project'));
+    writeFileSync(path.join(cwd, 'project', 'a.txt'), 'one\n');
+    // goal_met, long ago
+    runs.old = (await run(cwd, loop(cwd, 'met', WRITE_DONE))).runDir;
+    // the agent cannot go on (its transcript runs out): failed, nothing parked
+    const failed = await run(cwd, loop(cwd, 'failing', '  - tool_calls: [{ id: w1, name: write_file, args: { path: a.txt, content: "two\\n" } }]\n'));
+    expect(failed.code).toBe(2);
+    expect(failed.stderr).toMatch(/loopdeck: failed: the agent failed: .*turn 2 was asked for/);
+    expect(failed.stderr).toContain('nothing was stashed and no failure report written: the workspace is as the agent left it');
+    runs.failed = failed.runDir;
+    // the circuit breaker: aborted, the change parked in a stash in the copy
+    runs.aborted = (await run(cwd, loop(cwd, 'aborting', '  - tool_calls: [{ id: w1, name: write_file, args: { path: a.txt, content: "two\\n" } }]\n  - final: done\n', 'budget: { max_iterations: 1, on_exhausted: abort }\n'))).runDir;
+    // in place: the project itself, never pruned
+    runs.inPlace = (await run(cwd, loop(cwd, 'inplace', WRITE_DONE, '', 'none'))).runDir;
+    rmSync(path.join(cwd, 'project', 'done.txt'));
+    // a run quit while a tool runs: running while its process lives, then resumable
+    const slow = loop(cwd, 'slow', '  - tool_calls: [{ id: s1, name: shell, args: { command: "sleep 30" } }]\n  - final: done\n');
+    const child = execa('node', [cli, 'run', '--headless', '--approve', 'all', '--config', slow], { cwd, reject: false, stdin: 'ignore' });
+    let out = '';
+    child.stdout!.on('data', (chunk: Buffer) => (out += chunk.toString()));
+    for (let i = 0; i < 300 && !out.includes('"type":"tool.call"'); i++) await new Promise((r) => setTimeout(r, 100));
+    expect(out).toContain('"type":"tool.call"');
+    runs.resumable = path.join(cwd, '.loopdeck', 'runs', listDirs(cwd).find((d) => !Object.values(runs).some((r) => path.basename(r) === d))!);
+    const live = (await listed(cwd)).find((r) => r.run_dir === runs.resumable)!;
+    expect(live).toMatchObject({ state: 'running', pid: child.pid, kept_by_prune: 'running' });
+    child.kill('SIGTERM');
+    expect((await child).exitCode).toBe(130);
+    // goal_met just now
+    runs.recent = (await run(cwd, loop(cwd, 'recent', WRITE_DONE))).runDir;
+    for (const name of ['old', 'failed', 'aborted', 'inPlace', 'resumable']) age(runs[name]!, 8);
+    for (const runDir of Object.values(runs)) if (runDir !== runs.inPlace) dirs.push(workspaceOf(runDir));
+  }, 180_000);
+
+  it('lists every run newest first with its state and workspace copy; every copy is still there whatever the outcome', async () => {
+    const all = await listed(cwd);
+    expect(all.map((r) => r.run_dir)).toEqual([runs.recent, runs.resumable, runs.inPlace, runs.aborted, runs.failed, runs.old]);
+    const by = (runDir: string) => all.find((r) => r.run_dir === runDir)!;
+    expect(by(runs.old!)).toMatchObject({ state: 'ended', outcome: { reason: 'goal_met' }, workspace: { copy: 'temp', exists: true, stash: null, pruned: null }, kept_by_prune: null });
+    expect(by(runs.failed!)).toMatchObject({ state: 'ended', outcome: { reason: 'failed' }, workspace: { copy: 'temp', exists: true, stash: null }, kept_by_prune: null });
+    expect(by(runs.aborted!)).toMatchObject({ state: 'ended', outcome: { reason: 'aborted' }, workspace: { copy: 'temp', exists: true, stash: 'abort' }, kept_by_prune: "holds the abort's stash" });
+    expect(by(runs.inPlace!)).toMatchObject({ state: 'ended', outcome: { reason: 'goal_met' }, workspace: { copy: 'none', path: path.join(cwd, 'project') }, kept_by_prune: 'in place, not a copy' });
+    expect(by(runs.resumable!)).toMatchObject({ state: 'resumable', pid: null, outcome: null, workspace: { copy: 'temp', exists: true }, kept_by_prune: 'resumable' });
+    expect(by(runs.recent!)).toMatchObject({ state: 'ended', outcome: { reason: 'goal_met' }, kept_by_prune: 'ended recently' });
+    expect(by(runs.old!).age_seconds).toBeGreaterThanOrEqual(8 * 86_400);
+    expect(by(runs.recent!).age_seconds).toBeLessThan(3600);
+    for (const r of all) if (r.workspace.copy === 'temp') expect(r.workspace.bytes).toBeGreaterThan(0);
+    // The abort's restore command still has its stash to apply: the failed run parked nothing.
+    expect(git(workspaceOf(runs.aborted!), 'stash', 'list')).toContain('loopdeck-abort');
+    expect(readFileSync(path.join(workspaceOf(runs.failed!), 'a.txt'), 'utf8')).toBe('two\n');
+    expect(git(workspaceOf(runs.failed!), 'stash', 'list')).toBe('');
+    expect(existsSync(path.join(runs.failed!, 'failure-report.json'))).toBe(false);
+
+    const table = (await execa('node', [cli, 'runs'], { cwd })).stdout.split('\n');
+    expect(table[0]).toMatch(/^RUN +STARTED \(UTC\) +STATE +AGE +WORKSPACE$/);
+    expect(table).toHaveLength(7);
+    const row = (runDir: string) => table.find((l) => l.startsWith(path.basename(runDir)))!;
+    expect(row(runs.aborted!)).toMatch(new RegExp(`ended: aborted +8d +${workspaceOf(runs.aborted!)} \\(\\d+\\.\\d KiB, holds the abort's stash\\)$`));
+    expect(row(runs.failed!)).toMatch(/ended: failed +8d /);
+    expect(row(runs.resumable!)).toMatch(/ resumable +8d /);
+    expect(row(runs.inPlace!)).toContain(`in place (not a copy): ${path.join(cwd, 'project')}`);
+  });
+
+  it('--prune without a terminal and without --yes: lists what it would remove, removes nothing, exits 2', async () => {
+    const r = await execa('node', [cli, 'runs', '--prune'], { cwd, reject: false, stdin: 'pipe', input: 'y\n' });
+    expect(r.exitCode).toBe(2);
+    expect(r.stderr).toMatch(/^loopdeck: runs --prune: no terminal to ask on, so nothing was removed; add --yes to remove the 2 workspace copies \(\d+\.\d KiB\)$/);
+    const lines = r.stdout.split('\n');
+    expect(lines[0]).toBe('workspace copies of runs that ended more than 7d ago (their logs and reports stay):');
+    expect(lines[1]).toMatch(new RegExp(`^  ${path.basename(runs.failed!)}  ended: failed, 8d ago  ${workspaceOf(runs.failed!)}  \\d+\\.\\d KiB$`));
+    expect(lines[2]).toMatch(new RegExp(`^  ${path.basename(runs.old!)}  ended: goal_met, 8d ago  ${workspaceOf(runs.old!)}`));
+    expect(lines[3]).toBe("kept: 1 ended recently, 1 resumable, 1 in place, not a copy, 1 holds the abort's stash");
+    for (const name of ['old', 'failed']) expect(existsSync(workspaceOf(runs[name]!))).toBe(true);
+  });
+
+  it('--prune --yes removes only those copies, keeps every log, and says so in runs and resume', async () => {
+    const r = await execa('node', [cli, 'runs', '--prune', '--yes'], { cwd, reject: false, stdin: 'ignore' });
+    expect([r.exitCode, r.stderr]).toEqual([0, '']);
+    expect(r.stdout).toContain(`removed ${workspaceOf(runs.failed!)}\nremoved ${workspaceOf(runs.old!)}\nfreed `);
+    for (const name of ['old', 'failed']) {
+      expect(existsSync(workspaceOf(runs[name]!))).toBe(false);
+      expect(existsSync(path.join(runs[name]!, 'events.jsonl'))).toBe(true);
+    }
+    for (const name of ['aborted', 'resumable', 'recent']) expect(existsSync(workspaceOf(runs[name]!))).toBe(true);
+    expect(existsSync(path.join(cwd, 'project', 'a.txt'))).toBe(true);
+    expect(existsSync(path.join(runs.aborted!, 'failure-report.json'))).toBe(true);
+
+    const old = (await listed(cwd)).find((x) => x.run_dir === runs.old)!;
+    expect(old.workspace).toMatchObject({ exists: false, pruned: { workspace: workspaceOf(runs.old!) } });
+    expect((await execa('node', [cli, 'runs'], { cwd })).stdout).toMatch(new RegExp(`ended: goal_met +8d +pruned \\d{4}-\\d\\d-\\d\\d \\(\\d+\\.\\d KiB freed\\): ${workspaceOf(runs.old!)}`));
+    const resume = await execa('node', [cli, 'resume', runs.old!, '--headless', '--yes'], { cwd, reject: false, stdin: 'ignore' });
+    expect(resume.exitCode).toBe(1);
+    expect(resume.stderr).toMatch(/the run is over \(goal_met\) and its workspace copy \S+ was removed by loopdeck runs --prune on \d{4}-.*; nothing to resume \(its log still replays: node \S+ replay /);
+    const replay = await execa('node', [cli, 'replay', '--headless', runs.old!], { cwd });
+    expect(JSON.parse(replay.stdout).done.reason).toBe('goal_met');
+
+    // Nothing left to prune but what must stay; once the abort's stash is dropped, its copy may go.
+    const again = await execa('node', [cli, 'runs', '--prune', '--yes'], { cwd });
+    expect(again.stdout).toBe("nothing to prune under " + path.join(cwd, '.loopdeck', 'runs') + ": no run that ended more than 7d ago has a workspace copy left (kept: 1 ended recently, 1 resumable, 1 in place, not a copy, 1 holds the abort's stash)");
+    git(workspaceOf(runs.aborted!), 'stash', 'drop');
+    const dropped = await execa('node', [cli, 'runs', '--prune', '--yes'], { cwd });
+    expect(dropped.stdout).toContain(`removed ${workspaceOf(runs.aborted!)}`);
+    expect(existsSync(workspaceOf(runs.resumable!))).toBe(true);
+  });
+});
+
+describe('loopdeck runs, edge cases', () => {
+  it('says plainly when there are no runs', async () => {
+    const cwd = tempDir('loopdeck-runs-none-');
+    const r = await execa('node', [cli, 'runs'], { cwd });
+    expect(r.stdout).toBe(`no runs under ${path.join(cwd, '.loopdeck', 'runs')} (a run is recorded under .loopdeck/runs of the folder \`loopdeck run\` was started in)`);
+    expect((await execa('node', [cli, 'runs', '--json'], { cwd })).stdout).toBe('');
+  });
+
+  it('refuses a bad --older-than and --yes without --prune', async () => {
+    const cwd = tempDir('loopdeck-runs-bad-');
+    const bad = await execa('node', [cli, 'runs', '--prune', '--older-than', 'soon'], { cwd, reject: false });
+    expect([bad.exitCode, bad.stderr]).toEqual([1, 'loopdeck: --older-than "soon": expected a duration such as 7d, 12h, 90m or 1h30m']);
+    const yes = await execa('node', [cli, 'runs', '--yes'], { cwd, reject: false });
+    expect([yes.exitCode, yes.stderr]).toEqual([1, 'loopdeck: --yes goes with --prune (loopdeck runs --prune --yes)']);
+  });
+
+  it('--prune on a terminal asks y/N: Enter keeps the copy, y removes it', { timeout: 90_000 }, async () => {
+    const cwd = tempDir('loopdeck-runs-pty-');
+    mkdirSync(path.join(cwd, 'project'));
+    const { runDir } = await run(cwd, loop(cwd, 'met', WRITE_DONE));
+    const ws = workspaceOf(runDir);
+    dirs.push(ws);
+    age(runDir, 10);
+    const ask = async (answer: string) => {
+      const t = startPty({ args: ['runs', '--prune'], cwd, cols: 160, rows: 12 });
+      await t.waitFor(/remove the 1 workspace copy \(\d+\.\d KiB\)\? \[y\/N\]/);
+      t.press(answer);
+      const { code } = await t.exit;
+      return { code, screen: t.history() };
+    };
+    const kept = await ask('\r');
+    expect(kept.code).toBe(0);
+    expect(kept.screen).toContain('nothing removed');
+    expect(existsSync(ws)).toBe(true);
+    const removed = await ask('y\r');
+    expect(removed.code).toBe(0);
+    expect(removed.screen).toContain(`removed ${ws}`);
+    expect(existsSync(ws)).toBe(false);
+  });
+
+  it('--help says what it lists and what --prune keeps', async () => {
+    const r = await execa('node', [cli, 'runs', '--help']);
+    expect(r.stdout).toContain('Usage: loopdeck runs [options] [folder]');
+    expect(r.stdout).toContain('--prune');
+    expect(r.stdout).toContain('--older-than <age>');
+    expect(r.stdout).toMatch(/never a copy of a run that is\s+running or resumable, or that holds a stash/);
+  });
+});
