@@ -228,6 +228,7 @@ describe('loadPolicy: agent.script must be a readable file', () => {
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'loopdeck-script-'));
     const file = path.join(dir, 'loop.yaml');
     fs.writeFileSync(file, source);
+    fs.mkdirSync(path.join(dir, 'ws'));
     setup(dir);
     try {
       loadPolicy(file);
