@@ -310,7 +310,8 @@ const approvalRule = z.string().superRefine((rule, ctx) => {
   try {
     parseRule(rule);
   } catch (error) {
-    ctx.addIssue({ code: 'custom', message: `${error instanceof ConfigError ? error.expected : String(error)}, found ${describeValue(rule)}` });
+    if (!(error instanceof ConfigError)) throw error;
+    ctx.addIssue({ code: 'custom', message: error.expected });
   }
 });
 
@@ -575,7 +576,7 @@ const loopSchema = z
               .default(['new_evidence', 'eliminated_hypotheses'])
               .describe('Reported fields that make `claimed_progress` when non-empty.'),
             resets_stagnation: z
-              .literal(false, { error: 'reported claims never reset stagnation: only observed progress does' })
+              .literal(false, { error: (iss) => `expected false (reported claims never reset stagnation: only observed progress does), found ${describeValue(iss.input)}` })
               .default(false)
               .describe('Always false: a claim never resets the stagnation counter.'),
           })

@@ -498,7 +498,7 @@ function unionForms(issue: RawIssue): string {
 function issueMessage(doc: Document, issue: RawIssue): string {
   const keys = (issue.path ?? []) as PropertyKey[];
   const input = issue.input;
-  const found = () => foundAt(doc, keys, input);
+  const found = () => (input === undefined ? 'nothing (this key is required)' : foundAt(doc, keys, input));
   switch (issue.code) {
     case 'invalid_type': {
       const expected = TYPE_NAMES[String(issue.expected)] ?? String(issue.expected);
@@ -654,7 +654,10 @@ function issueErrors(doc: Document, lines: LineCounter, schema: z.ZodType, raw: 
       const allowed = allowedKeysAt(schema, raw, issue.path).filter((k) => !issue.keys.includes(k));
       return issue.keys.map((name) => unknownKey(issue.path, name, allowed));
     }
-    const error = new ConfigError(file, dottedPath(issue.path), issue.message, positionOf(doc, lines, issue.path));
+    // A message of a schema's own that says a value is missing: say the key is required.
+    const missing = / found nothing$/.test(issue.message) && !locate(doc, issue.path).found;
+    const message = missing ? `${issue.message} (this key is required)` : issue.message;
+    const error = new ConfigError(file, dottedPath(issue.path), message, positionOf(doc, lines, issue.path));
     const discriminator = (issue as { discriminator?: unknown }).discriminator;
     if (issue.code !== 'invalid_union' || typeof discriminator !== 'string' || issue.path[issue.path.length - 1] !== discriminator) return [error];
     // No branch of a discriminated union was chosen (its tag is missing or unknown), so zod

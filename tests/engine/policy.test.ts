@@ -92,7 +92,7 @@ describe('parsePolicy', () => {
   it('rejects reported.resets_stagnation: true', () => {
     const error = configErrors(`${BASE}progress:\n  reported:\n    resets_stagnation: true\n`);
     expect(error.message).toBe(
-      'loop.yaml:12:24: progress.reported.resets_stagnation: reported claims never reset stagnation: only observed progress does',
+      'loop.yaml:12:24: progress.reported.resets_stagnation: expected false (reported claims never reset stagnation: only observed progress does), found true',
     );
   });
 
