@@ -492,11 +492,16 @@ const repetitionSchema = z
  * @throws ConfigErrors naming `repetition.<key>` in `file` for each problem
  */
 export function repetitionSettings(input: unknown, file: string): RepetitionOptions {
-  const parsed = repetitionSchema.safeParse(input ?? {});
-  if (!parsed.success) {
-    throw new ConfigErrors(parsed.error.issues.map((issue) => new ConfigError(file, ['repetition', ...issue.path.map(String)].join('.'), issue.message)));
+  // Through the same messages as loop.yaml: the object is written as YAML first; its lines
+  // would point into text nobody saw, so only the paths are kept.
+  let parsed: z.output<typeof repetitionSchema>;
+  try {
+    parsed = parseYamlWith(repetitionSchema, stringifyYaml(input ?? {}), file);
+  } catch (error) {
+    if (!(error instanceof ConfigErrors)) throw error;
+    throw new ConfigErrors(error.errors.map((e) => new ConfigError(file, e.path ? `repetition.${e.path}` : 'repetition', e.expected)));
   }
-  const { on_detect: _onDetect, ...options } = parsed.data;
+  const { on_detect: _onDetect, ...options } = parsed;
   return options;
 }
 
