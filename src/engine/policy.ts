@@ -163,7 +163,7 @@ const checkedConstraint = z
     text: text.describe('The constraint as the agent reads it.'),
     protect: z
       .array(protectPattern)
-      .min(1, 'expected at least one glob')
+      .min(1, { error: (iss) => `expected at least one glob, found ${describeValue(iss.input)}` })
       .optional()
       .describe('Globs relative to the workspace (`**` any depth, dot files included): a path matching one that was added, modified, deleted or renamed since the run started is a violation. Needs a git workspace; outside git the check says it cannot be evaluated.'),
     command: text.optional().describe('A shell command run in the workspace at each checkpoint: exit 0 keeps the constraint, another exit code violates it; one that cannot run is an error, never a pass.'),
@@ -614,7 +614,7 @@ const loopSchema = z
           timeout: duration.prefault('5m').describe('Longest the command may run.'),
         }),
       )
-      .min(1, 'expected at least one verify command')
+      .min(1, { error: (iss) => `expected at least one verify command, found ${describeValue(iss.input)}` })
       .describe('Commands that must pass for the goal to be met: the agent saying so is not enough.'),
     approval: z
       .strictObject({

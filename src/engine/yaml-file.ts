@@ -619,16 +619,17 @@ function unionBranchIssues(schema: z.ZodType, raw: unknown, issue: PlacedIssue &
   const chosen = own.flatMap((keys, i) => (keys.some((key) => present.includes(key)) ? [i] : []));
   if (chosen.length === 1) return place(objects[chosen[0]!]!.index);
   const names = own.map((keys) => keys[0]).filter((key): key is string => key !== undefined);
-  if (chosen.length > 1) {
-    const found = chosen.map((i) => own[i]!.find((key) => present.includes(key))!);
-    return [{ code: 'custom', path: issue.path, message: `expected either ${orList(names)}, not both, found ${orList(found, 'and')}`, input: value } as PlacedIssue];
-  }
   const allowed = [...new Set(shapes.flat())];
   const unknown = present.filter((key) => !allowed.includes(key));
+  const unknownKeys = unknown.length > 0 ? [{ code: 'unrecognized_keys', path: issue.path, keys: unknown, message: '', input: value } as PlacedIssue] : [];
+  if (chosen.length > 1) {
+    const found = chosen.map((i) => own[i]!.find((key) => present.includes(key))!);
+    return [{ code: 'custom', path: issue.path, message: `expected either ${orList(names)}, not both, found ${orList(found, 'and')}`, input: value } as PlacedIssue, ...unknownKeys];
+  }
   const found = `neither (${present.length === 0 ? 'an empty mapping' : `only ${orList(present.map((key) => clipText(key)), 'and')}`})`;
   return [
     { code: 'custom', path: issue.path, message: `expected ${orList(names)}, found ${found}`, input: value } as PlacedIssue,
-    ...(unknown.length > 0 ? [{ code: 'unrecognized_keys', path: issue.path, keys: unknown, message: '', input: value } as PlacedIssue] : []),
+    ...unknownKeys,
   ];
 }
 

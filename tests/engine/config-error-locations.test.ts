@@ -62,6 +62,11 @@ describe('loop.yaml: goal.success_criteria checks (a union of two mapping forms)
       '  success_criteria:\n    - text: a\n      check:\n        command: npm test\n        signal: observed.tests.failing\n        target: 0\n',
       ['loop.yaml:5:7: goal.success_criteria[0].check: expected either command or signal, not both, found command and signal'],
     ],
+    [
+      'both forms and an unknown key',
+      '  success_criteria:\n    - {text: a, check: {command: x, signal: observed.t.f, target: 0, extra: 1}}\n',
+      ['loop.yaml:4:24: goal.success_criteria[0].check: expected either command or signal, not both, found command and signal', 'loop.yaml:4:77: goal.success_criteria[0].check.extra: unknown key "extra"'],
+    ],
     ['an empty check', '  success_criteria:\n    - text: a\n      check: {}\n', ['loop.yaml:5:14: goal.success_criteria[0].check: expected command or signal, found neither (an empty mapping)']],
     [
       'a misspelt command key',
@@ -94,6 +99,7 @@ describe('loop.yaml: the other unions, nested objects and list items of the goal
       '  constraints:\n    - {text: x, command: 5, extra: 1}\n',
       ['loop.yaml:4:26: goal.constraints[0].command: expected a string, found 5', 'loop.yaml:4:36: goal.constraints[0].extra: unknown key "extra"'],
     ],
+    ['an empty protect list', '  constraints:\n    - {text: t, protect: []}\n', ['loop.yaml:4:26: goal.constraints[0].protect: expected at least one glob, found an empty list']],
     ['a constraint without a check', '  constraints:\n    - {text: x}\n', ['loop.yaml:4:7: goal.constraints[0]: expected protect or command (a constraint without a check is written as plain text)']],
     ['a protect glob outside the workspace', "  constraints:\n    - {text: t, protect: ['/etc/**']}\n", ['loop.yaml:4:27: goal.constraints[0].protect[0]: expected a glob relative to the workspace, inside it (like test/**), found "/etc/**"']],
     ['a constraint that is a number', '  constraints:\n    - 7\n', ['loop.yaml:4:7: goal.constraints[0]: expected a text or { text, protect | command }, found 7']],
@@ -137,7 +143,7 @@ describe('loop.yaml: every section', () => {
     ['a YAML 1.1 boolean', 'laps:\n  enabled: yes\n', ['loop.yaml:11:12: laps.enabled: expected true or false, found "yes" (YAML 1.2 reads yes as a string; write true)']],
     ['too many output bytes', 'tools:\n  output_limit_bytes: 99999999999\n', ['loop.yaml:11:23: tools.output_limit_bytes: expected at most 16777216 bytes (16 MiB: output is kept in memory), found 99999999999']],
     ['a duration written as a time', 'hook_timeout: 1:30\n', ['loop.yaml:10:15: hook_timeout: expected a duration like 90s, 10m or 1h30m, found "1:30" (hh:mm is not read as a time: write e.g. 1h30m)']],
-    ['a verify command that is a number', 'verify2: 1\n', ['loop.yaml:10:10: verify2: unknown key "verify2"; did you mean "verify"?']],
+    ['a misspelt verify', 'verify2: 1\n', ['loop.yaml:10:10: verify2: unknown key "verify2"; did you mean "verify"?']],
   ])('%s', (_name, block, expected) => {
     expect(errorsOf(() => parsePolicy(BASE + block, 'loop.yaml'))).toEqual(expected);
   });

@@ -159,7 +159,7 @@ describe('parsePolicy', () => {
 
   it('rejects a file without verify commands', () => {
     const source = BASE.replace('verify:\n  - command: node --test\n', 'verify: []\n');
-    expect(configErrors(source).message).toBe('loop.yaml:8:9: verify: expected at least one verify command');
+    expect(configErrors(source).message).toBe('loop.yaml:8:9: verify: expected at least one verify command, found an empty list');
   });
 });
 
