@@ -181,8 +181,11 @@ in seconds, \`unlimited\` as \`null\`) or every error.
 
 - **Unknown keys are errors**, with the nearest allowed key suggested
   (\`unknown key "max_iteration"; did you mean "max_iterations"?\`).
-- Each error names the file, the YAML path and \`line:column\`, what was expected and what
-  was found.
+- Each error names the file, the YAML path of the offending value
+  (\`goal.success_criteria[0].check.command\`) and its \`line:column\`, what was expected
+  and what was found; all errors are listed at once, in the order of the file. A value of
+  two forms is read as the form its keys name (a check with \`command\` is a command check,
+  with \`signal\` a signal check); one with the keys of both, or of neither, says so.
 - The file is read as YAML 1.2: at most ${MAX_CONFIG_BYTES} bytes, one document (a second
   one after \`---\` is an error), nested at most ${MAX_YAML_DEPTH} levels deep. Duplicate keys,
   tags (\`!foo\`), \`%YAML 1.1\` directives, keys that are not plain scalars and the keys

@@ -2,6 +2,7 @@ import { existsSync, statSync } from 'node:fs';
 import { ConfigError, ConfigErrors } from './engine/errors.js';
 import { git, isGitWorkTree } from './engine/git.js';
 import type { LoopPolicy } from './engine/policy.js';
+import { positionInFile } from './engine/yaml-file.js';
 import { agentFor } from './launch.js';
 
 /**
@@ -15,7 +16,8 @@ export function preflightErrors(policy: LoopPolicy): ConfigError[] {
   const errors: ConfigError[] = [];
   const where = policy.workspace.path;
   if (!existsSync(where) || !statSync(where).isDirectory()) {
-    errors.push(new ConfigError(policy.file, 'workspace.path', `expected a directory, found ${existsSync(where) ? 'a file' : 'nothing'} at ${where}`));
+    const found = existsSync(where) ? 'a file' : 'nothing';
+    errors.push(new ConfigError(policy.file, 'workspace.path', `expected a directory, found ${found} at ${where}`, positionInFile(policy.file, ['workspace', 'path'])));
   }
   try {
     agentFor(policy, where);

@@ -14,9 +14,10 @@ import { protectMatcher } from './constraints.js';
 import { TRANSCRIPT_FORMATS } from './agents/transcripts/types.js';
 import { DEFAULT_REPETITION_OPTIONS, type RepetitionOptions } from './repetition.js';
 import { DURATION_PATTERN, MAX_BUDGET_SECONDS, MAX_TIMER_SECONDS, parseDuration } from './duration.js';
-import { describeValue, loadYamlWith, missingFileError, nearestKey, parseYamlWith } from './yaml-file.js';
+import { describeValue, loadYamlWith, missingFileError, nearestKey, parseYamlWith, type YamlProblem } from './yaml-file.js';
 import type { BudgetLimits } from './types.js';
 import { unboundedRun } from './unmeasured-usage.js';
+import { transcriptSchema } from './agents/scripted.js';
 
 /** Largest loop.yaml accepted, in bytes. */
 export const MAX_CONFIG_BYTES = 256 * 1024;
@@ -162,7 +163,7 @@ const checkedConstraint = z
     text: text.describe('The constraint as the agent reads it.'),
     protect: z
       .array(protectPattern)
-      .min(1, 'expected at least one glob')
+      .min(1, { error: (iss) => `expected at least one glob, found ${describeValue(iss.input)}` })
       .optional()
       .describe('Globs relative to the workspace (`**` any depth, dot files included): a path matching one that was added, modified, deleted or renamed since the run started is a violation. Needs a git workspace; outside git the check says it cannot be evaluated.'),
     command: text.optional().describe('A shell command run in the workspace at each checkpoint: exit 0 keeps the constraint, another exit code violates it; one that cannot run is an error, never a pass.'),
@@ -170,15 +171,16 @@ const checkedConstraint = z
   })
   .refine((c) => c.protect !== undefined || c.command !== undefined, { error: 'expected protect or command (a constraint without a check is written as plain text)' });
 
-/** For a mapping, what its own schema found wrong (the text branch's "expected a string" says nothing). */
-function constraintMessage(iss: { input?: unknown; errors?: ReadonlyArray<ReadonlyArray<{ path: PropertyKey[]; message: string }>> }): string {
-  const input = iss.input;
-  const inner = input !== null && typeof input === 'object' && !Array.isArray(input) ? iss.errors?.[1]?.[0] : undefined;
-  if (inner) return `${inner.path.length > 0 ? `${inner.path.map(String).join('.')}: ` : ''}${inner.message}`;
-  return `expected a text or { text, protect | command }, found ${describeValue(input)}`;
+/**
+ * A constraint that is neither a text nor a mapping. A mapping is checked as `{ text,
+ * protect | command }` and its own problems are reported at their paths (yaml-file.ts picks
+ * the branch of a union that was meant).
+ */
+function constraintMessage(iss: { input?: unknown }): string {
+  return `expected a text or { text, protect | command }, found ${describeValue(iss.input)}`;
 }
 
-const constraintSchema = z.union([text, checkedConstraint], { error: (iss) => constraintMessage(iss as Parameters<typeof constraintMessage>[0]) });
+const constraintSchema = z.union([text, checkedConstraint], { error: constraintMessage });
 
 /** A success criterion's command check: exit `expect_exit` (default 0) is a pass. */
 const commandCheck = z.strictObject({
@@ -202,32 +204,28 @@ const signalCheck = z.strictObject({
   op: z.enum(['==', '>=', '<=']).default('==').describe('How the value is compared with the target (default `==`).'),
 });
 
-/** For a check mapping, what its own branch found wrong. */
-function checkMessage(iss: { input?: unknown; errors?: ReadonlyArray<ReadonlyArray<{ path: PropertyKey[]; message: string }>> }): string {
-  const input = iss.input;
-  const record = input !== null && typeof input === 'object' && !Array.isArray(input) ? (input as Record<string, unknown>) : null;
-  const branch = record && 'command' in record ? 0 : record && 'signal' in record ? 1 : -1;
-  const inner = branch >= 0 ? iss.errors?.[branch]?.[0] : undefined;
-  if (inner) return `${inner.path.length > 0 ? `${inner.path.map(String).join('.')}: ` : ''}${inner.message}`;
-  return `expected { command, timeout?, expect_exit? } or { signal, target, op? }, found ${describeValue(input)}`;
+/**
+ * A check that is not a mapping. A mapping is one of the two forms, told apart by `command`
+ * or `signal`; its own problems are reported at their paths, and one with both keys or
+ * neither is named as such (yaml-file.ts).
+ */
+function checkMessage(iss: { input?: unknown }): string {
+  return `expected { command, timeout?, expect_exit? } or { signal, target, op? }, found ${describeValue(iss.input)}`;
 }
 
-const criterionCheck = z.union([commandCheck, signalCheck], { error: (iss) => checkMessage(iss as Parameters<typeof checkMessage>[0]) });
+const criterionCheck = z.union([commandCheck, signalCheck], { error: checkMessage });
 
 const checkedCriterion = z.strictObject({
   text: text.describe('The criterion as the agent and the operator read it.'),
   check: criterionCheck.optional().describe('How the harness checks it: `{ command, timeout?, expect_exit? }` or `{ signal, target, op? }`. Without one the criterion is not checkable.'),
 });
 
-/** For a criterion mapping, what its own schema found wrong (the text branch's "expected a string" says nothing). */
-function criterionMessage(iss: { input?: unknown; errors?: ReadonlyArray<ReadonlyArray<{ path: PropertyKey[]; message: string }>> }): string {
-  const input = iss.input;
-  const inner = input !== null && typeof input === 'object' && !Array.isArray(input) ? iss.errors?.[1]?.[0] : undefined;
-  if (inner) return `${inner.path.length > 0 ? `${inner.path.map(String).join('.')}: ` : ''}${inner.message}`;
-  return `expected a text or { text, check }, found ${describeValue(input)}`;
+/** A criterion that is neither a text nor a mapping (a mapping's own problems are reported at their paths). */
+function criterionMessage(iss: { input?: unknown }): string {
+  return `expected a text or { text, check }, found ${describeValue(iss.input)}`;
 }
 
-const criterionSchema = z.union([text, checkedCriterion], { error: (iss) => criterionMessage(iss as Parameters<typeof criterionMessage>[0]) });
+const criterionSchema = z.union([text, checkedCriterion], { error: criterionMessage });
 
 const goalSchema = z
   .strictObject({
@@ -312,7 +310,8 @@ const approvalRule = z.string().superRefine((rule, ctx) => {
   try {
     parseRule(rule);
   } catch (error) {
-    ctx.addIssue({ code: 'custom', message: `${error instanceof ConfigError ? error.expected : String(error)}, found ${describeValue(rule)}` });
+    if (!(error instanceof ConfigError)) throw error;
+    ctx.addIssue({ code: 'custom', message: error.expected });
   }
 });
 
@@ -493,11 +492,16 @@ const repetitionSchema = z
  * @throws ConfigErrors naming `repetition.<key>` in `file` for each problem
  */
 export function repetitionSettings(input: unknown, file: string): RepetitionOptions {
-  const parsed = repetitionSchema.safeParse(input ?? {});
-  if (!parsed.success) {
-    throw new ConfigErrors(parsed.error.issues.map((issue) => new ConfigError(file, ['repetition', ...issue.path.map(String)].join('.'), issue.message)));
+  // Through the same messages as loop.yaml: the object is written as YAML first; its lines
+  // would point into text nobody saw, so only the paths are kept.
+  let parsed: z.output<typeof repetitionSchema>;
+  try {
+    parsed = parseYamlWith(repetitionSchema, stringifyYaml(input ?? {}), file);
+  } catch (error) {
+    if (!(error instanceof ConfigErrors)) throw error;
+    throw new ConfigErrors(error.errors.map((e) => new ConfigError(file, e.path ? `repetition.${e.path}` : 'repetition', e.expected)));
   }
-  const { on_detect: _onDetect, ...options } = parsed.data;
+  const { on_detect: _onDetect, ...options } = parsed;
   return options;
 }
 
@@ -577,7 +581,7 @@ const loopSchema = z
               .default(['new_evidence', 'eliminated_hypotheses'])
               .describe('Reported fields that make `claimed_progress` when non-empty.'),
             resets_stagnation: z
-              .literal(false, { error: 'reported claims never reset stagnation: only observed progress does' })
+              .literal(false, { error: (iss) => `expected false (reported claims never reset stagnation: only observed progress does), found ${describeValue(iss.input)}` })
               .default(false)
               .describe('Always false: a claim never resets the stagnation counter.'),
           })
@@ -610,7 +614,7 @@ const loopSchema = z
           timeout: duration.prefault('5m').describe('Longest the command may run.'),
         }),
       )
-      .min(1, 'expected at least one verify command')
+      .min(1, { error: (iss) => `expected at least one verify command, found ${describeValue(iss.input)}` })
       .describe('Commands that must pass for the goal to be met: the agent saying so is not enough.'),
     approval: z
       .strictObject({
@@ -737,23 +741,85 @@ function schemaFor(file: string, options: { files?: boolean } = {}) {
 /** What {@link checkConfig} reads of a contract: the whole of it, with the sections a library run may leave out optional. */
 type CheckedConfig = Omit<RawPolicy, 'agent' | 'workspace'> & Partial<Pick<RawPolicy, 'agent' | 'workspace'>>;
 
+/**
+ * The checks of the files and programs a contract names: a scripted agent's transcript must
+ * be readable, the variable an `openai` agent's `api_key_env` names set (both with `files`),
+ * the program of a command agent and of each command hook must resolve. They read the plain
+ * document and skip what is not of the expected shape (the schema reports that), so they run
+ * on an invalid file too and `validate` lists every problem in one pass.
+ */
+function fileProblems(raw: unknown, file: string, options: { files?: boolean }): YamlProblem[] {
+  const problems: YamlProblem[] = [];
+  const baseDir = path.dirname(path.resolve(file));
+  const record = (value: unknown): Record<string, unknown> => (value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : {});
+  const nonEmpty = (value: unknown): value is string => typeof value === 'string' && value.trim() !== '';
+  const agent = record(record(raw).agent);
+  if (options.files && agent.kind === 'scripted' && nonEmpty(agent.script)) {
+    const problem = unreadableFile(agent.script, baseDir, path.basename(file));
+    if (problem) problems.push({ path: ['agent', 'script'], message: problem });
+  }
+  if (options.files && agent.kind === 'openai' && nonEmpty(agent.api_key_env) && !envValue(agent.api_key_env)) {
+    const found = envValue(agent.api_key_env) === '' ? 'it is empty' : 'it is not set';
+    problems.push({ path: ['agent', 'api_key_env'], message: `expected the environment variable ${agent.api_key_env} to hold the API key, found ${found}` });
+  }
+  if (agent.kind === 'command' && nonEmpty(agent.command) && !resolveProgram(agent.command, baseDir)) {
+    problems.push({ path: ['agent', 'command'], message: `expected an executable program, found none for ${describeValue(programWord(agent.command))}` });
+  }
+  const hooks = record(raw).hooks;
+  (Array.isArray(hooks) ? hooks : []).forEach((hook, index) => {
+    const command = record(hook).command;
+    if (!nonEmpty(command) || resolveProgram(command, baseDir)) return;
+    problems.push({
+      path: ['hooks', index, 'command'],
+      message: `expected an executable program, found none for ${describeValue(programWord(command))} (relative paths resolve against ${baseDir})`,
+    });
+  });
+  return problems;
+}
+
+/**
+ * What `run` checks before it starts (src/preflight.ts) that can be checked on a loop.yaml the
+ * schema rejected, so one pass lists these too: `workspace.path` is a folder, and a scripted
+ * agent's transcript is valid (its errors name the transcript). On a valid file preflight
+ * checks them instead.
+ */
+function startProblems(raw: unknown, file: string): Array<YamlProblem | ConfigError> {
+  const problems: Array<YamlProblem | ConfigError> = [];
+  const baseDir = path.dirname(path.resolve(file));
+  const section = (key: string): Record<string, unknown> => {
+    const value = raw !== null && typeof raw === 'object' ? (raw as Record<string, unknown>)[key] : undefined;
+    return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
+  };
+  const workspace = section('workspace').path;
+  if (typeof workspace === 'string' && workspace.trim() !== '') {
+    const where = path.resolve(baseDir, workspace);
+    let found: string | undefined;
+    try {
+      const stat = statSync(where, { throwIfNoEntry: false });
+      if (!stat?.isDirectory()) found = stat ? 'a file' : 'nothing';
+    } catch (error) {
+      found = `a folder it cannot read (${(error as NodeJS.ErrnoException).code ?? String(error)})`;
+    }
+    if (found) problems.push({ path: ['workspace', 'path'], message: `expected a directory, found ${found} at ${where}` });
+  }
+  const agent = section('agent');
+  if (agent.kind === 'scripted' && typeof agent.script === 'string' && unreadableFile(agent.script, baseDir, path.basename(file)) === undefined) {
+    try {
+      loadYamlWith(transcriptSchema, path.resolve(baseDir, agent.script));
+    } catch (error) {
+      if (!(error instanceof ConfigErrors)) throw error;
+      problems.push(...error.errors);
+    }
+  }
+  return problems;
+}
+
 /** The checks of {@link schemaFor}, for a loop.yaml and a policy object alike. */
 function checkConfig(config: CheckedConfig, ctx: z.RefinementCtx, file: string, options: { files?: boolean }): void {
-  const baseDir = path.dirname(path.resolve(file));
-  if (options.files && config.agent?.kind === 'scripted') {
-    const problem = unreadableFile(config.agent.script, baseDir, path.basename(file));
-    if (problem) ctx.addIssue({ code: 'custom', path: ['agent', 'script'], message: problem });
-  }
-  if (options.files && config.agent?.kind === 'openai' && config.agent.api_key_env !== undefined && !envValue(config.agent.api_key_env)) {
-    const found = envValue(config.agent.api_key_env) === '' ? 'it is empty' : 'it is not set';
-    ctx.addIssue({ code: 'custom', path: ['agent', 'api_key_env'], message: `expected the environment variable ${config.agent.api_key_env} to hold the API key, found ${found}` });
-  }
+  for (const problem of fileProblems(config, file, options)) ctx.addIssue({ code: 'custom', path: problem.path, message: problem.message });
   // A policy object without an agent section cannot say what its agent measures.
   const unbounded = config.agent ? unboundedRun({ ...config, agent: config.agent }) : null;
   if (unbounded) ctx.addIssue({ code: 'custom', path: ['budget'], message: unbounded });
-  if (config.agent?.kind === 'command' && !resolveProgram(config.agent.command, baseDir)) {
-    ctx.addIssue({ code: 'custom', path: ['agent', 'command'], message: `expected an executable program, found none for ${describeValue(programWord(config.agent.command))}` });
-  }
   // A progress signal must name a metric an observer gives: a misspelt one is never
   // measured, and stagnation would then fire on a run that is progressing.
   const metrics = config.observe.flatMap((o) => {
@@ -786,14 +852,6 @@ function checkConfig(config: CheckedConfig, ctx: z.RefinementCtx, file: string, 
       message: `expected ${known}, found ${describeValue(check.signal)}${near ? `; did you mean "${near}"?` : ''}`,
     });
   });
-  config.hooks.forEach((hook, index) => {
-    if (typeof hook === 'string' || resolveProgram(hook.command, baseDir)) return;
-    ctx.addIssue({
-      code: 'custom',
-      path: ['hooks', index, 'command'],
-      message: `expected an executable program, found none for ${describeValue(programWord(hook.command))} (relative paths resolve against ${baseDir})`,
-    });
-  });
 }
 
 /**
@@ -822,7 +880,7 @@ export type BudgetLimitsFilled = { [K in keyof BudgetLimits]: number };
  * @throws ConfigErrors listing every problem with file, YAML path, `line:column` and what was expected
  */
 export function parsePolicy(source: string, file: string): LoopPolicy {
-  return finish(parseYamlWith(schemaFor(file), source, file), file);
+  return finish(parseYamlWith(schemaFor(file), source, file, { whenInvalid: (raw) => fileProblems(raw, file, {}) }), file);
 }
 
 /**
@@ -836,7 +894,7 @@ export function parsePolicy(source: string, file: string): LoopPolicy {
  * @throws ConfigErrors naming `shownAs` and the path of each problem
  */
 export function parsePolicyFor(source: string, file: string, shownAs: string): LoopPolicy {
-  return finish(parseYamlWith(schemaFor(file, { files: true }), source, shownAs), file);
+  return finish(parseYamlWith(schemaFor(file, { files: true }), source, shownAs, { whenInvalid: (raw) => fileProblems(raw, file, { files: true }) }), file);
 }
 
 function finish(parsed: RawPolicy, file: string): LoopPolicy {
@@ -904,7 +962,7 @@ export function definePolicy(input: Record<string, unknown>, name = 'policy'): E
   const schema = objectSchema.superRefine((config, ctx) => checkConfig(config, ctx, file, {}));
   let parsed: z.output<typeof schema>;
   try {
-    parsed = parseYamlWith(schema, stringifyYaml(input), name);
+    parsed = parseYamlWith(schema, stringifyYaml(input), name, { whenInvalid: (raw) => fileProblems(raw, file, {}) });
   } catch (error) {
     // Lines and columns would point into text the caller never saw: keep the paths only.
     if (error instanceof ConfigErrors) throw new ConfigErrors(error.errors.map((e) => new ConfigError(e.file, e.path, e.expected)));
@@ -952,5 +1010,5 @@ export function loadPolicy(file: string, options: LoadPolicyOptions = {}): LoopP
     const hint = `run loopdeck in a folder with a ${DEFAULT_CONFIG_FILE}, or pass ${options.otherFile ?? '--config <file>'}`;
     throw new ConfigErrors([missingFileError(file, hint)]);
   }
-  return finish(loadYamlWith(schemaFor(file, { files: true }), file, MAX_CONFIG_BYTES), file);
+  return finish(loadYamlWith(schemaFor(file, { files: true }), file, MAX_CONFIG_BYTES, { whenInvalid: (raw) => [...fileProblems(raw, file, { files: true }), ...startProblems(raw, file)] }), file);
 }

@@ -456,7 +456,11 @@ const TYPE_NAMES: Record<string, string> = {
   int: 'an integer',
   boolean: 'true or false',
   object: 'a mapping',
+  record: 'a mapping',
+  map: 'a mapping',
   array: 'a list',
+  tuple: 'a list',
+  bigint: 'an integer',
   null: 'an empty value',
 };
 
@@ -469,17 +473,32 @@ type RawIssue = z.core.$ZodRawIssue;
 /** What a value was, in its source spelling when the path leads to a scalar in the document. */
 function foundAt(doc: Document, keys: Keys, input: unknown): string {
   const { node, found } = locate(doc, keys);
-  if (found && isScalar(node) && node.type === Scalar.PLAIN && typeof node.value !== 'string' && node.value !== null) {
+  // Only the node of this value: a path inside a union's branch is relative to the union.
+  const same = input === undefined || Object.is(node && isScalar(node) ? node.value : undefined, input);
+  if (found && same && isScalar(node) && node.type === Scalar.PLAIN && typeof node.value !== 'string' && node.value !== null) {
     return clipText(sourceOf(node));
   }
   return describeValue(input);
 }
 
+/** What a union takes, from its branches: "a string or a mapping", "one of a, b or a list". */
+function unionForms(issue: RawIssue): string {
+  const inst = (issue as unknown as { inst?: z.ZodType }).inst;
+  const options = inst ? (defOf(inst).options ?? []) : [];
+  const forms = options.map((option) => {
+    const def = defOf(peel(option));
+    if (def.type === 'enum' || def.type === 'literal') return (def.values ?? Object.values((def as { entries?: object }).entries ?? {})).map((v) => (typeof v === 'string' ? v : JSON.stringify(v))).join(', ');
+    if (def.type === 'object') return `{ ${Object.keys(def.shape ?? {}).join(', ')} }`;
+    return TYPE_NAMES[def.type] ?? def.type;
+  });
+  return forms.length > 0 ? orList([...new Set(forms)]) : 'one of the allowed forms';
+}
+
 /** Messages for zod's built-in issues: "expected …, found …", with the nearest allowed value. */
-function issueMessage(doc: Document, issue: RawIssue): string | undefined {
+function issueMessage(doc: Document, issue: RawIssue): string {
   const keys = (issue.path ?? []) as PropertyKey[];
   const input = issue.input;
-  const found = () => foundAt(doc, keys, input);
+  const found = () => (input === undefined ? 'nothing (this key is required)' : foundAt(doc, keys, input));
   switch (issue.code) {
     case 'invalid_type': {
       const expected = TYPE_NAMES[String(issue.expected)] ?? String(issue.expected);
@@ -507,15 +526,121 @@ function issueMessage(doc: Document, issue: RawIssue): string | undefined {
       const near = typeof input === 'string' ? nearestKey(input, values) : undefined;
       return `expected ${expected}, found ${found()}${near ? `; did you mean "${near}"?` : ''}`;
     }
-    case 'invalid_format':
-      return `expected a string of format ${issue.format}, found ${found()}`;
+    case 'invalid_format': {
+      const pattern = (issue as { pattern?: string }).pattern;
+      return `expected ${issue.format === 'regex' && pattern ? `a string matching ${clipText(pattern)}` : `a string of format ${issue.format}`}, found ${found()}`;
+    }
     case 'not_multiple_of':
       return `expected a multiple of ${String(issue.divisor)}, found ${found()}`;
     case 'invalid_union':
-      return `expected ${issue.errors.length > 0 ? 'one of the allowed forms' : 'a valid value'}, found ${found()}`;
+      return `expected ${unionForms(issue)}, found ${found()}`;
+    case 'invalid_key':
+      return `expected keys of the allowed form, found ${found()}`;
     default:
-      return undefined;
+      // A refinement without a message of its own: still "expected …, found …", never zod's words.
+      return `expected a valid value, found ${found()}`;
   }
+}
+
+/** A zod issue placed at its absolute path (an issue inside a union branch is relative to the union). */
+type PlacedIssue = z.core.$ZodIssue & { path: PropertyKey[] };
+
+/** Peels defaults, optionals, pipes and lazies, but not unions: the schema as written at a path. */
+function peel(schema: z.ZodType): z.ZodType {
+  const def = defOf(schema);
+  if (['default', 'prefault', 'optional', 'nullable', 'readonly', 'catch', 'nonoptional'].includes(def.type) && def.innerType) return peel(def.innerType);
+  if (def.type === 'pipe' && def.in) return peel(def.in);
+  if (def.type === 'lazy' && def.getter) return peel(def.getter());
+  return schema;
+}
+
+/** The schemas that may hold the value at `keys` (unions along the way contribute every branch), peeled but not unwrapped. */
+function schemasAt(schema: z.ZodType, raw: unknown, keys: Keys): z.ZodType[] {
+  if (keys.length === 0) return [peel(schema)];
+  const parents = keys.slice(0, -1).reduce<z.ZodType[]>((candidates, key, index) => {
+    const here = valueAt(raw, keys.slice(0, index + 1));
+    return candidates.flatMap((candidate) => {
+      const next = childSchema(candidate, key);
+      return next ? unwrap(next, here) : [];
+    });
+  }, unwrap(schema, raw));
+  const last = keys[keys.length - 1]!;
+  return parents.flatMap((candidate) => {
+    const next = childSchema(candidate, last);
+    return next ? [peel(next)] : [];
+  });
+}
+
+function childSchema(schema: z.ZodType, key: PropertyKey): z.ZodType | undefined {
+  const def = defOf(schema);
+  return def.type === 'object' ? def.shape?.[String(key)] : def.type === 'array' ? def.element : def.type === 'record' ? def.valueType : undefined;
+}
+
+/** The keys of an object schema a mapping must have (neither optional nor defaulted). */
+function requiredKeys(schema: z.ZodType): string[] {
+  const shape = defOf(schema).shape ?? {};
+  return Object.keys(shape).filter((key) => (shape[key] as unknown as { _zod: { optin?: string } })._zod.optin !== 'optional');
+}
+
+function isMapping(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
+
+/** `a`, `a or b`, `a, b or c` */
+function orList(words: readonly string[], last = 'or'): string {
+  return words.length <= 1 ? (words[0] ?? '') : `${words.slice(0, -1).join(', ')} ${last} ${words[words.length - 1]}`;
+}
+
+/**
+ * The issues of a union that rejected a mapping, placed where they belong. zod reports a
+ * failed union as one issue holding every branch's issues; a person wrote one of the
+ * branches, so the branch is picked by the keys only it requires (`command` for a command
+ * check, `signal` for a signal check) and its own issues are reported, at their own paths.
+ * A mapping with the keys of two branches, or of none, is one error at the mapping that
+ * names those keys. `undefined` when the union has no branch for a mapping (its own message
+ * then says what it takes).
+ */
+function unionBranchIssues(schema: z.ZodType, raw: unknown, issue: PlacedIssue & { code: 'invalid_union' }): PlacedIssue[] | undefined {
+  const value = valueAt(raw, issue.path);
+  if (!isMapping(value) || issue.errors.length === 0) return undefined;
+  const union = schemasAt(schema, raw, issue.path).find((candidate) => {
+    const def = defOf(candidate);
+    return def.type === 'union' && def.options?.length === issue.errors.length;
+  });
+  const options = union ? (defOf(union).options ?? []).map(peel) : [];
+  const objects = options.flatMap((option, index) => (defOf(option).type === 'object' ? [{ option, index }] : []));
+  if (objects.length === 0) return undefined;
+  const place = (index: number) => issue.errors[index]!.map((inner) => ({ ...inner, path: [...issue.path, ...inner.path] }) as PlacedIssue);
+  if (objects.length === 1) return place(objects[0]!.index);
+  // Several mapping forms: each is told apart by the keys it alone requires.
+  const shapes = objects.map(({ option }) => Object.keys(defOf(option).shape ?? {}));
+  const own = objects.map(({ option }, i) => requiredKeys(option).filter((key) => shapes.every((shape, j) => j === i || !shape.includes(key))));
+  const present = Object.keys(value);
+  const chosen = own.flatMap((keys, i) => (keys.some((key) => present.includes(key)) ? [i] : []));
+  if (chosen.length === 1) return place(objects[chosen[0]!]!.index);
+  const names = own.map((keys) => keys[0]).filter((key): key is string => key !== undefined);
+  const allowed = [...new Set(shapes.flat())];
+  const unknown = present.filter((key) => !allowed.includes(key));
+  const unknownKeys = unknown.length > 0 ? [{ code: 'unrecognized_keys', path: issue.path, keys: unknown, message: '', input: value } as PlacedIssue] : [];
+  if (chosen.length > 1) {
+    const found = chosen.map((i) => own[i]!.find((key) => present.includes(key))!);
+    return [{ code: 'custom', path: issue.path, message: `expected either ${orList(names)}, not both, found ${orList(found, 'and')}`, input: value } as PlacedIssue, ...unknownKeys];
+  }
+  const found = `neither (${present.length === 0 ? 'an empty mapping' : `only ${orList(present.map((key) => clipText(key)), 'and')}`})`;
+  return [
+    { code: 'custom', path: issue.path, message: `expected ${orList(names)}, found ${found}`, input: value } as PlacedIssue,
+    ...unknownKeys,
+  ];
+}
+
+/** Every issue at its deepest path: a union's issue is replaced by the issues of the branch that was meant. */
+function placedIssues(schema: z.ZodType, raw: unknown, issues: readonly z.core.$ZodIssue[]): PlacedIssue[] {
+  return issues.flatMap((issue) => {
+    const placed = { ...issue, path: [...issue.path] } as PlacedIssue;
+    if (placed.code !== 'invalid_union') return [placed];
+    const inner = unionBranchIssues(schema, raw, placed as PlacedIssue & { code: 'invalid_union' });
+    return inner ? placedIssues(schema, raw, inner) : [placed];
+  });
 }
 
 function issueErrors(doc: Document, lines: LineCounter, schema: z.ZodType, raw: unknown, issues: z.core.$ZodIssue[], file: string): ConfigError[] {
@@ -525,12 +650,15 @@ function issueErrors(doc: Document, lines: LineCounter, schema: z.ZodType, raw: 
     const message = `unknown key ${quoted(name)}${near ? `; did you mean "${near}"?` : ''}`;
     return new ConfigError(file, dottedPath(keys), message, positionOf(doc, lines, keys));
   };
-  return issues.flatMap((issue) => {
+  return placedIssues(schema, raw, issues).flatMap((issue) => {
     if (issue.code === 'unrecognized_keys') {
       const allowed = allowedKeysAt(schema, raw, issue.path).filter((k) => !issue.keys.includes(k));
       return issue.keys.map((name) => unknownKey(issue.path, name, allowed));
     }
-    const error = new ConfigError(file, dottedPath(issue.path), issue.message, positionOf(doc, lines, issue.path));
+    // A message of a schema's own that says a value is missing: say the key is required.
+    const missing = / found nothing$/.test(issue.message) && !locate(doc, issue.path).found;
+    const message = missing ? `${issue.message} (this key is required)` : issue.message;
+    const error = new ConfigError(file, dottedPath(issue.path), message, positionOf(doc, lines, issue.path));
     const discriminator = (issue as { discriminator?: unknown }).discriminator;
     if (issue.code !== 'invalid_union' || typeof discriminator !== 'string' || issue.path[issue.path.length - 1] !== discriminator) return [error];
     // No branch of a discriminated union was chosen (its tag is missing or unknown), so zod
@@ -544,6 +672,23 @@ function issueErrors(doc: Document, lines: LineCounter, schema: z.ZodType, raw: 
     const free = allowed.filter((name) => !present.includes(name));
     return [error, ...unknown.map((name) => unknownKey(mapping, name, free))];
   });
+}
+
+/** A problem found by a check of its own, at its path in the document. */
+export interface YamlProblem {
+  path: PropertyKey[];
+  message: string;
+}
+
+/** Options of {@link parseYamlWith}. */
+export interface YamlCheckOptions {
+  /**
+   * Checks to run on the plain document when the schema rejects it (refinements of the
+   * schema, which run only on a valid value, are then skipped): their problems are reported
+   * with the schema's, so one pass lists them all. Must accept any value. A ConfigError is an
+   * error of another file (one the document names), listed after those of this one.
+   */
+  whenInvalid?: (raw: unknown) => Array<YamlProblem | ConfigError>;
 }
 
 /**
@@ -562,11 +707,11 @@ function issueErrors(doc: Document, lines: LineCounter, schema: z.ZodType, raw: 
  * @throws ConfigErrors with one ConfigError per problem: file, YAML path, `line:column`,
  *   what was expected and what was found
  */
-export function parseYamlWith<S extends z.ZodType>(schema: S, source: string, file: string): z.output<S> {
+export function parseYamlWith<S extends z.ZodType>(schema: S, source: string, file: string, options: YamlCheckOptions = {}): z.output<S> {
   const nesting = measureNesting(source, MAX_YAML_DEPTH);
   if (nesting.depth > MAX_YAML_DEPTH) throw new ConfigErrors([nestingError(source, nesting.offset, file, 'deeper nesting here')]);
   try {
-    return parseChecked(schema, source, file);
+    return parseChecked(schema, source, file, options);
   } catch (error) {
     // The text check counts the constructs that nest; should the parser still run out of
     // stack on some other shape, that is the same limit, not a crash.
@@ -583,7 +728,7 @@ function nestingError(source: string, offset: number, file: string, found: strin
   return new ConfigError(file, null, `${DEPTH_EXPECTED}, found ${found} (the limit keeps the parser within its stack)`, `${line}:${column}`);
 }
 
-function parseChecked<S extends z.ZodType>(schema: S, source: string, file: string): z.output<S> {
+function parseChecked<S extends z.ZodType>(schema: S, source: string, file: string, options: YamlCheckOptions): z.output<S> {
   const lines = new LineCounter();
   const doc = parseDocument(source, {
     lineCounter: lines,
@@ -620,12 +765,69 @@ function parseChecked<S extends z.ZodType>(schema: S, source: string, file: stri
   }
   const parsed = schema.safeParse(raw ?? {}, { error: (issue) => issueMessage(doc, issue) });
   if (parsed.success) return parsed.data;
-  throw new ConfigErrors(issueErrors(doc, lines, schema, raw ?? {}, parsed.error.issues, file));
+  // The schema's own refinements do not run on an invalid document: run the checks that can.
+  const more = options.whenInvalid?.(raw ?? {}) ?? [];
+  // A refinement that did run (the rest of the document was valid) reported its problems already.
+  const reported = new Set(parsed.error.issues.map((issue) => `${dottedPath(issue.path)}\n${issue.message}`));
+  const here = more.flatMap((problem) =>
+    problem instanceof ConfigError || reported.has(`${dottedPath(problem.path)}\n${problem.message}`) ? [] : [{ code: 'custom', input: undefined, ...problem } as z.core.$ZodIssue],
+  );
+  const elsewhere = more.filter((problem): problem is ConfigError => problem instanceof ConfigError);
+  throw new ConfigErrors([...inDocumentOrder(issueErrors(doc, lines, schema, raw ?? {}, [...parsed.error.issues, ...here], file)), ...elsewhere]);
 }
 
-/** The error of a file that does not exist: `<file>: no such file in <absolute folder>`. */
+/**
+ * `line:column` of the value at a YAML path in a file, by the rule of the schema's errors
+ * (the value on its key's line, else the key; a missing key at its deepest existing
+ * ancestor), for a check that runs after loading (the workspace folder exists, ...).
+ * `undefined` when the file cannot be read or parsed again.
+ */
+export function positionInFile(file: string, keys: readonly PropertyKey[]): string | undefined {
+  try {
+    const lines = new LineCounter();
+    const doc = parseDocument(readBoundedText(file, MAX_YAML_BYTES), { lineCounter: lines, version: '1.2', logLevel: 'silent' });
+    return positionOf(doc, lines, keys);
+  } catch {
+    return undefined; // the file changed since it was loaded: the error names the path alone
+  }
+}
+
+/** Errors sorted by `line:column` (those without one keep their place at the end), as a reader meets them. */
+function inDocumentOrder(errors: ConfigError[]): ConfigError[] {
+  const key = (error: ConfigError) => {
+    const [line = Number.MAX_SAFE_INTEGER, column = 0] = error.position ? error.position.split(':').map(Number) : [];
+    return { line, column };
+  };
+  return errors
+    .map((error, index) => ({ error, index, ...key(error) }))
+    .sort((a, b) => a.line - b.line || a.column - b.column || a.index - b.index)
+    .map(({ error }) => error);
+}
+
+/**
+ * Where a missing file was looked for: `no such file in <absolute folder>`, or, when that
+ * folder is missing too, `no such folder <absolute folder> (the nearest existing folder is
+ * <ancestor>)`, so the message never suggests the folder is there.
+ */
+export function missingFileWhere(file: string): string {
+  const folder = dirname(resolvePath(file));
+  let existing = folder;
+  while (!isFolder(existing) && dirname(existing) !== existing) existing = dirname(existing);
+  if (existing === folder) return `no such file in ${folder}`;
+  return `no such file: the folder ${folder} does not exist either (the nearest existing folder is ${existing})`;
+}
+
+function isFolder(folder: string): boolean {
+  try {
+    return statSync(folder).isDirectory();
+  } catch {
+    return false; // missing or unreadable: look at its parent
+  }
+}
+
+/** The error of a file that does not exist: `<file>: no such file in <absolute folder>` (see {@link missingFileWhere}). */
 export function missingFileError(file: string, hint?: string): ConfigError {
-  return new ConfigError(file, null, `no such file in ${dirname(resolvePath(file))}${hint ? `; ${hint}` : ''}`);
+  return new ConfigError(file, null, `${missingFileWhere(file)}${hint ? `; ${hint}` : ''}`);
 }
 
 /**
@@ -680,6 +882,6 @@ export function readBoundedText(file: string, maxBytes: number): string {
  * Reads a YAML file and validates it with {@link parseYamlWith}.
  * @throws ConfigErrors when the file cannot be read, is larger than `maxBytes`, or is invalid
  */
-export function loadYamlWith<S extends z.ZodType>(schema: S, file: string, maxBytes = MAX_YAML_BYTES): z.output<S> {
-  return parseYamlWith(schema, readBoundedText(file, maxBytes), file);
+export function loadYamlWith<S extends z.ZodType>(schema: S, file: string, maxBytes = MAX_YAML_BYTES, options: YamlCheckOptions = {}): z.output<S> {
+  return parseYamlWith(schema, readBoundedText(file, maxBytes), file, options);
 }

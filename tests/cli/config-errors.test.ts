@@ -96,7 +96,7 @@ describe('a bad loop.yaml never starts a run', () => {
     expect(result.exitCode).toBe(1);
     expect(result.stderr.split('\n')).toEqual([
       'loopdeck: invalid config',
-      `${file}:3:1: agent.kind: expected kind: scripted, openai or command, found nothing`,
+      `${file}:3:1: agent.kind: expected kind: scripted, openai or command, found nothing (this key is required)`,
       `${file}:4:8: agent.knd: unknown key "knd"; did you mean "kind"?`,
     ]);
     expect(existsSync(path.join(cwd, '.loopdeck', 'runs'))).toBe(false);
@@ -134,6 +134,15 @@ describe('a bad loop.yaml never starts a run', () => {
   });
 
   it('a --config file that does not exist: names the absolute folder', async () => {
+    const result = await execa('node', [cli, 'run', '--headless', '--config', 'conf/dev.yaml'], { cwd, reject: false });
+    expect(result.exitCode).toBe(1);
+    expect(result.stderr).toBe(
+      `loopdeck: invalid config\nconf/dev.yaml: no such file: the folder ${realpathSync(cwd)}/conf does not exist either (the nearest existing folder is ${realpathSync(cwd)})`,
+    );
+  });
+
+  it('a --config file in a folder that exists: names that folder', async () => {
+    mkdirSync(path.join(cwd, 'conf'));
     const result = await execa('node', [cli, 'run', '--headless', '--config', 'conf/dev.yaml'], { cwd, reject: false });
     expect(result.exitCode).toBe(1);
     expect(result.stderr).toBe(`loopdeck: invalid config\nconf/dev.yaml: no such file in ${realpathSync(cwd)}/conf`);

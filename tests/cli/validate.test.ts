@@ -68,7 +68,7 @@ describe('validate checks what run checks', { timeout: 60_000 }, () => {
     const file = write(CONFIG.replace('path: project', 'path: no-such-folder'));
     const checked = await validate(file);
     expect(checked.exitCode).toBe(1);
-    expect(checked.stderr).toBe(`loopdeck: invalid config\n${file}: workspace.path: expected a directory, found nothing at ${path.join(cwd, 'no-such-folder')}`);
+    expect(checked.stderr).toBe(`loopdeck: invalid config\n${file}:7:9: workspace.path: expected a directory, found nothing at ${path.join(cwd, 'no-such-folder')}`);
     expect((await run(file)).stderr).toContain(checked.stderr);
   });
 
@@ -78,7 +78,7 @@ describe('validate checks what run checks', { timeout: 60_000 }, () => {
     expect(checked.exitCode).toBe(1);
     expect(checked.stderr.split('\n')).toEqual([
       'loopdeck: invalid config',
-      `${file}: workspace.path: expected a directory, found nothing at ${path.join(cwd, 'no-such-folder')}`,
+      `${file}:7:9: workspace.path: expected a directory, found nothing at ${path.join(cwd, 'no-such-folder')}`,
       `${path.join(cwd, 'script.yaml')}:2:14: turns[0].thougth: unknown key "thougth"; did you mean "thought"?`,
     ]);
   });

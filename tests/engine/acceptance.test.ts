@@ -382,11 +382,11 @@ describe('loop.yaml: criteria with checks', () => {
 
   it.each<[string, unknown, string]>([
     ['a signal no observer gives', { text: 'x', check: { signal: 'observed.work.failed', target: 0 } }, 'goal.success_criteria[0].check.signal: expected one of observed.work.failing, found "observed.work.failed"; did you mean "observed.work.failing"?'],
-    ['a target that is not a number', { text: 'x', check: { signal: 'observed.work.failing', target: 'zero' } }, 'goal.success_criteria[0]: check: target: expected a number, found "zero"'],
-    ['an unknown operator', { text: 'x', check: { signal: 'observed.work.failing', target: 0, op: '<' } }, 'goal.success_criteria[0]: check: op: expected one of ==, >=, <=, found "<"'],
-    ['a check of neither kind', { text: 'x', check: { run: 'npm test' } }, 'goal.success_criteria[0]: check: expected { command, timeout?, expect_exit? } or { signal, target, op? }, found a mapping'],
+    ['a target that is not a number', { text: 'x', check: { signal: 'observed.work.failing', target: 'zero' } }, 'goal.success_criteria[0].check.target: expected a number, found "zero"'],
+    ['an unknown operator', { text: 'x', check: { signal: 'observed.work.failing', target: 0, op: '<' } }, 'goal.success_criteria[0].check.op: expected one of ==, >=, <=, found "<"'],
+    ['a check of neither kind', { text: 'x', check: { run: 'npm test' } }, 'goal.success_criteria[0].check: expected command or signal, found neither (only run)'],
     ["the shell's own exit code", { text: 'x', check: { command: 'x', expect_exit: 127 } }, 'goal.success_criteria[0].check.expect_exit: expected an exit code from 0 to 125 (126 and 127 are the shell\'s own: the command could not run), found 127'],
-    ['a criterion without text', { check: { command: 'true' } }, 'goal.success_criteria[0]: text: expected a string, found nothing'],
+    ['a criterion without text', { check: { command: 'true' } }, 'goal.success_criteria[0].text: expected a string, found nothing'],
   ])('%s is refused naming the path and what was expected', (_name, criterion, message) => {
     const errors = bad([criterion]);
     expect(errors.some((e) => /loop\.yaml:\d+:\d+: /.test(e) && e.includes(message)), errors.join('\n')).toBe(true);

@@ -158,11 +158,11 @@ describe('errors a person can act on', () => {
 
   it('a misspelt kind is named as an unknown key too, with the nearest key of any agent kind', () => {
     expect(messages(BASE.replace('kind: scripted', 'knd: scripted'))).toEqual([
-      'loop.yaml:3:1: agent.kind: expected kind: scripted, openai or command, found nothing',
+      'loop.yaml:3:1: agent.kind: expected kind: scripted, openai or command, found nothing (this key is required)',
       'loop.yaml:4:8: agent.knd: unknown key "knd"; did you mean "kind"?',
     ]);
     expect(messages(BASE.replace('kind: scripted', 'knd: scripted').replace('script: s.yaml', 'scrpt: s.yaml'))).toEqual([
-      'loop.yaml:3:1: agent.kind: expected kind: scripted, openai or command, found nothing',
+      'loop.yaml:3:1: agent.kind: expected kind: scripted, openai or command, found nothing (this key is required)',
       'loop.yaml:4:8: agent.knd: unknown key "knd"; did you mean "kind"?',
       'loop.yaml:5:10: agent.scrpt: unknown key "scrpt"; did you mean "script"?',
     ]);

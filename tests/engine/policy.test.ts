@@ -92,7 +92,7 @@ describe('parsePolicy', () => {
   it('rejects reported.resets_stagnation: true', () => {
     const error = configErrors(`${BASE}progress:\n  reported:\n    resets_stagnation: true\n`);
     expect(error.message).toBe(
-      'loop.yaml:12:24: progress.reported.resets_stagnation: reported claims never reset stagnation: only observed progress does',
+      'loop.yaml:12:24: progress.reported.resets_stagnation: expected false (reported claims never reset stagnation: only observed progress does), found true',
     );
   });
 
@@ -159,7 +159,7 @@ describe('parsePolicy', () => {
 
   it('rejects a file without verify commands', () => {
     const source = BASE.replace('verify:\n  - command: node --test\n', 'verify: []\n');
-    expect(configErrors(source).message).toBe('loop.yaml:8:9: verify: expected at least one verify command');
+    expect(configErrors(source).message).toBe('loop.yaml:8:9: verify: expected at least one verify command, found an empty list');
   });
 });
 
@@ -228,6 +228,7 @@ describe('loadPolicy: agent.script must be a readable file', () => {
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'loopdeck-script-'));
     const file = path.join(dir, 'loop.yaml');
     fs.writeFileSync(file, source);
+    fs.mkdirSync(path.join(dir, 'ws'));
     setup(dir);
     try {
       loadPolicy(file);

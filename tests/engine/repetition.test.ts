@@ -129,6 +129,11 @@ describe('repetition settings (one schema: loop.yaml and a saved policy)', () =>
     expect(() => settings({ exempt_tools: 'wait' })).toThrow(/repetition\.exempt_tools/);
     expect(() => settings({ include_result: 'yes' })).toThrow(/repetition\.include_result/);
   });
+
+  it('says it in the words of loop.yaml errors, never zod\'s (a saved policy on resume)', () => {
+    expect(() => settings({ window: 5, treshold: 2 }, 'policy.json')).toThrow(/^policy\.json: repetition\.treshold: unknown key "treshold"; did you mean "threshold"\?$/);
+    expect(() => settings({ exempt_tools: 'wait' }, 'policy.json')).toThrow(/^policy\.json: repetition\.exempt_tools: expected a list, found "wait"$/);
+  });
 });
 
 describe('observeCall: repeats', () => {

@@ -31,7 +31,8 @@ const turnSchema = z
     final: z.string().min(1).optional().describe('The agent claims the goal is met, with this summary; the verify commands decide. A turn is either final or calls tools.'),
   })
   .refine((turn) => !(turn.final !== undefined && turn.tool_calls.length > 0), {
-    message: 'a turn is either final or calls tools, not both',
+    path: ['final'],
+    message: 'expected either final or tool_calls in a turn, not both, found both (a turn is either final or calls tools)',
   });
 
 const reconciliationSchema = z.unknown();

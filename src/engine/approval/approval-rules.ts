@@ -52,6 +52,7 @@
  * or dynamic is ever approved by a prefix rule.
  */
 import { ConfigError } from '../errors.js';
+import { quoted } from '../yaml-bounds.js';
 import type { ToolCall } from '../types.js';
 import { argsDigest, EXACT_ARGS_PREFIX, grantableRule, READ_ONLY_PREFIX } from './always-allow.js';
 import { READ_ONLY_COMMANDS, readOnlyCommand, readOnlyCommandOf, refusedWord } from './read-only-commands.js';
@@ -134,7 +135,7 @@ function exactMatches(rule: { command: string; argv: string[] | null }, command:
  */
 export function parseRule(text: string, path = 'approval'): ApprovalRule {
   const fail = (expected: string): never => {
-    throw new ConfigError('loop.yaml', path, `${expected} (got ${JSON.stringify(text)})`);
+    throw new ConfigError('loop.yaml', path, `expected ${expected}, found ${quoted(text)}`);
   };
   const trimmed = text.trim();
   if (trimmed.startsWith(EXACT_PREFIX)) {

@@ -194,7 +194,7 @@ describe('A: the wider rule, only for read-only commands', () => {
 
   it('a shell-read-only rule in loop.yaml names only a listed command', () => {
     expect(parseRule('shell-read-only: git diff')).toEqual({ kind: 'shell-read-only', words: ['git', 'diff'], text: 'shell-read-only: git diff' });
-    expect(() => parseRule('shell-read-only: rm', 'approval.allow[0]')).toThrow(/approval\.allow\[0\]: a read-only command after "shell-read-only:" \(one of: git status, git diff/);
+    expect(() => parseRule('shell-read-only: rm', 'approval.allow[0]')).toThrow(/approval\.allow\[0\]: expected a read-only command after "shell-read-only:" \(one of: git status, git diff/);
     expect(() => parseRule('shell-read-only: git')).toThrow(/read-only command/);
   });
 });

@@ -237,7 +237,7 @@ describe('parseRule', () => {
   );
 
   it('names the file and path in the error', () => {
-    expect(() => parseRule('shell: ls | sh', 'approval.deny[3]')).toThrow(/^loop\.yaml: approval\.deny\[3\]: literal words after "shell:", no globbing or expansion: pipeline \(\|\)/);
+    expect(() => parseRule('shell: ls | sh', 'approval.deny[3]')).toThrow(/^loop\.yaml: approval\.deny\[3\]: expected literal words after "shell:", no globbing or expansion: pipeline \(\|\)/);
   });
 });
 

@@ -1,0 +1,81 @@
+/**
+ * `loopdeck validate` on hostile files, as a user meets it: every error on stderr at the
+ * deepest path, `file:line:column`, one path style, what was expected and what was found,
+ * the loop.yaml's errors and those of the files it names in one pass. Needs the built CLI
+ * (`npm run build`).
+ */
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { execa } from 'execa';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+
+const cli = path.resolve(import.meta.dirname, '../../dist/cli.js');
+
+let cwd: string;
+beforeEach(() => {
+  cwd = mkdtempSync(path.join(os.tmpdir(), 'loopdeck-validate-errors-'));
+  mkdirSync(path.join(cwd, 'project'));
+  writeFileSync(path.join(cwd, 'script.yaml'), 'turns:\n  - final: done\n');
+});
+afterEach(() => rmSync(cwd, { recursive: true, force: true }));
+
+const validate = (file: string) => execa('node', [cli, 'validate', file], { cwd, reject: false, env: { NO_COLOR: '1' } });
+
+/** A loop.yaml whose success criteria are written by the case, from line 3. */
+function withCriteria(criteria: string): string {
+  return `goal:\n  objective: fix it\n  success_criteria:\n${criteria}agent:\n  kind: scripted\n  script: script.yaml\nworkspace:\n  path: project\nverify:\n  - command: "true"\n`;
+}
+
+describe('validate: hostile success criteria', { timeout: 60_000 }, () => {
+  it('places each bad check at its value, in the path style of every other error', async () => {
+    writeFileSync(
+      path.join(cwd, 'loop.yaml'),
+      withCriteria(
+        [
+          '    - {text: a, check: {command: 5}}',
+          '    - {text: b, check: {signal: tests.failing, target: "x"}}',
+          '    - {text: c, check: {command: "npm test", expect_exit: 1.5}}',
+          '    - {text: d, check: {command: "npm test", signal: observed.tests.failing, target: 0}}',
+          '    - {text: e, check: {}}',
+          '',
+        ].join('\n'),
+      ),
+    );
+    const result = await validate('loop.yaml');
+    expect(result.exitCode).not.toBe(0);
+    expect(result.stdout).toBe('');
+    expect(result.stderr.split('\n')).toEqual([
+      'loopdeck: invalid config',
+      'loop.yaml:4:34: goal.success_criteria[0].check.command: expected a string, found 5',
+      'loop.yaml:5:33: goal.success_criteria[1].check.signal: expected an observed signal like observed.tests.failing, found "tests.failing"',
+      'loop.yaml:5:56: goal.success_criteria[1].check.target: expected a number, found "x"',
+      'loop.yaml:6:59: goal.success_criteria[2].check.expect_exit: expected an exit code from 0 to 125, found 1.5',
+      'loop.yaml:7:24: goal.success_criteria[3].check: expected either command or signal, not both, found command and signal',
+      'loop.yaml:8:24: goal.success_criteria[4].check: expected command or signal, found neither (an empty mapping)',
+    ]);
+  });
+
+  it('lists the errors of loop.yaml, its workspace and its transcript in one pass', async () => {
+    writeFileSync(path.join(cwd, 'script.yaml'), 'turns:\n  - {thought: 5}\n');
+    writeFileSync(path.join(cwd, 'loop.yaml'), withCriteria('    - {text: a, check: {comand: "npm test"}}\n').replace('path: project', 'path: gone'));
+    const result = await validate('loop.yaml');
+    expect(result.exitCode).not.toBe(0);
+    expect(result.stderr.split('\n')).toEqual([
+      'loopdeck: invalid config',
+      'loop.yaml:4:24: goal.success_criteria[0].check: expected command or signal, found neither (only comand)',
+      'loop.yaml:4:33: goal.success_criteria[0].check.comand: unknown key "comand"; did you mean "command"?',
+      `loop.yaml:9:9: workspace.path: expected a directory, found nothing at ${cwd}/gone`,
+      `${cwd}/script.yaml:2:15: turns[0].thought: expected a string, found 5`,
+    ]);
+  });
+
+  it('a file in a folder that does not exist: says the folder is missing too', async () => {
+    const result = await validate('sub/nope.yaml');
+    expect(result.exitCode).not.toBe(0);
+    expect(result.stderr.split('\n')).toEqual([
+      'loopdeck: invalid config',
+      `sub/nope.yaml: no such file: the folder ${cwd}/sub does not exist either (the nearest existing folder is ${cwd})`,
+    ]);
+  });
+});
