@@ -328,14 +328,16 @@ describe('stagnation', () => {
     expect(outcome.reason).toBe('goal_met');
     expect(agent.remaining).toBe(0);
     const checkpoints = events.flatMap((e) => (e.type === 'checkpoint.recorded' ? [e.data.checkpoint] : []));
-    expect(checkpoints.map((c) => [c.status, c.counter, c.threshold, c.stagnation_detected])).toEqual([
-      ['BASELINE', 0, 2, false],
-      ['NO_OBSERVED_PROGRESS', 1, 2, false],
-      ['NO_OBSERVED_PROGRESS', 2, 2, true],
+    // The baseline at the run start, then one checkpoint per turn.
+    expect(checkpoints.map((c) => [c.iteration, c.status, c.counter, c.threshold, c.stagnation_detected])).toEqual([
+      [0, 'BASELINE', 0, 3, false],
+      [1, 'NO_OBSERVED_PROGRESS', 1, 3, false],
+      [2, 'NO_OBSERVED_PROGRESS', 2, 3, false],
+      [3, 'NO_OBSERVED_PROGRESS', 3, 3, true],
     ]);
 
-    // Before the third checkpoint: no banner.
-    const second = events.findIndex((e) => e.type === 'checkpoint.recorded' && e.data.checkpoint.index === 1);
+    // Before the checkpoint of turn 3: no banner.
+    const second = events.findIndex((e) => e.type === 'checkpoint.recorded' && e.data.checkpoint.index === 2);
     const early = await renderStore(createConsoleStore(events.slice(0, second + 1)));
     expect(early.frame()).toContain('NO_OBSERVED_PROGRESS');
     expect(early.frame()).not.toContain('STAGNATION_DETECTED');
