@@ -379,8 +379,8 @@ describe('stagnation', () => {
   test('the live console shows the banner when the run raises the alert, and says it cleared once the goal was met', async () => {
     const rig = await open({ transcript: STAGNANT, policy: STAGNANT_POLICY });
     await expect(rig.outcome).resolves.toMatchObject({ reason: 'goal_met' });
-    const frame = await rig.waitForFrame('✓ cleared (the goal was met): STAGNATION_DETECTED: 2/2');
-    expect(frame).toMatch(/stagnation\.detected STAGNATION_DETECTED 2\/2 → alert/);
+    const frame = await rig.waitForFrame('✓ cleared (the goal was met): STAGNATION_DETECTED: 3/3');
+    expect(frame).toMatch(/stagnation\.detected STAGNATION_DETECTED 3\/3 → alert/);
   });
 });
 
@@ -457,7 +457,12 @@ turns:
     ['t4', 'operator', 'ok'],
   ]);
   expect(live.goal?.constraints).toContain('keep the API');
-  expect(live.checkpoints.map((c) => c.status)).toEqual(['BASELINE', 'NO_OBSERVED_PROGRESS']);
+  // The baseline at the run start, then turns 2 and 4.
+  expect(live.checkpoints.map((c) => [c.iteration, c.status])).toEqual([
+    [0, 'BASELINE'],
+    [2, 'NO_OBSERVED_PROGRESS'],
+    [4, 'NO_OBSERVED_PROGRESS'],
+  ]);
   expect(live.turn).toBe(5);
   expect(existsSync(path.join(rig.workspace.dir, 'ran.txt'))).toBe(true);
   expect(rig.agent.remaining).toBe(0);
