@@ -52,7 +52,8 @@ export function explainCheckpoint(record: CheckpointRecord): string {
     case 'BASELINE': {
       const n = baselineClaims(record);
       const starting = n > 0 ? `, and its ${n} claim(s) are the starting point, not progress` : '';
-      return `baseline rule: the first checkpoint has nothing to compare${starting} (${listed}); ${counter}`;
+      const first = record.baseline ? 'taken at the run start, before the first turn: what the next checkpoint is compared with' : 'the first checkpoint has nothing to compare';
+      return `baseline rule: ${first}${starting} (${listed}); ${counter}`;
     }
     case 'PROGRESS_OBSERVED': {
       const missing = movedBy(record, 'missing');

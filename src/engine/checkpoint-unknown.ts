@@ -23,7 +23,7 @@ export function nothingMeasured(signals: readonly SignalDiff[]): boolean {
  * names each signal and why it has no value.
  * @param measured the record the ordinary rules would give (its counter is ignored)
  * @param counter the counter before this checkpoint
- * @param inRow `UNKNOWN` checkpoints in a row before this one
+ * @param inRow `UNKNOWN` checkpoints in a row before this one (a baseline's `UNKNOWN` is not counted in the row)
  */
 export function unknownRecord(measured: CheckpointRecord, input: CheckpointInput, counter: number, inRow: number): CheckpointRecord {
   return {
@@ -33,7 +33,8 @@ export function unknownRecord(measured: CheckpointRecord, input: CheckpointInput
     counter,
     stagnation_detected: false,
     unknown_why: whyUnmeasured(measured.signals, input),
-    unknown_in_row: inRow + 1,
+    // The baseline is the reference, not an interval that measured nothing: it does not start the row.
+    ...(input.baseline ? {} : { unknown_in_row: inRow + 1 }),
   };
 }
 

@@ -80,7 +80,9 @@ export function checkEvidence(reported: ReportedClaims, tests: readonly TestOutc
 /**
  * Evaluates one checkpoint against the previous ones (docs/design.md, "Checkpoints and stagnation").
  *
- * - The first checkpoint is `BASELINE` with counter 0.
+ * - The first checkpoint is `BASELINE` with counter 0. In a run it is the baseline taken
+ *   when the run starts (`input.baseline`, iteration 0), so the first interval checkpoint
+ *   is compared with the workspace as it was before the agent's first turn.
  * - Each observed signal is compared with its last observed value; a move in the declared
  *   direction makes `PROGRESS_OBSERVED` and resets the counter, unless another signal
  *   moved the wrong way (a regression cancels progress); otherwise `NO_OBSERVED_PROGRESS`
@@ -90,6 +92,8 @@ export function checkEvidence(reported: ReportedClaims, tests: readonly TestOutc
  *   not count, and a target test lost or broken marks the signal regressed.
  * - When every tracked signal is missing the checkpoint is `UNKNOWN`: the counter neither
  *   resets nor advances, and the baseline waits for the first checkpoint that measures one.
+ *   A baseline that measured nothing is `UNKNOWN` too, but does not count in the row of
+ *   `UNKNOWN` checkpoints that raises `checkpoint.unknown`.
  * - `claimed_progress` (a tracked reported field is non-empty) never touches the counter;
  *   it is false at the baseline, whose claims are the starting point (nothing to compare).
  * - `stagnation_detected` when the counter is at or above the threshold.
@@ -131,7 +135,7 @@ export function evaluateCheckpoint(
   };
   if (nothingMeasured(signals)) {
     const unknown = unknownRecord(record, input, previous.counter, previous.unknownInRow ?? 0);
-    const state = { count: previous.count + 1, counter: previous.counter, last, targets: advanceTargets(previous.targets, unknown), unknownInRow: unknown.unknown_in_row };
+    const state = { count: previous.count + 1, counter: previous.counter, last, targets: advanceTargets(previous.targets, unknown), unknownInRow: unknown.unknown_in_row ?? 0 };
     return { record: unknown, state };
   }
   return { record, state: { count: previous.count + 1, counter, last, targets: advanceTargets(previous.targets, record) } };

@@ -35,6 +35,8 @@ export type Step =
   | { kind: 'end_step' }
   /** A step whose end is recorded (its result, or `step.end`) and the run not yet REFLECTING (a resumed log): on to REFLECTING. */
   | { kind: 'end_tool' }
+  /** Run the observers and record the baseline checkpoint, once, as the run starts (before the plan and the first turn). */
+  | { kind: 'baseline' }
   /** Run the observers and record a checkpoint for this iteration. */
   | { kind: 'checkpoint'; iteration: number }
   /** Run the verify commands: after a claim, or to check a finished plan. */
@@ -103,7 +105,8 @@ export type Now = number | (() => number);
  * clock, tokens, cost ({@link afterBudget}: the verifier first). Order after a step
  * (REFLECTING): the end of the turn ({@link endOfTurn}: a claim, a lap's end or a finished
  * plan is verified and a pass wins; then the budget), a lap's end, the checkpoint when
- * due, calls of the same turn still queued, then the pattern (or the lap) decides.
+ * due, calls of the same turn still queued, then the pattern (or the lap) decides. Before
+ * the first plan is drafted the baseline checkpoint is taken ({@link baselineDue}).
  */
 export function nextStep(state: SessionState, policy: DecisionPolicy, now: Now, intents: Intents = NO_INTENTS): Step {
   if (state.done) return { kind: 'finished', reason: state.done.reason };
@@ -120,6 +123,7 @@ export function nextStep(state: SessionState, policy: DecisionPolicy, now: Now, 
       return { kind: 'plan', plan: 'initial' };
     case 'PLANNING':
       if (state.planCommitted) return { kind: 'execute' };
+      if (baselineDue(state)) return { kind: 'baseline' };
       return { kind: 'plan', plan: state.plans === 0 ? 'initial' : policy.pattern === 'reflexion' ? 'attempt' : 'replan' };
     case 'EXECUTING':
       if (policy.laps.enabled && state.lap === 0) return { kind: 'start_lap', lap: 1 };
@@ -132,6 +136,16 @@ export function nextStep(state: SessionState, policy: DecisionPolicy, now: Now, 
     default:
       return assertNever(machine);
   }
+}
+
+/**
+ * Whether the baseline checkpoint is still to be taken: the run is planning its first plan
+ * and nothing has been drafted, started or checkpointed yet. A log cut before the baseline
+ * takes it on resume; a log that has it (or any checkpoint, or a turn: an older log's run
+ * that began without one) never takes it.
+ */
+export function baselineDue(state: Pick<SessionState, 'checkpoints' | 'turn' | 'step' | 'plans' | 'planDraft'>): boolean {
+  return state.checkpoints.length === 0 && state.turn === 0 && state.step === 0 && state.plans === 0 && state.planDraft === null;
 }
 
 const ABORTED_BEFORE_RESTART = 'aborted before a restart: the workspace was parked and the report written as abort.recorded says';

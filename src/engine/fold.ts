@@ -695,7 +695,8 @@ function foldCheckpoint(s: SessionState, checkpoint: CheckpointRecord): void {
   // Progress notes are what the harness measured, never what the agent claimed.
   if (s.goal) {
     const moved = checkpoint.signals.map((g) => `${g.signal.replace(/^observed\./, '')} ${g.before ?? '—'} → ${g.after ?? 'missing'}`).join(', ');
-    s.goal = { ...s.goal, notes: [...s.goal.notes, `iteration ${checkpoint.iteration}: ${checkpoint.status}${moved ? ` (${moved})` : ''}`] };
+    const at = checkpoint.baseline ? 'run start' : `iteration ${checkpoint.iteration}`;
+    s.goal = { ...s.goal, notes: [...s.goal.notes, `${at}: ${checkpoint.status}${moved ? ` (${moved})` : ''}`] };
   }
   s.acceptance = reportedAcceptance(s.acceptance, checkpoint.reported);
   s.reportSinceCheckpoint = noClaims();

@@ -76,6 +76,16 @@ function newest<T>(list: readonly T[]): { shown: T[]; more: number } {
 }
 
 /**
+ * The last checkpoint the agent is told about: the last one recorded, unless it is the
+ * baseline taken as the run started (nothing the agent did is in it: its first turn starts
+ * as it did before baselines existed). `undefined` before the first interval checkpoint.
+ */
+export function agentCheckpoint(checkpoints: readonly CheckpointRecord[]): CheckpointRecord | undefined {
+  const last = checkpoints[checkpoints.length - 1];
+  return last?.baseline ? undefined : last;
+}
+
+/**
  * The execution memory of the last checkpoint, as text for the agent: what the harness
  * observed (each signal and how it moved) and what the agent had reported (evidence with
  * whether the harness saw it, hypotheses eliminated and still open). Bounded: the newest

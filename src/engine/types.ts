@@ -191,7 +191,16 @@ export type ObservedMetrics = Record<string, number | null>;
 
 /** A checkpoint as recorded: what the harness observed and what the agent reported. */
 export interface CheckpointInput {
+  /** The turn it was taken after; 0 for the baseline taken when the run starts. */
   iteration: number;
+  /**
+   * The baseline checkpoint, taken once when the run starts (after `session.start`, the
+   * workspace ready, before the plan and the first agent turn; iteration 0): the reference
+   * the first interval checkpoint is compared with. It never counts towards stagnation or
+   * the `UNKNOWN` alert's row, and raises no verdict. Absent on interval checkpoints and in
+   * logs written before it existed.
+   */
+  baseline?: true;
   observed: ObservedMetrics;
   /** Per-test outcomes the harness saw, used to mark evidence refs and to follow target tests. */
   tests?: TestOutcome[];

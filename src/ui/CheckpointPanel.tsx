@@ -91,7 +91,7 @@ export const CheckpointPanel = React.memo(function CheckpointPanel({ height, wid
       <Text bold>
         #{diff.index + 1}/{count}
       </Text>
-      <Text color={theme.muted}> · iteration {diff.iteration} · </Text>
+      <Text color={theme.muted}> · {current.baseline ? 'baseline at the run start' : `iteration ${diff.iteration}`} · </Text>
       <Text bold color={verdictColour}>{diff.verdict}</Text>
       <Text color={theme.muted}> · counter </Text>
       <Text bold color={diff.stagnation_detected ? theme.danger : undefined}>

@@ -60,7 +60,7 @@ function describeRaw(e: LoopEvent): string {
       return `budget raised: ${e.data.dimension} +${budgetValue(e.data.dimension, e.data.by)} → ${budgetValue(e.data.dimension, e.data.limit)}`;
     case 'checkpoint.recorded': {
       const c = e.data.checkpoint;
-      return `checkpoint #${c.index + 1} (turn ${c.iteration}): ${c.status}${c.stagnation_detected ? ' + STAGNATION_DETECTED' : ''}, counter ${c.counter}/${c.threshold}`;
+      return `checkpoint #${c.index + 1} (${c.baseline ? 'baseline at the run start' : `turn ${c.iteration}`}): ${c.status}${c.stagnation_detected ? ' + STAGNATION_DETECTED' : ''}, counter ${c.counter}/${c.threshold}`;
     }
     case 'stagnation.detected':
       return `STAGNATION_DETECTED ${e.data.counter}/${e.data.threshold} → ${e.data.action}`;

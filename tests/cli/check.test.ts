@@ -1,5 +1,6 @@
-// `loopdeck check <dir>` through the built CLI (`npm run build` first), with the root
-// loop.yaml: stagnation threshold 2, tracked claims new_evidence and eliminated_hypotheses.
+// `loopdeck check <dir>` through the built CLI (`npm run build` first), with
+// tests/fixtures/check/loop.yaml: the demo's signals, stagnation threshold 2, tracked claims
+// new_evidence and eliminated_hypotheses.
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -8,7 +9,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 
 const root = path.resolve(import.meta.dirname, '../..');
 const cli = path.join(root, 'dist/cli.js');
-const config = path.join(root, 'loop.yaml');
+const config = path.join(root, 'tests/fixtures/check/loop.yaml');
 const fixtures = path.join(root, 'fixtures/checkpoints');
 
 interface Row {

@@ -226,7 +226,7 @@ describe('loopdeck validate', () => {
   it("accepts the repo's own loop.yaml", async () => {
     const result = await execa('node', [cli, 'validate', path.join(root, 'loop.yaml')], { cwd, reject: false });
     expect([result.exitCode, result.stderr]).toEqual([0, '']);
-    expect(JSON.parse(result.stdout).stagnation).toEqual({ checkpoints_without_observed_progress: 2, on_detect: 'pause', on_unknown: 'alert' });
+    expect(JSON.parse(result.stdout).stagnation).toEqual({ checkpoints_without_observed_progress: 3, on_detect: 'pause', on_unknown: 'alert' });
   });
 });
 

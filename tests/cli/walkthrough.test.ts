@@ -58,8 +58,13 @@ describe('the README walkthrough', { timeout: 120_000 }, () => {
       .map((line) => JSON.parse(line) as { type: string; data: Record<string, any> });
     const workspace = events[0]!.data.workspace as string;
     if (workspace.startsWith(os.tmpdir())) dirs.push(workspace);
-    const failing = events.filter((e) => e.type === 'checkpoint.recorded').map((e) => e.data.checkpoint.observed['tests.failing']);
-    expect(failing.slice(-2)).toEqual([1, 0]);
+    // As the section says: the baseline at the run start (1 failing), iteration 1 (no change), iteration 2 (1 → 0).
+    const checkpoints = events.filter((e) => e.type === 'checkpoint.recorded').map((e) => e.data.checkpoint);
+    expect(checkpoints.map((c) => [c.iteration, c.baseline ?? false, c.observed['tests.failing'], c.status])).toEqual([
+      [0, true, 1, 'BASELINE'],
+      [1, false, 1, 'NO_OBSERVED_PROGRESS'],
+      [2, false, 0, 'PROGRESS_OBSERVED'],
+    ]);
     expect(events.at(-1)).toMatchObject({ type: 'session.complete', data: { reason: 'goal_met' } });
     // The example in the repository is untouched (the run worked on a temporary copy).
     expect(readFileSync(path.join(ROOT, EXAMPLE, 'project/greet.mjs'), 'utf8')).toContain('`hello ');

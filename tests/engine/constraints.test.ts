@@ -125,7 +125,8 @@ describe('a protect constraint in a git workspace', () => {
     expect(of(r.events, 'constraint.violated')).toEqual([]);
     expect(of(r.events, 'constraint.unchecked')).toEqual([]);
     expect(r.yields.filter((y) => y.kind === 'pause' && y.reason === 'constraint')).toEqual([]);
-    expect(of(r.events, 'checkpoint.recorded')).toHaveLength(3);
+    // The baseline taken at the start and one checkpoint per turn: none found a violation.
+    expect(of(r.events, 'checkpoint.recorded')).toHaveLength(4);
     expect(r.seen.flat().some((m) => m.role === 'harness')).toBe(false);
   });
 

@@ -27,6 +27,8 @@ function at(machine: LoopState, over: Partial<SessionState> = {}): SessionState 
 const verified = (passed: boolean, step: number, over: Partial<NonNullable<SessionState['lastVerify']>> = {}) => ({
   lastVerify: { seq: 40, passed, trigger: 'claim' as const, commands: passed ? [] : [failing], step, lap: 0, claim: 'fixed it', ...over },
 });
+/** The baseline checkpoint as the run records it before its first plan. */
+const BASELINE = { iteration: 0, baseline: true, index: 0, status: 'BASELINE', counter: 0, threshold: 2, stagnation_detected: false } as SessionState['checkpoints'][number];
 const finish = (reason: string, summary: string, extra: object = {}): Step => ({ kind: 'finish', finish: { reason, summary, ...extra } as never });
 
 type Row = [name: string, state: SessionState, policy: Partial<DecisionPolicy>, intents: Intents, step: Step];
@@ -35,7 +37,9 @@ const ROWS: Row[] = [
   // ---- every state, before the pattern's questions
   ['a run that is over stays over', at('DONE', { done: { reason: 'goal_met', summary: 'x' } }), {}, NONE, { kind: 'finished', reason: 'goal_met' }],
   ['a fresh IDLE plans', { ...INITIAL_STATE }, {}, NONE, { kind: 'plan', plan: 'initial' }],
-  ['PLANNING, first plan', at('PLANNING'), {}, NONE, { kind: 'plan', plan: 'initial' }],
+  ['PLANNING at the start: the baseline checkpoint first', at('PLANNING'), {}, NONE, { kind: 'baseline' }],
+  ['PLANNING, first plan, once the baseline is recorded', at('PLANNING', { checkpoints: [BASELINE] }), {}, NONE, { kind: 'plan', plan: 'initial' }],
+  ['PLANNING, a plan drafted without a baseline (an older log): no baseline then', at('PLANNING', { planDraft: ['x'] }), {}, NONE, { kind: 'plan', plan: 'initial' }],
   ['PLANNING again in Plan-and-Execute: a replan', at('PLANNING', { plans: 1 }), { pattern: 'plan-and-execute' }, NONE, { kind: 'plan', plan: 'replan' }],
   ['PLANNING again in Reflexion: a new attempt', at('PLANNING', { plans: 1 }), { pattern: 'reflexion' }, NONE, { kind: 'plan', plan: 'attempt' }],
   ['EXECUTING, no open step: start one', at('EXECUTING'), {}, NONE, { kind: 'start_step' }],

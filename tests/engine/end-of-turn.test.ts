@@ -57,15 +57,19 @@ function expectFixKept(dir: string): void {
 }
 
 describe('a claim is verified before the checkpoint of its turn', () => {
-  /** The observer's counts never move: all 3 tests pass from the start (the fix is elsewhere). */
+  /**
+   * The observer's counts never move: all 3 tests pass from the start (the fix is elsewhere).
+   * After the baseline taken at the start, the checkpoints of turns 1 and 2 count 1 and 2; the
+   * claim turn's (turn 3) would reach the threshold.
+   */
   const flat = {
     checkpoint: { every_iterations: 1 },
     observe: [{ name: 'tests', command: "printf '# pass 3\\n# fail 0\\n'", parser: 'tap' }],
     progress: { observed: [{ signal: 'observed.tests.failing', direction: 'decrease' }, { signal: 'observed.tests.passing', direction: 'increase' }] },
-    stagnation: { checkpoints_without_observed_progress: 2, on_detect: 'stop' },
+    stagnation: { checkpoints_without_observed_progress: 3, on_detect: 'stop' },
   };
 
-  it.each(['react', 'plan-and-execute', 'reflexion'] as const)('%s: all tests passing, two flat checkpoints on the claim turn, on_detect stop: the run ends goal_met, nothing stashed', async (pattern) => {
+  it.each(['react', 'plan-and-execute', 'reflexion'] as const)('%s: all tests passing, the checkpoint of the claim turn would reach the stagnation threshold, on_detect stop: the run ends goal_met, nothing stashed', async (pattern) => {
     const dir = repo();
     const agent = ScriptedAgent.fromYaml(
       stringify({
@@ -78,9 +82,9 @@ describe('a claim is verified before the checkpoint of its turn', () => {
     expect(r.outcome).toMatchObject({ reason: 'goal_met' });
     expect(r.types).not.toContain('stagnation.detected');
     expect(r.types).not.toContain('abort.recorded');
-    // Two checkpoints before the claim turn; the claim turn's verdict comes from the verifier.
+    // The baseline and two checkpoints before the claim turn; the claim turn's verdict comes from the verifier.
     const checkpoints = r.events.flatMap((e) => (e.type === 'checkpoint.recorded' ? [e.data.checkpoint.status] : []));
-    expect(checkpoints).toEqual(['BASELINE', 'NO_OBSERVED_PROGRESS']);
+    expect(checkpoints).toEqual(['BASELINE', 'NO_OBSERVED_PROGRESS', 'NO_OBSERVED_PROGRESS']);
     expectFixKept(dir);
   });
 
@@ -90,7 +94,7 @@ describe('a claim is verified before the checkpoint of its turn', () => {
     const r = await run(dir, agent, policyFor(dir, { pattern: 'react', ...flat }));
     expect(r.outcome).toMatchObject({ reason: 'aborted' });
     const order = r.types.filter((t) => t === 'verify.result' || t === 'checkpoint.recorded' || t === 'stagnation.detected');
-    expect(order).toEqual(['checkpoint.recorded', 'checkpoint.recorded', 'verify.result', 'checkpoint.recorded', 'stagnation.detected']);
+    expect(order).toEqual(['checkpoint.recorded', 'checkpoint.recorded', 'checkpoint.recorded', 'verify.result', 'checkpoint.recorded', 'stagnation.detected']);
   });
 });
 

@@ -102,9 +102,10 @@ describe('execution memory', () => {
     const dir = tempDir();
     const { outcome, checkpoints, events } = await run(ScriptedAgent.fromYaml(stringify(story())), dir);
     expect(outcome, JSON.stringify(events.slice(-6))).toMatchObject({ reason: 'goal_met' });
-    expect(checkpoints.map((c) => c.iteration)).toEqual([2, 4, 6]);
-    const memory = checkpoints[2]!.memory!;
-    expect(memory.signals).toEqual([{ signal: 'observed.tests.failing', values: [5, 5, 2], move: 'wanted' }]);
+    // The baseline at the start (count.txt not written yet: nothing measured), then every 2 turns.
+    expect(checkpoints.map((c) => c.iteration)).toEqual([0, 2, 4, 6]);
+    const memory = checkpoints[3]!.memory!;
+    expect(memory.signals).toEqual([{ signal: 'observed.tests.failing', values: [null, 5, 5, 2], move: 'wanted' }]);
     expect(memory.eliminated).toEqual(['business validation', 'http mapping']);
     // The latest list of open hypotheses, without what was eliminated since.
     expect(memory.remaining).toEqual(['serializer']);
@@ -116,9 +117,10 @@ describe('execution memory', () => {
     ]);
     expect(memory.dropped).toBe(0);
     expect(memory).not.toHaveProperty('acceptance');
-    // The first checkpoint's memory knew only its own part.
-    expect(checkpoints[0]!.memory!.failures.map((f) => [f.what, f.count])).toEqual([['shell echo boom >&2; exit 3', 1]]);
-    expect(checkpoints[0]!.memory!.remaining).toEqual(['http mapping', 'serializer', 'cache']);
+    // The baseline's memory holds only what was measured; the first interval's knew only its own part.
+    expect(checkpoints[0]!.memory).toMatchObject({ signals: [{ signal: 'observed.tests.failing', values: [null], move: 'missing' }], evidence: [], eliminated: [], remaining: [], failures: [] });
+    expect(checkpoints[1]!.memory!.failures.map((f) => [f.what, f.count])).toEqual([['shell echo boom >&2; exit 3', 1]]);
+    expect(checkpoints[1]!.memory!.remaining).toEqual(['http mapping', 'serializer', 'cache']);
     // Replay and resume fold the same memory from the log, and what failed since the last checkpoint.
     const folded = fold(events);
     expect(folded.checkpoints.map((c) => c.memory)).toEqual(checkpoints.map((c) => c.memory));
@@ -131,7 +133,7 @@ describe('execution memory', () => {
     // Cut right after the second failing call of turn 3, before the checkpoint of turn 4.
     const cut = whole.events.findIndex((e) => e.type === 'tool.result' && e.data.result.call_id === 's2') + 1;
     const prior = whole.events.slice(0, cut);
-    expect(prior.filter((e) => e.type === 'checkpoint.recorded')).toHaveLength(1);
+    expect(prior.filter((e) => e.type === 'checkpoint.recorded')).toHaveLength(2);
     const again = tempDir();
     writeFileSync(path.join(again, 'count.txt'), 'failing: 5');
     const policy = policyFor(again);
@@ -142,7 +144,7 @@ describe('execution memory', () => {
     const outcome = await drive(session.resume(), headlessAnswerer({ approve: 'all', onPause: 'stop' }));
     expect(outcome.reason).toBe('goal_met');
     const resumed = events.slice(cut).flatMap((e) => (e.type === 'checkpoint.recorded' ? [e.data.checkpoint.memory] : []));
-    expect(resumed).toEqual(whole.checkpoints.slice(1).map((c) => c.memory));
+    expect(resumed).toEqual(whole.checkpoints.slice(2).map((c) => c.memory));
     expect(resumed[0]!.failures[0]).toMatchObject({ what: 'shell echo boom >&2; exit 3', count: 2 });
   });
 
@@ -175,13 +177,14 @@ describe('execution memory', () => {
     const { checkpoints } = await run(agent, dir);
     const { renderMemory } = await import('../../src/engine/memory.js');
     const expected = (turn: number) => {
-      const last = checkpoints.filter((c) => c.iteration < turn).at(-1);
+      // The baseline is not told to the agent: nothing it did is in it.
+      const last = checkpoints.filter((c) => !c.baseline && c.iteration < turn).at(-1);
       return last ? renderMemory(last.memory!) : null;
     };
     expect(agent.seen.map((s) => s.turn)).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
     for (const seen of agent.seen) expect([seen.turn, seen.memory ?? null]).toEqual([seen.turn, expected(seen.turn)]);
-    expect(agent.seen[2]!.memory).toContain('Execution memory of the run so far (checkpoint 1, turn 2');
-    expect(agent.seen[6]!.memory).toContain('- observed.tests.failing: 5 → 5 → 2 (moved the wanted way)');
+    expect(agent.seen[2]!.memory).toContain('Execution memory of the run so far (checkpoint 2, turn 2');
+    expect(agent.seen[6]!.memory).toContain('- observed.tests.failing: missing → 5 → 5 → 2 (moved the wanted way)');
     // The memory is given beside the history, not appended to it.
     for (const seen of agent.seen) expect(seen.history).not.toContain('Execution memory');
   });
@@ -203,7 +206,7 @@ describe('execution memory', () => {
     expect(outcome.reason).toBe('goal_met');
     const second = events.find((e) => e.type === 'lap.start' && e.data.lap === 2);
     const memory = second?.type === 'lap.start' ? second.data.memory : undefined;
-    expect(memory).toContain('Execution memory of the run so far (checkpoint 1, turn 2');
+    expect(memory).toContain('Execution memory of the run so far (checkpoint 2, turn 2');
     expect(memory).toContain('Hypotheses eliminated: cache');
     expect(memory).toContain('- shell exit 7: failed (exit 7): ');
     // The new lap's agent starts from it: the lap's first harness note carries it after the progress file.

@@ -90,11 +90,12 @@ it('sends the newest execution memory after the goal in every request, and asks 
   // turn 1, assessment 1, turn 2, assessment 2, turn 3.
   expect(received.map((r) => (r.tools ? 'turn' : 'assess'))).toEqual(['turn', 'assess', 'turn', 'assess', 'turn']);
   const memories = (r: Request) => r.messages.filter((m) => String(m.content).startsWith('Execution memory of the run so far'));
-  // No memory before the first checkpoint; then exactly one, the newest, right after the goal.
+  // No memory before the first interval checkpoint (the baseline at the start is not sent: nothing the
+  // agent did is in it, and count.txt did not exist yet); then exactly one, the newest, right after the goal.
   expect(memories(received[0]!)).toEqual([]);
-  expect(received[2]!.messages[2]!.content).toMatch(/^Execution memory of the run so far \(checkpoint 1, turn 1, BASELINE\)/);
-  expect(received[4]!.messages[2]!.content).toMatch(/^Execution memory of the run so far \(checkpoint 2, turn 2, PROGRESS_OBSERVED\)/);
-  expect(received[4]!.messages[2]!.content).toContain('- observed.tests.failing: 2 → 1 (moved the wanted way)');
+  expect(received[2]!.messages[2]!.content).toMatch(/^Execution memory of the run so far \(checkpoint 2, turn 1, BASELINE\)/);
+  expect(received[4]!.messages[2]!.content).toMatch(/^Execution memory of the run so far \(checkpoint 3, turn 2, PROGRESS_OBSERVED\)/);
+  expect(received[4]!.messages[2]!.content).toContain('- observed.tests.failing: missing → 2 → 1 (moved the wanted way)');
   expect(memories(received[4]!)).toHaveLength(1);
 
   // The assessment request: system, goal, memory, the question numbering the criteria; no tools.

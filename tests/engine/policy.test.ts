@@ -55,7 +55,7 @@ describe('parsePolicy', () => {
       ],
       reported: { track: ['new_evidence', 'eliminated_hypotheses'], resets_stagnation: false },
     });
-    expect(policy.stagnation).toEqual({ checkpoints_without_observed_progress: 2, on_detect: 'pause', on_unknown: 'alert' });
+    expect(policy.stagnation).toEqual({ checkpoints_without_observed_progress: 3, on_detect: 'pause', on_unknown: 'alert' });
     expect(policy.verify).toEqual([{ command: 'node --test', timeout: 60 }]);
     expect(policy.approval).toEqual({ default: 'ask', allow: ['read_file', 'write_file', 'edit'], deny: [], timeout: 1800, builtin_gates: 'on' });
   });

@@ -76,7 +76,13 @@ describe('the agent assesses the criteria at each checkpoint', () => {
     const { outcome, assessed, state, events } = await run(agent, dir);
     // Three met-saying answers did not stop the stagnation: two checkpoints without observed progress stop the run.
     expect(outcome).toMatchObject({ reason: 'aborted', summary: expect.stringContaining('STAGNATION_DETECTED: 2/2') });
-    expect(events.filter((e) => e.type === 'checkpoint.recorded').map((e) => (e.type === 'checkpoint.recorded' ? e.data.checkpoint.counter : -1))).toEqual([0, 1, 2]);
+    // The baseline at the start measured nothing (count.txt is written in turn 1) and is not assessed: turn 1 is the first value.
+    expect(events.filter((e) => e.type === 'checkpoint.recorded').map((e) => (e.type === 'checkpoint.recorded' ? [e.data.checkpoint.status, e.data.checkpoint.counter] : []))).toEqual([
+      ['UNKNOWN', 0],
+      ['BASELINE', 0],
+      ['NO_OBSERVED_PROGRESS', 1],
+      ['NO_OBSERVED_PROGRESS', 2],
+    ]);
     expect(assessed).toHaveLength(3);
     expect(assessed[0]).toEqual({
       iteration: 1,

@@ -182,6 +182,8 @@ describe('the loop contract: event and hook order', () => {
     // the design's list omits verify.result, but the goal is met only when the verifier passes.
     expect(types(r.events).filter((t) => !['state.transition', 'model.call', 'workspace.snapshot'].includes(t))).toEqual([
       'session.start',
+      // the baseline checkpoint, before the plan and the first turn (no observers here: nothing measured)
+      'checkpoint.recorded',
       'plan.draft',
       'plan.commit',
       'step.start',

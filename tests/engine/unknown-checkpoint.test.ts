@@ -74,17 +74,21 @@ describe('a checkpoint that measured nothing', () => {
     const { outcome, checkpoints, unknown } = await runWith([observer], [signal], {}, every);
     expect(outcome.reason).toBe('goal_met');
     expect(checkpoints.map((c) => [c.status, c.counter, c.stagnation_detected])).toEqual(checkpoints.map(() => ['UNKNOWN', 0, false]));
-    expect(checkpoints.length).toBeGreaterThanOrEqual(2);
-    expect(checkpoints.map((c) => c.unknown_in_row)).toEqual(checkpoints.map((_, i) => i + 1));
+    // The baseline taken at the start measured nothing too, but does not count in the row.
+    const [baseline, ...interval] = checkpoints;
+    expect(baseline).toMatchObject({ baseline: true, iteration: 0 });
+    expect(baseline!.unknown_in_row).toBeUndefined();
+    expect(interval.length).toBeGreaterThanOrEqual(2);
+    expect(interval.map((c) => c.unknown_in_row)).toEqual(interval.map((_, i) => i + 1));
     for (const c of checkpoints) expect(c.unknown_why).toMatch(why);
-    // The alert of its own, from the second UNKNOWN in a row on (default on_unknown: alert).
-    expect(unknown.map((u) => [u.in_row, u.action])).toEqual(checkpoints.slice(1).map((_, i) => [i + 2, 'alert']));
+    // The alert of its own, from the second interval UNKNOWN in a row on (default on_unknown: alert).
+    expect(unknown.map((u) => [u.in_row, u.action])).toEqual(interval.slice(1).map((_, i) => [i + 2, 'alert']));
     expect(unknown[0]!.why).toMatch(why);
   }, 20_000);
 
   it('keeps the counter where it was: an unmeasured checkpoint between two flat ones neither resets nor advances it', async () => {
     const dir = tempDir();
-    // Flat at 3 on iterations 1, 2, 4, 5; the observer breaks on iteration 3.
+    // Flat at 3 at the start and on iterations 1, 2, 4, 5; the observer breaks on iteration 3.
     const command = `n=$(ls ${dir.replace(/'/g, '')}/f*.txt 2>/dev/null | wc -l); if [ "$n" = 3 ]; then exit 127; fi; printf 'not ok 1 - a\\nnot ok 2 - b\\nnot ok 3 - c\\n1..3\\n# pass 0\\n# fail 3\\n'`;
     const policy = parsePolicy(
       stringify({
@@ -106,12 +110,13 @@ describe('a checkpoint that measured nothing', () => {
     const session = new Session({ id: 's1', agent: agent(), policy, workspace: dir, clock: () => (now += 1000), sinks: [(e) => events.push(e)] });
     await drive(session.run(newGoal('fix it')), headlessAnswerer({ approve: 'all', onPause: 'stop' }));
     const checkpoints = events.flatMap((e) => (e.type === 'checkpoint.recorded' ? [e.data.checkpoint] : []));
-    expect(checkpoints.slice(0, 5).map((c) => [c.status, c.counter])).toEqual([
-      ['BASELINE', 0],
-      ['NO_OBSERVED_PROGRESS', 1],
-      ['UNKNOWN', 1],
-      ['NO_OBSERVED_PROGRESS', 2],
-      ['NO_OBSERVED_PROGRESS', 3],
+    expect(checkpoints.slice(0, 6).map((c) => [c.iteration, c.status, c.counter])).toEqual([
+      [0, 'BASELINE', 0],
+      [1, 'NO_OBSERVED_PROGRESS', 1],
+      [2, 'NO_OBSERVED_PROGRESS', 2],
+      [3, 'UNKNOWN', 2],
+      [4, 'NO_OBSERVED_PROGRESS', 3],
+      [5, 'NO_OBSERVED_PROGRESS', 4],
     ]);
     expect(events.filter((e) => e.type === 'checkpoint.unknown')).toHaveLength(0);
   }, 20_000);
@@ -140,10 +145,12 @@ describe('a checkpoint that measured nothing', () => {
       await drive(session.run(newGoal('fix it')), headlessAnswerer({ approve: 'all', onPause: 'stop' }));
       return { checkpoints: events.flatMap((e) => (e.type === 'checkpoint.recorded' ? [e.data.checkpoint] : [])) };
     })();
-    expect(checkpoints.slice(0, 3).map((c) => [c.status, c.counter])).toEqual([
-      ['UNKNOWN', 0],
-      ['BASELINE', 0],
-      ['NO_OBSERVED_PROGRESS', 1],
+    // Nothing measured at the start (the run's baseline) nor at iteration 1: the baseline is iteration 2.
+    expect(checkpoints.slice(0, 4).map((c) => [c.iteration, c.status, c.counter])).toEqual([
+      [0, 'UNKNOWN', 0],
+      [1, 'UNKNOWN', 0],
+      [2, 'BASELINE', 0],
+      [3, 'NO_OBSERVED_PROGRESS', 1],
     ]);
   }, 20_000);
 
@@ -155,7 +162,12 @@ describe('a checkpoint that measured nothing', () => {
     expect(outcome.reason).toBe(reason);
     const said = action === 'pause' ? events.flatMap((e) => (e.type === 'session.pause' ? [e.data.prompt] : [])).join('\n') : outcome.summary;
     expect(said).toMatch(/UNKNOWN: 2 checkpoints in a row measured none of the tracked signals \(observed\.tests\.failing: observer "tests" \(no-such-test-runner-xyz\): command not found/);
-    expect(checkpoints.map((c) => c.status)).toEqual(['UNKNOWN', 'UNKNOWN']);
+    // The baseline and two interval checkpoints measured nothing: the second interval one acts.
+    expect(checkpoints.map((c) => [c.iteration, c.status, c.unknown_in_row])).toEqual([
+      [0, 'UNKNOWN', undefined],
+      [1, 'UNKNOWN', 1],
+      [2, 'UNKNOWN', 2],
+    ]);
     expect(unknown.map((u) => [u.in_row, u.action])).toEqual([[2, action]]);
     expect(events.some((e) => e.type === 'abort.recorded')).toBe(false);
   }, 20_000);

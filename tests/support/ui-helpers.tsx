@@ -30,10 +30,13 @@ turns:
   - final: The greeting is friendlier.
 `;
 
-/** A checkpoint every turn, stagnation after two without observed progress, alert only. */
+/**
+ * A checkpoint every turn, alert only; stagnation after three without observed progress: the
+ * checkpoints of turns 1, 2 and 3 after the baseline taken at the start (one alert, at turn 3).
+ */
 export const STAGNANT_POLICY: PolicyOptions = {
   every: 1,
-  threshold: 2,
+  threshold: 3,
   onDetect: 'alert',
   observe: [{ name: 'tests', command: "printf '# pass 1\\n# fail 1\\n'" }],
   signals: [

@@ -50,7 +50,8 @@ beforeAll(async () => {
     {
       every: 1,
       threshold: 3,
-      observe: [{ name: 'tests', command: 'cat tap.txt' }],
+      // 3 failing, 4 passing at the start, before the agent writes tap.txt
+      observe: [{ name: 'tests', command: "cat tap.txt 2>/dev/null || printf '# pass 4\\n# fail 3\\n'" }],
       signals: [
         { signal: 'observed.tests.failing', direction: 'decrease' },
         { signal: 'observed.tests.passing', direction: 'increase' },
@@ -60,7 +61,8 @@ beforeAll(async () => {
   );
   let n = 0;
   events = run.events.map((e) => {
-    if (e.type !== 'checkpoint.recorded') return e;
+    // The baseline at the run start comes before any turn: no claims there.
+    if (e.type !== 'checkpoint.recorded' || e.data.checkpoint.baseline) return e;
     const reported = REPORTS[Math.min(n++, REPORTS.length - 1)]!;
     return { ...e, data: { checkpoint: { ...e.data.checkpoint, reported } } } as LoopEvent;
   });
@@ -79,14 +81,14 @@ function frameOf(upTo: number): string {
 
 describe('the reported side of the checkpoint diff', () => {
   test('a claim the agent did not repeat is not shown as removed; repeated items are counted, new ones marked', () => {
-    const second = events.findIndex((e) => e.type === 'checkpoint.recorded' && e.data.checkpoint.index === 1);
+    const second = events.findIndex((e) => e.type === 'checkpoint.recorded' && e.data.checkpoint.iteration === 2);
     expect(second).toBeGreaterThan(0);
     const frame = frameOf(second + 1);
     expect(frame).toMatchInlineSnapshot(`
-      "#2/2 · iteration 2 · PROGRESS_OBSERVED · counter 0/3 · [ earlier
+      "#3/3 · iteration 2 · PROGRESS_OBSERVED · counter 0/3 · [ earlier
       why observed progress rule: observed.tests.failing 3 → 2 (decrease wanted), observed.tests.passing 4
       → 5 (increase wanted) moved the declared way; counter 0/3 (reset)
-      observed (measured) observed_progress true        reported (claims) vs #1 claimed_progress false
+      observed (measured) observed_progress true        reported (claims) vs #2 claimed_progress false
       tests.failing 3 → 2 want ↓ moved as wanted        eliminated +http mapping
       tests.passing 4 → 5 want ↑ moved as wanted        remaining  no change (1 said again)
       evidence none claimed"

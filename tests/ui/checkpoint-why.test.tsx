@@ -1,6 +1,7 @@
 // The checkpoint panel says which rule produced the latest verdict, in one line, from the
-// recorded checkpoint: here a real run whose second checkpoint has one signal improving
-// while the other regresses (failing/passing 3/4 → 2/3). Whole frames, ink-testing-library.
+// recorded checkpoint: here a real run whose last checkpoint has one signal improving
+// while the other regresses (failing/passing 3/4 → 2/3), and whose first is the baseline taken
+// at the run start. Whole frames, ink-testing-library.
 import { vi, describe, test, expect, beforeAll } from 'vitest';
 
 vi.hoisted(() => {
@@ -17,7 +18,7 @@ import { createConsoleStore } from '../../src/ui/store.js';
 import { runHeadless } from '../support/console-rig.js';
 import { READ_ONLY_CONTROLLER } from '../support/ui-helpers.js';
 
-/** The agent writes the TAP summary the observer reads: 3 failing/4 passing, then 2/3; then it claims. */
+/** The agent writes the TAP summary the observer reads (3 failing/4 passing before it does): 3/4, then 2/3; then it claims. */
 const MIXED = `
 turns:
   - tool_calls:
@@ -35,7 +36,7 @@ beforeAll(async () => {
     {
       every: 1,
       threshold: 3,
-      observe: [{ name: 'tests', command: 'cat tap.txt' }],
+      observe: [{ name: 'tests', command: "cat tap.txt 2>/dev/null || printf '# pass 4\\n# fail 3\\n'" }],
       signals: [
         { signal: 'observed.tests.failing', direction: 'decrease' },
         { signal: 'observed.tests.passing', direction: 'increase' },
@@ -60,22 +61,22 @@ function frameOf(upTo: number): string {
 describe('the checkpoint panel names the rule behind the verdict', () => {
   test('the latest checkpoint: a regression cancels progress, said in the why line', () => {
     expect(frameOf(events.length)).toMatchInlineSnapshot(`
-      "#2/2 · iteration 2 · NO_OBSERVED_PROGRESS · counter 1/3 · [ earlier
+      "#3/3 · iteration 2 · NO_OBSERVED_PROGRESS · counter 2/3 · [ earlier
       why mixed, a regression cancels progress: observed.tests.failing 3 → 2 (decrease wanted) moved the
-      declared way but observed.tests.passing 4 → 3, the wrong way (increase wanted); counter 1/3
-      observed (measured) observed_progress false       reported (claims) vs #1 claimed_progress false
+      declared way but observed.tests.passing 4 → 3, the wrong way (increase wanted); counter 2/3
+      observed (measured) observed_progress false       reported (claims) vs #2 claimed_progress false
       tests.failing 3 → 2 want ↓ moved as wanted        eliminated no change
       tests.passing 4 → 3 want ↑ REGRESSED              remaining  no change
       evidence none claimed"
     `);
   });
 
-  test('the baseline: nothing to compare', () => {
+  test('the baseline taken at the run start: nothing to compare', () => {
     const first = events.findIndex((e) => e.type === 'checkpoint.recorded');
     expect(frameOf(first + 1)).toMatchInlineSnapshot(`
-      "#1/1 · iteration 1 · BASELINE · counter 0/3
-      why baseline rule: the first checkpoint has nothing to compare (observed.tests.failing first
-      measured at 3, observed.tests.passing first measured at 4); counter 0/3
+      "#1/1 · baseline at the run start · BASELINE · counter 0/3
+      why baseline rule: taken at the run start, before the first turn: what the next checkpoint is
+      compared with (observed.tests.failing first measured at 3, observed.tests.passing first measured at…
       observed (measured) observed_progress null        reported (claims) claimed_progress false
       tests.failing — → 3 want ↓ baseline               eliminated no change
       tests.passing — → 4 want ↑ baseline               remaining  no change

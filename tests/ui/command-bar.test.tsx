@@ -39,7 +39,7 @@ describe('each /goal directive, with the whole frame after it', () => {
     expect(await run(rig, '/goal status')).toMatchInlineSnapshot(`
       "loopdeck Make the greeting friendlier                                                    run ui-test
       react · AWAITING_TOOL · iteration 1/20 · T
-      IDLE › PLANNING › EXECUTING ›  AWAITING_TOOL  › REFLECTING › DONE  ← EXECUTING #9
+      IDLE › PLANNING › EXECUTING ›  AWAITING_TOOL  › REFLECTING › DONE  ← EXECUTING #10
       turns 5%            tool calls 5%       wall clock #%       tokens 0%           cost 0%
       █░░░░░░░░░░░░░ 1/20 █░░░░░░░░░░░░░ 1/20 ~~~~~~~~~~~~ #s/30m ░░░░░░░░░░░░ 0/100k ░░░░░░░ $0.00/$1.00
       workspace progress not measured yet
@@ -61,14 +61,14 @@ describe('each /goal directive, with the whole frame after it', () => {
 
 
 
-      ── Timeline · filter activity (f) · 6 events · following (end)
+      ── Timeline · filter activity (f) · 7 events · following (end)
           0 session.start       session started: Make the greeting friendlier (react)
-          2 plan.draft          plan drafted: 1 step(s)
-          3 plan.commit         plan committed (initial): 1 step(s)
-          6 model.call          turn 1: Look before changing anything. (0+0 tok)
-          7 tool.call           tool call shell {"command":"ls"}
-          8 step.end            step 1 awaiting_tool
-
+          2 checkpoint.recorded checkpoint #1 (baseline at the run start): BASELINE, counter 0/3
+          3 plan.draft          plan drafted: 1 step(s)
+          4 plan.commit         plan committed (initial): 1 step(s)
+          7 model.call          turn 1: Look before changing anything. (0+0 tok)
+          8 tool.call           tool call shell {"command":"ls"}
+          9 step.end            step 1 awaiting_tool
 
 
 
@@ -80,7 +80,7 @@ describe('each /goal directive, with the whole frame after it', () => {
     expect(await run(rig, '/goal add-constraint keep the public API')).toMatchInlineSnapshot(`
       "loopdeck Make the greeting friendlier [rev 1, active]                                    run ui-test
       react · AWAITING_TOOL · iteration 1/20 · T
-      IDLE › PLANNING › EXECUTING ›  AWAITING_TOOL  › REFLECTING › DONE  ← EXECUTING #9
+      IDLE › PLANNING › EXECUTING ›  AWAITING_TOOL  › REFLECTING › DONE  ← EXECUTING #10
       turns 5%            tool calls 5%       wall clock #%       tokens 0%           cost 0%
       █░░░░░░░░░░░░░ 1/20 █░░░░░░░░░░░░░ 1/20 ~~~~~~~~~~~~ #s/30m ░░░░░░░░░░░░ 0/100k ░░░░░░░ $0.00/$1.00
       workspace progress not measured yet
@@ -102,15 +102,15 @@ describe('each /goal directive, with the whole frame after it', () => {
          still valid: the agent gave no usable reconciliation · discard: nothing known · new work: the ne…
 
 
-      ── Timeline · filter activity (f) · 7 events · following (end)
+      ── Timeline · filter activity (f) · 8 events · following (end)
           0 session.start       session started: Make the greeting friendlier (react)
-          2 plan.draft          plan drafted: 1 step(s)
-          3 plan.commit         plan committed (initial): 1 step(s)
-          6 model.call          turn 1: Look before changing anything. (0+0 tok)
-          7 tool.call           tool call shell {"command":"ls"}
-          8 step.end            step 1 awaiting_tool
-         10 goal.revised        goal revised (add-constraint): keep the public API
-
+          2 checkpoint.recorded checkpoint #1 (baseline at the run start): BASELINE, counter 0/3
+          3 plan.draft          plan drafted: 1 step(s)
+          4 plan.commit         plan committed (initial): 1 step(s)
+          7 model.call          turn 1: Look before changing anything. (0+0 tok)
+          8 tool.call           tool call shell {"command":"ls"}
+          9 step.end            step 1 awaiting_tool
+         11 goal.revised        goal revised (add-constraint): keep the public API
 
 
 
@@ -121,7 +121,7 @@ describe('each /goal directive, with the whole frame after it', () => {
     expect(await run(rig, '/goal add-criterion the greeting names the person')).toMatchInlineSnapshot(`
       "loopdeck Make the greeting friendlier [rev 2, active]                                    run ui-test
       react · AWAITING_TOOL · iteration 1/20 · T
-      IDLE › PLANNING › EXECUTING ›  AWAITING_TOOL  › REFLECTING › DONE  ← EXECUTING #9
+      IDLE › PLANNING › EXECUTING ›  AWAITING_TOOL  › REFLECTING › DONE  ← EXECUTING #10
       turns 5%            tool calls 5%       wall clock #%       tokens 0%           cost 0%
       █░░░░░░░░░░░░░ 1/20 █░░░░░░░░░░░░░ 1/20 ~~~~~~~~~~~~ #s/30m ░░░░░░░░░░░░ 0/100k ░░░░░░░ $0.00/$1.00
       workspace progress not measured yet
@@ -143,16 +143,16 @@ describe('each /goal directive, with the whole frame after it', () => {
        rev 2 add-criterion: the greeting names the person (no restart)
          still valid: the agent gave no usable reconciliation · discard: nothing known · new work: the ne…
       … 2 more lines
-      ── Timeline · filter activity (f) · 8 events · following (end)
+      ── Timeline · filter activity (f) · 9 events · following (end)
           0 session.start       session started: Make the greeting friendlier (react)
-          2 plan.draft          plan drafted: 1 step(s)
-          3 plan.commit         plan committed (initial): 1 step(s)
-          6 model.call          turn 1: Look before changing anything. (0+0 tok)
-          7 tool.call           tool call shell {"command":"ls"}
-          8 step.end            step 1 awaiting_tool
-         10 goal.revised        goal revised (add-constraint): keep the public API
-         11 goal.revised        goal revised (add-criterion): the greeting names the person
-
+          2 checkpoint.recorded checkpoint #1 (baseline at the run start): BASELINE, counter 0/3
+          3 plan.draft          plan drafted: 1 step(s)
+          4 plan.commit         plan committed (initial): 1 step(s)
+          7 model.call          turn 1: Look before changing anything. (0+0 tok)
+          8 tool.call           tool call shell {"command":"ls"}
+          9 step.end            step 1 awaiting_tool
+         11 goal.revised        goal revised (add-constraint): keep the public API
+         12 goal.revised        goal revised (add-criterion): the greeting names the person
 
 
 
@@ -162,7 +162,7 @@ describe('each /goal directive, with the whole frame after it', () => {
     expect(await run(rig, '/goal modify Make the greeting warm and short')).toMatchInlineSnapshot(`
       "loopdeck Make the greeting warm and short [rev 3, revised]                               run ui-test
       react · AWAITING_TOOL · iteration 1/20 · T
-      IDLE › PLANNING › EXECUTING ›  AWAITING_TOOL  › REFLECTING › DONE  ← EXECUTING #9
+      IDLE › PLANNING › EXECUTING ›  AWAITING_TOOL  › REFLECTING › DONE  ← EXECUTING #10
       turns 5%            tool calls 5%       wall clock #%       tokens 0%           cost 0%
       █░░░░░░░░░░░░░ 1/20 █░░░░░░░░░░░░░ 1/20 ~~~~~~~~~~~~ #s/30m ░░░░░░░░░░░░ 0/100k ░░░░░░░ $0.00/$1.00
       workspace progress not measured yet
@@ -184,17 +184,17 @@ describe('each /goal directive, with the whole frame after it', () => {
        rev 3 modify: Make the greeting warm and short (no restart)
          still valid: the agent gave no usable reconciliation · discard: nothing known · new work: the ne…
       … 4 more lines
-      ── Timeline · filter activity (f) · 9 events · following (end)
+      ── Timeline · filter activity (f) · 10 events · following (end)
           0 session.start       session started: Make the greeting friendlier (react)
-          2 plan.draft          plan drafted: 1 step(s)
-          3 plan.commit         plan committed (initial): 1 step(s)
-          6 model.call          turn 1: Look before changing anything. (0+0 tok)
-          7 tool.call           tool call shell {"command":"ls"}
-          8 step.end            step 1 awaiting_tool
-         10 goal.revised        goal revised (add-constraint): keep the public API
-         11 goal.revised        goal revised (add-criterion): the greeting names the person
-         12 goal.revised        goal revised (modify): Make the greeting warm and short
-
+          2 checkpoint.recorded checkpoint #1 (baseline at the run start): BASELINE, counter 0/3
+          3 plan.draft          plan drafted: 1 step(s)
+          4 plan.commit         plan committed (initial): 1 step(s)
+          7 model.call          turn 1: Look before changing anything. (0+0 tok)
+          8 tool.call           tool call shell {"command":"ls"}
+          9 step.end            step 1 awaiting_tool
+         11 goal.revised        goal revised (add-constraint): keep the public API
+         12 goal.revised        goal revised (add-criterion): the greeting names the person
+         13 goal.revised        goal revised (modify): Make the greeting warm and short
 
 
       ✓ goal revised (modify): revision 3
@@ -203,7 +203,7 @@ describe('each /goal directive, with the whole frame after it', () => {
     expect(await run(rig, '/goal redirect Translate the greeting to French')).toMatchInlineSnapshot(`
       "loopdeck Translate the greeting to French [rev 4, revised]                               run ui-test
       react · AWAITING_TOOL · iteration 1/20 · T
-      IDLE › PLANNING › EXECUTING ›  AWAITING_TOOL  › REFLECTING › DONE  ← EXECUTING #9
+      IDLE › PLANNING › EXECUTING ›  AWAITING_TOOL  › REFLECTING › DONE  ← EXECUTING #10
       turns 5%            tool calls 5%       wall clock #%       tokens 0%           cost 0%
       █░░░░░░░░░░░░░ 1/20 █░░░░░░░░░░░░░ 1/20 ~~~~~~~~~~~~ #s/30m ░░░░░░░░░░░░ 0/100k ░░░░░░░ $0.00/$1.00
       workspace progress not measured yet
@@ -225,18 +225,18 @@ describe('each /goal directive, with the whole frame after it', () => {
        rev 4 redirect: Translate the greeting to French (full restart)
          still valid: the agent gave no usable reconciliation · discard: work aimed only at the previous …
       … 6 more lines
-      ── Timeline · filter activity (f) · 10 events · following (end)
+      ── Timeline · filter activity (f) · 11 events · following (end)
           0 session.start       session started: Make the greeting friendlier (react)
-          2 plan.draft          plan drafted: 1 step(s)
-          3 plan.commit         plan committed (initial): 1 step(s)
-          6 model.call          turn 1: Look before changing anything. (0+0 tok)
-          7 tool.call           tool call shell {"command":"ls"}
-          8 step.end            step 1 awaiting_tool
-         10 goal.revised        goal revised (add-constraint): keep the public API
-         11 goal.revised        goal revised (add-criterion): the greeting names the person
-         12 goal.revised        goal revised (modify): Make the greeting warm and short
-         13 goal.revised        goal revised (redirect): Translate the greeting to French
-
+          2 checkpoint.recorded checkpoint #1 (baseline at the run start): BASELINE, counter 0/3
+          3 plan.draft          plan drafted: 1 step(s)
+          4 plan.commit         plan committed (initial): 1 step(s)
+          7 model.call          turn 1: Look before changing anything. (0+0 tok)
+          8 tool.call           tool call shell {"command":"ls"}
+          9 step.end            step 1 awaiting_tool
+         11 goal.revised        goal revised (add-constraint): keep the public API
+         12 goal.revised        goal revised (add-criterion): the greeting names the person
+         13 goal.revised        goal revised (modify): Make the greeting warm and short
+         14 goal.revised        goal revised (redirect): Translate the greeting to French
 
       ✓ goal revised (redirect): revision 4
       [tab] panel  [/] command  [?] help  [q] quit"

@@ -45,24 +45,24 @@ describe('panels, whole frames', () => {
   test('header and state strip: objective, pattern, state, iteration, elapsed, run id; the current state marked', () => {
     expect(frameOf(<Header />)).toMatchInlineSnapshot(`
       "loopdeck Make the greeting friendlier                                                    run ui-test
-      react · DONE (goal_met) · iteration 4/20 · 10s"
+      react · DONE (goal_met) · iteration 4/20 · 11s"
     `);
-    expect(frameOf(<StateStrip />)).toMatchInlineSnapshot(`"IDLE › PLANNING › EXECUTING › AWAITING_TOOL › REFLECTING ›  DONE   ← REFLECTING #34"`);
+    expect(frameOf(<StateStrip />)).toMatchInlineSnapshot(`"IDLE › PLANNING › EXECUTING › AWAITING_TOOL › REFLECTING ›  DONE   ← REFLECTING #36"`);
   });
 
   test('budget gauges: all five dimensions, used/limit and percent', () => {
     expect(frameOf(<BudgetPanel width={100} />)).toMatchInlineSnapshot(`
       "turns 20%           tool calls 0%       wall clock 0%       tokens 0%           cost 0%
-      ███░░░░░░░░░░░ 4/20 ░░░░░░░░░░░░░░ 0/20 ░░░░░░░░░░░ 10s/30m ░░░░░░░░░░░░ 0/100k ░░░░░░░ $0.00/$1.00"
+      ███░░░░░░░░░░░ 4/20 ░░░░░░░░░░░░░░ 0/20 ░░░░░░░░░░░ 11s/30m ░░░░░░░░░░░░ 0/100k ░░░░░░░ $0.00/$1.00"
     `);
   });
 
   test('checkpoint diff: observed against reported, with the counter and the stagnation verdict', () => {
     expect(frameOf(<CheckpointPanel height={8} width={100} />, 'stagnation.detected')).toMatchInlineSnapshot(`
-      "#3/3 · iteration 3 · NO_OBSERVED_PROGRESS + STAGNATION_DETECTED · counter 2/2 · [ earlier
+      "#4/4 · iteration 3 · NO_OBSERVED_PROGRESS + STAGNATION_DETECTED · counter 3/3 · [ earlier
       why no observed progress: observed.tests.failing stayed at 1, observed.tests.passing stayed at 1;
-      counter 2/2 reached the threshold: STAGNATION_DETECTED; claims never reset the counter
-      observed (measured) observed_progress false       reported (claims) vs #2 claimed_progress true
+      counter 3/3 reached the threshold: STAGNATION_DETECTED; claims never reset the counter
+      observed (measured) observed_progress false       reported (claims) vs #3 claimed_progress true
       tests.failing 1 → 1 want ↓ no change              eliminated no change
       tests.passing 1 → 1 want ↑ no change              remaining  no change
       evidence 1 claim(s), 1 new vs the previous checkpoint
@@ -72,14 +72,14 @@ describe('panels, whole frames', () => {
 
   test('timeline: one row per event, alerts marked in the gutter', () => {
     expect(frameOf(<Timeline height={8} width={100} />, 'stagnation.detected')).toMatchInlineSnapshot(`
-      "── Timeline · filter activity (f) · 13 events · following (end)
-         14 model.call          turn 2: Still looking. (0+0 tok)
-         15 step.end            step 2 ok: Still looking.
-         18 checkpoint.recorded checkpoint #2 (turn 2): NO_OBSERVED_PROGRESS, counter 1/2
-         21 model.call          turn 3: Checking the greeting. (0+0 tok)
-         22 step.end            step 3 ok: Checking the greeting.
-      !  25 checkpoint.recorded checkpoint #3 (turn 3): NO_OBSERVED_PROGRESS + STAGNATION_DETECTED, count…
-      !  26 stagnation.detected STAGNATION_DETECTED 2/2 → alert"
+      "── Timeline · filter activity (f) · 14 events · following (end)
+         16 model.call          turn 2: Still looking. (0+0 tok)
+         17 step.end            step 2 ok: Still looking.
+         20 checkpoint.recorded checkpoint #3 (turn 2): NO_OBSERVED_PROGRESS, counter 2/3
+         23 model.call          turn 3: Checking the greeting. (0+0 tok)
+         24 step.end            step 3 ok: Checking the greeting.
+      !  27 checkpoint.recorded checkpoint #4 (turn 3): NO_OBSERVED_PROGRESS + STAGNATION_DETECTED, count…
+      !  28 stagnation.detected STAGNATION_DETECTED 3/3 → alert"
     `);
   });
 

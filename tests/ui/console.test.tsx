@@ -49,7 +49,7 @@ describe('tool approval', () => {
     expect(normalize(rig.frame())).toMatchInlineSnapshot(`
       "loopdeck Make the greeting friendlier                                                    run ui-test
       react · AWAITING_TOOL · iteration 1/20 · T
-      IDLE › PLANNING › EXECUTING ›  AWAITING_TOOL  › REFLECTING › DONE  ← EXECUTING #9
+      IDLE › PLANNING › EXECUTING ›  AWAITING_TOOL  › REFLECTING › DONE  ← EXECUTING #10
       turns 5%            tool calls 5%       wall clock #%       tokens 0%           cost 0%
       █░░░░░░░░░░░░░ 1/20 █░░░░░░░░░░░░░ 1/20 ~~~~~~~~~~~~ #s/30m ░░░░░░░░░░ 120/100k ░░░░░░░ $0.00/$1.00
       workspace progress not measured yet
@@ -62,18 +62,18 @@ describe('tool approval', () => {
       │ [y] approve once  [a] always allow  [A] wider rule  [n] deny  [d] deny with note  [v] all args   │
       ╰──────────────────────────────────────────────────────────────────────────────────────────────────╯
       ──  Checkpoint  │ Goal │ Tool call │ Progress (tab)
-      No checkpoint yet (one every 10 iterations).
-
-
-
-
-      ── Timeline · filter activity (f) · 6 events · following (end)
-          0 session.start       session started: Make the greeting friendlier (react)
-          2 plan.draft          plan drafted: 1 step(s)
-          3 plan.commit         plan committed (initial): 1 step(s)
-          6 model.call          turn 1: Say hello through the shell first. (100+20 tok)
-          7 tool.call           tool call shell {"command":"echo hello-from-shell"}
-          8 step.end            step 1 awaiting_tool
+      #1/1 · baseline at the run start · BASELINE · counter 0/3
+      why baseline rule: taken at the run start, before the first turn: what the next checkpoint is compa…
+      observed (measured) observed_progress null        reported (claims) claimed_progress false
+      no observed signals configured                    eliminated no change
+                                                        remaining  no change
+      ── Timeline · filter activity (f) · 7 events · following (end)
+          2 checkpoint.recorded checkpoint #1 (baseline at the run start): BASELINE, counter 0/3
+          3 plan.draft          plan drafted: 1 step(s)
+          4 plan.commit         plan committed (initial): 1 step(s)
+          7 model.call          turn 1: Say hello through the shell first. (100+20 tok)
+          8 tool.call           tool call shell {"command":"echo hello-from-shell"}
+          9 step.end            step 1 awaiting_tool
 
       [tab] panel  [/] command  [?] help  [q] quit"
     `);
@@ -91,31 +91,31 @@ describe('tool approval', () => {
     expect(normalize(rig.frame())).toMatchInlineSnapshot(`
       "loopdeck Make the greeting friendlier                                                    run ui-test
       react · DONE (goal_met) · iteration 2/20 · T
-      IDLE › PLANNING › EXECUTING › AWAITING_TOOL › REFLECTING ›  DONE   ← REFLECTING #22
+      IDLE › PLANNING › EXECUTING › AWAITING_TOOL › REFLECTING ›  DONE   ← REFLECTING #23
       turns 10%           tool calls 5%       wall clock #%       tokens 0%           cost 0%
       █░░░░░░░░░░░░░ 2/20 █░░░░░░░░░░░░░ 1/20 ~~~~~~~~~~~~ #s/30m ░░░░░░░░░░ 120/100k ░░░░░░░ $0.00/$1.00
       workspace progress unknown (not git) · ✓ claim verified
       ──  Checkpoint  │ Goal │ Tool call │ Progress (tab)
-      No checkpoint yet (one every 10 iterations).
+      #1/1 · baseline at the run start · BASELINE · counter 0/3
+      why baseline rule: taken at the run start, before the first turn: what the next checkpoint is
+      compared with (no observed signal is declared); counter 0/3
+      observed (measured) observed_progress null        reported (claims) claimed_progress false
+      no observed signals configured                    eliminated no change
+                                                        remaining  no change
+      evidence none claimed
 
 
-
-
-
-
-
-
-      ── Timeline · filter activity (f) · 12 events · following (end)
-          3 plan.commit         plan committed (initial): 1 step(s)
-          6 model.call          turn 1: Say hello through the shell first. (100+20 tok)
-          7 tool.call           tool call shell {"command":"echo hello-from-shell"}
-          8 step.end            step 1 awaiting_tool
-         10 tool.decision       approved by operator
-         12 tool.result         shell ok exit 0 (N ms): hello-from-shell
-         17 model.call          turn 2: claims done: The greeting is friendlier. (0+0 tok)
-         18 step.end            step 2 ok
-         21 verify.result       verify passed: node -e "process.exit(0)" → 0
-         23 session.complete    complete: goal_met: The greeting is friendlier.
+      ── Timeline · filter activity (f) · 13 events · following (end)
+          4 plan.commit         plan committed (initial): 1 step(s)
+          7 model.call          turn 1: Say hello through the shell first. (100+20 tok)
+          8 tool.call           tool call shell {"command":"echo hello-from-shell"}
+          9 step.end            step 1 awaiting_tool
+         11 tool.decision       approved by operator
+         13 tool.result         shell ok exit 0 (N ms): hello-from-shell
+         18 model.call          turn 2: claims done: The greeting is friendlier. (0+0 tok)
+         19 step.end            step 2 ok
+         22 verify.result       verify passed: node -e "process.exit(0)" → 0
+         24 session.complete    complete: goal_met: The greeting is friendlier.
 
       Run finished: goal_met. [tab] panel  [/] command  [?] help  [q] quit"
     `);
@@ -328,14 +328,16 @@ describe('stagnation', () => {
     expect(outcome.reason).toBe('goal_met');
     expect(agent.remaining).toBe(0);
     const checkpoints = events.flatMap((e) => (e.type === 'checkpoint.recorded' ? [e.data.checkpoint] : []));
-    expect(checkpoints.map((c) => [c.status, c.counter, c.threshold, c.stagnation_detected])).toEqual([
-      ['BASELINE', 0, 2, false],
-      ['NO_OBSERVED_PROGRESS', 1, 2, false],
-      ['NO_OBSERVED_PROGRESS', 2, 2, true],
+    // The baseline at the run start, then one checkpoint per turn.
+    expect(checkpoints.map((c) => [c.iteration, c.status, c.counter, c.threshold, c.stagnation_detected])).toEqual([
+      [0, 'BASELINE', 0, 3, false],
+      [1, 'NO_OBSERVED_PROGRESS', 1, 3, false],
+      [2, 'NO_OBSERVED_PROGRESS', 2, 3, false],
+      [3, 'NO_OBSERVED_PROGRESS', 3, 3, true],
     ]);
 
-    // Before the third checkpoint: no banner.
-    const second = events.findIndex((e) => e.type === 'checkpoint.recorded' && e.data.checkpoint.index === 1);
+    // Before the checkpoint of turn 3: no banner.
+    const second = events.findIndex((e) => e.type === 'checkpoint.recorded' && e.data.checkpoint.index === 2);
     const early = await renderStore(createConsoleStore(events.slice(0, second + 1)));
     expect(early.frame()).toContain('NO_OBSERVED_PROGRESS');
     expect(early.frame()).not.toContain('STAGNATION_DETECTED');
@@ -343,32 +345,32 @@ describe('stagnation', () => {
     const terminal = await renderStore(createConsoleStore(events));
     expect(terminal.frame()).toMatchInlineSnapshot(`
       "loopdeck Make the greeting friendlier                                                    run ui-test
-      react · DONE (goal_met) · iteration 4/20 · 10s
-      IDLE › PLANNING › EXECUTING › AWAITING_TOOL › REFLECTING ›  DONE   ← REFLECTING #34
+      react · DONE (goal_met) · iteration 4/20 · 11s
+      IDLE › PLANNING › EXECUTING › AWAITING_TOOL › REFLECTING ›  DONE   ← REFLECTING #36
       turns 20%           tool calls 0%       wall clock 0%       tokens 0%           cost 0%
-      ███░░░░░░░░░░░ 4/20 ░░░░░░░░░░░░░░ 0/20 ░░░░░░░░░░░ 10s/30m ░░░░░░░░░░░░ 0/100k ░░░░░░░ $0.00/$1.00
+      ███░░░░░░░░░░░ 4/20 ░░░░░░░░░░░░░░ 0/20 ░░░░░░░░░░░ 11s/30m ░░░░░░░░░░░░ 0/100k ░░░░░░░ $0.00/$1.00
       workspace progress unknown (not git) · ✓ claim verified
-       ✓ cleared (the goal was met): STAGNATION_DETECTED: 2/2 checkpoints without observed progress (turn…
+       ✓ cleared (the goal was met): STAGNATION_DETECTED: 3/3 checkpoints without observed progress (turn…
       ──  Checkpoint  │ Goal │ Tool call │ Progress (tab)
-      #3/3 · iteration 3 · NO_OBSERVED_PROGRESS + STAGNATION_DETECTED · counter 2/2 · [ earlier
+      #4/4 · iteration 3 · NO_OBSERVED_PROGRESS + STAGNATION_DETECTED · counter 3/3 · [ earlier
       why no observed progress: observed.tests.failing stayed at 1, observed.tests.passing stayed at 1;
-      counter 2/2 reached the threshold: STAGNATION_DETECTED; claims never reset the counter
-      observed (measured) observed_progress false       reported (claims) vs #2 claimed_progress true
+      counter 3/3 reached the threshold: STAGNATION_DETECTED; claims never reset the counter
+      observed (measured) observed_progress false       reported (claims) vs #3 claimed_progress true
       tests.failing 1 → 1 want ↓ no change              eliminated no change
       tests.passing 1 → 1 want ↑ no change              remaining  no change
       evidence 1 claim(s), 1 new vs the previous checkpoint
        [not found] “greets by name” the greeting says hi
-      ── Timeline · filter activity (f) · 17 events · following (end)
-         15 step.end            step 2 ok: Still looking.
-         18 checkpoint.recorded checkpoint #2 (turn 2): NO_OBSERVED_PROGRESS, counter 1/2
-         21 model.call          turn 3: Checking the greeting. (0+0 tok)
-         22 step.end            step 3 ok: Checking the greeting.
-      !  25 checkpoint.recorded checkpoint #3 (turn 3): NO_OBSERVED_PROGRESS + STAGNATION_DETECTED, count…
-      !  26 stagnation.detected STAGNATION_DETECTED 2/2 → alert
-         29 model.call          turn 4: claims done: The greeting is friendlier. (0+0 tok)
-         30 step.end            step 4 ok
-         33 verify.result       verify passed: node -e "process.exit(0)" → 0
-         35 session.complete    complete: goal_met: The greeting is friendlier.
+      ── Timeline · filter activity (f) · 18 events · following (end)
+         17 step.end            step 2 ok: Still looking.
+         20 checkpoint.recorded checkpoint #3 (turn 2): NO_OBSERVED_PROGRESS, counter 2/3
+         23 model.call          turn 3: Checking the greeting. (0+0 tok)
+         24 step.end            step 3 ok: Checking the greeting.
+      !  27 checkpoint.recorded checkpoint #4 (turn 3): NO_OBSERVED_PROGRESS + STAGNATION_DETECTED, count…
+      !  28 stagnation.detected STAGNATION_DETECTED 3/3 → alert
+         31 model.call          turn 4: claims done: The greeting is friendlier. (0+0 tok)
+         32 step.end            step 4 ok
+         35 verify.result       verify passed: node -e "process.exit(0)" → 0
+         37 session.complete    complete: goal_met: The greeting is friendlier.
 
       Run finished: goal_met. [tab] panel  [x] ack alert  [/] command  [?] help  [q] quit"
     `);
@@ -377,8 +379,8 @@ describe('stagnation', () => {
   test('the live console shows the banner when the run raises the alert, and says it cleared once the goal was met', async () => {
     const rig = await open({ transcript: STAGNANT, policy: STAGNANT_POLICY });
     await expect(rig.outcome).resolves.toMatchObject({ reason: 'goal_met' });
-    const frame = await rig.waitForFrame('✓ cleared (the goal was met): STAGNATION_DETECTED: 2/2');
-    expect(frame).toMatch(/stagnation\.detected STAGNATION_DETECTED 2\/2 → alert/);
+    const frame = await rig.waitForFrame('✓ cleared (the goal was met): STAGNATION_DETECTED: 3/3');
+    expect(frame).toMatch(/stagnation\.detected STAGNATION_DETECTED 3\/3 → alert/);
   });
 });
 
@@ -455,7 +457,12 @@ turns:
     ['t4', 'operator', 'ok'],
   ]);
   expect(live.goal?.constraints).toContain('keep the API');
-  expect(live.checkpoints.map((c) => c.status)).toEqual(['BASELINE', 'NO_OBSERVED_PROGRESS']);
+  // The baseline at the run start, then turns 2 and 4.
+  expect(live.checkpoints.map((c) => [c.iteration, c.status])).toEqual([
+    [0, 'BASELINE'],
+    [2, 'NO_OBSERVED_PROGRESS'],
+    [4, 'NO_OBSERVED_PROGRESS'],
+  ]);
   expect(live.turn).toBe(5);
   expect(existsSync(path.join(rig.workspace.dir, 'ran.txt'))).toBe(true);
   expect(rig.agent.remaining).toBe(0);

@@ -90,38 +90,53 @@ describe('help', () => {
 });
 
 describe('checkpoints', () => {
-  test('[ and ] browse earlier checkpoints; each shows its diff against the one before', async () => {
+  test('[ and ] browse earlier checkpoints; each shows its diff against the one before, back to the baseline', async () => {
     const c = await renderStore(createConsoleStore(stagnant), { rows: 34 });
-    await c.waitForFrame('#3/3 · iteration 3');
+    await c.waitForFrame('#4/4 · iteration 3');
     await c.press('[');
-    await c.waitForFrame('#2/3 · iteration 2');
+    await c.waitForFrame('#3/4 · iteration 2');
     expect(checkpointRows(c.frame())).toEqual([
-      '#2/3 · iteration 2 · NO_OBSERVED_PROGRESS · counter 1/2 · browsing: [ earlier, ] later',
+      '#3/4 · iteration 2 · NO_OBSERVED_PROGRESS · counter 2/3 · browsing: [ earlier, ] later',
       // the rule behind the browsed verdict
       'why no observed progress: observed.tests.failing stayed at 1, observed.tests.passing stayed at 1;',
-      'counter 1/2; claims never reset the counter',
-      'observed (measured) observed_progress false       reported (claims) vs #1 claimed_progress true',
+      'counter 2/3; claims never reset the counter',
+      'observed (measured) observed_progress false       reported (claims) vs #2 claimed_progress true',
       'tests.failing 1 → 1 want ↓ no change              eliminated +the name is wrong',
       'tests.passing 1 → 1 want ↑ no change              remaining  no change',
       'evidence none claimed',
     ]);
     await c.press('[');
-    await c.waitForFrame('#1/3 · iteration 1');
+    await c.waitForFrame('#2/4 · iteration 1');
+    // The first interval is compared with the baseline: what it reported is new, its counter 1.
     expect(checkpointRows(c.frame())).toEqual([
-      '#1/3 · iteration 1 · BASELINE · counter 0/2 · browsing: [ earlier, ] later',
-      'why baseline rule: the first checkpoint has nothing to compare, and its 1 claim(s) are the starting',
-      'point, not progress (observed.tests.failing first measured at 1, observed.tests.passing first measu…',
+      '#2/4 · iteration 1 · NO_OBSERVED_PROGRESS · counter 1/3 · browsing: [ earlier, ] later',
+      'why no observed progress: observed.tests.failing stayed at 1, observed.tests.passing stayed at 1;',
+      'counter 1/3',
+      // remaining_hypotheses is not a tracked claim here: no claimed progress
+      'observed (measured) observed_progress false       reported (claims) vs #1 claimed_progress false',
+      'tests.failing 1 → 1 want ↓ no change              eliminated no change',
+      'tests.passing 1 → 1 want ↑ no change              remaining  +the greeting is too short',
+      'evidence none claimed',
+    ]);
+    await c.press('[');
+    await c.waitForFrame('#1/4 · baseline at the run start');
+    expect(checkpointRows(c.frame())).toEqual([
+      '#1/4 · baseline at the run start · BASELINE · counter 0/3 · browsing: [ earlier, ] later',
+      'why baseline rule: taken at the run start, before the first turn: what the next checkpoint is',
+      'compared with (observed.tests.failing first measured at 1, observed.tests.passing first measured at…',
       'observed (measured) observed_progress null        reported (claims) claimed_progress false',
       'tests.failing — → 1 want ↓ baseline               eliminated no change',
-      'tests.passing — → 1 want ↑ baseline               remaining  +the greeting is too short',
+      'tests.passing — → 1 want ↑ baseline               remaining  no change',
       'evidence none claimed',
     ]);
     await c.press('['); // the first stays the first
-    expect(c.frame()).toContain('#1/3 · iteration 1');
+    expect(c.frame()).toContain('#1/4 · baseline at the run start');
     await c.press(']');
-    await c.waitForFrame('#2/3 · iteration 2');
+    await c.waitForFrame('#2/4 · iteration 1');
     await c.press(']');
-    await c.waitForFrame('#3/3 · iteration 3 · NO_OBSERVED_PROGRESS + STAGNATION_DETECTED · counter 2/2 · [ earlier');
+    await c.waitForFrame('#3/4 · iteration 2');
+    await c.press(']');
+    await c.waitForFrame('#4/4 · iteration 3 · NO_OBSERVED_PROGRESS + STAGNATION_DETECTED · counter 3/3 · [ earlier');
     expect(c.frame()).not.toContain('browsing');
   });
 });
@@ -129,19 +144,19 @@ describe('checkpoints', () => {
 describe('alerts', () => {
   test('the banner stays until x acknowledges it; the timeline keeps its marks', async () => {
     const c = await renderStore(createConsoleStore(stagnant.slice(0, stagnant.findIndex((e) => e.type === 'session.complete'))), { rows: 34 });
-    const banner = ' ⚠ STAGNATION_DETECTED: 2/2 checkpoints without observed progress (turn 3) (claims made, nothing me…';
+    const banner = ' ⚠ STAGNATION_DETECTED: 3/3 checkpoints without observed progress (turn 3) (claims made, nothing me…';
     await c.waitForFrame(banner);
     await c.press('f'); // other keys leave it
     await c.press(KEY.up);
     expect(c.frame()).toContain(banner);
     await c.press('x');
-    expect(c.frame()).not.toContain('STAGNATION_DETECTED: 2/2 checkpoints');
-    expect(c.frame()).toMatch(/^! {2}\d+ stagnation\.detected STAGNATION_DETECTED 2\/2 → alert/m);
+    expect(c.frame()).not.toContain('STAGNATION_DETECTED: 3/3 checkpoints');
+    expect(c.frame()).toMatch(/^! {2}\d+ stagnation\.detected STAGNATION_DETECTED 3\/3 → alert/m);
   });
 
   test('once the goal is met the banner says the stagnation has cleared', async () => {
     const c = await renderStore(createConsoleStore(stagnant), { rows: 34 });
-    const frame = await c.waitForFrame(' ✓ cleared (the goal was met): STAGNATION_DETECTED: 2/2 checkpoints');
+    const frame = await c.waitForFrame(' ✓ cleared (the goal was met): STAGNATION_DETECTED: 3/3 checkpoints');
     expect(frame).not.toContain('⚠');
   });
 
@@ -159,27 +174,28 @@ describe('alerts', () => {
 describe('timeline', () => {
   test('f filters by type, ↑ selects and stops following, End follows, Enter opens the event', async () => {
     const c = await renderStore(createConsoleStore(stagnant), { rows: 30 });
-    await c.waitForFrame('filter activity (f) · 17 events · following (end)');
+    await c.waitForFrame('filter activity (f) · 18 events · following (end)');
     for (const filter of ['all', 'tools', 'model', 'checkpoints']) {
       await c.press('f');
       await c.waitForFrame(`filter ${filter} (f)`);
     }
     const rows = () => c.frame().split('\n').filter((l) => /^[ !] {0,3}\d+ \S/.test(l));
     expect(rows().map((r) => r.slice(0, 25))).toEqual([
-      '    9 workspace.snapshot ',
-      '   11 checkpoint.recorded',
-      '   18 checkpoint.recorded',
-      '!  25 checkpoint.recorded',
-      '!  26 stagnation.detected',
+      '    3 checkpoint.recorded', // the baseline, before the first turn
+      '   11 workspace.snapshot ',
+      '   13 checkpoint.recorded',
+      '   20 checkpoint.recorded',
+      '!  27 checkpoint.recorded',
+      '!  28 stagnation.detected',
     ]);
-    expect(c.frame()).toContain('filter checkpoints (f) · 5 events · following (end)');
+    expect(c.frame()).toContain('filter checkpoints (f) · 6 events · following (end)');
     await c.press(KEY.up);
     await c.press(KEY.up);
-    await c.waitForFrame('3 of 5 (end: follow)');
+    await c.waitForFrame('4 of 6 (end: follow)');
     await c.press(KEY.enter);
-    await c.waitForFrame('── Event #18 checkpoint.recorded');
+    await c.waitForFrame('── Event #20 checkpoint.recorded');
     const opened = normalize(c.frame());
-    expect(opened).toContain('checkpoint #2 (turn 2): NO_OBSERVED_PROGRESS, counter 1/2');
+    expect(opened).toContain('checkpoint #3 (turn 2): NO_OBSERVED_PROGRESS, counter 2/3');
     expect(opened).toContain('   "checkpoint": {');
     expect(opened).toContain('"eliminated_hypotheses": [');
     expect(opened).toMatch(/lines 1-\d+ of \d+ · ↑\/↓ scroll · esc close/);

@@ -46,14 +46,14 @@ describe('header: built-in approval gates', () => {
   test('off: the state row starts with APPROVAL GATES OFF, in both layouts', () => {
     expect(headerWith('off')).toMatchInlineSnapshot(`
       "loopdeck Make the greeting friendlier                                                    run ui-test
-      APPROVAL GATES OFF · react · DONE (goal_met) · iteration 4/20 · 10s"
+      APPROVAL GATES OFF · react · DONE (goal_met) · iteration 4/20 · 11s"
     `);
     expect(headerWith('off', true)).toMatchInlineSnapshot(`"APPROVAL GATES OFF · DONE (goal_met) · it 4/20 · Make the greeting friendlier"`);
   });
 
   test('on, or a log written before the setting: no marker', () => {
     const plain = `loopdeck Make the greeting friendlier                                                    run ui-test
-react · DONE (goal_met) · iteration 4/20 · 10s`;
+react · DONE (goal_met) · iteration 4/20 · 11s`;
     expect(headerWith('on')).toBe(plain);
     expect(headerWith(undefined)).toBe(plain);
   });

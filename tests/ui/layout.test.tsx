@@ -86,10 +86,10 @@ describe('layouts', () => {
       │ [y] approve once  [a] always allow  [n] deny  [d] deny with note   │
       │ [v] all args                                                       │
       ╰────────────────────────────────────────────────────────────────────╯
-      ── Timeline · filter activity (f) · 6 events · following (end)
-          6 turn 1: Write the whole greeter at once. (0+0 tok)
-          7 tool call write_file {"path":"greet.js","content":"line 1\\nline…
-          8 step 1 awaiting_tool
+      ── Timeline · filter activity (f) · 7 events · following (end)
+          7 turn 1: Write the whole greeter at once. (0+0 tok)
+          8 tool call write_file {"path":"greet.js","content":"line 1\\nline…
+          9 step 1 awaiting_tool
 
       [tab] panel  [/] command  [?] help  [q] quit"
     `);
@@ -119,10 +119,10 @@ describe('layouts', () => {
       │ [y] approve once  [a] always allow  [n] deny  [d] deny with note             │
       │ [v] all args                                                                 │
       ╰──────────────────────────────────────────────────────────────────────────────╯
-      ── Timeline · filter activity (f) · 6 events · following (end)
-          6 model.call          turn 1: Write the whole greeter at once. (0+0 tok)
-          7 tool.call           tool call write_file {"path":"greet.js","content":"li…
-          8 step.end            step 1 awaiting_tool
+      ── Timeline · filter activity (f) · 7 events · following (end)
+          7 model.call          turn 1: Write the whole greeter at once. (0+0 tok)
+          8 tool.call           tool call write_file {"path":"greet.js","content":"li…
+          9 step.end            step 1 awaiting_tool
 
       [tab] panel  [/] command  [?] help  [q] quit"
     `);

@@ -99,8 +99,9 @@ describe('the progress panel: execution memory and the reported assessment', () 
         'assessment  reported by the agent at turn 4, not measured',
         '  ≠ no failing test · reported ✓ met: the suite is green · harness: not (tests.failing = 2)',
         '    the README says how · reported ~ partly: half of it · harness: not (tests.failing = 2)',
-        'memory      checkpoint 4 · turn 4 · 1 evidence · 1 eliminated · 1 open · 2 failed',
-        '            tests.failing 4 → 2 → 2 → 2 (flat)',
+        'memory      checkpoint 5 · turn 4 · 1 evidence · 1 eliminated · 1 open · 2 failed',
+        // ? : the baseline at the run start, before count.txt was written, measured nothing
+        '            tests.failing ? → 4 → 2 → 2 → 2 (flat)',
         '            reported: the cache is stale [cache.log: not seen]',
         '            reported: eliminated cache · open encoding',
         '            failed: shell exit 2 · shell printf \'failing: 2\' > count.txt; exit 2',
@@ -118,6 +119,6 @@ describe('the progress panel: execution memory and the reported assessment', () 
     const { text } = frame(log);
     expect(text.split('\n')[8]).toBe('assessment  reported at turn 4: unreadable "All met, trust me." (not JSON (Unexpected token \'A\', "A…');
     // The memory is there all the same.
-    expect(text.split('\n')[9]).toBe('memory      checkpoint 4 · turn 4 · 1 evidence · 1 eliminated · 1 open · 2 failed');
+    expect(text.split('\n')[9]).toBe('memory      checkpoint 5 · turn 4 · 1 evidence · 1 eliminated · 1 open · 2 failed');
   }, 30_000);
 });

@@ -72,12 +72,12 @@ describe('replay console', () => {
     expectAt(prompt - 1);
     expect(c.frame()).not.toContain('Approve tool call');
 
-    // The first checkpoint, as of its event.
-    const checkpoint = events.findIndex((e) => e.type === 'checkpoint.recorded');
+    // The first interval checkpoint, as of its event: compared with the baseline taken at the start.
+    const checkpoint = events.findIndex((e) => e.type === 'checkpoint.recorded' && !e.data.checkpoint.baseline);
     for (let i = prompt - 1; i < checkpoint; i++) await c.press(KEY.right);
     await c.waitForFrame(`replay ${checkpoint + 1}/${N} #${checkpoint} checkpoint.recorded`);
     expectAt(checkpoint);
-    expect(c.frame()).toContain('#1/1 · iteration 2 · BASELINE · counter 0/3');
+    expect(c.frame()).toContain('#2/2 · iteration 2 · NO_OBSERVED_PROGRESS · counter 1/3');
 
     await c.press(KEY.end);
     await c.waitForFrame(`replay ${N}/${N}`);

@@ -59,12 +59,13 @@ test('the checkpoint panel names the target tests fixed, broken and lost, and th
       { signal: 'observed.tests.passing', direction: 'increase' },
     ],
   });
-  const recorded = events.flatMap((e, i) => (e.type === 'checkpoint.recorded' ? [i + 1] : []));
+  // The baseline at the run start measured nothing (report.tap is written in turn 1): the set is frozen at turn 1.
+  const recorded = events.flatMap((e, i) => (e.type === 'checkpoint.recorded' && !e.data.checkpoint.baseline ? [i + 1] : []));
   expect(frame(events, recorded[0]!)).toMatchInlineSnapshot(`
-    "#1/1 · iteration 1 · BASELINE · counter 0/3
+    "#2/2 · iteration 1 · BASELINE · counter 0/3 · [ earlier
     why baseline rule: the first checkpoint has nothing to compare (observed.tests.failing first
     measured at 2, observed.tests.passing first measured at 2); counter 0/3
-    observed (measured) observed_progress null        reported (claims) claimed_progress false
+    observed (measured) observed_progress null        reported (claims) vs #1 claimed_progress false
     tests.failing — → 2 want ↓ baseline               eliminated no change
     tests.passing — → 2 want ↑ baseline               remaining  no change
     tests targets frozen here: 4 tests, 2 failing
@@ -75,13 +76,13 @@ test('the checkpoint panel names the target tests fixed, broken and lost, and th
     "
   `);
   expect(frame(events, recorded[1]!)).toMatchInlineSnapshot(`
-    "#2/2 · iteration 2 · NO_OBSERVED_PROGRESS · counter 1/3 · [ earlier
+    "#3/3 · iteration 2 · NO_OBSERVED_PROGRESS · counter 1/3 · [ earlier
     why no observed progress: observed.tests.failing stayed at 2 but a target test broke or was lost (a
     regression), observed.tests.passing stayed at 2; counter 1/3
-    observed (measured) observed_progress false       reported (claims) vs #1 claimed_progress false
+    observed (measured) observed_progress false       reported (claims) vs #2 claimed_progress false
     tests.failing 2 → 2 want ↓ REGRESSED              eliminated no change
     tests.passing 2 → 2 want ↑ no change              remaining  no change
-    tests targets 2 passing of 4 (frozen #1)
+    tests targets 2 passing of 4 (frozen #2)
       fixed parses dates
       BROKEN formats dates
       LOST rounds totals (failing, now skipped)

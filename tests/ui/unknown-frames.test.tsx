@@ -67,23 +67,23 @@ describe('unknown, whole frames', () => {
   test('tokens and cost nobody reported are ? on the gauges, the known part a lower bound (≥)', () => {
     expect(frameOf(<BudgetPanel width={100} />)).toMatchInlineSnapshot(`
       "turns 20%           tool calls 0%       wall clock 0%       tokens ≥0%          cost ?
-      ███░░░░░░░░░░░ 4/20 ░░░░░░░░░░░░░░ 0/20 ░░░░░░░░░░░ 10s/30m ░░░░░░░░░░ ≥12/100k ░░░░░ unknown/$1.00"
+      ███░░░░░░░░░░░ 4/20 ░░░░░░░░░░░░░░ 0/20 ░░░░░░░░░░░ 11s/30m ░░░░░░░░░░ ≥12/100k ░░░░░ unknown/$1.00"
     `);
     expect(frameOf(<BudgetPanel width={100} compact />)).toMatchInlineSnapshot(`"turns 20% tools 0% clock 0% tokens ≥0% cost ?"`);
   });
 
   test('a checkpoint that measured nothing is UNKNOWN with why; the counter is kept', () => {
     expect(frameOf(<CheckpointPanel height={4} width={100} compact />)).toMatchInlineSnapshot(`
-      "#3/3 · iteration 3 · UNKNOWN · counter 0/2 · [ earlier
+      "#4/4 · iteration 3 · UNKNOWN · counter 0/2 · [ earlier
       why unknown rule: no tracked signal could be measured (observed.tests.failing: observer "tests" (no…
       observed (measured) observed_progress null
       … 8 more"
     `);
     expect(frameOf(<CheckpointPanel height={6} width={120} />)).toMatchInlineSnapshot(`
-      "#3/3 · iteration 3 · UNKNOWN · counter 0/2 · [ earlier
+      "#4/4 · iteration 3 · UNKNOWN · counter 0/2 · [ earlier
       why unknown rule: no tracked signal could be measured (observed.tests.failing: observer "tests"
       (no-such-test-runner-xyz): command not found (exit 127): sh: 1: no-such-test-runner-xyz: not found);
-      observed (measured) observed_progress null                  reported (claims) vs #2 claimed_progress false
+      observed (measured) observed_progress null                  reported (claims) vs #3 claimed_progress false
       UNKNOWN (3 in a row): observed.tests.failing: observer "te… eliminated no change
       … 2 more                                                    remaining  no change"
     `);

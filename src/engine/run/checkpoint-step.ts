@@ -41,16 +41,30 @@ export async function* checkpointStep(ctx: RunContext, iteration: number): Gen<D
 }
 
 /**
+ * The baseline checkpoint (docs/design.md, "Checkpoints and stagnation"), taken once when
+ * the run starts: the observers run in the workspace as the agent finds it and
+ * `checkpoint.recorded` (`baseline: true`, iteration 0, `BASELINE`, or `UNKNOWN` when
+ * nothing tracked could be measured: a missing number is never 0) is appended and
+ * flushed. Nothing else a checkpoint does follows it: no constraint check (they compare
+ * with the start), no acceptance check, no assessment, no verdict (its counter is 0 and
+ * it does not start the `UNKNOWN` row).
+ */
+export async function baselineStep(ctx: Pick<RunContext, 'options' | 'state' | 'emit'>): Promise<void> {
+  await recordCheckpoint(ctx, 0, undefined, true);
+}
+
+/**
  * The checkpoint of `iteration`, without what follows it: the observers run, the evaluator
  * compares with the last checkpoint, `beforeRecord` runs (the constraint checks, whose
  * findings precede their checkpoint), and `checkpoint.recorded`, with the execution memory,
- * is appended and flushed.
+ * is appended and flushed. `baseline`: the run's baseline ({@link baselineStep}).
  * @returns the record and the observation it was measured from
  */
 export async function recordCheckpoint(
   ctx: Pick<RunContext, 'options' | 'state' | 'emit'>,
   iteration: number,
   beforeRecord?: () => Promise<void>,
+  baseline = false,
 ): Promise<{ record: CheckpointRecord; observation: Observation }> {
   const { policy, workspace } = ctx.options;
   const observation = await observe(policy.observe, workspace);
@@ -63,6 +77,7 @@ export async function recordCheckpoint(
     ctx.state.evaluator,
     {
       iteration,
+      ...(baseline ? { baseline: true as const } : {}),
       observed: observation.metrics,
       tests: observation.tests,
       ...(observation.skipped.length > 0 ? { skipped_tests: observation.skipped } : {}),

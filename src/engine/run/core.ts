@@ -2,7 +2,7 @@ import type { Agent, AgentContext } from '../agents/agent.js';
 import type { DecisionPolicy, Intents, Step } from '../decide.js';
 import { assertEventType, type EventDataMap, type EventType, type LoopEvent } from '../events.js';
 import { RunInterrupted } from '../errors.js';
-import { checkpointMemory } from '../handover.js';
+import { agentCheckpoint, checkpointMemory } from '../handover.js';
 import { draftOf, fold, INITIAL_STATE, reduce, type SessionState } from '../fold.js';
 import { HookRegistry, type HookOutcome, type HookPayloads, type HookTopic } from '../hooks.js';
 import { transition, type LoopState } from '../machine.js';
@@ -150,14 +150,15 @@ export class RunCore implements RunContext {
   }
 
   agentContext(): AgentContext {
-    const { checkpoints, revisions } = this.state;
+    const { revisions } = this.state;
+    const last = agentCheckpoint(this.state.checkpoints);
     return {
       turn: this.state.turn + 1,
       goal: this.state.goal!,
       history: this.state.history,
       signal: this.abort.signal,
-      checkpoint: checkpoints[checkpoints.length - 1] ?? null,
-      memory: checkpointMemory(checkpoints[checkpoints.length - 1]),
+      checkpoint: last ?? null,
+      memory: checkpointMemory(last),
       revisions,
       onCompacted: (data) => void this.emit('context.compacted', data),
     };

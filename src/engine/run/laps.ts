@@ -1,6 +1,6 @@
 import type { Agent } from '../agents/agent.js';
 import { AgentError } from '../errors.js';
-import { checkpointMemory } from '../handover.js';
+import { agentCheckpoint, checkpointMemory } from '../handover.js';
 import { readHandover } from '../lap-handover.js';
 import type { RunContext } from './context.js';
 
@@ -13,11 +13,11 @@ export function lapAgent(ctx: Pick<RunContext, 'options'>, lap: number): Agent {
   return ctx.options.agentFactory(lap);
 }
 
-/** Starts lap `lap` with a new agent, an empty history and the hand-over: the progress file's path, size, hash and a bounded excerpt, and the last checkpoint's memory. */
+/** Starts lap `lap` with a new agent, an empty history and the hand-over: the progress file's path, size, hash and a bounded excerpt, and the last checkpoint's memory (not the baseline's: nothing the agent did is in it). */
 export async function startLap(ctx: Pick<RunContext, 'options' | 'agent' | 'emit' | 'state'>, lap: number): Promise<void> {
   const { laps } = ctx.options.policy;
   ctx.agent = lapAgent(ctx, lap);
   const handover = await readHandover(ctx.options.workspace, laps.progress_file);
-  const memory = checkpointMemory(ctx.state.checkpoints[ctx.state.checkpoints.length - 1]);
+  const memory = checkpointMemory(agentCheckpoint(ctx.state.checkpoints));
   ctx.emit('lap.start', { lap, max_laps: laps.max_laps, handover, ...(memory ? { memory } : {}) });
 }

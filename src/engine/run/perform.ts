@@ -4,7 +4,7 @@ import { assertNever } from '../events.js';
 import { INTERRUPTED_REASON, type PendingYield } from '../fold.js';
 import { askAgent } from './ask-agent.js';
 import { answerPause, pause } from './ask-operator.js';
-import { checkpointStep, recordVerdict } from './checkpoint-step.js';
+import { baselineStep, checkpointStep, recordVerdict } from './checkpoint-step.js';
 import type { RunContext } from './context.js';
 import { end } from './finish.js';
 import { startLap } from './laps.js';
@@ -40,6 +40,8 @@ export async function* performStep(ctx: RunContext, step: Step): Gen<Done> {
       return endStep(ctx);
     case 'end_tool':
       return void ctx.go('REFLECTING');
+    case 'baseline':
+      return void (await baselineStep(ctx));
     case 'checkpoint':
       return yield* checkpointStep(ctx, step.iteration);
     case 'verify':
