@@ -56,17 +56,25 @@ export class LogIndex {
   /** States every `every / FINE_STEPS` events inside one spacing (`slot`), filled as stepping needs them. */
   private fine: { slot: number; states: SessionState[] } | null = null;
 
-  /** @throws LogError naming the file when it cannot be read */
-  constructor(readonly file: string) {
+  private readonly maxSnapshots: number;
+
+  /**
+   * `options` (for tests): the first spacing of snapshots ({@link FIRST_SNAPSHOT_EVERY}),
+   * how many are kept at most ({@link MAX_SNAPSHOTS}), the bytes read at a time.
+   * @throws LogError naming the file when it cannot be read
+   */
+  constructor(readonly file: string, options: { every?: number; maxSnapshots?: number; chunkBytes?: number } = {}) {
     this.fd = openLog(file);
     this.size = fstatSync(this.fd).size;
+    this.every = options.every ?? FIRST_SNAPSHOT_EVERY;
+    this.maxSnapshots = options.maxSnapshots ?? MAX_SNAPSHOTS;
     this.scanner = new LogScanner(file, (e, piece) => this.add(e, piece), () => (this.damaged = true));
-    this.pieces = filePieces(this.fd, file, this.scanner.nulWarnings, (bytes) => (this.bytesRead = bytes));
+    this.pieces = filePieces(this.fd, file, this.scanner.nulWarnings, (bytes) => (this.bytesRead = bytes), options.chunkBytes);
   }
 
-  /** Reads and indexes the whole file. @throws LogError for an unreadable schema version */
-  static read(file: string): LogIndex {
-    const index = new LogIndex(file);
+  /** Reads and indexes the whole file (`options` as for the constructor). @throws LogError */
+  static read(file: string, options: ConstructorParameters<typeof LogIndex>[1] = {}): LogIndex {
+    const index = new LogIndex(file, options);
     while (!index.readMore(1 << 20));
     return index;
   }
@@ -120,7 +128,7 @@ export class LogIndex {
     this.count += 1;
     if (this.count === this.snapshots.length * this.every) {
       this.snapshots.push(this.state);
-      if (this.snapshots.length > MAX_SNAPSHOTS) {
+      if (this.snapshots.length > this.maxSnapshots) {
         this.every *= 2;
         this.snapshots = this.snapshots.filter((_, i) => i % 2 === 0);
         this.fine = null;

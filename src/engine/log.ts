@@ -247,15 +247,15 @@ const CHUNK_BYTES = 1 << 20;
  * The pieces of a log file read from `fd` a chunk at a time, never the whole file: the
  * same pieces {@link parseLog} splits the text into (physical lines, split at blocks of
  * NUL bytes, each block named in `nulWarnings`), each with its byte offset and length.
- * `read` (when given) is told the bytes read so far after each chunk.
+ * `read` (when given) is told the bytes read so far after each chunk of `chunkBytes`.
  */
-export function* filePieces(fd: number, file: string, nulWarnings: string[], read?: (bytes: number) => void): Generator<Piece> {
-  const block = Buffer.allocUnsafe(CHUNK_BYTES);
+export function* filePieces(fd: number, file: string, nulWarnings: string[], read?: (bytes: number) => void, chunkBytes = CHUNK_BYTES): Generator<Piece> {
+  const block = Buffer.allocUnsafe(chunkBytes);
   let carry = Buffer.alloc(0);
   let readAt = 0;
   let line = 0;
   for (;;) {
-    const n = readSync(fd, block, 0, CHUNK_BYTES, readAt);
+    const n = readSync(fd, block, 0, chunkBytes, readAt);
     readAt += n;
     read?.(readAt);
     const data = carry.length > 0 ? Buffer.concat([carry, block.subarray(0, n)]) : block.subarray(0, n);
