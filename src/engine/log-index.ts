@@ -57,17 +57,23 @@ export class LogIndex {
   private fine: { slot: number; states: SessionState[] } | null = null;
 
   private readonly maxSnapshots: number;
+  /** The newest events indexed, parsed (at least `keepTail` once that many are read), so reading the end asks nothing of the file. */
+  private tail: LoopEvent[] = [];
+  private readonly keepTail: number;
 
   /**
    * `options` (for tests): the first spacing of snapshots ({@link FIRST_SNAPSHOT_EVERY}),
-   * how many are kept at most ({@link MAX_SNAPSHOTS}), the bytes read at a time.
+   * how many are kept at most ({@link MAX_SNAPSHOTS}), the bytes read at a time; and
+   * `keepTail`, how many of the newest events to keep parsed (a console following the
+   * reading shows them; default none).
    * @throws LogError naming the file when it cannot be read
    */
-  constructor(readonly file: string, options: { every?: number; maxSnapshots?: number; chunkBytes?: number } = {}) {
+  constructor(readonly file: string, options: { every?: number; maxSnapshots?: number; chunkBytes?: number; keepTail?: number } = {}) {
     this.fd = openLog(file);
     this.size = fstatSync(this.fd).size;
     this.every = options.every ?? FIRST_SNAPSHOT_EVERY;
     this.maxSnapshots = options.maxSnapshots ?? MAX_SNAPSHOTS;
+    this.keepTail = options.keepTail ?? 0;
     this.scanner = new LogScanner(file, (e, piece) => this.add(e, piece), () => (this.damaged = true));
     this.pieces = filePieces(this.fd, file, this.scanner.nulWarnings, (bytes) => (this.bytesRead = bytes), options.chunkBytes);
   }
@@ -126,6 +132,10 @@ export class LogIndex {
     this.starts[this.count] = piece.offset!;
     this.lengths[this.count] = piece.bytes!;
     this.count += 1;
+    if (this.keepTail > 0) {
+      this.tail.push(e);
+      if (this.tail.length >= 2 * this.keepTail) this.tail = this.tail.slice(-this.keepTail);
+    }
     if (this.count === this.snapshots.length * this.every) {
       this.snapshots.push(this.state);
       if (this.snapshots.length > this.maxSnapshots) {
@@ -159,6 +169,8 @@ export class LogIndex {
     const first = Math.max(0, from);
     const end = Math.min(this.count, to);
     if (end <= first) return [];
+    const tailStart = this.count - this.tail.length;
+    if (first >= tailStart) return this.tail.slice(first - tailStart, end - tailStart);
     const base = this.starts[first]!;
     const span = this.starts[end - 1]! + this.lengths[end - 1]! - base;
     const bytes = Buffer.allocUnsafe(span);

@@ -14,7 +14,7 @@ import { EXIT } from '../exit-codes.js';
 import { continueCommand, restoreNote } from '../continue-command.js';
 import { RunInterrupted } from '../engine/errors.js';
 import { createReplay, damageNotice } from './replay.js';
-import { batchInto, createConsoleStore, LIVE_BATCH_MS } from './store.js';
+import { batchInto, createConsoleStore, LIVE_BATCH_MS, LIVE_EVENTS } from './store.js';
 import { guardSuspend, suspendSelf } from './suspend.js';
 import { PASTE_OFF, PASTE_ON } from './terminal-input.js';
 
@@ -326,7 +326,8 @@ const READ_FRAME_MS = 250;
  */
 export async function replayLogConsole(file: string): Promise<string[]> {
   const { LogIndex } = await import('../engine/log-index.js');
-  const index = new LogIndex(file);
+  // The events the window needs while the cursor follows the reading stay parsed.
+  const index = new LogIndex(file, { keepTail: LIVE_EVENTS + 1000 });
   try {
     index.readMore(FIRST_LINES);
     const replay = createReplay(index, () => undefined, index.warnings ?? []);

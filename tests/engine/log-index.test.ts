@@ -136,6 +136,20 @@ describe('the state at any event, from a snapshot and the events after it', () =
     }
   });
 
+  it('the newest events kept parsed for a console that follows the reading are the events of the file', () => {
+    const index = new LogIndex(file, { keepTail: 100, every: 64 });
+    try {
+      for (let step = 0; !index.readMore(37); step++) {
+        const at = index.count;
+        expect(index.read(at - 150, at)).toEqual(events.slice(Math.max(0, at - 150), at));
+        if (step % 10 === 0) expect(index.stateAt(at - 1)).toEqual(fold(events.slice(0, at)));
+      }
+      expect(index.read(events.length - 100, events.length)).toEqual(events.slice(-100));
+    } finally {
+      index.close();
+    }
+  });
+
   it('the snapshots are not changed by reading on or by seeking', () => {
     const index = new LogIndex(file, { every: 50, maxSnapshots: 100 });
     try {
