@@ -3,7 +3,8 @@
 // afterwards; never committed, never part of `npm test`. Each target is printed as a number
 // measured in this run against its goal, with MISSED when it is not met; exit 0 either way.
 //
-//   tsx bench/long-log.ts [console] [headless] [events]     (default: both, 1000000 events)
+//   tsx bench/long-log.ts [console] [headless] [events] [--log <file>]
+//   (default: both parts, a new log of 1000000 events; --log measures a log already made)
 //
 //   1. the replay console in a pty: the first screen ≤ 2 s; Home, End and a step back
 //      from the end (the farthest a fold runs from a snapshot) ≤ 200 ms each; peak RSS
@@ -100,10 +101,17 @@ export const PARTS = ['console', 'headless'] as const;
 export type Part = (typeof PARTS)[number];
 
 /** Makes the log, runs the parts (all, or those named) and deletes the log. */
-export async function benchLongLog(parts: readonly Part[] = PARTS, events = 1_000_000): Promise<void> {
+export async function benchLongLog(parts: readonly Part[] = PARTS, events = 1_000_000, given?: string): Promise<void> {
   header('long log');
   if (!existsSync(CLI)) {
     target('long', `long log: not measured, ${path.relative(ROOT, CLI)} is missing (run npm run build)`, false);
+    return;
+  }
+  if (given) {
+    const count = readFileSync(given, 'utf8').split('\n').filter((line) => line !== '').length;
+    detail(`the log: ${given}, ${count} lines`);
+    if (parts.includes('console')) await benchConsoleReplay(given, count);
+    if (parts.includes('headless')) await benchHeadless(given, count);
     return;
   }
   const made = await makeLog(events);
@@ -119,10 +127,12 @@ export async function benchLongLog(parts: readonly Part[] = PARTS, events = 1_00
 // tsx bench/long-log.ts [console] [headless] [events]
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   const args = process.argv.slice(2);
+  const logAt = args.indexOf('--log');
+  const given = logAt >= 0 ? args.splice(logAt, 2)[1] : undefined;
   const count = args.find((a) => /^\d+$/.test(a));
   const named = args.filter((a) => a !== count) as Part[];
   for (const part of named) if (!PARTS.includes(part)) throw new Error(`bench/long-log.ts: unknown part ${part}; expected ${PARTS.join(', ')} or a number of events`);
-  await benchLongLog(named.length > 0 ? named : PARTS, count ? Number(count) : 1_000_000);
+  await benchLongLog(named.length > 0 ? named : PARTS, count ? Number(count) : 1_000_000, given);
   summary('long log');
   process.exit(0);
 }

@@ -204,6 +204,15 @@ export class LogIndex {
     return fold(this.read(start + k * step, count), states[k]);
   }
 
+  /**
+   * The last event whose state is at hand without a fold or a copy: the last snapshot's
+   * (or the last event, once the whole file is read); -1 before the first. A console
+   * following the reading shows it, so following costs no copy of the growing state.
+   */
+  get atHand(): number {
+    return this.complete ? this.count - 1 : (this.snapshots.length - 1) * this.every - 1;
+  }
+
   /** Snapshots kept now (for tests and the bench). */
   get snapshotCount(): number {
     return this.snapshots.length;

@@ -16,6 +16,8 @@ export interface ReplaySource {
   read(from: number, to: number): LoopEvent[];
   /** The fold of events `0..index` (inclusive). */
   stateAt(index: number): SessionState;
+  /** While the source is read: the last event whose state costs nothing to show (see `LogIndex.atHand`). */
+  readonly atHand?: number;
 }
 
 /** Events between cached snapshots: stepping anywhere folds at most this many events. */
@@ -96,7 +98,7 @@ export function windowFor(source: ReplaySource, held: ReplayWindow, target: numb
  * `source` is the events themselves or a log read lazily; the store holds only a window
  * of them around the cursor ({@link windowFor}). While a log is still being read, call
  * `refresh` after each step of reading: the cursor follows the events read until a key
- * moves it (End follows again).
+ * moves it (End follows again), from snapshot to snapshot while the log is read.
  */
 export function createReplay(
   source: ReplaySource | readonly LoopEvent[],
@@ -105,9 +107,10 @@ export function createReplay(
 ): { store: ConsoleStore; controller: ConsoleController; index: ReplaySource; refresh: () => void } {
   const index: ReplaySource = isSource(source) ? source : new ReplayIndex(source);
   const last = () => Math.max(0, index.count - 1);
-  let held = windowFor(index, { start: 0, events: [] }, last());
+  const opening = index.complete || index.atHand === undefined ? last() : Math.max(0, index.atHand);
+  let held = windowFor(index, { start: 0, events: [] }, opening);
   let following = true;
-  const store = createConsoleStore(held.events, { replay: { index: last(), total: index.count }, session: index.stateAt(last()), windowStart: held.start });
+  const store = createConsoleStore(held.events, { replay: { index: opening, total: index.count }, session: index.stateAt(opening), windowStart: held.start });
   if (warnings.length > 0) store.getState().setNotice({ ok: false, text: damageNotice(warnings) });
   const show = (to: number, force = false) => {
     const target = Math.max(0, Math.min(index.count - 1, to));
@@ -135,11 +138,13 @@ export function createReplay(
       },
       jump: (to) => {
         following = to === 'end';
-        show(to === 'start' ? 0 : last());
+        show(to === 'start' ? 0 : following ? front() : last());
       },
     },
   };
-  const refresh = () => show(following ? last() : (store.getState().replay?.index ?? last()));
+  // Following the reading, the cursor moves from snapshot to snapshot: no state is folded or copied for it.
+  const front = () => (index.complete || index.atHand === undefined ? last() : Math.max(0, index.atHand));
+  const refresh = () => show(following ? front() : (store.getState().replay?.index ?? last()));
   return { store, controller, index, refresh };
 }
 
