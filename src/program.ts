@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { closeSync, openSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { Command, Option } from 'commander';
 import { ConfigErrors, describeError, LoopdeckError } from './engine/errors.js';
@@ -9,7 +9,7 @@ import type { AttachedDesk } from './engine/bridge/attached.js';
 import type { AnswerHandler } from './engine/bridge/server.js';
 import type { ConsoleRun } from './ui/run-console.js';
 import { CliError, EXIT, exitCodeOfRun, type ExitCode } from './exit-codes.js';
-import { printError, printJson, printLine } from './text/print.js';
+import { printError, printJson, printJsonPieces, printLine } from './text/print.js';
 import { sanitize } from './text/sanitize.js';
 import { showOutline, type OutlineInfo } from './ui/outline.js';
 import { outlineOfConfig, outlineOfLog } from './ui/outline-source.js';
@@ -20,9 +20,10 @@ const LOG_FILE = 'events.jsonl';
 const isFile = (p: string) => statSync(p, { throwIfNoEntry: false })?.isFile() ?? false;
 const isDirectory = (p: string) => statSync(p, { throwIfNoEntry: false })?.isDirectory() ?? false;
 
-function readLogText(file: string): string {
+/** Stops the command (`loopdeck: <file>: cannot read the log (ENOENT)`) when the log `file` cannot be read. */
+function checkReadable(file: string): void {
   try {
-    return readFileSync(file, 'utf8');
+    closeSync(openSync(file, 'r'));
   } catch (error) {
     fail(`${file}: cannot read the log (${(error as NodeJS.ErrnoException).code ?? String(error)})`);
   }
@@ -432,22 +433,23 @@ Examples:
     .option('--headless', 'print the folded final state as JSON')
     .action(async (given: string, options: { headless?: boolean }) => {
       const file = isDirectory(given) ? path.join(given, LOG_FILE) : given;
+      checkReadable(file);
       const headless = options.headless || !process.stdout.isTTY || !process.stdin.isTTY;
       // The frame's outline first, with plain writes, while the log is read and React and Ink load.
-      if (!headless && isFile(file)) await showOutline(outlineOfLog(file));
-      const { foldLog, readLog } = await import('./engine/log.js');
+      if (!headless) await showOutline(outlineOfLog(file));
       if (headless) {
-        // Folded while parsing: no event is kept, so a long log replays in bounded memory.
-        const { state, warnings } = foldLog(readLogText(file), file);
+        // Read a chunk at a time and folded while parsing: neither the text nor the events
+        // are held, so a long log replays in the memory of its state.
+        const { foldLogFile } = await import('./engine/log.js');
+        const { state, warnings } = foldLogFile(file);
         for (const warning of warnings) printError(`loopdeck: ${warning}`);
         // A damaged log names what was skipped in the JSON too, for a script that reads only stdout.
-        printJson(warnings.length > 0 ? { ...state, log_warnings: warnings } : state, 2);
+        printJsonPieces(warnings.length > 0 ? { ...state, log_warnings: warnings } : state, 2);
         return;
       }
-      const { events, warnings } = readLog(file);
-      const { replayConsole } = await import('./ui/run-console.js');
+      const { replayLogConsole } = await import('./ui/run-console.js');
       // Shown in the console's notice line, and again once the console is gone.
-      await replayConsole(events, warnings);
+      const warnings = await replayLogConsole(file);
       for (const warning of warnings) printError(`loopdeck: ${warning}`);
     });
 

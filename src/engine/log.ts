@@ -51,11 +51,15 @@ function legibleType(text: string): string | null {
 }
 
 /** One candidate line of the log: a physical line, or a piece of one between blocks of NUL bytes. */
-interface Piece {
+export interface Piece {
   text: string;
+  /** 1-based physical line. */
   line: number;
   /** The last line of the file, without its newline. */
   unterminated: boolean;
+  /** Read from a file ({@link filePieces}): the piece's byte offset and length in UTF-8 bytes. */
+  offset?: number;
+  bytes?: number;
 }
 
 /** Splits the text into pieces, warning about every block of NUL bytes (a crash on ext4 can leave them). */
@@ -92,21 +96,82 @@ function gapRisk(from: number, to: number, bad: readonly BadLine[]): string | nu
 }
 
 /**
- * Calls `visit` with every candidate line of the log, in order (the pieces of {@link piecesOf}).
- * A text without NUL bytes, the common case, is walked line by line, holding no list of its
- * lines: every line but a blank one is a candidate.
+ * The checks of {@link parseLog}, one piece at a time: `push` each candidate line in file
+ * order, then `end`. `onEvent` gets every event kept (with the piece it came from, whose
+ * byte offset a file reader sets); `onGap` is called at each `seq` gap or repeat.
  */
-function forEachPiece(text: string, file: string, warnings: string[], visit: (text: string, line: number, unterminated: boolean) => void): void {
-  if (text.indexOf('\0') >= 0) {
-    for (const piece of piecesOf(text, file, warnings)) visit(piece.text, piece.line, piece.unterminated);
-    return;
+export class LogScanner {
+  /** NUL-block warnings: listed before the others, as when the whole text is split first. */
+  readonly nulWarnings: string[] = [];
+  private readonly warnings: string[] = [];
+  private readonly risks: string[] = [];
+  private count = 0;
+  private bad: BadLine[] = [];
+  private last: Piece | null = null;
+  /** A `seq` gap or repeat was found. */
+  gapped = false;
+
+  constructor(
+    private readonly file: string,
+    private readonly onEvent: (e: LoopEvent, piece: Piece) => void,
+    private readonly onGap: () => void = () => undefined,
+  ) {}
+
+  /** Checks one piece. @throws LogError for a `session.start` of an unreadable schema version */
+  push(piece: Piece): void {
+    const { file, warnings, risks } = this;
+    this.last = piece;
+    let value: unknown;
+    try {
+      value = JSON.parse(piece.text);
+    } catch {
+      value = undefined;
+    }
+    if (!isEnvelope(value)) {
+      this.bad.push({ line: piece.line, why: value === undefined ? 'not a JSON event' : 'not a loopdeck event', type: legibleType(piece.text) });
+      return;
+    }
+    const { seq } = value;
+    const count = this.count;
+    if (seq < count) {
+      warnings.push(`${file}:${piece.line}: skipped a line whose seq ${seq} was already read (expected seq ${count})`);
+      risks.push(`seq ${seq} appears twice (line ${piece.line})`);
+      this.gapped = true;
+      this.onGap();
+      return;
+    }
+    const bad = this.bad;
+    for (const b of bad) {
+      warnings.push(seq === count ? `${file}:${b.line}: dropped a torn line (${b.why}); seq ${seq} follows without a gap` : `${file}:${b.line}: skipped an unreadable line (${b.why})`);
+    }
+    if (seq > count) {
+      const where = bad.length > 0 ? bad[0]!.line : piece.line;
+      const lost = bad.length > 0 ? `; ${linesOf(bad)} unreadable` : '';
+      warnings.push(`${file}:${where}: seq gap: expected seq ${count}, found ${seq} at line ${piece.line}: ${rangeOf(count, seq - 1)} missing${lost}`);
+      const risk = gapRisk(count, seq - 1, bad);
+      if (risk) risks.push(`${risk} (${file}:${where})`);
+      this.gapped = true;
+      this.onGap();
+    }
+    this.bad = [];
+    if (value.type === 'session.start') checkSchemaVersion(value.data.schemaVersion, file, piece.line);
+    this.count = seq + 1;
+    this.onEvent(value, piece);
   }
-  for (let start = 0, line = 1; ; line++) {
-    const end = text.indexOf('\n', start);
-    const raw = end < 0 ? text.slice(start) : text.slice(start, end);
-    if (raw.charCodeAt(0) === 0x7b || raw.trim() !== '') visit(raw, line, end < 0);
-    if (end < 0) return;
-    start = end + 1;
+
+  /** Ends the scan: what the lines left unread at the end were, every warning, and whether the log can be resumed. */
+  end(): Omit<ReadLogResult, 'events'> & { gapped: boolean } {
+    const { file, risks, bad, last } = this;
+    const warnings = [...this.nulWarnings, ...this.warnings];
+    if (bad.length > 0) {
+      const torn = bad.at(-1)!;
+      const unterminated = last !== null && last.unterminated && torn.line === last.line;
+      warnings.push(...bad.slice(0, -1).map((b) => `${file}:${b.line}: skipped an unreadable line (${b.why})`));
+      warnings.push(unterminated ? `${file}:${torn.line}: dropped an unterminated final line (a torn write)` : `${file}:${torn.line}: dropped a torn final line (${torn.why})`);
+      if (bad.length > 1) risks.push(`${linesOf(bad)} at the end are unreadable and may hold a tool call, a decision or a state change (${file}:${bad[0]!.line})`);
+    }
+    const gapped = this.gapped;
+    return risks.length > 0 ? { warnings, gapped, unresumable: unresumableText(file, risks) } : { warnings, gapped };
   }
 }
 
@@ -116,60 +181,28 @@ function scanLog(
   onEvent: (e: LoopEvent) => void,
   onGap: () => void = () => undefined,
 ): Omit<ReadLogResult, 'events'> & { gapped: boolean } {
-  const warnings: string[] = [];
-  const risks: string[] = [];
-  let count = 0;
-  let bad: BadLine[] = [];
-  /** The last piece's line, and whether it is the file's last line without its newline. */
-  let lastLine = 0;
-  let lastUnterminated = false;
-  let gapped = false;
-  forEachPiece(text, file, warnings, (piece, line, unterminated) => {
-    lastLine = line;
-    lastUnterminated = unterminated;
-    let value: unknown;
-    try {
-      value = JSON.parse(piece);
-    } catch {
-      value = undefined;
-    }
-    if (!isEnvelope(value)) {
-      bad.push({ line, why: value === undefined ? 'not a JSON event' : 'not a loopdeck event', type: legibleType(piece) });
-      return;
-    }
-    const { seq } = value;
-    if (seq < count) {
-      warnings.push(`${file}:${line}: skipped a line whose seq ${seq} was already read (expected seq ${count})`);
-      risks.push(`seq ${seq} appears twice (line ${line})`);
-      gapped = true;
-      onGap();
-      return;
-    }
-    for (const b of bad) {
-      warnings.push(seq === count ? `${file}:${b.line}: dropped a torn line (${b.why}); seq ${seq} follows without a gap` : `${file}:${b.line}: skipped an unreadable line (${b.why})`);
-    }
-    if (seq > count) {
-      const where = bad.length > 0 ? bad[0]!.line : line;
-      const lost = bad.length > 0 ? `; ${linesOf(bad)} unreadable` : '';
-      warnings.push(`${file}:${where}: seq gap: expected seq ${count}, found ${seq} at line ${line}: ${rangeOf(count, seq - 1)} missing${lost}`);
-      const risk = gapRisk(count, seq - 1, bad);
-      if (risk) risks.push(`${risk} (${file}:${where})`);
-      gapped = true;
-      onGap();
-    }
-    if (bad.length > 0) bad = [];
-    if (value.type === 'session.start') checkSchemaVersion(value.data.schemaVersion, file, line);
-    count = seq + 1;
-    onEvent(value);
-  });
-  if (bad.length > 0) {
-    const torn = bad.at(-1)!;
-    const unterminated = lastUnterminated && torn.line === lastLine;
-    warnings.push(...bad.slice(0, -1).map((b) => `${file}:${b.line}: skipped an unreadable line (${b.why})`));
-    warnings.push(unterminated ? `${file}:${torn.line}: dropped an unterminated final line (a torn write)` : `${file}:${torn.line}: dropped a torn final line (${torn.why})`);
-    if (bad.length > 1) risks.push(`${linesOf(bad)} at the end are unreadable and may hold a tool call, a decision or a state change (${file}:${bad[0]!.line})`);
+  const scanner = new LogScanner(file, onEvent, onGap);
+  forEachPiece(text, file, scanner.nulWarnings, (piece) => scanner.push(piece));
+  return scanner.end();
+}
+
+/**
+ * Calls `visit` with every candidate line of the log, in order (the pieces of {@link piecesOf}).
+ * A text without NUL bytes, the common case, is walked line by line, holding no list of its
+ * lines: every line but a blank one is a candidate.
+ */
+function forEachPiece(text: string, file: string, warnings: string[], visit: (piece: Piece) => void): void {
+  if (text.indexOf('\0') >= 0) {
+    for (const piece of piecesOf(text, file, warnings)) visit(piece);
+    return;
   }
-  return risks.length > 0 ? { warnings, gapped, unresumable: unresumableText(file, risks) } : { warnings, gapped };
+  for (let start = 0, line = 1; ; line++) {
+    const end = text.indexOf('\n', start);
+    const raw = end < 0 ? text.slice(start) : text.slice(start, end);
+    if (raw.charCodeAt(0) === 0x7b || raw.trim() !== '') visit({ text: raw, line, unterminated: end < 0 });
+    if (end < 0) return;
+    start = end + 1;
+  }
 }
 
 /** What a damaged log is missing and how to go on. */
@@ -226,6 +259,104 @@ export function foldLog(text: string, file: string): { state: SessionState; warn
   return { state, ...result, warnings: [...result.warnings, ...stopped] };
 }
 
+/** Bytes {@link filePieces} reads at a time. */
+const CHUNK_BYTES = 1 << 20;
+
+/**
+ * The pieces of a log file read from `fd` a chunk at a time, never the whole file: the
+ * same pieces {@link parseLog} splits the text into (physical lines, split at blocks of
+ * NUL bytes, each block named in `nulWarnings`), each with its byte offset and length.
+ * `read` (when given) is told the bytes read so far after each chunk of `chunkBytes`.
+ */
+export function* filePieces(fd: number, file: string, nulWarnings: string[], read?: (bytes: number) => void, chunkBytes = CHUNK_BYTES): Generator<Piece> {
+  const block = Buffer.allocUnsafe(chunkBytes);
+  let carry = Buffer.alloc(0);
+  let readAt = 0;
+  let line = 0;
+  for (;;) {
+    const n = readSync(fd, block, 0, chunkBytes, readAt);
+    readAt += n;
+    read?.(readAt);
+    const data = carry.length > 0 ? Buffer.concat([carry, block.subarray(0, n)]) : block.subarray(0, n);
+    const base = readAt - data.length;
+    if (n === 0) {
+      line += 1;
+      yield* linePieces(data, 0, data.length, base, line, true, file, nulWarnings);
+      return;
+    }
+    const clean = data.indexOf(0) < 0;
+    let from = 0;
+    for (let to = data.indexOf(0x0a, from); to >= 0; to = data.indexOf(0x0a, from)) {
+      line += 1;
+      if (clean && data[from] === 0x7b) yield { text: data.toString('utf8', from, to), line, unterminated: false, offset: base + from, bytes: to - from };
+      else yield* linePieces(data, from, to, base, line, false, file, nulWarnings);
+      from = to + 1;
+    }
+    // The rest is the start of a line the next chunk ends (copied: `block` is read into again).
+    carry = Buffer.from(data.subarray(from));
+  }
+}
+
+/** The pieces of the line `data[from..to)` (file offset `base + from`), as {@link piecesOf} splits a line. */
+function* linePieces(data: Buffer, from: number, to: number, base: number, line: number, unterminated: boolean, file: string, nulWarnings: string[]): Generator<Piece> {
+  const raw = data.toString('utf8', from, to);
+  if (raw.charCodeAt(0) === 0x7b && !raw.includes('\0')) {
+    yield { text: raw, line, unterminated, offset: base + from, bytes: to - from };
+    return;
+  }
+  const nuls = raw.match(/\0+/g);
+  if (nuls) nulWarnings.push(`${file}:${line}: skipped ${nuls.reduce((n, run) => n + run.length, 0)} NUL bytes (a block of zeros a crash can leave)`);
+  for (const match of raw.matchAll(/[^\0]+/g)) {
+    const part = match[0];
+    if (part.trim() === '') continue;
+    const offset = base + from + Buffer.byteLength(raw.slice(0, match.index));
+    yield { text: part, line, unterminated, offset, bytes: Buffer.byteLength(part) };
+  }
+}
+
+/** Opens a log for reading. @throws LogError naming the file when it cannot be read */
+export function openLog(file: string): number {
+  try {
+    return openSync(file, 'r');
+  } catch (error) {
+    throw new LogError(file, 0, `cannot read the log (${(error as NodeJS.ErrnoException).code ?? String(error)})`);
+  }
+}
+
+/**
+ * {@link foldLog} of a file, read a chunk at a time: neither the text nor the events are
+ * held, so a log of any length folds in the memory of its state.
+ * @throws LogError naming the file when it cannot be read, or for an unreadable schema version
+ */
+export function foldLogFile(file: string): { state: SessionState; warnings: string[]; unresumable?: string } {
+  const fd = openLog(file);
+  try {
+    const state = draftOf(INITIAL_STATE);
+    const stopped: string[] = [];
+    let damaged = false;
+    let folding = true;
+    const scanner = new LogScanner(
+      file,
+      (e) => {
+        if (!folding) return;
+        if (damaged) folding = reduceAfterDamage(state, e, file, stopped);
+        else reduce(state, e);
+      },
+      () => (damaged = true),
+    );
+    for (const piece of filePieces(fd, file, scanner.nulWarnings)) scanner.push(piece);
+    const { gapped: _gapped, ...result } = scanner.end();
+    return { state, ...result, warnings: [...result.warnings, ...stopped] };
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** The warning for the event a fold after damage cannot take (`error`, thrown by the fold): the run is shown up to before it. */
+export function stoppedAt(file: string, e: LoopEvent, error: unknown): string {
+  return `${file}: stopped showing the run at seq ${e.seq} (${e.type}): after the damage named above it does not follow (${(error as Error).message})`;
+}
+
 /**
  * Folds `e` into `state` after a gap; `false` (and a warning) when the fold cannot take
  * it, e.g. a transition whose starting state was in the lost lines.
@@ -235,7 +366,7 @@ function reduceAfterDamage(state: SessionState, e: LoopEvent, file: string, warn
     reduce(state, e);
     return true;
   } catch (error) {
-    warnings.push(`${file}: stopped showing the run at seq ${e.seq} (${e.type}): after the damage named above it does not follow (${(error as Error).message})`);
+    warnings.push(stoppedAt(file, e, error));
     return false;
   }
 }

@@ -29,3 +29,41 @@ export function toJson(value: unknown, space?: number): string {
   if (json === undefined) throw new TypeError(`toJson: ${typeof value} has no JSON form`);
   return json.replace(RAW_IN_JSON, (ch) => `\\u${hex(ch.charCodeAt(0))}`);
 }
+
+/**
+ * {@link toJson} of `value` with `space` indentation, in pieces: the members of the value
+ * and of its members are serialised one at a time, so a large state is printed without
+ * building its whole text. Joined, the pieces equal `toJson(value, space)` for plain data
+ * (objects, arrays, strings, numbers, booleans, `null`; no `toJSON`).
+ * @throws TypeError as {@link toJson}
+ */
+export function* toJsonPieces(value: unknown, space: number, depth = 2, indent = ''): Generator<string> {
+  const plain = value !== null && typeof value === 'object' && typeof (value as { toJSON?: unknown }).toJSON !== 'function';
+  if (depth === 0 || !plain) {
+    const json = toJson(value, space);
+    yield indent === '' ? json : json.replace(/\n/g, `\n${indent}`);
+    return;
+  }
+  const inner = indent + ' '.repeat(space);
+  if (Array.isArray(value)) {
+    if (value.length === 0) return yield '[]';
+    yield '[';
+    for (let i = 0; i < value.length; i++) {
+      const item: unknown = value[i];
+      yield `${i === 0 ? '' : ','}\n${inner}`;
+      // As JSON.stringify: what has no JSON form is `null` in an array.
+      if (item === undefined || typeof item === 'function' || typeof item === 'symbol') yield 'null';
+      else yield* toJsonPieces(item, space, depth - 1, inner);
+    }
+    return yield `\n${indent}]`;
+  }
+  let first = true;
+  for (const [key, item] of Object.entries(value)) {
+    // As JSON.stringify: a member that has no JSON form is left out.
+    if (item === undefined || typeof item === 'function' || typeof item === 'symbol') continue;
+    yield `${first ? '{' : ','}\n${inner}${toJson(key)}: `;
+    first = false;
+    yield* toJsonPieces(item, space, depth - 1, inner);
+  }
+  yield first ? '{}' : `\n${indent}}`;
+}

@@ -3,7 +3,7 @@
 // a file, a hook or a server. (Ink draws the console; its components sanitize what they
 // show, and `guardConsole` covers what libraries print through `console` meanwhile.)
 import { Writable } from 'node:stream';
-import { toJson } from './json.js';
+import { toJson, toJsonPieces } from './json.js';
 import { sanitize } from './sanitize.js';
 
 /** Writes `text` and a newline to stderr, sanitized (see {@link sanitize}; newlines kept). */
@@ -19,6 +19,22 @@ export function printLine(text: string): void {
 /** Writes `value` as JSON and a newline to stdout, control and bidi characters escaped (see {@link toJson}). */
 export function printJson(value: unknown, space?: number): void {
   process.stdout.write(`${toJson(value, space)}\n`);
+}
+
+/**
+ * Writes `value` as {@link printJson} does, in pieces of about 64 KiB ({@link toJsonPieces}):
+ * a large value is printed without building its whole text.
+ */
+export function printJsonPieces(value: unknown, space: number): void {
+  let pending = '';
+  for (const piece of toJsonPieces(value, space)) {
+    pending += piece;
+    if (pending.length >= 65_536) {
+      process.stdout.write(pending);
+      pending = '';
+    }
+  }
+  process.stdout.write(`${pending}\n`);
 }
 
 /** The `console` methods that print or keep printing state (group depth, counters, timers). */

@@ -59,7 +59,7 @@ export const Header = React.memo(function Header({ compact = false }: { compact?
   const done = useConsole((s) => s.session.done?.reason ?? null);
   const replayIndex = useConsole((s) => s.replay?.index ?? null);
   const replayTotal = useConsole((s) => s.replay?.total ?? 0);
-  const shownEvent = useConsole((s) => (s.replay ? s.events[s.replay.index] : undefined));
+  const shownEvent = useConsole((s) => (s.replay ? s.events[s.shown - 1] : undefined));
   const progress = usePatternProgress();
   const elapsed = useElapsed();
   const goal = objective === null ? '(not started)' : sanitize(objective, { oneLine: true });

@@ -2,7 +2,23 @@ import type { LoopEvent } from '../engine/events.js';
 import { goalStatusText } from '../engine/goal.js';
 import { fold, INITIAL_STATE, type SessionState } from '../engine/fold.js';
 import type { ConsoleController } from './context.js';
-import { createConsoleStore, type ConsoleStore } from './store.js';
+import { createConsoleStore, LIVE_EVENTS, type ConsoleStore, type ReplayWindow } from './store.js';
+
+/**
+ * What a replay reads a recorded run from: an array of events ({@link ReplayIndex}) or a
+ * log file read lazily (`LogIndex`, src/engine/log-index.ts). `count` may grow while the
+ * file is still being read (`complete` false).
+ */
+export interface ReplaySource {
+  readonly count: number;
+  readonly complete: boolean;
+  /** Events `from` (inclusive) to `to` (exclusive). */
+  read(from: number, to: number): LoopEvent[];
+  /** The fold of events `0..index` (inclusive). */
+  stateAt(index: number): SessionState;
+  /** While the source is read: the last event whose state costs nothing to show (see `LogIndex.atHand`). */
+  readonly atHand?: number;
+}
 
 /** Events between cached snapshots: stepping anywhere folds at most this many events. */
 export const SNAPSHOT_EVERY = 1000;
@@ -12,11 +28,22 @@ export const SNAPSHOT_EVERY = 1000;
  * {@link SNAPSHOT_EVERY}th prefix is cached as it is first reached, and the state at
  * `index` is the nearest snapshot at or before it plus the events after it.
  */
-export class ReplayIndex {
+export class ReplayIndex implements ReplaySource {
   /** `snapshots[i]` is the fold of `events[0 .. i * SNAPSHOT_EVERY)`. */
   private readonly snapshots: SessionState[] = [INITIAL_STATE];
 
   constructor(readonly events: readonly LoopEvent[]) {}
+
+  readonly complete = true;
+
+  get count(): number {
+    return this.events.length;
+  }
+
+  /** A copy of `events[from..to)`. */
+  read(from: number, to: number): LoopEvent[] {
+    return this.events.slice(Math.max(0, from), to);
+  }
 
   /** The fold of `events[0..index]` (inclusive). */
   stateAt(index: number): SessionState {
@@ -44,24 +71,53 @@ export function damageNotice(warnings: readonly string[]): string {
   return `the log is damaged (${warnings.length} problem${warnings.length === 1 ? '' : 's'}, listed again on exit): ${short.join('; ')}`;
 }
 
+/** Events a replay's window holds after the cursor, so stepping forward reads nothing. */
+const AHEAD = 1000;
+
+/**
+ * The window of events a replay holds for `target`: the {@link LIVE_EVENTS} up to it (all
+ * before it when the log is shorter) and up to {@link AHEAD} after it. `held` is kept when
+ * it still fits; a window the cursor runs off the end of is extended, otherwise read anew.
+ */
+export function windowFor(source: ReplaySource, held: ReplayWindow, target: number): ReplayWindow {
+  const end = held.start + held.events.length;
+  const from = Math.max(0, target - LIVE_EVENTS + 1);
+  if (target >= held.start && target < end && (held.start === 0 || held.start >= from - AHEAD) && held.start <= from) return held;
+  if (target >= end && held.start <= from && from < end) {
+    // Moving on past the end (following a log being read, or stepping): extend and trim.
+    const more = source.read(end, Math.min(source.count, target + 1 + AHEAD));
+    return { start: from, events: held.events.slice(from - held.start).concat(more) };
+  }
+  return { start: from, events: source.read(from, Math.min(source.count, target + 1 + AHEAD)) };
+}
+
 /**
  * A read-only console over a recorded run: the store starts at the last event; the
  * controller's `replay` moves the event shown; nothing can be answered or changed.
  * `warnings` from reading the log are shown as the opening notice ({@link damageNotice}).
+ * `source` is the events themselves or a log read lazily; the store holds only a window
+ * of them around the cursor ({@link windowFor}). While a log is still being read, call
+ * `refresh` after each step of reading: the cursor follows the events read until a key
+ * moves it (End follows again), from snapshot to snapshot while the log is read.
  */
 export function createReplay(
-  events: readonly LoopEvent[],
+  source: ReplaySource | readonly LoopEvent[],
   onQuit: () => void,
   warnings: readonly string[] = [],
-): { store: ConsoleStore; controller: ConsoleController; index: ReplayIndex } {
-  const index = new ReplayIndex(events);
-  const last = Math.max(0, events.length - 1);
-  const store = createConsoleStore(events, { replay: { index: last, total: events.length }, session: index.stateAt(last) });
+): { store: ConsoleStore; controller: ConsoleController; index: ReplaySource; refresh: () => void } {
+  const index: ReplaySource = isSource(source) ? source : new ReplayIndex(source);
+  const last = () => Math.max(0, index.count - 1);
+  const opening = index.complete || index.atHand === undefined ? last() : Math.max(0, index.atHand);
+  let held = windowFor(index, { start: 0, events: [] }, opening);
+  let following = true;
+  const store = createConsoleStore(held.events, { replay: { index: opening, total: index.count }, session: index.stateAt(opening), windowStart: held.start });
   if (warnings.length > 0) store.getState().setNotice({ ok: false, text: damageNotice(warnings) });
-  const show = (to: number) => {
-    const target = Math.max(0, Math.min(events.length - 1, to));
-    if (target === store.getState().replay?.index) return;
-    store.getState().showReplay(target, index.stateAt(target));
+  const show = (to: number, force = false) => {
+    const target = Math.max(0, Math.min(index.count - 1, to));
+    const now = store.getState().replay;
+    if (!force && target === now?.index && now.total === index.count) return;
+    held = windowFor(index, held, target);
+    store.getState().showReplay({ index: target, total: index.count }, index.stateAt(target), held);
   };
   const readOnly = () => ({ ok: false, message: 'this is a replay: nothing can be changed' });
   const controller: ConsoleController = {
@@ -76,9 +132,22 @@ export function createReplay(
     stop: readOnly,
     quit: onQuit,
     replay: {
-      step: (delta) => show((store.getState().replay?.index ?? last) + delta),
-      jump: (to) => show(to === 'start' ? 0 : events.length - 1),
+      step: (delta) => {
+        following = false;
+        show((store.getState().replay?.index ?? last()) + delta);
+      },
+      jump: (to) => {
+        following = to === 'end';
+        show(to === 'start' ? 0 : following ? front() : last());
+      },
     },
   };
-  return { store, controller, index };
+  // Following the reading, the cursor moves from snapshot to snapshot: no state is folded or copied for it.
+  const front = () => (index.complete || index.atHand === undefined ? last() : Math.max(0, index.atHand));
+  const refresh = () => show(following ? front() : (store.getState().replay?.index ?? last()));
+  return { store, controller, index, refresh };
+}
+
+function isSource(source: ReplaySource | readonly LoopEvent[]): source is ReplaySource {
+  return !Array.isArray(source);
 }

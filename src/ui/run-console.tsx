@@ -13,8 +13,8 @@ import { createLiveConsole } from './live.js';
 import { EXIT } from '../exit-codes.js';
 import { continueCommand, failedNote, restoreNote } from '../continue-command.js';
 import { RunInterrupted } from '../engine/errors.js';
-import { createReplay } from './replay.js';
-import { batchInto, createConsoleStore, LIVE_BATCH_MS } from './store.js';
+import { createReplay, damageNotice } from './replay.js';
+import { batchInto, createConsoleStore, LIVE_BATCH_MS, LIVE_EVENTS } from './store.js';
 import { guardSuspend, suspendSelf } from './suspend.js';
 import { PASTE_OFF, PASTE_ON } from './terminal-input.js';
 import { handOverOutline } from './outline.js';
@@ -307,12 +307,80 @@ export async function runConsole(
  * every panel shows the state as of the selected event; `q` quits.
  */
 export async function replayConsole(events: readonly LoopEvent[], warnings: readonly string[] = []): Promise<void> {
+  await showReplay(createReplay(events, () => undefined, warnings));
+}
+
+/** Lines of the log read before the first frame: the run's start and first steps, in a few milliseconds. */
+const FIRST_LINES = 2000;
+/** Milliseconds of reading between two turns of the event loop (keys and frames go between). */
+const READ_SLICE_MS = 25;
+/** Milliseconds between two updates of the console while the log is read. */
+const READ_FRAME_MS = 250;
+
+/**
+ * {@link replayConsole} of a log file of any length, in bounded memory: the log is read
+ * through a {@link LogIndex} (line offsets and periodic fold snapshots; events are read
+ * again from the file when shown). The first frame comes after the first
+ * {@link FIRST_LINES} lines; the rest is read between frames while the cursor follows
+ * it (a notice says how far), and the replay stands at the last event once it is read,
+ * as for a short log. Keys work all along: Home goes to the start, End follows again.
+ * @returns the warnings of reading the log (shown in the notice line; print them after)
+ * @throws LogError when the log cannot be read or has an unreadable schema version
+ */
+export async function replayLogConsole(file: string): Promise<string[]> {
+  const { LogIndex } = await import('../engine/log-index.js');
+  // The events the window needs while the cursor follows the reading stay parsed.
+  const index = new LogIndex(file, { keepTail: LIVE_EVENTS + 1000 });
+  try {
+    index.readMore(FIRST_LINES);
+    const replay = createReplay(index, () => undefined, index.warnings ?? []);
+    await showReplay(replay, async (stopped) => {
+      if (index.complete) return;
+      const notice = () => {
+        const share = index.size > 0 ? Math.floor((100 * index.bytesRead) / index.size) : 100;
+        replay.store.getState().setNotice({ ok: true, working: true, text: `reading the log: ${index.count.toLocaleString('en-US')} events so far (${share}%)` });
+      };
+      notice();
+      let shown = performance.now();
+      while (!stopped()) {
+        const until = performance.now() + READ_SLICE_MS;
+        let done = false;
+        while (!done && performance.now() < until) done = index.readMore(256);
+        if (done) break;
+        if (performance.now() - shown >= READ_FRAME_MS) {
+          replay.refresh();
+          notice();
+          shown = performance.now();
+        }
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+      if (stopped()) return;
+      replay.refresh();
+      const warnings = index.warnings ?? [];
+      replay.store.getState().setNotice(warnings.length > 0 ? { ok: false, text: damageNotice(warnings) } : null);
+    });
+    return index.warnings ?? [];
+  } finally {
+    index.close();
+  }
+}
+
+/**
+ * Draws a replay until `q`; `meanwhile` runs beside it (reading the rest of a log) and is
+ * told when the console has quit. An error of `meanwhile` ends the console and is thrown.
+ */
+async function showReplay(
+  replay: ReturnType<typeof createReplay>,
+  meanwhile: (stopped: () => boolean) => Promise<void> = async () => undefined,
+): Promise<void> {
   let quit!: () => void;
+  let failed: unknown = null;
+  let over = false;
   const quitting = new Promise<void>((resolve) => (quit = resolve));
-  const { store, controller } = createReplay(events, () => quit(), warnings);
+  const { store, controller } = replay;
   let ink: Instance | null = null;
   const unguard = guardExits(() => ink, () => undefined);
-  const suspendable = { ...controller, suspend: suspendSelf };
+  const suspendable = { ...controller, quit: () => quit(), suspend: suspendSelf };
   const drawn = draw((hidden) => (
     <ConsoleProvider store={store} controller={suspendable}>
       <App hidden={hidden} />
@@ -320,13 +388,20 @@ export async function replayConsole(events: readonly LoopEvent[], warnings: read
   ));
   ink = drawn.ink;
   ink.waitUntilExit().catch(() => quit());
+  const beside = meanwhile(() => over).catch((error: unknown) => {
+    failed = error;
+    quit();
+  });
   try {
     await quitting;
   } finally {
+    over = true;
+    await beside;
     ink.unmount();
     await ink.waitUntilExit().catch(() => undefined);
     drawn.unsuspend();
     restoreTerminal();
     unguard();
   }
+  if (failed !== null) throw failed;
 }

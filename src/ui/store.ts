@@ -24,11 +24,15 @@ export interface ConsoleData extends ViewState {
   session: SessionState;
   /**
    * The events held for the timeline and the event overlay: live, the newest
-   * {@link LIVE_EVENTS} (the log keeps them all); a replay, the whole log. A new array per
+   * {@link LIVE_EVENTS} (the log keeps them all); a replay, a window of the log: the
+   * {@link LIVE_EVENTS} up to the cursor at most, and a few after it. A new array per
    * batch. The session fold covers every event, held or not.
    */
   events: readonly LoopEvent[];
-  /** Live: how many older events were let go to keep `events` at {@link LIVE_EVENTS}. */
+  /**
+   * How many older events are not held: live, those let go to keep `events` at
+   * {@link LIVE_EVENTS}; in a replay, the events of the log before the window.
+   */
   dropped: number;
   /** How many of `events` are shown: all of them live; up to the cursor in a replay. */
   shown: number;
@@ -58,8 +62,17 @@ export interface ConsoleData extends ViewState {
 export interface SessionActions {
   /** Folds events into the state in one update. */
   apply: (events: readonly LoopEvent[]) => void;
-  /** Replay: shows the state as of `index` (the fold of `events[0..index]`). */
-  showReplay: (index: number, session: SessionState) => void;
+  /**
+   * Replay: shows the state as of `position.index` (the fold of the log's events up to it),
+   * with `held`, the window of events around it (`start`: the log position of its first).
+   */
+  showReplay: (position: ReplayPosition, session: SessionState, held: ReplayWindow) => void;
+}
+
+/** The events a replay holds: `events` are the log's events from position `start` on. */
+export interface ReplayWindow {
+  events: readonly LoopEvent[];
+  start: number;
 }
 
 /** The status slice's actions: the answer line, the resume gate, the approval countdown. */
@@ -108,24 +121,36 @@ export function eventBySeq(events: readonly LoopEvent[], seq: number): LoopEvent
  * A vanilla store fed by the same {@link fold} that replay uses. Each console (and each
  * test) builds its own and passes it through React context.
  */
-export function createConsoleStore(events: readonly LoopEvent[] = [], options: { replay?: ReplayPosition; session?: SessionState; following?: boolean } = {}): ConsoleStore {
+export function createConsoleStore(
+  events: readonly LoopEvent[] = [],
+  options: { replay?: ReplayPosition; session?: SessionState; following?: boolean; windowStart?: number } = {},
+): ConsoleStore {
   const replay = options.replay ?? null;
-  const held = replay ? { events: [...events], cut: 0 } : newest([...events], LIVE_EVENTS);
+  // A replay's `events` are a window of the log starting at `windowStart` (default: the whole log).
+  const start = options.windowStart ?? 0;
+  const held = replay ? { events: [...events], cut: start } : newest([...events], LIVE_EVENTS);
   const session: StateCreator<ConsoleState, [], [], Pick<ConsoleData, 'session' | 'events' | 'dropped' | 'shown' | 'replay' | 'following' | 'context'> & SessionActions> = (set) => ({
-    session: options.session ?? fold(replay ? events.slice(0, replay.index + 1) : events, INITIAL_STATE),
+    session: options.session ?? fold(replay ? events.slice(0, replay.index - start + 1) : events, INITIAL_STATE),
     events: held.events,
     dropped: held.cut,
-    shown: replay ? replay.index + 1 : held.events.length,
+    shown: replay ? replay.index - start + 1 : held.events.length,
     replay,
     following: options.following ?? false,
-    context: replay ? gaugeAt(events, replay.index) : foldGauge(events),
+    context: replay ? gaugeAt(events, replay.index - start) : foldGauge(events),
     apply: (batch) =>
       set((s) => {
         const { events, cut } = newest(s.events.concat(batch), LIVE_EVENTS);
         return { session: fold(batch, s.session), events, dropped: s.dropped + cut, shown: events.length, context: foldGauge(batch, s.context) };
       }),
-    showReplay: (index, session) =>
-      set((s) => ({ session, shown: index + 1, replay: { index, total: s.events.length }, context: gaugeAt(s.events, index) })),
+    showReplay: (position, session, held) =>
+      set((s) => ({
+        session,
+        shown: position.index - held.start + 1,
+        replay: s.replay?.index === position.index && s.replay.total === position.total ? s.replay : position,
+        events: held.events,
+        dropped: held.start,
+        context: gaugeAt(held.events, position.index - held.start),
+      })),
   });
   return createStore<ConsoleState>()((...a) => ({
     ...session(...a),

@@ -7,7 +7,13 @@ vi.hoisted(() => {
   delete process.env.CONTINUOUS_INTEGRATION;
 });
 
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { fold, type LoopEvent } from '../../src/engine/index.js';
+import { LogIndex } from '../../src/engine/log-index.js';
+import { LIVE_EVENTS } from '../../src/ui/store.js';
+import { toJson } from '../../src/text/json.js';
 import { createReplay, ReplayIndex, SNAPSHOT_EVERY } from '../../src/ui/replay.js';
 import { KEY, runHeadless } from '../support/console-rig.js';
 import { renderStore } from '../support/ui-helpers.js';
@@ -129,5 +135,51 @@ describe('a damaged log in the replay console', () => {
     const { store, controller } = createReplay(events, vi.fn(), warnings);
     const c = await renderStore(store, { controller, rows: 30, columns: 400 });
     await c.waitForFrame('the log is damaged (2 problems, listed again on exit): line 7: skipped an unreadable line (not a JSON event); line 7: seq gap: expected seq 6, found 7 at line 8: seq 6 missing; line 7 unreadable');
+  });
+});
+
+describe('a replay over a log still being read', () => {
+  test('the cursor follows the reading from snapshot to snapshot; Home stays at the start while it reads on; End follows again; the window holds the events up to the cursor', async () => {
+    const turns = Array.from({ length: 450 }, (_, i) => `  - thought: turn ${i + 1}`).join('\n');
+    const { events: many } = await runHeadless(`turns:\n${turns}\n  - final: Done.\n`, { maxTurns: 500 });
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'loopdeck-replay-reading-'));
+    try {
+      const file = path.join(dir, 'events.jsonl');
+      writeFileSync(file, many.map((e) => `${toJson(e)}\n`).join(''));
+      const index = new LogIndex(file, { every: 100, keepTail: 50 });
+      index.readMore(250);
+      const { store, controller, refresh } = createReplay(index, vi.fn());
+      const at = () => store.getState().replay!.index;
+      const check = () => {
+        const s = store.getState();
+        expect(s.session).toEqual(fold(many.slice(0, at() + 1)));
+        expect(s.events[s.shown - 1]).toEqual(many[at()]);
+        expect(s.dropped).toBe(Math.max(0, at() - LIVE_EVENTS + 1));
+      };
+      // Opens at the last snapshot read: event 199 of the 250 read.
+      expect(store.getState().replay).toEqual({ index: 199, total: 250 });
+      check();
+      index.readMore(300);
+      refresh();
+      expect(at()).toBe(499);
+      check();
+      controller.replay!.jump('start');
+      index.readMore(300);
+      refresh();
+      expect(store.getState().replay).toEqual({ index: 0, total: 850 });
+      controller.replay!.step(3);
+      check();
+      controller.replay!.jump('end');
+      expect(at()).toBe(799);
+      while (!index.readMore(500));
+      refresh();
+      expect(store.getState().replay).toEqual({ index: many.length - 1, total: many.length });
+      check();
+      controller.replay!.step(-1);
+      check();
+      index.close();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

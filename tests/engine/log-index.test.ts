@@ -1,0 +1,178 @@
+// The lazy log reader behind replay: an index of line offsets read a chunk at a time, and
+// fold snapshots. It must keep exactly the events parseLog keeps, with the same warnings,
+// and the state it gives at any event must equal a fold from scratch.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { recordSession } from '../../bench/make-log.js';
+import type { LoopEvent } from '../../src/engine/events.js';
+import { fold } from '../../src/engine/fold.js';
+import { LogIndex } from '../../src/engine/log-index.js';
+import { foldLog, foldLogFile, parseLog } from '../../src/engine/log.js';
+import { toJson, toJsonPieces } from '../../src/text/json.js';
+
+const FIXTURES = path.join(import.meta.dirname, '../fixtures/logs');
+const fixtures = fs.readdirSync(FIXTURES).filter((f) => f.endsWith('.jsonl'));
+
+let dir: string;
+beforeAll(() => {
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'loopdeck-log-index-'));
+});
+afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+/** Writes `text` to a file of the temp dir and returns its path. */
+function write(name: string, text: string | Buffer): string {
+  const file = path.join(dir, name);
+  fs.writeFileSync(file, text);
+  return file;
+}
+
+/** A small deterministic generator (mulberry32), so the positions are the same on every run. */
+function random(seed: number): () => number {
+  let a = seed;
+  return () => {
+    a = (a + 0x6d2b79f5) | 0;
+    let t = Math.imul(a ^ (a >>> 15), 1 | a);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** The damaged variants of a log's text: every kind of damage the reader names. */
+function damaged(text: string): Array<[string, string]> {
+  const lines = text.split('\n').filter((l) => l !== '');
+  const at = Math.floor(lines.length / 2);
+  const join = (ls: string[], end = '\n') => ls.join('\n') + end;
+  return [
+    ['intact', text],
+    ['no final newline', join(lines, '')],
+    ['torn final line (unterminated)', `${join(lines)}${lines[at]!.slice(0, 30)}`],
+    ['torn final line (terminated)', join([...lines, lines[at]!.slice(0, 30)])],
+    ['torn line repaired by the writer', join([...lines.slice(0, at), lines[at]!.slice(0, 25), ...lines.slice(at)])],
+    ['unreadable line with a seq gap', join([...lines.slice(0, at), 'garbage {', ...lines.slice(at + 1)])],
+    ['seq gap without a bad line', join([...lines.slice(0, at), ...lines.slice(at + 2)])],
+    ['repeated seq', join([...lines.slice(0, at), lines[at - 1]!, ...lines.slice(at)])],
+    ['a block of NUL bytes mid-file', join([...lines.slice(0, at), `${'\0'.repeat(700)}${lines[at]!}`, ...lines.slice(at + 1)])],
+    ['NUL bytes inside a line', join([...lines.slice(0, at), `${lines[at]!.slice(0, 20)}\0\0\0${lines[at]!.slice(20)}`, ...lines.slice(at + 1)])],
+    ['blank and whitespace lines', join([...lines.slice(0, at), '', '   ', ...lines.slice(at)])],
+    ['two unreadable lines at the end', join([...lines, 'not json', '{"half":'])],
+    ['lines not of loopdeck', join([...lines.slice(0, at), '{"seq":"x"}', ...lines.slice(at)])],
+    ['a lost transition: the fold stops after the gap', join(lines.filter((l, i) => i !== lines.findIndex((m, j) => j > at && m.includes('"type":"state.transition"'))))],
+    ['multi-byte characters', text.replace(/"session":"([^"]*)"/g, '"session":"$1"').replace(/Names/g, 'Nämes ✓ 名前 👩‍👩‍👧')],
+  ];
+}
+
+describe('LogIndex and foldLogFile read a file as parseLog and foldLog read its text', () => {
+  const cases = fixtures.flatMap((name) => {
+    const text = fs.readFileSync(path.join(FIXTURES, name), 'utf8');
+    return (name === 'demo.jsonl' || name === 'plan-replan.jsonl' ? damaged(text) : [['intact', text] as [string, string]]).map(([how, t]) => [name, how, t] as const);
+  });
+
+  it.each(cases)('%s, %s: same events, warnings and verdict, for chunks of any size', (name, how, text) => {
+    const file = write(`${name}-${how.replace(/\W+/g, '-')}.jsonl`, text);
+    const parsed = parseLog(text, file);
+    const folded = foldLog(text, file);
+    for (const chunkBytes of [7, 100, 4096, 1 << 20]) {
+      const index = LogIndex.read(file, { every: 3, maxSnapshots: 4, chunkBytes });
+      try {
+        expect(index.read(0, index.count)).toEqual(parsed.events);
+        expect(index.warnings).toEqual(parsed.warnings);
+        expect(index.unresumable).toEqual(parsed.unresumable);
+        expect(index.state).toEqual(fold(parsed.events));
+      } finally {
+        index.close();
+      }
+    }
+    const streamed = foldLogFile(file);
+    expect(streamed.state).toEqual(folded.state);
+    expect(streamed.warnings).toEqual(folded.warnings);
+    expect(streamed.unresumable).toEqual(folded.unresumable);
+  });
+
+  it('a transition lost in a gap stops the run there, in the index as in parseLog', () => {
+    const text = damaged(fs.readFileSync(path.join(FIXTURES, 'demo.jsonl'), 'utf8')).find(([how]) => how.startsWith('a lost transition'))![1];
+    const file = write('lost-transition.jsonl', text);
+    const index = LogIndex.read(file, { every: 3, maxSnapshots: 4 });
+    try {
+      expect(index.warnings!.at(-1)).toMatch(/stopped showing the run at seq \d+ \(state\.transition\)/);
+      expect(index.count).toBe(parseLog(text, file).events.length);
+      expect(index.count).toBeLessThan(text.split('\n').length - 2);
+    } finally {
+      index.close();
+    }
+  });
+
+  it('a file that cannot be read is named', () => {
+    expect(() => new LogIndex(path.join(dir, 'missing.jsonl'))).toThrow(/missing\.jsonl:0: cannot read the log \(ENOENT\)/);
+    expect(() => foldLogFile(path.join(dir, 'missing.jsonl'))).toThrow(/missing\.jsonl:0: cannot read the log \(ENOENT\)/);
+  });
+});
+
+describe('the state at any event, from a snapshot and the events after it', () => {
+  let events: LoopEvent[];
+  let file: string;
+  beforeAll(async () => {
+    ({ events } = await recordSession(3000));
+    file = write('recorded.jsonl', events.map((e) => `${toJson(e)}\n`).join(''));
+  });
+
+  it('equals the fold of every event up to it, at random positions in random order, as the spacing of snapshots doubles', () => {
+    const index = LogIndex.read(file, { every: 16, maxSnapshots: 8 });
+    try {
+      expect(index.count).toBe(events.length);
+      // 3000+ events, at most 8 snapshots: the spacing doubled from 16 to 512.
+      expect(index.snapshotCount).toBeLessThanOrEqual(8);
+      expect(index.every).toBeGreaterThanOrEqual(events.length / 8);
+      const next = random(18);
+      const positions = [0, 1, events.length - 1, events.length - 2, index.every - 1, index.every, ...Array.from({ length: 60 }, () => Math.floor(next() * events.length))];
+      // Stepping back and forth one event at a time, as ←/→ do.
+      const middle = Math.floor(events.length / 2);
+      positions.push(middle, middle - 1, middle - 2, middle - 1, middle, middle + 1);
+      for (const at of positions) expect(index.stateAt(at), `at ${at}`).toEqual(fold(events.slice(0, at + 1)));
+      expect(index.read(middle, middle + 5)).toEqual(events.slice(middle, middle + 5));
+    } finally {
+      index.close();
+    }
+  });
+
+  it('the newest events kept parsed for a console that follows the reading are the events of the file', () => {
+    const index = new LogIndex(file, { keepTail: 100, every: 64 });
+    try {
+      for (let step = 0; !index.readMore(37); step++) {
+        const at = index.count;
+        expect(index.read(at - 150, at)).toEqual(events.slice(Math.max(0, at - 150), at));
+        if (step % 10 === 0) expect(index.stateAt(at - 1)).toEqual(fold(events.slice(0, at)));
+      }
+      expect(index.read(events.length - 100, events.length)).toEqual(events.slice(-100));
+    } finally {
+      index.close();
+    }
+  });
+
+  it('the snapshots are not changed by reading on or by seeking', () => {
+    const index = new LogIndex(file, { every: 50, maxSnapshots: 100 });
+    try {
+      index.readMore(500);
+      const early = index.stateAt(120);
+      const copy = structuredClone(early);
+      while (!index.readMore(100));
+      index.stateAt(events.length - 1);
+      index.stateAt(130);
+      expect(early).toEqual(copy);
+      expect(index.stateAt(120)).toEqual(fold(events.slice(0, 121)));
+    } finally {
+      index.close();
+    }
+  });
+
+  it('the printed JSON of a state is written in pieces that join to the same text', () => {
+    const state = fold(events);
+    const value = { ...state, log_warnings: ['line 3: x'], nothing: undefined, list: [1, undefined, { a: [] }], empty: {} };
+    expect([...toJsonPieces(value, 2)].join('')).toBe(toJson(value, 2));
+    for (const name of fixtures) {
+      const { state: s } = foldLog(fs.readFileSync(path.join(FIXTURES, name), 'utf8'), name);
+      expect([...toJsonPieces(s, 2)].join('')).toBe(toJson(s, 2));
+    }
+  });
+});
