@@ -42,5 +42,5 @@ export function restoreNote(abort: { restore: string } | null): string {
  * other end.
  */
 export function failedNote(reason: string): string {
-  return reason === 'failed' ? '\nnothing was stashed and no failure report written: the workspace is as the agent left it' : '';
+  return reason === 'failed' ? '\nloopdeck: nothing was stashed and no failure report written: the workspace is as the agent left it' : '';
 }

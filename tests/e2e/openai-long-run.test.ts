@@ -232,10 +232,10 @@ it('runs an openai agent in fresh laps: each lap a new conversation that starts 
   // hand-over (the progress file and the same memory) after the goal.
   const second = received[2]!.messages;
   expect(second.map((m) => m.role)).toEqual(['system', 'user', 'user', 'user']);
-  expect(second[2]!.content).toMatch(/^Execution memory of the run so far \(checkpoint 1, turn 2, [A-Z_]+\)/);
+  expect(second[2]!.content).toMatch(/^Execution memory of the run so far \(checkpoint 2, turn 2, [A-Z_]+\)/);
   expect(second[3]!.content).toContain('Lap 2 of 3: you start with no memory of earlier laps.');
   expect(second[3]!.content).toContain('The progress file PROGRESS.md says:\nDone: step one\nNext: write done.txt');
-  expect(second[3]!.content).toMatch(/Execution memory of the run so far \(checkpoint 1, turn 2, [A-Z_]+\)/);
+  expect(second[3]!.content).toMatch(/Execution memory of the run so far \(checkpoint 2, turn 2, [A-Z_]+\)/);
   expect(second[3]!.content).toContain('- step one works [PROGRESS.md: the harness did not see it]');
   expect(JSON.stringify(second)).not.toContain('Lap one is finished');
   expect(events.at(-1)).toMatchObject({ type: 'session.complete', data: { reason: 'goal_met' } });

@@ -32,8 +32,10 @@ it('fold(events.jsonl) deep-equals the live store and the session after the demo
   expect(warnings).toEqual([]);
   const replayed = fold(events);
   expect(replayed.done?.reason).toBe('goal_met');
-  // five: the last turn's claim passes the verifier before its checkpoint is due
-  expect(replayed.checkpoints).toHaveLength(5);
+  // the baseline at the run start, then five: the last turn's claim passes the verifier
+  // before its checkpoint is due
+  expect(replayed.checkpoints).toHaveLength(6);
+  expect(replayed.checkpoints[0]!.baseline).toBe(true);
   expect(store.getState().session).toEqual(replayed);
   expect(prepared.session.snapshot).toEqual(replayed);
   rmSync(prepared.workspace, { recursive: true, force: true });

@@ -198,13 +198,13 @@ describe('the console in a real terminal, with a hostile agent', { timeout: 60_0
     const t = startPty({ args: ['run', '--config', config], cwd: dir, cols: 240, rows: 40 });
     terminals.push(t);
     const acted = recordActions(t);
-    await t.waitFor(/Run finished: aborted/, 30_000);
+    await t.waitFor(/Run finished: failed/, 30_000);
     t.press('q');
     const { code } = await t.exit;
     expect(code, t.describe()).toBe(2);
     expect(acted, t.describe()).toEqual([]);
     expect(t.output).not.toContain('\u001b]');
-    const exitLine = logicalLines(t).find((l) => l.startsWith('loopdeck: aborted:'));
+    const exitLine = logicalLines(t).find((l) => l.startsWith('loopdeck: failed:'));
     expect(exitLine, t.describe()).toContain('stderr: ^[]52;c;QUdFTlQ=^G^[]0;AGENT-TITLE^G^[[2J^[[H52 passed \\u{9b}2J \\u{202e} rtl');
   });
 
@@ -213,7 +213,7 @@ describe('the console in a real terminal, with a hostile agent', { timeout: 60_0
     const t = startPty({ args: ['run', '--config', config], cwd: dir, cols: 240, rows: 40, env: { LOOPDECK_TEST_KEY: 'test-key' } });
     terminals.push(t);
     const acted = recordActions(t);
-    await t.waitFor(/Run finished: aborted/, 30_000);
+    await t.waitFor(/Run finished: failed/, 30_000);
     t.press('q');
     await t.exit;
     expect(acted, t.describe()).toEqual([]);

@@ -128,7 +128,7 @@ describe('the tool call panel steps back through earlier calls', () => {
     expect(normalize(c.frame())).toMatchInlineSnapshot(`
       "loopdeck Make the greeting friendlier                                                    run ui-test
       react · AWAITING_TOOL · iteration 5/20 · T
-      IDLE › PLANNING › EXECUTING ›  AWAITING_TOOL  › REFLECTING › DONE  ← EXECUTING #49
+      IDLE › PLANNING › EXECUTING ›  AWAITING_TOOL  › REFLECTING › DONE  ← EXECUTING #50
       turns 25%           tool calls 25%      wall clock #%       tokens 0%           cost 0%
       ████░░░░░░░░░░ 5/20 ████░░░░░░░░░░ 5/20 ~~~~~~~~~~~~ #s/30m ░░░░░░░░░░░░ 0/100k ░░░░░░░ $0.00/$1.00
       workspace progress unknown (not git)
@@ -142,19 +142,19 @@ describe('the tool call panel steps back through earlier calls', () => {
        alpha two
        alpha three
 
-      ── Timeline · filter activity (f) · 28 events · following (end)
-         30 tool.decision       approved by operator
-         32 tool.result         shell failed exit 3 (N ms): gamma failed see above
-         36 model.call          turn 4: Once more. (0+0 tok)
-         37 tool.call           tool call shell {"command":"printf 'delta\\\\n'"}
-         38 step.end            step 4 awaiting_tool
-         40 tool.decision       approved by operator
-         42 tool.result         shell ok exit 0 (N ms): delta
-         46 model.call          turn 5: Last. (0+0 tok)
-         47 tool.call           tool call shell {"command":"printf 'omega\\\\n'"}
-         48 step.end            step 5 awaiting_tool
-         50 tool.decision       approved by operator
-         52 tool.result         shell ok exit 0 (N ms): omega
+      ── Timeline · filter activity (f) · 29 events · following (end)
+         31 tool.decision       approved by operator
+         33 tool.result         shell failed exit 3 (N ms): gamma failed see above
+         37 model.call          turn 4: Once more. (0+0 tok)
+         38 tool.call           tool call shell {"command":"printf 'delta\\\\n'"}
+         39 step.end            step 4 awaiting_tool
+         41 tool.decision       approved by operator
+         43 tool.result         shell ok exit 0 (N ms): delta
+         47 model.call          turn 5: Last. (0+0 tok)
+         48 tool.call           tool call shell {"command":"printf 'omega\\\\n'"}
+         49 step.end            step 5 awaiting_tool
+         51 tool.decision       approved by operator
+         53 tool.result         shell ok exit 0 (N ms): omega
 
       [tab] panel  [/] command  [?] help  [q] quit"
     `);
