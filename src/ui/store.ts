@@ -8,6 +8,7 @@ import { createOverlaySlice } from './slices/overlay.js';
 import { createPromptSlice } from './slices/prompt.js';
 import type { ViewActions, ViewState } from './view.js';
 import { foldGauge, gaugeAt, type ContextGauge } from './context-gauge.js';
+import type { OutlineInfo } from './outline.js';
 
 /** Where a replay stands: the event shown (`index`, 0-based) of `total`. */
 export interface ReplayPosition {
@@ -39,6 +40,13 @@ export interface ConsoleData extends ViewState {
    * nothing there, so it is not asked for as a live run's quit is.
    */
   following: boolean;
+  /**
+   * What the launcher knew before the run was prepared: the goal's objective and the run
+   * id its outline showed (src/ui/outline.ts), as untrusted text. The header shows them
+   * until the fold has a `session.start`, which replaces them (and clears this), so the
+   * console's first frame keeps what the outline showed. `null`: nothing known.
+   */
+  preparing: OutlineInfo | null;
   /** The estimated size of the agent's next request against its context window; `null` when the agent does not measure it. */
   context: ContextGauge | null;
   /**
@@ -108,21 +116,28 @@ export function eventBySeq(events: readonly LoopEvent[], seq: number): LoopEvent
  * A vanilla store fed by the same {@link fold} that replay uses. Each console (and each
  * test) builds its own and passes it through React context.
  */
-export function createConsoleStore(events: readonly LoopEvent[] = [], options: { replay?: ReplayPosition; session?: SessionState; following?: boolean } = {}): ConsoleStore {
+export function createConsoleStore(
+  events: readonly LoopEvent[] = [],
+  options: { replay?: ReplayPosition; session?: SessionState; following?: boolean; preparing?: OutlineInfo } = {},
+): ConsoleStore {
   const replay = options.replay ?? null;
   const held = replay ? { events: [...events], cut: 0 } : newest([...events], LIVE_EVENTS);
-  const session: StateCreator<ConsoleState, [], [], Pick<ConsoleData, 'session' | 'events' | 'dropped' | 'shown' | 'replay' | 'following' | 'context'> & SessionActions> = (set) => ({
+  const session: StateCreator<ConsoleState, [], [], Pick<ConsoleData, 'session' | 'events' | 'dropped' | 'shown' | 'replay' | 'following' | 'preparing' | 'context'> & SessionActions> = (set) => ({
     session: options.session ?? fold(replay ? events.slice(0, replay.index + 1) : events, INITIAL_STATE),
     events: held.events,
     dropped: held.cut,
     shown: replay ? replay.index + 1 : held.events.length,
     replay,
     following: options.following ?? false,
+    preparing: options.preparing ?? null,
     context: replay ? gaugeAt(events, replay.index) : foldGauge(events),
     apply: (batch) =>
       set((s) => {
         const { events, cut } = newest(s.events.concat(batch), LIVE_EVENTS);
-        return { session: fold(batch, s.session), events, dropped: s.dropped + cut, shown: events.length, context: foldGauge(batch, s.context) };
+        const session = fold(batch, s.session);
+        // The fold's session.start is the source of truth from then on.
+        const preparing = session.session === null ? s.preparing : null;
+        return { session, events, dropped: s.dropped + cut, shown: events.length, preparing, context: foldGauge(batch, s.context) };
       }),
     showReplay: (index, session) =>
       set((s) => ({ session, shown: index + 1, replay: { index, total: s.events.length }, context: gaugeAt(s.events, index) })),
