@@ -22,6 +22,7 @@ import { hooksFor } from './hooks/index.js';
 import { startRunBridge, type RunBridge } from './bridge-launch.js';
 import type { HookLaunch } from './engine/bridge/hook-config.js';
 import { assertPreflight } from './preflight.js';
+import { newSessionId } from './run-id.js';
 import type { AnswerHandler } from './engine/bridge/server.js';
 
 /** A session wired to its log and workspace, ready to `run(goal)`. */
@@ -45,11 +46,7 @@ export interface PreparedRun {
   dispose: () => Promise<void>;
 }
 
-/** A session id from the clock and a few random letters: `20261129-203312-k3f9`. */
-export function newSessionId(now: Date = new Date()): string {
-  const stamp = now.toISOString().replace(/[-:]/g, '').replace('T', '-').slice(0, 15);
-  return `${stamp}-${Math.random().toString(36).slice(2, 6)}`;
-}
+export { newSessionId };
 
 /**
  * Builds the agent a policy names: a scripted transcript, an OpenAI-compatible model, or

@@ -13,6 +13,7 @@ import { printError, printJson, printJsonPieces, printLine } from './text/print.
 import { sanitize } from './text/sanitize.js';
 import { showOutline, type OutlineInfo } from './ui/outline.js';
 import { outlineOfConfig, outlineOfLog } from './ui/outline-source.js';
+import { newSessionId } from './run-id.js';
 
 /** The log file of a run, in its run directory. */
 const LOG_FILE = 'events.jsonl';
@@ -96,6 +97,8 @@ export function buildProgram(): Command {
     .action(async (options: { config: string; headless?: boolean; approve: 'all' | 'none' | 'attached'; onPause: 'continue' | 'stop'; goal?: string; constraint: string[]; watchConfig?: boolean; watchConfigGates?: boolean }) => {
       if (options.goal !== undefined && options.goal.trim() === '') fail('--goal needs a non-empty objective');
       const desk = await attachedDesk(options);
+      // Made once, before the outline shows it: the run is prepared with this id.
+      const id = newSessionId();
       await supervise(async (step) => {
         step(`loading ${options.config}…`);
         const { loadPolicy } = await import('./engine/policy.js');
@@ -110,7 +113,7 @@ export function buildProgram(): Command {
         };
         step(`preparing the workspace ${policy.workspace.path}…`);
         const { prepareRun } = await import('./launch.js');
-        const prepared = await prepareRun(policy, { cwd: process.cwd(), ...answersOf(desk) });
+        const prepared = await prepareRun(policy, { cwd: process.cwd(), id, ...answersOf(desk) });
         const { inPlaceWarning, preflightWarnings } = await import('./preflight.js');
         const inPlace = await inPlaceWarning(policy);
         const warnings: string[] = [...preflightWarnings(policy), ...(inPlace ? [inPlace] : [])];
@@ -120,7 +123,7 @@ export function buildProgram(): Command {
           warnings.push(...watchRun(prepared, { headless: !interactiveRun(options), gates: options.watchConfigGates === true, say }));
         }
         return { prepared, start: () => prepared.session.run(prepared.goal), warnings };
-      }, { ...options, desk, outline: () => outlineOfConfig(options.config, options.goal) }, false);
+      }, { ...options, desk, outline: () => outlineOfConfig(options.config, options.goal, id) }, false);
     });
 
   interface SuperviseOptions {
@@ -203,9 +206,11 @@ export function buildProgram(): Command {
       return;
     }
     // The frame's outline first, with plain writes: loading React and Ink takes a while.
-    if (options.outline) await showOutline(options.outline());
+    const outline = options.outline?.();
+    if (outline) await showOutline(outline);
     const { runConsole } = await import('./ui/run-console.js');
-    const result = await configOrExit(() => runConsole(prepare, { confirmResume: resuming }));
+    // The console's first frame keeps what the outline showed until the run's session.start.
+    const result = await configOrExit(() => runConsole(prepare, { confirmResume: resuming, ...(outline ? { preparing: outline } : {}) }));
     // A child the run could not stop in time (a hook, an observer) goes with the console.
     const { killLiveChildren } = await import('./engine/children.js');
     killLiveChildren();

@@ -41,19 +41,21 @@ function GatesOff() {
 }
 
 /**
- * Goal objective and run id; pattern, state, iteration, lap, elapsed time and the
+ * Goal objective and run id (before the run's `session.start`, those the launcher knew:
+ * `preparing` in the store); pattern, state, iteration, lap, elapsed time and the
  * pattern's progress; in a replay, the event shown. `compact`: one row. A run without the
  * built-in approval gates says so first on the state row.
  */
 export const Header = React.memo(function Header({ compact = false }: { compact?: boolean }) {
-  const run = useConsole((s) => s.session.session);
+  // Before the fold has a session.start: what the launcher knew (the outline's goal and run id).
+  const run = useConsole((s) => s.session.session ?? s.preparing?.run ?? null);
   const pattern = useConsole((s) => s.session.pattern);
   const state = useConsole((s) => s.session.machine.state);
   const turn = useConsole((s) => s.session.turn);
   const maxTurns = useConsole((s) => s.session.limits.turns);
   const lap = useConsole((s) => s.session.lap);
   const maxLaps = useConsole((s) => s.session.maxLaps);
-  const objective = useConsole((s) => s.session.goal?.objective ?? null);
+  const objective = useConsole((s) => s.session.goal?.objective ?? s.preparing?.objective ?? null);
   const revision = useConsole((s) => s.session.goal?.revision ?? 0);
   const status = useConsole((s) => s.session.goal?.status ?? null);
   const done = useConsole((s) => s.session.done?.reason ?? null);

@@ -74,17 +74,18 @@ export function objectiveOfYaml(text: string): string | null {
 
 /**
  * The outline of `run`: the objective given with `--goal`, else the one in `file`
- * (read as {@link objectiveOfYaml} reads it, files over 256 KiB skipped). The run id is
- * not known before the run is prepared. Never throws.
+ * (read as {@link objectiveOfYaml} reads it, files over 256 KiB skipped), and `run`, the
+ * id made for the run before it is prepared (the id it is then prepared with; `null`:
+ * none shown). Never throws.
  */
-export function outlineOfConfig(file: string, goal?: string): OutlineInfo {
-  if (goal !== undefined) return { objective: goal.trim(), run: null };
+export function outlineOfConfig(file: string, goal?: string, run: string | null = null): OutlineInfo {
+  if (goal !== undefined) return { objective: goal.trim(), run };
   try {
     const size = statSync(file, { throwIfNoEntry: false })?.size;
-    if (size === undefined || size > YAML_LIMIT) return { objective: null, run: null };
-    return { objective: objectiveOfYaml(readFileSync(file, 'utf8')), run: null };
+    if (size === undefined || size > YAML_LIMIT) return { objective: null, run };
+    return { objective: objectiveOfYaml(readFileSync(file, 'utf8')), run };
   } catch {
-    return { objective: null, run: null }; // loadPolicy reads it next and says what is wrong
+    return { objective: null, run }; // loadPolicy reads it next and says what is wrong
   }
 }
 

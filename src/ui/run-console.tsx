@@ -17,7 +17,7 @@ import { createReplay, damageNotice } from './replay.js';
 import { batchInto, createConsoleStore, LIVE_BATCH_MS, LIVE_EVENTS } from './store.js';
 import { guardSuspend, suspendSelf } from './suspend.js';
 import { PASTE_OFF, PASTE_ON } from './terminal-input.js';
-import { handOverOutline } from './outline.js';
+import { handOverOutline, type OutlineInfo } from './outline.js';
 
 /**
  * How Ink draws the console. Ctrl+C is the console's own key (once pauses, twice quits).
@@ -156,7 +156,9 @@ export interface ConsoleRun {
  * and git-initialising the workspace, reading a log can take a second or more), then
  * runs it until the operator quits. Events reach the store in batches; yields wait for
  * the operator's keys (an approval no longer than `approval.timeout`). With
- * `confirmResume`, nothing runs until the operator confirms.
+ * `confirmResume`, nothing runs until the operator confirms. With `preparing` (what the
+ * outline showed: the goal and the run id), the header shows those from the first frame
+ * until the run's `session.start` is folded.
  * @param prepare builds the run; `step` says what it is doing, shown while it works
  * @returns the outcome (`null` when the operator quit first), the closing message and
  *   the prepared run (its log is still open)
@@ -164,9 +166,9 @@ export interface ConsoleRun {
  */
 export async function runConsole(
   prepare: (step: (text: string) => void) => Promise<ConsoleRun>,
-  options: { confirmResume?: boolean } = {},
+  options: { confirmResume?: boolean; preparing?: OutlineInfo } = {},
 ): Promise<ConsoleResult & { prepared: PreparedRun }> {
-  const store = createConsoleStore();
+  const store = createConsoleStore([], options.preparing ? { preparing: options.preparing } : {});
   const feed = batchInto(store, LIVE_BATCH_MS);
   let quit!: () => void;
   const quitting = new Promise<void>((resolve) => (quit = resolve));

@@ -8,6 +8,7 @@ import { createOverlaySlice } from './slices/overlay.js';
 import { createPromptSlice } from './slices/prompt.js';
 import type { ViewActions, ViewState } from './view.js';
 import { foldGauge, gaugeAt, type ContextGauge } from './context-gauge.js';
+import type { OutlineInfo } from './outline.js';
 
 /** Where a replay stands: the event shown (`index`, 0-based) of `total`. */
 export interface ReplayPosition {
@@ -43,6 +44,13 @@ export interface ConsoleData extends ViewState {
    * nothing there, so it is not asked for as a live run's quit is.
    */
   following: boolean;
+  /**
+   * What the launcher knew before the run was prepared: the goal's objective and the run
+   * id its outline showed (src/ui/outline.ts), as untrusted text. The header shows them
+   * until the fold has a `session.start`, which replaces them (and clears this), so the
+   * console's first frame keeps what the outline showed. `null`: nothing known.
+   */
+  preparing: OutlineInfo | null;
   /** The estimated size of the agent's next request against its context window; `null` when the agent does not measure it. */
   context: ContextGauge | null;
   /**
@@ -123,24 +131,28 @@ export function eventBySeq(events: readonly LoopEvent[], seq: number): LoopEvent
  */
 export function createConsoleStore(
   events: readonly LoopEvent[] = [],
-  options: { replay?: ReplayPosition; session?: SessionState; following?: boolean; windowStart?: number } = {},
+  options: { replay?: ReplayPosition; session?: SessionState; following?: boolean; windowStart?: number; preparing?: OutlineInfo } = {},
 ): ConsoleStore {
   const replay = options.replay ?? null;
   // A replay's `events` are a window of the log starting at `windowStart` (default: the whole log).
   const start = options.windowStart ?? 0;
   const held = replay ? { events: [...events], cut: start } : newest([...events], LIVE_EVENTS);
-  const session: StateCreator<ConsoleState, [], [], Pick<ConsoleData, 'session' | 'events' | 'dropped' | 'shown' | 'replay' | 'following' | 'context'> & SessionActions> = (set) => ({
+  const session: StateCreator<ConsoleState, [], [], Pick<ConsoleData, 'session' | 'events' | 'dropped' | 'shown' | 'replay' | 'following' | 'preparing' | 'context'> & SessionActions> = (set) => ({
     session: options.session ?? fold(replay ? events.slice(0, replay.index - start + 1) : events, INITIAL_STATE),
     events: held.events,
     dropped: held.cut,
     shown: replay ? replay.index - start + 1 : held.events.length,
     replay,
     following: options.following ?? false,
+    preparing: options.preparing ?? null,
     context: replay ? gaugeAt(events, replay.index - start) : foldGauge(events),
     apply: (batch) =>
       set((s) => {
         const { events, cut } = newest(s.events.concat(batch), LIVE_EVENTS);
-        return { session: fold(batch, s.session), events, dropped: s.dropped + cut, shown: events.length, context: foldGauge(batch, s.context) };
+        const session = fold(batch, s.session);
+        // The fold's session.start is the source of truth from then on.
+        const preparing = session.session === null ? s.preparing : null;
+        return { session, events, dropped: s.dropped + cut, shown: events.length, preparing, context: foldGauge(batch, s.context) };
       }),
     showReplay: (position, session, held) =>
       set((s) => ({

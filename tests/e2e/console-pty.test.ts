@@ -337,7 +337,7 @@ describe('before the run', { timeout: 60_000 }, () => {
     expect(shown, t.describe()).toMatch(/^loopdeck: invalid config$/m);
     expect(shown, t.describe()).toMatch(/^loop\.yaml:3:10: pattern: expected one of react, plan-and-execute, reflexion, auto, found "sideways"$/m);
     // The console was drawn while loop.yaml loaded, then cleared: the errors come first.
-    expect(t.output, 'the console drew first').toContain('(not started)');
+    expect(t.output, 'the console drew first').toContain('Timeline');
     expect(shown.slice(0, shown.indexOf('loopdeck: invalid config')).trim(), t.describe()).toBe('');
     await expectRestored(t);
   });

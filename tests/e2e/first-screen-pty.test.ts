@@ -77,6 +77,44 @@ function split(output: string): { outline: string; firstFrame: string } {
   return { outline: output.slice(0, begin), firstFrame: output.slice(0, end + ESU.length) };
 }
 
+/**
+ * The screen after each frame Ink wrote (each synchronized update) in `output`, in order,
+ * in one emulator fed the earlier lines first.
+ */
+async function frameScreens(output: string, cols = COLS, rows = ROWS): Promise<string[][]> {
+  const term = new xterm.Terminal({ cols, rows, allowProposedApi: true, scrollback: 5000 });
+  const write = (text: string) => new Promise<void>((resolve) => term.write(text, resolve));
+  await write(EARLIER);
+  const screens: string[][] = [];
+  let from = 0;
+  for (let end = output.indexOf(ESU); end >= 0; end = output.indexOf(ESU, from)) {
+    await write(output.slice(from, end + ESU.length));
+    from = end + ESU.length;
+    const buffer = term.buffer.active;
+    screens.push(Array.from({ length: rows }, (_, y) => buffer.getLine(buffer.viewportY + y)?.translateToString(true) ?? ''));
+  }
+  term.dispose();
+  return screens;
+}
+
+/**
+ * Every frame Ink wrote shows the title row `header` once; the frames before the run's
+ * session.start (the state row still `- · …`: no pattern yet) are there and show it too.
+ * @returns how many frames came before session.start
+ */
+async function headerInEveryFrame(output: string, header: RegExp): Promise<number> {
+  const screens = await frameScreens(output);
+  expect(screens.length).toBeGreaterThan(0);
+  let before = 0;
+  for (const [i, screen] of screens.entries()) {
+    const titles = screen.filter((l) => l.startsWith('loopdeck'));
+    expect(titles, `frame ${i}:\n${screen.join('\n')}`).toHaveLength(1);
+    expect(titles[0], `frame ${i}:\n${screen.join('\n')}`).toMatch(header);
+    if (screen.some((l) => l.startsWith('- · '))) before += 1;
+  }
+  return before;
+}
+
 const count = (lines: string[], pattern: RegExp) => lines.filter((l) => pattern.test(l)).length;
 
 /** Every earlier line is still there exactly once, in order, above what the CLI drew. */
@@ -91,13 +129,24 @@ describe('the first screen in a real terminal', { timeout: 120_000 }, () => {
     const t = start(['run', '--config', config(dir)], { cwd: dir });
     await t.waitFor(/loopdeck Names with accents must survive the payload round trip +run \S+/, 60_000);
     await t.waitFor('Timeline');
+    // The run has started (its session.start is folded: the pattern shows).
+    await t.waitFor(/react · /, 60_000);
     const { outline, firstFrame } = split(t.output);
+    const [run] = readdirSync(path.join(dir, '.loopdeck/runs'));
+    const header = new RegExp(`^loopdeck Names with accents must survive the payload round trip +run ${run}$`);
 
-    // The outline: plain writes, the header's colours, at the bottom where the cursor was.
+    // The outline: plain writes, the header's colours, at the bottom where the cursor was;
+    // the run id is the one the run got.
     expect(outline).toContain('\u001b[36mloopdeck');
     const before = await emulate(outline);
-    expect(before.screen.slice(-3)).toEqual(['$ earlier line 34', 'loopdeck Names with accents must survive the payload round trip', 'preparing…']);
+    expect(before.screen[ROWS - 3]).toBe('$ earlier line 34');
+    expect(before.screen[ROWS - 2]).toMatch(header);
+    expect(before.screen[ROWS - 1]).toBe('preparing…');
     earlierKept(before.history);
+
+    // From Ink's first frame on, the header keeps the goal and the run id the outline
+    // showed, also before the run is prepared: they never go away and come back.
+    expect(await headerInEveryFrame(t.output, header)).toBeGreaterThan(0);
 
     // Ink's first frame erases the outline in its own write, inside its synchronized update:
     // no moment shows neither.
@@ -127,11 +176,15 @@ describe('the first screen in a real terminal', { timeout: 120_000 }, () => {
     expect(outline).not.toMatch(/\u001b\]|\u0007|\u001b\[2J|\u001b\[H/);
     const before = await emulate(outline);
     const [title, preparing] = before.screen.slice(-2);
-    expect(title).toMatch(/^loopdeck \^\[\]52;c;aGVsbG8=\^G\^\[\[2J\^\[\[H\^M fake 👨👩👧👦 family 👍 中文字 长+…$/);
+    expect(title).toMatch(/^loopdeck \^\[\]52;c;aGVsbG8=\^G\^\[\[2J\^\[\[H\^M fake 👨👩👧👦 family 👍 中文字 长+… *run \S+$/);
     expect(preparing).toBe('preparing…');
     expect(before.wrapped).toEqual([]);
+    // The console's header carries the same goal from its first frame.
+    await headerInEveryFrame(t.output, /^loopdeck \^\[\]52;c;aGVsbG8=\^G\^\[\[2J\^\[\[H\^M fake 👨👩👧👦 family 👍 中文字 长+… *run \S+$/);
     const first = await emulate(firstFrame);
-    expect(count(first.history, /preparing…|aGVsbG8/)).toBe(0);
+    // The goal once, in the console's header: no copy of the outline left.
+    expect(count(first.history, /preparing…/)).toBe(0);
+    expect(count(first.history, /aGVsbG8/)).toBe(1);
     earlierKept(first.history);
     for (const clear of CLEARS) expect(t.output).not.toContain(clear);
   });
@@ -144,7 +197,9 @@ describe('the first screen in a real terminal', { timeout: 120_000 }, () => {
     const exit = await t.exit;
     expect(exit.code).toBe(1);
     const before = await emulate(t.output.slice(0, t.output.indexOf(BSU)));
-    expect(before.screen.slice(-2)).toEqual(['loopdeck', 'preparing…']);
+    // The title without a goal, and the run id made for the run (none is made: the config is refused).
+    expect(before.screen[ROWS - 2]).toMatch(/^loopdeck +run \S+$/);
+    expect(before.screen[ROWS - 1]).toBe('preparing…');
     const history = t.history().split('\n');
     expect(history.join('\n'), t.describe()).toContain('invalid config');
     expect(count(history, /preparing…|^loopdeck( |$)/), t.describe()).toBe(0);
@@ -198,8 +253,11 @@ describe('the first screen of a recorded run', { timeout: 120_000 }, () => {
       const { outline, firstFrame } = split(t.output);
       const before = await emulate(outline);
       const [title, preparing] = before.screen.slice(-2);
-      expect(title).toMatch(new RegExp(`^loopdeck Names with accents must survive the payload round trip +run ${run}$`));
+      const header = new RegExp(`^loopdeck Names with accents must survive the payload round trip +run ${run}$`);
+      expect(title).toMatch(header);
       expect(preparing).toBe('preparing…');
+      // Every frame of the console, from its first, has the same title row.
+      await headerInEveryFrame(t.output, header);
       const first = await emulate(firstFrame);
       expect(count(first.history, /preparing…/)).toBe(0);
       expect(count(first.history, /^loopdeck /)).toBe(1);

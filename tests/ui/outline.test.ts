@@ -71,6 +71,9 @@ describe('the goal read cheaply from loop.yaml', () => {
     const dir = tempDir();
     expect(outlineOfConfig(path.join(dir, 'none.yaml'), '  given  ')).toEqual({ objective: 'given', run: null });
     expect(outlineOfConfig(path.join(dir, 'none.yaml'))).toEqual({ objective: null, run: null });
+    // The run id made before the run is prepared goes into the outline as given.
+    expect(outlineOfConfig(path.join(dir, 'none.yaml'), 'given', '20261201-000000-abcd')).toEqual({ objective: 'given', run: '20261201-000000-abcd' });
+    expect(outlineOfConfig(path.join(dir, 'none.yaml'), undefined, '20261201-000000-abcd')).toEqual({ objective: null, run: '20261201-000000-abcd' });
     expect(outlineOfConfig(dir)).toEqual({ objective: null, run: null }); // a folder
     const huge = path.join(dir, 'huge.yaml');
     writeFileSync(huge, `goal:\n  objective: big\n# ${'x'.repeat(300 * 1024)}\n`);
