@@ -16,6 +16,7 @@ import { RunInterrupted } from '../engine/errors.js';
 import { createReplay, damageNotice } from './replay.js';
 import { batchInto, createConsoleStore, LIVE_BATCH_MS, LIVE_EVENTS } from './store.js';
 import { guardSuspend, suspendSelf } from './suspend.js';
+import { heapBound } from './heap.js';
 import { PASTE_OFF, PASTE_ON } from './terminal-input.js';
 import { handOverOutline, type OutlineInfo } from './outline.js';
 
@@ -318,6 +319,8 @@ const FIRST_LINES = 2000;
 const READ_SLICE_MS = 25;
 /** Milliseconds between two updates of the console while the log is read. */
 const READ_FRAME_MS = 250;
+/** MB the heap may grow past what it last held alive while the log is read, before it is collected ({@link heapBound}). */
+const READ_HEAP_HEADROOM_MB = 64;
 
 /**
  * {@link replayConsole} of a log file of any length, in bounded memory: the log is read
@@ -344,10 +347,12 @@ export async function replayLogConsole(file: string): Promise<string[]> {
       };
       notice();
       let shown = performance.now();
+      const bound = heapBound(READ_HEAP_HEADROOM_MB);
       while (!stopped()) {
         const until = performance.now() + READ_SLICE_MS;
         let done = false;
         while (!done && performance.now() < until) done = index.readMore(256);
+        bound();
         if (done) break;
         if (performance.now() - shown >= READ_FRAME_MS) {
           replay.refresh();

@@ -150,6 +150,25 @@ describe('the state at any event, from a snapshot and the events after it', () =
     }
   });
 
+  it('a step back right after the end, and on back through the last spacing, folds a few events each, and the states are right', () => {
+    // 3000+ events, at most 4 snapshots: the spacing ends at 1024 (or more), its fine steps at 64.
+    const index = LogIndex.read(file, { every: 16, maxSnapshots: 4 });
+    try {
+      const step = index.every / 16;
+      expect(index.stateAt(events.length - 1)).toEqual(fold(events));
+      const lastSnapshot = (index.snapshotCount - 1) * index.every;
+      expect(events.length - lastSnapshot).toBeGreaterThan(4 * step);
+      for (let at = events.length - 2; at >= lastSnapshot; at -= 7) {
+        const before = index.folded;
+        expect(index.stateAt(at), `at ${at}`).toEqual(fold(events.slice(0, at + 1)));
+        // Without the states of the last spacing kept while reading, the first step back folds most of a spacing.
+        expect(index.folded - before, `events folded for ${at}`).toBeLessThan(step);
+      }
+    } finally {
+      index.close();
+    }
+  });
+
   it('the snapshots are not changed by reading on or by seeking', () => {
     const index = new LogIndex(file, { every: 50, maxSnapshots: 100 });
     try {
