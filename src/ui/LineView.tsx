@@ -4,19 +4,23 @@ import type { LineState } from './line-editor.js';
 import { cellWidth } from './text.js';
 import { theme } from './theme.js';
 
-/** The first character shown when the text is wider than `width` (it scrolls to keep the cursor in view). */
-function firstShown(prefix: string, state: LineState, width: number): number {
-  const chars = [...state.text];
-  let start = 0;
+/**
+ * The first character shown when the text is wider than `width` (it scrolls to keep the
+ * cursor in view): walks back from the cursor while the shown part fits, so the cost
+ * follows the bar's width, not the text's length (a 60,000-character paste stays instant).
+ */
+function firstShown(prefix: string, chars: readonly string[], cursor: number, width: number): number {
   const room = Math.max(4, width - cellWidth(prefix) - 1);
-  while (start < state.cursor && cellWidth(chars.slice(start, state.cursor).join('')) > room) start++;
+  let start = cursor;
+  while (start > 0 && cellWidth(chars.slice(start - 1, cursor).join('')) <= room) start--;
   return start;
 }
 
 /** The column (0-based, in cells) where {@link LineView} draws its cursor. */
 export function caretColumn(prefix: string, state: LineState, width: number): number {
-  const start = firstShown(prefix, state, width);
-  return cellWidth(prefix) + (start > 0 ? 1 : 0) + cellWidth([...state.text].slice(start, state.cursor).join(''));
+  const chars = [...state.text];
+  const start = firstShown(prefix, chars, state.cursor, width);
+  return cellWidth(prefix) + (start > 0 ? 1 : 0) + cellWidth(chars.slice(start, state.cursor).join(''));
 }
 
 /**
@@ -25,10 +29,12 @@ export function caretColumn(prefix: string, state: LineState, width: number): nu
  */
 export function LineView({ prefix, state, width }: { prefix: string; state: LineState; width: number }) {
   const chars = [...state.text];
-  const start = firstShown(prefix, state, width);
+  const start = firstShown(prefix, chars, state.cursor, width);
   const before = chars.slice(start, state.cursor).join('');
   const at = chars[state.cursor] ?? ' ';
-  const after = chars.slice(state.cursor + 1).join('');
+  // Only what can show after the cursor: a character takes at least one cell, zero-width
+  // marks aside; Ink cuts the rest at the edge.
+  const after = chars.slice(state.cursor + 1, state.cursor + 1 + 2 * width).join('');
   return (
     <Text wrap="truncate-end">
       <Text color={theme.accent}>{prefix}</Text>

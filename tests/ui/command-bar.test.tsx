@@ -387,6 +387,22 @@ describe('history, completion, paste', () => {
     expect(rig.session.snapshot.goal?.constraints).toContain('keep the API stable');
   });
 
+  test('a paste of 60,000 characters, CJK and accents among them, shows at once and Esc still closes the bar', async () => {
+    const rig = await open({ transcript: WAITING });
+    await rig.waitForFrame('Approve tool call shell (t1)');
+    await openBar(rig);
+    const pasted = `${'x'.repeat(50_000)}${'é漢字 '.repeat(2_500)}end`;
+    const started = Date.now();
+    await rig.press(`\u001b[200~${pasted}\u001b[201~`);
+    // The bar scrolls to the caret: the end of the paste is what shows.
+    await rig.waitFor(() => /字 end/.test(rig.frame()), 'the end of the paste to show');
+    await rig.press(KEY.escape);
+    await rig.waitFor(() => rig.bar() === null, 'Esc to close the bar');
+    // Drawing follows the bar's width, not the text's length (it took minutes before).
+    expect(Date.now() - started).toBeLessThan(10_000);
+    expect(operatorCalls(rig.controller)).toEqual([]);
+  }, 30_000);
+
   test('/help opens the help overlay; /budget raises a limit', async () => {
     const rig = await open({ transcript: WAITING });
     await rig.waitForFrame('Approve tool call shell (t1)');
