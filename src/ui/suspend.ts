@@ -11,14 +11,17 @@ import { PASTE_OFF, PASTE_ON } from './terminal-input.js';
  * The process stops itself with SIGSTOP rather than SIGTSTP's default action: the kernel
  * ignores a SIGTSTP whose action is the default in an orphaned process group (a program
  * started by `sh -c`, a supervisor or a pty harness), which would leave the terminal given
- * back while the console still runs.
+ * back while the console still runs. It stops its whole process group, as `vi` and `less`
+ * do with SIGTSTP: started through a wrapper (`npx loopdeck`, `npm start`), the wrapper is
+ * in the same job and must stop too, or the shell never sees the job stop and gives no
+ * prompt to type `fg` at.
  */
 
 /** What {@link guardSuspend} acts on: the process, its terminal streams (replaceable in tests). */
 export interface SuspendHost {
   on: (event: 'SIGTSTP' | 'SIGCONT', listener: () => void) => unknown;
   off: (event: 'SIGTSTP' | 'SIGCONT', listener: () => void) => unknown;
-  /** Stops the process (SIGSTOP). */
+  /** Stops the process and its process group (SIGSTOP). */
   stop: () => void;
   stdin: NodeJS.ReadStream;
   stdout: NodeJS.WriteStream;
@@ -27,7 +30,7 @@ export interface SuspendHost {
 const PROCESS: SuspendHost = {
   on: (event, listener) => process.on(event, listener),
   off: (event, listener) => process.off(event, listener),
-  stop: () => process.kill(process.pid, 'SIGSTOP'),
+  stop: () => process.kill(0, 'SIGSTOP'),
   get stdin() {
     return process.stdin;
   },
