@@ -22,6 +22,15 @@ if (hidden.problem && process.platform === 'linux') {
 
 guardConsole();
 
+// A reader that went away (`loopdeck runs | head -1`) ends a command that prints quietly,
+// with its exit code so far, as `cat` or `git log` would end; commands that stream (headless
+// `run`, `watch`) listen themselves and stop their run or watch first.
+process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+  if (process.stdout.listenerCount('error') > 1) return;
+  if (error.code !== 'EPIPE') crash(error);
+  process.exit(typeof process.exitCode === 'number' ? process.exitCode : EXIT.goalMet);
+});
+
 /** A crash, printed sanitized (its message may quote an agent, a tool or a server), then exit 1. */
 function crash(error: unknown): never {
   eraseOutline();
