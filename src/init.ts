@@ -4,7 +4,7 @@
  * tests with the matching parser, a verify command, a bounded budget, approval defaults and
  * an agent block with the other kinds as comments. It never overwrites a file.
  */
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { selfCommand, shortPath } from './continue-command.js';
 
@@ -201,7 +201,8 @@ export interface InitResult {
 
 /**
  * Writes a first loop.yaml into `dir` (as `name`), never over an existing file.
- * @throws Error naming the file when it exists already
+ * @throws Error naming the file when it exists already, its folder is missing, it is a
+ *   folder or the folder cannot be written
  */
 export function writeInitConfig(dir: string, name = 'loop.yaml'): InitResult {
   const file = path.resolve(dir, name);
@@ -209,7 +210,12 @@ export function writeInitConfig(dir: string, name = 'loop.yaml'): InitResult {
   try {
     writeFileSync(file, renderInitConfig(runner), { flag: 'wx' });
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'EEXIST') throw new Error(`${file} exists already: loopdeck init never overwrites a file (remove it, or pass another name)`);
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'EEXIST' && statSync(file, { throwIfNoEntry: false })?.isDirectory()) throw new Error(`cannot write ${file}: it is a folder (pass a file name, e.g. ${path.join(name, 'loop.yaml')})`);
+    if (code === 'EEXIST') throw new Error(`${file} exists already: loopdeck init never overwrites a file (remove it, or pass another name)`);
+    if (code === 'ENOENT') throw new Error(`cannot write ${file}: the folder ${path.dirname(file)} does not exist (create it first, or run loopdeck init inside it)`);
+    if (code === 'EISDIR') throw new Error(`cannot write ${file}: it is a folder (pass a file name, e.g. ${path.join(name, 'loop.yaml')})`);
+    if (code === 'EACCES' || code === 'EPERM' || code === 'EROFS') throw new Error(`cannot write ${file}: not allowed here (${code})`);
     throw error;
   }
   return { file, runner };

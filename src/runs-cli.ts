@@ -3,6 +3,7 @@
  * under a folder's `.loopdeck/runs/`, newest first, with their workspace copies; and the
  * removal of the copies of runs that ended long ago (see `runs.ts` for what is kept).
  */
+import { statSync } from 'node:fs';
 import path from 'node:path';
 import { createInterface } from 'node:readline/promises';
 import { parseDuration } from './engine/duration.js';
@@ -135,13 +136,17 @@ async function confirm(question: string): Promise<boolean> {
 
 /**
  * Lists the runs of `project`, or prunes their copies (`--prune`).
- * @throws CliError: exit 1 for a bad `--older-than` or options that do not go together,
+ * @throws CliError: exit 1 for a folder that is not there, a bad `--older-than` or options
+ *   that do not go together,
  *   exit 2 when there is something to prune but no terminal to ask on and no `--yes`
  */
 export async function runsCommand(project: string, options: RunsOptions): Promise<void> {
   const olderThanMs = parseAge(options.olderThan);
   if (!options.prune && options.yes) throw new CliError('--yes goes with --prune (loopdeck runs --prune --yes)');
   if (options.prune && options.json) throw new CliError('--json lists runs; --prune removes copies: use one at a time');
+  if (!statSync(project, { throwIfNoEntry: false })?.isDirectory()) {
+    throw new CliError(`${sanitize(path.resolve(project), { oneLine: true })} is not a folder: pass the folder \`loopdeck run\` was started in`);
+  }
   const now = Date.now();
   const runs = listRuns(project);
   const where = sanitize(runsFolder(project), { oneLine: true });

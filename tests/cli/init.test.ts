@@ -71,6 +71,21 @@ describe('loopdeck init', () => {
     expect(other.stdout).toContain('wrote other.yaml');
   }, 30_000);
 
+  it('a file it cannot write: a missing folder, a folder, says which and why, exit 1, no stack', async () => {
+    const dir = project({ 'package.json': '{}' });
+    mkdirSync(path.join(dir, 'conf'));
+    for (const [target, said] of [
+      ['sub/loop.yaml', `the folder ${path.join(dir, 'sub')} does not exist`],
+      ['/does/not/exist/loop.yaml', 'the folder /does/not/exist does not exist'],
+      ['conf', 'it is a folder'],
+    ] as const) {
+      const init = await execa('node', [cli, 'init', target], { cwd: dir, reject: false });
+      expect(init.exitCode, init.stderr).toBe(1);
+      expect(init.stderr).toContain(said);
+      expect(init.stderr).not.toMatch(/ENOENT|EISDIR|\n\s+at /);
+    }
+  }, 30_000);
+
   it('the node --test project: validate passes, and the observer it writes measures 1 failing, 2 passing', async () => {
     const dir = project({
       'package.json': JSON.stringify({ type: 'module', scripts: { test: 'node --test' } }),

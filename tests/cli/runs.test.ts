@@ -202,6 +202,16 @@ describe('loopdeck runs, edge cases', () => {
     expect((await execa('node', [cli, 'runs', '--json'], { cwd })).stdout).toBe('');
   });
 
+  it('a folder that is not there is an error, not an empty list', async () => {
+    const cwd = tempDir('loopdeck-runs-missing-');
+    for (const args of [['runs', 'nope'], ['runs', 'nope', '--json'], ['runs', 'nope', '--prune', '--yes']]) {
+      const r = await execa('node', [cli, ...args], { cwd, reject: false });
+      expect(r.exitCode, r.stderr).toBe(1);
+      expect(r.stderr).toBe(`loopdeck: ${path.join(cwd, 'nope')} is not a folder: pass the folder \`loopdeck run\` was started in`);
+      expect(r.stdout).toBe('');
+    }
+  });
+
   it('refuses a bad --older-than and --yes without --prune', async () => {
     const cwd = tempDir('loopdeck-runs-bad-');
     const bad = await execa('node', [cli, 'runs', '--prune', '--older-than', 'soon'], { cwd, reject: false });
