@@ -285,7 +285,8 @@ const observeSchema = z
       const bad = groups.find((g) => !/^[a-z][a-z0-9_]*$/.test(g));
       if (bad) ctx.addIssue({ code: 'custom', path: ['pattern'], message: `expected group names of lower-case letters, digits and _, found "${bad}"` });
     } catch (error) {
-      ctx.addIssue({ code: 'custom', path: ['pattern'], message: (error as Error).message });
+      // Located here at the pattern itself: only what was expected, not the parser's own place.
+      ctx.addIssue({ code: 'custom', path: ['pattern'], message: error instanceof ConfigError ? error.expected : (error as Error).message });
     }
   })
   .describe('A command whose output the harness turns into `observed.*` metrics.');

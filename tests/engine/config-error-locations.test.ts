@@ -129,6 +129,14 @@ describe('loop.yaml: every section', () => {
       ],
     ],
     ['an observer that is a number', 'observe:\n  - 5\n', ['loop.yaml:11:5: observe[0]: expected a mapping, found 5']],
+    [
+      'an observer pattern that is not a regular expression, and one without a named group',
+      "observe:\n  - {name: a, command: x, parser: regex, pattern: '(?<x>[0-9'}\n  - {name: b, command: x, parser: regex, pattern: '[0-9]+'}\n",
+      [
+        'loop.yaml:11:51: observe[0].pattern: expected a valid regular expression: Invalid regular expression: /(?<x>[0-9/gm: Unterminated character class',
+        'loop.yaml:12:51: observe[1].pattern: expected at least one named group, like (?<coverage>\\d+)',
+      ],
+    ],
     ['an unknown direction', 'progress:\n  observed:\n    - {signal: observed.tests.failing, direction: down}\n', ['loop.yaml:12:51: progress.observed[0].direction: expected one of increase, decrease, found "down"']],
     ['claims that reset stagnation', 'progress:\n  reported:\n    resets_stagnation: true\n', ['loop.yaml:12:24: progress.reported.resets_stagnation: expected false (reported claims never reset stagnation: only observed progress does), found true']],
     ['an approval rule without words', "approval:\n  allow: ['shell: ']\n", ['loop.yaml:11:11: approval.allow[0]: expected words after "shell:" (write "shell" to name the whole tool), found "shell: "']],
