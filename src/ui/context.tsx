@@ -29,6 +29,12 @@ export interface ConsoleController extends OperatorTarget {
   /** Answers the gate (resume confirmation). */
   confirm?: () => void;
   /** Suspends the console (Ctrl+Z): gives the terminal back and stops until `fg`. */
+  /**
+   * Applies the events the run recorded that the console has not shown yet (its pending
+   * batch), so a key that quits or pauses decides on the run as it is, not as it was up to
+   * a batch ago (a `q` right after the run started would otherwise quit without asking).
+   */
+  catchUp?: () => void;
   suspend?: () => void;
   /** Replay only: moves the event shown. */
   replay?: { step: (delta: number) => void; jump: (to: 'start' | 'end') => void };

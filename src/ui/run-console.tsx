@@ -195,6 +195,7 @@ export async function runConsole(
       confirmed();
     },
     suspend: suspendSelf,
+    catchUp: () => feed.flush(),
   };
 
   let prepared: PreparedRun | null = null;

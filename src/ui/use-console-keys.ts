@@ -193,6 +193,8 @@ export function createCommands(store: ConsoleStore, controller: ConsoleControlle
     const binding = bindingFor(key.name, scopesFor(key, dashboardScopes(get(), layout())));
     if (!binding) return false;
     if (key.source !== 'key' && binding.command === 'quit') return true; // a held or typed-ahead q never quits
+    // Whether the run is live decides what q and Ctrl+C do: on the events recorded so far.
+    if (binding.command === 'quit' || binding.command === 'interrupt') controller.catchUp?.();
     const reducer = DASHBOARD_REDUCERS[binding.scope as keyof typeof DASHBOARD_REDUCERS];
     if (reducer) apply(reducer(get(), binding.command, layout()));
     return true;
