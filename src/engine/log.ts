@@ -240,14 +240,18 @@ export function parseLog(text: string, file: string): ReadLogResult {
   return { events: kept < 0 ? events : events.slice(0, kept), ...result };
 }
 
-/** Folds the text of an events.jsonl file as it parses it, keeping no event (the checks of {@link parseLog}). */
-export function foldLog(text: string, file: string): { state: SessionState; warnings: string[]; unresumable?: string } {
+type Folded = { state: SessionState; warnings: string[]; unresumable?: string };
+
+/**
+ * A scanner that folds each event it keeps into a fresh state (past a `seq` gap, only what
+ * the fold can still take), and `finish`, which ends the scan: the state and every warning.
+ */
+function foldingScanner(file: string): { scanner: LogScanner; finish: () => Folded } {
   const state = draftOf(INITIAL_STATE);
   const stopped: string[] = [];
   let damaged = false;
   let folding = true;
-  const { gapped: _gapped, ...result } = scanLog(
-    text,
+  const scanner = new LogScanner(
     file,
     (e) => {
       if (!folding) return;
@@ -256,10 +260,20 @@ export function foldLog(text: string, file: string): { state: SessionState; warn
     },
     () => (damaged = true),
   );
-  return { state, ...result, warnings: [...result.warnings, ...stopped] };
+  const finish = () => {
+    const { gapped: _gapped, ...result } = scanner.end();
+    return { state, ...result, warnings: [...result.warnings, ...stopped] };
+  };
+  return { scanner, finish };
 }
 
-/** Bytes {@link filePieces} reads at a time. */
+/** Folds the text of an events.jsonl file as it parses it, keeping no event (the checks of {@link parseLog}). */
+export function foldLog(text: string, file: string): Folded {
+  const { scanner, finish } = foldingScanner(file);
+  forEachPiece(text, file, scanner.nulWarnings, (piece) => scanner.push(piece));
+  return finish();
+}
+
 const CHUNK_BYTES = 1 << 20;
 
 /**
@@ -328,25 +342,12 @@ export function openLog(file: string): number {
  * held, so a log of any length folds in the memory of its state.
  * @throws LogError naming the file when it cannot be read, or for an unreadable schema version
  */
-export function foldLogFile(file: string): { state: SessionState; warnings: string[]; unresumable?: string } {
+export function foldLogFile(file: string): Folded {
   const fd = openLog(file);
   try {
-    const state = draftOf(INITIAL_STATE);
-    const stopped: string[] = [];
-    let damaged = false;
-    let folding = true;
-    const scanner = new LogScanner(
-      file,
-      (e) => {
-        if (!folding) return;
-        if (damaged) folding = reduceAfterDamage(state, e, file, stopped);
-        else reduce(state, e);
-      },
-      () => (damaged = true),
-    );
+    const { scanner, finish } = foldingScanner(file);
     for (const piece of filePieces(fd, file, scanner.nulWarnings)) scanner.push(piece);
-    const { gapped: _gapped, ...result } = scanner.end();
-    return { state, ...result, warnings: [...result.warnings, ...stopped] };
+    return finish();
   } finally {
     closeSync(fd);
   }
