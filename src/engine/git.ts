@@ -43,7 +43,6 @@
  * running (it can run code anyway) could change the config between them; it would still
  * see no secret in git's environment.
  */
-import { execa } from 'execa';
 import { ToolError } from './errors.js';
 
 /** Output of one git command. */
@@ -188,6 +187,8 @@ export function driverOverrides(configNames: readonly string[]): Array<[string, 
 
 /** Runs git once with the given environment; a start failure or timeout throws. */
 async function spawnGit(cwd: string, args: string[], env: Record<string, string>): Promise<GitRun> {
+  // Loaded on first use: the console's first frame does not wait for execa's modules.
+  const { execa } = await import('execa');
   const result = await execa('git', args, { cwd, env, extendEnv: false, reject: false, stdin: 'ignore', timeout: GIT_TIMEOUT_MS });
   if (result.timedOut) throw new ToolError('git', `git ${args.join(' ')} in ${cwd} did not finish within ${GIT_TIMEOUT_MS / 1000} s`);
   if (result.exitCode === undefined) {

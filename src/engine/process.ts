@@ -1,5 +1,4 @@
 import { StringDecoder } from 'node:string_decoder';
-import { execa } from 'execa';
 import { childEnded, childStarted } from './children.js';
 import { newTag, TAG_VARIABLE, taggedProcesses } from './descendants.js';
 import { boundText, redactText, tailText, truncationMark } from './redact.js';
@@ -273,6 +272,8 @@ interface Exit {
  * output open is named in `escaped` and killed, and the pipes are closed.
  */
 export async function runShellProcess(command: string, options: RunShellOptions): Promise<ShellRun> {
+  // Loaded on first use: the console's first frame does not wait for execa's modules.
+  const { execa } = await import('execa');
   const started = performance.now();
   const limit = options.outputLimitBytes ?? 64 * 1024;
   const output = options.keep === 'tail' ? new Tail(limit) : new HeadTail(limit);

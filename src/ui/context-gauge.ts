@@ -1,4 +1,5 @@
-import { estimateTokens, type LoopEvent } from '../engine/index.js';
+import { estimateTokens } from '../engine/agents/context.js';
+import type { LoopEvent } from '../engine/events.js';
 
 /** The console's estimate of the agent's next request against its context window, in tokens. */
 export interface ContextGauge {

@@ -1,6 +1,8 @@
 import React, { type ReactNode } from 'react';
 import { Text } from 'ink';
-import { disagrees, type ExecutionMemory, type SessionState } from '../engine/index.js';
+import { disagrees } from '../engine/assessment.js';
+import type { SessionState } from '../engine/fold.js';
+import type { ExecutionMemory } from '../engine/memory.js';
 import { Line } from './Line.js';
 import { sanitize } from './text.js';
 import { theme } from './theme.js';
