@@ -50,8 +50,14 @@ export const MAX_LISTED_PATHS = 50;
 export const DEFAULT_CONSTRAINT_TIMEOUT = 120;
 
 type Matcher = (path: string) => boolean;
+type Picomatch = (patterns: string[], options: { dot: boolean }) => Matcher;
+let picomatchModule: Picomatch | undefined;
 // picomatch ships no types; this is the one call used. `posix`: paths use `/` on every platform.
-const picomatch = createRequire(import.meta.url)('picomatch/posix.js') as (patterns: string[], options: { dot: boolean }) => Matcher;
+// Loaded on first use: the console imports this module for its texts alone.
+const picomatch: Picomatch = (patterns, options) => {
+  picomatchModule ??= createRequire(import.meta.url)('picomatch/posix.js') as Picomatch;
+  return picomatchModule(patterns, options);
+};
 
 /** The text of a constraint, whichever form it has. */
 export function constraintText(spec: ConstraintSpec): string {

@@ -1,18 +1,32 @@
-import { XMLParser, XMLValidator } from 'fast-xml-parser';
+import { createRequire } from 'node:module';
+import type { XMLParser as Parser, XMLValidator as Validator } from 'fast-xml-parser';
 import type { TestOutcome } from '../types.js';
 import { isRecord } from './json-object.js';
 import type { TestReport } from './types.js';
 
 const LISTS = new Set(['testsuites', 'testsuite', 'testcase', 'failure', 'error', 'skipped']);
 
-const xml = new XMLParser({
-  ignoreAttributes: false,
-  attributeNamePrefix: '@_',
-  parseAttributeValue: false,
-  parseTagValue: false,
-  htmlEntities: true,
-  isArray: (tagName) => LISTS.has(tagName),
-});
+let loaded: { xml: Parser; validator: typeof Validator } | undefined;
+
+/**
+ * fast-xml-parser's parser and validator, loaded on first use (synchronously, its CommonJS
+ * build): the console imports the parsers' module for its metric names, and its first frame
+ * does not wait for the XML parser's modules.
+ */
+function xmlParser(): { xml: Parser; validator: typeof Validator } {
+  if (loaded) return loaded;
+  const { XMLParser, XMLValidator } = createRequire(import.meta.url)('fast-xml-parser') as typeof import('fast-xml-parser');
+  const xml = new XMLParser({
+    ignoreAttributes: false,
+    attributeNamePrefix: '@_',
+    parseAttributeValue: false,
+    parseTagValue: false,
+    htmlEntities: true,
+    isArray: (tagName) => LISTS.has(tagName),
+  });
+  loaded = { xml, validator: XMLValidator };
+  return loaded;
+}
 
 /**
  * Parses a JUnit XML report, as written by `node --test --test-reporter=junit`, pytest
@@ -34,7 +48,8 @@ export function parseJunit(output: string): TestReport | null {
   if (report === null) return null;
   // One synthetic root, so that several root suites written one after another still parse.
   const text = `<junit-reports>${report}</junit-reports>`;
-  if (XMLValidator.validate(text) !== true) return null;
+  const { xml, validator } = xmlParser();
+  if (validator.validate(text) !== true) return null;
   let document: unknown;
   try {
     document = xml.parse(text);
