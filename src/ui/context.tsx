@@ -1,4 +1,4 @@
-import React, { createContext, useContext, type ReactNode } from 'react';
+import React, { createContext, useContext, useMemo, type ReactNode } from 'react';
 import { useStore } from 'zustand';
 import type { BudgetDimension, ResumePayload } from '../engine/index.js';
 import type { CommandResult, OperatorTarget } from '../engine/operator-command.js';
@@ -76,6 +76,59 @@ export function ConsoleProvider({
       </ControllerContext.Provider>
     </StoreContext.Provider>
   );
+}
+
+/**
+ * A view of `store` that holds still while `held(state)` is true: it reads the state as it
+ * was when it began to hold and tells its subscribers of no change, and once `held` is
+ * false again it tells them and reads the live state. For a part of the screen that is
+ * hidden (under an overlay) and stays mounted: it is not rendered again for every batch
+ * of events while nobody sees it, and on showing again only what changed is.
+ */
+export function heldStore(store: ConsoleStore, held: (state: ConsoleState) => boolean): ConsoleStore {
+  let holding: ConsoleState | null = null;
+  const listeners = new Set<(state: ConsoleState, previous: ConsoleState) => void>();
+  let unsubscribe: (() => void) | null = null;
+  const changed = (state: ConsoleState, previous: ConsoleState) => {
+    if (held(state) && holding !== null) return;
+    if (!held(state)) holding = null;
+    for (const listener of listeners) listener(state, previous);
+  };
+  return {
+    ...store,
+    getState() {
+      const live = store.getState();
+      if (!held(live)) {
+        holding = null;
+        return live;
+      }
+      holding ??= live;
+      return holding;
+    },
+    subscribe(listener) {
+      listeners.add(listener);
+      unsubscribe ??= store.subscribe(changed);
+      return () => {
+        listeners.delete(listener);
+        if (listeners.size === 0 && unsubscribe) {
+          unsubscribe();
+          unsubscribe = null;
+        }
+      };
+    },
+  };
+}
+
+/**
+ * Its children read the console store through {@link heldStore}: while `held(state)` is
+ * true they see the state as it was when it began to hold and are not rendered again.
+ * `held` must be a stable function (defined at module level).
+ */
+export function HoldStore({ held, children }: { held: (state: ConsoleState) => boolean; children: ReactNode }) {
+  const store = useContext(StoreContext);
+  if (!store) throw new Error('HoldStore needs a ConsoleProvider');
+  const view = useMemo(() => heldStore(store, held), [store, held]);
+  return <StoreContext.Provider value={view}>{children}</StoreContext.Provider>;
 }
 
 /** Selects from the console store; select primitives or stable references only (or wrap in `useShallow`). */

@@ -9,9 +9,11 @@
 // replaced by ones that share their entries across frames: widths of texts, and the styled
 // characters of the lines drawn most recently (least recently drawn let go first, so memory
 // stays at a few frames' worth). The results are the same functions of the same input; Ink
-// never mutates the cached characters (it puts them into its grid as they are). `get`
-// itself is replaced by the same pass that reuses the text of a row whose cells are those
-// of the frame before ({@link fastGet}).
+// never mutates the cached characters (it puts them into its grid as they are). A line not
+// seen before is tokenised unit by unit where its units are grapheme clusters by
+// themselves (src/ui/tokenize-units.ts: the library's tokens without its segmenter). `get`
+// itself is replaced by the same pass that takes a row's text from the frames before when
+// the same lines were written into it ({@link fastGet}).
 //
 // Ink 6.8 is the last Ink for Node 20 (PITFALLS.md), so the shape patched here is fixed;
 // should it change, `installed` says so and tests/ui/ink-output-cache.test.tsx fails. That
@@ -19,9 +21,12 @@
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { unitTokenizer, type AnsiTokenizeParts, type Token } from './tokenize-units.js';
 
-/** A styled character as @alcalzone/ansi-tokenize makes it (opaque here). */
-type StyledChar = { type: 'char'; value: string; fullWidth: boolean; styles: unknown[] };
+/** An escape code as @alcalzone/ansi-tokenize keeps it in a character's styles. */
+type AnsiCode = { type: 'ansi'; code: string; endCode: string };
+/** A styled character as @alcalzone/ansi-tokenize makes it. */
+type StyledChar = { type: 'char'; value: string; fullWidth: boolean; styles: AnsiCode[] };
 
 /** The methods of Ink's `OutputCaches` replaced here. */
 interface OutputCaches {
@@ -49,9 +54,12 @@ interface OutputClass {
   prototype: { get(this: OutputState): { output: string; height: number } };
 }
 
-/** What Ink's text pass uses of @alcalzone/ansi-tokenize. */
+/** What Ink's text pass uses of @alcalzone/ansi-tokenize (build/index.js), and what is used here besides. */
 interface AnsiTokenize {
   styledCharsToString(chars: StyledChar[]): string;
+  styledCharsFromTokens(tokens: Token[]): StyledChar[];
+  ansiCodesToString(codes: readonly AnsiCode[]): string;
+  diffAnsiCodes(from: readonly AnsiCode[], to: readonly AnsiCode[]): AnsiCode[];
 }
 
 /** Widths kept across frames; past this many distinct texts the map starts afresh. */
@@ -89,7 +97,7 @@ function keepStyled(line: string, chars: StyledChar[]): void {
  * Replaces the cache methods of Ink's `OutputCaches` with frame-spanning ones.
  * @returns whether Ink's `Output` had the expected shape (false: nothing was changed)
  */
-function install(Output: OutputClass, tokenize: AnsiTokenize): boolean {
+function install(Output: OutputClass, tokenize: AnsiTokenize, parts: AnsiTokenizeParts): boolean {
   const probe = new Output({ width: 0, height: 0 });
   const caches = Object.getPrototypeOf(probe.caches) as OutputCaches | null;
   if (
@@ -98,11 +106,21 @@ function install(Output: OutputClass, tokenize: AnsiTokenize): boolean {
     typeof caches.getStringWidth !== 'function' ||
     typeof caches.getWidestLine !== 'function' ||
     typeof Output.prototype.get !== 'function' ||
-    typeof tokenize.styledCharsToString !== 'function'
+    typeof tokenize.styledCharsToString !== 'function' ||
+    typeof tokenize.styledCharsFromTokens !== 'function' ||
+    typeof tokenize.ansiCodesToString !== 'function' ||
+    typeof tokenize.diffAnsiCodes !== 'function' ||
+    typeof parts.tokenize !== 'function' ||
+    typeof parts.getEndCode !== 'function' ||
+    !(parts.ESCAPES instanceof Set) ||
+    typeof parts.linkCodePrefix !== 'string'
   ) {
     return false;
   }
-  const original = caches.getStyledChars;
+  // Ink's `getStyledChars` is `styledCharsFromTokens(tokenize(line))`; the tokens are made
+  // unit by unit where the line allows it (src/ui/tokenize-units.ts).
+  const tokenizeLine = unitTokenizer(parts);
+  const original = (line: string): StyledChar[] => tokenize.styledCharsFromTokens(tokenizeLine(line));
   const stringWidth = caches.getStringWidth;
   const widestLine = caches.getWidestLine;
   caches.getStyledChars = function (this: OutputCaches, line: string): StyledChar[] {
@@ -112,7 +130,7 @@ function install(Output: OutputClass, tokenize: AnsiTokenize): boolean {
       styled.set(line, chars);
       return chars;
     }
-    chars = original.call(this, line);
+    chars = original(line);
     keepStyled(line, chars);
     return chars;
   };
@@ -132,27 +150,62 @@ function install(Output: OutputClass, tokenize: AnsiTokenize): boolean {
 /** The empty cell every row starts with (Ink makes a new one per cell and frame; none is ever changed). */
 const BLANK: StyledChar = { type: 'char', value: ' ', fullWidth: false, styles: [] };
 
-/** The rows of the last frame drawn: their cells, and the text made of them. */
-let lastRows: Array<{ cells: StyledChar[]; text: string }> = [];
+/**
+ * Texts of rows by what was written into them: the row's width, then each line written
+ * into it with its column, in the order written. The cells of a row, and so its text, are
+ * a function of exactly that, so a row drawn as it was in a recent frame (unchanged, or
+ * moved up or down, or shown again after an overlay closed) takes its text from here. Least
+ * recently drawn let go first past {@link MAX_ROWS}.
+ */
+const rowTexts = new Map<string, string>();
+/** Rows whose text is kept: some 25 frames of 120x40. */
+const MAX_ROWS = 1_000;
 
-function sameCells(a: readonly StyledChar[], b: readonly StyledChar[]): boolean {
+function keepRow(key: string, text: string): void {
+  rowTexts.set(key, text);
+  if (rowTexts.size > MAX_ROWS) rowTexts.delete(rowTexts.keys().next().value!);
+}
+
+/** Whether two cells' styles are the same codes (then no code is written between them). */
+function sameStyles(a: readonly AnsiCode[], b: readonly AnsiCode[]): boolean {
+  if (a === b) return true;
   if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  for (let i = 0; i < a.length; i++) if (a[i]!.code !== b[i]!.code || a[i]!.endCode !== b[i]!.endCode) return false;
   return true;
 }
 
 /**
+ * `styledCharsToString` of @alcalzone/ansi-tokenize (0.2.5), the same text: it writes the
+ * codes that change the style from one cell to the next (`diffAnsiCodes`), which are none
+ * when both cells have the same codes, so that case is told without computing the change.
+ */
+function cellsToString(cells: readonly StyledChar[], tokenize: AnsiTokenize): string {
+  let text = '';
+  let previous: readonly AnsiCode[] = [];
+  for (let i = 0; i < cells.length; i++) {
+    const { styles, value } = cells[i]!;
+    if (i === 0) text += tokenize.ansiCodesToString(styles);
+    else if (!sameStyles(previous, styles)) text += tokenize.ansiCodesToString(tokenize.diffAnsiCodes(previous, styles));
+    text += value;
+    previous = styles;
+  }
+  if (cells.length > 0) text += tokenize.ansiCodesToString(tokenize.diffAnsiCodes(previous, []));
+  return text;
+}
+
+/**
  * Ink's `Output.get` (ink 6.8, build/output.js), the same text from the same operations,
- * doing less: every row starts with one shared empty cell, and a row whose cells are the
- * very ones of the same row in the frame before (unchanged lines give the same cached
- * cells) reuses that row's text instead of making it again. A frame that clips a box
- * sideways is left to Ink's own `get` (the console clips rows only).
+ * doing less: the lines written are first sorted into the rows they land on; a row written
+ * as in a recent frame takes its text from {@link rowTexts}, and only the others are made
+ * cell by cell (starting from one shared empty cell). A frame that clips a box sideways is
+ * left to Ink's own `get` (the console clips rows only).
  */
 function fastGet(this: OutputState, original: (this: OutputState) => { output: string; height: number }, tokenize: AnsiTokenize): { output: string; height: number } {
   const clipsSideways = this.operations.some((op) => op.type === 'clip' && typeof op.clip.x1 === 'number' && typeof op.clip.x2 === 'number');
   if (clipsSideways) return original.call(this);
-  const output: StyledChar[][] = [];
-  for (let y = 0; y < this.height; y++) output.push(new Array<StyledChar>(this.width).fill(BLANK));
+  // Per row: the lines written into it, as [column, line, column, line, ...] in the order written.
+  const writes: Array<Array<number | string>> = [];
+  for (let y = 0; y < this.height; y++) writes.push([]);
   const clips: Array<{ y1?: number; y2?: number }> = [];
   for (const operation of this.operations) {
     if (operation.type === 'clip') clips.push(operation.clip);
@@ -172,27 +225,49 @@ function fastGet(this: OutputState, original: (this: OutputState) => { output: s
     }
     let offsetY = 0;
     for (let [index, line] of lines.entries()) {
-      const row = output[y + offsetY];
+      const row = writes[y + offsetY];
       // As in Ink: a line past the rows is skipped without moving down.
       if (!row) continue;
       for (const transformer of transformers) line = transformer(line, index);
-      let offsetX = x;
-      for (const character of this.caches.getStyledChars(line)) {
-        row[offsetX] = character;
-        const width = Math.max(1, this.caches.getStringWidth(character.value));
-        for (let i = 1; i < width; i++) row[offsetX + i] = { type: 'char', value: '', fullWidth: false, styles: character.styles };
-        offsetX += width;
-      }
+      row.push(x, line);
       offsetY++;
     }
   }
-  const rows = output.map((row, y) => {
-    const cells = row.filter((cell) => cell !== undefined);
-    const last = lastRows[y];
-    return last && sameCells(last.cells, cells) ? last : { cells, text: tokenize.styledCharsToString(cells).trimEnd() };
-  });
-  lastRows = rows;
-  return { output: rows.map((row) => row.text).join('\n'), height: output.length };
+  const texts: string[] = [];
+  for (const row of writes) {
+    if (row.length === 0) {
+      texts.push('');
+      continue;
+    }
+    // The width, then each column and line with the line's length: no two rows share a key.
+    let key = String(this.width);
+    for (let i = 0; i < row.length; i += 2) key += `|${row[i] as number}:${(row[i + 1] as string).length}:${row[i + 1] as string}`;
+    let text = rowTexts.get(key);
+    if (text !== undefined) {
+      rowTexts.delete(key); // drawn again: to the end of the order
+      rowTexts.set(key, text);
+    } else {
+      text = cellsToString(rowCells.call(this, row), tokenize).trimEnd();
+      keepRow(key, text);
+    }
+    texts.push(text);
+  }
+  return { output: texts.join('\n'), height: this.height };
+}
+
+/** The cells of one row as Ink's `get` fills them: `row` holds the lines written into it, as [column, line, ...]. */
+function rowCells(this: OutputState, row: ReadonlyArray<number | string>): StyledChar[] {
+  const cells = new Array<StyledChar>(this.width).fill(BLANK);
+  for (let i = 0; i < row.length; i += 2) {
+    let offsetX = row[i] as number;
+    for (const character of this.caches.getStyledChars(row[i + 1] as string)) {
+      cells[offsetX] = character;
+      const width = Math.max(1, this.caches.getStringWidth(character.value));
+      for (let k = 1; k < width; k++) cells[offsetX + k] = { type: 'char', value: '', fullWidth: false, styles: character.styles };
+      offsetX += width;
+    }
+  }
+  return cells.filter((cell) => cell !== undefined);
 }
 
 const require = createRequire(import.meta.url);
@@ -200,7 +275,8 @@ const inkDir = path.dirname(require.resolve('ink'));
 const { default: Output } = (await import(pathToFileURL(path.join(inkDir, 'output.js')).href)) as { default: OutputClass };
 // @alcalzone/ansi-tokenize as Ink resolves it (a dependency of Ink's, not of loopdeck's).
 const tokenizeDir = path.dirname(createRequire(path.join(inkDir, 'output.js')).resolve('@alcalzone/ansi-tokenize/package.json'));
-const tokenize = (await import(pathToFileURL(path.join(tokenizeDir, 'build', 'index.js')).href)) as AnsiTokenize;
+const tokenize = (await import(pathToFileURL(path.join(tokenizeDir, 'build', 'index.js')).href)) as AnsiTokenize & { tokenize: AnsiTokenizeParts['tokenize'] };
+const ansiCodes = (await import(pathToFileURL(path.join(tokenizeDir, 'build', 'ansiCodes.js')).href)) as Omit<AnsiTokenizeParts, 'tokenize'>;
 
 /** Whether Ink's text pass now keeps its caches across frames (false: Ink's shape was not the one expected, and it runs as shipped). */
-export const installed: boolean = install(Output, tokenize);
+export const installed: boolean = install(Output, tokenize, { ...ansiCodes, tokenize: tokenize.tokenize });

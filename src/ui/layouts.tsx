@@ -4,7 +4,8 @@ import { AlertBanner } from './AlertBanner.js';
 import { BudgetPanel } from './BudgetPanel.js';
 import { CheckpointPanel } from './CheckpointPanel.js';
 import { CommandBar } from './CommandBar.js';
-import { useConsole } from './context.js';
+import { HoldStore, useConsole } from './context.js';
+import type { ConsoleState } from './store.js';
 import { EventDetail } from './EventDetail.js';
 import { GoalPanel } from './GoalPanel.js';
 import { Header } from './Header.js';
@@ -58,6 +59,26 @@ function PaneTabs({ pane }: { pane: Pane }) {
   );
 }
 
+/** Whether an overlay covers the body (help or an opened event). */
+const isCovered = (s: ConsoleState) => s.overlay === 'help' || s.overlay === 'event';
+
+/**
+ * The body under an overlay: it stays mounted, hidden (`display: none`, so Ink neither
+ * lays it out nor draws it), and holds still while covered ({@link HoldStore}), so opening
+ * and closing help or an event neither rebuilds the panels nor renders them for every
+ * batch of events while they are covered.
+ */
+function Coverable({ covered, height, width, children }: { covered: boolean; height: number; width: number; children: ReactNode }) {
+  return (
+    <>
+      {covered ? <Overlay height={height} width={width} /> : null}
+      <Box display={covered ? 'none' : 'flex'} flexDirection="column" height={height} flexShrink={0}>
+        <HoldStore held={isCovered}>{children}</HoldStore>
+      </Box>
+    </>
+  );
+}
+
 /** The body when an overlay covers it: help or an opened event. */
 function Overlay({ height, width }: { height: number; width: number }) {
   const overlay = useConsole((s) => s.overlay);
@@ -71,8 +92,7 @@ function Overlay({ height, width }: { height: number; width: number }) {
  * prompt, then the panel tabs with the shown panel and the timeline, then the footer.
  */
 export function FullLayout({ plan, prompt }: { plan: LayoutPlan; prompt: ReactNode }) {
-  const pane = useConsole((s) => s.pane);
-  const covered = useConsole((s) => s.overlay === 'help' || s.overlay === 'event');
+  const covered = useConsole(isCovered);
   return (
     <>
       <Header />
@@ -82,19 +102,23 @@ export function FullLayout({ plan, prompt }: { plan: LayoutPlan; prompt: ReactNo
       <AlertBanner />
       {prompt}
       <Box flexDirection="column" height={plan.body} flexShrink={0} overflowY="hidden">
-        {covered ? (
-          <Overlay height={plan.body} width={plan.width} />
-        ) : plan.pane === 0 ? (
-          <SingleBody height={plan.body} width={plan.width} compact={false} />
-        ) : (
-          <>
-            <PaneTabs pane={pane} />
-            <PaneBody pane={pane} height={plan.pane} width={plan.width} compact={false} />
-            <Timeline height={plan.timeline} width={plan.width} />
-          </>
-        )}
+        <Coverable covered={covered} height={plan.body} width={plan.width}>
+          {plan.pane === 0 ? <SingleBody height={plan.body} width={plan.width} compact={false} /> : <Panes plan={plan} />}
+        </Coverable>
       </Box>
       <CommandBar width={plan.width} />
+    </>
+  );
+}
+
+/** The panel tabs, the shown panel and the timeline. */
+function Panes({ plan }: { plan: LayoutPlan }) {
+  const pane = useConsole((s) => s.pane);
+  return (
+    <>
+      <PaneTabs pane={pane} />
+      <PaneBody pane={pane} height={plan.pane} width={plan.width} compact={false} />
+      <Timeline height={plan.timeline} width={plan.width} />
     </>
   );
 }
@@ -122,7 +146,7 @@ function SingleBody({ height, width, compact }: { height: number; width: number;
  * then one body view (the timeline or a panel; Tab cycles), then the footer.
  */
 export function CompactLayout({ plan, prompt }: { plan: LayoutPlan; prompt: ReactNode }) {
-  const covered = useConsole((s) => s.overlay === 'help' || s.overlay === 'event');
+  const covered = useConsole(isCovered);
   return (
     <>
       <Header compact />
@@ -130,7 +154,9 @@ export function CompactLayout({ plan, prompt }: { plan: LayoutPlan; prompt: Reac
       <AlertBanner />
       {prompt}
       <Box flexDirection="column" height={plan.body} flexShrink={0} overflowY="hidden">
-        {covered ? <Overlay height={plan.body} width={plan.width} /> : <SingleBody height={plan.body} width={plan.width} compact />}
+        <Coverable covered={covered} height={plan.body} width={plan.width}>
+          <SingleBody height={plan.body} width={plan.width} compact />
+        </Coverable>
       </Box>
       <CommandBar width={plan.width} />
     </>

@@ -12,19 +12,24 @@
  * (drops the joiners, skin-tone modifiers and tag characters), which every terminal draws
  * at the width measured or narrower. See "Console input" in docs/design.md.
  */
-import stringWidth from 'string-width';
 import { sanitize as sanitizeText } from '../text/sanitize.js';
+import { cellWidthOf, unitsAreClusters, unitWidth } from './unit-clusters.js';
 
 const segmenter = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
 
-/** The grapheme clusters of `text`, in order (what a person sees as one character). */
+/**
+ * The grapheme clusters of `text`, in order (what a person sees as one character). Text
+ * whose units are clusters by themselves is split into its units without the segmenter
+ * (the same result, src/ui/unit-clusters.ts).
+ */
 export function graphemes(text: string): string[] {
+  if (unitsAreClusters(text)) return text.split('');
   return Array.from(segmenter.segment(text), (s) => s.segment);
 }
 
-/** Cells a string takes, as Ink measures it (string-width). */
+/** Cells a string takes, as Ink measures it (string-width; the same number, src/ui/unit-clusters.ts). */
 export function cellWidth(text: string): number {
-  return stringWidth(text);
+  return cellWidthOf(text);
 }
 
 /** A zero-width joiner between two pictographs (with their presentation selector or modifier). */
@@ -54,9 +59,19 @@ export function sanitize(text: string, options: { oneLine?: boolean } = {}): str
 
 /** The longest start of `text` that fits in `width` cells (whole clusters only). */
 export function clipEnd(text: string, width: number): string {
+  if (unitsAreClusters(text)) {
+    // One unit, one cluster: count cells unit by unit up to the cut, the rest is not looked at.
+    let used = 0;
+    for (let i = 0; i < text.length; i++) {
+      used += unitWidth(text.charCodeAt(i));
+      if (used > width) return text.slice(0, i);
+    }
+    return text;
+  }
   let out = '';
   let used = 0;
-  for (const g of graphemes(text)) {
+  // Cluster by cluster, stopping at the cut (a long text is not split to its end).
+  for (const { segment: g } of segmenter.segment(text)) {
     const w = cellWidth(g);
     if (used + w > width) break;
     out += g;

@@ -108,3 +108,42 @@ test("a box clipped sideways, and wide characters, come out as Ink's own pass ma
     check.restore();
   }
 });
+
+test('a row drawn again, moved sideways, up or down, or under other rows, comes out as Ink\'s own pass makes it', () => {
+  const check = compareEveryFrame();
+  try {
+    // The same lines in a bordered box at another column, row or order in every frame:
+    // a row's text kept from an earlier frame must be taken only for the very same row.
+    const tree = (left: number, top: number, flip: boolean) =>
+      React.createElement(
+        Box,
+        { flexDirection: 'column', width: 40, height: 8 },
+        React.createElement(Box, { height: top, flexShrink: 0 }),
+        React.createElement(
+          Box,
+          { marginLeft: left, borderStyle: 'single', flexDirection: 'column', width: 20, flexShrink: 0 },
+          React.createElement(Text, { color: flip ? 'red' : 'green' }, flip ? 'second 名前' : 'first ─ row'),
+          React.createElement(Text, { color: flip ? 'green' : 'red' }, flip ? 'first ─ row' : 'second 名前'),
+        ),
+      );
+    const terminal = renderTerminal(tree(0, 0, false), { columns: 40, rows: 10 });
+    const frames = [terminal.frame()];
+    for (const [left, top, flip] of [
+      [2, 0, false],
+      [4, 1, false],
+      [2, 1, true],
+      [0, 0, true],
+      [0, 0, false],
+      [2, 0, false],
+    ] as const) {
+      terminal.instance.rerender(tree(left, top, flip));
+      frames.push(terminal.frame());
+    }
+    terminal.unmount();
+    expect(check.differing()).toEqual([]);
+    expect(check.frames()).toBeGreaterThanOrEqual(7);
+    expect(new Set(frames).size).toBeGreaterThanOrEqual(5);
+  } finally {
+    check.restore();
+  }
+});

@@ -1,0 +1,101 @@
+// Text whose every UTF-16 unit is a grapheme cluster by itself, told without segmenting it.
+//
+// `string-width` and Ink's text pass (@alcalzone/ansi-tokenize) split every string into
+// grapheme clusters with `Intl.Segmenter`, which on Node 20 costs about 1 µs a cluster: a
+// 120-cell row with one `·` or `─` in it takes ~90 µs to measure (an ASCII-only row ~1 µs,
+// being a fast path of string-width's), and a frame measures each row several times.
+// Most text the console draws is printable ASCII plus a few characters such as `─ │ · … ›
+// ░ █` and CJK, each of which is a cluster by itself. For such text the clusters are its
+// units, so the work per cluster can be done per unit, with each unit's facts (its width)
+// asked of the library once and kept.
+//
+// A unit is a cluster by itself next to any other such unit when it is neither joined to
+// the unit before it nor to the one after it (Unicode UAX #29): not Extend, ZWJ,
+// SpacingMark or Prepend (told here by asking the segmenter once whether `a<unit>a` is
+// three clusters), not CR (CR LF is one cluster), not a Hangul jamo or syllable (those join
+// each other), and not half of a surrogate pair (emoji, regional-indicator flags). Pairs
+// of the remaining kinds (Other, Control, LF) always break (rule GB999).
+import stringWidth from 'string-width';
+
+const segmenter = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
+
+/** Per UTF-16 unit: 0 not yet asked, 1 a cluster by itself, 2 may join a neighbour. */
+const kinds = new Uint8Array(0x10000);
+/** Per UTF-16 unit: its width in cells as string-width measures it alone, or -1 when not yet asked. */
+const widths = new Int8Array(0x10000).fill(-1);
+
+function isHangul(code: number): boolean {
+  return (code >= 0x1100 && code <= 0x11ff) || (code >= 0xa960 && code <= 0xa97f) || (code >= 0xac00 && code <= 0xd7ff);
+}
+
+function classify(code: number): 1 | 2 {
+  if (code === 0x0d || (code >= 0xd800 && code <= 0xdfff) || isHangul(code)) return 2;
+  let clusters = 0;
+  for (const _ of segmenter.segment(`a${String.fromCharCode(code)}a`)) clusters += 1;
+  return clusters === 3 ? 1 : 2;
+}
+
+/**
+ * Whether every UTF-16 unit of `text` is a grapheme cluster by itself (then
+ * `Intl.Segmenter` would give its units one by one). Printable ASCII, box drawing, most
+ * punctuation and symbols, CJK ideographs and control characters are; combining marks,
+ * joiners, emoji (surrogate pairs), Hangul jamo and CR are not.
+ */
+export function unitsAreClusters(text: string): boolean {
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    if (code >= 0x20 && code <= 0x7e) continue;
+    let kind = kinds[code]!;
+    if (kind === 0) kind = kinds[code] = classify(code);
+    if (kind !== 1) return false;
+  }
+  return true;
+}
+
+/** The cells the UTF-16 unit `code` takes alone, as string-width measures it (0, 1 or 2). */
+export function unitWidth(code: number): number {
+  let width = widths[code]!;
+  if (width < 0) width = widths[code] = stringWidth(String.fromCharCode(code));
+  return width;
+}
+
+/** Distinct texts whose width {@link cellWidthOf} keeps; past this many the kept ones are let go. */
+const MAX_KEPT = 5_000;
+const kept = new Map<string, number>();
+
+/**
+ * The cells `text` takes, exactly as `string-width` measures it: for text with no escape
+ * sequence whose units are clusters by themselves, the sum of its units' widths (what
+ * string-width sums cluster by cluster); otherwise string-width's own answer, kept for the
+ * next time the same text is measured.
+ */
+export function cellWidthOf(text: string): number {
+  let width = 0;
+  let simple = true;
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    if (code >= 0x20 && code <= 0x7e) {
+      width += 1;
+      continue;
+    }
+    // Escape sequences (ESC, CSI) take no cells: string-width strips them first.
+    if (code === 0x1b || code === 0x9b) {
+      simple = false;
+      break;
+    }
+    let kind = kinds[code]!;
+    if (kind === 0) kind = kinds[code] = classify(code);
+    if (kind !== 1) {
+      simple = false;
+      break;
+    }
+    width += unitWidth(code);
+  }
+  if (simple) return width;
+  const known = kept.get(text);
+  if (known !== undefined) return known;
+  if (kept.size >= MAX_KEPT) kept.clear();
+  const measured = stringWidth(text);
+  kept.set(text, measured);
+  return measured;
+}
