@@ -57,12 +57,13 @@ export async function* runToolStep(ctx: RunContext, step: number, queued: ToolCa
  * The queued call as the agent sent it: events (and so the folded state) carry tool calls
  * redacted, but approval, hooks and the tool must see what the agent asked for, or a
  * secret-looking word in the arguments would be run as `[REDACTED]`. A call recorded
- * before a restart is known only as logged.
+ * before a restart is known only as logged. The call itself, not a copy: it is only read
+ * (hooks, the operator and the tool get the copy in `runToolStep`'s payload).
  */
 function unredacted(ctx: RunContext, queued: ToolCall): ToolCall {
   const calls = ctx.memory.turnCalls;
   const raw = calls[calls.length - ctx.state.queued.length];
-  return raw && raw.id === queued.id && raw.name === queued.name ? structuredClone(raw) : queued;
+  return raw && raw.id === queued.id && raw.name === queued.name ? raw : queued;
 }
 
 /**
