@@ -4,6 +4,7 @@ import { TurnInterrupted, type ModelWait } from '../agents/agent.js';
 import type { Step } from '../decide.js';
 import type { AgentTurn } from '../types.js';
 import { costOf } from '../budget.js';
+import { cloneData } from '../clone.js';
 import { AgentError, describeError } from '../errors.js';
 import type { RunContext } from './context.js';
 import { finishRun } from './finish.js';
@@ -83,7 +84,7 @@ export async function* askAgent(ctx: RunContext, step: number): Gen<Done> {
   const turn = ctx.state.turn + 1;
   const { hash, chars: requestChars } = requestDigest(ctx, turn);
   const cost = costOf(response.usage, ctx.options.policy.pricing);
-  ctx.memory.turnCalls = structuredClone(response.tool_calls);
+  ctx.memory.turnCalls = cloneData(response.tool_calls);
   ctx.emit('model.call', {
     turn,
     request_hash: hash,

@@ -1,6 +1,7 @@
 import { afterDetection } from '../decide.js';
 import { describeError, ToolError } from '../errors.js';
 import { checkedOutcome } from '../tool-outcome.js';
+import { cloneData } from '../clone.js';
 import { detectionEventData, observeCall } from '../repetition.js';
 import { callProblem, harnessFiles, runTool } from '../tools.js';
 import type { ToolCall, ToolResult } from '../types.js';
@@ -31,7 +32,7 @@ export async function* runToolStep(ctx: RunContext, step: number, queued: ToolCa
     ctx.go('REFLECTING');
     return undefined;
   }
-  const payload = { call: structuredClone(call), granted: ctx.state.granted };
+  const payload = { call: cloneData(call), granted: ctx.state.granted };
   const gate = await ctx.hook('before_tool_call', payload);
   if (gate.decision?.type === 'deny') {
     const error = `cancelled before dispatch: ${gate.decision.reason}`;
