@@ -159,8 +159,18 @@ export class HookRegistry {
     return (this.subscribers.get(topic) ?? []).map((subscriber) => subscriber.name);
   }
 
-  /** Calls the subscribers of `topic` in order; never throws. */
-  async call<T extends HookTopic>(topic: T, payload: HookPayloads[T]): Promise<HookOutcome> {
+  /** Whether `topic` has a subscriber. */
+  has(topic: HookTopic): boolean {
+    return (this.subscribers.get(topic)?.length ?? 0) > 0;
+  }
+
+  /** Calls the subscribers of `topic` in order; never throws (a topic without subscribers: no decision, no failure). */
+  call<T extends HookTopic>(topic: T, payload: HookPayloads[T]): Promise<HookOutcome> {
+    if (!this.has(topic)) return Promise.resolve({ decision: null, failures: [] });
+    return this.callAll(topic, payload);
+  }
+
+  private async callAll<T extends HookTopic>(topic: T, payload: HookPayloads[T]): Promise<HookOutcome> {
     const failures: HookFailure[] = [];
     let decision: HookOutcome['decision'] = null;
     for (const subscriber of this.subscribers.get(topic) ?? []) {

@@ -87,10 +87,11 @@ export function createRedactor(env: Readonly<Record<string, string | undefined>>
     envValues!.lastIndex = 0;
     return envValues!.test(input);
   };
-  const keys = new Map<string, string>();
-  const key = (k: string): string => {
+  /** Per object key: the key redacted, and whether its string values are secrets ({@link SECRET_OBJECT_KEY}). */
+  const keys = new Map<string, { name: string; secret: boolean }>();
+  const key = (k: string): { name: string; secret: boolean } => {
     let out = keys.get(k);
-    if (out === undefined) keys.set(k, (out = text(k)));
+    if (out === undefined) keys.set(k, (out = { name: text(k), secret: SECRET_OBJECT_KEY.test(k) }));
     return out;
   };
 
@@ -105,30 +106,42 @@ export function createRedactor(env: Readonly<Record<string, string | undefined>>
     return out;
   };
 
-  const copy = (value: unknown, path: Set<object>): unknown => {
+  /**
+   * `path`: the objects from the root down to `value`'s parent (a cycle is one of them
+   * again). An array, scanned in full at each object: events are a few levels deep, and a
+   * push and pop cost less than a set's add and delete. A throw (a `toJSON`, a getter)
+   * leaves it as it is: it belongs to the one call that fails.
+   */
+  const copy = (value: unknown, path: object[]): unknown => {
     if (typeof value === 'string') return text(value);
     if (value === null || typeof value !== 'object') return value;
-    if (path.has(value)) return '[Circular]';
-    path.add(value);
-    try {
-      if (Array.isArray(value)) return value.map((item) => copy(item, path));
+    if (path.includes(value)) return '[Circular]';
+    path.push(value);
+    let result: unknown;
+    if (Array.isArray(value)) result = value.map((item) => copy(item, path));
+    else {
       const toJSON = (value as { toJSON?: unknown }).toJSON;
-      if (typeof toJSON === 'function') return copy(toJSON.call(value), path);
-      const out: Record<string, unknown> = {};
-      for (const [k, item] of Object.entries(value)) {
-        const redacted = typeof item === 'string' && item !== '' && SECRET_OBJECT_KEY.test(k) ? REDACTED : copy(item, path);
-        // defineProperty: a `__proto__` key stays an own field instead of replacing the prototype.
-        const name = key(k);
-        if (name === '__proto__') Object.defineProperty(out, name, { value: redacted, enumerable: true, writable: true, configurable: true });
-        else out[name] = redacted;
+      if (typeof toJSON === 'function') result = copy(toJSON.call(value), path);
+      else {
+        const out: Record<string, unknown> = {};
+        const record = value as Record<string, unknown>;
+        // Object.keys then a read of each, as Object.entries does, without a pair per field.
+        for (const k of Object.keys(record)) {
+          const item = record[k];
+          const { name, secret } = key(k);
+          const redacted = secret && typeof item === 'string' && item !== '' ? REDACTED : copy(item, path);
+          // defineProperty: a `__proto__` key stays an own field instead of replacing the prototype.
+          if (name === '__proto__') Object.defineProperty(out, name, { value: redacted, enumerable: true, writable: true, configurable: true });
+          else out[name] = redacted;
+        }
+        result = out;
       }
-      return out;
-    } finally {
-      path.delete(value);
     }
+    path.pop();
+    return result;
   };
 
-  return <T>(value: T): T => copy(value, new Set()) as T;
+  return <T>(value: T): T => copy(value, []) as T;
 }
 
 /** The redactor of this process's current secrets ({@link createRedactor} with the defaults), rebuilt when they change. */

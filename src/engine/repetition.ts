@@ -82,10 +82,17 @@ export const DEFAULT_REPETITION_OPTIONS: Readonly<RepetitionOptions> = Object.fr
   include_result: true,
 });
 
-/** sha256 hex of `text`, first 16 characters. */
+/**
+ * sha256 hex of `text`, first 16 characters. The last text and its hash are kept: a call
+ * is hashed before it is dispatched and again as its `tool.call` is recorded.
+ */
 function shortHash(text: string): string {
-  return createHash('sha256').update(text).digest('hex').slice(0, 16);
+  if (lastHashed !== null && text === lastHashed.text) return lastHashed.hash;
+  const hash = createHash('sha256').update(text).digest('hex').slice(0, 16);
+  lastHashed = { text, hash };
+  return hash;
 }
+let lastHashed: { text: string; hash: string } | null = null;
 
 /**
  * Canonical JSON text of a value: object keys sorted (by UTF-16 code units) at every depth,

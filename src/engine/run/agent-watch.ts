@@ -28,7 +28,10 @@ export const AGENT_STOP_ABORT = 'limit';
 
 /** The watch over one run of the agent. */
 export interface AgentWatch {
-  /** Aborts (reason {@link AGENT_STOP_ABORT}) when a limit stops the agent. */
+  /**
+   * Aborts (reason {@link AGENT_STOP_ABORT}) when a limit stops the agent; the signal of the
+   * controller given to {@link watchAgent}, which others may abort first (the wait's guard).
+   */
   readonly signal: AbortSignal;
   /** Why the agent was stopped; `null` while it is within every limit. */
   readonly stop: AgentStop | null;
@@ -65,16 +68,20 @@ export function crossedLimit(ctx: Pick<RunContext, 'state'>, now: number): Extra
 }
 
 /**
- * Watches one run of the agent. A tool call is put to the repetition guard before it is
+ * Watches one run of the agent; a stop aborts `controller` (shared with the wait's guard
+ * in `askAgent`: the agent listens to one signal). A tool call is put to the repetition guard before it is
  * recorded (as loopdeck's own calls are): a detection is recorded as `repetition.detected`;
  * with `on_detect: alert` the agent goes on, otherwise it is stopped. Events that arrive
  * after the stop (until the process is gone) are still recorded: they happened.
  */
-export function watchAgent(ctx: Pick<RunContext, 'state' | 'memory' | 'repetitionOptions' | 'options' | 'emit' | 'clock'>): AgentWatch {
-  const controller = new AbortController();
+export function watchAgent(
+  ctx: Pick<RunContext, 'state' | 'memory' | 'repetitionOptions' | 'options' | 'emit' | 'clock'>,
+  controller: AbortController = new AbortController(),
+): AgentWatch {
   let stop: AgentStop | null = null;
   const stopWith = (why: AgentStop) => {
     stop = why;
+    // A signal already aborted (by the wait's guard) keeps its reason.
     controller.abort(AGENT_STOP_ABORT);
   };
   const checkpoints = midTurnCheckpoints(ctx, () => stop !== null, stopWith);

@@ -4,6 +4,7 @@ import { TurnInterrupted, type ModelWait } from '../agents/agent.js';
 import type { Step } from '../decide.js';
 import type { AgentTurn } from '../types.js';
 import { costOf } from '../budget.js';
+import { cloneData } from '../clone.js';
 import { AgentError, describeError } from '../errors.js';
 import type { RunContext } from './context.js';
 import { finishRun } from './finish.js';
@@ -37,21 +38,26 @@ export async function* askAgent(ctx: RunContext, step: number): Gen<Done> {
   const now = ctx.state.lastAt ?? ctx.clock();
   const spent = wallClockSpent(ctx, now);
   if (spent) return yield* budgetExceededStep(ctx, spent);
-  const guard = guardWait(ctx, now);
+  // One signal for the agent: aborted by the guard (quit, abort, wall clock) or by the watch (a limit), whichever is first.
+  const controller = new AbortController();
+  const guard = guardWait(ctx, now, controller);
   const { onAgentText: onText, onWait } = ctx.options;
   const since = Date.now();
   const agent = ctx.agent.name;
   onWait?.({ kind: 'model', agent, since });
   // A CLI agent's own messages, tool calls and usage, appended as they arrive and checked against the limits.
-  const watch = watchAgent(ctx);
+  const watch = watchAgent(ctx, controller);
   let response: AgentTurn;
   try {
     // Calls the agent's pre-tool hook asks about are decided while the turn runs, and watched as its output is.
     response = yield* awaitTurn(ctx, ctx.agent.nextTurn({
       ...ctx.agentContext(),
       onEvent: (d: AgentEventDraft) => watch.onEvent(d),
-      signal: AbortSignal.any([guard.signal, watch.signal]),
-      interrupt: guard.interrupt,
+      signal: controller.signal,
+      // Read when the agent reads it: a turn that never does costs no signal.
+      get interrupt() {
+        return guard.interrupt;
+      },
       ...(onText ? { onText } : {}),
       ...(onWait ? { onWait: (model: ModelWait) => onWait({ kind: 'model', agent, since, model }) } : {}),
     }), watch);
@@ -78,7 +84,7 @@ export async function* askAgent(ctx: RunContext, step: number): Gen<Done> {
   const turn = ctx.state.turn + 1;
   const { hash, chars: requestChars } = requestDigest(ctx, turn);
   const cost = costOf(response.usage, ctx.options.policy.pricing);
-  ctx.memory.turnCalls = structuredClone(response.tool_calls);
+  ctx.memory.turnCalls = cloneData(response.tool_calls);
   ctx.emit('model.call', {
     turn,
     request_hash: hash,
@@ -136,15 +142,30 @@ function requestDigest(ctx: RunContext, turn: number): { hash: string; chars: nu
   const memory = ctx.memory;
   if (history.length < memory.request.count) memory.request = { count: 0, hash: '', chars: 0 };
   const added = JSON.stringify(history.slice(memory.request.count));
-  const goal = JSON.stringify(ctx.state.goal);
+  const { goal, quoted } = goalText(ctx);
   const hash = createHash('sha256')
-    .update(JSON.stringify({ previous: memory.request.hash, turn, goal }))
+    // JSON.stringify({ previous, turn, goal }), the goal's text quoted once per goal.
+    .update(`{"previous":${JSON.stringify(memory.request.hash)},"turn":${JSON.stringify(turn)},"goal":${quoted}}`)
     .update(added)
     .digest('hex')
     .slice(0, 16);
   const historyChars = memory.request.chars + added.length;
   memory.request = { count: history.length, hash, chars: historyChars };
   return { hash, chars: goal.length + historyChars };
+}
+
+/**
+ * The goal as JSON text, and that text as a JSON string: computed again only when the
+ * goal is another object (the fold replaces it, never changes it in place).
+ */
+function goalText(ctx: RunContext): { goal: string; quoted: string } {
+  const goal = ctx.state.goal;
+  const memory = ctx.memory;
+  if (memory.goalText === undefined || memory.goalText.of !== goal) {
+    const text = JSON.stringify(goal);
+    memory.goalText = { of: goal, goal: text, quoted: JSON.stringify(text) };
+  }
+  return memory.goalText;
 }
 
 async function agentFailed(ctx: RunContext, step: number, error: unknown): Promise<Done> {

@@ -8,7 +8,7 @@ import type { LoopState } from '../machine.js';
 import type { Pattern } from '../patterns.js';
 import type { Redactor } from '../redact.js';
 import type { RepetitionOptions, RepetitionState } from '../repetition.js';
-import type { ToolCall } from '../types.js';
+import type { Goal, ToolCall } from '../types.js';
 import type { Done, Gen, LoopYield, SessionOptions } from './types.js';
 
 /**
@@ -35,6 +35,8 @@ export interface RunMemory {
   lastSnapshotStep: number | null;
   /** `progress.assess` with an agent that cannot be asked: said once per process. */
   assessNoticed?: boolean;
+  /** The goal the request hash last read (`of`), as JSON text and as that text quoted (a JSON string). */
+  goalText?: { of: Goal | null; goal: string; quoted: string };
 }
 
 /**

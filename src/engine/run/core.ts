@@ -139,8 +139,14 @@ export class RunCore implements RunContext {
     this.emit('state.transition', { from, to });
   }
 
-  async hook<T extends HookTopic>(topic: T, payload: HookPayloads[T]): Promise<HookOutcome> {
-    if (this.halted) throw new RunInterrupted();
+  hook<T extends HookTopic>(topic: T, payload: HookPayloads[T]): Promise<HookOutcome> {
+    if (this.halted) return Promise.reject(new RunInterrupted());
+    // A topic without subscribers has nothing to wait for, and nothing failed.
+    if (!this.hooks.has(topic)) return Promise.resolve({ decision: null, failures: [] });
+    return this.callHooks(topic, payload);
+  }
+
+  private async callHooks<T extends HookTopic>(topic: T, payload: HookPayloads[T]): Promise<HookOutcome> {
     const outcome = await this.hooks.call(topic, payload);
     for (const failure of outcome.failures) {
       this.emit('hook.error', failure);

@@ -1,6 +1,7 @@
 import { afterDetection } from '../decide.js';
 import { describeError, ToolError } from '../errors.js';
 import { checkedOutcome } from '../tool-outcome.js';
+import { cloneData } from '../clone.js';
 import { detectionEventData, observeCall } from '../repetition.js';
 import { callProblem, harnessFiles, runTool } from '../tools.js';
 import type { ToolCall, ToolResult } from '../types.js';
@@ -31,7 +32,7 @@ export async function* runToolStep(ctx: RunContext, step: number, queued: ToolCa
     ctx.go('REFLECTING');
     return undefined;
   }
-  const payload = { call: structuredClone(call), granted: ctx.state.granted };
+  const payload = { call: cloneData(call), granted: ctx.state.granted };
   const gate = await ctx.hook('before_tool_call', payload);
   if (gate.decision?.type === 'deny') {
     const error = `cancelled before dispatch: ${gate.decision.reason}`;
@@ -57,12 +58,13 @@ export async function* runToolStep(ctx: RunContext, step: number, queued: ToolCa
  * The queued call as the agent sent it: events (and so the folded state) carry tool calls
  * redacted, but approval, hooks and the tool must see what the agent asked for, or a
  * secret-looking word in the arguments would be run as `[REDACTED]`. A call recorded
- * before a restart is known only as logged.
+ * before a restart is known only as logged. The call itself, not a copy: it is only read
+ * (hooks, the operator and the tool get the copy in `runToolStep`'s payload).
  */
 function unredacted(ctx: RunContext, queued: ToolCall): ToolCall {
   const calls = ctx.memory.turnCalls;
   const raw = calls[calls.length - ctx.state.queued.length];
-  return raw && raw.id === queued.id && raw.name === queued.name ? structuredClone(raw) : queued;
+  return raw && raw.id === queued.id && raw.name === queued.name ? raw : queued;
 }
 
 /**

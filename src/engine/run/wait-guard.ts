@@ -45,16 +45,29 @@ export function wallClockSpent(ctx: Pick<RunContext, 'state'>, now: number): { d
  * a simulated clock advances as it did before). The timer is armed for what is left of the
  * wall-clock budget and reads the clock again when it fires (a clock that ran slower
  * re-arms it).
+ *
+ * `controller` is the one whose signal is the guard's `signal`: a caller with other
+ * reasons to end the same wait (the agent's watch, `watchAgent` in agent-watch.ts) passes the
+ * controller it aborts too, so the wait listens to one signal, aborted by whichever comes
+ * first, with that one's reason. `interrupt` is made when it is first read (a wait that
+ * never reads it costs no signal), already aborted with the guard's first reason when the
+ * guard ended before that.
  */
-export function guardWait(ctx: Pick<RunContext, 'state' | 'signal' | 'clock' | 'pauseRequests'>, now: number): WaitGuard {
-  const signal = new AbortController();
-  const interrupt = new AbortController();
+export function guardWait(
+  ctx: Pick<RunContext, 'state' | 'signal' | 'clock' | 'pauseRequests'>,
+  now: number,
+  controller: AbortController = new AbortController(),
+): WaitGuard {
+  let interrupt: AbortController | null = null;
+  /** The reason of the guard's first end: `interrupt` aborts with it. */
+  let ended: { reason: unknown } | null = null;
   let cause: WaitGuard['cause'] = null;
   let timer: SafeTimer | null = null;
   const end = (why: 'budget' | 'pause' | null, reason: unknown) => {
     if (why !== null) cause ??= why;
-    if (why !== 'pause' && !signal.signal.aborted) signal.abort(reason);
-    if (!interrupt.signal.aborted) interrupt.abort(reason);
+    if (why !== 'pause' && !controller.signal.aborted) controller.abort(reason);
+    ended ??= { reason };
+    if (interrupt && !interrupt.signal.aborted) interrupt.abort(reason);
   };
   const arm = (at: number) => {
     const limit = ctx.state.limits.wall_clock_seconds;
@@ -70,8 +83,14 @@ export function guardWait(ctx: Pick<RunContext, 'state' | 'signal' | 'clock' | '
   if (ctx.signal.aborted) onRunAbort();
   arm(now);
   return {
-    signal: signal.signal,
-    interrupt: interrupt.signal,
+    signal: controller.signal,
+    get interrupt() {
+      if (interrupt === null) {
+        interrupt = new AbortController();
+        if (ended) interrupt.abort(ended.reason);
+      }
+      return interrupt.signal;
+    },
     get cause() {
       return cause;
     },
