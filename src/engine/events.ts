@@ -305,7 +305,8 @@ export const EVENT_TYPES = [
   'tool.ask', 'acceptance.checked',
 ] as const satisfies readonly EventType[];
 
-const KNOWN = new Set<string>(EVENT_TYPES);
+/** Each known type to itself: the constant string of {@link EVENT_TYPES} for any string equal to it. */
+const KNOWN = new Map<string, EventType>(EVENT_TYPES.map((type) => [type, type]));
 
 /** The envelope of one event of type `T`. */
 export interface EventOf<T extends EventType> {
@@ -323,6 +324,16 @@ export type LoopEvent = { [T in EventType]: EventOf<T> }[EventType];
 /** True when `type` is a known event type. */
 export function isEventType(type: string): type is EventType {
   return KNOWN.has(type);
+}
+
+/**
+ * The known event type equal to `type`, as the one constant string of {@link EVENT_TYPES}
+ * (`undefined` for an unknown type). A type parsed from a log line is a fresh string of
+ * its own; replaced by this one, every comparison of it with a type (the fold's switch) is
+ * a comparison of identity, not of characters.
+ */
+export function knownEventType(type: string): EventType | undefined {
+  return KNOWN.get(type);
 }
 
 /** @throws InvariantError for an unknown event type. */

@@ -448,7 +448,7 @@ export function reduce(s: SessionState, e: LoopEvent): void {
       break;
     case 'tool.call':
       s.tools[e.data.call.id] = toolRecord(e);
-      s.queued = s.queued.filter((c) => c.id !== e.data.call.id);
+      s.queued = withoutCall(s.queued, e.data.call.id);
       s.toolOrder.push(e.data.call.id);
       s.usage.tool_calls += 1;
       break;
@@ -460,7 +460,7 @@ export function reduce(s: SessionState, e: LoopEvent): void {
     case 'tool.decision': {
       const record = s.tools[e.data.call_id];
       const { decision, by, note } = e.data;
-      if (record) s.tools[e.data.call_id] = { ...record, decision: { decision, by, ...(note ? { note } : {}) } };
+      if (record) s.tools[e.data.call_id] = { ...record, decision: note ? { decision, by, note } : { decision, by } };
       if (e.data.always && !s.granted.includes(e.data.always)) s.granted = [...s.granted, e.data.always];
       if (s.pending?.kind === 'tool') {
         s.pending = null;
@@ -653,6 +653,13 @@ function firstLine(text: string): string {
     start = end + 1;
   }
   return '';
+}
+
+/** `queued` without the calls of id `id`: a new list, as `filter` makes it, without a callback to allocate per event. */
+function withoutCall(queued: readonly ToolCall[], id: string): ToolCall[] {
+  const kept: ToolCall[] = [];
+  for (let i = 0; i < queued.length; i++) if (queued[i]!.id !== id) kept.push(queued[i]!);
+  return kept;
 }
 
 /** The record of a call just dispatched (`tool.call`): no decision, result or error yet. */

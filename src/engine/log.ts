@@ -1,7 +1,7 @@
 import { closeSync, fdatasyncSync, fstatSync, mkdirSync, openSync, readFileSync, readSync, writeSync } from 'node:fs';
 import path from 'node:path';
 import { LogError } from './errors.js';
-import { isEventType, READABLE_SCHEMA_VERSIONS, type LoopEvent } from './events.js';
+import { isEventType, knownEventType, READABLE_SCHEMA_VERSIONS, type EventType, type LoopEvent } from './events.js';
 import { draftOf, INITIAL_STATE, reduce, type SessionState } from './fold.js';
 import { toJson } from '../text/json.js';
 
@@ -20,12 +20,18 @@ export interface ReadLogResult {
 
 /** True for a parsed log line with an event's envelope (seq, at, session, a known type, data). */
 export function isEnvelope(value: unknown): value is LoopEvent {
-  if (value === null || typeof value !== 'object') return false;
+  return envelopeType(value) !== undefined;
+}
+
+/**
+ * The type of a parsed log line with an event's envelope ({@link isEnvelope}), as the
+ * constant string of that type ({@link knownEventType}); `undefined` for anything else.
+ */
+function envelopeType(value: unknown): EventType | undefined {
+  if (value === null || typeof value !== 'object') return undefined;
   const v = value as Record<string, unknown>;
-  return (
-    Number.isInteger(v.seq) && typeof v.at === 'number' && typeof v.session === 'string' &&
-    typeof v.type === 'string' && isEventType(v.type) && typeof v.data === 'object' && v.data !== null
-  );
+  const envelope = Number.isInteger(v.seq) && typeof v.at === 'number' && typeof v.session === 'string' && typeof v.type === 'string' && typeof v.data === 'object' && v.data !== null;
+  return envelope ? knownEventType(v.type as string) : undefined;
 }
 
 /**
@@ -98,7 +104,8 @@ function gapRisk(from: number, to: number, bad: readonly BadLine[]): string | nu
 /**
  * The checks of {@link parseLog}, one piece at a time: `push` each candidate line in file
  * order, then `end`. `onEvent` gets every event kept (with the piece it came from, whose
- * byte offset a file reader sets); `onGap` is called at each `seq` gap or repeat.
+ * byte offset a file reader sets); `onGap` is called at each `seq` gap or repeat. The
+ * scanner keeps no piece: a reader may push one object changed for each line.
  */
 export class LogScanner {
   /** NUL-block warnings: listed before the others, as when the whole text is split first. */
@@ -107,7 +114,9 @@ export class LogScanner {
   private readonly risks: string[] = [];
   private count = 0;
   private bad: BadLine[] = [];
-  private last: Piece | null = null;
+  /** Where the last piece pushed was: its line, and whether it ended the file without a newline. */
+  private lastLine = 0;
+  private lastUnterminated = false;
   /** A `seq` gap or repeat was found. */
   gapped = false;
 
@@ -120,18 +129,23 @@ export class LogScanner {
   /** Checks one piece. @throws LogError for a `session.start` of an unreadable schema version */
   push(piece: Piece): void {
     const { file, warnings, risks } = this;
-    this.last = piece;
+    this.lastLine = piece.line;
+    this.lastUnterminated = piece.unterminated;
     let value: unknown;
     try {
       value = JSON.parse(piece.text);
     } catch {
       value = undefined;
     }
-    if (!isEnvelope(value)) {
+    const type = envelopeType(value);
+    if (type === undefined) {
       this.bad.push({ line: piece.line, why: value === undefined ? 'not a JSON event' : 'not a loopdeck event', type: legibleType(piece.text) });
       return;
     }
-    const { seq } = value;
+    const event = value as LoopEvent;
+    // The type's constant string for the parsed copy of it: equal, and from here on compared by identity.
+    (event as { type: EventType }).type = type;
+    const { seq } = event;
     const count = this.count;
     if (seq < count) {
       warnings.push(`${file}:${piece.line}: skipped a line whose seq ${seq} was already read (expected seq ${count})`);
@@ -141,6 +155,7 @@ export class LogScanner {
       return;
     }
     const bad = this.bad;
+    if (bad.length > 0) this.bad = [];
     for (const b of bad) {
       warnings.push(seq === count ? `${file}:${b.line}: dropped a torn line (${b.why}); seq ${seq} follows without a gap` : `${file}:${b.line}: skipped an unreadable line (${b.why})`);
     }
@@ -153,19 +168,18 @@ export class LogScanner {
       this.gapped = true;
       this.onGap();
     }
-    this.bad = [];
-    if (value.type === 'session.start') checkSchemaVersion(value.data.schemaVersion, file, piece.line);
+    if (event.type === 'session.start') checkSchemaVersion(event.data.schemaVersion, file, piece.line);
     this.count = seq + 1;
-    this.onEvent(value, piece);
+    this.onEvent(event, piece);
   }
 
   /** Ends the scan: what the lines left unread at the end were, every warning, and whether the log can be resumed. */
   end(): Omit<ReadLogResult, 'events'> & { gapped: boolean } {
-    const { file, risks, bad, last } = this;
+    const { file, risks, bad } = this;
     const warnings = [...this.nulWarnings, ...this.warnings];
     if (bad.length > 0) {
       const torn = bad.at(-1)!;
-      const unterminated = last !== null && last.unterminated && torn.line === last.line;
+      const unterminated = this.lastUnterminated && torn.line === this.lastLine;
       warnings.push(...bad.slice(0, -1).map((b) => `${file}:${b.line}: skipped an unreadable line (${b.why})`));
       warnings.push(unterminated ? `${file}:${torn.line}: dropped an unterminated final line (a torn write)` : `${file}:${torn.line}: dropped a torn final line (${torn.why})`);
       if (bad.length > 1) risks.push(`${linesOf(bad)} at the end are unreadable and may hold a tool call, a decision or a state change (${file}:${bad[0]!.line})`);
@@ -189,17 +203,24 @@ function scanLog(
 /**
  * Calls `visit` with every candidate line of the log, in order (the pieces of {@link piecesOf}).
  * A text without NUL bytes, the common case, is walked line by line, holding no list of its
- * lines: every line but a blank one is a candidate.
+ * lines: every line but a blank one is a candidate. `visit` may not keep a piece: it is
+ * one object, changed for each line (a log of many lines then costs no object per line).
  */
 function forEachPiece(text: string, file: string, warnings: string[], visit: (piece: Piece) => void): void {
   if (text.indexOf('\0') >= 0) {
     for (const piece of piecesOf(text, file, warnings)) visit(piece);
     return;
   }
+  const piece: Piece = { text: '', line: 0, unterminated: false };
   for (let start = 0, line = 1; ; line++) {
     const end = text.indexOf('\n', start);
     const raw = end < 0 ? text.slice(start) : text.slice(start, end);
-    if (raw.charCodeAt(0) === 0x7b || raw.trim() !== '') visit({ text: raw, line, unterminated: end < 0 });
+    if (raw.charCodeAt(0) === 0x7b || raw.trim() !== '') {
+      piece.text = raw;
+      piece.line = line;
+      piece.unterminated = end < 0;
+      visit(piece);
+    }
     if (end < 0) return;
     start = end + 1;
   }

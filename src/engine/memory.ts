@@ -83,9 +83,14 @@ export interface ExecutionMemory {
   dropped: number;
 }
 
+/** Whitespace that {@link memoryItem} changes: any but single spaces between other characters. */
+const UNEVEN_SPACE = /[^\S ]| {2}|^ | $/;
+
 /** One line, cut to `max` characters with an ellipsis. */
 export function memoryItem(text: string, max = MEMORY_ITEM_CHARS): string {
-  const one = String(text).replace(/\s+/g, ' ').trim();
+  const raw = String(text);
+  // Most items are one line already: tested first, they are not copied.
+  const one = UNEVEN_SPACE.test(raw) ? raw.replace(/\s+/g, ' ').trim() : raw;
   return one.length <= max ? one : `${one.slice(0, max - 1)}…`;
 }
 
@@ -116,15 +121,26 @@ export function noteFailure(list: readonly FailedAttempt[], attempt: Omit<Failed
   const what = memoryItem(attempt.what, 120);
   const why = memoryItem(attempt.why, 160);
   const same = list.find((f) => f.kind === attempt.kind && f.what === what);
-  const rest = same ? list.filter((f) => f !== same) : list;
   const entry: FailedAttempt = { kind: attempt.kind, what, why, turn: attempt.turn, count: (same?.count ?? 0) + (attempt.count ?? 1) };
-  return [...rest, entry].slice(-LIST_CAP);
+  const next: FailedAttempt[] = [];
+  for (const f of list) if (f !== same) next.push(f);
+  next.push(entry);
+  return next.length > LIST_CAP ? next.slice(-LIST_CAP) : next;
 }
+
+/** The arguments {@link callLine} shows alone, the first that is a string. */
+const MAIN_ARGS = ['command', 'path', 'pattern'] as const;
 
 /** A tool call as one short line: its name and main argument (`command`, `path`), else its arguments as JSON. */
 export function callLine(call: Pick<ToolCall, 'name' | 'args'>): string {
   const args = call.args ?? {};
-  const main = ['command', 'path', 'pattern'].map((k) => args[k]).find((v) => typeof v === 'string');
+  let main: unknown;
+  for (const key of MAIN_ARGS) {
+    if (typeof args[key] === 'string') {
+      main = args[key];
+      break;
+    }
+  }
   let rest: string;
   try {
     rest = typeof main === 'string' ? main : JSON.stringify(args);

@@ -66,7 +66,7 @@ export function foldVerdicts(state: VerdictSource, e: LoopEvent, pauseKind?: Pau
     case 'session.complete':
       return [];
     case 'state.transition':
-      return MOVES_ON.has(e.data.to) && e.data.from !== 'IDLE' && verdicts.length > 0 ? [] : (verdicts as PendingVerdict[]);
+      return verdicts.length > 0 && MOVES_ON.has(e.data.to) && e.data.from !== 'IDLE' ? [] : (verdicts as PendingVerdict[]);
     default:
       return verdicts as PendingVerdict[];
   }
