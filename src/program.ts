@@ -9,7 +9,7 @@ import type { AttachedDesk } from './engine/bridge/attached.js';
 import type { AnswerHandler } from './engine/bridge/server.js';
 import type { ConsoleRun } from './ui/run-console.js';
 import { CliError, EXIT, exitCodeOfRun, type ExitCode } from './exit-codes.js';
-import { printError, printJson, printJsonPieces, printLine } from './text/print.js';
+import { printError, printJson, printLine, writeJsonChunks } from './text/print.js';
 import { sanitize } from './text/sanitize.js';
 import { showOutline, type OutlineInfo } from './ui/outline.js';
 import { outlineOfConfig, outlineOfLog } from './ui/outline-source.js';
@@ -449,7 +449,7 @@ Examples:
         const { state, warnings } = foldLogFile(file);
         for (const warning of warnings) printError(`loopdeck: ${warning}`);
         // A damaged log names what was skipped in the JSON too, for a script that reads only stdout.
-        printJsonPieces(warnings.length > 0 ? { ...state, log_warnings: warnings } : state, 2);
+        await writeJsonChunks(warnings.length > 0 ? { ...state, log_warnings: warnings } : state, 2);
         return;
       }
       const { replayLogConsole } = await import('./ui/run-console.js');

@@ -304,15 +304,21 @@ const CHUNK_BYTES = 1 << 20;
  * `read` (when given) is told the bytes read so far after each chunk of `chunkBytes`.
  */
 export function* filePieces(fd: number, file: string, nulWarnings: string[], read?: (bytes: number) => void, chunkBytes = CHUNK_BYTES): Generator<Piece> {
-  const block = Buffer.allocUnsafe(chunkBytes);
-  let carry = Buffer.alloc(0);
+  let block = Buffer.allocUnsafe(chunkBytes);
+  // The start of a line the previous chunk did not end, at the start of `block`.
+  let kept = 0;
   let readAt = 0;
   let line = 0;
   for (;;) {
-    const n = readSync(fd, block, 0, chunkBytes, readAt);
+    if (block.length < kept + chunkBytes) {
+      const bigger = Buffer.allocUnsafe(Math.max(2 * block.length, kept + chunkBytes));
+      block.copy(bigger, 0, 0, kept);
+      block = bigger;
+    }
+    const n = readSync(fd, block, kept, chunkBytes, readAt);
     readAt += n;
     read?.(readAt);
-    const data = carry.length > 0 ? Buffer.concat([carry, block.subarray(0, n)]) : block.subarray(0, n);
+    const data = block.subarray(0, kept + n);
     const base = readAt - data.length;
     if (n === 0) {
       line += 1;
@@ -327,8 +333,9 @@ export function* filePieces(fd: number, file: string, nulWarnings: string[], rea
       else yield* linePieces(data, from, to, base, line, false, file, nulWarnings);
       from = to + 1;
     }
-    // The rest is the start of a line the next chunk ends (copied: `block` is read into again).
-    carry = Buffer.from(data.subarray(from));
+    // The rest is the start of a line the next chunk ends: moved to the start of `block`, read on after it.
+    data.copyWithin(0, from);
+    kept = data.length - from;
   }
 }
 

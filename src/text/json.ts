@@ -67,3 +67,137 @@ export function* toJsonPieces(value: unknown, space: number, depth = 2, indent =
   }
   yield first ? '{}' : `\n${indent}}`;
 }
+
+/** An object or array that `JSON.stringify` walks member by member (no `toJSON` of its own). */
+function isPlainContainer(value: unknown): value is object {
+  return value !== null && typeof value === 'object' && typeof (value as { toJSON?: unknown }).toJSON !== 'function';
+}
+
+/** A member `JSON.stringify` has no text for: `null` in an array, left out of an object. */
+const hasNoJson = (value: unknown) => value === undefined || typeof value === 'function' || typeof value === 'symbol';
+
+/** An object with a `toJSON` of its own: `JSON.stringify` serialises what that returns. */
+const isOwnJson = (value: unknown) => value !== null && typeof value === 'object' && typeof (value as { toJSON?: unknown }).toJSON === 'function';
+
+/**
+ * The members `keys[from..to)` of `value`, in that order, in an object without a prototype
+ * (a `__proto__` key stays a member). Integer-like keys come first in both, ascending, so
+ * `JSON.stringify` walks them in the order they have in `value`.
+ */
+function pick(value: Record<string, unknown>, keys: readonly string[], from: number, to: number): Record<string, unknown> {
+  const picked = Object.create(null) as Record<string, unknown>;
+  for (let i = from; i < to; i++) picked[keys[i]!] = value[keys[i]!];
+  return picked;
+}
+
+/** Text gathered into chunks of about `limit` characters, each escaped as {@link toJson} escapes. */
+class ChunkText {
+  private parts: string[] = [];
+  private size = 0;
+
+  constructor(readonly limit: number) {}
+
+  add(text: string): void {
+    this.parts.push(text);
+    this.size += text.length;
+  }
+
+  get full(): boolean {
+    return this.size >= this.limit;
+  }
+
+  /** The text gathered so far, escaped, and empties the buffer. */
+  take(): string {
+    const text = this.parts.join('');
+    this.parts = [];
+    this.size = 0;
+    // The escaped code points occur only inside strings (keys and values), and an escape is
+    // ASCII: escaping the whole text is escaping each string, as toJson does.
+    return text.replace(RAW_IN_JSON, (ch) => `\\u${hex(ch.charCodeAt(0))}`);
+  }
+}
+
+/**
+ * {@link toJson} of `value` with `space` indentation (1 or more), in chunks of about
+ * `chunkChars` characters (a member longer than that is one chunk): joined, the chunks are
+ * the text {@link toJsonPieces} gives, so `toJson(value, space)` for plain data. The value
+ * and its members are walked as {@link toJsonPieces} walks them; the members of its members
+ * are serialised by `JSON.stringify` many at a time, nested in a wrapper that gives them
+ * their indentation (a member with a `toJSON` of its own alone, as {@link toJsonPieces}
+ * does). A chunk ends after a whole member, so a key and its value are in the same chunk,
+ * and the chunks of a long array or object cost one `JSON.stringify` call and one escape
+ * pass per chunk instead of one per member.
+ * @throws TypeError as {@link toJson}
+ */
+export function* toJsonChunks(value: unknown, space: number, chunkChars = 1 << 20): Generator<string> {
+  if (!(space >= 1)) throw new RangeError(`toJsonChunks: space must be 1 or more, not ${space}`);
+  const out = new ChunkText(chunkChars);
+  const inner = ' '.repeat(space);
+  if (!isPlainContainer(value)) {
+    out.add(toJson(value, space));
+  } else if (Array.isArray(value)) {
+    if (value.length === 0) out.add('[]');
+    for (let i = 0; i < value.length; i++) {
+      out.add(`${i === 0 ? '[' : ','}\n${inner}`);
+      const item: unknown = value[i];
+      if (hasNoJson(item)) out.add('null');
+      else yield* memberChunks(item, space, out);
+      if (out.full) yield out.take();
+    }
+    if (value.length > 0) out.add('\n]');
+  } else {
+    let first = true;
+    for (const [key, item] of Object.entries(value)) {
+      if (hasNoJson(item)) continue;
+      out.add(`${first ? '{' : ','}\n${inner}${JSON.stringify(key)}: `);
+      first = false;
+      yield* memberChunks(item, space, out);
+      if (out.full) yield out.take();
+    }
+    out.add(first ? '{}' : '\n}');
+  }
+  yield out.take();
+}
+
+/** A member of the value {@link toJsonChunks} prints (its text indented one level), its own members many at a time. */
+function* memberChunks(value: unknown, space: number, out: ChunkText): Generator<string> {
+  const inner = ' '.repeat(space);
+  if (!isPlainContainer(value)) {
+    out.add(toJson(value, space).replace(/\n/g, `\n${inner}`));
+    return;
+  }
+  const array = Array.isArray(value);
+  const keys = array ? null : Object.keys(value).filter((key) => !hasNoJson((value as Record<string, unknown>)[key]));
+  const count = array ? value.length : keys!.length;
+  if (count === 0) {
+    out.add(array ? '[]' : '{}');
+    return;
+  }
+  const indent = inner + inner;
+  // JSON.stringify([[a, b]] or [{k: a, l: b}], null, space) puts a, b at the indentation of
+  // members of members: the text between the wrapper's head and tail is theirs.
+  const head = `[\n${inner}${array ? '[' : '{'}\n${indent}`.length;
+  const tail = `\n${inner}${array ? ']' : '}'}\n]`.length;
+  const members = value as Record<string, unknown>;
+  let batch = 64;
+  for (let from = 0; from < count; ) {
+    out.add(`${from === 0 ? (array ? '[' : '{') : ','}\n${indent}`);
+    const first: unknown = array ? members[from] : members[keys![from]!];
+    if (isOwnJson(first)) {
+      // As toJsonPieces: a member with its own toJSON is serialised alone (toJSON gets the key '').
+      out.add(`${array ? '' : `${JSON.stringify(keys![from])}: `}${toJson(first, space).replace(/\n/g, `\n${indent}`)}`);
+      from += 1;
+    } else {
+      let to = from + 1;
+      while (to < count && to - from < batch && !isOwnJson(array ? members[to] : members[keys![to]!])) to++;
+      const wrapped = array ? (value as unknown[]).slice(from, to) : pick(members, keys!, from, to);
+      const json = JSON.stringify([wrapped], null, space);
+      out.add(json.slice(head, json.length - tail));
+      // The next batch aims at a chunk's length, from the mean length of this one's members.
+      batch = Math.max(1, Math.min(65_536, Math.floor(out.limit / Math.max(1, json.length / (to - from)))));
+      from = to;
+    }
+    if (out.full) yield out.take();
+  }
+  out.add(`\n${inner}${array ? ']' : '}'}`);
+}

@@ -3,7 +3,7 @@
 // a file, a hook or a server. (Ink draws the console; its components sanitize what they
 // show, and `guardConsole` covers what libraries print through `console` meanwhile.)
 import { Writable } from 'node:stream';
-import { toJson, toJsonPieces } from './json.js';
+import { toJson, toJsonChunks } from './json.js';
 import { sanitize } from './sanitize.js';
 
 /** Writes `text` and a newline to stderr, sanitized (see {@link sanitize}; newlines kept). */
@@ -22,19 +22,37 @@ export function printJson(value: unknown, space?: number): void {
 }
 
 /**
- * Writes `value` as {@link printJson} does, in pieces of about 64 KiB ({@link toJsonPieces}):
- * a large value is printed without building its whole text.
+ * Writes `value` as {@link printJson} does, in chunks of about 1 MiB ({@link toJsonChunks}),
+ * waiting for stdout to take each chunk before making the next one: a large value is
+ * printed without building its whole text, and no more than a chunk of it waits in memory
+ * when stdout is a pipe whose reader is slower than the serialisation.
+ * Resolves once the last chunk was handed to stdout (or stdout was closed: its reader went
+ * away, which the command line's `error` listener handles).
  */
-export function printJsonPieces(value: unknown, space: number): void {
-  let pending = '';
-  for (const piece of toJsonPieces(value, space)) {
-    pending += piece;
-    if (pending.length >= 65_536) {
-      process.stdout.write(pending);
-      pending = '';
-    }
+export async function writeJsonChunks(value: unknown, space: number): Promise<void> {
+  const stdout = process.stdout;
+  let last = '';
+  for (const chunk of toJsonChunks(value, space)) {
+    if (last !== '' && !stdout.write(last)) await drained(stdout);
+    last = chunk;
   }
-  process.stdout.write(`${pending}\n`);
+  stdout.write(`${last}\n`);
+}
+
+/**
+ * Resolves when `stream` drained, or closed. No `error` listener is added (as `events.once`
+ * would add): a closed pipe's EPIPE stays with the listeners the command line set.
+ */
+function drained(stream: NodeJS.WriteStream): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      stream.off('drain', done);
+      stream.off('close', done);
+      resolve();
+    };
+    stream.on('drain', done);
+    stream.on('close', done);
+  });
 }
 
 /** The `console` methods that print or keep printing state (group depth, counters, timers). */
