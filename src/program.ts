@@ -301,7 +301,9 @@ Examples:
       const { builtinGatesWarning } = await import('./hooks/index.js');
       const gates = builtinGatesWarning(policy);
       if (gates) printError(`loopdeck: ${gates}`);
-      printJson(policy, 2);
+      // In loop.yaml's own keys and units: the text read back as a loop.yaml gives the same policy.
+      const { loopYamlForm } = await import('./engine/saved-policy.js');
+      printJson(loopYamlForm(policy), 2);
     });
 
   async function readCheckpoints(dir: string): Promise<Array<{ file: string; input: CheckpointInput }>> {
