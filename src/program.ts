@@ -441,6 +441,9 @@ Examples:
     .action(async (given: string, options: { headless?: boolean }) => {
       const file = isDirectory(given) ? path.join(given, LOG_FILE) : given;
       checkReadable(file);
+      // A log with no event is unusable as a missing one is: said on stderr, exit 1.
+      const { isBlankLog } = await import('./engine/log.js');
+      if (isBlankLog(file)) fail(`${file}: no events (the file is ${statSync(file).size === 0 ? 'empty' : 'only blank lines'}); nothing to replay`);
       const headless = options.headless || !process.stdout.isTTY || !process.stdin.isTTY;
       // The frame's outline first, with plain writes, while the log is read and React and Ink load.
       if (!headless) await showOutline(outlineOfLog(file));
