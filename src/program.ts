@@ -113,10 +113,11 @@ export function buildProgram(): Command {
         };
         step(`preparing the workspace ${policy.workspace.path}…`);
         const { prepareRun } = await import('./launch.js');
-        const prepared = await prepareRun(policy, { cwd: process.cwd(), id, ...answersOf(desk) });
+        // Errors and warnings name the loop.yaml as it was given, as the loader's errors do.
+        const prepared = await prepareRun(policy, { cwd: process.cwd(), id, configShownAs: options.config, ...answersOf(desk) });
         const { inPlaceWarning, preflightWarnings } = await import('./preflight.js');
-        const inPlace = await inPlaceWarning(policy);
-        const warnings: string[] = [...preflightWarnings(policy), ...(inPlace ? [inPlace] : [])];
+        const inPlace = await inPlaceWarning(policy, options.config);
+        const warnings: string[] = [...preflightWarnings(policy, options.config), ...(inPlace ? [inPlace] : [])];
         if (options.watchConfig) {
           const { watchRun } = await import('./config-watch.js');
           const say = (line: string) => printError(`loopdeck: ${sanitize(line, { oneLine: true })}`);
@@ -295,9 +296,10 @@ Examples:
       const policy = await policyOrExit(file, 'its path: loopdeck validate <file>');
       // Everything `run` checks before it starts, every error at once.
       const { assertPreflight, inPlaceWarning, preflightWarnings } = await import('./preflight.js');
-      await configOrExit(async () => assertPreflight(policy));
-      const inPlace = await inPlaceWarning(policy);
-      for (const warning of [...preflightWarnings(policy), ...(inPlace ? [inPlace] : [])]) printError(`loopdeck: warning: ${warning}`);
+      // Named as given (relative stays relative), as the loader's own errors name it.
+      await configOrExit(async () => assertPreflight(policy, file));
+      const inPlace = await inPlaceWarning(policy, file);
+      for (const warning of [...preflightWarnings(policy, file), ...(inPlace ? [inPlace] : [])]) printError(`loopdeck: warning: ${warning}`);
       const { builtinGatesWarning } = await import('./hooks/index.js');
       const gates = builtinGatesWarning(policy);
       if (gates) printError(`loopdeck: ${gates}`);

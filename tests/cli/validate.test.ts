@@ -150,6 +150,27 @@ hook_timeout: 7s
 tools: { shell_timeout: 2h }
 `;
 
+describe('the config file named as given', { timeout: 60_000 }, () => {
+  it('a missing workspace.path names the loop.yaml as the user gave it (relative stays relative), in validate and run, as the loader does', async () => {
+    mkdirSync(path.join(cwd, 'conf'));
+    writeFileSync(path.join(cwd, 'conf', 'loop.yaml'), CONFIG.replace('path: project', 'path: no-such-folder'));
+    writeFileSync(path.join(cwd, 'conf', 'script.yaml'), SCRIPT);
+    const given = path.join('conf', 'loop.yaml');
+    const expected = `loopdeck: invalid config\n${given}:7:9: workspace.path: expected a directory, found nothing at ${path.join(cwd, 'conf', 'no-such-folder')}`;
+    const checked = await validate(given);
+    expect([checked.exitCode, checked.stderr]).toEqual([1, expected]);
+    expect((await run(given)).stderr).toContain(expected);
+    // With a schema error beside it, the loader names the file the same way.
+    writeFileSync(path.join(cwd, 'conf', 'loop.yaml'), CONFIG.replace('path: project', 'path: no-such-folder').replace('copy: temp', 'copy: tmp'));
+    expect((await validate(given)).stderr).toMatch(new RegExp(`^${given.replace('.', '\\.')}:8:9: workspace\\.copy: `, 'm'));
+    // The warnings about the file name it as given too.
+    writeFileSync(path.join(cwd, 'conf', 'loop.yaml'), CONFIG.replace('path: project', 'path: ../project').replace(/observe:[\s\S]*?verify:/, 'verify:'));
+    const warned = await validate(given);
+    expect(warned.exitCode, warned.stderr).toBe(0);
+    expect(warned.stderr).toMatch(new RegExp(`^loopdeck: warning: ${given.replace('.', '\\.')}: nothing to measure`));
+  });
+});
+
 describe('validate prints loop.yaml', { timeout: 60_000 }, () => {
   it('the effective config in loop.yaml keys and units: pasted into a loop.yaml, the loader reads the same config', async () => {
     const { loadPolicy, LOOP_SCHEMA } = await import('../../src/engine/policy.js');
