@@ -108,11 +108,15 @@ function policyFor(dir: string, name: ScenarioName) {
   );
 }
 
-/** A session of `name` in `dir`, continuing `prior` when given; its events are collected in `events`. */
-export function makeSession(dir: string, name: ScenarioName, prior?: LoopEvent[]) {
+/**
+ * A session of `name` in `dir`, continuing `prior` when given; its events are collected in
+ * `events`. `withHooks` subscribes more hooks after the scenario's own.
+ */
+export function makeSession(dir: string, name: ScenarioName, prior?: LoopEvent[], withHooks?: (hooks: HookRegistry) => void) {
   const scenario = SCENARIOS[name];
   const hooks = new HookRegistry();
   hooks.on('before_tool_call', 'ask', (p) => (ASKED.has(p.call.id) ? { type: 'pause', prompt: `run ${p.call.id}?` } : undefined));
+  withHooks?.(hooks);
   let now = 1_700_000_000_000 + (prior?.length ?? 0) * 1000;
   const events: LoopEvent[] = [];
   const agentFor = (lap: number) => ScriptedAgent.fromYaml(stringify(scenario.transcripts[Math.max(0, lap - 1)] ?? { turns: [] }));
