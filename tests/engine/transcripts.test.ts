@@ -225,7 +225,7 @@ describe('Codex calls its pre-tool hook asked about, in a recorded `exec --json`
     patch: ['apply_patch', { command: ['apply_patch', PATCH] }],
     shell: ['Bash', { command: 'npm test' }],
   } as const;
-  const lines = readFileSync(path.join(FIXTURES, 'codex-bridged.jsonl'), 'utf8').split('\n').filter(Boolean);
+  const lines = readFileSync(path.join(FIXTURES, '..', 'bridge', 'codex-bridged.jsonl'), 'utf8').split('\n').filter(Boolean);
 
   /** Feeds the stream, the hook asking about each call at `when` (before its item, or after the item started): every event recorded. */
   function replay(when: 'hook-first' | 'item-first') {
