@@ -174,8 +174,10 @@ Every key of \`loop.yaml\`, its type, its default and what it does. The schema i
 \`\`\`
 
 editors that use the YAML language server complete and check the file as you type.
-\`loopdeck validate [loop.yaml]\` prints the effective config (defaults filled in, durations
-in seconds, \`unlimited\` as \`null\`) or every error.
+\`loopdeck validate [loop.yaml]\` prints the effective config or every error. The config is
+printed in loop.yaml's own keys and units (defaults filled in, durations like \`1h30m\`,
+\`unlimited\`, paths relative to the file's folder), as JSON, which is YAML: pasted into a
+loop.yaml in the same folder it reads as the same config.
 
 ## Rules for every value
 

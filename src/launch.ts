@@ -169,10 +169,14 @@ function wire(policy: LoopPolicy, options: WireOptions) {
  * the append-only log at `<cwd>/.loopdeck/runs/<id>/events.jsonl`, and the effective
  * policy beside it (`policy.json`) so the run can be resumed, and this process as the
  * run's holder (`owner.json`, read by `loopdeck runs`).
+ * @param options.configShownAs the loop.yaml as the user named it (relative as given), in errors; default `policy.file`
  * @throws ConfigErrors listing every problem `preflightErrors` finds (the workspace, the agent)
  */
-export async function prepareRun(policy: LoopPolicy, options: { cwd: string; id?: string; clock?: () => number; answers?: AnswerHandler }): Promise<PreparedRun> {
-  assertPreflight(policy);
+export async function prepareRun(
+  policy: LoopPolicy,
+  options: { cwd: string; id?: string; clock?: () => number; answers?: AnswerHandler; configShownAs?: string },
+): Promise<PreparedRun> {
+  assertPreflight(policy, options.configShownAs);
   const workspace = await prepareWorkspace(policy.workspace, policy.file);
   const id = options.id ?? newSessionId();
   const runDir = path.join(options.cwd, '.loopdeck', 'runs', id);

@@ -10,20 +10,22 @@ import { agentFor } from './launch.js';
  * pass: the workspace folder exists, and the agent can be built from the policy (a
  * scripted agent's transcript is read and checked, an `openai` agent's key variable is
  * set). `validate` runs the same checks, so a config it accepts starts.
+ * @param shownAs the loop.yaml as the user named it (relative as given), in errors; default `policy.file`
  * @returns every error found (none: the run can start)
  */
-export function preflightErrors(policy: LoopPolicy): ConfigError[] {
+export function preflightErrors(policy: LoopPolicy, shownAs: string = policy.file): ConfigError[] {
   const errors: ConfigError[] = [];
   const where = policy.workspace.path;
   if (!existsSync(where) || !statSync(where).isDirectory()) {
     const found = existsSync(where) ? 'a file' : 'nothing';
-    errors.push(new ConfigError(policy.file, 'workspace.path', `expected a directory, found ${found} at ${where}`, positionInFile(policy.file, ['workspace', 'path'])));
+    errors.push(new ConfigError(shownAs, 'workspace.path', `expected a directory, found ${found} at ${where}`, positionInFile(policy.file, ['workspace', 'path'])));
   }
   try {
     agentFor(policy, where);
   } catch (error) {
     if (!(error instanceof ConfigErrors)) throw error;
-    errors.push(...error.errors);
+    // Errors about loop.yaml itself (an unset api_key_env) name it as given; the transcript's keep its own path.
+    errors.push(...error.errors.map((e) => (e.file === policy.file && shownAs !== policy.file ? new ConfigError(shownAs, e.path === '' ? null : e.path, e.expected, e.position) : e)));
   }
   return errors;
 }
@@ -31,21 +33,22 @@ export function preflightErrors(policy: LoopPolicy): ConfigError[] {
 /**
  * Warnings about a loop.yaml that runs but cannot do what a loop is for: nothing measured
  * means every checkpoint is UNKNOWN and stagnation is never detected from observations.
+ * @param shownAs the loop.yaml as the user named it, in the warnings; default `policy.file`
  */
-export function preflightWarnings(policy: LoopPolicy): string[] {
+export function preflightWarnings(policy: LoopPolicy, shownAs: string = policy.file): string[] {
   const warnings: string[] = [];
   if (policy.observe.length === 0 || policy.progress.observed.length === 0) {
     const missing = policy.observe.length === 0 ? 'no `observe` command' : 'no `progress.observed` signal';
     warnings.push(
-      `${policy.file}: nothing to measure (${missing}): every checkpoint will be UNKNOWN and only the agent's claims and the verify command judge the run; add an observer (e.g. your test command with a parser) and the signals it gives`,
+      `${shownAs}: nothing to measure (${missing}): every checkpoint will be UNKNOWN and only the agent's claims and the verify command judge the run; add an observer (e.g. your test command with a parser) and the signals it gives`,
     );
   }
   return warnings;
 }
 
-/** @throws ConfigErrors listing every error {@link preflightErrors} finds */
-export function assertPreflight(policy: LoopPolicy): void {
-  const errors = preflightErrors(policy);
+/** @throws ConfigErrors listing every error {@link preflightErrors} finds (the file named as `shownAs`) */
+export function assertPreflight(policy: LoopPolicy, shownAs: string = policy.file): void {
+  const errors = preflightErrors(policy, shownAs);
   if (errors.length > 0) throw new ConfigErrors(errors);
 }
 
@@ -54,11 +57,12 @@ export function assertPreflight(policy: LoopPolicy): void {
  * folder has uncommitted changes: what the agent writes mixes with them, and an abort
  * stashes both together. `null` otherwise (a copy, a clean tree, or no git repository).
  * Runs the harness's hardened git (`git status`).
+ * @param shownAs the loop.yaml as the user named it, in the warning; default `policy.file`
  */
-export async function inPlaceWarning(policy: LoopPolicy): Promise<string | null> {
+export async function inPlaceWarning(policy: LoopPolicy, shownAs: string = policy.file): Promise<string | null> {
   const where = policy.workspace.path;
   if (policy.workspace.copy !== 'none' || !existsSync(where) || !(await isGitWorkTree(where))) return null;
   const changed = (await git(where, ['status', '--porcelain', '--untracked-files=normal'])).split('\n').filter((line) => line.trim() !== '').length;
   if (changed === 0) return null;
-  return `${policy.file}: workspace.copy is none and ${where} has ${changed} uncommitted change${changed === 1 ? '' : 's'}: the agent's edits will mix with them, and an abort stashes both together; commit or stash them first, or set workspace.copy: temp`;
+  return `${shownAs}: workspace.copy is none and ${where} has ${changed} uncommitted change${changed === 1 ? '' : 's'}: the agent's edits will mix with them, and an abort stashes both together; commit or stash them first, or set workspace.copy: temp`;
 }

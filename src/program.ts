@@ -113,10 +113,11 @@ export function buildProgram(): Command {
         };
         step(`preparing the workspace ${policy.workspace.path}…`);
         const { prepareRun } = await import('./launch.js');
-        const prepared = await prepareRun(policy, { cwd: process.cwd(), id, ...answersOf(desk) });
+        // Errors and warnings name the loop.yaml as it was given, as the loader's errors do.
+        const prepared = await prepareRun(policy, { cwd: process.cwd(), id, configShownAs: options.config, ...answersOf(desk) });
         const { inPlaceWarning, preflightWarnings } = await import('./preflight.js');
-        const inPlace = await inPlaceWarning(policy);
-        const warnings: string[] = [...preflightWarnings(policy), ...(inPlace ? [inPlace] : [])];
+        const inPlace = await inPlaceWarning(policy, options.config);
+        const warnings: string[] = [...preflightWarnings(policy, options.config), ...(inPlace ? [inPlace] : [])];
         if (options.watchConfig) {
           const { watchRun } = await import('./config-watch.js');
           const say = (line: string) => printError(`loopdeck: ${sanitize(line, { oneLine: true })}`);
@@ -295,13 +296,16 @@ Examples:
       const policy = await policyOrExit(file, 'its path: loopdeck validate <file>');
       // Everything `run` checks before it starts, every error at once.
       const { assertPreflight, inPlaceWarning, preflightWarnings } = await import('./preflight.js');
-      await configOrExit(async () => assertPreflight(policy));
-      const inPlace = await inPlaceWarning(policy);
-      for (const warning of [...preflightWarnings(policy), ...(inPlace ? [inPlace] : [])]) printError(`loopdeck: warning: ${warning}`);
+      // Named as given (relative stays relative), as the loader's own errors name it.
+      await configOrExit(async () => assertPreflight(policy, file));
+      const inPlace = await inPlaceWarning(policy, file);
+      for (const warning of [...preflightWarnings(policy, file), ...(inPlace ? [inPlace] : [])]) printError(`loopdeck: warning: ${warning}`);
       const { builtinGatesWarning } = await import('./hooks/index.js');
       const gates = builtinGatesWarning(policy);
       if (gates) printError(`loopdeck: ${gates}`);
-      printJson(policy, 2);
+      // In loop.yaml's own keys and units: the text read back as a loop.yaml gives the same policy.
+      const { loopYamlForm } = await import('./engine/saved-policy.js');
+      printJson(loopYamlForm(policy), 2);
     });
 
   async function readCheckpoints(dir: string): Promise<Array<{ file: string; input: CheckpointInput }>> {
@@ -439,6 +443,9 @@ Examples:
     .action(async (given: string, options: { headless?: boolean }) => {
       const file = isDirectory(given) ? path.join(given, LOG_FILE) : given;
       checkReadable(file);
+      // A log with no event is unusable as a missing one is: said on stderr, exit 1.
+      const { isBlankLog } = await import('./engine/log.js');
+      if (isBlankLog(file)) fail(`${file}: no events (the file is ${statSync(file).size === 0 ? 'empty' : 'only blank lines'}); nothing to replay`);
       const headless = options.headless || !process.stdout.isTTY || !process.stdin.isTTY;
       // The frame's outline first, with plain writes, while the log is read and React and Ink load.
       if (!headless) await showOutline(outlineOfLog(file));

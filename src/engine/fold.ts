@@ -95,6 +95,11 @@ export interface SessionState {
   planCommitted: boolean;
   /** The steps of a `plan.draft` not yet committed (a pause of `after_plan` keeps it): a log cut there commits it, never drafts again. */
   planDraft: string[] | null;
+  /**
+   * `after_plan` has decided on the uncommitted draft and its decision is recorded (its
+   * `session.pause`): a resume commits the draft without running the hook again.
+   */
+  planReviewed: boolean;
   /** Verdicts recorded whose pause or end is not recorded yet, in the order they are acted on (`verdicts.ts`). */
   verdicts: PendingVerdict[];
   /** Reflexion: lessons so far, oldest first. */
@@ -237,6 +242,7 @@ export const INITIAL_STATE: SessionState = {
   stepEnded: false,
   planCommitted: false,
   planDraft: null,
+  planReviewed: false,
   verdicts: [],
   reflections: [],
   step: 0,
@@ -383,6 +389,7 @@ export function reduce(s: SessionState, e: LoopEvent): void {
       const cause = parsePauseReason(e.data.reason);
       s.pending = { kind: 'pause', reason: e.data.reason, cause, prompt: e.data.prompt, from: e.data.from, seq: e.seq };
       if (cause.kind === 'budget_exceeded') s.exhausted = cause.dimension;
+      if (cause.kind === 'hook' && s.planDraft !== null) s.planReviewed = true; // only after_plan pauses with a draft open
       break;
     }
     case 'session.complete':
@@ -394,15 +401,15 @@ export function reduce(s: SessionState, e: LoopEvent): void {
     case 'state.transition':
       s.stepEnded = false;
       s.planCommitted = false;
-      if (e.data.to !== 'IDLE' && e.data.from !== 'IDLE') s.planDraft = null;
+      if (e.data.to !== 'IDLE' && e.data.from !== 'IDLE') [s.planDraft, s.planReviewed] = [null, false];
       s.machine = transition(s.machine, e.data.to, e.seq);
       s.lastTransition = { from: e.data.from, to: e.data.to, seq: e.seq };
       break;
     case 'plan.draft':
-      s.planDraft = [...e.data.steps];
+      [s.planDraft, s.planReviewed] = [[...e.data.steps], false];
       break;
     case 'plan.commit':
-      s.planDraft = null;
+      [s.planDraft, s.planReviewed] = [null, false];
       s.plan = [...e.data.steps];
       s.plans += 1;
       s.planCommitted = true;

@@ -366,6 +366,29 @@ export function openLog(file: string): number {
 }
 
 /**
+ * Whether the log holds nothing but blanks (spaces, tabs, line breaks), 0 bytes included:
+ * no event at all, so nothing to replay or resume. Reads only up to the first other byte.
+ * @throws LogError naming the file when it cannot be read
+ */
+export function isBlankLog(file: string): boolean {
+  const fd = openLog(file);
+  try {
+    const block = Buffer.allocUnsafe(64 * 1024);
+    for (let at = 0; ; ) {
+      const n = readSync(fd, block, 0, block.length, at);
+      if (n === 0) return true;
+      for (let i = 0; i < n; i++) {
+        const byte = block[i]!;
+        if (byte !== 0x20 && byte !== 0x09 && byte !== 0x0a && byte !== 0x0d) return false;
+      }
+      at += n;
+    }
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/**
  * {@link foldLog} of a file, read a chunk at a time: neither the text nor the events are
  * held, so a log of any length folds in the memory of its state.
  * @throws LogError naming the file when it cannot be read, or for an unreadable schema version

@@ -26,10 +26,17 @@ export type OperatorCommand =
 /** A parsed line: the command, or why the line is not one (a message for the operator). */
 export type ParsedOperatorCommand = { ok: true; command: OperatorCommand } | { ok: false; message: string };
 
-/** What an operator command answers: a line to show, and whether it took effect. */
+/**
+ * What an operator command answers: a line to show, and whether it took effect. `refused`:
+ * the command is well formed but this console or run will not carry it out (a replay or a
+ * followed session changes nothing, a run that is over takes no more commands): there is
+ * nothing in the typed line to fix, so the command bar closes and shows the line as it does
+ * a command's result, rather than keeping the line to edit.
+ */
 export interface CommandResult {
   ok: boolean;
   message: string;
+  refused?: true;
 }
 
 /** The commands of the grammar as the command bar completes and help lists them. `text` is what completion inserts (a trailing space or `+` where an argument follows). */
@@ -160,7 +167,7 @@ export async function performOperatorCommand(target: OperatorTarget, command: Op
     case 'stop':
       return target.stop({ abort: command.abort });
     case 'reload':
-      return target.reload ? target.reload() : { ok: false, message: 'nothing to reload here: /reload applies to a running loop' };
+      return target.reload ? target.reload() : { ok: false, refused: true, message: 'nothing to reload here: /reload applies to a running loop' };
     case 'help':
       return { ok: true, message: OPERATOR_COMMAND_SYNTAX.map((c) => c.text.trim()).join(', ') };
     default:

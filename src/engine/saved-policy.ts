@@ -15,7 +15,7 @@ import path from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import { toJson } from '../text/json.js';
 import { ConfigError, ConfigErrors } from './errors.js';
-import { MAX_CONFIG_BYTES, parsePolicyFor, type LoopPolicy } from './policy.js';
+import { LOOP_SCHEMA, MAX_CONFIG_BYTES, parsePolicyFor, type LoopPolicy } from './policy.js';
 import { describeValue, readBoundedText } from './yaml-file.js';
 
 /** Name of the effective policy saved in each run directory, for `loopdeck resume`. */
@@ -56,8 +56,16 @@ export function readSavedPolicyText(file: string): SavedPolicyText {
 
 const isRecord = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === 'object' && !Array.isArray(value);
 
-/** Seconds as a loop.yaml duration (`90s`); anything else as it is, for the schema to name. */
-const seconds = (value: unknown): unknown => (Number.isInteger(value) && (value as number) > 0 ? `${value as number}s` : value);
+/** Seconds as a loop.yaml duration (`90s`, `30m`, `1h30m`); anything else as it is, for the schema to name. */
+const seconds = (value: unknown): unknown => (Number.isInteger(value) && (value as number) > 0 ? yamlDuration(value as number) : value);
+
+/** A positive whole number of seconds as loop.yaml writes a duration: `1h30m`, `10m`, `1m30s`, `45s` (zero parts left out). */
+export function yamlDuration(total: number): string {
+  const h = Math.floor(total / 3600);
+  const m = Math.floor((total % 3600) / 60);
+  const s = total % 60;
+  return `${h > 0 ? `${h}h` : ''}${m > 0 ? `${m}m` : ''}${s > 0 ? `${s}s` : ''}`;
+}
 
 /** `null` as `unlimited`; anything else through `inner`. */
 const orUnlimited =
@@ -120,8 +128,9 @@ function sourceForm(saved: Record<string, unknown>): Record<string, unknown> {
   const budget = source.budget;
   if (isRecord(budget)) {
     const { limits, increments, ...rest } = budget;
-    const rebuilt: Record<string, unknown> = { ...rest };
+    const rebuilt: Record<string, unknown> = {};
     if (isRecord(limits)) for (const [key, savedKey, change] of LIMITS) if (Object.hasOwn(limits, savedKey)) rebuilt[key] = change(limits[savedKey]);
+    Object.assign(rebuilt, rest);
     if (isRecord(increments)) {
       const inc: Record<string, unknown> = {};
       for (const [key, savedKey, change] of INCREMENTS) if (Object.hasOwn(increments, savedKey)) inc[key] = change(increments[savedKey]);
@@ -130,6 +139,31 @@ function sourceForm(saved: Record<string, unknown>): Record<string, unknown> {
     source.budget = rebuilt;
   }
   return source;
+}
+
+/**
+ * The effective policy as a loop.yaml would write it, for `loopdeck validate`: the schema's
+ * keys in the schema's order (`budget.max_iterations`, never the engine's `budget.limits`),
+ * durations as `30m` / `1h30m`, `unlimited` for a lifted limit, every default filled in,
+ * `agent.script` and `workspace.path` relative to the folder of `policy.file` (as loop.yaml
+ * resolves them), and no `file`. Read back from a loop.yaml in that folder (JSON is YAML),
+ * it gives the same effective policy.
+ */
+export function loopYamlForm(policy: LoopPolicy): Record<string, unknown> {
+  const form = sourceForm(JSON.parse(savedPolicyText(policy)) as Record<string, unknown>);
+  const base = path.dirname(policy.file);
+  const relative = (value: unknown): unknown => {
+    if (typeof value !== 'string' || !path.isAbsolute(value)) return value;
+    const shown = path.relative(base, value);
+    return shown === '' ? '.' : path.isAbsolute(shown) ? value : shown;
+  };
+  if (isRecord(form.agent) && form.agent.kind === 'scripted') convert(form.agent, 'script', relative);
+  convert(form.workspace, 'path', relative);
+  // The schema's order of sections, as docs/loop-yaml.md lists them.
+  const ordered: Record<string, unknown> = {};
+  for (const key of Object.keys(LOOP_SCHEMA.shape)) if (Object.hasOwn(form, key)) ordered[key] = form[key];
+  for (const key of Object.keys(form)) if (!Object.hasOwn(ordered, key)) ordered[key] = form[key];
+  return ordered;
 }
 
 /** A loop.yaml path of an error, as the path of the same value in the saved form. */

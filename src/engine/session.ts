@@ -180,7 +180,7 @@ export class Session {
   async reviseGoal(directive: GoalDirective, text: string): Promise<CommandResult> {
     const state = this.core.state;
     if (!state.goal) return { ok: false, message: 'no goal yet: the run has not started' };
-    if (state.done) return { ok: false, message: `the run is over (${state.done.reason}); the goal can no longer be revised` };
+    if (state.done) return { ok: false, refused: true, message: `the run is over (${state.done.reason}); the goal can no longer be revised` };
     try {
       await this.revise(directive, text);
     } catch (error) {
@@ -201,7 +201,7 @@ export class Session {
     const invalid = incrementError(dimension, by);
     if (invalid) return { ok: false, message: invalid };
     const state = this.core.state;
-    if (state.done) return { ok: false, message: 'the run is over' };
+    if (state.done) return { ok: false, refused: true, message: 'the run is over' };
     const shown = BUDGET_COMMAND_NAMES[dimension];
     const current = state.limits[dimension];
     if (current === null) return { ok: false, message: `${shown} is unlimited` };
@@ -218,7 +218,7 @@ export class Session {
    * failure report written). Not ok once the run is over.
    */
   stop({ abort }: { abort: boolean }): CommandResult {
-    if (this.core.state.done) return { ok: false, message: 'the run is over' };
+    if (this.core.state.done) return { ok: false, refused: true, message: 'the run is over' };
     if (!abort) {
       this.core.intents.stop = 'stop';
       return { ok: true, message: 'stopping at the next safe point (answer any open prompt first)' };

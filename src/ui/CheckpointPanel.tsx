@@ -57,6 +57,17 @@ function UnknownLine({ why, inRow, width }: { why: string | undefined; inRow: nu
 }
 
 /**
+ * The title's browsing keys for checkpoint `index` (0-based) of `count`: only those that do
+ * something there (`[ earlier` past the first, `] later` before the newest), after
+ * `browsing:` while an earlier checkpoint is shown; `''` when neither key moves.
+ */
+export function browseHint(index: number, count: number, browsing: boolean): string {
+  const keys = [...(index > 0 ? ['[ earlier'] : []), ...(index < count - 1 ? ['] later'] : [])];
+  if (keys.length === 0) return '';
+  return ` · ${browsing ? 'browsing: ' : ''}${keys.join(', ')}`;
+}
+
+/**
  * One checkpoint as an observed-versus-reported diff: each observed signal before → after
  * with its wanted direction and move (regressions and missing values stand out), the
  * target tests that flipped each way since the last checkpoint (`target-tests-rows.tsx`), each
@@ -97,7 +108,7 @@ export const CheckpointPanel = React.memo(function CheckpointPanel({ height, wid
       <Text bold color={diff.stagnation_detected ? theme.danger : undefined}>
         {diff.counter}/{diff.threshold}
       </Text>
-      <Text color={theme.muted}>{browsing ? ' · browsing: [ earlier, ] later' : count > 1 ? ' · [ earlier' : ''}</Text>
+      <Text color={theme.muted}>{browseHint(index, count, browsing)}</Text>
     </Line>
   );
   // The rule that produced the verdict, from the recorded checkpoint: one line, folded onto

@@ -1,6 +1,7 @@
 import type { LoopEvent } from '../engine/events.js';
 import { goalStatusText } from '../engine/goal.js';
 import { fold, INITIAL_STATE, type SessionState } from '../engine/fold.js';
+import type { CommandResult } from '../engine/operator-command.js';
 import type { ConsoleController } from './context.js';
 import { createConsoleStore, LIVE_EVENTS, type ConsoleStore, type ReplayWindow } from './store.js';
 
@@ -119,7 +120,7 @@ export function createReplay(
     held = windowFor(index, held, target);
     store.getState().showReplay({ index: target, total: index.count }, index.stateAt(target), held);
   };
-  const readOnly = () => ({ ok: false, message: 'this is a replay: nothing can be changed' });
+  const readOnly = (): CommandResult => ({ ok: false, refused: true, message: 'this is a replay: nothing can be changed; only /goal status is answered' });
   const controller: ConsoleController = {
     answer: () => undefined,
     // Reading is allowed: the goal as of the event shown.

@@ -20,6 +20,13 @@ export interface ReplayPosition {
  * What the console renders: the fold of the events, the events themselves, the status
  * line, and the view (the fields of the four view slices, at the top level).
  */
+/**
+ * What a notice describes, when it is the state of a place on screen rather than the answer
+ * to a command: `tool-panel`, the call the tool call panel shows. Such a notice goes as soon
+ * as the operator moves away from that place.
+ */
+export type NoticeAbout = 'tool-panel';
+
 export interface ConsoleData extends ViewState {
   /** The fold of the events shown: the only session data the panels read. */
   session: SessionState;
@@ -57,7 +64,7 @@ export interface ConsoleData extends ViewState {
    * The answer to the operator's last command or key; with `working`, what the console
    * is doing now (e.g. preparing the run), shown muted rather than as a success.
    */
-  notice: { ok: boolean; text: string; working?: boolean } | null;
+  notice: { ok: boolean; text: string; working?: boolean; about?: NoticeAbout } | null;
   /** A question to confirm before anything runs (resuming a run), or `null`. */
   gate: string | null;
   /** Epoch ms at which the pending approval is denied unanswered; `null`: no limit. */

@@ -107,7 +107,10 @@ export function createCommands(store: ConsoleStore, controller: ConsoleControlle
       case 'answer':
         return controller.answer(effect.payload, effect.seq);
       case 'notice':
-        return get().setNotice({ ok: effect.ok, text: effect.text });
+        return get().setNotice(effect.about ? { ok: effect.ok, text: effect.text, about: effect.about } : { ok: effect.ok, text: effect.text });
+      case 'clear-notice':
+        if (get().notice?.about === effect.about) get().setNotice(null);
+        return;
       case 'extend':
         if (!controller.extend) return get().setNotice({ ok: false, text: 'e raises a spent budget; this pause is not a budget pause' });
         void controller.extend(effect.dimension).then((result) => {

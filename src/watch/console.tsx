@@ -9,6 +9,7 @@ import React from 'react';
 import type { Instance } from 'ink';
 import type { LoopEvent } from '../engine/events.js';
 import type { ResumePayload } from '../engine/session.js';
+import type { CommandResult } from '../engine/operator-command.js';
 import { ConsoleProvider, type ConsoleController } from '../ui/context.js';
 import { App } from '../ui/App.js';
 import { draw, guardExits, restoreTerminal } from '../ui/run-console.js';
@@ -38,7 +39,7 @@ export interface FollowSource {
  * `readOnly`; `q` quits; prompts go to `source.answer` when there is one.
  */
 export function followController(source: Pick<FollowSource, 'readOnly' | 'answer'>, store: ConsoleStore, quit: () => void): ConsoleController {
-  const refuse = () => ({ ok: false, message: source.readOnly });
+  const refuse = (): CommandResult => ({ ok: false, refused: true, message: source.readOnly });
   return {
     answer: source.answer ?? (() => store.getState().setNotice({ ok: false, text: source.readOnly })),
     goalStatus: refuse,

@@ -203,24 +203,28 @@ describe('loopdeck validate', () => {
     ]);
   });
 
-  it('prints the effective, typed config: defaults filled, durations in seconds, unlimited as null', async () => {
+  it('prints the effective config in loop.yaml keys and units: defaults filled, durations as written, unlimited', async () => {
     writeFileSync(path.join(cwd, 'loop.yaml'), `${BASE}budget:\n  max_wall_clock: 1h30m\n  max_tokens: unlimited\nlaps:\n  enabled: true\n`);
     const result = await execa('node', [cli, 'validate'], { cwd, reject: false });
     expect(result.exitCode, result.stderr).toBe(0);
     // BASE has no observer: valid, with the warning that nothing is measured.
     expect(result.stderr).toMatch(/^loopdeck: warning: \S+: nothing to measure \(no `observe` command\)[^\n]*$/);
     const config = JSON.parse(result.stdout);
-    expect(config.file).toBe(path.join(cwd, 'loop.yaml'));
+    expect(config.file).toBeUndefined();
     expect(config.budget).toEqual({
-      limits: { turns: 50, tool_calls: 100, wall_clock_seconds: 5400, tokens: null, cost_usd: null },
+      max_iterations: 50,
+      max_tool_calls: 100,
+      max_wall_clock: '1h30m',
+      max_tokens: 'unlimited',
+      max_cost_usd: 'unlimited',
       warn_fraction: 0.8,
       on_exhausted: 'pause',
-      increments: { turns: 10, tool_calls: 20, wall_clock_seconds: 600, tokens: 50000, cost_usd: 1 },
+      increments: { turns: 10, tool_calls: 20, wall_clock: '10m', tokens: 50000, cost_usd: 1 },
     });
     expect(config.laps).toEqual({ enabled: true, max_laps: 5, max_consecutive_failures: 3, progress_file: 'PROGRESS.md' });
     expect(config.repetition).toEqual({ window: 5, threshold: 3, exempt_tools: [], ignore_arg_keys: [], include_result: true, on_detect: 'pause' });
     expect(config.on_abort).toEqual({ stash: true, report: true });
-    expect(config.verify).toEqual([{ command: 'node --test', timeout: 300 }]);
+    expect(config.verify).toEqual([{ command: 'node --test', timeout: '5m' }]);
   });
 
   it("accepts the repo's own loop.yaml", async () => {

@@ -116,6 +116,103 @@ describe('validate checks what run checks', { timeout: 60_000 }, () => {
   });
 });
 
+/** A contract that sets what the engine keeps under other names or units: limits, durations, `unlimited`, paths in subfolders. */
+const SET_EVERYTHING = `goal:
+  objective: fix it
+  constraints:
+    - { text: keep the tests, protect: ["test/**"] }
+agent:
+  kind: scripted
+  script: scripts/script.yaml
+workspace:
+  path: project
+  copy: none
+budget:
+  max_iterations: 12
+  max_tool_calls: unlimited
+  max_wall_clock: 1h30m
+  max_tokens: 90000
+  max_cost_usd: 0.5
+  increments: { wall_clock: 15m, turns: 4 }
+observe:
+  - { name: tests, command: "printf '# pass 1\\n# fail 1\\n'", parser: tap, timeout: 45s }
+progress:
+  observed:
+    - { signal: observed.tests.failing, direction: decrease }
+verify:
+  - { command: "true", timeout: 90s }
+approval:
+  timeout: unlimited
+hooks:
+  - trace-writer
+  - { name: note, topic: after_plan, command: "true", timeout: 3s }
+hook_timeout: 7s
+tools: { shell_timeout: 2h }
+`;
+
+describe('the config file named as given', { timeout: 60_000 }, () => {
+  it('a missing workspace.path names the loop.yaml as the user gave it (relative stays relative), in validate and run, as the loader does', async () => {
+    mkdirSync(path.join(cwd, 'conf'));
+    writeFileSync(path.join(cwd, 'conf', 'loop.yaml'), CONFIG.replace('path: project', 'path: no-such-folder'));
+    writeFileSync(path.join(cwd, 'conf', 'script.yaml'), SCRIPT);
+    const given = path.join('conf', 'loop.yaml');
+    const expected = `loopdeck: invalid config\n${given}:7:9: workspace.path: expected a directory, found nothing at ${path.join(cwd, 'conf', 'no-such-folder')}`;
+    const checked = await validate(given);
+    expect([checked.exitCode, checked.stderr]).toEqual([1, expected]);
+    expect((await run(given)).stderr).toContain(expected);
+    // With a schema error beside it, the loader names the file the same way.
+    writeFileSync(path.join(cwd, 'conf', 'loop.yaml'), CONFIG.replace('path: project', 'path: no-such-folder').replace('copy: temp', 'copy: tmp'));
+    expect((await validate(given)).stderr).toMatch(new RegExp(`^${given.replace('.', '\\.')}:8:9: workspace\\.copy: `, 'm'));
+    // The warnings about the file name it as given too.
+    writeFileSync(path.join(cwd, 'conf', 'loop.yaml'), CONFIG.replace('path: project', 'path: ../project').replace(/observe:[\s\S]*?verify:/, 'verify:'));
+    const warned = await validate(given);
+    expect(warned.exitCode, warned.stderr).toBe(0);
+    expect(warned.stderr).toMatch(new RegExp(`^loopdeck: warning: ${given.replace('.', '\\.')}: nothing to measure`));
+  });
+});
+
+describe('validate prints loop.yaml', { timeout: 60_000 }, () => {
+  it('the effective config in loop.yaml keys and units: pasted into a loop.yaml, the loader reads the same config', async () => {
+    const { loadPolicy, LOOP_SCHEMA } = await import('../../src/engine/policy.js');
+    mkdirSync(path.join(cwd, 'scripts'));
+    writeFileSync(path.join(cwd, 'scripts', 'script.yaml'), SCRIPT);
+    writeFileSync(path.join(cwd, 'loop.yaml'), SET_EVERYTHING);
+    const result = await execa('node', [cli, 'validate'], { cwd, reject: false });
+    expect(result.exitCode, result.stderr).toBe(0);
+    const printed = JSON.parse(result.stdout) as Record<string, any>;
+    // The schema's keys, the user's units, the paths as written.
+    expect(Object.keys(printed).every((key) => key in LOOP_SCHEMA.shape)).toBe(true);
+    expect(printed.budget).toEqual({
+      max_iterations: 12,
+      max_tool_calls: 'unlimited',
+      max_wall_clock: '1h30m',
+      max_tokens: 90000,
+      max_cost_usd: 0.5,
+      warn_fraction: 0.8,
+      on_exhausted: 'pause',
+      increments: { turns: 4, tool_calls: 20, wall_clock: '15m', tokens: 50000, cost_usd: 1 },
+    });
+    expect(printed.agent).toEqual({ kind: 'scripted', script: path.join('scripts', 'script.yaml') });
+    expect(printed.workspace).toEqual({ path: 'project', copy: 'none' });
+    expect([printed.observe[0].timeout, printed.verify[0].timeout, printed.approval.timeout, printed.hooks[1].timeout, printed.hook_timeout, printed.tools.shell_timeout]).toEqual([
+      '45s',
+      '1m30s',
+      'unlimited',
+      '3s',
+      '7s',
+      '2h',
+    ]);
+    // Pasted into a loop.yaml beside the first, it is the same contract.
+    writeFileSync(path.join(cwd, 'pasted.yaml'), result.stdout);
+    const { file: _a, ...original } = loadPolicy(path.join(cwd, 'loop.yaml'));
+    const { file: _b, ...pasted } = loadPolicy(path.join(cwd, 'pasted.yaml'));
+    expect(pasted).toEqual(original);
+    // And validated again it prints the same text.
+    const again = await execa('node', [cli, 'validate', 'pasted.yaml'], { cwd, reject: false });
+    expect(again.stdout).toBe(result.stdout);
+  });
+});
+
 describe('naming the file', { timeout: 60_000 }, () => {
   it('takes the file as an argument or with --config, as run does; two different names are refused', async () => {
     writeFileSync(path.join(cwd, 'other.yaml'), CONFIG);

@@ -1,5 +1,6 @@
 // Every line boundary of a recorded run's log (ReAct, fresh laps, Plan-and-Execute with a
-// replan, Reflexion with a reflection) is a crash point: the log cut there and
+// replan, Reflexion with a reflection, a failing observer whose UNKNOWN checkpoints pause
+// the run) is a crash point: the log cut there and
 // resumed runs to the same end as the uncrashed run, runs no tool call twice, asks the
 // model for no completed turn again, and writes seqs on without a gap or a repeat
 // (docs/design.md, "Resume points"). The workspace is left as the crash left it at worst:

@@ -217,6 +217,48 @@ describe('Claude Code session files', () => {
   });
 });
 
+describe('Codex calls its pre-tool hook asked about, in a recorded `exec --json` stream', () => {
+  /** The hook's inputs for the stream's calls (Codex's PreToolUse: `apply_patch` with the patch, an MCP tool as `mcp__<server>__<tool>`). */
+  const PATCH = '*** Begin Patch\n*** Update File: src/parser.ts\n@@\n-  return lines.slice(0, -1);\n+  return lines;\n*** Add File: test/parser.test.ts\n+test("keeps the last line", () => {});\n*** End Patch\n';
+  const hook = {
+    mcp: ['mcp__tracker__get_issue', { id: 42 }],
+    patch: ['apply_patch', { command: ['apply_patch', PATCH] }],
+    shell: ['Bash', { command: 'npm test' }],
+  } as const;
+  const lines = readFileSync(path.join(FIXTURES, '..', 'bridge', 'codex-bridged.jsonl'), 'utf8').split('\n').filter(Boolean);
+
+  /** Feeds the stream, the hook asking about each call at `when` (before its item, or after the item started): every event recorded. */
+  function replay(when: 'hook-first' | 'item-first') {
+    const recorder = new TranscriptRecorder(1);
+    const parser = createParser('codex-json');
+    const events: Array<{ type: string; data: any }> = [];
+    const ids: string[] = [];
+    const ask = (name: string, args: Record<string, unknown>) => {
+      const claimed = recorder.claim(null, name, args);
+      ids.push(claimed.id);
+      events.push(...claimed.events);
+    };
+    for (const line of lines) {
+      const record = JSON.parse(line) as { type: string; item?: { type: string } };
+      const which = record.item?.type === 'mcp_tool_call' ? hook.mcp : record.item?.type === 'file_change' ? hook.patch : record.item?.type === 'command_execution' ? hook.shell : null;
+      if (which && record.type === 'item.started' && when === 'hook-first') ask(which[0], structuredClone(which[1]) as Record<string, unknown>);
+      events.push(...parser.line(line).flatMap((entry) => recorder.record(entry)));
+      if (which && record.type === 'item.started' && when === 'item-first') ask(which[0], structuredClone(which[1]) as Record<string, unknown>);
+    }
+    return { events, ids };
+  }
+
+  it.each(['hook-first', 'item-first'] as const)('%s: each real call is one tool.call, its result joins it, and the hook was given its id', (when) => {
+    const { events, ids } = replay(when);
+    const calls = events.filter((e) => e.type === 'tool.call').map((e) => e.data.call);
+    expect(calls.map((c) => c.name)).toEqual(when === 'hook-first' ? ['mcp__tracker__get_issue', 'apply_patch', 'Bash'] : ['tracker.get_issue', 'file_change', 'shell']);
+    const results = events.filter((e) => e.type === 'tool.result').map((e) => e.data.result);
+    expect(results.map((r) => [r.call_id, r.status])).toEqual(calls.map((c) => [c.id, 'ok']));
+    expect(ids).toEqual(calls.map((c) => c.id));
+    expect(events.filter((e) => e.type === 'agent.notice' && /never made/.test(e.data.text))).toEqual([]);
+  });
+});
+
 describe('calls a pre-tool hook asks about', () => {
   const use = (id: string, name = 'Bash', args: Record<string, unknown> = { command: 'ls' }) => ({ kind: 'tool_call' as const, id, name, args });
 

@@ -63,6 +63,26 @@ export const SCENARIOS = {
     ],
     verify: `grep -q p3 ${APPENDS}`,
   },
+  // The observer fails until u4 is appended: the checkpoints before are UNKNOWN and the
+  // signal-checked criterion BLOCKED; two UNKNOWN in a row raise `checkpoint.unknown`, which
+  // pauses (`on_unknown: pause`); after u4 the criterion is met and the verifier passes.
+  unknown: {
+    pattern: 'react',
+    laps: false,
+    transcripts: [
+      {
+        turns: [
+          { thought: 'two appends', tool_calls: [append('u1'), append('u2')] },
+          { thought: 'one more', tool_calls: [append('u3')] },
+          { thought: 'look again' },
+          { thought: 'and again' },
+          { tool_calls: [append('u4')] },
+          { final: 'every append is there' },
+        ],
+      },
+    ],
+    verify: `grep -q u4 ${APPENDS}`,
+  },
   reflexion: {
     pattern: 'reflexion',
     laps: false,
@@ -79,7 +99,7 @@ export const SCENARIOS = {
 export type ScenarioName = keyof typeof SCENARIOS;
 
 /** Calls asked about by a hook (the others by the built-in gates' decision). */
-const ASKED = new Set(['a2', 'l2.1', 'p2', 'x2']);
+const ASKED = new Set(['a2', 'l2.1', 'p2', 'x2', 'u2']);
 
 /**
  * Answers by policy: approve every question, but never run again a call that was
@@ -90,11 +110,20 @@ export function policyAnswer(y: LoopYield): ResumePayload {
   return { action: 'continue' };
 }
 
+/** What the `unknown` scenario adds to the policy: an observer that fails, a criterion checked on its signal, a pause at UNKNOWN. */
+const FAILING_OBSERVER = {
+  observe: [{ name: 'tests', command: `grep -q u4 ${APPENDS} 2>/dev/null && printf '# pass 1\\n# fail 0\\n' || { echo the runner crashed; exit 3; }`, parser: 'tap' }],
+  progress: { observed: [{ signal: 'observed.tests.failing', direction: 'decrease' }] },
+  stagnation: { on_unknown: 'pause' },
+};
+
 function policyFor(dir: string, name: ScenarioName) {
   const scenario = SCENARIOS[name];
+  const unknown = name === 'unknown';
   return parsePolicy(
     stringify({
-      goal: { objective: 'Append every id' },
+      goal: unknown ? { objective: 'Append every id', success_criteria: [{ text: 'no test fails', check: { signal: 'observed.tests.failing', target: 0 } }] } : { objective: 'Append every id' },
+      ...(unknown ? FAILING_OBSERVER : {}),
       pattern: scenario.pattern,
       agent: { kind: 'scripted', script: 'x.yaml' },
       workspace: { path: '.', copy: 'none' },
@@ -108,11 +137,15 @@ function policyFor(dir: string, name: ScenarioName) {
   );
 }
 
-/** A session of `name` in `dir`, continuing `prior` when given; its events are collected in `events`. */
-export function makeSession(dir: string, name: ScenarioName, prior?: LoopEvent[]) {
+/**
+ * A session of `name` in `dir`, continuing `prior` when given; its events are collected in
+ * `events`. `withHooks` subscribes more hooks after the scenario's own.
+ */
+export function makeSession(dir: string, name: ScenarioName, prior?: LoopEvent[], withHooks?: (hooks: HookRegistry) => void) {
   const scenario = SCENARIOS[name];
   const hooks = new HookRegistry();
   hooks.on('before_tool_call', 'ask', (p) => (ASKED.has(p.call.id) ? { type: 'pause', prompt: `run ${p.call.id}?` } : undefined));
+  withHooks?.(hooks);
   let now = 1_700_000_000_000 + (prior?.length ?? 0) * 1000;
   const events: LoopEvent[] = [];
   const agentFor = (lap: number) => ScriptedAgent.fromYaml(stringify(scenario.transcripts[Math.max(0, lap - 1)] ?? { turns: [] }));
@@ -146,7 +179,9 @@ export async function recordRun(name: ScenarioName): Promise<{ events: LoopEvent
   const dir = workspace();
   try {
     const { session, events } = makeSession(dir, name);
-    const outcome = await drive(session.run(newGoal('Append every id')), policyAnswer);
+    // The goal as loop.yaml gives it: the `unknown` scenario's criterion is checked on the failing observer's signal.
+    const goal = policyFor(dir, name).goal;
+    const outcome = await drive(session.run(newGoal(goal.objective, goal.success_criteria)), policyAnswer);
     return { events, outcome, appends: appended(dir) };
   } finally {
     rmSync(dir, { recursive: true, force: true });
@@ -212,11 +247,15 @@ export function violations(result: CutResult, uncrashed: { outcome: LoopOutcome;
   const want = uncrashed.events.filter((e) => e.type === 'model.call').length;
   if (result.error === null && turns.length < want) out.push(`${where}: ${turns.length} model turns, uncrashed ${want}`);
   const got = factKeys(result.events);
-  const dup = got.filter((k, i) => got.indexOf(k) !== i);
+  // As docs/design.md, "Resume points" says: a verify trigger without its verify.result is judged again, matrix included.
+  const judgedAgain = (k: string) => result.lastType === 'acceptance.checked' && / verify /.test(k);
+  const dup = got.filter((k, i) => got.indexOf(k) !== i && !judgedAgain(k));
   if (dup.length > 0) out.push(`${where}: recorded twice: ${dup.join(', ')}`);
   if (result.error === null) {
     // A verdict is lost or repeated when the run's verdicts differ (a denied step may move one to a later step).
-    const lost = factKeys(uncrashed.events).filter((k) => !got.includes(k) && !k.startsWith('verify.result'));
+    // A cut between a checkpoint and its acceptance.checked leaves that matrix unchecked (the next check fills it).
+    const unchecked = (k: string) => result.lastType === 'checkpoint.recorded' && / checkpoint /.test(k) && k.startsWith('acceptance.checked');
+    const lost = factKeys(uncrashed.events).filter((k) => !got.includes(k) && !k.startsWith('verify.result') && !unchecked(k));
     if (lost.length > 0) out.push(`${where}: lost: ${lost.join(', ')}`);
     const verdicts = (events: readonly LoopEvent[]) => events.flatMap((e) => (e.type === 'verify.result' ? [e.data.passed ? 'passed' : 'failed'] : []));
     const [had, have] = [verdicts(uncrashed.events), verdicts(result.events)];
@@ -242,7 +281,14 @@ export function factKeys(events: readonly LoopEvent[]): string[] {
       case 'tool.result':
         return [`tool.result ${e.data.result.call_id}`];
       case 'checkpoint.recorded':
-        return [`checkpoint ${e.data.checkpoint.iteration}`];
+        return [`checkpoint ${e.data.checkpoint.iteration} ${e.data.checkpoint.status}`];
+      case 'acceptance.checked':
+        return [`acceptance.checked ${e.data.iteration} ${e.data.trigger} ${e.data.rows.map((r) => r.status).join('/')}`];
+      case 'checkpoint.unknown':
+      case 'stagnation.detected':
+        return [`${e.type} ${e.data.iteration} ${e.data.action}`];
+      case 'session.pause':
+        return [`session.pause ${e.data.reason} at ${e.data.from} step ${step}`];
       case 'verify.result':
         return [`verify.result step ${step}`];
       case 'workspace.snapshot':

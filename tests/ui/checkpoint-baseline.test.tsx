@@ -13,7 +13,7 @@ vi.hoisted(() => {
 import type { LoopEvent } from '../../src/engine/index.js';
 import { createConsoleStore } from '../../src/ui/store.js';
 import { runHeadless } from '../support/console-rig.js';
-import { renderStore } from '../support/ui-helpers.js';
+import { normalize, renderStore } from '../support/ui-helpers.js';
 
 /** Turn 1 fixes two tests (the observer then reads tap.txt), turn 2 only looks, turn 3 claims. */
 const FIRST_INTERVAL = `
@@ -76,7 +76,7 @@ describe('the baseline in the checkpoint panel', () => {
     await c.press('[');
     await c.waitForFrame('#1/2 · baseline at the run start');
     expect(checkpointRows(c.frame())).toEqual([
-      '#1/2 · baseline at the run start · BASELINE · counter 0/2 · browsing: [ earlier, ] later',
+      '#1/2 · baseline at the run start · BASELINE · counter 0/2 · browsing: ] later',
       'why baseline rule: taken at the run start, before the first turn: what the next checkpoint is',
       'compared with (observed.tests.failing first measured at 3, observed.tests.passing first measured at…',
       'observed (measured) observed_progress null        reported (claims) claimed_progress false',
@@ -84,6 +84,42 @@ describe('the baseline in the checkpoint panel', () => {
       'tests.passing — → 4 want ↑ baseline               remaining  no change',
       'evidence none claimed',
     ]);
+    // The whole frame at the first checkpoint: only the key that moves (] later) is offered.
+    expect(normalize(c.frame())).toMatchInlineSnapshot(`
+      "loopdeck Make the greeting friendlier                                                    run ui-test
+      react · REFLECTING · iteration 2/20 · T
+      IDLE › PLANNING › EXECUTING › AWAITING_TOOL ›  REFLECTING  › DONE  ← AWAITING_TOOL #24
+      turns 10%           tool calls 10%      wall clock #######% tokens 0%           cost 0%
+      █░░░░░░░░░░░░░ 2/20 █░░░░░░░░░░░░░ 2/20 ~~~~~~~~~~~~ #s/30m ░░░░░░░░░░░░ 0/100k ░░░░░░░ $0.00/$1.00
+      workspace progress unknown (not git)
+      ──  Checkpoint  │ Goal │ Tool call │ Progress (tab)
+      #1/2 · baseline at the run start · BASELINE · counter 0/2 · browsing: ] later
+      why baseline rule: taken at the run start, before the first turn: what the next checkpoint is
+      compared with (observed.tests.failing first measured at 3, observed.tests.passing first measured at…
+      observed (measured) observed_progress null        reported (claims) claimed_progress false
+      tests.failing — → 3 want ↓ baseline               eliminated no change
+      tests.passing — → 4 want ↑ baseline               remaining  no change
+      evidence none claimed
+
+
+
+      ── Timeline · filter activity (f) · 15 events · following (end)
+          4 plan.draft          plan drafted: 1 step(s)
+          5 plan.commit         plan committed (initial): 1 step(s)
+          8 model.call          turn 1: Fix two of the three. (0+0 tok)
+          9 tool.call           tool call write_file {"path":"tap.txt","content":"# pass 6\\n# fail 1\\n"}
+         10 step.end            step 1 awaiting_tool
+         12 tool.decision       approved by operator
+         13 tool.result         write_file ok (N ms): wrote 18 bytes to tap.txt
+         18 model.call          turn 2: Look at what is left. (0+0 tok)
+         19 tool.call           tool call read_file {"path":"greet.js"}
+         20 step.end            step 2 awaiting_tool
+         22 tool.decision       approved by operator
+         23 tool.result         read_file ok (N ms): export const greet = (name) => \`hi \${name}\`;
+         26 checkpoint.recorded checkpoint #2 (turn 2): PROGRESS_OBSERVED, counter 0/2
+
+      [tab] panel  [/] command  [?] help  [q] quit"
+    `);
     // ] goes back to the latest.
     await c.press(']');
     await c.waitForFrame('#2/2 · iteration 2 · PROGRESS_OBSERVED');

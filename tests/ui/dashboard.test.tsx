@@ -121,7 +121,7 @@ describe('checkpoints', () => {
     await c.press('[');
     await c.waitForFrame('#1/4 · baseline at the run start');
     expect(checkpointRows(c.frame())).toEqual([
-      '#1/4 · baseline at the run start · BASELINE · counter 0/3 · browsing: [ earlier, ] later',
+      '#1/4 · baseline at the run start · BASELINE · counter 0/3 · browsing: ] later',
       'why baseline rule: taken at the run start, before the first turn: what the next checkpoint is',
       'compared with (observed.tests.failing first measured at 1, observed.tests.passing first measured at…',
       'observed (measured) observed_progress null        reported (claims) claimed_progress false',

@@ -157,7 +157,9 @@ describe('dashboard', () => {
     ['[ with no checkpoints shows the checkpoint panel', { pane: 'goal' }, 'checkpoint-previous', WIDE, { pane: 'checkpoint' }],
   ] as const)('%s', (_, view, command, layout, changed) => {
     const state = input({}, view as Partial<ViewState>);
-    expect(diff(state, dashboardReducer(state, command, layout))).toEqual({ changed, effects: [] });
+    // Leaving a panel takes away what the tool call panel said about its call.
+    const effects = command.endsWith('-pane') ? [{ kind: 'clear-notice', about: 'tool-panel' }] : [];
+    expect(diff(state, dashboardReducer(state, command, layout))).toEqual({ changed, effects });
   });
 
   test('Enter on an empty timeline opens nothing; x acknowledges every alert', () => {
@@ -192,15 +194,17 @@ describe('the tool call panel', () => {
     ['Enter opens the tool.call event of the call shown', { toolCall: 1 }, 'tool-open', { overlay: 'event', opened: 20 }],
   ] as const)('%s', (_, view, command, changed) => {
     const state = calls(view as Partial<ViewState>);
-    expect(diff(state, toolPanelReducer(state, command))).toEqual({ changed, effects: [] });
+    // Stepping takes away what the panel said about the call it showed ("call 1 is the first call").
+    const effects = command === 'tool-open' ? [] : [{ kind: 'clear-notice', about: 'tool-panel' }];
+    expect(diff(state, toolPanelReducer(state, command))).toEqual({ changed, effects });
   });
 
   test('[ at the first call stays there and says so; Enter on a call whose events were let go says so; no calls: nothing to show', () => {
     const first = calls({ toolCall: 0 });
-    expect(diff(first, toolPanelReducer(first, 'tool-older'))).toEqual({ changed: {}, effects: [{ kind: 'notice', ok: true, text: 'call 1 is the first call of the run' }] });
+    expect(diff(first, toolPanelReducer(first, 'tool-older'))).toEqual({ changed: {}, effects: [{ kind: 'notice', ok: true, text: 'call 1 is the first call of the run', about: 'tool-panel' }] });
     expect(diff(first, toolPanelReducer(first, 'tool-open'))).toEqual({
       changed: {},
-      effects: [{ kind: 'notice', ok: false, text: "call 1's events were let go (10,000 are held); replay the run's log to open it" }],
+      effects: [{ kind: 'notice', ok: false, text: "call 1's events were let go (10,000 are held); replay the run's log to open it", about: 'tool-panel' }],
     });
     const none = input({}, { pane: 'tool' });
     expect(toolPanelReducer(none, 'tool-older')).toEqual({ actions: [], effects: [{ kind: 'notice', ok: true, text: 'no tool call yet' }] });

@@ -189,6 +189,60 @@ describe('the tool call panel steps back through earlier calls', () => {
     expect(store.getState().toolCall).toBeNull();
   });
 
+  test('the notice "call 1 is the first call" goes as soon as the operator steps on, or leaves the panel', async () => {
+    const store = createConsoleStore(through('t3'));
+    const c = await renderStore(store, { rows: 32 });
+    await showToolPanel(c);
+    await c.press('[');
+    await c.press('[');
+    await c.waitForFrame('call 1 of 3 · earlier call, 2 newer');
+    await c.press('[');
+    await c.waitForFrame('✓ call 1 is the first call of the run');
+    await c.press(']');
+    await c.waitForFrame('call 2 of 3 · earlier call, 1 newer');
+    expect(normalize(c.frame())).toMatchInlineSnapshot(`
+      "loopdeck Make the greeting friendlier                                                    run ui-test
+      react · AWAITING_TOOL · iteration 3/20 · T
+      IDLE › PLANNING › EXECUTING ›  AWAITING_TOOL  › REFLECTING › DONE  ← EXECUTING #30
+      turns 15%           tool calls 15%      wall clock #%       tokens 0%           cost 0%
+      ██░░░░░░░░░░░░ 3/20 ██░░░░░░░░░░░░ 3/20 ~~~~~~~~~~~~ #s/30m ░░░░░░░░░░░░ 0/100k ░░░░░░░ $0.00/$1.00
+      workspace progress unknown (not git)
+      ── Checkpoint │ Goal │  Tool call  │ Progress (tab)
+      call 2 of 3 · earlier call, 1 newer · [ older ] newer · end live
+      shell (t2) · denied · exit none · N ms
+      denied by operator: not the build folder
+      args $ touch notes.txt
+      output
+       denied by the operator: not the build folder
+
+
+
+      ── Timeline · filter activity (f) · 19 events · following (end)
+         11 tool.decision       approved by operator
+         13 tool.result         shell ok exit 0 (N ms): alpha one alpha two alpha three
+         18 model.call          turn 2: Clean up. (0+0 tok)
+         19 tool.call           tool call shell {"command":"touch notes.txt"}
+         20 step.end            step 2 awaiting_tool
+         22 tool.decision       denied by operator: not the build folder
+         23 tool.result         shell denied (N ms): denied by the operator: not the build folder
+         27 model.call          turn 3: Run the failing test. (0+0 tok)
+         28 tool.call           tool call shell {"command":"printf 'gamma failed\\\\nsee above\\\\n'; exit 3"}
+         29 step.end            step 3 awaiting_tool
+         31 tool.decision       approved by operator
+         33 tool.result         shell failed exit 3 (N ms): gamma failed see above
+
+      [tab] panel  [/] command  [?] help  [q] quit"
+    `);
+
+    // The same when the operator leaves the panel (Tab) rather than stepping on.
+    await c.press('[');
+    await c.press('[');
+    await c.waitForFrame('✓ call 1 is the first call of the run');
+    await c.press(KEY.tab);
+    await c.waitForFrame('Tool call │  Progress  (tab)');
+    expect(c.frame()).not.toContain('first call');
+  });
+
   test('Enter opens the call shown as its tool.call event; [ and ] browse checkpoints again once another panel is shown', async () => {
     const store = createConsoleStore(through('t5'));
     const c = await renderStore(store, { rows: 32 });

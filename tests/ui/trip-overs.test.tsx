@@ -14,7 +14,7 @@ import { eventRows } from '../../src/ui/EventDetail.js';
 import { createReplay } from '../../src/ui/replay.js';
 import { createConsoleStore } from '../../src/ui/store.js';
 import { KEY, runHeadless, waitUntil } from '../support/console-rig.js';
-import { renderStore } from '../support/ui-helpers.js';
+import { normalize, renderStore } from '../support/ui-helpers.js';
 
 const RUN = `
 turns:
@@ -46,6 +46,44 @@ describe('things a user trips over', () => {
     await c.press('/goal redirect something else');
     await c.press(KEY.enter);
     await c.waitForFrame('✗ this is a replay: nothing can be changed');
+  });
+
+  test('a command a replay refuses closes the command bar and shows the refusal as a notice, as a result does', async () => {
+    const { store, controller } = createReplay(events, () => undefined);
+    const c = await renderStore(store, { controller, rows: 24 });
+    await c.waitForFrame('replay ');
+    await c.press('/goal redirect something else');
+    await c.press(KEY.enter);
+    await c.waitForFrame('✗ this is a replay: nothing can be changed');
+    expect(store.getState().input).toBeNull();
+    expect(normalize(c.frame())).toMatchInlineSnapshot(`
+      "loopdeck Make the greeting friendlier                                                    run ui-test
+      replay 20/20 #19 session.complete  react · DONE (goal_met) · iteration 2/20 · T
+      IDLE › PLANNING › EXECUTING › AWAITING_TOOL › REFLECTING ›  DONE   ← REFLECTING #18
+      turns 10%           tool calls 0%       wall clock #%       tokens 0%           cost 0%
+      █░░░░░░░░░░░░░ 2/20 ░░░░░░░░░░░░░░ 0/20 ~~~~~~~~~~~~ #s/30m ░░░░░░░░░░░░ 0/100k ░░░░░░░ $0.00/$1.00
+      workspace progress unknown (not git) · ✓ claim verified
+      ──  Checkpoint  │ Goal │ Tool call │ Progress (tab)
+      #1/1 · baseline at the run start · BASELINE · counter 0/3
+      why baseline rule: taken at the run start, before the first turn: what the next checkpoint is
+      compared with (no observed signal is declared); counter 0/3
+      observed (measured) observed_progress null        reported (claims) claimed_progress false
+      no observed signals configured                    eliminated no change
+                                                        remaining  no change
+      ── Timeline · filter activity (f) · 10 events · at the replay cursor
+          4 plan.commit         plan committed (initial): 1 step(s)
+          7 model.call          turn 1: Look around. (0+0 tok)
+          8 step.end            step 1 ok: Look around.
+         13 model.call          turn 2: claims done: Done. (0+0 tok)
+         14 step.end            step 2 ok
+         17 verify.result       verify passed: node -e "process.exit(0)" → 0
+         19 session.complete    complete: goal_met: Done.
+      ✗ this is a replay: nothing can be changed; only /goal status is answered
+      Run finished: goal_met. [←] back  [→] forward  [home] first  [end] last  [tab] panel  [/] command  …"
+    `);
+    // The keys work again at once: no Esc is needed to leave a bar left open.
+    await c.press(KEY.home);
+    await c.waitForFrame('replay 1/');
   });
 
   test('the answer to a command goes after a while', async () => {

@@ -28,7 +28,10 @@ export async function* planStep(ctx: RunContext, kind: PlanKind): Gen<Done> {
     ctx.emit('plan.draft', { steps: [...steps] });
   }
   const payload = { goal, steps };
-  const after = await ctx.hook('after_plan', payload);
+  // `after_plan` fires once per draft: a pause it decided before a restart is in the log (the
+  // resume asked it again), so the draft as recorded is committed without a second run of the hook.
+  const reviewed = recorded !== null && ctx.state.planReviewed;
+  const after = reviewed ? { decision: null } : await ctx.hook('after_plan', payload);
   for (const next of [hookPause(after.decision), afterPlan(payload.steps)]) {
     const done = next ? yield* ctx.perform(next) : undefined;
     if (done) return done;

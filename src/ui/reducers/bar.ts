@@ -28,7 +28,8 @@ export function submitLine(input: KeyInput, line: string): Reduction {
 }
 
 /**
- * A command from the bar has answered: its line shows; on success the bar closes. A stop
+ * A command from the bar has answered: its line shows; on success, or when the console
+ * refused a well-formed command (a replay, a run that is over), the bar closes. A stop
  * also answers what waits now: `/stop` takes effect at the next safe point and a pause
  * waiting now is that point; `/stop --abort` does not wait, so a waiting tool call is
  * denied at once. A redirect of the goal at a stagnation pause is the operator's answer to
@@ -46,7 +47,7 @@ export function commandDone(input: KeyInput, command: OperatorCommand, result: C
   if (result.ok && command.kind === 'stop' && command.abort && pending?.kind === 'tool') {
     effects.push({ kind: 'answer', payload: { decision: 'deny', note: 'the operator aborted the run (/stop --abort)' }, seq: pending.seq });
   }
-  return act(result.ok ? [['setBusy', false], ['closeInput']] : [['setBusy', false]], ...effects);
+  return act(result.ok || result.refused ? [['setBusy', false], ['closeInput']] : [['setBusy', false]], ...effects);
 }
 
 /** A command from the bar failed unexpectedly: says so and keeps the line to try again. */

@@ -31,8 +31,10 @@ export function dashboardReducer(input: KeyInput, command: ConsoleCommand, layou
     case 'next-pane':
     case 'previous-pane': {
       const delta = command === 'next-pane' ? 1 : -1;
-      if (!layout.single) return act([['showPane', cycle(PANES, input.pane, delta)]]);
-      return act([['showBody', cycle<CompactBody>(['timeline', ...PANES], input.compactBody, delta)]]);
+      // What the tool call panel said about its call goes with the panel.
+      const left = { kind: 'clear-notice', about: 'tool-panel' } as const;
+      if (!layout.single) return act([['showPane', cycle(PANES, input.pane, delta)]], left);
+      return act([['showBody', cycle<CompactBody>(['timeline', ...PANES], input.compactBody, delta)]], left);
     }
     case 'select-up':
       return moveBy(-1);

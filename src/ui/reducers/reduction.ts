@@ -3,6 +3,7 @@ import type { OperatorCommand } from '../../engine/operator-command.js';
 import type { ResumePayload } from '../../engine/session.js';
 import type { ConsoleData } from '../store.js';
 import type { ViewActions, ViewState } from '../view.js';
+import type { NoticeAbout } from '../store.js';
 
 /**
  * The shape shared by the console's key reducers: one small pure function per key scope
@@ -39,8 +40,10 @@ export type ViewAction = { [K in keyof ViewActions]: [K, ...Parameters<ViewActio
 export type Effect =
   /** Answer the yield raised by the event `seq` (ignored if it is no longer pending). */
   | { kind: 'answer'; payload: ResumePayload; seq: number }
-  /** Show a line to the operator (`ok: false` in the warning colour). */
-  | { kind: 'notice'; ok: boolean; text: string }
+  /** Show a line to the operator (`ok: false` in the warning colour); `about` names the panel whose state it describes. */
+  | { kind: 'notice'; ok: boolean; text: string; about?: NoticeAbout }
+  /** Take away the notice shown if it is `about` that panel (it described a place the operator has since left). */
+  | { kind: 'clear-notice'; about: NoticeAbout }
   /** Raise the spent `dimension` by its configured increment, then continue the pause `seq`. */
   | { kind: 'extend'; dimension: BudgetDimension; seq: number }
   /** Carry out an operator command from the command bar, then {@link commandDone}. */

@@ -1,35 +1,37 @@
 import type { ConsoleCommand } from '../keymap.js';
 import { LIVE_EVENTS } from '../store.js';
 import { callEventHeld, shownCall } from '../tool-history.js';
-import { act, only, type KeyInput, type Reduction } from './reduction.js';
+import { act, only, type Effect, type KeyInput, type Reduction } from './reduction.js';
 
 /**
  * The tool call panel's keys (scopes `tool-panel` and `tool-history`): `[` steps back to
  * the call before the one shown, `]` forward (past the newest the panel follows the live
  * call again, unless the timeline holds a selection), End goes back to the live call,
  * Enter opens the call shown as its `tool.call` event. The place stepped to is kept by
- * index in the run's calls, so calls that arrive meanwhile never move it.
+ * index in the run's calls, so calls that arrive meanwhile never move it. What the panel
+ * says about the call shown ("call 1 is the first call") goes when the operator steps on.
  */
 export function toolPanelReducer(input: KeyInput, command: ConsoleCommand): Reduction {
   const shown = shownCall(input);
   if (shown === null) return only({ kind: 'notice', ok: true, text: 'no tool call yet' });
   const count = input.session.toolOrder.length;
+  const moved: Effect = { kind: 'clear-notice', about: 'tool-panel' };
   switch (command) {
     case 'tool-older':
-      if (shown === 0) return act([['showToolCall', 0]], { kind: 'notice', ok: true, text: 'call 1 is the first call of the run' });
-      return act([['showToolCall', shown - 1]]);
+      if (shown === 0) return act([['showToolCall', 0]], { kind: 'notice', ok: true, text: 'call 1 is the first call of the run', about: 'tool-panel' });
+      return act([['showToolCall', shown - 1]], moved);
     case 'tool-newer': {
       const next = Math.min(count - 1, shown + 1);
       // At the newest: follow the live call again, unless the timeline's selection would show another call.
-      return act([['showToolCall', next === count - 1 && input.follow ? null : next]]);
+      return act([['showToolCall', next === count - 1 && input.follow ? null : next]], moved);
     }
     case 'tool-live':
-      return act([['showToolCall', null], ['followNewest']]);
+      return act([['showToolCall', null], ['followNewest']], moved);
     case 'tool-open': {
       const record = input.session.tools[input.session.toolOrder[shown]!];
       if (record && callEventHeld(input, shown)) return act([['openEvent', record.seq]]);
       const text = `call ${shown + 1}'s events were let go (${LIVE_EVENTS.toLocaleString('en-US')} are held); replay the run's log to open it`;
-      return only({ kind: 'notice', ok: false, text });
+      return only({ kind: 'notice', ok: false, text, about: 'tool-panel' });
     }
     default:
       return only();

@@ -28,10 +28,48 @@ const MAX_TOOL_NAME = 200;
  * `command_execution` of `/bin/bash -lc '<script>'`, its hook says `Bash` with the script).
  */
 function callKey(name: string, args: Record<string, unknown>): string {
+  // An MCP tool: `mcp__<server>__<tool>` to the hook, `<server>.<tool>` in Codex's `mcp_tool_call` item.
+  const mcp = /^mcp__(.+?)__(.+)$/.exec(name);
+  if (mcp) return `${mcp[1]}.${mcp[2]}\0${argsDigest(args)}`;
+  // A patch: `apply_patch` with the patch text to the hook, a `file_change` item listing the files in the output.
+  if (name === 'file_change') return filesKey((Array.isArray(args.changes) ? args.changes : []).map((c) => (isRecord(c) && typeof c.path === 'string' ? c.path : '')));
+  if (name === 'apply_patch') {
+    const mapped = mapAgentCall('codex', name, args);
+    if (mapped.ok) return filesKey(mapped.mapped.paths.map((p) => p.path));
+  }
   const mapping = mapAgentCall('codex', name, args);
   const call = mapping.ok ? mapping.mapped.call : { name, args };
   if (call.name === 'shell' && typeof call.args.command === 'string') return `shell\0${shellScript(call.args.command)}`;
   return `${call.name}\0${argsDigest(call.args)}`;
+}
+
+const FILES = 'files\0';
+
+/** The key of a patch by the files it changes (the hook's patch names them relative, the output may give them absolute). */
+function filesKey(paths: readonly string[]): string {
+  return `${FILES}${paths.map((p) => p.replace(/\\/g, '/')).join('\0')}`;
+}
+
+const isRecord = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === 'object' && !Array.isArray(value);
+
+/**
+ * Whether two {@link callKey}s are the same call: equal, or two patches of the same files,
+ * a path given relative on one side matching the end of the same path given absolute on the other.
+ */
+function sameCall(a: string, b: string): boolean {
+  if (a === b) return true;
+  if (!a.startsWith(FILES) || !b.startsWith(FILES)) return false;
+  const left = a.slice(FILES.length).split('\0');
+  const right = b.slice(FILES.length).split('\0');
+  if (left.length !== right.length) return false;
+  const same = (x: string, y: string) => x === y || x.endsWith(`/${y.replace(/^\.\//, '')}`) || y.endsWith(`/${x.replace(/^\.\//, '')}`);
+  const unmatched = [...right];
+  for (const x of left) {
+    const at = unmatched.findIndex((y) => y !== '' && x !== '' && same(x, y));
+    if (at === -1) return false;
+    unmatched.splice(at, 1);
+  }
+  return true;
 }
 
 /**
@@ -99,7 +137,7 @@ export class TranscriptRecorder {
   private toolCall(entry: Extract<TranscriptEntry, { kind: 'tool_call' }>): AgentEventDraft[] {
     const key = callKey(entry.name, entry.args);
     if (this.hookFirst.delete(entry.id) && this.open.has(entry.id)) return [];
-    const waiting = this.unnamed.findIndex((u) => u.key === key);
+    const waiting = this.unnamed.findIndex((u) => sameCall(u.key, key));
     if (waiting !== -1 && !this.open.has(entry.id)) {
       const { agentId } = this.unnamed.splice(waiting, 1)[0]!;
       const call = this.open.get(agentId);
@@ -137,7 +175,7 @@ export class TranscriptRecorder {
       return { id: this.open.get(agentId)!.id, events };
     }
     for (const [seen, open] of this.open) {
-      if (this.claimed.has(seen) || open.key !== key) continue;
+      if (this.claimed.has(seen) || !sameCall(open.key, key)) continue;
       this.claimed.add(seen);
       return { id: open.id, events: [] };
     }
