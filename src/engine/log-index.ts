@@ -1,18 +1,16 @@
 import { closeSync, fstatSync, readSync } from 'node:fs';
 import type { LoopEvent } from './events.js';
-import { draftOf, fold, INITIAL_STATE, reduce, type SessionState } from './fold.js';
+import { draftOf, fold, INITIAL_STATE, reduce, type SessionState, type ToolRecord } from './fold.js';
 import { filePieces, LogScanner, openLog, stoppedAt, type Piece } from './log.js';
 
 /** Events between fold snapshots at first; the spacing doubles whenever {@link MAX_SNAPSHOTS} would be passed. */
 export const FIRST_SNAPSHOT_EVERY = 1000;
 
 /**
- * Fold snapshots an index keeps at most, whatever the log's length. A snapshot shares
- * with its neighbours every array the events between them left alone, but each copies the
- * records those events touched (the tool calls, the agent's history), which grow with the
- * run: about 1.7 MB each at the end of a 1,000,000-event log, with the tool calls kept as
- * arrays ({@link Kept}). At 32, the spacing is 32,000 events at 1,000,000 (a jump folds at
- * most that many).
+ * Fold snapshots an index keeps at most, whatever the log's length. A snapshot shares its
+ * lists with the one before it ({@link Kept}): it costs what the events since then added
+ * to them and a copy of the state's small fields. At 32, the spacing is 32,000 events at
+ * 1,000,000 (a jump folds at most that many).
  */
 export const MAX_SNAPSHOTS = 32;
 
@@ -20,32 +18,117 @@ export const MAX_SNAPSHOTS = 32;
 const FINE_STEPS = 16;
 
 /**
- * A state as an index keeps it: the record of tool calls (by far its largest part, one
- * entry a tool call, an object in dictionary mode of about 50 bytes an entry, copied
- * whole by every snapshot) is kept as two arrays of its keys and values (16 bytes an entry)
- * and made again when the state is used ({@link expand}). Measured at the end of a
- * 1,000,000-event log (71,420 tool calls): about 1.1 MB a snapshot instead of 5 MB.
+ * A part of an array no one changes any more: `items[from..to)`. Kept states point into
+ * the same frozen arrays, so the part of a list two states have in common is held once.
+ */
+type Span<T> = readonly [items: readonly T[], from: number, to: number];
+
+/** A list as a state is kept: spans in order, shared with the state kept before it. */
+interface Shared<T> {
+  readonly spans: readonly Span<T>[];
+  readonly length: number;
+}
+
+const NOTHING_SHARED: Shared<never> = { spans: [], length: 0 };
+
+/**
+ * `items` as kept: the longest start of it that `before` holds (the same elements, by
+ * identity) is shared with `before`, the rest is copied. A list that only grows at its end
+ * (the agent's history, the order of tool calls) so costs each kept state only what was
+ * added since the state before; a list changed anywhere else is copied from there on.
+ */
+function share<T>(items: readonly T[], before: Shared<T>): Shared<T> {
+  const spans: Span<T>[] = [];
+  let at = 0;
+  for (const span of before.spans) {
+    const [held, from, to] = span;
+    const n = Math.min(to - from, items.length - at);
+    let same = 0;
+    while (same < n && held[from + same] === items[at + same]) same++;
+    at += same;
+    if (same === to - from) {
+      spans.push(span);
+      continue;
+    }
+    if (same > 0) spans.push([held, from, from + same]);
+    break;
+  }
+  if (at < items.length) spans.push([items.slice(at), 0, items.length - at]);
+  return { spans, length: items.length };
+}
+
+/** The list {@link share} kept, as a new array. */
+function unshare<T>(shared: Shared<T>): T[] {
+  const out: T[] = [];
+  for (const [held, from, to] of shared.spans) for (let i = from; i < to; i++) out.push(held[i]!);
+  return out;
+}
+
+type Lists = Readonly<Record<string, Shared<unknown>>>;
+
+/**
+ * A state as an index keeps it: its lists (every array of the state, the claims since the
+ * last checkpoint, and the record of tool calls as two lists, its keys and its values)
+ * shared with the state kept before it ({@link share}), the rest copied as {@link draftOf}
+ * copies a state. The lists of a long run grow with it (one entry a tool call in the
+ * record, the order and the agent's history) and change only at their end, so a kept
+ * state costs about what was added since the one before (measured at the end of a
+ * 1,000,000-event log, 71,420 tool calls: a few kB, where a copy of the lists is 1.7 MB).
+ * {@link expand} makes the state again.
  */
 interface Kept {
+  /** The state with every list left empty and no tool call. */
   readonly state: SessionState;
-  readonly toolIds: string[];
-  readonly toolCalls: SessionState['tools'][string][];
+  /** The state's arrays, by field. */
+  readonly lists: Lists;
+  /** The arrays of `reportSinceCheckpoint`, by field. */
+  readonly claims: Lists;
+  readonly toolIds: Shared<string>;
+  readonly toolCalls: Shared<ToolRecord>;
 }
 
-/** `state` as kept: a copy (the index's front may be given: it is changed in place later). */
-function keep(state: SessionState): Kept {
-  const copy = draftOf({ ...state, tools: {} });
+/** The arrays of `value`, each shared with the same field of `before` ({@link share}); `emptied` gets an empty array for each. */
+function shareLists(value: object, before: Lists | undefined, emptied: Record<string, unknown>): Lists {
+  const lists: Record<string, Shared<unknown>> = {};
+  for (const [key, item] of Object.entries(value)) {
+    if (!Array.isArray(item)) continue;
+    lists[key] = share(item, before?.[key] ?? NOTHING_SHARED);
+    emptied[key] = [];
+  }
+  return lists;
+}
+
+/** `state` as kept, sharing its lists with `before` (a state kept earlier, the closer the better). `state` is not held: the index's front may be given. */
+function keep(state: SessionState, before: Kept | null): Kept {
+  const emptied: Record<string, unknown> = { tools: {} };
+  const lists = shareLists(state, before?.lists, emptied);
+  const claimsEmptied: Record<string, unknown> = {};
+  const claims = shareLists(state.reportSinceCheckpoint, before?.claims, claimsEmptied);
+  emptied.reportSinceCheckpoint = { ...state.reportSinceCheckpoint, ...claimsEmptied };
+  const copy = draftOf({ ...state, ...emptied } as SessionState);
   const ids = Object.keys(state.tools);
-  // The keys are the tool calls in order, as a rule: then the copy of the order serves.
-  const same = ids.length === copy.toolOrder.length && ids.every((id, i) => id === copy.toolOrder[i]);
-  return { state: copy, toolIds: same ? copy.toolOrder : ids, toolCalls: Object.values(state.tools) };
+  const order = state.toolOrder;
+  // The keys are the tool calls in order, as a rule: then the order serves for both.
+  const same = ids.length === order.length && ids.every((id, i) => id === order[i]);
+  const toolIds = same ? (lists.toolOrder as Shared<string>) : share(ids, before?.toolIds ?? NOTHING_SHARED);
+  return { state: copy, lists, claims, toolIds, toolCalls: share(Object.values(state.tools), before?.toolCalls ?? NOTHING_SHARED) };
 }
 
-/** The state {@link keep} kept; its record of tool calls is new (the rest is shared, not to be changed in place). */
+/** The lists of `lists` as new arrays, by field. */
+function unshareLists(lists: Lists): Record<string, unknown[]> {
+  const out: Record<string, unknown[]> = {};
+  for (const [key, list] of Object.entries(lists)) out[key] = unshare(list);
+  return out;
+}
+
+/** The state {@link keep} kept; its lists and record of tool calls are new (the rest is shared, not to be changed in place). */
 function expand(kept: Kept): SessionState {
   const tools: SessionState['tools'] = {};
-  for (let i = 0; i < kept.toolIds.length; i++) tools[kept.toolIds[i]!] = kept.toolCalls[i]!;
-  return { ...kept.state, tools };
+  const ids = unshare(kept.toolIds);
+  const calls = unshare(kept.toolCalls);
+  for (let i = 0; i < ids.length; i++) tools[ids[i]!] = calls[i]!;
+  const reportSinceCheckpoint = { ...kept.state.reportSinceCheckpoint, ...unshareLists(kept.claims) };
+  return { ...kept.state, ...unshareLists(kept.lists), reportSinceCheckpoint, tools };
 }
 
 /**
@@ -64,7 +147,9 @@ export class LogIndex {
   /** Events indexed so far. */
   count = 0;
   /** `snapshots[i]` is the fold of the first `i * every` events. */
-  private snapshots: Kept[] = [keep(INITIAL_STATE)];
+  private snapshots: Kept[] = [keep(INITIAL_STATE, null)];
+  /** The state kept last from the front: the next one shares its lists with it. */
+  private lastKept: Kept = this.snapshots[0]!;
   /** Events between snapshots (a power of two times {@link FIRST_SNAPSHOT_EVERY}). */
   every = FIRST_SNAPSHOT_EVERY;
   /** The fold of every event indexed so far, changed in place as events are read. */
@@ -141,6 +226,8 @@ export class LogIndex {
         const { warnings, unresumable } = this.scanner.end();
         this.warnings = this.stopped ? [...warnings, this.stopped] : warnings;
         this.unresumable = unresumable;
+        // Nothing changes the front any more: it is the state callers get, not a copy of it.
+        this.frozen = this.front;
         return true;
       }
       this.scanner.push(next.value);
@@ -179,13 +266,19 @@ export class LogIndex {
     const step = Math.max(1, Math.floor(this.every / FINE_STEPS));
     if (this.count === this.snapshots.length * this.every) {
       this.trailing = [];
-      this.snapshots.push(keep(this.front));
+      this.snapshots.push(this.keepFront());
       if (this.snapshots.length > this.maxSnapshots) {
         this.every *= 2;
         this.snapshots = this.snapshots.filter((_, i) => i % 2 === 0);
         this.fine = null;
       }
-    } else if ((this.count - start) % step === 0 && this.nearEnd()) this.trailing.push(keep(this.front));
+    } else if ((this.count - start) % step === 0 && this.nearEnd()) this.trailing.push(this.keepFront());
+  }
+
+  /** The front as kept, sharing its lists with the state kept before it. */
+  private keepFront(): Kept {
+    this.lastKept = keep(this.front, this.lastKept);
+    return this.lastKept;
   }
 
   /**
@@ -253,7 +346,7 @@ export class LogIndex {
     let state = expand(states[at]!);
     for (; at < k; at++) {
       state = this.foldCounted(this.read(start + at * step, start + (at + 1) * step), state);
-      states.push(keep(state));
+      states.push(keep(state, states.at(-1)!));
     }
     return this.foldCounted(this.read(start + k * step, count), state);
   }
