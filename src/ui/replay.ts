@@ -117,7 +117,9 @@ export function createReplay(
     const now = store.getState().replay;
     if (!force && target === now?.index && now.total === index.count) return;
     held = windowFor(index, held, target);
-    store.getState().showReplay({ index: target, total: index.count }, index.stateAt(target), held);
+    // The state as of an event never changes: a refresh that leaves the cursor where it was folds nothing again.
+    const session = target === now?.index ? store.getState().session : index.stateAt(target);
+    store.getState().showReplay({ index: target, total: index.count }, session, held);
   };
   const readOnly = () => ({ ok: false, message: 'this is a replay: nothing can be changed' });
   const controller: ConsoleController = {

@@ -336,7 +336,7 @@ const READ_HEAP_HEADROOM_MB = 64;
 export async function replayLogConsole(file: string): Promise<string[]> {
   const { LogIndex } = await import('../engine/log-index.js');
   // The events the window needs while the cursor follows the reading stay parsed.
-  const index = new LogIndex(file, { keepTail: LIVE_EVENTS + 1000 });
+  const index = new LogIndex(file);
   try {
     index.readMore(FIRST_LINES);
     const replay = createReplay(index, () => undefined, index.warnings ?? []);

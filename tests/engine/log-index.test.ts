@@ -136,8 +136,8 @@ describe('the state at any event, from a snapshot and the events after it', () =
     }
   });
 
-  it('the newest events kept parsed for a console that follows the reading are the events of the file', () => {
-    const index = new LogIndex(file, { keepTail: 100, every: 64 });
+  it('while the file is read, the events read so far are the events of the file, and the state at the newest is their fold', () => {
+    const index = new LogIndex(file, { every: 64 });
     try {
       for (let step = 0; !index.readMore(37); step++) {
         const at = index.count;

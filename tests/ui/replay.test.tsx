@@ -146,7 +146,7 @@ describe('a replay over a log still being read', () => {
     try {
       const file = path.join(dir, 'events.jsonl');
       writeFileSync(file, many.map((e) => `${toJson(e)}\n`).join(''));
-      const index = new LogIndex(file, { every: 100, keepTail: 50 });
+      const index = new LogIndex(file, { every: 100 });
       index.readMore(250);
       const { store, controller, refresh } = createReplay(index, vi.fn());
       const at = () => store.getState().replay!.index;
