@@ -189,6 +189,34 @@ describe('the state at any event, from a snapshot and the events after it', () =
     }
   });
 
+  it('a log that ends right at a snapshot: a step back from the end folds a few events, not a spacing', () => {
+    const cut = events.slice(0, 640);
+    const index = LogIndex.read(write('at-snapshot.jsonl', cut.map((e) => `${toJson(e)}\n`).join('')), { every: 64 });
+    try {
+      expect(index.count).toBe(640);
+      expect(index.stateAt(639)).toEqual(fold(cut));
+      for (let at = 638; at >= 576; at -= 5) {
+        const before = index.folded;
+        expect(index.stateAt(at), `at ${at}`).toEqual(fold(cut.slice(0, at + 1)));
+        // Without the states of the last spacing kept as its fine states, the first step back folds 62 events.
+        expect(index.folded - before, `events folded for ${at}`).toBeLessThan(64 / 16);
+      }
+    } finally {
+      index.close();
+    }
+  });
+
+  it('read in small chunks (the end of the file nears in the middle of a spacing), the states stepping back from the end are right', () => {
+    for (const chunkBytes of [997, 4096, 30_000]) {
+      const index = LogIndex.read(file, { every: 64, chunkBytes });
+      try {
+        for (let at = events.length - 1; at >= events.length - 3 * index.every; at -= 3) expect(index.stateAt(at), `at ${at}, chunks of ${chunkBytes}`).toEqual(fold(events.slice(0, at + 1)));
+      } finally {
+        index.close();
+      }
+    }
+  });
+
   it('the snapshots are not changed by reading on or by seeking', () => {
     const index = new LogIndex(file, { every: 50, maxSnapshots: 100 });
     try {
