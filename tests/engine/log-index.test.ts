@@ -256,7 +256,7 @@ describe('memory: beyond the state it shows, an index holds a few bytes an event
     };
   })();
 
-  it('a 100,000-event log: its snapshots, the states of its last spacing, a seek in the middle and the offsets hold less than 24 bytes an event beyond the fold of the whole log', async () => {
+  it('a 100,000-event log: its snapshots, the states of its last spacing, a jump into the middle (folding at most 2,000 events) and the offsets hold less than 24 bytes an event beyond the fold of the whole log', async () => {
     const file = path.join(dir, 'long.jsonl');
     await makeLog(100_000, file);
     let before = held();
@@ -269,7 +269,12 @@ describe('memory: beyond the state it shows, an index holds a few bytes an event
       // What a console does: the end, a step back (the states of the last spacing), a jump into the middle and steps there (fine states).
       index.stateAt(index.count - 1);
       index.stateAt(index.count - 2);
-      for (const at of [50_123, 50_122, 49_000]) index.stateAt(at);
+      // A jump to anywhere folds at most 1/50 of the log (the spacing of snapshots), then a step back a few events.
+      for (const at of [51_998, 51_997, 49_000]) {
+        const folded = index.folded;
+        index.stateAt(at);
+        expect(index.folded - folded, `events folded for a jump to ${at}`).toBeLessThanOrEqual(at === 51_997 ? index.every / 16 : 2000);
+      }
       const indexBytes = held() - before;
       const perEvent = (indexBytes - stateBytes) / index.count;
       console.log(`index of ${index.count} events: ${(indexBytes / 2 ** 20).toFixed(1)} MB, the state alone ${(stateBytes / 2 ** 20).toFixed(1)} MB: ${perEvent.toFixed(1)} bytes an event beyond it (${index.snapshotCount} snapshots)`);
