@@ -341,12 +341,14 @@ const HEAP_CHECK_MS = 500;
 export async function replayLogConsole(file: string): Promise<string[]> {
   const { LogIndex } = await import('../engine/log-index.js');
   const index = new LogIndex(file);
-  const bound = heapBound(HEAP_HEADROOM_MB);
-  const checks = setInterval(bound, HEAP_CHECK_MS);
+  let checks: NodeJS.Timeout | undefined;
   try {
     index.readMore(FIRST_LINES);
     const replay = createReplay(index, () => undefined, index.warnings ?? []);
     await showReplay(replay, async (stopped) => {
+      // After the first frame: reaching the collector costs a few milliseconds.
+      const bound = heapBound(HEAP_HEADROOM_MB);
+      checks = setInterval(bound, HEAP_CHECK_MS);
       if (index.complete) return;
       const notice = () => {
         const share = index.size > 0 ? Math.floor((100 * index.bytesRead) / index.size) : 100;
