@@ -183,3 +183,22 @@ describe('a replay over a log still being read', () => {
     }
   });
 });
+
+describe('a replay over a long log', () => {
+  test('End, after Home, shows the events of the end without reading them again', async () => {
+    const turns = Array.from({ length: 60 }, (_, i) => `  - thought: turn ${i + 1}`).join('\n');
+    const { events: many } = await runHeadless(`turns:\n${turns}\n  - final: Done.\n`, { maxTurns: 100 });
+    const index = new ReplayIndex(many);
+    let read = 0;
+    const source = { ...index, complete: true, count: many.length, read: (from: number, to: number) => ((read += Math.max(0, Math.min(to, many.length) - from)), index.read(from, to)), stateAt: (at: number) => index.stateAt(at) };
+    const { store, controller } = createReplay(source, vi.fn());
+    expect(store.getState().replay!.index).toBe(many.length - 1);
+    controller.replay!.jump('start');
+    expect(store.getState().events[0]).toEqual(many[0]);
+    read = 0;
+    controller.replay!.jump('end');
+    expect(store.getState().replay!.index).toBe(many.length - 1);
+    expect(store.getState().events.at(-1)).toEqual(many.at(-1));
+    expect(read).toBe(0);
+  });
+});
