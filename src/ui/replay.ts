@@ -110,7 +110,7 @@ export function createReplay(
   const opening = index.complete || index.atHand === undefined ? last() : Math.max(0, index.atHand);
   let held = windowFor(index, { start: 0, events: [] }, opening);
   let following = true;
-  let endWindow: ReplayWindow | null = null;
+  let endWindow: ReplayWindow | null = index.complete && opening === last() ? held : null;
   const store = createConsoleStore(held.events, { replay: { index: opening, total: index.count }, session: index.stateAt(opening), windowStart: held.start });
   if (warnings.length > 0) store.getState().setNotice({ ok: false, text: damageNotice(warnings) });
   const show = (to: number, force = false) => {
