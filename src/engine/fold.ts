@@ -131,6 +131,7 @@ export interface SessionState {
   alerts: Alert[];
   pending: PendingYield | null;
   tools: Record<string, ToolRecord>;
+  /** The id of every tool call, in the order called (an id called again is listed again): the keys of `tools`, which `LogIndex` keeps by this order. */
   toolOrder: string[];
   /**
    * Budget dimensions some turn did not report (`tokens`, `cost_usd`: a CLI agent's run, a

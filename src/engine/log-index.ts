@@ -1,51 +1,212 @@
 import { closeSync, fstatSync, readSync } from 'node:fs';
 import type { LoopEvent } from './events.js';
-import { draftOf, fold, INITIAL_STATE, reduce, type SessionState } from './fold.js';
+import { draftOf, INITIAL_STATE, reduce, type SessionState, type ToolRecord } from './fold.js';
 import { filePieces, LogScanner, openLog, stoppedAt, type Piece } from './log.js';
 
 /** Events between fold snapshots at first; the spacing doubles whenever {@link MAX_SNAPSHOTS} would be passed. */
 export const FIRST_SNAPSHOT_EVERY = 1000;
 
 /**
- * Fold snapshots an index keeps at most, whatever the log's length. A snapshot shares
- * with its neighbours every array the events between them left alone, but each copies the
- * records those events touched (the tool calls, the agent's history), which grow with the
- * run: about 1.7 MB each at the end of a 1,000,000-event log, with the tool calls kept as
- * arrays ({@link Kept}). At 32, the spacing is 32,000 events at 1,000,000 (a jump folds at
- * most that many).
+ * Fold snapshots an index keeps at most, whatever the log's length. A snapshot shares its
+ * lists with the one before it ({@link Kept}): it costs what the events since then added
+ * to them and a copy of the state's small fields. At 64, the spacing is 16,000 events at
+ * 1,000,000 (a jump folds at most that many: measured 60–220 ms of CPU on a busy machine).
  */
-export const MAX_SNAPSHOTS = 32;
+export const MAX_SNAPSHOTS = 64;
 
 /** Fine states kept between two snapshots around the cursor, so stepping back one event folds at most 1/FINE_STEPS of a spacing. */
 const FINE_STEPS = 16;
 
 /**
- * A state as an index keeps it: the record of tool calls (by far its largest part, one
- * entry a tool call, an object in dictionary mode of about 50 bytes an entry, copied
- * whole by every snapshot) is kept as two arrays of its keys and values (16 bytes an entry)
- * and made again when the state is used ({@link expand}). Measured at the end of a
- * 1,000,000-event log (71,420 tool calls): about 1.1 MB a snapshot instead of 5 MB.
+ * A part of an array no one changes any more: `items[from..to)`. Kept states point into
+ * the same frozen arrays, so the part of a list two states have in common is held once.
+ */
+type Span<T> = readonly [items: readonly T[], from: number, to: number];
+
+/** A list as a state is kept: spans in order, shared with the state kept before it. */
+interface Shared<T> {
+  readonly spans: readonly Span<T>[];
+  readonly length: number;
+}
+
+const NOTHING_SHARED: Shared<never> = { spans: [], length: 0 };
+
+/**
+ * A list of `length` items (`item(i)` the i-th) as kept: the longest start of it that
+ * `before` holds (the same items, by identity) is shared with `before`, the rest is copied.
+ * A list that only grows at its end (the agent's history, the tool calls in order) so
+ * costs each kept state only what was added since the state before; a list changed
+ * anywhere else is copied from there on.
+ */
+function share<T>(length: number, item: (i: number) => T, before: Shared<T>): Shared<T> {
+  const spans: Span<T>[] = [];
+  let at = 0;
+  for (const span of before.spans) {
+    const [held, from, to] = span;
+    const n = Math.min(to - from, length - at);
+    let same = 0;
+    while (same < n && held[from + same] === item(at + same)) same++;
+    at += same;
+    if (same === to - from) {
+      spans.push(span);
+      continue;
+    }
+    if (same > 0) spans.push([held, from, from + same]);
+    break;
+  }
+  if (at < length) {
+    const rest: T[] = [];
+    for (let i = at; i < length; i++) rest.push(item(i));
+    spans.push([rest, 0, rest.length]);
+  }
+  return { spans, length };
+}
+
+/** The list {@link share} kept, as a new array. */
+function unshare<T>(shared: Shared<T>): T[] {
+  const out: T[] = [];
+  for (const [held, from, to] of shared.spans) for (let i = from; i < to; i++) out.push(held[i]!);
+  return out;
+}
+
+type Lists = Readonly<Record<string, Shared<unknown>>>;
+
+/**
+ * A state as an index keeps it: its lists (every array of the state, those of the claims
+ * since the last checkpoint, and the record of tool calls as the list of its records in
+ * the order of `toolOrder`) shared with the state kept before it ({@link share}), the rest
+ * copied as {@link draftOf} copies a state. The lists of a long run grow with it (one
+ * entry a tool call in the record, the order and the agent's history) and change only at
+ * their end, so a kept state costs about what was added since the one before: at the end
+ * of a 1,000,000-event log (71,420 tool calls) a few kB, where a copy of its lists is
+ * 1.7 MB. {@link draftFrom} makes the state again.
  */
 interface Kept {
+  /** The state with every list left empty and no tool call. */
   readonly state: SessionState;
-  readonly toolIds: string[];
-  readonly toolCalls: SessionState['tools'][string][];
+  /** The state's arrays, by field. */
+  readonly lists: Lists;
+  /** The arrays of `reportSinceCheckpoint`, by field. */
+  readonly claims: Lists;
+  /** `tools[toolOrder[i]]` for each `i` (the fold adds a call to both, and `toolOrder` lists a call id again if it is called again). */
+  readonly toolCalls: Shared<ToolRecord>;
 }
 
-/** `state` as kept: a copy (the index's front may be given: it is changed in place later). */
-function keep(state: SessionState): Kept {
-  const copy = draftOf({ ...state, tools: {} });
-  const ids = Object.keys(state.tools);
-  // The keys are the tool calls in order, as a rule: then the copy of the order serves.
-  const same = ids.length === copy.toolOrder.length && ids.every((id, i) => id === copy.toolOrder[i]);
-  return { state: copy, toolIds: same ? copy.toolOrder : ids, toolCalls: Object.values(state.tools) };
+/** The arrays of `value`, each shared with the same field of `before` ({@link share}); `emptied` gets an empty array for each. */
+function shareLists(value: object, before: Lists | undefined, emptied: Record<string, unknown>): Lists {
+  const lists: Record<string, Shared<unknown>> = {};
+  for (const [key, items] of Object.entries(value)) {
+    if (!Array.isArray(items)) continue;
+    lists[key] = share(items.length, (i) => items[i] as unknown, before?.[key] ?? NOTHING_SHARED);
+    emptied[key] = [];
+  }
+  return lists;
 }
 
-/** The state {@link keep} kept; its record of tool calls is new (the rest is shared, not to be changed in place). */
-function expand(kept: Kept): SessionState {
+/**
+ * `state` as kept, sharing its lists with `before` (a state kept earlier, the closer the
+ * better). `state` is not held: the index's front, changed in place later, may be given.
+ * @throws Error when a call of `toolOrder` has no record (the fold records every call it lists)
+ */
+function keep(state: SessionState, before: Kept | null): Kept {
+  const emptied: Record<string, unknown> = { tools: {} };
+  const lists = shareLists(state, before?.lists, emptied);
+  const claimsEmptied: Record<string, unknown> = {};
+  const claims = shareLists(state.reportSinceCheckpoint, before?.claims, claimsEmptied);
+  emptied.reportSinceCheckpoint = { ...state.reportSinceCheckpoint, ...claimsEmptied };
+  const copy = draftOf({ ...state, ...emptied } as SessionState);
+  const { tools, toolOrder } = state;
+  // By the call ids in order: listing the keys or values of a record of 70,000 calls costs 10 times more.
+  const call = (i: number) => tools[toolOrder[i]!] ?? missingRecord(toolOrder[i]!);
+  return { state: copy, lists, claims, toolCalls: share(toolOrder.length, call, before?.toolCalls ?? NOTHING_SHARED) };
+}
+
+function missingRecord(id: string): never {
+  throw new Error(`the fold lists tool call ${id} in toolOrder without a record in tools`);
+}
+
+/** The lists of `lists` as new arrays, by field. */
+function unshareLists(lists: Lists): Record<string, unknown[]> {
+  const out: Record<string, unknown[]> = {};
+  for (const [key, list] of Object.entries(lists)) out[key] = unshare(list);
+  return out;
+}
+
+/**
+ * The state {@link keep} kept, as a draft: every array and record of it is new, so
+ * {@link reduce} may change it in place without touching `kept` (its other fields are
+ * shared with `kept`, and {@link reduce} replaces them, never changes them). Folding in place
+ * spares {@link fold}'s copy of the record of tool calls (60 ms at 70,000 calls).
+ */
+function draftFrom(kept: Kept): SessionState {
+  const draft = draftOf(kept.state);
+  const lists = unshareLists(kept.lists);
+  const order = lists.toolOrder as string[];
+  const calls = unshare(kept.toolCalls);
   const tools: SessionState['tools'] = {};
-  for (let i = 0; i < kept.toolIds.length; i++) tools[kept.toolIds[i]!] = kept.toolCalls[i]!;
-  return { ...kept.state, tools };
+  for (let i = 0; i < order.length; i++) tools[order[i]!] = calls[i]!;
+  const reportSinceCheckpoint = { ...draft.reportSinceCheckpoint, ...unshareLists(kept.claims) };
+  return Object.assign(draft, lists, { reportSinceCheckpoint, tools });
+}
+
+/** Events a chunk of {@link Offsets} holds: 384 kB a chunk, allocated as the log is read. */
+const CHUNK_BITS = 16;
+const CHUNK = 1 << CHUNK_BITS;
+/** Marks an offset or a length kept aside, as too large for its array. */
+const FAR = 0xffffffff;
+const LONG = 0xffff;
+
+/**
+ * The byte offset and length of every event of a log, in 6 bytes an event: a chunk of
+ * {@link CHUNK} events keeps the offset of its first event, and for each event its offset
+ * from there (4 bytes) and its length (2 bytes). The rare value too large for its array
+ * (an event 64 kB long or more, or 4 GB past its chunk's first one) is kept aside, in a
+ * map. Chunks are added as events are, so nothing is copied as the log grows.
+ */
+export class Offsets {
+  private readonly bases: number[] = [];
+  private readonly starts: Uint32Array[] = [];
+  private readonly lengths: Uint16Array[] = [];
+  private readonly far = new Map<number, number>();
+  private readonly long = new Map<number, number>();
+  /** Events kept. */
+  count = 0;
+
+  /** Keeps the next event's byte offset and length in bytes. */
+  push(start: number, length: number): void {
+    const chunk = this.count >>> CHUNK_BITS;
+    const at = this.count & (CHUNK - 1);
+    if (at === 0) {
+      this.bases.push(start);
+      this.starts.push(new Uint32Array(CHUNK));
+      this.lengths.push(new Uint16Array(CHUNK));
+    }
+    const offset = start - this.bases[chunk]!;
+    if (offset < FAR) this.starts[chunk]![at] = offset;
+    else {
+      this.starts[chunk]![at] = FAR;
+      this.far.set(this.count, start);
+    }
+    if (length < LONG) this.lengths[chunk]![at] = length;
+    else {
+      this.lengths[chunk]![at] = LONG;
+      this.long.set(this.count, length);
+    }
+    this.count += 1;
+  }
+
+  /** The byte offset of event `i` (`0 <= i < count`). */
+  start(i: number): number {
+    const chunk = i >>> CHUNK_BITS;
+    const offset = this.starts[chunk]![i & (CHUNK - 1)]!;
+    return offset === FAR ? this.far.get(i)! : this.bases[chunk]! + offset;
+  }
+
+  /** The length in bytes of event `i` (`0 <= i < count`). */
+  length(i: number): number {
+    const length = this.lengths[i >>> CHUNK_BITS]![i & (CHUNK - 1)]!;
+    return length === LONG ? this.long.get(i)! : length;
+  }
 }
 
 /**
@@ -53,18 +214,19 @@ function expand(kept: Kept): SessionState {
  * {@link parseLog} keeps, with the same warnings, in the same order), and the folded state
  * every `every` events. An event is parsed again from the file when it is asked for; the
  * state as of any event is the nearest snapshot before it plus the events after it.
- * Memory: 12 bytes an event for the offsets, {@link MAX_SNAPSHOTS} states at most, and the
+ * Memory: 6 bytes an event for the offsets ({@link Offsets}), {@link MAX_SNAPSHOTS} states at most, and the
  * fold of the whole log (the state at the end).
  *
  * Built in steps ({@link readMore}) so a console can draw while it reads.
  */
 export class LogIndex {
-  private starts = new Float64Array(1 << 16);
-  private lengths = new Uint32Array(1 << 16);
+  private readonly offsets = new Offsets();
   /** Events indexed so far. */
   count = 0;
   /** `snapshots[i]` is the fold of the first `i * every` events. */
-  private snapshots: Kept[] = [keep(INITIAL_STATE)];
+  private snapshots: Kept[] = [keep(INITIAL_STATE, null)];
+  /** The state kept last from the front: the next one shares its lists with it. */
+  private lastKept: Kept = this.snapshots[0]!;
   /** Events between snapshots (a power of two times {@link FIRST_SNAPSHOT_EVERY}). */
   every = FIRST_SNAPSHOT_EVERY;
   /** The fold of every event indexed so far, changed in place as events are read. */
@@ -96,23 +258,17 @@ export class LogIndex {
   folded = 0;
 
   private readonly maxSnapshots: number;
-  /** The newest events indexed, parsed (at least `keepTail` once that many are read), so reading the end asks nothing of the file. */
-  private tail: LoopEvent[] = [];
-  private readonly keepTail: number;
 
   /**
    * `options` (for tests): the first spacing of snapshots ({@link FIRST_SNAPSHOT_EVERY}),
-   * how many are kept at most ({@link MAX_SNAPSHOTS}), the bytes read at a time; and
-   * `keepTail`, how many of the newest events to keep parsed (a console following the
-   * reading shows them; default none).
+   * how many are kept at most ({@link MAX_SNAPSHOTS}), the bytes read at a time.
    * @throws LogError naming the file when it cannot be read
    */
-  constructor(readonly file: string, options: { every?: number; maxSnapshots?: number; chunkBytes?: number; keepTail?: number } = {}) {
+  constructor(readonly file: string, options: { every?: number; maxSnapshots?: number; chunkBytes?: number } = {}) {
     this.fd = openLog(file);
     this.size = fstatSync(this.fd).size;
     this.every = options.every ?? FIRST_SNAPSHOT_EVERY;
     this.maxSnapshots = options.maxSnapshots ?? MAX_SNAPSHOTS;
-    this.keepTail = options.keepTail ?? 0;
     this.scanner = new LogScanner(file, (e, piece) => this.add(e, piece), () => (this.damaged = true));
     this.pieces = filePieces(this.fd, file, this.scanner.nulWarnings, (bytes) => (this.bytesRead = bytes), options.chunkBytes);
   }
@@ -141,6 +297,8 @@ export class LogIndex {
         const { warnings, unresumable } = this.scanner.end();
         this.warnings = this.stopped ? [...warnings, this.stopped] : warnings;
         this.unresumable = unresumable;
+        // Nothing changes the front any more: it is the state callers get, not a copy of it.
+        this.frozen = this.front;
         return true;
       }
       this.scanner.push(next.value);
@@ -160,32 +318,30 @@ export class LogIndex {
     if (!this.damaged) reduce(this.front, e);
     else if (!this.reduceAfterDamage(e)) return;
     this.frozen = null;
-    if (this.count === this.starts.length) {
-      const starts = new Float64Array(this.count * 2);
-      const lengths = new Uint32Array(this.count * 2);
-      starts.set(this.starts);
-      lengths.set(this.lengths);
-      this.starts = starts;
-      this.lengths = lengths;
-    }
-    this.starts[this.count] = piece.offset!;
-    this.lengths[this.count] = piece.bytes!;
+    this.offsets.push(piece.offset!, piece.bytes!);
     this.count += 1;
-    if (this.keepTail > 0) {
-      this.tail.push(e);
-      if (this.tail.length >= 2 * this.keepTail) this.tail = this.tail.slice(-this.keepTail);
-    }
     const start = (this.snapshots.length - 1) * this.every;
     const step = Math.max(1, Math.floor(this.every / FINE_STEPS));
     if (this.count === this.snapshots.length * this.every) {
+      // The states of the spacing just read are its fine states (a log that ends here steps back through them).
+      if (this.trailing.length > 0) this.fine = { slot: this.snapshots.length - 1, states: [this.snapshots.at(-1)!, ...this.trailing] };
       this.trailing = [];
-      this.snapshots.push(keep(this.front));
+      this.snapshots.push(this.keepFront());
       if (this.snapshots.length > this.maxSnapshots) {
         this.every *= 2;
         this.snapshots = this.snapshots.filter((_, i) => i % 2 === 0);
         this.fine = null;
       }
-    } else if ((this.count - start) % step === 0 && this.nearEnd()) this.trailing.push(keep(this.front));
+    } else if ((this.count - start) % step === 0 && (this.count - start) / step === this.trailing.length + 1 && this.nearEnd()) {
+      // Only from the spacing's first step on, one after the other: `trailing[j]` must be the state at its (j + 1)th step.
+      this.trailing.push(this.keepFront());
+    }
+  }
+
+  /** The front as kept, sharing its lists with the state kept before it. */
+  private keepFront(): Kept {
+    this.lastKept = keep(this.front, this.lastKept);
+    return this.lastKept;
   }
 
   /**
@@ -208,7 +364,8 @@ export class LogIndex {
     } catch (error) {
       this.stopped = stoppedAt(this.file, e, error);
       const slot = this.snapshots.length - 1;
-      this.front = draftOf(fold(this.read(slot * this.every, this.count), expand(this.snapshots[slot]!)));
+      this.front = draftFrom(this.snapshots[slot]!);
+      for (const event of this.read(slot * this.every, this.count)) reduce(this.front, event);
       this.frozen = null;
       // The event that failed may have changed the states kept since the last snapshot too.
       this.trailing = [];
@@ -222,10 +379,9 @@ export class LogIndex {
     const first = Math.max(0, from);
     const end = Math.min(this.count, to);
     if (end <= first) return [];
-    const tailStart = this.count - this.tail.length;
-    if (first >= tailStart) return this.tail.slice(first - tailStart, end - tailStart);
-    const base = this.starts[first]!;
-    const span = this.starts[end - 1]! + this.lengths[end - 1]! - base;
+    const { offsets } = this;
+    const base = offsets.start(first);
+    const span = offsets.start(end - 1) + offsets.length(end - 1) - base;
     const bytes = Buffer.allocUnsafe(span);
     for (let got = 0; got < span; ) {
       const n = readSync(this.fd, bytes, got, span - got, base + got);
@@ -234,8 +390,8 @@ export class LogIndex {
     }
     const out: LoopEvent[] = new Array(end - first);
     for (let i = first; i < end; i++) {
-      const at = this.starts[i]! - base;
-      out[i - first] = JSON.parse(bytes.toString('utf8', at, at + this.lengths[i]!)) as LoopEvent;
+      const at = offsets.start(i) - base;
+      out[i - first] = JSON.parse(bytes.toString('utf8', at, at + offsets.length(i))) as LoopEvent;
     }
     return out;
   }
@@ -250,12 +406,13 @@ export class LogIndex {
     const k = Math.floor((count - start) / step);
     const states = slot === this.snapshots.length - 1 && k <= this.trailing.length ? [this.snapshots[slot]!, ...this.trailing] : this.fineStates(slot);
     let at = states.length > k ? k : states.length - 1;
-    let state = expand(states[at]!);
+    const state = draftFrom(states[at]!);
     for (; at < k; at++) {
-      state = this.foldCounted(this.read(start + at * step, start + (at + 1) * step), state);
-      states.push(keep(state));
+      this.foldInto(state, start + at * step, start + (at + 1) * step);
+      states.push(keep(state, states.at(-1)!));
     }
-    return this.foldCounted(this.read(start + k * step, count), state);
+    this.foldInto(state, start + k * step, count);
+    return state;
   }
 
   /** The fine states kept for spacing `slot` (only its snapshot until stepping needs more); those of another spacing are dropped. */
@@ -264,9 +421,11 @@ export class LogIndex {
     return this.fine.states;
   }
 
-  private foldCounted(events: LoopEvent[], state: SessionState): SessionState {
+  /** Folds events `from..to` into `state` in place. */
+  private foldInto(state: SessionState, from: number, to: number): void {
+    const events = this.read(from, to);
     this.folded += events.length;
-    return fold(events, state);
+    for (const event of events) reduce(state, event);
   }
 
   /**

@@ -111,14 +111,20 @@ export function createReplay(
   const opening = index.complete || index.atHand === undefined ? last() : Math.max(0, index.atHand);
   let held = windowFor(index, { start: 0, events: [] }, opening);
   let following = true;
+  let endWindow: ReplayWindow | null = index.complete && opening === last() ? held : null;
   const store = createConsoleStore(held.events, { replay: { index: opening, total: index.count }, session: index.stateAt(opening), windowStart: held.start });
   if (warnings.length > 0) store.getState().setNotice({ ok: false, text: damageNotice(warnings) });
   const show = (to: number, force = false) => {
     const target = Math.max(0, Math.min(index.count - 1, to));
     const now = store.getState().replay;
     if (!force && target === now?.index && now.total === index.count) return;
-    held = windowFor(index, held, target);
-    store.getState().showReplay({ index: target, total: index.count }, index.stateAt(target), held);
+    // The window at the last event is kept once the whole log is read: End parses nothing again.
+    const atEnd = index.complete && target === index.count - 1;
+    held = atEnd && endWindow ? endWindow : windowFor(index, held, target);
+    if (atEnd) endWindow = held;
+    // The state as of an event never changes: a refresh that leaves the cursor where it was folds nothing again.
+    const session = target === now?.index ? store.getState().session : index.stateAt(target);
+    store.getState().showReplay({ index: target, total: index.count }, session, held);
   };
   const readOnly = (): CommandResult => ({ ok: false, refused: true, message: 'this is a replay: nothing can be changed; only /goal status is answered' });
   const controller: ConsoleController = {

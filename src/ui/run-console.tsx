@@ -320,8 +320,13 @@ const FIRST_LINES = 2000;
 const READ_SLICE_MS = 25;
 /** Milliseconds between two updates of the console while the log is read. */
 const READ_FRAME_MS = 250;
-/** MB the heap may grow past what it last held alive while the log is read, before it is collected ({@link heapBound}). */
-const READ_HEAP_HEADROOM_MB = 64;
+/**
+ * MB the heap may grow past what it last held alive, before it is collected
+ * ({@link heapBound}): while the log is read, and then every {@link HEAP_CHECK_MS} as the
+ * cursor moves (each move folds a state and reads a window of events anew).
+ */
+const HEAP_HEADROOM_MB = 32;
+const HEAP_CHECK_MS = 500;
 
 /**
  * {@link replayConsole} of a log file of any length, in bounded memory: the log is read
@@ -335,12 +340,15 @@ const READ_HEAP_HEADROOM_MB = 64;
  */
 export async function replayLogConsole(file: string): Promise<string[]> {
   const { LogIndex } = await import('../engine/log-index.js');
-  // The events the window needs while the cursor follows the reading stay parsed.
-  const index = new LogIndex(file, { keepTail: LIVE_EVENTS + 1000 });
+  const index = new LogIndex(file);
+  let checks: NodeJS.Timeout | undefined;
   try {
     index.readMore(FIRST_LINES);
     const replay = createReplay(index, () => undefined, index.warnings ?? []);
     await showReplay(replay, async (stopped) => {
+      // After the first frame: reaching the collector costs a few milliseconds.
+      const bound = heapBound(HEAP_HEADROOM_MB);
+      checks = setInterval(bound, HEAP_CHECK_MS);
       if (index.complete) return;
       const notice = () => {
         const share = index.size > 0 ? Math.floor((100 * index.bytesRead) / index.size) : 100;
@@ -348,7 +356,6 @@ export async function replayLogConsole(file: string): Promise<string[]> {
       };
       notice();
       let shown = performance.now();
-      const bound = heapBound(READ_HEAP_HEADROOM_MB);
       while (!stopped()) {
         const until = performance.now() + READ_SLICE_MS;
         let done = false;
@@ -369,6 +376,7 @@ export async function replayLogConsole(file: string): Promise<string[]> {
     });
     return index.warnings ?? [];
   } finally {
+    clearInterval(checks);
     index.close();
   }
 }

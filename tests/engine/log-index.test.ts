@@ -4,11 +4,13 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { getHeapStatistics, setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { recordSession } from '../../bench/make-log.js';
+import { makeLog, recordSession } from '../../bench/make-log.js';
 import type { LoopEvent } from '../../src/engine/events.js';
 import { fold } from '../../src/engine/fold.js';
-import { LogIndex } from '../../src/engine/log-index.js';
+import { LogIndex, Offsets } from '../../src/engine/log-index.js';
 import { foldLog, foldLogFile, parseLog } from '../../src/engine/log.js';
 import { toJson, toJsonPieces } from '../../src/text/json.js';
 
@@ -136,8 +138,8 @@ describe('the state at any event, from a snapshot and the events after it', () =
     }
   });
 
-  it('the newest events kept parsed for a console that follows the reading are the events of the file', () => {
-    const index = new LogIndex(file, { keepTail: 100, every: 64 });
+  it('while the file is read, the events read so far are the events of the file, and the state at the newest is their fold', () => {
+    const index = new LogIndex(file, { every: 64 });
     try {
       for (let step = 0; !index.readMore(37); step++) {
         const at = index.count;
@@ -169,6 +171,52 @@ describe('the state at any event, from a snapshot and the events after it', () =
     }
   });
 
+  it('a call id the agent uses twice: the state at any event still equals the fold up to it', () => {
+    const ids = events.flatMap((e) => (e.type === 'tool.call' ? [e.data.call.id] : []));
+    expect(ids.length).toBeGreaterThan(10);
+    // The sixth call reuses the fifth's id: the record of tool calls holds one, the order lists it twice.
+    const text = events.map((e) => `${toJson(e)}\n`).join('').replaceAll(`"${ids[5]}"`, `"${ids[4]}"`);
+    const same = parseLog(text, 'same-id.jsonl').events;
+    const folded = fold(same);
+    expect(folded.toolOrder.filter((id) => id === ids[4])).toHaveLength(2);
+    const index = LogIndex.read(write('same-id.jsonl', text), { every: 16, maxSnapshots: 8 });
+    try {
+      const next = random(7);
+      const positions = [same.length - 1, same.length - 2, ...Array.from({ length: 40 }, () => Math.floor(next() * same.length))];
+      for (const at of positions) expect(index.stateAt(at), `at ${at}`).toEqual(fold(same.slice(0, at + 1)));
+    } finally {
+      index.close();
+    }
+  });
+
+  it('a log that ends right at a snapshot: a step back from the end folds a few events, not a spacing', () => {
+    const cut = events.slice(0, 640);
+    const index = LogIndex.read(write('at-snapshot.jsonl', cut.map((e) => `${toJson(e)}\n`).join('')), { every: 64 });
+    try {
+      expect(index.count).toBe(640);
+      expect(index.stateAt(639)).toEqual(fold(cut));
+      for (let at = 638; at >= 576; at -= 5) {
+        const before = index.folded;
+        expect(index.stateAt(at), `at ${at}`).toEqual(fold(cut.slice(0, at + 1)));
+        // Without the states of the last spacing kept as its fine states, the first step back folds 62 events.
+        expect(index.folded - before, `events folded for ${at}`).toBeLessThan(64 / 16);
+      }
+    } finally {
+      index.close();
+    }
+  });
+
+  it('read in small chunks (the end of the file nears in the middle of a spacing), the states stepping back from the end are right', () => {
+    for (const chunkBytes of [997, 4096, 30_000]) {
+      const index = LogIndex.read(file, { every: 64, chunkBytes });
+      try {
+        for (let at = events.length - 1; at >= events.length - 3 * index.every; at -= 3) expect(index.stateAt(at), `at ${at}, chunks of ${chunkBytes}`).toEqual(fold(events.slice(0, at + 1)));
+      } finally {
+        index.close();
+      }
+    }
+  });
+
   it('the snapshots are not changed by reading on or by seeking', () => {
     const index = new LogIndex(file, { every: 50, maxSnapshots: 100 });
     try {
@@ -192,6 +240,83 @@ describe('the state at any event, from a snapshot and the events after it', () =
     for (const name of fixtures) {
       const { state: s } = foldLog(fs.readFileSync(path.join(FIXTURES, name), 'utf8'), name);
       expect([...toJsonPieces(s, 2)].join('')).toBe(toJson(s, 2));
+    }
+  });
+});
+
+describe('memory: beyond the state it shows, an index holds a few bytes an event', () => {
+  /** Bytes the heap and array buffers hold alive now (after full collections). */
+  const held = (() => {
+    setFlagsFromString('--expose-gc');
+    const gc = runInNewContext('gc') as () => void;
+    return () => {
+      gc();
+      gc();
+      return getHeapStatistics().used_heap_size + process.memoryUsage().arrayBuffers;
+    };
+  })();
+
+  it('a 100,000-event log: its snapshots, the states of its last spacing, a jump into the middle (folding at most 2,000 events) and the offsets hold less than 24 bytes an event beyond the fold of the whole log', async () => {
+    const file = path.join(dir, 'long.jsonl');
+    await makeLog(100_000, file);
+    let before = held();
+    let state: unknown = foldLogFile(file).state;
+    const stateBytes = held() - before;
+    state = null;
+    before = held();
+    let index: LogIndex | null = LogIndex.read(file);
+    try {
+      // What a console does: the end, a step back (the states of the last spacing), a jump into the middle and steps there (fine states).
+      index.stateAt(index.count - 1);
+      index.stateAt(index.count - 2);
+      // A jump to anywhere folds at most 1/50 of the log (the spacing of snapshots), then a step back a few events.
+      for (const at of [51_998, 51_997, 49_000]) {
+        const folded = index.folded;
+        index.stateAt(at);
+        expect(index.folded - folded, `events folded for a jump to ${at}`).toBeLessThanOrEqual(at === 51_997 ? index.every / 16 : 2000);
+      }
+      const indexBytes = held() - before;
+      const perEvent = (indexBytes - stateBytes) / index.count;
+      console.log(`index of ${index.count} events: ${(indexBytes / 2 ** 20).toFixed(1)} MB, the state alone ${(stateBytes / 2 ** 20).toFixed(1)} MB: ${perEvent.toFixed(1)} bytes an event beyond it (${index.snapshotCount} snapshots)`);
+      expect(state).toBeNull();
+      expect(perEvent).toBeLessThan(24);
+    } finally {
+      index.close();
+      index = null;
+    }
+  }, 60_000);
+});
+
+describe('offsets', () => {
+  it('an event 64 kB long or more, and offsets 4 GB past the first of their chunk, are kept exactly', () => {
+    const offsets = new Offsets();
+    const events: Array<[number, number]> = [];
+    let at = 0;
+    for (let i = 0; i < 70_000; i++) {
+      const length = i % 1000 === 7 ? 70_000 + i : i % 5000 === 3 ? 0xffff : 200 + (i % 50);
+      events.push([at, length]);
+      offsets.push(at, length);
+      // A jump of 5 GB now and then: a log with a huge skipped block.
+      at += length + 1 + (i % 20_000 === 11 ? 5 * 2 ** 30 : 0);
+    }
+    expect(offsets.count).toBe(events.length);
+    events.forEach(([start, length], i) => {
+      if (offsets.start(i) !== start || offsets.length(i) !== length) expect([i, offsets.start(i), offsets.length(i)]).toEqual([i, start, length]);
+    });
+  });
+
+  it('a log with an event longer than 64 kB reads back the same events', () => {
+    const lines = fs.readFileSync(path.join(FIXTURES, 'demo.jsonl'), 'utf8').split('\n').filter((l) => l !== '');
+    const at = lines.findIndex((l) => l.includes('"type":"tool.result"'));
+    const long = lines[at]!.replace(/"output":"/, `"output":"${'x'.repeat(100_000)}`);
+    const text = [...lines.slice(0, at), long, ...lines.slice(at + 1)].join('\n') + '\n';
+    const file = write('long-line.jsonl', text);
+    const index = LogIndex.read(file, { every: 3 });
+    try {
+      expect(index.read(0, index.count)).toEqual(parseLog(text, file).events);
+      expect(index.stateAt(at + 1)).toEqual(fold(parseLog(text, file).events.slice(0, at + 2)));
+    } finally {
+      index.close();
     }
   });
 });

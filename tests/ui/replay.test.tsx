@@ -146,7 +146,7 @@ describe('a replay over a log still being read', () => {
     try {
       const file = path.join(dir, 'events.jsonl');
       writeFileSync(file, many.map((e) => `${toJson(e)}\n`).join(''));
-      const index = new LogIndex(file, { every: 100, keepTail: 50 });
+      const index = new LogIndex(file, { every: 100 });
       index.readMore(250);
       const { store, controller, refresh } = createReplay(index, vi.fn());
       const at = () => store.getState().replay!.index;
@@ -181,5 +181,35 @@ describe('a replay over a log still being read', () => {
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+});
+
+describe('a replay over a long log', () => {
+  test('End, after Home, shows the events of the end without reading them again', async () => {
+    const { events: run } = await runHeadless('turns:\n  - thought: one\n  - final: Done.\n', { maxTurns: 5 });
+    // A log longer than the window: the run's events repeated (the states shown are the run's own; this is about reading).
+    const count = 3 * (LIVE_EVENTS + 1000);
+    const eventAt = (i: number) => ({ ...run[i % run.length]!, seq: i });
+    let read = 0;
+    const source = {
+      complete: true,
+      count,
+      read: (from: number, to: number) => {
+        const events = Array.from({ length: Math.max(0, Math.min(to, count) - from) }, (_, k) => eventAt(from + k));
+        read += events.length;
+        return events;
+      },
+      stateAt: (at: number) => fold(run.slice(0, (at % run.length) + 1)),
+    };
+    const { store, controller } = createReplay(source, vi.fn());
+    expect(store.getState().replay!.index).toBe(count - 1);
+    controller.replay!.jump('start');
+    expect(store.getState().events[0]).toEqual(eventAt(0));
+    read = 0;
+    controller.replay!.jump('end');
+    expect(store.getState().replay!.index).toBe(count - 1);
+    expect(store.getState().events.at(-1)).toEqual(eventAt(count - 1));
+    expect(store.getState().events).toHaveLength(LIVE_EVENTS);
+    expect(read).toBe(0);
   });
 });
