@@ -8,21 +8,10 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { filePieces, openLog, type Piece } from '../../src/engine/log.js';
+import { seededRandom as random } from '../support/random.js';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'loopdeck-file-pieces-'));
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
-
-/** A deterministic pseudo-random source (mulberry32). */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** Byte runs a line may hold: ASCII, UTF-8 of two, three and four bytes, and invalid UTF-8. */
 const RUNS: Buffer[] = [

@@ -13,6 +13,7 @@ import { fold } from '../../src/engine/fold.js';
 import { LogIndex, Offsets } from '../../src/engine/log-index.js';
 import { foldLog, foldLogFile, parseLog } from '../../src/engine/log.js';
 import { toJson, toJsonPieces } from '../../src/text/json.js';
+import { seededRandom as random } from '../support/random.js';
 
 const FIXTURES = path.join(import.meta.dirname, '../fixtures/logs');
 const fixtures = fs.readdirSync(FIXTURES).filter((f) => f.endsWith('.jsonl'));
@@ -28,17 +29,6 @@ function write(name: string, text: string | Buffer): string {
   const file = path.join(dir, name);
   fs.writeFileSync(file, text);
   return file;
-}
-
-/** A small deterministic generator (mulberry32), so the positions are the same on every run. */
-function random(seed: number): () => number {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 /** The damaged variants of a log's text: every kind of damage the reader names. */

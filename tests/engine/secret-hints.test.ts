@@ -4,22 +4,11 @@
 // long text is redacted as in short text.
 import { describe, expect, it } from 'vitest';
 import { createRedactor, REDACTED, secretHintChecks } from '../../src/engine/redact.js';
+import { seededRandom as random } from '../support/random.js';
 
 /** The hint expression as it was written before the automaton: the reference. */
 const HINTS =
   /-----BEGIN|[rs]k[-_]|gh[opsur]_|github_pat_|glpat-|A[KS]IA|xox[baprs]-|AIza|npm_|hf_|eyJ|authorization|bearer|:\/\/|api[_-]?key|apikey|secret|token|passw|passphrase|access[_-]?key|private[_-]?key|signing[_-]?key|credential/i;
-
-/** A deterministic pseudo-random source (mulberry32). */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** Pieces of hints, whole hints, and characters that only look like their letters (Kelvin sign, long s, dotless i, fullwidth). */
 const FRAGMENTS = [

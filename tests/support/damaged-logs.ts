@@ -4,19 +4,9 @@
 // a reader makes of them can be written down once and compared after every change.
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
+import { seededRandom as mulberry32 } from './random.js';
 
 export const CORPUS = path.resolve(import.meta.dirname, '../fixtures/logs');
-
-/** A small deterministic generator (mulberry32). */
-export function mulberry32(seed: number): () => number {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const FOREIGN = ['garbage {', '', '   ', '{"seq":"x"}', 'null', '[]', '{"seq":1,"at":1,"session":"s","type":"nope.x","data":{}}', '"text"'];
 

@@ -6,20 +6,9 @@ import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { toJson, toJsonChunks, toJsonPieces } from '../../src/text/json.js';
+import { seededRandom as random } from '../support/random.js';
 
 const root = path.resolve(import.meta.dirname, '../..');
-
-/** A deterministic pseudo-random source (mulberry32), so a failure can be reproduced. */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** Text pieces a state may hold: controls, C1, bidi, line separators, lone and paired surrogates, joined emoji, CJK, quotes. */
 const TEXTS = [

@@ -8,6 +8,7 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { unitTokenizer, type AnsiTokenizeParts } from '../../src/ui/tokenize-units.js';
 import { unitsAreClusters } from '../../src/ui/unit-clusters.js';
+import { seededRandom as random } from '../support/random.js';
 
 // The library as Ink resolves it (src/ui/ink-output-cache.ts does the same).
 const inkDir = path.dirname(createRequire(import.meta.url).resolve('ink'));
@@ -17,15 +18,6 @@ const codes = (await import(pathToFileURL(path.join(libDir, 'build', 'ansiCodes.
 const tokenize = unitTokenizer({ ...codes, tokenize: lib.tokenize });
 /** SGR codes as chalk (Ink's colours) writes them: an open code, the text, its close code. */
 const sgr = (open: string, close: string) => (s: string) => `\u001b[${open}m${s}\u001b[${close}m`;
-
-function random(seed: number): () => number {
-  return () => {
-    seed = (seed + 0x6d2b79f5) | 0;
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const STYLES = [
   sgr('31', '39'),

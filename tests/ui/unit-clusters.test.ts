@@ -6,6 +6,7 @@ import { describe, test, expect } from 'vitest';
 import stringWidth from 'string-width';
 import { cellWidth, clipEnd, graphemes } from '../../src/ui/text.js';
 import { unitsAreClusters } from '../../src/ui/unit-clusters.js';
+import { seededRandom as random } from '../support/random.js';
 
 const segmenter = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
 const clusters = (text: string) => Array.from(segmenter.segment(text), (s) => s.segment);
@@ -21,16 +22,6 @@ function clipEndByClusters(text: string, width: number): string {
     used += w;
   }
   return out;
-}
-
-/** A small deterministic generator (mulberry32), so a failure can be replayed. */
-function random(seed: number): () => number {
-  return () => {
-    seed = (seed + 0x6d2b79f5) | 0;
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 /** Every BMP unit the fast path takes as a cluster by itself. */
