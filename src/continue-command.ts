@@ -1,15 +1,43 @@
+import { realpathSync } from 'node:fs';
 import path from 'node:path';
 import { shellQuote } from './engine/abort.js';
 import { sanitize } from './text/sanitize.js';
 
 /**
- * loopdeck as it was started now, for a command to copy: `loopdeck` when run by that name
- * (installed on PATH), else `node <script>` relative to the current folder (`npm start`
- * runs `node dist/cli.js`).
+ * loopdeck as it was started now, as a command the user can run as is from the current
+ * folder: `npx loopdeck` when `npx` started it (its environment says `npm_command=exec`),
+ * as inside the checkout after `npm install`; `loopdeck` when run by that name from a
+ * folder on PATH (`npm link`, a global install); the path of the `loopdeck` link itself when it
+ * was run by its path; else `node <script>` (`npm start` runs `node dist/cli.js`). Paths are
+ * relative to the current folder when that is shorter ({@link shortPath}).
  */
-export function selfCommand(): string {
+export function selfCommand(env: NodeJS.ProcessEnv = process.env): string {
   const script = process.argv[1] ?? '';
-  return path.basename(script) === 'loopdeck' ? 'loopdeck' : `node ${shortPath(script)}`;
+  if (path.basename(script) !== 'loopdeck') return `node ${shortPath(script)}`;
+  // npx puts node_modules/.bin on the PATH it gives loopdeck, not on the user's.
+  if (env.npm_command === 'exec') return 'npx loopdeck';
+  if (onPath(script, env.PATH ?? '')) return 'loopdeck';
+  return shortPath(script);
+}
+
+/** True when the first `loopdeck` found on `searchPath` is the very file `script` (links followed). */
+function onPath(script: string, searchPath: string): boolean {
+  const target = realOrNull(script);
+  for (const dir of searchPath.split(path.delimiter)) {
+    if (dir === '') continue;
+    const found = realOrNull(path.join(dir, 'loopdeck'));
+    if (found !== null) return found === target;
+  }
+  return false;
+}
+
+/** The real path of `file`, or `null` when there is none (missing, a broken link, unreadable). */
+function realOrNull(file: string): string | null {
+  try {
+    return realpathSync(file);
+  } catch {
+    return null;
+  }
 }
 
 /**
