@@ -444,8 +444,13 @@ Examples:
       const file = isDirectory(given) ? path.join(given, LOG_FILE) : given;
       checkReadable(file);
       // A log with no event is unusable as a missing one is: said on stderr, exit 1.
-      const { isBlankLog } = await import('./engine/log.js');
-      if (isBlankLog(file)) fail(`${file}: no events (the file is ${statSync(file).size === 0 ? 'empty' : 'only blank lines'}); nothing to replay`);
+      // So is one with lines but none of them a readable event: its warnings first, then why.
+      const { noEventsIn } = await import('./engine/log.js');
+      const none = noEventsIn(file);
+      if (none) {
+        for (const warning of none.warnings) printError(`loopdeck: ${warning}`);
+        fail(`${file}: no events (${none.why}); nothing to replay`);
+      }
       const headless = options.headless || !process.stdout.isTTY || !process.stdin.isTTY;
       // The frame's outline first, with plain writes, while the log is read and React and Ink load.
       if (!headless) await showOutline(outlineOfLog(file));

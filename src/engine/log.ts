@@ -1,4 +1,4 @@
-import { closeSync, fdatasyncSync, fstatSync, mkdirSync, openSync, readFileSync, readSync, writeSync } from 'node:fs';
+import { closeSync, fdatasyncSync, fstatSync, mkdirSync, openSync, readFileSync, readSync, statSync, writeSync } from 'node:fs';
 import path from 'node:path';
 import { LogError } from './errors.js';
 import { isEventType, knownEventType, READABLE_SCHEMA_VERSIONS, type EventType, type LoopEvent } from './events.js';
@@ -383,6 +383,27 @@ export function isBlankLog(file: string): boolean {
       }
       at += n;
     }
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/**
+ * Why the log has no event to replay, with the warnings about its lines (as {@link foldLogFile}
+ * gives them), or `null` as soon as one readable event is found: reads only up to it.
+ * @throws LogError naming the file when it cannot be read, or for an unreadable schema version
+ */
+export function noEventsIn(file: string): { why: string; warnings: string[] } | null {
+  if (isBlankLog(file)) return { why: statSync(file).size === 0 ? 'the file is empty' : 'the file is only blank lines', warnings: [] };
+  const fd = openLog(file);
+  try {
+    let found = false;
+    const scanner = new LogScanner(file, () => (found = true));
+    for (const piece of filePieces(fd, file, scanner.nulWarnings)) {
+      scanner.push(piece);
+      if (found) return null;
+    }
+    return { why: 'no line in it is a readable event', warnings: scanner.end().warnings };
   } finally {
     closeSync(fd);
   }
