@@ -21,12 +21,18 @@ const LOG_FILE = 'events.jsonl';
 const isFile = (p: string) => statSync(p, { throwIfNoEntry: false })?.isFile() ?? false;
 const isDirectory = (p: string) => statSync(p, { throwIfNoEntry: false })?.isDirectory() ?? false;
 
-/** Stops the command (`loopdeck: <file>: cannot read the log (ENOENT)`) when the log `file` cannot be read. */
-function checkReadable(file: string): void {
+/**
+ * Stops the command when the log `file` (the one named, or the events.jsonl of the folder
+ * `given`) cannot be read, saying why in words: `<file>: no such file`, `<dir> is a folder
+ * without an events.jsonl (a run folder holds one)`, `<file>: permission denied`.
+ */
+async function checkReadable(given: string, file: string): Promise<void> {
   try {
     closeSync(openSync(file, 'r'));
   } catch (error) {
-    fail(`${file}: cannot read the log (${(error as NodeJS.ErrnoException).code ?? String(error)})`);
+    if (file !== given && (error as NodeJS.ErrnoException).code === 'ENOENT') fail(`${given} is a folder without an ${LOG_FILE} (a run folder holds one)`);
+    const { unreadableLog } = await import('./engine/log.js');
+    fail(`${file}: ${unreadableLog(error)}`);
   }
 }
 
@@ -442,7 +448,7 @@ Examples:
     .option('--headless', 'print the folded final state as JSON')
     .action(async (given: string, options: { headless?: boolean }) => {
       const file = isDirectory(given) ? path.join(given, LOG_FILE) : given;
-      checkReadable(file);
+      await checkReadable(given, file);
       // A log with no event is unusable as a missing one is: said on stderr, exit 1.
       // So is one with lines but none of them a readable event: its warnings first, then why.
       const { noEventsIn } = await import('./engine/log.js');

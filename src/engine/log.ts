@@ -356,12 +356,33 @@ function* linePieces(data: Buffer, from: number, to: number, base: number, line:
   }
 }
 
+/**
+ * Why a log cannot be read, in words, from the error of opening or reading it: `no such
+ * file`, `permission denied`, `is a folder, not a log file`; any other errno code is named.
+ */
+export function unreadableLog(error: unknown): string {
+  const code = (error as NodeJS.ErrnoException | null)?.code;
+  switch (code) {
+    case 'ENOENT':
+      return 'no such file';
+    case 'ENOTDIR':
+      return 'no such file (a part of its path is a file, not a folder)';
+    case 'EACCES':
+    case 'EPERM':
+      return 'permission denied';
+    case 'EISDIR':
+      return 'is a folder, not a log file';
+    default:
+      return `cannot read the log (${code ? `${code}: ${(error as Error).message}` : String(error)})`;
+  }
+}
+
 /** Opens a log for reading. @throws LogError naming the file when it cannot be read */
 export function openLog(file: string): number {
   try {
     return openSync(file, 'r');
   } catch (error) {
-    throw new LogError(file, 0, `cannot read the log (${(error as NodeJS.ErrnoException).code ?? String(error)})`);
+    throw new LogError(file, 0, unreadableLog(error));
   }
 }
 
@@ -464,7 +485,7 @@ export function readLog(file: string): ReadLogResult {
   try {
     text = readFileSync(file, 'utf8');
   } catch (error) {
-    throw new LogError(file, 0, `cannot read the log (${(error as NodeJS.ErrnoException).code ?? String(error)})`);
+    throw new LogError(file, 0, unreadableLog(error));
   }
   return parseLog(text, file);
 }
