@@ -108,7 +108,7 @@ function gapRisk(from: number, to: number, bad: readonly BadLine[]): string | nu
  * scanner keeps no piece: a reader may push one object changed for each line.
  */
 export class LogScanner {
-  /** NUL-block warnings: listed before the others, as when the whole text is split first. */
+  /** NUL-block warnings, as the reader of the pieces finds them; {@link end} puts every warning in line order. */
   readonly nulWarnings: string[] = [];
   private readonly warnings: string[] = [];
   private readonly risks: string[] = [];
@@ -139,6 +139,12 @@ export class LogScanner {
     }
     const type = envelopeType(value);
     if (type === undefined) {
+      // The pieces of one line split at NUL bytes: one unreadable line, named once.
+      const last = this.bad.at(-1);
+      if (last !== undefined && last.line === piece.line) {
+        last.type ??= legibleType(piece.text);
+        return;
+      }
       this.bad.push({ line: piece.line, why: value === undefined ? 'not a JSON event' : 'not a loopdeck event', type: legibleType(piece.text) });
       return;
     }
@@ -184,6 +190,10 @@ export class LogScanner {
       warnings.push(unterminated ? `${file}:${torn.line}: dropped an unterminated final line (a torn write)` : `${file}:${torn.line}: dropped a torn final line (${torn.why})`);
       if (bad.length > 1) risks.push(`${linesOf(bad)} at the end are unreadable and may hold a tool call, a decision or a state change (${file}:${bad[0]!.line})`);
     }
+    // In line order (a repeated `seq` is named as it is read, the unreadable lines before it
+    // only once the next event is): a line's NUL blocks before its other warnings.
+    const lineOf = (w: string) => Number(/^(\d+):/.exec(w.slice(file.length + 1))?.[1] ?? Infinity);
+    warnings.sort((a, b) => lineOf(a) - lineOf(b));
     const gapped = this.gapped;
     return risks.length > 0 ? { warnings, gapped, unresumable: unresumableText(file, risks) } : { warnings, gapped };
   }
