@@ -21,12 +21,18 @@ const LOG_FILE = 'events.jsonl';
 const isFile = (p: string) => statSync(p, { throwIfNoEntry: false })?.isFile() ?? false;
 const isDirectory = (p: string) => statSync(p, { throwIfNoEntry: false })?.isDirectory() ?? false;
 
-/** Stops the command (`loopdeck: <file>: cannot read the log (ENOENT)`) when the log `file` cannot be read. */
-function checkReadable(file: string): void {
+/**
+ * Stops the command when the log `file` (the one named, or the events.jsonl of the folder
+ * `given`) cannot be read, saying why in words: `<file>: no such file`, `<dir> is a folder
+ * without an events.jsonl (a run folder holds one)`, `<file>: permission denied`.
+ */
+async function checkReadable(given: string, file: string): Promise<void> {
   try {
     closeSync(openSync(file, 'r'));
   } catch (error) {
-    fail(`${file}: cannot read the log (${(error as NodeJS.ErrnoException).code ?? String(error)})`);
+    if (file !== given && (error as NodeJS.ErrnoException).code === 'ENOENT') fail(`${given} is a folder without an ${LOG_FILE} (a run folder holds one)`);
+    const { unreadableLog } = await import('./engine/log.js');
+    fail(`${file}: ${unreadableLog(error)}`);
   }
 }
 
@@ -442,10 +448,15 @@ Examples:
     .option('--headless', 'print the folded final state as JSON')
     .action(async (given: string, options: { headless?: boolean }) => {
       const file = isDirectory(given) ? path.join(given, LOG_FILE) : given;
-      checkReadable(file);
+      await checkReadable(given, file);
       // A log with no event is unusable as a missing one is: said on stderr, exit 1.
-      const { isBlankLog } = await import('./engine/log.js');
-      if (isBlankLog(file)) fail(`${file}: no events (the file is ${statSync(file).size === 0 ? 'empty' : 'only blank lines'}); nothing to replay`);
+      // So is one with lines but none of them a readable event: its warnings first, then why.
+      const { noEventsIn } = await import('./engine/log.js');
+      const none = noEventsIn(file);
+      if (none) {
+        for (const warning of none.warnings) printError(`loopdeck: ${warning}`);
+        fail(`${file}: no events (${none.why}); nothing to replay`);
+      }
       const headless = options.headless || !process.stdout.isTTY || !process.stdin.isTTY;
       // The frame's outline first, with plain writes, while the log is read and React and Ink load.
       if (!headless) await showOutline(outlineOfLog(file));

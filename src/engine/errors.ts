@@ -128,12 +128,13 @@ export class AgentError extends LoopdeckError {
   spent?: { usage: TokenUsage; unreported: Array<'tokens' | 'cost_usd'> };
 }
 
-/** A log file that cannot be read safely: names the line and the `seq` gap. */
+/** A log file that cannot be read safely: names the line (`file:line: ...`; line 0, the file as a whole: `file: ...`) and the `seq` gap. */
 export class LogError extends LoopdeckError {
   readonly file: string;
   readonly line: number;
   constructor(file: string, line: number, message: string) {
-    super(`${file}:${line}: ${message}`);
+    // Line 0: about the file as a whole, named alone.
+    super(line > 0 ? `${file}:${line}: ${message}` : `${file}: ${message}`);
     this.file = file;
     this.line = line;
   }

@@ -1,4 +1,4 @@
-import { closeSync, fdatasyncSync, fstatSync, mkdirSync, openSync, readFileSync, readSync, writeSync } from 'node:fs';
+import { closeSync, fdatasyncSync, fstatSync, mkdirSync, openSync, readFileSync, readSync, statSync, writeSync } from 'node:fs';
 import path from 'node:path';
 import { LogError } from './errors.js';
 import { isEventType, knownEventType, READABLE_SCHEMA_VERSIONS, type EventType, type LoopEvent } from './events.js';
@@ -108,7 +108,7 @@ function gapRisk(from: number, to: number, bad: readonly BadLine[]): string | nu
  * scanner keeps no piece: a reader may push one object changed for each line.
  */
 export class LogScanner {
-  /** NUL-block warnings: listed before the others, as when the whole text is split first. */
+  /** NUL-block warnings, as the reader of the pieces finds them; {@link end} puts every warning in line order. */
   readonly nulWarnings: string[] = [];
   private readonly warnings: string[] = [];
   private readonly risks: string[] = [];
@@ -139,6 +139,12 @@ export class LogScanner {
     }
     const type = envelopeType(value);
     if (type === undefined) {
+      // The pieces of one line split at NUL bytes: one unreadable line, named once.
+      const last = this.bad.at(-1);
+      if (last !== undefined && last.line === piece.line) {
+        last.type ??= legibleType(piece.text);
+        return;
+      }
       this.bad.push({ line: piece.line, why: value === undefined ? 'not a JSON event' : 'not a loopdeck event', type: legibleType(piece.text) });
       return;
     }
@@ -184,6 +190,10 @@ export class LogScanner {
       warnings.push(unterminated ? `${file}:${torn.line}: dropped an unterminated final line (a torn write)` : `${file}:${torn.line}: dropped a torn final line (${torn.why})`);
       if (bad.length > 1) risks.push(`${linesOf(bad)} at the end are unreadable and may hold a tool call, a decision or a state change (${file}:${bad[0]!.line})`);
     }
+    // In line order (a repeated `seq` is named as it is read, the unreadable lines before it
+    // only once the next event is): a line's NUL blocks before its other warnings.
+    const lineOf = (w: string) => Number(/^(\d+):/.exec(w.slice(file.length + 1))?.[1] ?? Infinity);
+    warnings.sort((a, b) => lineOf(a) - lineOf(b));
     const gapped = this.gapped;
     return risks.length > 0 ? { warnings, gapped, unresumable: unresumableText(file, risks) } : { warnings, gapped };
   }
@@ -356,12 +366,33 @@ function* linePieces(data: Buffer, from: number, to: number, base: number, line:
   }
 }
 
+/**
+ * Why a log cannot be read, in words, from the error of opening or reading it: `no such
+ * file`, `permission denied`, `is a folder, not a log file`; any other errno code is named.
+ */
+export function unreadableLog(error: unknown): string {
+  const code = (error as NodeJS.ErrnoException | null)?.code;
+  switch (code) {
+    case 'ENOENT':
+      return 'no such file';
+    case 'ENOTDIR':
+      return 'no such file (a part of its path is a file, not a folder)';
+    case 'EACCES':
+    case 'EPERM':
+      return 'permission denied';
+    case 'EISDIR':
+      return 'is a folder, not a log file';
+    default:
+      return `cannot read the log (${code ? `${code}: ${(error as Error).message}` : String(error)})`;
+  }
+}
+
 /** Opens a log for reading. @throws LogError naming the file when it cannot be read */
 export function openLog(file: string): number {
   try {
     return openSync(file, 'r');
   } catch (error) {
-    throw new LogError(file, 0, `cannot read the log (${(error as NodeJS.ErrnoException).code ?? String(error)})`);
+    throw new LogError(file, 0, unreadableLog(error));
   }
 }
 
@@ -383,6 +414,27 @@ export function isBlankLog(file: string): boolean {
       }
       at += n;
     }
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/**
+ * Why the log has no event to replay, with the warnings about its lines (as {@link foldLogFile}
+ * gives them), or `null` as soon as one readable event is found: reads only up to it.
+ * @throws LogError naming the file when it cannot be read, or for an unreadable schema version
+ */
+export function noEventsIn(file: string): { why: string; warnings: string[] } | null {
+  if (isBlankLog(file)) return { why: statSync(file).size === 0 ? 'the file is empty' : 'the file is only blank lines', warnings: [] };
+  const fd = openLog(file);
+  try {
+    let found = false;
+    const scanner = new LogScanner(file, () => (found = true));
+    for (const piece of filePieces(fd, file, scanner.nulWarnings)) {
+      scanner.push(piece);
+      if (found) return null;
+    }
+    return { why: 'no line in it is a readable event', warnings: scanner.end().warnings };
   } finally {
     closeSync(fd);
   }
@@ -443,7 +495,7 @@ export function readLog(file: string): ReadLogResult {
   try {
     text = readFileSync(file, 'utf8');
   } catch (error) {
-    throw new LogError(file, 0, `cannot read the log (${(error as NodeJS.ErrnoException).code ?? String(error)})`);
+    throw new LogError(file, 0, unreadableLog(error));
   }
   return parseLog(text, file);
 }

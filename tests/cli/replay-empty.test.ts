@@ -37,4 +37,28 @@ describe('replay of a log with no events', { timeout: 60_000 }, () => {
     const plain = await replay('run');
     expect([plain.exitCode, plain.stderr]).toEqual([1, blank.stderr]);
   });
+
+  it('lines but no readable event: the warnings about its lines first, then "no events" naming why, exit 1, in both modes', async () => {
+    writeFileSync(path.join(cwd, 'events.jsonl'), 'garbage\n{"x":1}\n');
+    const headless = await replay('--headless', 'events.jsonl');
+    const expected = [
+      'loopdeck: events.jsonl:1: skipped an unreadable line (not a JSON event)',
+      'loopdeck: events.jsonl:2: dropped a torn final line (not a loopdeck event)',
+      'loopdeck: events.jsonl: no events (no line in it is a readable event); nothing to replay',
+    ].join('\n');
+    expect([headless.exitCode, headless.stdout, headless.stderr]).toEqual([1, '', expected]);
+    const plain = await replay('events.jsonl');
+    expect([plain.exitCode, plain.stdout, plain.stderr]).toEqual([1, '', expected]);
+  });
+
+  it('random bytes: refused the same way, after a warning about each line', async () => {
+    writeFileSync(path.join(cwd, 'events.jsonl'), Buffer.from([0x8f, 0x01, 0xff, 0x0a, 0x00, 0x00, 0x41, 0x0a, 0x7b, 0x7f]));
+    const result = await replay('--headless', 'events.jsonl');
+    expect(result.exitCode).toBe(1);
+    expect(result.stdout).toBe('');
+    const lines = result.stderr.split('\n');
+    expect(lines.at(-1)).toBe('loopdeck: events.jsonl: no events (no line in it is a readable event); nothing to replay');
+    expect(lines.slice(0, -1).every((l) => /^loopdeck: events\.jsonl:\d+: /.test(l))).toBe(true);
+    expect(lines.length).toBeGreaterThan(1);
+  });
 });

@@ -78,7 +78,7 @@ describe('EventLog', () => {
     log.close();
     const error = thrown(() => log.append(ev(0)));
     expect(error).toBeInstanceOf(LogError);
-    expect((error as LogError).message).toBe(`${file}:0: the log is closed`);
+    expect((error as LogError).message).toBe(`${file}: the log is closed`);
   });
 });
 
@@ -266,7 +266,7 @@ describe('readLog', () => {
     const missing = path.join(dir, 'none.jsonl');
     const error = thrown(() => readLog(missing));
     expect(error).toBeInstanceOf(LogError);
-    expect((error as LogError).message).toBe(`${missing}:0: cannot read the log (ENOENT)`);
+    expect((error as LogError).message).toBe(`${missing}: no such file`);
   });
 
   it('reads an empty log as no events and no warnings', () => {

@@ -1,0 +1,42 @@
+/**
+ * `replay` and `resume` of a log that is not there say why in words, with no errno code:
+ * a missing file, a folder without an events.jsonl. Runs the built CLI (`npm run build`).
+ */
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { execa } from 'execa';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+
+const cli = path.resolve(import.meta.dirname, '../../dist/cli.js');
+
+let cwd: string;
+beforeEach(() => {
+  cwd = mkdtempSync(path.join(os.tmpdir(), 'loopdeck-replay-missing-'));
+});
+afterEach(() => rmSync(cwd, { recursive: true, force: true }));
+
+const loopdeck = (...args: string[]) => execa('node', [cli, ...args], { cwd, reject: false, stdin: 'ignore' });
+
+describe('replay of a log that is not there', { timeout: 60_000 }, () => {
+  it('a missing file: "<file>: no such file", exit 1, in both modes', async () => {
+    for (const args of [['--headless', 'missing.jsonl'], ['missing.jsonl']]) {
+      const result = await loopdeck('replay', ...args);
+      expect([result.exitCode, result.stdout, result.stderr]).toEqual([1, '', 'loopdeck: missing.jsonl: no such file']);
+    }
+  });
+
+  it('a folder without an events.jsonl: said so, exit 1', async () => {
+    mkdirSync(path.join(cwd, 'run'));
+    const result = await loopdeck('replay', '--headless', 'run');
+    expect([result.exitCode, result.stdout, result.stderr]).toEqual([1, '', 'loopdeck: run is a folder without an events.jsonl (a run folder holds one)']);
+  });
+
+  it('resume of a folder without an events.jsonl names the missing file in words', async () => {
+    mkdirSync(path.join(cwd, 'run'));
+    const result = await loopdeck('resume', 'run');
+    expect(result.exitCode).not.toBe(0);
+    expect(result.stderr).toContain(`loopdeck: ${path.join('run', 'events.jsonl')}: no such file`);
+    expect(result.stderr).not.toMatch(/ENOENT|:0:/);
+  });
+});
