@@ -356,7 +356,7 @@ describe('history, completion, paste', () => {
     expect(rig.frame()).not.toContain('▸');
   });
 
-  test('typing narrows the open list; Esc closes the list, a second Esc the bar', async () => {
+  test('typing narrows the open list; one Esc closes the list and the bar at once', async () => {
     const rig = await open({ transcript: WAITING });
     await rig.waitForFrame('Approve tool call shell (t1)');
     await openBar(rig);
@@ -368,11 +368,30 @@ describe('history, completion, paste', () => {
     expect(rig.frame()).toMatch(/^ {2}\/stop --abort$/m);
     expect(rig.frame()).not.toContain('/goal status');
     await rig.press(KEY.escape);
-    await rig.waitFor(() => !rig.frame().includes('▸'), 'Esc to close the list');
-    expect(rig.bar()).toBe('/s');
-    await rig.press(KEY.escape);
-    await rig.waitFor(() => rig.bar() === null, 'a second Esc to close the bar');
+    await rig.waitFor(() => rig.bar() === null, 'one Esc to close the bar');
+    const frame = normalize(rig.frame());
+    expect(frame).not.toContain('▸');
+    expect(frame).not.toContain('/stop');
+    expect(frame).toMatch(/\[tab\] panel .*\[\?\] help/);
     expect(operatorCalls(rig.controller)).toEqual([]);
+  });
+
+  test('/bu, Tab, Esc: the bar closes with its list, and the next key acts on the console', async () => {
+    const rig = await open({ transcript: WAITING });
+    await rig.waitForFrame('Approve tool call shell (t1)');
+    await openBar(rig);
+    await rig.type('bu');
+    await rig.press(KEY.tab);
+    await rig.waitForFrame('/budget tokens +');
+    await rig.press(KEY.escape);
+    await rig.waitFor(() => rig.bar() === null, 'one Esc to close the bar');
+    const frame = normalize(rig.frame());
+    expect(frame).not.toContain('/budget');
+    expect(frame.split('\n').at(-1)).toMatch(/^\[tab\] panel/);
+    // The next key is the console's again: ? opens help, not text in a bar.
+    await rig.press('?');
+    await rig.waitFor(() => rig.store.getState().overlay !== null, '? to open help');
+    expect(rig.bar()).toBe(null);
   });
 
   test('a multi-line paste is inserted on one line, not submitted', async () => {

@@ -57,7 +57,7 @@ export function commandFailed(message: string): Reduction {
 
 /**
  * The command bar's keys (scopes `bar` and, while the completion list is open,
- * `completion`): submit, close (the list first), Tab completion, history or the list's
+ * `completion`): submit, close (Esc closes the bar and its list at once), Tab completion, history or the list's
  * highlight, line editing; any other key is text.
  */
 export function barReducer(input: KeyInput, key: TextKey): Reduction {
@@ -67,7 +67,8 @@ export function barReducer(input: KeyInput, key: TextKey): Reduction {
     case 'submit':
       return submitLine(input, line.text);
     case 'cancel':
-      return act([listOpen ? ['closeCompletions'] : ['closeInput']]);
+      // One Esc closes the bar, its completion list with it, whatever state the list is in.
+      return act([['closeInput']]);
     case 'complete': {
       if (listOpen) return act([['setLine', lineOf(completions[highlight] ?? line.text)], ['closeCompletions']]);
       const result = complete(line.text);
