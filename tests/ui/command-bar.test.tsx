@@ -29,6 +29,17 @@ async function run(rig: ConsoleRig, line: string): Promise<string> {
   return normalize(rig.frame());
 }
 
+
+describe('/goal status at a narrow width', () => {
+  test('the counts and the revision stay readable; the objective is what gets cut', async () => {
+    const rig = await open({ transcript: WAITING, columns: 60 });
+    await rig.waitForFrame('Approve tool call shell');
+    const frame = await run(rig, '/goal status');
+    const answer = frame.split('\n').at(-2)!;
+    expect(answer).toMatch(/^✓ active · revision 0 · 1 criterion · 1 constraint · Make t/);
+    expect(answer.length).toBeLessThanOrEqual(60);
+  });
+});
 describe('each /goal directive, with the whole frame after it', () => {
   test('status, add-constraint, add-criterion, modify, redirect', async () => {
     const rig = await open({ transcript: WAITING, rows: 40 });
@@ -74,7 +85,7 @@ describe('each /goal directive, with the whole frame after it', () => {
 
 
 
-      ✓ active · Make the greeting friendlier · 1 criteria · 1 constraints · revision 0
+      ✓ active · revision 0 · 1 criterion · 1 constraint · Make the greeting friendlier
       [tab] panel  [/] command  [?] help  [q] quit"
     `);
     expect(await run(rig, '/goal add-constraint keep the public API')).toMatchInlineSnapshot(`
@@ -277,7 +288,7 @@ describe('errors keep the typed line in the bar', () => {
     await rig.waitFor(() => rig.bar() === '', 'the bar to be cleared');
     await rig.type('/goal status');
     await rig.press(KEY.enter);
-    await rig.waitForFrame('✓ active · Make the greeting friendlier');
+    await rig.waitForFrame('✓ active · revision 0 · 1 criterion · 1 constraint · Make the greeting friendlier');
     expect(rig.bar()).toBeNull();
   });
 });
