@@ -457,13 +457,21 @@ describe('/stop', () => {
     await rig.waitForArmed();
     await rig.press('y');
     await expect(rig.outcome).resolves.toMatchObject({ reason: 'stopped' });
-    await rig.waitForFrame('Run finished: stopped.');
+    const frame = await rig.waitForFrame('Run finished: stopped.');
+    // The notice described a state that is over now: it goes with the run's end.
+    expect(frame).not.toContain('stopping at the next safe point');
+    expect(normalize(frame).split('\n').slice(-2)).toEqual(['', expect.stringMatching(/^Run finished: stopped\. /)]);
   });
 
   test('/stop while paused answers the pause with stop', async () => {
     const rig = await openAtOperatorPause({ transcript: WAITING });
-    await run(rig, '/stop');
+    await openBar(rig);
+    await rig.type('stop');
+    await rig.press(KEY.enter);
     await expect(rig.outcome).resolves.toMatchObject({ reason: 'stopped' });
+    // The pause was the safe point: the run is over, and no notice says it is still stopping.
+    const frame = await rig.waitForFrame('Run finished: stopped.');
+    expect(frame).not.toContain('stopping at the next safe point');
     expect(rig.events.find((e) => e.type === 'session.complete')?.data).toMatchObject({ reason: 'stopped' });
   });
 

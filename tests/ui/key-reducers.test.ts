@@ -201,13 +201,13 @@ describe('the tool call panel', () => {
 
   test('[ at the first call stays there and says so; Enter on a call whose events were let go says so; no calls: nothing to show', () => {
     const first = calls({ toolCall: 0 });
-    expect(diff(first, toolPanelReducer(first, 'tool-older'))).toEqual({ changed: {}, effects: [{ kind: 'notice', ok: true, text: 'call 1 is the first call of the run', about: 'tool-panel' }] });
+    expect(diff(first, toolPanelReducer(first, 'tool-older'))).toEqual({ changed: {}, effects: [{ kind: 'notice', ok: true, info: true, text: 'call 1 is the first call of the run', about: 'tool-panel' }] });
     expect(diff(first, toolPanelReducer(first, 'tool-open'))).toEqual({
       changed: {},
       effects: [{ kind: 'notice', ok: false, text: "call 1's events were let go (10,000 are held); replay the run's log to open it", about: 'tool-panel' }],
     });
     const none = input({}, { pane: 'tool' });
-    expect(toolPanelReducer(none, 'tool-older')).toEqual({ actions: [], effects: [{ kind: 'notice', ok: true, text: 'no tool call yet' }] });
+    expect(toolPanelReducer(none, 'tool-older')).toEqual({ actions: [], effects: [{ kind: 'notice', ok: true, info: true, text: 'no tool call yet', while: 'no-tool-call' }] });
   });
 });
 
@@ -278,7 +278,9 @@ describe('command bar', () => {
   ] as const)('%s', (_, line, pending, ok, answers) => {
     const state = bar(line, { busy: true }, { pending });
     const out = run(state, commandDone(state, command(line), { ok, message: 'm' }));
-    expect(out.effects).toEqual([{ kind: 'notice', ok, text: 'm' }, ...answers]);
+    // The answer to a /stop that waits for a safe point is true while the run goes on.
+    const waits = ok && line === '/stop';
+    expect(out.effects).toEqual([waits ? { kind: 'notice', ok, text: 'm', while: 'running' } : { kind: 'notice', ok, text: 'm' }, ...answers]);
     expect(out.view).toMatchObject(ok ? { busy: false, input: null, line: { text: '' } } : { busy: false, input: 'bar', line: { text: line } });
   });
 

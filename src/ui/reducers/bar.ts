@@ -36,7 +36,9 @@ export function submitLine(input: KeyInput, line: string): Reduction {
  * it (`r` opens the bar with `/goal redirect `): the run continues towards the new goal.
  */
 export function commandDone(input: KeyInput, command: OperatorCommand, result: CommandResult): Reduction {
-  const effects: Effect[] = [{ kind: 'notice', ok: result.ok, text: result.message }];
+  // A stop that waits for the next safe point is true while the run goes on: it goes when the run finishes.
+  const stopping = result.ok && command.kind === 'stop' && !command.abort;
+  const effects: Effect[] = [stopping ? { kind: 'notice', ok: true, text: result.message, while: 'running' } : { kind: 'notice', ok: result.ok, text: result.message }];
   const pending = input.session.pending;
   if (result.ok && command.kind === 'stop' && !command.abort && pending?.kind === 'pause') {
     effects.push({ kind: 'answer', payload: { action: 'stop', note: 'the operator stopped the run from the command bar' }, seq: pending.seq });
