@@ -122,7 +122,14 @@ export function renderGoalForAgent(goal: Goal): string {
   return lines.join('\n');
 }
 
-/** The answer to `/goal status`: status, objective, how many criteria and constraints, the revision. */
+/**
+ * The answer to `/goal status`, one line: status, revision, how many criteria and
+ * constraints, then the objective last, so that a line cut at the terminal's width cuts
+ * the objective (shown in full in the goal panel) and never the counts.
+ * E.g. `active · revision 0 · 1 criterion · 2 constraints · Make the greeting friendlier`.
+ */
 export function goalStatusText(goal: Goal): string {
-  return `${goal.status} · ${goal.objective} · ${goal.success_criteria.length} criteria · ${goal.constraints.length} constraints · revision ${goal.revision}`;
+  const criteria = goal.success_criteria.length;
+  const constraints = goal.constraints.length;
+  return `${goal.status} · revision ${goal.revision} · ${criteria} ${criteria === 1 ? 'criterion' : 'criteria'} · ${constraints} ${constraints === 1 ? 'constraint' : 'constraints'} · ${goal.objective}`;
 }

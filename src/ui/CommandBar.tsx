@@ -61,7 +61,7 @@ export const CommandBar = React.memo(function CommandBar({ width }: { width: num
       <Box height={1}>
         {busy ? (
           <Text color={theme.muted}>running {sanitize(line.text, { oneLine: true })} …</Text>
-        ) : notice?.working ? (
+        ) : notice?.working || notice?.info ? (
           <Text color={theme.muted} wrap="truncate-end">
             {sanitize(notice.text, { oneLine: true })}
           </Text>

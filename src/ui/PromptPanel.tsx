@@ -139,6 +139,9 @@ function argsView(call: ToolCall, inner: number, maxRows: number, scroll: number
   ]);
 }
 
+/** What the prompt shows in place of its keys while help is open: help takes the keys, so they would not answer. */
+export const HELP_OPEN_HINT = 'close help (? or Esc) to answer the prompt';
+
 /**
  * The yield the run waits on, or a question the console asks: the approval prompt (tool,
  * full arguments, the rule that asked, the exact rule `a` stores and the wider rule `A`
@@ -153,6 +156,8 @@ export function usePrompt(width: number, maxRows: number): PromptView | null {
   const replaying = useConsole((s) => s.replay !== null);
   const armed = useConsole((s) => s.session.pending !== null && s.armed === s.session.pending.seq);
   const viewing = useConsole((s) => s.overlay === 'args');
+  // Help owns the keys while open (an answer needs a single press at an armed prompt the operator is looking at): the prompt says how to get back to it.
+  const helping = useConsole((s) => s.overlay === 'help');
   const scroll = useConsole((s) => s.scroll);
   const noting = useConsole((s) => s.input === 'note');
   const line = useConsole((s) => s.line);
@@ -189,6 +194,8 @@ export function usePrompt(width: number, maxRows: number): PromptView | null {
     const hints = hintRows('reload', inner);
     const keys = replaying
       ? [<Text color={theme.muted}>replay: shown as recorded; nothing can be answered</Text>]
+      : helping
+      ? hints.map((_, i) => <Text color={theme.muted}>{i === 0 ? HELP_OPEN_HINT : ''}</Text>)
       : hints.map((row, i) => (reloadArmed ? <Text wrap="truncate-end" color={theme.accent}>{row}</Text> : <Text color={theme.muted}>{i === 0 ? 'keys arm in a moment…' : ''}</Text>));
     return frame(theme.warn, reloadPromptRows(reload, inner, maxRows, keys));
   }
@@ -198,6 +205,7 @@ export function usePrompt(width: number, maxRows: number): PromptView | null {
   const keys = (): ReactNode[] => {
     if (replaying) return [<Text color={theme.muted}>replay: shown as recorded; nothing can be answered</Text>];
     const rows = scope ? hintRows(scope, inner, scope === 'tool' ? toolOmit(choices) : []) : [''];
+    if (helping) return rows.map((_, i) => <Text color={theme.muted}>{i === 0 ? HELP_OPEN_HINT : ''}</Text>);
     if (!armed) return rows.map((_, i) => <Text color={theme.muted}>{i === 0 ? 'keys arm in a moment…' : ''}</Text>);
     return rows.map((row) => <Line width={inner} color={theme.accent}>{row}</Line>);
   };

@@ -210,7 +210,7 @@ export const KEYMAP: readonly KeyBinding[] = [
   { key: 'tab', command: 'complete', scope: 'completion', help: 'take the highlighted completion' },
   { key: 'up', command: 'history-previous', scope: 'completion', help: 'highlight the previous completion' },
   { key: 'down', command: 'history-next', scope: 'completion', help: 'highlight the next completion' },
-  { key: 'escape', command: 'cancel', scope: 'completion', help: 'close the completion list' },
+  { key: 'escape', command: 'cancel', scope: 'completion', help: 'close the bar and its completion list' },
   { key: 'enter', command: 'submit', scope: 'bar', help: 'run the command' },
   { key: 'escape', command: 'cancel', scope: 'bar', help: 'close the bar' },
   { key: 'ctrl+c', command: 'cancel', scope: 'bar', help: 'close the bar' },

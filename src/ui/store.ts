@@ -27,6 +27,39 @@ export interface ReplayPosition {
  */
 export type NoticeAbout = 'tool-panel';
 
+/**
+ * A state of the run that a notice is true only while it lasts: `no-tool-call`, the run
+ * has made no tool call yet; `running`, the run has not finished. The store takes such a
+ * notice away as soon as the fold of the events no longer shows that state (a call arrived,
+ * the run finished), whatever the notice's expiry.
+ */
+export type NoticeWhile = 'no-tool-call' | 'running';
+
+/** A line to the operator above the footer (see {@link ConsoleData.notice}). */
+export interface Notice {
+  /** `false`: a warning, in the warning colour with `✗`; `true`: a success with `✓`, unless `info`. */
+  ok: boolean;
+  text: string;
+  /** What the console is doing now (e.g. preparing the run): muted, never expires. */
+  working?: boolean;
+  /** Information, not the success of an action: muted, without the success tick. */
+  info?: boolean;
+  /** The place on screen it describes; it goes when the operator leaves that place. */
+  about?: NoticeAbout;
+  /** The state of the run it describes; it goes when that state ends. */
+  while?: NoticeWhile;
+}
+
+/** Whether `state` still holds in `session` (a notice `while` it goes when not). */
+export function noticeHolds(state: NoticeWhile, session: SessionState): boolean {
+  return state === 'no-tool-call' ? session.toolOrder.length === 0 : session.done === null;
+}
+
+/** The notice to keep once the session is `session`: `null` when it describes a state that ended. */
+function currentNotice(notice: Notice | null, session: SessionState): Notice | null {
+  return notice?.while && !noticeHolds(notice.while, session) ? null : notice;
+}
+
 export interface ConsoleData extends ViewState {
   /** The fold of the events shown: the only session data the panels read. */
   session: SessionState;
@@ -64,7 +97,7 @@ export interface ConsoleData extends ViewState {
    * The answer to the operator's last command or key; with `working`, what the console
    * is doing now (e.g. preparing the run), shown muted rather than as a success.
    */
-  notice: { ok: boolean; text: string; working?: boolean; about?: NoticeAbout } | null;
+  notice: Notice | null;
   /** A question to confirm before anything runs (resuming a run), or `null`. */
   gate: string | null;
   /** Epoch ms at which the pending approval is denied unanswered; `null`: no limit. */
@@ -159,11 +192,13 @@ export function createConsoleStore(
         const session = fold(batch, s.session);
         // The fold's session.start is the source of truth from then on.
         const preparing = session.session === null ? s.preparing : null;
-        return { session, events, dropped: s.dropped + cut, shown: events.length, preparing, context: foldGauge(batch, s.context) };
+        const notice = currentNotice(s.notice, session);
+        return { session, events, dropped: s.dropped + cut, shown: events.length, preparing, context: foldGauge(batch, s.context), notice };
       }),
     showReplay: (position, session, held) =>
       set((s) => ({
         session,
+        notice: currentNotice(s.notice, session),
         shown: position.index - held.start + 1,
         replay: s.replay?.index === position.index && s.replay.total === position.total ? s.replay : position,
         events: held.events,

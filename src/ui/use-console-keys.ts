@@ -106,8 +106,10 @@ export function createCommands(store: ConsoleStore, controller: ConsoleControlle
     switch (effect.kind) {
       case 'answer':
         return controller.answer(effect.payload, effect.seq);
-      case 'notice':
-        return get().setNotice(effect.about ? { ok: effect.ok, text: effect.text, about: effect.about } : { ok: effect.ok, text: effect.text });
+      case 'notice': {
+        const { kind: _, ...notice } = effect;
+        return get().setNotice(notice);
+      }
       case 'clear-notice':
         if (get().notice?.about === effect.about) get().setNotice(null);
         return;

@@ -170,6 +170,65 @@ describe('d: deny with a note', () => {
   });
 });
 
+test('help open over a prompt: the prompt says to close help to answer it, y does nothing; after Esc, y approves', async () => {
+  const rig = await openAtPrompt({ transcript: COMPOUND, rows: 40 });
+  await rig.press('?');
+  const frame = normalize(await rig.waitForFrame('── Help · keys and commands'));
+  expect(frame).toContain('close help (? or Esc) to answer the prompt');
+  expect(frame).not.toContain('[y] approve once');
+  expect(frame).toMatchInlineSnapshot(`
+    "loopdeck Make the greeting friendlier                                                    run ui-test
+    react · AWAITING_TOOL · iteration 1/20 · T
+    IDLE › PLANNING › EXECUTING ›  AWAITING_TOOL  › REFLECTING › DONE  ← EXECUTING #10
+    turns 5%            tool calls 5%       wall clock #%       tokens 0%           cost 0%
+    █░░░░░░░░░░░░░ 1/20 █░░░░░░░░░░░░░ 1/20 ~~~~~~~~~~~~ #s/30m ░░░░░░░░░░░░ 0/100k ░░░░░░░ $0.00/$1.00
+    workspace progress not measured yet
+    ╭──────────────────────────────────────────────────────────────────────────────────────────────────╮
+    │ Approve tool call shell (t1) · denied in ##m##s unless answered                                  │
+    │ why  compound command (&&)                                                                       │
+    │ $ touch ran.txt && echo marked                                                                   │
+    │ a stores shell-exact: touch ran.txt && echo marked                                               │
+    │ close help (? or Esc) to answer the prompt                                                       │
+    ╰──────────────────────────────────────────────────────────────────────────────────────────────────╯
+    ── Help · keys and commands · ↑/↓ scroll · esc or ? closes
+    Anywhere on the dashboard
+      /                      command bar (/goal, /budget, /stop, /help)
+      ?                      this help
+      q                      quit (asks first while a run is live)
+      ctrl+c                 once: pause at the next safe point; twice: quit
+      ctrl+z                 suspend (the run waits; fg resumes; works in every view)
+    Timeline and panels
+      ↑                      timeline: select the previous event (stops following)
+      ↓                      timeline: select the next event
+      pgup                   timeline: one page up
+      pgdn                   timeline: one page down
+      home                   timeline: first event
+      end                    timeline: follow the newest event
+      enter                  open the selected event
+      f                      timeline: next type filter
+      F                      timeline: previous type filter
+      tab                    next panel (checkpoint, goal, tool, progress)
+      shift+tab              previous panel
+      [                      checkpoint: show the previous one (tool call panel: the previous call)
+      ]                      checkpoint: show the next one (tool call panel: the next call)
+      x                      acknowledge the alert banner
+    Tool call panel (Tab to it): earlier calls of the run
+    … 102 more (↓)
+
+    [tab] panel  [/] command  [?] help  [q] quit"
+  `);
+  await rig.press('y');
+  await new Promise((resolve) => setTimeout(resolve, 300));
+  expect(rig.controller.answer).not.toHaveBeenCalled();
+  await rig.press(KEY.escape);
+  await rig.waitForFrame('[y] approve once');
+  expect(rig.frame()).not.toContain('close help');
+  await rig.waitForArmed();
+  const seq = pendingSeq(rig);
+  await rig.press('y');
+  expect(rig.controller.answer).toHaveBeenCalledExactlyOnceWith({ decision: 'approve' }, seq);
+});
+
 test('long arguments show their start and their end; v opens them all, within the terminal', async () => {
   const content = Array.from({ length: 12 }, (_, i) => `line ${i + 1} of the new greeter`).join('\n');
   const rig = await open({

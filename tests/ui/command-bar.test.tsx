@@ -29,6 +29,17 @@ async function run(rig: ConsoleRig, line: string): Promise<string> {
   return normalize(rig.frame());
 }
 
+
+describe('/goal status at a narrow width', () => {
+  test('the counts and the revision stay readable; the objective is what gets cut', async () => {
+    const rig = await open({ transcript: WAITING, columns: 60 });
+    await rig.waitForFrame('Approve tool call shell');
+    const frame = await run(rig, '/goal status');
+    const answer = frame.split('\n').at(-2)!;
+    expect(answer).toMatch(/^✓ active · revision 0 · 1 criterion · 1 constraint · Make t/);
+    expect(answer.length).toBeLessThanOrEqual(60);
+  });
+});
 describe('each /goal directive, with the whole frame after it', () => {
   test('status, add-constraint, add-criterion, modify, redirect', async () => {
     const rig = await open({ transcript: WAITING, rows: 40 });
@@ -74,7 +85,7 @@ describe('each /goal directive, with the whole frame after it', () => {
 
 
 
-      ✓ active · Make the greeting friendlier · 1 criteria · 1 constraints · revision 0
+      ✓ active · revision 0 · 1 criterion · 1 constraint · Make the greeting friendlier
       [tab] panel  [/] command  [?] help  [q] quit"
     `);
     expect(await run(rig, '/goal add-constraint keep the public API')).toMatchInlineSnapshot(`
@@ -277,7 +288,7 @@ describe('errors keep the typed line in the bar', () => {
     await rig.waitFor(() => rig.bar() === '', 'the bar to be cleared');
     await rig.type('/goal status');
     await rig.press(KEY.enter);
-    await rig.waitForFrame('✓ active · Make the greeting friendlier');
+    await rig.waitForFrame('✓ active · revision 0 · 1 criterion · 1 constraint · Make the greeting friendlier');
     expect(rig.bar()).toBeNull();
   });
 });
@@ -356,7 +367,7 @@ describe('history, completion, paste', () => {
     expect(rig.frame()).not.toContain('▸');
   });
 
-  test('typing narrows the open list; Esc closes the list, a second Esc the bar', async () => {
+  test('typing narrows the open list; one Esc closes the list and the bar at once', async () => {
     const rig = await open({ transcript: WAITING });
     await rig.waitForFrame('Approve tool call shell (t1)');
     await openBar(rig);
@@ -368,11 +379,30 @@ describe('history, completion, paste', () => {
     expect(rig.frame()).toMatch(/^ {2}\/stop --abort$/m);
     expect(rig.frame()).not.toContain('/goal status');
     await rig.press(KEY.escape);
-    await rig.waitFor(() => !rig.frame().includes('▸'), 'Esc to close the list');
-    expect(rig.bar()).toBe('/s');
-    await rig.press(KEY.escape);
-    await rig.waitFor(() => rig.bar() === null, 'a second Esc to close the bar');
+    await rig.waitFor(() => rig.bar() === null, 'one Esc to close the bar');
+    const frame = normalize(rig.frame());
+    expect(frame).not.toContain('▸');
+    expect(frame).not.toContain('/stop');
+    expect(frame).toMatch(/\[tab\] panel .*\[\?\] help/);
     expect(operatorCalls(rig.controller)).toEqual([]);
+  });
+
+  test('/bu, Tab, Esc: the bar closes with its list, and the next key acts on the console', async () => {
+    const rig = await open({ transcript: WAITING });
+    await rig.waitForFrame('Approve tool call shell (t1)');
+    await openBar(rig);
+    await rig.type('bu');
+    await rig.press(KEY.tab);
+    await rig.waitForFrame('/budget tokens +');
+    await rig.press(KEY.escape);
+    await rig.waitFor(() => rig.bar() === null, 'one Esc to close the bar');
+    const frame = normalize(rig.frame());
+    expect(frame).not.toContain('/budget');
+    expect(frame.split('\n').at(-1)).toMatch(/^\[tab\] panel/);
+    // The next key is the console's again: ? opens help, not text in a bar.
+    await rig.press('?');
+    await rig.waitFor(() => rig.store.getState().overlay !== null, '? to open help');
+    expect(rig.bar()).toBe(null);
   });
 
   test('a multi-line paste is inserted on one line, not submitted', async () => {
@@ -427,13 +457,21 @@ describe('/stop', () => {
     await rig.waitForArmed();
     await rig.press('y');
     await expect(rig.outcome).resolves.toMatchObject({ reason: 'stopped' });
-    await rig.waitForFrame('Run finished: stopped.');
+    const frame = await rig.waitForFrame('Run finished: stopped.');
+    // The notice described a state that is over now: it goes with the run's end.
+    expect(frame).not.toContain('stopping at the next safe point');
+    expect(normalize(frame).split('\n').slice(-2)).toEqual(['', expect.stringMatching(/^Run finished: stopped\. /)]);
   });
 
   test('/stop while paused answers the pause with stop', async () => {
     const rig = await openAtOperatorPause({ transcript: WAITING });
-    await run(rig, '/stop');
+    await openBar(rig);
+    await rig.type('stop');
+    await rig.press(KEY.enter);
     await expect(rig.outcome).resolves.toMatchObject({ reason: 'stopped' });
+    // The pause was the safe point: the run is over, and no notice says it is still stopping.
+    const frame = await rig.waitForFrame('Run finished: stopped.');
+    expect(frame).not.toContain('stopping at the next safe point');
     expect(rig.events.find((e) => e.type === 'session.complete')?.data).toMatchObject({ reason: 'stopped' });
   });
 

@@ -201,13 +201,13 @@ describe('the tool call panel', () => {
 
   test('[ at the first call stays there and says so; Enter on a call whose events were let go says so; no calls: nothing to show', () => {
     const first = calls({ toolCall: 0 });
-    expect(diff(first, toolPanelReducer(first, 'tool-older'))).toEqual({ changed: {}, effects: [{ kind: 'notice', ok: true, text: 'call 1 is the first call of the run', about: 'tool-panel' }] });
+    expect(diff(first, toolPanelReducer(first, 'tool-older'))).toEqual({ changed: {}, effects: [{ kind: 'notice', ok: true, info: true, text: 'call 1 is the first call of the run', about: 'tool-panel' }] });
     expect(diff(first, toolPanelReducer(first, 'tool-open'))).toEqual({
       changed: {},
       effects: [{ kind: 'notice', ok: false, text: "call 1's events were let go (10,000 are held); replay the run's log to open it", about: 'tool-panel' }],
     });
     const none = input({}, { pane: 'tool' });
-    expect(toolPanelReducer(none, 'tool-older')).toEqual({ actions: [], effects: [{ kind: 'notice', ok: true, text: 'no tool call yet' }] });
+    expect(toolPanelReducer(none, 'tool-older')).toEqual({ actions: [], effects: [{ kind: 'notice', ok: true, info: true, text: 'no tool call yet', while: 'no-tool-call' }] });
   });
 });
 
@@ -278,7 +278,9 @@ describe('command bar', () => {
   ] as const)('%s', (_, line, pending, ok, answers) => {
     const state = bar(line, { busy: true }, { pending });
     const out = run(state, commandDone(state, command(line), { ok, message: 'm' }));
-    expect(out.effects).toEqual([{ kind: 'notice', ok, text: 'm' }, ...answers]);
+    // The answer to a /stop that waits for a safe point is true while the run goes on.
+    const waits = ok && line === '/stop';
+    expect(out.effects).toEqual([waits ? { kind: 'notice', ok, text: 'm', while: 'running' } : { kind: 'notice', ok, text: 'm' }, ...answers]);
     expect(out.view).toMatchObject(ok ? { busy: false, input: null, line: { text: '' } } : { busy: false, input: 'bar', line: { text: line } });
   });
 
@@ -286,7 +288,6 @@ describe('command bar', () => {
     ['Tab completes the only candidate', '/goal st', [], 'complete', '', '/goal status', []],
     ['Tab extends to the common prefix and lists', '/goal a', [], 'complete', '', '/goal add-c', ['/goal add-constraint ', '/goal add-criterion ']],
     ['typing narrows the open list', '/goal add-c', ['/goal add-constraint ', '/goal add-criterion '], null, 'o', '/goal add-co', ['/goal add-constraint ']],
-    ['Esc closes the list first', '/goal a', ['/goal add-constraint '], 'cancel', '', '/goal a', []],
     ['typing with the list closed opens nothing', '/go', [], null, 'a', '/goa', []],
     ['Backspace edits', '/goal', [], 'delete-back', '', '/goa', []],
   ] as const)('%s', (_, text, completions, cmd, typed, line, list) => {
@@ -299,6 +300,11 @@ describe('command bar', () => {
 
   test('Esc with the list closed closes the bar', () => {
     expect(run(bar('/goal'), barReducer(bar('/goal'), { command: 'cancel', text: '' })).view).toMatchObject({ input: null, line: { text: '' } });
+  });
+
+  test('Esc with the list open closes the bar and the list at once', () => {
+    const state = bar('/goal a', { completions: ['/goal add-constraint '] });
+    expect(run(state, barReducer(state, { command: 'cancel', text: '' })).view).toMatchObject({ input: null, line: { text: '' }, completions: [] });
   });
 });
 

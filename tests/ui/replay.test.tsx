@@ -99,7 +99,7 @@ describe('replay console', () => {
     await c.press('/');
     for (const ch of 'goal status') await c.press(ch);
     await c.press(KEY.enter);
-    await c.waitForFrame('✓ active · Make the greeting friendlier');
+    await c.waitForFrame('✓ active · revision 0 · 1 criterion');
     await c.press('/');
     for (const ch of 'stop') await c.press(ch);
     await c.press(KEY.enter);

@@ -197,7 +197,8 @@ describe('the tool call panel steps back through earlier calls', () => {
     await c.press('[');
     await c.waitForFrame('call 1 of 3 · earlier call, 2 newer');
     await c.press('[');
-    await c.waitForFrame('✓ call 1 is the first call of the run');
+    await c.waitForFrame('call 1 is the first call of the run');
+    expect(c.frame()).not.toContain('✓');
     await c.press(']');
     await c.waitForFrame('call 2 of 3 · earlier call, 1 newer');
     expect(normalize(c.frame())).toMatchInlineSnapshot(`
@@ -237,10 +238,27 @@ describe('the tool call panel steps back through earlier calls', () => {
     // The same when the operator leaves the panel (Tab) rather than stepping on.
     await c.press('[');
     await c.press('[');
-    await c.waitForFrame('✓ call 1 is the first call of the run');
+    await c.waitForFrame('call 1 is the first call of the run');
+    expect(c.frame()).not.toContain('✓');
     await c.press(KEY.tab);
     await c.waitForFrame('Tool call │  Progress  (tab)');
     expect(c.frame()).not.toContain('first call');
+  });
+
+  test('[ before any call: "no tool call yet", muted without a tick, goes when the first call arrives', async () => {
+    const firstCall = events.findIndex((e) => e.type === 'tool.call');
+    const store = createConsoleStore(events.slice(0, firstCall));
+    const c = await renderStore(store, { rows: 32 });
+    await showToolPanel(c);
+    await c.press('[');
+    let frame = await c.waitForFrame('no tool call yet');
+    expect(frame).not.toContain('✓');
+    expect(normalize(frame).split('\n').slice(-2)).toEqual(['no tool call yet', expect.stringMatching(/^\[tab\] panel/)]);
+    // Calls arrive: the notice is no longer true, and goes with the batch that made it so.
+    await arrive(store, through('t3').slice(firstCall));
+    frame = await c.waitForFrame('call 3 of 3 · latest');
+    expect(frame).not.toContain('no tool call yet');
+    expect(normalize(frame).split('\n').slice(-2)).toEqual(['', expect.stringMatching(/^\[tab\] panel/)]);
   });
 
   test('Enter opens the call shown as its tool.call event; [ and ] browse checkpoints again once another panel is shown', async () => {

@@ -42,7 +42,7 @@ describe('things a user trips over', () => {
     await c.waitForFrame('replay ');
     await c.press('/goal status');
     await c.press(KEY.enter);
-    await c.waitForFrame('✓ achieved · Make the greeting friendlier · 1 criteria');
+    await c.waitForFrame('✓ achieved · revision 0 · 1 criterion ·');
     await c.press('/goal redirect something else');
     await c.press(KEY.enter);
     await c.waitForFrame('✗ this is a replay: nothing can be changed');

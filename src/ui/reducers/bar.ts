@@ -36,7 +36,9 @@ export function submitLine(input: KeyInput, line: string): Reduction {
  * it (`r` opens the bar with `/goal redirect `): the run continues towards the new goal.
  */
 export function commandDone(input: KeyInput, command: OperatorCommand, result: CommandResult): Reduction {
-  const effects: Effect[] = [{ kind: 'notice', ok: result.ok, text: result.message }];
+  // A stop that waits for the next safe point is true while the run goes on: it goes when the run finishes.
+  const stopping = result.ok && command.kind === 'stop' && !command.abort;
+  const effects: Effect[] = [stopping ? { kind: 'notice', ok: true, text: result.message, while: 'running' } : { kind: 'notice', ok: result.ok, text: result.message }];
   const pending = input.session.pending;
   if (result.ok && command.kind === 'stop' && !command.abort && pending?.kind === 'pause') {
     effects.push({ kind: 'answer', payload: { action: 'stop', note: 'the operator stopped the run from the command bar' }, seq: pending.seq });
@@ -57,7 +59,7 @@ export function commandFailed(message: string): Reduction {
 
 /**
  * The command bar's keys (scopes `bar` and, while the completion list is open,
- * `completion`): submit, close (the list first), Tab completion, history or the list's
+ * `completion`): submit, close (Esc closes the bar and its list at once), Tab completion, history or the list's
  * highlight, line editing; any other key is text.
  */
 export function barReducer(input: KeyInput, key: TextKey): Reduction {
@@ -67,7 +69,8 @@ export function barReducer(input: KeyInput, key: TextKey): Reduction {
     case 'submit':
       return submitLine(input, line.text);
     case 'cancel':
-      return act([listOpen ? ['closeCompletions'] : ['closeInput']]);
+      // One Esc closes the bar, its completion list with it, whatever state the list is in.
+      return act([['closeInput']]);
     case 'complete': {
       if (listOpen) return act([['setLine', lineOf(completions[highlight] ?? line.text)], ['closeCompletions']]);
       const result = complete(line.text);

@@ -3,7 +3,7 @@ import type { OperatorCommand } from '../../engine/operator-command.js';
 import type { ResumePayload } from '../../engine/session.js';
 import type { ConsoleData } from '../store.js';
 import type { ViewActions, ViewState } from '../view.js';
-import type { NoticeAbout } from '../store.js';
+import type { NoticeAbout, NoticeWhile } from '../store.js';
 
 /**
  * The shape shared by the console's key reducers: one small pure function per key scope
@@ -40,8 +40,11 @@ export type ViewAction = { [K in keyof ViewActions]: [K, ...Parameters<ViewActio
 export type Effect =
   /** Answer the yield raised by the event `seq` (ignored if it is no longer pending). */
   | { kind: 'answer'; payload: ResumePayload; seq: number }
-  /** Show a line to the operator (`ok: false` in the warning colour); `about` names the panel whose state it describes. */
-  | { kind: 'notice'; ok: boolean; text: string; about?: NoticeAbout }
+  /**
+   * Show a line to the operator (`ok: false` in the warning colour; `info`: muted, no tick);
+   * `about` names the panel whose state it describes, `while` the state of the run it is true in.
+   */
+  | { kind: 'notice'; ok: boolean; text: string; info?: boolean; about?: NoticeAbout; while?: NoticeWhile }
   /** Take away the notice shown if it is `about` that panel (it described a place the operator has since left). */
   | { kind: 'clear-notice'; about: NoticeAbout }
   /** Raise the spent `dimension` by its configured increment, then continue the pause `seq`. */

@@ -13,12 +13,12 @@ import { act, only, type Effect, type KeyInput, type Reduction } from './reducti
  */
 export function toolPanelReducer(input: KeyInput, command: ConsoleCommand): Reduction {
   const shown = shownCall(input);
-  if (shown === null) return only({ kind: 'notice', ok: true, text: 'no tool call yet' });
+  if (shown === null) return only({ kind: 'notice', ok: true, info: true, text: 'no tool call yet', while: 'no-tool-call' });
   const count = input.session.toolOrder.length;
   const moved: Effect = { kind: 'clear-notice', about: 'tool-panel' };
   switch (command) {
     case 'tool-older':
-      if (shown === 0) return act([['showToolCall', 0]], { kind: 'notice', ok: true, text: 'call 1 is the first call of the run', about: 'tool-panel' });
+      if (shown === 0) return act([['showToolCall', 0]], { kind: 'notice', ok: true, info: true, text: 'call 1 is the first call of the run', about: 'tool-panel' });
       return act([['showToolCall', shown - 1]], moved);
     case 'tool-newer': {
       const next = Math.min(count - 1, shown + 1);
