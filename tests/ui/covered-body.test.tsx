@@ -25,30 +25,37 @@ test('events that arrive while help or an event is open show in the timeline and
   const turns = Array.from({ length: 30 }, (_, i) => `  - thought: step number ${i + 1} done`).join('\n');
   const { events } = await runHeadless(`turns:\n${turns}\n  - final: Done.\n`, { maxTurns: 40 });
   const last = events.at(-1)!;
-  for (const [columns, rows] of [
-    [120, 40],
-    [70, 24],
-  ] as const) {
-    const store = createConsoleStore(events.slice(0, 20));
-    const ui = await renderStore(store, { columns, rows });
-    await ui.waitForFrame('Timeline');
-    // Help open: more of the run arrives behind it; closed, the screen is the one a
-    // console mounted over the same events shows.
-    await ui.press('?');
-    await ui.waitForFrame('Help');
-    store.getState().apply(events.slice(20, 90));
-    await ui.press(KEY.escape);
-    const afterHelp = await ui.waitForFrame(new RegExp(`\\b${events[89]!.seq}\\b`));
-    expect(afterHelp).toBe(await freshFrame(events.slice(0, 90), columns, rows));
-    // An event open: the rest arrives behind it; closed and following the end again, the same.
-    await ui.press(KEY.up);
-    await ui.press(KEY.enter);
-    await ui.waitForFrame(/Event|seq/);
-    store.getState().apply(events.slice(90));
-    await ui.press(KEY.escape);
-    await ui.press(KEY.end);
-    const end = await ui.waitForFrame(new RegExp(`\\b${last.seq}\\b`));
-    expect(end).toBe(await freshFrame(events, columns, rows));
-    ui.unmount();
+  // The header's clock counts from the run's start to now: frames compared across a second
+  // boundary would differ by it, so the date stands still (timers still run).
+  vi.useFakeTimers({ toFake: ['Date'], now: new Date(last.at + 1000) });
+  try {
+    for (const [columns, rows] of [
+      [120, 40],
+      [70, 24],
+    ] as const) {
+      const store = createConsoleStore(events.slice(0, 20));
+      const ui = await renderStore(store, { columns, rows });
+      await ui.waitForFrame('Timeline');
+      // Help open: more of the run arrives behind it; closed, the screen is the one a
+      // console mounted over the same events shows.
+      await ui.press('?');
+      await ui.waitForFrame('Help');
+      store.getState().apply(events.slice(20, 90));
+      await ui.press(KEY.escape);
+      const afterHelp = await ui.waitForFrame(new RegExp(`\\b${events[89]!.seq}\\b`));
+      expect(afterHelp).toBe(await freshFrame(events.slice(0, 90), columns, rows));
+      // An event open: the rest arrives behind it; closed and following the end again, the same.
+      await ui.press(KEY.up);
+      await ui.press(KEY.enter);
+      await ui.waitForFrame(/Event|seq/);
+      store.getState().apply(events.slice(90));
+      await ui.press(KEY.escape);
+      await ui.press(KEY.end);
+      const end = await ui.waitForFrame(new RegExp(`\\b${last.seq}\\b`));
+      expect(end).toBe(await freshFrame(events, columns, rows));
+      ui.unmount();
+    }
+  } finally {
+    vi.useRealTimers();
   }
 });
