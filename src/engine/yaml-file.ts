@@ -177,6 +177,15 @@ function positionOf(doc: Document, lines: LineCounter, keys: Keys): string | und
   return either?.range ? at(lines, either.range[0]) : undefined;
 }
 
+/**
+ * `line:column` of the key at the end of a YAML path (an unknown key is the key itself, not
+ * its value); {@link positionOf} when the path does not end at a key of a mapping.
+ */
+function keyPositionOf(doc: Document, lines: LineCounter, keys: Keys): string | undefined {
+  const { key, found } = locate(doc, keys);
+  return found && key?.range ? at(lines, key.range[0]) : positionOf(doc, lines, keys);
+}
+
 /** The YAML path of the deepest key or item whose source range holds `offset`. */
 function pathAtOffset(doc: Document, offset: number): PropertyKey[] {
   const inside = (node: unknown) => isNode(node) && !!node.range && node.range[0] <= offset && offset < node.range[2];
@@ -648,7 +657,7 @@ function issueErrors(doc: Document, lines: LineCounter, schema: z.ZodType, raw: 
     const keys = [...mapping, name];
     const near = nearestKey(name, allowed);
     const message = `unknown key ${quoted(name)}${near ? `; did you mean "${near}"?` : ''}`;
-    return new ConfigError(file, dottedPath(keys), message, positionOf(doc, lines, keys));
+    return new ConfigError(file, dottedPath(keys), message, keyPositionOf(doc, lines, keys));
   };
   return placedIssues(schema, raw, issues).flatMap((issue) => {
     if (issue.code === 'unrecognized_keys') {

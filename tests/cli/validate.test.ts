@@ -59,7 +59,7 @@ describe('validate checks what run checks', { timeout: 60_000 }, () => {
     const file = write(CONFIG, 'turns:\n  - thougth: hm\n');
     const checked = await validate(file);
     expect(checked.exitCode).toBe(1);
-    expect(checked.stderr).toBe(`loopdeck: invalid config\n${path.join(cwd, 'script.yaml')}:2:14: turns[0].thougth: unknown key "thougth"; did you mean "thought"?`);
+    expect(checked.stderr).toBe(`loopdeck: invalid config\n${path.join(cwd, 'script.yaml')}:2:5: turns[0].thougth: unknown key "thougth"; did you mean "thought"?`);
     expect(checked.stdout).toBe('');
     expect((await run(file)).stderr).toContain(checked.stderr);
   });
@@ -79,7 +79,7 @@ describe('validate checks what run checks', { timeout: 60_000 }, () => {
     expect(checked.stderr.split('\n')).toEqual([
       'loopdeck: invalid config',
       `${file}:7:9: workspace.path: expected a directory, found nothing at ${path.join(cwd, 'no-such-folder')}`,
-      `${path.join(cwd, 'script.yaml')}:2:14: turns[0].thougth: unknown key "thougth"; did you mean "thought"?`,
+      `${path.join(cwd, 'script.yaml')}:2:5: turns[0].thougth: unknown key "thougth"; did you mean "thought"?`,
     ]);
   });
 
