@@ -119,7 +119,12 @@ describe('loop.yaml: every section', () => {
     ['a nested unknown key', 'budget:\n  increments:\n    tokns: 5\n', ['loop.yaml:12:5: budget.increments.tokns: unknown key "tokns"; did you mean "tokens"?']],
     ['a section that is a list', 'budget: [1, 2]\n', ['loop.yaml:10:9: budget: expected a mapping, found a list']],
     ['a negative price', 'pricing:\n  input_per_million_usd: -1\n', ['loop.yaml:11:26: pricing.input_per_million_usd: expected a number >= 0, found -1']],
-    ['a count that is a word', 'checkpoint:\n  every_iterations: many\n', ['loop.yaml:11:21: checkpoint.every_iterations: expected a number, found "many"']],
+    ['a count that is a word', 'checkpoint:\n  every_iterations: many\n', ['loop.yaml:11:21: checkpoint.every_iterations: expected a positive integer, found "many"']],
+    ['a count that is a quoted number', 'checkpoint:\n  every_iterations: "3"\n', ['loop.yaml:11:21: checkpoint.every_iterations: expected a positive integer, found "3"']],
+    ['a count of 0', 'checkpoint:\n  every_iterations: 0\n', ['loop.yaml:11:21: checkpoint.every_iterations: expected a positive integer, found 0']],
+    ['a fractional count', 'checkpoint:\n  every_iterations: 1.5\n', ['loop.yaml:11:21: checkpoint.every_iterations: expected a positive integer, found 1.5']],
+    ['a count that may be 0, given a string', 'patterns:\n  plan_and_execute:\n    max_replans: "2"\n', ['loop.yaml:12:18: patterns.plan_and_execute.max_replans: expected an integer >= 0, found "2"']],
+    ['a count that may be 0, given a negative', 'patterns:\n  plan_and_execute:\n    max_replans: -1\n', ['loop.yaml:12:18: patterns.plan_and_execute.max_replans: expected an integer >= 0, found -1']],
     [
       'an observer without a command and with a misspelt parser',
       'observe:\n  - name: tests\n    parser: tapp\n',
@@ -170,7 +175,7 @@ describe('a scripted agent transcript', () => {
     ['a final turn that calls tools', 'turns:\n  - final: done\n    tool_calls: [{id: a, name: shell}]\n', ['script.yaml:2:12: turns[0].final: expected either final or tool_calls in a turn, not both, found both (a turn is either final or calls tools)']],
     ['turns that are a number', 'turns: 5\n', ['script.yaml:1:8: turns: expected a list, found 5']],
     ['evidence without its reference', 'turns:\n  - report:\n      new_evidence:\n        - {claim: x}\n', ['script.yaml:4:11: turns[0].report.new_evidence[0].evidence_ref: expected a string, found nothing (this key is required)']],
-    ['negative tokens', 'turns:\n  - usage: {input_tokens: -1, output_tokens: 0}\n', ['script.yaml:2:27: turns[0].usage.input_tokens: expected a number >= 0, found -1']],
+    ['negative tokens', 'turns:\n  - usage: {input_tokens: -1, output_tokens: 0}\n', ['script.yaml:2:27: turns[0].usage.input_tokens: expected an integer >= 0, found -1']],
     ['a thought in a lap that is a number', 'laps:\n  - - thought: 5\n', ['script.yaml:2:16: laps[0][0].thought: expected a string, found 5']],
     ['a misspelt top-level key', 'turnz: []\n', ['script.yaml:1:1: turnz: unknown key "turnz"; did you mean "turns"?']],
   ])('%s', (_name, source, expected) => {
@@ -183,7 +188,7 @@ describe('a checkpoint file of `loopdeck check`', () => {
   afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
 
   it.each<[string, string, string[]]>([
-    ['a negative iteration', '{"iteration": -1, "observed": {}}', ['1:15: iteration: expected a number >= 0, found -1']],
+    ['a negative iteration', '{"iteration": -1, "observed": {}}', ['1:15: iteration: expected an integer >= 0, found -1']],
     ['a metric that is a string', '{"iteration": 1, "observed": {"tests.failing": "3"}}', ['1:48: observed.tests.failing: expected a number, found "3"']],
     ['no observed metrics', '{"iteration": 1}', ['1:1: observed: expected a mapping, found nothing (this key is required)']],
     ['a test outcome that is a string', '{"iteration": 1, "observed": {},\n "tests": [{"name": "a", "ok": "yes"}]}', ['2:32: tests[0].ok: expected true or false, found "yes"']],
