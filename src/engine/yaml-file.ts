@@ -752,6 +752,13 @@ export interface YamlCheckOptions {
    * error of another file (one the document names), listed after those of this one.
    */
   whenInvalid?: (raw: unknown) => Array<YamlProblem | ConfigError>;
+  /**
+   * Top-level keys the file's reader ignores (user extension fields, e.g. `/^x-/` for
+   * `x-common: &timeout 60s`): dropped from the document before the schema sees it, so they
+   * are neither unknown keys nor part of the value returned. Aliases to their values
+   * elsewhere still expand.
+   */
+  extensionKeys?: RegExp;
 }
 
 /**
@@ -825,6 +832,10 @@ function parseChecked<S extends z.ZodType>(schema: S, source: string, file: stri
     throw new ConfigErrors([
       new ConfigError(file, null, `cannot expand the document: ${clipText((error as Error).message, MAX_PARSER_MESSAGE_CHARS)}`, offset >= 0 ? at(lines, offset) : undefined),
     ]);
+  }
+  if (options.extensionKeys && isMapping(raw)) {
+    const extension = options.extensionKeys;
+    raw = Object.fromEntries(Object.entries(raw).filter(([key]) => !extension.test(key)));
   }
   const parsed = schema.safeParse(raw ?? {}, { error: (issue) => issueMessage(doc, issue, { schema, raw: raw ?? {} }) });
   if (parsed.success) return parsed.data;
