@@ -42,7 +42,9 @@ export const GENERATED = {
 
 /** The JSON Schema of loop.yaml as written (zod's input side), draft-07 for the widest editor support. */
 export function loopJsonSchema(): JsonSchemaNode {
-  return z.toJSONSchema(LOOP_SCHEMA, { io: 'input', target: 'draft-7' }) as JsonSchemaNode;
+  const schema = z.toJSONSchema(LOOP_SCHEMA, { io: 'input', target: 'draft-7' }) as JsonSchemaNode;
+  // Top-level `x-` keys are user extension fields loopdeck ignores (EXTENSION_KEY).
+  return { ...schema, patternProperties: { '^x-': {} } } as JsonSchemaNode;
 }
 
 /** `schema/loop.schema.json`: the JSON Schema, two-space indented, with a final newline. */
@@ -183,6 +185,11 @@ loop.yaml in the same folder it reads as the same config.
 
 - **Unknown keys are errors**, with the nearest allowed key suggested
   (\`unknown key "max_iteration"; did you mean "max_iterations"?\`).
+- **Top-level keys starting with \`x-\` are ignored**: extension fields of your own (the
+  docker-compose convention), e.g. a place for YAML anchors:
+  \`x-common: &timeout 60s\` then \`timeout: *timeout\`. They are not part of the
+  effective config \`validate\` prints. Elsewhere, and without the \`x-\` prefix, an unknown
+  key is an error.
 - Each error names the file, the YAML path of the offending value
   (\`goal.success_criteria[0].check.command\`) and its \`line:column\`, what was expected
   and what was found; all errors are listed at once, in the order of the file. A value of

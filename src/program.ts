@@ -271,7 +271,7 @@ export function buildProgram(): Command {
     .argument('[folder]', 'the folder loopdeck was started in (default: the current one)')
     .option('--json', 'one JSON object per run (times ISO 8601 UTC, sizes in bytes)')
     .option('--prune', 'remove the workspace copies of runs that ended more than --older-than ago, after asking; never a copy of a run that is running or resumable, or that holds a stash')
-    .option('--older-than <age>', 'with --prune: how long ago a run must have ended (7d, 12h, 90m)', '7d')
+    .option('--older-than <age>', 'with --prune: how long ago a run must have ended (7d, 12h, 90m, 0s; default 7d); without it: list only runs at least that old (AGE)')
     .option('-y, --yes', 'with --prune: remove without asking (needed without a terminal)')
     .addHelpText('after', `
 A run is running (its process is alive), resumable (not ended: \`loopdeck resume <run>\`
@@ -282,9 +282,10 @@ there is no terminal (add --yes).
 Examples:
   loopdeck runs
   loopdeck runs --json
+  loopdeck runs --older-than 30d
   loopdeck runs --prune
   loopdeck runs --prune --older-than 30d --yes`)
-    .action(async (folder: string | undefined, options: { json?: boolean; prune?: boolean; olderThan: string; yes?: boolean }) => {
+    .action(async (folder: string | undefined, options: { json?: boolean; prune?: boolean; olderThan?: string; yes?: boolean }) => {
       const { runsCommand } = await import('./runs-cli.js');
       await runsCommand(path.resolve(folder ?? '.'), options);
     });

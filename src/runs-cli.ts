@@ -12,25 +12,34 @@ import { keepReason, listRuns, pruneCopy, runsFolder, type RunEntry } from './ru
 import { printError, printJson, printLine } from './text/print.js';
 import { sanitize } from './text/sanitize.js';
 
-/** Options of `loopdeck runs`. `olderThan`: a duration (`7d`, `12h`, `90m`, `1h30m`). */
+/**
+ * Options of `loopdeck runs`. `olderThan`: a duration (`7d`, `12h`, `90m`, `1h30m`, `0s`);
+ * with `--prune` how long ago a run must have ended (default 7d), without it the listing
+ * shows only runs whose age (the AGE column) is at least that.
+ */
 export interface RunsOptions {
   json?: boolean;
   prune?: boolean;
-  olderThan: string;
+  olderThan?: string;
   yes?: boolean;
 }
 
+/** `--older-than` when `--prune` is given without it. */
+export const DEFAULT_PRUNE_AGE = '7d';
+
 /**
- * `--older-than` in milliseconds: `<n>d` days, or a duration of loop.yaml's grammar.
- * @throws CliError (exit 1) naming the value and what is expected
+ * `--older-than` in milliseconds: `<n>d` days, a duration of loop.yaml's grammar, or zero
+ * (`0`, `0s`, `0m`, `0h`, `0d`: every run, however recent).
+ * @throws CliError (exit 1) naming the value and the accepted forms
  */
 export function parseAge(text: string): number {
   const value = text.trim();
+  if (/^0[dhms]?$/.test(value)) return 0;
   const days = /^([1-9]\d{0,4})d$/.exec(value);
   if (days) return Number(days[1]) * 86_400_000;
   const seconds = parseDuration(value);
   if (seconds !== null && Number.isFinite(seconds)) return seconds * 1000;
-  throw new CliError(`--older-than ${JSON.stringify(text)}: expected a duration such as 7d, 12h, 90m or 1h30m`);
+  throw new CliError(`--older-than ${JSON.stringify(text)}: expected a duration such as 7d, 12h, 90m, 1h30m or 0s`);
 }
 
 /** Bytes for a person: `512 B`, `4.0 KiB`, `12.3 MiB`, `1.2 GiB`. */
@@ -92,9 +101,14 @@ function ageOf(run: RunEntry, now: number): string {
 }
 
 /** One JSON object per run for `--json`: times ISO 8601 UTC, sizes in bytes. */
+/** When a run was last heard of (its end, its last event, its start): what its age counts from. */
+function lastHeard(run: RunEntry): number | null {
+  return run.outcome?.at ?? run.lastAt ?? run.started;
+}
+
 function jsonOf(run: RunEntry, now: number, olderThanMs: number) {
   const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
-  const end = run.outcome?.at ?? run.lastAt ?? run.started;
+  const end = lastHeard(run);
   return {
     id: run.id,
     run_dir: run.runDir,
@@ -141,18 +155,28 @@ async function confirm(question: string): Promise<boolean> {
  *   exit 2 when there is something to prune but no terminal to ask on and no `--yes`
  */
 export async function runsCommand(project: string, options: RunsOptions): Promise<void> {
-  const olderThanMs = parseAge(options.olderThan);
+  const olderThanMs = parseAge(options.olderThan ?? DEFAULT_PRUNE_AGE);
   if (!options.prune && options.yes) throw new CliError('--yes goes with --prune (loopdeck runs --prune --yes)');
   if (options.prune && options.json) throw new CliError('--json lists runs; --prune removes copies: use one at a time');
   if (!statSync(project, { throwIfNoEntry: false })?.isDirectory()) {
     throw new CliError(`${sanitize(path.resolve(project), { oneLine: true })} is not a folder: pass the folder \`loopdeck run\` was started in`);
   }
   const now = Date.now();
-  const runs = listRuns(project);
+  const listed = listRuns(project);
   const where = sanitize(runsFolder(project), { oneLine: true });
+  // Without --prune, --older-than narrows the listing to runs of at least that age.
+  const oldEnough = (run: RunEntry) => {
+    const at = lastHeard(run);
+    return at !== null && now - at >= olderThanMs;
+  };
+  const runs = options.prune || options.olderThan === undefined ? listed : listed.filter(oldEnough);
   if (!options.prune) {
     if (options.json) {
       for (const run of runs) printJson(jsonOf(run, now, olderThanMs));
+      return;
+    }
+    if (runs.length === 0 && listed.length > 0) {
+      printLine(`no runs older than ${sanitize(options.olderThan ?? '', { oneLine: true }).trim()} under ${where} (${listed.length} newer)`);
       return;
     }
     if (runs.length === 0) {
@@ -166,7 +190,7 @@ export async function runsCommand(project: string, options: RunsOptions): Promis
 }
 
 async function prune(runs: RunEntry[], now: number, olderThanMs: number, options: RunsOptions, where: string): Promise<void> {
-  const age = options.olderThan.trim();
+  const age = (options.olderThan ?? DEFAULT_PRUNE_AGE).trim();
   const doomed = runs.filter((run) => keepReason(run, now, olderThanMs) === null);
   const kept = new Map<string, number>();
   for (const run of runs) {

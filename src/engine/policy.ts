@@ -875,13 +875,20 @@ export interface LoopPolicy extends Omit<RawPolicy, 'budget'> {
 export type BudgetLimitsFilled = { [K in keyof BudgetLimits]: number };
 
 /**
+ * Top-level keys of loop.yaml that loopdeck ignores: user extension fields starting with
+ * `x-` (the docker-compose convention), a place for YAML anchors (`x-common: &t 60s`, then
+ * `timeout: *t`). They are not part of the policy, nor of `validate`'s effective config.
+ */
+export const EXTENSION_KEY = /^x-/;
+
+/**
  * Parses and validates the text of a loop.yaml.
  *
  * @param file the file name used in errors and to resolve relative paths
  * @throws ConfigErrors listing every problem with file, YAML path, `line:column` and what was expected
  */
 export function parsePolicy(source: string, file: string): LoopPolicy {
-  return finish(parseYamlWith(schemaFor(file), source, file, { whenInvalid: (raw) => fileProblems(raw, file, {}) }), file);
+  return finish(parseYamlWith(schemaFor(file), source, file, { whenInvalid: (raw) => fileProblems(raw, file, {}), extensionKeys: EXTENSION_KEY }), file);
 }
 
 /**
@@ -895,7 +902,7 @@ export function parsePolicy(source: string, file: string): LoopPolicy {
  * @throws ConfigErrors naming `shownAs` and the path of each problem
  */
 export function parsePolicyFor(source: string, file: string, shownAs: string): LoopPolicy {
-  return finish(parseYamlWith(schemaFor(file, { files: true }), source, shownAs, { whenInvalid: (raw) => fileProblems(raw, file, { files: true }) }), file);
+  return finish(parseYamlWith(schemaFor(file, { files: true }), source, shownAs, { whenInvalid: (raw) => fileProblems(raw, file, { files: true }), extensionKeys: EXTENSION_KEY }), file);
 }
 
 function finish(parsed: RawPolicy, file: string): LoopPolicy {
@@ -1011,5 +1018,5 @@ export function loadPolicy(file: string, options: LoadPolicyOptions = {}): LoopP
     const hint = `run loopdeck in a folder with a ${DEFAULT_CONFIG_FILE}, or pass ${options.otherFile ?? '--config <file>'}`;
     throw new ConfigErrors([missingFileError(file, hint)]);
   }
-  return finish(loadYamlWith(schemaFor(file, { files: true }), file, MAX_CONFIG_BYTES, { whenInvalid: (raw) => [...fileProblems(raw, file, { files: true }), ...startProblems(raw, file)] }), file);
+  return finish(loadYamlWith(schemaFor(file, { files: true }), file, MAX_CONFIG_BYTES, { whenInvalid: (raw) => [...fileProblems(raw, file, { files: true }), ...startProblems(raw, file)], extensionKeys: EXTENSION_KEY }), file);
 }

@@ -177,6 +177,15 @@ function positionOf(doc: Document, lines: LineCounter, keys: Keys): string | und
   return either?.range ? at(lines, either.range[0]) : undefined;
 }
 
+/**
+ * `line:column` of the key at the end of a YAML path (an unknown key is the key itself, not
+ * its value); {@link positionOf} when the path does not end at a key of a mapping.
+ */
+function keyPositionOf(doc: Document, lines: LineCounter, keys: Keys): string | undefined {
+  const { key, found } = locate(doc, keys);
+  return found && key?.range ? at(lines, key.range[0]) : positionOf(doc, lines, keys);
+}
+
 /** The YAML path of the deepest key or item whose source range holds `offset`. */
 function pathAtOffset(doc: Document, offset: number): PropertyKey[] {
   const inside = (node: unknown) => isNode(node) && !!node.range && node.range[0] <= offset && offset < node.range[2];
@@ -494,14 +503,66 @@ function unionForms(issue: RawIssue): string {
   return forms.length > 0 ? orList([...new Set(forms)]) : 'one of the allowed forms';
 }
 
+/** The bounds zod keeps on a number schema (`z.int().positive()` has `format: 'safeint'`, `exclusiveMinimum: 0`). */
+interface NumberBag {
+  format?: string;
+  minimum?: number;
+  maximum?: number;
+  exclusiveMinimum?: number;
+  exclusiveMaximum?: number;
+}
+
+function bagOf(schema: unknown): NumberBag | undefined {
+  const zod = (schema as { _zod?: { def?: { type?: string }; bag?: NumberBag } } | undefined)?._zod;
+  return zod?.def?.type === 'number' ? (zod.bag ?? {}) : undefined;
+}
+
+/**
+ * What an integer schema takes, in words, from its bounds: "a positive integer", "an integer
+ * >= 0", "an integer from 1 to 1000", "an integer". `undefined` for a schema that takes
+ * fractions too (its messages say "a number").
+ */
+function integerForm(bag: NumberBag | undefined): string | undefined {
+  if (!bag || (bag.format !== 'safeint' && bag.format !== 'int32' && bag.format !== 'uint32')) return undefined;
+  const real = (n: number | undefined) => (n !== undefined && Number.isFinite(n) && Math.abs(n) < Number.MAX_SAFE_INTEGER ? n : undefined);
+  // Integers only: `> n` is `>= n + 1`, `< n` is `<= n - 1`.
+  const lows = [real(bag.minimum), real(bag.exclusiveMinimum) === undefined ? undefined : bag.exclusiveMinimum! + 1].filter((n): n is number => n !== undefined);
+  const highs = [real(bag.maximum), real(bag.exclusiveMaximum) === undefined ? undefined : bag.exclusiveMaximum! - 1].filter((n): n is number => n !== undefined);
+  const low = lows.length > 0 ? Math.max(...lows) : undefined;
+  const high = highs.length > 0 ? Math.min(...highs) : undefined;
+  if (low !== undefined && high !== undefined) return `an integer from ${low} to ${high}`;
+  if (low === 1) return 'a positive integer';
+  if (low !== undefined) return `an integer >= ${low}`;
+  if (high !== undefined) return `an integer <= ${high}`;
+  return 'an integer';
+}
+
+/**
+ * The integer form of the number schema at `keys`: a bound check's issue (`too_small`) does
+ * not carry its schema, so it is found by its path. `undefined` when the path leads to no
+ * single integer schema.
+ */
+function integerFormAt(context: IssueContext | undefined, keys: Keys): string | undefined {
+  if (!context) return undefined;
+  const forms = new Set(schemasAt(context.schema, context.raw, keys).map((schema) => integerForm(bagOf(schema))));
+  return forms.size === 1 ? [...forms][0] : undefined;
+}
+
+/** The schema and the plain document an issue is about: what turns a bound into words. */
+interface IssueContext {
+  schema: z.ZodType;
+  raw: unknown;
+}
+
 /** Messages for zod's built-in issues: "expected …, found …", with the nearest allowed value. */
-function issueMessage(doc: Document, issue: RawIssue): string {
+function issueMessage(doc: Document, issue: RawIssue, context?: IssueContext): string {
   const keys = (issue.path ?? []) as PropertyKey[];
   const input = issue.input;
   const found = () => (input === undefined ? 'nothing (this key is required)' : foundAt(doc, keys, input));
   switch (issue.code) {
     case 'invalid_type': {
-      const expected = TYPE_NAMES[String(issue.expected)] ?? String(issue.expected);
+      const integer = issue.expected === 'number' || issue.expected === 'int' ? integerForm(bagOf((issue as { inst?: unknown }).inst)) : undefined;
+      const expected = integer ?? TYPE_NAMES[String(issue.expected)] ?? String(issue.expected);
       if (input === undefined) return `expected ${expected}, found nothing (this key is required)`;
       return `expected ${expected}, found ${found()}`;
     }
@@ -517,6 +578,8 @@ function issueMessage(doc: Document, issue: RawIssue): string {
         if (small && bound === 1) return `expected a non-empty string, found ${found()}`;
         return `expected ${small ? 'at least' : 'at most'} ${plural(bound, 'character')}, found ${found()}`;
       }
+      const integer = issue.origin === 'number' ? integerFormAt(context, keys) : undefined;
+      if (integer) return `expected ${integer}, found ${found()}`;
       const op = small ? (issue.inclusive ? '>=' : '>') : issue.inclusive ? '<=' : '<';
       return `expected a number ${op} ${bound}, found ${found()}`;
     }
@@ -648,7 +711,7 @@ function issueErrors(doc: Document, lines: LineCounter, schema: z.ZodType, raw: 
     const keys = [...mapping, name];
     const near = nearestKey(name, allowed);
     const message = `unknown key ${quoted(name)}${near ? `; did you mean "${near}"?` : ''}`;
-    return new ConfigError(file, dottedPath(keys), message, positionOf(doc, lines, keys));
+    return new ConfigError(file, dottedPath(keys), message, keyPositionOf(doc, lines, keys));
   };
   return placedIssues(schema, raw, issues).flatMap((issue) => {
     if (issue.code === 'unrecognized_keys') {
@@ -689,6 +752,13 @@ export interface YamlCheckOptions {
    * error of another file (one the document names), listed after those of this one.
    */
   whenInvalid?: (raw: unknown) => Array<YamlProblem | ConfigError>;
+  /**
+   * Top-level keys the file's reader ignores (user extension fields, e.g. `/^x-/` for
+   * `x-common: &timeout 60s`): dropped from the document before the schema sees it, so they
+   * are neither unknown keys nor part of the value returned. Aliases to their values
+   * elsewhere still expand.
+   */
+  extensionKeys?: RegExp;
 }
 
 /**
@@ -763,7 +833,11 @@ function parseChecked<S extends z.ZodType>(schema: S, source: string, file: stri
       new ConfigError(file, null, `cannot expand the document: ${clipText((error as Error).message, MAX_PARSER_MESSAGE_CHARS)}`, offset >= 0 ? at(lines, offset) : undefined),
     ]);
   }
-  const parsed = schema.safeParse(raw ?? {}, { error: (issue) => issueMessage(doc, issue) });
+  if (options.extensionKeys && isMapping(raw)) {
+    const extension = options.extensionKeys;
+    raw = Object.fromEntries(Object.entries(raw).filter(([key]) => !extension.test(key)));
+  }
+  const parsed = schema.safeParse(raw ?? {}, { error: (issue) => issueMessage(doc, issue, { schema, raw: raw ?? {} }) });
   if (parsed.success) return parsed.data;
   // The schema's own refinements do not run on an invalid document: run the checks that can.
   const more = options.whenInvalid?.(raw ?? {}) ?? [];

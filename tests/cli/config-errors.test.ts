@@ -32,7 +32,7 @@ const ALIAS_BOMB = [
 
 /** [kind, file content, the error after `<file>:`] */
 const CASES: Array<[string, string, string]> = [
-  ['an unknown (misspelt) key', `${BASE}budget:\n  max_iteration: 5\n`, '12:18: budget.max_iteration: unknown key "max_iteration"; did you mean "max_iterations"?'],
+  ['an unknown (misspelt) key', `${BASE}budget:\n  max_iteration: 5\n`, '12:3: budget.max_iteration: unknown key "max_iteration"; did you mean "max_iterations"?'],
   ['a duplicate key', `${BASE}budget:\n  max_iterations: 5\n  max_iterations: 6\n`, '13:3: budget.max_iterations: Map keys must be unique: expected "max_iterations" once, found it again (first at 12:3)'],
   ['unbounded alias expansion', `${BASE}${ALIAS_BOMB}\n`, '14:36: d[7]: expected aliases to expand to at most 10000 nodes, found *c taking the document past it (alias expansion is bounded)'],
   ['a YAML warning (unknown tag)', `${BASE}pattern: !foo react\n`, '11:10: pattern: expected a plain YAML value, found the tag !foo (loop.yaml takes no tags: remove it)'],
@@ -97,7 +97,7 @@ describe('a bad loop.yaml never starts a run', () => {
     expect(result.stderr.split('\n')).toEqual([
       'loopdeck: invalid config',
       `${file}:3:1: agent.kind: expected kind: scripted, openai or command, found nothing (this key is required)`,
-      `${file}:4:8: agent.knd: unknown key "knd"; did you mean "kind"?`,
+      `${file}:4:3: agent.knd: unknown key "knd"; did you mean "kind"?`,
     ]);
     expect(existsSync(path.join(cwd, '.loopdeck', 'runs'))).toBe(false);
   });
@@ -120,7 +120,7 @@ describe('a bad loop.yaml never starts a run', () => {
     writeFileSync(script, 'turns:\n  - thougth: hm\n');
     const result = await execa('node', [cli, 'run', '--headless', '--config', file], { cwd, reject: false });
     expect(result.exitCode).toBe(1);
-    expect(result.stderr).toBe(`loopdeck: invalid config\n${script}:2:14: turns[0].thougth: unknown key "thougth"; did you mean "thought"?`);
+    expect(result.stderr).toBe(`loopdeck: invalid config\n${script}:2:5: turns[0].thougth: unknown key "thougth"; did you mean "thought"?`);
     expect(existsSync(path.join(cwd, '.loopdeck', 'runs'))).toBe(false);
   });
 
@@ -268,7 +268,7 @@ const BOUND_CASES: Array<[string, string, string]> = [
   ['a second document', `${BASE}---\ngoal:\n  objective: something else\n`, '11:1: expected one YAML document, found a second one starting here (a line --- or ... ends the first; loopdeck reads a single document, so remove the separator or split the file)'],
   ['a second document after ...', `${BASE}...\npattern: reflexion\n`, '12:1: expected one YAML document, found a second one starting here (a line --- or ... ends the first; loopdeck reads a single document, so remove the separator or split the file)'],
   ['a 100 KB key', `${BASE}"${'k'.repeat(LONG)}": 1\n`, `11:1: ${'k'.repeat(80)}… (100000 characters): invalid YAML: The : indicator must be at most 1024 chars after the start of an implicit block mapping key`],
-  ['a 1,000-character unknown key', `${BASE}${'k'.repeat(1000)}: 1\n`, `11:1003: ${'k'.repeat(80)}… (1000 characters): unknown key "${'k'.repeat(80)}…" (1000 characters)`],
+  ['a 1,000-character unknown key', `${BASE}${'k'.repeat(1000)}: 1\n`, `11:1: ${'k'.repeat(80)}… (1000 characters): unknown key "${'k'.repeat(80)}…" (1000 characters)`],
   ['a 100 KB value in an enum field', `${BASE}pattern: ${'r'.repeat(LONG)}\n`, `11:10: pattern: expected one of react, plan-and-execute, reflexion, auto, found "${'r'.repeat(80)}…" (100000 characters)`],
   ['a 100 KB hook name (no suggestion for it)', `${BASE}hooks: [${'approval-gat'.repeat(LONG / 10)}]\n`, `11:9: hooks[0]: expected a built-in hook (approval-gate, destructive-deny, trace-writer) or { name, topic, command }, found "${'approval-gat'.repeat(7).slice(0, 80)}…" (120000 characters)`],
 ];
@@ -296,8 +296,8 @@ describe('sizes and depths have bounds: each error names the file, the line and 
     expect(result.exitCode).toBe(1);
     const lines = result.stderr.split('\n');
     expect(lines).toHaveLength(3001);
-    expect(lines[1]).toBe(`${file}:11:12: unknown_0: unknown key "unknown_0"`);
-    expect(lines[3000]).toBe(`${file}:3010:15: unknown_2999: unknown key "unknown_2999"`);
+    expect(lines[1]).toBe(`${file}:11:1: unknown_0: unknown key "unknown_0"`);
+    expect(lines[3000]).toBe(`${file}:3010:1: unknown_2999: unknown key "unknown_2999"`);
     expect(result.stderr).not.toContain('more error');
   });
 

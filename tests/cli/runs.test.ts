@@ -151,6 +151,19 @@ describe('loopdeck runs', () => {
     expect(row(runs.inPlace!)).toContain(`in place (not a copy): ${path.join(cwd, 'project')}`);
   });
 
+  it('--older-than without --prune lists only the runs at least that old', async () => {
+    const old = await execa('node', [cli, 'runs', '--json', '--older-than', '5d'], { cwd });
+    const ids = old.stdout.split('\n').filter(Boolean).map((line) => (JSON.parse(line) as Listed).run_dir);
+    expect(ids).toEqual([runs.resumable, runs.inPlace, runs.aborted, runs.failed, runs.old]);
+    const table = (await execa('node', [cli, 'runs', '--older-than', '1h'], { cwd })).stdout.split('\n');
+    expect(table).toHaveLength(6);
+    expect(table.some((line) => line.startsWith(path.basename(runs.recent!)))).toBe(false);
+    const none = await execa('node', [cli, 'runs', '--older-than', '30d'], { cwd });
+    expect(none.stdout).toBe(`no runs older than 30d under ${path.join(cwd, '.loopdeck', 'runs')} (6 newer)`);
+    const all = await execa('node', [cli, 'runs', '--json', '--older-than', '0s'], { cwd });
+    expect(all.stdout.split('\n').filter(Boolean)).toHaveLength(6);
+  });
+
   it('--prune without a terminal and without --yes: lists what it would remove, removes nothing, exits 2', async () => {
     const r = await execa('node', [cli, 'runs', '--prune'], { cwd, reject: false, stdin: 'pipe', input: 'y\n' });
     expect(r.exitCode).toBe(2);
@@ -192,6 +205,13 @@ describe('loopdeck runs', () => {
     expect(dropped.stdout).toContain(`removed ${workspaceOf(runs.aborted!)}`);
     expect(existsSync(workspaceOf(runs.resumable!))).toBe(true);
   });
+
+  it('--prune --older-than 0s removes the copy of a run that ended just now', async () => {
+    const r = await execa('node', [cli, 'runs', '--prune', '--older-than', '0s', '--yes'], { cwd, reject: false });
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(existsSync(workspaceOf(runs.recent!))).toBe(false);
+    expect((await listed(cwd)).find((run) => run.run_dir === runs.recent)!.workspace.pruned).not.toBeNull();
+  });
 });
 
 describe('loopdeck runs, edge cases', () => {
@@ -215,7 +235,9 @@ describe('loopdeck runs, edge cases', () => {
   it('refuses a bad --older-than and --yes without --prune', async () => {
     const cwd = tempDir('loopdeck-runs-bad-');
     const bad = await execa('node', [cli, 'runs', '--prune', '--older-than', 'soon'], { cwd, reject: false });
-    expect([bad.exitCode, bad.stderr]).toEqual([1, 'loopdeck: --older-than "soon": expected a duration such as 7d, 12h, 90m or 1h30m']);
+    expect([bad.exitCode, bad.stderr]).toEqual([1, 'loopdeck: --older-than "soon": expected a duration such as 7d, 12h, 90m, 1h30m or 0s']);
+    const negative = await execa('node', [cli, 'runs', '--prune', '--older-than=-1d'], { cwd, reject: false });
+    expect([negative.exitCode, negative.stderr]).toEqual([1, 'loopdeck: --older-than "-1d": expected a duration such as 7d, 12h, 90m, 1h30m or 0s']);
     const yes = await execa('node', [cli, 'runs', '--yes'], { cwd, reject: false });
     expect([yes.exitCode, yes.stderr]).toEqual([1, 'loopdeck: --yes goes with --prune (loopdeck runs --prune --yes)']);
   });

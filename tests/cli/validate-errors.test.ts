@@ -64,7 +64,7 @@ describe('validate: hostile success criteria', { timeout: 60_000 }, () => {
     expect(result.stderr.split('\n')).toEqual([
       'loopdeck: invalid config',
       'loop.yaml:4:24: goal.success_criteria[0].check: expected command or signal, found neither (only comand)',
-      'loop.yaml:4:33: goal.success_criteria[0].check.comand: unknown key "comand"; did you mean "command"?',
+      'loop.yaml:4:25: goal.success_criteria[0].check.comand: unknown key "comand"; did you mean "command"?',
       `loop.yaml:9:9: workspace.path: expected a directory, found nothing at ${cwd}/gone`,
       `${cwd}/script.yaml:2:15: turns[0].thought: expected a string, found 5`,
     ]);

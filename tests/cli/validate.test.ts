@@ -59,7 +59,7 @@ describe('validate checks what run checks', { timeout: 60_000 }, () => {
     const file = write(CONFIG, 'turns:\n  - thougth: hm\n');
     const checked = await validate(file);
     expect(checked.exitCode).toBe(1);
-    expect(checked.stderr).toBe(`loopdeck: invalid config\n${path.join(cwd, 'script.yaml')}:2:14: turns[0].thougth: unknown key "thougth"; did you mean "thought"?`);
+    expect(checked.stderr).toBe(`loopdeck: invalid config\n${path.join(cwd, 'script.yaml')}:2:5: turns[0].thougth: unknown key "thougth"; did you mean "thought"?`);
     expect(checked.stdout).toBe('');
     expect((await run(file)).stderr).toContain(checked.stderr);
   });
@@ -79,7 +79,7 @@ describe('validate checks what run checks', { timeout: 60_000 }, () => {
     expect(checked.stderr.split('\n')).toEqual([
       'loopdeck: invalid config',
       `${file}:7:9: workspace.path: expected a directory, found nothing at ${path.join(cwd, 'no-such-folder')}`,
-      `${path.join(cwd, 'script.yaml')}:2:14: turns[0].thougth: unknown key "thougth"; did you mean "thought"?`,
+      `${path.join(cwd, 'script.yaml')}:2:5: turns[0].thougth: unknown key "thougth"; did you mean "thought"?`,
     ]);
   });
 
@@ -225,5 +225,29 @@ describe('naming the file', { timeout: 60_000 }, () => {
     const both = await execa('node', [cli, 'validate', 'loop.yaml', '--config', 'other.yaml'], { cwd, reject: false });
     expect(both.exitCode).toBe(1);
     expect(both.stderr).toContain('two files named (loop.yaml and --config other.yaml)');
+  });
+});
+
+describe('validate: top-level x- keys are extension fields loopdeck ignores', { timeout: 60_000 }, () => {
+  it('an anchor under x-common is used elsewhere; the printed config holds no x- key', async () => {
+    const file = write(`x-common: &t 45s\nx-notes: { owner: me }\n${CONFIG.replace('parser: tap }', 'parser: tap, timeout: *t }')}`);
+    const result = await validate(file);
+    expect(result.stderr).toBe('');
+    expect(result.exitCode).toBe(0);
+    const config = JSON.parse(result.stdout) as { observe: Array<{ timeout: string }> };
+    expect(config.observe[0]!.timeout).toBe('45s');
+    expect(Object.keys(config).filter((key) => key.startsWith('x-'))).toEqual([]);
+    expect(result.stdout).not.toContain('owner');
+  });
+
+  it('a key without the x- prefix, or an x- key below the top level, is still an unknown key', async () => {
+    const file = write(`${CONFIG}y-common: 1\nbudget:\n  x-foo: 2\n`);
+    const result = await validate(file);
+    expect(result.exitCode).toBe(1);
+    expect(result.stderr.split('\n')).toEqual([
+      'loopdeck: invalid config',
+      `${file}:16:1: y-common: unknown key "y-common"`,
+      `${file}:18:3: budget.x-foo: unknown key "x-foo"`,
+    ]);
   });
 });

@@ -215,7 +215,7 @@ describe('loadCheckpointFile', () => {
 
   it.each([
     ['a string metric', '{\n  "iteration": 3,\n  "observed": {"tests.failing": "3"}\n}', '01.json:3:33: observed.tests.failing: expected a number, found "3"'],
-    ['no iteration', '{"observed": {}}', '01.json:1:1: iteration: expected a number, found nothing (this key is required)'],
+    ['no iteration', '{"observed": {}}', '01.json:1:1: iteration: expected an integer >= 0, found nothing (this key is required)'],
     ['a claim without a reference', '{"iteration": 1, "observed": {},\n "reported": {"new_evidence": [{"claim": "x"}]}}', '01.json:2:32: reported.new_evidence[0].evidence_ref: expected a string, found nothing (this key is required)'],
     ['a list for hypotheses', '{"iteration": 1, "observed": {}, "reported": {"remaining_hypotheses": "serializer"}}', '01.json:1:71: reported.remaining_hypotheses: expected a list, found "serializer"'],
   ])('names the file, path and line:column for %s', (_what, text, message) => {

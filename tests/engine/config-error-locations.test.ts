@@ -1,6 +1,6 @@
 /**
  * Every kind of config error is placed at the deepest path, at the `line:column` of the
- * offending value, in one path style (`goal.success_criteria[0].check.command`), and says
+ * offending value (of the key itself for an unknown key), in one path style (`goal.success_criteria[0].check.command`), and says
  * what was expected and what was found. One table per file loopdeck reads from the user:
  * loop.yaml, a scripted agent's transcript, a checkpoint file of `check`.
  */
@@ -65,17 +65,17 @@ describe('loop.yaml: goal.success_criteria checks (a union of two mapping forms)
     [
       'both forms and an unknown key',
       '  success_criteria:\n    - {text: a, check: {command: x, signal: observed.t.f, target: 0, extra: 1}}\n',
-      ['loop.yaml:4:24: goal.success_criteria[0].check: expected either command or signal, not both, found command and signal', 'loop.yaml:4:77: goal.success_criteria[0].check.extra: unknown key "extra"'],
+      ['loop.yaml:4:24: goal.success_criteria[0].check: expected either command or signal, not both, found command and signal', 'loop.yaml:4:70: goal.success_criteria[0].check.extra: unknown key "extra"'],
     ],
     ['an empty check', '  success_criteria:\n    - text: a\n      check: {}\n', ['loop.yaml:5:14: goal.success_criteria[0].check: expected command or signal, found neither (an empty mapping)']],
     [
       'a misspelt command key',
       '  success_criteria:\n    - {text: a, check: {comand: npm test}}\n',
-      ['loop.yaml:4:24: goal.success_criteria[0].check: expected command or signal, found neither (only comand)', 'loop.yaml:4:33: goal.success_criteria[0].check.comand: unknown key "comand"; did you mean "command"?'],
+      ['loop.yaml:4:24: goal.success_criteria[0].check: expected command or signal, found neither (only comand)', 'loop.yaml:4:25: goal.success_criteria[0].check.comand: unknown key "comand"; did you mean "command"?'],
     ],
     ['a signal check without its target', '  success_criteria:\n    - {text: a, check: {signal: observed.tests.failing}}\n', ['loop.yaml:4:24: goal.success_criteria[0].check.target: expected a number, found nothing (this key is required)']],
     ['an unknown operator', "  success_criteria:\n    - {text: a, check: {signal: observed.tests.failing, target: 0, op: '!='}}\n", ['loop.yaml:4:72: goal.success_criteria[0].check.op: expected one of ==, >=, <=, found "!="; did you mean "=="?']],
-    ['an operator on a command check', "  success_criteria:\n    - {text: a, check: {command: x, op: '=='}}\n", ['loop.yaml:4:41: goal.success_criteria[0].check.op: unknown key "op"']],
+    ['an operator on a command check', "  success_criteria:\n    - {text: a, check: {command: x, op: '=='}}\n", ['loop.yaml:4:37: goal.success_criteria[0].check.op: unknown key "op"']],
     ['a check that is a list', '  success_criteria:\n    - {text: a, check: [command]}\n', ['loop.yaml:4:24: goal.success_criteria[0].check: expected { command, timeout?, expect_exit? } or { signal, target, op? }, found a list']],
     ['an empty command', "  success_criteria:\n    - {text: a, check: {command: ''}}\n", ['loop.yaml:4:34: goal.success_criteria[0].check.command: expected a non-empty string, found ""']],
     ['a timeout without a unit', '  success_criteria:\n    - {text: a, check: {command: x, timeout: 5}}\n', ['loop.yaml:4:46: goal.success_criteria[0].check.timeout: expected a duration like 90s, 10m or 1h30m, found 5 (a bare number has no unit: write 5s)']],
@@ -92,12 +92,12 @@ describe('loop.yaml: the other unions, nested objects and list items of the goal
     [
       'a misspelt text key',
       '  success_criteria:\n    - {txt: a}\n',
-      ['loop.yaml:4:7: goal.success_criteria[0].text: expected a string, found nothing (this key is required)', 'loop.yaml:4:13: goal.success_criteria[0].txt: unknown key "txt"; did you mean "text"?'],
+      ['loop.yaml:4:7: goal.success_criteria[0].text: expected a string, found nothing (this key is required)', 'loop.yaml:4:8: goal.success_criteria[0].txt: unknown key "txt"; did you mean "text"?'],
     ],
     [
       'a constraint with a bad command and an unknown key: both listed',
       '  constraints:\n    - {text: x, command: 5, extra: 1}\n',
-      ['loop.yaml:4:26: goal.constraints[0].command: expected a string, found 5', 'loop.yaml:4:36: goal.constraints[0].extra: unknown key "extra"'],
+      ['loop.yaml:4:26: goal.constraints[0].command: expected a string, found 5', 'loop.yaml:4:29: goal.constraints[0].extra: unknown key "extra"'],
     ],
     ['an empty protect list', '  constraints:\n    - {text: t, protect: []}\n', ['loop.yaml:4:26: goal.constraints[0].protect: expected at least one glob, found an empty list']],
     ['a constraint without a check', '  constraints:\n    - {text: x}\n', ['loop.yaml:4:7: goal.constraints[0]: expected protect or command (a constraint without a check is written as plain text)']],
@@ -112,14 +112,19 @@ describe('loop.yaml: the other unions, nested objects and list items of the goal
 
 describe('loop.yaml: every section', () => {
   it.each<[string, string, string[]]>([
-    ['an unknown top-level key', 'goal2: 1\n', ['loop.yaml:10:8: goal2: unknown key "goal2"; did you mean "goal"?']],
+    ['an unknown top-level key', 'goal2: 1\n', ['loop.yaml:10:1: goal2: unknown key "goal2"; did you mean "goal"?']],
     ['a negative count', 'budget:\n  max_iterations: -3\n', ['loop.yaml:11:19: budget.max_iterations: expected a positive integer or "unlimited", found -3']],
     ['a fractional count', 'budget:\n  max_tool_calls: 2.5\n', ['loop.yaml:11:19: budget.max_tool_calls: expected a positive integer or "unlimited", found 2.5']],
     ['a fraction out of range', 'budget:\n  warn_fraction: 0\n', ['loop.yaml:11:18: budget.warn_fraction: expected a number > 0, found 0']],
-    ['a nested unknown key', 'budget:\n  increments:\n    tokns: 5\n', ['loop.yaml:12:12: budget.increments.tokns: unknown key "tokns"; did you mean "tokens"?']],
+    ['a nested unknown key', 'budget:\n  increments:\n    tokns: 5\n', ['loop.yaml:12:5: budget.increments.tokns: unknown key "tokns"; did you mean "tokens"?']],
     ['a section that is a list', 'budget: [1, 2]\n', ['loop.yaml:10:9: budget: expected a mapping, found a list']],
     ['a negative price', 'pricing:\n  input_per_million_usd: -1\n', ['loop.yaml:11:26: pricing.input_per_million_usd: expected a number >= 0, found -1']],
-    ['a count that is a word', 'checkpoint:\n  every_iterations: many\n', ['loop.yaml:11:21: checkpoint.every_iterations: expected a number, found "many"']],
+    ['a count that is a word', 'checkpoint:\n  every_iterations: many\n', ['loop.yaml:11:21: checkpoint.every_iterations: expected a positive integer, found "many"']],
+    ['a count that is a quoted number', 'checkpoint:\n  every_iterations: "3"\n', ['loop.yaml:11:21: checkpoint.every_iterations: expected a positive integer, found "3"']],
+    ['a count of 0', 'checkpoint:\n  every_iterations: 0\n', ['loop.yaml:11:21: checkpoint.every_iterations: expected a positive integer, found 0']],
+    ['a fractional count', 'checkpoint:\n  every_iterations: 1.5\n', ['loop.yaml:11:21: checkpoint.every_iterations: expected a positive integer, found 1.5']],
+    ['a count that may be 0, given a string', 'patterns:\n  plan_and_execute:\n    max_replans: "2"\n', ['loop.yaml:12:18: patterns.plan_and_execute.max_replans: expected an integer >= 0, found "2"']],
+    ['a count that may be 0, given a negative', 'patterns:\n  plan_and_execute:\n    max_replans: -1\n', ['loop.yaml:12:18: patterns.plan_and_execute.max_replans: expected an integer >= 0, found -1']],
     [
       'an observer without a command and with a misspelt parser',
       'observe:\n  - name: tests\n    parser: tapp\n',
@@ -151,7 +156,7 @@ describe('loop.yaml: every section', () => {
     ['a YAML 1.1 boolean', 'laps:\n  enabled: yes\n', ['loop.yaml:11:12: laps.enabled: expected true or false, found "yes" (YAML 1.2 reads yes as a string; write true)']],
     ['too many output bytes', 'tools:\n  output_limit_bytes: 99999999999\n', ['loop.yaml:11:23: tools.output_limit_bytes: expected at most 16777216 bytes (16 MiB: output is kept in memory), found 99999999999']],
     ['a duration written as a time', 'hook_timeout: 1:30\n', ['loop.yaml:10:15: hook_timeout: expected a duration like 90s, 10m or 1h30m, found "1:30" (hh:mm is not read as a time: write e.g. 1h30m)']],
-    ['a misspelt verify', 'verify2: 1\n', ['loop.yaml:10:10: verify2: unknown key "verify2"; did you mean "verify"?']],
+    ['a misspelt verify', 'verify2: 1\n', ['loop.yaml:10:1: verify2: unknown key "verify2"; did you mean "verify"?']],
   ])('%s', (_name, block, expected) => {
     expect(errorsOf(() => parsePolicy(BASE + block, 'loop.yaml'))).toEqual(expected);
   });
@@ -164,15 +169,15 @@ describe('loop.yaml: every section', () => {
 
 describe('a scripted agent transcript', () => {
   it.each<[string, string, string[]]>([
-    ['an unknown key in a tool call', 'turns:\n  - tool_calls:\n      - {id: a, name: shell, args: {command: x}, extra: 1}\n', ['script.yaml:3:57: turns[0].tool_calls[0].extra: unknown key "extra"']],
+    ['an unknown key in a tool call', 'turns:\n  - tool_calls:\n      - {id: a, name: shell, args: {command: x}, extra: 1}\n', ['script.yaml:3:50: turns[0].tool_calls[0].extra: unknown key "extra"']],
     ['an id that is a number, args that are a list', 'turns:\n  - tool_calls:\n      - {id: 1, name: shell, args: [x]}\n', ['script.yaml:3:14: turns[0].tool_calls[0].id: expected a string, found 1', 'script.yaml:3:36: turns[0].tool_calls[0].args: expected a mapping, found a list']],
     ['an empty final', "turns:\n  - final: ''\n", ['script.yaml:2:12: turns[0].final: expected a non-empty string, found ""']],
     ['a final turn that calls tools', 'turns:\n  - final: done\n    tool_calls: [{id: a, name: shell}]\n', ['script.yaml:2:12: turns[0].final: expected either final or tool_calls in a turn, not both, found both (a turn is either final or calls tools)']],
     ['turns that are a number', 'turns: 5\n', ['script.yaml:1:8: turns: expected a list, found 5']],
     ['evidence without its reference', 'turns:\n  - report:\n      new_evidence:\n        - {claim: x}\n', ['script.yaml:4:11: turns[0].report.new_evidence[0].evidence_ref: expected a string, found nothing (this key is required)']],
-    ['negative tokens', 'turns:\n  - usage: {input_tokens: -1, output_tokens: 0}\n', ['script.yaml:2:27: turns[0].usage.input_tokens: expected a number >= 0, found -1']],
+    ['negative tokens', 'turns:\n  - usage: {input_tokens: -1, output_tokens: 0}\n', ['script.yaml:2:27: turns[0].usage.input_tokens: expected an integer >= 0, found -1']],
     ['a thought in a lap that is a number', 'laps:\n  - - thought: 5\n', ['script.yaml:2:16: laps[0][0].thought: expected a string, found 5']],
-    ['a misspelt top-level key', 'turnz: []\n', ['script.yaml:1:8: turnz: unknown key "turnz"; did you mean "turns"?']],
+    ['a misspelt top-level key', 'turnz: []\n', ['script.yaml:1:1: turnz: unknown key "turnz"; did you mean "turns"?']],
   ])('%s', (_name, source, expected) => {
     expect(errorsOf(() => parseYamlWith(transcriptSchema, source, 'script.yaml'))).toEqual(expected);
   });
@@ -183,7 +188,7 @@ describe('a checkpoint file of `loopdeck check`', () => {
   afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
 
   it.each<[string, string, string[]]>([
-    ['a negative iteration', '{"iteration": -1, "observed": {}}', ['1:15: iteration: expected a number >= 0, found -1']],
+    ['a negative iteration', '{"iteration": -1, "observed": {}}', ['1:15: iteration: expected an integer >= 0, found -1']],
     ['a metric that is a string', '{"iteration": 1, "observed": {"tests.failing": "3"}}', ['1:48: observed.tests.failing: expected a number, found "3"']],
     ['no observed metrics', '{"iteration": 1}', ['1:1: observed: expected a mapping, found nothing (this key is required)']],
     ['a test outcome that is a string', '{"iteration": 1, "observed": {},\n "tests": [{"name": "a", "ok": "yes"}]}', ['2:32: tests[0].ok: expected true or false, found "yes"']],

@@ -104,9 +104,9 @@ budget:
 
 describe('errors a person can act on', () => {
   it.each([
-    ['a misspelt key, with the nearest one', `${BASE}budget:\n  max_iteration: 5\n`, 'loop.yaml:11:18: budget.max_iteration: unknown key "max_iteration"; did you mean "max_iterations"?'],
+    ['a misspelt key, with the nearest one', `${BASE}budget:\n  max_iteration: 5\n`, 'loop.yaml:11:3: budget.max_iteration: unknown key "max_iteration"; did you mean "max_iterations"?'],
     ['a misspelt section (block value: the key is pointed at)', `${BASE}stagnaton:\n  on_detect: pause\n`, 'loop.yaml:10:1: stagnaton: unknown key "stagnaton"; did you mean "stagnation"?'],
-    ['a swapped pair of letters', `${BASE}laps:\n  enabeld: true\n`, 'loop.yaml:11:12: laps.enabeld: unknown key "enabeld"; did you mean "enabled"?'],
+    ['a swapped pair of letters', `${BASE}laps:\n  enabeld: true\n`, 'loop.yaml:11:3: laps.enabeld: unknown key "enabeld"; did you mean "enabled"?'],
     ['a misspelt enum value', `${BASE}repetition:\n  on_detect: pasue\n`, 'loop.yaml:11:14: repetition.on_detect: expected one of alert, pause, stop, found "pasue"; did you mean "pause"?'],
     ['a misspelt agent kind', BASE.replace('kind: scripted', 'kind: scriptd'), 'loop.yaml:4:9: agent.kind: expected kind: scripted, openai or command, found "scriptd"; did you mean "scripted"?'],
     ['a misspelt built-in hook', `${BASE}hooks: [approval-gat]\n`, 'loop.yaml:10:9: hooks[0]: expected a built-in hook (approval-gate, destructive-deny, trace-writer) or { name, topic, command }, found "approval-gat"; did you mean "approval-gate"?'],
@@ -152,19 +152,19 @@ describe('errors a person can act on', () => {
   it('a misspelt key of one agent kind is matched against that kind only', () => {
     expect(messages(BASE.replace('script: s.yaml', 'scirpt: s.yaml'))).toEqual([
       'loop.yaml:3:1: agent.script: expected a string, found nothing (this key is required)',
-      'loop.yaml:5:11: agent.scirpt: unknown key "scirpt"; did you mean "script"?',
+      'loop.yaml:5:3: agent.scirpt: unknown key "scirpt"; did you mean "script"?',
     ]);
   });
 
   it('a misspelt kind is named as an unknown key too, with the nearest key of any agent kind', () => {
     expect(messages(BASE.replace('kind: scripted', 'knd: scripted'))).toEqual([
       'loop.yaml:3:1: agent.kind: expected kind: scripted, openai or command, found nothing (this key is required)',
-      'loop.yaml:4:8: agent.knd: unknown key "knd"; did you mean "kind"?',
+      'loop.yaml:4:3: agent.knd: unknown key "knd"; did you mean "kind"?',
     ]);
     expect(messages(BASE.replace('kind: scripted', 'knd: scripted').replace('script: s.yaml', 'scrpt: s.yaml'))).toEqual([
       'loop.yaml:3:1: agent.kind: expected kind: scripted, openai or command, found nothing (this key is required)',
-      'loop.yaml:4:8: agent.knd: unknown key "knd"; did you mean "kind"?',
-      'loop.yaml:5:10: agent.scrpt: unknown key "scrpt"; did you mean "script"?',
+      'loop.yaml:4:3: agent.knd: unknown key "knd"; did you mean "kind"?',
+      'loop.yaml:5:3: agent.scrpt: unknown key "scrpt"; did you mean "script"?',
     ]);
   });
 
@@ -174,18 +174,18 @@ describe('errors a person can act on', () => {
     ]);
     expect(messages(BASE.replace('kind: scripted', 'kind: scriptd').replace('script: s.yaml', 'scirpt: s.yaml'))).toEqual([
       'loop.yaml:4:9: agent.kind: expected kind: scripted, openai or command, found "scriptd"; did you mean "scripted"?',
-      'loop.yaml:5:11: agent.scirpt: unknown key "scirpt"; did you mean "script"?',
+      'loop.yaml:5:3: agent.scirpt: unknown key "scirpt"; did you mean "script"?',
     ]);
   });
 
   it('suggests nothing when no key is close (max_turns is not max_tokens)', () => {
-    expect(messages(`${BASE}budget:\n  max_turns: 3\n`)).toEqual(['loop.yaml:11:14: budget.max_turns: unknown key "max_turns"']);
+    expect(messages(`${BASE}budget:\n  max_turns: 3\n`)).toEqual(['loop.yaml:11:3: budget.max_turns: unknown key "max_turns"']);
   });
 
   it('names every unknown key of one mapping, each at its own line', () => {
     expect(messages(`${BASE}laps:\n  enabld: true\n  max_lap: 2\n`)).toEqual([
-      'loop.yaml:11:11: laps.enabld: unknown key "enabld"; did you mean "enabled"?',
-      'loop.yaml:12:12: laps.max_lap: unknown key "max_lap"; did you mean "max_laps"?',
+      'loop.yaml:11:3: laps.enabld: unknown key "enabld"; did you mean "enabled"?',
+      'loop.yaml:12:3: laps.max_lap: unknown key "max_lap"; did you mean "max_laps"?',
     ]);
   });
 
