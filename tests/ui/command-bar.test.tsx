@@ -26,6 +26,8 @@ async function run(rig: ConsoleRig, line: string): Promise<string> {
   // The answer is set at once; the events the command recorded reach the store in the next batch.
   await rig.waitFor(() => rig.store.getState().events.length === rig.events.length, 'the store to have every event');
   await rig.waitFor(() => rig.frame().includes(rig.store.getState().notice?.text.slice(0, 40) ?? '\u0000'), 'its answer to show');
+  // A prompt's keys arm 200 ms after it appears: a fast run would otherwise catch "keys arm in a moment…".
+  if (rig.store.getState().session.pending !== null) await rig.waitFor(() => rig.frame().includes('[y] approve once'), 'the prompt to arm');
   return normalize(rig.frame());
 }
 
