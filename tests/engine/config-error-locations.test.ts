@@ -13,6 +13,7 @@ import { loadCheckpointFile } from '../../src/engine/checkpoint-file.js';
 import { ConfigErrors } from '../../src/engine/errors.js';
 import { loadPolicy, parsePolicy } from '../../src/engine/policy.js';
 import { missingFileError, parseYamlWith } from '../../src/engine/yaml-file.js';
+import { BASE } from '../support/loop-yaml-base.js';
 
 /** What zod says in its own words; none of it may reach a person. */
 const ZOD_WORDS = /Unrecognized key|Invalid input|Too small|Too big|Invalid option|expected \w+, received|Invalid (string|number|enum)/;
@@ -32,17 +33,6 @@ function withGoal(goal: string): string {
   return `goal:\n  objective: fix it\n${goal}agent:\n  kind: scripted\n  script: s.yaml\nworkspace:\n  path: ws\nverify:\n  - command: node --test\n`;
 }
 
-/** A valid loop.yaml of nine lines; the case's block starts at line 10. */
-const BASE = `goal:
-  objective: fix it
-agent:
-  kind: scripted
-  script: s.yaml
-workspace:
-  path: ws
-verify:
-  - command: node --test
-`;
 
 describe('loop.yaml: goal.success_criteria checks (a union of two mapping forms)', () => {
   it.each<[string, string, string[]]>([

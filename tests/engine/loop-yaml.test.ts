@@ -5,18 +5,8 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ConfigErrors } from '../../src/engine/errors.js';
 import { loadPolicy, MAX_CONFIG_BYTES, parsePolicy } from '../../src/engine/policy.js';
 import { DEFAULT_REPETITION_OPTIONS } from '../../src/engine/repetition.js';
+import { BASE } from '../support/loop-yaml-base.js';
 
-/** The smallest valid loop.yaml; every block after it is appended at line 10. */
-const BASE = `goal:
-  objective: fix it
-agent:
-  kind: scripted
-  script: s.yaml
-workspace:
-  path: ws
-verify:
-  - command: node --test
-`;
 
 function messages(source: string, file = 'loop.yaml'): string[] {
   try {

@@ -5,20 +5,10 @@ import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ConfigError, ConfigErrors } from '../../src/engine/errors.js';
 import { loadPolicy, parsePolicy } from '../../src/engine/policy.js';
+import { BASE } from '../support/loop-yaml-base.js';
 
 const ROOT_LOOP_YAML = fileURLToPath(new URL('../../loop.yaml', import.meta.url));
 
-/** The smallest valid loop.yaml; every block after it is appended at line 10. */
-const BASE = `goal:
-  objective: fix it
-agent:
-  kind: scripted
-  script: s.yaml
-workspace:
-  path: ws
-verify:
-  - command: node --test
-`;
 
 function configErrors(source: string, file = 'loop.yaml'): ConfigErrors {
   try {
