@@ -333,8 +333,21 @@ export function isEventType(type: string): type is EventType {
  * a comparison of identity, not of characters.
  */
 export function knownEventType(type: string): EventType | undefined {
-  return KNOWN.get(type);
+  const candidates = BY_LENGTH[type.length];
+  if (candidates === undefined) return undefined;
+  for (let i = 0; i < candidates.length; i++) if (candidates[i] === type) return candidates[i];
+  return undefined;
 }
+
+/**
+ * The known types by length (a list for every length up to the longest): a parsed type is
+ * compared with the few of its length, which costs less than hashing it for a lookup.
+ */
+const BY_LENGTH: ReadonlyArray<readonly EventType[]> = (() => {
+  const lists: EventType[][] = Array.from({ length: Math.max(...EVENT_TYPES.map((t) => t.length)) + 1 }, () => []);
+  for (const type of EVENT_TYPES) lists[type.length]!.push(type);
+  return lists;
+})();
 
 /** @throws InvariantError for an unknown event type. */
 export function assertEventType(type: string): asserts type is EventType {

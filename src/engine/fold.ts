@@ -4,7 +4,7 @@ import { checkedAcceptance, NO_ACCEPTANCE, reportedAcceptance, reviseAcceptance,
 import { ZERO_USAGE } from './budget.js';
 import { INITIAL_EVALUATOR, type EvaluatorState } from './checkpoint.js';
 import { advanceTargets } from './target-tests.js';
-import { assertNever, type EventOf, type GoalRevision, type LoopEvent, type VerifyCommandResult } from './events.js';
+import type { EventOf, EventType, GoalRevision, LoopEvent, VerifyCommandResult } from './events.js';
 import { describeFinding, type ProtectBaseline } from './constraints.js';
 import { INITIAL_MACHINE, transition, type DoneReason, type LoopState, type MachineState } from './machine.js';
 import { lapNote } from './lap-handover.js';
@@ -367,239 +367,236 @@ export function reduce(s: SessionState, e: LoopEvent): void {
   s.lastAtBefore = s.lastAt;
   s.lastAt = e.at;
   s.verdicts = foldVerdicts(s, e, e.type === 'session.pause' ? parsePauseReason(e.data.reason).kind : undefined);
-  switch (e.type) {
-    case 'session.start':
-      s.session = e.session;
-      s.schemaVersion = e.data.schemaVersion;
-      s.pattern = e.data.pattern;
-      s.workspace = e.data.workspace;
-      s.builtinGates = e.data.builtin_gates ?? 'on';
-      s.goal = e.data.goal;
-      s.limits = { ...e.data.budget };
-      s.checkpointEvery = e.data.checkpoint_every;
-      s.protectBaseline = e.data.protect_baseline ?? null;
-      s.acceptance = startAcceptance(e.data.acceptance, e.data.goal.success_criteria);
-      s.startedAt = e.at;
-      s.activeSince = e.at;
-      break;
-    case 'session.resume':
-      foldResume(s, e);
-      break;
-    case 'session.pause': {
-      pauseClock(s, e.at);
-      const cause = parsePauseReason(e.data.reason);
-      s.pending = { kind: 'pause', reason: e.data.reason, cause, prompt: e.data.prompt, from: e.data.from, seq: e.seq };
-      if (cause.kind === 'budget_exceeded') s.exhausted = cause.dimension;
-      if (cause.kind === 'hook' && s.planDraft !== null) s.planReviewed = true; // only after_plan pauses with a draft open
-      break;
-    }
-    case 'session.complete':
-      pauseClock(s, e.at);
-      s.done = { reason: e.data.reason, summary: e.data.summary, ...(e.data.detail ? { detail: e.data.detail } : {}) };
-      s.pending = null;
-      if (s.goal) s.goal = { ...s.goal, status: e.data.reason === 'goal_met' ? 'achieved' : s.goal.status };
-      break;
-    case 'state.transition':
-      s.stepEnded = false;
-      s.planCommitted = false;
-      if (e.data.to !== 'IDLE' && e.data.from !== 'IDLE') [s.planDraft, s.planReviewed] = [null, false];
-      s.machine = transition(s.machine, e.data.to, e.seq);
-      s.lastTransition = { from: e.data.from, to: e.data.to, seq: e.seq };
-      break;
-    case 'plan.draft':
-      [s.planDraft, s.planReviewed] = [[...e.data.steps], false];
-      break;
-    case 'plan.commit':
-      [s.planDraft, s.planReviewed] = [null, false];
-      s.plan = [...e.data.steps];
-      s.plans += 1;
-      s.planCommitted = true;
-      s.planDone = 0;
-      s.lastStepFailed = false;
-      break;
-    case 'step.start':
-      s.step = e.data.step;
-      s.stepOpen = true;
-      // A step that starts with calls of the last turn still queued is served by that turn.
-      s.stepHasTurn = s.queued.length > 0;
-      s.stepAgentTurns = 0;
-      break;
-    case 'step.end':
-      if (e.data.outcome === 'awaiting_tool') {
-        const id = s.toolOrder[s.toolOrder.length - 1];
-        const record = id === undefined ? undefined : s.tools[id];
-        if (record && e.data.ask !== false) {
-          s.pending = { kind: 'tool', call: record.call, seq: e.seq, ...(e.data.reason ? { reason: e.data.reason } : {}) };
-          pauseClock(s, e.at);
-        }
-      } else {
-        // A turn the agent failed (no `model.call` in the step) is a turn spent all the same.
-        // A CLI agent whose parsed messages counted its turns already spent none more.
-        if (e.data.outcome === 'error' && s.stepOpen && !s.stepHasTurn && s.stepAgentTurns === 0) s.failedTurns += 1;
-        completeStep(s, e.data.outcome === 'error');
-      }
-      break;
-    case 'model.call':
-      s.turn = e.data.turn;
-      s.stepHasTurn = true;
-      // A CLI agent's parsed messages were each counted as a turn already.
-      if (!(e.data.response.agent_run && e.data.response.agent_run.messages > 0)) s.usage.turns += 1;
-      noteUnreported(s, unreportedOf(e.data.response));
-      s.usage.tokens += e.data.usage.input_tokens + e.data.usage.output_tokens;
-      s.usage.cost_usd += e.data.cost_usd;
-      s.queued = [...e.data.response.tool_calls];
-      s.finalClaim = e.data.response.final ?? null;
-      s.thought = e.data.response.thought ?? null;
-      s.requestChars = e.data.request_chars ?? 0;
-      s.longSessionChars = e.data.long_session_chars ?? 0;
-      if (e.data.response.report) appendReport(s.reportSinceCheckpoint, e.data.response.report);
-      break;
-    case 'tool.call':
-      s.tools[e.data.call.id] = toolRecord(e);
-      s.queued = withoutCall(s.queued, e.data.call.id);
-      s.toolOrder.push(e.data.call.id);
-      s.usage.tool_calls += 1;
-      break;
-    case 'tool.ask':
-      // The prompt shows the call in loopdeck's terms; the agent's own call stays as parsed.
-      s.pending = { kind: 'tool', call: e.data.call, seq: e.seq, ...(e.data.reason ? { reason: e.data.reason } : {}) };
-      pauseClock(s, e.at);
-      break;
-    case 'tool.decision': {
-      const record = s.tools[e.data.call_id];
-      const { decision, by, note } = e.data;
-      if (record) s.tools[e.data.call_id] = { ...record, decision: note ? { decision, by, note } : { decision, by } };
-      if (e.data.always && !s.granted.includes(e.data.always)) s.granted = [...s.granted, e.data.always];
-      if (s.pending?.kind === 'tool') {
-        s.pending = null;
-        s.activeSince = e.at;
-      }
-      break;
-    }
-    case 'tool.result': {
-      const record = s.tools[e.data.result.call_id];
-      if (!record) break;
-      const next = { ...record, result: e.data.result };
-      s.tools[record.call.id] = next;
-      // The agent ran it and saw its result itself: not loopdeck's step, not history to send back.
-      if (e.data.by === 'agent') break;
-      s.history.push(toolMessage(next));
-      completeStep(s, e.data.result.status !== 'ok');
-      noteFailedCall(s, next);
-      break;
-    }
-    case 'tool.error': {
-      const cancelled = s.queued.find((c) => c.id === e.data.call_id);
-      s.queued = s.queued.filter((c) => c.id !== e.data.call_id);
-      completeStep(s, true);
-      const record = s.tools[e.data.call_id];
-      if (!record) {
-        s.history.push({ role: 'tool', call_id: e.data.call_id, name: e.data.name, status: 'error', content: e.data.error });
-        // Never dispatched (a hook refused it before `tool.call`): a denied call for the memory.
-        const what = cancelled ? callLine(cancelled) : e.data.name;
-        s.failedSinceCheckpoint = noteFailure(s.failedSinceCheckpoint, { kind: 'denied', what, why: e.data.error, turn: s.turn });
-        break;
-      }
-      const next = { ...record, error: e.data.error };
-      s.tools[record.call.id] = next;
-      s.history.push(toolMessage(next));
-      noteFailedCall(s, next);
-      break;
-    }
-    case 'budget.warn':
-      if (!s.warned.includes(e.data.dimension)) s.warned.push(e.data.dimension);
-      break;
-    case 'checkpoint.recorded':
-      foldCheckpoint(s, e.data.checkpoint);
-      break;
-    case 'stagnation.detected':
-      s.alerts.push({
-        seq: e.seq,
-        kind: 'stagnation',
-        message: `STAGNATION_DETECTED: ${e.data.counter}/${e.data.threshold} checkpoints without observed progress (turn ${e.data.iteration})`,
-      });
-      break;
-    case 'checkpoint.unknown':
-      s.alerts.push({ seq: e.seq, kind: 'unknown', message: `UNKNOWN: ${e.data.in_row} checkpoints in a row measured nothing (turn ${e.data.iteration}): ${e.data.why}` });
-      break;
-    case 'repetition.detected':
-      s.alerts.push({ seq: e.seq, kind: 'repetition', message: e.data.rule ?? `repeated tool call ${e.data.count}× (${e.data.hash})` });
-      break;
-    case 'goal.revised':
-      s.goal = e.data.goal;
-      s.acceptance = reviseAcceptance(s.acceptance, e.data.acceptance, e.data.goal.success_criteria);
-      s.revisions.push({ ...e.data.revision, seq: e.seq });
-      s.history.push({
-        role: 'harness',
-        content: `The operator revised the goal (${e.data.revision.directive}: ${e.data.revision.text}).`,
-      });
-      break;
-    case 'reflection.recorded':
-      s.reflections.push({ attempt: e.data.attempt, text: e.data.text });
-      s.history.push({ role: 'harness', content: `Reflection after attempt ${e.data.attempt}: ${e.data.text}` });
-      break;
-    case 'verify.result':
-      return foldVerify(s, e);
-    case 'hook.error':
-      s.hookErrors += 1;
-      break;
-    case 'budget.extended':
-      s.limits = { ...s.limits, [e.data.dimension]: e.data.limit };
-      break;
-    case 'lap.start':
-      s.lap = e.data.lap;
-      s.maxLaps = e.data.max_laps;
-      s.lapProgress = e.data.handover ? e.data.handover.excerpt : (e.data.progress ?? '');
-      s.earlierLapsChars += JSON.stringify(s.history).length;
-      s.history = [{ role: 'harness', content: lapNote(e.data.lap, e.data.max_laps, e.data.handover, e.data.progress, e.data.memory) }];
-      s.queued = [];
-      s.finalClaim = null;
-      s.lapCommits = s.lastTree === null && s.unchangedSteps === 'unknown' ? 'unknown' : 0;
-      break;
-    case 'lap.end':
-      s.lapFailures = e.data.outcome === 'error' ? s.lapFailures + 1 : 0;
-      s.lapEnd = { lap: e.data.lap, outcome: e.data.outcome, ...(e.data.note ? { note: e.data.note } : {}) };
-      break;
-    case 'workspace.snapshot':
-      foldSnapshot(s, e.data);
-      break;
-    case 'agent.message':
-      if (e.data.starts_turn) s.usage.turns += 1;
-      if (e.data.starts_turn && s.stepOpen) s.stepAgentTurns += 1;
-      break;
-    case 'agent.usage':
-      s.usage.tokens += (e.data.input_tokens ?? 0) + (e.data.output_tokens ?? 0);
-      s.usage.cost_usd += e.data.cost_usd ?? 0;
-      noteUnreported(s, e.data.unreported ?? []);
-      break;
-    case 'agent.notice':
-      break;
-    case 'context.compacted': {
-      const { turn, before_tokens, after_tokens, dropped_turns, elided_count } = e.data;
-      s.compactions.push({ seq: e.seq, turn, before_tokens, after_tokens, dropped_turns, elided_count });
-      break;
-    }
-    case 'constraint.violated':
-    case 'constraint.unchecked':
-      return foldConstraint(s, e);
-    case 'progress.assessed':
-      return foldAssessment(s, e);
-    case 'acceptance.checked':
-      s.acceptance = checkedAcceptance(s.acceptance, e.data.rows, { seq: e.seq, iteration: e.data.iteration, trigger: e.data.trigger });
-      break;
-    case 'abort.recorded':
-      s.abort = { report: e.data.report, stash: e.data.stash, restore: e.data.restore };
-      break;
-    case 'policy.reloaded':
-      return foldReload(s, e);
-    // Child processes: what resume needs of them it reads from the log itself (run/survivors.ts).
-    case 'process.start':
-    case 'process.reaped':
-      break;
-    default:
-      assertNever(e);
-  }
+  (REDUCER_OF.get(e.type) as Reducer<EventType>)(s, e as never);
 }
+
+/** What one event of type `T` does to a draft state (after {@link reduce} has counted it). */
+type Reducer<T extends EventType> = (s: SessionState, e: EventOf<T>) => void;
+
+/**
+ * One reducer per event type, read as a table. A table and not one `switch`: each reducer
+ * is compiled on its own once it is hot, so a long fold runs compiled code after a few
+ * hundred events instead of waiting for one large function to be compiled.
+ */
+const REDUCERS: { readonly [T in EventType]: Reducer<T> } = {
+  'session.start': (s, e) => {
+    s.session = e.session;
+    s.schemaVersion = e.data.schemaVersion;
+    s.pattern = e.data.pattern;
+    s.workspace = e.data.workspace;
+    s.builtinGates = e.data.builtin_gates ?? 'on';
+    s.goal = e.data.goal;
+    s.limits = { ...e.data.budget };
+    s.checkpointEvery = e.data.checkpoint_every;
+    s.protectBaseline = e.data.protect_baseline ?? null;
+    s.acceptance = startAcceptance(e.data.acceptance, e.data.goal.success_criteria);
+    s.startedAt = e.at;
+    s.activeSince = e.at;
+  },
+  'session.resume': (s, e) => foldResume(s, e),
+  'session.pause': (s, e) => {
+    pauseClock(s, e.at);
+    const cause = parsePauseReason(e.data.reason);
+    s.pending = { kind: 'pause', reason: e.data.reason, cause, prompt: e.data.prompt, from: e.data.from, seq: e.seq };
+    if (cause.kind === 'budget_exceeded') s.exhausted = cause.dimension;
+    if (cause.kind === 'hook' && s.planDraft !== null) s.planReviewed = true; // only after_plan pauses with a draft open
+  },
+  'session.complete': (s, e) => {
+    pauseClock(s, e.at);
+    s.done = { reason: e.data.reason, summary: e.data.summary, ...(e.data.detail ? { detail: e.data.detail } : {}) };
+    s.pending = null;
+    if (s.goal) s.goal = { ...s.goal, status: e.data.reason === 'goal_met' ? 'achieved' : s.goal.status };
+  },
+  'state.transition': (s, e) => {
+    s.stepEnded = false;
+    s.planCommitted = false;
+    if (e.data.to !== 'IDLE' && e.data.from !== 'IDLE') {
+      s.planDraft = null;
+      s.planReviewed = false;
+    }
+    s.machine = transition(s.machine, e.data.to, e.seq);
+    s.lastTransition = { from: e.data.from, to: e.data.to, seq: e.seq };
+  },
+  'plan.draft': (s, e) => {
+    s.planDraft = [...e.data.steps];
+    s.planReviewed = false;
+  },
+  'plan.commit': (s, e) => {
+    s.planDraft = null;
+    s.planReviewed = false;
+    s.plan = [...e.data.steps];
+    s.plans += 1;
+    s.planCommitted = true;
+    s.planDone = 0;
+    s.lastStepFailed = false;
+  },
+  'step.start': (s, e) => {
+    s.step = e.data.step;
+    s.stepOpen = true;
+    // A step that starts with calls of the last turn still queued is served by that turn.
+    s.stepHasTurn = s.queued.length > 0;
+    s.stepAgentTurns = 0;
+  },
+  'step.end': (s, e) => {
+    if (e.data.outcome === 'awaiting_tool') {
+      const id = s.toolOrder[s.toolOrder.length - 1];
+      const record = id === undefined ? undefined : s.tools[id];
+      if (record && e.data.ask !== false) {
+        s.pending = { kind: 'tool', call: record.call, seq: e.seq, ...(e.data.reason ? { reason: e.data.reason } : {}) };
+        pauseClock(s, e.at);
+      }
+      return;
+    }
+    // A turn the agent failed (no `model.call` in the step) is a turn spent all the same.
+    // A CLI agent whose parsed messages counted its turns already spent none more.
+    if (e.data.outcome === 'error' && s.stepOpen && !s.stepHasTurn && s.stepAgentTurns === 0) s.failedTurns += 1;
+    completeStep(s, e.data.outcome === 'error');
+  },
+  'model.call': (s, e) => {
+    const { response } = e.data;
+    s.turn = e.data.turn;
+    s.stepHasTurn = true;
+    // A CLI agent's parsed messages were each counted as a turn already.
+    if (!(response.agent_run && response.agent_run.messages > 0)) s.usage.turns += 1;
+    noteUnreported(s, unreportedOf(response));
+    s.usage.tokens += e.data.usage.input_tokens + e.data.usage.output_tokens;
+    s.usage.cost_usd += e.data.cost_usd;
+    s.queued = [...response.tool_calls];
+    s.finalClaim = response.final ?? null;
+    s.thought = response.thought ?? null;
+    s.requestChars = e.data.request_chars ?? 0;
+    s.longSessionChars = e.data.long_session_chars ?? 0;
+    if (response.report) appendReport(s.reportSinceCheckpoint, response.report);
+  },
+  'tool.call': (s, e) => {
+    s.tools[e.data.call.id] = toolRecord(e);
+    s.queued = withoutCall(s.queued, e.data.call.id);
+    s.toolOrder.push(e.data.call.id);
+    s.usage.tool_calls += 1;
+  },
+  'tool.ask': (s, e) => {
+    // The prompt shows the call in loopdeck's terms; the agent's own call stays as parsed.
+    s.pending = { kind: 'tool', call: e.data.call, seq: e.seq, ...(e.data.reason ? { reason: e.data.reason } : {}) };
+    pauseClock(s, e.at);
+  },
+  'tool.decision': (s, e) => {
+    const record = s.tools[e.data.call_id];
+    const { decision, by, note } = e.data;
+    if (record) s.tools[e.data.call_id] = { ...record, decision: note ? { decision, by, note } : { decision, by } };
+    if (e.data.always && !s.granted.includes(e.data.always)) s.granted = [...s.granted, e.data.always];
+    if (s.pending?.kind === 'tool') {
+      s.pending = null;
+      s.activeSince = e.at;
+    }
+  },
+  'tool.result': (s, e) => {
+    const record = s.tools[e.data.result.call_id];
+    if (!record) return;
+    const next = { ...record, result: e.data.result };
+    s.tools[record.call.id] = next;
+    // The agent ran it and saw its result itself: not loopdeck's step, not history to send back.
+    if (e.data.by === 'agent') return;
+    s.history.push(toolMessage(next));
+    completeStep(s, e.data.result.status !== 'ok');
+    noteFailedCall(s, next);
+  },
+  'tool.error': (s, e) => {
+    const cancelled = s.queued.find((c) => c.id === e.data.call_id);
+    s.queued = s.queued.filter((c) => c.id !== e.data.call_id);
+    completeStep(s, true);
+    const record = s.tools[e.data.call_id];
+    if (!record) {
+      s.history.push({ role: 'tool', call_id: e.data.call_id, name: e.data.name, status: 'error', content: e.data.error });
+      // Never dispatched (a hook refused it before `tool.call`): a denied call for the memory.
+      const what = cancelled ? callLine(cancelled) : e.data.name;
+      s.failedSinceCheckpoint = noteFailure(s.failedSinceCheckpoint, { kind: 'denied', what, why: e.data.error, turn: s.turn });
+      return;
+    }
+    const next = { ...record, error: e.data.error };
+    s.tools[record.call.id] = next;
+    s.history.push(toolMessage(next));
+    noteFailedCall(s, next);
+  },
+  'budget.warn': (s, e) => {
+    if (!s.warned.includes(e.data.dimension)) s.warned.push(e.data.dimension);
+  },
+  'checkpoint.recorded': (s, e) => foldCheckpoint(s, e.data.checkpoint),
+  'stagnation.detected': (s, e) => {
+    s.alerts.push({
+      seq: e.seq,
+      kind: 'stagnation',
+      message: `STAGNATION_DETECTED: ${e.data.counter}/${e.data.threshold} checkpoints without observed progress (turn ${e.data.iteration})`,
+    });
+  },
+  'checkpoint.unknown': (s, e) => {
+    s.alerts.push({ seq: e.seq, kind: 'unknown', message: `UNKNOWN: ${e.data.in_row} checkpoints in a row measured nothing (turn ${e.data.iteration}): ${e.data.why}` });
+  },
+  'repetition.detected': (s, e) => {
+    s.alerts.push({ seq: e.seq, kind: 'repetition', message: e.data.rule ?? `repeated tool call ${e.data.count}× (${e.data.hash})` });
+  },
+  'goal.revised': (s, e) => {
+    s.goal = e.data.goal;
+    s.acceptance = reviseAcceptance(s.acceptance, e.data.acceptance, e.data.goal.success_criteria);
+    s.revisions.push({ ...e.data.revision, seq: e.seq });
+    s.history.push({ role: 'harness', content: `The operator revised the goal (${e.data.revision.directive}: ${e.data.revision.text}).` });
+  },
+  'reflection.recorded': (s, e) => {
+    s.reflections.push({ attempt: e.data.attempt, text: e.data.text });
+    s.history.push({ role: 'harness', content: `Reflection after attempt ${e.data.attempt}: ${e.data.text}` });
+  },
+  'verify.result': (s, e) => foldVerify(s, e),
+  'hook.error': (s) => {
+    s.hookErrors += 1;
+  },
+  'budget.extended': (s, e) => {
+    s.limits = { ...s.limits, [e.data.dimension]: e.data.limit };
+  },
+  'lap.start': (s, e) => {
+    s.lap = e.data.lap;
+    s.maxLaps = e.data.max_laps;
+    s.lapProgress = e.data.handover ? e.data.handover.excerpt : (e.data.progress ?? '');
+    s.earlierLapsChars += JSON.stringify(s.history).length;
+    s.history = [{ role: 'harness', content: lapNote(e.data.lap, e.data.max_laps, e.data.handover, e.data.progress, e.data.memory) }];
+    s.queued = [];
+    s.finalClaim = null;
+    s.lapCommits = s.lastTree === null && s.unchangedSteps === 'unknown' ? 'unknown' : 0;
+  },
+  'lap.end': (s, e) => {
+    s.lapFailures = e.data.outcome === 'error' ? s.lapFailures + 1 : 0;
+    s.lapEnd = { lap: e.data.lap, outcome: e.data.outcome, ...(e.data.note ? { note: e.data.note } : {}) };
+  },
+  'workspace.snapshot': (s, e) => foldSnapshot(s, e.data),
+  'agent.message': (s, e) => {
+    if (e.data.starts_turn) s.usage.turns += 1;
+    if (e.data.starts_turn && s.stepOpen) s.stepAgentTurns += 1;
+  },
+  'agent.usage': (s, e) => {
+    s.usage.tokens += (e.data.input_tokens ?? 0) + (e.data.output_tokens ?? 0);
+    s.usage.cost_usd += e.data.cost_usd ?? 0;
+    noteUnreported(s, e.data.unreported ?? []);
+  },
+  'agent.notice': () => undefined,
+  'context.compacted': (s, e) => {
+    const { turn, before_tokens, after_tokens, dropped_turns, elided_count } = e.data;
+    s.compactions.push({ seq: e.seq, turn, before_tokens, after_tokens, dropped_turns, elided_count });
+  },
+  'constraint.violated': (s, e) => foldConstraint(s, e),
+  'constraint.unchecked': (s, e) => foldConstraint(s, e),
+  'progress.assessed': (s, e) => foldAssessment(s, e),
+  'acceptance.checked': (s, e) => {
+    s.acceptance = checkedAcceptance(s.acceptance, e.data.rows, { seq: e.seq, iteration: e.data.iteration, trigger: e.data.trigger });
+  },
+  'abort.recorded': (s, e) => {
+    s.abort = { report: e.data.report, stash: e.data.stash, restore: e.data.restore };
+  },
+  'policy.reloaded': (s, e) => foldReload(s, e),
+  // Child processes: what resume needs of them it reads from the log itself (run/survivors.ts).
+  'process.start': () => undefined,
+  'process.reaped': () => undefined,
+};
+
+/** {@link REDUCERS} as a map: a lookup by a type's constant string costs less than a property lookup among forty names. */
+const REDUCER_OF: ReadonlyMap<string, Reducer<never>> = new Map(Object.entries(REDUCERS));
 
 /**
  * A verifier verdict: the last verdict (with how many acceptance rows kept it from passing),

@@ -269,7 +269,7 @@ export class LogIndex {
     this.size = fstatSync(this.fd).size;
     this.every = options.every ?? FIRST_SNAPSHOT_EVERY;
     this.maxSnapshots = options.maxSnapshots ?? MAX_SNAPSHOTS;
-    this.scanner = new LogScanner(file, (e, piece) => this.add(e, piece), () => (this.damaged = true));
+    this.scanner = new LogScanner(file, { event: (e, piece) => this.add(e, piece), gap: () => (this.damaged = true) });
     this.pieces = filePieces(this.fd, file, this.scanner.nulWarnings, (bytes) => (this.bytesRead = bytes), options.chunkBytes);
   }
 

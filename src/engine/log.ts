@@ -102,10 +102,21 @@ function gapRisk(from: number, to: number, bad: readonly BadLine[]): string | nu
 }
 
 /**
+ * Where a {@link LogScanner} hands what it finds. An object of a class, not a pair of
+ * closures: the scanner's hot path then calls the same method on every scan of every log,
+ * and stays compiled for it.
+ */
+export interface ScanSink {
+  /** An event kept, with the piece it came from (whose byte offset a file reader sets). The piece is reused for the next line: copy what you keep of it. */
+  event(e: LoopEvent, piece: Piece): void;
+  /** A `seq` gap or repeat was found (called before the event after the gap is handed on). */
+  gap(): void;
+}
+
+/**
  * The checks of {@link parseLog}, one piece at a time: `push` each candidate line in file
- * order, then `end`. `onEvent` gets every event kept (with the piece it came from, whose
- * byte offset a file reader sets); `onGap` is called at each `seq` gap or repeat. The
- * scanner keeps no piece: a reader may push one object changed for each line.
+ * order, then `end`. The sink gets every event kept and is told of each `seq` gap or
+ * repeat. The scanner keeps no piece: a reader may push one object changed for each line.
  */
 export class LogScanner {
   /** NUL-block warnings, as the reader of the pieces finds them; {@link end} puts every warning in line order. */
@@ -122,8 +133,7 @@ export class LogScanner {
 
   constructor(
     private readonly file: string,
-    private readonly onEvent: (e: LoopEvent, piece: Piece) => void,
-    private readonly onGap: () => void = () => undefined,
+    private readonly sink: ScanSink,
   ) {}
 
   /** Checks one piece. @throws LogError for a `session.start` of an unreadable schema version */
@@ -157,7 +167,7 @@ export class LogScanner {
       warnings.push(`${file}:${piece.line}: skipped a line whose seq ${seq} was already read (expected seq ${count})`);
       risks.push(`seq ${seq} appears twice (line ${piece.line})`);
       this.gapped = true;
-      this.onGap();
+      this.sink.gap();
       return;
     }
     const bad = this.bad;
@@ -172,11 +182,11 @@ export class LogScanner {
       const risk = gapRisk(count, seq - 1, bad);
       if (risk) risks.push(`${risk} (${file}:${where})`);
       this.gapped = true;
-      this.onGap();
+      this.sink.gap();
     }
     if (event.type === 'session.start') checkSchemaVersion(event.data.schemaVersion, file, piece.line);
     this.count = seq + 1;
-    this.onEvent(event, piece);
+    this.sink.event(event, piece);
   }
 
   /** Ends the scan: what the lines left unread at the end were, every warning, and whether the log can be resumed. */
@@ -199,26 +209,15 @@ export class LogScanner {
   }
 }
 
-function scanLog(
-  text: string,
-  file: string,
-  onEvent: (e: LoopEvent) => void,
-  onGap: () => void = () => undefined,
-): Omit<ReadLogResult, 'events'> & { gapped: boolean } {
-  const scanner = new LogScanner(file, onEvent, onGap);
-  forEachPiece(text, file, scanner.nulWarnings, (piece) => scanner.push(piece));
-  return scanner.end();
-}
-
 /**
- * Calls `visit` with every candidate line of the log, in order (the pieces of {@link piecesOf}).
+ * Pushes every candidate line of the log into `scanner`, in order (the pieces of {@link piecesOf}).
  * A text without NUL bytes, the common case, is walked line by line, holding no list of its
- * lines: every line but a blank one is a candidate. `visit` may not keep a piece: it is
+ * lines: every line but a blank one is a candidate. The scanner keeps no piece: it is
  * one object, changed for each line (a log of many lines then costs no object per line).
  */
-function forEachPiece(text: string, file: string, warnings: string[], visit: (piece: Piece) => void): void {
+function scanText(text: string, file: string, scanner: LogScanner): void {
   if (text.indexOf('\0') >= 0) {
-    for (const piece of piecesOf(text, file, warnings)) visit(piece);
+    for (const piece of piecesOf(text, file, scanner.nulWarnings)) scanner.push(piece);
     return;
   }
   const piece: Piece = { text: '', line: 0, unterminated: false };
@@ -229,7 +228,7 @@ function forEachPiece(text: string, file: string, warnings: string[], visit: (pi
       piece.text = raw;
       piece.line = line;
       piece.unterminated = end < 0;
-      visit(piece);
+      scanner.push(piece);
     }
     if (end < 0) return;
     start = end + 1;
@@ -264,7 +263,9 @@ function unresumableText(file: string, risks: readonly string[]): string {
  */
 export function parseLog(text: string, file: string): ReadLogResult {
   const events: LoopEvent[] = [];
-  const { gapped, ...result } = scanLog(text, file, (e) => events.push(e));
+  const scanner = new LogScanner(file, { event: (e) => events.push(e), gap: () => undefined });
+  scanText(text, file, scanner);
+  const { gapped, ...result } = scanner.end();
   if (!gapped) return { events, ...result };
   const state = draftOf(INITIAL_STATE);
   const kept = events.findIndex((e) => !reduceAfterDamage(state, e, file, result.warnings));
@@ -274,35 +275,41 @@ export function parseLog(text: string, file: string): ReadLogResult {
 type Folded = { state: SessionState; warnings: string[]; unresumable?: string };
 
 /**
- * A scanner that folds each event it keeps into a fresh state (past a `seq` gap, only what
- * the fold can still take), and `finish`, which ends the scan: the state and every warning.
+ * Folds each event a scanner keeps into a fresh state; past a `seq` gap, only what the fold
+ * can still take (from the first event it cannot take, nothing more, with a warning).
  */
-function foldingScanner(file: string): { scanner: LogScanner; finish: () => Folded } {
-  const state = draftOf(INITIAL_STATE);
-  const stopped: string[] = [];
-  let damaged = false;
-  let folding = true;
-  const scanner = new LogScanner(
-    file,
-    (e) => {
-      if (!folding) return;
-      if (damaged) folding = reduceAfterDamage(state, e, file, stopped);
-      else reduce(state, e);
-    },
-    () => (damaged = true),
-  );
-  const finish = () => {
+class FoldingSink implements ScanSink {
+  readonly state = draftOf(INITIAL_STATE);
+  /** The warning for the event the fold after damage could not take, if any. */
+  readonly stopped: string[] = [];
+  private damaged = false;
+  private folding = true;
+
+  constructor(private readonly file: string) {}
+
+  event(e: LoopEvent): void {
+    if (!this.folding) return;
+    if (this.damaged) this.folding = reduceAfterDamage(this.state, e, this.file, this.stopped);
+    else reduce(this.state, e);
+  }
+
+  gap(): void {
+    this.damaged = true;
+  }
+
+  /** Ends the scan: the state and every warning. */
+  finish(scanner: LogScanner): Folded {
     const { gapped: _gapped, ...result } = scanner.end();
-    return { state, ...result, warnings: [...result.warnings, ...stopped] };
-  };
-  return { scanner, finish };
+    return { state: this.state, ...result, warnings: [...result.warnings, ...this.stopped] };
+  }
 }
 
 /** Folds the text of an events.jsonl file as it parses it, keeping no event (the checks of {@link parseLog}). */
 export function foldLog(text: string, file: string): Folded {
-  const { scanner, finish } = foldingScanner(file);
-  forEachPiece(text, file, scanner.nulWarnings, (piece) => scanner.push(piece));
-  return finish();
+  const sink = new FoldingSink(file);
+  const scanner = new LogScanner(file, sink);
+  scanText(text, file, scanner);
+  return sink.finish(scanner);
 }
 
 const CHUNK_BYTES = 1 << 20;
@@ -429,7 +436,7 @@ export function noEventsIn(file: string): { why: string; warnings: string[] } | 
   const fd = openLog(file);
   try {
     let found = false;
-    const scanner = new LogScanner(file, () => (found = true));
+    const scanner = new LogScanner(file, { event: () => (found = true), gap: () => undefined });
     for (const piece of filePieces(fd, file, scanner.nulWarnings)) {
       scanner.push(piece);
       if (found) return null;
@@ -448,9 +455,10 @@ export function noEventsIn(file: string): { why: string; warnings: string[] } | 
 export function foldLogFile(file: string): Folded {
   const fd = openLog(file);
   try {
-    const { scanner, finish } = foldingScanner(file);
+    const sink = new FoldingSink(file);
+    const scanner = new LogScanner(file, sink);
     for (const piece of filePieces(fd, file, scanner.nulWarnings)) scanner.push(piece);
-    return finish();
+    return sink.finish(scanner);
   } finally {
     closeSync(fd);
   }

@@ -27,11 +27,7 @@ export interface MachineState {
 /** The fresh IDLE machine of a session that has not run yet. */
 export const INITIAL_MACHINE: MachineState = { state: 'IDLE', pausedFrom: null, started: false };
 
-/**
- * Legal targets per state, IDLE excepted: a fresh IDLE may only go to PLANNING; a paused
- * IDLE may go back to the state it paused from, or to DONE when the operator (or the
- * headless policy) answers the pause with stop.
- */
+/** Legal targets per state, IDLE excepted ({@link nextMachine} says where IDLE may go). */
 const TABLE: Readonly<Record<LoopState, readonly LoopState[]>> = {
   IDLE: ['PLANNING'],
   PLANNING: ['EXECUTING', 'DONE', 'IDLE'],
@@ -43,13 +39,7 @@ const TABLE: Readonly<Record<LoopState, readonly LoopState[]>> = {
 
 /** True when `from -> to` is a legal change for this machine. */
 export function canTransition(machine: MachineState, to: LoopState): boolean {
-  const { state: from } = machine;
-  if (from === 'IDLE') {
-    if (!machine.started) return to === 'PLANNING';
-    // A pause is answered by resuming where it stopped, or by stopping the run there.
-    return machine.pausedFrom !== null && (to === machine.pausedFrom || to === 'DONE');
-  }
-  return TABLE[from].includes(to);
+  return nextMachine(machine, to) !== undefined;
 }
 
 /**
@@ -62,13 +52,36 @@ export function canTransition(machine: MachineState, to: LoopState): boolean {
  * @throws IllegalTransitionError naming `from`, `to` and `seq` when the table forbids it
  */
 export function transition(machine: MachineState, to: LoopState, seq: number): MachineState {
-  if (!canTransition(machine, to)) throw new IllegalTransitionError(machine.state, to, seq);
-  return to === 'IDLE' ? PAUSED[machine.state] : RUNNING[to];
+  const next = nextMachine(machine, to);
+  if (next === undefined) throw new IllegalTransitionError(machine.state, to, seq);
+  return next;
+}
+
+/**
+ * The machine after `machine.state -> to`, or `undefined` when the table forbids it. A fresh
+ * IDLE may only go to PLANNING; a paused IDLE may go back to the state it paused from, or
+ * to DONE when the operator (or the headless policy) answers the pause with stop.
+ */
+function nextMachine(machine: MachineState, to: LoopState): MachineState | undefined {
+  const { state: from } = machine;
+  if (from === 'IDLE') {
+    if (!machine.started) return to === 'PLANNING' ? RUNNING.get('PLANNING') : undefined;
+    // A pause is answered by resuming where it stopped, or by stopping the run there.
+    return machine.pausedFrom !== null && (to === machine.pausedFrom || to === 'DONE') ? RUNNING.get(to) : undefined;
+  }
+  // `to` may be a string just read from a log: compared with each target, never used as a key.
+  for (const next of NEXT.get(from) ?? []) if (next.state === to) return next;
+  return undefined;
 }
 
 /**
  * The machines a transition can lead to, made once: the machine is never changed in place,
  * and a long log makes tens of thousands of transitions.
  */
-const RUNNING = Object.fromEntries(LOOP_STATES.map((state) => [state, { state, pausedFrom: null, started: true }])) as Record<LoopState, MachineState>;
-const PAUSED = Object.fromEntries(LOOP_STATES.map((from) => [from, { state: 'IDLE', pausedFrom: from, started: true }])) as Record<LoopState, MachineState>;
+const RUNNING: ReadonlyMap<LoopState, MachineState> = new Map(LOOP_STATES.map((state) => [state, { state, pausedFrom: null, started: true }]));
+const PAUSED: ReadonlyMap<LoopState, MachineState> = new Map(LOOP_STATES.map((from) => [from, { state: 'IDLE', pausedFrom: from, started: true }]));
+
+/** {@link TABLE} as the machines each running state may go to (IDLE: paused from it). */
+const NEXT: ReadonlyMap<LoopState, readonly MachineState[]> = new Map(
+  LOOP_STATES.map((from) => [from, TABLE[from].map((to) => (to === 'IDLE' ? PAUSED.get(from)! : RUNNING.get(to)!))]),
+);
