@@ -6,7 +6,7 @@
  * Pure functions over values: the fold calls them and stores what they return.
  */
 import { advanceHistory, reportedFor, type AcceptanceCriterion, type AcceptanceRow, type RowHistory } from './acceptance.js';
-import type { ReportedClaims } from './types.js';
+import type { ReportedClaimsView } from './types.js';
 
 /** The matrix in the folded state. */
 export interface AcceptanceState {
@@ -58,7 +58,7 @@ export function checkedAcceptance(state: AcceptanceState, rows: readonly Accepta
 }
 
 /** The agent's latest claims (a checkpoint's `reported`) about each criterion, shown as reported; statuses unchanged. */
-export function reportedAcceptance(state: AcceptanceState, report: ReportedClaims): AcceptanceState {
+export function reportedAcceptance(state: AcceptanceState, report: ReportedClaimsView): AcceptanceState {
   if (state.rows.length === 0) return state;
   const rows = state.rows.map((r) => {
     const claim = reportedFor(r.index, r.text, report);

@@ -25,7 +25,7 @@ import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { toJson } from '../text/json.js';
 import { escapedNote, runShell } from './process.js';
-import type { ObservedMetrics, ReportedClaims } from './types.js';
+import type { ObservedMetrics, ReportedClaimsView } from './types.js';
 
 /** How a signal's value is compared with its target. */
 export type CriterionOp = '==' | '>=' | '<=';
@@ -122,7 +122,7 @@ function passes(evidence: AcceptanceEvidence): boolean {
 }
 
 /** The latest claim of the agent naming criterion `index` (its text, case-insensitively, or `criterion <n>`). */
-export function reportedFor(index: number, text: string, report: ReportedClaims | undefined): string | undefined {
+export function reportedFor(index: number, text: string, report: ReportedClaimsView | undefined): string | undefined {
   const wanted = text.trim().toLowerCase();
   const byNumber = new RegExp(`\\bcriterion\\s*#?${index + 1}\\b`, 'i');
   const hit = [...(report?.new_evidence ?? [])].reverse().find((e) => byNumber.test(e.claim) || (wanted !== '' && e.claim.toLowerCase().includes(wanted)));
@@ -155,7 +155,7 @@ export function deriveRows(
   measurements: readonly Measurement[],
   previous: readonly AcceptanceRow[],
   history: Readonly<Record<number, RowHistory>>,
-  report?: ReportedClaims,
+  report?: ReportedClaimsView,
 ): AcceptanceRow[] {
   return criteria.map((c, index) => {
     const claim = reportedFor(index, c.text, report) ?? previous.find((r) => r.index === index && r.text === c.text)?.reported;

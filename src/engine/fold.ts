@@ -22,6 +22,7 @@ import type {
   CheckpointRecord,
   Goal,
   ReportedClaims,
+  ReportedClaimsView,
   ToolCall,
   ToolResult,
 } from './types.js';
@@ -74,8 +75,8 @@ export interface SessionState {
   /** Whether the built-in approval gate and destructive-command guard run (`null` before `session.start`). */
   builtinGates: 'on' | 'off' | null;
   goal: Goal | null;
-  revisions: RevisionRecord[];
-  plan: string[];
+  revisions: readonly RevisionRecord[];
+  plan: readonly string[];
   /** Plans committed: 1 + replans (Plan-and-Execute) or the attempt number (Reflexion). */
   plans: number;
   /** Steps completed since the last plan commit (Plan-and-Execute: the cursor in `plan`). */
@@ -103,15 +104,15 @@ export interface SessionState {
   /** Verdicts recorded whose pause or end is not recorded yet, in the order they are acted on (`verdicts.ts`). */
   verdicts: PendingVerdict[];
   /** Reflexion: lessons so far, oldest first. */
-  reflections: Array<{ attempt: number; text: string }>;
+  reflections: ReadonlyArray<{ attempt: number; text: string }>;
   /** Steps started. */
   step: number;
   /** Agent turns (model calls): the iteration count. */
   turn: number;
   checkpointEvery: number;
   limits: BudgetLimits;
-  usage: BudgetUsage;
-  warned: BudgetDimension[];
+  usage: Readonly<BudgetUsage>;
+  warned: readonly BudgetDimension[];
   /** Agent turns that failed (no `model.call`): spent for `max_iterations` ({@link budgetUsage}), not in `usage.turns`. */
   failedTurns: number;
   /** Turns a CLI agent's parsed messages counted in the open step (a failed step with some is not a failed turn too). */
@@ -127,12 +128,12 @@ export interface SessionState {
   /** `at` of the event before the last one. */
   lastAtBefore: number | null;
   evaluator: EvaluatorState;
-  checkpoints: CheckpointRecord[];
-  alerts: Alert[];
+  checkpoints: readonly CheckpointRecord[];
+  alerts: readonly Alert[];
   pending: PendingYield | null;
-  tools: Record<string, ToolRecord>;
+  tools: Readonly<Record<string, ToolRecord>>;
   /** The id of every tool call, in the order called (an id called again is listed again): the keys of `tools`, which `LogIndex` keeps by this order. */
-  toolOrder: string[];
+  toolOrder: readonly string[];
   /**
    * Budget dimensions some turn did not report (`tokens`, `cost_usd`: a CLI agent's run, a
    * server that sent no usage, a failed turn): their usage counts only what was reported
@@ -144,7 +145,7 @@ export interface SessionState {
   /** Tool calls of the last turn not yet dispatched (or cancelled), in order. */
   queued: ToolCall[];
   /** The agent's claims since the last checkpoint: evidence and eliminations accumulate, remaining is the latest. */
-  reportSinceCheckpoint: ReportedClaims;
+  reportSinceCheckpoint: ReportedClaimsView;
   /** What was tried and failed since the last checkpoint (failed and denied calls, failed verify commands), for the execution memory. */
   failedSinceCheckpoint: FailedAttempt[];
   /** The agent's last assessment of the criteria (`progress.assessed`): reported, never progress. */
@@ -154,7 +155,7 @@ export interface SessionState {
   /** The last turn's `final` claim, until the next turn. */
   finalClaim: string | null;
   /** What the agent has been told this lap: tool results and harness notes, oldest first. */
-  history: AgentMessage[];
+  history: readonly AgentMessage[];
   /** Fresh laps: the current lap (0 when laps are off) and the cap. */
   lap: number;
   maxLaps: number | null;
@@ -183,7 +184,7 @@ export interface SessionState {
   /** Characters of agent history in laps before the current one. */
   earlierLapsChars: number;
   /** Compactions of the agent's conversation (`context.compacted`), oldest first. */
-  compactions: Array<{ seq: number; turn: number; before_tokens: number; after_tokens: number; dropped_turns: number; elided_count: number }>;
+  compactions: ReadonlyArray<{ seq: number; turn: number; before_tokens: number; after_tokens: number; dropped_turns: number; elided_count: number }>;
   /** Where an abort parked the workspace and wrote its report. */
   abort: { report: string; stash: string; restore: string } | null;
   /** The agent's latest claim that the goal is met, until a verifier judges it. */
@@ -321,7 +322,7 @@ export function activeSeconds(state: Pick<SessionState, 'activeMs' | 'activeSinc
 function pauseClock(s: SessionState, at: number): void {
   if (s.activeSince !== null) s.activeMs += Math.max(0, at - s.activeSince);
   s.activeSince = null;
-  s.usage.wall_clock_seconds = s.activeMs / 1000;
+  own(s, 'usage').wall_clock_seconds = s.activeMs / 1000;
 }
 
 /** Records dimensions some turn did not report (docs/design.md, "Budget"): their totals are lower bounds. */
@@ -354,9 +355,9 @@ function foldConstraint(s: SessionState, e: EventOf<'constraint.violated'> | Eve
   const line = describeFinding(finding);
   // The findings of a checkpoint are recorded before its `checkpoint.recorded`: a new iteration's replace the last one's.
   s.constraintFindings = [...s.constraintFindings.filter((f) => f.iteration === finding.iteration), finding];
-  s.alerts.push({ seq: e.seq, kind: 'constraint', message: line });
+  own(s, 'alerts').push({ seq: e.seq, kind: 'constraint', message: line });
   if (finding.outcome === 'violated') {
-    s.history.push({ role: 'harness', content: `You broke a constraint of the goal. ${line}. Undo what breaks it: the constraint still holds.` });
+    own(s, 'history').push({ role: 'harness', content: `You broke a constraint of the goal. ${line}. Undo what breaks it: the constraint still holds.` });
   }
 }
 
@@ -457,22 +458,22 @@ const REDUCERS: { readonly [T in EventType]: Reducer<T> } = {
     s.turn = e.data.turn;
     s.stepHasTurn = true;
     // A CLI agent's parsed messages were each counted as a turn already.
-    if (!(response.agent_run && response.agent_run.messages > 0)) s.usage.turns += 1;
+    if (!(response.agent_run && response.agent_run.messages > 0)) own(s, 'usage').turns += 1;
     noteUnreported(s, unreportedOf(response));
-    s.usage.tokens += e.data.usage.input_tokens + e.data.usage.output_tokens;
-    s.usage.cost_usd += e.data.cost_usd;
+    own(s, 'usage').tokens += e.data.usage.input_tokens + e.data.usage.output_tokens;
+    own(s, 'usage').cost_usd += e.data.cost_usd;
     s.queued = [...response.tool_calls];
     s.finalClaim = response.final ?? null;
     s.thought = response.thought ?? null;
     s.requestChars = e.data.request_chars ?? 0;
     s.longSessionChars = e.data.long_session_chars ?? 0;
-    if (response.report) appendReport(s.reportSinceCheckpoint, response.report);
+    if (response.report) appendReport(own(s, 'reportSinceCheckpoint'), response.report);
   },
   'tool.call': (s, e) => {
-    s.tools[e.data.call.id] = toolRecord(e);
+    own(s, 'tools')[e.data.call.id] = toolRecord(e);
     s.queued = withoutCall(s.queued, e.data.call.id);
-    s.toolOrder.push(e.data.call.id);
-    s.usage.tool_calls += 1;
+    own(s, 'toolOrder').push(e.data.call.id);
+    own(s, 'usage').tool_calls += 1;
   },
   'tool.ask': (s, e) => {
     // The prompt shows the call in loopdeck's terms; the agent's own call stays as parsed.
@@ -482,7 +483,7 @@ const REDUCERS: { readonly [T in EventType]: Reducer<T> } = {
   'tool.decision': (s, e) => {
     const record = s.tools[e.data.call_id];
     const { decision, by, note } = e.data;
-    if (record) s.tools[e.data.call_id] = { ...record, decision: note ? { decision, by, note } : { decision, by } };
+    if (record) own(s, 'tools')[e.data.call_id] = { ...record, decision: note ? { decision, by, note } : { decision, by } };
     if (e.data.always && !s.granted.includes(e.data.always)) s.granted = [...s.granted, e.data.always];
     if (s.pending?.kind === 'tool') {
       s.pending = null;
@@ -493,10 +494,10 @@ const REDUCERS: { readonly [T in EventType]: Reducer<T> } = {
     const record = s.tools[e.data.result.call_id];
     if (!record) return;
     const next = { ...record, result: e.data.result };
-    s.tools[record.call.id] = next;
+    own(s, 'tools')[record.call.id] = next;
     // The agent ran it and saw its result itself: not loopdeck's step, not history to send back.
     if (e.data.by === 'agent') return;
-    s.history.push(toolMessage(next));
+    own(s, 'history').push(toolMessage(next));
     completeStep(s, e.data.result.status !== 'ok');
     noteFailedCall(s, next);
   },
@@ -506,43 +507,43 @@ const REDUCERS: { readonly [T in EventType]: Reducer<T> } = {
     completeStep(s, true);
     const record = s.tools[e.data.call_id];
     if (!record) {
-      s.history.push({ role: 'tool', call_id: e.data.call_id, name: e.data.name, status: 'error', content: e.data.error });
+      own(s, 'history').push({ role: 'tool', call_id: e.data.call_id, name: e.data.name, status: 'error', content: e.data.error });
       // Never dispatched (a hook refused it before `tool.call`): a denied call for the memory.
       const what = cancelled ? callLine(cancelled) : e.data.name;
       s.failedSinceCheckpoint = noteFailure(s.failedSinceCheckpoint, { kind: 'denied', what, why: e.data.error, turn: s.turn });
       return;
     }
     const next = { ...record, error: e.data.error };
-    s.tools[record.call.id] = next;
-    s.history.push(toolMessage(next));
+    own(s, 'tools')[record.call.id] = next;
+    own(s, 'history').push(toolMessage(next));
     noteFailedCall(s, next);
   },
   'budget.warn': (s, e) => {
-    if (!s.warned.includes(e.data.dimension)) s.warned.push(e.data.dimension);
+    if (!s.warned.includes(e.data.dimension)) own(s, 'warned').push(e.data.dimension);
   },
   'checkpoint.recorded': (s, e) => foldCheckpoint(s, e.data.checkpoint),
   'stagnation.detected': (s, e) => {
-    s.alerts.push({
+    own(s, 'alerts').push({
       seq: e.seq,
       kind: 'stagnation',
       message: `STAGNATION_DETECTED: ${e.data.counter}/${e.data.threshold} checkpoints without observed progress (turn ${e.data.iteration})`,
     });
   },
   'checkpoint.unknown': (s, e) => {
-    s.alerts.push({ seq: e.seq, kind: 'unknown', message: `UNKNOWN: ${e.data.in_row} checkpoints in a row measured nothing (turn ${e.data.iteration}): ${e.data.why}` });
+    own(s, 'alerts').push({ seq: e.seq, kind: 'unknown', message: `UNKNOWN: ${e.data.in_row} checkpoints in a row measured nothing (turn ${e.data.iteration}): ${e.data.why}` });
   },
   'repetition.detected': (s, e) => {
-    s.alerts.push({ seq: e.seq, kind: 'repetition', message: e.data.rule ?? `repeated tool call ${e.data.count}× (${e.data.hash})` });
+    own(s, 'alerts').push({ seq: e.seq, kind: 'repetition', message: e.data.rule ?? `repeated tool call ${e.data.count}× (${e.data.hash})` });
   },
   'goal.revised': (s, e) => {
     s.goal = e.data.goal;
     s.acceptance = reviseAcceptance(s.acceptance, e.data.acceptance, e.data.goal.success_criteria);
-    s.revisions.push({ ...e.data.revision, seq: e.seq });
-    s.history.push({ role: 'harness', content: `The operator revised the goal (${e.data.revision.directive}: ${e.data.revision.text}).` });
+    own(s, 'revisions').push({ ...e.data.revision, seq: e.seq });
+    own(s, 'history').push({ role: 'harness', content: `The operator revised the goal (${e.data.revision.directive}: ${e.data.revision.text}).` });
   },
   'reflection.recorded': (s, e) => {
-    s.reflections.push({ attempt: e.data.attempt, text: e.data.text });
-    s.history.push({ role: 'harness', content: `Reflection after attempt ${e.data.attempt}: ${e.data.text}` });
+    own(s, 'reflections').push({ attempt: e.data.attempt, text: e.data.text });
+    own(s, 'history').push({ role: 'harness', content: `Reflection after attempt ${e.data.attempt}: ${e.data.text}` });
   },
   'verify.result': (s, e) => foldVerify(s, e),
   'hook.error': (s) => {
@@ -567,18 +568,18 @@ const REDUCERS: { readonly [T in EventType]: Reducer<T> } = {
   },
   'workspace.snapshot': (s, e) => foldSnapshot(s, e.data),
   'agent.message': (s, e) => {
-    if (e.data.starts_turn) s.usage.turns += 1;
+    if (e.data.starts_turn) own(s, 'usage').turns += 1;
     if (e.data.starts_turn && s.stepOpen) s.stepAgentTurns += 1;
   },
   'agent.usage': (s, e) => {
-    s.usage.tokens += (e.data.input_tokens ?? 0) + (e.data.output_tokens ?? 0);
-    s.usage.cost_usd += e.data.cost_usd ?? 0;
+    own(s, 'usage').tokens += (e.data.input_tokens ?? 0) + (e.data.output_tokens ?? 0);
+    own(s, 'usage').cost_usd += e.data.cost_usd ?? 0;
     noteUnreported(s, e.data.unreported ?? []);
   },
   'agent.notice': () => undefined,
   'context.compacted': (s, e) => {
     const { turn, before_tokens, after_tokens, dropped_turns, elided_count } = e.data;
-    s.compactions.push({ seq: e.seq, turn, before_tokens, after_tokens, dropped_turns, elided_count });
+    own(s, 'compactions').push({ seq: e.seq, turn, before_tokens, after_tokens, dropped_turns, elided_count });
   },
   'constraint.violated': (s, e) => foldConstraint(s, e),
   'constraint.unchecked': (s, e) => foldConstraint(s, e),
@@ -607,7 +608,7 @@ function foldVerify(s: SessionState, e: EventOf<'verify.result'>): void {
   if (e.data.trigger === 'claim') s.finalClaim = null;
   const open = e.data.acceptance?.met === false ? { not_done: e.data.acceptance.not_done.length } : {};
   s.lastVerify = { seq: e.seq, passed: e.data.passed, trigger: e.data.trigger, commands: e.data.commands, step: s.step, lap: s.lap, claim, ...open };
-  if (!e.data.passed && e.data.trigger === 'claim') s.history.push({ role: 'harness', content: refutation(e.data, s.acceptance.rows) });
+  if (!e.data.passed && e.data.trigger === 'claim') own(s, 'history').push({ role: 'harness', content: refutation(e.data, s.acceptance.rows) });
   for (const c of e.data.commands.filter((c) => !c.passed)) {
     s.failedSinceCheckpoint = noteFailure(s.failedSinceCheckpoint, { kind: 'verify', what: c.command, why: `exit ${c.exit_code ?? 'none'}`, turn: s.turn });
   }
@@ -615,8 +616,8 @@ function foldVerify(s: SessionState, e: EventOf<'verify.result'>): void {
 
 /** The agent's own assessment: a model call but not a turn (tokens and cost only), kept as reported. */
 function foldAssessment(s: SessionState, e: EventOf<'progress.assessed'>): void {
-  s.usage.tokens += e.data.usage.input_tokens + e.data.usage.output_tokens;
-  s.usage.cost_usd += e.data.cost_usd;
+  own(s, 'usage').tokens += e.data.usage.input_tokens + e.data.usage.output_tokens;
+  own(s, 'usage').cost_usd += e.data.cost_usd;
   noteUnreported(s, e.data.unreported ?? []);
   s.assessment = { seq: e.seq, ...e.data };
 }
@@ -703,7 +704,7 @@ function refutation(data: EventOf<'verify.result'>['data'], rows: readonly Accep
 
 /** A recorded checkpoint: the list, the goal's progress note, and the evaluator's state as the evaluator left it. */
 function foldCheckpoint(s: SessionState, checkpoint: CheckpointRecord): void {
-  s.checkpoints.push(checkpoint);
+  own(s, 'checkpoints').push(checkpoint);
   // Progress notes are what the harness measured, never what the agent claimed.
   if (s.goal) {
     const moved = checkpoint.signals.map((g) => `${g.signal.replace(/^observed\./, '')} ${g.before ?? '—'} → ${g.after ?? 'missing'}`).join(', ');
@@ -759,56 +760,57 @@ function foldResume(s: SessionState, e: EventOf<'session.resume'>): void {
   }
 }
 
-/** The fields of a state that {@link reduce} changes in place: its arrays and records, and the claims since the last checkpoint (their lists too). */
-const IN_PLACE = ['revisions', 'plan', 'reflections', 'usage', 'warned', 'checkpoints', 'alerts', 'tools', 'toolOrder', 'history', 'compactions', 'reportSinceCheckpoint'] as const;
-type InPlace = (typeof IN_PLACE)[number];
+/** The fields of a state that {@link reduce} changes in place, with the mutable types {@link own} gives them: its arrays and records, and the claims since the last checkpoint (their lists too). */
+interface Owned {
+  revisions: RevisionRecord[];
+  plan: string[];
+  reflections: Array<{ attempt: number; text: string }>;
+  usage: BudgetUsage;
+  warned: BudgetDimension[];
+  checkpoints: CheckpointRecord[];
+  alerts: Alert[];
+  tools: Record<string, ToolRecord>;
+  toolOrder: string[];
+  history: AgentMessage[];
+  compactions: SessionState['compactions'][number][];
+  reportSinceCheckpoint: ReportedClaims;
+}
+type InPlace = keyof Owned;
+const IN_PLACE: readonly InPlace[] = ['revisions', 'plan', 'reflections', 'usage', 'warned', 'checkpoints', 'alerts', 'tools', 'toolOrder', 'history', 'compactions', 'reportSinceCheckpoint'];
 
-function copyOf<K extends InPlace>(key: K, value: SessionState[K]): SessionState[K] {
+function copyOf<K extends InPlace>(key: K, value: SessionState[K]): Owned[K] {
   if (key === 'reportSinceCheckpoint') {
-    const claims = value as ReportedClaims;
-    return { ...claims, new_evidence: [...claims.new_evidence], eliminated_hypotheses: [...claims.eliminated_hypotheses], remaining_hypotheses: [...claims.remaining_hypotheses] } as SessionState[K];
+    const claims = value as SessionState['reportSinceCheckpoint'];
+    return { ...claims, new_evidence: [...claims.new_evidence], eliminated_hypotheses: [...claims.eliminated_hypotheses], remaining_hypotheses: [...claims.remaining_hypotheses] } as Owned[K];
   }
-  return (Array.isArray(value) ? [...value] : { ...value }) as SessionState[K];
+  return (Array.isArray(value) ? [...value] : { ...value }) as Owned[K];
+}
+
+/**
+ * While {@link fold} runs, the state it started from: its draft shares the arrays and
+ * records of this state until an event changes one ({@link own} copies it then). `null`
+ * otherwise: a {@link draftOf} draft has its own copy of every one.
+ */
+let sharedWith: SessionState | null = null;
+
+/**
+ * `s[key]`, the draft's own to change in place: copied first while it is still the one of
+ * the state {@link fold} started from. Every change in place goes through here; the
+ * fields' types are read-only everywhere else.
+ */
+function own<K extends InPlace>(s: SessionState, key: K): Owned[K] {
+  const value = s[key];
+  if (sharedWith === null || value !== sharedWith[key]) return value as Owned[K];
+  const copy = copyOf(key, value);
+  (s as unknown as Owned)[key] = copy;
+  return copy;
 }
 
 /** A copy of `state` that {@link reduce} may change without touching `state`: every array and record is copied. */
 export function draftOf(state: SessionState): SessionState {
   const draft = { ...state };
-  for (const key of IN_PLACE) (draft as Record<InPlace, unknown>)[key] = copyOf(key, state[key]);
+  for (const key of IN_PLACE) (draft as unknown as Owned)[key] = copyOf(key, state[key]) as never;
   return draft;
-}
-
-/**
- * Like {@link draftOf}, but each array or record is copied only when a reduced event first
- * uses it; {@link settle} ends the draft. The fields a run of events leaves alone keep
- * their identity, so the console's panels that select them (the plan, the checkpoints,
- * the reflections) are not drawn again, and a batch of events costs no copy of the
- * fields it does not touch.
- */
-function lazyDraftOf(state: SessionState): SessionState {
-  const draft = { ...state };
-  for (const key of IN_PLACE) {
-    const own = (value: unknown) => Object.defineProperty(draft, key, { value, writable: true, enumerable: true, configurable: true });
-    Object.defineProperty(draft, key, {
-      enumerable: true,
-      configurable: true,
-      get: () => {
-        const copy = copyOf(key, state[key]);
-        own(copy);
-        return copy;
-      },
-      set: own,
-    });
-  }
-  return draft;
-}
-
-/** Ends a {@link lazyDraftOf} draft: fields never used keep `state`'s values; a plain object is returned. */
-function settle(draft: SessionState, state: SessionState): SessionState {
-  for (const key of IN_PLACE) {
-    if (Object.getOwnPropertyDescriptor(draft, key)?.get) Object.defineProperty(draft, key, { value: state[key], writable: true, enumerable: true, configurable: true });
-  }
-  return { ...draft };
 }
 
 /**
@@ -821,7 +823,15 @@ function settle(draft: SessionState, state: SessionState): SessionState {
  */
 export function fold(events: readonly LoopEvent[], state: SessionState = INITIAL_STATE): SessionState {
   if (events.length === 0) return state;
-  const draft = lazyDraftOf(state);
-  for (const event of events) reduce(draft, event);
-  return settle(draft, state);
+  // A plain copy whose arrays and records are copied when first changed ({@link own}): the
+  // fields a run of events leaves alone keep their identity, so the console's panels that
+  // select them are not drawn again, and a batch of events copies only what it changes.
+  const draft = { ...state };
+  sharedWith = state;
+  try {
+    for (const event of events) reduce(draft, event);
+  } finally {
+    sharedWith = null;
+  }
+  return draft;
 }

@@ -143,7 +143,7 @@ function draftFrom(kept: Kept): SessionState {
   const lists = unshareLists(kept.lists);
   const order = lists.toolOrder as string[];
   const calls = unshare(kept.toolCalls);
-  const tools: SessionState['tools'] = {};
+  const tools: Record<string, ToolRecord> = {};
   for (let i = 0; i < order.length; i++) tools[order[i]!] = calls[i]!;
   const reportSinceCheckpoint = { ...draft.reportSinceCheckpoint, ...unshareLists(kept.claims) };
   return Object.assign(draft, lists, { reportSinceCheckpoint, tools });

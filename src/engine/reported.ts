@@ -1,4 +1,4 @@
-import type { ReportedClaims } from './types.js';
+import type { ReportedClaims, ReportedClaimsView } from './types.js';
 
 /**
  * Adds a later report of the agent to earlier claims. New evidence and eliminated hypotheses
@@ -16,7 +16,7 @@ function addReport(base: Partial<ReportedClaims>, report: Partial<ReportedClaims
 }
 
 /** {@link addReport} over complete claims: every field present in the result, arrays never shared with `base`. */
-export function mergeReport(base: ReportedClaims, report: Partial<ReportedClaims>): ReportedClaims {
+export function mergeReport(base: ReportedClaimsView, report: Partial<ReportedClaims>): ReportedClaims {
   return {
     new_evidence: report.new_evidence ? [...base.new_evidence, ...report.new_evidence] : [...base.new_evidence],
     eliminated_hypotheses: report.eliminated_hypotheses ? [...base.eliminated_hypotheses, ...report.eliminated_hypotheses] : [...base.eliminated_hypotheses],
@@ -28,7 +28,7 @@ export function mergeReport(base: ReportedClaims, report: Partial<ReportedClaims
  * {@link mergeReport} in place: `claims` becomes the merge of itself and `report` (its
  * evidence and eliminated lists grow, its remaining list is replaced by a copy of the
  * report's when it gives one). Only for claims no one else holds: the fold's own draft
- * (`draftOf` in fold.ts copies them), where a run's many reports between two checkpoints would
+ * (`own` in fold.ts copies them first), where a run's many reports between two checkpoints would
  * otherwise copy the growing lists at every turn.
  */
 export function appendReport(claims: ReportedClaims, report: Partial<ReportedClaims>): void {

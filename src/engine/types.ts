@@ -84,6 +84,9 @@ export interface ReportedClaims {
   remaining_hypotheses: string[];
 }
 
+/** {@link ReportedClaims} as read (a folded state's claims), never changed. */
+export type ReportedClaimsView = { readonly [K in keyof ReportedClaims]: ReadonlyArray<ReportedClaims[K][number]> };
+
 /** What the agent answered for one turn. Exactly one of `tool_calls` (non-empty) or `final` drives the step. */
 export interface AgentTurn {
   thought?: string;

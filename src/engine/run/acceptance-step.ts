@@ -3,7 +3,7 @@ import { unmeasuredSignals } from '../checkpoint-unknown.js';
 import { describeError } from '../errors.js';
 import type { EventDataMap } from '../events.js';
 import { observe, type Observation } from '../observe.js';
-import type { ReportedClaims } from '../types.js';
+import type { ReportedClaimsView } from '../types.js';
 import type { RunContext } from './context.js';
 
 type Ctx = Pick<RunContext, 'state' | 'options' | 'signal' | 'emit' | 'hook'>;
@@ -14,7 +14,7 @@ export interface AcceptanceCheckInput {
   trigger: 'checkpoint' | 'verify';
   /** The observers' measurement at this checkpoint; at a verdict the observers the signals need are run. */
   observation?: Observation;
-  report: ReportedClaims;
+  report: ReportedClaimsView;
 }
 
 /**

@@ -2,6 +2,7 @@ import { evaluateCheckpoint, type ProgressPolicy } from '../checkpoint.js';
 import type { CheckpointRecord } from '../types.js';
 import { afterUnknown, unmeasuredSignals } from '../checkpoint-unknown.js';
 import { afterDetection } from '../decide.js';
+import { mergeReport } from '../reported.js';
 import { describeError, InvariantError } from '../errors.js';
 import { gitSnapshot, isGitWorkTree } from '../git-progress.js';
 import { observe, type Observation } from '../observe.js';
@@ -81,7 +82,8 @@ export async function recordCheckpoint(
       observed: observation.metrics,
       tests: observation.tests,
       ...(observation.skipped.length > 0 ? { skipped_tests: observation.skipped } : {}),
-      reported: ctx.state.reportSinceCheckpoint,
+      // A copy: the record is the checkpoint's own, whatever later folds do.
+      reported: mergeReport(ctx.state.reportSinceCheckpoint, {}),
       ...(observation.errors.length > 0 ? { observer_errors: observation.errors } : {}),
       unmeasured: unmeasuredSignals(progress.observed.map((s) => s.signal), policy.observe, observation),
     },
