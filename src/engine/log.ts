@@ -224,7 +224,8 @@ function scanText(text: string, file: string, scanner: LogScanner): void {
   for (let start = 0, line = 1; ; line++) {
     const end = text.indexOf('\n', start);
     const raw = end < 0 ? text.slice(start) : text.slice(start, end);
-    if (raw.charCodeAt(0) === 0x7b || raw.trim() !== '') {
+    // The line's first character read from the whole text (flat) rather than from the slice.
+    if (text.charCodeAt(start) === 0x7b || raw.trim() !== '') {
       piece.text = raw;
       piece.line = line;
       piece.unterminated = end < 0;
