@@ -7,6 +7,7 @@ import { advanceTargets } from './target-tests.js';
 import type { EventOf, EventType, GoalRevision, LoopEvent, VerifyCommandResult } from './events.js';
 import { describeFinding, type ProtectBaseline } from './constraints.js';
 import { INITIAL_MACHINE, transition, type DoneReason, type LoopState, type MachineState } from './machine.js';
+import { InvariantError } from './errors.js';
 import { lapNote } from './lap-handover.js';
 import { appendReport } from './reported.js';
 import { callLine, noteFailure, type FailedAttempt } from './memory.js';
@@ -322,7 +323,7 @@ export function activeSeconds(state: Pick<SessionState, 'activeMs' | 'activeSinc
 function pauseClock(s: SessionState, at: number): void {
   if (s.activeSince !== null) s.activeMs += Math.max(0, at - s.activeSince);
   s.activeSince = null;
-  own(s, 'usage').wall_clock_seconds = s.activeMs / 1000;
+  own(s, 'usage', s.usage).wall_clock_seconds = s.activeMs / 1000;
 }
 
 /** Records dimensions some turn did not report (docs/design.md, "Budget"): their totals are lower bounds. */
@@ -355,9 +356,9 @@ function foldConstraint(s: SessionState, e: EventOf<'constraint.violated'> | Eve
   const line = describeFinding(finding);
   // The findings of a checkpoint are recorded before its `checkpoint.recorded`: a new iteration's replace the last one's.
   s.constraintFindings = [...s.constraintFindings.filter((f) => f.iteration === finding.iteration), finding];
-  own(s, 'alerts').push({ seq: e.seq, kind: 'constraint', message: line });
+  own(s, 'alerts', s.alerts).push({ seq: e.seq, kind: 'constraint', message: line });
   if (finding.outcome === 'violated') {
-    own(s, 'history').push({ role: 'harness', content: `You broke a constraint of the goal. ${line}. Undo what breaks it: the constraint still holds.` });
+    own(s, 'history', s.history).push({ role: 'harness', content: `You broke a constraint of the goal. ${line}. Undo what breaks it: the constraint still holds.` });
   }
 }
 
@@ -368,7 +369,7 @@ export function reduce(s: SessionState, e: LoopEvent): void {
   s.lastAtBefore = s.lastAt;
   s.lastAt = e.at;
   s.verdicts = foldVerdicts(s, e, e.type === 'session.pause' ? parsePauseReason(e.data.reason).kind : undefined);
-  (REDUCER_OF.get(e.type) as Reducer<EventType>)(s, e as never);
+  (reducerOf(e.type) as Reducer<EventType>)(s, e as never);
 }
 
 /** What one event of type `T` does to a draft state (after {@link reduce} has counted it). */
@@ -458,22 +459,22 @@ const REDUCERS: { readonly [T in EventType]: Reducer<T> } = {
     s.turn = e.data.turn;
     s.stepHasTurn = true;
     // A CLI agent's parsed messages were each counted as a turn already.
-    if (!(response.agent_run && response.agent_run.messages > 0)) own(s, 'usage').turns += 1;
+    if (!(response.agent_run && response.agent_run.messages > 0)) own(s, 'usage', s.usage).turns += 1;
     noteUnreported(s, unreportedOf(response));
-    own(s, 'usage').tokens += e.data.usage.input_tokens + e.data.usage.output_tokens;
-    own(s, 'usage').cost_usd += e.data.cost_usd;
+    own(s, 'usage', s.usage).tokens += e.data.usage.input_tokens + e.data.usage.output_tokens;
+    own(s, 'usage', s.usage).cost_usd += e.data.cost_usd;
     s.queued = [...response.tool_calls];
     s.finalClaim = response.final ?? null;
     s.thought = response.thought ?? null;
     s.requestChars = e.data.request_chars ?? 0;
     s.longSessionChars = e.data.long_session_chars ?? 0;
-    if (response.report) appendReport(own(s, 'reportSinceCheckpoint'), response.report);
+    if (response.report) appendReport(own(s, 'reportSinceCheckpoint', s.reportSinceCheckpoint), response.report);
   },
   'tool.call': (s, e) => {
-    own(s, 'tools')[e.data.call.id] = toolRecord(e);
+    own(s, 'tools', s.tools)[e.data.call.id] = toolRecord(e);
     s.queued = withoutCall(s.queued, e.data.call.id);
-    own(s, 'toolOrder').push(e.data.call.id);
-    own(s, 'usage').tool_calls += 1;
+    own(s, 'toolOrder', s.toolOrder).push(e.data.call.id);
+    own(s, 'usage', s.usage).tool_calls += 1;
   },
   'tool.ask': (s, e) => {
     // The prompt shows the call in loopdeck's terms; the agent's own call stays as parsed.
@@ -483,7 +484,7 @@ const REDUCERS: { readonly [T in EventType]: Reducer<T> } = {
   'tool.decision': (s, e) => {
     const record = s.tools[e.data.call_id];
     const { decision, by, note } = e.data;
-    if (record) own(s, 'tools')[e.data.call_id] = { ...record, decision: note ? { decision, by, note } : { decision, by } };
+    if (record) own(s, 'tools', s.tools)[e.data.call_id] = { ...record, decision: note ? { decision, by, note } : { decision, by } };
     if (e.data.always && !s.granted.includes(e.data.always)) s.granted = [...s.granted, e.data.always];
     if (s.pending?.kind === 'tool') {
       s.pending = null;
@@ -494,10 +495,10 @@ const REDUCERS: { readonly [T in EventType]: Reducer<T> } = {
     const record = s.tools[e.data.result.call_id];
     if (!record) return;
     const next = { ...record, result: e.data.result };
-    own(s, 'tools')[record.call.id] = next;
+    own(s, 'tools', s.tools)[record.call.id] = next;
     // The agent ran it and saw its result itself: not loopdeck's step, not history to send back.
     if (e.data.by === 'agent') return;
-    own(s, 'history').push(toolMessage(next));
+    own(s, 'history', s.history).push(toolMessage(next));
     completeStep(s, e.data.result.status !== 'ok');
     noteFailedCall(s, next);
   },
@@ -507,43 +508,43 @@ const REDUCERS: { readonly [T in EventType]: Reducer<T> } = {
     completeStep(s, true);
     const record = s.tools[e.data.call_id];
     if (!record) {
-      own(s, 'history').push({ role: 'tool', call_id: e.data.call_id, name: e.data.name, status: 'error', content: e.data.error });
+      own(s, 'history', s.history).push({ role: 'tool', call_id: e.data.call_id, name: e.data.name, status: 'error', content: e.data.error });
       // Never dispatched (a hook refused it before `tool.call`): a denied call for the memory.
       const what = cancelled ? callLine(cancelled) : e.data.name;
       s.failedSinceCheckpoint = noteFailure(s.failedSinceCheckpoint, { kind: 'denied', what, why: e.data.error, turn: s.turn });
       return;
     }
     const next = { ...record, error: e.data.error };
-    own(s, 'tools')[record.call.id] = next;
-    own(s, 'history').push(toolMessage(next));
+    own(s, 'tools', s.tools)[record.call.id] = next;
+    own(s, 'history', s.history).push(toolMessage(next));
     noteFailedCall(s, next);
   },
   'budget.warn': (s, e) => {
-    if (!s.warned.includes(e.data.dimension)) own(s, 'warned').push(e.data.dimension);
+    if (!s.warned.includes(e.data.dimension)) own(s, 'warned', s.warned).push(e.data.dimension);
   },
   'checkpoint.recorded': (s, e) => foldCheckpoint(s, e.data.checkpoint),
   'stagnation.detected': (s, e) => {
-    own(s, 'alerts').push({
+    own(s, 'alerts', s.alerts).push({
       seq: e.seq,
       kind: 'stagnation',
       message: `STAGNATION_DETECTED: ${e.data.counter}/${e.data.threshold} checkpoints without observed progress (turn ${e.data.iteration})`,
     });
   },
   'checkpoint.unknown': (s, e) => {
-    own(s, 'alerts').push({ seq: e.seq, kind: 'unknown', message: `UNKNOWN: ${e.data.in_row} checkpoints in a row measured nothing (turn ${e.data.iteration}): ${e.data.why}` });
+    own(s, 'alerts', s.alerts).push({ seq: e.seq, kind: 'unknown', message: `UNKNOWN: ${e.data.in_row} checkpoints in a row measured nothing (turn ${e.data.iteration}): ${e.data.why}` });
   },
   'repetition.detected': (s, e) => {
-    own(s, 'alerts').push({ seq: e.seq, kind: 'repetition', message: e.data.rule ?? `repeated tool call ${e.data.count}× (${e.data.hash})` });
+    own(s, 'alerts', s.alerts).push({ seq: e.seq, kind: 'repetition', message: e.data.rule ?? `repeated tool call ${e.data.count}× (${e.data.hash})` });
   },
   'goal.revised': (s, e) => {
     s.goal = e.data.goal;
     s.acceptance = reviseAcceptance(s.acceptance, e.data.acceptance, e.data.goal.success_criteria);
-    own(s, 'revisions').push({ ...e.data.revision, seq: e.seq });
-    own(s, 'history').push({ role: 'harness', content: `The operator revised the goal (${e.data.revision.directive}: ${e.data.revision.text}).` });
+    own(s, 'revisions', s.revisions).push({ ...e.data.revision, seq: e.seq });
+    own(s, 'history', s.history).push({ role: 'harness', content: `The operator revised the goal (${e.data.revision.directive}: ${e.data.revision.text}).` });
   },
   'reflection.recorded': (s, e) => {
-    own(s, 'reflections').push({ attempt: e.data.attempt, text: e.data.text });
-    own(s, 'history').push({ role: 'harness', content: `Reflection after attempt ${e.data.attempt}: ${e.data.text}` });
+    own(s, 'reflections', s.reflections).push({ attempt: e.data.attempt, text: e.data.text });
+    own(s, 'history', s.history).push({ role: 'harness', content: `Reflection after attempt ${e.data.attempt}: ${e.data.text}` });
   },
   'verify.result': (s, e) => foldVerify(s, e),
   'hook.error': (s) => {
@@ -568,18 +569,18 @@ const REDUCERS: { readonly [T in EventType]: Reducer<T> } = {
   },
   'workspace.snapshot': (s, e) => foldSnapshot(s, e.data),
   'agent.message': (s, e) => {
-    if (e.data.starts_turn) own(s, 'usage').turns += 1;
+    if (e.data.starts_turn) own(s, 'usage', s.usage).turns += 1;
     if (e.data.starts_turn && s.stepOpen) s.stepAgentTurns += 1;
   },
   'agent.usage': (s, e) => {
-    own(s, 'usage').tokens += (e.data.input_tokens ?? 0) + (e.data.output_tokens ?? 0);
-    own(s, 'usage').cost_usd += e.data.cost_usd ?? 0;
+    own(s, 'usage', s.usage).tokens += (e.data.input_tokens ?? 0) + (e.data.output_tokens ?? 0);
+    own(s, 'usage', s.usage).cost_usd += e.data.cost_usd ?? 0;
     noteUnreported(s, e.data.unreported ?? []);
   },
   'agent.notice': () => undefined,
   'context.compacted': (s, e) => {
     const { turn, before_tokens, after_tokens, dropped_turns, elided_count } = e.data;
-    own(s, 'compactions').push({ seq: e.seq, turn, before_tokens, after_tokens, dropped_turns, elided_count });
+    own(s, 'compactions', s.compactions).push({ seq: e.seq, turn, before_tokens, after_tokens, dropped_turns, elided_count });
   },
   'constraint.violated': (s, e) => foldConstraint(s, e),
   'constraint.unchecked': (s, e) => foldConstraint(s, e),
@@ -596,8 +597,23 @@ const REDUCERS: { readonly [T in EventType]: Reducer<T> } = {
   'process.reaped': () => undefined,
 };
 
-/** {@link REDUCERS} as a map: a lookup by a type's constant string costs less than a property lookup among forty names. */
-const REDUCER_OF: ReadonlyMap<string, Reducer<never>> = new Map(Object.entries(REDUCERS));
+/**
+ * {@link REDUCERS} by the length of their type: a type is compared with the few of its
+ * length, by identity (an event's type is one of the constant strings), which costs less
+ * than a lookup by the type among forty.
+ */
+const REDUCERS_BY_LENGTH: ReadonlyArray<ReadonlyArray<readonly [string, Reducer<never>]>> = (() => {
+  const lists: Array<Array<readonly [string, Reducer<never>]>> = [];
+  for (const [type, reducer] of Object.entries(REDUCERS)) (lists[type.length] ??= []).push([type, reducer as Reducer<never>]);
+  return Array.from(lists, (list) => list ?? []);
+})();
+
+/** The reducer of an event type. @throws InvariantError for a type that has none (not an event type) */
+function reducerOf(type: EventType): Reducer<never> {
+  const candidates = REDUCERS_BY_LENGTH[type.length] ?? [];
+  for (let i = 0; i < candidates.length; i++) if (candidates[i]![0] === type) return candidates[i]![1];
+  throw new InvariantError(`unknown event type "${type}"`);
+}
 
 /**
  * A verifier verdict: the last verdict (with how many acceptance rows kept it from passing),
@@ -608,7 +624,7 @@ function foldVerify(s: SessionState, e: EventOf<'verify.result'>): void {
   if (e.data.trigger === 'claim') s.finalClaim = null;
   const open = e.data.acceptance?.met === false ? { not_done: e.data.acceptance.not_done.length } : {};
   s.lastVerify = { seq: e.seq, passed: e.data.passed, trigger: e.data.trigger, commands: e.data.commands, step: s.step, lap: s.lap, claim, ...open };
-  if (!e.data.passed && e.data.trigger === 'claim') own(s, 'history').push({ role: 'harness', content: refutation(e.data, s.acceptance.rows) });
+  if (!e.data.passed && e.data.trigger === 'claim') own(s, 'history', s.history).push({ role: 'harness', content: refutation(e.data, s.acceptance.rows) });
   for (const c of e.data.commands.filter((c) => !c.passed)) {
     s.failedSinceCheckpoint = noteFailure(s.failedSinceCheckpoint, { kind: 'verify', what: c.command, why: `exit ${c.exit_code ?? 'none'}`, turn: s.turn });
   }
@@ -616,8 +632,8 @@ function foldVerify(s: SessionState, e: EventOf<'verify.result'>): void {
 
 /** The agent's own assessment: a model call but not a turn (tokens and cost only), kept as reported. */
 function foldAssessment(s: SessionState, e: EventOf<'progress.assessed'>): void {
-  own(s, 'usage').tokens += e.data.usage.input_tokens + e.data.usage.output_tokens;
-  own(s, 'usage').cost_usd += e.data.cost_usd;
+  own(s, 'usage', s.usage).tokens += e.data.usage.input_tokens + e.data.usage.output_tokens;
+  own(s, 'usage', s.usage).cost_usd += e.data.cost_usd;
   noteUnreported(s, e.data.unreported ?? []);
   s.assessment = { seq: e.seq, ...e.data };
 }
@@ -704,7 +720,7 @@ function refutation(data: EventOf<'verify.result'>['data'], rows: readonly Accep
 
 /** A recorded checkpoint: the list, the goal's progress note, and the evaluator's state as the evaluator left it. */
 function foldCheckpoint(s: SessionState, checkpoint: CheckpointRecord): void {
-  own(s, 'checkpoints').push(checkpoint);
+  own(s, 'checkpoints', s.checkpoints).push(checkpoint);
   // Progress notes are what the harness measured, never what the agent claimed.
   if (s.goal) {
     const moved = checkpoint.signals.map((g) => `${g.signal.replace(/^observed\./, '')} ${g.before ?? '—'} → ${g.after ?? 'missing'}`).join(', ');
@@ -794,12 +810,13 @@ function copyOf<K extends InPlace>(key: K, value: SessionState[K]): Owned[K] {
 let sharedWith: SessionState | null = null;
 
 /**
- * `s[key]`, the draft's own to change in place: copied first while it is still the one of
- * the state {@link fold} started from. Every change in place goes through here; the
- * fields' types are read-only everywhere else.
+ * `value`, the draft's `s[key]`, as the draft's own to change in place: copied first while
+ * it is still the one of the state {@link fold} started from. Every change in place goes
+ * through here; the fields' types are read-only everywhere else. The caller reads the
+ * field (`own(s, 'history', s.history)`): a read by a key given here would be one lookup
+ * site for every field, which the engine then serves slowly, on every event.
  */
-function own<K extends InPlace>(s: SessionState, key: K): Owned[K] {
-  const value = s[key];
+function own<K extends InPlace>(s: SessionState, key: K, value: SessionState[K]): Owned[K] {
   if (sharedWith === null || value !== sharedWith[key]) return value as Owned[K];
   const copy = copyOf(key, value);
   (s as unknown as Owned)[key] = copy;

@@ -70,7 +70,7 @@ function nextMachine(machine: MachineState, to: LoopState): MachineState | undef
     return machine.pausedFrom !== null && (to === machine.pausedFrom || to === 'DONE') ? RUNNING.get(to) : undefined;
   }
   // `to` may be a string just read from a log: compared with each target, never used as a key.
-  for (const next of NEXT.get(from) ?? []) if (next.state === to) return next;
+  for (const next of NEXT[LOOP_STATES.indexOf(from)] ?? []) if (next.state === to) return next;
   return undefined;
 }
 
@@ -81,7 +81,5 @@ function nextMachine(machine: MachineState, to: LoopState): MachineState | undef
 const RUNNING: ReadonlyMap<LoopState, MachineState> = new Map(LOOP_STATES.map((state) => [state, { state, pausedFrom: null, started: true }]));
 const PAUSED: ReadonlyMap<LoopState, MachineState> = new Map(LOOP_STATES.map((from) => [from, { state: 'IDLE', pausedFrom: from, started: true }]));
 
-/** {@link TABLE} as the machines each running state may go to (IDLE: paused from it). */
-const NEXT: ReadonlyMap<LoopState, readonly MachineState[]> = new Map(
-  LOOP_STATES.map((from) => [from, TABLE[from].map((to) => (to === 'IDLE' ? PAUSED.get(from)! : RUNNING.get(to)!))]),
-);
+/** {@link TABLE} as the machines each running state may go to (IDLE: paused from it), in the order of {@link LOOP_STATES}. */
+const NEXT: ReadonlyArray<readonly MachineState[]> = LOOP_STATES.map((from) => TABLE[from].map((to) => (to === 'IDLE' ? PAUSED.get(from)! : RUNNING.get(to)!)));
