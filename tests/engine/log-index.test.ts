@@ -31,10 +31,10 @@ function write(name: string, text: string | Buffer): string {
   return file;
 }
 
-/** The damaged variants of a log's text: every kind of damage the reader names. */
-function damaged(text: string): Array<[string, string]> {
+/** The damaged variants of a log's text: every kind of damage the reader names, at line `at` (0-based; the middle by default). */
+function damaged(text: string, at0?: number): Array<[string, string]> {
   const lines = text.split('\n').filter((l) => l !== '');
-  const at = Math.floor(lines.length / 2);
+  const at = at0 ?? Math.floor(lines.length / 2);
   const join = (ls: string[], end = '\n') => ls.join('\n') + end;
   return [
     ['intact', text],
@@ -80,6 +80,37 @@ describe('LogIndex and foldLogFile read a file as parseLog and foldLog read its 
     expect(streamed.state).toEqual(folded.state);
     expect(streamed.warnings).toEqual(folded.warnings);
     expect(streamed.unresumable).toEqual(folded.unresumable);
+  });
+
+  // foldLog and parseLog parse a batch of lines before checking them (SCAN_BATCH in log.ts,
+  // 128); the file readers do not. Damage on either side of a batch's edge, and logs that
+  // end there, read the same.
+  const edges = [126, 127, 128, 129, 130].flatMap((at) => {
+    const text = fs.readFileSync(path.join(FIXTURES, 'demo.jsonl'), 'utf8');
+    const lines = text.split('\n').filter((l) => l !== '');
+    const cut = (n: number) => lines.slice(0, n).join('\n');
+    return [
+      ...damaged(text, at).slice(1).map(([how, t]) => [`${how} at line ${at + 1}`, t] as const),
+      [`${at} lines, no final newline`, cut(at)] as const,
+      [`${at} lines and a torn final line`, `${cut(at)}\n${lines[at]!.slice(0, 30)}`] as const,
+    ];
+  });
+  it.each(edges)('%s: foldLog and parseLog of the text read as the file does', (how, text) => {
+    const file = write(`edge-${how.replace(/\W+/g, '-')}.jsonl`, text);
+    const parsed = parseLog(text, file);
+    const folded = foldLog(text, file);
+    const streamed = foldLogFile(file);
+    expect(folded.state).toEqual(streamed.state);
+    expect(folded.warnings).toEqual(streamed.warnings);
+    expect(folded.unresumable).toEqual(streamed.unresumable);
+    const index = LogIndex.read(file, { every: 16, maxSnapshots: 4 });
+    try {
+      expect(parsed.events).toEqual(index.read(0, index.count));
+      expect(parsed.warnings).toEqual(index.warnings);
+      expect(parsed.unresumable).toEqual(index.unresumable);
+    } finally {
+      index.close();
+    }
   });
 
   it('a transition lost in a gap stops the run there, in the index as in parseLog', () => {
