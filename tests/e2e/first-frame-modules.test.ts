@@ -5,10 +5,10 @@
 // replay; each of them costs start-up time a user waits through (bench/console.ts cold).
 // Recorded by a preloaded module loader hook (tests/support/record-modules.mjs); needs
 // `npm run build`.
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
+import { tempDir } from '../support/git-workspace.js';
 import { startPty, type PtyTerminal } from '../support/pty-terminal.js';
 
 const root = path.resolve(import.meta.dirname, '../..');
@@ -19,19 +19,10 @@ const LATER_PACKAGES = ['execa', 'zod', 'yaml', 'fast-xml-parser', 'openai', 'mv
 const LATER_MODULES = ['dist/engine/session.js', 'dist/engine/policy.js', 'dist/launch.js'];
 
 const terminals: PtyTerminal[] = [];
-const dirs: string[] = [];
 afterEach(async () => {
   for (const t of terminals.splice(0)) await t.close();
 });
-afterAll(() => {
-  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
-});
 
-function tempDir(): string {
-  const dir = mkdtempSync(path.join(os.tmpdir(), 'loopdeck-modules-'));
-  dirs.push(dir);
-  return dir;
-}
 
 /** The demo's loop.yaml with absolute paths. */
 function config(dir: string): string {
@@ -65,7 +56,7 @@ const ofModule = (modules: string[], file: string) => modules.filter((m) => m.en
 
 describe('the modules loaded before the console\'s first frame', { timeout: 120_000 }, () => {
   it('run: React, Ink and the console first; execa, zod, yaml and the engine once the frame is on screen', async () => {
-    const dir = tempDir();
+    const dir = tempDir('loopdeck-modules-');
     const { t, record } = start(['run', '--config', config(dir)], dir);
     await t.waitFor('Timeline', 60_000);
     // The run has started (its session.start is folded: the pattern shows).
@@ -82,7 +73,7 @@ describe('the modules loaded before the console\'s first frame', { timeout: 120_
   });
 
   it('replay: nothing of a run\'s setup before the first frame', async () => {
-    const dir = tempDir();
+    const dir = tempDir('loopdeck-modules-');
     const { t, record } = start(['replay', path.join(root, 'tests/fixtures/logs/budget-pause.jsonl')], dir);
     await t.waitFor('Timeline', 60_000);
     const { before } = recorded(record);
