@@ -305,9 +305,6 @@ export const EVENT_TYPES = [
   'tool.ask', 'acceptance.checked',
 ] as const satisfies readonly EventType[];
 
-/** Each known type to itself: the constant string of {@link EVENT_TYPES} for any string equal to it. */
-const KNOWN = new Map<string, EventType>(EVENT_TYPES.map((type) => [type, type]));
-
 /** The envelope of one event of type `T`. */
 export interface EventOf<T extends EventType> {
   seq: number;
@@ -323,7 +320,7 @@ export type LoopEvent = { [T in EventType]: EventOf<T> }[EventType];
 
 /** True when `type` is a known event type. */
 export function isEventType(type: string): type is EventType {
-  return KNOWN.has(type);
+  return eventTypeIndex(type) >= 0;
 }
 
 /**
@@ -333,19 +330,25 @@ export function isEventType(type: string): type is EventType {
  * a comparison of identity, not of characters.
  */
 export function knownEventType(type: string): EventType | undefined {
-  const candidates = BY_LENGTH[type.length];
-  if (candidates === undefined) return undefined;
-  for (let i = 0; i < candidates.length; i++) if (candidates[i] === type) return candidates[i];
-  return undefined;
+  return EVENT_TYPES[eventTypeIndex(type)];
 }
 
 /**
- * The known types by length (a list for every length up to the longest): a parsed type is
- * compared with the few of its length, which costs less than hashing it for a lookup.
+ * The index in {@link EVENT_TYPES} of the type equal to `type`, or -1. The type is compared
+ * with the few known types of its length, which costs less than hashing it for a lookup
+ * (and is a comparison of identity for a type that is already the constant string).
  */
-const BY_LENGTH: ReadonlyArray<readonly EventType[]> = (() => {
-  const lists: EventType[][] = Array.from({ length: Math.max(...EVENT_TYPES.map((t) => t.length)) + 1 }, () => []);
-  for (const type of EVENT_TYPES) lists[type.length]!.push(type);
+export function eventTypeIndex(type: string): number {
+  const candidates = BY_LENGTH[type.length];
+  if (candidates === undefined) return -1;
+  for (let i = 0; i < candidates.length; i++) if (EVENT_TYPES[candidates[i]!] === type) return candidates[i]!;
+  return -1;
+}
+
+/** The indices in {@link EVENT_TYPES} of the known types of each length (a list for every length up to the longest). */
+const BY_LENGTH: ReadonlyArray<readonly number[]> = (() => {
+  const lists: number[][] = Array.from({ length: Math.max(...EVENT_TYPES.map((t) => t.length)) + 1 }, () => []);
+  EVENT_TYPES.forEach((type, index) => lists[type.length]!.push(index));
   return lists;
 })();
 
