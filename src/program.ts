@@ -9,7 +9,7 @@ import type { AttachedDesk } from './engine/bridge/attached.js';
 import type { AnswerHandler } from './engine/bridge/server.js';
 import type { ConsoleRun } from './ui/run-console.js';
 import { CliError, EXIT, exitCodeOfRun, type ExitCode } from './exit-codes.js';
-import { printError, printJson, printLine, writeJsonChunks } from './text/print.js';
+import { printError, printJson, printLine, printWarnings, writeJsonChunks } from './text/print.js';
 import { sanitize } from './text/sanitize.js';
 import { showOutline, type OutlineInfo } from './ui/outline.js';
 import { outlineOfConfig, outlineOfLog } from './ui/outline-source.js';
@@ -166,7 +166,7 @@ export function buildProgram(): Command {
     if (!interactive) {
       if (!options.headless) printError('loopdeck: no terminal on stdin/stdout; running headless');
       const { prepared, start, warnings = [] } = await configOrExit(() => prepare(() => undefined));
-      for (const warning of warnings) printError(`loopdeck: ${warning}`);
+      printWarnings(warnings);
       const { builtinGatesWarning } = await import('./hooks/index.js');
       // On resume the policy comes from the run's policy.json, not from any loop.yaml.
       const gates = builtinGatesWarning(prepared.policy, resuming ? path.join(prepared.runDir, 'policy.json') : prepared.policy.file);
@@ -455,7 +455,7 @@ Examples:
       const { noEventsIn } = await import('./engine/log.js');
       const none = noEventsIn(file);
       if (none) {
-        for (const warning of none.warnings) printError(`loopdeck: ${warning}`);
+        printWarnings(none.warnings);
         fail(`${file}: no events (${none.why}); nothing to replay`);
       }
       const headless = options.headless || !process.stdout.isTTY || !process.stdin.isTTY;
@@ -466,7 +466,7 @@ Examples:
         // are held, so a long log replays in the memory of its state.
         const { foldLogFile } = await import('./engine/log.js');
         const { state, warnings } = foldLogFile(file);
-        for (const warning of warnings) printError(`loopdeck: ${warning}`);
+        printWarnings(warnings);
         // A damaged log names what was skipped in the JSON too, for a script that reads only stdout.
         await writeJsonChunks(warnings.length > 0 ? { ...state, log_warnings: warnings } : state, 2);
         return;
@@ -474,7 +474,7 @@ Examples:
       const { replayLogConsole } = await import('./ui/run-console.js');
       // Shown in the console's notice line, and again once the console is gone.
       const warnings = await replayLogConsole(file);
-      for (const warning of warnings) printError(`loopdeck: ${warning}`);
+      printWarnings(warnings);
     });
 
   return program;

@@ -11,6 +11,15 @@ export function printError(text: string): void {
   process.stderr.write(`${sanitize(text)}\n`);
 }
 
+/**
+ * Writes each warning as `loopdeck: <warning>` on its own line of stderr, sanitized, in one
+ * write: stderr's writes are redacted one by one against this process's secrets, and a log
+ * of many bad lines has a warning for each.
+ */
+export function printWarnings(warnings: readonly string[]): void {
+  if (warnings.length > 0) printError(warnings.map((warning) => `loopdeck: ${warning}`).join('\n'));
+}
+
 /** Writes `text` and a newline to stdout, sanitized (see {@link sanitize}; newlines kept). */
 export function printLine(text: string): void {
   process.stdout.write(`${sanitize(text)}\n`);

@@ -27,6 +27,25 @@ describe('printing outside the console', () => {
     expect(result.stdout.replace(/\n/g, '')).not.toMatch(RAW);
   });
 
+  it('printWarnings: each warning on its line of stderr, prefixed and sanitized, in one write; none writes nothing', async () => {
+    const result = await child(
+      [
+        'let writes = 0;',
+        'const write = process.stderr.write.bind(process.stderr);',
+        'process.stderr.write = (...args) => { writes += 1; return write(...args); };',
+        "print.printWarnings([]);",
+        "print.printWarnings(Array.from({ length: 1000 }, (_, i) => 'f.jsonl:' + (i + 1) + ': skipped ' + hostile));",
+        "write('writes ' + writes + '\\n');",
+      ].join('\n'),
+    );
+    expect(result.exitCode, result.stderr).toBe(0);
+    const lines = result.stderr.split('\n');
+    expect(lines).toHaveLength(1001);
+    expect(lines[0]).toBe('loopdeck: f.jsonl:1: skipped ^[]52;c;RVZJTA==^G^[]0;TITLE^G^[[2J\\u{9b}2J\\u{202e}evil^MX');
+    expect(lines[999]).toMatch(/^loopdeck: f\.jsonl:1000: skipped /);
+    expect(lines[1000]).toBe('writes 1');
+  });
+
   it('guardConsole: every console method and Node warnings print sanitized, on stderr only', async () => {
     const result = await child(
       [
