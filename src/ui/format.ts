@@ -1,12 +1,14 @@
 import type { BudgetDimension } from '../engine/index.js';
 
-/** A count in few characters: `950`, `1.2k`, `34k`, `1.5M`. */
+/** A count in few characters: `950`, `1.2k`, `34k`, `1.5M`, `2.0G`, `1000.0T` (the largest unit). */
 export function compactNumber(n: number): string {
   const abs = Math.abs(n);
   if (abs < 1000) return String(Math.round(n));
   if (abs < 10_000) return `${(n / 1000).toFixed(1)}k`;
   if (abs < 1_000_000) return `${Math.round(n / 1000)}k`;
-  return `${(n / 1_000_000).toFixed(1)}M`;
+  if (abs < 1e9) return `${(n / 1e6).toFixed(1)}M`;
+  if (abs < 1e12) return `${(n / 1e9).toFixed(1)}G`;
+  return `${(n / 1e12).toFixed(1)}T`;
 }
 
 /** A budget amount in its unit: turns and calls as counts, seconds as a duration, dollars with cents. */
