@@ -4,7 +4,7 @@
  * tests with the matching parser, a verify command, a bounded budget, approval defaults and
  * an agent block with the other kinds as comments. It never overwrites a file.
  */
-import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, statSync, writeFileSync, type Dirent } from 'node:fs';
 import path from 'node:path';
 import { selfCommand, shortPath } from './continue-command.js';
 
@@ -14,9 +14,9 @@ export interface TestRunner {
   name: string;
   /** Why it was chosen: the file and what in it. */
   because: string;
-  /** The observer's command; its output is read by `parser`. */
-  observe: string;
-  parser: 'tap' | 'vitest-json' | 'jest-json' | 'junit' | 'regex';
+  /** The observer's command; its output is read by `parser`. `null`: loopdeck has no parser for this runner (verify only). */
+  observe: string | null;
+  parser: 'tap' | 'vitest-json' | 'jest-json' | 'junit' | 'regex' | null;
   /** `parser: regex` only. */
   pattern?: string;
   /** `report_file` of the observer, relative to the workspace, when the command writes one. */
@@ -28,11 +28,20 @@ export interface TestRunner {
 /** Counts of a runner that prints no per-test report loopdeck parses, summed by awk; no line when no test ran (so the count is missing, never 0). */
 const SUMMED = 'failing=(?<failing>\\d+) passing=(?<passing>\\d+)';
 
-function readJson(file: string): Record<string, unknown> | null {
+/** What a project's files told `init`, and what it could not read (each a sentence naming the file). */
+interface Look {
+  dir: string;
+  notes: string[];
+}
+
+/** The text of `name` in the project, or `null` when there is no such file; a file it cannot read is a note. */
+function readText(look: Look, name: string): string | null {
+  const file = path.join(look.dir, name);
   try {
-    const value: unknown = JSON.parse(readFileSync(file, 'utf8'));
-    return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : null;
-  } catch {
+    return readFileSync(file, 'utf8');
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code !== 'ENOENT' && code !== 'ENOTDIR') look.notes.push(`${name}: not read (${code ?? (error as Error).message}): the runner it might name was not considered`);
     return null;
   }
 }
@@ -41,9 +50,30 @@ function record(value: unknown): Record<string, unknown> {
   return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
 }
 
+/** package.json's object, or `null` when there is none or it is not a JSON object (a note says which). */
+function packageJson(look: Look): Record<string, unknown> | null {
+  const text = readText(look, 'package.json');
+  if (text === null) return null;
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    look.notes.push(`package.json is not valid JSON (${(error as Error).message}): its test runner was not considered`);
+    return null;
+  }
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+    look.notes.push('package.json is not a JSON object: its test runner was not considered');
+    return null;
+  }
+  return value as Record<string, unknown>;
+}
+
+/** The test script `npm init` writes: it names no runner. */
+const NPM_PLACEHOLDER = /no test specified/;
+
 /** The runner of a Node project, from package.json's `test` script, else its dependencies. */
-function nodeRunner(dir: string): TestRunner | null {
-  const pkg = readJson(path.join(dir, 'package.json'));
+function nodeRunner(look: Look): TestRunner | null {
+  const pkg = packageJson(look);
   if (!pkg) return null;
   const test = typeof record(pkg.scripts).test === 'string' ? (record(pkg.scripts).test as string) : '';
   const deps = { ...record(pkg.dependencies), ...record(pkg.devDependencies) };
@@ -53,26 +83,83 @@ function nodeRunner(dir: string): TestRunner | null {
   if (/\bvitest\b/.test(test)) return { ...vitest, because: `package.json's test script runs vitest (${JSON.stringify(test)})` };
   if (/\bjest\b/.test(test)) return { ...jest, because: `package.json's test script runs jest (${JSON.stringify(test)})` };
   if (/\bnode\b.*--test\b/.test(test)) return { ...node, because: `package.json's test script runs node --test (${JSON.stringify(test)})` };
+  if (test.trim() !== '' && !NPM_PLACEHOLDER.test(test)) {
+    // A runner loopdeck reads no report of (mocha, ava, tap, a custom script): its exit code still verifies.
+    return {
+      name: 'npm test',
+      because: `package.json's test script runs ${JSON.stringify(test)}, whose output loopdeck has no parser for: npm test verifies, nothing is measured until you add an observer`,
+      observe: null,
+      parser: null,
+      verify: 'npm test',
+    };
+  }
   if ('vitest' in deps) return { ...vitest, because: 'package.json depends on vitest' };
   if ('jest' in deps) return { ...jest, because: 'package.json depends on jest' };
   return { ...node, because: 'package.json names no test framework: Node’s own runner (node --test)' };
 }
 
-/**
- * The test runner of the project in `dir`, or `null` when none is recognised. Checked in
- * this order: package.json (vitest, jest, node --test), pytest (pytest.ini, conftest.py,
- * pyproject.toml or setup.cfg naming pytest, tox.ini), go.mod, Cargo.toml.
- */
-export function detectTestRunner(dir: string): TestRunner | null {
-  const has = (name: string) => existsSync(path.join(dir, name));
-  const mentions = (name: string, word: string) => has(name) && readFileSync(path.join(dir, name), 'utf8').includes(word);
-  const node = nodeRunner(dir);
-  if (node) return node;
-  const pytestBy = ['pytest.ini', 'conftest.py', 'tox.ini'].find(has) ?? ['pyproject.toml', 'setup.cfg'].find((f) => mentions(f, 'pytest'));
-  if (pytestBy) {
-    return { name: 'pytest', because: `${pytestBy} is there`, observe: 'python -m pytest -q --junitxml=.loopdeck/pytest-report.xml', parser: 'junit', reportFile: '.loopdeck/pytest-report.xml', verify: 'python -m pytest -q' };
+/** Folders never searched for test files: dependencies, virtual environments, build output. */
+const SKIPPED_DIRS = new Set(['node_modules', '.git', '.venv', 'venv', 'env', '.tox', '__pycache__', 'build', 'dist', 'site-packages', 'target']);
+/** How deep below the project folder, and how many folders in all, the search for Python test files goes. */
+const TEST_FILE_DEPTH = 3;
+const TEST_FILE_DIRS = 200;
+
+/** The first Python test file as pytest finds them (`test_*.py`, `*_test.py`), relative to the project, or `null`. */
+function pythonTestFile(look: Look): string | null {
+  const queue: Array<{ rel: string; depth: number }> = [{ rel: '', depth: 0 }];
+  for (let seen = 0; queue.length > 0 && seen < TEST_FILE_DIRS; seen++) {
+    const { rel, depth } = queue.shift()!;
+    let entries: Dirent[];
+    try {
+      entries = readdirSync(path.join(look.dir, rel), { withFileTypes: true });
+    } catch (error) {
+      look.notes.push(`${rel || '.'}: not searched for Python test files (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
+      continue;
+    }
+    entries.sort((a, b) => a.name.localeCompare(b.name));
+    for (const entry of entries) {
+      if (entry.isFile() && /^test_.*\.py$|^.+_test\.py$/.test(entry.name)) return path.join(rel, entry.name);
+    }
+    if (depth >= TEST_FILE_DEPTH) continue;
+    for (const entry of entries) {
+      if (entry.isDirectory() && !entry.name.startsWith('.') && !SKIPPED_DIRS.has(entry.name)) queue.push({ rel: path.join(rel, entry.name), depth: depth + 1 });
+    }
   }
-  if (has('go.mod')) {
+  return null;
+}
+
+/** Why the project is a pytest project: a pytest config, a file that names pytest, or Python test files; `null` when none. */
+function pytestReason(look: Look): string | null {
+  const config = ['pytest.ini', 'conftest.py'].find((name) => readText(look, name) !== null);
+  if (config) return `${config} is there`;
+  const naming = ['pyproject.toml', 'setup.cfg', 'tox.ini', 'setup.py', 'Pipfile', 'requirements-dev.txt', 'requirements.txt', 'requirements-test.txt'].find((name) =>
+    /\bpytest\b/.test(readText(look, name) ?? ''),
+  );
+  if (naming) return `${naming} names pytest`;
+  const file = pythonTestFile(look);
+  return file ? `${file} is a Python test file (pytest runs unittest-style tests too)` : null;
+}
+
+/**
+ * The test runner of the project in `dir`, or `null` when none is recognised, and notes on
+ * the files that could not be read. Checked in this order: package.json (vitest, jest,
+ * node --test, another test script: verified by `npm test`), pytest (pytest.ini,
+ * conftest.py, a project file naming pytest, or `test_*.py` / `*_test.py` files within
+ * three folders), go.mod, Cargo.toml.
+ */
+export function detectTestRunner(dir: string): { runner: TestRunner | null; notes: string[] } {
+  const look: Look = { dir, notes: [] };
+  return { runner: findRunner(look), notes: look.notes };
+}
+
+function findRunner(look: Look): TestRunner | null {
+  const node = nodeRunner(look);
+  if (node) return node;
+  const pytest = pytestReason(look);
+  if (pytest) {
+    return { name: 'pytest', because: pytest, observe: 'python -m pytest -q --junitxml=.loopdeck/pytest-report.xml', parser: 'junit', reportFile: '.loopdeck/pytest-report.xml', verify: 'python -m pytest -q' };
+  }
+  if (readText(look, 'go.mod') !== null) {
     return {
       name: 'go test',
       because: 'go.mod is there',
@@ -82,7 +169,7 @@ export function detectTestRunner(dir: string): TestRunner | null {
       verify: 'go test ./...',
     };
   }
-  if (has('Cargo.toml')) {
+  if (readText(look, 'Cargo.toml') !== null) {
     return {
       name: 'cargo test',
       because: 'Cargo.toml is there',
@@ -101,9 +188,9 @@ function q(text: string): string {
 }
 
 function observeBlock(runner: TestRunner | null): string[] {
-  if (!runner) {
+  if (!runner || runner.observe === null) {
     return [
-      '# No test runner was found: add a command whose output a parser reads, e.g.',
+      runner ? `# loopdeck has no parser for ${runner.name}'s output: add a command whose output a parser reads, e.g.` : '# No test runner was found: add a command whose output a parser reads, e.g.',
       '# observe:',
       '#   - { name: tests, command: "node --test --test-reporter=tap", parser: tap }',
       'observe: []',
@@ -197,6 +284,8 @@ export function renderInitConfig(runner: TestRunner | null): string {
 export interface InitResult {
   file: string;
   runner: TestRunner | null;
+  /** Files of the project it could not read or use, each a sentence naming the file. */
+  notes: string[];
 }
 
 /**
@@ -206,7 +295,7 @@ export interface InitResult {
  */
 export function writeInitConfig(dir: string, name = 'loop.yaml'): InitResult {
   const file = path.resolve(dir, name);
-  const runner = detectTestRunner(dir);
+  const { runner, notes } = detectTestRunner(dir);
   try {
     writeFileSync(file, renderInitConfig(runner), { flag: 'wx' });
   } catch (error) {
@@ -218,7 +307,7 @@ export function writeInitConfig(dir: string, name = 'loop.yaml'): InitResult {
     if (code === 'EACCES' || code === 'EPERM' || code === 'EROFS') throw new Error(`cannot write ${file}: not allowed here (${code})`);
     throw error;
   }
-  return { file, runner };
+  return { file, runner, notes };
 }
 
 /** The lines `init` prints: what it wrote, what it chose and why, what to do next. */
@@ -226,9 +315,12 @@ export function initReport(result: InitResult, shown: string): string[] {
   const { runner } = result;
   return [
     `wrote ${shown}`,
-    runner
-      ? `test runner: ${runner.name} (${runner.because}); observer: ${runner.observe}; verify: ${runner.verify}`
-      : 'test runner: none found (looked for package.json, pytest, go.mod, Cargo.toml): set observe and verify by hand',
+    ...result.notes.map((note) => `note: ${note}`),
+    !runner
+      ? 'test runner: none found (looked for package.json, pytest and Python test files, go.mod, Cargo.toml): set observe and verify by hand'
+      : runner.observe === null
+        ? `test runner: ${runner.name} (${runner.because}); observer: none; verify: ${runner.verify}`
+        : `test runner: ${runner.name} (${runner.because}); observer: ${runner.observe}; verify: ${runner.verify}`,
     'agent: a local Ollama model (qwen2.5-coder:7b); the other kinds are in the file as comments',
     'budget: 30 turns, 120 tool calls, 30 minutes, 2M tokens; reads allowed, everything else asked',
     `next: edit goal.objective, then check the file with: ${selfCommand()} validate ${shortPath(result.file)}`,

@@ -6,7 +6,7 @@
 import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { execa } from 'execa';
+import { execa, execaSync } from 'execa';
 import { afterAll, describe, expect, it } from 'vitest';
 import { observe } from '../../src/engine/observe.js';
 import { loadPolicy } from '../../src/engine/policy.js';
@@ -31,6 +31,10 @@ const PROJECTS: Array<[string, Record<string, string>, string, string, string]> 
   ['jest dependency', { 'package.json': JSON.stringify({ devDependencies: { jest: '^29' } }) }, 'jest', 'jest-json', 'npx jest'],
   ['pytest.ini', { 'pytest.ini': '[pytest]\n' }, 'pytest', 'junit', 'python -m pytest -q'],
   ['pyproject naming pytest', { 'pyproject.toml': '[tool.pytest.ini_options]\n' }, 'pytest', 'junit', 'python -m pytest -q'],
+  ['requirements naming pytest', { 'requirements-dev.txt': 'black\npytest>=8\n' }, 'pytest', 'junit', 'python -m pytest -q'],
+  ['Python test files and no config', { 'calc.py': 'def add(a, b):\n    return a + b\n', 'tests/test_calc.py': 'import unittest\n' }, 'pytest', 'junit', 'python -m pytest -q'],
+  ['a *_test.py three folders down', { 'src/pkg/tests/calc_test.py': '\n' }, 'pytest', 'junit', 'python -m pytest -q'],
+  ['broken package.json beside go.mod', { 'package.json': '{ "scripts": ', 'go.mod': 'module x\n' }, 'go test', 'regex', 'go test ./...'],
   ['go.mod', { 'go.mod': 'module x\n' }, 'go test', 'regex', 'go test ./...'],
   ['Cargo.toml', { 'Cargo.toml': '[package]\nname = "x"\n' }, 'cargo test', 'regex', 'cargo test'],
 ];
@@ -60,6 +64,49 @@ describe('loopdeck init', () => {
     const verify = await execa('sh', ['-c', policy.verify[0]!.command], { cwd: dir, reject: false });
     expect(verify.exitCode).not.toBe(0);
   }, 30_000);
+
+  it('says why it chose a runner, and what it could not read', async () => {
+    const byFile = project({ 'tests/unit/test_calc.py': '\n' });
+    expect((await execa('node', [cli, 'init'], { cwd: byFile })).stdout).toContain(`test runner: pytest (${path.join('tests', 'unit', 'test_calc.py')} is a Python test file`);
+    const broken = project({ 'package.json': '{ "scripts": ', 'go.mod': 'module x\n' });
+    const init = await execa('node', [cli, 'init'], { cwd: broken });
+    expect(init.stdout).toMatch(/^note: package\.json is not valid JSON \(.+\): its test runner was not considered$/m);
+  }, 30_000);
+
+  it('test files where no test runner looks (dependencies, virtual environments, too deep) are not a project', async () => {
+    const dir = project({ 'node_modules/x/test_a.py': '\n', '.venv/lib/test_b.py': '\n', 'a/b/c/d/test_c.py': '\n' });
+    const init = await execa('node', [cli, 'init'], { cwd: dir });
+    expect(init.stdout).toContain('test runner: none found');
+  }, 30_000);
+
+  it('a test script loopdeck reads no report of: npm test verifies, no observer is made up, and validate passes', async () => {
+    const dir = project({ 'package.json': JSON.stringify({ scripts: { test: 'mocha --recursive' } }) });
+    const init = await execa('node', [cli, 'init'], { cwd: dir });
+    expect(init.stdout).toContain('test runner: npm test (package.json\'s test script runs "mocha --recursive", whose output loopdeck has no parser for');
+    expect(init.stdout).toContain('observer: none; verify: npm test');
+    const policy = loadPolicy(path.join(dir, 'loop.yaml'));
+    expect(policy.observe).toEqual([]);
+    expect(policy.verify[0]!.command).toBe('npm test');
+    const validate = await execa('node', [cli, 'validate'], { cwd: dir, reject: false });
+    expect(validate.exitCode, validate.stderr).toBe(0);
+  }, 30_000);
+
+  it.skipIf(execaSync('python', ['-m', 'pytest', '--version'], { reject: false }).exitCode !== 0)(
+    'a Python project with only test files: the pytest observer it writes measures 1 failing, 2 passing',
+    async () => {
+      const dir = project({
+        'calc.py': 'def add(a, b):\n    return a - b\n',
+        'tests/test_calc.py': 'from calc import add\n\ndef test_one():\n    assert True\n\ndef test_two():\n    assert True\n\ndef test_add():\n    assert add(1, 2) == 3\n',
+        'tests/conftest.py': 'import sys, os\nsys.path.insert(0, os.path.dirname(os.path.dirname(__file__)))\n',
+      });
+      await execa('node', [cli, 'init'], { cwd: dir });
+      const policy = loadPolicy(path.join(dir, 'loop.yaml'));
+      const observation = await observe(policy.observe, dir);
+      expect(observation.errors).toEqual([]);
+      expect(observation.metrics).toMatchObject({ 'tests.failing': 1, 'tests.passing': 2 });
+    },
+    60_000,
+  );
 
   it('never overwrites a file: exit 1, the file names itself, its content stays', async () => {
     const dir = project({ 'loop.yaml': 'mine\n', 'package.json': '{}' });
