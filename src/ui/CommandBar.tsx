@@ -1,7 +1,7 @@
 import React, { useEffect } from 'react';
 import { Box, Text } from 'ink';
 import { useConsole, useConsoleOptions, useConsoleStore } from './context.js';
-import { keyHints } from './keymap.js';
+import { bindingsFor, fitKeyLine, keyHints } from './keymap.js';
 import { LineView } from './LineView.js';
 import { sanitize } from './text.js';
 import { theme } from './theme.js';
@@ -11,6 +11,14 @@ export const BAR_PREFIX = '› ';
 
 /** Rows of the completion list at most. */
 export const MAX_COMPLETIONS = 6;
+
+/** The footer hints a narrow terminal still shows: help (which lists every key) and quit. */
+const ALWAYS_SHOWN = keyHints(
+  'global',
+  bindingsFor('global')
+    .map((row) => row.command)
+    .filter((command) => command !== 'help' && command !== 'quit'),
+);
 
 /** Rows the footer takes: the notice, the completion list, the bar or key line. */
 export function useFooterRows(): number {
@@ -55,7 +63,10 @@ export const CommandBar = React.memo(function CommandBar({ width }: { width: num
   const alert = useConsole((s) => s.session.alerts.length > s.acknowledged);
   useNoticeExpiry();
   // The footer's hints, from the key map; `x` only while there is an alert to acknowledge.
-  const keys = [...(replaying ? keyHints('replay') : []), ...keyHints('dashboard', alert ? [] : ['acknowledge-alert']), ...keyHints('global')].join('  ');
+  const hints = [...(replaying ? keyHints('replay') : []), ...keyHints('dashboard', alert ? [] : ['acknowledge-alert']), ...keyHints('global')];
+  const lead =
+    (done ? `Run finished: ${done}. ` : '') +
+    (interrupted && !done ? (paused ? 'Paused; Ctrl+C again quits. ' : 'Pausing at the next safe point; Ctrl+C again quits. ') : '');
   return (
     <Box flexDirection="column" flexShrink={0} height={2 + (open ? list.length : 0)}>
       <Box height={1}>
@@ -90,9 +101,7 @@ export const CommandBar = React.memo(function CommandBar({ width }: { width: num
           <LineView prefix={BAR_PREFIX} state={line} width={width} />
         ) : (
           <Text color={theme.muted} wrap="truncate-end">
-            {done ? `Run finished: ${done}. ` : ''}
-            {interrupted && !done ? (paused ? 'Paused; Ctrl+C again quits. ' : 'Pausing at the next safe point; Ctrl+C again quits. ') : ''}
-            {keys}
+            {fitKeyLine(lead, hints, ALWAYS_SHOWN, width)}
           </Text>
         )}
       </Box>

@@ -3,6 +3,7 @@
  * (use-console-keys.ts), the text inputs (line-editor.ts), the help overlay and the
  * footer all read this table; nothing else decides what a key does.
  */
+import { cellWidth } from './text.js';
 
 /** Named commands a key can trigger. */
 export type ConsoleCommand =
@@ -273,6 +274,29 @@ export function keyHints(scope: Scope, omit: readonly ConsoleCommand[] = []): st
   return bindingsFor(scope)
     .filter((r) => r.label !== undefined && !omit.includes(r.command))
     .map((r) => `[${r.keys.map(keyLabel).join('/')}] ${r.label}`);
+}
+
+/**
+ * A footer's key line in `width` cells after `lead` (the run's state, e.g. `Run finished:
+ * goal_met. `): every hint when they all fit; else the `kept` hints (help and quit: the way
+ * to every other key and the way out) and as many of the others, in order, as fit, with `…`
+ * where some were left out. A hint is never cut in two; only a `lead` wider than the line
+ * leaves the kept hints to be clipped.
+ */
+export function fitKeyLine(lead: string, hints: readonly string[], kept: readonly string[], width: number): string {
+  const all = lead + hints.join('  ');
+  if (cellWidth(all) <= width) return all;
+  const tail = ['…', ...hints.filter((h) => kept.includes(h))].join('  ');
+  const shown: string[] = [];
+  let used = cellWidth(lead) + cellWidth(tail);
+  for (const hint of hints) {
+    if (kept.includes(hint)) continue;
+    const cost = cellWidth(hint) + 2;
+    if (used + cost > width) break;
+    shown.push(hint);
+    used += cost;
+  }
+  return lead + [...shown, tail].join('  ');
 }
 
 /** The key hints of a scope on one line. */

@@ -13,6 +13,7 @@ import { describeEvent } from '../../src/ui/describe.js';
 import { eventRows } from '../../src/ui/EventDetail.js';
 import { createReplay } from '../../src/ui/replay.js';
 import { createConsoleStore } from '../../src/ui/store.js';
+import { cellWidth } from '../../src/ui/text.js';
 import { KEY, runHeadless, waitUntil } from '../support/console-rig.js';
 import { normalize, renderStore } from '../support/ui-helpers.js';
 
@@ -79,11 +80,23 @@ describe('things a user trips over', () => {
          17 verify.result       verify passed: node -e "process.exit(0)" → 0
          19 session.complete    complete: goal_met: Done.
       ✗ this is a replay: nothing can be changed; only /goal status is answered
-      Run finished: goal_met. [←] back  [→] forward  [home] first  [end] last  [tab] panel  [/] command  …"
+      Run finished: goal_met. [←] back  [→] forward  [home] first  [end] last  …  [?] help  [q] quit"
     `);
     // The keys work again at once: no Esc is needed to leave a bar left open.
     await c.press(KEY.home);
     await c.waitForFrame('replay 1/');
+  });
+
+  test.each([100, 72, 48])('at %i columns the footer keeps [?] help and [q] quit and never cuts a key hint in two', async (columns) => {
+    const { store, controller } = createReplay(events, () => undefined);
+    const c = await renderStore(store, { controller, columns, rows: 24 });
+    await c.waitForFrame('replay ');
+    await waitUntil(() => c.frame().includes('Run finished'), 'the footer');
+    const footer = normalize(c.frame()).split('\n').at(-1)!;
+    expect(footer).toMatch(/^Run finished: goal_met\. .*\[\?\] help {2}\[q\] quit$/);
+    expect(cellWidth(footer)).toBeLessThanOrEqual(columns);
+    // Every hint shown is whole: an opening bracket, the key, the closing one and its label.
+    for (const hint of footer.replace(/^Run finished: goal_met\. /, '').split('  ')) expect(hint).toMatch(/^(\[[^\]]+\] \S.*|…)$/);
   });
 
   test('the answer to a command goes after a while', async () => {
