@@ -5,7 +5,7 @@ import { acceptanceRows } from './acceptance-rows.js';
 import { useConsole } from './context.js';
 import { Line } from './Line.js';
 import { Rows } from './Rows.js';
-import { sanitize } from './text.js';
+import { cellWidth, sanitize, truncateCells, wrapWords } from './text.js';
 import { theme } from './theme.js';
 
 const clean = (t: string) => sanitize(t, { oneLine: true });
@@ -16,6 +16,30 @@ function findingLine(f: ConstraintFindingRecord): string {
   const more = (f.changed ?? 0) > (f.paths?.length ?? 0) ? ` and ${(f.changed ?? 0) - (f.paths?.length ?? 0)} more` : '';
   const what = f.check === 'protect' ? `changed ${(f.paths ?? []).map(clean).join(', ')}${more}` : `its check exited ${f.exit_code}`;
   return `✗ VIOLATED at turn ${f.iteration} "${clean(f.text)}": ${what}`;
+}
+
+const LABEL = 'objective   ';
+
+/**
+ * The objective and its status in at most `rows` rows of `width` cells, wrapped at spaces;
+ * the status follows the text (on a row of its own when the last one is full and a row is
+ * left). A cut objective ends in `…` on its last row; the status is left out when there
+ * is no room for it (the header and `/goal status` show it too).
+ */
+export function objectiveRows(objective: string, status: string, width: number, rows: number): Array<{ text: string; status: string }> {
+  const lines = wrapWords(objective, width);
+  if (lines.length > rows) {
+    const shown = lines.slice(0, rows);
+    // The mark replaces whole words at the end of the last row, never half of one.
+    let last = shown[rows - 1]!;
+    while (cellWidth(`${last} …`) > width && last.includes(' ')) last = last.slice(0, last.lastIndexOf(' '));
+    shown[rows - 1] = truncateCells(`${last} …`, width);
+    return shown.map((text) => ({ text, status: '' }));
+  }
+  const last = lines[lines.length - 1]!;
+  if (cellWidth(last) + cellWidth(status) <= width) return lines.map((text, i) => ({ text, status: i === lines.length - 1 ? status : '' }));
+  if (lines.length < rows) return [...lines.map((text) => ({ text, status: '' })), { text: '', status: status.trimStart() }];
+  return lines.map((text) => ({ text, status: '' }));
 }
 
 /**
@@ -36,14 +60,8 @@ export const GoalPanel = React.memo(function GoalPanel({ height, width }: { heig
     );
   }
   const list = (items: string[]) => (items.length === 0 ? <Text color={theme.muted}>none</Text> : items.map((c, i) => <Text key={i}>{i > 0 ? ' · ' : ''}{clean(c)}</Text>));
-  const items = [
-      <Line width={width}>
-        <Text color={theme.muted}>objective   </Text>
-        <Text bold>{clean(goal.objective)}</Text>
-        <Text color={theme.muted}>
-          {' '}({goal.status}, revision {goal.revision}{goal.priority && goal.priority !== 'normal' ? `, priority ${goal.priority}` : ''})
-        </Text>
-      </Line>,
+  const status = ` (${goal.status}, revision ${goal.revision}${goal.priority && goal.priority !== 'normal' ? `, priority ${goal.priority}` : ''})`;
+  const rest = [
       ...(goal.sub_goals ?? []).map((g) => (
         <Line width={width} key={g.id}>
           <Text color={theme.muted}>sub-goal {g.id.padEnd(3)}</Text>
@@ -75,6 +93,18 @@ export const GoalPanel = React.memo(function GoalPanel({ height, width }: { heig
           {'   '}still valid: {clean(r.reconciliation.still_valid)} · discard: {clean(r.reconciliation.discard)} · new work: {clean(r.reconciliation.new_work)}
         </Line>,
       ]),
+  ];
+  // The objective takes the rows the rest leaves free, wrapped at spaces: a long one is read whole when there is room.
+  const objective = objectiveRows(clean(goal.objective), status, width - LABEL.length, Math.max(1, height - rest.length));
+  const items = [
+    ...objective.map((row, i) => (
+      <Line width={width} key={`o${i}`}>
+        <Text color={theme.muted}>{i === 0 ? LABEL : ' '.repeat(LABEL.length)}</Text>
+        <Text bold>{row.text}</Text>
+        <Text color={theme.muted}>{row.status}</Text>
+      </Line>
+    )),
+    ...rest,
   ];
   return <Rows height={height} items={items} more="more lines" />;
 });

@@ -16,6 +16,7 @@ import { newGoal } from '../../src/engine/goal.js';
 import { ConsoleProvider } from '../../src/ui/context.js';
 import { GoalPanel } from '../../src/ui/GoalPanel.js';
 import { createConsoleStore } from '../../src/ui/store.js';
+import { cellWidth } from '../../src/ui/text.js';
 import { READ_ONLY_CONTROLLER } from '../support/ui-helpers.js';
 
 type Item = { [T in EventType]: [T, EventDataMap[T]] }[EventType];
@@ -91,5 +92,42 @@ describe('the goal panel and checked constraints', () => {
   test('the next checkpoint clears the lines: each check compares with the run\'s start again', () => {
     const checkpoint: Item = ['checkpoint.recorded', { checkpoint: { index: 0, iteration: 4, status: 'BASELINE', signals: [], observed: {}, reported: { new_evidence: [], eliminated_hypotheses: [], remaining_hypotheses: [] }, observed_progress: false, claimed_progress: false, counter: 0, threshold: 3, stagnation_detected: false } as never }];
     expect(frame(events(violated, checkpoint))).not.toContain('VIOLATED');
+  });
+});
+
+describe('a long objective', () => {
+  const long = (words: number) => Array.from({ length: words }, (_, i) => `w${i}`).join(' ');
+  function objectiveFrame(objective: string, height: number): string[] {
+    const goal = { ...newGoal(objective, ['npm test passes'], []) };
+    const log = [{ seq: 0, at: 1, session: 's1', type: 'session.start', data: { schemaVersion: 1, goal, pattern: 'react', pattern_reason: 'set', budget: { turns: 10, tool_calls: null, wall_clock_seconds: null, tokens: null, cost_usd: null }, workspace: '/w', checkpoint_every: 1, stagnation_threshold: 3 } } as LoopEvent];
+    const { lastFrame, unmount } = render(
+      <ConsoleProvider store={createConsoleStore(log)} controller={READ_ONLY_CONTROLLER}>
+        <GoalPanel height={height} width={60} />
+      </ConsoleProvider>,
+    );
+    const out = (lastFrame() ?? '').replace(/\u001b\[[0-9;]*m/g, '');
+    unmount();
+    return out.split('\n');
+  }
+
+  test('wraps at spaces over the rows the panel has free, and is read whole when they are enough', () => {
+    const rows = objectiveFrame(long(40), 10);
+    const text = rows.slice(0, 4).map((r) => r.replace(/^objective {3}| {12}/, '').trimEnd()).join(' ');
+    expect(text).toBe(`${long(40)} (active, revision 0)`);
+    expect(rows[4]).toBe('criteria    1, none checkable (they do not block the goal)');
+    expect(rows.every((r) => r.length <= 60)).toBe(true);
+  });
+
+  test('cut where the rows end, with …, and every other row of the panel kept', () => {
+    const rows = objectiveFrame(long(200), 6);
+    expect(rows.slice(0, 2).every((r) => r.length <= 60)).toBe(true);
+    expect(rows[1]).toMatch(/ …$/);
+    expect(rows.slice(2, 6)).toEqual(['criteria    1, none checkable (they do not block the goal)', '– not checkable #1 npm test passes', 'constraints none', 'revisions   none']);
+  });
+
+  test('joined emoji and CJK wrap by the cells the terminal draws', () => {
+    const rows = objectiveFrame(`${'修正する 👨‍👩‍👧 '.repeat(12)}end`, 10);
+    expect(rows.slice(0, 5).every((r) => cellWidth(r) <= 60)).toBe(true);
+    expect(rows[4]).toBe(`${' '.repeat(12)}end (active, revision 0)`);
   });
 });
