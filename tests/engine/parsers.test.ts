@@ -360,6 +360,24 @@ describe('regex', () => {
     expect(plain(observation)).toEqual({ metrics: { 'lint.warnings': 3, 'lint.errors': null }, tests: [], skipped: [], errors: [] });
   });
 
+  // Nested quantifiers backtrack exponentially on a near miss; the output is the workspace's, which the agent shapes.
+  it.each([
+    ['(?<failing>(a+)+)b', `${'a'.repeat(40)}c`],
+    ['(?<n>(\\d|\\d\\d)+)x', `${'1'.repeat(60)}y`],
+    ['^(?<w>(\\w+\\s?)*)$', `${'word '.repeat(12)}!`],
+  ])('a pattern that backtracks without end (%s) is stopped: an observer error naming it, and the process goes on', async (bad, output) => {
+    const dir = await project({ 'out.txt': output });
+    const started = Date.now();
+    const observation = await observe([spec({ name: 'slow', command: 'cat out.txt', parser: 'regex', pattern: bad })], dir);
+    expect(Date.now() - started).toBeLessThan(10_000);
+    expect(Object.values(observation.metrics).every((v) => v === null)).toBe(true);
+    expect(observation.errors).toHaveLength(1);
+    expect(observation.errors[0]).toMatch(/observe\.pattern.*the search was stopped after 1s on \d+ characters/);
+    // The same pattern on output it does finish on still reads.
+    expect(parseRegex('aab', { pattern: '(?<failing>(a+)+)b', prefix: 'x' })).toBeNull();
+    expect(parseRegex('n=3', { pattern: 'n=(?<n>\\d+)', prefix: 'x' })).toEqual({ metrics: { 'x.n': 3 } });
+  }, 20_000);
+
   it('maps a real command through observe', async () => {
     const dir = await project({});
     const observation = await observe([spec({ name: 'cov', command: "printf 'All files\\ncoverage: 91.25%%\\n'", parser: 'regex', pattern })], dir);
