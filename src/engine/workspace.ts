@@ -1,4 +1,4 @@
-import { cpSync, existsSync, lstatSync, mkdtempSync, readdirSync, realpathSync, rmSync, statSync } from 'node:fs';
+import { appendFileSync, constants, cpSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, realpathSync, rmSync, statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { ConfigError, ConfigErrors } from './errors.js';
@@ -17,7 +17,9 @@ export interface WorkspaceSpec {
  * temporary directory (the source is never touched) and committed to a git repository of
  * the copy's own, so the run's changes can be diffed and stashed. Symlinks are copied
  * verbatim: a relative link still points inside the copy; an absolute one still points
- * where it did, and the file tools refuse it when that is outside the copy.
+ * where it did, and the file tools refuse it when that is outside the copy. Installed
+ * dependencies (`node_modules`) are copied with the rest, so the project's tests run in the
+ * copy, and kept out of the copy's git (`.git/info/exclude`).
  *
  * A `.git` folder in the source is copied too (history stays visible) only when the copy
  * is then a repository that nothing ties to the source: see {@link ownRepository}.
@@ -41,7 +43,10 @@ export async function prepareWorkspace(spec: WorkspaceSpec, configFile: string):
   const target = mkdtempSync(path.join(os.tmpdir(), `loopdeck-${path.basename(spec.path)}-`));
   // Symlinks are copied as they are: without `verbatimSymlinks` a relative link would become
   // an absolute link into the source, and a write through it would change the source.
-  cpSync(spec.path, target, { recursive: true, verbatimSymlinks: true, filter: (src) => !src.split(path.sep).includes('node_modules') });
+  // Installed dependencies (node_modules) are copied too: the project's tests and verify
+  // commands need them, and a link would let a command in the copy change the source's.
+  // A copy-on-write clone where the file system offers one, else a plain copy.
+  cpSync(spec.path, target, { recursive: true, verbatimSymlinks: true, mode: constants.COPYFILE_FICLONE });
   const dotGit = path.join(target, '.git');
   if (existsSync(dotGit) || isLink(dotGit)) {
     if (await ownRepository(target)) {
@@ -52,6 +57,10 @@ export async function prepareWorkspace(spec: WorkspaceSpec, configFile: string):
     }
   }
   await git(target, ['init', '-q']);
+  // The dependencies stay out of the copy's commits, snapshots and the abort stash, as
+  // they are out of most projects' (a tracked node_modules stays tracked).
+  mkdirSync(path.join(target, '.git', 'info'), { recursive: true });
+  appendFileSync(path.join(target, '.git', 'info', 'exclude'), '\nnode_modules/\n');
   await git(target, ['config', 'user.name', 'loopdeck']);
   await git(target, ['config', 'user.email', 'loopdeck@localhost']);
   await git(target, ['add', '-A', '--', ':(top)']);

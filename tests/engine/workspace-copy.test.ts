@@ -169,3 +169,21 @@ describe('a copy is a repository of its own', () => {
     expect(userState(path.join(main, '.git'), main)).toEqual(before);
   });
 });
+
+it("the project's installed dependencies come along: its tests run in the copy, the copy's git ignores them, and changing them leaves the source's alone", async () => {
+  const source = tempDir();
+  mkdirSync(path.join(source, 'node_modules', 'greeter'), { recursive: true });
+  writeFileSync(path.join(source, 'node_modules', 'greeter', 'package.json'), JSON.stringify({ name: 'greeter', main: 'index.js' }));
+  writeFileSync(path.join(source, 'node_modules', 'greeter', 'index.js'), "module.exports = (n) => 'hello ' + n;\n");
+  writeFileSync(path.join(source, 'greet.test.js'), "const test = require('node:test');\nconst assert = require('node:assert');\ntest('greets', () => assert.equal(require('greeter')('ada'), 'hello ada'));\n");
+
+  const copy = await prepareWorkspace({ path: source, copy: 'temp' }, 'loop.yaml');
+  dirs.push(copy);
+  expect(execFileSync(process.execPath, ['--test'], { cwd: copy, encoding: 'utf8' })).toMatch(/# pass 1/);
+  const status = await runGit(copy, ['status', '--porcelain', '--untracked-files=all']);
+  expect(status.stdout).toBe('');
+  expect((await runGit(copy, ['ls-files'])).stdout.trim().split('\n')).toEqual(['greet.test.js']);
+
+  writeFileSync(path.join(copy, 'node_modules', 'greeter', 'index.js'), 'module.exports = () => "changed";\n');
+  expect(readFileSync(path.join(source, 'node_modules', 'greeter', 'index.js'), 'utf8')).toBe("module.exports = (n) => 'hello ' + n;\n");
+});
