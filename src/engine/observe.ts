@@ -151,11 +151,19 @@ function exitOf(result: CommandResult): string {
   return `(exit ${result.exit_code ?? 'none'})`;
 }
 
-/** `: <last non-empty line>`, at most 200 characters, or nothing. */
+/** Non-empty lines at the end of a failed command's output that an error quotes: the cause is often a line above the last (`npm error … missing packages`, then `npm error A complete log …`). */
+const QUOTED_LINES = 3;
+
+/** `: <the last non-empty lines, joined by ⏎>`, each at most 200 characters, or nothing. */
 function lastLine(output: string): string {
-  const line = output.trimEnd().split(/\r?\n/).pop()?.trim() ?? '';
-  if (line === '') return '';
-  return `: ${line.length > 200 ? `${line.slice(0, 199)}…` : line}`;
+  const lines = output
+    .trimEnd()
+    .split(/\r?\n/)
+    .map((line) => line.trim())
+    .filter((line) => line !== '')
+    .slice(-QUOTED_LINES)
+    .map((line) => (line.length > 200 ? `${line.slice(0, 199)}…` : line));
+  return lines.length === 0 ? '' : `: ${lines.join(' ⏎ ')}`;
 }
 
 /** `stat` of an existing path, `null` when there is nothing there (or it cannot be read). */

@@ -418,6 +418,14 @@ describe('observer errors: metrics missing, one error each', () => {
     }
   });
 
+  it('a failing command quotes the last lines of its output, where the cause often sits above the last one', async () => {
+    const dir = await project({ 'fail.sh': "echo 'RUN  v4'\necho\necho 'npm error npx canceled due to missing packages and no YES option: [\"vitest@4.1.12\"]'\necho 'npm error A complete log of this run can be found in: /root/.npm/_logs/x.log'\nexit 1\n" });
+    const observation = await observe([spec({ command: 'sh fail.sh', parser: 'vitest-json' })], dir);
+    expect(observation.errors).toEqual([
+      'observer "tests" (sh fail.sh): no vitest-json report in its output (exit 1): RUN  v4 ⏎ npm error npx canceled due to missing packages and no YES option: ["vitest@4.1.12"] ⏎ npm error A complete log of this run can be found in: /root/.npm/_logs/x.log',
+    ]);
+  });
+
   it('a regex that matches nothing, or is invalid', async () => {
     const dir = await project({});
     const none = await observe([spec({ name: 'cov', command: 'echo done', parser: 'regex', pattern: 'coverage: (?<coverage>\\d+)%' })], dir);
