@@ -25,7 +25,11 @@ export interface TestRunner {
   verify: string;
 }
 
-/** Counts of a runner that prints no per-test report loopdeck parses, summed by awk; no line when no test ran (so the count is missing, never 0). */
+/**
+ * Counts of a runner that prints no per-test report loopdeck parses, summed by awk after
+ * the runner's own output and exit status (which an observer error then quotes: `go: not
+ * found`, `exit 127`); no count line when no test ran (so the count is missing, never 0).
+ */
 const SUMMED = 'failing=(?<failing>\\d+) passing=(?<passing>\\d+)';
 
 /** What a project's files told `init`, and what it could not read (each a sentence naming the file). */
@@ -163,7 +167,7 @@ function findRunner(look: Look): TestRunner | null {
     return {
       name: 'go test',
       because: 'go.mod is there',
-      observe: `go test -v ./... 2>&1 | awk '/^--- FAIL/{f++} /^--- PASS/{p++} END{if (f+p>0) printf "failing=%d passing=%d\\n", f, p}'`,
+      observe: `{ go test -v ./... 2>&1; echo "exit $?"; } | awk '{print} /^--- FAIL/{f++} /^--- PASS/{p++} END{if (f+p>0) printf "failing=%d passing=%d\\n", f, p}'`,
       parser: 'regex',
       pattern: SUMMED,
       verify: 'go test ./...',
@@ -173,7 +177,7 @@ function findRunner(look: Look): TestRunner | null {
     return {
       name: 'cargo test',
       because: 'Cargo.toml is there',
-      observe: `cargo test 2>&1 | awk '/^test result:/{p+=$4; f+=$6; n++} END{if (n>0) printf "failing=%d passing=%d\\n", f, p}'`,
+      observe: `{ cargo test 2>&1; echo "exit $?"; } | awk '{print} /^test result:/{p+=$4; f+=$6; n++} END{if (n>0) printf "failing=%d passing=%d\\n", f, p}'`,
       parser: 'regex',
       pattern: SUMMED,
       verify: 'cargo test',

@@ -172,6 +172,14 @@ describe('loopdeck init', () => {
         const missing = await observe(policy.observe, dir);
         expect(missing.metrics['tests.failing']).toBeNull();
         expect(missing.errors).toHaveLength(1);
+        // The runner's own words and exit status reach the error, not only awk's silence.
+        expect(missing.errors[0]).toMatch(/could not compile|build failed/);
+        expect(missing.errors[0]).toContain('exit 1');
+        // No toolchain at all: the shell's "not found" and exit 127 are quoted.
+        rmSync(path.join(bin, program));
+        process.env.PATH = `${bin}${path.delimiter}/usr/bin${path.delimiter}/bin`;
+        const absent = await observe(policy.observe, dir);
+        expect(absent.errors[0]).toMatch(new RegExp(`${program}: (command )?not found.*exit 127`));
       } finally {
         process.env.PATH = env;
       }
