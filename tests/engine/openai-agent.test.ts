@@ -341,6 +341,21 @@ describe('OpenAIAgent', () => {
     expect(retries[0]!.reason).toMatch(/^connection failed/);
   });
 
+  it('gives up on a server nobody listens at with its address, the cause and what to check', async () => {
+    // A port that was just free: nothing listens there.
+    const probe = createServer();
+    await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+    const port = (probe.address() as AddressInfo).port;
+    await new Promise((resolve) => probe.close(resolve));
+    const error = await agent({ baseURL: `http://127.0.0.1:${port}/v1`, maxRetries: 1 }).nextTurn(context(1)).catch((e: unknown) => e);
+    expect((error as AgentError).message).toMatch(
+      new RegExp(`turn 1: cannot connect to http://127\\.0\\.0\\.1:${port}/v1 \\(after 1 retry\\): connect ECONNREFUSED 127\\.0\\.0\\.1:${port}; is the server running, and is agent\\.base_url in loop\\.yaml its address\\?$`),
+    );
+    // The address init writes for a local Ollama (nothing listens there on this machine).
+    const ollama = await agent({ baseURL: 'http://127.0.0.1:11434/v1', maxRetries: 0 }).nextTurn(context(1)).catch((e: unknown) => e);
+    expect((ollama as AgentError).message).toMatch(/cannot connect to http:\/\/127\.0\.0\.1:11434\/v1: .*; is Ollama running here\? Start it \(ollama serve\), fetch the model \(ollama pull \S+\)/);
+  });
+
   it('sends no Authorization header to a custom base URL without a key, but needs a key for OpenAI itself', async () => {
     const saved = { key: process.env.OPENAI_API_KEY, url: process.env.OPENAI_BASE_URL };
     delete process.env.OPENAI_API_KEY;

@@ -168,6 +168,20 @@ export interface OpenAIAgentOptions {
 /** The host of the OpenAI API: the only one `OPENAI_API_KEY` is sent to unless a policy names it for another. */
 export const OPENAI_API_HOST = 'api.openai.com';
 
+/** The message of the deepest `cause` of a connection failure (`connect ECONNREFUSED 127.0.0.1:11434`, not the SDK's `Connection error.`). */
+function innermostCause(error: Error): string {
+  let inner: unknown = error;
+  for (let depth = 0; depth < 8 && inner instanceof Error && inner.cause instanceof Error; depth++) inner = inner.cause;
+  return describeError(inner);
+}
+
+/** What to check when the model server at `url` cannot be reached: a local Ollama is started and given the model; any other server is named in loop.yaml. */
+function unreachableHint(url: string, model: string): string {
+  const port = URL.canParse(url) ? new URL(url).port : '';
+  if (port === '11434') return `is Ollama running here? Start it (ollama serve), fetch the model (ollama pull ${model}), or set agent.base_url in loop.yaml`;
+  return 'is the server running, and is agent.base_url in loop.yaml its address?';
+}
+
 /** Whether `baseURL` (absent: the SDK's default) is the OpenAI API, over https. */
 export function isOpenAIEndpoint(baseURL: string | undefined): boolean {
   if (baseURL === undefined || baseURL === '') return true;
@@ -787,6 +801,11 @@ export class OpenAIAgent implements Agent {
     }
     if (error instanceof StreamFailure) {
       return new AgentError(`${this.name}: turn ${context.turn}: ${error.message}`, { cause: error });
+    }
+    if (error instanceof APIConnectionError && error.name !== 'APIConnectionTimeoutError') {
+      const retried = this.maxRetries > 0 ? ` (after ${this.maxRetries} ${this.maxRetries === 1 ? 'retry' : 'retries'})` : '';
+      const url = this.client.baseURL;
+      return new AgentError(`${this.name}: turn ${context.turn}: cannot connect to ${url}${retried}: ${innermostCause(error)}; ${unreachableHint(url, this.model)}`, { cause: error });
     }
     return new AgentError(`${this.name}: turn ${context.turn}: ${describeError(error)}`, { cause: error });
   }
