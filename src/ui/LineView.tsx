@@ -1,11 +1,11 @@
 import React from 'react';
 import { Text } from 'ink';
 import type { LineState } from './line-editor.js';
-import { cellWidth } from './text.js';
+import { cellWidth, graphemes } from './text.js';
 import { theme } from './theme.js';
 
 /**
- * The first character shown when the text is wider than `width` (it scrolls to keep the
+ * The first cluster shown when the text is wider than `width` (it scrolls to keep the
  * cursor in view): walks back from the cursor while the shown part fits, so the cost
  * follows the bar's width, not the text's length (a 60,000-character paste stays instant).
  */
@@ -18,7 +18,7 @@ function firstShown(prefix: string, chars: readonly string[], cursor: number, wi
 
 /** The column (0-based, in cells) where {@link LineView} draws its cursor. */
 export function caretColumn(prefix: string, state: LineState, width: number): number {
-  const chars = [...state.text];
+  const chars = graphemes(state.text);
   const start = firstShown(prefix, chars, state.cursor, width);
   return cellWidth(prefix) + (start > 0 ? 1 : 0) + cellWidth(chars.slice(start, state.cursor).join(''));
 }
@@ -28,7 +28,7 @@ export function caretColumn(prefix: string, state: LineState, width: number): nu
  * `width`, it scrolls so the cursor stays in view.
  */
 export function LineView({ prefix, state, width }: { prefix: string; state: LineState; width: number }) {
-  const chars = [...state.text];
+  const chars = graphemes(state.text);
   const start = firstShown(prefix, chars, state.cursor, width);
   const before = chars.slice(start, state.cursor).join('');
   const at = chars[state.cursor] ?? ' ';

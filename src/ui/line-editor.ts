@@ -1,5 +1,6 @@
 import { UNSAFE_PATTERN } from '../text/sanitize.js';
 import type { ConsoleCommand } from './keymap.js';
+import { graphemes } from './text.js';
 
 /**
  * A one-line text editor as a pure reducer: the command bar and the deny note use it.
@@ -8,7 +9,11 @@ import type { ConsoleCommand } from './keymap.js';
  */
 export interface LineState {
   text: string;
-  /** Cursor position in code points, 0..length. */
+  /**
+   * Cursor position in grapheme clusters (what a person sees as one character: a flag, a
+   * joined emoji, a letter with its accents), 0..their count. The caret never lands
+   * inside one, so an edit never splits it.
+   */
   cursor: number;
 }
 
@@ -16,7 +21,7 @@ export const EMPTY_LINE: LineState = { text: '', cursor: 0 };
 
 /** A line with the cursor at its end. */
 export function lineOf(text: string): LineState {
-  return { text, cursor: [...text].length };
+  return { text, cursor: graphemes(text).length };
 }
 
 /**
@@ -37,15 +42,15 @@ export function cleanInput(input: string): string {
 export function insert(state: LineState, input: string): LineState {
   const text = cleanInput(input);
   if (!text) return state;
-  const chars = [...state.text];
-  const added = [...text];
-  chars.splice(state.cursor, 0, ...added);
-  return { text: chars.join(''), cursor: state.cursor + added.length };
+  const chars = graphemes(state.text);
+  const before = chars.slice(0, state.cursor).join('') + text;
+  // Counted again over the joined text: what was typed may join the cluster before it (an accent after its letter).
+  return { text: before + chars.slice(state.cursor).join(''), cursor: graphemes(before).length };
 }
 
 /** Applies an editing command; commands it does not know leave the line as it is. */
 export function edit(state: LineState, command: ConsoleCommand): LineState {
-  const chars = [...state.text];
+  const chars = graphemes(state.text);
   const { cursor } = state;
   switch (command) {
     case 'cursor-left':

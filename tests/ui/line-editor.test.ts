@@ -26,10 +26,38 @@ describe('line editor', () => {
     expect(edit(line, 'submit')).toBe(line);
   });
 
-  test('counts code points, so emoji and CJK move the cursor by one', () => {
+  test('counts characters as a person sees them, so emoji and CJK move the cursor by one', () => {
     const line = insert(EMPTY_LINE, '名前🚀');
     expect(line.cursor).toBe(3);
     expect(edit(line, 'delete-back')).toEqual({ text: '名前', cursor: 2 });
+  });
+
+  // Flags (two regional indicators), joined emoji (ZWJ sequences, skin tones, keycaps) and
+  // letters with combining accents are one character each: the caret never lands inside one.
+  test.each([
+    ['a flag', '🇯🇵'],
+    ['a family', '👨‍👩‍👧'],
+    ['a skin-toned hand', '👋🏽'],
+    ['a keycap', '1️⃣'],
+    ['a subdivision flag', '🏴󠁧󠁢󠁳󠁣󠁴󠁿'],
+    ['a letter and two accents', 'e\u0301\u0323'],
+    ['Hangul jamo', '\u1100\u1161\u11A8'],
+  ])('%s is stepped over and deleted whole, never split', (_, cluster) => {
+    const line = insert(EMPTY_LINE, `a${cluster}b`);
+    expect(line.cursor).toBe(3);
+    const before = edit(edit(line, 'cursor-left'), 'cursor-left');
+    expect(before.cursor).toBe(1);
+    expect(insert(before, 'X').text).toBe(`aX${cluster}b`);
+    const after = edit(line, 'cursor-left');
+    expect(insert(after, 'Y').text).toBe(`a${cluster}Yb`);
+    expect(edit(after, 'delete-back')).toEqual({ text: 'ab', cursor: 1 });
+    expect(edit(edit(EMPTY_LINE, 'cursor-end'), 'cursor-end')).toEqual(EMPTY_LINE);
+  });
+
+  test('an accent typed after its letter joins it: the caret stays after the one character they make', () => {
+    const line = insert(insert(EMPTY_LINE, 'cafe'), '\u0301');
+    expect(line).toEqual({ text: 'cafe\u0301', cursor: 4 });
+    expect(edit(line, 'delete-back')).toEqual({ text: 'caf', cursor: 3 });
   });
 
   test('a multi-line paste is inserted on one line, never submitted; controls are dropped', () => {
