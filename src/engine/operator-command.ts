@@ -118,11 +118,14 @@ function parseBudget(line: string): ParsedOperatorCommand {
 }
 
 /**
- * Parses one command-bar line (leading and trailing blanks ignored). Never throws.
+ * Parses one command-bar line (leading and trailing blanks ignored; the leading `/` may be
+ * left out: `goal status`). Never throws.
  * @returns the typed command, or a message saying what is wrong and what would be right
  */
 export function parseOperatorCommand(line: string): ParsedOperatorCommand {
-  const trimmed = line.trim();
+  const typed = line.trim();
+  // The slash is what opens the bar; a line that lost it (Ctrl+U clears it too) still names its command.
+  const trimmed = /^(goal|budget|stop|help|reload)(\s|$)/.test(typed) ? `/${typed}` : typed;
   if (/^\/goal(\s|$)/.test(trimmed)) {
     const goal = parseGoalCommand(trimmed);
     if (goal.kind === 'error') return { ok: false, message: goal.message };

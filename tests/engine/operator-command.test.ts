@@ -26,6 +26,10 @@ describe('parseOperatorCommand', () => {
     ['/stop --abort', { kind: 'stop', abort: true }],
     ['/stop   --abort', { kind: 'stop', abort: true }],
     ['/help', { kind: 'help' }],
+    // The slash left out (Ctrl+U clears it with the rest): the command still runs.
+    ['goal status', { kind: 'goal-status' }],
+    ['budget turns +5', { kind: 'extend-budget', dimension: 'turns', by: 5 }],
+    ['stop --abort', { kind: 'stop', abort: true }],
   ])('%j', (line, command) => {
     expect(parseOperatorCommand(line)).toEqual({ ok: true, command });
   });
@@ -53,6 +57,8 @@ describe('parseOperatorCommand', () => {
     ['/budget wall_clock +0m', 'the wall_clock increment must be a positive number in seconds or a duration such as 10m or 1h30m, found "0m"'],
     ['/stop now', 'usage: /stop (stop at the next safe point) or /stop --abort (kill tools, stash the workspace, write a failure report)'],
     ['/stop --abort now', 'usage: /stop (stop at the next safe point) or /stop --abort (kill tools, stash the workspace, write a failure report)'],
+    ['goals status', 'unknown command "goals"; try /goal status, /goal add-constraint <text>, /goal redirect <text>, /budget <dimension> +N, /stop, /stop --abort'],
+    ['goal', '/goal needs a subcommand: status, add-constraint, redirect, modify, add-criterion'],
     ['/help me', 'unknown command "/help"; try /goal status, /goal add-constraint <text>, /goal redirect <text>, /budget <dimension> +N, /stop, /stop --abort'],
   ])('%j is refused', (line, message) => {
     expect(parseOperatorCommand(line)).toEqual({ ok: false, message });
