@@ -2,7 +2,7 @@ import React, { useMemo, type ReactNode } from 'react';
 import { Box, Text } from 'ink';
 import { alwaysAllowChoices, type AllowChoices } from '../engine/approval/always-allow.js';
 import type { ToolCall } from '../engine/types.js';
-import { useConsole } from './context.js';
+import { useConsole, useConsoleOptions } from './context.js';
 import { shortDuration } from './format.js';
 import { keyHints, type ConsoleCommand, type Scope } from './keymap.js';
 import { Line } from './Line.js';
@@ -153,6 +153,7 @@ export function usePrompt(width: number, maxRows: number): PromptView | null {
   const pending = useConsole((s) => s.session.pending);
   const gate = useConsole((s) => s.gate);
   const quitting = useConsole((s) => s.overlay === 'quit');
+  const { resumeCommand } = useConsoleOptions();
   const replaying = useConsole((s) => s.replay !== null);
   const armed = useConsole((s) => s.session.pending !== null && s.armed === s.session.pending.seq);
   const viewing = useConsole((s) => s.overlay === 'args');
@@ -174,7 +175,7 @@ export function usePrompt(width: number, maxRows: number): PromptView | null {
   if (quitting) {
     return frame(theme.danger, [
       <Line width={inner} bold color={theme.danger}>Quit while the run is live?</Line>,
-      <Line width={inner}>The run stops here; its log is kept, and `loopdeck resume` continues it later.</Line>,
+      <Line width={inner}>The run stops here; its log is kept, and `{resumeCommand}` continues it later.</Line>,
       ...hintRows('quit', inner).map((row) => <Line width={inner} color={theme.accent}>{row}</Line>),
     ]);
   }

@@ -48,9 +48,11 @@ export interface ConsoleOptions {
   escapeMs: number;
   /** How long the answer to a command stays in the footer before it goes (ms); a notice of work in progress stays. */
   noticeMs: number;
+  /** The command that resumes a run, as this loopdeck was started (`npx loopdeck resume`, `node dist/cli.js resume`). */
+  resumeCommand: string;
 }
 
-export const DEFAULT_OPTIONS: ConsoleOptions = { armMs: 200, escapeMs: ESCAPE_MS, noticeMs: 10_000 };
+export const DEFAULT_OPTIONS: ConsoleOptions = { armMs: 200, escapeMs: ESCAPE_MS, noticeMs: 10_000, resumeCommand: 'loopdeck resume' };
 
 const StoreContext = createContext<ConsoleStore | null>(null);
 const ControllerContext = createContext<ConsoleController | null>(null);

@@ -167,7 +167,7 @@ export interface ConsoleRun {
  */
 export async function runConsole(
   prepare: (step: (text: string) => void) => Promise<ConsoleRun>,
-  options: { confirmResume?: boolean; preparing?: OutlineInfo } = {},
+  options: { confirmResume?: boolean; preparing?: OutlineInfo; resumeCommand?: string } = {},
 ): Promise<ConsoleResult & { prepared: PreparedRun }> {
   const store = createConsoleStore([], options.preparing ? { preparing: options.preparing } : {});
   const feed = batchInto(store, LIVE_BATCH_MS);
@@ -205,7 +205,7 @@ export async function runConsole(
     prepared?.log.sync();
   });
   const drawn = draw((hidden) => (
-    <ConsoleProvider store={store} controller={controller}>
+    <ConsoleProvider store={store} controller={controller} options={options.resumeCommand ? { resumeCommand: options.resumeCommand } : {}}>
       <App hidden={hidden} />
     </ConsoleProvider>
   ));

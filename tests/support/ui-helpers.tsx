@@ -130,7 +130,7 @@ export const READ_ONLY_CONTROLLER: ConsoleController = {
 /** Renders the console over `store` with a spy controller (or the one given). */
 export async function renderStore(
   store: ConsoleStore,
-  options: { controller?: ConsoleController; columns?: number; rows?: number; noticeMs?: number } = {},
+  options: { controller?: ConsoleController; columns?: number; rows?: number; noticeMs?: number; resumeCommand?: string } = {},
 ): Promise<StoreConsole> {
   const base: ConsoleController = options.controller ?? { ...READ_ONLY_CONTROLLER, quit: () => undefined };
   const controller: SpyController = {
@@ -141,7 +141,7 @@ export async function renderStore(
     requestPause: vi.fn<NonNullable<ConsoleController['requestPause']>>(base.requestPause ?? (() => undefined)),
   };
   const terminal = renderTerminal(
-    <ConsoleProvider store={store} controller={controller} options={{ escapeMs: TEST_ESCAPE_MS, ...(options.noticeMs !== undefined ? { noticeMs: options.noticeMs } : {}) }}>
+    <ConsoleProvider store={store} controller={controller} options={{ escapeMs: TEST_ESCAPE_MS, ...(options.noticeMs !== undefined ? { noticeMs: options.noticeMs } : {}), ...(options.resumeCommand ? { resumeCommand: options.resumeCommand } : {}) }}>
       <App />
     </ConsoleProvider>,
     { columns: options.columns ?? 100, rows: options.rows ?? 30 },

@@ -245,6 +245,14 @@ describe('quitting', () => {
     expect(rig.controller.answer).not.toHaveBeenCalled();
   });
 
+  test('the quit prompt names the resume command as this loopdeck was started (npx, a path), not a bare loopdeck', async () => {
+    const store = createConsoleStore(stagnant.slice(0, 12));
+    const c = await renderStore(store, { resumeCommand: 'npx loopdeck resume' });
+    await c.press('q');
+    await c.waitForFrame('Quit while the run is live?');
+    expect(c.frame()).toContain('its log is kept, and `npx loopdeck resume` continues it later.');
+  });
+
   test('q quits at once when nothing is running: before the start and after the end', async () => {
     const rig = await open({ transcript: WAITING, start: false });
     await rig.press('q');
