@@ -54,9 +54,10 @@ async function configOrExit<T>(work: () => Promise<T>): Promise<T> {
 }
 
 /** loop.yaml loaded, or exit 1 with its errors; `otherFile` says how this command names another file. */
-async function policyOrExit(file: string, otherFile?: string): Promise<LoopPolicy> {
-  const { loadPolicy } = await import('./engine/policy.js');
-  return configOrExit(async () => loadPolicy(file, otherFile ? { otherFile } : {}));
+async function policyOrExit(file: string, otherFile?: (self: string) => string): Promise<LoopPolicy> {
+  const [{ loadPolicy }, { selfCommand }] = await Promise.all([import('./engine/policy.js'), import('./continue-command.js')]);
+  const self = selfCommand();
+  return configOrExit(async () => loadPolicy(file, { self, ...(otherFile ? { otherFile: otherFile(self) } : {}) }));
 }
 
 /**
@@ -107,8 +108,8 @@ export function buildProgram(): Command {
       const id = newSessionId();
       await supervise(async (step) => {
         step(`loading ${options.config}…`);
-        const { loadPolicy } = await import('./engine/policy.js');
-        const loaded = loadPolicy(options.config);
+        const [{ loadPolicy }, { selfCommand }] = await Promise.all([import('./engine/policy.js'), import('./continue-command.js')]);
+        const loaded = loadPolicy(options.config, { self: selfCommand() });
         const policy: LoopPolicy = {
           ...loaded,
           goal: {
@@ -300,7 +301,7 @@ Examples:
         throw new CliError(`validate: two files named (${positional} and --config ${options.config}); name one`);
       }
       const file = positional ?? options.config ?? 'loop.yaml';
-      const policy = await policyOrExit(file, 'its path: loopdeck validate <file>');
+      const policy = await policyOrExit(file, (self) => `its path: ${self} validate <file>`);
       // Everything `run` checks before it starts, every error at once.
       const { assertPreflight, inPlaceWarning, preflightWarnings } = await import('./preflight.js');
       // Named as given (relative stays relative), as the loader's own errors name it.

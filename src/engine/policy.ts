@@ -1004,6 +1004,8 @@ export interface LoadPolicyOptions {
    * missing from the current folder (default `--config <file>`, as `run` and `check` take it).
    */
   otherFile?: string;
+  /** How the operator runs loopdeck (`npx loopdeck`, `node dist/cli.js`), for the hint to write a first loop.yaml with `init` (default `loopdeck`). */
+  self?: string;
 }
 
 /**
@@ -1015,7 +1017,8 @@ export interface LoadPolicyOptions {
  */
 export function loadPolicy(file: string, options: LoadPolicyOptions = {}): LoopPolicy {
   if (path.normalize(file) === DEFAULT_CONFIG_FILE && isMissing(file)) {
-    const hint = `run loopdeck in a folder with a ${DEFAULT_CONFIG_FILE}, or pass ${options.otherFile ?? '--config <file>'}`;
+    const self = options.self ?? 'loopdeck';
+    const hint = `run loopdeck in a folder with a ${DEFAULT_CONFIG_FILE}, or pass ${options.otherFile ?? '--config <file>'}; to write a first one for the project here: ${self} init`;
     throw new ConfigErrors([missingFileError(file, hint)]);
   }
   return finish(loadYamlWith(schemaFor(file, { files: true }), file, MAX_CONFIG_BYTES, { whenInvalid: (raw) => [...fileProblems(raw, file, { files: true }), ...startProblems(raw, file)], extensionKeys: EXTENSION_KEY }), file);

@@ -128,7 +128,7 @@ describe('a bad loop.yaml never starts a run', () => {
     const result = await execa('node', [cli, 'run', '--headless'], { cwd, reject: false });
     expect(result.exitCode).toBe(1);
     expect(result.stderr).toBe(
-      `loopdeck: invalid config\nloop.yaml: no such file in ${realpathSync(cwd)}; run loopdeck in a folder with a loop.yaml, or pass --config <file>`,
+      `loopdeck: invalid config\nloop.yaml: no such file in ${realpathSync(cwd)}; run loopdeck in a folder with a loop.yaml, or pass --config <file>; to write a first one for the project here: node ${path.relative(cwd, cli).length < cli.length ? path.relative(cwd, cli) : cli} init`,
     );
     expect(existsSync(path.join(cwd, '.loopdeck', 'runs'))).toBe(false);
   });

@@ -180,10 +180,10 @@ describe('loadPolicy', () => {
     process.chdir(dir);
     try {
       expect(() => loadPolicy('loop.yaml')).toThrow(
-        `loop.yaml: no such file in ${fs.realpathSync(dir)}; run loopdeck in a folder with a loop.yaml, or pass --config <file>`,
+        `loop.yaml: no such file in ${fs.realpathSync(dir)}; run loopdeck in a folder with a loop.yaml, or pass --config <file>; to write a first one for the project here: loopdeck init`,
       );
-      expect(() => loadPolicy('loop.yaml', { otherFile: 'its path: loopdeck validate <file>' })).toThrow(
-        `loop.yaml: no such file in ${fs.realpathSync(dir)}; run loopdeck in a folder with a loop.yaml, or pass its path: loopdeck validate <file>`,
+      expect(() => loadPolicy('loop.yaml', { otherFile: 'its path: npx loopdeck validate <file>', self: 'npx loopdeck' })).toThrow(
+        `loop.yaml: no such file in ${fs.realpathSync(dir)}; run loopdeck in a folder with a loop.yaml, or pass its path: npx loopdeck validate <file>; to write a first one for the project here: npx loopdeck init`,
       );
     } finally {
       process.chdir(cwd);
