@@ -82,7 +82,7 @@ function piecesOf(text: string, file: string, warnings: string[]): Piece[] {
     }
     const nuls = raw.match(/\0+/g);
     if (nuls) warnings.push(`${file}:${line}: skipped ${nuls.reduce((n, run) => n + run.length, 0)} NUL bytes (a block of zeros a crash can leave)`);
-    for (const part of raw.split(/\0+/)) if (part.trim() !== '') pieces.push({ text: part, line, unterminated });
+    for (const part of raw.split(/\0+/)) if (part.trim() !== '') pieces.push({ text: part.charCodeAt(0) === BOM ? part.slice(1) : part, line, unterminated });
   });
   return pieces;
 }
@@ -220,6 +220,12 @@ function parsed(text: string): unknown {
   }
 }
 
+/**
+ * A byte order mark (U+FEFF), which an editor may put at the start of a file it saves: not
+ * part of the line it starts, and dropped from it (JSON does not allow it).
+ */
+const BOM = 0xfeff;
+
 /** Lines parsed before their events are checked and folded (see {@link scanText}). */
 const SCAN_BATCH = 128;
 
@@ -251,9 +257,11 @@ function scanText(text: string, file: string, scanner: LogScanner): void {
   let count = 0;
   for (let start = 0, line = 1; ; line++) {
     const end = text.indexOf('\n', start);
-    const raw = end < 0 ? text.slice(start) : text.slice(start, end);
+    const slice = end < 0 ? text.slice(start) : text.slice(start, end);
     // The line's first character read from the whole text (flat) rather than from the slice.
-    if (text.charCodeAt(start) === 0x7b || raw.trim() !== '') {
+    const first = text.charCodeAt(start);
+    if (first === 0x7b || slice.trim() !== '') {
+      const raw = first === BOM ? slice.slice(1) : slice;
       texts[count] = raw;
       lines[count] = line;
       values[count] = parsed(raw);
@@ -399,9 +407,11 @@ function* linePieces(data: Buffer, from: number, to: number, base: number, line:
   const nuls = raw.match(/\0+/g);
   if (nuls) nulWarnings.push(`${file}:${line}: skipped ${nuls.reduce((n, run) => n + run.length, 0)} NUL bytes (a block of zeros a crash can leave)`);
   for (const match of raw.matchAll(/[^\0]+/g)) {
-    const part = match[0];
-    if (part.trim() === '') continue;
-    const offset = base + from + Buffer.byteLength(raw.slice(0, match.index));
+    const found = match[0];
+    if (found.trim() === '') continue;
+    // A byte order mark is left out of the piece, and so of what is read again at its offset.
+    const part = found.charCodeAt(0) === BOM ? found.slice(1) : found;
+    const offset = base + from + Buffer.byteLength(raw.slice(0, match.index)) + (part === found ? 0 : 3);
     yield { text: part, line, unterminated, offset, bytes: Buffer.byteLength(part) };
   }
 }

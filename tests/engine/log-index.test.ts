@@ -51,6 +51,8 @@ function damaged(text: string, at0?: number): Array<[string, string]> {
     ['two unreadable lines at the end', join([...lines, 'not json', '{"half":'])],
     ['lines not of loopdeck', join([...lines.slice(0, at), '{"seq":"x"}', ...lines.slice(at)])],
     ['a lost transition: the fold stops after the gap', join(lines.filter((l, i) => i !== lines.findIndex((m, j) => j > at && m.includes('"type":"state.transition"'))))],
+    ['a byte order mark at the start (an editor saved it)', `\uFEFF${text}`],
+    ['a byte order mark before NUL bytes on the first line', `\uFEFF\0\0${text}`],
     ['multi-byte characters', text.replace(/"session":"([^"]*)"/g, '"session":"$1"').replace(/Names/g, 'Nämes ✓ 名前 👩‍👩‍👧')],
   ];
 }

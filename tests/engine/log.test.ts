@@ -82,6 +82,15 @@ describe('EventLog', () => {
   });
 });
 
+describe('a byte order mark', () => {
+  it('at the start of the file (an editor saved the log) is not part of the first event: every event is kept, with no warning', () => {
+    const text = `\uFEFF${[ev(0), ev(1), ev(2)].map((e) => JSON.stringify(e)).join('\n')}\n`;
+    expect(parseLog(text, 'events.jsonl')).toEqual({ events: [ev(0), ev(1), ev(2)], warnings: [] });
+    expect(foldLog(text, 'events.jsonl')).toMatchObject({ warnings: [] });
+    expect(foldLog(text, 'events.jsonl').state.eventCount).toBe(3);
+  });
+});
+
 describe('a torn final line', () => {
   it('is dropped with a warning naming its line', () => {
     const log = newLog();
