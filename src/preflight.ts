@@ -3,6 +3,8 @@ import { ConfigError, ConfigErrors } from './engine/errors.js';
 import { git, isGitWorkTree } from './engine/git.js';
 import type { LoopPolicy } from './engine/policy.js';
 import { positionInFile } from './engine/yaml-file.js';
+import { ScriptedAgent } from './engine/agents/scripted.js';
+import { callProblem } from './engine/tools.js';
 import { agentFor } from './launch.js';
 
 /**
@@ -36,7 +38,7 @@ export function preflightErrors(policy: LoopPolicy, shownAs: string = policy.fil
  * @param shownAs the loop.yaml as the user named it, in the warnings; default `policy.file`
  */
 export function preflightWarnings(policy: LoopPolicy, shownAs: string = policy.file): string[] {
-  const warnings: string[] = [];
+  const warnings: string[] = [...scriptedCallWarnings(policy)];
   if (policy.observe.length === 0 || policy.progress.observed.length === 0) {
     const missing = policy.observe.length === 0 ? 'no `observe` command' : 'no `progress.observed` signal';
     warnings.push(
@@ -44,6 +46,31 @@ export function preflightWarnings(policy: LoopPolicy, shownAs: string = policy.f
     );
   }
   return warnings;
+}
+
+/**
+ * A scripted agent's tool calls that the engine will refuse (an unknown tool, arguments the
+ * tool's schema refuses: every problem), one warning each, at its `line:column` in the
+ * transcript. Warnings, not errors: a transcript may mean to show the refusal. A transcript
+ * that does not load is {@link preflightErrors}'s to report.
+ */
+function scriptedCallWarnings(policy: LoopPolicy): string[] {
+  if (policy.agent.kind !== 'scripted') return [];
+  const file = policy.agent.script;
+  let agent: ScriptedAgent;
+  try {
+    agent = ScriptedAgent.fromFile(file);
+  } catch (error) {
+    if (error instanceof ConfigErrors) return []; // reported, with its place, by preflightErrors
+    throw error;
+  }
+  return agent.calls().flatMap(({ path, call }) => {
+    const problem = callProblem(call);
+    if (problem === null) return [];
+    const at = positionInFile(file, path);
+    const where = path.map((key, i) => (typeof key === 'number' ? `[${key}]` : `${i > 0 ? '.' : ''}${key}`)).join('');
+    return [`${file}${at ? `:${at}` : ''}: ${where}: ${call.name} (${call.id}): ${problem}; the engine will refuse this call and tell the agent`];
+  });
 }
 
 /** @throws ConfigErrors listing every error {@link preflightErrors} finds (the file named as `shownAs`) */

@@ -40,12 +40,19 @@ type ToolFn = (args: Record<string, unknown>, ctx: ToolContext) => Promise<ToolO
 
 export { confine } from './workspace-path.js';
 
+/** Problems of a call's arguments an answer lists at most; the rest are counted. */
+const LISTED_ARG_PROBLEMS = 5;
+
+/** `bad arguments: <path>: <problem>; ...`: every problem the schema found (up to {@link LISTED_ARG_PROBLEMS}), so one answer fixes them all. */
+function badArguments(issues: readonly z.core.$ZodIssue[]): string {
+  const listed = issues.slice(0, LISTED_ARG_PROBLEMS).map((issue) => `${issue.path.join('.') || 'args'}: ${issue.message}`);
+  const more = issues.length > LISTED_ARG_PROBLEMS ? `; and ${issues.length - LISTED_ARG_PROBLEMS} more` : '';
+  return `bad arguments: ${listed.join('; ')}${more}`;
+}
+
 function parseArgs<T extends z.ZodType>(tool: string, schema: T, args: unknown): z.output<T> {
   const parsed = schema.safeParse(args);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    throw new ToolError(tool, `bad arguments: ${issue?.path.join('.') || 'args'}: ${issue?.message}`);
-  }
+  if (!parsed.success) throw new ToolError(tool, badArguments(parsed.error.issues));
   return parsed.data;
 }
 
@@ -274,7 +281,7 @@ export const TOOL_NAMES = Object.keys(TOOLS);
 
 /**
  * Why the built-in tools cannot run `call` at all, or `null` when they can try: an unknown
- * tool name, or arguments its schema refuses (the first problem, with its path). The engine
+ * tool name, or arguments its schema refuses (every problem, with its path). The engine
  * asks this before a call reaches approval, so the operator is never asked about a call that
  * could only fail; the agent is told instead.
  */
@@ -282,9 +289,7 @@ export function callProblem(call: ToolCall): string | null {
   if (!Object.hasOwn(TOOLS, call.name)) return `unknown tool (known: ${TOOL_NAMES.join(', ')})`;
   const schema = HARNESS_TOOL_ARGS[call.name as keyof typeof HARNESS_TOOL_ARGS];
   const parsed = schema.safeParse(call.args);
-  if (parsed.success) return null;
-  const issue = parsed.error.issues[0];
-  return `bad arguments: ${issue?.path.join('.') || 'args'}: ${issue?.message}`;
+  return parsed.success ? null : badArguments(parsed.error.issues);
 }
 
 /**

@@ -93,6 +93,29 @@ describe('validate checks what run checks', { timeout: 60_000 }, () => {
     expect((await run(write(bare))).stderr).toMatch(/^loopdeck: .*nothing to measure/m);
   });
 
+  it("a scripted agent's calls the engine would refuse: one warning each, at its place, with every problem; it still validates", async () => {
+    const script = [
+      'turns:',
+      '  - tool_calls:',
+      '      - { id: c1, name: shell, args: { command: 1, timeout: "x" } }',
+      '      - { id: c2, name: read_fil, args: { path: a.txt } }',
+      '      - { id: c3, name: read_file, args: { path: a.txt } }',
+      '  - final: done',
+      'laps:',
+      '  - - tool_calls: [{ id: l1, name: write_file, args: { path: b.txt } }]',
+      '',
+    ].join('\n');
+    const checked = await validate(write(CONFIG, script));
+    expect(checked.exitCode, checked.stderr).toBe(0);
+    const warnings = checked.stderr.split('\n').filter((line) => line.includes('the engine will refuse this call'));
+    const file = path.join(cwd, 'script.yaml');
+    expect(warnings).toEqual([
+      expect.stringMatching(new RegExp(`^loopdeck: warning: ${file}:3:9: turns\\[0\\]\\.tool_calls\\[0\\]: shell \\(c1\\): bad arguments: command: [^;]+; args: Unrecognized key: "timeout"; the engine`)),
+      expect.stringMatching(new RegExp(`^loopdeck: warning: ${file}:4:9: turns\\[0\\]\\.tool_calls\\[1\\]: read_fil \\(c2\\): unknown tool \\(known: `)),
+      expect.stringMatching(new RegExp(`^loopdeck: warning: ${file}:8:\\d+: laps\\[0\\]\\[0\\]\\.tool_calls\\[0\\]: write_file \\(l1\\): bad arguments: content: `)),
+    ]);
+  });
+
   it('a headless run says first that calls the rules ask about are denied', async () => {
     const result = await run(write(CONFIG, 'turns:\n  - tool_calls: [{ id: c1, name: shell, args: { command: "ls" } }]\n  - final: done\n'));
     const lines = result.stderr.split('\n');

@@ -19,6 +19,8 @@ const CALLS: Array<[string, { name: string; args: Record<string, unknown> }, Reg
   ['a missing argument', { name: 'read_file', args: {} }, /bad arguments: path/],
   ['an unknown argument', { name: 'shell', args: { command: 'ls', sudo: true } }, /bad arguments/],
   ['an argument of the wrong type', { name: 'write_file', args: { path: 'a.txt', content: 42 } }, /bad arguments: content/],
+  // Every problem at once, so one answer can fix them all.
+  ['several problems in one call', { name: 'shell', args: { command: 1, timeout: 'x' } }, /bad arguments: command: [^;]*number; args: Unrecognized key: \\?"timeout/],
 ];
 
 describe('calls the tools cannot run', () => {

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { AgentError } from '../errors.js';
-import type { AgentTurn } from '../types.js';
+import type { AgentTurn, ToolCall } from '../types.js';
 import { loadYamlWith, parseYamlWith } from '../yaml-file.js';
 import type { Agent, AgentContext, AssessAnswer, PlanContext } from './agent.js';
 
@@ -106,6 +106,17 @@ export class ScriptedAgent implements Agent {
   forLap(lap: number): ScriptedAgent {
     const turns = this.transcript.laps?.[lap - 1] ?? [];
     return new ScriptedAgent({ ...this.transcript, turns, laps: undefined }, `${this.name} lap ${lap}`, this.assessed);
+  }
+
+  /**
+   * Every tool call the transcript makes, with its path in the file (`['turns', 0,
+   * 'tool_calls', 1]`, `['laps', 0, 2, 'tool_calls', 0]`), in file order: what `validate`
+   * checks against the tools before a run meets them.
+   */
+  calls(): Array<{ path: Array<string | number>; call: ToolCall }> {
+    const inTurns = (turns: Transcript['turns'], at: Array<string | number>) =>
+      turns.flatMap((turn, t) => turn.tool_calls.map((call, c) => ({ path: [...at, t, 'tool_calls', c], call: call as ToolCall })));
+    return [...inTurns(this.transcript.turns, ['turns']), ...(this.transcript.laps ?? []).flatMap((turns, lap) => inTurns(turns, ['laps', lap]))];
   }
 
   /** Turns not consumed yet. */
