@@ -25,7 +25,7 @@ export const MAX_CONFIG_BYTES = 256 * 1024;
 // ---------------------------------------------------------------------------------------
 // Value types. Every message says what was expected and what was found.
 
-const text = z.string().trim().min(1, { error: (iss) => `expected a non-empty string, found ${describeValue(iss.input)}` });
+const text = z.string().trim().min(1);
 
 /** YAML 1.1 booleans that YAML 1.2 reads as strings, and what to write instead. */
 const YAML11_BOOLEANS: Record<string, boolean> = { yes: true, y: true, on: true, no: false, n: false, off: false };

@@ -490,6 +490,13 @@ function foundAt(doc: Document, keys: Keys, input: unknown): string {
   return describeValue(input);
 }
 
+/** `"   " (only blanks)` when the file's value at `keys` is a string of blanks only (the schema trims it to `""` before it checks), else `undefined`. */
+function blanksAt(doc: Document, keys: Keys): string | undefined {
+  const { node, found } = locate(doc, keys);
+  if (!found || !isScalar(node) || typeof node.value !== 'string' || node.value === '' || node.value.trim() !== '') return undefined;
+  return `${describeValue(node.value)} (only blanks)`;
+}
+
 /** What a union takes, from its branches: "a string or a mapping", "one of a, b or a list". */
 function unionForms(issue: RawIssue): string {
   const inst = (issue as unknown as { inst?: z.ZodType }).inst;
@@ -575,7 +582,7 @@ function issueMessage(doc: Document, issue: RawIssue, context?: IssueContext): s
         return `expected ${small ? 'at least' : 'at most'} ${plural(bound, 'item')}, found ${count}`;
       }
       if (issue.origin === 'string') {
-        if (small && bound === 1) return `expected a non-empty string, found ${found()}`;
+        if (small && bound === 1) return `expected a non-empty string, found ${blanksAt(doc, keys) ?? found()}`;
         return `expected ${small ? 'at least' : 'at most'} ${plural(bound, 'character')}, found ${found()}`;
       }
       const integer = issue.origin === 'number' ? integerFormAt(context, keys) : undefined;

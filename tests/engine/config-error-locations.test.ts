@@ -79,6 +79,7 @@ describe('loop.yaml: the other unions, nested objects and list items of the goal
     ['a criterion that is a number', '  success_criteria:\n    - 5\n', ['loop.yaml:4:7: goal.success_criteria[0]: expected a text or { text, check }, found 5']],
     ['criteria as a mapping', '  success_criteria: {text: a}\n', ['loop.yaml:3:21: goal.success_criteria: expected a list, found a mapping']],
     ['an empty criterion text', "  success_criteria:\n    - {text: ''}\n", ['loop.yaml:4:14: goal.success_criteria[0].text: expected a non-empty string, found ""']],
+    ['a criterion text of blanks only', "  success_criteria:\n    - {text: '   '}\n", ['loop.yaml:4:14: goal.success_criteria[0].text: expected a non-empty string, found "   " (only blanks)']],
     [
       'a misspelt text key',
       '  success_criteria:\n    - {txt: a}\n',
