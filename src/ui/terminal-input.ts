@@ -15,14 +15,25 @@ import { emitKeypressEvents } from 'node:readline';
  *   never text.
  */
 
-/** Where a key came from: the only key of its read, one of several keys of one read, or a paste. */
-export type KeySource = 'key' | 'chunk' | 'paste';
+/**
+ * Where a key came from: the only key of its read, the same key again alone in a read
+ * that follows it closely (a held key's auto-repeat), one of several keys of one read, or
+ * a paste.
+ */
+export type KeySource = 'key' | 'repeat' | 'chunk' | 'paste';
+
+/**
+ * A key alone in its read that repeats the key before it within this long (ms) is a held
+ * key's auto-repeat, not a press. Terminals send no key releases; repeat rates are 10–60
+ * per second (15–100 ms apart), while pressing a key again takes longer than this.
+ */
+export const REPEAT_MS = 150;
 
 /**
  * One keypress: `name` as the key map spells it (`''` for a paste or a key it has no
  * name for), `input` the text it types (`''` for a named key that types nothing).
- * Only a `key` press (alone in its read) may answer a prompt: a held key, keys typed
- * ahead or a paste never do.
+ * Only a `key` press (alone in its read, not a repeat) may answer a prompt: a held key,
+ * keys typed ahead or a paste never do.
  */
 export interface Keypress {
   name: string;
@@ -98,7 +109,10 @@ export function fromReadline(str: string | undefined, key: ReadlineKey): { name:
  * read in order; keys finished later by a timer (a lone Escape, an unfinished paste) come in
  * a call of their own. `dispose` stops its timers.
  */
-export function createKeyDecoder(onKeys: (keys: Keypress[]) => void, { escapeMs = ESCAPE_MS }: { escapeMs?: number } = {}) {
+export function createKeyDecoder(
+  onKeys: (keys: Keypress[]) => void,
+  { escapeMs = ESCAPE_MS, now = () => performance.now() }: { escapeMs?: number; now?: () => number } = {},
+) {
   const stream = new PassThrough({ encoding: 'utf8' });
   // readline reads only `escapeCodeTimeout` from the interface it is given.
   emitKeypressEvents(stream, { escapeCodeTimeout: escapeMs } as never);
@@ -106,8 +120,16 @@ export function createKeyDecoder(onKeys: (keys: Keypress[]) => void, { escapeMs 
   let paste: string[] | null = null;
   let pasteTimer: NodeJS.Timeout | undefined;
 
+  // The last key delivered and when (ms), to tell a held key's repeats from presses.
+  let last: { name: string; input: string; at: number } | null = null;
   const deliver = (keys: Keypress[]): void => {
-    if (keys.length > 0) onKeys(keys);
+    if (keys.length === 0) return;
+    const at = now();
+    const first = keys[0]!;
+    const repeated = keys.length === 1 && first.source === 'key' && last !== null && last.name === first.name && last.input === first.input && at - last.at < REPEAT_MS;
+    const end = keys[keys.length - 1]!;
+    last = end.source === 'paste' ? null : { name: end.name, input: end.input, at };
+    onKeys(repeated ? [{ ...first, source: 'repeat' }] : keys);
   };
   const endPaste = (): void => {
     clearTimeout(pasteTimer);

@@ -104,6 +104,36 @@ describe('keys as terminals send them', () => {
   });
 });
 
+describe('a held key', () => {
+  // Auto-repeat sends the key again and again, one read each, 15–100 ms apart: only the
+  // press that started it counts, however many prompts come and arm while it is held.
+  it('held y approves the prompt it was pressed at and nothing after: the next prompt waits for a new press', { timeout: 60_000 }, async () => {
+    const t = demo();
+    const first = await armedPrompt(t);
+    // The operator's answers (the rules approve reads and edits by themselves).
+    const decided = () => logEvents(t).filter((e) => e.type === 'tool.decision' && e.data.by === 'operator');
+    let next: string | null = null;
+    const stopAt = Date.now() + 20_000;
+    // Held until the next prompt is on screen and armed, and one second more.
+    for (let heldAfter = 0; heldAfter < 1000 && Date.now() < stopAt; ) {
+      t.press('y');
+      await pause(33);
+      if (next === null) {
+        const shown = PROMPT.exec(t.screen());
+        if (shown && shown[2] !== first && /\[y\] approve/.test(t.screen())) next = shown[2]!;
+      } else heldAfter += 33;
+    }
+    expect(next, t.describe()).not.toBeNull();
+    await pause(300);
+    expect(decided().map((e) => [e.data.call_id, e.data.decision, e.data.by])).toEqual([[first, 'approve', 'operator']]);
+    expect(t.screen()).toContain(`(${next})`);
+    // Released, then pressed again: a press.
+    t.press('y');
+    await t.waitUntil(() => decided().length === 2, 'the second prompt to be answered');
+    expect(decided()[1]!.data).toMatchObject({ call_id: next, decision: 'approve', by: 'operator' });
+  });
+});
+
 describe('bracketed paste', () => {
   it('is turned on while the console runs and off after; a multi-line paste is one line in the bar, never submitted', async () => {
     const t = demo();

@@ -242,6 +242,33 @@ describe('terminal input: each read decoded into the keys a terminal sent', () =
     expect(decode('st\u0017\u0015\r')).toEqual([['s:s:chunk', 't:t:chunk', 'ctrl+w::chunk', 'ctrl+u::chunk', 'enter::chunk']]);
   });
 
+  test('the same key alone in reads less than 150 ms apart is a held key repeating, not presses; a gap makes it a press again', () => {
+    let clock = 0;
+    const out: string[] = [];
+    const decoder = createKeyDecoder((keys) => out.push(keys.map((k) => `${k.name}:${k.source}`).join(' ')), { now: () => clock });
+    const at = (ms: number, read: string) => {
+      clock = ms;
+      decoder.push(read);
+    };
+    at(0, 'y'); // pressed
+    at(500, 'y'); // auto-repeat starts after its delay: a gap, so this reads as a press (the first prompt's answer)
+    at(533, 'y');
+    at(566, 'y');
+    at(2000, 'y'); // held for seconds: every repeat is 33 ms after the one before
+    for (let ms = 2033; ms < 2200; ms += 33) at(ms, 'y');
+    at(2400, 'y'); // released and pressed again
+    at(2440, 'n'); // another key soon after is a press
+    at(2470, 'n');
+    at(2480, 'nn'); // a chunk is a chunk
+    at(2500, 'n'); // ... and the key after it repeats its last key
+    decoder.dispose();
+    expect(out).toEqual([
+      'y:key', 'y:key', 'y:repeat', 'y:repeat', 'y:key',
+      'y:repeat', 'y:repeat', 'y:repeat', 'y:repeat', 'y:repeat', 'y:repeat',
+      'y:key', 'n:key', 'n:repeat', 'n:chunk n:chunk', 'n:repeat',
+    ]);
+  });
+
   test('a bracketed paste is one paste however many reads it spans; its line breaks are text', () => {
     expect(decode('\u001b[200~keep\nthe', ' API\r\n\u001b[201~')).toEqual([[':keep\nthe API\r\n:paste']]);
     expect(decode('\u001b[200~y\u001b[201~')).toEqual([[':y:paste']]);
