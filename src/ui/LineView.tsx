@@ -1,7 +1,7 @@
 import React from 'react';
 import { Text } from 'ink';
 import type { LineState } from './line-editor.js';
-import { cellWidth, graphemes } from './text.js';
+import { cellWidth, graphemes, splitJoinedEmoji } from './text.js';
 import { theme } from './theme.js';
 
 /**
@@ -10,15 +10,25 @@ import { theme } from './theme.js';
  * follows the bar's width, not the text's length (a 60,000-character paste stays instant).
  */
 function firstShown(prefix: string, chars: readonly string[], cursor: number, width: number): number {
-  const room = Math.max(4, width - cellWidth(prefix) - 1);
+  // The caret's cell, and the … drawn before the text once it scrolls.
+  const room = Math.max(4, width - cellWidth(prefix) - 2);
   let start = cursor;
   while (start > 0 && cellWidth(chars.slice(start - 1, cursor).join('')) <= room) start--;
   return start;
 }
 
+/**
+ * The clusters of the text as the field draws them: a joined emoji as its parts (a family
+ * as its people, a skin-toned hand as the hand), as every panel draws them, since terminals
+ * draw those wider than they are measured. The text itself keeps what was typed.
+ */
+function drawn(text: string): string[] {
+  return graphemes(text).map((cluster) => (cluster.length > 1 ? splitJoinedEmoji(cluster) : cluster));
+}
+
 /** The column (0-based, in cells) where {@link LineView} draws its cursor. */
 export function caretColumn(prefix: string, state: LineState, width: number): number {
-  const chars = graphemes(state.text);
+  const chars = drawn(state.text);
   const start = firstShown(prefix, chars, state.cursor, width);
   return cellWidth(prefix) + (start > 0 ? 1 : 0) + cellWidth(chars.slice(start, state.cursor).join(''));
 }
@@ -28,7 +38,7 @@ export function caretColumn(prefix: string, state: LineState, width: number): nu
  * `width`, it scrolls so the cursor stays in view.
  */
 export function LineView({ prefix, state, width }: { prefix: string; state: LineState; width: number }) {
-  const chars = graphemes(state.text);
+  const chars = drawn(state.text);
   const start = firstShown(prefix, chars, state.cursor, width);
   const before = chars.slice(start, state.cursor).join('');
   const at = chars[state.cursor] ?? ' ';

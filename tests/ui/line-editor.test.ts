@@ -1,5 +1,8 @@
 // The command bar's pure parts: the line editor, history and completion.
+import React from 'react';
+import { render } from 'ink-testing-library';
 import { describe, expect, test } from 'vitest';
+import { caretColumn, LineView } from '../../src/ui/LineView.js';
 import { BAR_COMMANDS, candidates, complete } from '../../src/ui/commands.js';
 import { browse, cleanInput, edit, EMPTY_HISTORY, EMPTY_LINE, insert, lineOf, remember, type LineState } from '../../src/ui/line-editor.js';
 import { cellWidth, wrapCells, wrapWords } from '../../src/ui/text.js';
@@ -116,5 +119,36 @@ describe('cell widths', () => {
     expect(cellWidth('🚀x')).toBe(3);
     expect(wrapCells('名前を保つ', 4)).toEqual(['名前', 'を保', 'つ']);
     expect(wrapWords('continue, redirect the goal, or stop?', 12)).toEqual(['continue,', 'redirect the', 'goal, or', 'stop?']);
+  });
+});
+
+describe('the field as drawn', () => {
+  // Terminals draw a skin-toned hand or a family wider than string-width measures it: the
+  // field draws them as their parts, as the panels do, so what is measured is what is drawn.
+  function drawnRow(text: string, width = 40): string {
+    const { lastFrame, unmount } = render(React.createElement(LineView, { prefix: '› ', state: lineOf(text), width }));
+    const row = (lastFrame() ?? '').replace(/\u001b\[[0-9;]*m/g, '');
+    unmount();
+    return row;
+  }
+
+  test.each([
+    ['a skin-toned hand', '👋🏽', '👋'],
+    ['a family', '👨‍👩‍👧', '👨👩👧'],
+    ['a subdivision flag', '🏴󠁧󠁢󠁳󠁣󠁴󠁿', '🏴'],
+  ])('%s is drawn as its parts; the typed text keeps it whole', (_, typed, parts) => {
+    const state = lineOf(`ab${typed}c`);
+    expect(state.text).toBe(`ab${typed}c`);
+    expect(drawnRow(state.text).trimEnd()).toBe(`› ab${parts}c`);
+    expect(caretColumn('› ', state, 40)).toBe(cellWidth(`› ab${parts}c`));
+  });
+
+  test('a line of skin-toned hands wider than the field scrolls by what is drawn and never overflows it', () => {
+    const text = `${'👋🏽'.repeat(10)}${'x'.repeat(60)}`;
+    for (const width of [20, 33, 50]) {
+      const row = drawnRow(text, width);
+      expect(cellWidth(row)).toBeLessThanOrEqual(width);
+      expect(caretColumn('› ', lineOf(text), width)).toBeLessThanOrEqual(width - 1);
+    }
   });
 });
