@@ -99,6 +99,15 @@ function toolOmit(choices: AllowChoices | null): ConsoleCommand[] {
   return choices && choices.wider.length > 0 ? [] : ['approve-wider'];
 }
 
+/** At most `max` of `rows` (none when `max` < 1); when some are left out, the last one shown ends in `…`. */
+function fitRows(rows: string[], max: number, width: number): string[] {
+  if (rows.length <= max) return rows;
+  if (max < 1) return [];
+  const shown = rows.slice(0, max);
+  shown[max - 1] = truncateCells(`${shown[max - 1]!} …`, width);
+  return shown;
+}
+
 function frame(colour: Colour, lines: ReactNode[]): PromptView {
   const rows = lines.length + 2;
   return {
@@ -185,10 +194,11 @@ export function usePrompt(width: number, maxRows: number): PromptView | null {
       (pending?.kind === 'tool' ? `, tool call ${pending.call.name} (${pending.call.id}) issued but not finished: it runs again only if you approve it` : '') +
       (pending?.kind === 'pause' ? `, paused (${pending.reason})` : '') +
       '.';
+    const gateKeys = hintRows('gate', inner);
     return frame(theme.warn, [
       <Line width={inner} bold color={theme.warn}>{gate}</Line>,
-      ...wrapWords(sanitize(where, { oneLine: true }), inner).slice(0, 3).map((row) => <Line width={inner}>{row}</Line>),
-      ...hintRows('gate', inner).map((row) => <Line width={inner} color={theme.accent}>{row}</Line>),
+      ...fitRows(wrapWords(sanitize(where, { oneLine: true }), inner), Math.min(3, maxRows - 3 - gateKeys.length), inner).map((row) => <Line width={inner}>{row}</Line>),
+      ...gateKeys.map((row) => <Line width={inner} color={theme.accent}>{row}</Line>),
     ]);
   }
   if (reload) {
@@ -252,10 +262,8 @@ export function usePrompt(width: number, maxRows: number): PromptView | null {
   }
 
   const title = pending.cause.kind === 'operator' ? 'Paused by the operator' : `Paused: ${sanitize(pending.reason, { oneLine: true })}`;
-  const text = wrapWords(sanitize(pending.prompt, { oneLine: true }), inner).slice(0, 3);
-  return frame(theme.warn, [
-    <Line width={inner} bold color={theme.warn}>{title}</Line>,
-    ...text.map((row) => <Line width={inner}>{row}</Line>),
-    ...keys(),
-  ]);
+  // The keys first, as for a tool call: the text takes what `maxRows` leaves (border, title, keys), at most three rows.
+  const keyRows = keys();
+  const text = fitRows(wrapWords(sanitize(pending.prompt, { oneLine: true }), inner), Math.min(3, maxRows - 3 - keyRows.length), inner);
+  return frame(theme.warn, [<Line width={inner} bold color={theme.warn}>{title}</Line>, ...text.map((row) => <Line width={inner}>{row}</Line>), ...keyRows]);
 }

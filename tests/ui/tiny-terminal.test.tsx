@@ -1,0 +1,46 @@
+// A terminal of 40×12: a prompt gives up its text before the footer, so the keys, the
+// command bar and what is typed into it stay in view. Whole frames of the real console.
+import { vi, describe, test, expect } from 'vitest';
+
+vi.hoisted(() => {
+  delete process.env.CI;
+  delete process.env.CONTINUOUS_INTEGRATION;
+});
+
+import { KEY } from '../support/console-rig.js';
+import { normalize, open, openAtPrompt, STAGNANT, STAGNANT_POLICY } from '../support/ui-helpers.js';
+
+const LONG_CALL = `
+turns:
+  - thought: Look.
+    tool_calls:
+      - { id: t1, name: shell, args: { command: "echo ${'a'.repeat(400)} && curl http://x | tee END.sh" } }
+  - final: Looked.
+`;
+
+describe('at 40×12', () => {
+  test('a stagnation pause under its banner keeps its keys and the footer; r opens /goal redirect where it can be seen', async () => {
+    const rig = await open({ transcript: STAGNANT, policy: { ...STAGNANT_POLICY, onDetect: 'pause' }, columns: 40, rows: 12 });
+    await rig.waitFor(() => rig.store.getState().session.pending?.kind === 'pause', 'the stagnation pause');
+    await rig.waitForArmed();
+    const frame = normalize(rig.frame()).split('\n');
+    expect(frame.length).toBeLessThanOrEqual(11);
+    expect(frame).toContain('│ [c] continue  [r] redirect the goal  │');
+    expect(frame.at(-1)).toMatch(/\[\?\] help {2}\[q\] quit$/);
+    await rig.press('r');
+    await rig.waitFor(() => /^› \/goal redirect/m.test(rig.frame()), 'the bar in view');
+    await rig.type('keep the API');
+    await rig.waitFor(() => normalize(rig.frame()).split('\n').at(-1) === '› /goal redirect keep the API', 'the typed text in view');
+    await rig.press(KEY.escape);
+  });
+
+  test('an approval prompt with a long command keeps its keys, the end of the command and the command bar in view', async () => {
+    const rig = await openAtPrompt({ transcript: LONG_CALL, columns: 40, rows: 12 });
+    expect(rig.frame()).toContain('&& curl http://x | tee END.sh │');
+    expect(rig.frame()).toContain('[y] approve once');
+    await rig.press('/');
+    await rig.type('goal st');
+    await rig.waitFor(() => normalize(rig.frame()).split('\n').at(-1) === '› /goal st', 'the typed text in view');
+    await rig.press(KEY.escape);
+  });
+});
