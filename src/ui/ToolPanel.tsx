@@ -49,9 +49,16 @@ function TitleLine({ width, position, count, how }: { width: number; position: n
       ) : (
         <Text color={theme.muted}> · {how === 'selected' ? 'selected in the timeline' : 'latest'}</Text>
       )}
-      <Text color={theme.muted}>{how === 'live' ? (count > 1 ? ' · [ older' : '') : ' · [ older ] newer · end live'}</Text>
+      <Text color={theme.muted}>{moveKeys(position, count, how === 'live')}</Text>
     </Line>
   );
+}
+
+/** The keys that move from the call shown: `[ older` unless it is the first, `] newer` unless it is the newest, `end live` unless it is the live one. */
+function moveKeys(position: number, count: number, live: boolean): string {
+  const steps = [position > 1 ? '[ older' : '', !live && position < count ? '] newer' : ''].filter(Boolean).join(' ');
+  const parts = [steps, live ? '' : 'end live'].filter(Boolean);
+  return parts.length > 0 ? ` · ${parts.join(' · ')}` : '';
 }
 
 /**

@@ -111,7 +111,7 @@ describe('the tool call panel steps back through earlier calls', () => {
     await c.waitForFrame('call 1 of 3 · earlier call, 2 newer');
     expect(panel(c.frame())).toMatchInlineSnapshot(`
       "── Checkpoint │ Goal │  Tool call  │ Progress (tab)
-      call 1 of 3 · earlier call, 2 newer · [ older ] newer · end live
+      call 1 of 3 · earlier call, 2 newer · ] newer · end live
       shell (t1) · ok · exit 0 · N ms
       approved by operator
       args $ printf 'alpha one\\nalpha two\\nalpha three\\n'
@@ -133,7 +133,7 @@ describe('the tool call panel steps back through earlier calls', () => {
       ████░░░░░░░░░░ 5/20 ████░░░░░░░░░░ 5/20 ~~~~~~~~~~~~ #s/30m ░░░░░░░░░░░░ 0/100k ░░░░░░░ $0.00/$1.00
       workspace progress unknown (not git)
       ── Checkpoint │ Goal │  Tool call  │ Progress (tab)
-      call 1 of 5 · earlier call, 4 newer · [ older ] newer · end live
+      call 1 of 5 · earlier call, 4 newer · ] newer · end live
       shell (t1) · ok · exit 0 · N ms
       approved by operator
       args $ printf 'alpha one\\nalpha two\\nalpha three\\n'
@@ -299,7 +299,7 @@ describe('the tool call panel steps back through earlier calls', () => {
     await c.waitForFrame('call 1 of 5 · earlier call, 4 newer');
     expect(panel(c.frame())).toMatchInlineSnapshot(`
       "── Checkpoint │ Goal │  Tool call  │ Progress (tab)
-      call 1 of 5 · earlier call, 4 newer · [ older ] newer · end live
+      call 1 of 5 · earlier call, 4 newer · ] newer · end live
       shell (t1) · ok · exit 0 · N ms · older than the events held
       approved by operator
       args $ printf 'alpha one\\nalpha two\\nalpha three\\n'
