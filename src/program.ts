@@ -14,6 +14,7 @@ import { sanitize } from './text/sanitize.js';
 import { showOutline, type OutlineInfo } from './ui/outline.js';
 import { outlineOfConfig, outlineOfLog } from './ui/outline-source.js';
 import { newSessionId } from './run-id.js';
+import { consoleTerminal, noConsoleReason } from './console-terminal.js';
 
 /** The log file of a run, in its run directory. */
 const LOG_FILE = 'events.jsonl';
@@ -94,7 +95,7 @@ export function buildProgram(): Command {
     .command('run')
     .description('run the loop of a loop.yaml in the console (or headless)')
     .option('-c, --config <file>', 'the loop contract', 'loop.yaml')
-    .option('--headless', 'no console: stream events as JSONL on stdout (also when stdout or stdin is not a terminal)')
+    .option('--headless', 'no console: stream events as JSONL on stdout (also when stdout or stdin is not a terminal, or TERM=dumb)')
     .addOption(new Option('--approve <which>', 'headless answer to tool-call prompts (attached: wait approval.timeout for `loopdeck attach`, then deny)').choices(['all', 'none', 'attached']).default('none'))
     .addOption(new Option('--on-pause <action>', 'headless answer to pauses').choices(['continue', 'stop']).default('stop'))
     .option('--goal <objective>', "start with this objective instead of loop.yaml's goal.objective")
@@ -165,7 +166,7 @@ export function buildProgram(): Command {
   async function supervise(prepare: (step: (text: string) => void) => Promise<ConsoleRun>, options: SuperviseOptions, resuming: boolean): Promise<void> {
     const interactive = interactiveRun(options);
     if (!interactive) {
-      if (!options.headless) printError('loopdeck: no terminal on stdin/stdout; running headless');
+      if (!options.headless) printError(`loopdeck: ${noConsoleReason()}; running headless`);
       const { prepared, start, warnings = [] } = await configOrExit(() => prepare(() => undefined));
       printWarnings(warnings);
       const { builtinGatesWarning } = await import('./hooks/index.js');
@@ -230,7 +231,7 @@ export function buildProgram(): Command {
 
   /** Whether a run gets the console: asked for, with a terminal on stdin and stdout. */
   function interactiveRun(options: { headless?: boolean }): boolean {
-    return !options.headless && process.stdout.isTTY === true && process.stdin.isTTY === true;
+    return !options.headless && consoleTerminal();
   }
 
   /** One line on where a run stands: goal, budget used, last checkpoint. */
@@ -459,7 +460,7 @@ Examples:
         printWarnings(none.warnings);
         fail(`${file}: no events (${none.why}); nothing to replay`);
       }
-      const headless = options.headless || !process.stdout.isTTY || !process.stdin.isTTY;
+      const headless = options.headless || !consoleTerminal();
       // The frame's outline first, with plain writes, while the log is read and React and Ink load.
       if (!headless) await showOutline(outlineOfLog(file));
       if (headless) {

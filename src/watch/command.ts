@@ -16,6 +16,7 @@ import type { ResumePayload } from '../engine/session.js';
 import type { FollowSource } from './console.js';
 import { defaultSessionFolders, findSessions, homeFolder, parseSince, type SessionFile } from './sessions.js';
 import { watchSource } from './watch.js';
+import { consoleTerminal } from '../console-terminal.js';
 
 /** Options of `loopdeck watch`. */
 export interface WatchCommandOptions {
@@ -121,7 +122,7 @@ export async function followHeadless(source: FollowSource, until: (event: LoopEv
 
 /** Whether to draw the console: not asked to be headless, and a terminal on both ends. */
 function interactive(headless: boolean | undefined): boolean {
-  return !headless && process.stdout.isTTY === true && process.stdin.isTTY === true;
+  return !headless && consoleTerminal();
 }
 
 /** `loopdeck watch`. */

@@ -362,6 +362,23 @@ describe.concurrent('without a terminal', { timeout: 60_000 }, () => {
     await expectRestored(t);
   });
 
+  it('TERM=dumb (an editor shell buffer): says why in one line and runs headless; the console never draws', async ({ expect, onTestFinished }) => {
+    const t = startPty({ args: DEMO, cols: 100, rows: 30, env: { TERM: 'dumb' } });
+    onTestFinished(() => cleanUp(t));
+    const { code } = await t.exit;
+    const shown = t.history();
+    expect(code, t.describe()).toBe(2);
+    expect(shown, t.describe()).toMatch(/^loopdeck: TERM=dumb: this terminal cannot draw the console; running headless$/m);
+    expect(shown, t.describe()).toMatch(/"type":"session\.start"/);
+    expect(t.output).not.toContain('\u001b[?25l');
+    expect(t.output).not.toMatch(/[╭╰│]/);
+    const replay = startPty({ args: ['replay', logFile(t.cwd)!], cols: 100, rows: 30, env: { TERM: 'dumb' } });
+    onTestFinished(() => cleanUp(replay));
+    expect((await replay.exit).code, replay.describe()).toBe(0);
+    expect(replay.history(), replay.describe()).toMatch(/"eventCount": \d+/);
+    expect(replay.output).not.toContain('\u001b[?25l');
+  });
+
   it('stdin /dev/null and stdout a pipe: one line on stderr, headless to goal_met, JSONL on stdout', async ({ expect, onTestFinished }) => {
     const cwd = mkdtempSync(path.join(os.tmpdir(), 'loopdeck-notty-'));
     onTestFinished(() => removeRun(cwd));

@@ -105,7 +105,8 @@ export class PtyTerminal {
     this.cwd = options.cwd ?? mkdtempSync(path.join(os.tmpdir(), 'loopdeck-pty-'));
     this.term = new xterm.Terminal({ cols, rows, allowProposedApi: true, scrollback: 5000 });
     this.proc = pty.spawn('/bin/sh', ['-c', wrapper(options.stdin ?? 'pty'), 'sh', process.execPath, options.script ?? CLI, ...options.args], {
-      name: 'xterm-256color',
+      // node-pty sets TERM from the name: a test's own TERM (dumb) must win.
+      name: options.env?.TERM ?? 'xterm-256color',
       cols,
       rows,
       cwd: this.cwd,
