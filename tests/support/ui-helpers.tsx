@@ -90,15 +90,17 @@ const hash = (text: string) => text.replace(/\d/g, '#');
  * The frame with what varies between runs masked so that columns and borders stay where
  * they were: digits become `#` (the approval countdown, percentages); the wall-clock gauge
  * (a fixed-width cell whose bar shrinks as the value grows) becomes `~` and `#s`; values
- * that end their line (elapsed time, durations in ms) become `T` and `N ms`.
+ * that end their line (elapsed time, durations in ms) become `T` and `N ms`. A log's
+ * recorded clock is far from the test's: once the console's clock ticks, the elapsed time
+ * of a run still active is hours (`8037h`), masked the same way.
  */
 export function normalize(frame: string): string {
   return frame
     .replace(/\(\d+ ms\)/g, '(N ms)')
     .replace(/ · \d+ ms\b/g, ' · N ms')
     .replace(/(?:wall clock|clock) \d+%/g, hash)
-    .replace(/[░█]+ \d+(?:h\d\dm|m\d\ds|m|s)\/(\S+)/g, (m, limit: string) => `${'~'.repeat(Math.max(0, m.length - limit.length - 4))} #s/${limit}`)
-    .replace(/ · \d+(?:h\d\dm|m\d\ds|m|s)(?= · |$)/gm, ' · T')
+    .replace(/[░█]+ \d+(?:h\d\dm|h|m\d\ds|m|s)\/(\S+)/g, (m, limit: string) => `${'~'.repeat(Math.max(0, m.length - limit.length - 4))} #s/${limit}`)
+    .replace(/ · \d+(?:h\d\dm|h|m\d\ds|m|s)(?= · |$)/gm, ' · T')
     .replace(/denied in \S+ unless answered/g, hash)
     .replace(/at \d{4}-\d\d-\d\dT[\d:.]+Z/g, hash);
 }
