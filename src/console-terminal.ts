@@ -9,7 +9,6 @@ export function consoleTerminal(env: NodeJS.ProcessEnv = process.env): boolean {
 }
 
 /** Why {@link consoleTerminal} is false, in words: `no terminal on stdin/stdout`, or `TERM=dumb: this terminal cannot draw the console`. */
-export function noConsoleReason(env: NodeJS.ProcessEnv = process.env): string {
-  if (process.stdout.isTTY !== true || process.stdin.isTTY !== true) return 'no terminal on stdin/stdout';
-  return env.TERM === 'dumb' ? 'TERM=dumb: this terminal cannot draw the console' : 'the console can be drawn';
+export function noConsoleReason(): string {
+  return process.stdout.isTTY === true && process.stdin.isTTY === true ? 'TERM=dumb: this terminal cannot draw the console' : 'no terminal on stdin/stdout';
 }

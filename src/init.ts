@@ -50,6 +50,11 @@ function readText(look: Look, name: string): string | null {
   }
 }
 
+/** Whether the project has a file `name` (only its presence counts: it is not read). */
+function has(look: Look, name: string): boolean {
+  return statSync(path.join(look.dir, name), { throwIfNoEntry: false })?.isFile() === true;
+}
+
 function record(value: unknown): Record<string, unknown> {
   return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
 }
@@ -134,7 +139,7 @@ function pythonTestFile(look: Look): string | null {
 
 /** Why the project is a pytest project: a pytest config, a file that names pytest, or Python test files; `null` when none. */
 function pytestReason(look: Look): string | null {
-  const config = ['pytest.ini', 'conftest.py'].find((name) => readText(look, name) !== null);
+  const config = ['pytest.ini', 'conftest.py'].find((name) => has(look, name));
   if (config) return `${config} is there`;
   const naming = ['pyproject.toml', 'setup.cfg', 'tox.ini', 'setup.py', 'Pipfile', 'requirements-dev.txt', 'requirements.txt', 'requirements-test.txt'].find((name) =>
     /\bpytest\b/.test(readText(look, name) ?? ''),
@@ -163,7 +168,7 @@ function findRunner(look: Look): TestRunner | null {
   if (pytest) {
     return { name: 'pytest', because: pytest, observe: 'python -m pytest -q --junitxml=.loopdeck/pytest-report.xml', parser: 'junit', reportFile: '.loopdeck/pytest-report.xml', verify: 'python -m pytest -q' };
   }
-  if (readText(look, 'go.mod') !== null) {
+  if (has(look, 'go.mod')) {
     return {
       name: 'go test',
       because: 'go.mod is there',
@@ -173,7 +178,7 @@ function findRunner(look: Look): TestRunner | null {
       verify: 'go test ./...',
     };
   }
-  if (readText(look, 'Cargo.toml') !== null) {
+  if (has(look, 'Cargo.toml')) {
     return {
       name: 'cargo test',
       because: 'Cargo.toml is there',
