@@ -30,6 +30,16 @@ export type KeySource = 'key' | 'repeat' | 'chunk' | 'paste';
 export const REPEAT_MS = 150;
 
 /**
+ * The longest pause before a held key starts to repeat that terminals and desktops offer
+ * (ms): X11's default is 660, the slowest settings of macOS and GNOME about 2 s. A key alone
+ * in its read that repeats the key before it after a pause longer than {@link REPEAT_MS}
+ * but within this one may be that first repeat, or a second press: it is marked
+ * `mayBeHeld`, and only the keys after it tell which (repeats follow a held key within
+ * {@link REPEAT_MS}).
+ */
+export const HOLD_MS = 2000;
+
+/**
  * One keypress: `name` as the key map spells it (`''` for a paste or a key it has no
  * name for), `input` the text it types (`''` for a named key that types nothing).
  * Only a `key` press (alone in its read, not a repeat) may answer a prompt: a held key,
@@ -39,6 +49,12 @@ export interface Keypress {
   name: string;
   input: string;
   source: KeySource;
+  /**
+   * A `key` that repeats the key before it after a pause no longer than a terminal's
+   * repeat delay ({@link HOLD_MS}): it may be the first auto-repeat of a key held since
+   * then. An answer to a prompt waits {@link REPEAT_MS} for the repeats that would follow it.
+   */
+  mayBeHeld?: true;
 }
 
 /** Turns bracketed paste on: the terminal wraps pasted text in `ESC[200~` … `ESC[201~`. */
@@ -126,10 +142,13 @@ export function createKeyDecoder(
     if (keys.length === 0) return;
     const at = now();
     const first = keys[0]!;
-    const repeated = keys.length === 1 && first.source === 'key' && last !== null && last.name === first.name && last.input === first.input && at - last.at < REPEAT_MS;
+    const single = keys.length === 1 && first.source === 'key';
+    const gap = single && last !== null && last.name === first.name && last.input === first.input ? at - last.at : Infinity;
     const end = keys[keys.length - 1]!;
     last = end.source === 'paste' ? null : { name: end.name, input: end.input, at };
-    onKeys(repeated ? [{ ...first, source: 'repeat' }] : keys);
+    if (gap < REPEAT_MS) onKeys([{ ...first, source: 'repeat' }]);
+    else if (gap < HOLD_MS) onKeys([{ ...first, mayBeHeld: true }]);
+    else onKeys(keys);
   };
   const endPaste = (): void => {
     clearTimeout(pasteTimer);

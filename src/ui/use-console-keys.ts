@@ -3,6 +3,7 @@ import { assertNever } from '../engine/events.js';
 import { performOperatorCommand } from '../engine/operator-command.js';
 import { useConsole, useConsoleOptions, useConsoleStore, useController, type ConsoleController } from './context.js';
 import { PRIORITY, useKeypress, type Keypress } from './keypress.js';
+import { REPEAT_MS } from './terminal-input.js';
 import { bindingFor, type ConsoleCommand, type Scope } from './keymap.js';
 import { barReducer, commandDone, commandFailed, noteReducer, pasteReducer, type TextKey } from './reducers/bar.js';
 import { dashboardReducer, globalReducer, isLive, replayReducer } from './reducers/dashboard.js';
@@ -184,9 +185,11 @@ export function createCommands(store: ConsoleStore, controller: ConsoleControlle
   const overlayKey = (key: Keypress): boolean => {
     const overlay = get().overlay;
     if (!overlay) return false;
-    const command = bindingFor(key.name, scopesFor(key, [overlay]))?.command ?? null;
-    if (command) apply(overlayReducer(get(), command, layout()));
-    return key.name !== 'ctrl+c' || command !== null;
+    const binding = bindingFor(key.name, scopesFor(key, [overlay]));
+    if (binding && !(ANSWER_SCOPES.has(binding.scope) && holdBack(key, () => get().overlay === overlay, overlayKey))) {
+      apply(overlayReducer(get(), binding.command, layout()));
+    }
+    return key.name !== 'ctrl+c' || binding !== undefined;
   };
 
   /** The dashboard's keys; a paste opens the command bar with the pasted text. */
@@ -198,6 +201,10 @@ export function createCommands(store: ConsoleStore, controller: ConsoleControlle
     const binding = bindingFor(key.name, scopesFor(key, dashboardScopes(get(), layout())));
     if (!binding) return false;
     if (key.source !== 'key' && binding.command === 'quit') return true; // a held or typed-ahead q never quits
+    if (ANSWER_SCOPES.has(binding.scope)) {
+      const armed = get().armed;
+      if (holdBack(key, () => get().armed === armed, dashboardKey)) return true;
+    }
     // Whether the run is live decides what q and Ctrl+C do: on the events recorded so far.
     if (binding.command === 'quit' || binding.command === 'interrupt') controller.catchUp?.();
     const reducer = DASHBOARD_REDUCERS[binding.scope as keyof typeof DASHBOARD_REDUCERS];
@@ -205,14 +212,51 @@ export function createCommands(store: ConsoleStore, controller: ConsoleControlle
     return true;
   };
 
-  /** Keys that work in every view, a text input's too: Ctrl+Z suspends. */
+  /**
+   * An answer held back ({@link holdBack}): the key is the held-back one again (a held
+   * key's repeat, as a key, a repeat or a chunk) and it answers nothing; any other key, or
+   * none within {@link REPEAT_MS}, and it answers first.
+   */
+  let heldBack: { key: Keypress; timer: NodeJS.Timeout; answer: () => void } | null = null;
+  const settle = (next: Keypress | null): void => {
+    if (heldBack === null) return;
+    const { key, timer, answer } = heldBack;
+    heldBack = null;
+    clearTimeout(timer);
+    if (next !== null && next.source !== 'paste' && next.name === key.name && next.input === key.input) return;
+    answer();
+  };
+
+  /**
+   * Holds back a key that would answer a prompt when it may be a held key's first
+   * auto-repeat (`mayBeHeld`): a key held since before the prompt was armed starts to repeat
+   * only after the terminal's repeat delay. It answers {@link REPEAT_MS} later unless the
+   * same key follows by then (it was held); `handle` then takes it as a press, while
+   * `stillAsked` holds (the same prompt or overlay). `true` when held back.
+   */
+  const holdBack = (key: Keypress, stillAsked: () => boolean, handle: (key: Keypress) => boolean): boolean => {
+    if (!key.mayBeHeld) return false;
+    const { mayBeHeld: _, ...press } = key;
+    const timer = setTimeout(() => settle(null), REPEAT_MS);
+    heldBack = { key, timer, answer: () => void (stillAsked() && handle(press)) };
+    return true;
+  };
+
+  /** Keys that work in every view, a text input's too: Ctrl+Z suspends. Every key first settles an answer held back. */
   const systemKey = (key: Keypress): boolean => {
+    settle(key);
     if (key.source === 'paste' || bindingFor(key.name, ['global'])?.command !== 'suspend') return false;
     apply(globalReducer(get(), 'suspend'));
     return true;
   };
 
-  return { systemKey, barKey, noteKey, overlayKey, dashboardKey };
+  /** Drops an answer still held back (the console is closing). */
+  const dispose = (): void => {
+    if (heldBack !== null) clearTimeout(heldBack.timer);
+    heldBack = null;
+  };
+
+  return { systemKey, barKey, noteKey, overlayKey, dashboardKey, dispose };
 }
 
 /**
@@ -227,6 +271,7 @@ export function useConsoleKeys(layout: KeyLayout): void {
   layoutRef.current = layout;
   const commands = useRef<ReturnType<typeof createCommands> | null>(null);
   commands.current ??= createCommands(store, controller, () => layoutRef.current);
+  useEffect(() => () => commands.current?.dispose(), []);
   useKeypress((key) => commands.current!.systemKey(key), { priority: PRIORITY.system });
   useKeypress((key) => commands.current!.barKey(key), { priority: PRIORITY.input });
   useKeypress((key) => commands.current!.noteKey(key), { priority: PRIORITY.input });

@@ -1,11 +1,12 @@
 // Input as terminals really send it, read through a real pseudo-terminal and a terminal
 // emulator: keys that arrive in one read, escape sequences split across reads (as over
 // SSH), bracketed paste. Needs `npm run build` (dist/cli.js).
-import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { KEY, startPty, type PtyTerminal } from '../support/pty-terminal.js';
+import { HOLD_MS } from '../../src/ui/terminal-input.js';
 
 const root = path.resolve(import.meta.dirname, '../..');
 const DEMO = ['run', '--config', path.join(root, 'loop.yaml')];
@@ -14,6 +15,19 @@ const terminals: PtyTerminal[] = [];
 
 function demo(cols = 100, rows = 30): PtyTerminal {
   const t = startPty({ args: DEMO, cols, rows });
+  terminals.push(t);
+  return t;
+}
+
+/** The demo with an agent script of its own (`turns:` YAML), in a fresh folder. */
+function demoWithScript(turns: string): PtyTerminal {
+  const cwd = mkdtempSync(path.join(os.tmpdir(), 'loopdeck-pty-'));
+  writeFileSync(path.join(cwd, 'script.yaml'), turns);
+  const config = readFileSync(path.join(root, 'loop.yaml'), 'utf8')
+    .replace('script: fixtures/scripts/payload-bug.yaml', `script: ${JSON.stringify(path.join(cwd, 'script.yaml'))}`)
+    .replace('path: fixtures/workspaces/payload-bug', `path: ${JSON.stringify(path.join(root, 'fixtures/workspaces/payload-bug'))}`);
+  writeFileSync(path.join(cwd, 'loop.yaml'), config);
+  const t = startPty({ args: ['run', '--config', path.join(cwd, 'loop.yaml')], cols: 100, rows: 30, cwd });
   terminals.push(t);
   return t;
 }
@@ -128,6 +142,37 @@ describe('a held key', () => {
     expect(decided().map((e) => [e.data.call_id, e.data.decision, e.data.by])).toEqual([[first, 'approve', 'operator']]);
     expect(t.screen()).toContain(`(${next})`);
     // Released, then pressed again: a press.
+    t.press('y');
+    await t.waitUntil(() => decided().length === 2, 'the second prompt to be answered');
+    expect(decided()[1]!.data).toMatchObject({ call_id: next, decision: 'approve', by: 'operator' });
+  });
+
+  // A terminal repeats a held key only after its repeat delay (X11: 660 ms): by then the
+  // next prompt may be on screen and armed, and the first repeat looks like a new press.
+  it('held through the repeat delay: the first repeat after the next prompt armed answers nothing; a press after it does', { timeout: 60_000 }, async () => {
+    // One turn of two shell calls: the second prompt follows the first call's result at once.
+    const t = demoWithScript(
+      'turns:\n  - tool_calls:\n      - { id: t1, name: shell, args: { command: "echo one" } }\n      - { id: t2, name: shell, args: { command: "echo two" } }\n  - final: Done.\n',
+    );
+    const first = await armedPrompt(t);
+    const decided = () => logEvents(t).filter((e) => e.type === 'tool.decision' && e.data.by === 'operator');
+    t.press('y');
+    const pressedAt = Date.now();
+    const screen = await t.waitUntil((s) => {
+      const shown = PROMPT.exec(s);
+      return shown !== null && shown[2] !== first && /\[y\] approve/.test(s);
+    }, 'the next prompt, armed', 20_000);
+    const next = PROMPT.exec(screen)![2]!;
+    // The scenario needs the next prompt within a repeat delay of the press (HOLD_MS, 2 s).
+    expect(Date.now() - pressedAt).toBeLessThan(HOLD_MS);
+    for (let i = 0; i < 30; i++) {
+      t.press('y');
+      await pause(33);
+    }
+    await pause(300);
+    expect(decided().map((e) => [e.data.call_id, e.data.decision, e.data.by])).toEqual([[first, 'approve', 'operator']]);
+    expect(t.screen()).toContain(`(${next})`);
+    // Released, and pressed again within a repeat delay: no repeat follows, so it is a press.
     t.press('y');
     await t.waitUntil(() => decided().length === 2, 'the second prompt to be answered');
     expect(decided()[1]!.data).toMatchObject({ call_id: next, decision: 'approve', by: 'operator' });

@@ -242,30 +242,34 @@ describe('terminal input: each read decoded into the keys a terminal sent', () =
     expect(decode('st\u0017\u0015\r')).toEqual([['s:s:chunk', 't:t:chunk', 'ctrl+w::chunk', 'ctrl+u::chunk', 'enter::chunk']]);
   });
 
-  test('the same key alone in reads less than 150 ms apart is a held key repeating, not presses; a gap makes it a press again', () => {
+  test('the same key alone in reads less than 150 ms apart is a held key repeating; after a longer pause within a repeat delay it may be held; a pause longer than that makes it a press', () => {
     let clock = 0;
     const out: string[] = [];
-    const decoder = createKeyDecoder((keys) => out.push(keys.map((k) => `${k.name}:${k.source}`).join(' ')), { now: () => clock });
+    // `?` marks a key that may be a held key's first auto-repeat (mayBeHeld).
+    const decoder = createKeyDecoder((keys) => out.push(keys.map((k) => `${k.name}:${k.source}${k.mayBeHeld ? '?' : ''}`).join(' ')), { now: () => clock });
     const at = (ms: number, read: string) => {
       clock = ms;
       decoder.push(read);
     };
     at(0, 'y'); // pressed
-    at(500, 'y'); // auto-repeat starts after its delay: a gap, so this reads as a press (the first prompt's answer)
+    at(500, 'y'); // auto-repeat starts after its delay: held, or pressed again; the keys after it tell
     at(533, 'y');
     at(566, 'y');
     at(2000, 'y'); // held for seconds: every repeat is 33 ms after the one before
     for (let ms = 2033; ms < 2200; ms += 33) at(ms, 'y');
-    at(2400, 'y'); // released and pressed again
+    at(2400, 'y'); // released and pressed again within a repeat delay
     at(2440, 'n'); // another key soon after is a press
     at(2470, 'n');
     at(2480, 'nn'); // a chunk is a chunk
     at(2500, 'n'); // ... and the key after it repeats its last key
+    at(4500, 'n'); // longer ago than any repeat delay: a press
+    at(4700, '\u001b[200~n\u001b[201~'); // a paste is a paste
+    at(4800, 'n'); // ... and the key after a paste repeats nothing
     decoder.dispose();
     expect(out).toEqual([
-      'y:key', 'y:key', 'y:repeat', 'y:repeat', 'y:key',
+      'y:key', 'y:key?', 'y:repeat', 'y:repeat', 'y:key?',
       'y:repeat', 'y:repeat', 'y:repeat', 'y:repeat', 'y:repeat', 'y:repeat',
-      'y:key', 'n:key', 'n:repeat', 'n:chunk n:chunk', 'n:repeat',
+      'y:key?', 'n:key', 'n:repeat', 'n:chunk n:chunk', 'n:repeat', 'n:key', ':paste', 'n:key',
     ]);
   });
 
