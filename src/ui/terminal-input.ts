@@ -1,5 +1,6 @@
 import { PassThrough } from 'node:stream';
 import { emitKeypressEvents } from 'node:readline';
+import { createSequenceSplitter } from './control-sequences.js';
 
 /**
  * Terminal input decoded into keys the way terminals really send it, on Node's own
@@ -11,8 +12,9 @@ import { emitKeypressEvents } from 'node:readline';
  *   once that time has passed (as readline and tmux's `escape-time` do);
  * - bracketed paste (`ESC[200~` … `ESC[201~`, enabled with {@link PASTE_ON}) is one
  *   paste, however many reads it spans, never keys;
- * - any other escape sequence (focus reports, unknown keys) is a named key or nothing,
- *   never text.
+ * - any other escape sequence (focus reports, unknown keys, mouse reports, replies) is a
+ *   named key or nothing, never text; the extended forms of keys (`modifyOtherKeys`,
+ *   `CSI u`) are those keys (`./control-sequences.ts`).
  */
 
 /**
@@ -130,8 +132,12 @@ export function createKeyDecoder(
   { escapeMs = ESCAPE_MS, now = () => performance.now() }: { escapeMs?: number; now?: () => number } = {},
 ) {
   const stream = new PassThrough({ encoding: 'utf8' });
-  // readline reads only `escapeCodeTimeout` from the interface it is given.
-  emitKeypressEvents(stream, { escapeCodeTimeout: escapeMs } as never);
+  // The splitter waits for the rest of a sequence split across reads (`escapeMs`) and hands
+  // readline whole ones: readline need not wait again. It reads only `escapeCodeTimeout`
+  // from the interface it is given.
+  const splitter = createSequenceSplitter();
+  let heldTimer: NodeJS.Timeout | undefined;
+  emitKeypressEvents(stream, { escapeCodeTimeout: 1 } as never);
   let collected: Array<{ name: string; input: string }> | null = null;
   let paste: string[] | null = null;
   let pasteTimer: NodeJS.Timeout | undefined;
@@ -177,26 +183,43 @@ export function createKeyDecoder(
     else deliver([{ ...one, source: 'key' }]); // a lone Escape, finished by readline's timer
   });
 
+  /** Decodes text that readline may read now (whole sequences), delivering its keys. */
+  const decode = (text: string): void => {
+    if (text === '') return;
+    collected = [];
+    try {
+      stream.write(text);
+    } finally {
+      const keys = collected;
+      collected = null;
+      const pasted = keys.filter((k) => 'source' in k) as Keypress[];
+      const typed = keys.length - pasted.length;
+      deliver(keys.map((k) => ('source' in k ? (k as Keypress) : { ...k, source: typed === 1 && pasted.length === 0 ? 'key' : 'chunk' })));
+    }
+    if (paste !== null) {
+      clearTimeout(pasteTimer);
+      pasteTimer = setTimeout(endPaste, PASTE_IDLE_MS);
+    }
+  };
+
   return {
     /** Decodes one read's text. */
     push(text: string): void {
-      collected = [];
-      try {
-        stream.write(text);
-      } finally {
-        const keys = collected;
-        collected = null;
-        const pasted = keys.filter((k) => 'source' in k) as Keypress[];
-        const typed = keys.length - pasted.length;
-        deliver(keys.map((k) => ('source' in k ? (k as Keypress) : { ...k, source: typed === 1 && pasted.length === 0 ? 'key' : 'chunk' })));
-      }
-      if (paste !== null) {
-        clearTimeout(pasteTimer);
-        pasteTimer = setTimeout(endPaste, PASTE_IDLE_MS);
+      decode(splitter.feed(text));
+      if (!splitter.holding) {
+        clearTimeout(heldTimer);
+        heldTimer = undefined;
+      } else {
+        // The rest of a sequence gets `escapeMs` from when the sequence began, however many reads come meanwhile.
+        heldTimer ??= setTimeout(() => {
+          heldTimer = undefined;
+          decode(splitter.flush());
+        }, escapeMs);
       }
     },
     dispose(): void {
       clearTimeout(pasteTimer);
+      clearTimeout(heldTimer);
       stream.destroy();
     },
   };

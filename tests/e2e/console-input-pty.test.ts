@@ -101,6 +101,23 @@ describe('keys as terminals send them', () => {
     expect(logEvents(t).some((e) => e.type === 'goal.revised')).toBe(false);
   });
 
+  it('a mouse report or a device reply types nothing; keys in their extended forms (modifyOtherKeys, CSI u) act as the keys', async () => {
+    const t = demo();
+    await armedPrompt(t);
+    t.press('/goal add-constraint abc def');
+    await t.waitUntil((s) => bar(s) === '/goal add-constraint abc def', 'the typed line');
+    // A mouse report (mouse mode left on by a program that crashed), split as over SSH, and a cursor position reply.
+    t.press('\u001b[<0;10;2');
+    await pause(40);
+    t.press('0M\u001b[<0;10;20m\u001b[12;40R');
+    await pause(300);
+    expect(bar(t.screen())).toBe('/goal add-constraint abc def');
+    t.press('\u001b[27;5;119~'); // Ctrl+W as xterm's modifyOtherKeys sends it
+    await t.waitUntil((s) => bar(s) === '/goal add-constraint abc', 'Ctrl+W to delete a word');
+    t.press('\u001b[13;5u'); // Ctrl+Enter in the CSI u form: Enter
+    await t.waitFor(/goal\.revised +goal revised \(add-constraint\)/);
+  });
+
   it('approval keys answer only as single presses: a chunk, a held key or a paste never answers', async () => {
     const t = demo();
     const id = await armedPrompt(t);

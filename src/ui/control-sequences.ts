@@ -1,0 +1,236 @@
+/**
+ * Terminal input split at its escape sequences before Node's readline decodes it into keys.
+ *
+ * readline's decoder knows the keys of a classic xterm (`ESC [ 1 ; 5 D`, `ESC O H`, F-keys,
+ * bracketed paste markers) but reads at most two numbers of a CSI sequence: anything
+ * longer comes out as stray characters that a text field would insert. Terminals send such
+ * sequences as keys (xterm's `modifyOtherKeys` and tmux's `extended-keys always`:
+ * `ESC [ 27 ; 5 ; 99 ~` for Ctrl+C; the `CSI u` form of kitty, foot, WezTerm and
+ * tmux: `ESC [ 13 ; 5 u`) and as reports nobody asked this program for (mouse reports left
+ * on by a program that crashed, cursor position and device attribute replies, OSC and DCS
+ * strings). Here every whole sequence (ECMA-48: CSI, SS3, and the strings OSC, DCS, APC, PM,
+ * SOS ended by BEL or ST) is either handed to readline as it came (a sequence readline
+ * reads whole), translated to the legacy bytes of the same key (`modifyOtherKeys`,
+ * `CSI u`), or left out (anything else: a report is never text).
+ *
+ * A sequence a read ends inside is held for the next read; the caller gives it up with
+ * {@link SequenceSplitter.flush} once the rest has not come in time (a lone `ESC` is the
+ * Escape key, `ESC [` is Alt+[). Inside a bracketed paste everything up to its end marker
+ * goes to readline as it came (the paste is text, whatever it holds).
+ *
+ * Written here rather than taken from a library: `ansi-regex` and the like match whole
+ * sequences in output text, and input needs a sequence cut by the end of a read told from
+ * a sequence that is not one.
+ */
+
+const ESC = '\u001b';
+const PASTE_START = '\u001b[200~';
+const PASTE_END = '\u001b[201~';
+
+/** The CSI sequences readline reads whole: one to three digits at most, and then at most a one-digit modifier (`ESC [ 1 ; 5 D`, `ESC [ 200 ~`), or the Linux console's `ESC [ [ A`. */
+const READLINE_CSI = /^\u001b\[(?:\[[\x40-\x7e]|(?:\d{0,2}(?:;\d?)?|\d{3})[\x40-\x7e])$/;
+/** xterm's `modifyOtherKeys` form of a key: `ESC [ 27 ; modifiers ; code ~`. */
+const MODIFY_OTHER_KEYS = /^\u001b\[27;(\d+);(\d+)~$/;
+/** The `CSI u` form (fixterms, kitty): `ESC [ code[:alternates] [; modifiers[:event] [; text]] u`; event 3 is a release. */
+const CSI_U = /^\u001b\[(\d+)(?::\d*)*(?:;(\d*)(?::(\d+))?)?(?:;[\d:]*)?u$/;
+
+/** What a splitter makes of input: see {@link createSequenceSplitter}. */
+export interface SequenceSplitter {
+  /** The text of a read as readline may decode it now; an escape sequence the read ends inside is held back. */
+  feed(text: string): string;
+  /** Gives up waiting for the rest of the sequence held back: it is handed on as it came (`''` when none is held). */
+  flush(): string;
+  /** Whether a sequence is held back, waiting for the rest. */
+  readonly holding: boolean;
+}
+
+/** A splitter of terminal input at its escape sequences (see the module's comment). */
+export function createSequenceSplitter(): SequenceSplitter {
+  let held = '';
+  let pasting = false;
+
+  const feed = (text: string): string => {
+    const s = held + text;
+    held = '';
+    let out = '';
+    let i = 0;
+    while (i < s.length) {
+      if (pasting) {
+        const end = s.indexOf(PASTE_END, i);
+        if (end < 0) {
+          // Hold back what may be the start of the end marker.
+          const keep = heldMarkerPrefix(s, i);
+          out += s.slice(i, s.length - keep);
+          held = s.slice(s.length - keep);
+          return out;
+        }
+        out += s.slice(i, end + PASTE_END.length);
+        i = end + PASTE_END.length;
+        pasting = false;
+        continue;
+      }
+      const escape = s.indexOf(ESC, i);
+      if (escape < 0) return out + s.slice(i);
+      out += s.slice(i, escape);
+      const end = sequenceEnd(s, escape);
+      if (end === null) {
+        held = s.slice(escape);
+        return out;
+      }
+      const sequence = s.slice(escape, end);
+      out += asReadlineReads(sequence);
+      if (sequence === PASTE_START) pasting = true;
+      i = end;
+    }
+    return out;
+  };
+
+  return {
+    feed,
+    flush(): string {
+      const rest = held;
+      held = '';
+      return rest;
+    },
+    get holding(): boolean {
+      return held !== '';
+    },
+  };
+}
+
+/** How many characters at the end of `s` (from `from` on) are a start of {@link PASTE_END}. */
+function heldMarkerPrefix(s: string, from: number): number {
+  for (let keep = Math.min(PASTE_END.length - 1, s.length - from); keep > 0; keep--) {
+    if (PASTE_END.startsWith(s.slice(s.length - keep))) return keep;
+  }
+  return 0;
+}
+
+const isParameter = (code: number) => code >= 0x30 && code <= 0x3f;
+const isIntermediate = (code: number) => code >= 0x20 && code <= 0x2f;
+const isFinal = (code: number) => code >= 0x40 && code <= 0x7e;
+
+/**
+ * The index just past the escape sequence that starts at `s[at]` (an `ESC`), or `null`
+ * when `s` ends before the sequence does. A sequence broken by a byte it may not hold ends
+ * before that byte (readline then reads what there is).
+ */
+function sequenceEnd(s: string, at: number): number | null {
+  if (at + 1 >= s.length) return null;
+  const next = s[at + 1]!;
+  switch (next) {
+    case '[':
+      return csiEnd(s, at);
+    case 'O': {
+      // SS3: `ESC O P`, with a modifier digit in some terminals (`ESC O 5 P`).
+      let i = at + 2;
+      while (i < s.length && s.charCodeAt(i) >= 0x30 && s.charCodeAt(i) <= 0x39) i++;
+      return i < s.length ? i + 1 : null;
+    }
+    case ']':
+    case 'P':
+    case '_':
+    case '^':
+    case 'X':
+      return stringEnd(s, at);
+    case ESC:
+      // ESC before a sequence: Alt with that key (`ESC ESC [ A`).
+      return sequenceEnd(s, at + 1);
+    default: {
+      // Alt+key: ESC and one character (a whole code point).
+      const code = s.codePointAt(at + 1)!;
+      return at + 1 + (code > 0xffff ? 2 : 1);
+    }
+  }
+}
+
+/** The end of the CSI sequence at `s[at]` (`ESC [`), as {@link sequenceEnd}. */
+function csiEnd(s: string, at: number): number | null {
+  let i = at + 2;
+  if (i >= s.length) return null;
+  // The Linux console's F1–F5: `ESC [ [ A`.
+  if (s[i] === '[') return i + 1 < s.length ? i + 2 : null;
+  while (i < s.length && isParameter(s.charCodeAt(i))) i++;
+  while (i < s.length && isIntermediate(s.charCodeAt(i))) i++;
+  if (i >= s.length) return null;
+  if (!isFinal(s.charCodeAt(i))) return i;
+  // An X10 mouse report: `ESC [ M` and three bytes of button and position.
+  if (i === at + 2 && s[i] === 'M') return i + 4 <= s.length ? i + 4 : null;
+  return i + 1;
+}
+
+/** The end of the control string at `s[at]` (OSC, DCS, APC, PM, SOS), after its BEL or ST (`ESC \`). */
+function stringEnd(s: string, at: number): number | null {
+  for (let i = at + 2; i < s.length; i++) {
+    if (s[i] === '\u0007') return i + 1;
+    if (s[i] === ESC) {
+      if (i + 1 >= s.length) return null;
+      if (s[i + 1] === '\\') return i + 2;
+    }
+  }
+  return null;
+}
+
+/** A whole escape sequence as readline should read it: itself, the legacy bytes of the same key, or nothing. */
+function asReadlineReads(sequence: string): string {
+  const second = sequence[1];
+  if (second === ESC) {
+    const inner = asReadlineReads(sequence.slice(1));
+    return inner === '' ? '' : ESC + inner;
+  }
+  // A control string (an OSC or DCS reply, ...): only whole ones get here, ended by BEL or ST.
+  if (second === ']' || second === 'P' || second === '_' || second === '^' || second === 'X') return '';
+  if (second !== '[') return sequence;
+  // An X10 mouse report (`ESC [ M` and three bytes).
+  if (sequence.startsWith('\u001b[M') && sequence.length > 3) return '';
+  // Before readline's forms: `ESC [ 13 ; 5 u` would pass for one of them, and readline has no key ending in `u`.
+  const u = CSI_U.exec(sequence);
+  // kitty reports a key's release (event 3) only when asked to; it is never a press.
+  if (u) return u[3] === '3' ? '' : legacyKey(Number(u[1]), u[2] ? Number(u[2]) : 1);
+  const other = MODIFY_OTHER_KEYS.exec(sequence);
+  if (other) return legacyKey(Number(other[2]), Number(other[1]));
+  return READLINE_CSI.test(sequence) ? sequence : '';
+}
+
+/** Modifier bits of `modifyOtherKeys` and `CSI u` (the parameter is 1 + these); caps and num lock are left out. */
+const SHIFT = 1;
+const ALT = 2;
+const CTRL = 4;
+const LOCKS = 64 | 128;
+
+/**
+ * The bytes a terminal sends for key `code` (a Unicode code point) with `modifiers` (1 +
+ * the bits above) when it sends no extended form: Ctrl+letter as its control character,
+ * Alt as a leading `ESC`, Enter, Tab, Shift+Tab, Backspace, Escape. `''` for a key that has
+ * none (Super, Ctrl with a digit, kitty's own codes for function keys).
+ */
+function legacyKey(code: number, modifiers: number): string {
+  const bits = (Math.max(1, modifiers) - 1) & ~LOCKS;
+  if (bits & ~(SHIFT | ALT | CTRL)) return '';
+  const alt = bits & ALT ? ESC : '';
+  const ctrl = (bits & CTRL) !== 0;
+  const shift = (bits & SHIFT) !== 0;
+  switch (code) {
+    case 13:
+      return `${alt}\r`;
+    case 9:
+      return shift ? `${alt}\u001b[Z` : `${alt}\t`;
+    case 8:
+    case 127:
+      return `${alt}\u007f`;
+    case 27:
+      return `${alt}${ESC}`;
+  }
+  // Private use (kitty's function keys), surrogates, other controls and what is not a code point: no legacy form.
+  if (code < 0x20 || (code >= 0x7f && code < 0xa0) || (code >= 0xd800 && code <= 0xdfff) || (code >= 0xe000 && code <= 0xf8ff) || code > 0x10ffff) return '';
+  const char = String.fromCodePoint(code);
+  if (ctrl) {
+    const upper = char.toUpperCase();
+    const base = upper.charCodeAt(0);
+    // Ctrl+@, Ctrl+A … Ctrl+Z, Ctrl+[ \ ] ^ _ and Ctrl+Space have a control character.
+    if (code === 0x20) return `${alt}\u0000`;
+    if (upper.length === 1 && base >= 0x40 && base <= 0x5f) return alt + String.fromCharCode(base & 0x1f);
+    return '';
+  }
+  return alt + (shift ? char.toUpperCase() : char);
+}

@@ -1,0 +1,128 @@
+// Escape sequences as terminals send them beyond a classic xterm's keys: extended key
+// forms (xterm's modifyOtherKeys, tmux's extended-keys, the CSI u form of kitty, foot and
+// WezTerm) and reports nobody asked for (mouse reports left on by a crashed program, cursor
+// position and device attribute replies, OSC and DCS strings). A key form is the key; a
+// report is nothing, never text; either may be split across reads anywhere.
+import { describe, expect, test } from 'vitest';
+import { createKeyDecoder } from '../../src/ui/terminal-input.js';
+
+/** The keys of `reads` (each one read), once every timer of the decoder has run: `name:input` of each, a read's keys joined by spaces. */
+async function keysOf(...reads: string[]): Promise<string[]> {
+  const out: string[] = [];
+  const decoder = createKeyDecoder((keys) => out.push(keys.map((k) => `${k.name}:${k.input}`).join(' ')), { escapeMs: 30 });
+  for (const read of reads) decoder.push(read);
+  await new Promise((resolve) => setTimeout(resolve, 50));
+  decoder.dispose();
+  return out;
+}
+
+/** Every key of `reads`, in order, whichever reads they came in. */
+async function flatKeysOf(...reads: string[]): Promise<string[]> {
+  return (await keysOf(...reads)).flatMap((read) => read.split(' ')).filter((k) => k !== '');
+}
+
+/** Reports a terminal may send that no key makes. */
+const REPORTS: ReadonlyArray<readonly [string, string]> = [
+  ['SGR mouse press', '\u001b[<0;10;20M'],
+  ['SGR mouse release', '\u001b[<0;10;20m'],
+  ['SGR mouse wheel', '\u001b[<64;33;7M'],
+  ['urxvt mouse', '\u001b[32;10;20M'],
+  ['X10 mouse', '\u001b[M !!'],
+  ['X10 mouse with letters in it', '\u001b[Mfqy'],
+  ['cursor position report', '\u001b[12;40R'],
+  ['device attributes', '\u001b[?1;2c'],
+  ['secondary device attributes', '\u001b[>41;330;0c'],
+  ['DEC mode report', '\u001b[?2004;1$y'],
+  ['OSC colour reply ended by ST', '\u001b]11;rgb:0000/0000/0000\u001b\\'],
+  ['OSC colour reply ended by BEL', '\u001b]10;rgb:ffff/ffff/ffff\u0007'],
+  ['DCS reply', '\u001bP>|xterm(390)\u001b\\'],
+  ['APC string', '\u001b_Gi=1;OK\u001b\\'],
+];
+
+describe('a report no key made is nothing, never text', () => {
+  test.each(REPORTS)('%s', async (_name, report) => {
+    expect(await keysOf(report)).toEqual([]);
+    // Between typed keys: the keys around it, nothing of it.
+    expect(await flatKeysOf(`a${report}b`)).toEqual(['a:a', 'b:b']);
+    expect(await flatKeysOf('a', report, 'b')).toEqual(['a:a', 'b:b']);
+  });
+
+  test.each(REPORTS)('%s, split across two reads anywhere', async (_name, report) => {
+    const splits = Array.from({ length: report.length - 1 }, (_, i) => i + 1);
+    const decoded = await Promise.all(splits.map((at) => flatKeysOf(`x${report.slice(0, at)}`, `${report.slice(at)}y`)));
+    decoded.forEach((keys, i) => expect(keys, `split at ${splits[i]}`).toEqual(['x:x', 'y:y']));
+  });
+});
+
+/** Extended key forms and the bytes a terminal sends for the same key without them. */
+const KEY_FORMS: ReadonlyArray<readonly [string, string, string]> = [
+  ['Ctrl+C, modifyOtherKeys', '\u001b[27;5;99~', '\u0003'],
+  ['Ctrl+W, modifyOtherKeys', '\u001b[27;5;119~', '\u0017'],
+  ['Ctrl+U, modifyOtherKeys', '\u001b[27;5;117~', '\u0015'],
+  ['Ctrl+Z, modifyOtherKeys', '\u001b[27;5;122~', '\u001a'],
+  ['Enter, modifyOtherKeys', '\u001b[27;1;13~', '\r'],
+  ['Ctrl+Enter, modifyOtherKeys', '\u001b[27;5;13~', '\r'],
+  ['Shift+Tab, modifyOtherKeys', '\u001b[27;2;9~', '\u001b[Z'],
+  ['Alt+b, modifyOtherKeys', '\u001b[27;3;98~', '\u001bb'],
+  ['Shift+y, modifyOtherKeys', '\u001b[27;2;89~', 'Y'],
+  ['Ctrl+C, CSI u', '\u001b[99;5u', '\u0003'],
+  ['Ctrl+C with caps lock on, CSI u', '\u001b[99;69u', '\u0003'],
+  ['Enter, CSI u', '\u001b[13u', '\r'],
+  ['Shift+Enter, CSI u', '\u001b[13;2u', '\r'],
+  ['Backspace, CSI u', '\u001b[127u', '\u007f'],
+  ['Ctrl+Backspace, CSI u', '\u001b[127;5u', '\u007f'],
+  ['Tab, CSI u', '\u001b[9u', '\t'],
+  ['Shift+Tab, CSI u', '\u001b[9;2u', '\u001b[Z'],
+  ['y, CSI u', '\u001b[121u', 'y'],
+  ['y with num lock on, CSI u', '\u001b[121;129u', 'y'],
+  ['Alt+x, CSI u', '\u001b[120;3u', '\u001bx'],
+  ['é, CSI u', '\u001b[233u', 'é'],
+];
+
+describe('an extended key form is the key it stands for', () => {
+  test.each(KEY_FORMS)('%s', async (_name, form, legacy) => {
+    const keys = await keysOf(form);
+    expect(keys).toEqual(await keysOf(legacy));
+    expect(keys).toHaveLength(1);
+    expect(keys[0]).not.toBe(':');
+  });
+
+  test.each(KEY_FORMS)('%s, split across two reads anywhere', async (_name, form, legacy) => {
+    const expected = await flatKeysOf(`a${legacy}b`);
+    const splits = Array.from({ length: form.length - 1 }, (_, i) => i + 1);
+    const decoded = await Promise.all(splits.map((at) => flatKeysOf(`a${form.slice(0, at)}`, `${form.slice(at)}b`)));
+    decoded.forEach((keys, i) => expect(keys, `split at ${splits[i]}`).toEqual(expected));
+  });
+
+  test('keys with no legacy form (Super, kitty function keys, a key released) are nothing', async () => {
+    expect(await keysOf('\u001b[121;9u')).toEqual([]); // Super+y
+    expect(await keysOf('\u001b[57399u')).toEqual([]); // kitty's keypad 0
+    expect(await keysOf('\u001b[121;1:3u')).toEqual([]); // y released
+    expect(await keysOf('\u001b[27;5;49~')).toEqual([]); // Ctrl+1
+  });
+});
+
+describe('what readline reads itself still reads as before', () => {
+  test.each([
+    ['\u001b[A', 'up:'],
+    ['\u001b[1;5D', 'ctrl+left:'],
+    ['\u001bOH', 'home:'],
+    ['\u001b[7~', 'home:'],
+    ['\u001b[24~', ':'],
+    ['\u001b[[A', ':'],
+    ['\u001bb', 'meta+b:'],
+    ['\u001b\u007f', 'meta+backspace:'],
+  ])('%j', async (read, key) => {
+    expect(await keysOf(read)).toEqual([key]);
+  });
+
+  test('a lone ESC is Escape once the rest of a sequence had its time; Alt+Shift+P (ESC P) is a key, not the start of a string', async () => {
+    expect(await keysOf('\u001b')).toEqual(['escape:']);
+    expect(await keysOf('\u001bP')).toEqual(['meta+P:']);
+    expect(await flatKeysOf('\u001b]', 'x')).toEqual(['meta+]:', 'x:x']);
+  });
+
+  test('a paste keeps what it holds, sequences too, and its end marker may be split', async () => {
+    expect(await keysOf('\u001b[200~a\u001b[<0;1;1Mb', 'c\u001b[20', '1~')).toEqual([':a\u001b[<0;1;1Mbc']);
+  });
+});
