@@ -186,6 +186,9 @@ export function createCommands(store: ConsoleStore, controller: ConsoleControlle
     const overlay = get().overlay;
     if (!overlay) return false;
     const binding = bindingFor(key.name, scopesFor(key, [overlay]));
+    // The quit confirmation says yes once armed, as a prompt does: a key typed on after `q`
+    // never quits. Ctrl+C (quits in any case when pressed twice) and staying work at once.
+    if (binding?.command === 'quit-yes' && key.name !== 'ctrl+c' && !get().quitArmed) return true;
     if (binding && !(ANSWER_SCOPES.has(binding.scope) && holdBack(key, () => get().overlay === overlay, overlayKey))) {
       apply(overlayReducer(get(), binding.command, layout()));
     }
@@ -263,7 +266,7 @@ export function createCommands(store: ConsoleStore, controller: ConsoleControlle
  * The console's key handling: text inputs first, then overlays, then the dashboard's
  * key map. Also arms each prompt's keys once it has been on screen for `armMs`.
  */
-export function useConsoleKeys(layout: KeyLayout): void {
+export function useConsoleKeys(layout: KeyLayout, hidden = false): void {
   const store = useConsoleStore();
   const controller = useController();
   const { armMs } = useConsoleOptions();
@@ -280,11 +283,21 @@ export function useConsoleKeys(layout: KeyLayout): void {
 
   // Arm the prompt's keys once it has been on screen briefly: keys typed before it
   // appeared (or in the instant it appeared) never answer it.
+  // While suspended (Ctrl+Z) nothing is armed, and after `fg` the prompt arms anew: keys typed
+  // at the shell meanwhile (`fg⏎y`) reach the console the moment it continues.
   const pendingSeq = useConsole((s) => (s.replay ? null : (s.session.reloadPending?.seq ?? s.session.pending?.seq ?? null)));
+  useEffect(() => store.getState().promptChanged(), [store, pendingSeq]);
   useEffect(() => {
-    store.getState().promptChanged();
-    if (pendingSeq === null) return undefined;
+    store.getState().arm(null);
+    if (pendingSeq === null || hidden) return undefined;
     const timer = setTimeout(() => store.getState().arm(pendingSeq), armMs);
     return () => clearTimeout(timer);
-  }, [store, pendingSeq, armMs]);
+  }, [store, pendingSeq, armMs, hidden]);
+  const quitAsked = useConsole((s) => s.overlay === 'quit');
+  useEffect(() => {
+    store.getState().armQuit(false);
+    if (!quitAsked || hidden) return undefined;
+    const timer = setTimeout(() => store.getState().armQuit(true), armMs);
+    return () => clearTimeout(timer);
+  }, [store, quitAsked, armMs, hidden]);
 }

@@ -91,6 +91,35 @@ describe('suspend and resume', { timeout: 60_000 }, () => {
   });
 });
 
+describe('a key typed while the console was stopped', { timeout: 60_000 }, () => {
+  // `fg⏎y` typed at the shell: the y waits in the terminal's input and reaches the console
+  // the moment it continues, before its prompt is on screen again.
+  it('never answers the prompt the console comes back to; a press once the prompt is armed again does', async () => {
+    const t = demo();
+    const shown = await armed(t);
+    const id = PROMPT.exec(shown)![2]!;
+    const decided = () => {
+      const runs = path.join(t.cwd, '.loopdeck/runs');
+      const [run] = existsSync(runs) ? readdirSync(runs) : [];
+      if (!run) return [];
+      return readFileSync(path.join(runs, run, 'events.jsonl'), 'utf8')
+        .split('\n')
+        .filter((line) => line.includes('"type":"tool.decision"'));
+    };
+    t.press('\u001a');
+    await until(() => t.cliState() === 'T', 'the CLI to stop');
+    t.press('y');
+    t.signalCli('SIGCONT');
+    await until(() => t.cliState() !== 'T', 'the CLI to continue');
+    await armed(t);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(decided(), t.describe('continued')).toEqual([]);
+    expect(t.screen()).toContain(`(${id})`);
+    t.press('y');
+    await until(() => decided().length === 1, 'the prompt to be answered by a new press');
+  });
+});
+
 describe('NO_COLOR', { timeout: 60_000 }, () => {
   // SGR parameters that set a colour: 30–37, 38;…, 39, 40–47, 48;…, 49, 90–97, 100–107.
   const COLOUR = /\u001b\[(?:[\d;]*;)?(?:3\d|4\d|9[0-7]|10[0-7])(?:;[\d;]*)?m/;

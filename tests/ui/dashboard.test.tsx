@@ -240,7 +240,15 @@ describe('quitting', () => {
     expect(rig.controller.quit).not.toHaveBeenCalled();
     await rig.press('q');
     await rig.waitForFrame('Quit while the run is live?');
+    // A y typed on right after q (qy, 30 ms apart) does not quit: the question arms first, as a prompt does.
     await rig.press('y');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(rig.controller.quit).not.toHaveBeenCalled();
+    expect(rig.frame()).toContain('Quit while the run is live?');
+    await rig.waitFor(() => rig.store.getState().quitArmed, 'the quit question to arm');
+    // The same key again within a repeat delay: it answers once no repeat of it follows.
+    await rig.press('y');
+    await rig.waitFor(() => vi.mocked(rig.controller.quit).mock.calls.length > 0, 'y to quit');
     expect(rig.controller.quit).toHaveBeenCalledTimes(1);
     expect(rig.controller.answer).not.toHaveBeenCalled();
   });

@@ -9,6 +9,8 @@ export interface OverlayState {
   opened: number | null;
   /** Scroll offset of the overlay, in rows. */
   scroll: number;
+  /** The quit confirmation's keys answer: it has been on screen briefly (as a prompt's keys arm). */
+  quitArmed: boolean;
 }
 
 /** The overlay slice's actions. */
@@ -25,17 +27,20 @@ export interface OverlayActions {
   closeOverlay: () => void;
   /** Scrolls the open overlay to row `row` (the key reducer keeps it within the overlay's rows). */
   scrollOverlay: (row: number) => void;
+  /** Arms (`true`) or disarms the quit confirmation's keys. */
+  armQuit: (armed: boolean) => void;
 }
 
-export const INITIAL_OVERLAY: OverlayState = { overlay: null, opened: null, scroll: 0 };
+export const INITIAL_OVERLAY: OverlayState = { overlay: null, opened: null, scroll: 0, quitArmed: false };
 
 /** The overlay slice: help, the event overlay and the quit confirmation. */
 export const createOverlaySlice: StateCreator<ConsoleState, [], [], OverlayState & OverlayActions> = (set) => ({
   ...INITIAL_OVERLAY,
   openHelp: () => set({ overlay: 'help', scroll: 0 }),
   openEvent: (seq) => set({ overlay: 'event', opened: seq, scroll: 0 }),
-  askQuit: () => set({ overlay: 'quit' }),
+  askQuit: () => set({ overlay: 'quit', quitArmed: false }),
   openArgs: () => set({ overlay: 'args', scroll: 0 }),
   closeOverlay: () => set(INITIAL_OVERLAY),
   scrollOverlay: (scroll) => set({ scroll }),
+  armQuit: (quitArmed) => set({ quitArmed }),
 });
