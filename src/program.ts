@@ -217,9 +217,9 @@ export function buildProgram(): Command {
     // The frame's outline first, with plain writes: loading React and Ink takes a while.
     const outline = options.outline?.();
     if (outline) await showOutline(outline);
-    const [{ runConsole }, { selfCommand }] = await Promise.all([import('./ui/run-console.js'), import('./continue-command.js')]);
+    const [{ runConsole }, { continueCommand }] = await Promise.all([import('./ui/run-console.js'), import('./continue-command.js')]);
     // The console's first frame keeps what the outline showed until the run's session.start.
-    const result = await configOrExit(() => runConsole(prepare, { confirmResume: resuming, resumeCommand: `${selfCommand()} resume`, ...(outline ? { preparing: outline } : {}) }));
+    const result = await configOrExit(() => runConsole(prepare, { confirmResume: resuming, resumeCommand: continueCommand, ...(outline ? { preparing: outline } : {}) }));
     // A child the run could not stop in time (a hook, an observer) goes with the console.
     const { killLiveChildren } = await import('./engine/children.js');
     killLiveChildren();

@@ -162,6 +162,7 @@ export function usePrompt(width: number, maxRows: number): PromptView | null {
   const pending = useConsole((s) => s.session.pending);
   const gate = useConsole((s) => s.gate);
   const quitting = useConsole((s) => s.overlay === 'quit');
+  const quitArmed = useConsole((s) => s.quitArmed);
   const { resumeCommand } = useConsoleOptions();
   const replaying = useConsole((s) => s.replay !== null);
   const armed = useConsole((s) => s.session.pending !== null && s.armed === s.session.pending.seq);
@@ -182,10 +183,13 @@ export function usePrompt(width: number, maxRows: number): PromptView | null {
   const inner = Math.max(10, width - 4);
 
   if (quitting) {
+    const quitKeys = hintRows('quit', inner);
+    const said = wrapWords(`The run stops here; its log is kept, and \`${resumeCommand}\` continues it later.`, inner);
     return frame(theme.danger, [
       <Line width={inner} bold color={theme.danger}>Quit while the run is live?</Line>,
-      <Line width={inner}>The run stops here; its log is kept, and `{resumeCommand}` continues it later.</Line>,
-      ...hintRows('quit', inner).map((row) => <Line width={inner} color={theme.accent}>{row}</Line>),
+      ...fitRows(said, Math.max(1, Math.min(3, maxRows - 3 - quitKeys.length)), inner).map((row) => <Line width={inner}>{row}</Line>),
+      // Its yes arms as a prompt's keys do (staying works at once).
+      ...quitKeys.map((row, i) => (quitArmed ? <Line width={inner} color={theme.accent}>{row}</Line> : <Line width={inner} color={theme.muted}>{i === 0 ? 'keys arm in a moment…' : ''}</Line>)),
     ]);
   }
   if (gate) {

@@ -48,7 +48,7 @@ export interface ConsoleOptions {
   escapeMs: number;
   /** How long the answer to a command stays in the footer before it goes (ms); a notice of work in progress stays. */
   noticeMs: number;
-  /** The command that resumes a run, as this loopdeck was started (`npx loopdeck resume`, `node dist/cli.js resume`). */
+  /** The command that resumes this run, as this loopdeck was started and with the run's folder (`npx loopdeck resume .loopdeck/runs/…`), for the quit confirmation. */
   resumeCommand: string;
 }
 

@@ -159,7 +159,8 @@ export interface ConsoleRun {
  * the operator's keys (an approval no longer than `approval.timeout`). With
  * `confirmResume`, nothing runs until the operator confirms. With `preparing` (what the
  * outline showed: the goal and the run id), the header shows those from the first frame
- * until the run's `session.start` is folded.
+ * until the run's `session.start` is folded. `resumeCommand` gives the command that
+ * continues the run of a folder, which the quit confirmation names once the run is prepared.
  * @param prepare builds the run; `step` says what it is doing, shown while it works
  * @returns the outcome (`null` when the operator quit first), the closing message and
  *   the prepared run (its log is still open)
@@ -167,7 +168,7 @@ export interface ConsoleRun {
  */
 export async function runConsole(
   prepare: (step: (text: string) => void) => Promise<ConsoleRun>,
-  options: { confirmResume?: boolean; preparing?: OutlineInfo; resumeCommand?: string } = {},
+  options: { confirmResume?: boolean; preparing?: OutlineInfo; resumeCommand?: (runDir: string) => string } = {},
 ): Promise<ConsoleResult & { prepared: PreparedRun }> {
   const store = createConsoleStore([], options.preparing ? { preparing: options.preparing } : {});
   const feed = batchInto(store, LIVE_BATCH_MS);
@@ -204,11 +205,18 @@ export async function runConsole(
     feed.flush();
     prepared?.log.sync();
   });
-  const drawn = draw((hidden) => (
-    <ConsoleProvider store={store} controller={controller} options={options.resumeCommand ? { resumeCommand: options.resumeCommand } : {}}>
-      <App hidden={hidden} />
-    </ConsoleProvider>
-  ));
+  // The command the quit confirmation names, once the run (and so its folder) is prepared.
+  let resumeCommand: string | null = null;
+  let hiddenNow = false;
+  const root = (hidden: boolean) => {
+    hiddenNow = hidden;
+    return (
+      <ConsoleProvider store={store} controller={controller} options={resumeCommand ? { resumeCommand } : {}}>
+        <App hidden={hidden} />
+      </ConsoleProvider>
+    );
+  };
+  const drawn = draw(root);
   ink = drawn.ink;
   // A render error unmounts Ink and rejects this: quit the same way as the operator would.
   let renderFailure: unknown = null;
@@ -230,6 +238,10 @@ export async function runConsole(
     const made = ready ?? (await preparing);
     unprepared = false;
     prepared = made.prepared;
+    if (options.resumeCommand) {
+      resumeCommand = options.resumeCommand(made.prepared.runDir);
+      drawn.ink.rerender(root(hiddenNow));
+    }
     const { session, policy } = made.prepared;
     store.getState().apply(made.prepared.prior);
     unsubscribe = session.subscribe(feed.push);

@@ -35,11 +35,11 @@ export const REPEAT_MS = 150;
  * The longest pause before a held key starts to repeat that terminals and desktops offer
  * (ms): X11's default is 660, the slowest settings of macOS and GNOME about 2 s. A key alone
  * in its read that repeats the key before it after a pause longer than {@link REPEAT_MS}
- * but within this one may be that first repeat, or a second press: it is marked
- * `mayBeHeld`, and only the keys after it tell which (repeats follow a held key within
- * {@link REPEAT_MS}).
+ * but within this one may be a repeat (the first after the delay, or one of a slow repeat
+ * rate) or a second press: it carries `afterSame`, and only the keys after it tell which
+ * (`./held-keys.ts`).
  */
-export const HOLD_MS = 2000;
+export const HOLD_MS = 2500;
 
 /**
  * One keypress: `name` as the key map spells it (`''` for a paste or a key it has no
@@ -52,11 +52,12 @@ export interface Keypress {
   input: string;
   source: KeySource;
   /**
-   * A `key` that repeats the key before it after a pause no longer than a terminal's
-   * repeat delay ({@link HOLD_MS}): it may be the first auto-repeat of a key held since
-   * then. An answer to a prompt waits {@link REPEAT_MS} for the repeats that would follow it.
+   * For a key alone in its read that repeats the key before it within {@link HOLD_MS}: the
+   * pause between them (ms). A `repeat` (under {@link REPEAT_MS}) is a held key's; a `key`
+   * after a longer pause may be a held key's repeat or a new press, and an answer to a
+   * prompt by it waits to see whether a repeat follows.
    */
-  mayBeHeld?: true;
+  afterSame?: number;
 }
 
 /** Turns bracketed paste on: the terminal wraps pasted text in `ESC[200~` … `ESC[201~`. */
@@ -152,8 +153,8 @@ export function createKeyDecoder(
     const gap = single && last !== null && last.name === first.name && last.input === first.input ? at - last.at : Infinity;
     const end = keys[keys.length - 1]!;
     last = end.source === 'paste' ? null : { name: end.name, input: end.input, at };
-    if (gap < REPEAT_MS) onKeys([{ ...first, source: 'repeat' }]);
-    else if (gap < HOLD_MS) onKeys([{ ...first, mayBeHeld: true }]);
+    if (gap < REPEAT_MS) onKeys([{ ...first, source: 'repeat', afterSame: Math.round(gap) }]);
+    else if (gap < HOLD_MS) onKeys([{ ...first, afterSame: Math.round(gap) }]);
     else onKeys(keys);
   };
   const endPaste = (): void => {

@@ -3,8 +3,8 @@ import { assertNever } from '../engine/events.js';
 import { performOperatorCommand } from '../engine/operator-command.js';
 import { useConsole, useConsoleOptions, useConsoleStore, useController, type ConsoleController } from './context.js';
 import { PRIORITY, useKeypress, type Keypress } from './keypress.js';
-import { REPEAT_MS } from './terminal-input.js';
-import { bindingFor, type ConsoleCommand, type Scope } from './keymap.js';
+import { HeldKeys } from './held-keys.js';
+import { bindingFor, keyLabel, type ConsoleCommand, type Scope } from './keymap.js';
 import { barReducer, commandDone, commandFailed, noteReducer, pasteReducer, type TextKey } from './reducers/bar.js';
 import { dashboardReducer, globalReducer, isLive, replayReducer } from './reducers/dashboard.js';
 import { overlayReducer } from './reducers/overlay.js';
@@ -215,49 +215,32 @@ export function createCommands(store: ConsoleStore, controller: ConsoleControlle
     return true;
   };
 
-  /**
-   * An answer held back ({@link holdBack}): the key is the held-back one again (a held
-   * key's repeat, as a key, a repeat or a chunk) and it answers nothing; any other key, or
-   * none within {@link REPEAT_MS}, and it answers first.
-   */
-  let heldBack: { key: Keypress; timer: NodeJS.Timeout; answer: () => void } | null = null;
-  const settle = (next: Keypress | null): void => {
-    if (heldBack === null) return;
-    const { key, timer, answer } = heldBack;
-    heldBack = null;
-    clearTimeout(timer);
-    if (next !== null && next.source !== 'paste' && next.name === key.name && next.input === key.input) return;
-    answer();
-  };
+  /** Keys held down, told from keys pressed to answer (`./held-keys.ts`). */
+  const held = new HeldKeys();
 
   /**
-   * Holds back a key that would answer a prompt when it may be a held key's first
-   * auto-repeat (`mayBeHeld`): a key held since before the prompt was armed starts to repeat
-   * only after the terminal's repeat delay. It answers {@link REPEAT_MS} later unless the
-   * same key follows by then (it was held); `handle` then takes it as a press, while
-   * `stillAsked` holds (the same prompt or overlay). `true` when held back.
+   * Whether a key that would answer a prompt is taken another way: it is held down (it
+   * answers nothing, and the notice says to press it again), or it waits to see whether it
+   * repeats (`handle` takes it as a press later, while `stillAsked` holds: the same prompt
+   * or overlay). `false`: answer with it now.
    */
   const holdBack = (key: Keypress, stillAsked: () => boolean, handle: (key: Keypress) => boolean): boolean => {
-    if (!key.mayBeHeld) return false;
-    const { mayBeHeld: _, ...press } = key;
-    const timer = setTimeout(() => settle(null), REPEAT_MS);
-    heldBack = { key, timer, answer: () => void (stillAsked() && handle(press)) };
-    return true;
+    const { afterSame: _, ...press } = key;
+    const taken = held.answer(key, () => void (stillAsked() && handle(press)));
+    if (taken === 'held') get().setNotice({ ok: false, text: `${keyLabel(key.name)} is held down: it answers nothing; release it and press it again` });
+    return taken !== 'now';
   };
 
-  /** Keys that work in every view, a text input's too: Ctrl+Z suspends. Every key first settles an answer held back. */
+  /** Keys that work in every view, a text input's too: Ctrl+Z suspends. Every key is first noted as held or pressed ({@link HeldKeys}). */
   const systemKey = (key: Keypress): boolean => {
-    settle(key);
+    held.seen(key);
     if (key.source === 'paste' || bindingFor(key.name, ['global'])?.command !== 'suspend') return false;
     apply(globalReducer(get(), 'suspend'));
     return true;
   };
 
   /** Drops an answer still held back (the console is closing). */
-  const dispose = (): void => {
-    if (heldBack !== null) clearTimeout(heldBack.timer);
-    heldBack = null;
-  };
+  const dispose = (): void => held.dispose();
 
   return { systemKey, barKey, noteKey, overlayKey, dashboardKey, dispose };
 }

@@ -166,7 +166,7 @@ describe('a held key', () => {
 
   // A terminal repeats a held key only after its repeat delay (X11: 660 ms): by then the
   // next prompt may be on screen and armed, and the first repeat looks like a new press.
-  it('held through the repeat delay: the first repeat after the next prompt armed answers nothing; a press after it does', { timeout: 60_000 }, async () => {
+  it.each([33, 200])('held through the repeat delay, then repeating every %i ms: no repeat after the next prompt armed answers it; a press after it does', { timeout: 60_000 }, async (every) => {
     // One turn of two shell calls: the second prompt follows the first call's result at once.
     const t = demoWithScript(
       'turns:\n  - tool_calls:\n      - { id: t1, name: shell, args: { command: "echo one" } }\n      - { id: t2, name: shell, args: { command: "echo two" } }\n  - final: Done.\n',
@@ -182,14 +182,14 @@ describe('a held key', () => {
     const next = PROMPT.exec(screen)![2]!;
     // The scenario needs the next prompt within a repeat delay of the press (HOLD_MS, 2 s).
     expect(Date.now() - pressedAt).toBeLessThan(HOLD_MS);
-    for (let i = 0; i < 30; i++) {
+    for (const until = Date.now() + 1200; Date.now() < until; ) {
       t.press('y');
-      await pause(33);
+      await pause(every);
     }
-    await pause(300);
+    await pause(700);
     expect(decided().map((e) => [e.data.call_id, e.data.decision, e.data.by])).toEqual([[first, 'approve', 'operator']]);
     expect(t.screen()).toContain(`(${next})`);
-    // Released, and pressed again within a repeat delay: no repeat follows, so it is a press.
+    // Released, and pressed again after a pause: no repeat follows, so it is a press.
     t.press('y');
     await t.waitUntil(() => decided().length === 2, 'the second prompt to be answered');
     expect(decided()[1]!.data).toMatchObject({ call_id: next, decision: 'approve', by: 'operator' });
@@ -217,7 +217,7 @@ describe('bracketed paste', () => {
     t.press(KEY.escape);
     await t.waitUntil((s) => bar(s) === null, 'the bar to close');
     t.press('q');
-    await t.waitFor('Quit while the run is live?');
+    await t.waitFor('[y/enter/ctrl+c] quit'); // armed
     t.press('y');
     await t.exit;
     expect((await t.leftModes()).bracketedPaste).toBe(false);

@@ -259,7 +259,7 @@ describe('the console in a real terminal (demo run)', { timeout: 60_000 }, () =>
     await t.waitForGone(/Quit while the run is live\?/);
     await armedPrompt(t);
     t.press('q');
-    await t.waitFor(/Quit while the run is live\?/);
+    await t.waitFor('[y/enter/ctrl+c] quit'); // armed
     t.press('y');
     await quitsPromptly(t);
     const { code } = await t.exit;

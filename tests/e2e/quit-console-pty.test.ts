@@ -3,7 +3,7 @@
 // --abort` kills the request, stashes, writes the failure report and exits 2.
 // Needs `npm run build` (dist/cli.js).
 import { execSync } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, expect, it } from 'vitest';
@@ -41,7 +41,11 @@ async function stalledConsole(): Promise<{ t: PtyTerminal; server: ModelServer }
 it('q then y during a model request quits where the run is: exit 130, nothing recorded of the request, resumable', { timeout: 60_000, retry: 1 }, async () => {
   const { t } = await stalledConsole();
   t.press('q');
-  await t.waitFor(/Quit while the run is live\?/);
+  await t.waitFor('[y/enter/ctrl+c] quit'); // armed
+  // It names the command that continues this run, its folder too, as the exit line does.
+  const [run] = readdirSync(path.join(t.cwd, '.loopdeck/runs'));
+  const said = t.screen().replace(/[│╭╮╰╯─]/g, ' ').replace(/\s+/g, ' ');
+  expect(said, t.describe()).toContain(`resume .loopdeck/runs/${run}\` continues it later.`);
   t.press('y');
   const { code } = await t.exit;
   expect(code, t.describe()).toBe(130);

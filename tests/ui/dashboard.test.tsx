@@ -229,7 +229,7 @@ describe('quitting', () => {
     await rig.waitForFrame('Approve tool call shell (t1)');
     await rig.press('q');
     await rig.waitForFrame('Quit while the run is live?');
-    expect(rig.frame()).toContain('[y/enter/ctrl+c] quit  [n/esc] stay');
+    await rig.waitForFrame('[y/enter/ctrl+c] quit  [n/esc] stay'); // its keys, once armed
     expect(rig.controller.quit).not.toHaveBeenCalled();
     await rig.press('n');
     await rig.waitForFrame('Approve tool call shell (t1)');

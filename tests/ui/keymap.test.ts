@@ -245,8 +245,8 @@ describe('terminal input: each read decoded into the keys a terminal sent', () =
   test('the same key alone in reads less than 150 ms apart is a held key repeating; after a longer pause within a repeat delay it may be held; a pause longer than that makes it a press', () => {
     let clock = 0;
     const out: string[] = [];
-    // `?` marks a key that may be a held key's first auto-repeat (mayBeHeld).
-    const decoder = createKeyDecoder((keys) => out.push(keys.map((k) => `${k.name}:${k.source}${k.mayBeHeld ? '?' : ''}`).join(' ')), { now: () => clock });
+    // `+N` marks a key that follows itself N ms later: a held key's slow repeat or a new press (afterSame).
+    const decoder = createKeyDecoder((keys) => out.push(keys.map((k) => `${k.name}:${k.source}${k.afterSame === undefined ? '' : `+${k.afterSame}`}`).join(' ')), { now: () => clock });
     const at = (ms: number, read: string) => {
       clock = ms;
       decoder.push(read);
@@ -262,14 +262,14 @@ describe('terminal input: each read decoded into the keys a terminal sent', () =
     at(2470, 'n');
     at(2480, 'nn'); // a chunk is a chunk
     at(2500, 'n'); // ... and the key after it repeats its last key
-    at(4500, 'n'); // longer ago than any repeat delay: a press
-    at(4700, '\u001b[200~n\u001b[201~'); // a paste is a paste
-    at(4800, 'n'); // ... and the key after a paste repeats nothing
+    at(5500, 'n'); // longer ago than any repeat delay: a press
+    at(5700, '\u001b[200~n\u001b[201~'); // a paste is a paste
+    at(5800, 'n'); // ... and the key after a paste repeats nothing
     decoder.dispose();
     expect(out).toEqual([
-      'y:key', 'y:key?', 'y:repeat', 'y:repeat', 'y:key?',
-      'y:repeat', 'y:repeat', 'y:repeat', 'y:repeat', 'y:repeat', 'y:repeat',
-      'y:key?', 'n:key', 'n:repeat', 'n:chunk n:chunk', 'n:repeat', 'n:key', ':paste', 'n:key',
+      'y:key', 'y:key+500', 'y:repeat+33', 'y:repeat+33', 'y:key+1434',
+      'y:repeat+33', 'y:repeat+33', 'y:repeat+33', 'y:repeat+33', 'y:repeat+33', 'y:repeat+33',
+      'y:key+202', 'n:key', 'n:repeat+30', 'n:chunk n:chunk', 'n:repeat+20', 'n:key', ':paste', 'n:key',
     ]);
   });
 
