@@ -5,7 +5,7 @@ import './ink-output-cache.js';
 import { useAlertShown } from './AlertBanner.js';
 import { useFooterRows } from './CommandBar.js';
 import { CompactLayout, FullLayout } from './layouts.js';
-import { planLayout, promptLimit } from './layout.js';
+import { bannerFits, planLayout, promptLimit } from './layout.js';
 import { argsViewRows, usePrompt } from './PromptPanel.js';
 import { useCaret } from './use-caret.js';
 import { useConsoleKeys } from './use-console-keys.js';
@@ -19,9 +19,13 @@ import { useTerminalSize } from './use-terminal-size.js';
 export function App({ hidden = false }: { hidden?: boolean }) {
   const { columns, rows } = useTerminalSize();
   const footer = useFooterRows();
-  const limit = promptLimit(columns, rows, footer);
+  const alert = useAlertShown();
+  const limit = promptLimit(columns, rows, footer, alert);
   const prompt = usePrompt(columns, limit);
-  const banner = useAlertShown();
+  // A terminal too small for both: the prompt (its keys are never cut) keeps its rows and
+  // the banner gives its row up, so the footer and the command bar stay in view; the alert
+  // is still in the timeline.
+  const banner = alert && bannerFits(columns, rows, prompt?.rows ?? 0, footer);
   const plan = planLayout({ columns, rows, prompt: prompt?.rows ?? 0, banner, footer });
   const inner = Math.max(10, columns - 4);
   useConsoleKeys({ single: plan.pane === 0, page: Math.max(1, plan.timeline - 1), width: columns, body: plan.body, args: { shown: argsViewRows(limit, inner), width: inner } }, hidden);

@@ -26,6 +26,8 @@ export interface LayoutPlan {
   width: number;
   /** Rows for the fixed top: header, state strip, budget, status line. */
   top: number;
+  /** Whether the alert banner has its row (an alert is shown, and the prompt leaves room for it). */
+  banner: boolean;
   /** Rows for the body: the panel tabs, the panel and the timeline, or an overlay. */
   body: number;
   /**
@@ -45,10 +47,25 @@ export function topRows(compact: boolean): number {
   return compact ? 2 : 6; // header 2 + state strip 1 + budget 2 + status 1; compact: header 1 + budget 1
 }
 
-/** Rows a prompt may take at most, leaving the top, the footer and a few timeline rows. */
-export function promptLimit(columns: number, rows: number, footer: number): number {
+/**
+ * Rows a prompt may take at most, leaving the top, the alert banner (when shown), the
+ * footer and a few timeline rows; in a terminal too small for those, what is left of the
+ * rows under the top, the banner and the footer (the footer and the command bar are never
+ * pushed off the screen), and at least 5.
+ */
+export function promptLimit(columns: number, rows: number, footer: number, banner = false): number {
   const live = Math.max(1, rows - 1);
-  return Math.max(5, live - topRows(isCompact(columns, rows)) - footer - 4);
+  const under = live - topRows(isCompact(columns, rows)) - (banner ? 1 : 0) - footer;
+  return Math.max(Math.min(5, under), under - 4);
+}
+
+/**
+ * Whether the alert banner's row fits above a prompt of `promptRows` with the top and the
+ * footer; when it does not (a terminal too small for both), the prompt, whose keys are
+ * never cut, keeps its rows and the banner gives its row up.
+ */
+export function bannerFits(columns: number, rows: number, promptRows: number, footer: number): boolean {
+  return topRows(isCompact(columns, rows)) + 1 + promptRows + footer <= Math.max(1, rows - 1);
 }
 
 export function planLayout(input: LayoutInput): LayoutPlan {
@@ -63,5 +80,5 @@ export function planLayout(input: LayoutInput): LayoutPlan {
     pane = Math.min(10, Math.floor((body - 1) * 0.45));
     timeline = body - 1 - pane;
   }
-  return { compact, live, width: input.columns, top, body, pane, timeline };
+  return { compact, live, width: input.columns, top, banner: input.banner, body, pane, timeline };
 }

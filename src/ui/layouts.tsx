@@ -99,7 +99,7 @@ export function FullLayout({ plan, prompt }: { plan: LayoutPlan; prompt: ReactNo
       <StateStrip />
       <BudgetPanel width={plan.width} />
       <StatusLine />
-      <AlertBanner />
+      {plan.banner ? <AlertBanner /> : null}
       {prompt}
       <Box flexDirection="column" height={plan.body} flexShrink={0} overflowY="hidden">
         <Coverable covered={covered} height={plan.body} width={plan.width}>
@@ -151,7 +151,7 @@ export function CompactLayout({ plan, prompt }: { plan: LayoutPlan; prompt: Reac
     <>
       <Header compact />
       <BudgetPanel width={plan.width} compact />
-      <AlertBanner />
+      {plan.banner ? <AlertBanner /> : null}
       {prompt}
       <Box flexDirection="column" height={plan.body} flexShrink={0} overflowY="hidden">
         <Coverable covered={covered} height={plan.body} width={plan.width}>

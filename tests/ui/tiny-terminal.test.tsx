@@ -18,7 +18,34 @@ turns:
   - final: Looked.
 `;
 
+/** Three turns without progress (a stagnation alert, its banner stays), then a call to approve. */
+const ALERT_THEN_CALL = `
+turns:
+  - thought: Look around.
+  - thought: Still looking.
+  - thought: Checking the greeting.
+  - thought: Try it.
+    tool_calls:
+      - { id: t1, name: shell, args: { command: "touch ran.txt && echo marked" } }
+  - final: Done.
+`;
+
 describe('at 40×12', () => {
+  test('an approval prompt with an alert: the banner gives its row up, the prompt keeps its keys and the command, the footer and the command bar stay in view', async () => {
+    const rig = await openAtPrompt({ transcript: ALERT_THEN_CALL, policy: STAGNANT_POLICY, columns: 40, rows: 12 });
+    expect(rig.store.getState().session.alerts.map((a) => a.kind)).toEqual(['stagnation']);
+    const frame = normalize(rig.frame()).split('\n');
+    expect(frame).toContain('│ $ touch ran.txt && echo marked       │');
+    expect(frame.length).toBeLessThanOrEqual(11);
+    expect(frame.some((row) => row.includes('[y] approve once'))).toBe(true);
+    expect(frame.at(-1)).toMatch(/\[\?\] help {2}\[q\] quit$/);
+    await rig.press('/');
+    await rig.type('goal st');
+    await rig.waitFor(() => normalize(rig.frame()).split('\n').at(-1) === '› /goal st', 'the typed text in view');
+    await rig.press(KEY.escape);
+  });
+
+
   test('a stagnation pause under its banner keeps its keys and the footer; r opens /goal redirect where it can be seen', async () => {
     const rig = await open({ transcript: STAGNANT, policy: { ...STAGNANT_POLICY, onDetect: 'pause' }, columns: 40, rows: 12 });
     await rig.waitFor(() => rig.store.getState().session.pending?.kind === 'pause', 'the stagnation pause');
