@@ -88,7 +88,7 @@ function counted(dimension: BudgetDimension): boolean {
 
 /** What an increment of `dimension` must be, in words. */
 function incrementKind(dimension: BudgetDimension): string {
-  if (counted(dimension)) return 'a positive whole number';
+  if (counted(dimension)) return `a positive whole number (at most ${Number.MAX_SAFE_INTEGER})`;
   if (dimension === 'wall_clock_seconds') return 'a positive number in seconds or a duration such as 10m or 1h30m';
   return 'a positive number';
 }
@@ -98,7 +98,7 @@ function incrementKind(dimension: BudgetDimension): string {
  * @returns `null` when valid, else the message for the operator
  */
 export function incrementError(dimension: BudgetDimension, by: number): string | null {
-  const valid = Number.isFinite(by) && by > 0 && (!counted(dimension) || Number.isInteger(by));
+  const valid = Number.isFinite(by) && by > 0 && (!counted(dimension) || Number.isSafeInteger(by));
   return valid ? null : `the ${BUDGET_COMMAND_NAMES[dimension]} increment must be ${incrementKind(dimension)}, found "${by}"`;
 }
 
@@ -111,7 +111,7 @@ function parseBudget(line: string): ParsedOperatorCommand {
   if (!dimension) return { ok: false, message: `unknown budget dimension "${name}"; valid: ${BUDGET_NAMES_LIST.join(', ')}` };
   const number = counted(dimension) ? /^\d+$/ : /^\d+(?:\.\d+)?$/;
   const by = number.test(increment) ? Number(increment) : dimension === 'wall_clock_seconds' ? parseDuration(increment) : null;
-  if (by === null || !(by > 0)) {
+  if (by === null || !(by > 0) || incrementError(dimension, by) !== null) {
     return { ok: false, message: `the ${BUDGET_COMMAND_NAMES[dimension]} increment must be ${incrementKind(dimension)}, found "${increment}"` };
   }
   return { ok: true, command: { kind: 'extend-budget', dimension, by } };

@@ -205,8 +205,12 @@ export class Session {
     const shown = BUDGET_COMMAND_NAMES[dimension];
     const current = state.limits[dimension];
     if (current === null) return { ok: false, message: `${shown} is unlimited` };
-    // A sum that overflows to Infinity would be logged as null, which means unlimited.
-    if (!Number.isFinite(current + by)) return { ok: false, message: `the ${shown} limit cannot grow past ${Number.MAX_VALUE}` };
+    // A sum that overflows to Infinity would be logged as null, which means unlimited; a
+    // count or a number of seconds past the largest whole number loop.yaml takes is no limit either.
+    const whole = dimension !== 'cost_usd';
+    if (!Number.isFinite(current + by) || (whole && current + by > Number.MAX_SAFE_INTEGER)) {
+      return { ok: false, message: `the ${shown} limit cannot grow past ${whole ? `${Number.MAX_SAFE_INTEGER} (the largest whole number loop.yaml takes)` : Number.MAX_VALUE}; found ${current} + ${by}` };
+    }
     this.core.emit('budget.extended', { dimension, limit: current + by, by });
     const limit = dimension === 'wall_clock_seconds' ? formatDuration(current + by) : dimension === 'cost_usd' ? `$${(current + by).toFixed(2)}` : String(current + by);
     return { ok: true, message: `${shown} limit raised to ${limit}` };

@@ -394,15 +394,18 @@ describe('the loop contract: budget pause', () => {
     expect(await r.session.command('/budget wall_clock_seconds +90')).toEqual({ ok: true, message: 'wall_clock limit raised to 41m30s' });
     expect(await r.session.command('/budget cost +$0.5')).toEqual({ ok: true, message: 'cost limit raised to $1.50' });
     expect(await r.session.command('/budget tool_calls +2')).toEqual({ ok: true, message: 'tool_calls limit raised to 3' });
-    expect(await r.session.command('/budget turns +10m')).toEqual({ ok: false, message: 'the turns increment must be a positive whole number, found "10m"' });
+    expect(await r.session.command('/budget turns +10m')).toEqual({ ok: false, message: 'the turns increment must be a positive whole number (at most 9007199254740991), found "10m"' });
     // Counts stay whole numbers, as loop.yaml has them.
-    expect(await r.session.command('/budget turns +1.5')).toEqual({ ok: false, message: 'the turns increment must be a positive whole number, found "1.5"' });
+    expect(await r.session.command('/budget turns +1.5')).toEqual({ ok: false, message: 'the turns increment must be a positive whole number (at most 9007199254740991), found "1.5"' });
     expect(await r.session.command('/budget tokens +0.1')).toMatchObject({ ok: false });
     expect(await r.session.command('/budget wall_clock +soon')).toEqual({
       ok: false,
       message: 'the wall_clock increment must be a positive number in seconds or a duration such as 10m or 1h30m, found "soon"',
     });
     expect(await r.session.command('/budget toString +1')).toMatchObject({ ok: false, message: expect.stringContaining('unknown budget dimension "toString"') });
+    // No limit past the largest whole number loop.yaml takes (a count, or seconds): refused, nothing recorded.
+    expect(await r.session.command('/budget turns +999999999999999999999')).toMatchObject({ ok: false, message: expect.stringContaining('at most 9007199254740991') });
+    expect(await r.session.command('/budget wall_clock +999999999999999999999')).toMatchObject({ ok: false, message: expect.stringContaining('cannot grow past 9007199254740991') });
     expect(ofType(r.events, 'budget.extended').map((e) => [e.data.dimension, e.data.by])).toEqual([
       ['wall_clock_seconds', 600],
       ['wall_clock_seconds', 90],
