@@ -166,9 +166,22 @@ export function createCommands(store: ConsoleStore, controller: ConsoleControlle
   // Each handler checks the store, not React state: keys of one read come one after the
   // other before React renders, and the first (`/`) may open the bar for the rest.
 
+  /**
+   * The key that opened a text input (the deny note with `d`, the command bar with `/` or
+   * `r`) while nothing but its own repeats followed: a key held down types nothing into
+   * what it opened (`dddd` in the note).
+   */
+  let opener: { name: string; input: string } | null = null;
+  const repeatsOpener = (key: Keypress): boolean => {
+    const held = opener !== null && (key.source === 'repeat' || key.afterSame !== undefined) && key.name === opener.name && key.input === opener.input;
+    if (!held) opener = null;
+    return held;
+  };
+
   /** The command bar's keys: editing, history, completion; everything else is text. */
   const barKey = (key: Keypress): boolean => {
     if (get().input !== 'bar') return false;
+    if (repeatsOpener(key)) return true;
     const scopes: Scope[] = get().completions.length > 0 ? ['completion', 'bar'] : ['bar'];
     apply(barReducer(get(), textKey(key, scopes)));
     return true;
@@ -177,6 +190,7 @@ export function createCommands(store: ConsoleStore, controller: ConsoleControlle
   /** The deny note's keys: Enter denies with the note, Esc goes back to the prompt. */
   const noteKey = (key: Keypress): boolean => {
     if (get().input !== 'note') return false;
+    if (repeatsOpener(key)) return true;
     apply(noteReducer(get(), textKey(key, ['note'])));
     return true;
   };
@@ -211,7 +225,9 @@ export function createCommands(store: ConsoleStore, controller: ConsoleControlle
     // Whether the run is live decides what q and Ctrl+C do: on the events recorded so far.
     if (binding.command === 'quit' || binding.command === 'interrupt') controller.catchUp?.();
     const reducer = DASHBOARD_REDUCERS[binding.scope as keyof typeof DASHBOARD_REDUCERS];
+    const before = get().input;
     if (reducer) apply(reducer(get(), binding.command, layout()));
+    if (before === null && get().input !== null) opener = { name: key.name, input: key.input };
     return true;
   };
 

@@ -67,6 +67,36 @@ describe('the deny note', () => {
   });
 });
 
+describe('a key held down types nothing into the input it opened', () => {
+  const hold = async (rig: ConsoleRig, key: string, times: number) => {
+    for (let i = 0; i < times; i++) {
+      rig.pressNow(key);
+      await new Promise((resolve) => setTimeout(resolve, 30));
+    }
+  };
+
+  test('d held at a prompt opens the deny note empty; typing after it is text, d too', async () => {
+    const rig = await open({ transcript: WAITING });
+    await rig.waitForFrame('Approve tool call shell (t1)');
+    await rig.waitForArmed();
+    await hold(rig, 'd', 12);
+    await rig.waitFor(() => note(rig) !== null, 'the deny note to open');
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(note(rig)).toBe('');
+    for (const ch of 'odd') await rig.press(ch);
+    await rig.waitFor(() => note(rig) === 'odd', `the note to read "odd" (it reads "${note(rig)}")`);
+  });
+
+  test('/ held opens the command bar with one /', async () => {
+    const rig = await open({ transcript: WAITING });
+    await rig.waitForFrame('Approve tool call shell (t1)');
+    await hold(rig, '/', 12);
+    await rig.waitFor(() => rig.bar() !== null, 'the bar to open');
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(rig.bar()).toBe('/');
+  });
+});
+
 describe('the command bar', () => {
   test('a pasted DEL deletes: zz<DEL> inserts one z; Backspaces past the start stop there', async () => {
     const rig = await open({ transcript: WAITING });
