@@ -41,22 +41,44 @@ export function KeypressProvider({ children, escapeMs }: { children: ReactNode; 
   const { setRawMode, internal_eventEmitter: emitter } = useStdin();
   useEffect(() => {
     setRawMode(true);
-    const decoder = createKeyDecoder((keys) => keys.forEach(dispatch), escapeMs === undefined ? {} : { escapeMs });
+    // Keys read after the process could not run for a while (stopped by `kill -STOP`, or
+    // busy) were typed at a frame that was not current: they count as typed ahead (a chunk),
+    // which never answers a prompt. A beat every BEAT_MS tells how long the process was away.
+    let late = false;
+    let beat = performance.now();
+    // When the process came back: the beat after a gap, whichever of the beat and the
+    // waiting input the event loop takes first.
+    let back = -Infinity;
+    const beats = setInterval(() => {
+      const now = performance.now();
+      if (now - beat > AWAY_MS) back = now;
+      beat = now;
+    }, BEAT_MS);
+    beats.unref();
+    const decoder = createKeyDecoder((keys) => keys.forEach((key) => dispatch(late && key.source === 'key' ? { ...key, source: 'chunk' } : key)), escapeMs === undefined ? {} : { escapeMs });
     // Ink emits one read as several pieces in one go: they are one read again here.
     let read: string[] | null = null;
     const onInput = (piece: string) => {
       if (read === null) {
         read = [];
+        const now = performance.now();
+        const away = now - beat > AWAY_MS || now - back < BACK_MS;
         queueMicrotask(() => {
           const text = read!.join('');
           read = null;
-          decoder.push(text);
+          late = away;
+          try {
+            decoder.push(text);
+          } finally {
+            late = false;
+          }
         });
       }
       read.push(piece);
     };
     emitter.on('input', onInput);
     return () => {
+      clearInterval(beats);
       emitter.off('input', onInput);
       decoder.dispose();
       setRawMode(false);
@@ -64,6 +86,13 @@ export function KeypressProvider({ children, escapeMs }: { children: ReactNode; 
   }, [setRawMode, emitter, dispatch, escapeMs]);
   return <KeypressContext.Provider value={register}>{children}</KeypressContext.Provider>;
 }
+
+/** How often the console notes that it runs (ms). */
+const BEAT_MS = 100;
+/** Input read this long (ms) after the last beat came while the process could not run. */
+const AWAY_MS = 1000;
+/** Input read this soon (ms) after the beat that found such a gap was waiting meanwhile too. */
+const BACK_MS = 300;
 
 /** Priorities: keys that work in every view (Ctrl+Z), focused text inputs, then overlays, then the dashboard. */
 export const PRIORITY = { system: 200, input: 100, overlay: 50, dashboard: 0 } as const;

@@ -129,17 +129,24 @@ export function guardExits(ink: () => Instance | null, flush: () => void, host: 
  * Draws `root` with Ink (`root(true)`: the tree with the frame taken off, while suspended).
  * Ink replaces `console` while it draws (a library's log line is printed above the
  * frame); that replacement is guarded too, so what a library logs (e.g. a server's
- * malformed stream line) reaches the terminal sanitized. Ctrl+Z and SIGTSTP suspend it.
+ * malformed stream line) reaches the terminal sanitized. Ctrl+Z and SIGTSTP suspend it;
+ * `onContinue` is called on every SIGCONT, before the frame is drawn again.
  * @returns Ink's instance and a function that removes the suspend handlers
  */
-export function draw(root: (hidden: boolean) => React.ReactElement): { ink: Instance; unsuspend: () => void } {
+export function draw(root: (hidden: boolean) => React.ReactElement, onContinue: () => void = () => undefined): { ink: Instance; unsuspend: () => void } {
   // Pasted text arrives marked as a paste (never as keys that could submit or answer).
   if (process.stdin.isTTY && process.stdout.isTTY) process.stdout.write(PASTE_ON);
   // The outline written before React and Ink were loaded is erased by Ink's first frame's own write.
   handOverOutline(process.stdout);
   const ink = render(root(false), RENDER_OPTIONS);
   guardConsole();
-  const unsuspend = guardSuspend({ hide: () => ink.rerender(root(true)), show: () => ink.rerender(root(false)) });
+  const unsuspend = guardSuspend({
+    hide: () => ink.rerender(root(true)),
+    show: () => {
+      onContinue();
+      ink.rerender(root(false));
+    },
+  });
   return { ink, unsuspend };
 }
 
@@ -216,7 +223,8 @@ export async function runConsole(
       </ConsoleProvider>
     );
   };
-  const drawn = draw(root);
+  // However the process was stopped, what waits for an answer arms anew once it continues.
+  const drawn = draw(root, () => store.getState().woke());
   ink = drawn.ink;
   // A render error unmounts Ink and rejects this: quit the same way as the operator would.
   let renderFailure: unknown = null;

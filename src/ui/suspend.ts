@@ -45,7 +45,11 @@ const HIDE_CURSOR = '\u001b[?25l';
 /** How long the console waits for the frame to be taken off the screen before it stops (ms). */
 const ERASE_MS = 30;
 
-/** The frame: `hide` takes it off the screen (Ink draws an empty tree), `show` draws it again. */
+/**
+ * The frame: `hide` takes it off the screen (Ink draws an empty tree), `show` draws it
+ * again. `show` is called on every SIGCONT, however the process was stopped (Ctrl+Z, or a
+ * `kill -STOP` it never saw): what was typed meanwhile arrives the moment it continues.
+ */
 export interface SuspendView {
   hide: () => void;
   show: () => void;

@@ -285,18 +285,20 @@ export function useConsoleKeys(layout: KeyLayout, hidden = false): void {
   // While suspended (Ctrl+Z) nothing is armed, and after `fg` the prompt arms anew: keys typed
   // at the shell meanwhile (`fg⏎y`) reach the console the moment it continues.
   const pendingSeq = useConsole((s) => (s.replay ? null : (s.session.reloadPending?.seq ?? s.session.pending?.seq ?? null)));
+  // A `kill -STOP` the console never saw ends in a SIGCONT too (`wakes`): it arms anew then.
+  const wakes = useConsole((s) => s.wakes);
   useEffect(() => store.getState().promptChanged(), [store, pendingSeq]);
   useEffect(() => {
     store.getState().arm(null);
     if (pendingSeq === null || hidden) return undefined;
     const timer = setTimeout(() => store.getState().arm(pendingSeq), armMs);
     return () => clearTimeout(timer);
-  }, [store, pendingSeq, armMs, hidden]);
+  }, [store, pendingSeq, armMs, hidden, wakes]);
   const quitAsked = useConsole((s) => s.overlay === 'quit');
   useEffect(() => {
     store.getState().armQuit(false);
     if (!quitAsked || hidden) return undefined;
     const timer = setTimeout(() => store.getState().armQuit(true), armMs);
     return () => clearTimeout(timer);
-  }, [store, quitAsked, armMs, hidden]);
+  }, [store, quitAsked, armMs, hidden, wakes]);
 }

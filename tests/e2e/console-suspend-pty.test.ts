@@ -94,7 +94,10 @@ describe('suspend and resume', { timeout: 60_000 }, () => {
 describe('a key typed while the console was stopped', { timeout: 60_000 }, () => {
   // `fg⏎y` typed at the shell: the y waits in the terminal's input and reaches the console
   // the moment it continues, before its prompt is on screen again.
-  it('never answers the prompt the console comes back to; a press once the prompt is armed again does', async () => {
+  it.each([
+    ['Ctrl+Z', (t: PtyTerminal) => t.press('\u001a')],
+    ['kill -STOP, which the console never sees', (t: PtyTerminal) => t.signalCli('SIGSTOP')],
+  ])('stopped by %s: never answers the prompt the console comes back to; a press once the prompt is armed again does', async (_how, stop) => {
     const t = demo();
     const shown = await armed(t);
     const id = PROMPT.exec(shown)![2]!;
@@ -106,9 +109,11 @@ describe('a key typed while the console was stopped', { timeout: 60_000 }, () =>
         .split('\n')
         .filter((line) => line.includes('"type":"tool.decision"'));
     };
-    t.press('\u001a');
+    stop(t);
     await until(() => t.cliState() === 'T', 'the CLI to stop');
+    // Typed while it is stopped, as a person does: it stays stopped a while.
     t.press('y');
+    await new Promise((resolve) => setTimeout(resolve, 1500));
     t.signalCli('SIGCONT');
     await until(() => t.cliState() !== 'T', 'the CLI to continue');
     await armed(t);

@@ -8,6 +8,8 @@ export interface PromptState {
   interrupted: boolean;
   /** The pending prompt whose keys are armed (its `seq`), after it has been on screen briefly. */
   armed: number | null;
+  /** How many times the process continued after being stopped (SIGCONT): each time, prompts arm anew. */
+  wakes: number;
 }
 
 /** The prompt slice's actions. */
@@ -18,6 +20,8 @@ export interface PromptActions {
   clearInterrupted: () => void;
   /** Arms the keys of the prompt raised by the event `seq` (it has been on screen long enough). */
   arm: (seq: number | null) => void;
+  /** The process continued after being stopped: nothing is armed until it has been on screen again briefly. */
+  woke: () => void;
   /**
    * A new prompt is shown (or the last one went): the arguments view of the old one and a
    * deny note being typed for it close.
@@ -25,7 +29,7 @@ export interface PromptActions {
   promptChanged: () => void;
 }
 
-export const INITIAL_PROMPT: PromptState = { interrupted: false, armed: null };
+export const INITIAL_PROMPT: PromptState = { interrupted: false, armed: null, wakes: 0 };
 
 /** The prompt slice: how the pending approval or pause is shown and whether its keys answer yet. */
 export const createPromptSlice: StateCreator<ConsoleState, [], [], PromptState & PromptActions> = (set) => ({
@@ -33,6 +37,7 @@ export const createPromptSlice: StateCreator<ConsoleState, [], [], PromptState &
   markInterrupted: () => set({ interrupted: true }),
   clearInterrupted: () => set({ interrupted: false }),
   arm: (armed) => set({ armed }),
+  woke: () => set((s) => ({ wakes: s.wakes + 1, armed: null, quitArmed: false })),
   promptChanged: () =>
     set((s) => {
       if (s.overlay !== 'args' && s.input !== 'note') return s;
