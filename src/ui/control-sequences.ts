@@ -14,8 +14,9 @@
  * `CSI u`), or left out (anything else: a report is never text).
  *
  * A sequence a read ends inside is held for the next read; the caller gives it up with
- * {@link SequenceSplitter.flush} once the rest has not come in time (a lone `ESC` is the
- * Escape key, `ESC [` is Alt+[). Inside a bracketed paste everything up to its end marker
+ * {@link SequenceSplitter.flush} once the rest has not come in time: a lone `ESC` is the
+ * Escape key and `ESC [` is Alt+[, while the start of a report is left out, and its rest
+ * too when it comes late (within {@link CUT_MS}). Inside a bracketed paste everything up to its end marker
  * goes to readline as it came (the paste is text, whatever it holds).
  *
  * Written here rather than taken from a library: `ansi-regex` and the like match whole
@@ -38,19 +39,49 @@ const CSI_U = /^\u001b\[(\d+)(?::\d*)*(?:;(\d*)(?::(\d+))?)?(?:;[\d:]*)?u$/;
 export interface SequenceSplitter {
   /** The text of a read as readline may decode it now; an escape sequence the read ends inside is held back. */
   feed(text: string): string;
-  /** Gives up waiting for the rest of the sequence held back: it is handed on as it came (`''` when none is held). */
+  /**
+   * Gives up waiting for the rest of the sequence held back. What may be a key of its own
+   * (a lone `ESC` is Escape, `ESC [` is Alt+[) is handed on as it came; the start of a
+   * report or of a key's longer form is left out, and so is its rest when it comes within
+   * {@link CUT_MS} (a report the network cut must not type its tail). `''` when nothing is held.
+   */
   flush(): string;
   /** Whether a sequence is held back, waiting for the rest. */
   readonly holding: boolean;
 }
 
-/** A splitter of terminal input at its escape sequences (see the module's comment). */
-export function createSequenceSplitter(): SequenceSplitter {
+/** How long after a sequence was given up its rest is still told from typing (ms). */
+export const CUT_MS = 1000;
+
+/**
+ * A splitter of terminal input at its escape sequences (see the module's comment);
+ * `now` is the clock in ms.
+ */
+export function createSequenceSplitter(now: () => number = () => performance.now()): SequenceSplitter {
   let held = '';
   let pasting = false;
+  // A sequence given up on, whose rest is left out when it comes by `until`.
+  let cut: { start: string; until: number } | null = null;
+
+  /** `text` without the rest of the sequence given up on, if it starts with that rest. */
+  const afterCut = (text: string): string => {
+    if (cut === null) return text;
+    if (now() > cut.until) {
+      cut = null;
+      return text;
+    }
+    const whole = cut.start + text;
+    const end = sequenceEnd(whole, 0);
+    if (end === null) {
+      cut.start = whole;
+      return '';
+    }
+    cut = null;
+    return whole.slice(end);
+  };
 
   const feed = (text: string): string => {
-    const s = held + text;
+    const s = held + afterCut(text);
     held = '';
     let out = '';
     let i = 0;
@@ -90,12 +121,27 @@ export function createSequenceSplitter(): SequenceSplitter {
     flush(): string {
       const rest = held;
       held = '';
-      return rest;
+      if (pasting || isKeyOfItsOwn(rest)) return rest;
+      cut = { start: rest, until: now() + CUT_MS };
+      return '';
     },
     get holding(): boolean {
       return held !== '';
     },
   };
+}
+
+/**
+ * Whether an unfinished sequence may be keys of their own: `ESC` alone (Escape), `ESC` and
+ * one character (Alt+[, Alt+O, Alt+P), the same after another `ESC`, or a control string
+ * that does not start as a terminal's reply does (`ESC ] 11;` for OSC, `ESC P >|` or a
+ * digit or `$`/`+`/`!` for DCS, `ESC _ G` for APC): Alt+] and what was typed after it.
+ */
+function isKeyOfItsOwn(start: string): boolean {
+  const rest = start.startsWith(ESC + ESC) ? start.slice(1) : start;
+  if (rest.length <= 2) return true;
+  if (rest[1] === '[' || rest[1] === 'O') return false;
+  return !/^\u001b(?:\]\d+;|P[\d>$+!]|_G)/.test(rest);
 }
 
 /** How many characters at the end of `s` (from `from` on) are a start of {@link PASTE_END}. */

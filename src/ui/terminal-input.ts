@@ -136,7 +136,7 @@ export function createKeyDecoder(
   // The splitter waits for the rest of a sequence split across reads (`escapeMs`) and hands
   // readline whole ones: readline need not wait again. It reads only `escapeCodeTimeout`
   // from the interface it is given.
-  const splitter = createSequenceSplitter();
+  const splitter = createSequenceSplitter(now);
   let heldTimer: NodeJS.Timeout | undefined;
   emitKeypressEvents(stream, { escapeCodeTimeout: 1 } as never);
   let collected: Array<{ name: string; input: string }> | null = null;

@@ -54,6 +54,36 @@ describe('a report no key made is nothing, never text', () => {
   });
 });
 
+/** The keys of reads that come at the given times (ms from the first), each key `name:input`. */
+async function keysOverTime(...reads: Array<[number, string]>): Promise<string[]> {
+  const out: string[] = [];
+  const decoder = createKeyDecoder((keys) => out.push(...keys.map((k) => `${k.name}:${k.input}`)), { escapeMs: 30 });
+  const started = Date.now();
+  for (const [at, read] of reads) {
+    await new Promise((resolve) => setTimeout(resolve, Math.max(0, at - (Date.now() - started))));
+    decoder.push(read);
+  }
+  await new Promise((resolve) => setTimeout(resolve, 80));
+  decoder.dispose();
+  return out.filter((k) => k !== ':');
+}
+
+describe('a report cut by the network for longer than the escape time', () => {
+  test.each(REPORTS)('%s: neither part types anything, and a key after it is a key', async (_name, report) => {
+    const half = Math.max(3, report.length >> 1);
+    expect(await keysOverTime([0, `x${report.slice(0, half)}`], [150, `${report.slice(half)}y`])).toEqual(['x:x', 'y:y']);
+  });
+
+  test('the tail of an X10 mouse report that ends in y, cut after the report began, is not a y', async () => {
+    expect(await keysOverTime([0, '\u001b[M !'], [200, 'y'])).toEqual([]);
+  });
+
+  test('a key typed long after a report was given up on is a key again; a lone ESC is still Escape', async () => {
+    expect(await keysOverTime([0, '\u001b[<0;10'], [1200, 'y'])).toEqual(['y:y']);
+    expect(await keysOverTime([0, '\u001b'], [150, 'y'])).toEqual(['escape:', 'y:y']);
+  });
+});
+
 /** Extended key forms and the bytes a terminal sends for the same key without them. */
 const KEY_FORMS: ReadonlyArray<readonly [string, string, string]> = [
   ['Ctrl+C, modifyOtherKeys', '\u001b[27;5;99~', '\u0003'],
