@@ -150,6 +150,8 @@ function argsView(call: ToolCall, inner: number, maxRows: number, scroll: number
 
 /** What the prompt shows in place of its keys while help is open: help takes the keys, so they would not answer. */
 export const HELP_OPEN_HINT = 'close help (? or Esc) to answer the prompt';
+/** What an armed prompt says in place of its keys while an opened event takes them. */
+export const EVENT_OPEN_HINT = 'close the event (Esc) to answer the prompt';
 
 /**
  * The yield the run waits on, or a question the console asks: the approval prompt (tool,
@@ -168,7 +170,8 @@ export function usePrompt(width: number, maxRows: number): PromptView | null {
   const armed = useConsole((s) => s.session.pending !== null && s.armed === s.session.pending.seq);
   const viewing = useConsole((s) => s.overlay === 'args');
   // Help owns the keys while open (an answer needs a single press at an armed prompt the operator is looking at): the prompt says how to get back to it.
-  const helping = useConsole((s) => s.overlay === 'help');
+  // An opened event takes the keys too.
+  const covering = useConsole((s) => (s.overlay === 'help' ? HELP_OPEN_HINT : s.overlay === 'event' ? EVENT_OPEN_HINT : null));
   const scroll = useConsole((s) => s.scroll);
   const noting = useConsole((s) => s.input === 'note');
   const line = useConsole((s) => s.line);
@@ -209,8 +212,8 @@ export function usePrompt(width: number, maxRows: number): PromptView | null {
     const hints = hintRows('reload', inner);
     const keys = replaying
       ? [<Text color={theme.muted}>replay: shown as recorded; nothing can be answered</Text>]
-      : helping
-      ? hints.map((_, i) => <Text color={theme.muted}>{i === 0 ? HELP_OPEN_HINT : ''}</Text>)
+      : covering
+      ? hints.map((_, i) => <Text color={theme.muted}>{i === 0 ? covering : ''}</Text>)
       : hints.map((row, i) => (reloadArmed ? <Text wrap="truncate-end" color={theme.accent}>{row}</Text> : <Text color={theme.muted}>{i === 0 ? 'keys arm in a moment…' : ''}</Text>));
     return frame(theme.warn, reloadPromptRows(reload, inner, maxRows, keys));
   }
@@ -220,7 +223,7 @@ export function usePrompt(width: number, maxRows: number): PromptView | null {
   const keys = (): ReactNode[] => {
     if (replaying) return [<Text color={theme.muted}>replay: shown as recorded; nothing can be answered</Text>];
     const rows = scope ? hintRows(scope, inner, scope === 'tool' ? toolOmit(choices) : []) : [''];
-    if (helping) return rows.map((_, i) => <Text color={theme.muted}>{i === 0 ? HELP_OPEN_HINT : ''}</Text>);
+    if (covering) return rows.map((_, i) => <Text color={theme.muted}>{i === 0 ? covering : ''}</Text>);
     if (!armed) return rows.map((_, i) => <Text color={theme.muted}>{i === 0 ? 'keys arm in a moment…' : ''}</Text>);
     return rows.map((row) => <Line width={inner} color={theme.accent}>{row}</Line>);
   };

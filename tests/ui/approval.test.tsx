@@ -229,6 +229,23 @@ test('help open over a prompt: the prompt says to close help to answer it, y doe
   expect(rig.controller.answer).toHaveBeenCalledExactlyOnceWith({ decision: 'approve' }, seq);
 });
 
+test('an event opened over a prompt: the prompt says to close it to answer, y does nothing; after Esc, y approves', async () => {
+  const rig = await openAtPrompt({ transcript: COMPOUND, rows: 40 });
+  await rig.press(KEY.enter);
+  await rig.waitFor(() => rig.store.getState().overlay === 'event', 'the event to open');
+  await rig.waitForFrame('close the event (Esc) to answer the prompt');
+  expect(rig.frame()).not.toContain('[y] approve once');
+  await rig.press('y');
+  await new Promise((resolve) => setTimeout(resolve, 300));
+  expect(rig.controller.answer).not.toHaveBeenCalled();
+  await rig.press(KEY.escape);
+  await rig.waitForFrame('[y] approve once');
+  const seq = pendingSeq(rig);
+  await rig.press('y');
+  await rig.waitFor(() => vi.mocked(rig.controller.answer).mock.calls.length > 0, 'y to approve');
+  expect(rig.controller.answer).toHaveBeenCalledExactlyOnceWith({ decision: 'approve' }, seq);
+});
+
 test('long arguments show their start and their end; v opens them all, within the terminal', async () => {
   const content = Array.from({ length: 12 }, (_, i) => `line ${i + 1} of the new greeter`).join('\n');
   const rig = await open({
