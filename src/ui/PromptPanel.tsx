@@ -150,6 +150,21 @@ function argsView(call: ToolCall, inner: number, maxRows: number, scroll: number
 
 /** What the prompt shows in place of its keys while help is open: help takes the keys, so they would not answer. */
 export const HELP_OPEN_HINT = 'close help (? or Esc) to answer the prompt';
+/**
+ * What the quit confirmation says in `room` rows of `width`: the whole sentence with the
+ * resume command when it fits, else the command first (its start and its end when even it
+ * does not fit: the exit line prints it whole).
+ */
+export function quitText(resumeCommand: string, width: number, room: number): string[] {
+  const said = wrapWords(`The run stops here; its log is kept, and \`${resumeCommand}\` continues it later.`, width);
+  if (said.length <= room) return said;
+  const command = wrapWords(resumeCommand, width);
+  if (room >= 2 && command.length <= room - 1) return ['Log kept; continue it later with:', ...command];
+  if (command.length <= room) return command;
+  const cut = elideMiddle(resumeCommand, width);
+  return room >= 2 ? ['Log kept; continue it later with:', cut] : [cut];
+}
+
 /** What an armed prompt says in place of its keys while an opened event takes them. */
 export const EVENT_OPEN_HINT = 'close the event (Esc) to answer the prompt';
 
@@ -187,10 +202,10 @@ export function usePrompt(width: number, maxRows: number): PromptView | null {
 
   if (quitting) {
     const quitKeys = hintRows('quit', inner);
-    const said = wrapWords(`The run stops here; its log is kept, and \`${resumeCommand}\` continues it later.`, inner);
+    const room = Math.max(1, Math.min(3, maxRows - 3 - quitKeys.length));
     return frame(theme.danger, [
       <Line width={inner} bold color={theme.danger}>Quit while the run is live?</Line>,
-      ...fitRows(said, Math.max(1, Math.min(3, maxRows - 3 - quitKeys.length)), inner).map((row) => <Line width={inner}>{row}</Line>),
+      ...quitText(resumeCommand, inner, room).map((row) => <Line width={inner}>{row}</Line>),
       // Its yes arms as a prompt's keys do (staying works at once).
       ...quitKeys.map((row, i) => (quitArmed ? <Line width={inner} color={theme.accent}>{row}</Line> : <Line width={inner} color={theme.muted}>{i === 0 ? 'keys arm in a moment…' : ''}</Line>)),
     ]);

@@ -9,6 +9,7 @@ vi.hoisted(() => {
 
 import { KEY } from '../support/console-rig.js';
 import { normalize, open, openAtPrompt, STAGNANT, STAGNANT_POLICY } from '../support/ui-helpers.js';
+import { quitText } from '../../src/ui/PromptPanel.js';
 
 const LONG_CALL = `
 turns:
@@ -69,5 +70,16 @@ describe('at 40×12', () => {
     await rig.type('goal st');
     await rig.waitFor(() => normalize(rig.frame()).split('\n').at(-1) === '› /goal st', 'the typed text in view');
     await rig.press(KEY.escape);
+  });
+});
+
+describe('the quit confirmation in little room', () => {
+  const command = 'node ../trial/dist/cli.js resume .loopdeck/runs/20261201-231007-rryg';
+  test('the resume command comes before the sentence around it; cut in the middle only when a row cannot hold it', () => {
+    expect(quitText(command, 140, 3)).toEqual([`The run stops here; its log is kept, and \`${command}\` continues it later.`]);
+    expect(quitText(command, 36, 3)).toEqual(['Log kept; continue it later with:', 'node ../trial/dist/cli.js resume', '.loopdeck/runs/20261201-231007-rryg']);
+    const one = quitText(command, 36, 1);
+    expect(one).toHaveLength(1);
+    expect(one[0]).toMatch(/^node \.\.\/tri.* … .*231007-rryg$/);
   });
 });
