@@ -106,7 +106,8 @@ describe('the command bar', () => {
     await rig.waitFor(() => rig.bar() === '/goal statusz', `the bar to read "/goal statusz" (it reads "${rig.bar()}")`);
     await rig.press(`${DEL}${BS}${DEL}`);
     await rig.waitFor(() => rig.bar() === '/goal stat', `the bar to read "/goal stat" (it reads "${rig.bar()}")`);
-    await rig.press(KEY.home);
+    await rig.press(KEY.home); // after the leading /
+    await rig.press(KEY.home); // the very start
     await rig.press(`${DEL}${DEL}x`); // nothing before the cursor to delete
     await rig.waitFor(() => rig.bar() === 'x/goal stat', `the bar to read "x/goal stat" (it reads "${rig.bar()}")`);
     expect(operatorCalls(rig.controller)).toEqual([]);

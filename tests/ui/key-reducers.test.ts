@@ -298,6 +298,16 @@ describe('command bar', () => {
     expect(out.view.input).toBe('bar');
   });
 
+  test('Home goes to just after the leading /, a second Home to the very start: typed text lands in the command', () => {
+    const home = (state: ReturnType<typeof bar>) => run(state, barReducer(state, { command: 'cursor-home', text: '' })).view;
+    const first = home(bar('/goal status'));
+    expect(first.line.cursor).toBe(1);
+    const typed = run(bar('/goal status'), barReducer({ ...bar('/goal status'), line: first.line }, { command: null, text: 'x' })).view;
+    expect(typed.line.text).toBe('/xgoal status');
+    expect(home({ ...bar('/goal status'), line: first.line }).line.cursor).toBe(0);
+    expect(home(bar('goal status')).line.cursor).toBe(0);
+  });
+
   test('Esc with the list closed closes the bar', () => {
     expect(run(bar('/goal'), barReducer(bar('/goal'), { command: 'cancel', text: '' })).view).toMatchObject({ input: null, line: { text: '' } });
   });

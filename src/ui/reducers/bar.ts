@@ -90,7 +90,10 @@ export function barReducer(input: KeyInput, key: TextKey): Reduction {
       return act([['setLine', next], ['showCompletions', list, Math.min(highlight, Math.max(0, list.length - 1))]]);
     }
     default: {
-      const next = edit(line, key.command);
+      // Home goes to the start of what follows the leading `/` first (text typed there is a
+      // command's), and to the very start from there.
+      const afterSlash = key.command === 'cursor-home' && line.text.startsWith('/') && line.cursor > 1;
+      const next = afterSlash ? { ...line, cursor: 1 } : edit(line, key.command);
       return act(listOpen ? [['setLine', next], ['showCompletions', candidates(next.text), highlight]] : [['setLine', next]]);
     }
   }
