@@ -152,6 +152,9 @@ function heldMarkerPrefix(s: string, from: number): number {
   return 0;
 }
 
+/** What follows `ESC` to start a control string: OSC, DCS, APC, PM, SOS. */
+const STRING_STARTS: ReadonlySet<string> = new Set([']', 'P', '_', '^', 'X']);
+
 const isParameter = (code: number) => code >= 0x30 && code <= 0x3f;
 const isIntermediate = (code: number) => code >= 0x20 && code <= 0x2f;
 const isFinal = (code: number) => code >= 0x40 && code <= 0x7e;
@@ -173,16 +176,11 @@ function sequenceEnd(s: string, at: number): number | null {
       while (i < s.length && s.charCodeAt(i) >= 0x30 && s.charCodeAt(i) <= 0x39) i++;
       return i < s.length ? i + 1 : null;
     }
-    case ']':
-    case 'P':
-    case '_':
-    case '^':
-    case 'X':
-      return stringEnd(s, at);
     case ESC:
       // ESC before a sequence: Alt with that key (`ESC ESC [ A`).
       return sequenceEnd(s, at + 1);
     default: {
+      if (STRING_STARTS.has(next)) return stringEnd(s, at);
       // Alt+key: ESC and one character (a whole code point).
       const code = s.codePointAt(at + 1)!;
       return at + 1 + (code > 0xffff ? 2 : 1);
@@ -225,7 +223,7 @@ function asReadlineReads(sequence: string): string {
     return inner === '' ? '' : ESC + inner;
   }
   // A control string (an OSC or DCS reply, ...): only whole ones get here, ended by BEL or ST.
-  if (second === ']' || second === 'P' || second === '_' || second === '^' || second === 'X') return '';
+  if (second !== undefined && STRING_STARTS.has(second)) return '';
   if (second !== '[') return sequence;
   // An X10 mouse report (`ESC [ M` and three bytes).
   if (sequence.startsWith('\u001b[M') && sequence.length > 3) return '';

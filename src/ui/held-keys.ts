@@ -37,13 +37,6 @@ export class HeldKeys {
   /** An answer waiting to see whether its key repeats. */
   private waiting: { key: Keypress; timer: ReturnType<typeof setTimeout>; answer: () => void } | null = null;
 
-  constructor(
-    private readonly timers: { set: (run: () => void, ms: number) => ReturnType<typeof setTimeout>; clear: (timer: ReturnType<typeof setTimeout>) => void } = {
-      set: (run, ms) => setTimeout(run, ms),
-      clear: (timer) => clearTimeout(timer),
-    },
-  ) {}
-
   /** Whether `key` is read again after the key it follows (not a paste, and not a press after a long pause). */
   private static again(key: Keypress): boolean {
     return key.source === 'repeat' || key.source === 'chunk' || key.afterSame !== undefined;
@@ -61,7 +54,7 @@ export class HeldKeys {
     const waiting = this.waiting;
     if (waiting !== null) {
       this.waiting = null;
-      this.timers.clear(waiting.timer);
+      clearTimeout(waiting.timer);
       if (HeldKeys.same(waiting.key, key) && HeldKeys.again(key)) {
         this.held = { name: key.name, input: key.input, gap: key.afterSame ?? REPEAT_MS };
         return;
@@ -91,7 +84,7 @@ export class HeldKeys {
     if (key.source !== 'key') return 'never';
     if (key.afterSame === undefined) return 'now';
     if (this.held !== null && HeldKeys.same(this.held, key)) return 'held';
-    const timer = this.timers.set(() => {
+    const timer = setTimeout(() => {
       if (this.waiting?.timer !== timer) return;
       this.waiting = null;
       run();
@@ -102,7 +95,7 @@ export class HeldKeys {
 
   /** Drops an answer still waiting (the console is closing). */
   dispose(): void {
-    if (this.waiting !== null) this.timers.clear(this.waiting.timer);
+    if (this.waiting !== null) clearTimeout(this.waiting.timer);
     this.waiting = null;
   }
 }
