@@ -217,9 +217,11 @@ export function usePrompt(width: number, maxRows: number): PromptView | null {
       (pending?.kind === 'pause' ? `, paused (${pending.reason})` : '') +
       '.';
     const gateKeys = hintRows('gate', inner);
+    // The question wraps (two rows at most), as the rest of the box does.
+    const asked = fitRows(wrapWords(sanitize(gate, { oneLine: true }), inner), Math.max(1, Math.min(2, maxRows - 3 - gateKeys.length)), inner);
     return frame(theme.warn, [
-      <Line width={inner} bold color={theme.warn}>{gate}</Line>,
-      ...fitRows(wrapWords(sanitize(where, { oneLine: true }), inner), Math.min(3, maxRows - 3 - gateKeys.length), inner).map((row) => <Line width={inner}>{row}</Line>),
+      ...asked.map((row) => <Line width={inner} bold color={theme.warn}>{row}</Line>),
+      ...fitRows(wrapWords(sanitize(where, { oneLine: true }), inner), Math.min(3, maxRows - 2 - asked.length - gateKeys.length), inner).map((row) => <Line width={inner}>{row}</Line>),
       ...gateKeys.map((row) => <Line width={inner} color={theme.accent}>{row}</Line>),
     ]);
   }

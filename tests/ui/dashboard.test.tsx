@@ -286,6 +286,16 @@ describe('quitting', () => {
     expect(c.frame()).not.toContain('Quit while the run is live?');
   });
 
+  test('the resume gate wraps a long question instead of cutting it', async () => {
+    const store = createConsoleStore(stagnant.slice(0, 12));
+    const question = 'Resume this run from its log? Goal, budget used and the last checkpoint are shown above; nothing runs until you confirm.';
+    store.getState().setGate(question);
+    const c = await renderStore(store, { controller: READ_ONLY_CONTROLLER });
+    await c.waitForFrame('│ Resume this run from its log?');
+    const box = c.frame().split('\n').filter((l) => l.startsWith('│')).map((l) => l.slice(2, -1).trim());
+    expect(box.join(' ')).toContain(question);
+  });
+
   test('Ctrl+C once asks the run to pause at the next safe point; twice quits', async () => {
     const rig = await openAtPrompt({ transcript: WAITING });
     await rig.press(KEY.ctrlC);
