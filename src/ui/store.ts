@@ -22,10 +22,11 @@ export interface ReplayPosition {
  */
 /**
  * What a notice describes, when it is the state of a place on screen rather than the answer
- * to a command: `tool-panel`, the call the tool call panel shows. Such a notice goes as soon
- * as the operator moves away from that place.
+ * to a command: `tool-panel`, the call the tool call panel shows; `command-line`, the line
+ * in the command bar (why it is not a command, or why it failed). Such a notice goes as
+ * soon as the operator moves away from that place (the bar closes, or another line is sent).
  */
-export type NoticeAbout = 'tool-panel';
+export type NoticeAbout = 'tool-panel' | 'command-line';
 
 /**
  * A state of the run that a notice is true only while it lasts: `no-tool-call`, the run

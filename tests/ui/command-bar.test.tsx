@@ -295,6 +295,45 @@ describe('errors keep the typed line in the bar', () => {
   });
 });
 
+describe('a warning about the line goes with the line', () => {
+  test.each([
+    ['Esc closes the bar', async (rig: ConsoleRig) => rig.press(KEY.escape)],
+    ['an empty line closes it', async (rig: ConsoleRig) => {
+      await rig.press('\u0015');
+      await rig.press(KEY.enter);
+    }],
+    ['/help opens help', async (rig: ConsoleRig) => {
+      await rig.press('\u0015');
+      await rig.type('/help');
+      await rig.press(KEY.enter);
+      await rig.waitForFrame('quit (asks first while a run is live)');
+    }],
+  ])('%s', async (_name, leave) => {
+    const rig = await open({ transcript: WAITING });
+    await rig.waitForFrame('Approve tool call shell (t1)');
+    await openBar(rig);
+    await rig.type('frobnicate');
+    await rig.press(KEY.enter);
+    await rig.waitForFrame('✗ unknown command "/frobnicate"');
+    await leave(rig);
+    await rig.waitFor(() => rig.bar() === null, 'the bar to close');
+    await rig.waitFor(() => !rig.frame().includes('unknown command'), 'the warning about the line to go with it');
+    expect(rig.store.getState().notice).toBeNull();
+  });
+
+  test('an answer to a command that ran stays after the bar closes', async () => {
+    const rig = await open({ transcript: WAITING });
+    await rig.waitForFrame('Approve tool call shell (t1)');
+    const frame = await run(rig, '/goal status');
+    expect(frame).toContain('✓ active · revision 0');
+    expect(rig.bar()).toBeNull();
+    await openBar(rig);
+    await rig.press(KEY.escape);
+    await rig.waitFor(() => rig.bar() === null, 'the bar to close');
+    expect(rig.frame()).toContain('✓ active · revision 0');
+  });
+});
+
 describe('history, completion, paste', () => {
   test('↑ and ↓ walk the lines run before, and come back to the draft', async () => {
     const rig = await open({ transcript: WAITING });

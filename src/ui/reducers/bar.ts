@@ -11,6 +11,9 @@ export interface TextKey {
   text: string;
 }
 
+/** The line a warning named is gone (the bar closed, or a command was sent): so is the warning. */
+const LINE_GONE: Effect = { kind: 'clear-notice', about: 'command-line' };
+
 /**
  * Submits the command bar's line: an empty line closes the bar; a line that is not a
  * command keeps it open with the parser's message; `/help` opens help; any other command
@@ -20,11 +23,11 @@ export interface TextKey {
 export function submitLine(input: KeyInput, line: string): Reduction {
   if (input.busy) return only();
   const trimmed = line.trim();
-  if (trimmed === '') return act([['remember', line], ['closeInput']]);
+  if (trimmed === '') return act([['remember', line], ['closeInput']], LINE_GONE);
   const parsed = parseOperatorCommand(trimmed);
-  if (!parsed.ok) return act([['remember', line], ['closeCompletions']], { kind: 'notice', ok: false, text: parsed.message });
-  if (parsed.command.kind === 'help') return act([['remember', line], ['closeInput'], ['openHelp']]);
-  return act([['remember', line], ['closeCompletions'], ['setBusy', true]], { kind: 'operator', command: parsed.command });
+  if (!parsed.ok) return act([['remember', line], ['closeCompletions']], { kind: 'notice', ok: false, text: parsed.message, about: 'command-line' });
+  if (parsed.command.kind === 'help') return act([['remember', line], ['closeInput'], ['openHelp']], LINE_GONE);
+  return act([['remember', line], ['closeCompletions'], ['setBusy', true]], LINE_GONE, { kind: 'operator', command: parsed.command });
 }
 
 /**
@@ -38,7 +41,13 @@ export function submitLine(input: KeyInput, line: string): Reduction {
 export function commandDone(input: KeyInput, command: OperatorCommand, result: CommandResult): Reduction {
   // A stop that waits for the next safe point is true while the run goes on: it goes when the run finishes.
   const stopping = result.ok && command.kind === 'stop' && !command.abort;
-  const effects: Effect[] = [stopping ? { kind: 'notice', ok: true, text: result.message, while: 'running' } : { kind: 'notice', ok: result.ok, text: result.message }];
+  // A failure the bar stays open for is about its line; an answer it closes for stands on its own.
+  const stays = !result.ok && !result.refused;
+  const effects: Effect[] = [
+    stopping
+      ? { kind: 'notice', ok: true, text: result.message, while: 'running' }
+      : { kind: 'notice', ok: result.ok, text: result.message, ...(stays ? { about: 'command-line' as const } : {}) },
+  ];
   const pending = input.session.pending;
   if (result.ok && command.kind === 'stop' && !command.abort && pending?.kind === 'pause') {
     effects.push({ kind: 'answer', payload: { action: 'stop', note: 'the operator stopped the run from the command bar' }, seq: pending.seq });
@@ -49,12 +58,12 @@ export function commandDone(input: KeyInput, command: OperatorCommand, result: C
   if (result.ok && command.kind === 'stop' && command.abort && pending?.kind === 'tool') {
     effects.push({ kind: 'answer', payload: { decision: 'deny', note: 'the operator aborted the run (/stop --abort)' }, seq: pending.seq });
   }
-  return act(result.ok || result.refused ? [['setBusy', false], ['closeInput']] : [['setBusy', false]], ...effects);
+  return act(stays ? [['setBusy', false]] : [['setBusy', false], ['closeInput']], ...effects);
 }
 
 /** A command from the bar failed unexpectedly: says so and keeps the line to try again. */
 export function commandFailed(message: string): Reduction {
-  return act([['setBusy', false]], { kind: 'notice', ok: false, text: message });
+  return act([['setBusy', false]], { kind: 'notice', ok: false, text: message, about: 'command-line' });
 }
 
 /**
@@ -70,7 +79,7 @@ export function barReducer(input: KeyInput, key: TextKey): Reduction {
       return submitLine(input, line.text);
     case 'cancel':
       // One Esc closes the bar, its completion list with it, whatever state the list is in.
-      return act([['closeInput']]);
+      return act([['closeInput']], LINE_GONE);
     case 'complete': {
       if (listOpen) return act([['setLine', lineOf(completions[highlight] ?? line.text)], ['closeCompletions']]);
       const result = complete(line.text);
