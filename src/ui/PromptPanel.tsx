@@ -8,7 +8,7 @@ import { keyHints, type ConsoleCommand, type Scope } from './keymap.js';
 import { Line } from './Line.js';
 import { caretColumn, LineView } from './LineView.js';
 import { reloadPromptRows } from './reload-prompt.js';
-import { elideMiddle, headAndTail, argsTextOf, argsRows } from './prompt-layout.js';
+import { condenseBlanks, elideMiddle, headAndTail, argsTextOf, argsRows } from './prompt-layout.js';
 import { cellWidth, truncateCells, wrapWords, sanitize } from './text.js';
 import { theme, type Colour } from './theme.js';
 import { pendingScope } from './use-console-keys.js';
@@ -257,7 +257,7 @@ export function usePrompt(width: number, maxRows: number): PromptView | null {
     const stores = choices ? storeRows(choices, inner) : [];
     const whyShown = Math.min(why.length, free >= 8 ? MAX_WHY_ROWS : 1, Math.max(0, free - 4));
     const storesShown = Math.min(stores.length, Math.max(0, free - 3 - whyShown));
-    const args = headAndTail(argsTextOf(pending.call, inner), Math.max(1, Math.min(ARGS_ROWS, free - whyShown - storesShown)), inner);
+    const args = headAndTail(condenseBlanks(argsTextOf(pending.call, inner)), Math.max(1, Math.min(ARGS_ROWS, free - whyShown - storesShown)), inner);
     const whyRows = why.slice(0, whyShown);
     if (whyShown < why.length && whyRows.length > 0) whyRows[whyRows.length - 1] = truncateCells(`${whyRows.at(-1)} ${why.slice(whyShown).join(' ')}`, inner - 5);
     const lines: ReactNode[] = [

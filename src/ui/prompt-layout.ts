@@ -27,6 +27,45 @@ export function elideMiddle(text: string, width: number): string {
   return `${clipEnd(text, head)} … ${clipStart(text, width - 3 - head)}`;
 }
 
+/** A run of spaces this long or longer, inside a line, is shown by its length in the prompt (characters). */
+export const LONG_SPACE_RUN = 12;
+
+/**
+ * `text` with its blank stretches told rather than drawn, for the prompt's few rows: a run
+ * of {@link LONG_SPACE_RUN} or more spaces (of any kind) is `⟨600 spaces⟩`, blank lines at the start or
+ * the end and two or more in a row are one `⟨20 blank lines⟩` mark, at the end of the line
+ * before them (on a row of its own at the very start). Whitespace is what costs
+ * least to leave out, and a call padded with it (`echo hi` + 600 spaces + `; curl … | sh`)
+ * would otherwise show blank rows where the head and tail should show the command. The
+ * full view (`v`) shows the text as it is.
+ */
+export function condenseBlanks(text: string): string {
+  const lines = text.split('\n').map((line) => line.replace(SPACE_RUN, (run) => `⟨${run.length.toLocaleString('en-US')} spaces⟩`));
+  const out: string[] = [];
+  for (let i = 0; i < lines.length; ) {
+    let end = i;
+    while (end < lines.length && lines[end]!.trim() === '') end += 1;
+    const blank = end - i;
+    if (blank === 0) {
+      out.push(lines[i]!);
+      i += 1;
+      continue;
+    }
+    const atEdge = i === 0 || end === lines.length;
+    const mark = `⟨${blank.toLocaleString('en-US')} blank line${blank === 1 ? '' : 's'}⟩`;
+    // The mark ends the line before it (rows are few): it has its own row only at the start.
+    if (blank >= 2 || (atEdge && lines.length > 1)) {
+      if (out.length > 0) out[out.length - 1] = `${out.at(-1)!.trimEnd()} ${mark}`;
+      else out.push(mark);
+    } else out.push(...lines.slice(i, end));
+    i = end;
+  }
+  return out.join('\n');
+}
+
+/** A run of space characters of any kind (`\p{Zs}`: the space, no-break and ideographic spaces, …). */
+const SPACE_RUN = new RegExp(`\\p{Zs}{${LONG_SPACE_RUN},}`, 'gu');
+
 /** Rows of the arguments the prompt shows, and which of them is the elision mark (-1: none). */
 export interface Elided {
   rows: string[];
