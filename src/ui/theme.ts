@@ -1,10 +1,19 @@
 /**
- * Whether colour is off: `NO_COLOR` set to any non-empty value (https://no-color.org).
- * Bold, inverse and the frame's text stay; only colours go.
+ * Whether colour is off: `NO_COLOR` set to any non-empty value (https://no-color.org), or
+ * a `TERM` that names a terminal without colours ({@link MONOCHROME_TERM}). Bold, inverse
+ * and the frame's text stay; only colours go.
  */
 export function colourOff(env: NodeJS.ProcessEnv = process.env): boolean {
-  return (env.NO_COLOR ?? '') !== '';
+  return (env.NO_COLOR ?? '') !== '' || MONOCHROME_TERM.test(env.TERM ?? '');
 }
+
+/**
+ * Terminal types whose terminfo entries have no colours: the monochrome variants terminfo
+ * names with `-mono` or `-m` (`xterm-mono`, `rxvt-m`) and the DEC VT terminals (`vt100`,
+ * `vt220`). A terminal that says it is one of these is drawn without colours, as `ls`,
+ * `less` and `vim` do by its terminfo.
+ */
+export const MONOCHROME_TERM = /(-mono|-m)$|^vt(52|100|102|220|320|420)$/;
 
 const plain = colourOff();
 

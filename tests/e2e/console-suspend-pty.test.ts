@@ -140,4 +140,11 @@ describe('NO_COLOR', { timeout: 60_000 }, () => {
     await armed(coloured);
     expect(coloured.output).toMatch(COLOUR);
   });
+
+  it('a TERM without colours (xterm-mono) is drawn without colours too', async () => {
+    const mono = demo({ TERM: 'xterm-mono' });
+    await armed(mono);
+    await mono.waitFor('Timeline');
+    expect(COLOUR.exec(mono.output)?.[0] ?? null, mono.describe()).toBeNull();
+  });
 });
