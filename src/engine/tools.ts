@@ -131,14 +131,11 @@ async function readableFile(tool: string, workspace: string, rel: string): Promi
 }
 
 /**
- * Confines `rel` for a write and refuses what the file tools never write: anything inside
- * git's own files (`.git`), anything of loopdeck's own (a `.loopdeck` folder, the run
- * directory, the config file, the transcript: `harness`), a git configuration file reached
- * through a symlink of another name (the approval gate judges the name the agent wrote),
- * and anything but a regular file.
- * @throws ToolError naming the path and the reason
+ * Where a write of `rel` would land, confined, or the reason the file tools never write
+ * there (the checks of {@link writableFile} that need no more than the path and the links
+ * on it). @throws ToolError naming the path and the reason
  */
-async function writableFile(tool: string, workspace: string, rel: string, harness?: readonly HarnessPath[]): Promise<string> {
+function writeTarget(tool: string, workspace: string, rel: string, harness?: readonly HarnessPath[]): string {
   const file = confine(tool, workspace, rel);
   const internal = gitInternalReason(workspace, file) ?? harnessInternalReason(workspace, file, harness);
   if (internal) throw new ToolError(tool, `will not write ${showPath(rel)}: ${internal}`);
@@ -147,6 +144,19 @@ async function writableFile(tool: string, workspace: string, rel: string, harnes
   if (reached && gitConfigFile(named) === null) {
     throw new ToolError(tool, `will not write ${showPath(rel)}: it is a symlink to git's ${reached}; write ${reached} by its own name, which the operator is asked about`);
   }
+  return file;
+}
+
+/**
+ * Confines `rel` for a write and refuses what the file tools never write: anything inside
+ * git's own files (`.git`), anything of loopdeck's own (a `.loopdeck` folder, the run
+ * directory, the config file, the transcript: `harness`), a git configuration file reached
+ * through a symlink of another name (the approval gate judges the name the agent wrote),
+ * and anything but a regular file.
+ * @throws ToolError naming the path and the reason
+ */
+async function writableFile(tool: string, workspace: string, rel: string, harness?: readonly HarnessPath[]): Promise<string> {
+  const file = writeTarget(tool, workspace, rel, harness);
   const kind = await kindAt(tool, 'cannot write', file, rel);
   if (kind === 'folder') throw new ToolError(tool, `cannot write ${showPath(rel)}: it is a folder, expected a file (EISDIR)`);
   if (kind === 'other') throw new ToolError(tool, `cannot write ${showPath(rel)}: it is not a regular file (a fifo, socket or device)`);
@@ -290,6 +300,31 @@ export function callProblem(call: ToolCall): string | null {
   const schema = HARNESS_TOOL_ARGS[call.name as keyof typeof HARNESS_TOOL_ARGS];
   const parsed = schema.safeParse(call.args);
   return parsed.success ? null : badArguments(parsed.error.issues);
+}
+
+/** The tools whose `path` argument names a file they write; the others' paths are read. */
+const WRITES = new Set(['write_file', 'edit']);
+
+/**
+ * Why the built-in tools would refuse the path of `call` whatever the files hold, or `null`:
+ * a NUL byte, a path or name too long, an absolute path, one that leads outside the
+ * workspace (by `..` or a symlink), and for a write git's own files or loopdeck's own
+ * (`ctx.harness`, any `.loopdeck` folder). The engine asks this, after {@link callProblem},
+ * before a call reaches approval: the operator is never asked about a path the tool would
+ * refuse, and the agent is told why. A missing file is not a problem of the path (the tool
+ * says so when it runs); the tool checks the path again when it runs.
+ */
+export function pathProblem(call: ToolCall, ctx: Pick<ToolContext, 'workspace' | 'harness'>): string | null {
+  const rel: unknown = call.args !== null && typeof call.args === 'object' ? call.args.path : undefined;
+  if (typeof rel !== 'string' || !Object.hasOwn(TOOLS, call.name) || call.name === 'shell') return null;
+  try {
+    if (WRITES.has(call.name)) writeTarget(call.name, ctx.workspace, rel, ctx.harness);
+    else confine(call.name, ctx.workspace, rel);
+    return null;
+  } catch (error) {
+    if (error instanceof ToolError) return error.message.slice(error.tool.length + 2);
+    throw error;
+  }
 }
 
 /**

@@ -74,13 +74,16 @@ it('bad paths (NUL, 5,000 characters, a folder, a symlink loop, a dangling link 
   const outcome = await drive(session.run(newGoal('write done.txt')), headlessAnswerer({ approve: 'all', onPause: 'stop' }));
 
   expect(outcome.reason).toBe('goal_met');
+  // Only the call whose path is fine reached the approval step (and the tool).
+  expect(events.filter((e) => e.type === 'tool.call').map((e) => e.type === 'tool.call' && e.data.call.id)).toEqual(['folder', 'good']);
   const errors = Object.fromEntries(events.flatMap((e) => (e.type === 'tool.error' ? [[e.data.call_id, e.data.error]] : [])));
   expect(errors).toEqual({
-    nul: 'write_file: path "app.js\\u0000.bak" contains a NUL byte',
-    long: `write_file: path "${'a/'.repeat(60)}… (5000 characters)" is too long (5000 bytes; at most 4096)`,
+    // What the path alone decides is refused before approval; what the files hold, when the tool runs.
+    nul: 'write_file: refused before approval: path "app.js\\u0000.bak" contains a NUL byte',
+    long: `write_file: refused before approval: path "${'a/'.repeat(60)}… (5000 characters)" is too long (5000 bytes; at most 4096)`,
     folder: 'write_file: cannot write "src": it is a folder, expected a file (EISDIR)',
-    loop: 'read_file: path "loop" follows more than 40 symlinks (a symlink loop?)',
-    dangling: 'write_file: path "escape" is outside the workspace',
+    loop: 'read_file: refused before approval: path "loop" follows more than 40 symlinks (a symlink loop?)',
+    dangling: 'write_file: refused before approval: path "escape" is outside the workspace',
   });
   const good = events.find((e) => e.type === 'tool.result' && e.data.result.call_id === 'good');
   expect(good).toMatchObject({ data: { result: { status: 'ok', output: 'wrote 3 bytes to done.txt' } } });

@@ -3,7 +3,7 @@
  * is refused by the engine before approval: the operator is never asked about it, and the
  * agent is told why.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, symlinkSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { stringify } from 'yaml';
@@ -21,6 +21,17 @@ const CALLS: Array<[string, { name: string; args: Record<string, unknown> }, Reg
   ['an argument of the wrong type', { name: 'write_file', args: { path: 'a.txt', content: 42 } }, /bad arguments: content/],
   // Every problem at once, so one answer can fix them all.
   ['several problems in one call', { name: 'shell', args: { command: 1, timeout: 'x' } }, /bad arguments: command: [^;]*number; args: Unrecognized key: \\?"timeout/],
+  // Paths the tool would refuse whatever the files hold.
+  ['a path with a NUL byte', { name: 'read_file', args: { path: 'v\u0000.txt' } }, /path "v\\u0000\.txt" contains a NUL byte/],
+  ['an absolute path', { name: 'read_file', args: { path: '/etc/passwd' } }, /must be relative to the workspace/],
+  ['a path out through ..', { name: 'read_file', args: { path: 'src/../../../etc/passwd' } }, /is outside the workspace/],
+  ['a listing out through ..', { name: 'list_files', args: { path: '..' } }, /is outside the workspace/],
+  ['a diff of a path outside', { name: 'git_diff', args: { path: '../x' } }, /is outside the workspace/],
+  ['a path too long', { name: 'read_file', args: { path: 'a/'.repeat(2100) } }, /is too long \(4200 bytes; at most 4096\)/],
+  ['a name too long', { name: 'edit', args: { path: `${'n'.repeat(300)}.txt`, find: 'a', replace: 'b' } }, /a name longer than 255 bytes/],
+  ["a write into git's own files", { name: 'write_file', args: { path: '.git/config', content: '[core]' } }, /will not write "\.git\/config"/],
+  ["a write into git's files, spelled otherwise", { name: 'write_file', args: { path: './.GIT/hooks/pre-commit', content: 'x' } }, /will not write/],
+  ["a write into loopdeck's own folder", { name: 'edit', args: { path: 'sub/.loopdeck/runs/x/events.jsonl', find: 'a', replace: 'b' } }, /will not write/],
 ];
 
 describe('calls the tools cannot run', () => {
@@ -41,7 +52,32 @@ describe('calls the tools cannot run', () => {
     expect(events.some((e) => e.type === 'tool.call')).toBe(false);
     const error = events.find((e) => e.type === 'tool.error');
     expect(error?.type === 'tool.error' && error.data.error).toMatch(reason);
-    expect(JSON.stringify(fold(events).history)).toMatch(reason);
+    expect(fold(events).history.map((m) => m.content).join('\n')).toMatch(reason);
     expect(events.at(-1)).toMatchObject({ type: 'session.complete', data: { reason: 'goal_met' } });
+  });
+});
+
+describe('a path that leaves the workspace by a symlink', () => {
+  it.each([
+    ['read_file', { path: 'out/passwd' }],
+    ['write_file', { path: 'out/evil', content: 'x' }],
+    ['list_files', { path: 'out' }],
+  ])('%s %j: refused before approval', async (name, args) => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'loopdeck-invalid-'));
+    dirs.push(dir);
+    symlinkSync('/etc', path.join(dir, 'out'));
+    const policy = definePolicy({ goal: { objective: 'x' }, verify: [{ command: 'true' }], pattern: 'react', approval: { default: 'ask' } });
+    const agent = ScriptedAgent.fromYaml(stringify({ turns: [{ tool_calls: [{ id: 'c1', name, args }] }, { final: 'done' }] }));
+    const events: LoopEvent[] = [];
+    const session = new Session({ id: 'i', agent, policy, workspace: dir, sinks: [(e) => void events.push(e)] });
+    const run = session.run(newGoal('x'));
+    let asked = 0;
+    for (let step = await run.next(); !step.done; ) {
+      if (step.value.kind === 'tool') asked += 1;
+      step = await run.next(step.value.kind === 'tool' ? { decision: 'approve' } : { action: 'continue' });
+    }
+    expect(asked).toBe(0);
+    const error = events.find((e) => e.type === 'tool.error');
+    expect(error?.type === 'tool.error' && error.data.error).toMatch(/refused before approval: path "out[^"]*" is outside the workspace/);
   });
 });

@@ -3,8 +3,9 @@ import { describeError, ToolError } from '../errors.js';
 import { checkedOutcome } from '../tool-outcome.js';
 import { cloneData } from '../clone.js';
 import { detectionEventData, observeCall } from '../repetition.js';
-import { callProblem, harnessFiles, runTool } from '../tools.js';
+import { callProblem, harnessFiles, pathProblem, runTool } from '../tools.js';
 import type { ToolCall, ToolResult } from '../types.js';
+import type { HarnessPath } from '../workspace-path.js';
 import { approval } from './ask-operator.js';
 import type { RunContext } from './context.js';
 import { abortRun } from './finish.js';
@@ -23,8 +24,9 @@ export async function* runToolStep(ctx: RunContext, step: number, queued: ToolCa
     const done = yield* checkRepetition(ctx, call);
     if (done) return done;
   }
-  // A call the built-in tools cannot run is refused here, never put to the operator.
-  const problem = ctx.options.runTool ? null : callProblem(call);
+  // A call the built-in tools cannot run is refused here, never put to the operator: an
+  // unknown tool, arguments its schema refuses, a path the tool would refuse whatever the files hold.
+  const problem = ctx.options.runTool ? null : (callProblem(call) ?? pathProblem(call, toolPlace(ctx)));
   if (problem) {
     const error = `${call.name}: refused before approval: ${problem}`;
     ctx.emit('tool.error', { call_id: call.id, name: call.name, error });
@@ -109,6 +111,11 @@ export async function* decideAndRun(ctx: RunContext, call: ToolCall, ask: boolea
   return undefined;
 }
 
+/** Where the tools work: the workspace, and loopdeck's own files there that they never write. */
+function toolPlace(ctx: RunContext): { workspace: string; harness: HarnessPath[] } {
+  return { workspace: ctx.options.workspace, harness: harnessFiles({ runDir: ctx.options.runDir, policy: ctx.options.policy }) };
+}
+
 /**
  * Runs an approved call; a {@link ToolError} is recorded as `tool.error` and told to
  * `on_error`. The wait is guarded ({@link guardWait}): a tool still running when the
@@ -123,11 +130,10 @@ async function dispatch(ctx: RunContext, call: ToolCall): Promise<{ result: Tool
   options.onWait?.({ kind: 'tool', name: call.name, call_id: call.id, since: Date.now(), limit_ms: limit });
   try {
     const returned: unknown = await (options.runTool ?? runTool)(call, {
-      workspace: options.workspace,
+      ...toolPlace(ctx),
       shellTimeoutSeconds: options.policy.tools.shell_timeout,
       outputLimit: options.policy.tools.output_limit_bytes,
       signal: guard.signal,
-      harness: harnessFiles({ runDir: options.runDir, policy: options.policy }),
     }).finally(() => {
       guard.dispose();
       options.onWait?.(null);
