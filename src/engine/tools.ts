@@ -291,7 +291,8 @@ export const TOOL_NAMES = Object.keys(TOOLS);
 
 /**
  * Why the built-in tools cannot run `call` at all, or `null` when they can try: an unknown
- * tool name, or arguments its schema refuses (every problem, with its path). The engine
+ * tool name, arguments its schema refuses (every problem, with its path), or a shell
+ * command longer than `sh -c` can be given ({@link MAX_COMMAND_BYTES}). The engine
  * asks this before a call reaches approval, so the operator is never asked about a call that
  * could only fail; the agent is told instead.
  */
@@ -299,8 +300,17 @@ export function callProblem(call: ToolCall): string | null {
   if (!Object.hasOwn(TOOLS, call.name)) return `unknown tool (known: ${TOOL_NAMES.join(', ')})`;
   const schema = HARNESS_TOOL_ARGS[call.name as keyof typeof HARNESS_TOOL_ARGS];
   const parsed = schema.safeParse(call.args);
-  return parsed.success ? null : badArguments(parsed.error.issues);
+  if (!parsed.success) return badArguments(parsed.error.issues);
+  const command: unknown = call.name === 'shell' ? (parsed.data as { command: string }).command : undefined;
+  const bytes = typeof command === 'string' ? Buffer.byteLength(command) : 0;
+  if (bytes > MAX_COMMAND_BYTES) {
+    return `command is ${bytes} bytes; sh -c takes at most ${MAX_COMMAND_BYTES} (Linux's limit for one argument, MAX_ARG_STRLEN): write the script with write_file and run that file`;
+  }
+  return null;
 }
+
+/** The longest shell command `sh -c` can be given, in bytes: one argument of at most 32 pages (Linux's MAX_ARG_STRLEN, 131,072 bytes with its NUL). */
+export const MAX_COMMAND_BYTES = 131_071;
 
 /** The tools whose `path` argument names a file they write; the others' paths are read. */
 const WRITES = new Set(['write_file', 'edit']);

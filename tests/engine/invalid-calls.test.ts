@@ -21,6 +21,7 @@ const CALLS: Array<[string, { name: string; args: Record<string, unknown> }, Reg
   ['an argument of the wrong type', { name: 'write_file', args: { path: 'a.txt', content: 42 } }, /bad arguments: content/],
   // Every problem at once, so one answer can fix them all.
   ['several problems in one call', { name: 'shell', args: { command: 1, timeout: 'x' } }, /bad arguments: command: [^;]*number; args: Unrecognized key: \\?"timeout/],
+  ['a command longer than sh -c takes', { name: 'shell', args: { command: `echo ${'x'.repeat(200_000)}` } }, /command is 200005 bytes; sh -c takes at most 131071/],
   // Paths the tool would refuse whatever the files hold.
   ['a path with a NUL byte', { name: 'read_file', args: { path: 'v\u0000.txt' } }, /path "v\\u0000\.txt" contains a NUL byte/],
   ['an absolute path', { name: 'read_file', args: { path: '/etc/passwd' } }, /must be relative to the workspace/],
