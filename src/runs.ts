@@ -12,7 +12,7 @@
 import { existsSync, lstatSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync, openSync, readSync, closeSync } from 'node:fs';
 import path from 'node:path';
 import { StringDecoder } from 'node:string_decoder';
-import type { DoneReason } from './engine/machine.js';
+import { doneReason, type DoneReason } from './engine/machine.js';
 import { POLICY_FILE } from './engine/saved-policy.js';
 
 /** Where a project's runs are: `.loopdeck/runs/` under the folder loopdeck was started in. */
@@ -134,7 +134,8 @@ function scanLog(file: string): LogFacts {
     if (isFirst && event.type === 'session.start') {
       facts.start = { at: Number(event.at), workspace: typeof data.workspace === 'string' ? data.workspace : null };
     } else if (event.type === 'session.complete') {
-      facts.complete = { at: Number(event.at), reason: data.reason as DoneReason, summary: String(data.summary ?? '') };
+      const summary = String(data.summary ?? '');
+      facts.complete = { at: Number(event.at), reason: doneReason(data.reason as DoneReason, summary, facts.abort !== null), summary };
     } else if (event.type === 'abort.recorded') {
       facts.abort = { stash: String(data.stash ?? ''), restore: String(data.restore ?? '') };
     }

@@ -6,7 +6,7 @@ import { INITIAL_EVALUATOR, type EvaluatorState } from './checkpoint.js';
 import { advanceTargets } from './target-tests.js';
 import { EVENT_TYPES, eventTypeIndex, type EventOf, type EventType, type GoalRevision, type LoopEvent, type VerifyCommandResult } from './events.js';
 import { describeFinding, type ProtectBaseline } from './constraints.js';
-import { INITIAL_MACHINE, transition, type DoneReason, type LoopState, type MachineState } from './machine.js';
+import { doneReason, INITIAL_MACHINE, transition, type DoneReason, type LoopState, type MachineState } from './machine.js';
 import { InvariantError } from './errors.js';
 import { lapNote } from './lap-handover.js';
 import { appendReport } from './reported.js';
@@ -405,7 +405,7 @@ const REDUCERS: { readonly [T in EventType]: Reducer<T> } = {
   },
   'session.complete': (s, e) => {
     pauseClock(s, e.at);
-    s.done = { reason: e.data.reason, summary: e.data.summary, ...(e.data.detail ? { detail: e.data.detail } : {}) };
+    s.done = { reason: doneReason(e.data.reason, e.data.summary, s.abort !== null), summary: e.data.summary, ...(e.data.detail ? { detail: e.data.detail } : {}) };
     s.pending = null;
     if (s.goal) s.goal = { ...s.goal, status: e.data.reason === 'goal_met' ? 'achieved' : s.goal.status };
   },

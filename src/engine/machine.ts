@@ -14,6 +14,22 @@ export const DONE_REASONS = ['goal_met', 'no_plan', 'stopped', 'exhausted', 'abo
 export type DoneReason = (typeof DONE_REASONS)[number];
 
 /**
+ * The reason a `session.complete` ends the run with (`recorded`, its `summary`, and whether
+ * an `abort.recorded` came before it). Logs written before `failed` existed
+ * ended a run the agent could not carry on `aborted` too (its request failed for good, or
+ * laps failed in a row), with nothing parked: such an end, told by its summary and by no
+ * `abort.recorded` before it, is read as `failed`, so that `aborted` means one outcome
+ * only, the circuit breaker's (docs/design.md, "States").
+ */
+export function doneReason(recorded: DoneReason, summary: string, abortRecorded: boolean): DoneReason {
+  if (recorded !== 'aborted' || abortRecorded) return recorded;
+  return LEGACY_FAILURE.test(summary) ? 'failed' : recorded;
+}
+
+/** The summaries of the ends that logs before `failed` recorded as `aborted`. */
+const LEGACY_FAILURE = /^(the agent failed: |\d+ laps in a row failed)/;
+
+/**
  * Where the machine stands: the current state, and while IDLE after a pause,
  * the state it paused from (the only state a resume may return to).
  * `started` is false only for the fresh IDLE before `run()`.

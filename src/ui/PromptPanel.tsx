@@ -108,6 +108,30 @@ function fitRows(rows: string[], max: number, width: number): string[] {
   return shown;
 }
 
+/**
+ * Warnings in at most `room` rows of `width` cells: each whole, marked `! `, its wrapped rows
+ * indented under it; those that do not fit are counted on the last row instead
+ * (`… and 3 more warnings`), never cut silently.
+ */
+export function warningRows(warnings: readonly string[], width: number, room: number): string[] {
+  const blocks = warnings.map((w) => wrapWords(sanitize(w, { oneLine: true }), width - 2).map((row, i) => `${i === 0 ? '! ' : '  '}${row}`));
+  const all = blocks.flat();
+  if (all.length <= room) return all;
+  if (room < 1) return [];
+  const rows: string[] = [];
+  let shown = 0;
+  for (const block of blocks) {
+    if (rows.length + block.length > room - 1) break;
+    rows.push(...block);
+    shown += 1;
+  }
+  // Not even the first warning fits whole: as much of it as fits, cut with `…`.
+  if (shown === 0 && room > 1) rows.push(...fitRows(blocks[0]!, room - 1, width));
+  const left = warnings.length - shown;
+  const more = `… ${shown === 0 ? `${left} warning${left === 1 ? '' : 's'} (the first cut)` : `and ${left} more warning${left === 1 ? '' : 's'}`}; validate lists them all`;
+  return [...rows.slice(0, room - 1), truncateCells(more, width)];
+}
+
 function frame(colour: Colour, lines: ReactNode[]): PromptView {
   const rows = lines.length + 2;
   return {
@@ -211,17 +235,25 @@ export function usePrompt(width: number, maxRows: number): PromptView | null {
     ]);
   }
   if (gate) {
+    const resuming = gate.kind === 'resume';
+    const count = gate.warnings.length;
+    const question = resuming
+      ? 'Resume this run from its log? Goal, budget used and the last checkpoint are shown above.'
+      : `${count === 1 ? 'A warning' : `${count} warnings`} before the run starts. Start it anyway?`;
     const where =
       `The log stands at ${state}` +
       (pending?.kind === 'tool' ? `, tool call ${pending.call.name} (${pending.call.id}) issued but not finished: it runs again only if you approve it` : '') +
       (pending?.kind === 'pause' ? `, paused (${pending.reason})` : '') +
       '.';
-    const gateKeys = hintRows('gate', inner);
+    const gateKeys = hintRows(resuming ? 'gate' : 'start-gate', inner);
     // The question wraps (two rows at most), as the rest of the box does.
-    const asked = fitRows(wrapWords(sanitize(gate, { oneLine: true }), inner), Math.max(1, Math.min(2, maxRows - 3 - gateKeys.length)), inner);
+    const asked = fitRows(wrapWords(sanitize(question, { oneLine: true }), inner), Math.max(1, Math.min(2, maxRows - 3 - gateKeys.length)), inner);
+    const room = Math.max(0, maxRows - 2 - asked.length - gateKeys.length);
+    const whereRows = resuming ? fitRows(wrapWords(sanitize(where, { oneLine: true }), inner), Math.min(3, room), inner) : [];
     return frame(theme.warn, [
       ...asked.map((row) => <Line width={inner} bold color={theme.warn}>{row}</Line>),
-      ...fitRows(wrapWords(sanitize(where, { oneLine: true }), inner), Math.min(3, maxRows - 2 - asked.length - gateKeys.length), inner).map((row) => <Line width={inner}>{row}</Line>),
+      ...whereRows.map((row) => <Line width={inner}>{row}</Line>),
+      ...warningRows(gate.warnings, inner, room - whereRows.length).map((row) => <Line width={inner}>{row}</Line>),
       ...gateKeys.map((row) => <Line width={inner} color={theme.accent}>{row}</Line>),
     ]);
   }

@@ -85,7 +85,8 @@ export type ConsoleCommand =
  * - overlays: `help`, `event` (an opened event), `quit` (quit confirmation). Unbound keys
  *   there do nothing.
  * - prompts: `tool`, `budget-pause`, `stagnation-pause`, `operator-pause`, `pause` (any
- *   other pause), `gate` (confirm a resumed run), `reload` (changes of loop.yaml that wait
+ *   other pause), `gate` (confirm a resumed run), `start-gate` (start a run despite the
+ *   warnings shown), `reload` (changes of loop.yaml that wait
  *   for a key; shown before any other prompt). A prompt's keys work only once it has
  *   been on screen briefly, so keys typed before it appeared never answer it.
  * - `tool-panel` while the tool call panel is shown (the panel Tab shows beside the
@@ -107,6 +108,7 @@ export type Scope =
   | 'operator-pause'
   | 'pause'
   | 'gate'
+  | 'start-gate'
   | 'reload'
   | 'tool-history'
   | 'tool-panel'
@@ -147,6 +149,9 @@ export const KEYMAP: readonly KeyBinding[] = [
   // ---- resume gate
   { key: 'enter', command: 'confirm', scope: 'gate', help: 'resume the run', label: 'resume' },
   { key: 'q', command: 'quit', scope: 'gate', help: 'quit without resuming', label: 'quit' },
+  // ---- warnings before a run starts
+  { key: 'enter', command: 'confirm', scope: 'start-gate', help: 'start the run despite the warnings', label: 'start the run' },
+  { key: 'q', command: 'quit', scope: 'start-gate', help: 'quit without starting', label: 'quit' },
   // ---- a reload of loop.yaml whose changes wait for a key
   { key: 'y', command: 'reload-apply', scope: 'reload', help: 'apply the changes shown', label: 'apply the changes' },
   { key: 'n', command: 'reload-keep', scope: 'reload', help: 'decline them: the policy in force stays', label: 'keep the policy in force' },
@@ -322,6 +327,7 @@ export const SCOPE_TITLES: ReadonlyArray<readonly [Scope, string]> = [
   ['operator-pause', 'Operator pause (Ctrl+C)'],
   ['pause', 'Other pauses'],
   ['gate', 'Resuming a run'],
+  ['start-gate', 'Warnings before a run starts'],
   ['reload', 'A reload of loop.yaml waiting for your key'],
   ['replay', 'Replay'],
   ['event', 'An opened event'],

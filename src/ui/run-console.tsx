@@ -262,11 +262,14 @@ export async function runConsole(
       onQuit: () => quit(),
     });
     const warnings = made.warnings ?? [];
-    store.getState().setNotice(warnings.length > 0 ? { ok: false, text: warnings.join('; ') } : null);
+    store.getState().setNotice(null);
     if (ready === null) {
       // The operator quit before the run was ready: nothing runs.
     } else if (options.confirmResume) {
-      store.getState().setGate('Resume this run from its log? Goal, budget used and the last checkpoint are shown above.');
+      store.getState().setGate({ kind: 'resume', warnings });
+    } else if (warnings.length > 0) {
+      // Every warning, whole, before anything runs: the operator starts the run having read them, or quits.
+      store.getState().setGate({ kind: 'start', warnings });
     } else {
       confirmed();
     }

@@ -34,6 +34,16 @@ export type NoticeAbout = 'tool-panel' | 'command-line';
  * notice away as soon as the fold of the events no longer shows that state (a call arrived,
  * the run finished), whatever the notice's expiry.
  */
+/**
+ * A confirmation before anything runs: `resume`, resuming a run from its log; `start`,
+ * starting a run that the checks of its loop.yaml warned about. `warnings`: every warning
+ * of the preparation, each shown whole (as many as fit, then how many more).
+ */
+export interface Gate {
+  kind: 'resume' | 'start';
+  warnings: readonly string[];
+}
+
 export type NoticeWhile = 'no-tool-call' | 'running';
 
 /** A line to the operator above the footer (see {@link ConsoleData.notice}). */
@@ -99,8 +109,8 @@ export interface ConsoleData extends ViewState {
    * is doing now (e.g. preparing the run), shown muted rather than as a success.
    */
   notice: Notice | null;
-  /** A question to confirm before anything runs (resuming a run), or `null`. */
-  gate: string | null;
+  /** What to confirm before anything runs (resuming a run, starting one despite warnings), or `null`. */
+  gate: Gate | null;
   /** Epoch ms at which the pending approval is denied unanswered; `null`: no limit. */
   approvalDeadline: number | null;
   /** What the live run waits on now (the model, a tool); `null` when it waits on nothing (or in a replay). */
@@ -127,7 +137,7 @@ export interface ReplayWindow {
 /** The status slice's actions: the answer line, the resume gate, the approval countdown. */
 export interface StatusActions {
   setNotice: (notice: ConsoleState['notice']) => void;
-  setGate: (gate: string | null) => void;
+  setGate: (gate: Gate | null) => void;
   setApprovalDeadline: (deadline: number | null) => void;
   /** What the run waits on now (from the session's live wait reports). */
   setWait: (wait: RunWait | null) => void;

@@ -24,7 +24,7 @@ export { isLive };
 /** The prompt's scope, once its keys are armed; `null` when there is none or it is not armed yet. */
 export function promptScope(state: PromptInput): Scope | null {
   if (state.replay) return null;
-  if (state.gate) return 'gate';
+  if (state.gate) return state.gate.kind === 'start' ? 'start-gate' : 'gate';
   // Changes of loop.yaml waiting for a key come first: they are quick to answer, and the rules they change may decide the next prompt.
   const reload = state.session.reloadPending;
   if (reload) return state.armed === reload.seq ? 'reload' : null;
@@ -72,7 +72,7 @@ export function dashboardScopes(state: PromptInput & PanelInput, layout: Pick<Ke
 }
 
 /** Scopes whose keys answer a question: only a key alone in its read answers (a held key, keys typed ahead or a paste never do). */
-const ANSWER_SCOPES: ReadonlySet<Scope> = new Set(['tool', 'budget-pause', 'stagnation-pause', 'operator-pause', 'pause', 'gate', 'reload', 'quit']);
+const ANSWER_SCOPES: ReadonlySet<Scope> = new Set(['tool', 'budget-pause', 'stagnation-pause', 'operator-pause', 'pause', 'gate', 'start-gate', 'reload', 'quit']);
 
 /** The scopes a key may resolve in: all of `scopes` for a key alone in its read, else those that answer nothing. */
 function scopesFor(key: Keypress, scopes: Scope[]): Scope[] {
@@ -87,6 +87,7 @@ const DASHBOARD_REDUCERS: Record<Exclude<Scope, 'completion' | 'bar' | 'note' | 
   'operator-pause': pauseReducer,
   pause: pauseReducer,
   gate: (_, command) => gateReducer(command),
+  'start-gate': (_, command) => gateReducer(command),
   reload: reloadReducer,
   'tool-history': toolPanelReducer,
   'tool-panel': toolPanelReducer,

@@ -274,3 +274,19 @@ describe('loopdeck runs, edge cases', () => {
     expect(r.stdout).toMatch(/never a copy of a run that is\s+running or resumable, or that holds a stash/);
   });
 });
+
+describe('the outcome a run is listed with', () => {
+  it('a log from before `failed` existed, whose `aborted` was the agent failing, is listed as failed', async () => {
+    const { readRun } = await import('../../src/runs.js');
+    const runDir = mkdtempSync(path.join(os.tmpdir(), 'loopdeck-runs-legacy-'));
+    try {
+      writeFileSync(path.join(runDir, 'events.jsonl'), readFileSync(path.resolve(import.meta.dirname, '../fixtures/logs/agent-error.jsonl')));
+      expect(readRun(runDir).outcome).toMatchObject({ reason: 'failed', summary: expect.stringMatching(/^the agent failed: /) });
+      // The circuit breaker's abort stays aborted.
+      writeFileSync(path.join(runDir, 'events.jsonl'), readFileSync(path.resolve(import.meta.dirname, '../fixtures/logs/operator-abort.jsonl')));
+      expect(readRun(runDir).outcome).toMatchObject({ reason: 'aborted' });
+    } finally {
+      rmSync(runDir, { recursive: true, force: true });
+    }
+  });
+});

@@ -1,7 +1,7 @@
 // The console as a person sees it: the built CLI runs the demo in a pseudo-terminal, the
 // screen is read through a terminal emulator, and keys are the bytes a terminal sends.
 // Needs `npm run build` (dist/cli.js). Each test has its own working directory and run.
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { execa } from 'execa';
@@ -340,6 +340,32 @@ describe('before the run', { timeout: 60_000 }, () => {
     expect(t.output, 'the console drew first').toContain('Timeline');
     expect(shown.slice(0, shown.indexOf('loopdeck: invalid config')).trim(), t.describe()).toBe('');
     await expectRestored(t);
+  });
+
+  it('warnings before the run: every one shown whole, nothing runs until Enter; q quits with nothing run', async () => {
+    const cwd = mkdtempSync(path.join(os.tmpdir(), 'loopdeck-start-warnings-'));
+    mkdirSync(path.join(cwd, 'app'));
+    writeFileSync(path.join(cwd, 'app', 'notes.txt'), 'mine\n');
+    writeFileSync(path.join(cwd, 'script.yaml'), 'turns:\n  - final: done\n');
+    // In place in a folder outside git, and nothing to measure: two warnings.
+    writeFileSync(
+      path.join(cwd, 'loop.yaml'),
+      'goal:\n  objective: Tidy the notes\nagent:\n  kind: scripted\n  script: script.yaml\nworkspace:\n  path: app\n  copy: none\nverify:\n  - command: "true"\n',
+    );
+    for (const [key, ends] of [['q', /quit before the run started/], ['\r', /goal_met/]] as const) {
+      const t = startPty({ args: ['run'], cwd, cols: 100, rows: 30 });
+      terminals.push(t);
+      await t.waitFor('2 warnings before the run starts. Start it anyway?');
+      const screen = t.screen().replace(/[│\s]+/g, ' ');
+      expect(screen, t.describe()).toContain('nothing to measure (no `observe` command)');
+      expect(screen, t.describe()).toContain('is not in a git repository: the agent edits your files there, and an abort cannot park its changes');
+      expect(screen, t.describe()).toContain('[enter] start the run [q] quit');
+      // Nothing ran yet: no turn, no tool call.
+      expect(t.screen(), t.describe()).not.toMatch(/model\.call|session\.complete/);
+      t.press(key);
+      await t.exit;
+      expect(t.history(), t.describe()).toMatch(ends);
+    }
   });
 });
 

@@ -6,11 +6,12 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { afterEach, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
 import { ScriptedAgent } from '../../src/engine/agents/scripted.js';
 import { drive, headlessAnswerer } from '../../src/engine/drive.js';
 import type { LoopEvent } from '../../src/engine/events.js';
+import { doneReason, DONE_REASONS } from '../../src/engine/machine.js';
 import { foldLog } from '../../src/engine/log.js';
 import { newGoal } from '../../src/engine/goal.js';
 import { parsePolicy } from '../../src/engine/policy.js';
@@ -79,10 +80,29 @@ it('the circuit breaker: the run ends aborted, the change stashed and the report
   expect(readFileSync(path.join(dir, 'app.js'), 'utf8')).toBe('export const x = 1;\n');
 });
 
-it('an old log whose `aborted` meant the agent failed still folds as it did: aborted, nothing parked', () => {
+it('an old log whose `aborted` meant the agent failed is read as failed: aborted names the circuit breaker only', () => {
   const file = path.resolve(import.meta.dirname, '../fixtures/logs/agent-error.jsonl');
-  const { state, warnings } = foldLog(readFileSync(file, 'utf8'), file);
+  const text = readFileSync(file, 'utf8');
+  expect(text).toContain('"reason":"aborted"');
+  const { state, warnings } = foldLog(text, file);
   expect(warnings).toEqual([]);
-  expect(state.done).toMatchObject({ reason: 'aborted', summary: expect.stringMatching(/^the agent failed: /) });
+  expect(state.done).toMatchObject({ reason: 'failed', summary: expect.stringMatching(/^the agent failed: /) });
   expect(state.abort).toBeNull();
+});
+
+describe('which recorded `aborted` ends are failures of logs before `failed` existed', () => {
+  it.each([
+    ['the agent failed: openai:x: turn 3: HTTP 500', false, 'failed'],
+    ['3 laps in a row failed (last: the agent exited 1)', false, 'failed'],
+    // The circuit breaker, whatever its reason: it parked the workspace.
+    ['the agent failed: x', true, 'aborted'],
+    ['STAGNATION_DETECTED: 2/2 checkpoints without observed progress', false, 'aborted'],
+    ['the operator aborted the run (/stop --abort)', false, 'aborted'],
+  ] as const)('%j (abort recorded: %s) is %s', (summary, abortRecorded, reason) => {
+    expect(doneReason('aborted', summary, abortRecorded)).toBe(reason);
+  });
+
+  it('other reasons are read as recorded', () => {
+    for (const reason of DONE_REASONS) if (reason !== 'aborted') expect(doneReason(reason, 'the agent failed: x', false)).toBe(reason);
+  });
 });

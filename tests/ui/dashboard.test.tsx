@@ -272,14 +272,14 @@ describe('quitting', () => {
 
   test('at the resume gate, Enter resumes and q quits at once (nothing runs yet)', async () => {
     const store = createConsoleStore(stagnant.slice(0, 12));
-    store.getState().setGate('Resume this run from its log?');
+    store.getState().setGate({ kind: 'resume', warnings: [] });
     const confirm = vi.fn(() => store.getState().setGate(null));
     const c = await renderStore(store, { controller: { ...READ_ONLY_CONTROLLER, confirm } });
     await c.waitForFrame('│ Resume this run from its log?');
     expect(c.frame()).toContain('│ [enter] resume  [q] quit');
     await c.press(KEY.enter); // no arming delay: the gate is there before anything runs
     expect(confirm).toHaveBeenCalledTimes(1);
-    store.getState().setGate('Resume this run from its log?');
+    store.getState().setGate({ kind: 'resume', warnings: [] });
     await c.waitForFrame('│ Resume this run from its log?');
     await c.press('q');
     expect(c.controller.quit).toHaveBeenCalledTimes(1);
@@ -288,12 +288,48 @@ describe('quitting', () => {
 
   test('the resume gate wraps a long question instead of cutting it', async () => {
     const store = createConsoleStore(stagnant.slice(0, 12));
-    const question = 'Resume this run from its log? Goal, budget used and the last checkpoint are shown above; nothing runs until you confirm.';
-    store.getState().setGate(question);
-    const c = await renderStore(store, { controller: READ_ONLY_CONTROLLER });
+    const question = 'Resume this run from its log? Goal, budget used and the last checkpoint are shown above.';
+    store.getState().setGate({ kind: 'resume', warnings: [] });
+    const c = await renderStore(store, { controller: READ_ONLY_CONTROLLER, columns: 60 });
     await c.waitForFrame('│ Resume this run from its log?');
     const box = c.frame().split('\n').filter((l) => l.startsWith('│')).map((l) => l.slice(2, -1).trim());
     expect(box.join(' ')).toContain(question);
+  });
+
+  test('warnings before a run starts: every one shown whole; Enter starts the run, q quits', async () => {
+    const store = createConsoleStore(stagnant.slice(0, 1));
+    const warnings = [
+      'loop.yaml: nothing to measure (no `observe` command): every checkpoint will be UNKNOWN and only the agent\'s claims and the verify command judge the run',
+      'loop.yaml: workspace.copy is none and /work/app has 3 uncommitted changes: the agent\'s edits will mix with them, and an abort stashes both together',
+    ];
+    store.getState().setGate({ kind: 'start', warnings });
+    const confirm = vi.fn(() => store.getState().setGate(null));
+    const c = await renderStore(store, { controller: { ...READ_ONLY_CONTROLLER, confirm } });
+    await c.waitForFrame('2 warnings before the run starts. Start it anyway?');
+    const box = c.frame().split('\n').filter((l) => l.startsWith('│')).map((l) => l.slice(2, -1).trim());
+    const text = box.join(' ').replace(/ {2,}/g, ' ');
+    for (const w of warnings) expect(text).toContain(w);
+    expect(box.at(-1)).toBe('[enter] start the run  [q] quit');
+    await c.press(KEY.enter);
+    expect(confirm).toHaveBeenCalledTimes(1);
+    store.getState().setGate({ kind: 'start', warnings });
+    await c.waitForFrame('Start it anyway?');
+    await c.press('q');
+    expect(c.controller.quit).toHaveBeenCalledTimes(1);
+  });
+
+  test('more warnings than rows: as many as fit, whole, then how many more', async () => {
+    const store = createConsoleStore(stagnant.slice(0, 1));
+    const warnings = Array.from({ length: 29 }, (_, i) => `agent.yaml:${i + 3}:9: turns[${i}].tool_calls[0]: read_file (c${i}): bad arguments: path: expected string, received number; the engine will refuse this call and tell the agent`);
+    store.getState().setGate({ kind: 'start', warnings });
+    const c = await renderStore(store, { controller: READ_ONLY_CONTROLLER, columns: 80, rows: 24 });
+    await c.waitForFrame('29 warnings before the run starts');
+    const frame = c.frame();
+    expect(frame.split('\n').length).toBeLessThanOrEqual(24);
+    const shown = warnings.filter((w) => frame.includes(w.slice(0, 30)));
+    expect(shown.length).toBeGreaterThan(0);
+    expect(frame).toMatch(new RegExp(`… and ${29 - shown.length} more warnings; validate lists them all`));
+    expect(frame).toContain('[enter] start the run  [q] quit');
   });
 
   test('Ctrl+C once asks the run to pause at the next safe point; twice quits', async () => {

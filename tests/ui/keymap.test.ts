@@ -41,6 +41,8 @@ const ROWS: Row[] = [
   { command: 'stop', scopes: DASH('pause'), keys: ['s'], not: ['S'] },
   { command: 'confirm', scopes: DASH('gate'), keys: ['enter'], not: ['y', 'space', ' '] },
   { command: 'quit', scopes: DASH('gate'), keys: ['q'], not: ['Q', 'ctrl+q'] },
+  { command: 'confirm', scopes: DASH('start-gate'), keys: ['enter'], not: ['y', 'space', ' ', 'c'] },
+  { command: 'quit', scopes: DASH('start-gate'), keys: ['q'], not: ['Q', 'ctrl+q', 'n'] },
   { command: 'reload-apply', scopes: DASH('reload'), keys: ['y'], not: ['Y', 'enter', 'a'] },
   { command: 'reload-keep', scopes: DASH('reload'), keys: ['n'], not: ['N', 'escape', 'q'] },
   { command: 'replay-back', scopes: ['replay', 'dashboard', 'global'], keys: ['left'], not: ['up', 'h', 'shift+tab'] },
@@ -199,7 +201,8 @@ describe('scopes from the state', () => {
 
   test('a replay has no prompt scope, and the gate needs no arming', () => {
     expect(dashboardScopes({ ...withPending(tool, 8), replay: { index: 3, total: 9 } })).toEqual(['replay', 'dashboard', 'global']);
-    expect(dashboardScopes({ ...base, gate: 'Resume?' })).toEqual(['gate', 'dashboard', 'global']);
+    expect(dashboardScopes({ ...base, gate: { kind: 'resume', warnings: [] } })).toEqual(['gate', 'dashboard', 'global']);
+    expect(dashboardScopes({ ...base, gate: { kind: 'start', warnings: ['w'] } })).toEqual(['start-gate', 'dashboard', 'global']);
   });
 });
 
@@ -312,6 +315,7 @@ describe('help and key lines come from the key map', () => {
     expect(keyLine('stagnation-pause')).toBe('[c] continue  [r] redirect the goal  [s] stop');
     expect(keyLine('operator-pause')).toBe('[c] continue  [s] stop');
     expect(keyLine('gate')).toBe('[enter] resume  [q] quit');
+    expect(keyLine('start-gate')).toBe('[enter] start the run  [q] quit');
     expect(keyLine('quit')).toBe('[y/enter/ctrl+c] quit  [n/esc] stay');
     expect(keyLine('global')).toBe('[/] command  [?] help  [q] quit');
   });

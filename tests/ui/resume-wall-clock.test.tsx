@@ -23,7 +23,7 @@ test('a log cut mid-run, behind the resume gate: the wall clock used is the time
   const { events } = await runHeadless(STAGNANT, STAGNANT_POLICY, () => (now += 250));
   const cut: LoopEvent[] = events.slice(0, events.findIndex((e) => e.type === 'checkpoint.recorded') + 1);
   const store = createConsoleStore(cut);
-  store.getState().setGate('Resume this run from its log?');
+  store.getState().setGate({ kind: 'resume', warnings: [] });
   const { lastFrame, unmount } = render(
     <ConsoleProvider store={store} controller={READ_ONLY_CONTROLLER}>
       <BudgetPanel width={100} />

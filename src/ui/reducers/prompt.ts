@@ -75,7 +75,7 @@ export function reloadReducer(input: KeyInput, command: ConsoleCommand): Reducti
   return only({ kind: 'answer-reload', seq: pending.seq, accept: command === 'reload-apply' });
 }
 
-/** The resume gate's keys (scope `gate`): Enter resumes the run, q quits without resuming. */
+/** The keys of a gate (scopes `gate`, `start-gate`): Enter resumes or starts the run, q quits without. */
 export function gateReducer(command: ConsoleCommand): Reduction {
   if (command === 'confirm') return only({ kind: 'confirm' });
   if (command === 'quit') return only({ kind: 'quit' });

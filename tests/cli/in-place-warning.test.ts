@@ -1,0 +1,91 @@
+/**
+ * A workspace used in place (`workspace.copy: none`) gets a warning before the run when an
+ * abort could not keep the agent's work apart from the operator's: uncommitted changes an
+ * abort would stash with the agent's (only those under the workspace folder are counted),
+ * or no git repository to park anything in. Real git repositories in temp folders.
+ */
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { execa } from 'execa';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { parsePolicy } from '../../src/engine/policy.js';
+import { inPlaceWarning } from '../../src/preflight.js';
+
+const env = { GIT_CONFIG_GLOBAL: '/dev/null', GIT_CONFIG_NOSYSTEM: '1' };
+const git = (cwd: string, ...args: string[]) => execa('git', args, { cwd, env });
+
+let root: string;
+beforeEach(() => {
+  root = mkdtempSync(path.join(os.tmpdir(), 'loopdeck-in-place-'));
+});
+afterEach(() => rmSync(root, { recursive: true, force: true }));
+
+/** A loop.yaml in `root` whose workspace is `workspace` (relative to it), used as `copy`. */
+function policyFor(workspace: string, copy: 'none' | 'temp' = 'none') {
+  writeFileSync(path.join(root, 'script.yaml'), 'turns:\n  - final: done\n');
+  const source = `goal:\n  objective: x\nagent:\n  kind: scripted\n  script: script.yaml\nworkspace:\n  path: ${workspace}\n  copy: ${copy}\nverify:\n  - command: "true"\n`;
+  const file = path.join(root, 'loop.yaml');
+  writeFileSync(file, source);
+  return parsePolicy(source, file);
+}
+
+async function commitAll(dir: string): Promise<void> {
+  await git(dir, 'add', '-A');
+  await git(dir, '-c', 'user.name=t', '-c', 'user.email=t@t', 'commit', '-qm', 'start');
+}
+
+describe('warned about', () => {
+  it('uncommitted changes in the workspace, counted as an abort would stash them', async () => {
+    mkdirSync(path.join(root, 'ws'));
+    await git(path.join(root, 'ws'), 'init', '-q');
+    writeFileSync(path.join(root, 'ws', 'a.txt'), 'a\n');
+    await commitAll(path.join(root, 'ws'));
+    writeFileSync(path.join(root, 'ws', 'a.txt'), 'changed\n');
+    writeFileSync(path.join(root, 'ws', 'new.txt'), 'new\n');
+    expect(await inPlaceWarning(policyFor('ws'))).toMatch(/has 2 uncommitted changes: the agent's edits will mix with them, and an abort stashes both together/);
+  });
+
+  it('a workspace that is a folder of a larger repository: only the changes under it count', async () => {
+    await git(root, 'init', '-q');
+    mkdirSync(path.join(root, 'app'));
+    writeFileSync(path.join(root, 'app', 'a.txt'), 'a\n');
+    writeFileSync(path.join(root, 'outside.txt'), 'o\n');
+    await commitAll(root);
+    writeFileSync(path.join(root, 'outside.txt'), 'changed outside\n');
+    writeFileSync(path.join(root, 'app', 'a.txt'), 'changed inside\n');
+    expect(await inPlaceWarning(policyFor('app'))).toMatch(/has 1 uncommitted change:/);
+    // Only outside changes: nothing an abort would stash is the operator's.
+    await git(root, 'checkout', '--', 'app/a.txt');
+    expect(await inPlaceWarning(policyFor('app'))).toBeNull();
+  });
+
+  it('a folder in no git repository: an abort has nowhere to park the changes', async () => {
+    mkdirSync(path.join(root, 'plain'));
+    expect(await inPlaceWarning(policyFor('plain'))).toMatch(/is not in a git repository: the agent edits your files there, and an abort cannot park its changes/);
+  });
+});
+
+describe('not warned about', () => {
+  it('a clean repository, and any workspace that is copied', async () => {
+    mkdirSync(path.join(root, 'ws'));
+    await git(path.join(root, 'ws'), 'init', '-q');
+    writeFileSync(path.join(root, 'ws', 'a.txt'), 'a\n');
+    await commitAll(path.join(root, 'ws'));
+    expect(await inPlaceWarning(policyFor('ws'))).toBeNull();
+    writeFileSync(path.join(root, 'ws', 'a.txt'), 'changed\n');
+    expect(await inPlaceWarning(policyFor('ws', 'temp'))).toBeNull();
+    mkdirSync(path.join(root, 'plain'));
+    expect(await inPlaceWarning(policyFor('plain', 'temp'))).toBeNull();
+  });
+
+  it('loopdeck\'s own run folders inside the workspace', async () => {
+    mkdirSync(path.join(root, 'ws', '.loopdeck', 'runs', 'r1'), { recursive: true });
+    await git(path.join(root, 'ws'), 'init', '-q');
+    writeFileSync(path.join(root, 'ws', 'a.txt'), 'a\n');
+    await git(path.join(root, 'ws'), 'add', 'a.txt');
+    await git(path.join(root, 'ws'), '-c', 'user.name=t', '-c', 'user.email=t@t', 'commit', '-qm', 'start');
+    writeFileSync(path.join(root, 'ws', '.loopdeck', 'runs', 'r1', 'events.jsonl'), '{}\n');
+    expect(await inPlaceWarning(policyFor('ws'))).toBeNull();
+  });
+});
