@@ -205,13 +205,13 @@ function searchedText(files: TestFiles): string {
 // The runners.
 
 function vitestRunner(args: string[], prefix: string, because: string): TestRunner {
-  const kept = dropOptions(args, WATCH_FLAGS);
+  const kept = dropOptions(args, ['--watch', '-w', '--ui', '--open']);
   const measured = dropOptions(kept, ['--reporter', '--outputFile']);
   return { name: 'vitest', because, observe: join(prefix, 'npx vitest run', ...measured, '--reporter=json'), parser: 'vitest-json', verify: join(prefix, 'npx vitest run', ...kept) };
 }
 
 function jestRunner(args: string[], prefix: string, because: string): TestRunner {
-  const kept = dropOptions(args, WATCH_FLAGS);
+  const kept = dropOptions(args, ['--watch', '--watchAll']);
   const measured = dropOptions(kept, ['--json', '--outputFile']);
   return { name: 'jest', because, observe: join(prefix, 'npx jest', ...measured, '--json'), parser: 'jest-json', verify: join(prefix, 'npx jest', ...kept) };
 }
@@ -283,15 +283,16 @@ function npmTest(because: string): TestRunner {
   return { name: 'npm test', because: `${because}: npm test verifies, nothing is measured until you add an observer`, observe: null, parser: null, verify: 'npm test' };
 }
 
-/** Flags that keep a runner watching instead of running once. */
-const WATCH_FLAGS = ['--watch', '--watchAll', '-w', '--ui', '--open'];
-
-/** `words` without the options named (`--x`, `--x=value`, and `--x value` for options that take one). */
+/**
+ * `words` without the options named (`--x`, `--x=value`, `--x.sub=value`, and `--x value`
+ * for options that take one). Watch flags are each runner's own (jest's `-w` is its worker
+ * count, vitest's is watch).
+ */
 function dropOptions(words: string[], options: string[]): string[] {
   const out: string[] = [];
   for (let i = 0; i < words.length; i++) {
     const word = words[i]!;
-    const name = word.split('=')[0]!;
+    const name = word.split('=')[0]!.replace(/^(--[\w-]+)\..*$/, '$1');
     if (!options.includes(name)) {
       out.push(word);
       continue;
@@ -346,8 +347,8 @@ function oneCommand(script: string): { prefix: string; words: ScriptWord[] } | s
  * script's own arguments (watch flags dropped, the reporter loopdeck reads added to the
  * observer); `npm run <other>` is followed. Anything else is verified by `npm test`.
  */
-function scriptRunner(look: Look, scripts: Record<string, unknown>, script: string, hops = 0): TestRunner {
-  const shown = `package.json's test script${hops > 0 ? ` (through npm run)` : ''}`;
+function scriptRunner(look: Look, scripts: Record<string, unknown>, script: string, name = 'test', hops = 0): TestRunner {
+  const shown = hops > 0 ? `package.json's script ${JSON.stringify(name)} (its test script runs it)` : "package.json's test script";
   const read = oneCommand(script);
   if (typeof read === 'string') {
     return npmTest(`${shown} ${JSON.stringify(script)} is not read as one runner's command: ${read}`);
@@ -359,7 +360,7 @@ function scriptRunner(look: Look, scripts: Record<string, unknown>, script: stri
     const target = value(2);
     const rest = words.slice(3).filter((word) => word.value !== '-s' && word.value !== '--silent');
     const other = target === null ? undefined : scripts[target];
-    if (typeof other === 'string' && rest.length === 0 && read.prefix === '' && hops < SCRIPT_HOPS) return scriptRunner(look, scripts, other, hops + 1);
+    if (typeof other === 'string' && rest.length === 0 && read.prefix === '' && hops < SCRIPT_HOPS) return scriptRunner(look, scripts, other, target!, hops + 1);
   }
   for (const [finder, count] of Object.entries(FINDERS)) {
     if (finder.split(' ').every((word, i) => value(i) === word)) {
@@ -448,7 +449,7 @@ function candidates(look: Look): Candidate[] {
   if (has(look, 'go.mod')) found.push({ runner: goRunner(look, ['./...'], '', 'go.mod is there'), rank: 2 });
   if (has(look, 'Cargo.toml')) found.push({ runner: cargoRunner(look, [], '', 'Cargo.toml is there'), rank: 2 });
   const { python, node } = look.files;
-  if (python) found.push({ runner: pytestRunner(defaults.python, defaults.args, '', `${python} is a Python test file (pytest runs unittest-style tests too)`), rank: 1 });
+  if (python) found.push({ runner: pytestRunner(defaults.python, defaults.args, '', `${python} is a Python test file, and pytest runs unittest-style tests too`), rank: 1 });
   if (node) found.push({ runner: nodeTestRunner(look, ['node', '--test'], '', `${node} is a test file node --test runs by default`), rank: 1 });
   return found.sort((a, b) => b.rank - a.rank);
 }

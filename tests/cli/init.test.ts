@@ -226,6 +226,8 @@ describe('loopdeck init', () => {
       ['vitest run --reporter verbose tests/unit', 'npx vitest run tests/unit --reporter=json', 'npx vitest run --reporter verbose tests/unit'],
       ['jest -c jest.unit.js', 'npx jest -c jest.unit.js --json', 'npx jest -c jest.unit.js'],
       ['npx jest --watchAll src', 'npx jest src --json', 'npx jest src'],
+      ['jest -w 4 --watch', 'npx jest -w 4 --json', 'npx jest -w 4'],
+      ['vitest --outputFile.json=r.json --reporter=json -w', 'npx vitest run --reporter=json', 'npx vitest run --outputFile.json=r.json --reporter=json'],
       ['pytest tests/unit -x', 'pytest tests/unit -x --junitxml=.loopdeck/pytest-report.xml', 'pytest tests/unit -x'],
       ['python3 -m pytest -k fast', 'python3 -m pytest -k fast --junitxml=.loopdeck/pytest-report.xml', 'python3 -m pytest -k fast'],
       ['go test ./pkg/...', '{ go test -v ./pkg/... 2>&1; echo "exit $?"; }', 'go test ./pkg/...'],
