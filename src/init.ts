@@ -1,8 +1,10 @@
 /**
  * `loopdeck init`: a first loop.yaml for the project in a folder. It looks at the project's
- * files to find its test runner, and writes an observer that measures failing and passing
- * tests with the matching parser, a verify command, a bounded budget, approval defaults and
- * an agent block with the other kinds as comments. It never overwrites a file.
+ * files to find its test runner (`init-detect.ts`), and writes an observer that measures
+ * failing and passing tests with the matching parser, a verify command (never one that passes
+ * when no test runs), a bounded budget, approval defaults, an agent block with the other kinds
+ * as comments, and `workspace.path` pointing at the folder it searched. It never overwrites a
+ * file.
  */
 import { closeSync, openSync, statSync, unlinkSync, writeSync } from 'node:fs';
 import path from 'node:path';
@@ -55,6 +57,7 @@ const UNSET_VERIFY = "echo 'set verify in loop.yaml: a command that exits 0 when
 function othersBlock(detection: Pick<Detection, 'others' | 'chosenWhy'>): string[] {
   if (detection.others.length === 0) return [];
   return [
+    '',
     `# ${detection.chosenWhy}. Also found:`,
     ...detection.others.flatMap((other) => [
       `#   ${other.name} (${other.because})`,
