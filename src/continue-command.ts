@@ -42,12 +42,14 @@ function realOrNull(file: string): string | null {
 
 /**
  * `file` as a shell word: its path relative to the current folder when that is shorter,
- * else its absolute path, quoted when needed (so a printed command is copyable as is).
+ * else its absolute path, quoted when needed, and `./`-prefixed when it starts with `-` (so
+ * a printed command is copyable as is, never read as an option).
  */
 export function shortPath(file: string): string {
   const absolute = path.resolve(file);
   const relative = path.relative(process.cwd(), absolute) || '.';
-  return shellQuote(relative.length < absolute.length ? relative : absolute);
+  const shown = relative.length < absolute.length ? relative : absolute;
+  return shellQuote(shown.startsWith('-') ? `./${shown}` : shown);
 }
 
 /** The command that continues the run of `runDir`, to print alone on its own line. */

@@ -79,7 +79,7 @@ export function buildProgram(): Command {
   program
     .command('init')
     .description("write a first loop.yaml for the project in the current folder (never over an existing file)")
-    .argument('[file]', 'the file to write', 'loop.yaml')
+    .argument('[file]', 'the file to write (its workspace.path points to the current folder)', 'loop.yaml')
     .action(async (file: string) => {
       const { initReport, writeInitConfig } = await import('./init.js');
       let result;

@@ -9,7 +9,7 @@ import { git, isGitWorkTree } from './git.js';
 import { escapedNote, runShell } from './process.js';
 import { boundText } from './redact.js';
 import type { ToolCall, ToolResult, ToolStatus } from './types.js';
-import { confine, fsFailure, fsReason, gitConfigFile, gitInternalReason, harnessInternalReason, showPath, type HarnessPath } from './workspace-path.js';
+import { confine, fsFailure, fsReason, gitConfigFile, gitInternalReason, harnessInternalReason, isDotLoopdeck, showPath, type HarnessPath } from './workspace-path.js';
 import { HARNESS_TOOL_ARGS } from './tool-args.js';
 
 /** Where and how tools run. */
@@ -24,7 +24,8 @@ export interface ToolContext {
   /**
    * loopdeck's own files that the file tools read but never write: the run directory, the
    * config file, the transcript (see {@link harnessFiles}). Any `.loopdeck` folder is
-   * refused whether listed or not.
+   * refused whether listed or not, for reading too (read_file refuses it, list_files and
+   * git_status leave it out): it holds runs' logs and reports, no part of the project.
    */
   harness?: readonly HarnessPath[];
 }
@@ -59,6 +60,8 @@ function parseArgs<T extends z.ZodType>(tool: string, schema: T, args: unknown):
 const { shell: shellArgs, read_file: pathArgs, write_file: writeArgs, edit: editArgs, list_files: listArgs, git_diff: diffArgs, git_status: statusArgs } = HARNESS_TOOL_ARGS;
 
 const SKIP_DIRS = new Set(['.git', 'node_modules']);
+/** Pathspec that leaves every `.loopdeck` folder (loopdeck's run logs and reports, any letter case) out of `git_status`. */
+const STATE_PATHSPEC = ':(top,exclude,glob,icase)**/.loopdeck/**';
 
 async function listFiles(root: string, base: string, max: number): Promise<{ files: string[]; more: boolean }> {
   const files: string[] = [];
@@ -69,7 +72,8 @@ async function listFiles(root: string, base: string, max: number): Promise<{ fil
     for (const entry of entries) {
       const full = path.join(dir, entry.name);
       if (entry.isDirectory()) {
-        if (!SKIP_DIRS.has(entry.name)) queue.push(full);
+        // loopdeck's own state is no part of the project (its runs' logs, in a workspace used in place).
+        if (!SKIP_DIRS.has(entry.name) && !isDotLoopdeck(entry.name)) queue.push(full);
       } else {
         if (files.length >= max) return { files, more: true };
         files.push(path.relative(base, full));
@@ -123,6 +127,10 @@ async function kindAt(tool: string, doing: string, file: string, rel: string): P
 /** Confines `rel` and checks that a regular file is there. @throws ToolError naming the path and what is wrong */
 async function readableFile(tool: string, workspace: string, rel: string): Promise<string> {
   const file = confine(tool, workspace, rel);
+  const state = path.relative(realpathSync(workspace), file).split(path.sep).find(isDotLoopdeck);
+  if (state !== undefined) {
+    throw new ToolError(tool, `will not read ${showPath(rel)}: it is inside loopdeck's own state (${showPath(state)}), the logs and reports of runs, which are no part of the project`);
+  }
   const kind = await kindAt(tool, 'cannot read', file, rel);
   if (kind === null) throw new ToolError(tool, `cannot read ${showPath(rel)}: no such file or folder (ENOENT)`);
   if (kind === 'folder') throw new ToolError(tool, `cannot read ${showPath(rel)}: it is a folder, expected a file (EISDIR)`);
@@ -208,7 +216,7 @@ const TOOLS: Record<string, ToolFn> = {
   async git_status(args, ctx) {
     parseArgs('git_status', statusArgs, args);
     await requireGit('git_status', ctx.workspace);
-    const lines = statusLines(await git(ctx.workspace, ['status', '--porcelain=v1', '-b', '-z', '--untracked-files=all']));
+    const lines = statusLines(await git(ctx.workspace, ['status', '--porcelain=v1', '-b', '-z', '--untracked-files=all', '--', ':(top)', STATE_PATHSPEC]));
     return { status: 'ok', output: bound(lines.join('\n'), ctx.outputLimit), exit_code: null };
   },
   async git_diff(args, ctx) {

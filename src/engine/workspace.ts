@@ -3,6 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { ConfigError, ConfigErrors } from './errors.js';
 import { git, runGit } from './git.js';
+import { isDotLoopdeck } from './workspace-path.js';
 
 /** Where and how a run's workspace is laid out. */
 export interface WorkspaceSpec {
@@ -19,7 +20,9 @@ export interface WorkspaceSpec {
  * verbatim: a relative link still points inside the copy; an absolute one still points
  * where it did, and the file tools refuse it when that is outside the copy. Installed
  * dependencies (`node_modules`) are copied with the rest, so the project's tests run in the
- * copy, and kept out of the copy's git (`.git/info/exclude`).
+ * copy, and kept out of the copy's git (`.git/info/exclude`). Every `.loopdeck` folder
+ * (loopdeck's run logs and reports, in any spelling a file system reads as it) is left out
+ * of the copy, and out of its git.
  *
  * A `.git` folder in the source is copied too (history stays visible) only when the copy
  * is then a repository that nothing ties to the source: see {@link ownRepository}.
@@ -46,7 +49,9 @@ export async function prepareWorkspace(spec: WorkspaceSpec, configFile: string):
   // Installed dependencies (node_modules) are copied too: the project's tests and verify
   // commands need them, and a link would let a command in the copy change the source's.
   // A copy-on-write clone where the file system offers one, else a plain copy.
-  cpSync(spec.path, target, { recursive: true, verbatimSymlinks: true, mode: constants.COPYFILE_FICLONE });
+  // loopdeck's own state (`.loopdeck/`: earlier runs' logs, reports, saved policies and
+  // owner files, wherever it lies in the source) is never part of the agent's copy.
+  cpSync(spec.path, target, { recursive: true, verbatimSymlinks: true, mode: constants.COPYFILE_FICLONE, filter: (source) => !isDotLoopdeck(path.basename(source)) || source === spec.path });
   const dotGit = path.join(target, '.git');
   if (existsSync(dotGit) || isLink(dotGit)) {
     if (await ownRepository(target)) {
@@ -60,7 +65,8 @@ export async function prepareWorkspace(spec: WorkspaceSpec, configFile: string):
   // The dependencies stay out of the copy's commits, snapshots and the abort stash, as
   // they are out of most projects' (a tracked node_modules stays tracked).
   mkdirSync(path.join(target, '.git', 'info'), { recursive: true });
-  appendFileSync(path.join(target, '.git', 'info', 'exclude'), '\nnode_modules/\n');
+  // `.loopdeck/`: the state an observer writes in the copy (pytest's report) stays out too.
+  appendFileSync(path.join(target, '.git', 'info', 'exclude'), '\nnode_modules/\n.loopdeck/\n');
   await git(target, ['config', 'user.name', 'loopdeck']);
   await git(target, ['config', 'user.email', 'loopdeck@localhost']);
   await git(target, ['add', '-A', '--', ':(top)']);

@@ -3,7 +3,7 @@
  * verify command for the project's test runner, and never overwrites a file. Needs the
  * built CLI (`npm run build`).
  */
-import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { execa, execaSync } from 'execa';
@@ -26,7 +26,7 @@ function project(files: Record<string, string>): string {
 }
 
 const PROJECTS: Array<[string, Record<string, string>, string, string, string]> = [
-  ['node --test script', { 'package.json': JSON.stringify({ scripts: { test: 'node --test test/' } }) }, 'node --test', 'tap', 'node --test'],
+  ['node --test script', { 'package.json': JSON.stringify({ scripts: { test: 'node --test test/' } }) }, 'node --test', 'tap', 'node --test test/'],
   ['vitest script', { 'package.json': JSON.stringify({ scripts: { test: 'vitest run' } }) }, 'vitest', 'vitest-json', 'npx vitest run'],
   ['jest dependency', { 'package.json': JSON.stringify({ devDependencies: { jest: '^29' } }) }, 'jest', 'jest-json', 'npx jest'],
   ['pytest.ini', { 'pytest.ini': '[pytest]\n' }, 'pytest', 'junit', 'python -m pytest -q'],
@@ -34,9 +34,9 @@ const PROJECTS: Array<[string, Record<string, string>, string, string, string]> 
   ['requirements naming pytest', { 'requirements-dev.txt': 'black\npytest>=8\n' }, 'pytest', 'junit', 'python -m pytest -q'],
   ['Python test files and no config', { 'calc.py': 'def add(a, b):\n    return a + b\n', 'tests/test_calc.py': 'import unittest\n' }, 'pytest', 'junit', 'python -m pytest -q'],
   ['a *_test.py three folders down', { 'src/pkg/tests/calc_test.py': '\n' }, 'pytest', 'junit', 'python -m pytest -q'],
-  ['broken package.json beside go.mod', { 'package.json': '{ "scripts": ', 'go.mod': 'module x\n' }, 'go test', 'regex', 'go test ./...'],
-  ['go.mod', { 'go.mod': 'module x\n' }, 'go test', 'regex', 'go test ./...'],
-  ['Cargo.toml', { 'Cargo.toml': '[package]\nname = "x"\n' }, 'cargo test', 'regex', 'cargo test'],
+  ['broken package.json beside go.mod', { 'package.json': '{ "scripts": ', 'go.mod': 'module x\n', 'pkg/a_test.go': 'package a\n' }, 'go test', 'regex', 'go test ./...'],
+  ['go.mod', { 'go.mod': 'module x\n', 'x_test.go': 'package x\n' }, 'go test', 'regex', 'go test ./...'],
+  ['Cargo.toml', { 'Cargo.toml': '[package]\nname = "x"\n', 'src/lib.rs': '#[test]\nfn t() {}\n' }, 'cargo test', 'regex', 'cargo test'],
 ];
 
 describe('loopdeck init', () => {
@@ -185,4 +185,182 @@ describe('loopdeck init', () => {
       }
     }
   }, 60_000);
+  // A verify command that passes when no test runs ends a run goal_met while nothing is tested.
+  describe('never a verify command that passes on fewer tests than the project has', () => {
+    const FAILING_NODE_TEST = "import test from 'node:test';\nimport assert from 'node:assert';\ntest('ok', () => {});\ntest('greets', () => assert.equal(1, 2));\n";
+
+    async function init(dir: string, ...args: string[]) {
+      const run = await execa('node', [cli, 'init', ...args], { cwd: dir, reject: false });
+      expect(run.exitCode, run.stderr).toBe(0);
+      return run.stdout;
+    }
+    async function verifyExit(dir: string, file = 'loop.yaml') {
+      const policy = loadPolicy(path.join(dir, file));
+      return (await execa('sh', ['-c', policy.verify[0]!.command], { cwd: policy.workspace.path, reject: false })).exitCode;
+    }
+
+    it.each<[string, Record<string, string>, string, RegExp | null]>([
+      ['an unrelated package.json beside pytest.ini', { 'package.json': '{"private":true,"devDependencies":{"prettier":"^3"}}', 'pytest.ini': '[pytest]\n', 'tests/test_m.py': 'def test_m():\n    assert False\n' }, 'pytest (pytest.ini is there)', null],
+      ['a workspaces-only package.json, pytest.ini and go.mod', { 'package.json': '{"workspaces":["web"]}', 'pytest.ini': '[pytest]\n', 'go.mod': 'module x\n', 'x_test.go': 'package x\n' }, 'pytest (pytest.ini is there)', /^also found: go test \(go\.mod is there\), in the file as comments; pytest was chosen: a config file or dependency names each, and pytest comes first/m],
+      ['an empty package.json beside go.mod', { 'package.json': '{}', 'go.mod': 'module x\n', 'x_test.go': 'package x\n' }, 'go test (go.mod is there)', null],
+      ['a package.json with other scripts beside Cargo.toml', { 'package.json': '{"scripts":{"lint":"eslint ."}}', 'Cargo.toml': '[package]\n', 'tests/it.rs': '\n' }, 'cargo test (Cargo.toml is there)', null],
+      ['a package.json beside Python test files only', { 'package.json': '{"name":"docs"}', 'src/pkg/test_core.py': '\n' }, `pytest (${path.join('src', 'pkg', 'test_core.py')} is a Python test file`, null],
+    ])('%s: the other runner is chosen, and why is said', async (_, files, said, also) => {
+      const out = await init(project(files));
+      expect(out).toContain(`test runner: ${said}`);
+      expect(out).toContain('note: package.json names no test runner and has no test script of its own: it chose none');
+      if (also) expect(out).toMatch(also);
+    }, 30_000);
+
+    it('with pytest, a project whose tests fail gets a verify that fails', async () => {
+      const dir = project({ 'package.json': '{"private":true,"devDependencies":{"prettier":"^3"}}', 'pytest.ini': '[pytest]\n', 'tests/test_m.py': 'def test_m():\n    assert False\n' });
+      await init(dir);
+      expect(await verifyExit(dir)).not.toBe(0);
+    }, 30_000);
+
+    it.each<[string, string, string]>([
+      ['node --test spec/greet.js', 'node --test --test-reporter=tap spec/greet.js', 'node --test spec/greet.js'],
+      ['node --import tsx --test src/a.test.ts', 'node --import tsx --test --test-reporter=tap src/a.test.ts', 'node --import tsx --test src/a.test.ts'],
+      ['node --test --test-reporter=spec --watch test/unit', 'node --test --test-reporter=tap test/unit', 'node --test --test-reporter=spec test/unit'],
+      ['vitest --config vitest.unit.config.ts', 'npx vitest run --config vitest.unit.config.ts --reporter=json', 'npx vitest run --config vitest.unit.config.ts'],
+      ['vitest run --reporter verbose tests/unit', 'npx vitest run tests/unit --reporter=json', 'npx vitest run --reporter verbose tests/unit'],
+      ['jest -c jest.unit.js', 'npx jest -c jest.unit.js --json', 'npx jest -c jest.unit.js'],
+      ['npx jest --watchAll src', 'npx jest src --json', 'npx jest src'],
+      ['jest -w 4 --watch', 'npx jest -w 4 --json', 'npx jest -w 4'],
+      ['vitest --outputFile.json=r.json --reporter=json -w', 'npx vitest run --reporter=json', 'npx vitest run --outputFile.json=r.json --reporter=json'],
+      ['pytest tests/unit -x', 'pytest tests/unit -x --junitxml=.loopdeck/pytest-report.xml', 'pytest tests/unit -x'],
+      ['python3 -m pytest -k fast', 'python3 -m pytest -k fast --junitxml=.loopdeck/pytest-report.xml', 'python3 -m pytest -k fast'],
+      ['go test ./pkg/...', '{ go test -v ./pkg/... 2>&1; echo "exit $?"; }', 'go test ./pkg/...'],
+      ['cargo test --workspace', '{ cargo test --workspace 2>&1; echo "exit $?"; }', 'cargo test --workspace'],
+      ['npm run test:unit', 'npx vitest run -c unit.ts --reporter=json', 'npx vitest run -c unit.ts'],
+    ])('test script %j: observer and verify keep its arguments', async (script, observer, verify) => {
+      const dir = project({ 'package.json': JSON.stringify({ scripts: { test: script, 'test:unit': 'vitest -c unit.ts' } }), 'x_test.go': '\n', 'tests/it.rs': '\n' });
+      const out = await init(dir);
+      expect(out).toContain(`verify: ${verify}\n`);
+      const policy = loadPolicy(path.join(dir, 'loop.yaml'));
+      expect(policy.observe[0]!.command.startsWith(observer)).toBe(true);
+      expect(policy.verify[0]!.command).toBe(verify);
+      expect((await execa('node', [cli, 'validate'], { cwd: dir, reject: false })).exitCode).toBe(0);
+    }, 30_000);
+
+    it('a test script naming its test file: the verify written fails while that file fails, and the observer counts it', async () => {
+      const dir = project({ 'package.json': JSON.stringify({ type: 'module', scripts: { test: 'node --test spec/greet.js' } }), 'spec/greet.js': FAILING_NODE_TEST });
+      await init(dir);
+      expect(await verifyExit(dir)).not.toBe(0);
+      const observation = await observe(loadPolicy(path.join(dir, 'loop.yaml')).observe, dir);
+      expect(observation.metrics).toMatchObject({ 'tests.failing': 1, 'tests.passing': 1 });
+    }, 60_000);
+
+    it.each<[string, Record<string, string>, RegExp]>([
+      ["npm's placeholder script", { 'package.json': JSON.stringify({ scripts: { test: 'echo "Error: no test specified" && exit 1' } }), 'index.js': '\n' }, /^test runner: none found .*searched 1 folder up to 3 deep/m],
+      ['node --test and no test file', { 'package.json': JSON.stringify({ scripts: { test: 'node --test' } }), 'lib/a.js': '\n' }, /verify: none: no test file that node --test finds by default .* was found .*node --test passes when no test runs/],
+      ['go.mod and no *_test.go', { 'go.mod': 'module x\n', 'main.go': 'package main\n' }, /verify: none: no \*_test\.go file was found/],
+      ['Cargo.toml and no Rust test', { 'Cargo.toml': '[package]\n', 'src/main.rs': 'fn main() {}\n' }, /verify: none: no Rust test was found/],
+    ])('%s: says no tests were found; the verify written fails until set', async (_, files, said) => {
+      const dir = project(files);
+      const out = await init(dir);
+      expect(out).toMatch(said);
+      expect(await verifyExit(dir)).not.toBe(0);
+      expect((await execa('node', [cli, 'validate'], { cwd: dir, reject: false })).exitCode).toBe(0);
+    }, 30_000);
+  });
+
+  describe('the same runners whatever names them', () => {
+    it('"test": "pytest" in package.json: the junit observer, as for pytest.ini', async () => {
+      const dir = project({ 'package.json': JSON.stringify({ scripts: { test: 'pytest' } }) });
+      const out = (await execa('node', [cli, 'init'], { cwd: dir })).stdout;
+      expect(out).toContain(`test runner: pytest (package.json's test script runs pytest ("pytest")); observer: pytest --junitxml=.loopdeck/pytest-report.xml; verify: pytest`);
+      expect(loadPolicy(path.join(dir, 'loop.yaml')).observe[0]).toMatchObject({ parser: 'junit', report_file: '.loopdeck/pytest-report.xml' });
+    }, 30_000);
+
+    it.each([['greet.test.mjs'], ['test/unit/greet.js'], ['src/test-greet.cjs'], ['lib/greet_test.js']])(
+      'node test files and no package.json (%s): node --test, and its observer measures them',
+      async (file) => {
+        const dir = project({ [file]: "const test = require('node:test');\nconst assert = require('node:assert');\ntest('ok', () => {});\ntest('greets', () => assert.equal(1, 2));\n".replace(/require\('node:(\w+)'\)/g, file.endsWith('.mjs') ? "(await import('node:$1')).default" : "require('node:$1')") });
+        const out = (await execa('node', [cli, 'init'], { cwd: dir })).stdout;
+        expect(out).toContain(`test runner: node --test (${file} is a test file node --test runs by default)`);
+        const policy = loadPolicy(path.join(dir, 'loop.yaml'));
+        expect((await observe(policy.observe, dir)).metrics).toMatchObject({ 'tests.failing': 1, 'tests.passing': 1 });
+        expect((await execa('sh', ['-c', policy.verify[0]!.command], { cwd: dir, reject: false })).exitCode).not.toBe(0);
+      },
+      60_000,
+    );
+
+    it("the README's walkthrough project (examples/first-loop/project) gets node --test", async () => {
+      const dir = project({});
+      for (const name of ['greet.mjs', 'greet.test.mjs']) writeFileSync(path.join(dir, name), readFileSync(path.resolve(import.meta.dirname, '../../examples/first-loop/project', name)));
+      const out = (await execa('node', [cli, 'init'], { cwd: dir })).stdout;
+      expect(out).toContain('test runner: node --test (greet.test.mjs is a test file node --test runs by default)');
+      const policy = loadPolicy(path.join(dir, 'loop.yaml'));
+      expect((await execa('sh', ['-c', policy.verify[0]!.command], { cwd: dir, reject: false })).exitCode).not.toBe(0);
+    }, 60_000);
+
+    it('a package.json with a byte order mark is read, as npm reads it', async () => {
+      const dir = project({ 'package.json': `\uFEFF${JSON.stringify({ scripts: { test: 'vitest run' } })}` });
+      const out = (await execa('node', [cli, 'init'], { cwd: dir })).stdout;
+      expect(out).toContain('test runner: vitest (');
+      expect(out).not.toContain('not valid JSON');
+    }, 30_000);
+  });
+
+  describe('the test file search', () => {
+    it('looks in tests/ first: 300 other folders do not hide tests/test_m.py', async () => {
+      const files: Record<string, string> = { 'tests/test_m.py': '\n' };
+      for (let i = 0; i < 300; i++) files[`d${String(i).padStart(3, '0')}/x.txt`] = '\n';
+      const out = (await execa('node', [cli, 'init'], { cwd: project(files) })).stdout;
+      expect(out).toContain(`test runner: pytest (${path.join('tests', 'test_m.py')} is a Python test file`);
+    }, 30_000);
+
+    it('says where it stopped instead of claiming there are no tests', async () => {
+      const files: Record<string, string> = {};
+      for (let i = 0; i < 1100; i++) files[`d${String(i).padStart(4, '0')}/x.txt`] = '\n';
+      files['zz/test_late.py'] = '\n';
+      const out = (await execa('node', [cli, 'init'], { cwd: project(files) })).stdout;
+      expect(out).toMatch(/^test runner: none found \(.*searched 1000 folders \(up to 3 deep, tests\/, test\/, spec\/ and src\/ first\), stopped there: test files in the folders not searched were not looked for\)/m);
+    }, 60_000);
+  });
+
+  describe('where the file goes, and the commands it prints', () => {
+    it('init <file> elsewhere: the runner is looked for in the current folder, and workspace.path points there', async () => {
+      const py = project({ 'pytest.ini': '[pytest]\n' });
+      const vt = project({ 'package.json': JSON.stringify({ scripts: { test: 'vitest run' } }) });
+      const target = path.join(path.relative(py, vt), 'other.yaml');
+      const out = (await execa('node', [cli, 'init', target], { cwd: py })).stdout;
+      expect(out).toContain(`workspace: . (the current folder; workspace.path: ${path.relative(vt, py)}, from the file's folder)`);
+      expect(out).toContain('test runner: pytest (pytest.ini is there)');
+      const policy = loadPolicy(path.join(vt, 'other.yaml'));
+      expect(policy.workspace.path).toBe(py);
+      expect(policy.observe[0]!.parser).toBe('junit');
+    }, 30_000);
+
+    it('a folder named loop.yaml: the command it suggests works and makes a config of this project', async () => {
+      const dir = project({ 'pytest.ini': '[pytest]\n', 'loop.yaml/keep': '\n' });
+      const refused = await execa('node', [cli, 'init'], { cwd: dir, reject: false });
+      expect(refused.exitCode).toBe(1);
+      const suggested = /e\.g\. (.+)\)$/m.exec(refused.stderr)?.[1];
+      expect(suggested).toMatch(/^node .+ init loopdeck\.yaml$/);
+      const followed = await execa('sh', ['-c', suggested!], { cwd: dir, reject: false });
+      expect(followed.exitCode, followed.stderr).toBe(0);
+      const policy = loadPolicy(path.join(dir, 'loopdeck.yaml'));
+      expect(policy.workspace.path).toBe(dir);
+      expect(policy.observe[0]!.parser).toBe('junit');
+    }, 30_000);
+
+    it.each([['-x.yaml'], ['my loop.yaml']])('the commands it prints run as printed (%j)', async (name) => {
+      const dir = project({ 'pytest.ini': '[pytest]\n' });
+      const out = (await execa('node', [cli, 'init', '--', name], { cwd: dir })).stdout;
+      const validate = /check the file with: (.+)$/m.exec(out)?.[1];
+      expect(validate).toBeDefined();
+      const run = await execa('sh', ['-c', validate!], { cwd: dir, reject: false });
+      expect(run.exitCode, run.stderr).toBe(0);
+      expect(out).toMatch(/^then run it with: .+ run -c ('\.\/-x\.yaml'|\.\/-x\.yaml|'my loop\.yaml')$/m);
+    }, 30_000);
+
+    it.skipIf(!existsSync('/proc/self'))('a folder the kernel fills (/proc): says why it cannot write there, and searches nothing', async () => {
+      const init = await execa('node', [cli, 'init'], { cwd: '/proc', reject: false });
+      expect(init.exitCode).toBe(1);
+      expect(init.stderr).toContain('cannot write /proc/loop.yaml: the folder /proc takes no new files (ENOENT: a file system such as /proc or /sys that the kernel fills)');
+      expect(init.stderr).not.toContain('does not exist');
+    }, 30_000);
+  });
 });

@@ -121,12 +121,14 @@ describe("loopdeck's own state is never written by the file tools", () => {
     expect(await refused('write_file', 'config-link.yaml')).toContain('it is the config file this run was started with');
   });
 
-  it('reading stays allowed, and other files are written as before', async () => {
-    const read = await runTool({ id: 'c', name: 'read_file', args: { path: '.loopdeck/runs/run1/policy.json' } }, ctx);
-    expect(read.output).toContain('"default": "ask"');
+  it('the config file stays readable; .loopdeck is neither read nor listed; other files are written as before', async () => {
+    await expect(runTool({ id: 'c', name: 'read_file', args: { path: '.loopdeck/runs/run1/policy.json' } }, ctx)).rejects.toThrow(
+      `read_file: will not read ".loopdeck/runs/run1/policy.json": it is inside loopdeck's own state (".loopdeck"), the logs and reports of runs, which are no part of the project`,
+    );
     expect((await runTool({ id: 'c', name: 'read_file', args: { path: 'loop.yaml' } }, ctx)).status).toBe('ok');
     const list = await runTool({ id: 'c', name: 'list_files', args: { path: '.' } }, ctx);
-    expect(list.output).toContain('.loopdeck/runs/run1/events.jsonl');
+    expect(list.output).toContain('loop.yaml');
+    expect(list.output).not.toContain('.loopdeck');
     const written = await runTool({ id: 'c', name: 'write_file', args: { path: 'src/loopdeck.ts', content: 'ok' } }, ctx);
     expect(written.status).toBe('ok');
     expect((await runTool({ id: 'c', name: 'write_file', args: { path: '.loopdeckrc', content: 'ok' } }, ctx)).status).toBe('ok');

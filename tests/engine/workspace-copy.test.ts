@@ -187,3 +187,49 @@ it("the project's installed dependencies come along: its tests run in the copy, 
   writeFileSync(path.join(copy, 'node_modules', 'greeter', 'index.js'), 'module.exports = () => "changed";\n');
   expect(readFileSync(path.join(source, 'node_modules', 'greeter', 'index.js'), 'utf8')).toBe("module.exports = (n) => 'hello ' + n;\n");
 });
+
+// loopdeck's own state (`.loopdeck/`: earlier runs' logs, owner files with pids, saved
+// policies) is no part of the project: never copied for the agent, never committed, and
+// the file tools do not read or list it where the workspace is used in place.
+describe("loopdeck's own .loopdeck folder", () => {
+  function withRuns(): string {
+    const source = tempDir();
+    writeFileSync(path.join(source, 'app.js'), 'export {};\n');
+    for (const dir of ['.loopdeck/runs/r1', 'sub/.loopdeck/runs/r2', '.LoopDeck']) mkdirSync(path.join(source, dir), { recursive: true });
+    writeFileSync(path.join(source, '.loopdeck/runs/r1/events.jsonl'), '{"seq":1}\n');
+    writeFileSync(path.join(source, '.loopdeck/runs/r1/owner.json'), '{"pid":1}\n');
+    writeFileSync(path.join(source, 'sub/.loopdeck/runs/r2/policy.json'), '{}\n');
+    writeFileSync(path.join(source, '.LoopDeck/x'), '\n');
+    return source;
+  }
+
+  it('is left out of a copy: top level, nested, any letter case; the first commit holds only the project', async () => {
+    const source = withRuns();
+    const copy = await prepareWorkspace({ path: source, copy: 'temp' }, 'loop.yaml');
+    dirs.push(copy);
+    expect(readdirSync(copy).sort()).toEqual(['.git', 'app.js', 'sub']);
+    expect(readdirSync(path.join(copy, 'sub'))).toEqual([]);
+    const tracked = (await runGit(copy, ['ls-files'])).stdout.trim().split('\n');
+    expect(tracked).toEqual(['app.js']);
+    // What an observer writes into the copy's .loopdeck (pytest's report) stays out of its git.
+    mkdirSync(path.join(copy, '.loopdeck'));
+    writeFileSync(path.join(copy, '.loopdeck', 'pytest-report.xml'), '<x/>\n');
+    expect((await runGit(copy, ['status', '--porcelain', '--untracked-files=all'])).stdout).toBe('');
+    // The source keeps its runs.
+    expect(readFileSync(path.join(source, '.loopdeck/runs/r1/owner.json'), 'utf8')).toBe('{"pid":1}\n');
+  });
+
+  it('a workspace used in place: list_files, read_file and git_status leave it out', async () => {
+    const source = withRuns();
+    execFileSync('git', ['init', '-q'], { cwd: source });
+    const ctx = { workspace: source, shellTimeoutSeconds: 10, outputLimit: 4096 };
+    const listed = await runTool({ id: 'l', name: 'list_files', args: { path: '.' } }, ctx);
+    expect(listed.output.split('\n').sort()).toEqual(['app.js']);
+    for (const file of ['.loopdeck/runs/r1/owner.json', 'sub/.loopdeck/runs/r2/policy.json', '.LoopDeck/x']) {
+      await expect(runTool({ id: 'r', name: 'read_file', args: { path: file } }, ctx)).rejects.toThrow(/will not read .*: it is inside loopdeck's own state/);
+    }
+    const status = await runTool({ id: 's', name: 'git_status', args: {} }, ctx);
+    expect(status.output).not.toMatch(/loopdeck/i);
+    expect(status.output).toContain('app.js');
+  });
+});

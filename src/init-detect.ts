@@ -1,0 +1,483 @@
+/**
+ * What `loopdeck init` finds in a project: every test runner its files name (package.json's
+ * test script and dependencies, pytest's config and test files, go.mod, Cargo.toml, the test
+ * files `node --test` runs by default), which one it chooses and why, and whether a verify
+ * command for it would fail when no test runs (one that passes on nothing is never written).
+ */
+import { readdirSync, readFileSync, statSync, type Dirent } from 'node:fs';
+import path from 'node:path';
+import { literalWord, nodeType, parseShell, type ShCallExpr } from './engine/approval/shell-syntax.js';
+
+/** A test runner found in a project, and how loopdeck measures and verifies with it. */
+export interface TestRunner {
+  /** Shown to the user: `vitest`, `node --test`, `pytest`, `npm test`, ... */
+  name: string;
+  /** Why it is there: the file and what in it. */
+  because: string;
+  /** The observer's command; its output is read by `parser`. `null`: loopdeck has no parser for this runner (verify only). */
+  observe: string | null;
+  parser: 'tap' | 'vitest-json' | 'jest-json' | 'junit' | 'regex' | null;
+  /** `parser: regex` only. */
+  pattern?: string;
+  /** `report_file` of the observer, relative to the workspace, when the command writes one. */
+  reportFile?: string;
+  /** The verify command: exits 0 when every test passes; `null` when none is written (see `noVerify`). */
+  verify: string | null;
+  /** Why no verify command is written when `verify` is `null`: the runner passes when no test runs, and no test was found. */
+  noVerify?: string;
+}
+
+/** What `init` found in a project. */
+export interface Detection {
+  /** The runner chosen, `null` when none was found. */
+  runner: TestRunner | null;
+  /** The other runners found, not chosen (each named once). */
+  others: TestRunner[];
+  /** Why `runner` was chosen over `others`; `''` when there are no others. */
+  chosenWhy: string;
+  /** Files that could not be read or used, each a sentence naming the file. */
+  notes: string[];
+  /** What the search for test files covered: `12 folders up to 3 deep`, and whether it stopped at its bound. */
+  searched: string;
+}
+
+/**
+ * Counts of a runner that prints no per-test report loopdeck parses, summed by awk after
+ * the runner's own output and exit status (which an observer error then quotes: `go: not
+ * found`, `exit 127`); no count line when no test ran (so the count is missing, never 0).
+ */
+const SUMMED = 'failing=(?<failing>\\d+) passing=(?<passing>\\d+)';
+const PYTEST_REPORT = '.loopdeck/pytest-report.xml';
+
+/** What a project's files told `init`, and what it could not read (each a sentence naming the file). */
+interface Look {
+  dir: string;
+  notes: string[];
+  files: TestFiles;
+}
+
+/** The text of `name` in the project, or `null` when there is no such file; a file it cannot read is a note. */
+function readText(look: Look, name: string): string | null {
+  try {
+    return readFileSync(path.join(look.dir, name), 'utf8');
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code !== 'ENOENT' && code !== 'ENOTDIR') look.notes.push(`${name}: not read (${code ?? (error as Error).message}): the runner it might name was not considered`);
+    return null;
+  }
+}
+
+/** Whether the project has a file `name` (only its presence counts: it is not read). */
+function has(look: Look, name: string): boolean {
+  return statSync(path.join(look.dir, name), { throwIfNoEntry: false })?.isFile() === true;
+}
+
+function record(value: unknown): Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
+}
+
+/** package.json's object, or `null` when there is none or it is not a JSON object (a note says which). A leading BOM is allowed, as npm allows it. */
+function packageJson(look: Look): Record<string, unknown> | null {
+  const text = readText(look, 'package.json');
+  if (text === null) return null;
+  let value: unknown;
+  try {
+    value = JSON.parse(text.replace(/^\uFEFF/, ''));
+  } catch (error) {
+    look.notes.push(`package.json is not valid JSON (${(error as Error).message}): its test runner was not considered`);
+    return null;
+  }
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+    look.notes.push('package.json is not a JSON object: its test runner was not considered');
+    return null;
+  }
+  return value as Record<string, unknown>;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Test files.
+
+/** Folders never searched for test files: dependencies, virtual environments, build output. */
+const SKIPPED_DIRS = new Set(['node_modules', '.git', '.venv', 'venv', 'env', '.tox', '__pycache__', 'build', 'dist', 'site-packages', 'target']);
+/** Folders searched first, with everything in them, before the rest: where tests usually are. */
+const CONVENTIONAL_DIRS = ['tests', 'test', 'spec', '__tests__', 'src', 'lib'];
+/** How deep below the project folder the search for test files goes (a test file three folders down is found, four is not). */
+export const TEST_FILE_DEPTH = 3;
+/** How many folders the search reads at most; past that it stops and says so. */
+export const TEST_FILE_DIRS = 1000;
+/** Rust files read for `#[test]` at most, and the largest one read. */
+const RUST_READS = 200;
+const RUST_BYTES = 512 * 1024;
+
+/** The first test file of each kind found (relative to the project), and how far the search went. */
+interface TestFiles {
+  /** pytest's default: `test_*.py`, `*_test.py`. */
+  python: string | null;
+  /** What `node --test` runs with no arguments (Node's default patterns). */
+  node: string | null;
+  /** `*_test.go`. */
+  go: string | null;
+  /** A `.rs` file in a `tests` folder, or one holding `#[test]`. */
+  rust: string | null;
+  dirs: number;
+  stopped: boolean;
+}
+
+/**
+ * Whether `node --test` with no arguments runs `file` (relative): Node's default patterns
+ * `**∕*.test.?(c|m)js`, `*-test.*`, `*_test.*`, `test-*.*`, `test.*`, and every such file
+ * under a `test` folder.
+ */
+export function nodeTestFile(rel: string): boolean {
+  const name = path.basename(rel);
+  if (!/\.[cm]?js$/.test(name)) return false;
+  if (/^test(-.+)?\.[cm]?js$/.test(name) || /.[.\-_]test\.[cm]?js$/.test(name)) return true;
+  return path.dirname(rel).split(path.sep).includes('test');
+}
+
+/** Whether a Rust file holds a test: a `#[test]` (or `#[tokio::test]`, ...) attribute. */
+function rustTest(file: string): boolean {
+  try {
+    if (statSync(file).size > RUST_BYTES) return false;
+    return /#\[(\w+::)?test\b/.test(readFileSync(file, 'utf8'));
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Searches the project for test files, breadth first within {@link TEST_FILE_DEPTH} folders,
+ * the {@link CONVENTIONAL_DIRS} (and all below them) before any other folder, and stops after
+ * {@link TEST_FILE_DIRS} folders or when one file of every kind is found.
+ */
+function findTestFiles(look: Look): TestFiles {
+  const found: TestFiles = { python: null, node: null, go: null, rust: null, dirs: 0, stopped: false };
+  const front: Array<{ rel: string; depth: number }> = [{ rel: '', depth: 0 }];
+  const back: Array<{ rel: string; depth: number }> = [];
+  let rustReads = 0;
+  while (front.length > 0 || back.length > 0) {
+    if (found.python && found.node && found.go && found.rust) break;
+    if (found.dirs >= TEST_FILE_DIRS) {
+      found.stopped = true;
+      break;
+    }
+    const inFront = front.length > 0;
+    const { rel, depth } = inFront ? front.shift()! : back.shift()!;
+    found.dirs++;
+    let entries: Dirent[];
+    try {
+      entries = readdirSync(path.join(look.dir, rel), { withFileTypes: true });
+    } catch (error) {
+      look.notes.push(`${rel || '.'}: not searched for test files (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
+      continue;
+    }
+    entries.sort((a, b) => a.name.localeCompare(b.name));
+    for (const entry of entries) {
+      if (!entry.isFile()) continue;
+      const file = path.join(rel, entry.name);
+      if (!found.python && /^test_.*\.py$|^.+_test\.py$/.test(entry.name)) found.python = file;
+      if (!found.node && nodeTestFile(file)) found.node = file;
+      if (!found.go && entry.name.endsWith('_test.go')) found.go = file;
+      if (!found.rust && entry.name.endsWith('.rs')) {
+        if (rel.split(path.sep).includes('tests')) found.rust = file;
+        else if (rustReads < RUST_READS && (rustReads++, rustTest(path.join(look.dir, file)))) found.rust = file;
+      }
+    }
+    if (depth >= TEST_FILE_DEPTH) continue;
+    for (const entry of entries) {
+      if (!entry.isDirectory() || entry.name.startsWith('.') || SKIPPED_DIRS.has(entry.name)) continue;
+      const next = { rel: path.join(rel, entry.name), depth: depth + 1 };
+      (inFront && (depth > 0 || CONVENTIONAL_DIRS.includes(entry.name)) ? front : back).push(next);
+    }
+  }
+  return found;
+}
+
+/** What the test file search covered, for the messages. */
+function searchedText(files: TestFiles): string {
+  const dirs = `${files.dirs} folder${files.dirs === 1 ? '' : 's'}`;
+  return files.stopped
+    ? `searched ${dirs} (up to ${TEST_FILE_DEPTH} deep, tests/, test/, spec/ and src/ first), stopped there: test files in the folders not searched were not looked for`
+    : `searched ${dirs} up to ${TEST_FILE_DEPTH} deep`;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The runners.
+
+function vitestRunner(args: string[], prefix: string, because: string): TestRunner {
+  const kept = dropOptions(args, ['--watch', '-w', '--ui', '--open']);
+  const measured = dropOptions(kept, ['--reporter', '--outputFile']);
+  return { name: 'vitest', because, observe: join(prefix, 'npx vitest run', ...measured, '--reporter=json'), parser: 'vitest-json', verify: join(prefix, 'npx vitest run', ...kept) };
+}
+
+function jestRunner(args: string[], prefix: string, because: string): TestRunner {
+  const kept = dropOptions(args, ['--watch', '--watchAll']);
+  const measured = dropOptions(kept, ['--json', '--outputFile']);
+  return { name: 'jest', because, observe: join(prefix, 'npx jest', ...measured, '--json'), parser: 'jest-json', verify: join(prefix, 'npx jest', ...kept) };
+}
+
+/**
+ * `node --test` with `words` (the program and every argument, `--test` among them). With no
+ * test file named, what Node runs by default is checked: no such file, no verify.
+ */
+function nodeTestRunner(look: Look, words: string[], prefix: string, because: string): TestRunner {
+  const kept = dropOptions(words, ['--watch']);
+  const at = kept.indexOf('--test');
+  const measured = dropOptions(kept, ['--test-reporter', '--test-reporter-destination']);
+  const insert = measured.indexOf('--test') + 1;
+  const observe = join(prefix, ...measured.slice(0, insert), '--test-reporter=tap', ...measured.slice(insert));
+  const runner: TestRunner = { name: 'node --test', because, observe, parser: 'tap', verify: join(prefix, ...kept) };
+  if (!namesTestFiles(kept.slice(at + 1)) && !look.files.node) {
+    return { ...runner, verify: null, noVerify: `no test file that node --test finds by default (*.test.js, test-*.mjs, test/…) was found (${searchedText(look.files)}), and node --test passes when no test runs` };
+  }
+  return runner;
+}
+
+/** Node options that take the next word as their value. */
+const NODE_VALUE_OPTIONS = new Set(['--import', '--require', '-r', '--loader', '--experimental-loader', '--test-name-pattern', '--test-skip-pattern', '--test-reporter', '--test-reporter-destination', '--test-concurrency', '--test-timeout', '--conditions', '-C', '--env-file', '--input-type']);
+
+/** Whether the words after `--test` name test files or folders (a word that is no option nor an option's value). */
+function namesTestFiles(words: string[]): boolean {
+  return words.some((word, i) => !word.startsWith('-') && !(i > 0 && NODE_VALUE_OPTIONS.has(words[i - 1]!)));
+}
+
+function pytestRunner(command: string[], args: string[], prefix: string, because: string): TestRunner {
+  const measured = dropOptions(args, ['--junitxml', '--junit-xml']);
+  return {
+    name: 'pytest',
+    because,
+    observe: join(prefix, ...command, ...measured, `--junitxml=${PYTEST_REPORT}`),
+    parser: 'junit',
+    reportFile: PYTEST_REPORT,
+    verify: join(prefix, ...command, ...args),
+  };
+}
+
+function goRunner(look: Look, args: string[], prefix: string, because: string): TestRunner {
+  const runs = join(prefix, 'go test', ...args);
+  const runner: TestRunner = {
+    name: 'go test',
+    because,
+    observe: `{ ${join(prefix, 'go test -v', ...args)} 2>&1; echo "exit $?"; } | awk '{print} /^--- FAIL/{f++} /^--- PASS/{p++} END{if (f+p>0) printf "failing=%d passing=%d\\n", f, p}'`,
+    parser: 'regex',
+    pattern: SUMMED,
+    verify: runs,
+  };
+  return look.files.go ? runner : { ...runner, verify: null, noVerify: `no *_test.go file was found (${searchedText(look.files)}), and go test passes when no test runs` };
+}
+
+function cargoRunner(look: Look, args: string[], prefix: string, because: string): TestRunner {
+  const runner: TestRunner = {
+    name: 'cargo test',
+    because,
+    observe: `{ ${join(prefix, 'cargo test', ...args)} 2>&1; echo "exit $?"; } | awk '{print} /^test result:/{p+=$4; f+=$6; n++} END{if (n>0) printf "failing=%d passing=%d\\n", f, p}'`,
+    parser: 'regex',
+    pattern: SUMMED,
+    verify: join(prefix, 'cargo test', ...args),
+  };
+  return look.files.rust ? runner : { ...runner, verify: null, noVerify: `no Rust test was found (a .rs file in tests/, or one with #[test]; ${searchedText(look.files)}), and cargo test passes when no test runs` };
+}
+
+/** The verify-only runner of a test script loopdeck cannot measure or reproduce: `npm test` runs it as it is. */
+function npmTest(because: string): TestRunner {
+  return { name: 'npm test', because: `${because}: npm test verifies, nothing is measured until you add an observer`, observe: null, parser: null, verify: 'npm test' };
+}
+
+/**
+ * `words` without the options named (`--x`, `--x=value`, `--x.sub=value`, and `--x value`
+ * for options that take one). Watch flags are each runner's own (jest's `-w` is its worker
+ * count, vitest's is watch).
+ */
+function dropOptions(words: string[], options: string[]): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < words.length; i++) {
+    const word = words[i]!;
+    const name = word.split('=')[0]!.replace(/^(--[\w-]+)\..*$/, '$1');
+    if (!options.includes(name)) {
+      out.push(word);
+      continue;
+    }
+    // `--reporter json`: the value goes with it (flags that take none are never followed by one we drop).
+    if (!word.includes('=') && VALUE_TAKING.has(name) && i + 1 < words.length && !words[i + 1]!.startsWith('-')) i++;
+  }
+  return out;
+}
+const VALUE_TAKING = new Set(['--reporter', '--outputFile', '--test-reporter', '--test-reporter-destination', '--junitxml', '--junit-xml']);
+
+function join(...parts: string[]): string {
+  return parts.filter((part) => part !== '').join(' ');
+}
+
+// ---------------------------------------------------------------------------------------------
+// package.json's test script.
+
+/** The test script `npm init` writes: it runs no test. */
+const NPM_PLACEHOLDER = /no test specified/;
+/** Words before a runner that only find it (`npx vitest`, `pnpm exec jest`, `yarn jest`). */
+const FINDERS: Record<string, number> = { npx: 1, yarn: 1, 'pnpm exec': 2, 'npm exec': 2 };
+/** How many `npm run <script>` steps are followed. */
+const SCRIPT_HOPS = 3;
+
+/** One word of a script: as written (quotes and globs kept, for the shell) and its literal value (`null`: known only when it runs). */
+interface ScriptWord {
+  raw: string;
+  value: string | null;
+}
+
+/** The assignments and words of a script that is one simple command, or why it is not one. */
+function oneCommand(script: string): { prefix: string; words: ScriptWord[] } | string {
+  const parsed = parseShell(script);
+  if (!parsed.ok) return `it does not parse as a shell command (${parsed.error})`;
+  const { file, source } = parsed;
+  const text = (node: { Pos(): { Offset(): number }; End(): { Offset(): number } }) => source.slice(node.Pos().Offset(), node.End().Offset());
+  const [stmt, second] = file.Stmts;
+  if (!stmt?.Cmd) return 'it is empty';
+  if (second || stmt.Background || stmt.Negated || stmt.Coprocess || stmt.Redirs.length > 0 || nodeType(stmt.Cmd) !== 'CallExpr') return 'it is more than one plain command';
+  const call = stmt.Cmd as ShCallExpr;
+  const words = call.Args.map((word) => {
+    const literal = literalWord(word, source);
+    return { raw: text(word), value: literal.ok ? literal.value : null };
+  });
+  return { prefix: call.Assigns.map(text).join(' '), words };
+}
+
+/**
+ * The runner of package.json's script `name` (its text `script`), from the command it runs:
+ * vitest, jest, node --test (or tsx --test), pytest, go test or cargo test with the
+ * script's own arguments (watch flags dropped, the reporter loopdeck reads added to the
+ * observer); `npm run <other>` is followed. Anything else is verified by `npm test`.
+ */
+function scriptRunner(look: Look, scripts: Record<string, unknown>, script: string, name = 'test', hops = 0): TestRunner {
+  const shown = hops > 0 ? `package.json's script ${JSON.stringify(name)} (its test script runs it)` : "package.json's test script";
+  const read = oneCommand(script);
+  if (typeof read === 'string') {
+    return npmTest(`${shown} ${JSON.stringify(script)} is not read as one runner's command: ${read}`);
+  }
+  let words = read.words;
+  const value = (i: number) => words[i]?.value ?? null;
+  const runs = value(0) === 'npm' ? ['run', 'run-script'] : value(0) === 'yarn' || value(0) === 'pnpm' ? ['run'] : [];
+  if (runs.includes(value(1) ?? '')) {
+    const target = value(2);
+    const rest = words.slice(3).filter((word) => word.value !== '-s' && word.value !== '--silent');
+    const other = target === null ? undefined : scripts[target];
+    if (typeof other === 'string' && rest.length === 0 && read.prefix === '' && hops < SCRIPT_HOPS) return scriptRunner(look, scripts, other, target!, hops + 1);
+  }
+  for (const [finder, count] of Object.entries(FINDERS)) {
+    if (finder.split(' ').every((word, i) => value(i) === word)) {
+      words = words.slice(count);
+      while (value(0)?.startsWith('-')) words = words.slice(1);
+      break;
+    }
+  }
+  const program = value(0) === null ? null : path.basename(value(0)!);
+  const args = words.slice(1).map((word) => word.raw);
+  const because = (runner: string) => `${shown} runs ${runner} (${JSON.stringify(script)})`;
+  const next = value(1);
+  switch (program) {
+    case 'vitest':
+      return vitestRunner(['run', 'watch', 'dev'].includes(next ?? '') ? args.slice(1) : args, read.prefix, because('vitest'));
+    case 'jest':
+      return jestRunner(args, read.prefix, because('jest'));
+    case 'node':
+    case 'tsx':
+      if (words.some((word) => word.value === '--test')) {
+        const runs = words.map((word) => word.raw);
+        return nodeTestRunner(look, program === 'tsx' ? ['npx', ...runs] : runs, read.prefix, because(`${program} --test`));
+      }
+      break;
+    case 'pytest':
+    case 'py.test':
+      return pytestRunner([words[0]!.raw], args, read.prefix, because('pytest'));
+    case 'python':
+    case 'python3':
+      if (value(1) === '-m' && value(2) === 'pytest') return pytestRunner(words.slice(0, 3).map((word) => word.raw), args.slice(2), read.prefix, because('pytest'));
+      break;
+    case 'go':
+      if (next === 'test') return goRunner(look, args.slice(1), read.prefix, because('go test'));
+      break;
+    case 'cargo':
+      if (next === 'test') return cargoRunner(look, args.slice(1), read.prefix, because('cargo test'));
+      break;
+  }
+  return npmTest(`${shown} runs ${JSON.stringify(script)}, whose output loopdeck has no parser for`);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Choosing.
+
+/**
+ * How strongly a runner is named: 3, package.json's test script (what the project itself
+ * runs); 2, a config file or dependency; 1, test files alone.
+ */
+type Rank = 1 | 2 | 3;
+interface Candidate {
+  runner: TestRunner;
+  rank: Rank;
+}
+const RANK_WORDS: Record<Rank, string> = {
+  3: "package.json's test script (what the project itself runs)",
+  2: 'a config file or dependency',
+  1: 'test files alone',
+};
+
+function pytestConfig(look: Look): string | null {
+  const config = ['pytest.ini', 'conftest.py'].find((name) => has(look, name));
+  if (config) return `${config} is there`;
+  const naming = ['pyproject.toml', 'setup.cfg', 'tox.ini', 'setup.py', 'Pipfile', 'requirements-dev.txt', 'requirements.txt', 'requirements-test.txt'].find((name) =>
+    /\bpytest\b/.test(readText(look, name) ?? ''),
+  );
+  return naming ? `${naming} names pytest` : null;
+}
+
+/** Every runner the project's files name, strongest first, in init's order within a rank. */
+function candidates(look: Look): Candidate[] {
+  const found: Candidate[] = [];
+  const pkg = packageJson(look);
+  if (pkg) {
+    const scripts = record(pkg.scripts);
+    const test = typeof scripts.test === 'string' ? scripts.test : '';
+    if (NPM_PLACEHOLDER.test(test)) look.notes.push(`package.json's test script is npm's placeholder (${JSON.stringify(test)}): it runs no test`);
+    else if (test.trim() !== '') found.push({ runner: scriptRunner(look, scripts, test), rank: 3 });
+    const deps = { ...record(pkg.dependencies), ...record(pkg.devDependencies) };
+    if ('vitest' in deps) found.push({ runner: vitestRunner([], '', 'package.json depends on vitest'), rank: 2 });
+    if ('jest' in deps) found.push({ runner: jestRunner([], '', 'package.json depends on jest'), rank: 2 });
+    if (found.length === 0 && test.trim() === '') look.notes.push('package.json names no test runner and has no test script of its own: it chose none');
+  }
+  const pytest = pytestConfig(look);
+  const defaults = { python: ['python', '-m', 'pytest'], args: ['-q'] };
+  if (pytest) found.push({ runner: pytestRunner(defaults.python, defaults.args, '', pytest), rank: 2 });
+  if (has(look, 'go.mod')) found.push({ runner: goRunner(look, ['./...'], '', 'go.mod is there'), rank: 2 });
+  if (has(look, 'Cargo.toml')) found.push({ runner: cargoRunner(look, [], '', 'Cargo.toml is there'), rank: 2 });
+  const { python, node } = look.files;
+  if (python) found.push({ runner: pytestRunner(defaults.python, defaults.args, '', `${python} is a Python test file, and pytest runs unittest-style tests too`), rank: 1 });
+  if (node) found.push({ runner: nodeTestRunner(look, ['node', '--test'], '', `${node} is a test file node --test runs by default`), rank: 1 });
+  return found.sort((a, b) => b.rank - a.rank);
+}
+
+/**
+ * The test runner of the project in `dir`, the others found, why the one was chosen, and
+ * notes on the files that could not be read. The strongest evidence wins: package.json's test
+ * script, then a config file or dependency (vitest, jest, pytest config, go.mod, Cargo.toml,
+ * in this order), then test files alone (Python's, then those `node --test` runs by default,
+ * searched {@link TEST_FILE_DEPTH} folders deep, at most {@link TEST_FILE_DIRS} folders). A
+ * package.json that names no runner and has no test script chooses nothing.
+ */
+export function detectTestRunner(dir: string): Detection {
+  const look: Look = { dir, notes: [], files: { python: null, node: null, go: null, rust: null, dirs: 0, stopped: false } };
+  look.files = findTestFiles(look);
+  const found = candidates(look);
+  const [chosen] = found;
+  const others: TestRunner[] = [];
+  for (const { runner } of found.slice(1)) {
+    if (runner.name !== chosen!.runner.name && !others.some((other) => other.name === runner.name)) others.push(runner);
+  }
+  let chosenWhy = '';
+  if (chosen && others.length > 0) {
+    const weaker = found.find((candidate) => candidate.runner.name === others[0]!.name)!;
+    chosenWhy =
+      weaker.rank < chosen.rank
+        ? `${chosen.runner.name} was chosen: ${RANK_WORDS[chosen.rank]} names it, which counts before ${RANK_WORDS[weaker.rank]}`
+        : `${chosen.runner.name} was chosen: ${RANK_WORDS[chosen.rank]} names each, and ${chosen.runner.name} comes first in init's order (vitest, jest, pytest, go test, cargo test)`;
+  }
+  return { runner: chosen?.runner ?? null, others, chosenWhy, notes: look.notes, searched: searchedText(look.files) };
+}
