@@ -246,19 +246,21 @@ describe('command bar', () => {
     const state = bar('/budget turns 5');
     const out = run(state, submitLine(state, '/budget turns 5'));
     expect(out.view).toMatchObject({ input: 'bar', line: { text: '/budget turns 5' }, busy: false, history: { entries: ['/budget turns 5'] } });
-    expect(out.effects).toEqual([{ kind: 'notice', ok: false, text: 'usage: /budget <turns|tool_calls|wall_clock|tokens|cost> +N (wall_clock also +10m, +1h30m)' }]);
+    // The message is about the line: it goes when the line does.
+    expect(out.effects).toEqual([{ kind: 'notice', ok: false, text: 'usage: /budget <turns|tool_calls|wall_clock|tokens|cost> +N (wall_clock also +10m, +1h30m)', about: 'command-line' }]);
   });
 
   test('/help opens help and closes the bar without running anything', () => {
     const out = run(bar('/help'), submitLine(bar('/help'), '/help'));
     expect(out.view).toMatchObject({ input: null, overlay: 'help', scroll: 0 });
-    expect(out.effects).toEqual([]);
+    // Nothing runs; a warning about an earlier line goes with the bar.
+    expect(out.effects).toEqual([{ kind: 'clear-notice', about: 'command-line' }]);
   });
 
   test('a command runs once: the bar is busy, and Enter while busy does nothing', () => {
     const out = run(bar('/budget cost +$2'), submitLine(bar('/budget cost +$2'), '/budget cost +$2'));
     expect(out.view.busy).toBe(true);
-    expect(out.effects).toEqual([{ kind: 'operator', command: { kind: 'extend-budget', dimension: 'cost_usd', by: 2 } }]);
+    expect(out.effects).toEqual([{ kind: 'clear-notice', about: 'command-line' }, { kind: 'operator', command: { kind: 'extend-budget', dimension: 'cost_usd', by: 2 } }]);
     const busy = bar('/budget cost +$2', { busy: true });
     expect(submitLine(busy, '/budget cost +$2')).toEqual({ actions: [], effects: [] });
   });
@@ -280,7 +282,8 @@ describe('command bar', () => {
     const out = run(state, commandDone(state, command(line), { ok, message: 'm' }));
     // The answer to a /stop that waits for a safe point is true while the run goes on.
     const waits = ok && line === '/stop';
-    expect(out.effects).toEqual([waits ? { kind: 'notice', ok, text: 'm', while: 'running' } : { kind: 'notice', ok, text: 'm' }, ...answers]);
+    // A failure keeps the line in the bar, and is about it.
+    expect(out.effects).toEqual([waits ? { kind: 'notice', ok, text: 'm', while: 'running' } : { kind: 'notice', ok, text: 'm', ...(ok ? {} : { about: 'command-line' }) }, ...answers]);
     expect(out.view).toMatchObject(ok ? { busy: false, input: null, line: { text: '' } } : { busy: false, input: 'bar', line: { text: line } });
   });
 
