@@ -90,6 +90,9 @@ export function lineWindow(width: (i: number) => number, count: number, cursor: 
       first--;
     }
   }
+  // A `…` in place of one narrow cluster hides nothing: the cluster shows instead (Home in
+  // the command bar: the `/` before the caret, not a `…`).
+  if (first === 1 && width(0) <= 1) first = 0;
   return window(first, end);
 }
 
