@@ -2,6 +2,8 @@ import React from 'react';
 import { Box } from 'ink';
 // Before the first frame: Ink's text pass keeps its caches across frames.
 import './ink-output-cache.js';
+// Every frame Ink writes leaves the terminal cursor at the caret, whichever panel changed.
+import './ink-cursor.js';
 import { useAlertShown } from './AlertBanner.js';
 import { useFooterRows } from './CommandBar.js';
 import { CompactLayout, FullLayout } from './layouts.js';

@@ -1,20 +1,20 @@
-import React from 'react';
+import React, { createContext, useContext } from 'react';
 import { Text } from 'ink';
 import type { LineState } from './line-editor.js';
+import { LineViewport, type LineWindow } from './line-viewport.js';
 import { cellWidth, graphemes, splitJoinedEmoji } from './text.js';
 import { theme } from './theme.js';
 
 /**
- * The first cluster shown when the text is wider than `width` (it scrolls to keep the
- * cursor in view): walks back from the cursor while the shown part fits, so the cost
- * follows the bar's width, not the text's length (a 60,000-character paste stays instant).
+ * The window kept for the console's focused field from one frame to the next (see
+ * `line-viewport.ts`). Provided by the console's root; a field drawn on its own (a test)
+ * gets a new one each time, and so the window a field just opened shows.
  */
-function firstShown(prefix: string, chars: readonly string[], cursor: number, width: number): number {
-  // The caret's cell, and the … drawn before the text once it scrolls.
-  const room = Math.max(4, width - cellWidth(prefix) - 2);
-  let start = cursor;
-  while (start > 0 && cellWidth(chars.slice(start - 1, cursor).join('')) <= room) start--;
-  return start;
+export const LineViewportContext = createContext<LineViewport | null>(null);
+
+/** The console's kept window of its focused field, or a new one outside a console. */
+export function useLineViewport(): LineViewport {
+  return useContext(LineViewportContext) ?? new LineViewport();
 }
 
 /**
@@ -26,32 +26,42 @@ function drawn(text: string): string[] {
   return graphemes(text).map((cluster) => (cluster.length > 1 ? splitJoinedEmoji(cluster) : cluster));
 }
 
-/** The column (0-based, in cells) where {@link LineView} draws its cursor. */
-export function caretColumn(prefix: string, state: LineState, width: number): number {
+/** A field's line as drawn in `width` cells after `prefix`: its clusters and the window shown of them. */
+export function fieldWindow(viewport: LineViewport, prefix: string, state: LineState, width: number): { chars: string[]; shown: LineWindow } {
   const chars = drawn(state.text);
-  const start = firstShown(prefix, chars, state.cursor, width);
-  return cellWidth(prefix) + (start > 0 ? 1 : 0) + cellWidth(chars.slice(start, state.cursor).join(''));
+  const widths = new Map<number, number>();
+  const widthOf = (i: number): number => {
+    let cells = widths.get(i);
+    if (cells === undefined) widths.set(i, (cells = cellWidth(chars[i]!)));
+    return cells;
+  };
+  return { chars, shown: viewport.window(widthOf, chars.length, state.cursor, Math.max(0, width - cellWidth(prefix))) };
+}
+
+/** The column (0-based, in cells, from the field's left edge) where {@link LineView} draws its caret. */
+export function caretColumn(viewport: LineViewport, prefix: string, state: LineState, width: number): number {
+  return cellWidth(prefix) + fieldWindow(viewport, prefix, state, width).shown.caret;
 }
 
 /**
- * One line of input with its cursor drawn as an inverse cell. When the text is wider than
- * `width`, it scrolls so the cursor stays in view.
+ * One line of input with its caret drawn as an inverse cell. When the text is wider than
+ * `width`, a window of it shows, with `…` where text is left out (`line-viewport.ts`): the
+ * caret is always on a character shown, never under a `…`.
  */
 export function LineView({ prefix, state, width }: { prefix: string; state: LineState; width: number }) {
-  const chars = drawn(state.text);
-  const start = firstShown(prefix, chars, state.cursor, width);
-  const before = chars.slice(start, state.cursor).join('');
+  const viewport = useLineViewport();
+  const { chars, shown } = fieldWindow(viewport, prefix, state, width);
+  const before = chars.slice(shown.first, state.cursor).join('');
   const at = chars[state.cursor] ?? ' ';
-  // Only what can show after the cursor: a character takes at least one cell, zero-width
-  // marks aside; Ink cuts the rest at the edge.
-  const after = chars.slice(state.cursor + 1, state.cursor + 1 + 2 * width).join('');
+  const after = chars.slice(state.cursor + 1, shown.end).join('');
   return (
     <Text wrap="truncate-end">
       <Text color={theme.accent}>{prefix}</Text>
-      {start > 0 ? <Text color={theme.muted}>…</Text> : null}
+      {shown.before ? <Text color={theme.muted}>…</Text> : null}
       {before}
       <Text inverse>{at}</Text>
       {after}
+      {shown.after ? <Text color={theme.muted}>…</Text> : null}
     </Text>
   );
 }

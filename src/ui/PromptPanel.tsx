@@ -6,7 +6,7 @@ import { useConsole, useConsoleOptions } from './context.js';
 import { shortDuration } from './format.js';
 import { keyHints, type ConsoleCommand, type Scope } from './keymap.js';
 import { Line } from './Line.js';
-import { caretColumn, LineView } from './LineView.js';
+import { caretColumn, LineView, useLineViewport } from './LineView.js';
 import { reloadPromptRows } from './reload-prompt.js';
 import { condenseBlanks, elideMiddle, headAndTail, argsTextOf, argsRows } from './prompt-layout.js';
 import { cellWidth, truncateCells, wrapWords, sanitize } from './text.js';
@@ -214,6 +214,7 @@ export function usePrompt(width: number, maxRows: number): PromptView | null {
   const scroll = useConsole((s) => s.scroll);
   const noting = useConsole((s) => s.input === 'note');
   const line = useConsole((s) => s.line);
+  const viewport = useLineViewport();
   const deadline = useConsole((s) => s.approvalDeadline);
   const scope = useConsole(pendingScope);
   const state = useConsole((s) => s.session.machine.state);
@@ -313,7 +314,7 @@ export function usePrompt(width: number, maxRows: number): PromptView | null {
       ...keyRows,
     ];
     // The note's row is the first key row; inside the border (one cell) and the padding (one).
-    const caret = noting ? { x: 2 + caretColumn(NOTE_PREFIX, line, inner), y: 1 + lines.length - keyRows.length } : undefined;
+    const caret = noting ? { x: 2 + caretColumn(viewport, NOTE_PREFIX, line, inner), y: 1 + lines.length - keyRows.length } : undefined;
     return { ...frame(theme.warn, lines), ...(caret ? { caret } : {}) };
   }
 

@@ -3,6 +3,8 @@ import { useStore } from 'zustand';
 import type { BudgetDimension, ResumePayload } from '../engine/index.js';
 import type { CommandResult, OperatorTarget } from '../engine/operator-command.js';
 import { KeypressProvider } from './keypress.js';
+import { LineViewportContext } from './LineView.js';
+import { LineViewport } from './line-viewport.js';
 import { ESCAPE_MS } from './terminal-input.js';
 import type { ConsoleState, ConsoleStore } from './store.js';
 
@@ -69,11 +71,15 @@ export function ConsoleProvider({
   options?: Partial<ConsoleOptions>;
   children: ReactNode;
 }) {
+  // The focused field's window, kept from frame to frame (src/ui/line-viewport.ts).
+  const viewport = useMemo(() => new LineViewport(), [store]);
   return (
     <StoreContext.Provider value={store}>
       <ControllerContext.Provider value={controller}>
         <OptionsContext.Provider value={{ ...DEFAULT_OPTIONS, ...options }}>
-          <KeypressProvider escapeMs={options?.escapeMs ?? ESCAPE_MS}>{children}</KeypressProvider>
+          <LineViewportContext.Provider value={viewport}>
+            <KeypressProvider escapeMs={options?.escapeMs ?? ESCAPE_MS}>{children}</KeypressProvider>
+          </LineViewportContext.Provider>
         </OptionsContext.Provider>
       </ControllerContext.Provider>
     </StoreContext.Provider>

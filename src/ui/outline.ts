@@ -32,8 +32,16 @@ const RESET = `${ESC}[0m`;
 /** The colours of the console's header (theme.accent and theme.muted): cyan and gray. */
 const CYAN = `${ESC}[36m`;
 const GRAY = `${ESC}[90m`;
-/** Erase from the cursor to the end of the screen. */
-const ERASE_DOWN = `${ESC}[J`;
+/**
+ * Erase the cursor's row. The outline is erased row by row, never with an erase of the
+ * display (`ESC[J`): when the outline stands at the top of the screen (a new terminal, or
+ * after `clear`), erasing from there down erases the whole screen, and tmux (its
+ * `scroll-on-clear`, on by default) and PuTTY then keep the screen, the outline, in the
+ * scrollback.
+ */
+const ERASE_ROW = `${ESC}[2K`;
+/** Cursor up one row. */
+const UP = `${ESC}[1A`;
 
 /** How the outline measures and cuts text: cells as Ink counts them, and a cut at whole clusters. */
 export interface TextMeasure {
@@ -96,9 +104,9 @@ interface Shown {
 
 let shown: Shown | null = null;
 
-/** From the end of the outline's last row back to its first row's start, erasing everything below. */
+/** From the end of the outline's last row back to its first row's start, erasing its rows on the way. */
 function eraseSequence(rows: number): string {
-  return `\r${rows > 1 ? `${ESC}[${rows - 1}A` : ''}${ERASE_DOWN}`;
+  return `\r${ERASE_ROW}${`${UP}${ERASE_ROW}`.repeat(Math.max(0, rows - 1))}`;
 }
 
 /** Whether `stream` is a terminal the outline can be drawn on: a TTY, not `TERM=dumb`, big enough. */

@@ -1,7 +1,7 @@
 import { useCursor } from 'ink';
 import { BAR_PREFIX } from './CommandBar.js';
 import { useConsole } from './context.js';
-import { caretColumn } from './LineView.js';
+import { caretColumn, useLineViewport } from './LineView.js';
 
 /**
  * The terminal's own cursor at the caret of the text field that has focus, hidden
@@ -14,8 +14,9 @@ import { caretColumn } from './LineView.js';
 export function useCaret(at: { hidden: boolean; promptTop: number; promptCaret: { x: number; y: number } | undefined; barRow: number; width: number }): void {
   const input = useConsole((s) => s.input);
   const line = useConsole((s) => s.line);
+  const viewport = useLineViewport();
   const { setCursorPosition } = useCursor();
   if (at.hidden || input === null) setCursorPosition(undefined);
-  else if (input === 'bar') setCursorPosition({ x: caretColumn(BAR_PREFIX, line, at.width), y: at.barRow });
+  else if (input === 'bar') setCursorPosition({ x: caretColumn(viewport, BAR_PREFIX, line, at.width), y: at.barRow });
   else setCursorPosition(at.promptCaret ? { x: at.promptCaret.x, y: at.promptTop + at.promptCaret.y } : undefined);
 }

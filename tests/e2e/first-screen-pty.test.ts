@@ -4,13 +4,13 @@
 // scrollback, no row of it left on screen. Hostile goal text, a broken loop.yaml,
 // NO_COLOR, a terminal too small. A pseudo-terminal and a terminal emulator; needs
 // `npm run build`.
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import xterm from '@xterm/headless';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { CLI, startPty, type PtyTerminal } from '../support/pty-terminal.js';
+import { childEnv, CLI, startPty, type PtyTerminal } from '../support/pty-terminal.js';
 
 const root = path.resolve(import.meta.dirname, '../..');
 const BSU = '\u001b[?2026h';
@@ -115,6 +115,36 @@ async function headerInEveryFrame(output: string, header: RegExp): Promise<numbe
   return before;
 }
 
+/**
+ * What a terminal that keeps an erased screen in its scrollback would keep: tmux (its
+ * `scroll-on-clear`, on by default) and PuTTY move the screen into the scrollback when the
+ * whole of it is erased, by an erase of the display from the top-left corner (`ESC[J`
+ * there) or of all of it (`ESC[2J`); xterm.js erases it only. Records, in `term`, the rows
+ * such a terminal would have kept, and lets xterm.js erase as it does.
+ */
+function keptOnClear(term: InstanceType<typeof xterm.Terminal>): string[] {
+  const kept: string[] = [];
+  term.parser.registerCsiHandler({ final: 'J' }, (params) => {
+    const mode = typeof params[0] === 'number' ? params[0] : 0;
+    const buffer = term.buffer.active;
+    if (mode === 2 || (mode === 0 && buffer.cursorX === 0 && buffer.cursorY === 0)) {
+      for (let y = 0; y < term.rows; y++) kept.push(buffer.getLine(buffer.viewportY + y)?.translateToString(true) ?? '');
+    }
+    return false;
+  });
+  return kept;
+}
+
+/** Whether tmux can be run here (the repro of a terminal that keeps an erased screen). */
+function hasTmux(): boolean {
+  try {
+    execFileSync('tmux', ['-V'], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 const count = (lines: string[], pattern: RegExp) => lines.filter((l) => pattern.test(l)).length;
 
 /** Every earlier line is still there exactly once, in order, above what the CLI drew. */
@@ -150,7 +180,7 @@ describe('the first screen in a real terminal', { timeout: 120_000 }, () => {
 
     // Ink's first frame erases the outline in its own write, inside its synchronized update:
     // no moment shows neither.
-    expect(firstFrame.slice(outline.length)).toMatch(/^\u001b\[\?2026h(\u001b\[\?25l)?\r\u001b\[1A\u001b\[J\S/);
+    expect(firstFrame.slice(outline.length)).toMatch(/^\u001b\[\?2026h(\u001b\[\?25l)?\r\u001b\[2K\u001b\[1A\u001b\[2K\S/);
     // Ink's first frame: the outline gone from the screen and from the scrollback.
     const first = await emulate(firstFrame);
     expect(first.screen.join('\n')).toContain('Timeline');
@@ -164,6 +194,47 @@ describe('the first screen in a real terminal', { timeout: 120_000 }, () => {
     expect(count(history, /^loopdeck /), t.describe()).toBe(1);
     earlierKept(history);
     for (const clear of CLEARS) expect(t.output).not.toContain(clear);
+  });
+
+  it('run at the top of the screen (a new terminal, or after `clear`): nothing of the outline is kept in the scrollback, even by a terminal that keeps an erased screen', async () => {
+    const dir = tempDir();
+    // No earlier lines: the outline stands on the first rows, where erasing "from here down" erases the whole screen.
+    const t = startPty({ args: ['run', '--config', config(dir)], cwd: dir, cols: COLS, rows: ROWS });
+    terminals.push(t);
+    const kept = keptOnClear(t.term);
+    await t.waitFor('Timeline', 60_000);
+    await t.waitFor(/react · /, 60_000);
+    const { outline } = split(t.output);
+    const before = await emulate(outline, COLS, ROWS);
+    expect(before.history.filter((l) => l.includes('preparing…')), 'the outline was drawn').toHaveLength(1);
+    // The rows erased as a whole screen: what such a terminal would keep above the console.
+    expect(kept.filter((l) => l !== ''), 'rows a terminal with scroll-on-clear keeps in its scrollback').toEqual([]);
+    const history = t.history().split('\n');
+    expect(count(history, /preparing…/), t.describe()).toBe(0);
+    expect(count(history, /^loopdeck /), t.describe()).toBe(1);
+    expect(history[0], t.describe()).toMatch(/^loopdeck /);
+  });
+
+  it.runIf(hasTmux())('run in a new tmux window: the scrollback stays empty (no copy of the outline)', async () => {
+    const dir = tempDir();
+    const file = config(dir);
+    const socket = `loopdeck-first-${process.pid}-${Date.now()}`;
+    const tmux = (...args: string[]) => execFileSync('tmux', ['-L', socket, '-f', '/dev/null', ...args], { encoding: 'utf8', env: childEnv() });
+    tmux('new-session', '-d', '-s', 'first', '-x', '80', '-y', '24', `cd ${JSON.stringify(dir)} && ${JSON.stringify(process.execPath)} ${JSON.stringify(CLI)} run --config ${JSON.stringify(file)}; sleep 60`);
+    try {
+      const until = Date.now() + 60_000;
+      let screen = '';
+      while (!/react · /.test(screen) && Date.now() < until) {
+        await new Promise((r) => setTimeout(r, 100));
+        screen = tmux('capture-pane', '-p', '-t', 'first');
+      }
+      expect(screen).toMatch(/react · /);
+      const all = tmux('capture-pane', '-p', '-S', '-', '-E', '-', '-t', 'first');
+      expect(tmux('display', '-p', '-t', 'first', '#{history_size}').trim(), all).toBe('0');
+      expect(count(all.split('\n'), /preparing…/), all).toBe(0);
+    } finally {
+      tmux('kill-server');
+    }
   });
 
   it('hostile goal text in loop.yaml: escape sequences shown as text, joined emoji split, cut to the width', async () => {

@@ -95,9 +95,12 @@ export class PtyTerminal {
   output = '';
   /** Settles when the CLI and the wrapper have exited. */
   readonly exit: Promise<PtyExit>;
+  /** Whether the terminal shows its cursor (`ESC[?25h` / `ESC[?25l`), as far as the emulator has parsed. */
+  cursorShown = true;
   private readonly proc: ReturnType<typeof pty.spawn>;
   private exited = false;
   private parsed: Promise<void> = Promise.resolve();
+  private readonly frameListeners = new Set<() => void>();
 
   constructor(options: PtyOptions) {
     const cols = options.cols ?? 100;
@@ -112,10 +115,22 @@ export class PtyTerminal {
       cwd: this.cwd,
       env: childEnv(options.env),
     });
+    const cursorMode = (shown: boolean) => (params: (number | number[])[]) => {
+      if (params.includes(25)) this.cursorShown = shown;
+      return false; // the emulator handles the mode as well
+    };
+    this.term.parser.registerCsiHandler({ prefix: '?', final: 'h' }, cursorMode(true));
+    this.term.parser.registerCsiHandler({ prefix: '?', final: 'l' }, cursorMode(false));
     let acknowledged = false;
     this.proc.onData((data) => {
       this.output += data;
-      this.parsed = new Promise((resolve) => this.term.write(data, resolve));
+      this.parsed = new Promise((resolve) =>
+        this.term.write(data, () => {
+          // Outside a synchronized update: a whole frame is on screen.
+          if (!this.term.modes.synchronizedOutputMode) for (const listener of this.frameListeners) listener();
+          resolve();
+        }),
+      );
       if (!acknowledged && this.output.slice(-(data.length + END_MARK.length)).includes(END_MARK)) {
         acknowledged = true;
         this.proc.write('\n');
@@ -135,6 +150,16 @@ export class PtyTerminal {
         });
       });
     });
+  }
+
+  /**
+   * Calls `listener` each time the emulator has parsed a read of the CLI's output and no
+   * frame is half drawn (outside a synchronized update): once after every frame, at least.
+   * @returns a function that stops the calls
+   */
+  onFrame(listener: () => void): () => void {
+    this.frameListeners.add(listener);
+    return () => this.frameListeners.delete(listener);
   }
 
   /** Has the wrapper (and so the CLI) exited? */

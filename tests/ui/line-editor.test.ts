@@ -3,6 +3,7 @@ import React from 'react';
 import { render } from 'ink-testing-library';
 import { describe, expect, test } from 'vitest';
 import { caretColumn, LineView } from '../../src/ui/LineView.js';
+import { LineViewport } from '../../src/ui/line-viewport.js';
 import { BAR_COMMANDS, candidates, complete } from '../../src/ui/commands.js';
 import { browse, cleanInput, edit, EMPTY_HISTORY, EMPTY_LINE, insert, lineOf, remember, type LineState } from '../../src/ui/line-editor.js';
 import { cellWidth, wrapCells, wrapWords } from '../../src/ui/text.js';
@@ -140,7 +141,7 @@ describe('the field as drawn', () => {
     const state = lineOf(`ab${typed}c`);
     expect(state.text).toBe(`ab${typed}c`);
     expect(drawnRow(state.text).trimEnd()).toBe(`› ab${parts}c`);
-    expect(caretColumn('› ', state, 40)).toBe(cellWidth(`› ab${parts}c`));
+    expect(caretColumn(new LineViewport(), '› ', state, 40)).toBe(cellWidth(`› ab${parts}c`));
   });
 
   test('a line of skin-toned hands wider than the field scrolls by what is drawn and never overflows it', () => {
@@ -148,7 +149,7 @@ describe('the field as drawn', () => {
     for (const width of [20, 33, 50]) {
       const row = drawnRow(text, width);
       expect(cellWidth(row)).toBeLessThanOrEqual(width);
-      expect(caretColumn('› ', lineOf(text), width)).toBeLessThanOrEqual(width - 1);
+      expect(caretColumn(new LineViewport(), '› ', lineOf(text), width)).toBeLessThanOrEqual(width - 1);
     }
   });
 });

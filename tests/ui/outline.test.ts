@@ -183,7 +183,7 @@ describe('drawing and handing over', () => {
   const env = { TERM: 'xterm-256color' };
   const info = { objective: 'the goal', run: 'r1' };
 
-  it('the first write that shows something starts by erasing the outline: back to its first row, erase down', async () => {
+  it('the first write that shows something starts by erasing the outline: its rows one by one up to its first row (no erase of the display)', async () => {
     const tty = new Tty(60, 20);
     const stdout = tty as unknown as NodeJS.WriteStream;
     await showOutline(info, stdout, env);
@@ -197,7 +197,7 @@ describe('drawing and handing over', () => {
     stdout.write('\u001b[?25l');
     stdout.write('frame\n');
     stdout.write('next\n');
-    expect(tty.text).toBe('\u001b[?2026h\u001b[?25l\r\u001b[1A\u001b[Jframe\nnext\n');
+    expect(tty.text).toBe('\u001b[?2026h\u001b[?25l\r\u001b[2K\u001b[1A\u001b[2Kframe\nnext\n');
   });
 
   it('erased instead (an error before the console): back where it started, nothing left', async () => {
@@ -206,7 +206,7 @@ describe('drawing and handing over', () => {
     tty.text = '';
     eraseOutline();
     eraseOutline();
-    expect(tty.text).toBe('\r\u001b[1A\u001b[J');
+    expect(tty.text).toBe('\r\u001b[2K\u001b[1A\u001b[2K');
   });
 
   it('no outline: not a terminal, TERM=dumb, or smaller than 20×4', async () => {
