@@ -56,7 +56,7 @@ export function explainCheckpoint(record: CheckpointRecord): string {
       const first = record.baseline
         ? 'taken at the run start, before the first turn: what the next checkpoint is compared with'
         : record.index > 0
-          ? `the first measured checkpoint: the ${record.index} before it measured nothing, so no measured value came before to compare with`
+          ? `the first measured checkpoint: ${record.index === 1 ? 'the checkpoint' : `the ${record.index}`} before it measured nothing, so no measured value came before to compare with`
           : 'the first checkpoint has nothing to compare';
       return `baseline rule: ${first}${starting} (${listed}); ${counter}`;
     }
