@@ -122,7 +122,8 @@ function UnmadeCall({ call, position, height, width }: { call: ToolCall; positio
  * one of the event selected in the timeline, else the newest) or, once the operator
  * stepped back with `[`, that earlier call, which stays while new calls arrive (End goes
  * back to the live call). The calls come from the session fold, which keeps every call of
- * the run; a call whose events the console no longer holds says so.
+ * the run; a call whose events the console no longer holds says so. At a repetition pause
+ * the live view is the call the pause is about, not made yet ({@link UnmadeCall}).
  */
 export const ToolPanel = React.memo(function ToolPanel({ height, width }: { height: number; width: number }) {
   const unmade = useConsole(unmadeCallShown);
