@@ -12,18 +12,20 @@ import type {
 import { explainCheckpoint } from './checkpoint-explain.js';
 
 /**
- * Items of one reported field against the previous checkpoint. A report says what the agent
- * stated since the last checkpoint, not a state: an item it does not repeat is not withdrawn,
- * so there is no "removed" (docs/design.md, "Reported lists are not a state").
+ * Items of one reported field against the earlier checkpoints of the run. A report says what
+ * the agent stated since the last checkpoint, not a state: an item it does not repeat is not
+ * withdrawn, so there is no "removed"; and an item it said at any earlier checkpoint, the
+ * previous one or one before, is said again when it comes back, not new (docs/design.md,
+ * "Reported lists are not a state").
  */
 export interface ReportedFieldDiff<T> {
-  /** In this checkpoint, not in the previous one (every item when there is no previous one). */
+  /** In this checkpoint and in no earlier one's same field (every item when there is none). */
   added: T[];
-  /** In this checkpoint and in the previous one too (said again). */
+  /** In this checkpoint and in an earlier one's same field too (said again). */
   repeated: T[];
 }
 
-/** The reported fields, each as items added and removed. */
+/** The reported fields, each as items new and said again. */
 export interface ReportedDiff {
   new_evidence: ReportedFieldDiff<EvidenceClaim>;
   eliminated_hypotheses: ReportedFieldDiff<string>;
@@ -55,8 +57,8 @@ export interface CheckpointDiff {
   stagnation_detected: boolean;
 }
 
-function setDiff<T>(before: readonly T[], after: readonly T[], key: (item: T) => string): ReportedFieldDiff<T> {
-  const had = new Set(before.map(key));
+function setDiff<T>(earlier: readonly (readonly T[])[], after: readonly T[], key: (item: T) => string): ReportedFieldDiff<T> {
+  const had = new Set(earlier.flatMap((items) => items.map(key)));
   return { added: after.filter((item) => !had.has(key(item))), repeated: after.filter((item) => had.has(key(item))) };
 }
 
@@ -64,14 +66,16 @@ const claimKey = (claim: EvidenceClaim) => JSON.stringify([claim.claim, claim.ev
 const same = (item: string) => item;
 
 /**
- * The diff of `current` against `previous` (the checkpoint before it, `null` for the first).
- * Observed signals come from `current.signals` (compared by the evaluator with each signal's
- * last observed value); reported fields are compared item by item with `previous.reported`: an item is new or said
- * again, never removed (a report is not a state).
- * Evidence claims are compared by claim and reference together. Pure.
+ * The diff of `current` against the checkpoints before it (`earlier`, oldest first; empty
+ * for the first). Observed signals come from `current.signals` (compared by the evaluator
+ * with each signal's last observed value); reported fields are compared item by item with
+ * the same field of every earlier report: an item is new (said at no earlier checkpoint) or
+ * said again, never removed (a report is not a state). Evidence claims are compared by
+ * claim and reference together. Pure.
  */
-export function diffCheckpoint(previous: CheckpointRecord | null, current: CheckpointRecord): CheckpointDiff {
-  const before = previous?.reported ?? { new_evidence: [], eliminated_hypotheses: [], remaining_hypotheses: [] };
+export function diffCheckpoint(earlier: readonly CheckpointRecord[], current: CheckpointRecord): CheckpointDiff {
+  // A log written before reports were recorded may have none.
+  const reports = earlier.flatMap((c) => (c.reported ? [c.reported] : []));
   const signals = current.signals.map((s) => ({ ...s }));
   return {
     index: current.index,
@@ -80,9 +84,9 @@ export function diffCheckpoint(previous: CheckpointRecord | null, current: Check
     regressions: signals.filter((s) => s.move === 'regressed').map((s) => s.signal),
     missing: signals.filter((s) => s.move === 'missing').map((s) => s.signal),
     reported: {
-      new_evidence: setDiff(before.new_evidence, current.reported.new_evidence, claimKey),
-      eliminated_hypotheses: setDiff(before.eliminated_hypotheses, current.reported.eliminated_hypotheses, same),
-      remaining_hypotheses: setDiff(before.remaining_hypotheses, current.reported.remaining_hypotheses, same),
+      new_evidence: setDiff(reports.map((r) => r.new_evidence), current.reported.new_evidence, claimKey),
+      eliminated_hypotheses: setDiff(reports.map((r) => r.eliminated_hypotheses), current.reported.eliminated_hypotheses, same),
+      remaining_hypotheses: setDiff(reports.map((r) => r.remaining_hypotheses), current.reported.remaining_hypotheses, same),
     },
     evidence: current.evidence.map((e) => ({ ...e })),
     status: current.status,

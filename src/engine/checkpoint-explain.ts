@@ -40,7 +40,8 @@ function baselineClaims(record: CheckpointRecord): number {
  * `no observed progress: observed.failing_target_tests stayed at 3; counter 2/2 reached the threshold: STAGNATION_DETECTED; claims never reset the counter`.
  * Where the sources disagree it names the decision (docs/design.md, "When the sources
  * disagree"): a missing signal beside one that moved the wanted way, a regression beside
- * one that improved, claims at the baseline.
+ * one that improved, claims at the baseline. A `BASELINE` after checkpoints that measured
+ * nothing (`UNKNOWN`) is the first measured checkpoint, and says so, not the first one.
  */
 export function explainCheckpoint(record: CheckpointRecord): string {
   const counter = `counter ${record.counter}/${record.threshold}`;
@@ -52,7 +53,11 @@ export function explainCheckpoint(record: CheckpointRecord): string {
     case 'BASELINE': {
       const n = baselineClaims(record);
       const starting = n > 0 ? `, and its ${n} claim(s) are the starting point, not progress` : '';
-      const first = record.baseline ? 'taken at the run start, before the first turn: what the next checkpoint is compared with' : 'the first checkpoint has nothing to compare';
+      const first = record.baseline
+        ? 'taken at the run start, before the first turn: what the next checkpoint is compared with'
+        : record.index > 0
+          ? `the first measured checkpoint: ${record.index === 1 ? 'the checkpoint' : `the ${record.index}`} before it measured nothing, so no measured value came before to compare with`
+          : 'the first checkpoint has nothing to compare';
       return `baseline rule: ${first}${starting} (${listed}); ${counter}`;
     }
     case 'PROGRESS_OBSERVED': {

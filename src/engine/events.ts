@@ -5,6 +5,7 @@ import { InvariantError } from './errors.js';
 import type { Handover } from './lap-handover.js';
 import type { DoneReason, LoopState } from './machine.js';
 import type { PolicyChange } from './reload.js';
+import type { RepetitionRuleSettings } from './repetition.js';
 import type {
   AgentTurn,
   BudgetDimension,
@@ -129,9 +130,11 @@ export interface EventDataMap {
   'checkpoint.unknown': { iteration: number; in_row: number; why: string; action: 'alert' | 'pause' | 'stop' };
   /**
    * `kind`, `span` (calls covered) and `rule` (the readable line naming the rule that fired)
-   * are absent in logs written before they existed.
+   * are absent in logs written before they existed; so is `settings`, the guard's settings
+   * the detection was made with, by which the fold judges when it has cleared
+   * (`alert-clearing.ts`; `exempt_tools` and `ignore_arg_keys` only when not empty).
    */
-  'repetition.detected': { hash: string; count: number; calls: ToolCall[]; kind?: 'repeat' | 'cycle'; span?: number; rule?: string };
+  'repetition.detected': { hash: string; count: number; calls: ToolCall[]; kind?: 'repeat' | 'cycle'; span?: number; rule?: string; settings?: RepetitionRuleSettings };
   /**
    * `acceptance`: the matrix after the revision, present when a criterion has a check
    * (absent: the goal's criteria, every one text). Only the operator's revisions change it.

@@ -6,6 +6,8 @@ import { INITIAL_EVALUATOR, type EvaluatorState } from './checkpoint.js';
 import { advanceTargets } from './target-tests.js';
 import { EVENT_TYPES, eventTypeIndex, type EventOf, type EventType, type GoalRevision, type LoopEvent, type VerifyCommandResult } from './events.js';
 import { describeFinding, type ProtectBaseline } from './constraints.js';
+import { MAX_CYCLE_PERIOD } from './repetition.js';
+import { clearAll, clearAtCall, clearAtCheckpoint, repetitionWatch, watchAlert, type AlertWatch, type Cleared, type NewWatch } from './alert-clearing.js';
 import { doneReason, INITIAL_MACHINE, transition, type DoneReason, type LoopState, type MachineState } from './machine.js';
 import { InvariantError } from './errors.js';
 import { lapNote } from './lap-handover.js';
@@ -50,6 +52,13 @@ export interface Alert {
   seq: number;
   kind: 'stagnation' | 'repetition' | 'unknown' | 'constraint';
   message: string;
+  /** A repetition alert: the call it is about (the one the guard stopped before it was made, or the last of a CLI agent's). */
+  call?: ToolCall;
+  /**
+   * Its condition has cleared: at the event `seq`, and why (`alert-clearing.ts`). Set once:
+   * only a new detection (a new alert) raises the condition again.
+   */
+  cleared?: { seq: number; why: string };
 }
 
 /** A finding of a constraint check as folded: the event's data with its `seq`. */
@@ -131,6 +140,8 @@ export interface SessionState {
   evaluator: EvaluatorState;
   checkpoints: readonly CheckpointRecord[];
   alerts: readonly Alert[];
+  /** The alerts whose condition the fold watches until it clears (`alert-clearing.ts`). */
+  alertWatch: readonly AlertWatch[];
   pending: PendingYield | null;
   tools: Readonly<Record<string, ToolRecord>>;
   /** The id of every tool call, in the order called (an id called again is listed again): the keys of `tools`, which `LogIndex` keeps by this order. */
@@ -265,6 +276,7 @@ export const INITIAL_STATE: SessionState = {
   evaluator: INITIAL_EVALUATOR,
   checkpoints: [],
   alerts: [],
+  alertWatch: [],
   pending: null,
   tools: {},
   toolOrder: [],
@@ -356,7 +368,7 @@ function foldConstraint(s: SessionState, e: EventOf<'constraint.violated'> | Eve
   const line = describeFinding(finding);
   // The findings of a checkpoint are recorded before its `checkpoint.recorded`: a new iteration's replace the last one's.
   s.constraintFindings = [...s.constraintFindings.filter((f) => f.iteration === finding.iteration), finding];
-  own(s, 'alerts', s.alerts).push({ seq: e.seq, kind: 'constraint', message: line });
+  raiseAlert(s, { seq: e.seq, kind: 'constraint', message: line }, { kind: 'constraint', index: finding.index, text: finding.text });
   if (finding.outcome === 'violated') {
     own(s, 'history', s.history).push({ role: 'harness', content: `You broke a constraint of the goal. ${line}. Undo what breaks it: the constraint still holds.` });
   }
@@ -408,6 +420,7 @@ const REDUCERS: { readonly [T in EventType]: Reducer<T> } = {
     s.done = { reason: doneReason(e.data.reason, e.data.summary, s.abort !== null), summary: e.data.summary, ...(e.data.detail ? { detail: e.data.detail } : {}) };
     s.pending = null;
     if (s.goal) s.goal = { ...s.goal, status: e.data.reason === 'goal_met' ? 'achieved' : s.goal.status };
+    if (e.data.reason === 'goal_met' && s.alertWatch.length > 0) clearAlerts(s, e.seq, clearAll(s.alertWatch, 'the goal was met'));
   },
   'state.transition': (s, e) => {
     s.stepEnded = false;
@@ -475,6 +488,7 @@ const REDUCERS: { readonly [T in EventType]: Reducer<T> } = {
     s.queued = withoutCall(s.queued, e.data.call.id);
     own(s, 'toolOrder', s.toolOrder).push(e.data.call.id);
     own(s, 'usage', s.usage).tool_calls += 1;
+    if (s.alertWatch.length > 0) clearAlerts(s, e.seq, clearAtCall(s.alertWatch, e.data.call));
   },
   'tool.ask': (s, e) => {
     // The prompt shows the call in loopdeck's terms; the agent's own call stays as parsed.
@@ -522,20 +536,19 @@ const REDUCERS: { readonly [T in EventType]: Reducer<T> } = {
   'budget.warn': (s, e) => {
     if (!s.warned.includes(e.data.dimension)) own(s, 'warned', s.warned).push(e.data.dimension);
   },
-  'checkpoint.recorded': (s, e) => foldCheckpoint(s, e.data.checkpoint),
+  'checkpoint.recorded': (s, e) => {
+    foldCheckpoint(s, e.data.checkpoint);
+    if (s.alertWatch.length > 0) clearAlerts(s, e.seq, clearAtCheckpoint(s.alertWatch, e.data.checkpoint, s.constraintFindings));
+  },
   'stagnation.detected': (s, e) => {
-    own(s, 'alerts', s.alerts).push({
-      seq: e.seq,
-      kind: 'stagnation',
-      message: `STAGNATION_DETECTED: ${e.data.counter}/${e.data.threshold} checkpoints without observed progress (turn ${e.data.iteration})`,
-    });
+    const message = `STAGNATION_DETECTED: ${e.data.counter}/${e.data.threshold} checkpoints without observed progress (turn ${e.data.iteration})`;
+    raiseAlert(s, { seq: e.seq, kind: 'stagnation', message }, { kind: 'stagnation' });
   },
   'checkpoint.unknown': (s, e) => {
-    own(s, 'alerts', s.alerts).push({ seq: e.seq, kind: 'unknown', message: `UNKNOWN: ${e.data.in_row} checkpoints in a row measured nothing (turn ${e.data.iteration}): ${e.data.why}` });
+    const message = `UNKNOWN: ${e.data.in_row} checkpoints in a row measured nothing (turn ${e.data.iteration}): ${e.data.why}`;
+    raiseAlert(s, { seq: e.seq, kind: 'unknown', message }, { kind: 'unknown' });
   },
-  'repetition.detected': (s, e) => {
-    own(s, 'alerts', s.alerts).push({ seq: e.seq, kind: 'repetition', message: e.data.rule ?? `repeated tool call ${e.data.count}× (${e.data.hash})` });
-  },
+  'repetition.detected': (s, e) => foldRepetition(s, e),
   'goal.revised': (s, e) => {
     s.goal = e.data.goal;
     s.acceptance = reviseAcceptance(s.acceptance, e.data.acceptance, e.data.goal.success_criteria);
@@ -708,6 +721,45 @@ function refutation(data: EventOf<'verify.result'>['data'], rows: readonly Accep
     parts.push(`these success criteria are not done: ${lines.join('; ')}`);
   }
   return `Your claim that the goal is met was refuted: ${parts.join('; ') || 'the verifier did not pass'}.`;
+}
+
+/** Adds an alert and watches its condition until it clears (`watch`; `null`: only a met goal clears it). */
+function raiseAlert(s: SessionState, alert: Alert, watch: NewWatch): void {
+  const alerts = own(s, 'alerts', s.alerts);
+  alerts.push(alert);
+  s.alertWatch = watchAlert(s.alertWatch, watch, alerts.length - 1);
+}
+
+/** Marks the alerts an event cleared (at `seq`) and keeps the watches left. */
+function clearAlerts(s: SessionState, seq: number, result: Cleared): void {
+  s.alertWatch = result.watches;
+  if (result.cleared.length === 0) return;
+  const alerts = own(s, 'alerts', s.alerts);
+  for (const { alerts: indices, why } of result.cleared) {
+    for (const i of indices) if (alerts[i] && !alerts[i].cleared) alerts[i] = { ...alerts[i], cleared: { seq, why } };
+  }
+}
+
+/**
+ * A repetition detection: an alert about the call it names, watched by the guard's rule
+ * over the calls recorded from here on (the window starts with the calls recorded before it).
+ */
+function foldRepetition(s: SessionState, e: EventOf<'repetition.detected'>): void {
+  const call = e.data.calls[e.data.calls.length - 1];
+  const alert: Alert = { seq: e.seq, kind: 'repetition', message: e.data.rule ?? `repeated tool call ${e.data.count}× (${e.data.hash})`, ...(call ? { call } : {}) };
+  const settings = e.data.settings;
+  const keep = settings ? Math.max(settings.window, settings.threshold * MAX_CYCLE_PERIOD) : 0;
+  raiseAlert(s, alert, repetitionWatch(e.data, recordedCalls(s, keep, settings?.exempt_tools ?? [])));
+}
+
+/** The last `n` calls recorded that are not of `exempt` tools, oldest first. */
+function recordedCalls(s: SessionState, n: number, exempt: readonly string[]): ToolCall[] {
+  const calls: ToolCall[] = [];
+  for (let i = s.toolOrder.length - 1; i >= 0 && calls.length < n; i--) {
+    const call = s.tools[s.toolOrder[i]!]?.call;
+    if (call && !exempt.includes(call.name)) calls.push(call);
+  }
+  return calls.reverse();
 }
 
 /** A recorded checkpoint: the list, the goal's progress note, and the evaluator's state as the evaluator left it. */

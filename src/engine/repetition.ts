@@ -225,16 +225,38 @@ export interface CallObservation {
   resultHash?: string;
 }
 
-/** The `data` of a `repetition.detected` event for a detection, with the rule that fired and its span. */
-export function detectionEventData(detection: RepetitionDetection): {
+/**
+ * The guard's settings a detection was made with, as its `repetition.detected` event
+ * carries them (`exempt_tools` and `ignore_arg_keys` only when not empty): what clears the
+ * alert is judged by the same rule (`alert-clearing.ts`).
+ */
+export interface RepetitionRuleSettings {
+  window: number;
+  threshold: number;
+  exempt_tools?: string[];
+  ignore_arg_keys?: string[];
+}
+
+/** The `data` of a `repetition.detected` event for a detection made with `options`: the rule that fired, its span and the settings. */
+export function detectionEventData(
+  detection: RepetitionDetection,
+  options: RepetitionOptions,
+): {
   hash: string;
   count: number;
   calls: ToolCall[];
   kind: RepetitionDetection['kind'];
   span: number;
   rule: string;
+  settings: RepetitionRuleSettings;
 } {
-  return { hash: detection.hash, count: detection.count, calls: detection.calls, kind: detection.kind, span: detection.span, rule: detection.rule };
+  const settings: RepetitionRuleSettings = {
+    window: options.window,
+    threshold: options.threshold,
+    ...(options.exempt_tools.length > 0 ? { exempt_tools: [...options.exempt_tools] } : {}),
+    ...(options.ignore_arg_keys.length > 0 ? { ignore_arg_keys: [...options.ignore_arg_keys] } : {}),
+  };
+  return { hash: detection.hash, count: detection.count, calls: detection.calls, kind: detection.kind, span: detection.span, rule: detection.rule, settings };
 }
 
 /**

@@ -1,6 +1,5 @@
 import React from 'react';
 import { Box } from 'ink';
-import { alertCleared } from './alert-cleared.js';
 import { useConsole } from './context.js';
 import { sanitize } from './text.js';
 import { Line } from './Line.js';
@@ -8,17 +7,21 @@ import { theme } from './theme.js';
 import { useTerminalSize } from './use-terminal-size.js';
 
 /**
- * A banner for stagnation and repetition alerts that stays until the operator
- * acknowledges it (`x`). Shows the newest unacknowledged alert and how many more wait;
- * once its condition has cleared (progress returned, the goal was met) it says so, in green.
+ * A banner for alerts (stagnation, repetition, checkpoints that measured nothing, a
+ * constraint) that stays until the operator acknowledges it (`x`). Shows the newest
+ * alert and how many more wait; once its condition has cleared (docs/design.md, "Alerts
+ * and when they clear": progress returned, a measurement, the constraint kept, the
+ * repeated call thinned out of the window, the goal met) it says so, in green, until a
+ * new detection raises a new alert.
  */
 export const AlertBanner = React.memo(function AlertBanner() {
   const unseen = useConsole((s) => s.session.alerts.length - Math.min(s.acknowledged, s.session.alerts.length));
   const latest = useConsole((s) => s.session.alerts[s.session.alerts.length - 1]);
   const claimsOnly = useConsole((s) => s.session.checkpoints[s.session.checkpoints.length - 1]?.claimed_progress ?? false);
-  const cleared = useConsole((s) => (latest ? alertCleared(s.session, latest) : null));
   const { columns } = useTerminalSize();
   if (unseen <= 0 || !latest) return null;
+  // Decided by the fold from the events since the alert (engine/alert-clearing.ts): once cleared, it stays so.
+  const cleared = latest.cleared?.why ?? null;
   const extra = latest.kind === 'stagnation' && claimsOnly ? ' (claims made, nothing measured moved)' : '';
   return (
     <Box height={1} flexShrink={0}>

@@ -1,4 +1,4 @@
-import React from 'react';
+import React, { useMemo } from 'react';
 import { Box, Text } from 'ink';
 import { diffCheckpoint, type ReportedDiff } from '../engine/checkpoint-diff.js';
 import type { EvidenceStatus, SignalDiff } from '../engine/index.js';
@@ -71,8 +71,9 @@ export function browseHint(index: number, count: number, browsing: boolean): str
  * One checkpoint as an observed-versus-reported diff: each observed signal before → after
  * with its wanted direction and move (regressions and missing values stand out), the
  * target tests that flipped each way since the last checkpoint (`target-tests-rows.tsx`), each
- * reported field as the items new since the previous checkpoint (a claim not repeated is not
- * a removal: reports are what the agent said in the interval, not a state), each evidence
+ * reported field as the items said at no earlier checkpoint and a count of those said again
+ * (a claim not repeated is not a removal, and one said again after a pause is not new:
+ * reports are what the agent said in the interval, not a state), each evidence
  * claim with what the harness found, and the verdict with the stagnation counter and the
  * rule that produced it (`why`, one line).
  * `[` and `]` browse earlier checkpoints.
@@ -80,18 +81,22 @@ export function browseHint(index: number, count: number, browsing: boolean): str
 export const CheckpointPanel = React.memo(function CheckpointPanel({ height, width, compact = false }: { height: number; width: number; compact?: boolean }) {
   const count = useConsole((s) => s.session.checkpoints.length);
   const index = useConsole((s) => (s.checkpoint === null ? s.session.checkpoints.length - 1 : Math.min(s.checkpoint, s.session.checkpoints.length - 1)));
-  const current = useConsole((s) => s.session.checkpoints[index]);
-  const previous = useConsole((s) => (index > 0 ? s.session.checkpoints[index - 1] : undefined));
+  const checkpoints = useConsole((s) => s.session.checkpoints);
+  const current = checkpoints[index];
+  const previous = index > 0 ? checkpoints[index - 1] : undefined;
+  // Reported items are compared with every earlier report (said again, not new, when they come back).
+  const diff = useMemo(() => (current ? diffCheckpoint(checkpoints.slice(0, index), current) : null), [checkpoints, index, current]);
   const every = useConsole((s) => s.session.checkpointEvery);
   const browsing = useConsole((s) => s.checkpoint !== null);
-  if (!current) {
+  if (!current || !diff) {
     return (
       <Box height={height} flexShrink={0}>
         <Line width={width} color={theme.muted}>No checkpoint yet{every > 0 ? ` (one every ${every} iterations)` : ''}.</Line>
       </Box>
     );
   }
-  const diff = diffCheckpoint(previous ?? null, current);
+  // A baseline after checkpoints that measured nothing is the first measured one, not the first.
+  const firstMeasured = current.status === 'BASELINE' && !current.baseline && current.index > 0;
   // Side by side (full layout): observed on the left (its box pads one cell), reported on the right.
   const half = Math.floor(width / 2);
   const left = compact ? width : half - 1;
@@ -102,7 +107,7 @@ export const CheckpointPanel = React.memo(function CheckpointPanel({ height, wid
       <Text bold>
         #{diff.index + 1}/{count}
       </Text>
-      <Text color={theme.muted}> · {current.baseline ? 'baseline at the run start' : `iteration ${diff.iteration}`} · </Text>
+      <Text color={theme.muted}> · {current.baseline ? 'baseline at the run start' : `iteration ${diff.iteration}${firstMeasured ? ' · first measured' : ''}`} · </Text>
       <Text bold color={verdictColour}>{diff.verdict}</Text>
       <Text color={theme.muted}> · counter </Text>
       <Text bold color={diff.stagnation_detected ? theme.danger : undefined}>
@@ -144,7 +149,7 @@ export const CheckpointPanel = React.memo(function CheckpointPanel({ height, wid
   if (diff.signals.length === 0) observed.push(<Line width={left} key="none" color={theme.muted}>no observed signals configured</Line>);
   const fields = [
     <Line width={right} key="h">
-      <Text bold color={theme.claim}>reported (claims){previous ? ` vs #${previous.index + 1}` : ''}</Text>
+      <Text bold color={theme.claim}>reported (claims){previous ? ` vs #${previous.index === 0 ? '1' : `1–#${previous.index + 1}`}` : ''}</Text>
       <Text color={theme.muted}> claimed_progress {String(diff.claimed_progress)}</Text>
     </Line>,
     ...FIELDS.filter(([field]) => field !== 'new_evidence').map(([field, label]) => {
@@ -168,7 +173,7 @@ export const CheckpointPanel = React.memo(function CheckpointPanel({ height, wid
     <Line width={width} key="eh">
       <Text bold color={theme.claim}>evidence </Text>
       <Text color={theme.muted}>
-        {diff.evidence.length === 0 ? 'none claimed' : `${diff.evidence.length} claim(s), ${newClaims.length} new vs the previous checkpoint`}
+        {diff.evidence.length === 0 ? 'none claimed' : `${diff.evidence.length} claim(s), ${newClaims.length} new (not claimed at an earlier checkpoint)`}
       </Text>
     </Line>,
     ...diff.evidence.map((e, i) => (

@@ -1,7 +1,8 @@
 import React from 'react';
 import { Box, Text } from 'ink';
 import { useConsole } from './context.js';
-import { callEventHeld, shownCall, timelineCall } from './tool-history.js';
+import { callEventHeld, shownCall, timelineCall, unmadeCallShown } from './tool-history.js';
+import type { ToolCall } from '../engine/index.js';
 import { Line } from './Line.js';
 import { Rows } from './Rows.js';
 import { theme } from './theme.js';
@@ -61,20 +62,77 @@ function moveKeys(position: number, count: number, live: boolean): string {
   return parts.length > 0 ? ` · ${parts.join(' · ')}` : '';
 }
 
+/** A call's arguments as rows of `width` cells, the first three and a count of the rest. */
+function argRows(call: ToolCall, width: number, more: string): React.ReactNode[] {
+  const args = wrapCells(sanitize(argsText(call.name, call.args, width - 6)).replace(/\t/g, '  '), Math.max(10, width - 6));
+  return [
+    ...args.slice(0, 3).map((line, i) => (
+      <Line width={width}>
+        <Text color={theme.muted}>{i === 0 ? 'args ' : '     '}</Text>
+        {line}
+      </Line>
+    )),
+    ...(args.length > 3
+      ? [
+          <Line width={width} color={theme.muted}>
+            {'     '}… {args.length - 3} more line(s); {more}
+          </Line>,
+        ]
+      : []),
+  ];
+}
+
+/**
+ * The call a repetition pause is about, which the guard stopped before it was made: the
+ * live view shows it after the calls made (`call N+1 of N+1`), says it has not run, and
+ * `[` steps back to the last call made.
+ */
+function UnmadeCall({ call, position, height, width }: { call: ToolCall; position: number; height: number; width: number }) {
+  const items: React.ReactNode[] = [
+    <Line width={width}>
+      <Text bold>
+        call {position} of {position}
+      </Text>
+      <Text color={theme.warn} bold>
+        {' '}· not made: the repetition pause is about it
+      </Text>
+      <Text color={theme.muted}>{moveKeys(position, position, true)}</Text>
+    </Line>,
+    <Line width={width}>
+      <Text bold>{sanitize(call.name, { oneLine: true })}</Text>
+      <Text color={theme.muted}> ({sanitize(call.id, { oneLine: true })}) · </Text>
+      <Text color={theme.warn} bold>
+        stopped before it ran
+      </Text>
+    </Line>,
+    ...argRows(call, width, "the pause's prompt and the repetition.detected event have them all"),
+    <Line width={width} color={theme.muted}>
+      output
+    </Line>,
+    <Line width={width} color={theme.muted}>
+      {' '}(none: continuing runs it, stopping ends the run without it)
+    </Line>,
+  ];
+  return <Rows height={height} items={items} />;
+}
+
 /**
  * One tool call in full: where it stands in the run's calls (title), name and id, the
  * decision, status, exit code, duration, arguments and output. Shows the live call (the
  * one of the event selected in the timeline, else the newest) or, once the operator
  * stepped back with `[`, that earlier call, which stays while new calls arrive (End goes
  * back to the live call). The calls come from the session fold, which keeps every call of
- * the run; a call whose events the console no longer holds says so.
+ * the run; a call whose events the console no longer holds says so. At a repetition pause
+ * the live view is the call the pause is about, not made yet ({@link UnmadeCall}).
  */
 export const ToolPanel = React.memo(function ToolPanel({ height, width }: { height: number; width: number }) {
+  const unmade = useConsole(unmadeCallShown);
   const index = useConsole(shownCall);
   const how = useConsole((s) => (s.toolCall !== null ? 'earlier' : timelineCall(s) !== null ? 'selected' : 'live'));
   const record = useConsole((s) => (index === null ? undefined : s.session.tools[s.session.toolOrder[index]!]));
   const count = useConsole((s) => s.session.toolOrder.length);
   const held = useConsole((s) => index !== null && callEventHeld(s, index));
+  if (unmade) return <UnmadeCall call={unmade} position={count + 1} height={height} width={width} />;
   if (!record || index === null) {
     return (
       <Box height={height} flexShrink={0}>

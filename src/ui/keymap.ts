@@ -4,6 +4,7 @@
  * footer all read this table; nothing else decides what a key does.
  */
 import { cellWidth } from './text.js';
+import type { PauseReason } from '../engine/reasons.js';
 
 /** Named commands a key can trigger. */
 export type ConsoleCommand =
@@ -238,6 +239,34 @@ export const KEYMAP: readonly KeyBinding[] = [
     { key: 'ctrl+u', command: 'clear-line', scope, help: 'clear the line' },
   ]),
 ];
+
+/**
+ * The prompt scope of a pause by why it paused: its keys are those the key map binds in
+ * that scope (a spent budget offers `e`; stagnation, repetition and constraint pauses `r`).
+ */
+export function pauseScope(cause: PauseReason): Scope {
+  switch (cause.kind) {
+    case 'budget_exceeded':
+      return 'budget-pause';
+    case 'stagnation':
+    case 'repetition':
+    case 'constraint':
+      return 'stagnation-pause';
+    case 'operator':
+      return 'operator-pause';
+    case 'hook':
+      return 'pause';
+  }
+}
+
+/**
+ * Whether a pause's prompt offers `command` (its scope binds it): the one definition of,
+ * e.g., the pauses `r` redirects at, which a `/goal redirect` from the bar then answers.
+ */
+export function pauseOffers(cause: PauseReason, command: ConsoleCommand): boolean {
+  const scope = pauseScope(cause);
+  return KEYMAP.some((b) => b.scope === scope && b.command === command);
+}
 
 /** The binding a key has in the first of `scopes` (in priority order) that binds it, or `null`. */
 export function bindingFor(name: string, scopes: readonly Scope[]): KeyBinding | null {

@@ -1,4 +1,4 @@
-import type { LoopEvent } from '../engine/index.js';
+import type { LoopEvent, ToolCall } from '../engine/index.js';
 import type { KeyLayout } from './reducers/reduction.js';
 import { eventBySeq, type ConsoleData } from './store.js';
 
@@ -61,4 +61,24 @@ export function callEventHeld(s: Pick<ConsoleData, 'session' | 'events'>, index:
   const id = s.session.toolOrder[index];
   const record = id === undefined ? undefined : s.session.tools[id];
   return record !== undefined && eventBySeq(s.events, record.seq) !== undefined;
+}
+
+/**
+ * The call a pause is about when it was not made: a repetition pause stops before the
+ * repeated call is dispatched, so the run's calls end with the one before it. `null` at any
+ * other time (no such pause, or the call is the last one recorded: a CLI agent's).
+ */
+export function pausedCall(s: Pick<ConsoleData, 'session'>): ToolCall | null {
+  const { pending, alerts, toolOrder } = s.session;
+  if (pending?.kind !== 'pause' || pending.cause.kind !== 'repetition') return null;
+  let i = alerts.length - 1;
+  while (i >= 0 && alerts[i]!.kind !== 'repetition') i--;
+  const call = i >= 0 ? alerts[i]!.call : undefined;
+  if (!call) return null;
+  return toolOrder[toolOrder.length - 1] === call.id ? null : call;
+}
+
+/** The live call the panel shows is a call not made yet ({@link pausedCall}): not stepped back, nothing selected in the timeline. */
+export function unmadeCallShown(s: ToolView): ToolCall | null {
+  return s.toolCall === null && timelineCall(s) === null ? pausedCall(s) : null;
 }

@@ -4,7 +4,7 @@ import { performOperatorCommand } from '../engine/operator-command.js';
 import { useConsole, useConsoleOptions, useConsoleStore, useController, type ConsoleController } from './context.js';
 import { PRIORITY, useKeypress, type Keypress } from './keypress.js';
 import { HeldKeys } from './held-keys.js';
-import { bindingFor, keyLabel, type ConsoleCommand, type Scope } from './keymap.js';
+import { bindingFor, keyLabel, pauseScope, type ConsoleCommand, type Scope } from './keymap.js';
 import { barReducer, commandDone, commandFailed, noteReducer, pasteReducer, type TextKey } from './reducers/bar.js';
 import { dashboardReducer, globalReducer, isLive, replayReducer } from './reducers/dashboard.js';
 import { overlayReducer } from './reducers/overlay.js';
@@ -31,18 +31,7 @@ export function promptScope(state: PromptInput): Scope | null {
   const pending = state.session.pending;
   if (!pending || state.armed !== pending.seq) return null;
   if (pending.kind === 'tool') return 'tool';
-  switch (pending.cause.kind) {
-    case 'budget_exceeded':
-      return 'budget-pause';
-    case 'stagnation':
-    case 'repetition':
-    case 'constraint':
-      return 'stagnation-pause';
-    case 'operator':
-      return 'operator-pause';
-    case 'hook':
-      return 'pause';
-  }
+  return pauseScope(pending.cause);
 }
 
 /** The scope of the pending prompt whether armed or not (for its key line). */

@@ -156,7 +156,7 @@ export class TranscriptFeed {
         this.repetition = state;
         this.usage.tool_calls += 1;
         this.sink.emit('tool.call', draft.data);
-        if (detection) this.sink.emit('repetition.detected', detectionEventData(detection));
+        if (detection) this.sink.emit('repetition.detected', detectionEventData(detection, this.settings.repetition));
         continue;
       }
       if (draft.type === 'tool.result') this.repetition = recordResult(this.repetition, draft.data.result.call_id, resultHash(draft.data.result));

@@ -31,10 +31,10 @@ function folder(name: string): CheckpointInput[] {
   return ['01.json', '02.json', '03.json'].map((f) => JSON.parse(fs.readFileSync(path.join(dir, f), 'utf8')) as CheckpointInput);
 }
 
-/** Diffs of each record against the one before it. */
+/** Diffs of each record against the ones before it. */
 function diffs(inputs: CheckpointInput[]): CheckpointDiff[] {
   const records = evaluateAll(inputs, POLICY);
-  return records.map((record, i) => diffCheckpoint(i === 0 ? null : records[i - 1]!, record));
+  return records.map((record, i) => diffCheckpoint(records.slice(0, i), record));
 }
 
 const NO_CHANGE = { added: [], repeated: [] };
@@ -161,7 +161,7 @@ describe('diffCheckpoint', () => {
 
   it('without a previous checkpoint every reported item counts as added; nothing is said again', () => {
     const records = evaluateAll([cp(3, 3, 4), cp(6, 3, 4, { ...EMPTY, remaining_hypotheses: ['a'] })], POLICY);
-    expect(diffCheckpoint(null, records[1]!).reported).toEqual({
+    expect(diffCheckpoint([], records[1]!).reported).toEqual({
       new_evidence: NO_CHANGE,
       eliminated_hypotheses: NO_CHANGE,
       remaining_hypotheses: { added: ['a'], repeated: [] },
@@ -171,11 +171,27 @@ describe('diffCheckpoint', () => {
   it('is pure: the records are not changed and the result shares no arrays with them', () => {
     const records = evaluateAll(folder('claimed-only'), POLICY);
     const copy = structuredClone(records);
-    const diff = diffCheckpoint(records[1]!, records[2]!);
+    const diff = diffCheckpoint(records.slice(0, 2), records[2]!);
     expect(records).toEqual(copy);
     expect(diff.signals).not.toBe(records[2]!.signals);
     expect(diff.evidence).not.toBe(records[2]!.evidence);
-    expect(diffCheckpoint(records[1]!, records[2]!)).toEqual(diff);
+    expect(diffCheckpoint(records.slice(0, 2), records[2]!)).toEqual(diff);
+  });
+
+  it('a claim said again after a checkpoint that did not repeat it is said again, not new; one never said before is new', () => {
+    const claim = { claim: 'v says bad', evidence_ref: 'v.txt' };
+    const [, , , fourth] = diffs([
+      cp(1, 3, 4, { new_evidence: [claim], eliminated_hypotheses: ['delta'], remaining_hypotheses: ['alpha', 'beta', 'gamma'] }),
+      cp(2, 3, 4, { ...EMPTY, remaining_hypotheses: ['alpha'] }),
+      cp(3, 3, 4, EMPTY),
+      cp(4, 3, 4, { new_evidence: [claim], eliminated_hypotheses: ['beta'], remaining_hypotheses: ['alpha', 'gamma', 'epsilon'] }),
+    ]);
+    expect(fourth!.reported).toEqual({
+      new_evidence: { added: [], repeated: [claim] },
+      // Field by field: beta was said as remaining before, never as eliminated.
+      eliminated_hypotheses: { added: ['beta'], repeated: [] },
+      remaining_hypotheses: { added: ['epsilon'], repeated: ['alpha', 'gamma'] },
+    });
   });
 });
 

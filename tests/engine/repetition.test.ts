@@ -150,9 +150,17 @@ describe('observeCall: repeats', () => {
 
   it('gives the repetition.detected data', () => {
     const { detections } = run(times(3, () => ({ call: call('read_file', { path: 'a' }) })));
-    const data = detectionEventData(detections[2]!);
-    expect(Object.keys(data).sort()).toEqual(['calls', 'count', 'hash', 'kind', 'rule', 'span']);
+    const data = detectionEventData(detections[2]!, DEFAULT_REPETITION_OPTIONS);
+    expect(Object.keys(data).sort()).toEqual(['calls', 'count', 'hash', 'kind', 'rule', 'settings', 'span']);
     expect(data.count).toBe(3);
+    // The settings the detection was made with (what clears it is judged by them); empty lists are left out.
+    expect(data.settings).toEqual({ window: 5, threshold: 3 });
+    expect(detectionEventData(detections[2]!, { ...DEFAULT_REPETITION_OPTIONS, exempt_tools: ['sleep'], ignore_arg_keys: ['nonce'] }).settings).toEqual({
+      window: 5,
+      threshold: 3,
+      exempt_tools: ['sleep'],
+      ignore_arg_keys: ['nonce'],
+    });
   });
 
   it('does not count calls that differ in array order', () => {
@@ -377,6 +385,6 @@ describe('retry loops whose output differs only in noise', () => {
     // a different cycle of the same calls (A, C, B) is another cycle
     const acb = run([A(), C(), B(), A(), C(), B(), A(), C(), B()]).detections;
     expect(acb[8]!.hash).not.toBe(abc[8]!.hash);
-    expect(detectionEventData(abc[8]!)).toMatchObject({ kind: 'cycle', span: 9, rule: abc[8]!.rule });
+    expect(detectionEventData(abc[8]!, DEFAULT_REPETITION_OPTIONS)).toMatchObject({ kind: 'cycle', span: 9, rule: abc[8]!.rule });
   });
 });

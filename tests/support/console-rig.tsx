@@ -99,7 +99,14 @@ export async function inAct(fn: () => void): Promise<void> {
 
 export interface PolicyOptions {
   objective?: string;
-  constraints?: string[];
+  /** `goal.constraints`: text, or a checked constraint (`{ text, protect }`, `{ text, command }`). */
+  constraints?: Array<string | { text: string; protect?: string[]; command?: string }>;
+  /** `goal.on_violation` (default pause). */
+  onViolation?: 'alert' | 'pause' | 'stop';
+  /** `repetition.*` settings (default: the guard's defaults, `on_detect: pause`). */
+  repetition?: { window?: number; threshold?: number; on_detect?: 'alert' | 'pause' | 'stop' };
+  /** `stagnation.on_unknown` (default alert). */
+  onUnknown?: 'alert' | 'pause' | 'stop';
   every?: number;
   threshold?: number;
   onDetect?: 'alert' | 'pause' | 'stop';
@@ -121,7 +128,9 @@ export function loopYaml(o: PolicyOptions = {}): string {
       objective: o.objective ?? 'Make the greeting friendlier',
       success_criteria: ['the verify command exits 0'],
       constraints: o.constraints ?? ['do not touch README.md'],
+      ...(o.onViolation ? { on_violation: o.onViolation } : {}),
     },
+    ...(o.repetition ? { repetition: o.repetition } : {}),
     pattern: 'react',
     agent: { kind: 'scripted', script: 'transcript.yaml' },
     workspace: { path: 'workspace', copy: 'none' },
@@ -129,7 +138,7 @@ export function loopYaml(o: PolicyOptions = {}): string {
     checkpoint: { every_iterations: o.every ?? 10 },
     observe: (o.observe ?? []).map((spec) => ({ ...spec, parser: 'tap', timeout: '30s' })),
     progress: { observed: o.signals ?? [] },
-    stagnation: { checkpoints_without_observed_progress: o.threshold ?? 3, on_detect: o.onDetect ?? 'alert' },
+    stagnation: { checkpoints_without_observed_progress: o.threshold ?? 3, on_detect: o.onDetect ?? 'alert', ...(o.onUnknown ? { on_unknown: o.onUnknown } : {}) },
     verify: [{ command: o.verify ?? 'node -e "process.exit(0)"', timeout: '30s' }],
     approval: { default: 'ask', allow: o.allow ?? [], ...(o.approvalTimeout ? { timeout: o.approvalTimeout } : {}) },
     hooks: ['approval-gate'],

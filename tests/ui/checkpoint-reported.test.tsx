@@ -88,7 +88,7 @@ describe('the reported side of the checkpoint diff', () => {
       "#3/3 · iteration 2 · PROGRESS_OBSERVED · counter 0/3 · [ earlier
       why observed progress rule: observed.tests.failing 3 → 2 (decrease wanted), observed.tests.passing 4
       → 5 (increase wanted) moved the declared way; counter 0/3 (reset)
-      observed (measured) observed_progress true        reported (claims) vs #2 claimed_progress false
+      observed (measured) observed_progress true        reported (claims) vs #1–#2 claimed_progress false
       tests.failing 3 → 2 want ↓ moved as wanted        eliminated +http mapping
       tests.passing 4 → 5 want ↑ moved as wanted        remaining  no change (1 said again)
       evidence none claimed"

@@ -64,7 +64,7 @@ describe('the checkpoint panel names the rule behind the verdict', () => {
       "#3/3 · iteration 2 · NO_OBSERVED_PROGRESS · counter 2/3 · [ earlier
       why mixed, a regression cancels progress: observed.tests.failing 3 → 2 (decrease wanted) moved the
       declared way but observed.tests.passing 4 → 3, the wrong way (increase wanted); counter 2/3
-      observed (measured) observed_progress false       reported (claims) vs #2 claimed_progress false
+      observed (measured) observed_progress false       reported (claims) vs #1–#2 claimed_progress false
       tests.failing 3 → 2 want ↓ moved as wanted        eliminated no change
       tests.passing 4 → 3 want ↑ REGRESSED              remaining  no change
       evidence none claimed"

@@ -62,10 +62,10 @@ describe('panels, whole frames', () => {
       "#4/4 · iteration 3 · NO_OBSERVED_PROGRESS + STAGNATION_DETECTED · counter 3/3 · [ earlier
       why no observed progress: observed.tests.failing stayed at 1, observed.tests.passing stayed at 1;
       counter 3/3 reached the threshold: STAGNATION_DETECTED; claims never reset the counter
-      observed (measured) observed_progress false       reported (claims) vs #3 claimed_progress true
+      observed (measured) observed_progress false       reported (claims) vs #1–#3 claimed_progress true
       tests.failing 1 → 1 want ↓ no change              eliminated no change
       tests.passing 1 → 1 want ↑ no change              remaining  no change
-      evidence 1 claim(s), 1 new vs the previous checkpoint
+      evidence 1 claim(s), 1 new (not claimed at an earlier checkpoint)
        [not found] “greets by name” the greeting says hi"
     `);
   });

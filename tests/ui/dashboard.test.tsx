@@ -90,7 +90,7 @@ describe('help', () => {
 });
 
 describe('checkpoints', () => {
-  test('[ and ] browse earlier checkpoints; each shows its diff against the one before, back to the baseline', async () => {
+  test('[ and ] browse earlier checkpoints; each shows its diff against the ones before, back to the baseline', async () => {
     const c = await renderStore(createConsoleStore(stagnant), { rows: 34 });
     await c.waitForFrame('#4/4 · iteration 3');
     await c.press('[');
@@ -100,7 +100,7 @@ describe('checkpoints', () => {
       // the rule behind the browsed verdict
       'why no observed progress: observed.tests.failing stayed at 1, observed.tests.passing stayed at 1;',
       'counter 2/3; claims never reset the counter',
-      'observed (measured) observed_progress false       reported (claims) vs #2 claimed_progress true',
+      'observed (measured) observed_progress false       reported (claims) vs #1–#2 claimed_progress true',
       'tests.failing 1 → 1 want ↓ no change              eliminated +the name is wrong',
       'tests.passing 1 → 1 want ↑ no change              remaining  no change',
       'evidence none claimed',

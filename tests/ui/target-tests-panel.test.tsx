@@ -62,9 +62,9 @@ test('the checkpoint panel names the target tests fixed, broken and lost, and th
   // The baseline at the run start measured nothing (report.tap is written in turn 1): the set is frozen at turn 1.
   const recorded = events.flatMap((e, i) => (e.type === 'checkpoint.recorded' && !e.data.checkpoint.baseline ? [i + 1] : []));
   expect(frame(events, recorded[0]!)).toMatchInlineSnapshot(`
-    "#2/2 · iteration 1 · BASELINE · counter 0/3 · [ earlier
-    why baseline rule: the first checkpoint has nothing to compare (observed.tests.failing first
-    measured at 2, observed.tests.passing first measured at 2); counter 0/3
+    "#2/2 · iteration 1 · first measured · BASELINE · counter 0/3 · [ earlier
+    why baseline rule: the first measured checkpoint: the checkpoint before it measured nothing, so no
+    measured value came before to compare with (observed.tests.failing first measured at 2, observed.te…
     observed (measured) observed_progress null        reported (claims) vs #1 claimed_progress false
     tests.failing — → 2 want ↓ baseline               eliminated no change
     tests.passing — → 2 want ↑ baseline               remaining  no change
@@ -79,7 +79,7 @@ test('the checkpoint panel names the target tests fixed, broken and lost, and th
     "#3/3 · iteration 2 · NO_OBSERVED_PROGRESS · counter 1/3 · [ earlier
     why no observed progress: observed.tests.failing stayed at 2 but a target test broke or was lost (a
     regression), observed.tests.passing stayed at 2; counter 1/3
-    observed (measured) observed_progress false       reported (claims) vs #2 claimed_progress false
+    observed (measured) observed_progress false       reported (claims) vs #1–#2 claimed_progress false
     tests.failing 2 → 2 want ↓ REGRESSED              eliminated no change
     tests.passing 2 → 2 want ↑ no change              remaining  no change
     tests targets 2 passing of 4 (frozen #2)

@@ -83,7 +83,7 @@ describe('unknown, whole frames', () => {
       "#4/4 · iteration 3 · UNKNOWN · counter 0/2 · [ earlier
       why unknown rule: no tracked signal could be measured (observed.tests.failing: observer "tests"
       (no-such-test-runner-xyz): command not found (exit 127): sh: 1: no-such-test-runner-xyz: not found);
-      observed (measured) observed_progress null                  reported (claims) vs #3 claimed_progress false
+      observed (measured) observed_progress null                  reported (claims) vs #1–#3 claimed_progress false
       UNKNOWN (3 in a row): observed.tests.failing: observer "te… eliminated no change
       … 2 more                                                    remaining  no change"
     `);

@@ -95,7 +95,7 @@ export function watchAgent(
       ctx.emit(draft.type, draft.data as never);
       if (stop) return;
       if (detection) {
-        ctx.emit('repetition.detected', detectionEventData(detection));
+        ctx.emit('repetition.detected', detectionEventData(detection, ctx.repetitionOptions));
         const action = ctx.options.policy.repetition.on_detect;
         if (action !== 'alert') return stopWith({ kind: 'repetition', action, summary: `repetition: ${detection.rule}` });
       }

@@ -78,7 +78,7 @@ async function* checkRepetition(ctx: RunContext, call: ToolCall): Gen<Done> {
   const { detection } = observeCall(ctx.memory.repetition, { call }, ctx.repetitionOptions);
   if (!detection) return undefined;
   const action = ctx.options.policy.repetition.on_detect;
-  ctx.emit('repetition.detected', detectionEventData(detection));
+  ctx.emit('repetition.detected', detectionEventData(detection, ctx.repetitionOptions));
   const next = afterDetection('repetition', action, `repetition: ${detection.rule}`);
   return next ? yield* ctx.perform(next) : undefined;
 }

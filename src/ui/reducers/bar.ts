@@ -1,6 +1,6 @@
 import { parseOperatorCommand, type CommandResult, type OperatorCommand } from '../../engine/operator-command.js';
 import { candidates, complete } from '../commands.js';
-import type { ConsoleCommand } from '../keymap.js';
+import { pauseOffers, type ConsoleCommand } from '../keymap.js';
 import { browse, cleanInput, edit, EMPTY_LINE, insert, lineOf, remember } from '../line-editor.js';
 import { cycle } from '../view.js';
 import { act, only, type Effect, type KeyInput, type Reduction } from './reduction.js';
@@ -35,8 +35,9 @@ export function submitLine(input: KeyInput, line: string): Reduction {
  * refused a well-formed command (a replay, a run that is over), the bar closes. A stop
  * also answers what waits now: `/stop` takes effect at the next safe point and a pause
  * waiting now is that point; `/stop --abort` does not wait, so a waiting tool call is
- * denied at once. A redirect of the goal at a stagnation pause is the operator's answer to
- * it (`r` opens the bar with `/goal redirect `): the run continues towards the new goal.
+ * denied at once. A redirect of the goal at a pause whose prompt offers `r` (stagnation,
+ * repetition, constraint: {@link pauseOffers}) is the operator's answer to it (`r` opens
+ * the bar with `/goal redirect `): the run continues towards the new goal.
  */
 export function commandDone(input: KeyInput, command: OperatorCommand, result: CommandResult): Reduction {
   // A stop that waits for the next safe point is true while the run goes on: it goes when the run finishes.
@@ -52,7 +53,7 @@ export function commandDone(input: KeyInput, command: OperatorCommand, result: C
   if (result.ok && command.kind === 'stop' && !command.abort && pending?.kind === 'pause') {
     effects.push({ kind: 'answer', payload: { action: 'stop', note: 'the operator stopped the run from the command bar' }, seq: pending.seq });
   }
-  if (result.ok && command.kind === 'revise-goal' && command.directive === 'redirect' && pending?.kind === 'pause' && pending.cause.kind === 'stagnation') {
+  if (result.ok && command.kind === 'revise-goal' && command.directive === 'redirect' && pending?.kind === 'pause' && pauseOffers(pending.cause, 'redirect')) {
     effects.push({ kind: 'answer', payload: { action: 'continue' }, seq: pending.seq });
   }
   if (result.ok && command.kind === 'stop' && command.abort && pending?.kind === 'tool') {

@@ -1,13 +1,14 @@
 import type { ConsoleCommand } from '../keymap.js';
 import { LIVE_EVENTS } from '../store.js';
-import { callEventHeld, shownCall } from '../tool-history.js';
+import { callEventHeld, shownCall, unmadeCallShown } from '../tool-history.js';
 import { act, only, type Effect, type KeyInput, type Reduction } from './reduction.js';
 
 /**
  * The tool call panel's keys (scopes `tool-panel` and `tool-history`): `[` steps back to
  * the call before the one shown, `]` forward (past the newest the panel follows the live
  * call again, unless the timeline holds a selection), End goes back to the live call,
- * Enter opens the call shown as its `tool.call` event. The place stepped to is kept by
+ * Enter opens the call shown as its `tool.call` event. While the live view shows a call not
+ * made yet (a repetition pause is about it), `[` steps to the last call made. The place stepped to is kept by
  * index in the run's calls, so calls that arrive meanwhile never move it. What the panel
  * says about the call shown ("call 1 is the first call") goes when the operator steps on.
  */
@@ -18,6 +19,8 @@ export function toolPanelReducer(input: KeyInput, command: ConsoleCommand): Redu
   const moved: Effect = { kind: 'clear-notice', about: 'tool-panel' };
   switch (command) {
     case 'tool-older':
+      // The live view shows a call not made yet (a repetition pause): the call before it is the last one made.
+      if (unmadeCallShown(input)) return act([['showToolCall', count - 1]], moved);
       if (shown === 0) return act([['showToolCall', 0]], { kind: 'notice', ok: true, info: true, text: 'call 1 is the first call of the run', about: 'tool-panel' });
       return act([['showToolCall', shown - 1]], moved);
     case 'tool-newer': {
