@@ -821,38 +821,78 @@ function checkConfig(config: CheckedConfig, ctx: z.RefinementCtx, file: string, 
   // A policy object without an agent section cannot say what its agent measures.
   const unbounded = config.agent ? unboundedRun({ ...config, agent: config.agent }) : null;
   if (unbounded) ctx.addIssue({ code: 'custom', path: ['budget'], message: unbounded });
-  // A progress signal must name a metric an observer gives: a misspelt one is never
-  // measured, and stagnation would then fire on a run that is progressing.
-  const metrics = config.observe.flatMap((o) => {
+  const metrics = observedMetrics(config.observe);
+  for (const problem of signalProblems({ metrics, complete: true }, signalsOf(config))) ctx.addIssue({ code: 'custom', ...problem });
+}
+
+/** The `observed.*` metrics the observers give (an observer with a bad pattern gives none: that is reported on it). */
+function observedMetrics(observers: ReadonlyArray<z.output<typeof observeSchema>>): string[] {
+  return observers.flatMap((o) => {
     try {
       return metricNames(o.parser, { prefix: o.name, ...(o.pattern ? { pattern: o.pattern } : {}) }).map((m) => `observed.${m}`);
     } catch {
       return []; // a bad pattern is reported on the observer itself
     }
   });
-  config.progress.observed.forEach(({ signal }, index) => {
+}
+
+/** A signal a contract names, at its path: a progress signal or a criterion's check. */
+interface NamedSignal {
+  path: PropertyKey[];
+  signal: string;
+}
+
+/** The signals of a valid contract: `progress.observed[].signal` and `goal.success_criteria[].check.signal`. */
+function signalsOf(config: Pick<CheckedConfig, 'progress' | 'goal'>): NamedSignal[] {
+  return [
+    ...config.progress.observed.map(({ signal }, index) => ({ path: ['progress', 'observed', index, 'signal'], signal })),
+    ...config.goal.success_criteria.flatMap((criterion, index) => {
+      const check = typeof criterion === 'string' ? undefined : criterion.check;
+      return check && 'signal' in check ? [{ path: ['goal', 'success_criteria', index, 'check', 'signal'], signal: check.signal }] : [];
+    }),
+  ];
+}
+
+/**
+ * Signals that name no metric an observer gives. A progress signal misspelt is never
+ * measured, and stagnation would fire on a run that is progressing; a criterion's would stay
+ * BLOCKED and the goal unmet. With `complete` false (some observer is itself invalid, so
+ * its metrics are unknown), only signals of an observer known by name are checked.
+ */
+function signalProblems(known: { metrics: string[]; complete: boolean }, signals: NamedSignal[]): YamlProblem[] {
+  const { metrics, complete } = known;
+  return signals.flatMap(({ path: at, signal }) => {
     // Not of the observed.<name>.<metric> shape: the signal's own schema says so.
-    if (metrics.includes(signal) || !SIGNAL_PATTERN.test(signal)) return;
+    if (metrics.includes(signal) || !SIGNAL_PATTERN.test(signal)) return [];
+    const observer = signal.slice(0, signal.lastIndexOf('.') + 1);
+    if (!complete && !metrics.some((metric) => metric.startsWith(observer))) return [];
     const near = nearestKey(signal, metrics);
-    const known = metrics.length > 0 ? `one of ${metrics.join(', ')}` : 'a metric of an observe entry (there is none)';
-    ctx.addIssue({
-      code: 'custom',
-      path: ['progress', 'observed', index, 'signal'],
-      message: `expected ${known}, found ${describeValue(signal)}${near ? `; did you mean "${near}"?` : ''}`,
-    });
+    const list = metrics.length > 0 ? `one of ${metrics.join(', ')}` : 'a metric of an observe entry (there is none)';
+    return [{ path: at, message: `expected ${list}, found ${describeValue(signal)}${near ? `; did you mean "${near}"?` : ''}` }];
   });
-  // A criterion's signal likewise: a misspelt one would stay BLOCKED and the goal unmet.
-  config.goal.success_criteria.forEach((criterion, index) => {
-    const check = typeof criterion === 'string' ? undefined : criterion.check;
-    if (!check || !('signal' in check) || metrics.includes(check.signal) || !SIGNAL_PATTERN.test(check.signal)) return;
-    const near = nearestKey(check.signal, metrics);
-    const known = metrics.length > 0 ? `one of ${metrics.join(', ')}` : 'a metric of an observe entry (there is none)';
-    ctx.addIssue({
-      code: 'custom',
-      path: ['goal', 'success_criteria', index, 'check', 'signal'],
-      message: `expected ${known}, found ${describeValue(check.signal)}${near ? `; did you mean "${near}"?` : ''}`,
-    });
+}
+
+/**
+ * {@link signalProblems} on a document the schema rejected: the observers, progress signals
+ * and criteria that are valid on their own are checked, so one pass lists these too.
+ */
+function rawSignalProblems(raw: unknown): YamlProblem[] {
+  const record = (value: unknown): Record<string, unknown> => (value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : {});
+  const list = (value: unknown): unknown[] => (Array.isArray(value) ? value : []);
+  const observe = record(raw).observe;
+  if (observe !== undefined && !Array.isArray(observe)) return [];
+  const observers = list(observe).map((entry) => observeSchema.safeParse(entry));
+  const valid = observers.flatMap((result) => (result.success ? [result.data] : []));
+  const signals: NamedSignal[] = [];
+  list(record(record(raw).progress).observed).forEach((entry, index) => {
+    const parsed = signalSchema.safeParse(entry);
+    if (parsed.success) signals.push({ path: ['progress', 'observed', index, 'signal'], signal: parsed.data.signal });
   });
+  list(record(record(raw).goal).success_criteria).forEach((entry, index) => {
+    const check = signalCheck.safeParse(record(entry).check);
+    if (check.success) signals.push({ path: ['goal', 'success_criteria', index, 'check', 'signal'], signal: check.data.signal });
+  });
+  return signalProblems({ metrics: observedMetrics(valid), complete: valid.length === observers.length }, signals);
 }
 
 /**
@@ -888,7 +928,7 @@ export const EXTENSION_KEY = /^x-/;
  * @throws ConfigErrors listing every problem with file, YAML path, `line:column` and what was expected
  */
 export function parsePolicy(source: string, file: string): LoopPolicy {
-  return finish(parseYamlWith(schemaFor(file), source, file, { whenInvalid: (raw) => fileProblems(raw, file, {}), extensionKeys: EXTENSION_KEY }), file);
+  return finish(parseYamlWith(schemaFor(file), source, file, { whenInvalid: (raw) => [...fileProblems(raw, file, {}), ...rawSignalProblems(raw)], extensionKeys: EXTENSION_KEY }), file);
 }
 
 /**
@@ -902,7 +942,7 @@ export function parsePolicy(source: string, file: string): LoopPolicy {
  * @throws ConfigErrors naming `shownAs` and the path of each problem
  */
 export function parsePolicyFor(source: string, file: string, shownAs: string): LoopPolicy {
-  return finish(parseYamlWith(schemaFor(file, { files: true }), source, shownAs, { whenInvalid: (raw) => fileProblems(raw, file, { files: true }), extensionKeys: EXTENSION_KEY }), file);
+  return finish(parseYamlWith(schemaFor(file, { files: true }), source, shownAs, { whenInvalid: (raw) => [...fileProblems(raw, file, { files: true }), ...rawSignalProblems(raw)], extensionKeys: EXTENSION_KEY }), file);
 }
 
 function finish(parsed: RawPolicy, file: string): LoopPolicy {
@@ -970,7 +1010,7 @@ export function definePolicy(input: Record<string, unknown>, name = 'policy'): E
   const schema = objectSchema.superRefine((config, ctx) => checkConfig(config, ctx, file, {}));
   let parsed: z.output<typeof schema>;
   try {
-    parsed = parseYamlWith(schema, stringifyYaml(input), name, { whenInvalid: (raw) => fileProblems(raw, file, {}) });
+    parsed = parseYamlWith(schema, stringifyYaml(input), name, { whenInvalid: (raw) => [...fileProblems(raw, file, {}), ...rawSignalProblems(raw)] });
   } catch (error) {
     // Lines and columns would point into text the caller never saw: keep the paths only.
     if (error instanceof ConfigErrors) throw new ConfigErrors(error.errors.map((e) => new ConfigError(e.file, e.path, e.expected)));
@@ -1021,5 +1061,5 @@ export function loadPolicy(file: string, options: LoadPolicyOptions = {}): LoopP
     const hint = `run loopdeck in a folder with a ${DEFAULT_CONFIG_FILE}, or pass ${options.otherFile ?? '--config <file>'}; to write a first one for the project here: ${self} init`;
     throw new ConfigErrors([missingFileError(file, hint)]);
   }
-  return finish(loadYamlWith(schemaFor(file, { files: true }), file, MAX_CONFIG_BYTES, { whenInvalid: (raw) => [...fileProblems(raw, file, { files: true }), ...startProblems(raw, file)], extensionKeys: EXTENSION_KEY }), file);
+  return finish(loadYamlWith(schemaFor(file, { files: true }), file, MAX_CONFIG_BYTES, { whenInvalid: (raw) => [...fileProblems(raw, file, { files: true }), ...rawSignalProblems(raw), ...startProblems(raw, file)], extensionKeys: EXTENSION_KEY }), file);
 }
