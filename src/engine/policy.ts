@@ -17,7 +17,7 @@ import { DURATION_PATTERN, MAX_BUDGET_SECONDS, MAX_TIMER_SECONDS, parseDuration 
 import { describeValue, loadYamlWith, missingFileError, nearestKey, parseYamlWith, type YamlProblem } from './yaml-file.js';
 import type { BudgetLimits } from './types.js';
 import { unboundedRun } from './unmeasured-usage.js';
-import { transcriptSchema } from './agents/scripted.js';
+import { loadTranscript } from './agents/scripted.js';
 
 /** Largest loop.yaml accepted, in bytes. */
 export const MAX_CONFIG_BYTES = 256 * 1024;
@@ -267,7 +267,7 @@ const observeSchema = z
       .string()
       .optional()
       .describe('`parser: regex` only: a pattern with named groups, each a metric `<name>.<group>`.'),
-    report_file: text.optional().describe('A report the command writes (relative to the workspace), read instead of stdout.'),
+    report_file: workspaceRelativePath.optional().describe('A report the command writes (relative to the workspace, inside it), read instead of stdout.'),
     timeout: duration.prefault('120s').describe('Longest the command may run; past it the metrics are missing.'),
     output_limit_bytes: outputLimit.optional().describe('Most output bytes kept for parsing.'),
   })
@@ -334,6 +334,20 @@ function hookMessage(input: unknown): string {
 
 const hookSchema = z.union([z.enum(BUILTIN_HOOKS), commandHookSchema], { error: (iss) => hookMessage(iss.input) });
 
+/**
+ * Why `url` is not an endpoint an OpenAI-compatible client can call (not a URL, or another
+ * scheme than http and https), or `null` when it is one.
+ */
+export function httpUrlProblem(url: string): string | null {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return 'not a URL';
+  }
+  return parsed.protocol === 'http:' || parsed.protocol === 'https:' ? null : `the scheme ${parsed.protocol.slice(0, -1)} is not http or https`;
+}
+
 const AGENT_KINDS = ['scripted', 'openai', 'command'] as const;
 
 function agentMessage(input: unknown): string {
@@ -359,7 +373,13 @@ const agentSchema = z
         .strictObject({
           kind: z.literal('openai'),
           model: text.describe('`kind: openai`: the model name.'),
-          base_url: text.optional().describe('`kind: openai`: any OpenAI-compatible endpoint (default: OPENAI_BASE_URL or OpenAI).'),
+          base_url: text
+            .superRefine((url, ctx) => {
+              const problem = httpUrlProblem(url);
+              if (problem !== null) ctx.addIssue({ code: 'custom', message: `expected an http:// or https:// URL like http://localhost:11434/v1, found ${describeValue(url)}: ${problem}` });
+            })
+            .optional()
+            .describe('`kind: openai`: any OpenAI-compatible endpoint, an http:// or https:// URL (default: OPENAI_BASE_URL or OpenAI).'),
           api_key_env: text
             .optional()
             .describe(
@@ -806,7 +826,7 @@ function startProblems(raw: unknown, file: string): Array<YamlProblem | ConfigEr
   const agent = section('agent');
   if (agent.kind === 'scripted' && typeof agent.script === 'string' && unreadableFile(agent.script, baseDir, path.basename(file)) === undefined) {
     try {
-      loadYamlWith(transcriptSchema, path.resolve(baseDir, agent.script));
+      loadTranscript(path.resolve(baseDir, agent.script));
     } catch (error) {
       if (!(error instanceof ConfigErrors)) throw error;
       problems.push(...error.errors);
