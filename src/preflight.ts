@@ -2,13 +2,14 @@ import { existsSync, statSync } from 'node:fs';
 import { ConfigError, ConfigErrors } from './engine/errors.js';
 import { git, isGitWorkTree } from './engine/git.js';
 import type { LoopPolicy } from './engine/policy.js';
-import { describeValue, dottedPath, positionInFile } from './engine/yaml-file.js';
+import { describeValue, dottedPath, nearestKey, positionInFile } from './engine/yaml-file.js';
 import type { Agent } from './engine/agents/agent.js';
 import { patternMismatch, resolvePattern } from './engine/patterns.js';
 import { httpUrlProblem } from './engine/policy.js';
 import { bridgeConfigError } from './bridge-launch.js';
 import { ScriptedAgent } from './engine/agents/scripted.js';
-import { callProblem } from './engine/tools.js';
+import { callProblem, TOOL_NAMES } from './engine/tools.js';
+import { parseRule } from './engine/approval/approval-rules.js';
 import { agentFor } from './launch.js';
 
 /**
@@ -98,7 +99,7 @@ function transcriptError(file: string, path: Array<string | number>, message: st
  * @param shownAs the loop.yaml as the user named it, in the warnings; default `policy.file`
  */
 export function preflightWarnings(policy: LoopPolicy, shownAs: string = policy.file): string[] {
-  const warnings: string[] = [...scriptedCallWarnings(policy), ...scriptedStartWarnings(policy)];
+  const warnings: string[] = [...scriptedCallWarnings(policy), ...scriptedStartWarnings(policy), ...unknownToolRuleWarnings(policy, shownAs)];
   if (policy.observe.length === 0 || policy.progress.observed.length === 0) {
     const missing = policy.observe.length === 0 ? 'no `observe` command' : 'no `progress.observed` signal';
     warnings.push(
@@ -145,6 +146,26 @@ function scriptedStartWarnings(policy: LoopPolicy): string[] {
     throw error;
   }
   return transcriptStart(policy, agent).warnings.map(({ path, message }) => transcriptError(file, path, message).message);
+}
+
+/**
+ * Approval rules that name a tool the engine does not have (`read_fiel`, `exact: shel
+ * sha256:…`): they can never match, so the calls they were meant for are asked or denied.
+ * Only for agents whose calls are the built-in tools (a command agent's bridged calls carry
+ * its CLI's own tool names).
+ */
+function unknownToolRuleWarnings(policy: LoopPolicy, shownAs: string): string[] {
+  if (policy.agent.kind === 'command') return [];
+  return (['allow', 'deny'] as const).flatMap((list) =>
+    policy.approval[list].flatMap((text, index) => {
+      const rule = parseRule(text);
+      const tool = rule.kind === 'tool' || rule.kind === 'exact-args' ? rule.tool : null;
+      if (tool === null || TOOL_NAMES.includes(tool)) return [];
+      const at = positionInFile(policy.file, ['approval', list, index]);
+      const near = nearestKey(tool, TOOL_NAMES);
+      return [`${shownAs}${at ? `:${at}` : ''}: approval.${list}[${index}]: the rule names ${JSON.stringify(tool)}, which is not a tool (known: ${TOOL_NAMES.join(', ')})${near ? `; did you mean "${near}"?` : ''}: it never matches`];
+    }),
+  );
 }
 
 /** @throws ConfigErrors listing every error {@link preflightErrors} finds (the file named as `shownAs`) */

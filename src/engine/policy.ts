@@ -18,6 +18,7 @@ import { describeValue, loadYamlWith, missingFileError, nearestKey, parseYamlWit
 import type { BudgetLimits } from './types.js';
 import { unboundedRun } from './unmeasured-usage.js';
 import { loadTranscript } from './agents/scripted.js';
+import { firstProgram } from './shell-program.js';
 
 /** Largest loop.yaml accepted, in bytes. */
 export const MAX_CONFIG_BYTES = 256 * 1024;
@@ -322,7 +323,7 @@ export const BUILTIN_HOOKS = ['approval-gate', 'destructive-deny', 'trace-writer
 const commandHookSchema = z.strictObject({
   name: text.describe('Name shown in events and errors.'),
   topic: z.enum(HOOK_TOPICS).describe('The hook topic the command runs on.'),
-  command: text.describe('Shell command; receives the topic payload as JSON on stdin.'),
+  command: text.describe('Shell command, run with `sh -c` (built-ins, `&&`, `( … )` work; its first program must exist); receives the topic payload as JSON on stdin.'),
   timeout: duration.optional().describe('Longest the command may run (default: `hook_timeout`).'),
   on_hook_error: z.enum(['block', 'allow']).optional().describe('What a failing hook does to the guarded action.'),
 });
@@ -425,7 +426,7 @@ const agentSchema = z
       z
         .strictObject({
           kind: z.literal('command'),
-          command: text.describe('`kind: command`: the external agent CLI to run each lap.'),
+          command: text.describe('`kind: command`: the external agent CLI to run each lap, a shell command run with `sh -c` (its first program must exist).'),
           prompt: z.enum(['stdin', 'argument']).default('stdin').describe('`kind: command`: how the prompt is passed.'),
           timeout: duration.prefault('30m').describe('`kind: command`: longest one agent run may take.'),
           env_passthrough: z.array(text).default([]).describe('`kind: command`: environment variables the agent may see.'),
@@ -707,9 +708,29 @@ export function programWord(command: string): string {
   return command.trim().split(/\s+/).find((word) => !/^[A-Za-z_][A-Za-z0-9_]*=/.test(word)) ?? '';
 }
 
-/** The program of a shell command ({@link programWord}), resolved to an executable file, or `null`. */
+/**
+ * The first program a shell command starts ({@link firstProgram}: past the shell's built-ins
+ * and keywords), resolved to an executable file; `null` when it is not found, or when no
+ * program can be named from the text (only built-ins, or an expansion, `cd`, ...).
+ */
 export function resolveProgram(command: string, baseDir: string): string | null {
-  const program = programWord(command);
+  const first = firstProgram(command);
+  return first.kind === 'program' ? resolveWord(first.word, baseDir) : null;
+}
+
+/**
+ * Why `sh -c command` cannot start its first program: that program is neither a built-in
+ * of the shell nor an executable file (on PATH, or at a path relative to `baseDir`). `null`
+ * when it is one, when only built-ins run, or when the program cannot be known from the
+ * text (then the run says it, if it fails to start).
+ */
+function programProblem(command: string, baseDir: string): string | null {
+  const first = firstProgram(command);
+  if (first.kind !== 'program' || resolveWord(first.word, baseDir) !== null) return null;
+  return `expected an executable program or a shell built-in (the command runs through sh -c), found none for ${describeValue(first.word)}`;
+}
+
+function resolveWord(program: string, baseDir: string): string | null {
   const candidates = program.includes('/')
     ? [path.resolve(baseDir, program)]
     : (process.env.PATH ?? '').split(path.delimiter).filter(Boolean).map((dir) => path.join(dir, program));
@@ -783,17 +804,13 @@ function fileProblems(raw: unknown, file: string, options: { files?: boolean }):
     const found = envValue(agent.api_key_env) === '' ? 'it is empty' : 'it is not set';
     problems.push({ path: ['agent', 'api_key_env'], message: `expected the environment variable ${agent.api_key_env} to hold the API key, found ${found}` });
   }
-  if (agent.kind === 'command' && nonEmpty(agent.command) && !resolveProgram(agent.command, baseDir)) {
-    problems.push({ path: ['agent', 'command'], message: `expected an executable program, found none for ${describeValue(programWord(agent.command))}` });
-  }
+  const agentProblem = agent.kind === 'command' && nonEmpty(agent.command) ? programProblem(agent.command, baseDir) : null;
+  if (agentProblem) problems.push({ path: ['agent', 'command'], message: agentProblem });
   const hooks = record(raw).hooks;
   (Array.isArray(hooks) ? hooks : []).forEach((hook, index) => {
     const command = record(hook).command;
-    if (!nonEmpty(command) || resolveProgram(command, baseDir)) return;
-    problems.push({
-      path: ['hooks', index, 'command'],
-      message: `expected an executable program, found none for ${describeValue(programWord(command))} (relative paths resolve against ${baseDir})`,
-    });
+    const problem = nonEmpty(command) ? programProblem(command, baseDir) : null;
+    if (problem) problems.push({ path: ['hooks', index, 'command'], message: `${problem} (relative paths resolve against ${baseDir})` });
   });
   return problems;
 }

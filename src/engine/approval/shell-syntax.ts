@@ -115,7 +115,7 @@ export function parseShell(text: string): Parsed {
 }
 
 /** The node's type name (`CallExpr`, `Word`, `Lit`, ...). */
-function nodeType(node: ShNode): string {
+export function nodeType(node: ShNode): string {
   return shSyntax().NodeType(node);
 }
 
