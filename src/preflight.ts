@@ -71,7 +71,7 @@ function patternErrors(policy: LoopPolicy, agent: Agent): ConfigError[] {
   const mismatch = patternMismatch(agent, pattern);
   if (mismatch === null) return [];
   const found = policy.pattern === 'auto' ? `auto, which picks ${pattern} (${why.replace(/^auto: /, '')})` : pattern;
-  const kind = policy.agent.kind === 'scripted' ? 'a scripted transcript' : `a ${policy.agent.kind} agent`;
+  const kind = policy.agent.kind === 'scripted' ? 'a scripted transcript' : policy.agent.kind === 'openai' ? 'an openai agent' : 'a command agent';
   return [
     new ConfigError(
       policy.file,
