@@ -163,7 +163,7 @@ function unknownToolRuleWarnings(policy: LoopPolicy, shownAs: string): string[] 
       if (tool === null || TOOL_NAMES.includes(tool)) return [];
       const at = positionInFile(policy.file, ['approval', list, index]);
       const near = nearestKey(tool, TOOL_NAMES);
-      return [`${shownAs}${at ? `:${at}` : ''}: approval.${list}[${index}]: the rule names ${JSON.stringify(tool)}, which is not a tool (known: ${TOOL_NAMES.join(', ')})${near ? `; did you mean "${near}"?` : ''}: it never matches`];
+      return [`${shownAs}${at ? `:${at}` : ''}: approval.${list}[${index}]: the rule names ${JSON.stringify(tool)}, which is not a tool: it never matches (known: ${TOOL_NAMES.join(', ')})${near ? `; did you mean "${near}"?` : ''}`];
     }),
   );
 }

@@ -146,3 +146,25 @@ describe('validate refuses what run refuses, with the same errors', { timeout: 1
     expect(ran.stderr.split('\n').filter((line) => !line.startsWith('loopdeck: headless:'))).toEqual(expected);
   });
 });
+
+describe('what runs but is not what was meant: a warning', { timeout: 120_000 }, () => {
+  it('a transcript with both turns: and laps: says which one is never read; a rule naming no tool never matches', async () => {
+    const dir = folderOf(
+      { name: 'warnings', config: `${SCRIPTED}approval:\n  allow: [read_fiel, list_files]\n`, script: 'turns:\n  - final: done\nlaps:\n  - - final: done\n', errors: [] },
+      100,
+    );
+    const checked = await execa('node', [cli, 'validate', 'loop.yaml'], { cwd: dir, reject: false, env });
+    expect(checked.exitCode, checked.stderr).toBe(0);
+    expect(checked.stderr.split('\n')).toEqual([
+      `loopdeck: warning: ${dir}/script.yaml:3:1: laps: never read: laps.enabled is false in loop.yaml, so the run plays turns:`,
+      'loopdeck: warning: loop.yaml:14:11: approval.allow[0]: the rule names "read_fiel", which is not a tool: it never matches (known: list_files, git_status, git_diff, shell, read_file, write_file, edit); did you mean "read_file"?',
+    ]);
+  });
+
+  it('run with the loop.yaml as an argument says how to name it', async () => {
+    const dir = folderOf({ name: 'positional', config: SCRIPTED, errors: [] }, 101);
+    const ran = await execa('node', [cli, 'run', 'loop.yaml'], { cwd: dir, reject: false, env, stdin: 'ignore' });
+    expect(ran.exitCode).toBe(1);
+    expect(ran.stderr).toBe(`loopdeck: run takes no arguments, found "loop.yaml"; name the loop.yaml with -c: node ${cli} run -c loop.yaml`);
+  });
+});
