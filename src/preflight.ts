@@ -1,5 +1,5 @@
 import { existsSync, statSync } from 'node:fs';
-import { ConfigError, ConfigErrors } from './engine/errors.js';
+import { AgentError, ConfigError, ConfigErrors } from './engine/errors.js';
 import { git, isGitWorkTree } from './engine/git.js';
 import type { LoopPolicy } from './engine/policy.js';
 import { describeValue, dottedPath, nearestKey, positionInFile } from './engine/yaml-file.js';
@@ -42,8 +42,10 @@ export function preflightErrors(policy: LoopPolicy, shownAs: string = policy.fil
   try {
     agent = agentFor(policy, where);
   } catch (error) {
-    if (!(error instanceof ConfigErrors)) throw error;
-    errors.push(...error.errors);
+    // An agent that cannot be made (an OpenAI API without a key) is an error of loop.yaml's agent, listed with the rest.
+    if (error instanceof AgentError) errors.push(new ConfigError(policy.file, 'agent', error.message, positionInFile(policy.file, ['agent'])));
+    else if (error instanceof ConfigErrors) errors.push(...error.errors);
+    else throw error;
   }
   errors.push(...baseUrlErrors(policy));
   const bridge = bridgeConfigError(policy);

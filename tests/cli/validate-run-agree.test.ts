@@ -88,6 +88,11 @@ const CASES: Case[] = [
     errors: ['<dir>/script.yaml: expected at least one entry in turns: (laps.enabled is false, so the run plays turns:), found none'],
   },
   {
+    name: 'the OpenAI API without a key',
+    config: 'agent: {kind: openai, model: m}\n',
+    errors: ['loop.yaml:12:8: agent: openai:m: no API key: set OPENAI_API_KEY or name the variable holding it in agent.api_key_env of loop.yaml'],
+  },
+  {
     name: 'base_url that is not a URL',
     config: 'agent: {kind: openai, model: m, base_url: "not a url"}\n',
     errors: ['loop.yaml:12:43: agent.base_url: expected an http:// or https:// URL like http://localhost:11434/v1, found "not a url": not a URL'],
