@@ -123,3 +123,24 @@ describe('files that are not UTF-8', () => {
     expect(() => loadPolicy(file)).toThrow(`${file}:2:17: expected UTF-8 text, found the byte 0xe9 that is not UTF-8 (save the file as UTF-8; Latin-1 and other encodings are not read)`);
   });
 });
+
+describe("what a run asks of a transcript at its start", () => {
+  const start = (yaml: string, pattern: 'react' | 'plan-and-execute', laps = false) =>
+    ScriptedAgent.fromYaml(yaml, 'script.yaml').startProblems({ pattern, laps, maxLaps: 1 });
+
+  it('an empty plan ends the run no_plan before any turn: no turn is needed', () => {
+    expect(start('plan: []\nturns: []\n', 'plan-and-execute')).toEqual({ errors: [], warnings: [] });
+  });
+
+  it('a plan with steps needs a turn to carry them out', () => {
+    expect(start('plan: [fix it]\n', 'plan-and-execute').errors.map((e) => e.message)).toEqual([
+      'expected at least one entry in turns: (laps.enabled is false, so the run plays turns:), found none',
+    ]);
+  });
+
+  it('laps play laps:, and a first lap without a turn is an error', () => {
+    expect(start('laps:\n  - []\n', 'react', true).errors).toEqual([
+      { path: ['laps', 0], message: 'expected laps: with at least one turn in the first lap (laps.enabled is true, so each lap plays its list in laps:), found no turn in the first lap' },
+    ]);
+  });
+});

@@ -167,7 +167,8 @@ export class ScriptedAgent implements Agent {
    * What stops a run of this transcript at its start or first turn, decided from the
    * transcript and loop.yaml alone (`errors`), and what a run would not use or run out of
    * (`warnings`), each at its path in the transcript:
-   * - Plan-and-Execute needs `plan:` (the first thing a run asks for);
+   * - Plan-and-Execute needs `plan:` (the first thing a run asks for); an empty plan ends
+   *   the run `no_plan` before any turn, so nothing else is asked of it;
    * - without laps the run plays `turns:`, with laps each lap plays its list in `laps:`: the
    *   one played needs a first turn, the other is never read (a warning);
    * - with laps, fewer laps scripted than `laps.max_laps` (a warning: a lap past them fails).
@@ -179,6 +180,8 @@ export class ScriptedAgent implements Agent {
     if (use.pattern === 'plan-and-execute' && !plan) {
       errors.push({ path: [], message: 'expected a plan: list (pattern: plan-and-execute asks the agent for its plan first), found none' });
     }
+    // An empty plan ends the run no_plan before any turn: no turn is asked for.
+    if (use.pattern === 'plan-and-execute' && plan?.length === 0) return { errors, warnings };
     if (!use.laps) {
       if (turns.length === 0) {
         const has = laps ? 'only laps: (read when laps.enabled is true)' : 'none';
