@@ -357,18 +357,18 @@ function treeProblems(doc: Document, lines: LineCounter, file: string): TreeProb
       node.items.forEach((item, index) => walk(item, [...keys, index], depth + 1));
       return;
     }
-    if (isScalar(node) && typeof node.value === 'number' && node.type === Scalar.PLAIN && LEADING_ZERO.test(sourceOf(node))) {
-      const source = clipText(sourceOf(node));
-      const value = clipText(String(node.value));
-      push(
-        keys,
-        `expected a number without leading zeros, found ${source} (YAML 1.2 reads it as ${value}, YAML 1.1 as octal; write ${value})`,
-        node.range ? at(lines, node.range[0]) : undefined,
-      );
-    }
+    const zeros = leadingZeroProblem(node);
+    if (zeros !== null) push(keys, zeros, isNode(node) && node.range ? at(lines, node.range[0]) : undefined);
   };
   walk(doc.contents, [], 0);
   return { errors: problems, fatal };
+}
+
+/** The error of a plain number written with leading zeros (`010`), or `null` for any other node. */
+function leadingZeroProblem(node: unknown): string | null {
+  if (!isScalar(node) || typeof node.value !== 'number' || node.type !== Scalar.PLAIN || !LEADING_ZERO.test(sourceOf(node))) return null;
+  const value = clipText(String(node.value));
+  return `expected a number without leading zeros, found ${clipText(sourceOf(node))} (YAML 1.2 reads it as ${value}, YAML 1.1 as octal; write ${value})`;
 }
 
 /** The prefix of the tags of the YAML core schema (`!!str` is `tag:yaml.org,2002:str`). */
