@@ -192,12 +192,15 @@ loop.yaml in the same folder it reads as the same config.
   key is an error.
 - Each error names the file, the YAML path of the offending value
   (\`goal.success_criteria[0].check.command\`) and its \`line:column\`, what was expected
-  and what was found; all errors are listed at once, in the order of the file. A value of
+  and what was found; all errors are listed at once, in the order of the file: a problem
+  of the YAML itself (a duplicate key, a tag, a leading zero) does not hide the errors of
+  the rest of the document, only text that does not parse as YAML does. A value of
   two forms is read as the form its keys name (a check with \`command\` is a command check,
   with \`signal\` a signal check); one with the keys of both, or of neither, says so.
-- The file is read as YAML 1.2: at most ${MAX_CONFIG_BYTES} bytes, one document (a second
+- The file is read as YAML 1.2 in UTF-8 (another encoding is an error at its first byte
+  that is not UTF-8): at most ${MAX_CONFIG_BYTES} bytes, one document (a second
   one after \`---\` is an error), nested at most ${MAX_YAML_DEPTH} levels deep. Duplicate keys,
-  tags (\`!foo\`), \`%YAML 1.1\` directives, keys that are not plain scalars and the keys
+  tags (\`!foo\`, and the standard ones such as \`!!str\`), \`%YAML 1.1\` directives, keys that are not plain scalars and the keys
   \`__proto__\`, \`constructor\` and \`prototype\` are errors; aliases may add at most
   ${MAX_ALIAS_EXPANSION} nodes to the document. Errors quote at most ${MAX_ECHO_CHARS} characters of a key
   or value.

@@ -10,6 +10,7 @@ import { ApprovalInbox } from './engine/bridge/inbox.js';
 import { startBridgeServer, type AnswerHandler } from './engine/bridge/server.js';
 import { ConfigError, ConfigErrors } from './engine/errors.js';
 import type { LoopPolicy } from './engine/policy.js';
+import { positionInFile } from './engine/yaml-file.js';
 
 /**
  * A run's socket: the inbox for the session and the hook for the agent when the agent's
@@ -67,21 +68,30 @@ export function startRunBridge(policy: LoopPolicy, run: { id: string; runDir: st
 }
 
 /**
+ * The error of a policy whose approvals cannot be bridged: `agent.approvals: bridge` for a
+ * command whose CLI is not known (neither from `agent.output` nor from its program name).
+ * `null` when they can, or are not asked to be. `run` (through {@link startRunBridge}) and
+ * `validate` (through src/preflight.ts) refuse the policy with this one error.
+ */
+export function bridgeConfigError(policy: LoopPolicy): ConfigError | null {
+  const agent = policy.agent;
+  if (agent.kind !== 'command' || agent.approvals !== 'bridge' || bridgeCliOf(agent) !== null) return null;
+  return new ConfigError(
+    policy.file,
+    'agent.approvals',
+    'bridge needs to know the CLI: set agent.output to claude-stream-json, codex-json or gemini-stream-json, or start the command with claude, codex or gemini',
+    positionInFile(policy.file, ['agent', 'approvals']),
+  );
+}
+
+/**
  * The CLI whose approvals a policy bridges, or `null`.
- * @throws ConfigErrors for `approvals: bridge` with no known CLI
+ * @throws ConfigErrors for `approvals: bridge` with no known CLI ({@link bridgeConfigError})
  */
 function bridgedCli(policy: LoopPolicy): ReturnType<typeof bridgeCliOf> {
+  const error = bridgeConfigError(policy);
+  if (error) throw new ConfigErrors([error]);
   const agent = policy.agent;
   if (agent.kind !== 'command' || agent.approvals === 'parse-only') return null;
-  const cli = bridgeCliOf(agent);
-  if (cli === null && agent.approvals !== 'auto') {
-    throw new ConfigErrors([
-      new ConfigError(
-        policy.file,
-        'agent.approvals',
-        'bridge needs to know the CLI: set agent.output to claude-stream-json, codex-json or gemini-stream-json, or start the command with claude, codex or gemini',
-      ),
-    ]);
-  }
-  return cli;
+  return bridgeCliOf(agent);
 }

@@ -1,18 +1,34 @@
 import { existsSync, realpathSync, statSync } from 'node:fs';
 import { workspacePathspec } from './engine/abort.js';
-import { ConfigError, ConfigErrors } from './engine/errors.js';
+import { AgentError, ConfigError, ConfigErrors } from './engine/errors.js';
 import { git, isGitWorkTree } from './engine/git.js';
 import type { LoopPolicy } from './engine/policy.js';
-import { positionInFile } from './engine/yaml-file.js';
+import { describeValue, dottedPath, nearestKey, positionInFile } from './engine/yaml-file.js';
+import type { Agent } from './engine/agents/agent.js';
+import { patternMismatch, resolvePattern } from './engine/patterns.js';
+import { httpUrlProblem } from './engine/policy.js';
+import { bridgeConfigError } from './bridge-launch.js';
 import { ScriptedAgent } from './engine/agents/scripted.js';
-import { callProblem } from './engine/tools.js';
+import { callProblem, TOOL_NAMES } from './engine/tools.js';
+import { parseRule } from './engine/approval/approval-rules.js';
 import { agentFor } from './launch.js';
 
 /**
  * What `run` checks of a loaded loop.yaml before it starts, beyond its schema, in one
- * pass: the workspace folder exists, and the agent can be built from the policy (a
- * scripted agent's transcript is read and checked, an `openai` agent's key variable is
- * set). `validate` runs the same checks, so a config it accepts starts.
+ * pass: everything that would stop the run at its start or first turn and can be decided
+ * from loop.yaml and the files it names.
+ * - the workspace folder exists;
+ * - the agent can be built from the policy (a scripted agent's transcript is read and
+ *   checked, an `openai` agent's key variable is set, `OPENAI_BASE_URL` is an http(s) URL);
+ * - the agent's approvals can be bridged when `agent.approvals: bridge` asks for it (the
+ *   same check the run's bridge makes, {@link bridgeConfigError});
+ * - the agent can follow the pattern (the same check the engine makes,
+ *   {@link patternMismatch}): Plan-and-Execute needs an agent that plans, Reflexion one that
+ *   reflects;
+ * - a transcript has what the run asks of it first ({@link ScriptedAgent.startProblems}).
+ * `validate` runs this same function and `run` refuses to start on any of its errors
+ * (`prepareRun`), so a config `validate` accepts starts, and one `run` refuses, `validate`
+ * refuses too.
  * @param shownAs the loop.yaml as the user named it (relative as given), in errors; default `policy.file`
  * @returns every error found (none: the run can start)
  */
@@ -21,16 +37,63 @@ export function preflightErrors(policy: LoopPolicy, shownAs: string = policy.fil
   const where = policy.workspace.path;
   if (!existsSync(where) || !statSync(where).isDirectory()) {
     const found = existsSync(where) ? 'a file' : 'nothing';
-    errors.push(new ConfigError(shownAs, 'workspace.path', `expected a directory, found ${found} at ${where}`, positionInFile(policy.file, ['workspace', 'path'])));
+    errors.push(new ConfigError(policy.file, 'workspace.path', `expected a directory, found ${found} at ${where}`, positionInFile(policy.file, ['workspace', 'path'])));
   }
+  let agent: Agent | null = null;
   try {
-    agentFor(policy, where);
+    agent = agentFor(policy, where);
   } catch (error) {
-    if (!(error instanceof ConfigErrors)) throw error;
-    // Errors about loop.yaml itself (an unset api_key_env) name it as given; the transcript's keep its own path.
-    errors.push(...error.errors.map((e) => (e.file === policy.file && shownAs !== policy.file ? new ConfigError(shownAs, e.path === '' ? null : e.path, e.expected, e.position) : e)));
+    // An agent that cannot be made (an OpenAI API without a key) is an error of loop.yaml's agent, listed with the rest.
+    if (error instanceof AgentError) errors.push(new ConfigError(policy.file, 'agent', error.message, positionInFile(policy.file, ['agent'])));
+    else if (error instanceof ConfigErrors) errors.push(...error.errors);
+    else throw error;
   }
-  return errors;
+  errors.push(...baseUrlErrors(policy));
+  const bridge = bridgeConfigError(policy);
+  if (bridge) errors.push(bridge);
+  if (agent) errors.push(...patternErrors(policy, agent));
+  if (agent instanceof ScriptedAgent && policy.agent.kind === 'scripted') {
+    errors.push(...transcriptStart(policy, agent).errors.map(({ path, message }) => transcriptError(policy.agent.kind === 'scripted' ? policy.agent.script : '', path, message)));
+  }
+  // Errors about loop.yaml itself name it as given; the transcript's keep its own path.
+  return errors.map((e) => (e.file === policy.file && shownAs !== policy.file ? new ConfigError(shownAs, e.path === '' ? null : e.path, e.expected, e.position) : e));
+}
+
+/** An `openai` agent without `base_url` talks to `OPENAI_BASE_URL` when it is set: it must be an http(s) URL, as `base_url` must. */
+function baseUrlErrors(policy: LoopPolicy): ConfigError[] {
+  const agent = policy.agent;
+  if (agent.kind !== 'openai' || agent.base_url !== undefined) return [];
+  const fromEnv = process.env.OPENAI_BASE_URL;
+  if (!fromEnv || httpUrlProblem(fromEnv) === null) return [];
+  return [new ConfigError(policy.file, 'agent', `expected OPENAI_BASE_URL (used as agent.base_url is unset) to hold an http:// or https:// URL, found ${describeValue(fromEnv)}: ${httpUrlProblem(fromEnv)}`, positionInFile(policy.file, ['agent']))];
+}
+
+/** The pattern the run follows (`auto` resolved) when the agent cannot follow it: the engine would stop at the plan or the first reflection. */
+function patternErrors(policy: LoopPolicy, agent: Agent): ConfigError[] {
+  const { pattern, why } = resolvePattern(policy.pattern, policy.task);
+  const mismatch = patternMismatch(agent, pattern);
+  if (mismatch === null) return [];
+  const found = policy.pattern === 'auto' ? `auto, which picks ${pattern} (${why.replace(/^auto: /, '')})` : pattern;
+  const kind = policy.agent.kind === 'scripted' ? 'a scripted transcript' : policy.agent.kind === 'openai' ? 'an openai agent' : 'a command agent';
+  return [
+    new ConfigError(
+      policy.file,
+      'pattern',
+      `expected a pattern ${kind} can follow, found ${found}: ${mismatch} (only a scripted transcript plans and reflects; use pattern: react)`,
+      positionInFile(policy.file, ['pattern']),
+    ),
+  ];
+}
+
+/** What the run asks of a scripted agent's transcript at its start ({@link ScriptedAgent.startProblems}). */
+function transcriptStart(policy: LoopPolicy, agent: ScriptedAgent): ReturnType<ScriptedAgent['startProblems']> {
+  const { pattern } = resolvePattern(policy.pattern, policy.task);
+  return agent.startProblems({ pattern, laps: policy.laps.enabled, maxLaps: policy.laps.max_laps });
+}
+
+/** A transcript's problem at its place in the file (the whole file when `path` is empty). */
+function transcriptError(file: string, path: Array<string | number>, message: string): ConfigError {
+  return new ConfigError(file, path.length === 0 ? null : dottedPath(path), message, path.length === 0 ? undefined : positionInFile(file, path));
 }
 
 /**
@@ -39,7 +102,7 @@ export function preflightErrors(policy: LoopPolicy, shownAs: string = policy.fil
  * @param shownAs the loop.yaml as the user named it, in the warnings; default `policy.file`
  */
 export function preflightWarnings(policy: LoopPolicy, shownAs: string = policy.file): string[] {
-  const warnings: string[] = [...scriptedCallWarnings(policy)];
+  const warnings: string[] = [...scriptedCallWarnings(policy), ...scriptedStartWarnings(policy), ...unknownToolRuleWarnings(policy, shownAs)];
   if (policy.observe.length === 0 || policy.progress.observed.length === 0) {
     const missing = policy.observe.length === 0 ? 'no `observe` command' : 'no `progress.observed` signal';
     warnings.push(
@@ -72,6 +135,40 @@ function scriptedCallWarnings(policy: LoopPolicy): string[] {
     const where = path.map((key, i) => (typeof key === 'number' ? `[${key}]` : `${i > 0 ? '.' : ''}${key}`)).join('');
     return [`${file}${at ? `:${at}` : ''}: ${where}: ${call.name} (${call.id}): ${problem}; the engine will refuse this call and tell the agent`];
   });
+}
+
+/** What a run of a scripted transcript would never read or would run out of ({@link ScriptedAgent.startProblems}), one warning each at its place. */
+function scriptedStartWarnings(policy: LoopPolicy): string[] {
+  if (policy.agent.kind !== 'scripted') return [];
+  const file = policy.agent.script;
+  let agent: ScriptedAgent;
+  try {
+    agent = ScriptedAgent.fromFile(file);
+  } catch (error) {
+    if (error instanceof ConfigErrors) return []; // reported, with its place, by preflightErrors
+    throw error;
+  }
+  return transcriptStart(policy, agent).warnings.map(({ path, message }) => transcriptError(file, path, message).message);
+}
+
+/**
+ * Approval rules that name a tool the engine does not have (`read_fiel`, `exact: shel
+ * sha256:…`): they can never match, so the calls they were meant for are asked or denied.
+ * Only for agents whose calls are the built-in tools (a command agent's bridged calls carry
+ * its CLI's own tool names).
+ */
+function unknownToolRuleWarnings(policy: LoopPolicy, shownAs: string): string[] {
+  if (policy.agent.kind === 'command') return [];
+  return (['allow', 'deny'] as const).flatMap((list) =>
+    policy.approval[list].flatMap((text, index) => {
+      const rule = parseRule(text);
+      const tool = rule.kind === 'tool' || rule.kind === 'exact-args' ? rule.tool : null;
+      if (tool === null || TOOL_NAMES.includes(tool)) return [];
+      const at = positionInFile(policy.file, ['approval', list, index]);
+      const near = nearestKey(tool, TOOL_NAMES);
+      return [`${shownAs}${at ? `:${at}` : ''}: approval.${list}[${index}]: the rule names ${JSON.stringify(tool)}, which is not a tool: it never matches (known: ${TOOL_NAMES.join(', ')})${near ? `; did you mean "${near}"?` : ''}`];
+    }),
+  );
 }
 
 /** @throws ConfigErrors listing every error {@link preflightErrors} finds (the file named as `shownAs`) */

@@ -102,7 +102,15 @@ export function buildProgram(): Command {
     .option('--constraint <text>', 'add a constraint to the goal at start (repeatable)', (value: string, all: string[]) => [...all, value], [] as string[])
     .option('--watch-config', 'reload loop.yaml whenever it changes (never a loop.yaml inside the workspace)')
     .option('--watch-config-gates', 'headless with --watch-config: apply changes of approval rules and hooks without a key (else they are refused)')
-    .action(async (options: { config: string; headless?: boolean; approve: 'all' | 'none' | 'attached'; onPause: 'continue' | 'stop'; goal?: string; constraint: string[]; watchConfig?: boolean; watchConfigGates?: boolean }) => {
+    // A file named as an argument (`run loop.yaml`) gets a hint on how to name it, not only "too many arguments".
+    .allowExcessArguments(true)
+    .action(async (options: { config: string; headless?: boolean; approve: 'all' | 'none' | 'attached'; onPause: 'continue' | 'stop'; goal?: string; constraint: string[]; watchConfig?: boolean; watchConfigGates?: boolean }, command: Command) => {
+      if (command.args.length > 0) {
+        const { selfCommand, shortPath } = await import('./continue-command.js');
+        const [first] = command.args;
+        const more = command.args.length > 1 ? ` (and ${command.args.length - 1} more)` : '';
+        fail(`run takes no arguments, found ${JSON.stringify(first)}${more}; name the loop.yaml with -c: ${selfCommand()} run -c ${shortPath(first!)}`);
+      }
       if (options.goal !== undefined && options.goal.trim() === '') fail('--goal needs a non-empty objective');
       const desk = await attachedDesk(options);
       // Made once, before the outline shows it: the run is prepared with this id.

@@ -34,3 +34,16 @@ export function selectPattern(traits: TaskTraits): { pattern: Pattern; why: stri
 export function resolvePattern(configured: Pattern | 'auto', traits: TaskTraits): { pattern: Pattern; why: string } {
   return configured === 'auto' ? selectPattern(traits) : { pattern: configured, why: 'set in loop.yaml' };
 }
+
+/**
+ * Why `agent` cannot follow `pattern`, or `null` when it can: Plan-and-Execute asks the agent
+ * for a plan, Reflexion for a reflection after a failed attempt, and only agents with
+ * `plan` / `reflect` answer them (a scripted transcript does; an OpenAI-compatible model and a
+ * command agent do not). The engine refuses such a run with this text, and `validate` and
+ * `run` say it before a run starts (src/preflight.ts).
+ */
+export function patternMismatch(agent: { name: string; plan?: unknown; reflect?: unknown }, pattern: Pattern): string | null {
+  if (pattern === 'plan-and-execute' && !agent.plan) return `${agent.name} cannot plan; Plan-and-Execute needs an agent that plans`;
+  if (pattern === 'reflexion' && !agent.reflect) return `${agent.name} cannot reflect; Reflexion needs an agent that reflects`;
+  return null;
+}

@@ -17,7 +17,8 @@ import { DURATION_PATTERN, MAX_BUDGET_SECONDS, MAX_TIMER_SECONDS, parseDuration 
 import { describeValue, loadYamlWith, missingFileError, nearestKey, parseYamlWith, type YamlProblem } from './yaml-file.js';
 import type { BudgetLimits } from './types.js';
 import { unboundedRun } from './unmeasured-usage.js';
-import { transcriptSchema } from './agents/scripted.js';
+import { loadTranscript } from './agents/scripted.js';
+import { firstProgram } from './shell-program.js';
 
 /** Largest loop.yaml accepted, in bytes. */
 export const MAX_CONFIG_BYTES = 256 * 1024;
@@ -267,7 +268,7 @@ const observeSchema = z
       .string()
       .optional()
       .describe('`parser: regex` only: a pattern with named groups, each a metric `<name>.<group>`.'),
-    report_file: text.optional().describe('A report the command writes (relative to the workspace), read instead of stdout.'),
+    report_file: workspaceRelativePath.optional().describe('A report the command writes (relative to the workspace, inside it), read instead of stdout.'),
     timeout: duration.prefault('120s').describe('Longest the command may run; past it the metrics are missing.'),
     output_limit_bytes: outputLimit.optional().describe('Most output bytes kept for parsing.'),
   })
@@ -322,7 +323,7 @@ export const BUILTIN_HOOKS = ['approval-gate', 'destructive-deny', 'trace-writer
 const commandHookSchema = z.strictObject({
   name: text.describe('Name shown in events and errors.'),
   topic: z.enum(HOOK_TOPICS).describe('The hook topic the command runs on.'),
-  command: text.describe('Shell command; receives the topic payload as JSON on stdin.'),
+  command: text.describe('Shell command, run with `sh -c` (built-ins, `&&`, `( … )` work; its first program must exist); receives the topic payload as JSON on stdin.'),
   timeout: duration.optional().describe('Longest the command may run (default: `hook_timeout`).'),
   on_hook_error: z.enum(['block', 'allow']).optional().describe('What a failing hook does to the guarded action.'),
 });
@@ -333,6 +334,20 @@ function hookMessage(input: unknown): string {
 }
 
 const hookSchema = z.union([z.enum(BUILTIN_HOOKS), commandHookSchema], { error: (iss) => hookMessage(iss.input) });
+
+/**
+ * Why `url` is not an endpoint an OpenAI-compatible client can call (not a URL, or another
+ * scheme than http and https), or `null` when it is one.
+ */
+export function httpUrlProblem(url: string): string | null {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return 'not a URL';
+  }
+  return parsed.protocol === 'http:' || parsed.protocol === 'https:' ? null : `the scheme ${parsed.protocol.slice(0, -1)} is not http or https`;
+}
 
 const AGENT_KINDS = ['scripted', 'openai', 'command'] as const;
 
@@ -359,7 +374,13 @@ const agentSchema = z
         .strictObject({
           kind: z.literal('openai'),
           model: text.describe('`kind: openai`: the model name.'),
-          base_url: text.optional().describe('`kind: openai`: any OpenAI-compatible endpoint (default: OPENAI_BASE_URL or OpenAI).'),
+          base_url: text
+            .superRefine((url, ctx) => {
+              const problem = httpUrlProblem(url);
+              if (problem !== null) ctx.addIssue({ code: 'custom', message: `expected an http:// or https:// URL like http://localhost:11434/v1, found ${describeValue(url)}: ${problem}` });
+            })
+            .optional()
+            .describe('`kind: openai`: any OpenAI-compatible endpoint, an http:// or https:// URL (default: OPENAI_BASE_URL or OpenAI).'),
           api_key_env: text
             .optional()
             .describe(
@@ -405,7 +426,7 @@ const agentSchema = z
       z
         .strictObject({
           kind: z.literal('command'),
-          command: text.describe('`kind: command`: the external agent CLI to run each lap.'),
+          command: text.describe('`kind: command`: the external agent CLI to run each lap, a shell command run with `sh -c` (its first program must exist).'),
           prompt: z.enum(['stdin', 'argument']).default('stdin').describe('`kind: command`: how the prompt is passed.'),
           timeout: duration.prefault('30m').describe('`kind: command`: longest one agent run may take.'),
           env_passthrough: z.array(text).default([]).describe('`kind: command`: environment variables the agent may see.'),
@@ -687,9 +708,29 @@ export function programWord(command: string): string {
   return command.trim().split(/\s+/).find((word) => !/^[A-Za-z_][A-Za-z0-9_]*=/.test(word)) ?? '';
 }
 
-/** The program of a shell command ({@link programWord}), resolved to an executable file, or `null`. */
+/**
+ * The first program a shell command starts ({@link firstProgram}: past the shell's built-ins
+ * and keywords), resolved to an executable file; `null` when it is not found, or when no
+ * program can be named from the text (only built-ins, or an expansion, `cd`, ...).
+ */
 export function resolveProgram(command: string, baseDir: string): string | null {
-  const program = programWord(command);
+  const first = firstProgram(command);
+  return first.kind === 'program' ? resolveWord(first.word, baseDir) : null;
+}
+
+/**
+ * Why `sh -c command` cannot start its first program: that program is neither a built-in
+ * of the shell nor an executable file (on PATH, or at a path relative to `baseDir`). `null`
+ * when it is one, when only built-ins run, or when the program cannot be known from the
+ * text (then the run says it, if it fails to start).
+ */
+function programProblem(command: string, baseDir: string): string | null {
+  const first = firstProgram(command);
+  if (first.kind !== 'program' || resolveWord(first.word, baseDir) !== null) return null;
+  return `expected an executable program or a shell built-in (the command runs through sh -c), found none for ${describeValue(first.word)}`;
+}
+
+function resolveWord(program: string, baseDir: string): string | null {
   const candidates = program.includes('/')
     ? [path.resolve(baseDir, program)]
     : (process.env.PATH ?? '').split(path.delimiter).filter(Boolean).map((dir) => path.join(dir, program));
@@ -763,17 +804,13 @@ function fileProblems(raw: unknown, file: string, options: { files?: boolean }):
     const found = envValue(agent.api_key_env) === '' ? 'it is empty' : 'it is not set';
     problems.push({ path: ['agent', 'api_key_env'], message: `expected the environment variable ${agent.api_key_env} to hold the API key, found ${found}` });
   }
-  if (agent.kind === 'command' && nonEmpty(agent.command) && !resolveProgram(agent.command, baseDir)) {
-    problems.push({ path: ['agent', 'command'], message: `expected an executable program, found none for ${describeValue(programWord(agent.command))}` });
-  }
+  const agentProblem = agent.kind === 'command' && nonEmpty(agent.command) ? programProblem(agent.command, baseDir) : null;
+  if (agentProblem) problems.push({ path: ['agent', 'command'], message: agentProblem });
   const hooks = record(raw).hooks;
   (Array.isArray(hooks) ? hooks : []).forEach((hook, index) => {
     const command = record(hook).command;
-    if (!nonEmpty(command) || resolveProgram(command, baseDir)) return;
-    problems.push({
-      path: ['hooks', index, 'command'],
-      message: `expected an executable program, found none for ${describeValue(programWord(command))} (relative paths resolve against ${baseDir})`,
-    });
+    const problem = nonEmpty(command) ? programProblem(command, baseDir) : null;
+    if (problem) problems.push({ path: ['hooks', index, 'command'], message: `${problem} (relative paths resolve against ${baseDir})` });
   });
   return problems;
 }
@@ -806,7 +843,7 @@ function startProblems(raw: unknown, file: string): Array<YamlProblem | ConfigEr
   const agent = section('agent');
   if (agent.kind === 'scripted' && typeof agent.script === 'string' && unreadableFile(agent.script, baseDir, path.basename(file)) === undefined) {
     try {
-      loadYamlWith(transcriptSchema, path.resolve(baseDir, agent.script));
+      loadTranscript(path.resolve(baseDir, agent.script));
     } catch (error) {
       if (!(error instanceof ConfigErrors)) throw error;
       problems.push(...error.errors);
@@ -821,38 +858,78 @@ function checkConfig(config: CheckedConfig, ctx: z.RefinementCtx, file: string, 
   // A policy object without an agent section cannot say what its agent measures.
   const unbounded = config.agent ? unboundedRun({ ...config, agent: config.agent }) : null;
   if (unbounded) ctx.addIssue({ code: 'custom', path: ['budget'], message: unbounded });
-  // A progress signal must name a metric an observer gives: a misspelt one is never
-  // measured, and stagnation would then fire on a run that is progressing.
-  const metrics = config.observe.flatMap((o) => {
+  const metrics = observedMetrics(config.observe);
+  for (const problem of signalProblems({ metrics, complete: true }, signalsOf(config))) ctx.addIssue({ code: 'custom', ...problem });
+}
+
+/** The `observed.*` metrics the observers give (an observer with a bad pattern gives none: that is reported on it). */
+function observedMetrics(observers: ReadonlyArray<z.output<typeof observeSchema>>): string[] {
+  return observers.flatMap((o) => {
     try {
       return metricNames(o.parser, { prefix: o.name, ...(o.pattern ? { pattern: o.pattern } : {}) }).map((m) => `observed.${m}`);
     } catch {
       return []; // a bad pattern is reported on the observer itself
     }
   });
-  config.progress.observed.forEach(({ signal }, index) => {
+}
+
+/** A signal a contract names, at its path: a progress signal or a criterion's check. */
+interface NamedSignal {
+  path: PropertyKey[];
+  signal: string;
+}
+
+/** The signals of a valid contract: `progress.observed[].signal` and `goal.success_criteria[].check.signal`. */
+function signalsOf(config: Pick<CheckedConfig, 'progress' | 'goal'>): NamedSignal[] {
+  return [
+    ...config.progress.observed.map(({ signal }, index) => ({ path: ['progress', 'observed', index, 'signal'], signal })),
+    ...config.goal.success_criteria.flatMap((criterion, index) => {
+      const check = typeof criterion === 'string' ? undefined : criterion.check;
+      return check && 'signal' in check ? [{ path: ['goal', 'success_criteria', index, 'check', 'signal'], signal: check.signal }] : [];
+    }),
+  ];
+}
+
+/**
+ * Signals that name no metric an observer gives. A progress signal misspelt is never
+ * measured, and stagnation would fire on a run that is progressing; a criterion's would stay
+ * BLOCKED and the goal unmet. With `complete` false (some observer is itself invalid, so
+ * its metrics are unknown), only signals of an observer known by name are checked.
+ */
+function signalProblems(known: { metrics: string[]; complete: boolean }, signals: NamedSignal[]): YamlProblem[] {
+  const { metrics, complete } = known;
+  return signals.flatMap(({ path: at, signal }) => {
     // Not of the observed.<name>.<metric> shape: the signal's own schema says so.
-    if (metrics.includes(signal) || !SIGNAL_PATTERN.test(signal)) return;
+    if (metrics.includes(signal) || !SIGNAL_PATTERN.test(signal)) return [];
+    const observer = signal.slice(0, signal.lastIndexOf('.') + 1);
+    if (!complete && !metrics.some((metric) => metric.startsWith(observer))) return [];
     const near = nearestKey(signal, metrics);
-    const known = metrics.length > 0 ? `one of ${metrics.join(', ')}` : 'a metric of an observe entry (there is none)';
-    ctx.addIssue({
-      code: 'custom',
-      path: ['progress', 'observed', index, 'signal'],
-      message: `expected ${known}, found ${describeValue(signal)}${near ? `; did you mean "${near}"?` : ''}`,
-    });
+    const list = metrics.length > 0 ? `one of ${metrics.join(', ')}` : 'a metric of an observe entry (there is none)';
+    return [{ path: at, message: `expected ${list}, found ${describeValue(signal)}${near ? `; did you mean "${near}"?` : ''}` }];
   });
-  // A criterion's signal likewise: a misspelt one would stay BLOCKED and the goal unmet.
-  config.goal.success_criteria.forEach((criterion, index) => {
-    const check = typeof criterion === 'string' ? undefined : criterion.check;
-    if (!check || !('signal' in check) || metrics.includes(check.signal) || !SIGNAL_PATTERN.test(check.signal)) return;
-    const near = nearestKey(check.signal, metrics);
-    const known = metrics.length > 0 ? `one of ${metrics.join(', ')}` : 'a metric of an observe entry (there is none)';
-    ctx.addIssue({
-      code: 'custom',
-      path: ['goal', 'success_criteria', index, 'check', 'signal'],
-      message: `expected ${known}, found ${describeValue(check.signal)}${near ? `; did you mean "${near}"?` : ''}`,
-    });
+}
+
+/**
+ * {@link signalProblems} on a document the schema rejected: the observers, progress signals
+ * and criteria that are valid on their own are checked, so one pass lists these too.
+ */
+function rawSignalProblems(raw: unknown): YamlProblem[] {
+  const record = (value: unknown): Record<string, unknown> => (value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : {});
+  const list = (value: unknown): unknown[] => (Array.isArray(value) ? value : []);
+  const observe = record(raw).observe;
+  if (observe !== undefined && !Array.isArray(observe)) return [];
+  const observers = list(observe).map((entry) => observeSchema.safeParse(entry));
+  const valid = observers.flatMap((result) => (result.success ? [result.data] : []));
+  const signals: NamedSignal[] = [];
+  list(record(record(raw).progress).observed).forEach((entry, index) => {
+    const parsed = signalSchema.safeParse(entry);
+    if (parsed.success) signals.push({ path: ['progress', 'observed', index, 'signal'], signal: parsed.data.signal });
   });
+  list(record(record(raw).goal).success_criteria).forEach((entry, index) => {
+    const check = signalCheck.safeParse(record(entry).check);
+    if (check.success) signals.push({ path: ['goal', 'success_criteria', index, 'check', 'signal'], signal: check.data.signal });
+  });
+  return signalProblems({ metrics: observedMetrics(valid), complete: valid.length === observers.length }, signals);
 }
 
 /**
@@ -888,7 +965,7 @@ export const EXTENSION_KEY = /^x-/;
  * @throws ConfigErrors listing every problem with file, YAML path, `line:column` and what was expected
  */
 export function parsePolicy(source: string, file: string): LoopPolicy {
-  return finish(parseYamlWith(schemaFor(file), source, file, { whenInvalid: (raw) => fileProblems(raw, file, {}), extensionKeys: EXTENSION_KEY }), file);
+  return finish(parseYamlWith(schemaFor(file), source, file, { whenInvalid: (raw) => [...fileProblems(raw, file, {}), ...rawSignalProblems(raw)], extensionKeys: EXTENSION_KEY }), file);
 }
 
 /**
@@ -902,7 +979,7 @@ export function parsePolicy(source: string, file: string): LoopPolicy {
  * @throws ConfigErrors naming `shownAs` and the path of each problem
  */
 export function parsePolicyFor(source: string, file: string, shownAs: string): LoopPolicy {
-  return finish(parseYamlWith(schemaFor(file, { files: true }), source, shownAs, { whenInvalid: (raw) => fileProblems(raw, file, { files: true }), extensionKeys: EXTENSION_KEY }), file);
+  return finish(parseYamlWith(schemaFor(file, { files: true }), source, shownAs, { whenInvalid: (raw) => [...fileProblems(raw, file, { files: true }), ...rawSignalProblems(raw)], extensionKeys: EXTENSION_KEY }), file);
 }
 
 function finish(parsed: RawPolicy, file: string): LoopPolicy {
@@ -970,7 +1047,7 @@ export function definePolicy(input: Record<string, unknown>, name = 'policy'): E
   const schema = objectSchema.superRefine((config, ctx) => checkConfig(config, ctx, file, {}));
   let parsed: z.output<typeof schema>;
   try {
-    parsed = parseYamlWith(schema, stringifyYaml(input), name, { whenInvalid: (raw) => fileProblems(raw, file, {}) });
+    parsed = parseYamlWith(schema, stringifyYaml(input), name, { whenInvalid: (raw) => [...fileProblems(raw, file, {}), ...rawSignalProblems(raw)] });
   } catch (error) {
     // Lines and columns would point into text the caller never saw: keep the paths only.
     if (error instanceof ConfigErrors) throw new ConfigErrors(error.errors.map((e) => new ConfigError(e.file, e.path, e.expected)));
@@ -1021,5 +1098,5 @@ export function loadPolicy(file: string, options: LoadPolicyOptions = {}): LoopP
     const hint = `run loopdeck in a folder with a ${DEFAULT_CONFIG_FILE}, or pass ${options.otherFile ?? '--config <file>'}; to write a first one for the project here: ${self} init`;
     throw new ConfigErrors([missingFileError(file, hint)]);
   }
-  return finish(loadYamlWith(schemaFor(file, { files: true }), file, MAX_CONFIG_BYTES, { whenInvalid: (raw) => [...fileProblems(raw, file, { files: true }), ...startProblems(raw, file)], extensionKeys: EXTENSION_KEY }), file);
+  return finish(loadYamlWith(schemaFor(file, { files: true }), file, MAX_CONFIG_BYTES, { whenInvalid: (raw) => [...fileProblems(raw, file, { files: true }), ...rawSignalProblems(raw), ...startProblems(raw, file)], extensionKeys: EXTENSION_KEY }), file);
 }

@@ -126,8 +126,15 @@ interface Located {
   found: boolean;
 }
 
+/**
+ * A key as the file names it: a string key as it is, any other scalar (`null`, `~`, `1`,
+ * `true`) as written in the source, so an error quotes the key the user wrote and finds it
+ * again. `undefined` for a key that is not a scalar (a list or mapping used as a key).
+ */
 function scalarKey(node: unknown): string | undefined {
-  return isScalar(node) ? String(node.value) : undefined;
+  if (!isScalar(node)) return undefined;
+  if (typeof node.value === 'string') return node.value;
+  return (node as Scalar & { source?: string }).source ?? String(node.value);
 }
 
 function locate(doc: Document, keys: Keys): Located {
@@ -259,13 +266,31 @@ function expandedSize(doc: Document): (node: unknown) => { size: number; height:
   return measure;
 }
 
+/** What {@link treeProblems} found on the tree. */
+interface TreeProblems {
+  /** Every problem, with the YAML path of the value it is about. */
+  errors: Array<{ error: ConfigError; keys: PropertyKey[] }>;
+  /** Whether one of them stops the reading (runaway aliases, nesting too deep): no JavaScript value may be built. */
+  fatal: boolean;
+}
+
+/** The file's base name, as a message says what it takes (`loop.yaml takes no tags`). */
+function fileName(file: string): string {
+  return file.split(/[\\/]/).pop() || file;
+}
+
 /**
- * Problems found on the tree: forbidden or non-scalar keys, leading zeros, runaway aliases,
- * nesting deeper than {@link MAX_YAML_DEPTH} once aliases are expanded (a chain of aliases
- * nests as deep as the anchors it goes through).
+ * Problems found on the tree: forbidden or non-scalar keys, leading zeros, tags (standard
+ * `!!str` ones too: unknown ones are the parser's warnings), runaway aliases, nesting deeper
+ * than {@link MAX_YAML_DEPTH} once aliases are expanded (a chain of aliases nests as deep as
+ * the anchors it goes through). Pairs whose key is refused are taken out of the document, so
+ * the rest of it can still be checked against the schema; a key that is a scalar but not a
+ * string (`null`, `~`, `1`) is made the string it is written as.
  */
-function treeProblems(doc: Document, lines: LineCounter, file: string): ConfigError[] {
-  const problems: ConfigError[] = [];
+function treeProblems(doc: Document, lines: LineCounter, file: string): TreeProblems {
+  const problems: TreeProblems['errors'] = [];
+  let fatal = false;
+  const push = (keys: PropertyKey[], expected: string, position: string | undefined) => problems.push({ error: new ConfigError(file, dottedPath(keys), expected, position), keys });
   let expansion = 0;
   let expansionReported = false;
   let depthReported = false;
@@ -273,9 +298,10 @@ function treeProblems(doc: Document, lines: LineCounter, file: string): ConfigEr
   const measure = expandedSize(doc);
 
   const tooDeep = (keys: PropertyKey[], node: Node, found: string) => {
+    fatal = true;
     if (depthReported) return;
     depthReported = true;
-    problems.push(new ConfigError(file, dottedPath(keys), `${DEPTH_EXPECTED}, found ${found}`, node.range ? at(lines, node.range[0]) : undefined));
+    push(keys, `${DEPTH_EXPECTED}, found ${found}`, node.range ? at(lines, node.range[0]) : undefined);
   };
 
   /** `depth`: the levels of collections that hold `node`. */
@@ -286,13 +312,11 @@ function treeProblems(doc: Document, lines: LineCounter, file: string): ConfigEr
       expansion += size;
       if (!expansionReported && expansion > MAX_ALIAS_EXPANSION) {
         expansionReported = true;
-        problems.push(
-          new ConfigError(
-            file,
-            dottedPath(keys),
-            `expected aliases to expand to at most ${MAX_ALIAS_EXPANSION} nodes, found *${clipText(node.source)} taking the document past it (alias expansion is bounded)`,
-            node.range ? at(lines, node.range[0]) : undefined,
-          ),
+        fatal = true;
+        push(
+          keys,
+          `expected aliases to expand to at most ${MAX_ALIAS_EXPANSION} nodes, found *${clipText(node.source)} taking the document past it (alias expansion is bounded)`,
+          node.range ? at(lines, node.range[0]) : undefined,
         );
       } else if (depth + height > MAX_YAML_DEPTH) {
         tooDeep(keys, node, `*${clipText(node.source)} nesting the document ${height === Infinity ? 'inside itself' : `${depth + height} levels deep`}`);
@@ -303,43 +327,56 @@ function treeProblems(doc: Document, lines: LineCounter, file: string): ConfigEr
       tooDeep(keys, node, 'deeper nesting here');
       return;
     }
+    const tag = isNode(node) ? node.tag : undefined;
+    if (tag?.startsWith(STANDARD_TAG)) {
+      push(keys, `expected a plain YAML value, found the tag !!${clipText(tag.slice(STANDARD_TAG.length))} (${fileName(file)} takes no tags: remove it)`, isNode(node) && node.range ? tagPosition(lines, node) : undefined);
+    }
     if (isMap(node)) {
-      for (const pair of node.items) {
+      const kept = node.items.filter((pair) => {
         const name = scalarKey(pair.key);
         const keyPos = isNode(pair.key) && pair.key.range ? at(lines, pair.key.range[0]) : undefined;
         if (name === undefined) {
           const kind = isSeq(pair.key) ? 'a list' : isMap(pair.key) ? 'a mapping' : 'an alias';
-          problems.push(new ConfigError(file, dottedPath(keys), `expected a plain key, found ${kind} used as a key`, keyPos));
-          continue;
+          push(keys, `expected a plain key, found ${kind} used as a key`, keyPos);
+          return false;
         }
         const path = [...keys, name];
         if (FORBIDDEN_KEYS.has(name)) {
-          problems.push(new ConfigError(file, dottedPath(path), 'this key name is not allowed', positionOf(doc, lines, path)));
-          continue;
+          push(path, 'this key name is not allowed', positionOf(doc, lines, path));
+          return false;
         }
+        // The key as written becomes the key of the value (`null: 1` is the key "null", not "").
+        if (isScalar(pair.key) && typeof pair.key.value !== 'string') pair.key.value = name;
         walk(pair.value, path, depth + 1);
-      }
+        return true;
+      });
+      if (kept.length !== node.items.length) node.items = kept;
       return;
     }
     if (isSeq(node)) {
       node.items.forEach((item, index) => walk(item, [...keys, index], depth + 1));
       return;
     }
-    if (isScalar(node) && typeof node.value === 'number' && node.type === Scalar.PLAIN && LEADING_ZERO.test(sourceOf(node))) {
-      const source = clipText(sourceOf(node));
-      const value = clipText(String(node.value));
-      problems.push(
-        new ConfigError(
-          file,
-          dottedPath(keys),
-          `expected a number without leading zeros, found ${source} (YAML 1.2 reads it as ${value}, YAML 1.1 as octal; write ${value})`,
-          node.range ? at(lines, node.range[0]) : undefined,
-        ),
-      );
-    }
+    const zeros = leadingZeroProblem(node);
+    if (zeros !== null) push(keys, zeros, isNode(node) && node.range ? at(lines, node.range[0]) : undefined);
   };
   walk(doc.contents, [], 0);
-  return problems;
+  return { errors: problems, fatal };
+}
+
+/** The error of a plain number written with leading zeros (`010`), or `null` for any other node. */
+function leadingZeroProblem(node: unknown): string | null {
+  if (!isScalar(node) || typeof node.value !== 'number' || node.type !== Scalar.PLAIN || !LEADING_ZERO.test(sourceOf(node))) return null;
+  const value = clipText(String(node.value));
+  return `expected a number without leading zeros, found ${clipText(sourceOf(node))} (YAML 1.2 reads it as ${value}, YAML 1.1 as octal; write ${value})`;
+}
+
+/** The prefix of the tags of the YAML core schema (`!!str` is `tag:yaml.org,2002:str`). */
+const STANDARD_TAG = 'tag:yaml.org,2002:';
+
+/** `line:column` of the tag in front of a node (its range starts after the tag), else of the node. */
+function tagPosition(lines: LineCounter, node: Node): string {
+  return at(lines, node.range![0]);
 }
 
 // ---------------------------------------------------------------------------------------
@@ -371,7 +408,7 @@ function describeYamlProblem(doc: Document, lines: LineCounter, source: string, 
     case 'TAG_RESOLVE_FAILED': {
       const tag = /^!\S*/.exec(source.slice(offset, offset + 1024))?.[0];
       message = tag
-        ? `expected a plain YAML value, found the tag ${clipText(tag)} (loop.yaml takes no tags: remove it)`
+        ? `expected a plain YAML value, found the tag ${clipText(tag)} (${fileName(file)} takes no tags: remove it)`
         : `expected a plain YAML value: ${first}`;
       break;
     }
@@ -713,7 +750,19 @@ function placedIssues(schema: z.ZodType, raw: unknown, issues: readonly z.core.$
   });
 }
 
-function issueErrors(doc: Document, lines: LineCounter, schema: z.ZodType, raw: unknown, issues: z.core.$ZodIssue[], file: string): ConfigError[] {
+/**
+ * The schema's issues as errors at their places. `skip`: paths of values already reported
+ * (a YAML-level problem): issues about them are left out, unknown keys never.
+ */
+function issueErrors(
+  doc: Document,
+  lines: LineCounter,
+  schema: z.ZodType,
+  raw: unknown,
+  issues: z.core.$ZodIssue[],
+  file: string,
+  skip: (keys: Keys) => boolean = () => false,
+): ConfigError[] {
   const unknownKey = (mapping: Keys, name: string, allowed: readonly string[]): ConfigError => {
     const keys = [...mapping, name];
     const near = nearestKey(name, allowed);
@@ -721,6 +770,7 @@ function issueErrors(doc: Document, lines: LineCounter, schema: z.ZodType, raw: 
     return new ConfigError(file, dottedPath(keys), message, keyPositionOf(doc, lines, keys));
   };
   return placedIssues(schema, raw, issues).flatMap((issue) => {
+    if (issue.code !== 'unrecognized_keys' && skip(issue.path)) return [];
     if (issue.code === 'unrecognized_keys') {
       const allowed = allowedKeysAt(schema, raw, issue.path).filter((k) => !issue.keys.includes(k));
       return issue.keys.map((name) => unknownKey(issue.path, name, allowed));
@@ -805,6 +855,28 @@ function nestingError(source: string, offset: number, file: string, found: strin
   return new ConfigError(file, null, `${DEPTH_EXPECTED}, found ${found} (the limit keeps the parser within its stack)`, `${line}:${column}`);
 }
 
+/**
+ * Problems of the YAML parser that leave a document whose other parts are still read as
+ * written: a duplicate key (the last value is kept), a second document (the first is read),
+ * and warnings (an unknown tag: the value is kept as text). Any other error of the parser
+ * means the text did not parse, and only the parser's errors are reported.
+ */
+const RECOVERABLE_YAML_ERRORS = new Set(['DUPLICATE_KEY', 'MULTIPLE_DOCS']);
+
+/** Whether `path` (dotted) is one of `under` or inside one of them. */
+function isUnder(path: string, under: ReadonlySet<string>): boolean {
+  for (const top of under) if (path === top || path.startsWith(`${top}.`) || path.startsWith(`${top}[`)) return true;
+  return false;
+}
+
+/**
+ * One pass over a document: the parser's problems, then those of the tree, then the
+ * schema's, all listed together in file order. A problem of the YAML level stops the pass
+ * only when nothing can be built from the text (a syntax error, runaway aliases, nesting
+ * too deep, a %YAML directive of another version); otherwise the rest of the document is
+ * checked against the schema, and the schema's errors about a value already reported (a
+ * tagged value, a number with leading zeros) are left out.
+ */
 function parseChecked<S extends z.ZodType>(schema: S, source: string, file: string, options: YamlCheckOptions): z.output<S> {
   const lines = new LineCounter();
   const doc = parseDocument(source, {
@@ -817,10 +889,17 @@ function parseChecked<S extends z.ZodType>(schema: S, source: string, file: stri
     logLevel: 'error',
     version: '1.2',
   });
-  const problems = [...doc.errors, ...doc.warnings];
-  if (problems.length > 0) {
-    throw new ConfigErrors(problems.map((problem) => describeYamlProblem(doc, lines, source, problem, file)));
+  const yamlProblems = [...doc.errors, ...doc.warnings];
+  const early: ConfigError[] = yamlProblems.map((problem) => describeYamlProblem(doc, lines, source, problem, file));
+  // Values reported already: the schema's errors about them would repeat them.
+  const reportedAt = new Set<string>();
+  for (const problem of yamlProblems) {
+    // A duplicated key's last value is read as written: the schema's word on it stands.
+    if (problem.code === 'MULTIPLE_DOCS' || problem.code === 'DUPLICATE_KEY') continue;
+    const keys = pathAtOffset(doc, problem.pos[0]);
+    if (keys.length > 0) reportedAt.add(dottedPath(keys));
   }
+  if (doc.errors.some((problem) => !RECOVERABLE_YAML_ERRORS.has(problem.code))) throw new ConfigErrors(inDocumentOrder(early));
   const version = doc.directives?.yaml;
   if (version?.explicit && version.version !== '1.2') {
     const offset = Math.max(0, source.search(/^%YAML/m));
@@ -829,7 +908,9 @@ function parseChecked<S extends z.ZodType>(schema: S, source: string, file: stri
     ]);
   }
   const tree = treeProblems(doc, lines, file);
-  if (tree.length > 0) throw new ConfigErrors(tree);
+  early.push(...tree.errors.map(({ error }) => error));
+  if (tree.fatal) throw new ConfigErrors(inDocumentOrder(early));
+  for (const { keys } of tree.errors) if (keys.length > 0) reportedAt.add(dottedPath(keys));
 
   let raw: unknown;
   try {
@@ -837,6 +918,7 @@ function parseChecked<S extends z.ZodType>(schema: S, source: string, file: stri
   } catch (error) {
     const offset = source.search(/\*[^\s,\]}]/);
     throw new ConfigErrors([
+      ...early,
       new ConfigError(file, null, `cannot expand the document: ${clipText((error as Error).message, MAX_PARSER_MESSAGE_CHARS)}`, offset >= 0 ? at(lines, offset) : undefined),
     ]);
   }
@@ -845,16 +927,18 @@ function parseChecked<S extends z.ZodType>(schema: S, source: string, file: stri
     raw = Object.fromEntries(Object.entries(raw).filter(([key]) => !extension.test(key)));
   }
   const parsed = schema.safeParse(raw ?? {}, { error: (issue) => issueMessage(doc, issue, { schema, raw: raw ?? {} }) });
-  if (parsed.success) return parsed.data;
+  if (parsed.success && early.length === 0) return parsed.data;
+  const issues = parsed.success ? [] : parsed.error.issues;
   // The schema's own refinements do not run on an invalid document: run the checks that can.
-  const more = options.whenInvalid?.(raw ?? {}) ?? [];
+  const more = parsed.success ? [] : (options.whenInvalid?.(raw ?? {}) ?? []);
   // A refinement that did run (the rest of the document was valid) reported its problems already.
-  const reported = new Set(parsed.error.issues.map((issue) => `${dottedPath(issue.path)}\n${issue.message}`));
+  const reported = new Set(issues.map((issue) => `${dottedPath(issue.path)}\n${issue.message}`));
   const here = more.flatMap((problem) =>
     problem instanceof ConfigError || reported.has(`${dottedPath(problem.path)}\n${problem.message}`) ? [] : [{ code: 'custom', input: undefined, ...problem } as z.core.$ZodIssue],
   );
   const elsewhere = more.filter((problem): problem is ConfigError => problem instanceof ConfigError);
-  throw new ConfigErrors([...inDocumentOrder(issueErrors(doc, lines, schema, raw ?? {}, [...parsed.error.issues, ...here], file)), ...elsewhere]);
+  const fromSchema = issueErrors(doc, lines, schema, raw ?? {}, [...issues, ...here], file, (keys) => isUnder(dottedPath(keys), reportedAt));
+  throw new ConfigErrors([...inDocumentOrder([...early, ...fromSchema]), ...elsewhere]);
 }
 
 /**
@@ -956,7 +1040,32 @@ export function readBoundedText(file: string, maxBytes: number): string {
     const found = size > maxBytes ? `${size} bytes` : `more than ${maxBytes} bytes`;
     throw new ConfigErrors([new ConfigError(file, null, `expected at most ${maxBytes} bytes, found ${found} (the limit is crossed here)`, position)]);
   }
-  return buffer.subarray(0, length).toString('utf8');
+  const bytes = buffer.subarray(0, length);
+  const text = bytes.toString('utf8');
+  const bad = firstInvalidUtf8(bytes, text);
+  if (bad !== null) {
+    const before = bytes.subarray(0, bad);
+    const line = before.filter((byte) => byte === 0x0a).length + 1;
+    const column = before.subarray(before.lastIndexOf(0x0a) + 1).toString('utf8').length + 1;
+    const found = `0x${bytes[bad]!.toString(16).padStart(2, '0')}`;
+    throw new ConfigErrors([new ConfigError(file, null, `expected UTF-8 text, found the byte ${found} that is not UTF-8 (save the file as UTF-8; Latin-1 and other encodings are not read)`, `${line}:${column}`)]);
+  }
+  return text;
+}
+
+/**
+ * The offset of the first byte of `bytes` that is not valid UTF-8, or `null`: where the
+ * text decoded with replacements (`text`) stops encoding back to the same bytes.
+ */
+function firstInvalidUtf8(bytes: Buffer, text: string): number | null {
+  if (!text.includes('\uFFFD')) return null;
+  const again = Buffer.from(text, 'utf8');
+  if (again.equals(bytes)) return null; // a real U+FFFD in the file
+  let i = 0;
+  while (i < bytes.length && bytes[i] === again[i]) i += 1;
+  // Back to the start of the character that differs (a continuation byte is 10xxxxxx).
+  while (i > 0 && (bytes[i]! & 0xc0) === 0x80) i -= 1;
+  return i;
 }
 
 /**

@@ -204,7 +204,10 @@ describe('loopdeck validate', () => {
   });
 
   it('prints the effective config in loop.yaml keys and units: defaults filled, durations as written, unlimited', async () => {
-    writeFileSync(path.join(cwd, 'loop.yaml'), `${BASE}budget:\n  max_wall_clock: 1h30m\n  max_tokens: unlimited\nlaps:\n  enabled: true\n`);
+    // Laps play the transcript's laps: (a transcript with turns: only would fail lap 1).
+    writeFileSync(path.join(cwd, 'laps.yaml'), 'laps:\n  - - final: done\n');
+    const withLaps = BASE.replace(/script: .*/, `script: ${path.join(cwd, 'laps.yaml')}`);
+    writeFileSync(path.join(cwd, 'loop.yaml'), `${withLaps}budget:\n  max_wall_clock: 1h30m\n  max_tokens: unlimited\nlaps:\n  enabled: true\n  max_laps: 1\n`);
     const result = await execa('node', [cli, 'validate'], { cwd, reject: false });
     expect(result.exitCode, result.stderr).toBe(0);
     // BASE has no observer: valid, with the warning that nothing is measured.
@@ -221,7 +224,7 @@ describe('loopdeck validate', () => {
       on_exhausted: 'pause',
       increments: { turns: 10, tool_calls: 20, wall_clock: '10m', tokens: 50000, cost_usd: 1 },
     });
-    expect(config.laps).toEqual({ enabled: true, max_laps: 5, max_consecutive_failures: 3, progress_file: 'PROGRESS.md' });
+    expect(config.laps).toEqual({ enabled: true, max_laps: 1, max_consecutive_failures: 3, progress_file: 'PROGRESS.md' });
     expect(config.repetition).toEqual({ window: 5, threshold: 3, exempt_tools: [], ignore_arg_keys: [], include_result: true, on_detect: 'pause' });
     expect(config.on_abort).toEqual({ stash: true, report: true });
     expect(config.verify).toEqual([{ command: 'node --test', timeout: '5m' }]);

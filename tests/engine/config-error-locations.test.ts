@@ -209,7 +209,7 @@ describe('one pass over a loop.yaml and the files it names', () => {
     expect(errorsOf(() => loadPolicy(file))).toEqual([
       `${file}:4:34: goal.success_criteria[0].check.command: expected a string, found 5`,
       `${file}:9:9: workspace.path: expected a directory, found nothing at ${dir}/nows`,
-      `${file}:13:49: hooks[0].command: expected an executable program, found none for "./nope.sh" (relative paths resolve against ${dir})`,
+      `${file}:13:49: hooks[0].command: expected an executable program or a shell built-in (the command runs through sh -c), found none for "./nope.sh" (relative paths resolve against ${dir})`,
       `${path.join(dir, 's.yaml')}:2:12: turns[0].final: expected either final or tool_calls in a turn, not both, found both (a turn is either final or calls tools)`,
     ]);
   });

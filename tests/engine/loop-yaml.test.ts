@@ -215,7 +215,7 @@ describe('errors a person can act on', () => {
   });
 
   it('rejects a __proto__ key inside a list without polluting Object.prototype', () => {
-    expect(messages(`${BASE}observe:\n  - __proto__: {polluted: true}\n`)).toEqual([
+    expect(messages(`${BASE}observe:\n  - __proto__: {polluted: true}\n    name: tests\n    command: 'true'\n    parser: tap\n`)).toEqual([
       'loop.yaml:11:16: observe[0].__proto__: this key name is not allowed',
     ]);
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();

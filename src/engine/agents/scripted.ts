@@ -69,6 +69,70 @@ export const transcriptSchema = z.strictObject({
 
 export type Transcript = z.output<typeof transcriptSchema>;
 
+/** A problem of a transcript at its path in the file (`['turns', 1, 'tool_calls', 0, 'id']`). */
+export interface TranscriptProblem {
+  path: Array<string | number>;
+  message: string;
+}
+
+/**
+ * Tool call ids used more than once in a transcript (turns and every lap alike): the log,
+ * approvals and the repetition guard key on the id, so it must be unique in the file. Reads
+ * any value (a document the schema rejected too) and skips what is not of the call's shape.
+ */
+export function duplicateIdProblems(raw: unknown): TranscriptProblem[] {
+  const list = (value: unknown): unknown[] => (Array.isArray(value) ? value : []);
+  const field = (value: unknown, key: string): unknown => (value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>)[key] : undefined);
+  const turns: Array<{ turn: unknown; at: Array<string | number> }> = [
+    ...list(field(raw, 'turns')).map((turn, t) => ({ turn, at: ['turns', t] })),
+    ...list(field(raw, 'laps')).flatMap((lap, l) => list(lap).map((turn, t) => ({ turn, at: ['laps', l, t] }))),
+  ];
+  const first = new Map<string, string>();
+  const problems: TranscriptProblem[] = [];
+  for (const { turn, at } of turns) {
+    list(field(turn, 'tool_calls')).forEach((call, c) => {
+      const id = field(call, 'id');
+      if (typeof id !== 'string' || id === '') return;
+      const path = [...at, 'tool_calls', c, 'id'];
+      const earlier = first.get(id);
+      if (earlier === undefined) first.set(id, showPath(path.slice(0, -1)));
+      else problems.push({ path, message: `expected an id unique in the transcript, found ${JSON.stringify(id)} again (first at ${earlier}); the log, approvals and the repetition guard key on it` });
+    });
+  }
+  return problems;
+}
+
+/** `turns[0].tool_calls[1]`: a transcript path as errors write it. */
+function showPath(path: ReadonlyArray<string | number>): string {
+  return path.map((key, i) => (typeof key === 'number' ? `[${key}]` : `${i > 0 ? '.' : ''}${key}`)).join('');
+}
+
+/** The transcript schema with the checks across entries (tool call ids unique in the file). */
+const checkedTranscriptSchema = transcriptSchema.superRefine((transcript, ctx) => {
+  for (const problem of duplicateIdProblems(transcript)) ctx.addIssue({ code: 'custom', ...problem });
+});
+
+/** Checks of a transcript the schema rejected: run anyway, so one pass lists every error. */
+const transcriptChecks = { whenInvalid: (raw: unknown) => duplicateIdProblems(raw) };
+
+/**
+ * Reads and validates a transcript file: its schema, and tool call ids unique in the file.
+ * @throws ConfigErrors naming the file, the path in it and what was expected, every error at once
+ */
+export function loadTranscript(file: string): Transcript {
+  return loadYamlWith(checkedTranscriptSchema, file, undefined, transcriptChecks);
+}
+
+/** What a run asks of a transcript at its start, from loop.yaml. */
+export interface TranscriptUse {
+  /** The pattern the run follows (`auto` resolved). */
+  pattern: 'react' | 'plan-and-execute' | 'reflexion';
+  /** `laps.enabled`: the turns of each lap come from `laps`, else from `turns`. */
+  laps: boolean;
+  /** `laps.max_laps`, for a warning when fewer laps are scripted. */
+  maxLaps: number;
+}
+
 /**
  * Replays a transcript: one entry per model turn, consumed in order. Running out of
  * turns is an {@link AgentError}, never a silent stop.
@@ -89,14 +153,55 @@ export class ScriptedAgent implements Agent {
     this.name = name;
   }
 
-  /** @throws ConfigErrors when the file is unreadable or not a valid transcript */
+  /** @throws ConfigErrors when the file is unreadable or not a valid transcript (see {@link loadTranscript}) */
   static fromFile(file: string): ScriptedAgent {
-    return new ScriptedAgent(loadYamlWith(transcriptSchema, file), `scripted:${file}`);
+    return new ScriptedAgent(loadTranscript(file), `scripted:${file}`);
   }
 
   /** @throws ConfigErrors when `source` is not a valid transcript */
   static fromYaml(source: string, file = '<transcript>'): ScriptedAgent {
-    return new ScriptedAgent(parseYamlWith(transcriptSchema, source, file), `scripted:${file}`);
+    return new ScriptedAgent(parseYamlWith(checkedTranscriptSchema, source, file, transcriptChecks), `scripted:${file}`);
+  }
+
+  /**
+   * What stops a run of this transcript at its start or first turn, decided from the
+   * transcript and loop.yaml alone (`errors`), and what a run would not use or run out of
+   * (`warnings`), each at its path in the transcript:
+   * - Plan-and-Execute needs `plan:` (the first thing a run asks for); an empty plan ends
+   *   the run `no_plan` before any turn, so nothing else is asked of it;
+   * - without laps the run plays `turns:`, with laps each lap plays its list in `laps:`: the
+   *   one played needs a first turn, the other is never read (a warning);
+   * - with laps, fewer laps scripted than `laps.max_laps` (a warning: a lap past them fails).
+   */
+  startProblems(use: TranscriptUse): { errors: TranscriptProblem[]; warnings: TranscriptProblem[] } {
+    const errors: TranscriptProblem[] = [];
+    const warnings: TranscriptProblem[] = [];
+    const { turns, laps, plan } = this.transcript;
+    if (use.pattern === 'plan-and-execute' && !plan) {
+      errors.push({ path: [], message: 'expected a plan: list (pattern: plan-and-execute asks the agent for its plan first), found none' });
+    }
+    // An empty plan ends the run no_plan before any turn: no turn is asked for.
+    if (use.pattern === 'plan-and-execute' && plan?.length === 0) return { errors, warnings };
+    if (!use.laps) {
+      if (turns.length === 0) {
+        const has = laps ? 'only laps: (read when laps.enabled is true)' : 'none';
+        errors.push({ path: laps ? ['laps'] : [], message: `expected at least one entry in turns: (laps.enabled is false, so the run plays turns:), found ${has}` });
+      } else if (laps) {
+        warnings.push({ path: ['laps'], message: 'never read: laps.enabled is false in loop.yaml, so the run plays turns:' });
+      }
+      return { errors, warnings };
+    }
+    const first = laps?.[0];
+    if (!first || first.length === 0) {
+      const has = !laps ? (turns.length > 0 ? 'only turns: (read when laps.enabled is false)' : 'none') : laps.length === 0 ? 'an empty list' : 'no turn in the first lap';
+      errors.push({ path: laps && laps.length > 0 ? ['laps', 0] : turns.length > 0 ? ['turns'] : [], message: `expected laps: with at least one turn in the first lap (laps.enabled is true, so each lap plays its list in laps:), found ${has}` });
+    } else {
+      if (turns.length > 0) warnings.push({ path: ['turns'], message: 'never read: laps.enabled is true in loop.yaml, so each lap plays its list in laps:' });
+      if (laps!.length < use.maxLaps) {
+        warnings.push({ path: ['laps'], message: `${laps!.length} lap${laps!.length === 1 ? ' is' : 's are'} scripted and laps.max_laps is ${use.maxLaps}: a lap past them fails at its first turn` });
+      }
+    }
+    return { errors, warnings };
   }
 
   /**

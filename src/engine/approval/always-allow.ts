@@ -15,7 +15,8 @@
  *   once (`y`) or not at all. A program or script file from the workspace (`make`, `npm
  *   test`, `./run.sh`) is stored: the rule then allows whatever that file holds later.
  * - Any other tool stores `exact: <tool> sha256:<digest>`: the tool with exactly these
- *   arguments (the digest is sha256 of their canonical JSON, first 32 hex digits).
+ *   arguments (the digest is sha256 of their canonical JSON, keys sorted and no spaces,
+ *   first 32 hex digits).
  * - The wider choice: `shell-read-only: git diff` (that command with any arguments except
  *   the options that write files or run programs) for a command on the read-only list, and
  *   the whole tool (`read_file`) for a read-only tool.
@@ -53,9 +54,13 @@ export const READ_ONLY_PREFIX = 'shell-read-only:';
 const SHELL_EXACT_PREFIX = 'shell-exact:';
 const DIGEST_CHARS = 32;
 
-/** sha256 of the canonical JSON of a call's arguments, first 32 hex digits (128 bits). */
-export function argsDigest(args: unknown): string {
-  return createHash('sha256').update(canonicalJson(args)).digest('hex').slice(0, DIGEST_CHARS);
+/**
+ * sha256 of the canonical JSON of a call's arguments (keys sorted at every level, no
+ * spaces; see `canonicalJson`), in lower-case hex: the first `digits` of it, by default 32
+ * (128 bits), what the prompt's `a` stores; an `exact:` rule may also give all 64.
+ */
+export function argsDigest(args: unknown, digits: number = DIGEST_CHARS): string {
+  return createHash('sha256').update(canonicalJson(args)).digest('hex').slice(0, digits);
 }
 
 /**

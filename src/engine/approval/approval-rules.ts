@@ -22,8 +22,9 @@
  * - `shell-read-only: git diff`: a command of the fixed read-only list
  *   (read-only-commands.ts) with any arguments except the options that write files or run
  *   programs (`--output`, `find -exec`, ...). What the console's `A` key stores.
- * - `exact: <tool> sha256:<32 hex digits>`: a tool called with exactly the arguments whose
- *   canonical JSON has that digest; what `a` stores for tools other than shell.
+ * - `exact: <tool> sha256:<digest>`: a tool called with exactly the arguments whose
+ *   canonical JSON (keys sorted at every level, no spaces) has that sha256 digest, all 64
+ *   hex digits or the first 32; what `a` stores (32 digits) for tools other than shell.
  *
  * How a shell call is judged (`args.command`), parsed by mvdan/sh (bash dialect):
  * 1. Deny rules win. `shell: ...` deny rules are checked against every simple command in
@@ -88,7 +89,7 @@ const SHELL_TOOL = 'shell';
 const SHELL_PREFIX = 'shell:';
 const EXACT_PREFIX = 'shell-exact:';
 const TOOL_NAME = /^[A-Za-z_][A-Za-z0-9_.-]*$/;
-const EXACT_ARGS = /^(\S+)\s+sha256:([0-9a-f]{32})$/;
+const EXACT_ARGS = /^(\S+)\s+sha256:([0-9a-f]{64}|[0-9a-f]{32})$/i;
 
 /** The literal words of a command part up to (not including) its first dynamic word. */
 function literalLead(words: readonly CommandWord[]): string[] {
@@ -153,8 +154,10 @@ export function parseRule(text: string, path = 'approval'): ApprovalRule {
   }
   if (trimmed.startsWith(EXACT_ARGS_PREFIX)) {
     const match = EXACT_ARGS.exec(trimmed.slice(EXACT_ARGS_PREFIX.length).trim());
-    if (!match || !TOOL_NAME.test(match[1]!)) return fail(`"${EXACT_ARGS_PREFIX} <tool> sha256:<32 hex digits>"`);
-    return { kind: 'exact-args', tool: match[1]!, digest: match[2]!, text };
+    if (!match || !TOOL_NAME.test(match[1]!)) {
+      return fail(`"${EXACT_ARGS_PREFIX} <tool> sha256:<digest>", the digest being the sha256 of the arguments as canonical JSON (keys sorted at every level, no spaces: {"path":"src/a.ts"}) in hex, all 64 digits or the first 32 (as the console's a key stores it)`);
+    }
+    return { kind: 'exact-args', tool: match[1]!, digest: match[2]!.toLowerCase(), text };
   }
   if (trimmed.startsWith(SHELL_PREFIX)) {
     let body = trimmed.slice(SHELL_PREFIX.length).trim();
@@ -233,7 +236,7 @@ function askOrDefault(fallback: ApprovalDefault): 'ask' | 'deny' {
 
 /** An `exact:` rule for this call: same tool, same digest of the canonical arguments. */
 function exactArgsMatch(rule: Parsed, call: ToolCall): boolean {
-  return rule.kind === 'exact-args' && rule.tool === call.name && rule.digest === argsDigest(call.args);
+  return rule.kind === 'exact-args' && rule.tool === call.name && rule.digest === argsDigest(call.args, rule.digest.length);
 }
 
 function decide(call: ToolCall, fallback: ApprovalDefault, deny: readonly Parsed[], allow: readonly Parsed[]): ApprovalDecision {

@@ -2,6 +2,7 @@ import type { Step } from '../decide.js';
 import { AgentError } from '../errors.js';
 import { assertNever } from '../events.js';
 import { INTERRUPTED_REASON, type PendingYield } from '../fold.js';
+import { patternMismatch } from '../patterns.js';
 import { askAgent } from './ask-agent.js';
 import { answerPause, pause } from './ask-operator.js';
 import { baselineStep, checkpointStep, recordVerdict } from './checkpoint-step.js';
@@ -87,7 +88,8 @@ async function* askOperator(ctx: RunContext, pending: PendingYield): Gen<Done> {
 /** Reflexion: the agent's lesson of a failed attempt, recorded as `reflection.recorded`. */
 async function reflect(ctx: RunContext, attempt: number, failure: string): Promise<Done> {
   const agent = ctx.agent;
-  if (!agent.reflect) throw new AgentError(`${agent.name} cannot reflect; Reflexion needs an agent that reflects`);
+  const mismatch = patternMismatch(agent, 'reflexion');
+  if (mismatch !== null || !agent.reflect) throw new AgentError(mismatch ?? `${agent.name} cannot reflect`);
   const text = await agent.reflect({ ...ctx.agentContext(), attempt, failure });
   ctx.emit('reflection.recorded', { attempt, text });
   return undefined;

@@ -2,6 +2,7 @@ import { afterPlan, hookPause } from '../decide.js';
 import { AgentError } from '../errors.js';
 import type { Goal } from '../types.js';
 import { failureNote } from '../patterns/plan-and-execute.js';
+import { patternMismatch } from '../patterns.js';
 import type { RunContext } from './context.js';
 import { startLap } from './laps.js';
 import type { Done, Gen } from './types.js';
@@ -57,7 +58,8 @@ async function draft(ctx: RunContext, goal: Goal, kind: PlanKind): Promise<strin
     case 'plan-and-execute': {
       const failed = reasonFor(ctx, kind);
       const agent = ctx.agent;
-      if (!agent.plan) throw new AgentError(`${agent.name} cannot plan; Plan-and-Execute needs an agent that plans`);
+      const mismatch = patternMismatch(agent, 'plan-and-execute');
+      if (mismatch !== null || !agent.plan) throw new AgentError(mismatch ?? `${agent.name} cannot plan`);
       return await agent.plan({ ...ctx.agentContext(), kind: kind === 'initial' ? 'initial' : 'replan', ...(failed ? { reason: failed } : {}) });
     }
     case 'reflexion':

@@ -1,0 +1,146 @@
+/**
+ * One pass over a loop.yaml lists every error it can find, in file order: YAML-level
+ * problems (leading zeros, tags, duplicate keys, keys that are lists) no longer hide the
+ * schema's errors about the rest of the document, and the checks across sections (signal
+ * names) run on the parts that passed the schema. Keys are named as written (`null`, `~`);
+ * every tag is refused, naming the file read; a file that is not UTF-8 is refused at its line.
+ */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { ConfigErrors } from '../../src/engine/errors.js';
+import { loadPolicy, parsePolicy } from '../../src/engine/policy.js';
+import { ScriptedAgent } from '../../src/engine/agents/scripted.js';
+
+const BASE = `goal:
+  objective: fix it
+agent:
+  kind: scripted
+  script: script.yaml
+workspace:
+  path: project
+verify:
+  - command: "true"
+`;
+
+/** The error lines of a loop.yaml whose text is BASE (9 lines) and then `rest`, from line 10. */
+function errors(rest: string, before = ''): string[] {
+  try {
+    parsePolicy(before + BASE + rest, 'loop.yaml');
+  } catch (error) {
+    if (error instanceof ConfigErrors) return error.message.split('\n');
+    throw error;
+  }
+  return [];
+}
+
+describe('one pass lists every error', () => {
+  it('a number with leading zeros hides neither an unknown pattern nor an unknown key', () => {
+    expect(errors('budget: {max_tokens: 010}\npattern: nope\ngoal2: 1\n')).toEqual([
+      'loop.yaml:10:22: budget.max_tokens: expected a number without leading zeros, found 010 (YAML 1.2 reads it as 10, YAML 1.1 as octal; write 10)',
+      'loop.yaml:11:10: pattern: expected one of react, plan-and-execute, reflexion, auto, found "nope"',
+      'loop.yaml:12:1: goal2: unknown key "goal2"; did you mean "goal"?',
+    ]);
+  });
+
+  it('an unknown tag hides neither a leading zero nor a yes', () => {
+    expect(errors('x: !foo 1\ncheckpoint: {every_iterations: 010}\nlaps: {enabled: yes}\n')).toEqual([
+      'loop.yaml:10:1: x: unknown key "x"',
+      'loop.yaml:10:4: x: expected a plain YAML value, found the tag !foo (loop.yaml takes no tags: remove it)',
+      'loop.yaml:11:32: checkpoint.every_iterations: expected a number without leading zeros, found 010 (YAML 1.2 reads it as 10, YAML 1.1 as octal; write 10)',
+      'loop.yaml:12:17: laps.enabled: expected true or false, found "yes" (YAML 1.2 reads yes as a string; write true)',
+    ]);
+  });
+
+  it('a list used as a key hides none of the other key errors', () => {
+    expect(errors('? [a, b]\n: 1\nfoo: 1\nbar: 2\nlaps: {enabld: true, x: 1}\n')).toEqual([
+      'loop.yaml:10:3: (root): expected a plain key, found a list used as a key',
+      'loop.yaml:12:1: foo: unknown key "foo"',
+      'loop.yaml:13:1: bar: unknown key "bar"',
+      'loop.yaml:14:8: laps.enabld: unknown key "enabld"; did you mean "enabled"?',
+      'loop.yaml:14:22: laps.x: unknown key "x"',
+    ]);
+  });
+
+  it('a duplicate key hides no other error, nor the error of its own last value', () => {
+    expect(errors('checkpoint: {every_iterations: 2}\ncheckpoint: {every_iterations: 3}\npattern: nope\n')).toEqual([
+      'loop.yaml:11:1: checkpoint: Map keys must be unique: expected "checkpoint" once, found it again (first at 10:1)',
+      'loop.yaml:12:10: pattern: expected one of react, plan-and-execute, reflexion, auto, found "nope"',
+    ]);
+  });
+
+  it('unknown signals are reported with the schema errors, not after them', () => {
+    const observe = "observe:\n  - {name: tests, command: 'true', parser: tap}\n";
+    expect(
+      errors(
+        `${observe}progress:\n  observed:\n    - {signal: observed.tests.failin, direction: decrease}\n    - {signal: observed.tests.total, direction: sideways}\npattern: nope\n`,
+      ),
+    ).toEqual([
+      'loop.yaml:14:16: progress.observed[0].signal: expected one of observed.tests.failing, observed.tests.passing, observed.tests.total, found "observed.tests.failin"; did you mean "observed.tests.failing"?',
+      'loop.yaml:15:49: progress.observed[1].direction: expected one of increase, decrease, found "sideways"',
+      'loop.yaml:16:10: pattern: expected one of react, plan-and-execute, reflexion, auto, found "nope"',
+    ]);
+    // An observer that is itself invalid leaves the signals naming it unchecked (its metrics are not known).
+    const bad = "observe:\n  - {name: tests, command: 'true', parser: tap}\n  - {name: lint, command: 5, parser: tap}\n";
+    expect(errors(`${bad}progress:\n  observed:\n    - {signal: observed.lint.failing, direction: decrease}\ngoal2: 1\n`)).toEqual([
+      'loop.yaml:12:27: observe[1].command: expected a string, found 5',
+      'loop.yaml:16:1: goal2: unknown key "goal2"; did you mean "goal"?',
+    ]);
+  });
+});
+
+describe('keys and tags as written', () => {
+  it('a key named null or ~ is named as written, at its line', () => {
+    expect(errors('budget:\n  ~: 3\n  max_iterations: 0\n', 'null: 1\n')).toEqual([
+      'loop.yaml:1:1: null: unknown key "null"',
+      'loop.yaml:12:3: budget.~: unknown key "~"',
+      'loop.yaml:13:19: budget.max_iterations: expected a positive integer or "unlimited", found 0 (0 would not mean unlimited: write unlimited to remove the limit)',
+    ]);
+  });
+
+  it('standard tags are refused as the docs say, and the value is not reported twice', () => {
+    expect(errors('laps: {enabled: !!str true}\ntools: {shell_timeout: !!binary aGVsbG8=}\n')).toEqual([
+      'loop.yaml:10:23: laps.enabled: expected a plain YAML value, found the tag !!str (loop.yaml takes no tags: remove it)',
+      'loop.yaml:11:33: tools.shell_timeout: expected a plain YAML value, found the tag !!binary (loop.yaml takes no tags: remove it)',
+    ]);
+  });
+
+  it("a tag in a transcript names the transcript, not loop.yaml", () => {
+    expect(() => ScriptedAgent.fromYaml('turns:\n  - final: !done x\n', 'script.yaml')).toThrow(
+      'script.yaml:2:12: turns[0].final: expected a plain YAML value, found the tag !done (script.yaml takes no tags: remove it)',
+    );
+  });
+});
+
+describe('files that are not UTF-8', () => {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'loopdeck-one-pass-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('a Latin-1 loop.yaml is refused at the line of its first byte that is not UTF-8', () => {
+    const file = path.join(dir, 'loop.yaml');
+    writeFileSync(file, Buffer.concat([Buffer.from('goal:\n  objective: caf'), Buffer.from([0xe9]), Buffer.from(' fix\n')]));
+    expect(() => loadPolicy(file)).toThrow(`${file}:2:17: expected UTF-8 text, found the byte 0xe9 that is not UTF-8 (save the file as UTF-8; Latin-1 and other encodings are not read)`);
+  });
+});
+
+describe("what a run asks of a transcript at its start", () => {
+  const start = (yaml: string, pattern: 'react' | 'plan-and-execute', laps = false) =>
+    ScriptedAgent.fromYaml(yaml, 'script.yaml').startProblems({ pattern, laps, maxLaps: 1 });
+
+  it('an empty plan ends the run no_plan before any turn: no turn is needed', () => {
+    expect(start('plan: []\nturns: []\n', 'plan-and-execute')).toEqual({ errors: [], warnings: [] });
+  });
+
+  it('a plan with steps needs a turn to carry them out', () => {
+    expect(start('plan: [fix it]\n', 'plan-and-execute').errors.map((e) => e.message)).toEqual([
+      'expected at least one entry in turns: (laps.enabled is false, so the run plays turns:), found none',
+    ]);
+  });
+
+  it('laps play laps:, and a first lap without a turn is an error', () => {
+    expect(start('laps:\n  - []\n', 'react', true).errors).toEqual([
+      { path: ['laps', 0], message: 'expected laps: with at least one turn in the first lap (laps.enabled is true, so each lap plays its list in laps:), found no turn in the first lap' },
+    ]);
+  });
+});
