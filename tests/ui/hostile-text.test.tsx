@@ -44,7 +44,7 @@ beforeAll(async () => {
 turns:
   - thought: ${JSON.stringify(`Think ${HOSTILE}`)}
     tool_calls:
-      - { id: t1, name: shell, args: { command: ${JSON.stringify(`echo invisible\u200b\u2060\u200b rm ${HOSTILE} && echo ${'ab\u200b'.repeat(40)}`)} } }
+      - { id: t1, name: shell, args: { command: ${JSON.stringify(`echo invisible\u200b\u2060\u200b rm ${HOSTILE} && echo ${'ab\u200b'.repeat(40)} ${'x\u001b]52;c;SGVsbG8=\u0007'.repeat(12)}`)} } }
     report:
       new_evidence:
         - { claim: ${JSON.stringify(`claim ${HOSTILE}`)}, evidence_ref: ${JSON.stringify(HOSTILE)} }
@@ -95,6 +95,8 @@ describe('invisible, filler and terminal-dependent characters in every panel', (
           await c.waitForFrame('Arguments of shell');
           for (let i = 0; i < 4; i++) {
             check(c.frame(), columns, rows, `arguments view ${i}`);
+            // No escape form (^[, \u{200b}) is split across two rows.
+            for (const line of c.frame().split('\n')) expect(line.replace(/ *│$/, ''), c.frame()).not.toMatch(/(\^|\\|\\u|\\u\{[0-9a-f]*)$/);
             await c.press(KEY.pageDown);
           }
           await c.press(KEY.escape);
