@@ -180,6 +180,8 @@ function fitted(cluster: string): string {
   return escaping(() => true);
 }
 
+const PRINTABLE_ASCII = /^[\x20-\x7e\n\t]*$/;
+
 /** Per UTF-16 unit: 0 not yet asked, 1 drawn as measured on its own, 2 needs the cluster path. */
 const plainUnits = new Uint8Array(0x10000);
 
@@ -214,6 +216,7 @@ function keptFormOf(cluster: string): string {
  * unchanged without being segmented.
  */
 export function screenForm(text: string): string {
+  if (PRINTABLE_ASCII.test(text)) return text;
   let plain = true;
   for (let i = 0; i < text.length; i++) {
     const code = text.charCodeAt(i);
@@ -224,7 +227,18 @@ export function screenForm(text: string): string {
     }
   }
   if (plain) return text;
+  // A frame draws the same texts again and again: the form of a short one is kept.
+  const known = keptTexts.get(text);
+  if (known !== undefined) return known;
   let out = '';
   for (const cluster of clustersOf(splitJoinedEmoji(text))) out += keptFormOf(cluster);
+  if (text.length <= MAX_KEPT_TEXT) {
+    if (keptTexts.size >= MAX_KEPT) keptTexts.clear();
+    keptTexts.set(text, out);
+  }
   return out;
 }
+
+/** Texts up to this many UTF-16 units have their screen form kept (at most {@link MAX_KEPT} of them). */
+const MAX_KEPT_TEXT = 2_000;
+const keptTexts = new Map<string, string>();
