@@ -32,9 +32,8 @@
 // CJK, accents and other combining marks, Indic spacing marks (string-width counts them),
 // national flags and single emoji stay as they are.
 import stringWidth from 'string-width';
-import { unitsAreClusters } from './unit-clusters.js';
+import { segmentClusters, unitsAreClusters } from './unit-clusters.js';
 
-const segmenter = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
 
 /** A zero-width joiner between two pictographs (with their presentation selector or modifier). */
 const EMOJI_JOINER = /(?<=\p{Extended_Pictographic}[\u{1F3FB}-\u{1F3FF}\uFE0F]?)\u200D(?=\p{Extended_Pictographic})/gu;
@@ -134,7 +133,7 @@ function agrees(cluster: string): boolean {
   return measured === drawn;
 }
 
-const clustersOf = (text: string) => Array.from(segmenter.segment(text), (s) => s.segment);
+const clustersOf = segmentClusters;
 const allAgree = (text: string) => clustersOf(text).every(agrees);
 
 /** One cluster (already split from joined emoji, no control character) in its screen form. */
@@ -168,13 +167,16 @@ function fitted(cluster: string): string {
   if (compatible !== cluster && ![...compatible].some(mustEscape) && allAgree(compatible)) return compatible;
   const chars = [...cluster];
   const escaping = (escape: (char: string, i: number) => boolean) => chars.map((char, i) => (escape(char, i) ? escapeCodePoint(char) : char)).join('');
-  const marks = [...chars.keys()].filter((i) => i > 0 && MARK.test(chars[i]!));
-  const others = [...chars.keys()].filter((i) => i > 0 && !MARK.test(chars[i]!)).concat(0);
+  const marks = new Set([...chars.keys()].filter((i) => i > 0 && MARK.test(chars[i]!)));
+  const others = [...chars.keys()].filter((i) => i > 0 && !marks.has(i)).concat(0);
+  // One code point at a time only in a cluster of ordinary length (hostile text may stack
+  // thousands of marks on one letter: trying each would take quadratic time).
+  const oneByOne = chars.length <= MAX_SEARCHED;
   const candidates = function* () {
-    for (const i of marks) yield escaping((_, j) => j === i);
-    yield escaping((_, j) => marks.includes(j));
-    for (const i of others) yield escaping((_, j) => j === i);
-    yield escaping((_, j) => j > 0 && !marks.includes(j));
+    if (oneByOne) for (const i of marks) yield escaping((_, j) => j === i);
+    yield escaping((_, j) => marks.has(j));
+    if (oneByOne) for (const i of others) yield escaping((_, j) => j === i);
+    yield escaping((_, j) => j > 0 && !marks.has(j));
   };
   for (const candidate of candidates()) if (allAgree(candidate)) return candidate;
   return escaping(() => true);
@@ -195,6 +197,9 @@ function isPlainUnit(code: number): boolean {
   return kind === 1;
 }
 
+/** Code points of a cluster up to which each is tried alone, and UTF-16 units up to which a cluster's form is kept. */
+const MAX_SEARCHED = 32;
+
 /** Distinct clusters whose screen form {@link screenForm} keeps; past this many the kept ones are let go. */
 const MAX_KEPT = 5_000;
 const kept = new Map<string, string>();
@@ -202,9 +207,11 @@ const kept = new Map<string, string>();
 function keptFormOf(cluster: string): string {
   const known = kept.get(cluster);
   if (known !== undefined) return known;
-  if (kept.size >= MAX_KEPT) kept.clear();
   const form = formOf(cluster);
-  kept.set(cluster, form);
+  if (cluster.length <= MAX_SEARCHED) {
+    if (kept.size >= MAX_KEPT) kept.clear();
+    kept.set(cluster, form);
+  }
   return form;
 }
 

@@ -14,7 +14,7 @@
  */
 import { sanitize as sanitizeText } from '../text/sanitize.js';
 import { screenForm } from './screen-form.js';
-import { cellWidthOf, unitsAreClusters, unitWidth } from './unit-clusters.js';
+import { cellWidthOf, segmentClusters, unitsAreClusters, unitWidth } from './unit-clusters.js';
 
 export { screenForm, splitJoinedEmoji } from './screen-form.js';
 
@@ -27,7 +27,7 @@ const segmenter = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
  */
 export function graphemes(text: string): string[] {
   if (unitsAreClusters(text)) return text.split('');
-  return Array.from(segmenter.segment(text), (s) => s.segment);
+  return segmentClusters(text);
 }
 
 /** Cells a string takes, as Ink measures it (string-width; the same number, src/ui/unit-clusters.ts). */

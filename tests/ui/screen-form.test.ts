@@ -164,3 +164,19 @@ describe('rows and cuts never split an escape form', () => {
     }
   });
 });
+
+describe('hostile lengths', () => {
+  test('thousands of marks on one letter, a long conjunct chain, a long run of invisible characters: made safe in linear time', () => {
+    const started = process.cpuUsage();
+    const zalgo = sanitize(`a\u{1f3fb}${'\u0301'.repeat(20_000)} x\u0e33${'\u0301'.repeat(20_000)}`);
+    const chain = sanitize(`क${'\u094dक'.repeat(5_000)}`);
+    const run = sanitize(`${'名'.repeat(60_000)}😀${'\u200b'.repeat(20_000)}`);
+    const spent = process.cpuUsage(started);
+    // Segmenting such text at once (V8 copies the input into every segment) took minutes here.
+    expect((spent.user + spent.system) / 1e6).toBeLessThan(15);
+    expect(zalgo.startsWith('a\\u{1f3fb}\u0301')).toBe(true);
+    expect(chain.startsWith('क\\u{94d}क\\u{94d}')).toBe(true);
+    expect(run.includes('名😀\\u{200b}\\u{200b}') && run.endsWith('\\u{200b}')).toBe(true);
+    for (const text of [zalgo, chain, run]) expect([...text].some((c) => INVISIBLE.test(c))).toBe(false);
+  });
+});
