@@ -5,6 +5,7 @@ import { BUDGET_DIMENSIONS, type BudgetDimension } from '../engine/types.js';
 import { useConsole } from './context.js';
 import type { ContextGauge } from './context-gauge.js';
 import { budgetValue, gauge, percent } from './format.js';
+import { Line } from './Line.js';
 import { theme, type Colour } from './theme.js';
 import { useNow } from './use-now.js';
 
@@ -98,16 +99,16 @@ export const BudgetPanel = React.memo(function BudgetPanel({ width, compact = fa
   if (!known) {
     return (
       <Box height={compact ? 1 : 2} flexShrink={0}>
-        <Text color={theme.muted} wrap="truncate-end">
+        <Line width={width} color={theme.muted}>
           budget: {BUDGET_DIMENSIONS.map((d) => LABEL[d]).join(', ')}, shown once the run starts
-        </Text>
+        </Line>
       </Box>
     );
   }
   if (compact) {
     return (
       <Box height={1} flexShrink={0}>
-        <Text wrap="truncate-end">
+        <Line width={width}>
           {BUDGET_DIMENSIONS.map((d, i) => {
             return (
               <Text key={d}>
@@ -123,7 +124,7 @@ export const BudgetPanel = React.memo(function BudgetPanel({ width, compact = fa
               <Text color={contextColour(context)}> ~{percent(context.tokens, context.window)}%</Text>
             </Text>
           ) : null}
-        </Text>
+        </Line>
       </Box>
     );
   }
@@ -134,21 +135,21 @@ export const BudgetPanel = React.memo(function BudgetPanel({ width, compact = fa
         {BUDGET_DIMENSIONS.map((d) => {
           return (
             <Box key={d} width={cell} flexShrink={0}>
-              <Text wrap="truncate-end">
+              <Line width={cell}>
                 <Text bold={exhausted === d} inverse={exhausted === d} color={exhausted === d ? theme.danger : theme.muted}>
                   {LABEL[d]}
                 </Text>
                 <Text color={colour(d)}> {percentText(d, 'no limit')}</Text>
-              </Text>
+              </Line>
             </Box>
           );
         })}
         {context ? (
           <Box width={cell} flexShrink={0}>
-            <Text wrap="truncate-end">
+            <Line width={cell}>
               <Text color={theme.muted}>context</Text>
               <Text color={contextColour(context)}> ~{percent(context.tokens, context.window)}%</Text>
-            </Text>
+            </Line>
           </Box>
         ) : null}
       </Box>
@@ -158,10 +159,10 @@ export const BudgetPanel = React.memo(function BudgetPanel({ width, compact = fa
           const bar = Math.max(3, cell - value.length - 2);
           return (
             <Box key={d} width={cell} flexShrink={0}>
-              <Text wrap="truncate-end">
+              <Line width={cell}>
                 <Text color={colour(d)}>{gauge(used[d], limits[d], bar)}</Text>
                 <Text bold={exhausted === d}> {value}</Text>
-              </Text>
+              </Line>
             </Box>
           );
         })}
@@ -177,10 +178,10 @@ function ContextCell({ context, cell }: { context: ContextGauge; cell: number })
   const bar = Math.max(3, cell - value.length - 2);
   return (
     <Box width={cell} flexShrink={0}>
-      <Text wrap="truncate-end">
+      <Line width={cell}>
         <Text color={contextColour(context)}>{gauge(context.tokens, context.window, bar)}</Text>
         <Text> {value}</Text>
-      </Text>
+      </Line>
     </Box>
   );
 }

@@ -2,6 +2,7 @@ import React, { useEffect } from 'react';
 import { Box, Text } from 'ink';
 import { useConsole, useConsoleOptions, useConsoleStore } from './context.js';
 import { bindingsFor, fitKeyLine, keyHints } from './keymap.js';
+import { Line } from './Line.js';
 import { LineView } from './LineView.js';
 import { sanitize } from './text.js';
 import { theme } from './theme.js';
@@ -71,16 +72,16 @@ export const CommandBar = React.memo(function CommandBar({ width }: { width: num
     <Box flexDirection="column" flexShrink={0} height={2 + (open ? list.length : 0)}>
       <Box height={1}>
         {busy ? (
-          <Text color={theme.muted}>running {sanitize(line.text, { oneLine: true })} …</Text>
+          <Line width={width} color={theme.muted}>running {sanitize(line.text, { oneLine: true })} …</Line>
         ) : notice?.working || notice?.info ? (
-          <Text color={theme.muted} wrap="truncate-end">
+          <Line width={width} color={theme.muted}>
             {sanitize(notice.text, { oneLine: true })}
-          </Text>
+          </Line>
         ) : notice ? (
-          <Text color={notice.ok ? theme.ok : theme.danger} wrap="truncate-end">
+          <Line width={width} color={notice.ok ? theme.ok : theme.danger}>
             {notice.ok ? '✓ ' : '✗ '}
             {sanitize(notice.text, { oneLine: true })}
-          </Text>
+          </Line>
         ) : (
           <Text> </Text>
         )}
@@ -88,11 +89,11 @@ export const CommandBar = React.memo(function CommandBar({ width }: { width: num
       {open
         ? list.map((item, i) => (
             <Box key={item} height={1}>
-              <Text wrap="truncate-end" inverse={first + i === highlight} color={first + i === highlight ? theme.accent : theme.muted}>
+              <Line width={width} inverse={first + i === highlight} color={first + i === highlight ? theme.accent : theme.muted}>
                 {first + i === highlight ? '▸ ' : '  '}
-                {item}
+                {sanitize(item, { oneLine: true })}
                 {i === list.length - 1 && completions.length > first + list.length ? `   (+${completions.length - first - list.length} more, ↓)` : ''}
-              </Text>
+              </Line>
             </Box>
           ))
         : null}
@@ -100,9 +101,9 @@ export const CommandBar = React.memo(function CommandBar({ width }: { width: num
         {open ? (
           <LineView prefix={BAR_PREFIX} state={line} width={width} />
         ) : (
-          <Text color={theme.muted} wrap="truncate-end">
+          <Line width={width} color={theme.muted}>
             {fitKeyLine(lead, hints, ALWAYS_SHOWN, width)}
-          </Text>
+          </Line>
         )}
       </Box>
     </Box>

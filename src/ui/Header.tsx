@@ -2,7 +2,8 @@ import React from 'react';
 import { Box, Text } from 'ink';
 import { useConsole } from './context.js';
 import { shortDuration } from './format.js';
-import { sanitize } from './text.js';
+import { Line } from './Line.js';
+import { cellWidth, sanitize, truncateCells } from './text.js';
 import { stateColour, theme } from './theme.js';
 import { useNow } from './use-now.js';
 
@@ -35,7 +36,7 @@ function useElapsed(): string {
 }
 
 /** A loud marker when the run's loop.yaml switched the built-in approval gates off (`session.start`). */
-function GatesOff() {
+function useGatesOff() {
   const off = useConsole((s) => s.session.builtinGates === 'off');
   return off ? <Text bold color={theme.danger}>APPROVAL GATES OFF · </Text> : null;
 }
@@ -44,9 +45,11 @@ function GatesOff() {
  * Goal objective and run id (before the run's `session.start`, those the launcher knew:
  * `preparing` in the store); pattern, state, iteration, lap, elapsed time and the
  * pattern's progress; in a replay, the event shown. `compact`: one row. A run without the
- * built-in approval gates says so first on the state row.
+ * built-in approval gates says so first on the state row. Every row is cut by the console
+ * to `width` cells (`Line`), never by Ink; on the title row the goal gives way first, the
+ * revision mark and the run id (at most half the row) stay whole.
  */
-export const Header = React.memo(function Header({ compact = false }: { compact?: boolean }) {
+export const Header = React.memo(function Header({ compact = false, width }: { compact?: boolean; width: number }) {
   // Before the fold has a session.start: what the launcher knew (the outline's goal and run id).
   const run = useConsole((s) => s.session.session ?? s.preparing?.run ?? null);
   const pattern = useConsole((s) => s.session.pattern);
@@ -63,6 +66,7 @@ export const Header = React.memo(function Header({ compact = false }: { compact?
   const replayTotal = useConsole((s) => s.replay?.total ?? 0);
   const shownEvent = useConsole((s) => (s.replay ? s.events[s.shown - 1] : undefined));
   const progress = usePatternProgress();
+  const gatesOff = useGatesOff();
   const elapsed = useElapsed();
   const goal = objective === null ? '(not started)' : sanitize(objective, { oneLine: true });
   const lapText = maxLaps !== null ? `lap ${lap}/${maxLaps}` : null;
@@ -84,32 +88,36 @@ export const Header = React.memo(function Header({ compact = false }: { compact?
   if (compact) {
     return (
       <Box height={1} flexShrink={0}>
-        <Text wrap="truncate-end">
-          <GatesOff />
+        <Line width={width}>
+          {gatesOff}
           {replay}
           {stateText}
           <Text color={theme.muted}> · it {turn}{maxTurns !== null ? `/${maxTurns}` : ''}{lapText ? ` · ${lapText}` : ''} · </Text>
           {goal}
-        </Text>
+        </Line>
       </Box>
     );
   }
+  const mark = revision > 0 ? ` [rev ${revision}, ${status}]` : '';
+  const runText = truncateCells(` run ${run === null ? '-' : sanitize(run, { oneLine: true })}`, Math.max(0, Math.floor(width / 2) - cellWidth(mark)));
+  const title = 'loopdeck ';
+  const left = width - cellWidth(runText);
   return (
     <Box flexDirection="column" height={2} flexShrink={0}>
       <Box>
         <Box flexGrow={1} flexShrink={1}>
-          <Text wrap="truncate-end">
-            <Text bold color={theme.accent}>loopdeck </Text>
-            <Text bold>{goal}</Text>
-            {revision > 0 ? <Text color={theme.warn}> [rev {revision}, {status}]</Text> : null}
-          </Text>
+          <Line width={left}>
+            <Text bold color={theme.accent}>{title}</Text>
+            <Text bold>{truncateCells(goal, left - cellWidth(title) - cellWidth(mark))}</Text>
+            {mark ? <Text color={theme.warn}>{mark}</Text> : null}
+          </Line>
         </Box>
         <Box flexShrink={0}>
-          <Text color={theme.muted}> run {run === null ? '-' : sanitize(run, { oneLine: true })}</Text>
+          <Text color={theme.muted}>{runText}</Text>
         </Box>
       </Box>
-      <Text wrap="truncate-end">
-        <GatesOff />
+      <Line width={width}>
+        {gatesOff}
         {replay}
         <Text color={theme.muted}>{pattern === null ? '-' : sanitize(pattern, { oneLine: true })} · </Text>
         {stateText}
@@ -118,7 +126,7 @@ export const Header = React.memo(function Header({ compact = false }: { compact?
         {lapText ? <Text color={theme.muted}> · {lapText}</Text> : null}
         <Text color={theme.muted}> · {elapsed}</Text>
         {progress ? <Text color={theme.muted}> · {progress}</Text> : null}
-      </Text>
+      </Line>
     </Box>
   );
 });

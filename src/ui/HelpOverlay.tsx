@@ -3,6 +3,7 @@ import { Box, Text } from 'ink';
 import { BAR_COMMANDS } from './commands.js';
 import { useConsole } from './context.js';
 import { bindingsFor, keyLabel, SCOPE_TITLES } from './keymap.js';
+import { Line } from './Line.js';
 import { theme } from './theme.js';
 
 interface HelpRow {
@@ -26,33 +27,33 @@ export function helpRows(): HelpRow[] {
 }
 
 /** The help overlay: `?` opens it, Esc or `?` closes it, ↑/↓ scroll. */
-export const HelpOverlay = React.memo(function HelpOverlay({ height }: { height: number }) {
+export const HelpOverlay = React.memo(function HelpOverlay({ height, width }: { height: number; width: number }) {
   const scroll = useConsole((s) => s.scroll);
   const rows = helpRows();
   const room = Math.max(1, height - 2);
   const start = Math.max(0, Math.min(scroll, rows.length - room));
   return (
     <Box flexDirection="column" height={height} overflowY="hidden" flexShrink={0}>
-      <Text wrap="truncate-end">
+      <Line width={width}>
         <Text color={theme.border}>── </Text>
         <Text bold>Help</Text>
         <Text color={theme.muted}> · keys and commands · ↑/↓ scroll · esc or ? closes</Text>
-      </Text>
+      </Line>
       {rows.slice(start, start + room).map((row, i) =>
         row.kind === 'title' ? (
-          <Text key={i} bold color={theme.accent} wrap="truncate-end">
+          <Line key={i} width={width} bold color={theme.accent}>
             {row.text}
-          </Text>
+          </Line>
         ) : (
-          <Text key={i} wrap="truncate-end">
+          <Line key={i} width={width}>
             {'  '}
             <Text bold>{(row.keys ?? '').padEnd(22)}</Text> {row.text}
-          </Text>
+          </Line>
         ),
       )}
-      <Text color={theme.muted} wrap="truncate-end">
+      <Line width={width} color={theme.muted}>
         {start + room < rows.length ? `… ${rows.length - start - room} more (↓)` : 'end of help'}
-      </Text>
+      </Line>
     </Box>
   );
 });

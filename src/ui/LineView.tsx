@@ -2,7 +2,8 @@ import React, { createContext, useContext } from 'react';
 import { Text } from 'ink';
 import type { LineState } from './line-editor.js';
 import { LineViewport, type LineWindow } from './line-viewport.js';
-import { cellWidth, graphemes, splitJoinedEmoji } from './text.js';
+import { Line } from './Line.js';
+import { cellWidth, graphemes, screenForm } from './text.js';
 import { theme } from './theme.js';
 
 /**
@@ -18,12 +19,14 @@ export function useLineViewport(): LineViewport {
 }
 
 /**
- * The clusters of the text as the field draws them: a joined emoji as its parts (a family
- * as its people, a skin-toned hand as the hand), as every panel draws them, since terminals
- * draw those wider than they are measured. The text itself keeps what was typed.
+ * The clusters of the text as the field draws them, each in its screen form as every panel
+ * draws text (src/ui/screen-form.ts): a joined emoji as its parts, an invisible character
+ * escaped (`\u{200b}`), an emoji without its presentation selector. The text itself keeps
+ * what was typed (and is submitted as typed); only its display changes, so the caret counts
+ * the cells of what is drawn.
  */
 function drawn(text: string): string[] {
-  return graphemes(text).map((cluster) => (cluster.length > 1 ? splitJoinedEmoji(cluster) : cluster));
+  return graphemes(text).map((cluster) => (cluster.length > 1 || cluster.charCodeAt(0) > 0x7e ? screenForm(cluster) : cluster));
 }
 
 /** A field's line as drawn in `width` cells after `prefix`: its clusters and the window shown of them. */
@@ -55,13 +58,13 @@ export function LineView({ prefix, state, width }: { prefix: string; state: Line
   const at = chars[state.cursor] ?? ' ';
   const after = chars.slice(state.cursor + 1, shown.end).join('');
   return (
-    <Text wrap="truncate-end">
+    <Line width={width}>
       <Text color={theme.accent}>{prefix}</Text>
       {shown.before ? <Text color={theme.muted}>…</Text> : null}
       {before}
       <Text inverse>{at}</Text>
       {after}
       {shown.after ? <Text color={theme.muted}>…</Text> : null}
-    </Text>
+    </Line>
   );
 }

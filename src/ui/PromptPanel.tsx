@@ -261,10 +261,10 @@ export function usePrompt(width: number, maxRows: number): PromptView | null {
   if (reload) {
     const hints = hintRows('reload', inner);
     const keys = replaying
-      ? [<Text color={theme.muted}>replay: shown as recorded; nothing can be answered</Text>]
+      ? [<Line width={inner} color={theme.muted}>replay: shown as recorded; nothing can be answered</Line>]
       : covering
-      ? hints.map((_, i) => <Text color={theme.muted}>{i === 0 ? covering : ''}</Text>)
-      : hints.map((row, i) => (reloadArmed ? <Text wrap="truncate-end" color={theme.accent}>{row}</Text> : <Text color={theme.muted}>{i === 0 ? 'keys arm in a moment…' : ''}</Text>));
+      ? hints.map((_, i) => <Line width={inner} color={theme.muted}>{i === 0 ? covering : ''}</Line>)
+      : hints.map((row, i) => (reloadArmed ? <Line width={inner} color={theme.accent}>{row}</Line> : <Line width={inner} color={theme.muted}>{i === 0 ? 'keys arm in a moment…' : ''}</Line>));
     return frame(theme.warn, reloadPromptRows(reload, inner, maxRows, keys));
   }
   if (!pending) return null;

@@ -4,6 +4,7 @@ import { useShallow } from 'zustand/react/shallow';
 import { useConsole } from './context.js';
 import { compactNumber } from './format.js';
 import { commitsText, filesText, verdictText } from './progress.js';
+import { Line } from './Line.js';
 import { sanitize } from './text.js';
 import { theme } from './theme.js';
 import { useNow } from './use-now.js';
@@ -16,7 +17,7 @@ import { waitText } from './wait.js';
  * against one long session, workspace progress (unknown said as unknown), the verifier's
  * verdict on the agent's claim. The progress panel has the detail.
  */
-export const StatusLine = React.memo(function StatusLine() {
+export const StatusLine = React.memo(function StatusLine({ width }: { width: number }) {
   const lap = useConsole((s) => s.session.lap);
   const maxLaps = useConsole((s) => s.session.maxLaps);
   const request = useConsole((s) => s.session.requestChars);
@@ -65,14 +66,14 @@ export const StatusLine = React.memo(function StatusLine() {
   }
   return (
     <Box height={1} flexShrink={0}>
-      <Text wrap="truncate-end">
+      <Line width={width}>
         {parts.map((part, i) => (
           <Text key={i}>
             {i > 0 ? <Text color={theme.border}> · </Text> : null}
             {part}
           </Text>
         ))}
-      </Text>
+      </Line>
     </Box>
   );
 });

@@ -2,6 +2,7 @@ import React, { type ReactNode } from 'react';
 import { Text } from 'ink';
 import type { AcceptanceEvidence, AcceptanceRow, AcceptanceStatus } from '../engine/acceptance.js';
 import type { AcceptanceState } from '../engine/acceptance-fold.js';
+import { Line } from './Line.js';
 import { cellWidth, sanitize, truncateCells } from './text.js';
 import { theme, type Colour } from './theme.js';
 
@@ -68,9 +69,9 @@ export function acceptanceRows(acceptance: AcceptanceState, width: number): Reac
   const rows = acceptance.rows;
   if (rows.length === 0) {
     return [
-      <Text key="a-none" wrap="truncate-end">
+      <Line key="a-none" width={width}>
         <Text color={theme.muted}>criteria    none</Text>
-      </Text>,
+      </Line>,
     ];
   }
   const checkable = rows.filter((r) => r.status !== 'NOT_CHECKABLE');
@@ -82,18 +83,18 @@ export function acceptanceRows(acceptance: AcceptanceState, width: number): Reac
       ? `criteria    ${rows.length}, none checkable (they do not block the goal)`
       : `criteria    ${done}/${checkable.length} checkable done${unchecked > 0 ? ` · ${unchecked} not checkable` : ''}${when}`;
   return [
-    <Text key="a-sum" wrap="truncate-end" color={theme.muted}>
-      {truncateCells(summary, width)}
-    </Text>,
+    <Line key="a-sum" width={width} color={theme.muted}>
+      {summary}
+    </Line>,
     ...rows.map((r) => {
       const { label, body } = fitRow(r, width);
       return (
-        <Text key={`a-${r.index}`} wrap="truncate-end">
+        <Line key={`a-${r.index}`} width={width}>
           <Text color={LABELS[r.status].colour} bold={r.status === 'BLOCKED'}>
             {label}
           </Text>
           {body}
-        </Text>
+        </Line>
       );
     }),
   ];

@@ -9,6 +9,7 @@ import type { ConsoleState } from './store.js';
 import { EventDetail } from './EventDetail.js';
 import { GoalPanel } from './GoalPanel.js';
 import { Header } from './Header.js';
+import { Line } from './Line.js';
 import { HelpOverlay } from './HelpOverlay.js';
 import type { LayoutPlan } from './layout.js';
 import { ProgressPanel } from './ProgressPanel.js';
@@ -36,10 +37,10 @@ function PaneBody({ pane, height, width, compact }: { pane: Pane; height: number
 }
 
 /** The panel tabs: every panel, the shown one highlighted; Tab moves. */
-function PaneTabs({ pane }: { pane: Pane }) {
+function PaneTabs({ pane, width }: { pane: Pane; width: number }) {
   return (
     <Box height={1} flexShrink={0}>
-      <Text wrap="truncate-end">
+      <Line width={width}>
         <Text color={theme.border}>── </Text>
         {PANES.map((p, i) => (
           <Text key={p}>
@@ -54,7 +55,7 @@ function PaneTabs({ pane }: { pane: Pane }) {
           </Text>
         ))}
         <Text color={theme.muted}> (tab)</Text>
-      </Text>
+      </Line>
     </Box>
   );
 }
@@ -82,7 +83,7 @@ function Coverable({ covered, height, width, children }: { covered: boolean; hei
 /** The body when an overlay covers it: help or an opened event. */
 function Overlay({ height, width }: { height: number; width: number }) {
   const overlay = useConsole((s) => s.overlay);
-  if (overlay === 'help') return <HelpOverlay height={height} />;
+  if (overlay === 'help') return <HelpOverlay height={height} width={width} />;
   if (overlay === 'event') return <EventDetail height={height} width={width} />;
   return null;
 }
@@ -95,10 +96,10 @@ export function FullLayout({ plan, prompt }: { plan: LayoutPlan; prompt: ReactNo
   const covered = useConsole(isCovered);
   return (
     <>
-      <Header />
-      <StateStrip />
+      <Header width={plan.width} />
+      <StateStrip width={plan.width} />
       <BudgetPanel width={plan.width} />
-      <StatusLine />
+      <StatusLine width={plan.width} />
       {plan.banner ? <AlertBanner /> : null}
       {prompt}
       <Box flexDirection="column" height={plan.body} flexShrink={0} overflowY="hidden">
@@ -116,7 +117,7 @@ function Panes({ plan }: { plan: LayoutPlan }) {
   const pane = useConsole((s) => s.pane);
   return (
     <>
-      <PaneTabs pane={pane} />
+      <PaneTabs pane={pane} width={plan.width} />
       <PaneBody pane={pane} height={plan.pane} width={plan.width} compact={false} />
       <Timeline height={plan.timeline} width={plan.width} />
     </>
@@ -130,11 +131,11 @@ function SingleBody({ height, width, compact }: { height: number; width: number;
   return (
     <>
       <Box height={1} flexShrink={0}>
-        <Text wrap="truncate-end">
+        <Line width={width}>
           <Text color={theme.border}>── </Text>
           <Text bold>{TITLES[body]}</Text>
           <Text color={theme.muted}> (tab: next view)</Text>
-        </Text>
+        </Line>
       </Box>
       <PaneBody pane={body} height={Math.max(0, height - 1)} width={width} compact={compact} />
     </>
@@ -149,7 +150,7 @@ export function CompactLayout({ plan, prompt }: { plan: LayoutPlan; prompt: Reac
   const covered = useConsole(isCovered);
   return (
     <>
-      <Header compact />
+      <Header compact width={plan.width} />
       <BudgetPanel width={plan.width} compact />
       {plan.banner ? <AlertBanner /> : null}
       {prompt}

@@ -2,7 +2,8 @@ import React, { type ReactNode } from 'react';
 import { Text } from 'ink';
 import type { SessionState } from '../engine/fold.js';
 import { describeChange } from '../engine/reload.js';
-import { sanitize, truncateCells } from './text.js';
+import { Line } from './Line.js';
+import { sanitize } from './text.js';
 import { theme } from './theme.js';
 
 /**
@@ -21,9 +22,9 @@ export function reloadPromptRows(pending: NonNullable<SessionState['reloadPendin
   const shown = changes.length <= room ? changes : changes.slice(0, Math.max(0, room - 1));
   const more = changes.length - shown.length;
   return [
-    <Text bold color={theme.warn} wrap="truncate-end">{truncateCells(sanitize(title, { oneLine: true }), inner)}</Text>,
-    ...shown.map((line) => <Text wrap="truncate-end">{truncateCells(sanitize(line, { oneLine: true }), inner)}</Text>),
-    ...(more > 0 ? [<Text color={theme.muted} wrap="truncate-end">{`… ${more} more (open the reload in the timeline to see all)`}</Text>] : []),
+    <Line width={inner} bold color={theme.warn}>{sanitize(title, { oneLine: true })}</Line>,
+    ...shown.map((line) => <Line width={inner}>{sanitize(line, { oneLine: true })}</Line>),
+    ...(more > 0 ? [<Line width={inner} color={theme.muted}>{`… ${more} more (open the reload in the timeline to see all)`}</Line>] : []),
     ...keys,
   ];
 }

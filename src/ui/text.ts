@@ -5,15 +5,18 @@
  * cluster at a time (a family emoji, a flag, a letter with its combining marks is one
  * cluster and is never split), so a row the console cuts is as wide as Ink thinks it is.
  *
- * Terminals disagree with each other, and with any width table, on joined emoji: one
- * draws a family (👨‍👩‍👧) as one wide cell pair, another as each of its members (8
- * cells), and the frame then outgrows what Ink measured and leaves a copy in the
- * scrollback on every redraw. {@link sanitize} here splits such sequences into their parts
- * (drops the joiners, skin-tone modifiers and tag characters), which every terminal draws
- * at the width measured or narrower. See "Console input" in docs/design.md.
+ * Terminals draw some text at another width than string-width measures (joined emoji,
+ * emoji with a presentation selector, invisible and filler characters, some spacing
+ * clusters): the frame then outgrows what Ink measured and leaves a copy in the scrollback
+ * on every redraw. {@link sanitize} here puts untrusted text in a form every terminal draws
+ * at the width measured (src/ui/screen-form.ts). See "Width, the cursor, suspend and
+ * colour" in docs/design.md.
  */
 import { sanitize as sanitizeText } from '../text/sanitize.js';
-import { cellWidthOf, unitsAreClusters, unitWidth } from './unit-clusters.js';
+import { screenForm } from './screen-form.js';
+import { cellWidthOf, segmentClusters, unitsAreClusters, unitWidth } from './unit-clusters.js';
+
+export { screenForm, splitJoinedEmoji } from './screen-form.js';
 
 const segmenter = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
 
@@ -24,7 +27,7 @@ const segmenter = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
  */
 export function graphemes(text: string): string[] {
   if (unitsAreClusters(text)) return text.split('');
-  return Array.from(segmenter.segment(text), (s) => s.segment);
+  return segmentClusters(text);
 }
 
 /** Cells a string takes, as Ink measures it (string-width; the same number, src/ui/unit-clusters.ts). */
@@ -32,33 +35,59 @@ export function cellWidth(text: string): number {
   return cellWidthOf(text);
 }
 
-/** A zero-width joiner between two pictographs (with their presentation selector or modifier). */
-const EMOJI_JOINER = /(?<=\p{Extended_Pictographic}[\u{1F3FB}-\u{1F3FF}\uFE0F]?)\u200D(?=\p{Extended_Pictographic})/gu;
-/** A skin-tone modifier on a pictograph (a lone modifier is a swatch and stays). */
-const SKIN_TONE = /(?<=\p{Extended_Pictographic}\uFE0F?)[\u{1F3FB}-\u{1F3FF}]/gu;
-/** Tag characters (the subdivision flags: 🏴 followed by tags). */
-const TAGS = /[\u{E0020}-\u{E007F}]/gu;
-
-/**
- * Joined emoji split into their parts: the pictographs of a ZWJ sequence side by side, a
- * skin-toned hand as the plain hand, a subdivision flag as the black flag. Everything else
- * (CJK, accents, combining marks, national flags) is left as it is.
- */
-export function splitJoinedEmoji(text: string): string {
-  return text.replace(EMOJI_JOINER, '').replace(SKIN_TONE, '').replace(TAGS, '');
-}
-
 /**
  * Untrusted text made safe for the console's frame: {@link sanitizeText} (no control
- * character reaches the terminal) and {@link splitJoinedEmoji} (no character the
- * terminal may draw wider than Ink measured).
+ * character reaches the terminal, shown as `^X` or `\u{…}`) then {@link screenForm} (no
+ * invisible character, and every cluster drawn at the width Ink measures, in every
+ * terminal). The one way text from the agent, a tool, a file or the operator reaches a row.
  */
 export function sanitize(text: string, options: { oneLine?: boolean } = {}): string {
-  return splitJoinedEmoji(sanitizeText(text, options));
+  return screenForm(sanitizeText(text, options));
 }
 
-/** The longest start of `text` that fits in `width` cells (whole clusters only). */
+/**
+ * How the sanitizers show what must not be drawn: `^[` for a C0 control, `\u{200b}` for
+ * the rest (src/text/sanitize.ts, src/ui/screen-form.ts). A row or a cut never splits one,
+ * so no row starts `[]52;…` or `200b}`.
+ */
+const ESCAPE_FORM = /\^[@-_]|\\u\{[0-9a-f]{1,6}\}/g;
+
+const mayHoldEscape = (text: string) => text.includes('^') || text.includes('\\');
+
+/** `cut` (an index into `text`) moved out of an escape form it falls inside: to its start (`back`) or its end. */
+function outsideEscape(text: string, cut: number, back: boolean): number {
+  if (!mayHoldEscape(text)) return cut;
+  // An escape form is at most 10 characters (`\u{10ffff}`): look only around the cut.
+  const from = Math.max(0, cut - 10);
+  for (const m of text.slice(from, cut + 10).matchAll(ESCAPE_FORM)) {
+    const start = from + m.index;
+    const end = start + m[0].length;
+    if (start < cut && cut < end) return back ? start : end;
+  }
+  return cut;
+}
+
+/** The clusters of a line, with each escape form (`^[`, `\u{200b}`) as one piece. */
+function pieces(line: string): string[] {
+  if (!mayHoldEscape(line)) return graphemes(line);
+  const out: string[] = [];
+  let last = 0;
+  for (const m of line.matchAll(ESCAPE_FORM)) {
+    if (m.index > last) out.push(...graphemes(line.slice(last, m.index)));
+    out.push(m[0]);
+    last = m.index + m[0].length;
+  }
+  if (last < line.length) out.push(...graphemes(line.slice(last)));
+  return out;
+}
+
+/** The longest start of `text` that fits in `width` cells (whole clusters and escape forms only). */
 export function clipEnd(text: string, width: number): string {
+  const start = clipEndRaw(text, width);
+  return start.length === text.length ? start : text.slice(0, outsideEscape(text, start.length, true));
+}
+
+function clipEndRaw(text: string, width: number): string {
   if (unitsAreClusters(text)) {
     // One unit, one cluster: count cells unit by unit up to the cut, the rest is not looked at.
     let used = 0;
@@ -80,7 +109,7 @@ export function clipEnd(text: string, width: number): string {
   return out;
 }
 
-/** The longest end of `text` that fits in `width` cells (whole clusters only). */
+/** The longest end of `text` that fits in `width` cells (whole clusters and escape forms only). */
 export function clipStart(text: string, width: number): string {
   const clusters = graphemes(text);
   let out = '';
@@ -91,7 +120,7 @@ export function clipStart(text: string, width: number): string {
     out = clusters[i]! + out;
     used += w;
   }
-  return out;
+  return out.length === text.length ? out : text.slice(outsideEscape(text, text.length - out.length, false));
 }
 
 /** `text` cut to `width` cells, with `…` where it was cut. */
@@ -100,14 +129,14 @@ export function truncateCells(text: string, width: number): string {
   return width <= 0 ? '' : `${clipEnd(text, width - 1)}…`;
 }
 
-/** Splits text into rows of at most `width` cells: at line breaks, then hard at the width (never inside a cluster). */
+/** Splits text into rows of at most `width` cells: at line breaks, then hard at the width (never inside a cluster or an escape form such as `^[`). */
 export function wrapCells(text: string, width: number): string[] {
   const rows: string[] = [];
   const limit = Math.max(1, width);
   for (const line of text.split('\n')) {
     let row = '';
     let used = 0;
-    for (const g of graphemes(line)) {
+    for (const g of pieces(line)) {
       const w = cellWidth(g);
       if (used + w > limit && row !== '') {
         rows.push(row);

@@ -52,6 +52,40 @@ export function unitsAreClusters(text: string): boolean {
   return true;
 }
 
+/** UTF-16 units a piece handed to the segmenter has before it is cut at the next certain boundary. */
+const PIECE = 256;
+
+const isClusterUnit = (code: number): boolean => {
+  if (code >= 0x20 && code <= 0x7e) return true;
+  let kind = kinds[code]!;
+  if (kind === 0) kind = kinds[code] = classify(code);
+  return kind === 1;
+};
+
+/**
+ * The grapheme clusters of `text`, as `Intl.Segmenter` gives them, segmented piece by piece.
+ * V8 (Node 20) copies the whole input into every segment it hands out, so segmenting a long
+ * text at once takes time and memory quadratic in its length (a 35,000-character text of
+ * short clusters: seconds and gigabytes). A piece ends after about {@link PIECE} units,
+ * between two units that are clusters by themselves (a boundary in every text, UAX #29
+ * GB999), so the clusters are the same.
+ */
+export function segmentClusters(text: string): string[] {
+  if (text.length <= PIECE) return Array.from(segmenter.segment(text), (s) => s.segment);
+  const out: string[] = [];
+  let start = 0;
+  let at = PIECE;
+  while (at < text.length) {
+    if (isClusterUnit(text.charCodeAt(at - 1)) && isClusterUnit(text.charCodeAt(at))) {
+      for (const s of segmenter.segment(text.slice(start, at))) out.push(s.segment);
+      start = at;
+      at += PIECE;
+    } else at += 1;
+  }
+  for (const s of segmenter.segment(text.slice(start))) out.push(s.segment);
+  return out;
+}
+
 /** The cells the UTF-16 unit `code` takes alone, as string-width measures it (0, 1 or 2). */
 export function unitWidth(code: number): number {
   let width = widths[code]!;

@@ -1,6 +1,7 @@
 // What the console draws in a real terminal: the approval prompt with a 1,600-character
 // command at 80×24, joined emoji and CJK in the goal (no copies of the frame left in the
-// scrollback), the terminal cursor at the command bar's caret. A pseudo-terminal and a
+// scrollback), fillers, zero-width characters and emoji with VS16 (rows fit, the
+// scrollback does not grow), the terminal cursor at the command bar's caret. A pseudo-terminal and a
 // terminal emulator; needs `npm run build`.
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -106,6 +107,36 @@ describe('the console on screen', { timeout: 120_000 }, () => {
     const copies = t.history().split('\n').filter((line) => /^objective {3}名前/.test(line));
     expect(copies, t.history()).toHaveLength(1);
     expect(t.wrappedRows(), t.describe()).toEqual([]);
+  });
+
+  it('fillers, zero-width characters, SARA AM and emoji with VS16 in the goal, a thought and a command: rows fit, the scrollback does not grow', async () => {
+    // Characters string-width measures narrower or wider than a terminal draws them, and ones nobody can see.
+    const nasty = 'ㅤㅤᅟᅟ\u00ad\u00adﾠﾠ กำกำ ນຳ a\u200bb\u2060c ❤️✔️☺️ 1️⃣#️⃣ हिन्दी';
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'loopdeck-script-'));
+    const script = path.join(dir, 'script.yaml');
+    writeFileSync(
+      script,
+      `turns:\n  - thought: ${JSON.stringify(`thinking ${nasty} ${nasty} ${'z'.repeat(80)}`)}\n    tool_calls:\n      - { id: t1, name: shell, args: { command: ${JSON.stringify(`echo invisible\u200b\u2060\u200b rm ${nasty} ${'y'.repeat(60)}`)} } }\n  - final: Done.\n`,
+    );
+    try {
+      const t = start({ cols: 80, rows: 24, script, objective: `Fillers ${nasty} ${nasty} ${'o'.repeat(80)}` });
+      const screen = await armed(t);
+      expect(screen, t.describe()).toContain('$ echo invisible\\u{200b}\\u{2060}\\u{200b} rm \\u{3164}\\u{3164}');
+      expect(screen, t.describe()).toMatch(/╰─{78}╯/);
+      await t.settled();
+      const scrollback = () => t.term.buffer.active.length - t.term.rows;
+      const before = scrollback();
+      // The prompt's countdown redraws the frame every second.
+      await new Promise((resolve) => setTimeout(resolve, 3_500));
+      await t.frame();
+      expect(scrollback(), t.history()).toBe(before);
+      expect(t.wrappedRows(), t.describe()).toEqual([]);
+      const copies = t.history().split('\n').filter((line) => /^loopdeck Fillers/.test(line));
+      expect(copies, t.history()).toHaveLength(1);
+      for (const line of t.lines()) if (line.startsWith('│')) expect(line, t.describe()).toMatch(/│$/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('while the command bar is open the terminal cursor sits at its caret', async () => {

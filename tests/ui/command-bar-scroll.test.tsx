@@ -29,6 +29,8 @@ describe('a line wider than the bar', () => {
   test('80×24: at End, after one Left and after two, the caret is on the letter it is before; the view scrolls only at an edge', async () => {
     const rig = await open({ transcript: WAITING, columns: 80, rows: 24 });
     await rig.waitForFrame('Approve tool call shell (t1)');
+    // The prompt's keys armed first: the frame below is the same however fast this runs.
+    await rig.waitForArmed();
     await openBar(rig);
     const letters = 'abcdefghij'.repeat(10);
     await rig.press(`\u001b[200~goal add-constraint ${letters}\u001b[201~`);

@@ -43,11 +43,11 @@ function frameOf(node: ReactNode, upTo?: LoopEvent['type'] | null): string {
 
 describe('panels, whole frames', () => {
   test('header and state strip: objective, pattern, state, iteration, elapsed, run id; the current state marked', () => {
-    expect(frameOf(<Header />)).toMatchInlineSnapshot(`
+    expect(frameOf(<Header width={100} />)).toMatchInlineSnapshot(`
       "loopdeck Make the greeting friendlier                                                    run ui-test
       react · DONE (goal_met) · iteration 4/20 · 11s"
     `);
-    expect(frameOf(<StateStrip />)).toMatchInlineSnapshot(`"IDLE › PLANNING › EXECUTING › AWAITING_TOOL › REFLECTING ›  DONE   ← REFLECTING #36"`);
+    expect(frameOf(<StateStrip width={100} />)).toMatchInlineSnapshot(`"IDLE › PLANNING › EXECUTING › AWAITING_TOOL › REFLECTING ›  DONE   ← REFLECTING #36"`);
   });
 
   test('budget gauges: all five dimensions, used/limit and percent', () => {

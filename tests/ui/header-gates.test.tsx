@@ -30,7 +30,7 @@ function headerWith(gates: 'on' | 'off' | undefined, compact = false): string {
   const controller = READ_ONLY_CONTROLLER;
   const { lastFrame, unmount } = render(
     <ConsoleProvider store={createConsoleStore(log)} controller={controller}>
-      <Header compact={compact} />
+      <Header compact={compact} width={100} />
     </ConsoleProvider>,
   );
   const frame = lastFrame() ?? '';

@@ -30,7 +30,7 @@ describe('header before session.start', () => {
     const store = createConsoleStore([], { preparing: { objective: 'Seeded \u001b[2Jgoal', run: '20261201-000000-abcd' } });
     const { lastFrame, unmount } = render(
       <ConsoleProvider store={store} controller={READ_ONLY_CONTROLLER}>
-        <Header />
+        <Header width={100} />
       </ConsoleProvider>,
     );
     expect(lastFrame()).toBe(`loopdeck Seeded ^[[2Jgoal${' '.repeat(51)}run 20261201-000000-abcd\n- · IDLE · iteration 0 · -`);
@@ -44,7 +44,7 @@ describe('header before session.start', () => {
   test('without a seed: "(not started)" and no run id, as before', () => {
     const { lastFrame, unmount } = render(
       <ConsoleProvider store={createConsoleStore()} controller={READ_ONLY_CONTROLLER}>
-        <Header />
+        <Header width={100} />
       </ConsoleProvider>,
     );
     expect(lastFrame()!.split('\n')[0]).toMatch(/^loopdeck \(not started\) +run -$/);

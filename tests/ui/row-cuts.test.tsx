@@ -1,0 +1,83 @@
+// Rows cut by the console, never by Ink: Ink's own `truncate-end` lets a wide character at
+// the cut overflow by one cell (the row wraps, the frame grows taller than the terminal and
+// every redraw leaves a copy in the scrollback). The header at every width, the header after
+// a /goal revision (the revision mark and the run id stay), and the command bar's notice.
+import { vi, describe, test, expect } from 'vitest';
+
+vi.hoisted(() => {
+  delete process.env.CI;
+  delete process.env.CONTINUOUS_INTEGRATION;
+});
+
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { cellWidth } from '../../src/ui/text.js';
+import { KEY } from '../support/console-rig.js';
+import { terminalWidth } from '../support/terminal-width.js';
+import { fits, open, WAITING } from '../support/ui-helpers.js';
+
+const EMOJI_GOAL = `Fix ${'🙂'.repeat(30)} ${'漢字 '.repeat(20)}`;
+
+/** Every row measured as drawn and no wider than the terminal; the frame no taller than it. */
+function expectFits(frame: string, columns: number, rows: number): void {
+  expect(fits(frame, columns, rows), frame).toMatchObject({ ok: true });
+  for (const line of frame.split('\n')) {
+    expect(cellWidth(line), line).toBe(terminalWidth(line));
+    expect(terminalWidth(line), line).toBeLessThanOrEqual(columns);
+  }
+}
+
+test('no component hands a row to Ink to cut: no wrap="truncate…" in src/ui', () => {
+  const dir = path.resolve(import.meta.dirname, '../../src/ui');
+  const users = readdirSync(dir, { recursive: true, encoding: 'utf8' })
+    .filter((file) => file.endsWith('.tsx'))
+    .filter((file) => /wrap=\{?\s*["'`]truncate/.test(readFileSync(path.join(dir, file), 'utf8')));
+  expect(users).toEqual([]);
+});
+
+describe('the header', () => {
+  for (const columns of [78, 76, 60, 40, 38, 36]) {
+    test(`compact, ${columns} columns, wide characters in the objective: one row, cut with …`, async () => {
+      const rig = await open({ transcript: WAITING, columns, rows: 24, policy: { objective: EMOJI_GOAL } });
+      const frame = await rig.waitForFrame('Approve tool call shell');
+      expectFits(frame, columns, 24);
+      const header = frame.split('\n')[0]!;
+      expect(header).toMatch(/^AWAITING_TOOL · it 1\/20 · Fix 🙂+…$/u);
+      expect(terminalWidth(header)).toBeGreaterThanOrEqual(columns - 2);
+    });
+  }
+
+  test('wide, after a /goal revision: the objective is cut with …, the revision mark and the run id stay', async () => {
+    const rig = await open({ transcript: WAITING, columns: 100, rows: 30, policy: { objective: EMOJI_GOAL } });
+    await rig.waitForFrame('Approve tool call shell');
+    await rig.press('/');
+    await rig.waitFor(() => rig.bar() === '/', 'the command bar');
+    const line = `goal modify Fix ${'🙂'.repeat(40)} and more ${'漢字'.repeat(10)}`;
+    await rig.press(`\u001b[200~${line}\u001b[201~`); // pasted
+    await rig.waitFor(() => rig.store.getState().line.text === `/${line}`, 'the typed line');
+    await rig.press(KEY.enter);
+    await rig.waitForFrame('[rev 1, revised]');
+    const frame = rig.frame();
+    expectFits(frame, 100, 30);
+    expect(frame.split('\n')[0]).toMatch(/^loopdeck Fix 🙂+… \[rev 1, revised\] +run ui-test$/u);
+  });
+});
+
+describe('the command bar', () => {
+  test('a notice quoting a wide unknown command is cut within the row', async () => {
+    for (const columns of [80, 61]) {
+      const rig = await open({ transcript: WAITING, columns, rows: 24 });
+      await rig.waitForFrame('Approve tool call shell');
+      await rig.press('/');
+      await rig.waitFor(() => rig.bar() === '/', 'the command bar');
+      await rig.press(`\u001b[200~${'Ｗ'.repeat(60)}\u001b[201~`); // pasted
+      await rig.waitFor(() => rig.store.getState().line.text === `/${'Ｗ'.repeat(60)}`, 'the typed line');
+      await rig.press(KEY.enter);
+      const frame = await rig.waitForFrame('unknown command');
+      expectFits(frame, columns, 24);
+      const notice = frame.split('\n').find((line) => line.includes('unknown command'))!;
+      expect(notice).toMatch(/^✗ unknown command "\/Ｗ+…$/u);
+      await rig.close();
+    }
+  });
+});
