@@ -4,7 +4,7 @@ import { alwaysAllowChoices, type AllowChoices } from '../engine/approval/always
 import type { ToolCall } from '../engine/types.js';
 import { useConsole, useConsoleOptions } from './context.js';
 import { shortDuration } from './format.js';
-import { keyHints, type ConsoleCommand, type Scope } from './keymap.js';
+import { keyHints, keysText, type ConsoleCommand, type Scope } from './keymap.js';
 import { Line } from './Line.js';
 import { caretColumn, LineView } from './LineView.js';
 import { reloadPromptRows } from './reload-prompt.js';
@@ -149,7 +149,7 @@ function argsView(call: ToolCall, inner: number, maxRows: number, scroll: number
 }
 
 /** What the prompt shows in place of its keys while help is open: help takes the keys, so they would not answer. */
-export const HELP_OPEN_HINT = 'close help (? or Esc) to answer the prompt';
+export const HELP_OPEN_HINT = `close help (${keysText('help', 'close')}) to answer the prompt`;
 /**
  * What the quit confirmation says in `room` rows of `width`: the whole sentence with the
  * resume command when it fits, else the command first (its start and its end when even it
@@ -166,7 +166,7 @@ export function quitText(resumeCommand: string, width: number, room: number): st
 }
 
 /** What an armed prompt says in place of its keys while an opened event takes them. */
-export const EVENT_OPEN_HINT = 'close the event (Esc) to answer the prompt';
+export const EVENT_OPEN_HINT = `close the event (${keysText('event', 'close')}) to answer the prompt`;
 
 /**
  * The yield the run waits on, or a question the console asks: the approval prompt (tool,
