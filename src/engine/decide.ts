@@ -217,7 +217,7 @@ const ABORTED_BY_OPERATOR = 'the operator aborted the run (/stop --abort)';
 export function startOfStep(state: SessionState, policy: DecisionPolicy, now: Now, intents: Intents): Step {
   const at = typeof now === 'function' ? now() : now;
   if (intents.stop === 'abort') return { kind: 'finish', finish: { reason: 'aborted', summary: ABORTED_BY_OPERATOR, abort: true } };
-  if (intents.stop === 'stop') return { kind: 'finish', finish: { reason: 'stopped', summary: intents.stopWhy ? `stopped: ${intents.stopWhy}` : 'stopped by the operator (/stop)' } };
+  if (intents.stop === 'stop') return { kind: 'finish', finish: { reason: 'stopped', summary: intents.stopWhy ?? 'stopped by the operator (/stop)' } };
   if (intents.pause !== null) return { kind: 'pause', reason: { kind: 'operator' }, prompt: `${intents.pause}. Continue, or stop?` };
   const usage = budgetUsage(state, at);
   const dimension = exceededDimension(usage, state.limits);

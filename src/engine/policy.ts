@@ -67,8 +67,8 @@ const countLimit = z
   )
   .meta({ title: 'count limit' });
 
-function usdBoundMessage(input: unknown): string {
-  return `expected at most ${MAX_BUDGET_USD} (USD; write unlimited to lift the limit), found ${describeValue(input)}`;
+function usdBoundMessage(input: unknown, orUnlimited = true): string {
+  return `expected at most ${MAX_BUDGET_USD} (USD${orUnlimited ? '; write unlimited to lift the limit' : ''}), found ${describeValue(input)}`;
 }
 
 /** A positive finite amount of USD up to {@link MAX_BUDGET_USD}, or `unlimited` (→ null). `0` and an empty value are errors. */
@@ -451,7 +451,7 @@ const budgetSchema = z
         tool_calls: positiveInt.default(20).describe('Tool calls added by "raise the limit".'),
         wall_clock: budgetDuration.prefault('10m').describe('Time added by "raise the limit".'),
         tokens: positiveInt.default(50_000).describe('Tokens added by "raise the limit".'),
-        cost_usd: z.number().positive().max(MAX_BUDGET_USD, { error: (iss) => usdBoundMessage(iss.input) }).default(1).describe('USD added by "raise the limit".'),
+        cost_usd: z.number().positive().max(MAX_BUDGET_USD, { error: (iss) => usdBoundMessage(iss.input, false) }).default(1).describe('USD added by "raise the limit".'),
       })
       .prefault({})
       .describe('What a budget pause offers to add to the exhausted dimension.'),

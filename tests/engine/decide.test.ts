@@ -204,7 +204,7 @@ describe('a stop names what asked for it', () => {
   it('the operator\'s /stop, or the cause given with it', () => {
     const state = at('REFLECTING', { turn: 1, step: 1 });
     expect(startOfStep(state, POLICY, NOW, { pause: null, stop: 'stop' })).toEqual(finish('stopped', 'stopped by the operator (/stop)'));
-    expect(startOfStep(state, POLICY, NOW, { pause: null, stop: 'stop', stopWhy: 'stdout was closed (its reader went away)' })).toEqual(finish('stopped', 'stopped: stdout was closed (its reader went away)'));
+    expect(startOfStep(state, POLICY, NOW, { pause: null, stop: 'stop', stopWhy: 'stdout was closed (its reader went away)' })).toEqual(finish('stopped', 'stdout was closed (its reader went away)'));
   });
 });
 
