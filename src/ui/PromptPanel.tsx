@@ -1,3 +1,4 @@
+import { budgetName } from '../engine/budget-units.js';
 import React, { useMemo, type ReactNode } from 'react';
 import { Box, Text } from 'ink';
 import { alwaysAllowChoices, type AllowChoices } from '../engine/approval/always-allow.js';
@@ -285,7 +286,10 @@ export function usePrompt(width: number, maxRows: number): PromptView | null {
     return { ...frame(theme.warn, lines), ...(caret ? { caret } : {}) };
   }
 
-  const title = pending.cause.kind === 'operator' ? 'Paused by the operator' : `Paused: ${sanitize(pending.reason, { oneLine: true })}`;
+  const cause = pending.cause;
+  // A budget is named as /budget and the prompt name it (`wall_clock`, `cost`), not by its loop.yaml key.
+  const title =
+    cause.kind === 'operator' ? 'Paused by the operator' : cause.kind === 'budget_exceeded' ? `Paused: budget_exceeded:${budgetName(cause.dimension)}` : `Paused: ${sanitize(pending.reason, { oneLine: true })}`;
   // The keys first, as for a tool call: the text takes what `maxRows` leaves (border, title, keys), at most three rows.
   const keyRows = keys();
   const text = fitRows(wrapWords(sanitize(pending.prompt, { oneLine: true }), inner), Math.min(3, maxRows - 3 - keyRows.length), inner);

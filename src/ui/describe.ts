@@ -123,7 +123,7 @@ function describeRaw(e: LoopEvent): string {
     case 'policy.reloaded': {
       const d = e.data;
       const what = d.trigger === 'key' ? 'reload answered' : `loop.yaml reloaded (${d.trigger === 'watch' ? 'file changed' : '/reload'})`;
-      if (d.errors && d.trigger !== 'key') return `${what}: refused, nothing changed: ${clean(d.errors.join('; '))}`;
+      if (d.errors && d.trigger !== 'key') return `${what}: refused, nothing changed${d.errors.length > 1 ? ` (${d.errors.length} errors, listed in the detail: Enter)` : ''}: ${clean(d.errors.join('; '))}`;
       const inside = d.inside_workspace ? ' [inside the workspace: every change needs a key]' : '';
       return `${what}${inside}: ${clean(describeChanges(d.diff))}${d.errors ? `; ${clean(d.errors.join('; '))}` : ''}`;
     }

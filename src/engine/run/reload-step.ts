@@ -118,10 +118,12 @@ function withoutHookRebuild(change: PolicyChange): PolicyChange {
 /** Records a refused file: its errors, nothing changed. */
 function refuse(core: RunCore, file: string, trigger: ReloadRequest['trigger'], errors: string[], inside: string | null): CommandResult {
   core.emit('policy.reloaded', { file, trigger, diff: [], errors, ...(inside ? { inside_workspace: true as const } : {}) });
-  if (errors.length === 1) return { ok: false, message: `${file} refused, the run goes on unchanged: ${errors[0]}` };
+  // Nothing in the typed line to fix (the file is what is wrong): a refusal, the command bar closes.
+  if (errors.length === 1) return { ok: false, refused: true, message: `${file} refused, the run goes on unchanged: ${errors[0]}` };
   // A list does not fit a notice: its count, the first, and where every one is written out.
   return {
     ok: false,
+    refused: true,
     message: `${file} refused with ${errors.length} errors, the run goes on unchanged; the policy.reloaded event lists all ${errors.length} (the console opens it from the timeline); the first: ${errors[0]}`,
   };
 }
