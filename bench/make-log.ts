@@ -47,7 +47,7 @@ export function benchPolicy(workspace: string): LoopPolicy {
       max_tool_calls: 1e9,
       max_wall_clock: '8000h',
       max_tokens: 1e15,
-      max_cost_usd: 1e9,
+      max_cost_usd: 1e6, // the largest cost budget loop.yaml takes
     },
     pricing: { input_per_million_usd: 3, output_per_million_usd: 15 },
     checkpoint: { every_iterations: 1e9 },

@@ -1,6 +1,7 @@
 import { closeSync, openSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { Command, Option } from 'commander';
+import { formatBudget } from './engine/budget-units.js';
 import { ConfigErrors, describeError, LoopdeckError } from './engine/errors.js';
 import type { CheckpointInput } from './engine/types.js';
 import type { LoopPolicy } from './engine/policy.js';
@@ -200,7 +201,7 @@ export function buildProgram(): Command {
         // The reader went away (e.g. `| head`): stop streaming and stop the run at the next safe point.
         unsubscribe();
         printError('loopdeck: stdout was closed; stopping the run at the next safe point (the log is kept)');
-        prepared.session.stop({ abort: false });
+        prepared.session.stop({ abort: false, why: 'stdout was closed (its reader went away)' });
       });
       const { attachedAnswerer, driveHeadless } = await import('./headless.js');
       const headlessPolicy = { approve: options.approve === 'all' ? ('all' as const) : ('none' as const), onPause: options.onPause };
@@ -249,7 +250,7 @@ export function buildProgram(): Command {
     return [
       `goal "${sanitize(s.goal?.objective ?? '', { oneLine: true })}"`,
       `state ${s.machine.state}`,
-      `turns ${s.usage.turns}, tool calls ${s.usage.tool_calls}, tokens ${s.usage.tokens}, $${s.usage.cost_usd.toFixed(2)}`,
+      `turns ${formatBudget('turns', s.usage.turns)}, tool calls ${formatBudget('tool_calls', s.usage.tool_calls)}, tokens ${formatBudget('tokens', s.usage.tokens)}, ${formatBudget('cost_usd', s.usage.cost_usd)}`,
       cp ? `last checkpoint ${cp.status} (counter ${cp.counter}/${cp.threshold})` : 'no checkpoint yet',
     ].join('; ');
   }

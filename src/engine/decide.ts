@@ -84,6 +84,8 @@ export interface DecisionPolicy {
 export interface Intents {
   pause: string | null;
   stop: 'stop' | 'abort' | null;
+  /** Why a `stop` was asked for when not by the operator's `/stop` (e.g. `stdout was closed`): the run's summary says it. */
+  stopWhy?: string | null;
 }
 
 export const NO_INTENTS: Intents = { pause: null, stop: null };
@@ -215,7 +217,7 @@ const ABORTED_BY_OPERATOR = 'the operator aborted the run (/stop --abort)';
 export function startOfStep(state: SessionState, policy: DecisionPolicy, now: Now, intents: Intents): Step {
   const at = typeof now === 'function' ? now() : now;
   if (intents.stop === 'abort') return { kind: 'finish', finish: { reason: 'aborted', summary: ABORTED_BY_OPERATOR, abort: true } };
-  if (intents.stop === 'stop') return { kind: 'finish', finish: { reason: 'stopped', summary: 'stopped by the operator (/stop)' } };
+  if (intents.stop === 'stop') return { kind: 'finish', finish: { reason: 'stopped', summary: intents.stopWhy ?? 'stopped by the operator (/stop)' } };
   if (intents.pause !== null) return { kind: 'pause', reason: { kind: 'operator' }, prompt: `${intents.pause}. Continue, or stop?` };
   const usage = budgetUsage(state, at);
   const dimension = exceededDimension(usage, state.limits);

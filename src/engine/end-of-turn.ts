@@ -14,6 +14,7 @@
  * Pure: decisions from the folded state, as values.
  */
 import { exceededDimension } from './budget.js';
+import { budgetName, formatBudgetAmounts, spentText } from './budget-units.js';
 import { verifiedThisStep, type DecisionPolicy, type Intents, type Now, type Step } from './decide.js';
 import { activeSeconds, type SessionState } from './fold.js';
 import type { BudgetDimension } from './types.js';
@@ -58,16 +59,22 @@ export function endOfTurn(state: SessionState, policy: DecisionPolicy, now: Now,
 export function afterBudget(state: SessionState, policy: DecisionPolicy, exceeded: SpentBudget): Step {
   if (needsVerdict(state)) return { kind: 'verify', trigger: state.finalClaim !== null ? 'claim' : 'check' };
   const { dimension, used, limit } = exceeded;
+  const name = budgetName(dimension);
+  const by = policy.budget.increments[dimension];
   if (state.lastVerify?.passed) {
-    const summary = state.lap > 0 ? `the verifier passed in lap ${state.lap}` : `the verifier passed when the ${dimension} budget ran out (${round(used)} of ${limit})`;
+    const summary = state.lap > 0 ? `the verifier passed in lap ${state.lap}` : `the verifier passed when the ${name} budget ran out (${spentText(dimension, used, limit)})`;
     return { kind: 'finish', finish: { reason: 'goal_met', summary } };
   }
-  const spent = `The ${dimension} budget is spent (${round(used)} of ${limit})`;
   if (policy.budget.on_exhausted === 'abort') {
-    return { kind: 'finish', finish: { reason: 'aborted', summary: `the ${dimension} budget is spent (${round(used)} of ${limit})`, abort: true } };
+    return { kind: 'finish', finish: { reason: 'aborted', summary: `the ${name} budget is spent (${spentText(dimension, used, limit)})`, abort: true } };
   }
-  const by = policy.budget.increments[dimension];
-  return { kind: 'pause', reason: { kind: 'budget_exceeded', dimension }, prompt: `${spent}. Raise it (/budget ${dimension} +${by}) and continue, or stop.` };
+  // The amounts in the dimension's unit, dollars with the digits the increment needs too.
+  const [spentUsed, spentLimit, raise] = formatBudgetAmounts(dimension, [used, limit, by]);
+  return {
+    kind: 'pause',
+    reason: { kind: 'budget_exceeded', dimension },
+    prompt: `The ${name} budget is spent (${spentUsed} of ${spentLimit}). Raise it (/budget ${name} +${raise}) and continue, or stop.`,
+  };
 }
 
 /**
@@ -129,8 +136,4 @@ export function checkpointDue(state: SessionState, policy: DecisionPolicy): bool
 
 function planFinished(state: SessionState): boolean {
   return state.plan.length > 0 && state.planDone >= state.plan.length;
-}
-
-function round(n: number): number {
-  return Math.round(n * 100) / 100;
 }

@@ -1,4 +1,6 @@
+import { budgetBoundText, BUDGET_LIMIT_MAX } from './budget-units.js';
 import { parseDuration } from './duration.js';
+import { clipText, quoted } from './yaml-bounds.js';
 import { assertNever } from './events.js';
 import { parseGoalCommand, type GoalDirective } from './goal.js';
 import { BUDGET_COMMAND_NAMES, BUDGET_DIMENSIONS, type BudgetDimension } from './types.js';
@@ -50,8 +52,8 @@ export const BUDGET_NAMES_LIST = BUDGET_DIMENSIONS.map((d) => BUDGET_COMMAND_NAM
 
 /** The unit an increment of `dimension` is written in, for help and error messages. */
 function unitOf(dimension: BudgetDimension): string {
-  if (dimension === 'wall_clock_seconds') return ' (seconds, or a duration: +10m)';
-  if (dimension === 'cost_usd') return ' (USD)';
+  if (dimension === 'wall_clock_seconds') return ' (a duration: +90s, +10m, +1h30m)';
+  if (dimension === 'cost_usd') return ' (USD: +0.5 or +$0.5)';
   return '';
 }
 
@@ -88,32 +90,46 @@ function counted(dimension: BudgetDimension): boolean {
 
 /** What an increment of `dimension` must be, in words. */
 function incrementKind(dimension: BudgetDimension): string {
-  if (counted(dimension)) return `a positive whole number (at most ${Number.MAX_SAFE_INTEGER})`;
-  if (dimension === 'wall_clock_seconds') return 'a positive number in seconds or a duration such as 10m or 1h30m';
-  return 'a positive number';
+  if (counted(dimension)) return 'a positive whole number';
+  if (dimension === 'wall_clock_seconds') return 'a duration such as 90s, 10m or 1h30m';
+  return 'a positive number of USD such as 0.5';
 }
 
 /**
- * Checks a typed increment: positive and finite, whole for counted dimensions.
+ * Checks an increment in the dimension's unit (a count, seconds, tokens, USD): positive,
+ * whole for counted dimensions, at most the bound loop.yaml sets for the limit
+ * ({@link BUDGET_LIMIT_MAX}).
  * @returns `null` when valid, else the message for the operator
  */
 export function incrementError(dimension: BudgetDimension, by: number): string | null {
+  const name = BUDGET_COMMAND_NAMES[dimension];
   const valid = Number.isFinite(by) && by > 0 && (!counted(dimension) || Number.isSafeInteger(by));
-  return valid ? null : `the ${BUDGET_COMMAND_NAMES[dimension]} increment must be ${incrementKind(dimension)}, found "${by}"`;
+  if (valid && by <= BUDGET_LIMIT_MAX[dimension]) return null;
+  if (by > BUDGET_LIMIT_MAX[dimension]) return `the ${name} limit can be at most ${budgetBoundText(dimension)}; an increment of more cannot be added`;
+  return `the ${name} increment must be ${incrementKind(dimension)}, found "${by}"`;
 }
 
 /** `/budget <dimension> +N`: the dimension's name and the increment as typed (`+$0.5` for cost, `+10m` for wall clock). */
 function parseBudget(line: string): ParsedOperatorCommand {
-  const match = /^\/budget\s+(\S+)\s+\+\$?(\S+)$/.exec(line);
-  if (!match) return { ok: false, message: `usage: /budget <${BUDGET_NAMES_LIST.join('|')}> +N (wall_clock also +10m, +1h30m)` };
-  const [, name, increment] = match as unknown as [string, string, string];
+  const match = /^\/budget\s+(\S+)\s+\+(\S+)$/.exec(line);
+  if (!match) return { ok: false, message: `usage: /budget <${BUDGET_NAMES_LIST.join('|')}> +N (wall_clock takes a duration: +10m, +1h30m)` };
+  const [, name, typed] = match as unknown as [string, string, string];
   const dimension = budgetDimensionNamed(name);
-  if (!dimension) return { ok: false, message: `unknown budget dimension "${name}"; valid: ${BUDGET_NAMES_LIST.join(', ')}` };
-  const number = counted(dimension) ? /^\d+$/ : /^\d+(?:\.\d+)?$/;
-  const by = number.test(increment) ? Number(increment) : dimension === 'wall_clock_seconds' ? parseDuration(increment) : null;
-  if (by === null || !(by > 0) || incrementError(dimension, by) !== null) {
-    return { ok: false, message: `the ${BUDGET_COMMAND_NAMES[dimension]} increment must be ${incrementKind(dimension)}, found "${increment}"` };
+  if (!dimension) return { ok: false, message: `unknown budget dimension "${clipText(name, 40)}"; valid: ${BUDGET_NAMES_LIST.join(', ')}` };
+  const shown = BUDGET_COMMAND_NAMES[dimension];
+  const increment = dimension === 'cost_usd' ? typed.replace(/^\$/, '') : typed;
+  const wrong = (hint = '') => ({ ok: false as const, message: `the ${shown} increment must be ${incrementKind(dimension)}, found ${quoted(typed)}${hint}` });
+  let by: number | null;
+  if (dimension === 'wall_clock_seconds') {
+    // As in loop.yaml: a duration has a unit; a bare number is not read as seconds.
+    if (/^\d+(?:\.\d+)?$/.test(increment)) return wrong(/^[1-9]\d*$/.test(increment) ? ` (a bare number has no unit: write +${increment}s)` : ' (a bare number has no unit)');
+    by = parseDuration(increment);
+  } else {
+    by = (counted(dimension) ? /^\d+$/ : /^\d+(?:\.\d+)?$/).test(increment) ? Number(increment) : null;
   }
+  if (by === null || !(by > 0)) return wrong();
+  const invalid = incrementError(dimension, by);
+  if (invalid) return { ok: false, message: invalid };
   return { ok: true, command: { kind: 'extend-budget', dimension, by } };
 }
 

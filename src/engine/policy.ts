@@ -13,7 +13,8 @@ import { REPORTED_FIELDS } from './checkpoint.js';
 import { protectMatcher } from './constraints.js';
 import { TRANSCRIPT_FORMATS } from './agents/transcripts/types.js';
 import { DEFAULT_REPETITION_OPTIONS, type RepetitionOptions } from './repetition.js';
-import { DURATION_PATTERN, MAX_BUDGET_SECONDS, MAX_TIMER_SECONDS, parseDuration } from './duration.js';
+import { DURATION_PATTERN, MAX_TIMER_SECONDS, parseDuration } from './duration.js';
+import { BUDGET_LIMIT_MAX, MAX_BUDGET_USD } from './budget-units.js';
 import { describeValue, loadYamlWith, missingFileError, nearestKey, parseYamlWith, type YamlProblem } from './yaml-file.js';
 import type { BudgetLimits } from './types.js';
 import { unboundedRun } from './unmeasured-usage.js';
@@ -67,13 +68,18 @@ const countLimit = z
   )
   .meta({ title: 'count limit' });
 
-/** A positive finite amount, or `unlimited` (→ null). `0` and an empty value are errors. */
+function usdBoundMessage(input: unknown, orUnlimited = true): string {
+  return `expected at most ${MAX_BUDGET_USD} (USD${orUnlimited ? '; write unlimited to lift the limit' : ''}), found ${describeValue(input)}`;
+}
+
+/** A positive finite amount of USD up to {@link MAX_BUDGET_USD}, or `unlimited` (→ null). `0` and an empty value are errors. */
 const amountLimit = z
   .union(
     [
       z
         .number({ error: (iss) => limitMessage('a positive number', iss.input) })
-        .positive({ error: (iss) => limitMessage('a positive number', iss.input) }),
+        .positive({ error: (iss) => limitMessage('a positive number', iss.input) })
+        .max(MAX_BUDGET_USD, { error: (iss) => usdBoundMessage(iss.input) }),
       unlimited,
     ],
     { error: (iss) => limitMessage('a positive number', iss.input) },
@@ -89,7 +95,7 @@ interface DurationBound {
 }
 
 const TIMER_BOUND: DurationBound = { seconds: MAX_TIMER_SECONDS, why: '24 days, the longest timer loopdeck can keep' };
-const BUDGET_BOUND: DurationBound = { seconds: MAX_BUDGET_SECONDS, why: '365 days' };
+const BUDGET_BOUND: DurationBound = { seconds: BUDGET_LIMIT_MAX.wall_clock_seconds, why: '365 days' };
 
 function durationMessage(input: unknown, orUnlimited: boolean, bound: DurationBound): string {
   const seconds = typeof input === 'string' ? parseDuration(input) : null;
@@ -124,7 +130,7 @@ function durationOrUnlimited(bound: DurationBound) {
 /** A duration that sets a timer → seconds, at most {@link MAX_TIMER_SECONDS}. */
 const duration = durationUpTo(TIMER_BOUND);
 
-/** A wall-clock budget → seconds, at most {@link MAX_BUDGET_SECONDS}. */
+/** A wall-clock budget → seconds, at most `BUDGET_LIMIT_MAX.wall_clock_seconds` (8760h). */
 const budgetDuration = durationUpTo(BUDGET_BOUND);
 
 /** A positive integer (sizes, counts that cannot be unlimited). */
@@ -466,7 +472,7 @@ const budgetSchema = z
         tool_calls: positiveInt.default(20).describe('Tool calls added by "raise the limit".'),
         wall_clock: budgetDuration.prefault('10m').describe('Time added by "raise the limit".'),
         tokens: positiveInt.default(50_000).describe('Tokens added by "raise the limit".'),
-        cost_usd: z.number().positive().default(1).describe('USD added by "raise the limit".'),
+        cost_usd: z.number().positive().max(MAX_BUDGET_USD, { error: (iss) => usdBoundMessage(iss.input, false) }).default(1).describe('USD added by "raise the limit".'),
       })
       .prefault({})
       .describe('What a budget pause offers to add to the exhausted dimension.'),

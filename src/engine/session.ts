@@ -1,6 +1,6 @@
 import type { SessionState } from './fold.js';
 import { watchChildren, type ChildStart } from './children.js';
-import { formatDuration } from './duration.js';
+import { budgetBoundText, BUDGET_LIMIT_MAX, formatBudgetAmounts, raisedLimit } from './budget-units.js';
 import { RunInterrupted, SessionStateError, UsageError } from './errors.js';
 import type { LoopEvent } from './events.js';
 import { goalStatusText, type GoalDirective } from './goal.js';
@@ -205,26 +205,27 @@ export class Session {
     const shown = BUDGET_COMMAND_NAMES[dimension];
     const current = state.limits[dimension];
     if (current === null) return { ok: false, message: `${shown} is unlimited` };
-    // A sum that overflows to Infinity would be logged as null, which means unlimited; a
-    // count or a number of seconds past the largest whole number loop.yaml takes is no limit either.
-    const whole = dimension !== 'cost_usd';
-    if (!Number.isFinite(current + by) || (whole && current + by > Number.MAX_SAFE_INTEGER)) {
-      return { ok: false, message: `the ${shown} limit cannot grow past ${whole ? `${Number.MAX_SAFE_INTEGER} (the largest whole number loop.yaml takes)` : Number.MAX_VALUE}; found ${current} + ${by}` };
+    // A limit loop.yaml would refuse is no limit either: past the bound of its field.
+    const limit = raisedLimit(dimension, current, by);
+    const [was, added, made] = formatBudgetAmounts(dimension, [current, by, limit]);
+    if (!(limit <= BUDGET_LIMIT_MAX[dimension])) {
+      return { ok: false, message: `the ${shown} limit can be at most ${budgetBoundText(dimension)}; it is ${was}, and +${added} would make it ${made}` };
     }
-    this.core.emit('budget.extended', { dimension, limit: current + by, by });
-    const limit = dimension === 'wall_clock_seconds' ? formatDuration(current + by) : dimension === 'cost_usd' ? `$${(current + by).toFixed(2)}` : String(current + by);
-    return { ok: true, message: `${shown} limit raised to ${limit}` };
+    this.core.emit('budget.extended', { dimension, limit, by });
+    return { ok: true, message: `${shown} limit raised to ${made} (+${added})` };
   }
 
   /**
    * The operator stops the run: at the next safe point, or with `abort` at once (running
    * tools are killed, a waiting tool call never runs, the workspace is stashed and a
-   * failure report written). Not ok once the run is over.
+   * failure report written). Not ok once the run is over. `why`: what asked for the stop
+   * when it was not the operator's `/stop` (e.g. `stdout was closed`); the run's end says it.
    */
-  stop({ abort }: { abort: boolean }): CommandResult {
+  stop({ abort, why }: { abort: boolean; why?: string }): CommandResult {
     if (this.core.state.done) return { ok: false, refused: true, message: 'the run is over' };
     if (!abort) {
       this.core.intents.stop = 'stop';
+      this.core.intents.stopWhy = why ?? null;
       return { ok: true, message: 'stopping at the next safe point (answer any open prompt first)' };
     }
     this.core.intents.stop = 'abort';

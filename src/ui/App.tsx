@@ -20,7 +20,7 @@ import { useTerminalSize } from './use-terminal-size.js';
  */
 export function App({ hidden = false }: { hidden?: boolean }) {
   const { columns, rows } = useTerminalSize();
-  const footer = useFooterRows();
+  const footer = useFooterRows(columns);
   const alert = useAlertShown();
   const limit = promptLimit(columns, rows, footer, alert);
   const prompt = usePrompt(columns, limit);

@@ -4,7 +4,8 @@ import { activeSeconds } from '../engine/fold.js';
 import { BUDGET_DIMENSIONS, type BudgetDimension } from '../engine/types.js';
 import { useConsole } from './context.js';
 import type { ContextGauge } from './context-gauge.js';
-import { budgetValue, gauge, percent } from './format.js';
+import { formatBudgetAmounts } from '../engine/budget-units.js';
+import { gauge, percent } from './format.js';
 import { Line } from './Line.js';
 import { theme, type Colour } from './theme.js';
 import { useNow } from './use-now.js';
@@ -83,9 +84,12 @@ export const BudgetPanel = React.memo(function BudgetPanel({ width, compact = fa
   const context = useConsole((s) => s.context);
   // Dimensions some turn did not report (a CLI agent, a server without usage, a failed turn): a used amount is a lower bound, none is unknown.
   const unreported = useConsole((s) => s.session.unreported.join(','));
+  // Used and limit in the dimension's unit, as the prompt and the timeline show them (dollars share their digits).
+  const amounts = (d: BudgetDimension) => formatBudgetAmounts(d, limits[d] === null ? [used[d]] : [used[d], limits[d]]);
   const shown = (d: BudgetDimension) => {
-    if (!unreported.split(',').includes(d)) return budgetValue(d, used[d]);
-    return used[d] === 0 ? 'unknown' : `≥${budgetValue(d, used[d])}`;
+    const [u] = amounts(d);
+    if (!unreported.split(',').includes(d)) return u;
+    return used[d] === 0 ? 'unknown' : `≥${u}`;
   };
   const percentText = (d: BudgetDimension, none: string) => {
     const p = percent(used[d], limits[d]);
@@ -155,7 +159,7 @@ export const BudgetPanel = React.memo(function BudgetPanel({ width, compact = fa
       </Box>
       <Box>
         {BUDGET_DIMENSIONS.map((d) => {
-          const value = `${shown(d)}/${limits[d] === null ? '∞' : budgetValue(d, limits[d])}`;
+          const value = `${shown(d)}/${limits[d] === null ? '∞' : amounts(d)[1]}`;
           const bar = Math.max(3, cell - value.length - 2);
           return (
             <Box key={d} width={cell} flexShrink={0}>

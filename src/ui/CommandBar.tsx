@@ -1,10 +1,11 @@
 import React, { useEffect } from 'react';
 import { Box, Text } from 'ink';
 import { useConsole, useConsoleOptions, useConsoleStore } from './context.js';
-import { bindingsFor, fitKeyLine, keyHints } from './keymap.js';
+import { fitKeyLine, footerHints } from './keymap.js';
 import { Line } from './Line.js';
 import { LineView } from './LineView.js';
-import { sanitize } from './text.js';
+import type { Notice } from './store.js';
+import { clipEnd, sanitize, wrapWords } from './text.js';
 import { theme } from './theme.js';
 
 /** The command bar's prompt, before the typed text. */
@@ -13,18 +14,30 @@ export const BAR_PREFIX = '› ';
 /** Rows of the completion list at most. */
 export const MAX_COMPLETIONS = 6;
 
-/** The footer hints a narrow terminal still shows: help (which lists every key) and quit. */
-const ALWAYS_SHOWN = keyHints(
-  'global',
-  bindingsFor('global')
-    .map((row) => row.command)
-    .filter((command) => command !== 'help' && command !== 'quit'),
-);
 
-/** Rows the footer takes: the notice, the completion list, the bar or key line. */
-export function useFooterRows(): number {
+/** Rows a notice may take at most: a longer answer (an error list) says where to read it whole. */
+export const MAX_NOTICE_ROWS = 5;
+
+/**
+ * The notice's rows in `width` cells: its mark (`✓ `, `✗ `, none when muted) and text,
+ * wrapped at spaces, never cut while it fits {@link MAX_NOTICE_ROWS} rows (past that the
+ * last row ends in `…`). No notice: one blank row.
+ */
+export function noticeRows(notice: Notice | null, width: number): string[] {
+  if (!notice) return [''];
+  const mark = notice.working || notice.info ? '' : notice.ok ? '✓ ' : '✗ ';
+  const rows = wrapWords(mark + sanitize(notice.text, { oneLine: true }), Math.max(10, width));
+  if (rows.length <= MAX_NOTICE_ROWS) return rows;
+  const kept = rows.slice(0, MAX_NOTICE_ROWS);
+  kept[MAX_NOTICE_ROWS - 1] = `${clipEnd(kept[MAX_NOTICE_ROWS - 1]!, Math.max(1, width - 1))}…`;
+  return kept;
+}
+
+/** Rows the footer takes in `width` cells: the notice (wrapped), the completion list, the bar or key line. */
+export function useFooterRows(width: number): number {
   const list = useConsole((s) => (s.input === 'bar' ? Math.min(MAX_COMPLETIONS, s.completions.length) : 0));
-  return 2 + list;
+  const notice = useConsole((s) => (s.busy ? 1 : noticeRows(s.notice, width).length));
+  return 1 + notice + list;
 }
 
 /** The answer to a command goes after `noticeMs` unless another replaced it; work in progress stays. */
@@ -63,29 +76,30 @@ export const CommandBar = React.memo(function CommandBar({ width }: { width: num
   const list = completions.slice(first, first + MAX_COMPLETIONS);
   const alert = useConsole((s) => s.session.alerts.length > s.acknowledged);
   useNoticeExpiry();
-  // The footer's hints, from the key map; `x` only while there is an alert to acknowledge.
-  const hints = [...(replaying ? keyHints('replay') : []), ...keyHints('dashboard', alert ? [] : ['acknowledge-alert']), ...keyHints('global')];
+  const overlay = useConsole((s) => s.overlay);
+  const noting = useConsole((s) => s.input === 'note');
+  // The footer's hints, from the key map: the keys that work in the view shown.
+  const { hints, kept } = footerHints({ overlay, input: noting ? 'note' : null, replaying, alert });
   const lead =
     (done ? `Run finished: ${done}. ` : '') +
     (interrupted && !done ? (paused ? 'Paused; Ctrl+C again quits. ' : 'Pausing at the next safe point; Ctrl+C again quits. ') : '');
+  const said = busy ? [] : noticeRows(notice, width);
+  const colour = !notice || notice.working || notice.info ? theme.muted : notice.ok ? theme.ok : theme.danger;
   return (
-    <Box flexDirection="column" flexShrink={0} height={2 + (open ? list.length : 0)}>
-      <Box height={1}>
-        {busy ? (
+    <Box flexDirection="column" flexShrink={0} height={1 + (busy ? 1 : said.length) + (open ? list.length : 0)}>
+      {busy ? (
+        <Box height={1}>
           <Line width={width} color={theme.muted}>running {sanitize(line.text, { oneLine: true })} …</Line>
-        ) : notice?.working || notice?.info ? (
-          <Line width={width} color={theme.muted}>
-            {sanitize(notice.text, { oneLine: true })}
-          </Line>
-        ) : notice ? (
-          <Line width={width} color={notice.ok ? theme.ok : theme.danger}>
-            {notice.ok ? '✓ ' : '✗ '}
-            {sanitize(notice.text, { oneLine: true })}
-          </Line>
-        ) : (
-          <Text> </Text>
-        )}
-      </Box>
+        </Box>
+      ) : (
+        said.map((row, i) => (
+          <Box key={`n${i}`} height={1}>
+            <Line width={width} color={colour}>
+              {row === '' ? ' ' : row}
+            </Line>
+          </Box>
+        ))
+      )}
       {open
         ? list.map((item, i) => (
             <Box key={item} height={1}>
@@ -102,7 +116,7 @@ export const CommandBar = React.memo(function CommandBar({ width }: { width: num
           <LineView prefix={BAR_PREFIX} state={line} width={width} />
         ) : (
           <Line width={width} color={theme.muted}>
-            {fitKeyLine(lead, hints, ALWAYS_SHOWN, width)}
+            {fitKeyLine(lead, hints, kept, width)}
           </Line>
         )}
       </Box>

@@ -6,7 +6,8 @@ import { eventBySeq, LIVE_EVENTS } from './store.js';
 import { describeEvent } from './describe.js';
 import { Line } from './Line.js';
 import { theme } from './theme.js';
-import { wrapCells, sanitize } from './text.js';
+import { keysText } from './keymap.js';
+import { wrapCells, wrapWords, sanitize } from './text.js';
 
 /** One row of the detail view; `dim` rows are what the agent reported about itself (its reasoning). */
 export interface DetailRow {
@@ -25,11 +26,26 @@ export function eventDetailRows(event: LoopEvent, width: number): DetailRow[] {
   const data = reasoning === undefined || event.type !== 'model.call' ? event.data : { ...event.data, response: { ...event.data.response, reasoning: undefined } };
   const json = withRealLines(JSON.stringify(data, null, 2));
   // Strings inside JSON are already escaped (\u001b); a multi-line string is shown as its
-  // lines, which sanitize makes safe like any other text.
-  const rows = wrapCells(sanitize(json).replace(/\t/g, '  '), cells).map((text) => ({ text, dim: false }));
+  // lines, which sanitize makes safe like any other text. An item of a list of strings
+  // wraps at spaces under its `- `, so a message is not broken mid-word.
+  const rows = sanitize(json)
+    .replace(/\t/g, '  ')
+    .split('\n')
+    .flatMap((line) => wrapItem(line, cells))
+    .map((text) => ({ text, dim: false }));
   if (!reasoning) return rows;
   const said = wrapCells(sanitize(reasoning).replace(/\t/g, '  '), cells - 2).map((text) => ({ text: `  ${text}`, dim: true }));
   return [...rows, { text: '', dim: false }, { text: 'reasoning (reported by the model, not observed):', dim: true }, ...said];
+}
+
+/** One line of the detail in rows of `cells`: a list item (`- text`) wraps at spaces with its text indented under it; other lines wrap at the width. */
+function wrapItem(line: string, cells: number): string[] {
+  const item = /^(\s*)- /.exec(line);
+  if (!item) return wrapCells(line, cells);
+  const pad = item[0].length;
+  if (pad >= cells - 4) return wrapCells(line, cells);
+  const [first = '', ...rest] = wrapWords(line.slice(pad), cells - pad);
+  return [`${item[0]}${first}`, ...rest.map((row) => `${' '.repeat(pad)}${row}`)];
 }
 
 /** A JSON line holding a string value (after an optional key), with the string's escaped text. */
@@ -38,17 +54,24 @@ const STRING_LINE = /^(\s*)("(?:[^"\\]|\\.)*": )?"((?:[^"\\]|\\.)*)",?$/;
 /**
  * Indented JSON with every string that holds line breaks shown as its lines: `"output": |`,
  * then each line indented under it (tool output, a command, a file's content read as
- * written, not as one `\n`-escaped string).
+ * written, not as one `\n`-escaped string); and every string of a list as its text after
+ * `- ` (error messages, plan steps: `- budget.max_iterations: expected "unlimited"…`, not
+ * `"…expected \"unlimited\"…",`).
  */
 export function withRealLines(json: string): string {
   return json
     .split('\n')
     .flatMap((line) => {
       const m = STRING_LINE.exec(line);
-      if (!m || !m[3]!.includes('\\n')) return [line];
+      if (!m) return [line];
+      // A string without a key is an item of a list (JSON objects key every value).
+      const listed = m[2] === undefined;
+      if (!listed && !m[3]!.includes('\\n')) return [line];
       const text = JSON.parse(`"${m[3]}"`) as string;
       const pad = `${m[1]}  `;
-      return [`${m[1]}${m[2] ?? ''}|`, ...text.replace(/\n$/, '').split('\n').map((l) => `${pad}${l}`)];
+      const lines = text.replace(/\n$/, '').split('\n');
+      if (listed) return [`${m[1]}- ${lines[0]}`, ...lines.slice(1).map((l) => `${pad}${l}`)];
+      return [`${m[1]}${m[2] ?? ''}|`, ...lines.map((l) => `${pad}${l}`)];
     })
     .join('\n');
 }
@@ -58,7 +81,10 @@ export function eventRows(event: LoopEvent, width: number): string[] {
   return eventDetailRows(event, width).map((row) => row.text);
 }
 
-/** One event opened from the timeline: its envelope and all of its data. ↑/↓ scroll, Esc closes. */
+/** The keys that close an opened event, from the key map: `esc or enter`. */
+const CLOSE_KEYS = keysText('event', 'close');
+
+/** One event opened from the timeline: its envelope and all of its data. ↑/↓ scroll, the keys of {@link CLOSE_KEYS} close it. */
 export const EventDetail = React.memo(function EventDetail({ height, width }: { height: number; width: number }) {
   const seq = useConsole((s) => s.opened);
   const event = useConsole((s) => (seq === null ? undefined : eventBySeq(s.events, seq)));
@@ -67,7 +93,7 @@ export const EventDetail = React.memo(function EventDetail({ height, width }: { 
     return (
       <Box flexDirection="column" height={height} flexShrink={0}>
         <Line width={width} color={theme.muted}>
-          {seq === null ? '' : `Event #${seq} is no longer held by the console (it keeps the newest ${LIVE_EVENTS.toLocaleString('en-US')}); the run's log has it. Esc closes.`}
+          {seq === null ? '' : `Event #${seq} is no longer held by the console (it keeps the newest ${LIVE_EVENTS.toLocaleString('en-US')}); the run's log has it. ${CLOSE_KEYS} closes.`}
         </Line>
       </Box>
     );
@@ -91,7 +117,7 @@ export const EventDetail = React.memo(function EventDetail({ height, width }: { 
         </Line>
       ))}
       <Line width={width} color={theme.muted}>
-        {rows.length > visible ? `lines ${start + 1}-${Math.min(rows.length, start + visible)} of ${rows.length} · ↑/↓ scroll · ` : ''}esc close
+        {rows.length > visible ? `lines ${start + 1}-${Math.min(rows.length, start + visible)} of ${rows.length} · ↑/↓ scroll · ` : ''}{CLOSE_KEYS} closes
       </Line>
     </Box>
   );

@@ -2,7 +2,7 @@ import React from 'react';
 import { Box, Text } from 'ink';
 import { BAR_COMMANDS } from './commands.js';
 import { useConsole } from './context.js';
-import { bindingsFor, keyLabel, SCOPE_TITLES } from './keymap.js';
+import { bindingsFor, keyLabel, keysText, SCOPE_TITLES } from './keymap.js';
 import { Line } from './Line.js';
 import { theme } from './theme.js';
 
@@ -26,7 +26,10 @@ export function helpRows(): HelpRow[] {
   return rows;
 }
 
-/** The help overlay: `?` opens it, Esc or `?` closes it, ↑/↓ scroll. */
+/** The keys that close help, from the key map: `esc, ? or q`. */
+const CLOSE_KEYS = keysText('help', 'close');
+
+/** The help overlay: `?` opens it, the keys of {@link CLOSE_KEYS} close it, ↑/↓ scroll. */
 export const HelpOverlay = React.memo(function HelpOverlay({ height, width }: { height: number; width: number }) {
   const scroll = useConsole((s) => s.scroll);
   const rows = helpRows();
@@ -37,7 +40,7 @@ export const HelpOverlay = React.memo(function HelpOverlay({ height, width }: { 
       <Line width={width}>
         <Text color={theme.border}>── </Text>
         <Text bold>Help</Text>
-        <Text color={theme.muted}> · keys and commands · ↑/↓ scroll · esc or ? closes</Text>
+        <Text color={theme.muted}> · keys and commands · ↑/↓ scroll · {CLOSE_KEYS} closes</Text>
       </Line>
       {rows.slice(start, start + room).map((row, i) =>
         row.kind === 'title' ? (

@@ -1,10 +1,11 @@
+import { budgetName } from '../engine/budget-units.js';
 import React, { useMemo, type ReactNode } from 'react';
 import { Box, Text } from 'ink';
 import { alwaysAllowChoices, type AllowChoices } from '../engine/approval/always-allow.js';
 import type { ToolCall } from '../engine/types.js';
 import { useConsole, useConsoleOptions } from './context.js';
 import { shortDuration } from './format.js';
-import { keyHints, type ConsoleCommand, type Scope } from './keymap.js';
+import { keyHints, keysText, type ConsoleCommand, type Scope } from './keymap.js';
 import { Line } from './Line.js';
 import { caretColumn, LineView, useLineViewport } from './LineView.js';
 import { reloadPromptRows } from './reload-prompt.js';
@@ -173,7 +174,7 @@ function argsView(call: ToolCall, inner: number, maxRows: number, scroll: number
 }
 
 /** What the prompt shows in place of its keys while help is open: help takes the keys, so they would not answer. */
-export const HELP_OPEN_HINT = 'close help (? or Esc) to answer the prompt';
+export const HELP_OPEN_HINT = `close help (${keysText('help', 'close')}) to answer the prompt`;
 /**
  * What the quit confirmation says in `room` rows of `width`: the whole sentence with the
  * resume command when it fits, else the command first (its start and its end when even it
@@ -190,7 +191,7 @@ export function quitText(resumeCommand: string, width: number, room: number): st
 }
 
 /** What an armed prompt says in place of its keys while an opened event takes them. */
-export const EVENT_OPEN_HINT = 'close the event (Esc) to answer the prompt';
+export const EVENT_OPEN_HINT = `close the event (${keysText('event', 'close')}) to answer the prompt`;
 
 /**
  * The yield the run waits on, or a question the console asks: the approval prompt (tool,
@@ -318,7 +319,10 @@ export function usePrompt(width: number, maxRows: number): PromptView | null {
     return { ...frame(theme.warn, lines), ...(caret ? { caret } : {}) };
   }
 
-  const title = pending.cause.kind === 'operator' ? 'Paused by the operator' : `Paused: ${sanitize(pending.reason, { oneLine: true })}`;
+  const cause = pending.cause;
+  // A budget is named as /budget and the prompt name it (`wall_clock`, `cost`), not by its loop.yaml key.
+  const title =
+    cause.kind === 'operator' ? 'Paused by the operator' : cause.kind === 'budget_exceeded' ? `Paused: budget_exceeded:${budgetName(cause.dimension)}` : `Paused: ${sanitize(pending.reason, { oneLine: true })}`;
   // The keys first, as for a tool call: the text takes what `maxRows` leaves (border, title, keys), at most three rows.
   const keyRows = keys();
   const text = fitRows(wrapWords(sanitize(pending.prompt, { oneLine: true }), inner), Math.min(3, maxRows - 3 - keyRows.length), inner);

@@ -1,7 +1,7 @@
 import { describeFinding } from '../engine/constraints.js';
 import { assertNever, type LoopEvent } from '../engine/events.js';
 import { describeChanges } from '../engine/reload.js';
-import { budgetValue } from './format.js';
+import { budgetName, formatBudgetAmounts, formatUsd, spentText } from '../engine/budget-units.js';
 import { sanitize } from './text.js';
 
 /**
@@ -55,9 +55,12 @@ function describeRaw(e: LoopEvent): string {
     case 'tool.error':
       return `${e.data.name} error: ${clean(e.data.error)}`;
     case 'budget.warn':
-      return `budget ${e.data.exceeded ? 'exhausted' : 'warning'}: ${e.data.dimension} ${budgetValue(e.data.dimension, e.data.used)}/${budgetValue(e.data.dimension, e.data.limit)}`;
+      return `budget ${e.data.exceeded ? 'exhausted' : 'warning'}: ${budgetName(e.data.dimension)} ${spentText(e.data.dimension, e.data.used, e.data.limit)}`;
     case 'budget.extended':
-      return `budget raised: ${e.data.dimension} +${budgetValue(e.data.dimension, e.data.by)} → ${budgetValue(e.data.dimension, e.data.limit)}`;
+      {
+      const [by, limit] = formatBudgetAmounts(e.data.dimension, [e.data.by, e.data.limit]);
+      return `budget raised: ${budgetName(e.data.dimension)} +${by} → ${limit}`;
+    }
     case 'checkpoint.recorded': {
       const c = e.data.checkpoint;
       return `checkpoint #${c.index + 1} (${c.baseline ? 'baseline at the run start' : `turn ${c.iteration}`}): ${c.status}${c.stagnation_detected ? ' + STAGNATION_DETECTED' : ''}, counter ${c.counter}/${c.threshold}`;
@@ -84,7 +87,7 @@ function describeRaw(e: LoopEvent): string {
     }
     case 'agent.usage': {
       const tokens = (n: number | null) => (n === null ? 'unknown' : String(n));
-      const cost = e.data.cost_usd === null ? 'cost unknown' : `$${e.data.cost_usd.toFixed(4)}`;
+      const cost = e.data.cost_usd === null ? 'cost unknown' : formatUsd(e.data.cost_usd);
       return `agent usage: +${tokens(e.data.input_tokens)} in, +${tokens(e.data.output_tokens)} out tokens, ${cost}`;
     }
     case 'abort.recorded':
@@ -120,7 +123,7 @@ function describeRaw(e: LoopEvent): string {
     case 'policy.reloaded': {
       const d = e.data;
       const what = d.trigger === 'key' ? 'reload answered' : `loop.yaml reloaded (${d.trigger === 'watch' ? 'file changed' : '/reload'})`;
-      if (d.errors && d.trigger !== 'key') return `${what}: refused, nothing changed: ${clean(d.errors.join('; '))}`;
+      if (d.errors && d.trigger !== 'key') return `${what}: refused, nothing changed${d.errors.length > 1 ? ` (${d.errors.length} errors, listed in the detail: Enter)` : ''}: ${clean(d.errors.join('; '))}`;
       const inside = d.inside_workspace ? ' [inside the workspace: every change needs a key]' : '';
       return `${what}${inside}: ${clean(describeChanges(d.diff))}${d.errors ? `; ${clean(d.errors.join('; '))}` : ''}`;
     }

@@ -1,3 +1,4 @@
+import { formatBudget } from '../engine/budget-units.js';
 import type { BudgetDimension } from '../engine/index.js';
 
 /** A count in few characters: `950`, `1.2k`, `34k`, `1.5M`, `2.0G`, `1000.0T` (the largest unit). */
@@ -11,11 +12,9 @@ export function compactNumber(n: number): string {
   return `${(n / 1e12).toFixed(1)}T`;
 }
 
-/** A budget amount in its unit: turns and calls as counts, seconds as a duration, dollars with cents. */
+/** A budget amount in its unit, as everywhere else ({@link formatBudget}): counts exact, seconds as a duration, dollars with the digits they need. */
 export function budgetValue(dimension: BudgetDimension, value: number): string {
-  if (dimension === 'wall_clock_seconds') return shortDuration(value);
-  if (dimension === 'cost_usd') return `$${value.toFixed(2)}`;
-  return compactNumber(value);
+  return formatBudget(dimension, value);
 }
 
 /** Used over limit as a whole percent; `null` when unlimited. */

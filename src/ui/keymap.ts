@@ -188,19 +188,19 @@ export const KEYMAP: readonly KeyBinding[] = [
   { key: 'ctrl+c', command: 'interrupt', scope: 'global', help: 'once: pause at the next safe point; twice: quit' },
   { key: 'ctrl+z', command: 'suspend', scope: 'global', help: 'suspend (the run waits; fg resumes; works in every view)' },
   // ---- overlays
-  { key: 'escape', command: 'close', scope: 'help', help: 'close help' },
+  { key: 'escape', command: 'close', scope: 'help', help: 'close help', label: 'close' },
   { key: '?', command: 'close', scope: 'help', help: 'close help' },
   { key: 'q', command: 'close', scope: 'help', help: 'close help' },
-  { key: 'up', command: 'scroll-up', scope: 'help', help: 'scroll' },
-  { key: 'down', command: 'scroll-down', scope: 'help', help: 'scroll' },
-  { key: 'pageup', command: 'scroll-page-up', scope: 'help', help: 'scroll a page' },
-  { key: 'pagedown', command: 'scroll-page-down', scope: 'help', help: 'scroll a page' },
-  { key: 'escape', command: 'close', scope: 'event', help: 'close the event' },
+  { key: 'up', command: 'scroll-up', scope: 'help', help: 'scroll', label: 'up' },
+  { key: 'down', command: 'scroll-down', scope: 'help', help: 'scroll', label: 'down' },
+  { key: 'pageup', command: 'scroll-page-up', scope: 'help', help: 'scroll a page', label: 'page up' },
+  { key: 'pagedown', command: 'scroll-page-down', scope: 'help', help: 'scroll a page', label: 'page down' },
+  { key: 'escape', command: 'close', scope: 'event', help: 'close the event', label: 'close' },
   { key: 'enter', command: 'close', scope: 'event', help: 'close the event' },
-  { key: 'up', command: 'scroll-up', scope: 'event', help: 'scroll' },
-  { key: 'down', command: 'scroll-down', scope: 'event', help: 'scroll' },
-  { key: 'pageup', command: 'scroll-page-up', scope: 'event', help: 'scroll a page' },
-  { key: 'pagedown', command: 'scroll-page-down', scope: 'event', help: 'scroll a page' },
+  { key: 'up', command: 'scroll-up', scope: 'event', help: 'scroll', label: 'up' },
+  { key: 'down', command: 'scroll-down', scope: 'event', help: 'scroll', label: 'down' },
+  { key: 'pageup', command: 'scroll-page-up', scope: 'event', help: 'scroll a page', label: 'page up' },
+  { key: 'pagedown', command: 'scroll-page-down', scope: 'event', help: 'scroll a page', label: 'page down' },
   { key: 'up', command: 'scroll-up', scope: 'args', help: 'scroll up', label: 'up' },
   { key: 'down', command: 'scroll-down', scope: 'args', help: 'scroll down', label: 'down' },
   { key: 'pageup', command: 'scroll-page-up', scope: 'args', help: 'scroll a page up', label: 'page up' },
@@ -224,8 +224,8 @@ export const KEYMAP: readonly KeyBinding[] = [
   { key: 'tab', command: 'complete', scope: 'bar', help: 'complete the command' },
   { key: 'up', command: 'history-previous', scope: 'bar', help: 'previous command' },
   { key: 'down', command: 'history-next', scope: 'bar', help: 'next command' },
-  { key: 'enter', command: 'submit', scope: 'note', help: 'deny with this note' },
-  { key: 'escape', command: 'cancel', scope: 'note', help: 'back to the prompt' },
+  { key: 'enter', command: 'submit', scope: 'note', help: 'deny with this note', label: 'deny with this note' },
+  { key: 'escape', command: 'cancel', scope: 'note', help: 'back to the prompt', label: 'back to the prompt' },
   { key: 'ctrl+c', command: 'cancel', scope: 'note', help: 'back to the prompt' },
   ...(['bar', 'note'] as const).flatMap((scope): KeyBinding[] => [
     { key: 'left', command: 'cursor-left', scope, help: 'cursor left' },
@@ -331,6 +331,46 @@ export function fitKeyLine(lead: string, hints: readonly string[], kept: readonl
     used += cost;
   }
   return lead + [...shown, tail].join('  ');
+}
+
+/** The keys of a scope's command in words, as prompts and titles name them: `esc, ? or q`. */
+export function keysText(scope: Scope, command: ConsoleCommand): string {
+  const keys = KEYMAP.filter((b) => b.scope === scope && b.command === command).map((b) => keyLabel(b.key));
+  return keys.length <= 1 ? (keys[0] ?? '') : `${keys.slice(0, -1).join(', ')} or ${keys[keys.length - 1]}`;
+}
+
+/** What the footer's key line depends on: the overlay open, the text input open, the replay, the alert. */
+export interface FooterView {
+  overlay: 'help' | 'event' | 'quit' | 'args' | null;
+  input: 'bar' | 'note' | null;
+  replaying: boolean;
+  alert: boolean;
+}
+
+/**
+ * The footer's key hints and the ones kept on a narrow line, for the keys that work now:
+ * an overlay's own keys while it is open (it takes every key), the deny note's while it
+ * is typed, else the replay's, the dashboard's and the global ones (`x` only while an alert
+ * waits). Prompt keys are not here: the prompt lists its own.
+ */
+export function footerHints(view: FooterView): { hints: string[]; kept: string[] } {
+  const own = view.overlay ?? (view.input === 'note' ? 'note' : null);
+  if (own) {
+    const hints = keyHints(own);
+    const closing = new Set<ConsoleCommand>(['close', 'cancel', 'quit-yes', 'quit-no', 'submit']);
+    const kept = bindingsFor(own)
+      .filter((r) => r.label !== undefined && closing.has(r.command))
+      .map((r) => `[${r.keys.map(keyLabel).join('/')}] ${r.label}`);
+    return { hints, kept };
+  }
+  const hints = [...(view.replaying ? keyHints('replay') : []), ...keyHints('dashboard', view.alert ? [] : ['acknowledge-alert']), ...keyHints('global')];
+  const kept = keyHints(
+    'global',
+    bindingsFor('global')
+      .map((row) => row.command)
+      .filter((command) => command !== 'help' && command !== 'quit'),
+  );
+  return { hints, kept };
 }
 
 /** The key hints of a scope on one line. */

@@ -126,7 +126,7 @@ export function createReplay(
     const session = target === now?.index ? store.getState().session : index.stateAt(target);
     store.getState().showReplay({ index: target, total: index.count }, session, held);
   };
-  const readOnly = (): CommandResult => ({ ok: false, refused: true, message: 'this is a replay: nothing can be changed; only /goal status is answered' });
+  const readOnly = (): CommandResult => ({ ok: false, refused: true, message: 'this is a replay: nothing can be changed; only /goal status and /help are answered' });
   const controller: ConsoleController = {
     answer: () => undefined,
     // Reading is allowed: the goal as of the event shown.

@@ -186,7 +186,7 @@ export async function runConsole(
 
   // Until the run is prepared there is nothing to answer or command; q and Ctrl+C quit.
   let live: ReturnType<typeof createLiveConsole> | null = null;
-  const notYet = async () => ({ ok: false, message: 'the run is still being prepared' });
+  const notYet = async () => ({ ok: false, refused: true as const, message: 'the run is still being prepared' });
   const controller: ConsoleController = {
     answer: (payload, seq) => live?.controller.answer(payload, seq),
     goalStatus: () => (live ? live.controller.goalStatus() : notYet()),

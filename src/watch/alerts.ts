@@ -3,7 +3,7 @@
  * would have acted on in a run of its own (it cannot pause a program it does not run).
  */
 import type { LoopEvent } from '../engine/events.js';
-import { formatDuration } from '../engine/duration.js';
+import { budgetName, spentText } from '../engine/budget-units.js';
 
 /** The bell character (BEL): terminals ring or flash on it. */
 export const BEL = '\u0007';
@@ -24,8 +24,7 @@ export function alertOf(event: LoopEvent): string | null {
     case 'budget.warn': {
       if (!event.data.exceeded) return null;
       const { dimension, used, limit } = event.data;
-      const shown = dimension === 'wall_clock_seconds' ? `${formatDuration(used)} of ${formatDuration(limit)}` : dimension === 'cost_usd' ? `$${used.toFixed(4)} of $${limit}` : `${used} of ${limit}`;
-      return `budget: ${dimension} reached its limit (${shown})`;
+      return `budget: ${budgetName(dimension)} reached its limit (${spentText(dimension, used, limit)})`;
     }
     default:
       return null;

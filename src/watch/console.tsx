@@ -8,6 +8,7 @@
 import React from 'react';
 import type { Instance } from 'ink';
 import type { LoopEvent } from '../engine/events.js';
+import { goalStatusText } from '../engine/goal.js';
 import type { ResumePayload } from '../engine/session.js';
 import type { CommandResult } from '../engine/operator-command.js';
 import { ConsoleProvider, type ConsoleController } from '../ui/context.js';
@@ -35,14 +36,18 @@ export interface FollowSource {
 }
 
 /**
- * The controller of a followed session: every command that would change it answers
- * `readOnly`; `q` quits; prompts go to `source.answer` when there is one.
+ * The controller of a followed session: `/goal status` reads the goal; every command that
+ * would change it answers `readOnly`; `q` quits; prompts go to `source.answer` when there is one.
  */
 export function followController(source: Pick<FollowSource, 'readOnly' | 'answer'>, store: ConsoleStore, quit: () => void): ConsoleController {
   const refuse = (): CommandResult => ({ ok: false, refused: true, message: source.readOnly });
   return {
     answer: source.answer ?? (() => store.getState().setNotice({ ok: false, text: source.readOnly })),
-    goalStatus: refuse,
+    // Reading is allowed: the goal as the events read so far show it.
+    goalStatus: () => {
+      const goal = store.getState().session.goal;
+      return goal ? { ok: true, message: goalStatusText(goal) } : { ok: false, message: 'no goal yet in the events read so far' };
+    },
     reviseGoal: async () => refuse(),
     extendBudget: refuse,
     stop: refuse,

@@ -47,3 +47,14 @@ describe('stdout closed by its reader', () => {
     expect(code, stderr).toBe(0);
   });
 });
+
+describe('a headless run whose stdout was closed', () => {
+  it('stops at the next safe point and says why: not as if the operator typed /stop', async () => {
+    const config = path.resolve(import.meta.dirname, '../../loop.yaml');
+    const { code, stderr } = await withClosedStdout(['run', '--config', config, '--headless', '--approve', 'all', '--on-pause', 'continue']);
+    expect(stderr).toContain('stdout was closed; stopping the run at the next safe point');
+    expect(stderr).toContain('loopdeck: stopped: stdout was closed (its reader went away)');
+    expect(stderr).not.toContain('/stop');
+    expect(code, stderr).toBe(2);
+  }, 60_000);
+});

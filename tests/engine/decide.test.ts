@@ -2,7 +2,7 @@
 // or a clock. Each row is one question the runner asks; docs/design.md, "Deciding the next
 // step", is this table in prose.
 import { describe, expect, it } from 'vitest';
-import { afterBudget, afterDetection, afterPlan, hookPause, nextStep, type DecisionPolicy, type Intents, type Step } from '../../src/engine/decide.js';
+import { afterBudget, afterDetection, afterPlan, hookPause, nextStep, startOfStep, type DecisionPolicy, type Intents, type Step } from '../../src/engine/decide.js';
 import { INITIAL_STATE, type SessionState } from '../../src/engine/fold.js';
 import { DONE_REASONS, type LoopState } from '../../src/engine/machine.js';
 import { FINISH_LIMITS, PAUSE_KINDS, parsePauseReason, pauseReasonText, stopReasonAt, type PauseReason } from '../../src/engine/reasons.js';
@@ -171,6 +171,40 @@ describe('after a budget limit (verify vs budget)', () => {
     ['on_exhausted: abort when the verifier fails', { step: 4, ...verified(false, 4) }, { budget: { ...POLICY.budget, on_exhausted: 'abort' } }, finish('aborted', 'the tool_calls budget is spent (7 of 7)', { abort: true })],
   ])('%s', (_name, over, policy, step) => {
     expect(afterBudget(at('EXECUTING', over), { ...POLICY, ...policy }, spent)).toEqual(step);
+  });
+});
+
+describe('a budget pause speaks the console units and the /budget names', () => {
+  const paused = { step: 4, ...verified(false, 4) };
+  it.each<[string, { dimension: 'wall_clock_seconds' | 'cost_usd' | 'tokens' | 'turns'; used: number; limit: number }, Partial<DecisionPolicy['budget']['increments']>, string]>([
+    ['wall clock: a duration, tenths below a minute', { dimension: 'wall_clock_seconds', used: 3.63, limit: 3 }, { wall_clock_seconds: 90 },
+      'The wall_clock budget is spent (3.6s of 3s). Raise it (/budget wall_clock +1m30s) and continue, or stop.'],
+    ['wall clock: hours, minutes and seconds, none dropped', { dimension: 'wall_clock_seconds', used: 63942451.2, limit: 63942450 }, { wall_clock_seconds: 3605 },
+      'The wall_clock budget is spent (17761h47m31s of 17761h47m30s). Raise it (/budget wall_clock +1h5s) and continue, or stop.'],
+    ['cost: dollars without float noise, with the digits the increment needs', { dimension: 'cost_usd', used: 0.01, limit: 0.006999999999999999 }, { cost_usd: 0.0015 },
+      'The cost budget is spent ($0.0100 of $0.0070). Raise it (/budget cost +$0.0015) and continue, or stop.'],
+    ['cost: the next limit too', { dimension: 'cost_usd', used: 0.0101, limit: 0.008499999999999999 }, { cost_usd: 0.0015 },
+      'The cost budget is spent ($0.0101 of $0.0085). Raise it (/budget cost +$0.0015) and continue, or stop.'],
+    ['cost: cents when cents say it', { dimension: 'cost_usd', used: 2.5, limit: 2 }, { cost_usd: 1 },
+      'The cost budget is spent ($2.50 of $2.00). Raise it (/budget cost +$1.00) and continue, or stop.'],
+    ['tokens: exact counts', { dimension: 'tokens', used: 300017, limit: 300000 }, { tokens: 50000 },
+      'The tokens budget is spent (300017 of 300k). Raise it (/budget tokens +50k) and continue, or stop.'],
+  ])('%s', (_name, spent, increments, prompt) => {
+    const policy = { ...POLICY, budget: { ...POLICY.budget, increments: { ...POLICY.budget.increments, ...increments } } };
+    expect(afterBudget(at('EXECUTING', paused), policy, spent)).toEqual({ kind: 'pause', reason: { kind: 'budget_exceeded', dimension: spent.dimension }, prompt });
+  });
+
+  it('the summaries name the dimension as /budget does, in its unit', () => {
+    const spent = { dimension: 'cost_usd' as const, used: 0.0085, limit: 0.006999999999999999 };
+    expect(afterBudget(at('EXECUTING', paused), { ...POLICY, budget: { ...POLICY.budget, on_exhausted: 'abort' } }, spent)).toEqual(finish('aborted', 'the cost budget is spent ($0.0085 of $0.0070)', { abort: true }));
+  });
+});
+
+describe('a stop names what asked for it', () => {
+  it('the operator\'s /stop, or the cause given with it', () => {
+    const state = at('REFLECTING', { turn: 1, step: 1 });
+    expect(startOfStep(state, POLICY, NOW, { pause: null, stop: 'stop' })).toEqual(finish('stopped', 'stopped by the operator (/stop)'));
+    expect(startOfStep(state, POLICY, NOW, { pause: null, stop: 'stop', stopWhy: 'stdout was closed (its reader went away)' })).toEqual(finish('stopped', 'stdout was closed (its reader went away)'));
   });
 });
 

@@ -107,6 +107,8 @@ describe('errors a person can act on', () => {
     ['an empty limit', `${BASE}budget:\n  max_iterations:\n`, 'loop.yaml:11:18: budget.max_iterations: expected a positive integer or "unlimited", found an empty value (write a number, or unlimited to remove the limit)'],
     ['0 for a limit', `${BASE}budget:\n  max_iterations: 0\n`, 'loop.yaml:11:19: budget.max_iterations: expected a positive integer or "unlimited", found 0 (0 would not mean unlimited: write unlimited to remove the limit)'],
     ['0 for a cost limit', `${BASE}budget:\n  max_cost_usd: 0\n`, 'loop.yaml:11:17: budget.max_cost_usd: expected a positive number or "unlimited", found 0 (0 would not mean unlimited: write unlimited to remove the limit)'],
+    ['a cost limit past USD 1,000,000', `${BASE}budget:\n  max_cost_usd: 99999999999999999999999\n`, 'loop.yaml:11:17: budget.max_cost_usd: expected at most 1000000 (USD; write unlimited to lift the limit), found 1e+23'],
+    ['a cost increment past USD 1,000,000', `${BASE}budget:\n  increments: { cost_usd: 1000001 }\n`, 'loop.yaml:11:27: budget.increments.cost_usd: expected at most 1000000 (USD), found 1000001'],
     ['a negative limit', `${BASE}budget:\n  max_tool_calls: -3\n`, 'loop.yaml:11:19: budget.max_tool_calls: expected a positive integer or "unlimited", found -3'],
     ['a fractional count', `${BASE}budget:\n  max_tool_calls: 2.5\n`, 'loop.yaml:11:19: budget.max_tool_calls: expected a positive integer or "unlimited", found 2.5'],
     ['.nan for a limit', `${BASE}budget:\n  max_cost_usd: .nan\n`, 'loop.yaml:11:17: budget.max_cost_usd: expected a positive number or "unlimited", found .nan'],

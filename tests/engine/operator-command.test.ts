@@ -4,7 +4,7 @@ import { describe, expect, test } from 'vitest';
 import { BAR_COMMANDS } from '../../src/ui/commands.js';
 import { OPERATOR_COMMAND_SYNTAX, parseOperatorCommand, performOperatorCommand, type OperatorTarget } from '../../src/engine/operator-command.js';
 
-const USAGE = 'usage: /budget <turns|tool_calls|wall_clock|tokens|cost> +N (wall_clock also +10m, +1h30m)';
+const USAGE = 'usage: /budget <turns|tool_calls|wall_clock|tokens|cost> +N (wall_clock takes a duration: +10m, +1h30m)';
 
 describe('parseOperatorCommand', () => {
   test.each([
@@ -17,7 +17,11 @@ describe('parseOperatorCommand', () => {
     ['/budget turns +5', { kind: 'extend-budget', dimension: 'turns', by: 5 }],
     ['/budget tool_calls +2', { kind: 'extend-budget', dimension: 'tool_calls', by: 2 }],
     ['/budget wall_clock +10m', { kind: 'extend-budget', dimension: 'wall_clock_seconds', by: 600 }],
-    ['/budget wall_clock_seconds +90', { kind: 'extend-budget', dimension: 'wall_clock_seconds', by: 90 }],
+    ['/budget wall_clock_seconds +90s', { kind: 'extend-budget', dimension: 'wall_clock_seconds', by: 90 }],
+    ['/budget wall_clock +1h2m3s', { kind: 'extend-budget', dimension: 'wall_clock_seconds', by: 3723 }],
+    ['/budget cost +0.0015', { kind: 'extend-budget', dimension: 'cost_usd', by: 0.0015 }],
+    ['/budget cost +1000000', { kind: 'extend-budget', dimension: 'cost_usd', by: 1_000_000 }],
+    ['/budget wall_clock +8760h', { kind: 'extend-budget', dimension: 'wall_clock_seconds', by: 8760 * 3600 }],
     ['/budget wall_clock +1h30m', { kind: 'extend-budget', dimension: 'wall_clock_seconds', by: 5400 }],
     ['/budget tokens +1000', { kind: 'extend-budget', dimension: 'tokens', by: 1000 }],
     ['/budget cost +$0.5', { kind: 'extend-budget', dimension: 'cost_usd', by: 0.5 }],
@@ -47,17 +51,25 @@ describe('parseOperatorCommand', () => {
     ['/budget turns +5 more', USAGE],
     ['/budget toString +1', 'unknown budget dimension "toString"; valid: turns, tool_calls, wall_clock, tokens, cost'],
     ['/budget __proto__ +1', 'unknown budget dimension "__proto__"; valid: turns, tool_calls, wall_clock, tokens, cost'],
-    ['/budget turns +10m', 'the turns increment must be a positive whole number (at most 9007199254740991), found "10m"'],
-    ['/budget turns +1.5', 'the turns increment must be a positive whole number (at most 9007199254740991), found "1.5"'],
-    ['/budget turns +0', 'the turns increment must be a positive whole number (at most 9007199254740991), found "0"'],
-    ['/budget tokens +1e3', 'the tokens increment must be a positive whole number (at most 9007199254740991), found "1e3"'],
+    ['/budget turns +10m', 'the turns increment must be a positive whole number, found "10m"'],
+    ['/budget turns +1.5', 'the turns increment must be a positive whole number, found "1.5"'],
+    ['/budget turns +0', 'the turns increment must be a positive whole number, found "0"'],
+    ['/budget tokens +1e3', 'the tokens increment must be a positive whole number, found "1e3"'],
     // Past the largest whole number loop.yaml takes: no limit, however it is written.
-    ['/budget turns +999999999999999999999', 'the turns increment must be a positive whole number (at most 9007199254740991), found "999999999999999999999"'],
-    ['/budget tool_calls +9007199254740992', 'the tool_calls increment must be a positive whole number (at most 9007199254740991), found "9007199254740992"'],
-    ['/budget cost +-1', 'the cost increment must be a positive number, found "-1"'],
-    ['/budget cost +Infinity', 'the cost increment must be a positive number, found "Infinity"'],
-    ['/budget wall_clock +soon', 'the wall_clock increment must be a positive number in seconds or a duration such as 10m or 1h30m, found "soon"'],
-    ['/budget wall_clock +0m', 'the wall_clock increment must be a positive number in seconds or a duration such as 10m or 1h30m, found "0m"'],
+    ['/budget turns +999999999999999999999', 'the turns limit can be at most 9007199254740991 (the largest whole number loop.yaml takes for budget.max_iterations); an increment of more cannot be added'],
+    ['/budget tool_calls +9007199254740992', 'the tool_calls limit can be at most 9007199254740991 (the largest whole number loop.yaml takes for budget.max_tool_calls); an increment of more cannot be added'],
+    ['/budget cost +-1', 'the cost increment must be a positive number of USD such as 0.5, found "-1"'],
+    ['/budget cost +Infinity', 'the cost increment must be a positive number of USD such as 0.5, found "Infinity"'],
+    ['/budget cost +99999999999999999999999', 'the cost limit can be at most $1000000.00 (the largest amount loop.yaml takes for budget.max_cost_usd); an increment of more cannot be added'],
+    ['/budget cost +1000000.01', 'the cost limit can be at most $1000000.00 (the largest amount loop.yaml takes for budget.max_cost_usd); an increment of more cannot be added'],
+    ['/budget wall_clock +soon', 'the wall_clock increment must be a duration such as 90s, 10m or 1h30m, found "soon"'],
+    ['/budget wall_clock +0m', 'the wall_clock increment must be a duration such as 90s, 10m or 1h30m, found "0m"'],
+    ['/budget wall_clock +0.5m', 'the wall_clock increment must be a duration such as 90s, 10m or 1h30m, found "0.5m"'],
+    ['/budget wall_clock +90', 'the wall_clock increment must be a duration such as 90s, 10m or 1h30m, found "90" (a bare number has no unit: write +90s)'],
+    ['/budget wall_clock +1.5', 'the wall_clock increment must be a duration such as 90s, 10m or 1h30m, found "1.5" (a bare number has no unit)'],
+    ['/budget wall_clock +8761h', 'the wall_clock limit can be at most 8760h (365 days, the longest duration loop.yaml takes for budget.max_wall_clock); an increment of more cannot be added'],
+    ['/budget wall_clock +99999999999999999999h', 'the wall_clock limit can be at most 8760h (365 days, the longest duration loop.yaml takes for budget.max_wall_clock); an increment of more cannot be added'],
+    ['/budget wall_clock +9007199254740991s', 'the wall_clock limit can be at most 8760h (365 days, the longest duration loop.yaml takes for budget.max_wall_clock); an increment of more cannot be added'],
     ['/stop now', 'usage: /stop (stop at the next safe point) or /stop --abort (kill tools, stash the workspace, write a failure report)'],
     ['/stop --abort now', 'usage: /stop (stop at the next safe point) or /stop --abort (kill tools, stash the workspace, write a failure report)'],
     ['goals status', 'unknown command "goals"; try /goal status, /goal add-constraint <text>, /goal redirect <text>, /budget <dimension> +N, /stop, /stop --abort'],
@@ -70,7 +82,7 @@ describe('parseOperatorCommand', () => {
   test('every line the command bar completes to parses, once its argument is filled in', () => {
     expect(BAR_COMMANDS).toBe(OPERATOR_COMMAND_SYNTAX);
     for (const { text } of OPERATOR_COMMAND_SYNTAX) {
-      const line = text.endsWith('+') ? `${text}1` : text.endsWith(' ') ? `${text}x` : text;
+      const line = text.endsWith('+') ? `${text}${text.includes('wall_clock') ? '1m' : '1'}` : text.endsWith(' ') ? `${text}x` : text;
       expect(parseOperatorCommand(line), line).toMatchObject({ ok: true });
     }
   });

@@ -112,6 +112,7 @@ describe('live reload under a running loop', () => {
     ['a YAML error', 'goal: [unclosed\n', /loop\.yaml:\d+:\d+: /],
     ['a schema error', null, /loop\.yaml:\d+:\d+: budget\.max_iterations: expected a positive integer or "unlimited", found 0/],
     ['an unreadable file', 'dir', /loop\.yaml: expected a readable file|EISDIR|directory/],
+    ['several schema errors', 'several', /loop\.yaml:\d+:\d+: budget\.max_iterations: expected a positive integer or "unlimited", found 0/],
   ] as const)('%s is refused with its errors and nothing changes', async (_name, text, error) => {
     const r = await rig();
     let said = '';
@@ -120,16 +121,23 @@ describe('live reload under a running loop', () => {
         rmSync(r.config);
         mkdirSync(r.config);
       } else if (text === null) r.write(contract(r.workspace, { budget: { max_iterations: 0 } }));
+      else if (text === 'several') r.write(contract(r.workspace, { budget: { max_iterations: 0, max_tool_calls: -1 } }));
       else r.write(text);
-      said = r.prepared.session.reload().message;
+      const result = r.prepared.session.reload();
+      // Nothing in the typed /reload to fix: a refusal (the console's command bar closes).
+      expect(result).toMatchObject({ ok: false, refused: true });
+      said = result.message;
     });
     const before = r.prepared.session.policy;
     const outcome = await drive(r.prepared.session.run(r.prepared.goal), stopAtPause);
     expect(outcome.reason).toBe('exhausted');
     expect(r.prepared.session.snapshot.usage.turns).toBe(2);
     expect(r.prepared.session.policy).toBe(before);
-    expect(said).toContain('refused, the run goes on unchanged');
+    expect(said).toMatch(/refused( with \d+ errors)?, the run goes on unchanged/);
     expect(said).toMatch(error);
+    // A list says how many and where all of them are; one error is said whole.
+    if (text === 'several') expect(said).toMatch(/ refused with 2 errors, the run goes on unchanged; the policy\.reloaded event lists all 2 \(the console opens it from the timeline\); the first: /);
+    else expect(said).not.toContain('errors, the run goes on');
     const [reload] = reloads(r.events);
     expect(reload?.data.diff).toEqual([]);
     expect(reload?.data.errors?.join('\n')).toMatch(error);

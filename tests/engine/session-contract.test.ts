@@ -390,27 +390,44 @@ describe('the loop contract: budget pause', () => {
     const r = rig({ agent: transcript(TOOL_PLAN), policy: { budget: { max_tool_calls: 1, max_wall_clock: '30m', max_cost_usd: 1 }, verify: [{ command: 'false' }] } });
     const run = r.session.run(goal());
     await nextYield(run, r.log);
-    expect(await r.session.command('/budget wall_clock +10m')).toEqual({ ok: true, message: 'wall_clock limit raised to 40m00s' });
-    expect(await r.session.command('/budget wall_clock_seconds +90')).toEqual({ ok: true, message: 'wall_clock limit raised to 41m30s' });
-    expect(await r.session.command('/budget cost +$0.5')).toEqual({ ok: true, message: 'cost limit raised to $1.50' });
-    expect(await r.session.command('/budget tool_calls +2')).toEqual({ ok: true, message: 'tool_calls limit raised to 3' });
-    expect(await r.session.command('/budget turns +10m')).toEqual({ ok: false, message: 'the turns increment must be a positive whole number (at most 9007199254740991), found "10m"' });
+    expect(await r.session.command('/budget wall_clock +10m')).toEqual({ ok: true, message: 'wall_clock limit raised to 40m (+10m)' });
+    expect(await r.session.command('/budget wall_clock_seconds +90s')).toEqual({ ok: true, message: 'wall_clock limit raised to 41m30s (+1m30s)' });
+    expect(await r.session.command('/budget cost +$0.5')).toEqual({ ok: true, message: 'cost limit raised to $1.50 (+$0.50)' });
+    expect(await r.session.command('/budget tool_calls +2')).toEqual({ ok: true, message: 'tool_calls limit raised to 3 (+2)' });
+    expect(await r.session.command('/budget turns +10m')).toEqual({ ok: false, message: 'the turns increment must be a positive whole number, found "10m"' });
     // Counts stay whole numbers, as loop.yaml has them.
-    expect(await r.session.command('/budget turns +1.5')).toEqual({ ok: false, message: 'the turns increment must be a positive whole number (at most 9007199254740991), found "1.5"' });
+    expect(await r.session.command('/budget turns +1.5')).toEqual({ ok: false, message: 'the turns increment must be a positive whole number, found "1.5"' });
     expect(await r.session.command('/budget tokens +0.1')).toMatchObject({ ok: false });
-    expect(await r.session.command('/budget wall_clock +soon')).toEqual({
+    expect(await r.session.command('/budget wall_clock +soon')).toEqual({ ok: false, message: 'the wall_clock increment must be a duration such as 90s, 10m or 1h30m, found "soon"' });
+    // As in loop.yaml, a duration has a unit: a bare number is not taken as seconds.
+    expect(await r.session.command('/budget wall_clock +90')).toEqual({
       ok: false,
-      message: 'the wall_clock increment must be a positive number in seconds or a duration such as 10m or 1h30m, found "soon"',
+      message: 'the wall_clock increment must be a duration such as 90s, 10m or 1h30m, found "90" (a bare number has no unit: write +90s)',
     });
     expect(await r.session.command('/budget toString +1')).toMatchObject({ ok: false, message: expect.stringContaining('unknown budget dimension "toString"') });
-    // No limit past the largest whole number loop.yaml takes (a count, or seconds): refused, nothing recorded.
+    // No limit past the bound loop.yaml sets for the field, said in the field's unit: refused, nothing recorded.
     expect(await r.session.command('/budget turns +999999999999999999999')).toMatchObject({ ok: false, message: expect.stringContaining('at most 9007199254740991') });
-    expect(await r.session.command('/budget wall_clock +999999999999999999999')).toMatchObject({ ok: false, message: expect.stringContaining('cannot grow past 9007199254740991') });
-    expect(ofType(r.events, 'budget.extended').map((e) => [e.data.dimension, e.data.by])).toEqual([
-      ['wall_clock_seconds', 600],
-      ['wall_clock_seconds', 90],
-      ['cost_usd', 0.5],
-      ['tool_calls', 2],
+    expect(await r.session.command('/budget wall_clock +8760h')).toEqual({
+      ok: false,
+      message: 'the wall_clock limit can be at most 8760h (365 days, the longest duration loop.yaml takes for budget.max_wall_clock); it is 41m30s, and +8760h would make it 8760h41m30s',
+    });
+    expect(await r.session.command('/budget cost +999999')).toEqual({
+      ok: false,
+      message: 'the cost limit can be at most $1000000.00 (the largest amount loop.yaml takes for budget.max_cost_usd); it is $1.50, and +$999999.00 would make it $1000000.50',
+    });
+    // Money shows the digits a raise needs: three raises of a tenth of a cent each show.
+    expect(await r.session.command('/budget cost +0.001')).toEqual({ ok: true, message: 'cost limit raised to $1.501 (+$0.001)' });
+    expect(await r.session.command('/budget cost +0.001')).toEqual({ ok: true, message: 'cost limit raised to $1.502 (+$0.001)' });
+    expect(await r.session.command('/budget cost +0.001')).toEqual({ ok: true, message: 'cost limit raised to $1.503 (+$0.001)' });
+    expect(await r.session.command('/budget tokens +300000')).toMatchObject({ ok: false, message: 'tokens is unlimited' });
+    expect(ofType(r.events, 'budget.extended').map((e) => [e.data.dimension, e.data.by, e.data.limit])).toEqual([
+      ['wall_clock_seconds', 600, 2400],
+      ['wall_clock_seconds', 90, 2490],
+      ['cost_usd', 0.5, 1.5],
+      ['tool_calls', 2, 3],
+      ['cost_usd', 0.001, 1.501],
+      ['cost_usd', 0.001, 1.502],
+      ['cost_usd', 0.001, 1.503],
     ]);
   });
 

@@ -106,7 +106,7 @@ describe('the wall clock runs out while the model stalls', () => {
     });
     expect(r.ms).toBeLessThan(6_000);
     expect(exceeded(r.events)).toEqual(['wall_clock_seconds']);
-    expect(prompts).toEqual([expect.stringMatching(/^The wall_clock_seconds budget is spent \(2(\.\d+)? of 2\)/)]);
+    expect(prompts).toEqual([expect.stringMatching(/^The wall_clock budget is spent \(2(\.\d)?s of 2s\)\. Raise it \(\/budget wall_clock \+10m\) and continue, or stop\.$/)]);
     expect(r.outcome.reason).toBe('exhausted');
     expect(r.events.some((e) => e.type === 'model.call')).toBe(false);
   });
@@ -116,7 +116,7 @@ describe('the wall clock runs out while the model stalls', () => {
     const r = await runTo(prepared, headlessAnswerer({ approve: 'all', onPause: 'stop' }));
     expect(r.ms).toBeLessThan(6_000);
     expect(r.outcome.reason).toBe('aborted');
-    expect(r.outcome.summary).toMatch(/the wall_clock_seconds budget is spent/);
+    expect(r.outcome.summary).toMatch(/the wall_clock budget is spent \(2(\.\d)?s of 2s\)/);
     expect(r.events.some((e) => e.type === 'abort.recorded')).toBe(true);
   });
 

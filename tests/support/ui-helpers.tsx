@@ -99,7 +99,7 @@ export function normalize(frame: string): string {
     .replace(/\(\d+ ms\)/g, '(N ms)')
     .replace(/ · \d+ ms\b/g, ' · N ms')
     .replace(/(?:wall clock|clock) \d+%/g, hash)
-    .replace(/[░█]+ \d+(?:h\d\dm|h|m\d\ds|m|s)\/(\S+)/g, (m, limit: string) => `${'~'.repeat(Math.max(0, m.length - limit.length - 4))} #s/${limit}`)
+    .replace(/[░█]+ (?=\d)(?:\d+h)?(?:\d+m)?(?:\d+(?:\.\d)?s)?\/(\S+)/g, (m, limit: string) => `${'~'.repeat(Math.max(0, m.length - limit.length - 4))} #s/${limit}`)
     .replace(/ · \d+(?:h\d\dm|h|m\d\ds|m|s)(?= · |$)/gm, ' · T')
     .replace(/denied in \S+ unless answered/g, hash)
     .replace(/at \d{4}-\d\d-\d\dT[\d:.]+Z/g, hash);

@@ -174,7 +174,7 @@ test('help open over a prompt: the prompt says to close help to answer it, y doe
   const rig = await openAtPrompt({ transcript: COMPOUND, rows: 40 });
   await rig.press('?');
   const frame = normalize(await rig.waitForFrame('── Help · keys and commands'));
-  expect(frame).toContain('close help (? or Esc) to answer the prompt');
+  expect(frame).toContain('close help (esc, ? or q) to answer the prompt');
   expect(frame).not.toContain('[y] approve once');
   expect(frame).toMatchInlineSnapshot(`
     "loopdeck Make the greeting friendlier                                                    run ui-test
@@ -188,9 +188,9 @@ test('help open over a prompt: the prompt says to close help to answer it, y doe
     │ why  compound command (&&)                                                                       │
     │ $ touch ran.txt && echo marked                                                                   │
     │ a stores shell-exact: touch ran.txt && echo marked                                               │
-    │ close help (? or Esc) to answer the prompt                                                       │
+    │ close help (esc, ? or q) to answer the prompt                                                    │
     ╰──────────────────────────────────────────────────────────────────────────────────────────────────╯
-    ── Help · keys and commands · ↑/↓ scroll · esc or ? closes
+    ── Help · keys and commands · ↑/↓ scroll · esc, ? or q closes
     Anywhere on the dashboard
       /                      command bar (/goal, /budget, /stop, /help)
       ?                      this help
@@ -215,7 +215,7 @@ test('help open over a prompt: the prompt says to close help to answer it, y doe
     Tool call panel (Tab to it): earlier calls of the run
     … 102 more (↓)
 
-    [tab] panel  [/] command  [?] help  [q] quit"
+    [esc/?/q] close  [↑] up  [↓] down  [pgup] page up  [pgdn] page down"
   `);
   await rig.press('y');
   await new Promise((resolve) => setTimeout(resolve, 300));
@@ -233,7 +233,7 @@ test('an event opened over a prompt: the prompt says to close it to answer, y do
   const rig = await openAtPrompt({ transcript: COMPOUND, rows: 40 });
   await rig.press(KEY.enter);
   await rig.waitFor(() => rig.store.getState().overlay === 'event', 'the event to open');
-  await rig.waitForFrame('close the event (Esc) to answer the prompt');
+  await rig.waitForFrame('close the event (esc or enter) to answer the prompt');
   expect(rig.frame()).not.toContain('[y] approve once');
   await rig.press('y');
   await new Promise((resolve) => setTimeout(resolve, 300));

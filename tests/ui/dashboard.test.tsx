@@ -198,7 +198,7 @@ describe('timeline', () => {
     expect(opened).toContain('checkpoint #3 (turn 2): NO_OBSERVED_PROGRESS, counter 2/3');
     expect(opened).toContain('   "checkpoint": {');
     expect(opened).toContain('"eliminated_hypotheses": [');
-    expect(opened).toMatch(/lines 1-\d+ of \d+ · ↑\/↓ scroll · esc close/);
+    expect(opened).toMatch(/lines 1-\d+ of \d+ · ↑\/↓ scroll · esc or enter closes/);
     await c.press(KEY.down);
     await c.waitForFrame(/lines 2-\d+ of/);
     await c.press(KEY.escape);

@@ -79,7 +79,7 @@ describe('things a user trips over', () => {
          14 step.end            step 2 ok
          17 verify.result       verify passed: node -e "process.exit(0)" → 0
          19 session.complete    complete: goal_met: Done.
-      ✗ this is a replay: nothing can be changed; only /goal status is answered
+      ✗ this is a replay: nothing can be changed; only /goal status and /help are answered
       Run finished: goal_met. [←] back  [→] forward  [home] first  [end] last  …  [?] help  [q] quit"
     `);
     // The keys work again at once: no Esc is needed to leave a bar left open.
@@ -111,9 +111,24 @@ describe('things a user trips over', () => {
 
   test('budget rows and notices speak durations and dollars, not seconds', () => {
     const at = { seq: 1, at: 0, session: 's' };
-    expect(describeEvent({ ...at, type: 'budget.extended', data: { dimension: 'wall_clock_seconds', by: 600, limit: 2490 } } as LoopEvent)).toBe('budget raised: wall_clock_seconds +10m → 41m30s');
-    expect(describeEvent({ ...at, type: 'budget.extended', data: { dimension: 'cost_usd', by: 0.5, limit: 1.5 } } as LoopEvent)).toBe('budget raised: cost_usd +$0.50 → $1.50');
-    expect(describeEvent({ ...at, type: 'budget.warn', data: { dimension: 'wall_clock_seconds', used: 1500, limit: 1800, exceeded: false } } as LoopEvent)).toBe('budget warning: wall_clock_seconds 25m/30m');
+    expect(describeEvent({ ...at, type: 'budget.extended', data: { dimension: 'wall_clock_seconds', by: 600, limit: 2490 } } as LoopEvent)).toBe('budget raised: wall_clock +10m → 41m30s');
+    expect(describeEvent({ ...at, type: 'budget.extended', data: { dimension: 'cost_usd', by: 0.5, limit: 1.5 } } as LoopEvent)).toBe('budget raised: cost +$0.50 → $1.50');
+    expect(describeEvent({ ...at, type: 'budget.warn', data: { dimension: 'wall_clock_seconds', used: 1500, limit: 1800, exceeded: false } } as LoopEvent)).toBe('budget warning: wall_clock 25m of 30m');
+  });
+
+  test('budget amounts read the same in every row: the seconds of a long limit, the digits of a small raise, no float noise', () => {
+    const at = { seq: 1, at: 0, session: 's' };
+    const row = (type: string, data: object) => describeEvent({ ...at, type, data } as LoopEvent);
+    // A raise of 1m30s to a limit of 17761h47m30s: the seconds are not dropped.
+    expect(row('budget.extended', { dimension: 'wall_clock_seconds', by: 90, limit: 63942450 })).toBe('budget raised: wall_clock +1m30s → 17761h47m30s');
+    // A tenth of a cent is shown, and so is a limit written with float noise.
+    expect(row('budget.extended', { dimension: 'cost_usd', by: 0.001, limit: 2.003 })).toBe('budget raised: cost +$0.001 → $2.003');
+    expect(row('budget.extended', { dimension: 'cost_usd', by: 0.0015, limit: 0.008499999999999999 })).toBe('budget raised: cost +$0.0015 → $0.0085');
+    expect(row('budget.warn', { dimension: 'cost_usd', used: 0.01, limit: 0.006999999999999999, exceeded: true })).toBe('budget exhausted: cost $0.010 of $0.007');
+    expect(row('budget.warn', { dimension: 'wall_clock_seconds', used: 3.63, limit: 3, exceeded: true })).toBe('budget exhausted: wall_clock 3.6s of 3s');
+    // Counts are exact: short only when the short form is exact.
+    expect(row('budget.extended', { dimension: 'tokens', by: 1, limit: 300001 })).toBe('budget raised: tokens +1 → 300001');
+    expect(row('budget.extended', { dimension: 'tokens', by: 50000, limit: 300000 })).toBe('budget raised: tokens +50k → 300k');
   });
 
   test('an event detail shows a multi-line output as its lines, not one string with \\n', () => {

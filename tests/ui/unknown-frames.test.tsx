@@ -67,7 +67,7 @@ describe('unknown, whole frames', () => {
   test('tokens and cost nobody reported are ? on the gauges, the known part a lower bound (≥)', () => {
     expect(frameOf(<BudgetPanel width={100} />)).toMatchInlineSnapshot(`
       "turns 20%           tool calls 0%       wall clock 0%       tokens ≥0%          cost ?
-      ███░░░░░░░░░░░ 4/20 ░░░░░░░░░░░░░░ 0/20 ░░░░░░░░░░░ 11s/30m ░░░░░░░░░░ ≥12/100k ░░░░░ unknown/$1.00"
+      ███░░░░░░░░░░░ 4/20 ░░░░░░░░░░░░░░ 0/20 ░░░░░░░░░ 11.2s/30m ░░░░░░░░░░ ≥12/100k ░░░░░ unknown/$1.00"
     `);
     expect(frameOf(<BudgetPanel width={100} compact />)).toMatchInlineSnapshot(`"turns 20% tools 0% clock 0% tokens ≥0% cost ?"`);
   });

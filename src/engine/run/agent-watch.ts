@@ -7,6 +7,7 @@
  * {@link agentStopped} then ends the step (and the lap) and pauses as any budget,
  * repetition or stagnation pause does.
  */
+import { budgetName, spentText } from '../budget-units.js';
 import { CommandAgent } from '../agents/command.js';
 import type { AgentEventDraft } from '../agents/transcripts/record.js';
 import { afterDetection, type Step } from '../decide.js';
@@ -149,7 +150,7 @@ export function runsAsProcess(ctx: Pick<RunContext, 'agent'>): boolean {
 /** What a stop says in the step's end and the lap's end. */
 export function stopText(stop: AgentStop): string {
   if (stop.kind !== 'budget') return stop.summary;
-  return `the ${stop.dimension} budget is spent (${Math.round(stop.used * 100) / 100} of ${stop.limit})`;
+  return `the ${budgetName(stop.dimension)} budget is spent (${spentText(stop.dimension, stop.used, stop.limit)})`;
 }
 
 /**

@@ -70,7 +70,8 @@ function errorsOf(error: unknown): string[] {
  */
 export function reloadPolicy(core: RunCore, request: ReloadRequest): CommandResult {
   const busy = notNow(core);
-  if (busy) return { ok: false, message: busy };
+  // Well formed, but not now: nothing in the typed line to fix (the command bar closes).
+  if (busy) return { ok: false, refused: true, message: busy };
   const current = core.options.policy;
   if (!isLoopPolicy(current)) return { ok: false, message: 'this run was given its policy as an object, not a loop.yaml: there is no file to reload' };
   const file = current.file;
@@ -117,7 +118,14 @@ function withoutHookRebuild(change: PolicyChange): PolicyChange {
 /** Records a refused file: its errors, nothing changed. */
 function refuse(core: RunCore, file: string, trigger: ReloadRequest['trigger'], errors: string[], inside: string | null): CommandResult {
   core.emit('policy.reloaded', { file, trigger, diff: [], errors, ...(inside ? { inside_workspace: true as const } : {}) });
-  return { ok: false, message: `${file} refused, the run goes on unchanged: ${errors.join('; ')}` };
+  // Nothing in the typed line to fix (the file is what is wrong): a refusal, the command bar closes.
+  if (errors.length === 1) return { ok: false, refused: true, message: `${file} refused, the run goes on unchanged: ${errors[0]}` };
+  // A list does not fit a notice: its count, the first, and where every one is written out.
+  return {
+    ok: false,
+    refused: true,
+    message: `${file} refused with ${errors.length} errors, the run goes on unchanged; the policy.reloaded event lists all ${errors.length} (the console opens it from the timeline); the first: ${errors[0]}`,
+  };
 }
 
 /** Puts `policy` in force: what the executors read, the repetition guard's settings, and the hooks when approval rules or hooks changed. */
@@ -149,7 +157,8 @@ function summary(file: string, changes: readonly PolicyChange[], inside: string 
  */
 export function answerReload(core: RunCore, seq: number, accept: boolean): CommandResult {
   const busy = notNow(core);
-  if (busy) return { ok: false, message: busy };
+  // Well formed, but not now: nothing in the typed line to fix (the command bar closes).
+  if (busy) return { ok: false, refused: true, message: busy };
   const pending = core.state.reloadPending;
   if (!pending || pending.seq !== seq) return { ok: false, message: 'no reload waits for an answer there (it was answered, or a newer reload replaced it)' };
   const current = core.options.policy;

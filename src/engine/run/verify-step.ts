@@ -1,3 +1,4 @@
+import { budgetName } from '../budget-units.js';
 import { newWarnings } from '../budget.js';
 import { afterBudget } from '../decide.js';
 import { budgetUsage } from '../fold.js';
@@ -42,7 +43,7 @@ export async function* budgetExceededStep(ctx: RunContext, exceeded: { dimension
   }
   const lap = ctx.state.lap;
   if (lap > 0 && next.kind === 'finish' && next.finish.reason === 'goal_met' && ctx.state.lapEnd?.lap !== lap) {
-    ctx.emit('lap.end', { lap, outcome: 'done', note: `the ${dimension} budget ran out, but the goal is met` });
+    ctx.emit('lap.end', { lap, outcome: 'done', note: `the ${budgetName(dimension)} budget ran out, but the goal is met` });
   }
   return yield* ctx.perform(next);
 }
