@@ -94,9 +94,13 @@ export const CommandBar = React.memo(function CommandBar({ width }: { width: num
       ) : (
         said.map((row, i) => (
           <Box key={`n${i}`} height={1}>
-            <Line width={width} color={colour}>
-              {row === '' ? ' ' : row}
-            </Line>
+            {row === '' ? (
+              <Text> </Text>
+            ) : (
+              <Line width={width} color={colour}>
+                {row}
+              </Line>
+            )}
           </Box>
         ))
       )}

@@ -247,7 +247,7 @@ describe('command bar', () => {
     const out = run(state, submitLine(state, '/budget turns 5'));
     expect(out.view).toMatchObject({ input: 'bar', line: { text: '/budget turns 5' }, busy: false, history: { entries: ['/budget turns 5'] } });
     // The message is about the line: it goes when the line does.
-    expect(out.effects).toEqual([{ kind: 'notice', ok: false, text: 'usage: /budget <turns|tool_calls|wall_clock|tokens|cost> +N (wall_clock also +10m, +1h30m)', about: 'command-line' }]);
+    expect(out.effects).toEqual([{ kind: 'notice', ok: false, text: 'usage: /budget <turns|tool_calls|wall_clock|tokens|cost> +N (wall_clock takes a duration: +10m, +1h30m)', about: 'command-line' }]);
   });
 
   test('/help opens help and closes the bar without running anything', () => {
