@@ -178,21 +178,17 @@ export function assertPreflight(policy: LoopPolicy, shownAs: string = policy.fil
 }
 
 /**
- * A warning when the agent works in the folder itself (`workspace.copy: none`) and an abort
- * could not keep its work apart from yours: the folder has uncommitted changes (what the
- * agent writes mixes with them, and an abort stashes both together), or it is not in a git
- * repository at all (an abort has nowhere to park the agent's changes). Only the changes an
- * abort would stash are counted: those under the workspace folder, less `.loopdeck/`
- * folders (`workspacePathspec`), not the rest of a larger repository around it. `null`
- * otherwise (a copy, or a clean tree). Runs the harness's hardened git (`git status`).
+ * A warning when the agent works in the folder itself (`workspace.copy: none`) and that
+ * folder has uncommitted changes: what the agent writes mixes with them, and an abort
+ * stashes both together. Only the changes an abort would stash are counted: those under
+ * the workspace folder, less `.loopdeck/` folders (`workspacePathspec`), not the rest of a
+ * larger repository around it. `null` otherwise (a copy, a clean tree, or no git
+ * repository). Runs the harness's hardened git (`git status`).
  * @param shownAs the loop.yaml as the user named it, in the warning; default `policy.file`
  */
 export async function inPlaceWarning(policy: LoopPolicy, shownAs: string = policy.file): Promise<string | null> {
   const where = policy.workspace.path;
-  if (policy.workspace.copy !== 'none' || !existsSync(where)) return null;
-  if (!(await isGitWorkTree(where))) {
-    return `${shownAs}: workspace.copy is none and ${where} is not in a git repository: the agent edits your files there, and an abort cannot park its changes (nothing is stashed); set workspace.copy: temp, or make it a git repository (git init) and commit first`;
-  }
+  if (policy.workspace.copy !== 'none' || !existsSync(where) || !(await isGitWorkTree(where))) return null;
   const top = (await git(where, ['rev-parse', '--show-toplevel'])).trim();
   const pathspecs = workspacePathspec(realpathSync(top), realpathSync(where)) ?? [];
   const status = await git(where, ['status', '--porcelain', '--untracked-files=normal', '--', ...pathspecs]);

@@ -1,8 +1,7 @@
 /**
- * A workspace used in place (`workspace.copy: none`) gets a warning before the run when an
- * abort could not keep the agent's work apart from the operator's: uncommitted changes an
- * abort would stash with the agent's (only those under the workspace folder are counted),
- * or no git repository to park anything in. Real git repositories in temp folders.
+ * A workspace used in place (`workspace.copy: none`) gets a warning before the run when it
+ * has uncommitted changes an abort would stash with the agent's: only those under the
+ * workspace folder are counted. Real git repositories in temp folders.
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -60,10 +59,6 @@ describe('warned about', () => {
     expect(await inPlaceWarning(policyFor('app'))).toBeNull();
   });
 
-  it('a folder in no git repository: an abort has nowhere to park the changes', async () => {
-    mkdirSync(path.join(root, 'plain'));
-    expect(await inPlaceWarning(policyFor('plain'))).toMatch(/is not in a git repository: the agent edits your files there, and an abort cannot park its changes/);
-  });
 });
 
 describe('not warned about', () => {

@@ -345,9 +345,10 @@ describe('before the run', { timeout: 60_000 }, () => {
   it('warnings before the run: every one shown whole, nothing runs until Enter; q quits with nothing run', async () => {
     const cwd = mkdtempSync(path.join(os.tmpdir(), 'loopdeck-start-warnings-'));
     mkdirSync(path.join(cwd, 'app'));
+    await execa('git', ['init', '-q'], { cwd: path.join(cwd, 'app'), env: { GIT_CONFIG_GLOBAL: '/dev/null', GIT_CONFIG_NOSYSTEM: '1' } });
     writeFileSync(path.join(cwd, 'app', 'notes.txt'), 'mine\n');
     writeFileSync(path.join(cwd, 'script.yaml'), 'turns:\n  - final: done\n');
-    // In place in a folder outside git, and nothing to measure: two warnings.
+    // In place with an uncommitted file, and nothing to measure: two warnings.
     writeFileSync(
       path.join(cwd, 'loop.yaml'),
       'goal:\n  objective: Tidy the notes\nagent:\n  kind: scripted\n  script: script.yaml\nworkspace:\n  path: app\n  copy: none\nverify:\n  - command: "true"\n',
@@ -358,7 +359,7 @@ describe('before the run', { timeout: 60_000 }, () => {
       await t.waitFor('2 warnings before the run starts. Start it anyway?');
       const screen = t.screen().replace(/[│\s]+/g, ' ');
       expect(screen, t.describe()).toContain('nothing to measure (no `observe` command)');
-      expect(screen, t.describe()).toContain('is not in a git repository: the agent edits your files there, and an abort cannot park its changes');
+      expect(screen, t.describe()).toContain("has 1 uncommitted change: the agent's edits will mix with them, and an abort stashes both together");
       expect(screen, t.describe()).toContain('[enter] start the run [q] quit');
       // Nothing ran yet: no turn, no tool call.
       expect(t.screen(), t.describe()).not.toMatch(/model\.call|session\.complete/);
