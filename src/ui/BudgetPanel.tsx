@@ -4,8 +4,7 @@ import { activeSeconds } from '../engine/fold.js';
 import { BUDGET_DIMENSIONS, type BudgetDimension } from '../engine/types.js';
 import { useConsole } from './context.js';
 import type { ContextGauge } from './context-gauge.js';
-import { formatBudgetAmounts } from '../engine/budget-units.js';
-import { gauge, percent } from './format.js';
+import { gauge, gaugeAmounts, percent } from './format.js';
 import { Line } from './Line.js';
 import { theme, type Colour } from './theme.js';
 import { useNow } from './use-now.js';
@@ -84,8 +83,8 @@ export const BudgetPanel = React.memo(function BudgetPanel({ width, compact = fa
   const context = useConsole((s) => s.context);
   // Dimensions some turn did not report (a CLI agent, a server without usage, a failed turn): a used amount is a lower bound, none is unknown.
   const unreported = useConsole((s) => s.session.unreported.join(','));
-  // Used and limit in the dimension's unit, as the prompt and the timeline show them (dollars share their digits).
-  const amounts = (d: BudgetDimension) => formatBudgetAmounts(d, limits[d] === null ? [used[d]] : [used[d], limits[d]]);
+  // Used and limit in the dimension's unit, compact as a gauge has room for.
+  const amounts = (d: BudgetDimension) => gaugeAmounts(d, used[d], limits[d]);
   const shown = (d: BudgetDimension) => {
     const [u] = amounts(d);
     if (!unreported.split(',').includes(d)) return u;

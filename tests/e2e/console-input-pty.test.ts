@@ -217,7 +217,7 @@ describe('bracketed paste', () => {
     t.press(KEY.escape);
     await t.waitUntil((s) => bar(s) === null, 'the bar to close');
     t.press('q');
-    await t.waitFor('[y/enter/ctrl+c] quit'); // armed
+    await t.waitFor('│ [y/enter/ctrl+c] quit'); // armed: the dialog's own key row (the footer lists the keys at once)
     t.press('y');
     await t.exit;
     expect((await t.leftModes()).bracketedPaste).toBe(false);

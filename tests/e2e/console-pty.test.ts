@@ -259,7 +259,7 @@ describe('the console in a real terminal (demo run)', { timeout: 60_000 }, () =>
     await t.waitForGone(/Quit while the run is live\?/);
     await armedPrompt(t);
     t.press('q');
-    await t.waitFor('[y/enter/ctrl+c] quit'); // armed
+    await t.waitFor('│ [y/enter/ctrl+c] quit'); // armed: the dialog's own key row (the footer lists the keys at once)
     t.press('y');
     await quitsPromptly(t);
     const { code } = await t.exit;
@@ -353,7 +353,7 @@ describe('before the run', { timeout: 60_000 }, () => {
       path.join(cwd, 'loop.yaml'),
       'goal:\n  objective: Tidy the notes\nagent:\n  kind: scripted\n  script: script.yaml\nworkspace:\n  path: app\n  copy: none\nverify:\n  - command: "true"\n',
     );
-    for (const [key, ends] of [['q', /quit before the run started/], ['\r', /goal_met/]] as const) {
+    for (const [key, ends] of [['q', /quit before the run started/], [KEY.enter, /goal_met/]] as const) {
       const t = startPty({ args: ['run'], cwd, cols: 100, rows: 30 });
       terminals.push(t);
       await t.waitFor('2 warnings before the run starts. Start it anyway?');
@@ -364,6 +364,11 @@ describe('before the run', { timeout: 60_000 }, () => {
       // Nothing ran yet: no turn, no tool call.
       expect(t.screen(), t.describe()).not.toMatch(/model\.call|session\.complete/);
       t.press(key);
+      // Started, the run goes to its end; the console stays until q.
+      if (key === KEY.enter) {
+        await t.waitFor('Run finished: goal_met');
+        t.press('q');
+      }
       await t.exit;
       expect(t.history(), t.describe()).toMatch(ends);
     }

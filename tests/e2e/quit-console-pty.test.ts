@@ -41,7 +41,7 @@ async function stalledConsole(): Promise<{ t: PtyTerminal; server: ModelServer }
 it('q then y during a model request quits where the run is: exit 130, nothing recorded of the request, resumable', { timeout: 60_000, retry: 1 }, async () => {
   const { t } = await stalledConsole();
   t.press('q');
-  await t.waitFor('[y/enter/ctrl+c] quit'); // armed
+  await t.waitFor('│ [y/enter/ctrl+c] quit'); // armed: the dialog's own key row (the footer lists the keys at once)
   // It names the command that continues this run, its folder too, as the exit line does.
   const [run] = readdirSync(path.join(t.cwd, '.loopdeck/runs'));
   const said = t.screen().replace(/[│╭╮╰╯─]/g, ' ').replace(/\s+/g, ' ');

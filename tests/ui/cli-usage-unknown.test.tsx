@@ -93,7 +93,7 @@ async function gauges(events: LoopEvent[]): Promise<string> {
 it('mid-lap, a CLI that reports tokens but no cost shows its cost as unknown, never $0', async () => {
   const { events } = await midLap();
   const frame = await gauges(events);
-  expect(frame).toContain('1545/100k');
+  expect(frame).toContain('1.5k/100k');
   expect(frame).toContain('unknown/$1.00');
   expect(frame).toContain('cost ?');
   expect(frame).not.toContain('$0.00/$1.00');
@@ -103,7 +103,7 @@ it('with pricing set, the same tokens are priced: the cost is known', async () =
   const { events } = await midLap(PRICED);
   const frame = await gauges(events);
   // 1200 × $100/M + 345 × $200/M = $0.189
-  expect(frame).toContain('$0.189/$1.000');
+  expect(frame).toContain('$0.19/$1.00');
   expect(frame).not.toContain('unknown/$1.00');
 }, 15_000);
 

@@ -81,7 +81,7 @@ describe('usage a CLI agent did not report', () => {
     );
     const c = await renderStore(createConsoleStore(events), { rows: 40 });
     await c.waitForFrame('── Timeline');
-    expect(c.frame()).toContain('1545/100k');
+    expect(c.frame()).toContain('1.5k/100k');
     expect(c.frame()).toContain('unknown/$1.00');
     expect(c.frame()).toContain('cost ?');
   });
