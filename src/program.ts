@@ -140,7 +140,8 @@ export function buildProgram(): Command {
           const say = (line: string) => printError(`loopdeck: ${sanitize(line, { oneLine: true })}`);
           warnings.push(...watchRun(prepared, { headless: !interactiveRun(options), gates: options.watchConfigGates === true, say }));
         }
-        return { prepared, start: () => prepared.session.run(prepared.goal), warnings };
+        // In place over uncommitted work, the run waits for the operator's word in the console.
+        return { prepared, start: () => prepared.session.run(prepared.goal), warnings, ...(inPlace ? { confirm: [inPlace] } : {}) };
       }, { ...options, desk, outline: () => outlineOfConfig(options.config, options.goal, id) }, false);
     });
 

@@ -157,6 +157,12 @@ export interface ConsoleRun {
   start: () => LoopRun;
   /** Said in the console before anything runs (e.g. a log's torn last line). */
   warnings?: readonly string[];
+  /**
+   * Those of {@link warnings} the operator confirms before the run starts (a workspace used
+   * in place over uncommitted changes): the console shows every warning whole and waits
+   * for Enter, or q. Headless, they are printed like the others.
+   */
+  confirm?: readonly string[];
 }
 
 /**
@@ -262,13 +268,15 @@ export async function runConsole(
       onQuit: () => quit(),
     });
     const warnings = made.warnings ?? [];
-    store.getState().setNotice(null);
+    const confirm = (made.confirm ?? []).filter((w) => warnings.includes(w));
+    // Every warning in the notice line, wrapped over its rows; those to confirm also whole in the gate.
+    store.getState().setNotice(warnings.length > 0 ? { ok: false, text: warnings.join(' · ') } : null);
     if (ready === null) {
       // The operator quit before the run was ready: nothing runs.
     } else if (options.confirmResume) {
       store.getState().setGate({ kind: 'resume', warnings });
-    } else if (warnings.length > 0) {
-      // Every warning, whole, before anything runs: the operator starts the run having read them, or quits.
+    } else if (confirm.length > 0) {
+      // The operator starts the run having read every warning, or quits.
       store.getState().setGate({ kind: 'start', warnings });
     } else {
       confirmed();

@@ -33,6 +33,9 @@ async function stalledConsole(): Promise<{ t: PtyTerminal; server: ModelServer }
   );
   const t = startPty({ args: ['run', '--config', 'loop.yaml'], cwd, cols: 100, rows: 30, env: { OPENAI_API_KEY: '' } });
   terminals.push(t);
+  // In place over an uncommitted file: the console waits for the operator's word first.
+  await t.waitFor('Start it anyway?');
+  t.press(KEY.enter);
   await until(() => server.held.length === 1, 'the model request to stall', 30_000);
   await t.waitFor(/EXECUTING/);
   return { t, server };

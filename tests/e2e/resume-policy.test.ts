@@ -108,7 +108,7 @@ describe('resume and policy.json', () => {
     ]);
     const result = await execa('node', [cli, 'run', '--config', loop2, '--headless'], { cwd: dir, reject: false });
     const error = events(result.stdout).find((e) => e.type === 'tool.error');
-    expect(error?.data.error, result.stderr).toMatch(/^write_file: will not write ".*policy\.json": it is inside loopdeck's own state/);
+    expect(error?.data.error, result.stderr).toMatch(/^write_file: refused before approval: will not write ".*policy\.json": it is inside loopdeck's own state/);
     expect(readFileSync(path.join(original, 'policy.json'), 'utf8')).toBe(before);
   });
 
