@@ -102,7 +102,8 @@ function transcriptError(file: string, path: Array<string | number>, message: st
  * @param shownAs the loop.yaml as the user named it, in the warnings; default `policy.file`
  */
 export function preflightWarnings(policy: LoopPolicy, shownAs: string = policy.file): string[] {
-  const warnings: string[] = [...scriptedCallWarnings(policy), ...scriptedStartWarnings(policy), ...unknownToolRuleWarnings(policy, shownAs)];
+  const transcript = loadedTranscript(policy);
+  const warnings: string[] = [...scriptedCallWarnings(policy, transcript), ...scriptedStartWarnings(policy, transcript), ...unknownToolRuleWarnings(policy, shownAs)];
   if (policy.observe.length === 0 || policy.progress.observed.length === 0) {
     const missing = policy.observe.length === 0 ? 'no `observe` command' : 'no `progress.observed` signal';
     warnings.push(
@@ -113,21 +114,28 @@ export function preflightWarnings(policy: LoopPolicy, shownAs: string = policy.f
 }
 
 /**
+ * The scripted agent's transcript, read once for the warnings about it; `null` for another
+ * agent, or a transcript that does not load ({@link preflightErrors} reports that, with its place).
+ */
+function loadedTranscript(policy: LoopPolicy): ScriptedAgent | null {
+  if (policy.agent.kind !== 'scripted') return null;
+  try {
+    return ScriptedAgent.fromFile(policy.agent.script);
+  } catch (error) {
+    if (error instanceof ConfigErrors) return null;
+    throw error;
+  }
+}
+
+/**
  * A scripted agent's tool calls that the engine will refuse (an unknown tool, arguments the
  * tool's schema refuses: every problem), one warning each, at its `line:column` in the
  * transcript. Warnings, not errors: a transcript may mean to show the refusal. A transcript
  * that does not load is {@link preflightErrors}'s to report.
  */
-function scriptedCallWarnings(policy: LoopPolicy): string[] {
-  if (policy.agent.kind !== 'scripted') return [];
+function scriptedCallWarnings(policy: LoopPolicy, agent: ScriptedAgent | null): string[] {
+  if (agent === null || policy.agent.kind !== 'scripted') return [];
   const file = policy.agent.script;
-  let agent: ScriptedAgent;
-  try {
-    agent = ScriptedAgent.fromFile(file);
-  } catch (error) {
-    if (error instanceof ConfigErrors) return []; // reported, with its place, by preflightErrors
-    throw error;
-  }
   return agent.calls().flatMap(({ path, call }) => {
     const problem = callProblem(call);
     if (problem === null) return [];
@@ -138,16 +146,9 @@ function scriptedCallWarnings(policy: LoopPolicy): string[] {
 }
 
 /** What a run of a scripted transcript would never read or would run out of ({@link ScriptedAgent.startProblems}), one warning each at its place. */
-function scriptedStartWarnings(policy: LoopPolicy): string[] {
-  if (policy.agent.kind !== 'scripted') return [];
+function scriptedStartWarnings(policy: LoopPolicy, agent: ScriptedAgent | null): string[] {
+  if (agent === null || policy.agent.kind !== 'scripted') return [];
   const file = policy.agent.script;
-  let agent: ScriptedAgent;
-  try {
-    agent = ScriptedAgent.fromFile(file);
-  } catch (error) {
-    if (error instanceof ConfigErrors) return []; // reported, with its place, by preflightErrors
-    throw error;
-  }
   return transcriptStart(policy, agent).warnings.map(({ path, message }) => transcriptError(file, path, message).message);
 }
 

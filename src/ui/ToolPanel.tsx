@@ -62,9 +62,13 @@ function moveKeys(position: number, count: number, live: boolean): string {
   return parts.length > 0 ? ` · ${parts.join(' · ')}` : '';
 }
 
-/** A call's arguments as rows of `width` cells, the first three and a count of the rest. */
-function argRows(call: ToolCall, width: number, more: string): React.ReactNode[] {
-  const args = wrapCells(sanitize(argsText(call.name, call.args, width - 6)).replace(/\t/g, '  '), Math.max(10, width - 6));
+/** A call's arguments wrapped for the panel's `width` (rows of `width - 6` cells, after `args `). */
+function wrappedArgs(call: ToolCall, width: number): string[] {
+  return wrapCells(sanitize(argsText(call.name, call.args, width - 6)).replace(/\t/g, '  '), Math.max(10, width - 6));
+}
+
+/** Wrapped arguments ({@link wrappedArgs}) as the panel's rows: the first three and a count of the rest. */
+function argRows(args: readonly string[], width: number, more: string): React.ReactNode[] {
   return [
     ...args.slice(0, 3).map((line, i) => (
       <Line width={width}>
@@ -105,7 +109,7 @@ function UnmadeCall({ call, position, height, width }: { call: ToolCall; positio
         stopped before it ran
       </Text>
     </Line>,
-    ...argRows(call, width, "the pause's prompt and the repetition.detected event have them all"),
+    ...argRows(wrappedArgs(call, width), width, "the pause's prompt and the repetition.detected event have them all"),
     <Line width={width} color={theme.muted}>
       output
     </Line>,
@@ -141,7 +145,7 @@ export const ToolPanel = React.memo(function ToolPanel({ height, width }: { heig
     );
   }
   const { call, decision, result, error } = record;
-  const args = wrapCells(sanitize(argsText(call.name, call.args, width - 6)).replace(/\t/g, '  '), Math.max(10, width - 6));
+  const args = wrappedArgs(call, width);
   const statusColour = error || (result && result.status !== 'ok') ? theme.danger : result ? theme.ok : theme.warn;
   const head = (
     <Line width={width}>
@@ -174,19 +178,7 @@ export const ToolPanel = React.memo(function ToolPanel({ height, width }: { heig
     <TitleLine width={width} position={index + 1} count={count} how={how} />,
     head,
     ...(decided ? [decided] : []),
-    ...args.slice(0, 3).map((line, i) => (
-      <Line width={width}>
-        <Text color={theme.muted}>{i === 0 ? 'args ' : '     '}</Text>
-        {line}
-      </Line>
-    )),
-    ...(args.length > 3
-      ? [
-          <Line width={width} color={theme.muted}>
-            {'     '}… {args.length - 3} more line(s); {held ? 'open the tool.call event (enter) for all' : "the run's events.jsonl has them all"}
-          </Line>,
-        ]
-      : []),
+    ...argRows(args, width, held ? 'open the tool.call event (enter) for all' : "the run's events.jsonl has them all"),
     <Line width={width} color={theme.muted}>
       output{output.length > tail.length ? ` (last ${tail.length} of ${output.length} lines)` : ''}
     </Line>,
