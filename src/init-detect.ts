@@ -4,9 +4,9 @@
  * files `node --test` runs by default), which one it chooses and why, and whether a verify
  * command for it would fail when no test runs (one that passes on nothing is never written).
  */
-import { readdirSync, readFileSync, statSync, type Dirent } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync, type Dirent } from 'node:fs';
 import path from 'node:path';
-import { literalWord, nodeType, parseShell, type ShCallExpr } from './engine/approval/shell-syntax.js';
+import { literalWord, nodeType, parseShell, type ShBinaryCmd, type ShCallExpr, type ShStmt, type Source } from './engine/approval/shell-syntax.js';
 
 /** A test runner found in a project, and how loopdeck measures and verifies with it. */
 export interface TestRunner {
@@ -54,6 +54,8 @@ interface Look {
   dir: string;
   notes: string[];
   files: TestFiles;
+  /** package.json's object, once read (`null`: none, or not an object). */
+  pkg?: Record<string, unknown> | null;
 }
 
 /** The text of `name` in the project, or `null` when there is no such file; a file it cannot read is a note. */
@@ -324,43 +326,133 @@ interface ScriptWord {
   value: string | null;
 }
 
-/** The assignments and words of a script that is one simple command, or why it is not one. */
-function oneCommand(script: string): { prefix: string; words: ScriptWord[] } | string {
+/** One simple command of a script: its assignments as written (`CI=1`), and its words. */
+interface ScriptCommand {
+  prefix: string;
+  words: ScriptWord[];
+}
+
+/**
+ * The simple commands of a script that is one command or an `&&` list of them (`tsc &&
+ * vitest run`), in order, or why it is neither (a pipe, `;`, `||`, a redirection, ...).
+ */
+function commandList(script: string): ScriptCommand[] | string {
   const parsed = parseShell(script);
   if (!parsed.ok) return `it does not parse as a shell command (${parsed.error})`;
   const { file, source } = parsed;
-  const text = (node: { Pos(): { Offset(): number }; End(): { Offset(): number } }) => source.slice(node.Pos().Offset(), node.End().Offset());
   const [stmt, second] = file.Stmts;
   if (!stmt?.Cmd) return 'it is empty';
-  if (second || stmt.Background || stmt.Negated || stmt.Coprocess || stmt.Redirs.length > 0 || nodeType(stmt.Cmd) !== 'CallExpr') return 'it is more than one plain command';
+  if (second) return 'it is more than one plain command';
+  const commands: ScriptCommand[] = [];
+  return listed(stmt, source, commands) ? commands : 'it is more than one plain command, or commands joined otherwise than by &&';
+}
+
+/** Adds the simple commands of `stmt` (one command, or an `&&` list) to `commands`; `false` when it is anything else. */
+function listed(stmt: ShStmt, source: Source, commands: ScriptCommand[]): boolean {
+  if (!stmt.Cmd || stmt.Background || stmt.Negated || stmt.Coprocess || stmt.Redirs.length > 0) return false;
+  const type = nodeType(stmt.Cmd);
+  if (type === 'BinaryCmd') {
+    const list = stmt.Cmd as ShBinaryCmd;
+    return source.operator(list.OpPos, '&|') === '&&' && listed(list.X, source, commands) && listed(list.Y, source, commands);
+  }
+  if (type !== 'CallExpr') return false;
   const call = stmt.Cmd as ShCallExpr;
+  const text = (node: { Pos(): { Offset(): number }; End(): { Offset(): number } }) => source.slice(node.Pos().Offset(), node.End().Offset());
   const words = call.Args.map((word) => {
     const literal = literalWord(word, source);
     return { raw: text(word), value: literal.ok ? literal.value : null };
   });
-  return { prefix: call.Assigns.map(text).join(' '), words };
+  commands.push({ prefix: call.Assigns.map(text).join(' '), words });
+  return words.length > 0;
+}
+
+/** A script's command as it runs outside npm: a program of the project's own packages through `npx` (npm puts them on PATH for a script, a shell does not). */
+function outsideNpm(look: Look, command: ScriptCommand): string {
+  const program = command.words[0]!.value;
+  const own = program !== null && !program.includes('/') && packageBin(look, program);
+  return join(command.prefix, own ? 'npx' : '', ...command.words.map((word) => word.raw));
+}
+
+/** Programs whose package has another name (the rest are looked for by their own name among the dependencies). */
+const BIN_PACKAGES: Record<string, string> = { tsc: 'typescript', babel: '@babel/cli', 'ts-node': 'ts-node', 'vue-tsc': 'vue-tsc', ng: '@angular/cli' };
+
+/** Whether `program` is a program of the project's packages: in node_modules/.bin, or its package among the dependencies. */
+function packageBin(look: Look, program: string): boolean {
+  if (existsSync(path.join(look.dir, 'node_modules', '.bin', program))) return true;
+  const pkg = look.pkg ?? {};
+  const deps = { ...record(pkg.dependencies), ...record(pkg.devDependencies) };
+  return (BIN_PACKAGES[program] ?? program) in deps;
+}
+
+/**
+ * Programs that run the rest of their words with the variables they name set, as a shell's
+ * assignments do (`cross-env NODE_ENV=test jest` is `NODE_ENV=test jest` in sh).
+ */
+const ENV_SETTERS = new Set(['cross-env', 'env']);
+
+/** `command` with a leading `cross-env A=1` or `env A=1` read as the assignments it makes. */
+function withoutEnvSetter(command: ScriptCommand): ScriptCommand {
+  const program = command.words[0]?.value;
+  if (program === undefined || program === null || !ENV_SETTERS.has(program)) return command;
+  let at = 1;
+  while (at < command.words.length && /^[A-Za-z_][A-Za-z0-9_]*=/.test(command.words[at]!.value ?? '')) at++;
+  // `env -i ...` and other options change more than variables: read as written.
+  if (at === 1 || at === command.words.length || (command.words[at]!.value ?? '-').startsWith('-')) return command;
+  return { prefix: join(command.prefix, ...command.words.slice(1, at).map((word) => word.raw)), words: command.words.slice(at) };
+}
+
+/**
+ * `runner` run after `steps` (the commands an `&&` list or npm's `pretest` runs before the
+ * test command, as they run outside npm): its observer and verify run them first, as the
+ * test script does, so a build step is not left out (a step that fails leaves the counts
+ * missing, and the verify failed).
+ */
+function afterSteps(runner: TestRunner, steps: string[], said: string): TestRunner {
+  // `npm test` runs the whole script itself.
+  if (steps.length === 0 || runner.name === 'npm test') return runner;
+  const before = steps.join(' && ');
+  const observe = runner.observe === null ? null : `${before} && ${runner.observe}`;
+  const verify = runner.verify === null ? null : `${before} && ${runner.verify}`;
+  return { ...runner, because: `${runner.because}, after ${said}`, observe, verify };
 }
 
 /**
  * The runner of package.json's script `name` (its text `script`), from the command it runs:
  * vitest, jest, node --test (or tsx --test), pytest, go test or cargo test with the
  * script's own arguments (watch flags dropped, the reporter loopdeck reads added to the
- * observer); `npm run <other>` is followed. Anything else is verified by `npm test`.
+ * observer); `npm run <other>` is followed; the commands before the runner in an `&&` list
+ * (`tsc && vitest run`) and npm's `pretest` script run before it in the observer and the
+ * verify; `cross-env A=1` and `env A=1` are read as assignments. Anything else is verified
+ * by `npm test`.
  */
 function scriptRunner(look: Look, scripts: Record<string, unknown>, script: string, name = 'test', hops = 0): TestRunner {
   const shown = hops > 0 ? `package.json's script ${JSON.stringify(name)} (its test script runs it)` : "package.json's test script";
-  const read = oneCommand(script);
-  if (typeof read === 'string') {
-    return npmTest(`${shown} ${JSON.stringify(script)} is not read as one runner's command: ${read}`);
+  const list = commandList(script);
+  if (typeof list === 'string') {
+    return npmTest(`${shown} ${JSON.stringify(script)} is not read as one runner's command: ${list}`);
   }
-  let words = read.words;
+  const steps = list.slice(0, -1).map((command) => outsideNpm(look, command));
+  const said: string[] = [];
+  if (hops === 0 && typeof scripts.pretest === 'string' && scripts.pretest.trim() !== '') {
+    steps.unshift('npm run pretest');
+    said.push("npm's pretest script");
+  }
+  if (list.length > 1) said.push(list.slice(0, -1).map((command) => join(command.prefix, ...command.words.map((word) => word.raw))).join(' && '));
+  const runner = commandRunner(look, scripts, withoutEnvSetter(list.at(-1)!), script, shown, hops);
+  return afterSteps(runner, steps, said.join(' and '));
+}
+
+/** The runner of the last command of a test script (`command`; `script`, the whole script, as the user wrote it). */
+function commandRunner(look: Look, scripts: Record<string, unknown>, command: ScriptCommand, script: string, shown: string, hops: number): TestRunner {
+  const { prefix } = command;
+  let words = command.words;
   const value = (i: number) => words[i]?.value ?? null;
   const runs = value(0) === 'npm' ? ['run', 'run-script'] : value(0) === 'yarn' || value(0) === 'pnpm' ? ['run'] : [];
   if (runs.includes(value(1) ?? '')) {
     const target = value(2);
     const rest = words.slice(3).filter((word) => word.value !== '-s' && word.value !== '--silent');
     const other = target === null ? undefined : scripts[target];
-    if (typeof other === 'string' && rest.length === 0 && read.prefix === '' && hops < SCRIPT_HOPS) return scriptRunner(look, scripts, other, target!, hops + 1);
+    if (typeof other === 'string' && rest.length === 0 && prefix === '' && hops < SCRIPT_HOPS) return scriptRunner(look, scripts, other, target!, hops + 1);
   }
   for (const [finder, count] of Object.entries(FINDERS)) {
     if (finder.split(' ').every((word, i) => value(i) === word)) {
@@ -375,28 +467,28 @@ function scriptRunner(look: Look, scripts: Record<string, unknown>, script: stri
   const next = value(1);
   switch (program) {
     case 'vitest':
-      return vitestRunner(['run', 'watch', 'dev'].includes(next ?? '') ? args.slice(1) : args, read.prefix, because('vitest'));
+      return vitestRunner(['run', 'watch', 'dev'].includes(next ?? '') ? args.slice(1) : args, prefix, because('vitest'));
     case 'jest':
-      return jestRunner(args, read.prefix, because('jest'));
+      return jestRunner(args, prefix, because('jest'));
     case 'node':
     case 'tsx':
       if (words.some((word) => word.value === '--test')) {
         const runs = words.map((word) => word.raw);
-        return nodeTestRunner(look, program === 'tsx' ? ['npx', ...runs] : runs, read.prefix, because(`${program} --test`));
+        return nodeTestRunner(look, program === 'tsx' ? ['npx', ...runs] : runs, prefix, because(`${program} --test`));
       }
       break;
     case 'pytest':
     case 'py.test':
-      return pytestRunner([words[0]!.raw], args, read.prefix, because('pytest'));
+      return pytestRunner([words[0]!.raw], args, prefix, because('pytest'));
     case 'python':
     case 'python3':
-      if (value(1) === '-m' && value(2) === 'pytest') return pytestRunner(words.slice(0, 3).map((word) => word.raw), args.slice(2), read.prefix, because('pytest'));
+      if (value(1) === '-m' && value(2) === 'pytest') return pytestRunner(words.slice(0, 3).map((word) => word.raw), args.slice(2), prefix, because('pytest'));
       break;
     case 'go':
-      if (next === 'test') return goRunner(look, args.slice(1), read.prefix, because('go test'));
+      if (next === 'test') return goRunner(look, args.slice(1), prefix, because('go test'));
       break;
     case 'cargo':
-      if (next === 'test') return cargoRunner(look, args.slice(1), read.prefix, because('cargo test'));
+      if (next === 'test') return cargoRunner(look, args.slice(1), prefix, because('cargo test'));
       break;
   }
   return npmTest(`${shown} runs ${JSON.stringify(script)}, whose output loopdeck has no parser for`);
@@ -433,6 +525,7 @@ function pytestConfig(look: Look): string | null {
 function candidates(look: Look): Candidate[] {
   const found: Candidate[] = [];
   const pkg = packageJson(look);
+  look.pkg = pkg;
   if (pkg) {
     const scripts = record(pkg.scripts);
     const test = typeof scripts.test === 'string' ? scripts.test : '';

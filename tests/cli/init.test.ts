@@ -243,6 +243,41 @@ describe('loopdeck init', () => {
       expect((await execa('node', [cli, 'validate'], { cwd: dir, reject: false })).exitCode).toBe(0);
     }, 30_000);
 
+    // What the test script runs before its runner (a build, npm's pretest) and the variables
+    // a wrapper sets are part of the test: the observer and the verify run them too.
+    it.each<[string, Record<string, unknown>, string, string]>([
+      ['tsc && vitest run', {}, 'npx tsc && npx vitest run --reporter=json', 'npx tsc && npx vitest run'],
+      ['cross-env NODE_ENV=test jest --ci', {}, 'NODE_ENV=test npx jest --ci --json', 'NODE_ENV=test npx jest --ci'],
+      ['env CI=1 TZ=UTC node --test test/', {}, 'CI=1 TZ=UTC node --test --test-reporter=tap test/', 'CI=1 TZ=UTC node --test test/'],
+      ['npm run build && npm run test:unit', {}, 'npm run build && npx vitest run -c unit.ts --reporter=json', 'npm run build && npx vitest run -c unit.ts'],
+      ['rm -rf dist && tsc -p . && node --test dist/', {}, 'rm -rf dist && npx tsc -p . && node --test --test-reporter=tap dist/', 'rm -rf dist && npx tsc -p . && node --test dist/'],
+      ['vitest run', { pretest: 'tsc' }, 'npm run pretest && npx vitest run --reporter=json', 'npm run pretest && npx vitest run'],
+      ['cross-env CI=1 npm run test:unit', {}, 'CI=1 npm run test:unit', 'npm test'],
+    ])('test script %j (and %j): the steps before the runner and the variables set run in the observer and the verify', async (script, more, observer, verify) => {
+      const dir = project({ 'package.json': JSON.stringify({ scripts: { test: script, 'test:unit': 'vitest -c unit.ts', build: 'tsc', ...more }, devDependencies: { typescript: '^5' } }) });
+      const out = await init(dir);
+      expect(out).toContain(`verify: ${verify}\n`);
+      const policy = loadPolicy(path.join(dir, 'loop.yaml'));
+      expect(policy.verify[0]!.command).toBe(verify);
+      if (verify === 'npm test') expect(policy.observe).toEqual([]);
+      else expect(policy.observe[0]!.command).toBe(observer);
+      expect((await execa('node', [cli, 'validate'], { cwd: dir, reject: false })).exitCode).toBe(0);
+    }, 30_000);
+
+    it('a test script that builds before node --test, with a variable set: the observer measures the built tests with it', async () => {
+      const test = "const test = require('node:test');\nconst assert = require('node:assert');\ntest('set', () => assert.equal(process.env.GREETING, 'hi'));\ntest('greets', () => assert.equal(1, 2));\n";
+      const dir = project({
+        'package.json': JSON.stringify({ scripts: { build: 'node build.js', test: 'npm run build && env GREETING=hi node --test dist/' } }),
+        'build.js': "const fs = require('node:fs');\nfs.mkdirSync('dist', { recursive: true });\nfs.copyFileSync('src/greet.test.js', 'dist/greet.test.js');\n",
+        'src/greet.test.js': test,
+      });
+      const out = await init(dir);
+      expect(out).toContain('test runner: node --test (');
+      const policy = loadPolicy(path.join(dir, 'loop.yaml'));
+      expect((await observe(policy.observe, dir)).metrics).toMatchObject({ 'tests.failing': 1, 'tests.passing': 1 });
+      expect(await verifyExit(dir)).not.toBe(0);
+    }, 60_000);
+
     it('a test script naming its test file: the verify written fails while that file fails, and the observer counts it', async () => {
       const dir = project({ 'package.json': JSON.stringify({ type: 'module', scripts: { test: 'node --test spec/greet.js' } }), 'spec/greet.js': FAILING_NODE_TEST });
       await init(dir);

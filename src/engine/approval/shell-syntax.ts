@@ -566,8 +566,8 @@ function stdinScripts(stmt: ShStmt, source: Source): string[] {
   return scripts;
 }
 
-/** A pipeline or list of two statements. */
-interface ShBinaryCmd extends ShNode {
+/** A pipeline or list of two statements (`a | b`, `a && b`, `a || b`): the operator is at `OpPos`. */
+export interface ShBinaryCmd extends ShNode {
   OpPos: ShPos;
   X: ShStmt;
   Y: ShStmt;
