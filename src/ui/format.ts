@@ -1,4 +1,4 @@
-import { formatBudget, formatSeconds, formatUsd, usdDecimals } from '../engine/budget-units.js';
+import { formatSeconds, formatUsd, usdDecimals } from '../engine/budget-units.js';
 import type { BudgetDimension } from '../engine/index.js';
 
 /** A count in few characters: `950`, `1.2k`, `34k`, `1.5M`, `2.0G`, `1000.0T` (the largest unit). */
@@ -12,16 +12,11 @@ export function compactNumber(n: number): string {
   return `${(n / 1e12).toFixed(1)}T`;
 }
 
-/** A budget amount in its unit, as everywhere else ({@link formatBudget}): counts exact, seconds as a duration, dollars with the digits they need. */
-export function budgetValue(dimension: BudgetDimension, value: number): string {
-  return formatBudget(dimension, value);
-}
-
 /**
  * Used and limit (when there is one) as a gauge shows them, in few characters: counts
  * compact (`1.3k/200k`), the wall clock as a duration (`0.5s/30m`), dollars with the
  * decimals the limit needs, at least two (`$0.01/$2.00`, `$0.006/$0.007`). The exact amounts
- * are in the prompt, the notices and the timeline ({@link budgetValue}).
+ * are in the prompt, the notices and the timeline (`formatBudget`, budget-units.ts).
  */
 export function gaugeAmounts(dimension: BudgetDimension, used: number, limit: number | null): string[] {
   const amounts = limit === null ? [used] : [used, limit];
