@@ -79,7 +79,8 @@ export const CommandBar = React.memo(function CommandBar({ width }: { width: num
   const overlay = useConsole((s) => s.overlay);
   const noting = useConsole((s) => s.input === 'note');
   // The footer's hints, from the key map: the keys that work in the view shown.
-  const { hints, kept } = footerHints({ overlay, input: noting ? 'note' : null, replaying, alert });
+  const quitArmed = useConsole((s) => s.quitArmed);
+  const { hints, kept } = footerHints({ overlay, input: noting ? 'note' : null, replaying, alert, quitArmed });
   const lead =
     (done ? `Run finished: ${done}. ` : '') +
     (interrupted && !done ? (paused ? 'Paused; Ctrl+C again quits. ' : 'Pausing at the next safe point; Ctrl+C again quits. ') : '');

@@ -345,21 +345,26 @@ export interface FooterView {
   input: 'bar' | 'note' | null;
   replaying: boolean;
   alert: boolean;
+  /** The quit confirmation's yes has armed (its stay works at once); absent: armed. */
+  quitArmed?: boolean;
 }
 
 /**
  * The footer's key hints and the ones kept on a narrow line, for the keys that work now:
- * an overlay's own keys while it is open (it takes every key), the deny note's while it
- * is typed, else the replay's, the dashboard's and the global ones (`x` only while an alert
- * waits). Prompt keys are not here: the prompt lists its own.
+ * an overlay's own keys while it is open (it takes every key; the quit confirmation's yes
+ * only once it has armed), the deny note's while it is typed, else the replay's, the
+ * dashboard's and the global ones (`x` only while an alert waits). Prompt keys are not
+ * here: the prompt lists its own.
  */
 export function footerHints(view: FooterView): { hints: string[]; kept: string[] } {
   const own = view.overlay ?? (view.input === 'note' ? 'note' : null);
   if (own) {
-    const hints = keyHints(own);
+    // Until the quit confirmation arms, its yes does nothing: only the keys that work are listed.
+    const waiting: ConsoleCommand[] = own === 'quit' && view.quitArmed === false ? ['quit-yes'] : [];
+    const hints = keyHints(own, waiting);
     const closing = new Set<ConsoleCommand>(['close', 'cancel', 'quit-yes', 'quit-no', 'submit']);
     const kept = bindingsFor(own)
-      .filter((r) => r.label !== undefined && closing.has(r.command))
+      .filter((r) => r.label !== undefined && closing.has(r.command) && !waiting.includes(r.command))
       .map((r) => `[${r.keys.map(keyLabel).join('/')}] ${r.label}`);
     return { hints, kept };
   }

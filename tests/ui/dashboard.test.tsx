@@ -245,7 +245,12 @@ describe('quitting', () => {
     await new Promise((resolve) => setTimeout(resolve, 50));
     expect(rig.controller.quit).not.toHaveBeenCalled();
     expect(rig.frame()).toContain('Quit while the run is live?');
+    // Until it arms, the footer offers only what works: staying.
+    const footer = () => rig.frame().trimEnd().split('\n').at(-1)!.trim();
+    expect(rig.store.getState().quitArmed).toBe(false);
+    expect(footer()).toBe('[n/esc] stay');
     await rig.waitFor(() => rig.store.getState().quitArmed, 'the quit question to arm');
+    await rig.waitFor(() => footer() === '[y/enter/ctrl+c] quit  [n/esc] stay', 'the footer to offer quitting');
     // The same key again within a repeat delay: it answers once no repeat of it follows.
     await rig.press('y');
     await rig.waitFor(() => vi.mocked(rig.controller.quit).mock.calls.length > 0, 'y to quit');
