@@ -95,9 +95,12 @@ function storeRows(choices: AllowChoices, inner: number): ReactNode[] {
   return rows;
 }
 
-/** Key hints of the approval prompt: `A` only when there is a wider rule to pick. */
+/** Key hints of the approval prompt: `a` only when there is an exact rule to store, `A` only when there is a wider rule to pick. */
 function toolOmit(choices: AllowChoices | null): ConsoleCommand[] {
-  return choices && choices.wider.length > 0 ? [] : ['approve-wider'];
+  const omit: ConsoleCommand[] = [];
+  if (choices === null || choices.exact.rule === null) omit.push('approve-always');
+  if (choices === null || choices.wider.length === 0) omit.push('approve-wider');
+  return omit;
 }
 
 /** At most `max` of `rows` (none when `max` < 1); when some are left out, the last one shown ends in `…`. */

@@ -116,7 +116,7 @@ turns:
     expect(existsSync(path.join(rig.workspace.dir, 'leak.txt'))).toBe(false);
   });
 
-  test('a command with an expansion stores nothing: a says so and leaves the prompt waiting', async () => {
+  test('a command with an expansion stores nothing: the keys do not offer a, and a says so and leaves the prompt waiting', async () => {
     const rig = await openAtPrompt({
       transcript: `
 turns:
@@ -126,6 +126,8 @@ turns:
 `,
     });
     expect(rig.frame()).toContain('│ a stores nothing: command substitution ($(...)) is known only when it runs (y approves once)');
+    expect(rig.frame()).toContain('[y] approve once  [n] deny');
+    expect(rig.frame()).not.toContain('always allow');
     await rig.press('a');
     await rig.waitForFrame('nothing can be stored for this call');
     expect(rig.controller.answer).not.toHaveBeenCalled();
