@@ -38,7 +38,8 @@ export const UNSAFE_PATTERN = new RegExp(`[${UNSAFE_RANGES.map(([from, to]) => `
 /**
  * Makes untrusted text safe to print, in the console or on stdout/stderr: every C0
  * control is shown as `^X` (ESC as `^[`, so no escape sequence is left, whatever kind),
- * and DEL, every C1 control, every bidi control and U+2028/U+2029 as `\u{..}`. What the
+ * and DEL, every C1 control, every bidi control, U+2028/U+2029 and every invisible code
+ * point outside an emoji ({@link INVISIBLE}) as `\u{..}`. What the
  * operator reads is what was sent, and nothing of it acts on the terminal.
  * `\n` and `\t` are kept (a tab only moves the cursor right; tab stops cannot be changed
  * without an escape sequence); with `oneLine` they become spaces and runs of spaces
@@ -46,12 +47,43 @@ export const UNSAFE_PATTERN = new RegExp(`[${UNSAFE_RANGES.map(([from, to]) => `
  * Idempotent: sanitized text comes out unchanged.
  */
 export function sanitize(text: string, options: { oneLine?: boolean } = {}): string {
-  const out = text.replace(UNSAFE_PATTERN, (ch) => {
+  const safe = text.replace(UNSAFE_PATTERN, (ch) => {
     if (ch === '\n' || ch === '\t') return options.oneLine ? ' ' : ch;
     const code = ch.codePointAt(0)!;
     return code < 0x20 ? `^${String.fromCharCode(code + 0x40)}` : `\\u{${code.toString(16)}}`;
   });
+  const out = NON_ASCII.test(safe) ? safe.replace(INVISIBLE, escapeInvisible) : safe;
   return options.oneLine ? out.replace(/ {2,}/g, ' ').trim() : out;
+}
+
+const NON_ASCII = /[^\x00-\x7f]/;
+
+/**
+ * Code points a terminal draws as nothing: Default_Ignorable_Code_Point (zero-width space,
+ * joiner and non-joiner, word joiner, soft hyphen, Hangul fillers, variation selectors,
+ * tags, ...) and the other format characters (Cf: Arabic number signs, interlinear
+ * annotation, ...). Printed raw they hide words in what the operator reads (`rm` joined to
+ * the word before it by zero-width spaces); {@link sanitize} shows them as `\u{200b}`,
+ * except where they are part of an emoji ({@link partOfEmoji}).
+ */
+const INVISIBLE = /[\p{Default_Ignorable_Code_Point}\p{Cf}]/gu;
+/** A zero-width joiner between two pictographs (👩‍💻): part of one emoji. */
+const EMOJI_JOINER_AT = /(?<=\p{Extended_Pictographic}[\u{1F3FB}-\u{1F3FF}\uFE0F]?)\u200D(?=\p{Extended_Pictographic})/uy;
+/** A presentation selector on a character that has an emoji form (❤️, ☺︎). */
+const PRESENTATION_AT = /(?<=\p{Emoji})[\uFE0E\uFE0F]/uy;
+/** A tag of a subdivision flag (🏴 and tag letters up to the cancel tag). */
+const FLAG_TAG_AT = /(?<=\u{1F3F4}[\u{E0020}-\u{E007E}]*)[\u{E0020}-\u{E007F}]/uy;
+
+/** Whether the invisible code point at `offset` of `text` is part of an emoji: a joiner between pictographs, a presentation selector, a flag's tag. */
+function partOfEmoji(text: string, offset: number): boolean {
+  return [EMOJI_JOINER_AT, PRESENTATION_AT, FLAG_TAG_AT].some((pattern) => {
+    pattern.lastIndex = offset;
+    return pattern.test(text);
+  });
+}
+
+function escapeInvisible(ch: string, offset: number, text: string): string {
+  return partOfEmoji(text, offset) ? ch : `\\u{${ch.codePointAt(0)!.toString(16)}}`;
 }
 
 /** Cuts text to `width` characters, marking the cut with `…`. */

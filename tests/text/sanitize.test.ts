@@ -67,6 +67,39 @@ describe('sanitize', () => {
     }
   });
 
+  // What a terminal draws as nothing hides words in what the operator reads: `echo ok` +
+  // zero-width spaces + ` rm` reads "echo ok rm". Outside an emoji, every such code point
+  // is shown, after any kind of character (checked against Unicode's own properties).
+  it('shows every invisible code point (default-ignorable or format) outside an emoji, after any base', () => {
+    const invisible: string[] = [];
+    for (let code = 0xa0; code <= 0xeffff; code++) {
+      if (code >= 0xd800 && code <= 0xdfff) continue;
+      if (code === 0x20000) code = 0xe0000; // planes 2 and 3 hold none
+      const ch = String.fromCodePoint(code);
+      if (/^[\p{Default_Ignorable_Code_Point}\p{Cf}]$/u.test(ch)) invisible.push(ch);
+    }
+    expect(invisible.length).toBeGreaterThan(4000); // tags, variation selectors, fillers, ...
+    for (const base of ['a', 'é', '漢', 'ก', ' ', '1']) {
+      for (const ch of invisible) {
+        if (base === '1' && (ch === '\uFE0E' || ch === '\uFE0F')) continue; // a keycap's selector
+        const shown = sanitize(`${base}${ch}z`);
+        expect(shown, `U+${ch.codePointAt(0)!.toString(16)} after ${base}`).toBe(`${base}\\u{${ch.codePointAt(0)!.toString(16)}}z`);
+        expect(sanitize(shown)).toBe(shown);
+      }
+    }
+    expect(sanitize('echo ok\u200b\u200b\u200b rm -rf ~', { oneLine: true })).toBe('echo ok\\u{200b}\\u{200b}\\u{200b} rm -rf ~');
+  });
+
+  it('keeps the invisible parts of an emoji: joiners between pictographs, presentation selectors, a flag\'s tags', () => {
+    for (const text of ['👩‍💻', '👨‍👩‍👧‍👦', '🏳️‍🌈', '❤️', '☺︎', '1️⃣', '🏴󠁧󠁢󠁳󠁣󠁴󠁿']) {
+      expect(sanitize(text), JSON.stringify(text)).toBe(text);
+    }
+    // The same code points outside an emoji are shown.
+    expect(sanitize('a\u200db')).toBe('a\\u{200d}b');
+    expect(sanitize('👩\u200db')).toBe('👩\\u{200d}b');
+    expect(sanitize('x\u{E0067}\u{E007F}')).toBe('x\\u{e0067}\\u{e007f}');
+  });
+
   it('keeps a terminal untouched: no title change, no clear, no return to column 0', async () => {
     const hostile = 'before\x1b]0;pwned\x07\x1b]52;c;ZXZpbA==\x07\x1b[2J\rafter';
     const screen = async (text: string) => {
