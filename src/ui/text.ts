@@ -14,11 +14,9 @@
  */
 import { sanitize as sanitizeText } from '../text/sanitize.js';
 import { screenForm } from './screen-form.js';
-import { cellWidthOf, segmentClusters, unitsAreClusters, unitWidth } from './unit-clusters.js';
+import { cellWidthOf, clustersOf, segmentClusters, unitsAreClusters, unitWidth } from './unit-clusters.js';
 
 export { screenForm, splitJoinedEmoji } from './screen-form.js';
-
-const segmenter = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
 
 /**
  * The grapheme clusters of `text`, in order (what a person sees as one character). Text
@@ -100,7 +98,7 @@ function clipEndRaw(text: string, width: number): string {
   let out = '';
   let used = 0;
   // Cluster by cluster, stopping at the cut (a long text is not split to its end).
-  for (const { segment: g } of segmenter.segment(text)) {
+  for (const g of clustersOf(text)) {
     const w = cellWidth(g);
     if (used + w > width) break;
     out += g;

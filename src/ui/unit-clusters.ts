@@ -52,38 +52,57 @@ export function unitsAreClusters(text: string): boolean {
   return true;
 }
 
-/** UTF-16 units a piece handed to the segmenter has before it is cut at the next certain boundary. */
+/** UTF-16 units of the piece of text handed to the segmenter at a time. */
 const PIECE = 256;
 
-const isClusterUnit = (code: number): boolean => {
-  if (code >= 0x20 && code <= 0x7e) return true;
-  let kind = kinds[code]!;
-  if (kind === 0) kind = kinds[code] = classify(code);
-  return kind === 1;
-};
-
 /**
- * The grapheme clusters of `text`, as `Intl.Segmenter` gives them, segmented piece by piece.
+ * The grapheme clusters of `text`, as `Intl.Segmenter` gives them, one piece at a time.
  * V8 (Node 20) copies the whole input into every segment it hands out, so segmenting a long
  * text at once takes time and memory quadratic in its length (a 35,000-character text of
- * short clusters: seconds and gigabytes). A piece ends after about {@link PIECE} units,
- * between two units that are clusters by themselves (a boundary in every text, UAX #29
- * GB999), so the clusters are the same.
+ * short clusters: seconds and gigabytes). Each piece is about {@link PIECE} units: its
+ * clusters but the last are given, and the next piece starts where that last one started
+ * (it may go on past the piece's end; a piece never ends inside a surrogate pair). A
+ * boundary inside a piece depends only on the text before it back to the start of its
+ * cluster and the one character after it (UAX #29; regional
+ * indicators pair up from a cluster boundary), so the clusters are those of the whole text,
+ * whatever the text: runs of marks, emoji, Thai, Hangul jamo. A cluster longer than a piece
+ * (a letter under thousands of marks) is segmented in pieces twice as long until it ends.
  */
+export function* clustersOf(text: string): Generator<string> {
+  let start = 0;
+  let size = PIECE;
+  while (start < text.length) {
+    let end = Math.min(text.length, start + size);
+    // Never between the two halves of a surrogate pair: the piece's last character is whole.
+    const last0 = text.charCodeAt(end - 1);
+    if (end < text.length && last0 >= 0xd800 && last0 <= 0xdbff) end += 1;
+    if (end === text.length) {
+      for (const s of segmenter.segment(text.slice(start))) yield s.segment;
+      return;
+    }
+    // Every cluster of the piece but the last, which may go on after the piece's end.
+    let last = '';
+    let given = 0;
+    for (const s of segmenter.segment(text.slice(start, end))) {
+      if (last !== '') {
+        yield last;
+        given += last.length;
+      }
+      last = s.segment;
+    }
+    if (given === 0) {
+      size *= 2;
+      continue;
+    }
+    start += given;
+    size = PIECE;
+  }
+}
+
+/** {@link clustersOf} as a list. */
 export function segmentClusters(text: string): string[] {
   if (text.length <= PIECE) return Array.from(segmenter.segment(text), (s) => s.segment);
-  const out: string[] = [];
-  let start = 0;
-  let at = PIECE;
-  while (at < text.length) {
-    if (isClusterUnit(text.charCodeAt(at - 1)) && isClusterUnit(text.charCodeAt(at))) {
-      for (const s of segmenter.segment(text.slice(start, at))) out.push(s.segment);
-      start = at;
-      at += PIECE;
-    } else at += 1;
-  }
-  for (const s of segmenter.segment(text.slice(start))) out.push(s.segment);
-  return out;
+  return Array.from(clustersOf(text));
 }
 
 /** The cells the UTF-16 unit `code` takes alone, as string-width measures it (0, 1 or 2). */
@@ -129,7 +148,32 @@ export function cellWidthOf(text: string): number {
   const known = kept.get(text);
   if (known !== undefined) return known;
   if (kept.size >= MAX_KEPT) kept.clear();
-  const measured = stringWidth(text);
+  const measured = text.length > PIECE && !text.includes('\u001b') && !text.includes('\u009b') ? clusterWidths(text) : stringWidth(text);
   kept.set(text, measured);
+  return measured;
+}
+
+/**
+ * string-width's answer for a long text with no escape sequence, in linear time: the sum of
+ * its clusters' widths (string-width sums them cluster by cluster), each cluster measured
+ * by string-width itself; the clusters from {@link clustersOf}, never the whole text at once.
+ */
+function clusterWidths(text: string): number {
+  let width = 0;
+  for (const cluster of clustersOf(text)) width += cluster.length === 1 ? unitWidth(cluster.charCodeAt(0)) : clusterWidth(cluster);
+  return width;
+}
+
+/** Widths of short clusters, as string-width measures them (at most {@link MAX_KEPT} kept). */
+const clusterKept = new Map<string, number>();
+
+function clusterWidth(cluster: string): number {
+  const known = clusterKept.get(cluster);
+  if (known !== undefined) return known;
+  const measured = stringWidth(cluster);
+  if (cluster.length <= 32) {
+    if (clusterKept.size >= MAX_KEPT) clusterKept.clear();
+    clusterKept.set(cluster, measured);
+  }
   return measured;
 }

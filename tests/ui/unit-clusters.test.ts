@@ -4,7 +4,7 @@
 // emoji, combining marks, Hangul jamo, CR LF, escape sequences).
 import { describe, test, expect } from 'vitest';
 import stringWidth from 'string-width';
-import { cellWidth, clipEnd, graphemes } from '../../src/ui/text.js';
+import { cellWidth, clipEnd, clipStart, graphemes, sanitize, truncateCells, wrapCells } from '../../src/ui/text.js';
 import { unitsAreClusters } from '../../src/ui/unit-clusters.js';
 import { seededRandom as random } from '../support/random.js';
 
@@ -74,5 +74,46 @@ describe('units that are clusters by themselves', () => {
         for (let width = 0; width < 12; width++) expect(clipEnd(text, width)).toBe(clipEndByClusters(text, width));
       }
     }
+  });
+});
+
+// Texts longer than a piece of the segmenter's work (256 units) are segmented piece by piece;
+// the clusters, widths and cuts must be those of the whole text, whatever runs across the
+// pieces' ends: runs with no unit that is a cluster by itself (Thai with SARA AM, emoji,
+// regional indicators in odd numbers, Hangul jamo), a letter under hundreds of marks.
+const RUNS = ['กำ', 'ก\u0e34\u0e48', '👩‍💻', '👍🏽', '🇫', '🇫🇷', '\u1100\u1161', '\u11a8', 'e\u0301', '\u0915\u094d\u0937', '\r\n', '\r', '\u200d', 'a'];
+
+describe('long text, piece by piece', () => {
+  test('graphemes, cellWidth and clipEnd are those of the whole text for long runs of joining characters', () => {
+    const next = random(7);
+    for (let i = 0; i < 300; i++) {
+      const parts: string[] = [];
+      let length = 0;
+      const target = 300 + Math.floor(next() * 2_700);
+      while (length < target) {
+        const run = RUNS[Math.floor(next() * RUNS.length)]!;
+        // A run long enough to cross a piece's end, or one mark stack of up to 1,000 marks.
+        const part = next() < 0.1 ? `x${'\u0301'.repeat(Math.floor(next() * 1_000))}` : run.repeat(1 + Math.floor(next() * 200));
+        parts.push(part);
+        length += part.length;
+      }
+      const text = parts.join('');
+      expect(graphemes(text), `text ${i}`).toEqual(clusters(text));
+      expect(cellWidth(text), `text ${i}`).toBe(stringWidth(text));
+      const width = Math.floor(next() * 400);
+      expect(clipEnd(text, width), `text ${i}, width ${width}`).toBe(clipEndByClusters(text, width));
+    }
+  });
+
+  // Measured before: 160,000 units of Thai took 26 s to sanitize and 74 s to cut to a row.
+  test.each(RUNS.filter((run) => run !== 'a'))('160,000 units of %j are sanitized, measured, cut and wrapped in linear time', (run) => {
+    const text = run.repeat(Math.ceil(160_000 / run.length));
+    const started = performance.now();
+    const shown = sanitize(text);
+    cellWidth(shown);
+    truncateCells(shown, 80);
+    clipStart(shown, 80);
+    wrapCells(shown, 120);
+    expect(performance.now() - started).toBeLessThan(8_000);
   });
 });
