@@ -63,7 +63,10 @@ describe('the footer lists the keys of the view in front', () => {
     const rig = await openAtPrompt({ transcript: COMPOUND, rows: 40 });
     await rig.press('q');
     await rig.waitFor(() => rig.store.getState().overlay === 'quit', 'the quit confirmation');
-    const frame = await rig.waitForFrame('[n/esc] stay');
+    // Staying works at once; quitting once the question has armed.
+    expect(footer(await rig.waitForFrame('[n/esc] stay'))).toMatch(/^(\[y\/enter\/ctrl\+c\] quit {2})?\[n\/esc\] stay$/);
+    await rig.waitFor(() => rig.store.getState().quitArmed, 'the quit question to arm');
+    const frame = await rig.waitForFrame('[y/enter/ctrl+c] quit  [n/esc] stay');
     expect(footer(frame)).toBe('[y/enter/ctrl+c] quit  [n/esc] stay');
   });
 
