@@ -208,13 +208,13 @@ function searchedText(files: TestFiles): string {
 
 function vitestRunner(args: string[], prefix: string, because: string): TestRunner {
   const kept = dropOptions(args, ['--watch', '-w', '--ui', '--open']);
-  const measured = dropOptions(kept, ['--reporter', '--outputFile']);
+  const measured = dropOptions(kept, ['--reporter', '--outputFile', ...PARTIAL_RUNS.vitest]);
   return { name: 'vitest', because, observe: join(prefix, 'npx vitest run', ...measured, '--reporter=json'), parser: 'vitest-json', verify: join(prefix, 'npx vitest run', ...kept) };
 }
 
 function jestRunner(args: string[], prefix: string, because: string): TestRunner {
   const kept = dropOptions(args, ['--watch', '--watchAll']);
-  const measured = dropOptions(kept, ['--json', '--outputFile']);
+  const measured = dropOptions(kept, ['--json', '--outputFile', ...PARTIAL_RUNS.jest]);
   return { name: 'jest', because, observe: join(prefix, 'npx jest', ...measured, '--json'), parser: 'jest-json', verify: join(prefix, 'npx jest', ...kept) };
 }
 
@@ -244,7 +244,7 @@ function namesTestFiles(words: string[]): boolean {
 }
 
 function pytestRunner(command: string[], args: string[], prefix: string, because: string): TestRunner {
-  const measured = dropOptions(args, ['--junitxml', '--junit-xml']);
+  const measured = dropOptions(args, ['--junitxml', '--junit-xml', ...PARTIAL_RUNS.pytest]);
   return {
     name: 'pytest',
     because,
@@ -260,7 +260,7 @@ function goRunner(look: Look, args: string[], prefix: string, because: string): 
   const runner: TestRunner = {
     name: 'go test',
     because,
-    observe: `{ ${join(prefix, 'go test -v', ...args)} 2>&1; echo "exit $?"; } | awk '{print} /^--- FAIL/{f++} /^--- PASS/{p++} END{if (f+p>0) printf "failing=%d passing=%d\\n", f, p}'`,
+    observe: `{ ${join(prefix, 'go test -v', ...dropOptions(args, PARTIAL_RUNS.go))} 2>&1; echo "exit $?"; } | awk '{print} /^--- FAIL/{f++} /^--- PASS/{p++} END{if (f+p>0) printf "failing=%d passing=%d\\n", f, p}'`,
     parser: 'regex',
     pattern: SUMMED,
     verify: runs,
@@ -272,12 +272,36 @@ function cargoRunner(look: Look, args: string[], prefix: string, because: string
   const runner: TestRunner = {
     name: 'cargo test',
     because,
-    observe: `{ ${join(prefix, 'cargo test', ...args)} 2>&1; echo "exit $?"; } | awk '{print} /^test result:/{p+=$4; f+=$6; n++} END{if (n>0) printf "failing=%d passing=%d\\n", f, p}'`,
+    observe: `{ ${join(prefix, 'cargo test', ...noFailFast(args))} 2>&1; echo "exit $?"; } | awk '{print} /^test result:/{p+=$4; f+=$6; n++} END{if (n>0) printf "failing=%d passing=%d\\n", f, p}'`,
     parser: 'regex',
     pattern: SUMMED,
     verify: join(prefix, 'cargo test', ...args),
   };
   return look.files.rust ? runner : { ...runner, verify: null, noVerify: `no Rust test was found (a .rs file in tests/, or one with #[test]; ${searchedText(look.files)}), and cargo test passes when no test runs` };
+}
+
+/**
+ * A test script that is not one command or an `&&` list (`node --test; echo done`,
+ * `jest || true`, `vitest | tee out.txt`), whose exit status need not be its tests', or
+ * one that runs no test (`echo ok`): `npm test` could pass while tests fail, so no verify
+ * is written (`noVerify` says why; the one written fails until set).
+ */
+function unreadScript(because: string, noVerify: string): TestRunner {
+  return { name: 'npm test', because: `${because}: nothing is measured until you add an observer`, observe: null, parser: null, verify: null, noVerify };
+}
+
+/** Programs that run no test and exit 0 (`"test": "echo ok"`): a test script of these alone passes whatever the tests do. */
+const NO_TEST_PROGRAMS: ReadonlySet<string> = new Set(['echo', 'printf', 'true', ':', 'exit', 'cat', 'tee', 'sleep']);
+
+/**
+ * `cargo test`'s arguments with `--no-fail-fast` among cargo's own (before a `--`): cargo
+ * stops after the first test binary that fails (a crate's unit tests, an integration test
+ * file, a member of a workspace), and the tests of the rest would not be counted.
+ */
+function noFailFast(args: string[]): string[] {
+  if (args.includes('--no-fail-fast')) return args;
+  const at = args.indexOf('--');
+  return at < 0 ? [...args, '--no-fail-fast'] : [...args.slice(0, at), '--no-fail-fast', ...args.slice(at)];
 }
 
 /** The verify-only runner of a test script loopdeck cannot measure or reproduce: `npm test` runs it as it is. */
@@ -300,11 +324,26 @@ function dropOptions(words: string[], options: string[]): string[] {
       continue;
     }
     // `--reporter json`: the value goes with it (flags that take none are never followed by one we drop).
-    if (!word.includes('=') && VALUE_TAKING.has(name) && i + 1 < words.length && !words[i + 1]!.startsWith('-')) i++;
+    const next = words[i + 1];
+    if (!word.includes('=') && next !== undefined && !next.startsWith('-') && (VALUE_TAKING.has(name) || (COUNT_TAKING.has(name) && /^\d+$/.test(next)))) i++;
   }
   return out;
 }
-const VALUE_TAKING = new Set(['--reporter', '--outputFile', '--test-reporter', '--test-reporter-destination', '--junitxml', '--junit-xml']);
+const VALUE_TAKING = new Set(['--reporter', '--outputFile', '--test-reporter', '--test-reporter-destination', '--junitxml', '--junit-xml', '--maxfail', '--changedSince']);
+/** Options whose value is optional and a count (`jest --bail 2`, `jest --bail tests/`). */
+const COUNT_TAKING = new Set(['--bail']);
+
+/**
+ * Options of each runner that leave tests unrun (stop at the first failure, run only the
+ * failed or changed ones): dropped from the observer, which counts every test; the verify
+ * keeps them (its exit status is the same).
+ */
+const PARTIAL_RUNS = {
+  pytest: ['-x', '--exitfirst', '--maxfail', '--sw', '--stepwise', '--lf', '--last-failed'],
+  jest: ['--bail', '-b', '--onlyChanged', '-o', '--changedSince', '--lastCommit', '--onlyFailures', '-f'],
+  vitest: ['--bail', '--changed'],
+  go: ['-failfast', '--failfast'],
+};
 
 function join(...parts: string[]): string {
   return parts.filter((part) => part !== '').join(' ');
@@ -429,8 +468,16 @@ function scriptRunner(look: Look, scripts: Record<string, unknown>, script: stri
   const shown = hops > 0 ? `package.json's script ${JSON.stringify(name)} (its test script runs it)` : "package.json's test script";
   const list = commandList(script);
   if (typeof list === 'string') {
-    return npmTest(`${shown} ${JSON.stringify(script)} is not read as one runner's command: ${list}`);
+    return unreadScript(
+      `${shown} ${JSON.stringify(script)} is not read as one runner's command: ${list}`,
+      "the script's exit status need not be its tests' (after `; echo done`, `|| true` or `| tee out.txt` it is 0 whatever the tests did), so npm test could pass while tests fail",
+    );
   }
+  if (list.every((command) => NO_TEST_PROGRAMS.has(path.basename(command.words[0]!.value ?? '')))) {
+    return unreadScript(`${shown} ${JSON.stringify(script)} runs no test`, 'the script runs no test and exits 0, so npm test would pass whatever the tests do');
+  }
+  // Commands after the runner that run no test (`jest && echo ok`) change nothing measured or verified.
+  while (NO_TEST_PROGRAMS.has(path.basename(list.at(-1)!.words[0]!.value ?? ''))) list.pop();
   const steps = list.slice(0, -1).map((command) => outsideNpm(look, command));
   const said: string[] = [];
   if (hops === 0 && typeof scripts.pretest === 'string' && scripts.pretest.trim() !== '') {

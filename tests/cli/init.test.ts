@@ -228,10 +228,17 @@ describe('loopdeck init', () => {
       ['npx jest --watchAll src', 'npx jest src --json', 'npx jest src'],
       ['jest -w 4 --watch', 'npx jest -w 4 --json', 'npx jest -w 4'],
       ['vitest --outputFile.json=r.json --reporter=json -w', 'npx vitest run --reporter=json', 'npx vitest run --outputFile.json=r.json --reporter=json'],
-      ['pytest tests/unit -x', 'pytest tests/unit -x --junitxml=.loopdeck/pytest-report.xml', 'pytest tests/unit -x'],
+      ['pytest tests/unit -x', 'pytest tests/unit --junitxml=.loopdeck/pytest-report.xml', 'pytest tests/unit -x'],
+      // What leaves tests unrun (stop at the first failure, only the failed or changed ones) is not in the observer: it counts every test.
+      ['pytest --maxfail 2 --lf -q', 'pytest -q --junitxml=.loopdeck/pytest-report.xml', 'pytest --maxfail 2 --lf -q'],
+      ['jest --bail tests/', 'npx jest tests/ --json', 'npx jest --bail tests/'],
+      ['jest --bail 2 -o src', 'npx jest src --json', 'npx jest --bail 2 -o src'],
+      ['vitest run --bail=1 --changed', 'npx vitest run --reporter=json', 'npx vitest run --bail=1 --changed'],
+      ['go test -failfast ./...', '{ go test -v ./... 2>&1; echo "exit $?"; }', 'go test -failfast ./...'],
       ['python3 -m pytest -k fast', 'python3 -m pytest -k fast --junitxml=.loopdeck/pytest-report.xml', 'python3 -m pytest -k fast'],
       ['go test ./pkg/...', '{ go test -v ./pkg/... 2>&1; echo "exit $?"; }', 'go test ./pkg/...'],
-      ['cargo test --workspace', '{ cargo test --workspace 2>&1; echo "exit $?"; }', 'cargo test --workspace'],
+      ['cargo test --workspace', '{ cargo test --workspace --no-fail-fast 2>&1; echo "exit $?"; }', 'cargo test --workspace'],
+      ['cargo test -- --nocapture', '{ cargo test --no-fail-fast -- --nocapture 2>&1; echo "exit $?"; }', 'cargo test -- --nocapture'],
       ['npm run test:unit', 'npx vitest run -c unit.ts --reporter=json', 'npx vitest run -c unit.ts'],
     ])('test script %j: observer and verify keep its arguments', async (script, observer, verify) => {
       const dir = project({ 'package.json': JSON.stringify({ scripts: { test: script, 'test:unit': 'vitest -c unit.ts' } }), 'x_test.go': '\n', 'tests/it.rs': '\n' });
@@ -277,6 +284,52 @@ describe('loopdeck init', () => {
       expect((await observe(policy.observe, dir)).metrics).toMatchObject({ 'tests.failing': 1, 'tests.passing': 1 });
       expect(await verifyExit(dir)).not.toBe(0);
     }, 60_000);
+
+    it.skipIf(execaSync('cargo', ['--version'], { reject: false }).exitCode !== 0)(
+      'cargo: the observer counts the tests of every test binary, also after one that fails',
+      async () => {
+        const dir = project({
+          'Cargo.toml': '[package]\nname = "calc"\nversion = "0.1.0"\nedition = "2021"\n',
+          'src/lib.rs': 'pub fn add(a: i32, b: i32) -> i32 { a - b }\n#[cfg(test)]\nmod tests {\n    #[test]\n    fn adds() { assert_eq!(super::add(1, 2), 3); }\n}\n',
+          'tests/it.rs': '#[test]\nfn one() {}\n#[test]\nfn two() {}\n',
+        });
+        await init(dir);
+        const observation = await observe(loadPolicy(path.join(dir, 'loop.yaml')).observe, dir);
+        expect(observation.metrics).toMatchObject({ 'tests.failing': 1, 'tests.passing': 2 });
+        expect(await verifyExit(dir)).not.toBe(0);
+      },
+      180_000,
+    );
+
+    it.skipIf(execaSync('python', ['-m', 'pytest', '--version'], { reject: false }).exitCode !== 0)(
+      'a test script with pytest -x: the observer counts every test, the verify fails',
+      async () => {
+        const dir = project({
+          'package.json': JSON.stringify({ scripts: { test: 'python -m pytest -x tests/' } }),
+          'tests/test_a.py': 'def test_1():\n    assert False\n\ndef test_2():\n    assert False\n\ndef test_3():\n    pass\n\ndef test_4():\n    pass\n',
+        });
+        await init(dir);
+        const observation = await observe(loadPolicy(path.join(dir, 'loop.yaml')).observe, dir);
+        expect(observation.metrics).toMatchObject({ 'tests.failing': 2, 'tests.passing': 2 });
+        expect(await verifyExit(dir)).not.toBe(0);
+      },
+      60_000,
+    );
+
+    it.each<[string, RegExp]>([
+      ['node --test; echo done', /exit status need not be its tests'/],
+      ['node --test || true', /exit status need not be its tests'/],
+      ['node --test | tee out.txt', /exit status need not be its tests'/],
+      ['echo "all good"', /runs no test and exits 0/],
+    ])('test script %j, which passes while a test fails: no verify is written, and the one written fails', async (script, why) => {
+      const dir = project({ 'package.json': JSON.stringify({ scripts: { test: script } }), 'test/a.test.js': FAILING_NODE_TEST.replace(/import (\w+) from '(node:\w+)';/g, "const $1 = require('$2');") });
+      expect((await execa('npm', ['test'], { cwd: dir, reject: false })).exitCode).toBe(0); // what npm test as a verify would have said
+      const out = await init(dir);
+      expect(out).toMatch(/verify: none: /);
+      expect(out).toMatch(why);
+      expect(await verifyExit(dir)).not.toBe(0);
+      expect((await execa('node', [cli, 'validate'], { cwd: dir, reject: false })).exitCode).toBe(0);
+    }, 30_000);
 
     it('a test script naming its test file: the verify written fails while that file fails, and the observer counts it', async () => {
       const dir = project({ 'package.json': JSON.stringify({ type: 'module', scripts: { test: 'node --test spec/greet.js' } }), 'spec/greet.js': FAILING_NODE_TEST });
