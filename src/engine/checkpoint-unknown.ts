@@ -12,9 +12,12 @@ import type { CheckpointInput, CheckpointRecord, SignalDiff } from './types.js';
 /** `UNKNOWN` checkpoints in a row at which `stagnation.on_unknown` is performed. */
 export const UNKNOWN_ALERT_IN_ROW = 2;
 
-/** True when at least one signal is tracked and none of them has a value at this checkpoint. */
+/**
+ * True when no tracked signal has a value at this checkpoint, also when none is tracked
+ * (no observer, or no `progress.observed`): nothing measured is not "no progress".
+ */
 export function nothingMeasured(signals: readonly SignalDiff[]): boolean {
-  return signals.length > 0 && signals.every((s) => s.move === 'missing');
+  return signals.every((s) => s.move === 'missing');
 }
 
 /**
@@ -40,6 +43,7 @@ export function unknownRecord(measured: CheckpointRecord, input: CheckpointInput
 
 /** `observed.tests.failing: <why>; observed.x: <why>`, from `input.unmeasured` or a default. */
 export function whyUnmeasured(signals: readonly SignalDiff[], input: CheckpointInput): string {
+  if (signals.length === 0) return 'nothing is tracked: no `observe` command, or no `progress.observed` signal';
   return signals
     .filter((s) => s.move === 'missing')
     .map((s) => `${s.signal}: ${input.unmeasured?.[s.signal] ?? 'no number was recorded for it'}`)

@@ -124,6 +124,9 @@ ${read('c4')}
       threshold: 10,
       constraints: [{ text: 'README says hello', command: 'grep -q "Says hello" README.md' }],
       onViolation: 'alert',
+      // Measured, so no checkpoint is UNKNOWN: only the constraint raises alerts here.
+      observe: FAILING,
+      signals: FAILING_SIGNAL,
       allow: ['read_file', 'write_file'],
     });
     expect(events.filter((e) => e.type === 'constraint.violated').map((e) => (e.type === 'constraint.violated' ? e.data.iteration : 0))).toEqual([1, 2]);

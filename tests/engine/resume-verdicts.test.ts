@@ -12,6 +12,7 @@ import { drive } from '../../src/engine/drive.js';
 import type { LoopEvent } from '../../src/engine/events.js';
 import { newGoal } from '../../src/engine/goal.js';
 import { parsePolicy } from '../../src/engine/policy.js';
+import { FLAT_OBSERVER } from '../support/flat-observer.js';
 import { Session, type LoopOutcome, type LoopYield, type ResumePayload } from '../../src/engine/session.js';
 import { pool } from '../support/crash-run.js';
 
@@ -78,6 +79,7 @@ function policyFor(dir: string, scenario: Scenario) {
       stagnation: { checkpoints_without_observed_progress: 50 },
       budget: { max_iterations: 8 },
       on_abort: { stash: false, report: false },
+      ...FLAT_OBSERVER,
       ...scenario.policy,
     }),
     path.join(dir, 'loop.yaml'),

@@ -18,6 +18,7 @@ import { HookRegistry } from '../../src/engine/hooks.js';
 import { parsePolicy, type LoopPolicy } from '../../src/engine/policy.js';
 import { Session } from '../../src/engine/session.js';
 import type { AgentTurn } from '../../src/engine/types.js';
+import { FLAT_OBSERVER } from '../support/flat-observer.js';
 
 const dirs: string[] = [];
 afterEach(() => {
@@ -210,7 +211,7 @@ describe('the circuit breaker', () => {
     writeFileSync(path.join(dir, 'keep.txt'), 'keep');
     const runDir = path.join(tempDir('loopdeck-rundir-'), 's1');
     const agent = script({ turns: [{ thought: 'one' }, { thought: 'two' }] });
-    const run = session(dir, agent, policyFor(dir, { pattern: 'react', stagnation: { checkpoints_without_observed_progress: 1, on_detect: 'stop' }, checkpoint: { every_iterations: 1 } }), { runDir });
+    const run = session(dir, agent, policyFor(dir, { pattern: 'react', ...FLAT_OBSERVER, stagnation: { checkpoints_without_observed_progress: 1, on_detect: 'stop' }, checkpoint: { every_iterations: 1 } }), { runDir });
     const outcome = await drive(run.session.run(newGoal('x')), headlessAnswerer({ approve: 'all', onPause: 'stop' }));
     expect(outcome.reason).toBe('aborted');
     const report = JSON.parse(readFileSync(path.join(runDir, 'failure-report.json'), 'utf8'));

@@ -69,9 +69,13 @@ describe('a checkpoint that measured nothing', () => {
       { name: 'lint', command: 'echo "warnings: none"', parser: 'regex', pattern: 'errors: (?<errors>\\d+)' },
       /observed\.lint\.errors: observer "lint" \(echo "warnings: none"\)/,
     ],
+    // Nothing tracked at all: nothing measured is not "no progress" either (stagnation would stop this run at its third checkpoint).
+    ['no observer is declared', null, /nothing is tracked: no `observe` command, or no `progress\.observed` signal/],
+    ['an observer but no progress.observed signal', tap("printf '# pass 1\\n# fail 1\\n'"), /nothing is tracked/],
   ])('is UNKNOWN with why when %s, never stagnation; two in a row alert', async (_case, observer, why, every = 1) => {
-    const signal = (observer as { name: string }).name === 'lint' ? 'observed.lint.errors' : 'observed.tests.failing';
-    const { outcome, checkpoints, unknown } = await runWith([observer], [signal], {}, every);
+    const signal = (observer as { name: string } | null)?.name === 'lint' ? 'observed.lint.errors' : 'observed.tests.failing';
+    const tracked = observer === null || _case.includes('no progress.observed') ? [] : [signal];
+    const { outcome, checkpoints, unknown } = await runWith(observer === null ? [] : [observer], tracked, {}, every);
     expect(outcome.reason).toBe('goal_met');
     expect(checkpoints.map((c) => [c.status, c.counter, c.stagnation_detected])).toEqual(checkpoints.map(() => ['UNKNOWN', 0, false]));
     // The baseline taken at the start measured nothing too, but does not count in the row.

@@ -75,7 +75,7 @@ describe('each /goal directive, with the whole frame after it', () => {
 
       ── Timeline · filter activity (f) · 7 events · following (end)
           0 session.start       session started: Make the greeting friendlier (react)
-          2 checkpoint.recorded checkpoint #1 (baseline at the run start): BASELINE, counter 0/3
+          2 checkpoint.recorded checkpoint #1 (baseline at the run start): UNKNOWN, counter 0/3
           3 plan.draft          plan drafted: 1 step(s)
           4 plan.commit         plan committed (initial): 1 step(s)
           7 model.call          turn 1: Look before changing anything. (0+0 tok)
@@ -116,7 +116,7 @@ describe('each /goal directive, with the whole frame after it', () => {
 
       ── Timeline · filter activity (f) · 8 events · following (end)
           0 session.start       session started: Make the greeting friendlier (react)
-          2 checkpoint.recorded checkpoint #1 (baseline at the run start): BASELINE, counter 0/3
+          2 checkpoint.recorded checkpoint #1 (baseline at the run start): UNKNOWN, counter 0/3
           3 plan.draft          plan drafted: 1 step(s)
           4 plan.commit         plan committed (initial): 1 step(s)
           7 model.call          turn 1: Look before changing anything. (0+0 tok)
@@ -157,7 +157,7 @@ describe('each /goal directive, with the whole frame after it', () => {
       … 2 more lines
       ── Timeline · filter activity (f) · 9 events · following (end)
           0 session.start       session started: Make the greeting friendlier (react)
-          2 checkpoint.recorded checkpoint #1 (baseline at the run start): BASELINE, counter 0/3
+          2 checkpoint.recorded checkpoint #1 (baseline at the run start): UNKNOWN, counter 0/3
           3 plan.draft          plan drafted: 1 step(s)
           4 plan.commit         plan committed (initial): 1 step(s)
           7 model.call          turn 1: Look before changing anything. (0+0 tok)
@@ -198,7 +198,7 @@ describe('each /goal directive, with the whole frame after it', () => {
       … 4 more lines
       ── Timeline · filter activity (f) · 10 events · following (end)
           0 session.start       session started: Make the greeting friendlier (react)
-          2 checkpoint.recorded checkpoint #1 (baseline at the run start): BASELINE, counter 0/3
+          2 checkpoint.recorded checkpoint #1 (baseline at the run start): UNKNOWN, counter 0/3
           3 plan.draft          plan drafted: 1 step(s)
           4 plan.commit         plan committed (initial): 1 step(s)
           7 model.call          turn 1: Look before changing anything. (0+0 tok)
@@ -239,7 +239,7 @@ describe('each /goal directive, with the whole frame after it', () => {
       … 6 more lines
       ── Timeline · filter activity (f) · 11 events · following (end)
           0 session.start       session started: Make the greeting friendlier (react)
-          2 checkpoint.recorded checkpoint #1 (baseline at the run start): BASELINE, counter 0/3
+          2 checkpoint.recorded checkpoint #1 (baseline at the run start): UNKNOWN, counter 0/3
           3 plan.draft          plan drafted: 1 step(s)
           4 plan.commit         plan committed (initial): 1 step(s)
           7 model.call          turn 1: Look before changing anything. (0+0 tok)

@@ -62,13 +62,13 @@ describe('tool approval', () => {
       │ [y] approve once  [a] always allow  [A] wider rule  [n] deny  [d] deny with note  [v] all args   │
       ╰──────────────────────────────────────────────────────────────────────────────────────────────────╯
       ──  Checkpoint  │ Goal │ Tool call │ Progress (tab)
-      #1/1 · baseline at the run start · BASELINE · counter 0/3
-      why baseline rule: taken at the run start, before the first turn: what the next checkpoint is compa…
+      #1/1 · baseline at the run start · UNKNOWN · counter 0/3
+      why unknown rule: no tracked signal could be measured (nothing is tracked: no \`observe\` command, or…
       observed (measured) observed_progress null        reported (claims) claimed_progress false
-      no observed signals configured                    eliminated no change
-                                                        remaining  no change
+      UNKNOWN: nothing is tracked: no \`observe\` comman… eliminated no change
+      no observed signals configured                    remaining  no change
       ── Timeline · filter activity (f) · 7 events · following (end)
-          2 checkpoint.recorded checkpoint #1 (baseline at the run start): BASELINE, counter 0/3
+          2 checkpoint.recorded checkpoint #1 (baseline at the run start): UNKNOWN, counter 0/3
           3 plan.draft          plan drafted: 1 step(s)
           4 plan.commit         plan committed (initial): 1 step(s)
           7 model.call          turn 1: Say hello through the shell first. (100+20 tok)
@@ -96,12 +96,12 @@ describe('tool approval', () => {
       █░░░░░░░░░░░░░ 2/20 █░░░░░░░░░░░░░ 1/20 ~~~~~~~~~~~~ #s/30m ░░░░░░░░░░ 120/100k ░░░░░░░ $0.00/$1.00
       workspace progress unknown (not git) · ✓ claim verified
       ──  Checkpoint  │ Goal │ Tool call │ Progress (tab)
-      #1/1 · baseline at the run start · BASELINE · counter 0/3
-      why baseline rule: taken at the run start, before the first turn: what the next checkpoint is
-      compared with (no observed signal is declared); counter 0/3
+      #1/1 · baseline at the run start · UNKNOWN · counter 0/3
+      why unknown rule: no tracked signal could be measured (nothing is tracked: no \`observe\` command, or
+      no \`progress.observed\` signal); counter 0/3 (kept: unknown is not "no progress")
       observed (measured) observed_progress null        reported (claims) claimed_progress false
-      no observed signals configured                    eliminated no change
-                                                        remaining  no change
+      UNKNOWN: nothing is tracked: no \`observe\` comman… eliminated no change
+      no observed signals configured                    remaining  no change
       evidence none claimed
 
 

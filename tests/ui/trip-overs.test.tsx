@@ -65,12 +65,12 @@ describe('things a user trips over', () => {
       █░░░░░░░░░░░░░ 2/20 ░░░░░░░░░░░░░░ 0/20 ~~~~~~~~~~~~ #s/30m ░░░░░░░░░░░░ 0/100k ░░░░░░░ $0.00/$1.00
       workspace progress unknown (not git) · ✓ claim verified
       ──  Checkpoint  │ Goal │ Tool call │ Progress (tab)
-      #1/1 · baseline at the run start · BASELINE · counter 0/3
-      why baseline rule: taken at the run start, before the first turn: what the next checkpoint is
-      compared with (no observed signal is declared); counter 0/3
+      #1/1 · baseline at the run start · UNKNOWN · counter 0/3
+      why unknown rule: no tracked signal could be measured (nothing is tracked: no \`observe\` command, or
+      no \`progress.observed\` signal); counter 0/3 (kept: unknown is not "no progress")
       observed (measured) observed_progress null        reported (claims) claimed_progress false
-      no observed signals configured                    eliminated no change
-                                                        remaining  no change
+      UNKNOWN: nothing is tracked: no \`observe\` comman… eliminated no change
+      no observed signals configured                    remaining  no change
       ── Timeline · filter activity (f) · 10 events · at the replay cursor
           4 plan.commit         plan committed (initial): 1 step(s)
           7 model.call          turn 1: Look around. (0+0 tok)
