@@ -89,7 +89,8 @@ export function buildProgram(): Command {
       } catch (error) {
         fail(describeError(error));
       }
-      process.stdout.write(`${initReport(result, file).join('\n')}\n`);
+      // What it found quotes the project's files (package.json's scripts): printed sanitized.
+      printLine(initReport(result, file).join('\n'));
     });
 
   program

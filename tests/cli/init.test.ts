@@ -331,6 +331,13 @@ describe('loopdeck init', () => {
       expect((await execa('node', [cli, 'validate'], { cwd: dir, reject: false })).exitCode).toBe(0);
     }, 30_000);
 
+    it("what init prints quotes package.json's script sanitized: no control, bidi or invisible character reaches the terminal", async () => {
+      const dir = project({ 'package.json': JSON.stringify({ scripts: { test: 'node --test\u202e evil\u200b \u001b]0;title\u0007 x' } }) });
+      const out = await init(dir);
+      expect(out).toContain('"node --test\\u{202e} evil\\u{200b} \\u001b]0;title\\u0007 x"');
+      expect(out).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u200b\u202a-\u202e\u2066-\u2069]/);
+    }, 30_000);
+
     it('a test script naming its test file: the verify written fails while that file fails, and the observer counts it', async () => {
       const dir = project({ 'package.json': JSON.stringify({ type: 'module', scripts: { test: 'node --test spec/greet.js' } }), 'spec/greet.js': FAILING_NODE_TEST });
       await init(dir);
