@@ -75,7 +75,11 @@ export type ConsoleCommand =
   | 'cursor-home'
   | 'cursor-end'
   | 'delete-back'
+  | 'delete-forward'
   | 'delete-word'
+  | 'delete-to-end'
+  | 'word-left'
+  | 'word-right'
   | 'clear-line';
 
 /**
@@ -234,8 +238,16 @@ export const KEYMAP: readonly KeyBinding[] = [
     { key: 'ctrl+a', command: 'cursor-home', scope, help: 'start of line' },
     { key: 'end', command: 'cursor-end', scope, help: 'end of line' },
     { key: 'ctrl+e', command: 'cursor-end', scope, help: 'end of line' },
+    { key: 'ctrl+left', command: 'word-left', scope, help: 'word left' },
+    { key: 'meta+b', command: 'word-left', scope, help: 'word left' },
+    { key: 'ctrl+right', command: 'word-right', scope, help: 'word right' },
+    { key: 'meta+f', command: 'word-right', scope, help: 'word right' },
     { key: 'backspace', command: 'delete-back', scope, help: 'delete before the cursor' },
+    { key: 'delete', command: 'delete-forward', scope, help: 'delete at the cursor' },
+    { key: 'ctrl+d', command: 'delete-forward', scope, help: 'delete at the cursor' },
     { key: 'ctrl+w', command: 'delete-word', scope, help: 'delete the word before the cursor' },
+    { key: 'meta+backspace', command: 'delete-word', scope, help: 'delete the word before the cursor' },
+    { key: 'ctrl+k', command: 'delete-to-end', scope, help: 'delete to the end of the line' },
     { key: 'ctrl+u', command: 'clear-line', scope, help: 'clear the line' },
   ]),
 ];

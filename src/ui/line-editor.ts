@@ -65,18 +65,38 @@ export function edit(state: LineState, command: ConsoleCommand): LineState {
       if (cursor === 0) return state;
       chars.splice(cursor - 1, 1);
       return { text: chars.join(''), cursor: cursor - 1 };
+    case 'delete-forward':
+      if (cursor >= chars.length) return state;
+      chars.splice(cursor, 1);
+      return { text: chars.join(''), cursor };
     case 'delete-word': {
-      let start = cursor;
-      while (start > 0 && chars[start - 1] === ' ') start--;
-      while (start > 0 && chars[start - 1] !== ' ') start--;
+      const start = wordStart(chars, cursor);
       chars.splice(start, cursor - start);
       return { text: chars.join(''), cursor: start };
+    }
+    case 'delete-to-end':
+      return { text: chars.slice(0, cursor).join(''), cursor };
+    case 'word-left':
+      return { ...state, cursor: wordStart(chars, cursor) };
+    case 'word-right': {
+      let end = cursor;
+      while (end < chars.length && chars[end] === ' ') end++;
+      while (end < chars.length && chars[end] !== ' ') end++;
+      return { ...state, cursor: end };
     }
     case 'clear-line':
       return EMPTY_LINE;
     default:
       return state;
   }
+}
+
+/** Where the word before `cursor` starts (spaces before the cursor skipped first), as Ctrl+W and Alt+B read it. */
+function wordStart(chars: readonly string[], cursor: number): number {
+  let start = cursor;
+  while (start > 0 && chars[start - 1] === ' ') start--;
+  while (start > 0 && chars[start - 1] !== ' ') start--;
+  return start;
 }
 
 /**

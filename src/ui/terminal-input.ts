@@ -92,10 +92,10 @@ const NAMES: Readonly<Record<string, string>> = {
   pagedown: 'pagedown',
   home: 'home',
   end: 'end',
-  // Terminals send DEL (0x7f) for Backspace, some BS; both delete before the cursor, and
-  // so does the Delete key (as in ink-text-input).
+  // Terminals send DEL (0x7f) for Backspace, some BS: both delete before the cursor. The
+  // Delete key (`ESC[3~`) deletes at it.
   backspace: 'backspace',
-  delete: 'backspace',
+  delete: 'delete',
 };
 
 /**
@@ -116,7 +116,7 @@ export function fromReadline(str: string | undefined, key: ReadlineKey): { name:
   if (sequence.startsWith('\u001b') || key.meta) {
     // Alt+x arrives as ESC x: a key of its own, never the letter.
     const rest = sequence.slice(1);
-    return { name: [...rest].length === 1 && !key.name?.startsWith('f') ? `meta+${rest}` : '', input: '' };
+    return { name: [...rest].length === 1 && !/^f\d+$/.test(key.name ?? '') ? `meta+${rest}` : '', input: '' };
   }
   // Other C0 and C1 controls type nothing.
   if ([...sequence].length === 1 && /^[\u0000-\u001f\u007f-\u009f]$/.test(sequence)) return { name: '', input: '' };

@@ -108,6 +108,11 @@ const ROWS: Row[] = [
   { command: 'delete-back', scopes: ['bar'], keys: ['backspace'], not: ['ctrl+h'] },
   { command: 'delete-word', scopes: ['note'], keys: ['ctrl+w'], not: ['w'] },
   { command: 'clear-line', scopes: ['bar'], keys: ['ctrl+u'], not: ['u'] },
+  { command: 'delete-forward', scopes: ['bar'], keys: ['delete', 'ctrl+d'], not: ['backspace', 'd'] },
+  { command: 'delete-to-end', scopes: ['note'], keys: ['ctrl+k'], not: ['k'] },
+  { command: 'word-left', scopes: ['bar'], keys: ['ctrl+left', 'meta+b'], not: ['b'] },
+  { command: 'word-right', scopes: ['note'], keys: ['ctrl+right', 'meta+f'], not: ['f'] },
+  { command: 'delete-word', scopes: ['bar'], keys: ['meta+backspace'], not: ['backspace'] },
   { command: 'submit', scopes: ['note'], keys: ['enter'], not: ['y', 'n', 'd'] },
   { command: 'cancel', scopes: ['note'], keys: ['escape', 'ctrl+c'], not: ['n', 'q'] },
 ];
@@ -232,7 +237,14 @@ describe('terminal input: each read decoded into the keys a terminal sent', () =
     ['\u001b[6~', [['pagedown::key']]],
     ['\u007f', [['backspace::key']]],
     ['\b', [['backspace::key']]],
-    ['\u001b[3~', [['backspace::key']]],
+    ['\u001b[3~', [['delete::key']]],
+    ['\u0004', [['ctrl+d::key']]],
+    ['\u000b', [['ctrl+k::key']]],
+    ['\u001b[1;5D', [['ctrl+left::key']]],
+    ['\u001b[1;5C', [['ctrl+right::key']]],
+    ['\u001bb', [['meta+b::key']]],
+    ['\u001bf', [['meta+f::key']]],
+    ['\u001b\u007f', [['meta+backspace::key']]],
     ['🚀', [['🚀:🚀:key']]],
     ['\u001b[I', [['::key']]], // a focus report types nothing
   ] as const)('%j', (read, keys) => {

@@ -7,8 +7,31 @@ import { LineViewport } from '../../src/ui/line-viewport.js';
 import { BAR_COMMANDS, candidates, complete } from '../../src/ui/commands.js';
 import { browse, cleanInput, edit, EMPTY_HISTORY, EMPTY_LINE, insert, lineOf, remember, type LineState } from '../../src/ui/line-editor.js';
 import { cellWidth, wrapCells, wrapWords } from '../../src/ui/text.js';
+import { resolveKey } from '../../src/ui/keymap.js';
 
 describe('line editor', () => {
+  // The keys as terminals send them, resolved through the key map as the bar and the note do.
+  test.each(['bar', 'note'] as const)('in the %s, Delete and Ctrl+D delete at the caret, Ctrl+K to the end, Alt+B/F and Ctrl+←/→ move by words, Alt+Backspace deletes a word', (scope) => {
+    const press = (line: LineState, key: string) => {
+      const command = resolveKey(key, [scope]);
+      expect(command, key).not.toBeNull();
+      return edit(line, command!);
+    };
+    let line = lineOf('abcdef');
+    for (let i = 0; i < 3; i++) line = press(line, 'left');
+    expect(press(line, 'delete')).toEqual({ text: 'abcef', cursor: 3 });
+    expect(press(line, 'ctrl+d')).toEqual({ text: 'abcef', cursor: 3 });
+    expect(press(line, 'backspace')).toEqual({ text: 'abdef', cursor: 2 });
+    expect(press(line, 'ctrl+k')).toEqual({ text: 'abc', cursor: 3 });
+    expect(press(lineOf('abc'), 'delete')).toEqual({ text: 'abc', cursor: 3 });
+    line = lineOf('/goal redirect fix  it');
+    expect(press(line, 'meta+b').cursor).toBe(20);
+    expect(press(press(line, 'meta+b'), 'ctrl+left').cursor).toBe(15);
+    expect(press({ ...line, cursor: 6 }, 'meta+f').cursor).toBe(14);
+    expect(press({ ...line, cursor: 5 }, 'ctrl+right').cursor).toBe(14);
+    expect(press(line, 'meta+backspace')).toEqual({ text: '/goal redirect fix  ', cursor: 20 });
+  });
+
   test('inserts at the cursor and moves it', () => {
     let line = insert(EMPTY_LINE, '/goal');
     expect(line).toEqual({ text: '/goal', cursor: 5 });
