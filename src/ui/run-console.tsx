@@ -19,6 +19,7 @@ import { guardSuspend, suspendSelf } from './suspend.js';
 import { heapBound } from './heap.js';
 import { PASTE_OFF, PASTE_ON } from './terminal-input.js';
 import { handOverOutline, type OutlineInfo } from './outline.js';
+import { keepingScrollback } from './keep-scrollback.js';
 
 /**
  * How Ink draws the console. Ctrl+C is the console's own key (once pauses, twice quits).
@@ -138,7 +139,7 @@ export function draw(root: (hidden: boolean) => React.ReactElement, onContinue: 
   if (process.stdin.isTTY && process.stdout.isTTY) process.stdout.write(PASTE_ON);
   // The outline written before React and Ink were loaded is erased by Ink's first frame's own write.
   handOverOutline(process.stdout);
-  const ink = render(root(false), RENDER_OPTIONS);
+  const ink = render(root(false), { ...RENDER_OPTIONS, stdout: keepingScrollback(process.stdout) });
   guardConsole();
   const unsuspend = guardSuspend({
     hide: () => ink.rerender(root(true)),

@@ -250,6 +250,26 @@ describe('the console in a real terminal (demo run)', { timeout: 60_000 }, () =>
     logEvents(t);
   });
 
+  it("made shorter, the console redraws without erasing the terminal's scrollback (what was there before it stays)", async () => {
+    const t = demo();
+    // What the operator had in the terminal before loopdeck started.
+    t.term.write(Array.from({ length: 60 }, (_, i) => `earlier output ${i + 1}\r\n`).join(''));
+    await armedPrompt(t);
+    t.resize(100, 26);
+    await t.waitFor(PROMPT);
+    await t.frame();
+    t.resize(100, 22);
+    await t.waitFor(PROMPT);
+    await t.frame();
+    expect(t.output.includes('\u001b[3J'), 'ESC[3J written').toBe(false);
+    const history = t.history();
+    for (const line of ['earlier output 1', 'earlier output 30', 'earlier output 60']) expect(history, t.describe()).toContain(line);
+    t.press('q');
+    await t.waitFor('│ [y/enter/ctrl+c] quit');
+    t.press('y');
+    await t.exit;
+  });
+
   it('q asks first while the run is live; n stays, y quits with 130 and the terminal restored', async () => {
     const t = demo();
     await armedPrompt(t);
