@@ -1,6 +1,6 @@
 import { realpathSync } from 'node:fs';
 import path from 'node:path';
-import { shellQuote } from './engine/abort.js';
+import { shellQuote } from './text/shell-quote.js';
 import { sanitize } from './text/sanitize.js';
 
 /**

@@ -16,6 +16,7 @@ import { showOutline, type OutlineInfo } from './ui/outline.js';
 import { outlineOfConfig, outlineOfLog } from './ui/outline-source.js';
 import { newSessionId } from './run-id.js';
 import { consoleTerminal, noConsoleReason } from './console-terminal.js';
+import { selfCommand } from './continue-command.js';
 
 /** The log file of a run, in its run directory. */
 const LOG_FILE = 'events.jsonl';
@@ -62,6 +63,42 @@ async function policyOrExit(file: string, otherFile?: (self: string) => string):
   return configOrExit(async () => loadPolicy(file, { self, ...(otherFile ? { otherFile: otherFile(self) } : {}) }));
 }
 
+/** The help's width: the terminal's it is shown in; 88 columns elsewhere (a pipe, a file). */
+const HELP_WIDTH = process.stdout.isTTY && process.stdout.columns > 0 ? Math.max(40, process.stdout.columns) : 88;
+
+/** `text` in rows of at most `width` characters, broken at spaces (a longer word stays whole). */
+function wrapPlain(text: string, width: number, indent = ''): string[] {
+  const rows: string[] = [];
+  let row = '';
+  for (const word of text.split(/\s+/).filter(Boolean)) {
+    if (row !== '' && row.length + 1 + word.length > width) {
+      rows.push(row);
+      row = indent + word;
+    } else row = row === '' ? word : `${row} ${word}`;
+  }
+  if (row !== '') rows.push(row);
+  return rows;
+}
+
+/**
+ * The text after a command's help: `paragraphs` wrapped to the help's width, then
+ * `examples`, each the words after `loopdeck`, written with the command this loopdeck was
+ * started as (`npx loopdeck`, `node …/cli.js`) so that each runs as printed; an example
+ * wider than the help goes on over rows ending in ` \`, as a shell reads it. `{self}` in a
+ * paragraph is that command too.
+ */
+function helpAfter(paragraphs: readonly string[], examples: readonly string[]): () => string {
+  return () => {
+    const self = selfCommand();
+    const text = paragraphs.map((p) => wrapPlain(p.replaceAll('{self}', self), HELP_WIDTH).join('\n'));
+    const lines = examples.map((example) => {
+      const words = example.startsWith('!') ? example.slice(1) : `${self} ${example}`;
+      return wrapPlain(words, HELP_WIDTH - 4, '    ').map((row, i, all) => `  ${row}${i < all.length - 1 ? ' \\' : ''}`).join('\n');
+    });
+    return `\n${[...text, `Examples:\n${lines.join('\n')}`].join('\n\n')}`;
+  };
+}
+
 /**
  * The command line: `run`, `resume`, `runs`, `replay`, `check`, `validate`, `import`, `audit`, `watch`, `attach`. The README's CLI
  * reference is generated from these same definitions (`npm run docs`).
@@ -73,7 +110,7 @@ export function buildProgram(): Command {
     .description('A terminal console for supervising goal-directed AI agent loops.')
     .version('0.1.0')
     .showHelpAfterError()
-    .configureHelp({ helpWidth: 88 })
+    .configureHelp({ helpWidth: HELP_WIDTH, minWidthToWrap: 12 })
     .configureOutput({ outputError: (text, write) => write(sanitize(text)) })
     .exitOverride((error) => process.exit(error.exitCode === 0 ? EXIT.goalMet : EXIT.usage));
 
@@ -286,18 +323,15 @@ export function buildProgram(): Command {
     .option('--prune', 'remove the workspace copies of runs that ended more than --older-than ago, after asking; never a copy of a run that is running or resumable, or that holds a stash')
     .option('--older-than <age>', 'with --prune: how long ago a run must have ended (7d, 12h, 90m, 0s; default 7d); without it: list only runs at least that old (AGE)')
     .option('-y, --yes', 'with --prune: remove without asking (needed without a terminal)')
-    .addHelpText('after', `
-A run is running (its process is alive), resumable (not ended: \`loopdeck resume <run>\`
-continues it) or ended with its reason. --prune leaves every log and report in place, records
-in the run's folder that its copy was pruned, and exits 2 when it would need to ask but
-there is no terminal (add --yes).
-
-Examples:
-  loopdeck runs
-  loopdeck runs --json
-  loopdeck runs --older-than 30d
-  loopdeck runs --prune
-  loopdeck runs --prune --older-than 30d --yes`)
+    .addHelpText(
+      'after',
+      helpAfter(
+        [
+          "A run is running (its process is alive), resumable (not ended: `{self} resume <run>` continues it) or ended with its reason. --prune leaves every log and report in place, records in the run's folder that its copy was pruned, and exits 2 when it would need to ask but there is no terminal (add --yes).",
+        ],
+        ['runs', 'runs --json', 'runs --older-than 30d', 'runs --prune', 'runs --prune --older-than 30d --yes'],
+      ),
+    )
     .action(async (folder: string | undefined, options: { json?: boolean; prune?: boolean; olderThan?: string; yes?: boolean }) => {
       const { runsCommand } = await import('./runs-cli.js');
       await runsCommand(path.resolve(folder ?? '.'), options);
@@ -411,15 +445,19 @@ Examples:
     .option('--since <time>', 'pick among sessions modified after this time: 90m, 2h, 3d back from now, or a date (2026-12-01T08:00)')
     .option('--latest', 'watch the newest session file (under the folder given, else ~/.claude/projects and ~/.codex/sessions)')
     .option('--headless', 'no console: one line per alert on stdout, notices on stderr, until Ctrl+C')
-    .addHelpText('after', `
-loopdeck cannot pause or stop a program it does not run: an alert (repetition, stagnation,
-a budget limit reached) rings the terminal bell and is listed in the console.
-
-Examples:
-  loopdeck watch --latest
-  loopdeck watch ~/.claude/projects/my-app/1f0c2b9e.jsonl --config loop.yaml
-  loopdeck watch ~/.codex/sessions --since 2h --latest --workspace ~/src/my-app -c loop.yaml
-  claude -p "fix the tests" --output-format stream-json --verbose > run.jsonl & loopdeck watch run.jsonl`)
+    .addHelpText(
+      'after',
+      helpAfter(
+        ['loopdeck cannot pause or stop a program it does not run: an alert (repetition, stagnation, a budget limit reached) rings the terminal bell and is listed in the console.'],
+        [
+          'watch --latest',
+          'watch ~/.claude/projects/my-app/1f0c2b9e.jsonl --config loop.yaml',
+          'watch ~/.codex/sessions --since 2h --latest --workspace ~/src/my-app -c loop.yaml',
+          '!claude -p "fix the tests" --output-format stream-json --verbose > run.jsonl &',
+          'watch run.jsonl',
+        ],
+      ),
+    )
     .action(async (file: string | undefined, options: { config?: string; workspace?: string; since?: string; latest?: boolean; headless?: boolean }) => {
       const { defaultAuditPolicy } = await import('./audit-cli.js');
       const policy = options.config ? await policyOrExit(options.config) : defaultAuditPolicy();

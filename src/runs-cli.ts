@@ -11,6 +11,7 @@ import { CliError, EXIT } from './exit-codes.js';
 import { keepReason, listRuns, pruneCopy, runsFolder, type RunEntry } from './runs.js';
 import { printError, printJson, printLine } from './text/print.js';
 import { sanitize } from './text/sanitize.js';
+import { selfCommand } from './continue-command.js';
 
 /**
  * Options of `loopdeck runs`. `olderThan`: a duration (`7d`, `12h`, `90m`, `1h30m`, `0s`);
@@ -156,10 +157,10 @@ async function confirm(question: string): Promise<boolean> {
  */
 export async function runsCommand(project: string, options: RunsOptions): Promise<void> {
   const olderThanMs = parseAge(options.olderThan ?? DEFAULT_PRUNE_AGE);
-  if (!options.prune && options.yes) throw new CliError('--yes goes with --prune (loopdeck runs --prune --yes)');
+  if (!options.prune && options.yes) throw new CliError(`--yes goes with --prune (${selfCommand()} runs --prune --yes)`);
   if (options.prune && options.json) throw new CliError('--json lists runs; --prune removes copies: use one at a time');
   if (!statSync(project, { throwIfNoEntry: false })?.isDirectory()) {
-    throw new CliError(`${sanitize(path.resolve(project), { oneLine: true })} is not a folder: pass the folder \`loopdeck run\` was started in`);
+    throw new CliError(`${sanitize(path.resolve(project), { oneLine: true })} is not a folder: pass the folder \`${selfCommand()} run\` was started in`);
   }
   const now = Date.now();
   const listed = listRuns(project);
@@ -180,7 +181,7 @@ export async function runsCommand(project: string, options: RunsOptions): Promis
       return;
     }
     if (runs.length === 0) {
-      printLine(`no runs under ${where} (a run is recorded under .loopdeck/runs of the folder \`loopdeck run\` was started in)`);
+      printLine(`no runs under ${where} (a run is recorded under .loopdeck/runs of the folder \`${selfCommand()} run\` was started in)`);
       return;
     }
     printTable(runs, now);
@@ -203,7 +204,7 @@ async function prune(runs: RunEntry[], now: number, olderThanMs: number, options
     return;
   }
   const total = doomed.reduce((sum, run) => sum + (run.workspace.bytes ?? 0), 0);
-  printLine(`workspace copies of runs that ended more than ${age} ago (their logs and reports stay):`);
+  printLine(`copies of runs ended more than ${age} ago (logs and reports stay):`);
   for (const run of doomed) {
     printLine(`  ${run.id}  ended: ${run.outcome!.reason}, ${formatAge(now - run.outcome!.at)} ago  ${run.workspace.path}  ${formatBytes(run.workspace.bytes)}`);
   }

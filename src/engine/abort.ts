@@ -25,6 +25,7 @@ import { git, isGitWorkTree, runGit } from './git.js';
 import { createRedactor, type Redactor } from './redact.js';
 import type { BudgetLimits, BudgetUsage, Goal } from './types.js';
 import { toJson } from '../text/json.js';
+import { shellQuote } from '../text/shell-quote.js';
 
 /** How parking the workspace went. Every case is said plainly in the failure report. */
 export type StashOutcome =
@@ -243,10 +244,6 @@ export interface FailureReportInput {
   progress_file: ProgressFileContent | null;
 }
 
-/** Single-quotes `text` for a POSIX shell (left bare when it holds only safe characters). */
-export function shellQuote(text: string): string {
-  return /^[\w@%+=:,./-]+$/.test(text) ? text : `'${text.replace(/'/g, `'\\''`)}'`;
-}
 
 /**
  * The human restore instruction for a stash outcome, e.g.

@@ -16,6 +16,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startPty } from '../support/pty-terminal.js';
 
 const cli = path.resolve(import.meta.dirname, '../../dist/cli.js');
+/** loopdeck as these tests start it, as its messages print it from `cwd`: `node <cli>` by the shorter path. */
+function self(cwd: string): string {
+  const relative = path.relative(cwd, cli);
+  return `node ${relative.length < cli.length ? relative : cli}`;
+}
 const DAY = 86_400_000;
 const dirs: string[] = [];
 afterAll(() => dirs.forEach((dir) => rmSync(dir, { recursive: true, force: true })));
@@ -169,7 +174,7 @@ describe('loopdeck runs', () => {
     expect(r.exitCode).toBe(2);
     expect(r.stderr).toMatch(/^loopdeck: runs --prune: no terminal to ask on, so nothing was removed; add --yes to remove the 2 workspace copies \(\d+\.\d KiB\)$/);
     const lines = r.stdout.split('\n');
-    expect(lines[0]).toBe('workspace copies of runs that ended more than 7d ago (their logs and reports stay):');
+    expect(lines[0]).toBe('copies of runs ended more than 7d ago (logs and reports stay):');
     expect(lines[1]).toMatch(new RegExp(`^  ${path.basename(runs.failed!)}  ended: failed, 8d ago  ${workspaceOf(runs.failed!)}  \\d+\\.\\d KiB$`));
     expect(lines[2]).toMatch(new RegExp(`^  ${path.basename(runs.old!)}  ended: goal_met, 8d ago  ${workspaceOf(runs.old!)}`));
     expect(lines[3]).toBe("kept: 1 ended recently, 1 resumable, 1 in place, not a copy, 1 holds the abort's stash");
@@ -218,7 +223,7 @@ describe('loopdeck runs, edge cases', () => {
   it('says plainly when there are no runs', async () => {
     const cwd = tempDir('loopdeck-runs-none-');
     const r = await execa('node', [cli, 'runs'], { cwd });
-    expect(r.stdout).toBe(`no runs under ${path.join(cwd, '.loopdeck', 'runs')} (a run is recorded under .loopdeck/runs of the folder \`loopdeck run\` was started in)`);
+    expect(r.stdout).toBe(`no runs under ${path.join(cwd, '.loopdeck', 'runs')} (a run is recorded under .loopdeck/runs of the folder \`${self(cwd)} run\` was started in)`);
     expect((await execa('node', [cli, 'runs', '--json'], { cwd })).stdout).toBe('');
   });
 
@@ -227,7 +232,7 @@ describe('loopdeck runs, edge cases', () => {
     for (const args of [['runs', 'nope'], ['runs', 'nope', '--json'], ['runs', 'nope', '--prune', '--yes']]) {
       const r = await execa('node', [cli, ...args], { cwd, reject: false });
       expect(r.exitCode, r.stderr).toBe(1);
-      expect(r.stderr).toBe(`loopdeck: ${path.join(cwd, 'nope')} is not a folder: pass the folder \`loopdeck run\` was started in`);
+      expect(r.stderr).toBe(`loopdeck: ${path.join(cwd, 'nope')} is not a folder: pass the folder \`${self(cwd)} run\` was started in`);
       expect(r.stdout).toBe('');
     }
   });
@@ -239,7 +244,10 @@ describe('loopdeck runs, edge cases', () => {
     const negative = await execa('node', [cli, 'runs', '--prune', '--older-than=-1d'], { cwd, reject: false });
     expect([negative.exitCode, negative.stderr]).toEqual([1, 'loopdeck: --older-than "-1d": expected a duration such as 7d, 12h, 90m, 1h30m or 0s']);
     const yes = await execa('node', [cli, 'runs', '--yes'], { cwd, reject: false });
-    expect([yes.exitCode, yes.stderr]).toEqual([1, 'loopdeck: --yes goes with --prune (loopdeck runs --prune --yes)']);
+    expect([yes.exitCode, yes.stderr]).toEqual([1, `loopdeck: --yes goes with --prune (${self(cwd)} runs --prune --yes)`]);
+    // The command it prints runs as printed, where it was printed.
+    const printed = /\((.+)\)$/.exec(yes.stderr)![1]!;
+    expect((await execa('sh', ['-c', printed], { cwd, reject: false })).exitCode).toBe(0);
   });
 
   it('--prune on a terminal asks y/N: Enter keeps the copy, y removes it', { timeout: 90_000 }, async () => {

@@ -12,7 +12,7 @@
  */
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { shellQuote } from './map.js';
+import { shellQuote } from '../../text/shell-quote.js';
 import type { BridgeCli } from './protocol.js';
 
 /** What the command agent adds to its command: environment variables and words appended. */

@@ -11,6 +11,7 @@ import path from 'node:path';
 import { describeError } from '../errors.js';
 import { confine, gitConfigFile, gitInternalReason, harnessInternalReason, showPath, type HarnessPath } from '../workspace-path.js';
 import type { BridgeCli } from './protocol.js';
+import { shellQuote } from '../../text/shell-quote.js';
 
 /** A call as loopdeck's rules judge it. */
 export interface JudgedCall {
@@ -35,10 +36,6 @@ const READ_TOOLS = new Set(['Read', 'read_file']);
 const PATCH_TOOLS = new Set(['apply_patch']);
 const PATH_KEYS = ['file_path', 'absolute_path', 'notebook_path', 'path'] as const;
 
-/** POSIX single quoting: `it's` → `'it'\''s'`. */
-export function shellQuote(word: string): string {
-  return /^[A-Za-z0-9_./:=@%+-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
-}
 
 /**
  * The script of a command line that only runs a shell on one word (`/bin/bash -lc 'npm test'`,
