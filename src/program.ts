@@ -63,8 +63,8 @@ async function policyOrExit(file: string, otherFile?: (self: string) => string):
   return configOrExit(async () => loadPolicy(file, { self, ...(otherFile ? { otherFile: otherFile(self) } : {}) }));
 }
 
-/** The help's width: the terminal's it is shown in; 88 columns elsewhere (a pipe, a file). */
-const HELP_WIDTH = process.stdout.isTTY && process.stdout.columns > 0 ? Math.max(40, process.stdout.columns) : 88;
+/** The help's width: one column less than the terminal it is shown in (a row that fills the last column wraps in some terminals); 88 columns elsewhere (a pipe, a file). */
+const HELP_WIDTH = process.stdout.isTTY && process.stdout.columns > 0 ? Math.max(40, process.stdout.columns - 1) : 88;
 
 /** `text` in rows of at most `width` characters, broken at spaces (a longer word stays whole). */
 function wrapPlain(text: string, width: number, indent = ''): string[] {
