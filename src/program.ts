@@ -348,12 +348,12 @@ export function buildProgram(): Command {
       }
       const file = positional ?? options.config ?? 'loop.yaml';
       const policy = await policyOrExit(file, (self) => `its path: ${self} validate <file>`);
-      // Everything `run` checks before it starts, every error at once.
+      // Everything `run` checks before it starts, every error at once, and every warning with them.
       const { assertPreflight, inPlaceWarning, preflightWarnings } = await import('./preflight.js');
       // Named as given (relative stays relative), as the loader's own errors name it.
-      await configOrExit(async () => assertPreflight(policy, file));
       const inPlace = await inPlaceWarning(policy, file);
       for (const warning of [...preflightWarnings(policy, file), ...(inPlace ? [inPlace] : [])]) printError(`loopdeck: warning: ${warning}`);
+      await configOrExit(async () => assertPreflight(policy, file));
       const { builtinGatesWarning } = await import('./hooks/index.js');
       const gates = builtinGatesWarning(policy);
       if (gates) printError(`loopdeck: ${gates}`);

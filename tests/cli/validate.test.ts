@@ -55,6 +55,15 @@ describe('validate checks what run checks', { timeout: 60_000 }, () => {
     expect(JSON.parse(result.stdout)).toMatchObject({ goal: { objective: 'fix it' } });
   });
 
+  it('errors do not hide warnings: a broken transcript and approval rules naming no tool are reported in one pass', async () => {
+    const file = write(`${CONFIG}approval:\n  default: ask\n  allow: [shel]\n  deny: [rm_rf]\n`, 'turns:\n  - thougth: hm\n');
+    const checked = await validate(file);
+    expect(checked.exitCode).toBe(1);
+    expect(checked.stderr).toMatch(/approval\.allow\[0\]: the rule names "shel", which is not a tool/);
+    expect(checked.stderr).toMatch(/approval\.deny\[0\]: the rule names "rm_rf", which is not a tool/);
+    expect(checked.stderr).toMatch(/turns\[0\]\.thougth: unknown key/);
+  });
+
   it('a broken agent transcript: validate refuses it as run does, naming the transcript', async () => {
     const file = write(CONFIG, 'turns:\n  - thougth: hm\n');
     const checked = await validate(file);
