@@ -646,7 +646,12 @@ const loopSchema = z
       .describe('Commands that must pass for the goal to be met: the agent saying so is not enough.'),
     approval: z
       .strictObject({
-        default: z.enum(['ask', 'allow', 'deny']).default('ask').describe('What a tool call no rule matches gets.'),
+        default: z
+          .enum(['ask', 'allow', 'deny'])
+          .default('ask')
+          .describe(
+            'What a tool call no rule matches gets. `allow` never allows a shell command that is compound (`;`, `&&`, `|`) or dynamic (`$HOME`, `$(…)`, globs): the approval gate asks about it (denied without a terminal), unless `builtin_gates: off`.',
+          ),
         allow: z.array(approvalRule).default([]).describe('Rules like `read_file` (a whole tool) or `shell: git status` (a literal command prefix).'),
         deny: z.array(approvalRule).default([]).describe('Checked against every part of a command; wins over allow.'),
         timeout: durationOrUnlimited(TIMER_BOUND).prefault('30m').describe('An approval waiting longer than this is denied, never approved.'),
