@@ -17,6 +17,7 @@ import { newGoal } from '../../src/engine/goal.js';
 import { HookRegistry } from '../../src/engine/hooks.js';
 import { parsePolicy, type LoopPolicy } from '../../src/engine/policy.js';
 import { Session } from '../../src/engine/session.js';
+import { fold } from '../../src/engine/fold.js';
 import type { AgentTurn } from '../../src/engine/types.js';
 import { FLAT_OBSERVER } from '../support/flat-observer.js';
 
@@ -216,6 +217,11 @@ describe('the circuit breaker', () => {
     expect(outcome.reason).toBe('aborted');
     const report = JSON.parse(readFileSync(path.join(runDir, 'failure-report.json'), 'utf8'));
     expect(report.stash.status).toBe('not_a_git_repo');
+    // The report's usage is the budget's at the abort: the wall clock counted up to it (the clock here ticks a second a read).
+    const state = fold(run.events);
+    expect(report.budget.usage.wall_clock_seconds).toBeGreaterThan(state.usage.wall_clock_seconds - 5);
+    expect(report.budget.usage.wall_clock_seconds).toBeLessThanOrEqual(state.usage.wall_clock_seconds);
+    expect(report.budget.usage.turns).toBe(state.usage.turns + state.failedTurns);
     expect(readFileSync(path.join(dir, 'keep.txt'), 'utf8')).toBe('keep');
   });
 });

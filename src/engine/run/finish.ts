@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { recordAbort, stashSummary } from '../abort.js';
 import { describeError } from '../errors.js';
+import { budgetUsage } from '../fold.js';
 import type { DoneReason } from '../machine.js';
 import type { Finish } from '../reasons.js';
 import type { RunContext } from './context.js';
@@ -44,13 +45,15 @@ export async function abortRun(ctx: AbortContext, reason: string): Promise<LoopO
   const { runDir, workspace } = ctx.options;
   if (runDir) {
     try {
+      const now = ctx.clock();
       const { report, path: file } = await recordAbort({
         reason,
-        now: ctx.clock(),
+        now,
         session: ctx.options.id,
         workspace,
         goal: ctx.state.goal!,
-        budget: { limits: ctx.state.limits, usage: ctx.state.usage },
+        // Usage as the budget counts it now: the wall clock up to the abort, failed turns among the turns.
+        budget: { limits: ctx.state.limits, usage: budgetUsage(ctx.state, now) },
         events: ctx.recent,
         runDir,
         progressFile: path.resolve(workspace, laps.progress_file),
