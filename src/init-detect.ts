@@ -356,6 +356,8 @@ function join(...parts: string[]): string {
 const NPM_PLACEHOLDER = /no test specified/;
 /** Words before a runner that only find it (`npx vitest`, `pnpm exec jest`, `yarn jest`). */
 const FINDERS: Record<string, number> = { npx: 1, yarn: 1, 'pnpm exec': 2, 'npm exec': 2 };
+/** pnpm's own commands: `pnpm <anything else>` runs that program of the project's packages. */
+const PNPM_COMMANDS: ReadonlySet<string> = new Set(['run', 'exec', 'dlx', 'test', 't', 'install', 'i', 'add', 'remove', 'update', 'start', 'create', 'why', 'list', 'ls', '']);
 /** How many `npm run <script>` steps are followed. */
 const SCRIPT_HOPS = 3;
 
@@ -499,7 +501,12 @@ function commandRunner(look: Look, scripts: Record<string, unknown>, command: Sc
     const target = value(2);
     const rest = words.slice(3).filter((word) => word.value !== '-s' && word.value !== '--silent');
     const other = target === null ? undefined : scripts[target];
-    if (typeof other === 'string' && rest.length === 0 && prefix === '' && hops < SCRIPT_HOPS) return scriptRunner(look, scripts, other, target!, hops + 1);
+    if (typeof other === 'string' && rest.length === 0 && prefix === '' && hops < SCRIPT_HOPS) {
+      // npm runs `pre<script>` before `<script>` (pnpm and yarn 2+ do not; npm's is the safer reading: it may build).
+      const pre = `pre${target}`;
+      const runner = scriptRunner(look, scripts, other, target!, hops + 1);
+      return value(0) === 'npm' && typeof scripts[pre] === 'string' ? afterSteps(runner, [`npm run ${pre}`], `npm's ${pre} script`) : runner;
+    }
   }
   for (const [finder, count] of Object.entries(FINDERS)) {
     if (finder.split(' ').every((word, i) => value(i) === word)) {
@@ -508,6 +515,8 @@ function commandRunner(look: Look, scripts: Record<string, unknown>, command: Sc
       break;
     }
   }
+  // `pnpm vitest run`: pnpm runs a package's program by its name, as npx does.
+  if (value(0) === 'pnpm' && !PNPM_COMMANDS.has(value(1) ?? '')) words = words.slice(1);
   const program = value(0) === null ? null : path.basename(value(0)!);
   const args = words.slice(1).map((word) => word.raw);
   const because = (runner: string) => `${shown} runs ${runner} (${JSON.stringify(script)})`;
