@@ -110,6 +110,22 @@ describe('replay console', () => {
   });
 });
 
+describe('the command bar in a replay', () => {
+  test('an unknown command suggests only what a replay answers', async () => {
+    const { store, controller } = createReplay(events, vi.fn());
+    const c = await renderStore(store, { controller, rows: 30 });
+    await c.waitForFrame('replay ');
+    await c.press('/');
+    for (const ch of 'nonsense') await c.press(ch);
+    await c.press(KEY.enter);
+    const frame = await c.waitForFrame('✗ unknown command');
+    const rows = frame.split('\n');
+    expect(rows.filter((r) => r.startsWith('✗'))).toEqual(['✗ unknown command "/nonsense"; a replay answers only /goal status and /help']);
+    expect(frame).not.toContain('/goal redirect');
+    expect(frame).not.toContain('/budget');
+  });
+});
+
 describe('replay index', () => {
   test('the state at any event equals the fold of the events up to it, through cached snapshots', async () => {
     // A long run of thought-only turns: a few thousand events.
