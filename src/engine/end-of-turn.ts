@@ -68,8 +68,8 @@ export function afterBudget(state: SessionState, policy: DecisionPolicy, exceede
   if (policy.budget.on_exhausted === 'abort') {
     return { kind: 'finish', finish: { reason: 'aborted', summary: `the ${name} budget is spent (${spentText(dimension, used, limit)})`, abort: true } };
   }
-  // The amounts in the dimension's unit; the raise as `/budget` and `e` will name it.
-  const [spentUsed, spentLimit] = formatBudgetAmounts(dimension, [used, limit]);
+  // The amounts in the dimension's unit (dollars with the digits the increment needs too); the raise as `/budget` and `e` will name it.
+  const [spentUsed, spentLimit] = formatBudgetAmounts(dimension, [used, limit, by]);
   const raise = raiseAmounts(dimension, limit, by).added;
   return {
     kind: 'pause',
