@@ -133,19 +133,19 @@ function parseBudget(line: string): ParsedOperatorCommand {
   return { ok: true, command: { kind: 'extend-budget', dimension, by } };
 }
 
-/** Which commands the console answers: all of them in a run; in a replay only those that change nothing. */
+/** Which commands the console answers: all of them in a run; in a replay or a followed session only those that change nothing. */
 export type CommandSet = 'all' | 'read-only';
 
 /** What an unknown command's answer suggests, by the commands the console answers. */
 const TRY: Readonly<Record<CommandSet, string>> = {
   all: 'try /goal status, /goal add-constraint <text>, /goal redirect <text>, /budget <dimension> +N, /stop, /stop --abort',
-  'read-only': 'a replay answers only /goal status and /help',
+  'read-only': 'only /goal status and /help are answered here: nothing can be changed',
 };
 
 /**
  * Parses one command-bar line (leading and trailing blanks ignored; the leading `/` may be
  * left out: `goal status`). Never throws. `commands`: what the console answers, for the
- * suggestion after an unknown command (a replay lists only its read-only commands).
+ * suggestion after an unknown command (a replay or a followed session lists only its read-only commands).
  * @returns the typed command, or a message saying what is wrong and what would be right
  */
 export function parseOperatorCommand(line: string, commands: CommandSet = 'all'): ParsedOperatorCommand {
