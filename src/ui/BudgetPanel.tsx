@@ -137,6 +137,7 @@ export const BudgetPanel = React.memo(function BudgetPanel({ width, compact = fa
     label: LABEL[d],
     short: SHORT[d],
     percent: percentText(d, 'no limit'),
+    percentShort: percentText(d, '∞'),
     value: `${shown(d)}/${limits[d] === null ? '∞' : amounts(d)[1]}`,
   }));
   if (context) texts.push({ label: 'context', short: 'ctx', percent: `~${percent(context.tokens, context.window)}%`, value: `~${tokensShort(context.tokens)}/${tokensShort(context.window)}` });
@@ -153,7 +154,7 @@ export const BudgetPanel = React.memo(function BudgetPanel({ width, compact = fa
                 <Text bold={exhausted === d} inverse={exhausted === d} color={exhausted === d ? theme.danger : theme.muted}>
                   {cell.label}
                 </Text>
-                <Text color={colour(d)}> {texts[i]!.percent}</Text>
+                <Text color={colour(d)}> {cell.percent}</Text>
               </Line>
             </Box>
           );
@@ -162,7 +163,7 @@ export const BudgetPanel = React.memo(function BudgetPanel({ width, compact = fa
           <Box width={contextCell.width} flexShrink={0}>
             <Line width={contextCell.width - 1}>
               <Text color={theme.muted}>{contextCell.label}</Text>
-              <Text color={contextColour(context)}> {texts.at(-1)!.percent}</Text>
+              <Text color={contextColour(context)}> {contextCell.percent}</Text>
             </Line>
           </Box>
         ) : null}

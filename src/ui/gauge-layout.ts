@@ -14,6 +14,8 @@ export interface GaugeText {
   short: string;
   /** The percent (`105%`, `≥3%`, `no limit`). */
   percent: string;
+  /** The percent when even the short label leaves no room for it (`∞` for `no limit`); default: the percent. */
+  percentShort?: string;
   /** Used over limit (`8.8s/1h30m3s`). */
   value: string;
 }
@@ -24,6 +26,8 @@ export interface GaugeCell {
   width: number;
   /** The first row's label, the long one when it fits with the percent in `width - 1` cells, else the short one (the row cuts what still does not fit). */
   label: string;
+  /** The first row's percent: the short form only when the short label leaves no room for the percent. */
+  percent: string;
   /** Cells of the bar before the amounts; 0: no bar (too little room for one of {@link MIN_BAR}). */
   bar: number;
   value: string;
@@ -36,11 +40,11 @@ const MIN_CELL = 2;
 
 /**
  * The cells a gauge's column needs (its blank cell included): at least (the short label
- * and percent, the amounts), for its long label, and with a bar as well.
+ * and the short percent, the amounts), for its long label, and with a bar as well.
  */
 function needs(g: GaugeText): [least: number, labelled: number, wanted: number] {
   const value = cellWidth(g.value);
-  const least = Math.max(cellWidth(`${g.short} ${g.percent}`), value) + 1;
+  const least = Math.max(cellWidth(`${g.short} ${g.percentShort ?? g.percent}`), value) + 1;
   const labelled = Math.max(cellWidth(`${g.label} ${g.percent}`), value) + 1;
   return [least, labelled, Math.max(labelled, value + 1 + MIN_BAR + 1)];
 }
@@ -101,7 +105,8 @@ export function layoutGauges(width: number, gauges: readonly GaugeText[]): Gauge
     const w = widths[i]!;
     const inner = w - 1;
     const label = cellWidth(`${g.label} ${g.percent}`) <= inner ? g.label : g.short;
+    const percent = cellWidth(`${label} ${g.percent}`) <= inner ? g.percent : (g.percentShort ?? g.percent);
     const bar = inner - cellWidth(g.value) - 1;
-    return { width: w, label, bar: bar >= MIN_BAR ? bar : 0, value: g.value };
+    return { width: w, label, percent, bar: bar >= MIN_BAR ? bar : 0, value: g.value };
   });
 }

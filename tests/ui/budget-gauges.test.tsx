@@ -74,7 +74,7 @@ const UNLIMITED: Amounts = { turns: [3, null], tool_calls: [4_000_000_000, null]
 
 const BAR = /^[░█·]+$/;
 /** Words a label row may hold: labels long and short, percents, `no limit`, and a word cut with `…`. */
-const LABEL_WORD = /^(?:turns|tool|calls|tools|wall|clock|tokens|cost|context|ctx|no|limit|[≥~]?\d+%|\?|.*…)$/;
+const LABEL_WORD = /^(?:turns|tool|calls|tools|wall|clock|tokens|cost|context|ctx|no|limit|∞|[≥~]?\d+%|\?|.*…)$/;
 
 describe('the gauges never run into each other', () => {
   const widths = Array.from({ length: 161 }, (_, i) => 40 + i);
