@@ -165,3 +165,15 @@ export function raisedLimit(dimension: BudgetDimension, limit: number, by: numbe
   const sum = limit + by;
   return dimension === 'cost_usd' ? Number(sum.toPrecision(12)) : sum;
 }
+
+/**
+ * A raise of `by` on the limit `current` as every message shows it (the pause prompt's
+ * suggestion, `/budget`'s answer, `e`'s notice): the limit it makes (as the log records it,
+ * {@link raisedLimit}) and the three amounts in the dimension's unit, dollars sharing their
+ * decimals (`$0.02`, `$1.00`, `$1.02`), so one raise reads the same wherever it is named.
+ */
+export function raiseAmounts(dimension: BudgetDimension, current: number, by: number): { limit: number; was: string; added: string; made: string } {
+  const limit = raisedLimit(dimension, current, by);
+  const [was, added, made] = formatBudgetAmounts(dimension, [current, by, limit]);
+  return { limit, was: was!, added: added!, made: made! };
+}

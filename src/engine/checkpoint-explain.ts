@@ -4,6 +4,7 @@
  * the declared way, or why none did, and where the stagnation counter stands.
  */
 import type { CheckpointRecord, SignalDiff } from './types.js';
+import { counted } from '../text/count.js';
 
 /** How one signal moved, e.g. `observed.failing_target_tests 3 → 2 (decrease wanted)`. */
 function describeMove(diff: SignalDiff): string {
@@ -52,7 +53,7 @@ export function explainCheckpoint(record: CheckpointRecord): string {
   switch (record.status) {
     case 'BASELINE': {
       const n = baselineClaims(record);
-      const starting = n > 0 ? `, and its ${n} claim(s) are the starting point, not progress` : '';
+      const starting = n > 0 ? `, and its ${counted(n, 'claim')} ${n === 1 ? 'is' : 'are'} the starting point, not progress` : '';
       const first = record.baseline
         ? 'taken at the run start, before the first turn: what the next checkpoint is compared with'
         : record.index > 0

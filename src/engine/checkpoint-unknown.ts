@@ -8,6 +8,7 @@ import { metricNames } from './parsers/index.js';
 import type { ObserverSpec, Observation } from './observe.js';
 import type { Step } from './decide.js';
 import type { CheckpointInput, CheckpointRecord, SignalDiff } from './types.js';
+import { counted } from '../text/count.js';
 
 /** `UNKNOWN` checkpoints in a row at which `stagnation.on_unknown` is performed. */
 export const UNKNOWN_ALERT_IN_ROW = 2;
@@ -92,7 +93,7 @@ function metricsOf(spec: ObserverSpec): string[] {
 export function afterUnknown(record: CheckpointRecord, action: 'alert' | 'pause' | 'stop'): { step: Step | null } | null {
   const inRow = record.unknown_in_row ?? 0;
   if (record.status !== 'UNKNOWN' || inRow < UNKNOWN_ALERT_IN_ROW) return null;
-  const summary = `UNKNOWN: ${inRow} checkpoints in a row measured none of the tracked signals (${record.unknown_why ?? 'not measured'})`;
+  const summary = `UNKNOWN: ${counted(inRow, 'checkpoint')} in a row measured none of the tracked signals (${record.unknown_why ?? 'not measured'})`;
   if (action === 'alert') return { step: null };
   if (action === 'stop') return { step: { kind: 'finish', finish: { reason: 'stopped', summary } } };
   return { step: { kind: 'pause', reason: { kind: 'stagnation' }, prompt: `${summary}. Fix the observers and continue, redirect the goal (/goal redirect <text>), or stop?` } };

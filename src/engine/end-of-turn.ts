@@ -14,7 +14,7 @@
  * Pure: decisions from the folded state, as values.
  */
 import { exceededDimension } from './budget.js';
-import { budgetName, formatBudgetAmounts, spentText } from './budget-units.js';
+import { budgetName, formatBudgetAmounts, raiseAmounts, spentText } from './budget-units.js';
 import { verifiedThisStep, type DecisionPolicy, type Intents, type Now, type Step } from './decide.js';
 import { activeSeconds, type SessionState } from './fold.js';
 import type { BudgetDimension } from './types.js';
@@ -68,8 +68,9 @@ export function afterBudget(state: SessionState, policy: DecisionPolicy, exceede
   if (policy.budget.on_exhausted === 'abort') {
     return { kind: 'finish', finish: { reason: 'aborted', summary: `the ${name} budget is spent (${spentText(dimension, used, limit)})`, abort: true } };
   }
-  // The amounts in the dimension's unit, dollars with the digits the increment needs too.
-  const [spentUsed, spentLimit, raise] = formatBudgetAmounts(dimension, [used, limit, by]);
+  // The amounts in the dimension's unit (dollars with the digits the increment needs too); the raise as `/budget` and `e` will name it.
+  const [spentUsed, spentLimit] = formatBudgetAmounts(dimension, [used, limit, by]);
+  const raise = raiseAmounts(dimension, limit, by).added;
   return {
     kind: 'pause',
     reason: { kind: 'budget_exceeded', dimension },

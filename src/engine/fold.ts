@@ -29,6 +29,7 @@ import type {
   ToolCall,
   ToolResult,
 } from './types.js';
+import { counted } from '../text/count.js';
 
 /** One tool call and what became of it. */
 export interface ToolRecord {
@@ -545,7 +546,7 @@ const REDUCERS: { readonly [T in EventType]: Reducer<T> } = {
     raiseAlert(s, { seq: e.seq, kind: 'stagnation', message }, { kind: 'stagnation' });
   },
   'checkpoint.unknown': (s, e) => {
-    const message = `UNKNOWN: ${e.data.in_row} checkpoints in a row measured nothing (turn ${e.data.iteration}): ${e.data.why}`;
+    const message = `UNKNOWN: ${counted(e.data.in_row, 'checkpoint')} in a row measured nothing (turn ${e.data.iteration}): ${e.data.why}`;
     raiseAlert(s, { seq: e.seq, kind: 'unknown', message }, { kind: 'unknown' });
   },
   'repetition.detected': (s, e) => foldRepetition(s, e),

@@ -133,12 +133,22 @@ function parseBudget(line: string): ParsedOperatorCommand {
   return { ok: true, command: { kind: 'extend-budget', dimension, by } };
 }
 
+/** Which commands the console answers: all of them in a run; in a replay or a followed session only those that change nothing. */
+export type CommandSet = 'all' | 'read-only';
+
+/** What an unknown command's answer suggests, by the commands the console answers. */
+const TRY: Readonly<Record<CommandSet, string>> = {
+  all: 'try /goal status, /goal add-constraint <text>, /goal redirect <text>, /budget <dimension> +N, /stop, /stop --abort',
+  'read-only': 'only /goal status and /help are answered here: nothing can be changed',
+};
+
 /**
  * Parses one command-bar line (leading and trailing blanks ignored; the leading `/` may be
- * left out: `goal status`). Never throws.
+ * left out: `goal status`). Never throws. `commands`: what the console answers, for the
+ * suggestion after an unknown command (a replay or a followed session lists only its read-only commands).
  * @returns the typed command, or a message saying what is wrong and what would be right
  */
-export function parseOperatorCommand(line: string): ParsedOperatorCommand {
+export function parseOperatorCommand(line: string, commands: CommandSet = 'all'): ParsedOperatorCommand {
   const typed = line.trim();
   // The slash is what opens the bar; a line that lost it (Ctrl+U clears it too) still names its command.
   const trimmed = /^(goal|budget|stop|help|reload)(\s|$)/.test(typed) ? `/${typed}` : typed;
@@ -158,7 +168,7 @@ export function parseOperatorCommand(line: string): ParsedOperatorCommand {
     return trimmed === '/reload' ? { ok: true, command: { kind: 'reload' } } : { ok: false, message: 'usage: /reload (reads the run\'s loop.yaml again; it takes no argument)' };
   }
   const word = trimmed.split(/\s/)[0] || '(empty)';
-  return { ok: false, message: `unknown command "${word}"; try /goal status, /goal add-constraint <text>, /goal redirect <text>, /budget <dimension> +N, /stop, /stop --abort` };
+  return { ok: false, message: `unknown command "${word}"; ${TRY[commands]}` };
 }
 
 /** What carries out operator commands: the session, or the console's controller in front of it. */

@@ -1,6 +1,6 @@
 import type { SessionState } from './fold.js';
 import { watchChildren, type ChildStart } from './children.js';
-import { budgetBoundText, BUDGET_LIMIT_MAX, formatBudgetAmounts, raisedLimit } from './budget-units.js';
+import { budgetBoundText, BUDGET_LIMIT_MAX, raiseAmounts } from './budget-units.js';
 import { RunInterrupted, SessionStateError, UsageError } from './errors.js';
 import type { LoopEvent } from './events.js';
 import { goalStatusText, type GoalDirective } from './goal.js';
@@ -206,8 +206,7 @@ export class Session {
     const current = state.limits[dimension];
     if (current === null) return { ok: false, message: `${shown} is unlimited` };
     // A limit loop.yaml would refuse is no limit either: past the bound of its field.
-    const limit = raisedLimit(dimension, current, by);
-    const [was, added, made] = formatBudgetAmounts(dimension, [current, by, limit]);
+    const { limit, was, added, made } = raiseAmounts(dimension, current, by);
     if (!(limit <= BUDGET_LIMIT_MAX[dimension])) {
       return { ok: false, message: `the ${shown} limit can be at most ${budgetBoundText(dimension)}; it is ${was}, and +${added} would make it ${made}` };
     }

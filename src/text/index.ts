@@ -2,3 +2,4 @@
 export { isUnsafeCodePoint, sanitize, truncate, UNSAFE_PATTERN, UNSAFE_RANGES } from './sanitize.js';
 export { toJson } from './json.js';
 export { guardConsole, printError, printJson, printLine } from './print.js';
+export { counted } from './count.js';

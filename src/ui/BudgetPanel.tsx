@@ -5,6 +5,7 @@ import { BUDGET_DIMENSIONS, type BudgetDimension } from '../engine/types.js';
 import { useConsole } from './context.js';
 import type { ContextGauge } from './context-gauge.js';
 import { gauge, gaugeAmounts, percent } from './format.js';
+import { layoutGauges, type GaugeCell, type GaugeText } from './gauge-layout.js';
 import { Line } from './Line.js';
 import { theme, type Colour } from './theme.js';
 import { useNow } from './use-now.js';
@@ -131,59 +132,67 @@ export const BudgetPanel = React.memo(function BudgetPanel({ width, compact = fa
       </Box>
     );
   }
-  const cell = Math.max(12, Math.floor(width / (BUDGET_DIMENSIONS.length + (context ? 1 : 0))));
+  // Every gauge's column ends in a blank cell (gauge-layout.ts): long amounts never run into the next gauge.
+  const texts: GaugeText[] = BUDGET_DIMENSIONS.map((d) => ({
+    label: LABEL[d],
+    short: SHORT[d],
+    percent: percentText(d, 'no limit'),
+    percentShort: percentText(d, '∞'),
+    value: `${shown(d)}/${limits[d] === null ? '∞' : amounts(d)[1]}`,
+  }));
+  if (context) texts.push({ label: 'context', short: 'ctx', percent: `~${percent(context.tokens, context.window)}%`, value: `~${tokensShort(context.tokens)}/${tokensShort(context.window)}` });
+  const cells = layoutGauges(width, texts);
+  const contextCell = context ? cells[BUDGET_DIMENSIONS.length]! : null;
   return (
     <Box flexDirection="column" height={2} flexShrink={0}>
       <Box>
-        {BUDGET_DIMENSIONS.map((d) => {
+        {BUDGET_DIMENSIONS.map((d, i) => {
+          const cell = cells[i]!;
           return (
-            <Box key={d} width={cell} flexShrink={0}>
-              <Line width={cell}>
+            <Box key={d} width={cell.width} flexShrink={0}>
+              <Line width={cell.width - 1}>
                 <Text bold={exhausted === d} inverse={exhausted === d} color={exhausted === d ? theme.danger : theme.muted}>
-                  {LABEL[d]}
+                  {cell.label}
                 </Text>
-                <Text color={colour(d)}> {percentText(d, 'no limit')}</Text>
+                <Text color={colour(d)}> {cell.percent}</Text>
               </Line>
             </Box>
           );
         })}
-        {context ? (
-          <Box width={cell} flexShrink={0}>
-            <Line width={cell}>
-              <Text color={theme.muted}>context</Text>
-              <Text color={contextColour(context)}> ~{percent(context.tokens, context.window)}%</Text>
+        {context && contextCell ? (
+          <Box width={contextCell.width} flexShrink={0}>
+            <Line width={contextCell.width - 1}>
+              <Text color={theme.muted}>{contextCell.label}</Text>
+              <Text color={contextColour(context)}> {contextCell.percent}</Text>
             </Line>
           </Box>
         ) : null}
       </Box>
       <Box>
-        {BUDGET_DIMENSIONS.map((d) => {
-          const value = `${shown(d)}/${limits[d] === null ? '∞' : amounts(d)[1]}`;
-          const bar = Math.max(3, cell - value.length - 2);
+        {BUDGET_DIMENSIONS.map((d, i) => {
+          const cell = cells[i]!;
           return (
-            <Box key={d} width={cell} flexShrink={0}>
-              <Line width={cell}>
-                <Text color={colour(d)}>{gauge(used[d], limits[d], bar)}</Text>
-                <Text bold={exhausted === d}> {value}</Text>
+            <Box key={d} width={cell.width} flexShrink={0}>
+              <Line width={cell.width - 1}>
+                {cell.bar > 0 ? <Text color={colour(d)}>{gauge(used[d], limits[d], cell.bar)} </Text> : null}
+                <Text bold={exhausted === d}>{cell.value}</Text>
               </Line>
             </Box>
           );
         })}
-        {context ? <ContextCell context={context} cell={cell} /> : null}
+        {context && contextCell ? <ContextCell context={context} cell={contextCell} /> : null}
       </Box>
     </Box>
   );
 });
 
 /** The second row of the context gauge: bar and estimated tokens of the window. */
-function ContextCell({ context, cell }: { context: ContextGauge; cell: number }) {
-  const value = `~${tokensShort(context.tokens)}/${tokensShort(context.window)}`;
-  const bar = Math.max(3, cell - value.length - 2);
+function ContextCell({ context, cell }: { context: ContextGauge; cell: GaugeCell }) {
   return (
-    <Box width={cell} flexShrink={0}>
-      <Line width={cell}>
-        <Text color={contextColour(context)}>{gauge(context.tokens, context.window, bar)}</Text>
-        <Text> {value}</Text>
+    <Box width={cell.width} flexShrink={0}>
+      <Line width={cell.width - 1}>
+        {cell.bar > 0 ? <Text color={contextColour(context)}>{gauge(context.tokens, context.window, cell.bar)} </Text> : null}
+        <Text>{cell.value}</Text>
       </Line>
     </Box>
   );

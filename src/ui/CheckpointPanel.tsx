@@ -8,6 +8,7 @@ import { Rows } from './Rows.js';
 import { targetTestRows } from './target-tests-rows.js';
 import { sanitize, wrapWords } from './text.js';
 import { theme, type Colour } from './theme.js';
+import { counted } from '../text/index.js';
 
 const MOVE: Record<SignalDiff['move'], { mark: string; colour: Colour }> = {
   baseline: { mark: 'baseline', colour: theme.muted },
@@ -91,7 +92,7 @@ export const CheckpointPanel = React.memo(function CheckpointPanel({ height, wid
   if (!current || !diff) {
     return (
       <Box height={height} flexShrink={0}>
-        <Line width={width} color={theme.muted}>No checkpoint yet{every > 0 ? ` (one every ${every} iterations)` : ''}.</Line>
+        <Line width={width} color={theme.muted}>No checkpoint yet{every > 0 ? ` (one every ${every === 1 ? 'iteration' : counted(every, 'iteration')})` : ''}.</Line>
       </Box>
     );
   }
@@ -173,7 +174,7 @@ export const CheckpointPanel = React.memo(function CheckpointPanel({ height, wid
     <Line width={width} key="eh">
       <Text bold color={theme.claim}>evidence </Text>
       <Text color={theme.muted}>
-        {diff.evidence.length === 0 ? 'none claimed' : `${diff.evidence.length} claim(s), ${newClaims.length} new (not claimed at an earlier checkpoint)`}
+        {diff.evidence.length === 0 ? 'none claimed' : `${counted(diff.evidence.length, 'claim')}, ${newClaims.length} new (not claimed at an earlier checkpoint)`}
       </Text>
     </Line>,
     ...diff.evidence.map((e, i) => (

@@ -7,12 +7,14 @@ import { describeEvent } from './describe.js';
 import { Line } from './Line.js';
 import { theme } from './theme.js';
 import { keysText } from './keymap.js';
-import { wrapCells, wrapWords, sanitize } from './text.js';
+import { wrapCells, wrapJoinable, wrapWords, sanitize } from './text.js';
 
 /** One row of the detail view; `dim` rows are what the agent reported about itself (its reasoning). */
 export interface DetailRow {
   text: string;
   dim: boolean;
+  /** A continuation of the row above (a line too long for one row): drawn from the first column, so rows copied together join back. */
+  flush?: boolean;
 }
 
 /**
@@ -31,21 +33,27 @@ export function eventDetailRows(event: LoopEvent, width: number): DetailRow[] {
   const rows = sanitize(json)
     .replace(/\t/g, '  ')
     .split('\n')
-    .flatMap((line) => wrapItem(line, cells))
-    .map((text) => ({ text, dim: false }));
+    .flatMap((line) => wrapItem(line, cells));
   if (!reasoning) return rows;
   const said = wrapCells(sanitize(reasoning).replace(/\t/g, '  '), cells - 2).map((text) => ({ text: `  ${text}`, dim: true }));
   return [...rows, { text: '', dim: false }, { text: 'reasoning (reported by the model, not observed):', dim: true }, ...said];
 }
 
-/** One line of the detail in rows of `cells`: a list item (`- text`) wraps at spaces with its text indented under it; other lines wrap at the width. */
-function wrapItem(line: string, cells: number): string[] {
+/**
+ * One line of the detail in rows of `cells`: a list item (`- text`) wraps at spaces with its
+ * text indented under it; any other line (a JSON string value: a path, a restore command)
+ * wraps at the width with its continuation rows drawn from the first column and nothing
+ * inserted, so copying the rows gives the value back ({@link wrapJoinable}).
+ */
+function wrapItem(line: string, cells: number): DetailRow[] {
   const item = /^(\s*)- /.exec(line);
-  if (!item) return wrapCells(line, cells);
-  const pad = item[0].length;
-  if (pad >= cells - 4) return wrapCells(line, cells);
+  const pad = item ? item[0].length : 0;
+  if (!item || pad >= cells - 4) {
+    // The first row keeps the panel's margin of one cell; continuation rows start at the first column.
+    return wrapJoinable(line, cells).map((text, i) => ({ text, dim: false, ...(i > 0 ? { flush: true } : {}) }));
+  }
   const [first = '', ...rest] = wrapWords(line.slice(pad), cells - pad);
-  return [`${item[0]}${first}`, ...rest.map((row) => `${' '.repeat(pad)}${row}`)];
+  return [`${item[0]}${first}`, ...rest.map((row) => `${' '.repeat(pad)}${row}`)].map((text) => ({ text, dim: false }));
 }
 
 /** A JSON line holding a string value (after an optional key), with the string's escaped text. */
@@ -113,7 +121,8 @@ export const EventDetail = React.memo(function EventDetail({ height, width }: { 
       </Line>
       {rows.slice(start, start + visible).map((row, i) => (
         <Line width={width} key={i} dimColor={row.dim}>
-          {' '}{row.text}
+          {row.flush ? '' : ' '}
+          {row.text}
         </Line>
       ))}
       <Line width={width} color={theme.muted}>

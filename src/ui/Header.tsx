@@ -43,7 +43,8 @@ function useGatesOff() {
 
 /**
  * Goal objective and run id (before the run's `session.start`, those the launcher knew:
- * `preparing` in the store); pattern, state, iteration, lap, elapsed time and the
+ * `preparing` in the store); pattern, state, iteration (as `max_iterations` counts them, failed
+ * turns included and named), lap, elapsed time and the
  * pattern's progress; in a replay, the event shown. `compact`: one row. A run without the
  * built-in approval gates says so first on the state row. Every row is cut by the console
  * to `width` cells (`Line`), never by Ink; on the title row the goal gives way first, the
@@ -54,7 +55,9 @@ export const Header = React.memo(function Header({ compact = false, width }: { c
   const run = useConsole((s) => s.session.session ?? s.preparing?.run ?? null);
   const pattern = useConsole((s) => s.session.pattern);
   const state = useConsole((s) => s.session.machine.state);
-  const turn = useConsole((s) => s.session.turn);
+  // Iterations as max_iterations counts them (the turns gauge, the budget): a failed turn is spent too.
+  const turn = useConsole((s) => s.session.usage.turns + s.session.failedTurns);
+  const failed = useConsole((s) => s.session.failedTurns);
   const maxTurns = useConsole((s) => s.session.limits.turns);
   const lap = useConsole((s) => s.session.lap);
   const maxLaps = useConsole((s) => s.session.maxLaps);
@@ -70,7 +73,7 @@ export const Header = React.memo(function Header({ compact = false, width }: { c
   const elapsed = useElapsed();
   const goal = objective === null ? '(not started)' : sanitize(objective, { oneLine: true });
   const lapText = maxLaps !== null ? `lap ${lap}/${maxLaps}` : null;
-  const iteration = `iteration ${turn}${maxTurns !== null ? `/${maxTurns}` : ''}`;
+  const iteration = `iteration ${turn}${maxTurns !== null ? `/${maxTurns}` : ''}${failed > 0 ? ` (${failed} failed)` : ''}`;
   const replay =
     replayIndex !== null ? (
       <Text color={theme.claim} bold>

@@ -8,6 +8,7 @@ import { shortDuration } from './format.js';
 import { keyHints, keysText, type ConsoleCommand, type Scope } from './keymap.js';
 import { Line } from './Line.js';
 import { caretColumn, LineView, useLineViewport } from './LineView.js';
+import { raisedPausePrompt } from './budget-pause.js';
 import { reloadPromptRows } from './reload-prompt.js';
 import { condenseBlanks, elideMiddle, headAndTail, argsTextOf, argsRows } from './prompt-layout.js';
 import { cellWidth, truncateCells, wrapWords, sanitize } from './text.js';
@@ -223,6 +224,7 @@ export function usePrompt(width: number, maxRows: number): PromptView | null {
   const scope = useConsole(pendingScope);
   const state = useConsole((s) => s.session.machine.state);
   const reload = useConsole((s) => s.session.reloadPending);
+  const raised = useConsole((s) => raisedPausePrompt(s.session));
   const reloadArmed = useConsole((s) => s.session.reloadPending !== null && s.armed === s.session.reloadPending.seq);
   const now = useNow(deadline !== null && pending?.kind === 'tool');
   const call = pending?.kind === 'tool' ? pending.call : null;
@@ -328,6 +330,7 @@ export function usePrompt(width: number, maxRows: number): PromptView | null {
     cause.kind === 'operator' ? 'Paused by the operator' : cause.kind === 'budget_exceeded' ? `Paused: budget_exceeded:${budgetName(cause.dimension)}` : `Paused: ${sanitize(pending.reason, { oneLine: true })}`;
   // The keys first, as for a tool call: the text takes what `maxRows` leaves (border, title, keys), at most three rows.
   const keyRows = keys();
-  const text = fitRows(wrapWords(sanitize(pending.prompt, { oneLine: true }), inner), Math.min(3, maxRows - 3 - keyRows.length), inner);
+  // Once the spent limit was raised past its use, the prompt says so instead of asking for a raise.
+  const text = fitRows(wrapWords(sanitize(raised ?? pending.prompt, { oneLine: true }), inner), Math.min(3, maxRows - 3 - keyRows.length), inner);
   return frame(theme.warn, [<Line width={inner} bold color={theme.warn}>{title}</Line>, ...text.map((row) => <Line width={inner}>{row}</Line>), ...keyRows]);
 }

@@ -1,7 +1,7 @@
 import React from 'react';
 import { Box, Text } from 'ink';
 import { useConsole } from './context.js';
-import { callEventHeld, shownCall, timelineCall, unmadeCallShown } from './tool-history.js';
+import { callEventHeld, pausedCall, shownCall, timelineCall, unmadeCallShown } from './tool-history.js';
 import type { ToolCall } from '../engine/index.js';
 import { Line } from './Line.js';
 import { Rows } from './Rows.js';
@@ -127,16 +127,20 @@ function UnmadeCall({ call, position, height, width }: { call: ToolCall; positio
  * stepped back with `[`, that earlier call, which stays while new calls arrive (End goes
  * back to the live call). The calls come from the session fold, which keeps every call of
  * the run; a call whose events the console no longer holds says so. At a repetition pause
- * the live view is the call the pause is about, not made yet ({@link UnmadeCall}).
+ * the live view is the call the pause is about, not made yet ({@link UnmadeCall}), and it
+ * counts as the last call whichever call is shown. Output the command wrote beyond what
+ * was kept says so (`truncated from N bytes`, as the timeline does).
  */
 export const ToolPanel = React.memo(function ToolPanel({ height, width }: { height: number; width: number }) {
   const unmade = useConsole(unmadeCallShown);
   const index = useConsole(shownCall);
   const how = useConsole((s) => (s.toolCall !== null ? 'earlier' : timelineCall(s) !== null ? 'selected' : 'live'));
   const record = useConsole((s) => (index === null ? undefined : s.session.tools[s.session.toolOrder[index]!]));
-  const count = useConsole((s) => s.session.toolOrder.length);
+  const made = useConsole((s) => s.session.toolOrder.length);
+  // At a repetition pause the call not made yet is the last of the run's calls, whichever call is shown: the count stays put while stepping.
+  const count = useConsole((s) => s.session.toolOrder.length + (pausedCall(s) ? 1 : 0));
   const held = useConsole((s) => index !== null && callEventHeld(s, index));
-  if (unmade) return <UnmadeCall call={unmade} position={count + 1} height={height} width={width} />;
+  if (unmade) return <UnmadeCall call={unmade} position={made + 1} height={height} width={width} />;
   if (!record || index === null) {
     return (
       <Box height={height} flexShrink={0}>
@@ -181,6 +185,7 @@ export const ToolPanel = React.memo(function ToolPanel({ height, width }: { heig
     ...argRows(args, width, held ? 'open the tool.call event (enter) for all' : "the run's events.jsonl has them all"),
     <Line width={width} color={theme.muted}>
       output{output.length > tail.length ? ` (last ${tail.length} of ${output.length} lines)` : ''}
+      {result?.truncated ? ` · truncated from ${result.output_bytes ?? '?'} bytes` : ''}
     </Line>,
     ...(outputText === ''
       ? [<Line width={width} color={theme.muted}> (none)</Line>]

@@ -3,6 +3,7 @@ import { assertNever, type LoopEvent } from '../engine/events.js';
 import { describeChanges } from '../engine/reload.js';
 import { budgetName, formatBudgetAmounts, formatUsd, spentText } from '../engine/budget-units.js';
 import { sanitize } from './text.js';
+import { counted } from '../text/index.js';
 
 /**
  * One line a person can read for each event in the timeline. Untrusted text is sanitized
@@ -27,9 +28,9 @@ function describeRaw(e: LoopEvent): string {
     case 'state.transition':
       return `${e.data.from} → ${e.data.to}`;
     case 'plan.draft':
-      return `plan drafted: ${e.data.steps.length} step(s)`;
+      return `plan drafted: ${counted(e.data.steps.length, 'step')}`;
     case 'plan.commit':
-      return `plan committed (${e.data.kind}): ${e.data.steps.length} step(s)${e.data.reason ? ` — ${clean(e.data.reason)}` : ''}`;
+      return `plan committed (${e.data.kind}): ${counted(e.data.steps.length, 'step')}${e.data.reason ? ` — ${clean(e.data.reason)}` : ''}`;
     case 'step.start':
       return `step ${e.data.step} started (${clean(e.data.title)})`;
     case 'step.end':
@@ -68,7 +69,7 @@ function describeRaw(e: LoopEvent): string {
     case 'stagnation.detected':
       return `STAGNATION_DETECTED ${e.data.counter}/${e.data.threshold} → ${e.data.action}`;
     case 'checkpoint.unknown':
-      return `UNKNOWN ${e.data.in_row} checkpoints in a row → ${e.data.action}: ${clean(e.data.why)}`;
+      return `UNKNOWN ${counted(e.data.in_row, 'checkpoint')} in a row → ${e.data.action}: ${clean(e.data.why)}`;
     case 'repetition.detected':
       return `repetition detected: ${e.data.count}× ${e.data.hash}`;
     case 'goal.revised':
@@ -78,7 +79,7 @@ function describeRaw(e: LoopEvent): string {
     case 'lap.end':
       return `lap ${e.data.lap} ended: ${e.data.outcome}${e.data.note ? ` (${clean(e.data.note)})` : ''}`;
     case 'workspace.snapshot':
-      return e.data.git ? `workspace tree ${e.data.tree?.slice(0, 8)}${e.data.new_commits ? `, ${e.data.new_commits} new commit(s)` : ''}` : 'workspace is not a git repo: progress unknown';
+      return e.data.git ? `workspace tree ${e.data.tree?.slice(0, 8)}${e.data.new_commits ? `, ${counted(e.data.new_commits, 'new commit')}` : ''}` : 'workspace is not a git repo: progress unknown';
     case 'agent.notice':
       return clean(e.data.text);
     case 'agent.message': {
@@ -107,8 +108,8 @@ function describeRaw(e: LoopEvent): string {
       return `reflection after attempt ${e.data.attempt}: ${clean(e.data.text)}`;
     case 'context.compacted': {
       const d = e.data;
-      const dropped = d.dropped_turns > 0 ? `, ${d.dropped_turns} older turn(s) left out` : '';
-      return `context compacted before turn ${d.turn}: ~${d.before_tokens} → ~${d.after_tokens} tokens of ${d.window_tokens}; ${d.kept_turns} newest turn(s) kept whole, ${d.elided_count} output(s) cut to first/last lines${dropped}`;
+      const dropped = d.dropped_turns > 0 ? `, ${counted(d.dropped_turns, 'older turn')} left out` : '';
+      return `context compacted before turn ${d.turn}: ~${d.before_tokens} → ~${d.after_tokens} tokens of ${d.window_tokens}; ${counted(d.kept_turns, 'newest turn')} kept whole, ${counted(d.elided_count, 'output')} cut to first/last lines${dropped}`;
     }
     case 'constraint.violated':
       return `${clean(describeFinding({ ...e.data, outcome: 'violated' }))} → ${e.data.action}`;

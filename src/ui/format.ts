@@ -1,4 +1,4 @@
-import { formatSeconds, formatUsd, usdDecimals } from '../engine/budget-units.js';
+import { formatCount, formatSeconds, formatUsd, usdDecimals } from '../engine/budget-units.js';
 import type { BudgetDimension } from '../engine/index.js';
 
 /** A count in few characters: `950`, `1.2k`, `34k`, `1.5M`, `2.0G`, `1000.0T` (the largest unit). */
@@ -15,17 +15,61 @@ export function compactNumber(n: number): string {
 /**
  * Used and limit (when there is one) as a gauge shows them, in few characters: counts
  * compact (`1.3k/200k`), the wall clock as a duration (`0.5s/30m`), dollars with the
- * decimals the limit needs, at least two (`$0.01/$2.00`, `$0.006/$0.007`). The exact amounts
- * are in the prompt, the notices and the timeline (`formatBudget`, budget-units.ts).
+ * decimals the limit needs, at least two (`$0.01/$2.00`, `$0.006/$0.007`). Amounts that
+ * differ never read the same: when the short forms of used and limit are equal while the
+ * amounts are not (`$0.02/$0.02` for $0.021 of $0.020), both are shown as precisely as
+ * it takes (`$0.021/$0.020`, `10400/10k`, `30m0.5s/30m`), so a spent limit never looks
+ * unspent, nor an unspent one spent. The exact amounts are in the prompt, the notices and
+ * the timeline (`formatBudget`, budget-units.ts).
  */
 export function gaugeAmounts(dimension: BudgetDimension, used: number, limit: number | null): string[] {
-  const amounts = limit === null ? [used] : [used, limit];
+  if (limit === null) return [shortAmounts(dimension, [used], used)[0]!];
+  const short = shortAmounts(dimension, [used, limit], limit);
+  if (short[0] !== short[1] || used === limit) return short;
+  const precise = preciseAmounts(dimension, used, limit);
+  if (precise[0] !== precise[1]) return precise;
+  // Closer than any form shows (a billionth of a dollar, a millisecond): which side it lies on.
+  return [`${used > limit ? '>' : '<'}${precise[0]}`, precise[1]!];
+}
+
+/** The gauge's usual forms: counts compact, seconds as a duration, dollars with the decimals of `scale`. */
+function shortAmounts(dimension: BudgetDimension, amounts: number[], scale: number): string[] {
   if (dimension === 'cost_usd') {
-    const decimals = usdDecimals(limit ?? used);
+    const decimals = usdDecimals(scale);
     return amounts.map((a) => formatUsd(a, decimals));
   }
   if (dimension === 'wall_clock_seconds') return amounts.map(formatSeconds);
   return amounts.map(compactNumber);
+}
+
+/** Used and limit with the digits that tell them apart: dollars with the decimals both need, counts exact, seconds to the millisecond at most. */
+function preciseAmounts(dimension: BudgetDimension, used: number, limit: number): string[] {
+  if (dimension === 'cost_usd') {
+    const decimals = usdDecimals(used, limit);
+    return [formatUsd(used, decimals), formatUsd(limit, decimals)];
+  }
+  if (dimension === 'wall_clock_seconds') {
+    for (let decimals = 0; decimals <= 3; decimals++) {
+      const pair = [secondsWithDecimals(used, decimals), secondsWithDecimals(limit, decimals)];
+      if (pair[0] !== pair[1]) return pair;
+    }
+    return [formatSeconds(used), formatSeconds(limit)];
+  }
+  return [formatCount(used), formatCount(limit)];
+}
+
+/** Seconds as a duration whose seconds part has `decimals` decimals, cut down (never rounded up to a limit): `30m0.5s`, `1h30m3.25s`, `45.125s`. */
+function secondsWithDecimals(seconds: number, decimals: number): string {
+  if (!(seconds > 0)) return '0s';
+  const scale = 10 ** decimals;
+  const units = Math.floor(seconds * scale + 1e-6);
+  const whole = Math.floor(units / scale);
+  const fraction = units % scale;
+  const h = Math.floor(whole / 3600);
+  const m = Math.floor((whole % 3600) / 60);
+  const s = whole % 60;
+  const secondsPart = fraction > 0 ? `${s}.${String(fraction).padStart(decimals, '0').replace(/0+$/, '')}s` : s > 0 ? `${s}s` : '';
+  return `${h > 0 ? `${h}h` : ''}${m > 0 ? `${m}m` : ''}${secondsPart}` || '0s';
 }
 
 /** Used over limit as a whole percent; `null` when unlimited. */

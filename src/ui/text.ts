@@ -149,6 +149,41 @@ export function wrapCells(text: string, width: number): string[] {
   return rows;
 }
 
+/**
+ * One line in rows of at most `width` cells that join back to the line exactly: rows meant
+ * to be shown from the first column with nothing inserted before them, so text copied
+ * from the terminal over several rows is the text (a path or a command is not broken by an
+ * indent). No row but the last ends in a space (terminals drop trailing blanks on copy):
+ * a space where a row would end starts the next row instead.
+ */
+export function wrapJoinable(line: string, width: number): string[] {
+  const limit = Math.max(2, width);
+  const rows: string[][] = [];
+  let row: string[] = [];
+  let used = 0;
+  for (const g of pieces(line)) {
+    const w = cellWidth(g);
+    if (used + w > limit && row.length > 0) {
+      // Blanks at the end of the full row move to the start of the next one.
+      const carried: string[] = [];
+      while (row.length > 1 && row.at(-1) === ' ') carried.unshift(row.pop()!);
+      rows.push(row);
+      row = carried;
+      used = carried.length;
+      // A row of blanks only as wide as the limit: it has to end somewhere.
+      if (used + w > limit) {
+        rows.push(row);
+        row = [];
+        used = 0;
+      }
+    }
+    row.push(g);
+    used += w;
+  }
+  rows.push(row);
+  return rows.map((r) => r.join(''));
+}
+
 /** Splits prose into rows of at most `width` cells at spaces; a word longer than a row is split. */
 export function wrapWords(text: string, width: number): string[] {
   const limit = Math.max(1, width);

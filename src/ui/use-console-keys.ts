@@ -3,6 +3,7 @@ import { assertNever } from '../engine/events.js';
 import { performOperatorCommand } from '../engine/operator-command.js';
 import { useConsole, useConsoleOptions, useConsoleStore, useController, type ConsoleController } from './context.js';
 import { PRIORITY, useKeypress, type Keypress } from './keypress.js';
+import { raisedPause } from './budget-pause.js';
 import { HeldKeys } from './held-keys.js';
 import { bindingFor, keyLabel, pauseScope, type ConsoleCommand, type Scope } from './keymap.js';
 import { barReducer, commandDone, commandFailed, noteReducer, pasteReducer, type TextKey } from './reducers/bar.js';
@@ -31,6 +32,8 @@ export function promptScope(state: PromptInput): Scope | null {
   const pending = state.session.pending;
   if (!pending || state.armed !== pending.seq) return null;
   if (pending.kind === 'tool') return 'tool';
+  // A budget pause whose limit was raised past its use offers no `e`: it would raise again.
+  if (raisedPause(state.session)) return 'pause';
   return pauseScope(pending.cause);
 }
 

@@ -59,7 +59,7 @@ describe('diffCheckpoint', () => {
       evidence: [{ claim: 'the DTO is valid before serialization', evidence_ref: 'rejects empty payloads', status: 'found_passing' }],
       status: 'BASELINE',
       verdict: 'BASELINE',
-      explanation: 'baseline rule: the first checkpoint has nothing to compare, and its 4 claim(s) are the starting point, not progress (observed.tests.failing first measured at 3, observed.tests.passing first measured at 4); counter 0/2',
+      explanation: 'baseline rule: the first checkpoint has nothing to compare, and its 4 claims are the starting point, not progress (observed.tests.failing first measured at 3, observed.tests.passing first measured at 4); counter 0/2',
       observed_progress: null,
       // claims at the baseline are its starting point, not progress
       claimed_progress: false,

@@ -346,7 +346,7 @@ describe('when the sources disagree (docs/design.md, "When the sources disagree"
     // Its evidence is still checked against what the harness ran.
     expect(first!.evidence).toEqual([{ claim: 'the DTO is valid', evidence_ref: 'rejects empty payloads', status: 'not_found' }]);
     expect(explainCheckpoint(first!)).toBe(
-      'baseline rule: the first checkpoint has nothing to compare, and its 3 claim(s) are the starting point, not progress (observed.tests.failing first measured at 3, observed.tests.passing first measured at 4); counter 0/2',
+      'baseline rule: the first checkpoint has nothing to compare, and its 3 claims are the starting point, not progress (observed.tests.failing first measured at 3, observed.tests.passing first measured at 4); counter 0/2',
     );
     // The next checkpoint's claims are claims of progress, which never reset the counter.
     expect(summary(second!)).toMatchObject({ status: 'NO_OBSERVED_PROGRESS', counter: 1, claimed_progress: true });

@@ -256,7 +256,7 @@ it('a cost limit crossed by priced tokens of a CLI that reports no cost stops it
   });
   expect(Date.now() - started).toBeLessThan(10_000);
   // 1200 × $100/M + 345 × $200/M
-  expect(prompts).toEqual(['The cost budget is spent ($0.189 of $0.100). Raise it (/budget cost +$1.000) and continue, or stop.']);
+  expect(prompts).toEqual(['The cost budget is spent ($0.189 of $0.100). Raise it (/budget cost +$1.00) and continue, or stop.']);
   expect(run.snapshot.unreported).toEqual([]);
 }, TEST_MS);
 

@@ -189,7 +189,7 @@ describe('live reload under a running loop', () => {
         { path: 'budget.limits.turns', from: 2, to: 3, effect: 'applied' },
       ]),
     );
-    expect(said).toMatch(/1 applied, 1 need a new run, 1 goal change\(s\) ignored: use \/goal/);
+    expect(said).toMatch(/1 applied, 1 need a new run, 1 goal change ignored: use \/goal/);
     expect(r.prepared.session.policy.agent?.kind === 'scripted' && r.prepared.session.policy.agent.script).toBe(path.join(dir, 'script.yaml'));
     expect(r.prepared.session.snapshot.goal?.objective).toBe('Keep going');
     expect(r.prepared.session.snapshot.usage.turns).toBe(3);

@@ -119,6 +119,10 @@ export interface PolicyOptions {
   approvalTimeout?: string;
   /** `budget.max_iterations` (default 20). */
   maxTurns?: number;
+  /** Other `budget.*` keys, over the defaults (`max_cost_usd: 0.02`, `max_wall_clock: '1h'`). */
+  budget?: Record<string, unknown>;
+  /** `pricing.*` (default: none, every turn costs nothing). */
+  pricing?: { input_per_million_usd: number; output_per_million_usd: number };
 }
 
 /** The text of a loop.yaml for a scripted agent running in place in `<dir>/workspace`. */
@@ -134,7 +138,8 @@ export function loopYaml(o: PolicyOptions = {}): string {
     pattern: 'react',
     agent: { kind: 'scripted', script: 'transcript.yaml' },
     workspace: { path: 'workspace', copy: 'none' },
-    budget: { max_iterations: o.maxTurns ?? 20, max_tool_calls: 20, max_wall_clock: '30m', max_tokens: 100000, max_cost_usd: 1 },
+    budget: { max_iterations: o.maxTurns ?? 20, max_tool_calls: 20, max_wall_clock: '30m', max_tokens: 100000, max_cost_usd: 1, ...o.budget },
+    ...(o.pricing ? { pricing: o.pricing } : {}),
     checkpoint: { every_iterations: o.every ?? 10 },
     observe: (o.observe ?? []).map((spec) => ({ ...spec, parser: 'tap', timeout: '30s' })),
     progress: { observed: o.signals ?? [] },

@@ -196,8 +196,24 @@ describe('the tool panel at a repetition pause', () => {
        (none: continuing runs it, stopping ends the run without it)"
     `);
     await c.press('[');
-    await c.waitForFrame('call 2 of 2 · earlier call');
+    await c.waitForFrame('call 2 of 3 · earlier call');
     expect(panel(c.frame())).toContain('read_file (c2) · ok');
+  });
+
+  test('stepping back and forth from the call not made: the count stays 3 and each position says how many are newer', async () => {
+    const c = await renderStore(createConsoleStore(paused), { rows: 34 });
+    await showToolPanel(c);
+    const unmade = 'call 3 of 3 · not made: the repetition pause is about it · [ older';
+    const second = 'call 2 of 3 · earlier call, 1 newer · [ older ] newer · end live';
+    const first = 'call 1 of 3 · earlier call, 2 newer · ] newer · end live';
+    // Each key, and the title the panel shows after it (`[` at the first call stays there).
+    const steps: Array<[string, string]> = [['[', second], ['[', first], ['[', first], [']', second], [']', unmade], [']', unmade]];
+    expect(panel(c.frame()).split('\n')[1]).toBe(unmade);
+    for (const [key, title] of steps) {
+      await c.press(key);
+      const frame = await c.waitForFrame(title);
+      expect(panel(frame).split('\n')[1], `after ${key}`).toBe(title);
+    }
   });
 });
 

@@ -104,8 +104,8 @@ describe('the baseline in the checkpoint panel', () => {
 
 
       ── Timeline · filter activity (f) · 15 events · following (end)
-          4 plan.draft          plan drafted: 1 step(s)
-          5 plan.commit         plan committed (initial): 1 step(s)
+          4 plan.draft          plan drafted: 1 step
+          5 plan.commit         plan committed (initial): 1 step
           8 model.call          turn 1: Fix two of the three. (0+0 tok)
           9 tool.call           tool call write_file {"path":"tap.txt","content":"# pass 6\\n# fail 1\\n"}
          10 step.end            step 1 awaiting_tool

@@ -60,8 +60,8 @@ describe('a line wider than the bar', () => {
       │ [d] deny with note  [v] all args                                             │
       ╰──────────────────────────────────────────────────────────────────────────────╯
       ── Timeline · filter activity (f) · 7 events · following (end)
-          3 plan.draft          plan drafted: 1 step(s)
-          4 plan.commit         plan committed (initial): 1 step(s)
+          3 plan.draft          plan drafted: 1 step
+          4 plan.commit         plan committed (initial): 1 step
           7 model.call          turn 1: Look before changing anything. (0+0 tok)
           8 tool.call           tool call shell {"command":"ls"}
           9 step.end            step 1 awaiting_tool

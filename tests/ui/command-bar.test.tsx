@@ -76,8 +76,8 @@ describe('each /goal directive, with the whole frame after it', () => {
       ── Timeline · filter activity (f) · 7 events · following (end)
           0 session.start       session started: Make the greeting friendlier (react)
           2 checkpoint.recorded checkpoint #1 (baseline at the run start): UNKNOWN, counter 0/3
-          3 plan.draft          plan drafted: 1 step(s)
-          4 plan.commit         plan committed (initial): 1 step(s)
+          3 plan.draft          plan drafted: 1 step
+          4 plan.commit         plan committed (initial): 1 step
           7 model.call          turn 1: Look before changing anything. (0+0 tok)
           8 tool.call           tool call shell {"command":"ls"}
           9 step.end            step 1 awaiting_tool
@@ -117,8 +117,8 @@ describe('each /goal directive, with the whole frame after it', () => {
       ── Timeline · filter activity (f) · 8 events · following (end)
           0 session.start       session started: Make the greeting friendlier (react)
           2 checkpoint.recorded checkpoint #1 (baseline at the run start): UNKNOWN, counter 0/3
-          3 plan.draft          plan drafted: 1 step(s)
-          4 plan.commit         plan committed (initial): 1 step(s)
+          3 plan.draft          plan drafted: 1 step
+          4 plan.commit         plan committed (initial): 1 step
           7 model.call          turn 1: Look before changing anything. (0+0 tok)
           8 tool.call           tool call shell {"command":"ls"}
           9 step.end            step 1 awaiting_tool
@@ -158,8 +158,8 @@ describe('each /goal directive, with the whole frame after it', () => {
       ── Timeline · filter activity (f) · 9 events · following (end)
           0 session.start       session started: Make the greeting friendlier (react)
           2 checkpoint.recorded checkpoint #1 (baseline at the run start): UNKNOWN, counter 0/3
-          3 plan.draft          plan drafted: 1 step(s)
-          4 plan.commit         plan committed (initial): 1 step(s)
+          3 plan.draft          plan drafted: 1 step
+          4 plan.commit         plan committed (initial): 1 step
           7 model.call          turn 1: Look before changing anything. (0+0 tok)
           8 tool.call           tool call shell {"command":"ls"}
           9 step.end            step 1 awaiting_tool
@@ -199,8 +199,8 @@ describe('each /goal directive, with the whole frame after it', () => {
       ── Timeline · filter activity (f) · 10 events · following (end)
           0 session.start       session started: Make the greeting friendlier (react)
           2 checkpoint.recorded checkpoint #1 (baseline at the run start): UNKNOWN, counter 0/3
-          3 plan.draft          plan drafted: 1 step(s)
-          4 plan.commit         plan committed (initial): 1 step(s)
+          3 plan.draft          plan drafted: 1 step
+          4 plan.commit         plan committed (initial): 1 step
           7 model.call          turn 1: Look before changing anything. (0+0 tok)
           8 tool.call           tool call shell {"command":"ls"}
           9 step.end            step 1 awaiting_tool
@@ -240,8 +240,8 @@ describe('each /goal directive, with the whole frame after it', () => {
       ── Timeline · filter activity (f) · 11 events · following (end)
           0 session.start       session started: Make the greeting friendlier (react)
           2 checkpoint.recorded checkpoint #1 (baseline at the run start): UNKNOWN, counter 0/3
-          3 plan.draft          plan drafted: 1 step(s)
-          4 plan.commit         plan committed (initial): 1 step(s)
+          3 plan.draft          plan drafted: 1 step
+          4 plan.commit         plan committed (initial): 1 step
           7 model.call          turn 1: Look before changing anything. (0+0 tok)
           8 tool.call           tool call shell {"command":"ls"}
           9 step.end            step 1 awaiting_tool

@@ -65,7 +65,7 @@ describe('panels, whole frames', () => {
       observed (measured) observed_progress false       reported (claims) vs #1–#3 claimed_progress true
       tests.failing 1 → 1 want ↓ no change              eliminated no change
       tests.passing 1 → 1 want ↑ no change              remaining  no change
-      evidence 1 claim(s), 1 new (not claimed at an earlier checkpoint)
+      evidence 1 claim, 1 new (not claimed at an earlier checkpoint)
        [not found] “greets by name” the greeting says hi"
     `);
   });

@@ -69,8 +69,8 @@ describe('tool approval', () => {
       no observed signals configured                    remaining  no change
       ── Timeline · filter activity (f) · 7 events · following (end)
           2 checkpoint.recorded checkpoint #1 (baseline at the run start): UNKNOWN, counter 0/3
-          3 plan.draft          plan drafted: 1 step(s)
-          4 plan.commit         plan committed (initial): 1 step(s)
+          3 plan.draft          plan drafted: 1 step
+          4 plan.commit         plan committed (initial): 1 step
           7 model.call          turn 1: Say hello through the shell first. (100+20 tok)
           8 tool.call           tool call shell {"command":"echo hello-from-shell"}
           9 step.end            step 1 awaiting_tool
@@ -106,7 +106,7 @@ describe('tool approval', () => {
 
 
       ── Timeline · filter activity (f) · 13 events · following (end)
-          4 plan.commit         plan committed (initial): 1 step(s)
+          4 plan.commit         plan committed (initial): 1 step
           7 model.call          turn 1: Say hello through the shell first. (100+20 tok)
           8 tool.call           tool call shell {"command":"echo hello-from-shell"}
           9 step.end            step 1 awaiting_tool
@@ -358,7 +358,7 @@ describe('stagnation', () => {
       observed (measured) observed_progress false       reported (claims) vs #1–#3 claimed_progress true
       tests.failing 1 → 1 want ↓ no change              eliminated no change
       tests.passing 1 → 1 want ↑ no change              remaining  no change
-      evidence 1 claim(s), 1 new (not claimed at an earlier checkpoint)
+      evidence 1 claim, 1 new (not claimed at an earlier checkpoint)
        [not found] “greets by name” the greeting says hi
       ── Timeline · filter activity (f) · 18 events · following (end)
          17 step.end            step 2 ok: Still looking.

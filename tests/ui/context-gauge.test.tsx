@@ -88,7 +88,7 @@ describe('the context gauge', () => {
     const c = await renderStore(createConsoleStore(events), { rows: 40, columns: 140 });
     await c.waitForFrame('context compacted before turn 4');
     const frame = c.frame();
-    expect(frame).toMatch(/context\.compacted +context compacted before turn 4: ~6400 → ~2100 tokens of 8000; 2 newest turn\(s\) kept whole, 3 output\(s\) cut to fi/);
+    expect(frame).toMatch(/context\.compacted +context compacted before turn 4: ~6400 → ~2100 tokens of 8000; 2 newest turns kept whole, 3 outputs cut to fi/);
     const tokens = createConsoleStore(events).getState().context!.tokens;
     expect(frame).toContain(`context ~${Math.floor((tokens / 8000) * 100)}%`);
     expect(frame).toMatch(new RegExp(`█+░* ~${(Math.round(tokens / 100) / 10).toString().replace('.', '\\.')}k/8k`));

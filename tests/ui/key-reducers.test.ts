@@ -100,7 +100,14 @@ describe('pauses and the gate', () => {
   });
 
   test.each([
-    ['extend at a budget pause', { pending: BUDGET, exhausted: 'turns' }, 'extend', {}, [{ kind: 'extend', dimension: 'turns', seq: 12 }]],
+    ['extend at a budget pause', { pending: BUDGET, exhausted: 'turns', limits: { ...INITIAL_STATE.limits, turns: 3 }, usage: { ...INITIAL_STATE.usage, turns: 3 } }, 'extend', {}, [{ kind: 'extend', dimension: 'turns', seq: 12 }]],
+    [
+      'extend at a budget pause whose limit was raised already: nothing is raised again',
+      { pending: BUDGET, exhausted: 'turns', limits: { ...INITIAL_STATE.limits, turns: 13 }, usage: { ...INITIAL_STATE.usage, turns: 3 } },
+      'extend',
+      {},
+      [{ kind: 'notice', ok: false, text: 'the turns limit is already above its use: c continues the run' }],
+    ],
     ['extend at another pause', { pending: PAUSE }, 'extend', {}, [{ kind: 'notice', ok: false, text: 'e raises a spent budget; this pause is not a budget pause' }]],
     ['stop', { pending: PAUSE }, 'stop', {}, [{ kind: 'answer', payload: { action: 'stop' }, seq: 12 }]],
     ['redirect', { pending: PAUSE }, 'redirect', { input: 'bar', line: { text: '/goal redirect ', cursor: 15 } }, []],

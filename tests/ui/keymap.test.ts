@@ -1,7 +1,7 @@
 // The key map as a table: for each command, the keys that trigger it in its scopes and
 // keys that must not. Pure: no rendering.
 import { describe, expect, test } from 'vitest';
-import { INITIAL_STATE, type PendingYield } from '../../src/engine/index.js';
+import { INITIAL_STATE, type PendingYield, type SessionState } from '../../src/engine/index.js';
 import { parsePauseReason } from '../../src/engine/reasons.js';
 import { BAR_COMMANDS } from '../../src/ui/commands.js';
 import { helpRows } from '../../src/ui/HelpOverlay.js';
@@ -175,7 +175,12 @@ describe('scopes from the state', () => {
   });
 
   test('each pause reason has its scope', () => {
-    expect(promptScope(withPending(pause('budget_exceeded:turns'), 12))).toBe('budget-pause');
+    // A budget pause offers e while the limit is spent; once raised past its use (or lifted), c and s only.
+    const spent: SessionState['limits'] = { ...INITIAL_STATE.limits, turns: 3 };
+    const atBudget = (limits: typeof spent) => ({ ...base, session: { ...INITIAL_STATE, pending: pause('budget_exceeded:turns'), exhausted: 'turns' as const, limits, usage: { ...INITIAL_STATE.usage, turns: 3 } }, armed: 12 });
+    expect(promptScope(atBudget(spent))).toBe('budget-pause');
+    expect(promptScope(atBudget({ ...spent, turns: 13 }))).toBe('pause');
+    expect(promptScope(atBudget({ ...spent, turns: null }))).toBe('pause');
     expect(promptScope(withPending(pause('stagnation'), 12))).toBe('stagnation-pause');
     expect(promptScope(withPending(pause('repetition'), 12))).toBe('stagnation-pause');
     expect(promptScope(withPending(pause('operator'), 12))).toBe('operator-pause');

@@ -10,6 +10,8 @@ vi.hoisted(() => {
 
 import type { EventDataMap, EventType, LoopEvent } from '../../src/engine/index.js';
 import { createConsoleStore, LIVE_EVENTS } from '../../src/ui/store.js';
+import { wrapJoinable } from '../../src/ui/text.js';
+import stringWidth from 'string-width';
 import { KEY, runHeadless } from '../support/console-rig.js';
 import { renderStore } from '../support/ui-helpers.js';
 
@@ -155,6 +157,46 @@ describe('laps, workspace, verdict, abort', () => {
     for (let i = 0; i < 3; i++) await c.press(KEY.tab);
     await c.waitForFrame('aborted     report /runs/x/failure-report.json · workspace stash@{0}: loopdeck-abort x');
     expect(c.frame()).toContain('restore     git stash apply stash@{0}');
+  });
+
+  test('the abort event opened at 80 columns: its long restore command, copied over its rows, is the command', async () => {
+    const restore = 'cd /tmp/trialrun/p4/repo && git stash apply stash@{0}  # loopdeck-abort 20260101-0000-abcd, keep the untracked files too';
+    const events = extend(['abort.recorded', { report: '/tmp/trialrun/p4/.loopdeck/runs/x/failure-report.json', stash: 'stash@{0}: loopdeck-abort x', restore }]);
+    const c = await renderStore(createConsoleStore(events), { columns: 80, rows: 34 });
+    await c.waitForFrame('aborted: report');
+    await c.press(KEY.enter);
+    const frame = await c.waitForFrame('abort.recorded at');
+    const rows = frame.split('\n');
+    const from = rows.findIndex((r) => r.startsWith('── Event #'));
+    expect(rows.slice(from + 2, from + 12).map((r) => r.trimEnd())).toEqual([
+      ' {',
+      '   "report": "/tmp/trialrun/p4/.loopdeck/runs/x/failure-report.json",',
+      '   "stash": "stash@{0}: loopdeck-abort x",',
+      '   "restore": "cd /tmp/trialrun/p4/repo && git stash apply stash@{0}  # loopdec',
+      'k-abort 20260101-0000-abcd, keep the untracked files too"',
+      ' }',
+      'esc or enter closes',
+      '',
+      '',
+      '',
+    ]);
+    // What a terminal copies over the value's rows (each row without its trailing blanks), joined.
+    const start = rows.findIndex((r) => r.includes('"restore": '));
+    const copied = rows.slice(start, start + 2).map((r) => r.trimEnd()).join('');
+    expect(copied).toBe(`   "restore": ${JSON.stringify(restore)}`);
+  });
+
+  test('a row of a long value never ends in a blank a terminal would drop on copy: the blank starts the next row', () => {
+    expect(wrapJoinable('cd /tmp/a b/c', 6)).toEqual(['cd /tm', 'p/a b/', 'c']);
+    expect(wrapJoinable('abcd efgh', 5)).toEqual(['abcd', ' efgh']);
+    expect(wrapJoinable('abcdef  gh', 6)).toEqual(['abcdef', '  gh']);
+    expect(wrapJoinable('abcde  gh', 6)).toEqual(['abcde', '  gh']);
+    for (const [line, width] of [['cd /tmp/trialrun/p4/repo && git stash apply', 7], ['a          b', 4], ['日本語 のパス /tmp/x', 5]] as const) {
+      const rows = wrapJoinable(line, width);
+      expect(rows.join('')).toBe(line);
+      for (const row of rows.slice(0, -1)) expect(row.trim() === '' || !row.endsWith(' '), `${JSON.stringify(rows)}`).toBe(true);
+      for (const row of rows) expect(stringWidth(row)).toBeLessThanOrEqual(width);
+    }
   });
 
   test('a run that ended failed: why in the status line; the progress panel says nothing was parked', async () => {

@@ -36,7 +36,7 @@ describe('/reload in the console', () => {
     expect(rig.session.policy.approval.allow).toEqual([]);
 
     await rig.press('y');
-    await rig.waitForFrame('1 held change(s) of');
+    await rig.waitForFrame('1 held change of');
     expect(rig.session.policy.approval.allow).toEqual(['shell: echo']);
     // The approval prompt of the waiting call is back, and the timeline shows the answer.
     await rig.waitForFrame('Approve tool call shell (t1)');

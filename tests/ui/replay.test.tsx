@@ -12,7 +12,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { fold, type LoopEvent } from '../../src/engine/index.js';
 import { LogIndex } from '../../src/engine/log-index.js';
-import { LIVE_EVENTS } from '../../src/ui/store.js';
+import { createConsoleStore, LIVE_EVENTS } from '../../src/ui/store.js';
+import { followController } from '../../src/watch/console.js';
 import { toJson } from '../../src/text/json.js';
 import { createReplay, ReplayIndex, SNAPSHOT_EVERY } from '../../src/ui/replay.js';
 import { KEY, runHeadless } from '../support/console-rig.js';
@@ -107,6 +108,33 @@ describe('replay console', () => {
     await c.press(KEY.escape);
     await c.press('q');
     expect(quit).toHaveBeenCalledTimes(1);
+  });
+});
+
+describe('the command bar in a replay', () => {
+  test('an unknown command suggests only what a replay answers', async () => {
+    const { store, controller } = createReplay(events, vi.fn());
+    const c = await renderStore(store, { controller, rows: 30 });
+    await c.waitForFrame('replay ');
+    await c.press('/');
+    for (const ch of 'nonsense') await c.press(ch);
+    await c.press(KEY.enter);
+    const frame = await c.waitForFrame('✗ unknown command');
+    const rows = frame.split('\n');
+    expect(rows.filter((r) => r.startsWith('✗'))).toEqual(['✗ unknown command "/nonsense"; only /goal status and /help are answered here: nothing can be changed']);
+    expect(frame).not.toContain('/goal redirect');
+    expect(frame).not.toContain('/budget');
+  });
+
+  test('a followed session suggests the same', async () => {
+    const store = createConsoleStore(events, { following: true });
+    const controller = followController({ readOnly: 'following a session: nothing can be changed from here' }, store, vi.fn());
+    const c = await renderStore(store, { controller, rows: 30 });
+    await c.press('/');
+    for (const ch of 'nonsense') await c.press(ch);
+    await c.press(KEY.enter);
+    const frame = await c.waitForFrame('✗ unknown command');
+    expect(frame.split('\n').filter((r) => r.startsWith('✗'))).toEqual(['✗ unknown command "/nonsense"; only /goal status and /help are answered here: nothing can be changed']);
   });
 });
 

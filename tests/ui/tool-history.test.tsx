@@ -333,3 +333,36 @@ describe('the tool call panel steps back through earlier calls', () => {
     await c.waitForFrame(`replay ${log.length}/${log.length}`);
   });
 });
+
+describe('output the command wrote beyond what was kept', () => {
+  test('the panel says it was truncated, and from how many bytes, as the timeline row does', async () => {
+    const transcript = `
+turns:
+  - thought: Count far.
+    tool_calls:
+      - { id: t1, name: shell, args: { command: "seq 1 100000" } }
+  - final: Counted.
+`;
+    const run = (await runHeadless(transcript)).events;
+    const result = run.find((e) => e.type === 'tool.result');
+    expect(result?.type === 'tool.result' && result.data.result.truncated).toBe(true);
+    const bytes = result?.type === 'tool.result' ? result.data.result.output_bytes : undefined;
+    expect(bytes).toBe(588895);
+    const c = await renderStore(createConsoleStore(run), { rows: 32 });
+    await showToolPanel(c);
+    const rows = panel(await c.waitForFrame('call 1 of 1')).split('\n');
+    expect(rows).toEqual([
+      '── Checkpoint │ Goal │  Tool call  │ Progress (tab)',
+      'call 1 of 1 · latest',
+      'shell (t1) · ok · exit 0 · N ms',
+      'approved by operator',
+      'args $ seq 1 100000',
+      'output (last 4 of 3227 lines) · truncated from 588895 bytes',
+      ' 99997',
+      ' 99998',
+      ' 99999',
+      ' 100000',
+    ]);
+    expect(c.frame()).toContain('truncated from 588895 bytes');
+  });
+});

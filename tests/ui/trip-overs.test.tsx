@@ -72,7 +72,7 @@ describe('things a user trips over', () => {
       UNKNOWN: nothing is tracked: no \`observe\` comman… eliminated no change
       no observed signals configured                    remaining  no change
       ── Timeline · filter activity (f) · 10 events · at the replay cursor
-          4 plan.commit         plan committed (initial): 1 step(s)
+          4 plan.commit         plan committed (initial): 1 step
           7 model.call          turn 1: Look around. (0+0 tok)
           8 step.end            step 1 ok: Look around.
          13 model.call          turn 2: claims done: Done. (0+0 tok)

@@ -3,6 +3,7 @@ import { AgentError } from '../errors.js';
 import type { AgentTurn, ToolCall } from '../types.js';
 import { loadYamlWith, parseYamlWith } from '../yaml-file.js';
 import type { Agent, AgentContext, AssessAnswer, PlanContext } from './agent.js';
+import { counted } from '../../text/count.js';
 
 const toolCallSchema = z.strictObject({
   id: z.string().min(1).describe("The call's id, unique in the transcript (the log, approvals and the repetition guard key on it)."),
@@ -278,7 +279,7 @@ export class ScriptedAgent implements Agent {
     const turn = this.transcript.turns[this.consumed];
     if (!turn) {
       throw new AgentError(
-        `${this.name}: the transcript has ${this.transcript.turns.length} turns and turn ${context.turn} was asked for`,
+        `${this.name}: the transcript has ${counted(this.transcript.turns.length, 'turn')} and turn ${context.turn} was asked for`,
       );
     }
     this.consumed += 1;

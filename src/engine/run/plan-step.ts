@@ -6,6 +6,7 @@ import { patternMismatch } from '../patterns.js';
 import type { RunContext } from './context.js';
 import { startLap } from './laps.js';
 import type { Done, Gen } from './types.js';
+import { counted } from '../../text/count.js';
 
 type PlanKind = 'initial' | 'replan' | 'attempt';
 
@@ -46,7 +47,7 @@ export async function* planStep(ctx: RunContext, kind: PlanKind): Gen<Done> {
 /** Why this plan is drafted, as `plan.commit` says: the failed step of a replan, the reflections of a new attempt. */
 function reasonFor(ctx: RunContext, kind: PlanKind): string | undefined {
   if (ctx.pattern === 'plan-and-execute' && kind === 'replan') return failureNote(ctx.state);
-  if (ctx.pattern === 'reflexion' && kind === 'attempt') return `retry with ${ctx.state.reflections.length} reflection(s)`;
+  if (ctx.pattern === 'reflexion' && kind === 'attempt') return `retry with ${counted(ctx.state.reflections.length, 'reflection')}`;
   return undefined;
 }
 

@@ -13,6 +13,7 @@ import { revalidatePolicy } from '../saved-policy.js';
 import { writableFromWorkspace } from '../workspace-path.js';
 import type { CommandResult } from '../operator-command.js';
 import type { RunCore } from './core.js';
+import { counted } from '../../text/count.js';
 
 /** Options of {@link reloadPolicy}. */
 export interface ReloadRequest {
@@ -144,7 +145,7 @@ function summary(file: string, changes: readonly PolicyChange[], inside: string 
     `${count('applied')} applied`,
     ...(count('awaiting_key') > 0 ? [`${count('awaiting_key')} wait for your key (y applies, n keeps the policy in force)${inside ? `: ${file} is writable by the agent (${inside})` : ''}`] : []),
     ...(count('needs_new_run') > 0 ? [`${count('needs_new_run')} need a new run`] : []),
-    ...(count('goal_only') > 0 ? [`${count('goal_only')} goal change(s) ignored: use /goal`] : []),
+    ...(count('goal_only') > 0 ? [`${counted(count('goal_only'), 'goal change')} ignored: use /goal`] : []),
   ];
   return `${file} reloaded: ${parts.join(', ')}`;
 }
@@ -174,5 +175,5 @@ export function answerReload(core: RunCore, seq: number, accept: boolean): Comma
   }
   core.emit('policy.reloaded', { file: pending.file, trigger: 'key', answers: seq, diff: changes, ...(pending.inside ? { inside_workspace: true as const } : {}) });
   if (accept) install(core, merged, changes);
-  return { ok: true, message: accept ? `${changes.length} held change(s) of ${pending.file} applied` : `${changes.length} held change(s) of ${pending.file} declined; the policy in force stays` };
+  return { ok: true, message: accept ? `${counted(changes.length, 'held change')} of ${pending.file} applied` : `${counted(changes.length, 'held change')} of ${pending.file} declined; the policy in force stays` };
 }

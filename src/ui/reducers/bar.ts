@@ -24,7 +24,8 @@ export function submitLine(input: KeyInput, line: string): Reduction {
   if (input.busy) return only();
   const trimmed = line.trim();
   if (trimmed === '') return act([['remember', line], ['closeInput']], LINE_GONE);
-  const parsed = parseOperatorCommand(trimmed);
+  // A replay or a followed session answers only what changes nothing: an unknown command's suggestion lists only those.
+  const parsed = parseOperatorCommand(trimmed, input.replay || input.following ? 'read-only' : 'all');
   if (!parsed.ok) return act([['remember', line], ['closeCompletions']], { kind: 'notice', ok: false, text: parsed.message, about: 'command-line' });
   if (parsed.command.kind === 'help') return act([['remember', line], ['closeInput'], ['openHelp']], LINE_GONE);
   return act([['remember', line], ['closeCompletions'], ['setBusy', true]], LINE_GONE, { kind: 'operator', command: parsed.command });

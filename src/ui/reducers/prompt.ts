@@ -3,6 +3,7 @@ import { alwaysAllowChoices } from '../../engine/approval/always-allow.js';
 import type { ConsoleCommand } from '../keymap.js';
 import type { ResumePayload } from '../../engine/session.js';
 import { act, only, type KeyInput, type Reduction } from './reduction.js';
+import { raisedPause } from '../budget-pause.js';
 
 /**
  * The approval prompt's keys (scope `tool`): approve once, always allow the exact call or
@@ -43,13 +44,12 @@ export function toolReducer(input: KeyInput, command: ConsoleCommand): Reduction
  * extend a spent budget and continue, redirect the goal (opens the bar), stop.
  */
 export function pauseReducer(input: KeyInput, command: ConsoleCommand): Reduction {
-  const { pending, exhausted, limits, usage } = input.session;
+  const { pending, exhausted } = input.session;
   switch (command) {
     case 'continue': {
       if (pending?.kind !== 'pause') return act([['clearInterrupted']]);
-      const limit = exhausted === null ? null : limits[exhausted];
       const effects: Reduction['effects'] = [];
-      if (exhausted !== null && limit !== null && usage[exhausted] >= limit) {
+      if (exhausted !== null && raisedPause(input.session) === null) {
         const name = BUDGET_COMMAND_NAMES[exhausted];
         effects.push({ kind: 'notice', ok: false, text: `the ${name.replace('_', ' ')} budget is still spent, so the run pauses again: e raises it, or /budget ${name} +N` });
       }
@@ -60,6 +60,7 @@ export function pauseReducer(input: KeyInput, command: ConsoleCommand): Reductio
       return pending?.kind === 'pause' ? only({ kind: 'answer', payload: { action: 'stop' }, seq: pending.seq }) : only();
     case 'extend':
       if (pending?.kind !== 'pause' || exhausted === null) return only({ kind: 'notice', ok: false, text: 'e raises a spent budget; this pause is not a budget pause' });
+      if (raisedPause(input.session)) return only({ kind: 'notice', ok: false, text: `the ${BUDGET_COMMAND_NAMES[exhausted]} limit is already above its use: c continues the run` });
       return only({ kind: 'extend', dimension: exhausted, seq: pending.seq });
     case 'redirect':
       return act([['openBar', '/goal redirect ']]);

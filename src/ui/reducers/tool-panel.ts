@@ -1,6 +1,6 @@
 import type { ConsoleCommand } from '../keymap.js';
 import { LIVE_EVENTS } from '../store.js';
-import { callEventHeld, shownCall, unmadeCallShown } from '../tool-history.js';
+import { callEventHeld, pausedCall, shownCall, unmadeCallShown } from '../tool-history.js';
 import { act, only, type Effect, type KeyInput, type Reduction } from './reduction.js';
 
 /**
@@ -24,7 +24,10 @@ export function toolPanelReducer(input: KeyInput, command: ConsoleCommand): Redu
       if (shown === 0) return act([['showToolCall', 0]], { kind: 'notice', ok: true, info: true, text: 'call 1 is the first call of the run', about: 'tool-panel' });
       return act([['showToolCall', shown - 1]], moved);
     case 'tool-newer': {
+      // At a repetition pause the newest made call is not the live one: the call not made yet comes after it.
+      if (pausedCall(input) && shown === count - 1) return act([['showToolCall', null], ['followNewest']], moved);
       const next = Math.min(count - 1, shown + 1);
+      if (pausedCall(input)) return act([['showToolCall', next]], moved);
       // At the newest: follow the live call again, unless the timeline's selection would show another call.
       return act([['showToolCall', next === count - 1 && input.follow ? null : next]], moved);
     }
