@@ -215,7 +215,7 @@ test('help open over a prompt: the prompt says to close help to answer it, y doe
       ]                      checkpoint: show the next one (tool call panel: the next call)
       x                      acknowledge the alert banner
     Tool call panel (Tab to it): earlier calls of the run
-    … 105 more (↓)
+    … 113 more (↓)
 
     [esc/?/q] close  [↑] up  [↓] down  [pgup] page up  [pgdn] page down"
   `);
