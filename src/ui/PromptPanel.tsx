@@ -53,17 +53,21 @@ function storeRows(choices: AllowChoices, inner: number): ReactNode[] {
   const rows: ReactNode[] = [];
   const room = inner - STORES_INDENT;
   if (choices.exact.rule === null) {
-    rows.push(
-      <Line width={inner}>
-        <Text color={theme.muted}>a stores </Text>
-        <Text color={theme.warn}>{truncateCells(sanitize(`nothing: ${choices.exact.why} (y approves once)`, { oneLine: true }), room)}</Text>
-      </Line>,
+    // Why nothing can be stored, over two rows at most (the prompt shows as many as it has room for).
+    const why = fitWhy(wrapWords(sanitize(`nothing: ${choices.exact.why} (y approves once)`, { oneLine: true }), room), room);
+    why.forEach((row, i) =>
+      rows.push(
+        <Line width={inner}>
+          <Text color={theme.muted}>{i === 0 ? 'a stores ' : ' '.repeat(STORES_INDENT)}</Text>
+          <Text color={theme.warn}>{row}</Text>
+        </Line>,
+      ),
     );
   } else {
     rows.push(
       <Line width={inner}>
         <Text color={theme.muted}>a stores </Text>
-        <Text bold>{elideMiddle(sanitize(choices.exact.rule, { oneLine: true }), room)}</Text>
+        <Text bold>{elideMiddle(sanitize(withLineMarks(choices.exact.rule), { oneLine: true }), room)}</Text>
       </Line>,
     );
   }
@@ -94,6 +98,19 @@ function storeRows(choices: AllowChoices, inner: number): ReactNode[] {
     );
   }
   return rows;
+}
+
+/** At most two of `rows`; when more, the second ends cut with `…`. */
+function fitWhy(rows: string[], room: number): string[] {
+  return rows.length <= 2 ? rows : [rows[0]!, truncateCells(rows.slice(1).join(' '), room)];
+}
+
+/**
+ * A command on one row with its line breaks shown: each run of line breaks (and the blanks
+ * around it) as ` ⏎ `, so two commands on two lines never read as one.
+ */
+function withLineMarks(text: string): string {
+  return text.replace(/[ \t]*(?:\r\n|\r|\n)+[ \t]*/g, ' ⏎ ');
 }
 
 /** Key hints of the approval prompt: `a` only when there is an exact rule to store, `A` only when there is a wider rule to pick. */

