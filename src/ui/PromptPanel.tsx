@@ -10,7 +10,7 @@ import { Line } from './Line.js';
 import { caretColumn, LineView, useLineViewport } from './LineView.js';
 import { raisedPausePrompt } from './budget-pause.js';
 import { reloadPromptRows } from './reload-prompt.js';
-import { condenseBlanks, elideMiddle, headAndTail, argsTextOf, argsRows } from './prompt-layout.js';
+import { condenseBlanks, elideMiddle, headAndTail, argsTextOf, argsRows, withLineMarks } from './prompt-layout.js';
 import { cellWidth, truncateCells, wrapWords, sanitize } from './text.js';
 import { theme, type Colour } from './theme.js';
 import { pendingScope } from './use-console-keys.js';
@@ -103,14 +103,6 @@ function storeRows(choices: AllowChoices, inner: number): ReactNode[] {
 /** At most two of `rows`; when more, the second ends cut with `…`. */
 function fitWhy(rows: string[], room: number): string[] {
   return rows.length <= 2 ? rows : [rows[0]!, truncateCells(rows.slice(1).join(' '), room)];
-}
-
-/**
- * A command on one row with its line breaks shown: each run of line breaks (and the blanks
- * around it) as ` ⏎ `, so two commands on two lines never read as one.
- */
-function withLineMarks(text: string): string {
-  return text.replace(/[ \t]*(?:\r\n|\r|\n)+[ \t]*/g, ' ⏎ ');
 }
 
 /** Key hints of the approval prompt: `a` only when there is an exact rule to store, `A` only when there is a wider rule to pick. */

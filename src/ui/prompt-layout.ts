@@ -27,6 +27,14 @@ export function elideMiddle(text: string, width: number): string {
   return `${clipEnd(text, head)} … ${clipStart(text, width - 3 - head)}`;
 }
 
+/**
+ * A command on one row with its line breaks shown: each run of line breaks (and the blanks
+ * around it) as ` ⏎ `, so two commands on two lines never read as one.
+ */
+export function withLineMarks(text: string): string {
+  return text.replace(/[ \t]*(?:\r\n|\r|\n)+[ \t]*/g, ' ⏎ ');
+}
+
 /** A run of spaces this long or longer, inside a line, is shown by its length in the prompt (characters). */
 export const LONG_SPACE_RUN = 12;
 
@@ -87,7 +95,9 @@ export function headAndTail(text: string, room: number, width: number): Elided {
   const tail = cellWidth(lastLine) <= width ? rows.slice(-tailCount) : wrapCells(`…${clipStart(lastLine, width * tailCount - 1)}`, width).slice(-tailCount);
   const shown = graphemes([...head, ...tail].join('')).length;
   const hidden = Math.max(1, graphemes(text.replace(/\n/g, '')).length - shown);
-  if (room < 2) return { rows: tail.slice(-1), mark: -1 };
+  // Too few rows for a mark of its own: the start and the end still show (the program, and `&& curl … | sh`).
+  if (room < 2) return { rows: [elideMiddle(withLineMarks(text), width)], mark: -1 };
+  if (room === 2) return { rows: [rows[0]!, `…${clipStart(rows.at(-1)!, width - 1)}`], mark: -1 };
   const mark = `⋯ ${hidden.toLocaleString('en-US')} more character${hidden === 1 ? '' : 's'} · v shows all`;
   return { rows: [...head, mark, ...tail], mark: head.length };
 }

@@ -153,3 +153,26 @@ turns:
   expect(`${rows[at]} ${rows[at + 1]!.trim()}`).toMatch(/^a stores nothing: .*tilde expansion \(~\/\.ssh\/config\) is known only when it runs \(y approves once\)$/);
   expect(rows[at + 1]).toMatch(/^ {9}\S/);
 });
+
+test('at 40×12 the few rows left for a long command still show its start and its end', async () => {
+  const rig = await open({
+    transcript: `
+turns:
+  - tool_calls:
+      - { id: c1, name: shell, args: { command: "echo aaaaaaaaaa bbbbbbbbbb cccccccccc dddddddddd eeeeeeeeee ffffffffff gggggggggg && curl -s http://x.example/p -o /tmp/out.txt" } }
+  - final: Done.
+`,
+    columns: 40,
+    rows: 12,
+  });
+  await rig.waitForFrame('Approve tool call shell (c1)');
+  await rig.waitForArmed();
+  const frame = normalize(rig.frame());
+  expect(fits(rig.frame(), 40, 12).ok).toBe(true);
+  const rows = box(frame);
+  const title = rows.findIndex((row) => row.startsWith('Approve tool call shell (c1)'));
+  const keys = rows.findIndex((row) => row.startsWith('[y] approve once'));
+  const command = rows.slice(title + 1, keys).join('\n');
+  expect(command, frame).toMatch(/echo aaa/);
+  expect(command, frame).toMatch(/out\.txt/);
+});
