@@ -519,6 +519,27 @@ export function commandWords(call: ShCallExpr, _source?: Source): CommandWord[] 
 }
 
 /**
+ * For one list of words, the next word after any index that passes a test: each test (named
+ * by a key) runs once per word, the first time it is asked for, so asking after every index
+ * of a long command stays linear (`sudo a b c ...`: a program may start at every word).
+ */
+export class WordScan {
+  private readonly firstFrom = new Map<string, Int32Array>();
+  constructor(readonly words: readonly CommandWord[]) {}
+
+  /** The first index after `after` whose word passes `test` (named by `key`), or -1. */
+  next(after: number, key: string, test: (word: CommandWord, index: number) => boolean): number {
+    let table = this.firstFrom.get(key);
+    if (!table) {
+      table = new Int32Array(this.words.length + 1).fill(-1);
+      for (let i = this.words.length - 1; i >= 0; i--) table[i] = test(this.words[i]!, i) ? i : table[i + 1]!;
+      this.firstFrom.set(key, table);
+    }
+    return after + 1 > this.words.length ? -1 : table[after + 1]!;
+  }
+}
+
+/**
  * One simple command's words as the guards read them, with what they ask of the words
  * worked out once for all of them: where programs start, each word as a script, and for a
  * test of a word, the next word after any index that passes it. Reading a command with a
@@ -530,7 +551,7 @@ class CallWords {
   private startsFound: number[] | undefined;
   private readonly texts: Array<string | undefined>;
   private spansAfter: Float64Array | undefined;
-  private readonly nexts = new Map<string, Int32Array>();
+  private readonly scan: WordScan;
 
   constructor(
     private readonly call: ShCallExpr,
@@ -538,6 +559,7 @@ class CallWords {
   ) {
     this.words = Object.freeze(commandWords(call));
     this.texts = new Array<string | undefined>(this.words.length);
+    this.scan = new WordScan(this.words);
   }
 
   /** {@link programStarts} of the words. */
@@ -576,18 +598,9 @@ class CallWords {
     return this.bytesFrom(i) - this.bytesFrom(i + 1);
   }
 
-  /**
-   * The first index after `after` whose word passes `test`, or -1. `test` (named by `key`)
-   * runs once for each word, the first time the key is asked for.
-   */
+  /** {@link WordScan.next} over the words. */
   next(after: number, key: string, test: (word: CommandWord, index: number) => boolean): number {
-    let firstFrom = this.nexts.get(key);
-    if (!firstFrom) {
-      firstFrom = new Int32Array(this.words.length + 1).fill(-1);
-      for (let i = this.words.length - 1; i >= 0; i--) firstFrom[i] = test(this.words[i]!, i) ? i : firstFrom[i + 1]!;
-      this.nexts.set(key, firstFrom);
-    }
-    return after + 1 > this.words.length ? -1 : firstFrom[after + 1]!;
+    return this.scan.next(after, key, test);
   }
 }
 
