@@ -472,9 +472,10 @@ export const MAX_NESTING = 6;
  * always read; this bounds reading it again inside itself, which could otherwise grow with
  * the square of its length (`sudo eval eval eval ...` holds one script per word, each as
  * long as the rest) or take seconds for thousands of small scripts. Past it, the scripts
- * not read are one part `[UNREADABLE, TOO_MUCH_SCRIPT]`.
+ * not read are one part `[UNREADABLE, TOO_MUCH_SCRIPT]`. It holds one nested script as long
+ * as the longest command the shell tool runs (`sh -c '<128 KiB>'`), not two.
  */
-export const MAX_SCRIPT_READING = 256 * 1024;
+export const MAX_SCRIPT_READING = 160 * 1024;
 /** The cost of parsing one nested script beyond its length: about what parsing 256 bytes takes. */
 const SCRIPT_COST = 256;
 /** Why scripts were left unread: the command holds more of them than {@link MAX_SCRIPT_READING}. */

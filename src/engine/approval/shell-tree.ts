@@ -9,7 +9,8 @@
  * converted once, in one pass without recursion: a node keeps the parser's exported field
  * names (`Stmts`, `Cmd`, `Args`, `Parts`, `Value`, ...), slices become arrays, nil pointers
  * and interfaces become `null`, strings are decoded from UTF-8 as the wrappers do, and
- * `Pos()`/`End()` ask the parser's own methods. Comments are not kept by the parser
+ * positions stay the parser's own values (`Offset()`, `IsValid()` are its methods), as
+ * `Pos()`/`End()` are the parser's own methods. Comments are not kept by the parser
  * (no `KeepComments`), so none occur.
  *
  * This reads the layout GopherJS gives Go values (struct fields as properties, slices as
@@ -34,32 +35,13 @@ interface GoSlice {
   $offset: number;
   $length: number;
 }
-interface GoPos {
-  offs: number;
-  lineCol: number;
-}
+/** A position as the parser keeps it; its own methods `Offset()` and `IsValid()` read it. */
+type GoPos = ShPos;
 interface GoNode extends GoValue {
   Pos(): GoPos;
   End(): GoPos;
 }
 
-class Position implements ShPos {
-  constructor(
-    private readonly offs: number,
-    private readonly lineCol: number,
-  ) {}
-  Offset(): number {
-    return this.offs;
-  }
-  /** As mvdan/sh's `Pos.IsValid`: any position but the zero value. */
-  IsValid(): boolean {
-    return this.offs !== 0 || this.lineCol !== 0;
-  }
-}
-
-function position(pos: GoPos): Position {
-  return new Position(pos.offs, pos.lineCol);
-}
 
 /**
  * One node of the tree: `type` is mvdan/sh's type name (`CallExpr`, `Word`, `Lit`, ...);
@@ -73,11 +55,11 @@ export class TreeNode {
   ) {}
   /** The position of the node's first character. */
   Pos(): ShPos {
-    return position(this.go.Pos());
+    return this.go.Pos();
   }
   /** The position just after the node's last character. */
   End(): ShPos {
-    return position(this.go.End());
+    return this.go.End();
   }
 }
 
@@ -125,7 +107,7 @@ export function mirrorTree(root: unknown): TreeNode {
       return items;
     }
     if (go === go.constructor.nil) return null;
-    if (type === '*syntax.Pos') return position(go as unknown as GoPos);
+    if (type === '*syntax.Pos') return go; // a value: its methods read it
     if (!type.startsWith(TYPE_PREFIX)) throw new Error(`mvdan-sh: unexpected value of type ${type} in the syntax tree`);
     const node = new TreeNode(type.slice(TYPE_PREFIX.length), go as GoNode);
     pending.push([node, go]);
@@ -141,7 +123,7 @@ export function mirrorTree(root: unknown): TreeNode {
 }
 
 /** The children `syntax.Walk` visits, in its order (walk.go of mvdan/sh; comments left out). */
-function children(node: TreeNode): unknown[] {
+function children(node: TreeNode): readonly unknown[] {
   const n = node as Record<string, unknown> & { Repl?: { Orig: unknown; With: unknown } | null; Exp?: { Word: unknown } | null };
   const list = (field: string): unknown[] => (n[field] as unknown[] | null) ?? [];
   switch (node.type) {
@@ -218,6 +200,7 @@ function children(node: TreeNode): unknown[] {
 }
 
 const LEAVE = Symbol('leave');
+const NONE: readonly unknown[] = [];
 
 /**
  * mvdan/sh's `syntax.Walk` over a {@link TreeNode} tree, without recursion: `visit(node)`
@@ -233,7 +216,7 @@ export function walkTree(root: TreeNode, visit: (node: TreeNode | null) => boole
     }
     if (!visit(next)) continue;
     stack.push(LEAVE);
-    const kids = children(next);
+    const kids = next.type === 'Lit' || next.type === 'SglQuoted' ? NONE : children(next);
     for (let i = kids.length - 1; i >= 0; i--) {
       const kid = kids[i];
       if (kid instanceof TreeNode) stack.push(kid);
