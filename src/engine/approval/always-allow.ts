@@ -176,7 +176,23 @@ function shellExactProblem(command: unknown): string | null {
   return null;
 }
 
+/** How many commands' choices are kept: the prompt, its keys and the answer check ask for the same call. */
+const CHOICES_KEPT = 4;
+const shellChoicesKept = new Map<string, AllowChoices>();
+
+/** {@link shellChoicesOf}, kept for the last few commands (the result must not be changed). */
 function shellChoices(command: unknown): AllowChoices {
+  if (typeof command !== 'string') return shellChoicesOf(command);
+  let choices = shellChoicesKept.get(command);
+  if (!choices) {
+    choices = shellChoicesOf(command);
+    shellChoicesKept.set(command, choices);
+    if (shellChoicesKept.size > CHOICES_KEPT) shellChoicesKept.delete(shellChoicesKept.keys().next().value!);
+  }
+  return choices;
+}
+
+function shellChoicesOf(command: unknown): AllowChoices {
   const problem = shellExactProblem(command);
   const parsed = typeof command === 'string' && problem === null ? parseShell(command) : null;
   if (!parsed?.ok) return { exact: { rule: null, why: problem ?? 'the command does not parse' }, wider: [] };
