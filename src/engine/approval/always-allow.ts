@@ -30,7 +30,7 @@ import { canonicalJson } from '../repetition.js';
 import type { ToolCall } from '../types.js';
 import { destructiveCommand, destructiveReason } from './destructive-commands.js';
 import { READ_ONLY_TOOLS, readOnlyCommand, readOnlyCommandOf, readOnlyMeaning, refusedWord } from './read-only-commands.js';
-import { ASSIGNMENT, basename, commandParts, dynamicPart, FIND_EXEC, literalArgv, parseShell, programStarts, SHELLS, simpleCommand, UNREADABLE, type CommandWord } from './shell-syntax.js';
+import { ASSIGNMENT, basename, commandParts, dynamicPart, FIND_EXEC, literalArgv, parseShell, programStarts, SHELLS, simpleCommand, UNREADABLE, withoutTrailing, WordScan, type CommandWord } from './shell-syntax.js';
 
 /** A rule the prompt offers, with what it allows in words. */
 export interface AllowChoice {
@@ -85,43 +85,75 @@ const RUNS_CODE: ReadonlySet<string> = new Set([
  * file holds when it runs, as the README says.
  */
 const INTERPRETERS: ReadonlySet<string> = new Set(['bun', 'deno', 'julia', 'lua', 'luajit', 'node', 'nodejs', 'perl', 'php', 'python', 'R', 'Rscript', 'ruby']);
-/** Inline-program options of the {@link INTERPRETERS}, as words or bundled short options. */
-const INLINE_PROGRAM = /^(?:-[A-Za-z]*[ceEpr][A-Za-z]*|--(?:eval|print|command|exec|expr)(?:=.*)?|-)$/;
+/**
+ * Whether a word is an inline-program option of the {@link INTERPRETERS}: `-e`, `-c`, `-p`,
+ * `-r`, `-E` alone or bundled (`-pe`), `--eval[=...]`, `--print`, `--command`, `--exec`,
+ * `--expr`, or `-`. (Read without a regular expression that backtracks on long bundles.)
+ */
+function inlineProgram(word: string): boolean {
+  if (word === '-') return true;
+  if (word.startsWith('--')) return /^--(?:eval|print|command|exec|expr)(?:=.*)?$/.test(word);
+  return word.length > 1 && word[0] === '-' && /^-[A-Za-z]+$/.test(word) && /[ceEpr]/.test(word);
+}
 
 /** Whether a program name is on the {@link RUNS_CODE} list (versioned names included: `tclsh8.6`, `gawk5`). */
 function runsCode(program: string): boolean {
-  return RUNS_CODE.has(program) || RUNS_CODE.has(program.replace(/[0-9.]+$/, ''));
+  return RUNS_CODE.has(program) || RUNS_CODE.has(withoutTrailing(program, '0123456789.'));
 }
 
 /** Whether a program name is one of the {@link INTERPRETERS} (versioned names included: `python3.12`, `perl5`). */
 function isInterpreter(program: string): boolean {
-  return INTERPRETERS.has(program) || INTERPRETERS.has(program.replace(/[0-9.]+$/, ''));
+  return INTERPRETERS.has(program) || INTERPRETERS.has(withoutTrailing(program, '0123456789.'));
 }
 
-/** How one simple command runs other code (see {@link RUNS_CODE}), or `null`. */
+/** git's global options that take the next word as their value. */
+const GIT_VALUE_OPTIONS = ['-C', '-c', '--git-dir', '--work-tree', '--namespace', '--config-env'];
+
+/**
+ * How one simple command runs other code (see {@link RUNS_CODE}), or `null`. Each start of a
+ * program (every word after a wrapper) looks at the literal words after it through one
+ * {@link WordScan}, so a long command takes linear time.
+ */
 function otherCode(words: readonly CommandWord[]): string | null {
   if (words[0] === UNREADABLE) return String(words[1]);
   if (words[0] === ASSIGNMENT) return null;
+  const scan = new WordScan(words);
+  const literal = (word: CommandWord): boolean => word !== null;
+  /** Whether a literal word after `start` passes `test`. */
+  const later = (start: number, key: string, test: (word: string) => boolean): boolean => scan.next(start, key, (word) => word !== null && test(word)) >= 0;
   for (const start of programStarts(words)) {
     const word = words[start];
     if (typeof word !== 'string') continue;
     const program = basename(word);
-    const rest = words.slice(start + 1).filter((w): w is string => w !== null);
     if (runsCode(program)) return `${program} runs other code`;
     // `deno eval` and `deno repl` take the program as text too.
-    if (isInterpreter(program) && (rest.length === 0 || rest.some((w) => INLINE_PROGRAM.test(w)) || (program === 'deno' && /^(eval|repl)$/.test(rest[0] ?? '')))) {
-      return `${program} runs a program given as text or read from its input`;
+    if (isInterpreter(program)) {
+      const first = scan.next(start, 'literal', literal);
+      if (first < 0 || later(start, 'inline', inlineProgram) || (program === 'deno' && /^(eval|repl)$/.test(words[first]!))) {
+        return `${program} runs a program given as text or read from its input`;
+      }
     }
-    if (program === 'find' && rest.some((w) => FIND_EXEC.has(w))) return 'find -exec runs a command on names found when it runs';
-    if (program === 'env' && rest.some((w) => /^(-[^-]*S|--split-string)/.test(w))) return 'env -S runs a command line';
-    if ((program === 'sudo' || program === 'doas') && rest.some((w) => /^(-[A-Za-z]*[si]|--shell|--login)/.test(w))) return `${program} -s/-i runs a shell`;
+    if (program === 'find' && later(start, 'find exec', (w) => FIND_EXEC.has(w))) return 'find -exec runs a command on names found when it runs';
+    if (program === 'env' && later(start, 'split string', (w) => /^(-[^-]*S|--split-string)/.test(w))) return 'env -S runs a command line';
+    if ((program === 'sudo' || program === 'doas') && later(start, 'shell', (w) => /^(-[A-Za-z]*[si]|--shell|--login)/.test(w))) return `${program} -s/-i runs a shell`;
     if (program === 'git') {
-      let sub = 0;
-      while (sub < rest.length && rest[sub]!.startsWith('-')) sub += ['-C', '-c', '--git-dir', '--work-tree', '--namespace', '--config-env'].includes(rest[sub]!) ? 2 : 1;
-      const globals = rest.slice(0, sub);
-      if (globals.some((w) => w === '-c' || w.startsWith('--config-env'))) return 'git -c sets configuration that can run programs (aliases, hooks, pagers)';
-      if (rest[sub] === 'submodule' && rest.includes('foreach')) return 'git submodule foreach runs a script';
-      if (rest[sub] === 'rebase' && rest.some((w) => /^(--exec|-[^-]*x)/.test(w))) return 'git rebase --exec runs a script';
+      // The literal words after `git`: its global options (with their values), then the subcommand.
+      let at = scan.next(start, 'literal', literal);
+      let config = false;
+      const setsConfig = (w: string): boolean => w === '-c' || w.startsWith('--config-env');
+      while (at >= 0 && words[at]!.startsWith('-')) {
+        const option = words[at]!;
+        config ||= setsConfig(option);
+        at = scan.next(at, 'literal', literal);
+        if (GIT_VALUE_OPTIONS.includes(option) && at >= 0) {
+          config ||= setsConfig(words[at]!);
+          at = scan.next(at, 'literal', literal);
+        }
+      }
+      if (config) return 'git -c sets configuration that can run programs (aliases, hooks, pagers)';
+      const sub = at >= 0 ? words[at] : undefined;
+      if (sub === 'submodule' && later(start, 'foreach', (w) => w === 'foreach')) return 'git submodule foreach runs a script';
+      if (sub === 'rebase' && later(start, 'rebase exec', (w) => /^(--exec|-[^-]*x)/.test(w))) return 'git rebase --exec runs a script';
     }
   }
   return null;
@@ -144,7 +176,23 @@ function shellExactProblem(command: unknown): string | null {
   return null;
 }
 
+/** How many commands' choices are kept: the prompt, its keys and the answer check ask for the same call. */
+const CHOICES_KEPT = 4;
+const shellChoicesKept = new Map<string, AllowChoices>();
+
+/** {@link shellChoicesOf}, kept for the last few commands (the result must not be changed). */
 function shellChoices(command: unknown): AllowChoices {
+  if (typeof command !== 'string') return shellChoicesOf(command);
+  let choices = shellChoicesKept.get(command);
+  if (!choices) {
+    choices = shellChoicesOf(command);
+    shellChoicesKept.set(command, choices);
+    if (shellChoicesKept.size > CHOICES_KEPT) shellChoicesKept.delete(shellChoicesKept.keys().next().value!);
+  }
+  return choices;
+}
+
+function shellChoicesOf(command: unknown): AllowChoices {
   const problem = shellExactProblem(command);
   const parsed = typeof command === 'string' && problem === null ? parseShell(command) : null;
   if (!parsed?.ok) return { exact: { rule: null, why: problem ?? 'the command does not parse' }, wider: [] };

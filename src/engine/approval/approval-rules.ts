@@ -34,7 +34,9 @@
  *    wrapper program (`sudo`, `env`, `xargs`, `timeout`, ...) the rule is tried at every later
  *    word; and the literal script of `sh|bash|... -c '<script>'`, `eval <words>`,
  *    `env -S '<words>'` and a here-document fed to a shell is parsed and checked the same
- *    way. Only words up to the first dynamic one are compared.
+ *    way. Only words up to the first dynamic one are compared. A command holding more
+ *    script text inside it than is read (`MAX_SCRIPT_READING`, shell-syntax.ts) is then
+ *    asked about, whatever the allow rules say: the deny rules could not see all of it.
  * 2. A `shell-exact:` allow rule that matches the command allows it.
  * 3. Anything that is not one simple command of literal words is asked about, with the
  *    reason: a list (`&&`, `||`, `;`, `&`, newline), a pipeline, a redirection, a variable
@@ -57,7 +59,7 @@ import { quoted } from '../yaml-bounds.js';
 import type { ToolCall } from '../types.js';
 import { argsDigest, EXACT_ARGS_PREFIX, grantableRule, READ_ONLY_PREFIX } from './always-allow.js';
 import { READ_ONLY_COMMANDS, readOnlyCommand, readOnlyCommandOf, refusedWord } from './read-only-commands.js';
-import { basename, commandParts, literalArgv, literalPrefix, parseShell, simpleCommand, WRAPPERS, type CommandWord, type ShCallExpr } from './shell-syntax.js';
+import { basename, commandParts, literalArgv, literalPrefix, parseShell, simpleCommand, TOO_MUCH_SCRIPT, UNREADABLE, WRAPPERS, type CommandWord, type ShCallExpr } from './shell-syntax.js';
 
 /** What happens to a tool call that no rule decides. */
 export type ApprovalDefault = 'ask' | 'allow' | 'deny';
@@ -200,7 +202,8 @@ export class ApprovalRuleSet {
   readonly default: ApprovalDefault;
   private readonly allow: readonly Parsed[];
   private readonly deny: readonly Parsed[];
-  private readonly grants = new Map<string, Parsed>();
+  /** Granted rules seen so far: parsed, or `null` for one of a shape the console cannot offer. */
+  private readonly grants = new Map<string, Parsed | null>();
 
   constructor(rules: ApprovalRules) {
     this.default = rules.default;
@@ -220,10 +223,9 @@ export class ApprovalRuleSet {
   private granted(rules: readonly string[]): Parsed[] {
     const parsed: Parsed[] = [];
     for (const text of rules) {
-      if (!grantableRule(text)) continue;
       let rule = this.grants.get(text);
-      if (!rule) this.grants.set(text, (rule = tryParseRule(text)));
-      parsed.push(rule);
+      if (rule === undefined) this.grants.set(text, (rule = grantableRule(text) ? tryParseRule(text) : null));
+      if (rule) parsed.push(rule);
     }
     return parsed;
   }
@@ -262,12 +264,16 @@ function decideShell(command: unknown, fallback: ApprovalDefault, deny: readonly
   if (exactDeny) return { decision: 'deny', rule: exactDeny.text, reason: `deny rule "${exactDeny.text}"` };
 
   if (!parsed.ok) return { decision: askOrDefault(fallback), rule: null, reason: `parse error: ${parsed.error}` };
+  let unread = false;
   for (const part of commandParts(parsed.file, parsed.source)) {
+    unread ||= part[0] === UNREADABLE && part[1] === TOO_MUCH_SCRIPT;
     const words = literalLead(part);
     if (words.length === 0) continue;
     const hit = deny.find((rule) => rule.kind === 'shell' && denyMatches(rule.words, words));
     if (hit) return { decision: 'deny', rule: hit.text, reason: `deny rule "${hit.text}"` };
   }
+  // Deny rules could not be checked against the scripts left unread: no rule may allow it.
+  if (unread) return { decision: askOrDefault(fallback), rule: null, reason: `unreadable command: ${TOO_MUCH_SCRIPT}` };
   const invalid = deny.find((rule) => rule.kind === 'invalid');
   if (invalid) return { decision: askOrDefault(fallback), rule: invalid.text, reason: `invalid deny rule "${invalid.text}"` };
 

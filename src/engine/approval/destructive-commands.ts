@@ -39,8 +39,11 @@
  * `rm` or a checked git subcommand could stand (`rm $FLAGS x`, `git push origin $REF`,
  * `xargs rm -r`, whose input adds words), a program known only when it runs (`$RM -rf x`,
  * `{rm,-rf,x}`), a dynamic word among git's global options, scripts nested more than
- * {@link MAX_NESTING} levels deep or that do not parse, and a shell reading its script from
- * a pipe, a file or a process substitution (`curl ... | sh`, `sh < x`, `bash <(...)`).
+ * {@link MAX_NESTING} levels deep or that do not parse, a shell reading its script from
+ * a pipe, a file or a process substitution (`curl ... | sh`, `sh < x`, `bash <(...)`), and a
+ * command whose checks would read more than a reading budget allows (the scripts inside it,
+ * or the words after each of many checked programs: `sudo rm rm rm ...`), which reading in
+ * full would take time growing with the square of its length.
  *
  * A safety net, not a sandbox: a script file (`bash deploy.sh`, `make`), a program's own
  * code and aliases or config already in the repository's files cannot be seen here. The
@@ -49,7 +52,7 @@
  */
 import { existsSync, lstatSync } from 'node:fs';
 import path from 'node:path';
-import { ASSIGNMENT, basename, commandParts, MAX_NESTING, parseShell, programStarts, scriptParts, UNREADABLE, type CommandWord } from './shell-syntax.js';
+import { ASSIGNMENT, basename, commandParts, MAX_NESTING, parseShell, programStarts, ReadingBudget, scriptParts, UNREADABLE, type CommandWord } from './shell-syntax.js';
 
 /** Why a command is destructive: the program as the operator would name it, and what it does. */
 export interface Destructive {
@@ -196,9 +199,10 @@ function existsAt(context: GitContext, operand: string): boolean {
   }
 }
 
-/** git's context while reading one command: the workspace and the `-C` directories given. */
+/** git's context while reading one command: the workspace, the `-C` directories given, and what is left to read. */
 interface GitContext extends GuardContext {
   dirs: string[];
+  budget: ReadingBudget;
 }
 
 /**
@@ -287,15 +291,15 @@ const GIT: Record<string, (args: readonly CommandWord[], context: GitContext) =>
     if (options.dynamicOption) return dynamicOptions('git read-tree');
     return has(options, 'u') && hasLong(options, 'reset') ? { command: 'git read-tree -u --reset', effect: 'discards uncommitted changes' } : null;
   },
-  submodule(args) {
+  submodule(args, context) {
     const at = args.indexOf('foreach');
     if (args.includes(null) && at < 0) return dynamicOptions('git submodule');
     if (at < 0) return null;
     const script = args.slice(at + 1).filter((word) => word === null || !word.startsWith('-'));
     if (script.includes(null)) return dynamicOptions('git submodule foreach');
-    return destructiveParts(scriptParts(script.join(' '), 1), {});
+    return destructiveParts(scriptParts(script.join(' '), 1, context.budget), {}, context.budget);
   },
-  rebase(args) {
+  rebase(args, context) {
     const scripts: CommandWord[] = [];
     args.forEach((word, i) => {
       if (word === '-x' || word === '--exec') scripts.push(args[i + 1] ?? null);
@@ -304,14 +308,14 @@ const GIT: Record<string, (args: readonly CommandWord[], context: GitContext) =>
     });
     if (args.includes(null)) return dynamicOptions('git rebase');
     for (const script of scripts) {
-      const found = script === null ? dynamicOptions('git rebase --exec') : destructiveParts(scriptParts(script, 1), {});
+      const found = script === null ? dynamicOptions('git rebase --exec') : destructiveParts(scriptParts(script, 1, context.budget), {}, context.budget);
       if (found) return found;
     }
     return null;
   },
-  bisect(args) {
+  bisect(args, context) {
     const at = args.indexOf('run');
-    return at < 0 ? null : destructiveWords(args.slice(at + 1), {});
+    return at < 0 ? null : destructiveWords(args.slice(at + 1), {}, context.budget);
   },
   config(args) {
     const options = readOptions(args, { shortWithValue: 'f', longWithValue: ['file', 'blob', 'type', 'default', 'comment', 'value'] });
@@ -338,7 +342,7 @@ const MAX_ALIASES = 3;
 const git: Check = (args, _program, context) => gitWords(args, 0, context);
 
 function gitWords(args: readonly CommandWord[], depth: number, outer: GitContext): Destructive | null {
-  const context: GitContext = { workspace: outer.workspace, dirs: [...outer.dirs] };
+  const context: GitContext = { workspace: outer.workspace, dirs: [...outer.dirs], budget: outer.budget };
   const aliases = new Map<string, string>();
   let codeKey: string | null = null;
   let i = 0;
@@ -366,7 +370,7 @@ function gitWords(args: readonly CommandWord[], depth: number, outer: GitContext
   const alias = aliases.get(sub.toLowerCase());
   let found: Destructive | null = null;
   if (alias !== undefined && depth < MAX_ALIASES) {
-    found = alias.startsWith('!') ? destructiveParts(scriptParts(alias.slice(1), 1), context) : gitAlias(alias, rest, depth, context);
+    found = alias.startsWith('!') ? destructiveParts(scriptParts(alias.slice(1), 1, context.budget), context, context.budget) : gitAlias(alias, rest, depth, context);
   } else if (Object.hasOwn(GIT, sub)) {
     found = GIT[sub]!(rest, context);
   }
@@ -374,7 +378,7 @@ function gitWords(args: readonly CommandWord[], depth: number, outer: GitContext
 }
 
 function gitAlias(alias: string, rest: readonly CommandWord[], depth: number, context: GitContext): Destructive | null {
-  const [expanded] = scriptParts(alias, 1);
+  const [expanded] = scriptParts(alias, 1, context.budget);
   if (!expanded || expanded[0] === UNREADABLE) return { command: 'git alias', effect: 'its expansion cannot be read', unknown: true };
   return gitWords([...expanded, ...rest], depth + 1, context);
 }
@@ -402,19 +406,23 @@ function checkFor(program: string): Check | undefined {
 /** Wrappers that append words read from their input to the command they run. */
 const INPUT_ARGUMENTS = new Set(['xargs', 'parallel']);
 
+/** The finding for a command too long to check within the reading budget. */
+const TOO_LONG: Destructive = { command: 'the command', effect: 'it is too long to read in full (its checks would read more than the reading budget allows)', unknown: true };
+
 /**
  * The destructive invocation in one simple command's words, or `null`. A program word known
  * only when it runs cannot be read: destructive. After `xargs`/`parallel` the command gets
- * more words from its input, read as a dynamic word.
+ * more words from its input, read as a dynamic word. Each checked program takes the words
+ * after it from `budget`; past it the command counts as destructive ({@link TOO_LONG}).
  */
-function destructiveWords(words: readonly CommandWord[], guard: GuardContext): Destructive | null {
+function destructiveWords(words: readonly CommandWord[], guard: GuardContext, budget: ReadingBudget): Destructive | null {
   if (words[0] === UNREADABLE) return { command: 'the command', effect: `${words[1] ?? 'it cannot be read'}`, unknown: true };
   if (words[0] === ASSIGNMENT) {
     const name = words[1] ?? '';
     return GIT_CODE_VARIABLES.test(name) ? { command: `${name}=`, effect: 'makes git read configuration or run a program it names' } : null;
   }
-  const starts = programStarts(words);
-  for (const start of starts) {
+  const feeder = words.findIndex((word) => typeof word === 'string' && INPUT_ARGUMENTS.has(basename(word)));
+  for (const start of programStarts(words)) {
     const word = words[start];
     if (word === null) return { command: 'a program', effect: 'the program is known only when it runs', unknown: true };
     if (word === undefined) continue;
@@ -423,17 +431,20 @@ function destructiveWords(words: readonly CommandWord[], guard: GuardContext): D
       return { command: `${assignment[1]}=`, effect: 'makes git read configuration or run a program it names' };
     }
     const program = basename(word);
-    const fed = words.slice(0, start).some((before) => typeof before === 'string' && INPUT_ARGUMENTS.has(basename(before)));
+    const check = checkFor(program);
+    if (!check) continue;
+    if (!budget.take(words.length - start)) return TOO_LONG;
+    const fed = feeder >= 0 && feeder < start;
     const args = fed ? [...words.slice(start + 1), null] : words.slice(start + 1);
-    const found = checkFor(program)?.(args, program, { workspace: guard.workspace, dirs: [] });
+    const found = check(args, program, { workspace: guard.workspace, dirs: [], budget });
     if (found) return found;
   }
   return null;
 }
 
-function destructiveParts(parts: readonly CommandWord[][], guard: GuardContext): Destructive | null {
+function destructiveParts(parts: readonly CommandWord[][], guard: GuardContext, budget: ReadingBudget): Destructive | null {
   for (const words of parts) {
-    const found = destructiveWords(words, guard);
+    const found = destructiveWords(words, guard, budget);
     if (found) return found;
   }
   return null;
@@ -448,5 +459,5 @@ function destructiveParts(parts: readonly CommandWord[][], guard: GuardContext):
 export function destructiveCommand(command: string, context: GuardContext = {}): Destructive | null {
   const parsed = parseShell(command);
   if (!parsed.ok) return null;
-  return destructiveParts(commandParts(parsed.file, parsed.source), context);
+  return destructiveParts(commandParts(parsed.file, parsed.source), context, new ReadingBudget());
 }
