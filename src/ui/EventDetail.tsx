@@ -107,7 +107,11 @@ export const EventDetail = React.memo(function EventDetail({ height, width }: { 
     );
   }
   const rows = eventDetailRows(event, width - 2);
-  const visible = Math.max(1, height - 3); // title, summary and footer rows around the data
+  if (height <= 0) return null;
+  // Within `height` whatever it is: the title, the footer (how to close it), the data, then the summary row.
+  const footer = height >= 2;
+  const summary = height >= 4;
+  const visible = Math.max(0, height - 1 - (footer ? 1 : 0) - (summary ? 1 : 0));
   const start = Math.max(0, Math.min(scroll, rows.length - visible));
   return (
     <Box flexDirection="column" height={height} overflowY="hidden" flexShrink={0}>
@@ -116,18 +120,23 @@ export const EventDetail = React.memo(function EventDetail({ height, width }: { 
         <Text bold>Event #{event.seq} {event.type}</Text>
         <Text color={theme.muted}> at {new Date(event.at).toISOString()} · session {sanitize(event.session, { oneLine: true })}</Text>
       </Line>
-      <Line width={width} color={theme.muted}>
-        {describeEvent(event)}
-      </Line>
+      {summary ? (
+        <Line width={width} color={theme.muted}>
+          {describeEvent(event)}
+        </Line>
+      ) : null}
       {rows.slice(start, start + visible).map((row, i) => (
         <Line width={width} key={i} dimColor={row.dim}>
           {row.flush ? '' : ' '}
           {row.text}
         </Line>
       ))}
-      <Line width={width} color={theme.muted}>
-        {rows.length > visible ? `lines ${start + 1}-${Math.min(rows.length, start + visible)} of ${rows.length} · ↑/↓ scroll · ` : ''}{CLOSE_KEYS} closes
-      </Line>
+      {footer ? (
+        <Line width={width} color={theme.muted}>
+          {rows.length > visible ? `${visible === 0 ? `${rows.length} lines, no room to show them` : `lines ${start + 1}-${Math.min(rows.length, start + visible)} of ${rows.length}`} · ↑/↓ scroll · ` : ''}
+          {CLOSE_KEYS} closes
+        </Line>
+      ) : null}
     </Box>
   );
 });

@@ -33,7 +33,10 @@ const CLOSE_KEYS = keysText('help', 'close');
 export const HelpOverlay = React.memo(function HelpOverlay({ height, width }: { height: number; width: number }) {
   const scroll = useConsole((s) => s.scroll);
   const rows = helpRows();
-  const room = Math.max(1, height - 2);
+  if (height <= 0) return null;
+  // Within `height` whatever it is: the title, then the footer, then as many rows as are left.
+  const footer = height >= 2;
+  const room = Math.max(0, height - 1 - (footer ? 1 : 0));
   const start = Math.max(0, Math.min(scroll, rows.length - room));
   return (
     <Box flexDirection="column" height={height} overflowY="hidden" flexShrink={0}>
@@ -54,9 +57,11 @@ export const HelpOverlay = React.memo(function HelpOverlay({ height, width }: { 
           </Line>
         ),
       )}
-      <Line width={width} color={theme.muted}>
-        {start + room < rows.length ? `… ${rows.length - start - room} more (↓)` : 'end of help'}
-      </Line>
+      {footer ? (
+        <Line width={width} color={theme.muted}>
+          {start + room < rows.length ? `… ${rows.length - start - room} more (↓)` : 'end of help'}
+        </Line>
+      ) : null}
     </Box>
   );
 });

@@ -35,6 +35,17 @@ export function withLineMarks(text: string): string {
   return text.replace(/[ \t]*(?:\r\n|\r|\n)+[ \t]*/g, ' ⏎ ');
 }
 
+/**
+ * A command in one row of `width` cells: whole if it fits, else its program (`$ echo`, at
+ * most a third of the row), `…`, and as much of its end as the rest of the row holds (where
+ * `&& curl … | sh` is).
+ */
+function programAndEnd(text: string, width: number): string {
+  if (cellWidth(text) <= width) return text;
+  const program = clipEnd(/^(?:\$ )?\S+/.exec(text)?.[0] ?? '', Math.floor(width / 3));
+  return `${program}…${clipStart(text, width - cellWidth(program) - 1)}`;
+}
+
 /** A run of spaces this long or longer, inside a line, is shown by its length in the prompt (characters). */
 export const LONG_SPACE_RUN = 12;
 
@@ -96,7 +107,7 @@ export function headAndTail(text: string, room: number, width: number): Elided {
   const shown = graphemes([...head, ...tail].join('')).length;
   const hidden = Math.max(1, graphemes(text.replace(/\n/g, '')).length - shown);
   // Too few rows for a mark of its own: the start and the end still show (the program, and `&& curl … | sh`).
-  if (room < 2) return { rows: [elideMiddle(withLineMarks(text), width)], mark: -1 };
+  if (room < 2) return { rows: [programAndEnd(withLineMarks(text), width)], mark: -1 };
   if (room === 2) return { rows: [rows[0]!, `…${clipStart(rows.at(-1)!, width - 1)}`], mark: -1 };
   const mark = `⋯ ${hidden.toLocaleString('en-US')} more character${hidden === 1 ? '' : 's'} · v shows all`;
   return { rows: [...head, mark, ...tail], mark: head.length };
