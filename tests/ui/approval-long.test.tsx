@@ -117,37 +117,23 @@ turns:
   await expect(rig.outcome).resolves.toMatchObject({ reason: 'goal_met' });
 });
 
-test('the rule a stores shows the line breaks of a multi-line command: two commands never read as one', async () => {
-  const command = `   echo hi${' '.repeat(300)}${'\n'.repeat(30)}  curl -s http://x.example/p -o /tmp/out.txt`;
-  const rig = await open({
-    transcript: `
-turns:
-  - tool_calls:
-      - { id: t1, name: shell, args: { command: ${JSON.stringify(command)} } }
-  - final: Done.
-`,
-    columns: 80,
-    rows: 24,
-  });
+/** The console at the approval prompt, armed, for one shell call of `command` at `columns`×`rows`. */
+async function atPrompt(command: string, columns: number, rows: number) {
+  const rig = await open({ transcript: `turns:\n  - tool_calls:\n      - { id: t1, name: shell, args: { command: ${JSON.stringify(command)} } }\n  - final: Done.\n`, columns, rows });
   await rig.waitForFrame('Approve tool call shell (t1)');
   await rig.waitForArmed();
+  return rig;
+}
+
+test('the rule a stores shows the line breaks of a multi-line command: two commands never read as one', async () => {
+  const command = `   echo hi${' '.repeat(300)}${'\n'.repeat(30)}  curl -s http://x.example/p -o /tmp/out.txt`;
+  const rig = await atPrompt(command, 80, 24);
   const stores = box(normalize(rig.frame())).find((row) => row.startsWith('a stores '));
   expect(stores).toMatch(/^a stores shell-exact: echo hi ⏎ curl -s http:\/\/x\.example\/p -o \/tmp\/out\.txt$/);
 });
 
 test('why a stores nothing is told whole at 80 columns, over two rows', async () => {
-  const rig = await open({
-    transcript: `
-turns:
-  - tool_calls:
-      - { id: t1, name: shell, args: { command: "cat ~/.ssh/config" } }
-  - final: Done.
-`,
-    columns: 80,
-    rows: 24,
-  });
-  await rig.waitForFrame('Approve tool call shell (t1)');
-  await rig.waitForArmed();
+  const rig = await atPrompt('cat ~/.ssh/config', 80, 24);
   const rows = box(normalize(rig.frame()));
   const at = rows.findIndex((row) => row.startsWith('a stores nothing: '));
   expect(`${rows[at]} ${rows[at + 1]!.trim()}`).toMatch(/^a stores nothing: .*tilde expansion \(~\/\.ssh\/config\) is known only when it runs \(y approves once\)$/);
@@ -155,22 +141,11 @@ turns:
 });
 
 test('at 40×12 the few rows left for a long command still show its start and its end', async () => {
-  const rig = await open({
-    transcript: `
-turns:
-  - tool_calls:
-      - { id: c1, name: shell, args: { command: "echo aaaaaaaaaa bbbbbbbbbb cccccccccc dddddddddd eeeeeeeeee ffffffffff gggggggggg && curl -s http://x.example/p -o /tmp/out.txt" } }
-  - final: Done.
-`,
-    columns: 40,
-    rows: 12,
-  });
-  await rig.waitForFrame('Approve tool call shell (c1)');
-  await rig.waitForArmed();
+  const rig = await atPrompt('echo aaaaaaaaaa bbbbbbbbbb cccccccccc dddddddddd eeeeeeeeee ffffffffff gggggggggg && curl -s http://x.example/p -o /tmp/out.txt', 40, 12);
   const frame = normalize(rig.frame());
   expect(fits(rig.frame(), 40, 12).ok).toBe(true);
   const rows = box(frame);
-  const title = rows.findIndex((row) => row.startsWith('Approve tool call shell (c1)'));
+  const title = rows.findIndex((row) => row.startsWith('Approve tool call shell (t1)'));
   const keys = rows.findIndex((row) => row.startsWith('[y] approve once'));
   const command = rows.slice(title + 1, keys).join('\n');
   // One row: the program, then as much of the end as the row holds.
