@@ -16,6 +16,7 @@ describe('--help in a terminal', () => {
     // What the CLI wrote, up to the test wrapper's own lines.
     const written = t.output.split('<<pty-exit')[0]!.split(/\r?\n/);
     expect(written.join('\n')).toMatch(/Usage: loopdeck/);
-    expect(written.filter((line) => cellWidth(line) >= cols)).toEqual([]);
+    // Only a word longer than the row may overflow it (loopdeck's own path, when it is started from a deep folder): on a row of its own.
+    expect(written.filter((line) => cellWidth(line) >= cols && !/^\s*\S+( \\)?$/.test(line))).toEqual([]);
   });
 });
