@@ -67,8 +67,9 @@ const NON_ASCII = /[^\x00-\x7f]/;
  * except where they are part of an emoji ({@link partOfEmoji}).
  */
 const INVISIBLE = /[\p{Default_Ignorable_Code_Point}\p{Cf}]/gu;
-/** A zero-width joiner between two pictographs (👩‍💻): part of one emoji. */
-const EMOJI_JOINER_AT = /(?<=\p{Extended_Pictographic}[\u{1F3FB}-\u{1F3FF}\uFE0F]?)\u200D(?=\p{Extended_Pictographic})/uy;
+/** A zero-width joiner between two pictographs (👩‍💻, with their presentation selector or skin tone): part of one emoji. Its source, compiled by each user with the flags it needs (`uy` here, `gu` in the screen form). */
+export const EMOJI_JOINER_SOURCE = '(?<=\\p{Extended_Pictographic}[\\u{1F3FB}-\\u{1F3FF}\\uFE0F]?)\\u200D(?=\\p{Extended_Pictographic})';
+const EMOJI_JOINER_AT = new RegExp(EMOJI_JOINER_SOURCE, 'uy');
 /** A presentation selector on a character that has an emoji form (❤️, ☺︎). */
 const PRESENTATION_AT = /(?<=\p{Emoji})[\uFE0E\uFE0F]/uy;
 /** A tag of a subdivision flag (🏴 and tag letters up to the cancel tag). */

@@ -54,7 +54,7 @@ function storeRows(choices: AllowChoices, inner: number): ReactNode[] {
   const room = inner - STORES_INDENT;
   if (choices.exact.rule === null) {
     // Why nothing can be stored, over two rows at most (the prompt shows as many as it has room for).
-    const why = fitWhy(wrapWords(sanitize(`nothing: ${choices.exact.why} (y approves once)`, { oneLine: true }), room), room);
+    const why = fitRows(wrapWords(sanitize(`nothing: ${choices.exact.why} (y approves once)`, { oneLine: true }), room), 2, room);
     why.forEach((row, i) =>
       rows.push(
         <Line width={inner}>
@@ -98,11 +98,6 @@ function storeRows(choices: AllowChoices, inner: number): ReactNode[] {
     );
   }
   return rows;
-}
-
-/** At most two of `rows`; when more, the second ends cut with `…`. */
-function fitWhy(rows: string[], room: number): string[] {
-  return rows.length <= 2 ? rows : [rows[0]!, truncateCells(rows.slice(1).join(' '), room)];
 }
 
 /** Key hints of the approval prompt: `a` only when there is an exact rule to store, `A` only when there is a wider rule to pick. */

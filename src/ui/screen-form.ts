@@ -33,10 +33,11 @@
 // national flags and single emoji stay as they are.
 import stringWidth from 'string-width';
 import { segmentClusters, unitsAreClusters } from './unit-clusters.js';
+import { EMOJI_JOINER_SOURCE } from '../text/sanitize.js';
 
 
 /** A zero-width joiner between two pictographs (with their presentation selector or modifier). */
-const EMOJI_JOINER = /(?<=\p{Extended_Pictographic}[\u{1F3FB}-\u{1F3FF}\uFE0F]?)\u200D(?=\p{Extended_Pictographic})/gu;
+const EMOJI_JOINER = new RegExp(EMOJI_JOINER_SOURCE, 'gu');
 /** A skin-tone modifier on a pictograph (a lone modifier is a swatch and stays). */
 const SKIN_TONE = /(?<=\p{Extended_Pictographic}\uFE0F?)[\u{1F3FB}-\u{1F3FF}]/gu;
 /** A subdivision flag: the black flag, tag letters, the cancel tag. */
