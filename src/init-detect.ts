@@ -501,10 +501,12 @@ function commandRunner(look: Look, scripts: Record<string, unknown>, command: Sc
     const target = value(2);
     const rest = words.slice(3).filter((word) => word.value !== '-s' && word.value !== '--silent');
     const other = target === null ? undefined : scripts[target];
-    if (typeof other === 'string' && rest.length === 0 && prefix === '' && hops < SCRIPT_HOPS) {
+    // `npm run x -- --reporter=verbose`: the words after `--` are appended to script x, as npm appends them.
+    const passed = rest[0]?.value === '--' ? rest.slice(1) : rest.length === 0 ? [] : null;
+    if (typeof other === 'string' && passed !== null && prefix === '' && hops < SCRIPT_HOPS) {
       // npm runs `pre<script>` before `<script>` (pnpm and yarn 2+ do not; npm's is the safer reading: it may build).
       const pre = `pre${target}`;
-      const runner = scriptRunner(look, scripts, other, target!, hops + 1);
+      const runner = scriptRunner(look, scripts, [other, ...passed.map((word) => word.raw)].join(' '), target!, hops + 1);
       return value(0) === 'npm' && typeof scripts[pre] === 'string' ? afterSteps(runner, [`npm run ${pre}`], `npm's ${pre} script`) : runner;
     }
   }

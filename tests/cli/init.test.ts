@@ -261,6 +261,8 @@ describe('loopdeck init', () => {
       ['vitest run', { pretest: 'tsc' }, 'npm run pretest && npx vitest run --reporter=json', 'npm run pretest && npx vitest run'],
       ['cross-env CI=1 npm run test:unit', {}, 'CI=1 npm run test:unit', 'npm test'],
       ['pnpm vitest run', {}, 'npx vitest run --reporter=json', 'npx vitest run'],
+      // npm appends what follows `--` to the script it runs.
+      ['npm run test:unit -- --reporter=verbose src/', {}, 'npx vitest run -c unit.ts src/ --reporter=json', 'npx vitest run -c unit.ts --reporter=verbose src/'],
       ['npm run test:unit', { 'pretest:unit': 'tsc' }, 'npm run pretest:unit && npx vitest run -c unit.ts --reporter=json', 'npm run pretest:unit && npx vitest run -c unit.ts'],
     ])('test script %j (and %j): the steps before the runner and the variables set run in the observer and the verify', async (script, more, observer, verify) => {
       const dir = project({ 'package.json': JSON.stringify({ scripts: { test: script, 'test:unit': 'vitest -c unit.ts', build: 'tsc', ...more }, devDependencies: { typescript: '^5' } }) });
