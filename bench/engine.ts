@@ -15,7 +15,7 @@ import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { fold } from '../src/engine/fold.js';
-import { foldLog, parseLog } from '../src/engine/log.js';
+import { foldLog, LogFolder, parseLog } from '../src/engine/log.js';
 import { NoopAgent, noopTool, runBenchSession, tempWorkspace, withLog } from './make-log.js';
 import { collectGarbage, detail, header, median, namedParts, quantile, summary, target } from './report.js';
 
@@ -28,6 +28,8 @@ const FOLD_RATIO_TARGET = 1.3;
 const FOLD_RUNS = 5;
 /** Alternating rounds of parse and fold in one run. */
 const FOLD_ROUNDS = 7;
+/** Parts of whole lines the log is measured in, parse only and fold taking turns (about 5,000 events a part). */
+const FOLD_PARTS = 20;
 const REPLAY_TARGET_MS = 1000;
 const STEP_TARGET_MS = 0.2;
 /** Steps of the measured no-op run, unless it reaches {@link STEP_TIME_CAP_MS} first. */
@@ -73,9 +75,9 @@ interface FoldRun {
 }
 
 /**
- * One run of the fold/parse measurement: `rounds` alternating rounds of parse only and
- * `foldLog` on the same text, a full GC before each; with `split`, each round also times
- * `parseLog` then `fold` of its events (for the detail line).
+ * One run of the fold/parse measurement in one piece: `rounds` alternating rounds of parse
+ * only and `foldLog` on the whole text, a full GC before each; with `split`, each round also
+ * times `parseLog` then `fold` of its events (for the detail line).
  */
 function foldRun(text: string, file: string, events: number, split: boolean, rounds = FOLD_ROUNDS): FoldRun {
   const parse: number[] = [];
@@ -117,27 +119,98 @@ function foldRun(text: string, file: string, events: number, split: boolean, rou
   return split ? { ...run, parseLog: median(parseLogMs), fold: median(foldMs) } : run;
 }
 
+/** The text cut into `count` parts of whole lines, of about the same length. */
+function partsOf(text: string, count: number): string[] {
+  const parts: string[] = [];
+  let from = 0;
+  for (let k = 1; k <= count && from < text.length; k++) {
+    const newline = k === count ? -1 : text.indexOf('\n', Math.max(from, Math.floor((text.length * k) / count)));
+    const to = newline < 0 ? text.length : newline + 1;
+    parts.push(text.slice(from, to));
+    from = to;
+  }
+  return parts;
+}
+
 /**
- * 1. fold/parse ratio on the same text: after a warm-up of 2 rounds, {@link FOLD_RUNS}
- * consecutive runs, each its own median over median; the target holds when every run
- * meets it. Then 3 more rounds split `parseLog` + `fold` for the detail line.
+ * One run of the fold/parse measurement in parts: `rounds` rounds, each a full GC, then the
+ * whole log part by part, each part parsed only and folded by one {@link LogFolder} (the
+ * order of the two alternating from part to part). A round's ratio is its summed fold
+ * time (with `finish`) over its summed parse time: the same work as {@link foldRun}, with
+ * the two sides measured a few ms apart, so a change in the machine's speed (a busy
+ * neighbour on a shared host) falls on both alike. The run's ratio is the median round's.
+ */
+function partedRun(parts: readonly string[], file: string, events: number, rounds = FOLD_ROUNDS): { ratio: number; parse: number; fold: number } {
+  const ratios: number[] = [];
+  const parseMs: number[] = [];
+  const foldMs: number[] = [];
+  for (let i = 0; i < rounds; i++) {
+    collectGarbage();
+    const folder = new LogFolder(file);
+    let parse = 0;
+    let folding = 0;
+    let count = 0;
+    parts.forEach((part, k) => {
+      const last = k === parts.length - 1;
+      const timeParse = () => {
+        const t0 = performance.now();
+        count += parseOnly(part);
+        parse += performance.now() - t0;
+      };
+      const timeFold = () => {
+        const t0 = performance.now();
+        folder.push(part, last);
+        folding += performance.now() - t0;
+      };
+      if (k % 2 === 0) {
+        timeParse();
+        timeFold();
+      } else {
+        timeFold();
+        timeParse();
+      }
+    });
+    const t0 = performance.now();
+    const folded = folder.finish().state;
+    folding += performance.now() - t0;
+    if (count !== events || folded.eventCount !== events) throw new Error(`expected ${events} events, parsed ${count}, folded ${folded.eventCount} (in parts)`);
+    ratios.push(folding / parse);
+    parseMs.push(parse);
+    foldMs.push(folding);
+  }
+  return { ratio: median(ratios), parse: median(parseMs), fold: median(foldMs) };
+}
+
+/**
+ * 1. fold/parse ratio on the same text: after a warm-up, {@link FOLD_RUNS} consecutive runs
+ * in {@link FOLD_PARTS} parts ({@link partedRun}); the target holds when every run meets it.
+ * Beside them, the same in one piece ({@link foldRun}: one side after the other, so a
+ * shared machine's changes of speed land on one of them), then 3 more rounds that split
+ * `parseLog` + `fold` for the detail line.
  */
 function benchFold(text: string, file: string, events: number): void {
+  const parts = partsOf(text, FOLD_PARTS);
   foldRun(text, file, events, true, 2);
-  const runs: FoldRun[] = [];
-  for (let i = 0; i < FOLD_RUNS; i++) runs.push(foldRun(text, file, events, false));
+  partedRun(parts, file, events, 2);
+  const runs = Array.from({ length: FOLD_RUNS }, () => partedRun(parts, file, events));
+  const whole: FoldRun[] = [];
+  for (let i = 0; i < FOLD_RUNS; i++) whole.push(foldRun(text, file, events, false));
   const split = foldRun(text, file, events, true, 3);
-  const ratios = runs.map((r) => r.streamed / r.parse);
+  const ratios = runs.map((r) => r.ratio);
   const worst = Math.max(...ratios);
+  const list = (values: readonly number[]) => values.map((r) => r.toFixed(2)).join(', ');
   target(
     'fold',
-    `fold/parse ratio over ${FOLD_RUNS} consecutive runs: max ${worst.toFixed(2)} (${ratios.map((r) => r.toFixed(2)).join(', ')}) (target ≤ ${FOLD_RATIO_TARGET} in every run)`,
+    `fold/parse ratio over ${FOLD_RUNS} consecutive runs: max ${worst.toFixed(2)} (${list(ratios)}) (target ≤ ${FOLD_RATIO_TARGET} in every run)`,
     worst <= FOLD_RATIO_TARGET,
   );
   detail(
-    `each run: ${FOLD_ROUNDS} alternating rounds, median over median; parse only ${ms(median(runs.map((r) => r.parse)))} ms (split + JSON.parse per line); ` +
-      `foldLog (checks and fold while parsing, as replay does) ${ms(median(runs.map((r) => r.streamed)))} ms (medians over the runs); ` +
-      (runs[0]!.cpuRatio === null ? '' : `main-thread CPU time, foldLog over parse: ${runs.map((r) => r.cpuRatio!.toFixed(2)).join(', ')} (waits for a CPU left out); `) +
+    `each run: ${FOLD_ROUNDS} rounds over the log in ${parts.length} parts, parse only and LogFolder.push of each part in turn, the median round's summed fold over summed parse; ` +
+      `parse only ${ms(median(runs.map((r) => r.parse)))} ms (split + JSON.parse per line), fold ${ms(median(runs.map((r) => r.fold)))} ms (checks and fold while parsing, as replay does; medians over the runs)`,
+  );
+  detail(
+    `in one piece (parse only, then foldLog of the whole text; ${FOLD_ROUNDS} rounds a run, median over median): ${list(whole.map((r) => r.streamed / r.parse))}; ` +
+      (whole[0]!.cpuRatio === null ? '' : `main-thread CPU time, foldLog over parse: ${list(whole.map((r) => r.cpuRatio!))} (waits for a CPU left out); `) +
       `then parseLog + fold ${ms(split.parseLog! + split.fold!)} ms ` +
       `(parseLog ${ms(split.parseLog!)} = ${(split.parseLog! / split.parse).toFixed(2)}x parse, ` +
       `fold alone ${ms(split.fold!)} = ${(split.fold! / split.parse).toFixed(2)}x parse; medians of 3 rounds)`,

@@ -68,13 +68,17 @@ export interface Piece {
   bytes?: number;
 }
 
-/** Splits the text into pieces, warning about every block of NUL bytes (a crash on ext4 can leave them). */
-function piecesOf(text: string, file: string, warnings: string[]): Piece[] {
+/**
+ * Splits the text into pieces, warning about every block of NUL bytes (a crash on ext4 can
+ * leave them). Its first line is line `firstLine` of the file; `final`: it ends the file
+ * (its last line, when not empty, is one without a newline).
+ */
+function piecesOf(text: string, file: string, warnings: string[], firstLine = 1, final = true): Piece[] {
   const lines = text.split('\n');
   const pieces: Piece[] = [];
   lines.forEach((raw, index) => {
-    const line = index + 1;
-    const unterminated = index === lines.length - 1;
+    const line = firstLine + index;
+    const unterminated = final && index === lines.length - 1;
     // A line that starts like a JSON object and has no NUL: the common case, no scan.
     if (raw.charCodeAt(0) === 0x7b && !raw.includes('\0')) {
       pieces.push({ text: raw, line, unterminated });
@@ -230,15 +234,18 @@ const BOM = 0xfeff;
 const SCAN_BATCH = 128;
 
 /**
- * Pushes every candidate line of the log into `scanner`, in order (the pieces of {@link piecesOf}).
- * A text without NUL bytes, the common case, is walked line by line, holding no list of its
- * lines: every line but a blank one is a candidate. The scanner keeps no piece: it is
- * one object, changed for each line (a log of many lines then costs no object per line).
+ * Pushes every candidate line of the log text into `scanner`, in order (the pieces of
+ * {@link piecesOf}; `firstLine` and `final` as there). A text without NUL bytes, the common
+ * case, is walked line by line, holding no list of its lines: every line but a blank one is
+ * a candidate. The scanner keeps no piece: it is one object, changed for each line (a log
+ * of many lines then costs no object per line). Returns the line after the text's last
+ * newline (where a text that follows it starts).
  */
-function scanText(text: string, file: string, scanner: LogScanner): void {
+function scanText(text: string, file: string, scanner: LogScanner, firstLine = 1, final = true): number {
   if (text.indexOf('\0') >= 0) {
-    for (const piece of piecesOf(text, file, scanner.nulWarnings)) scanner.push(piece);
-    return;
+    const pieces = piecesOf(text, file, scanner.nulWarnings, firstLine, final);
+    for (const piece of pieces) scanner.push(piece);
+    return firstLine + countOf(text, '\n');
   }
   // The lines are parsed a batch at a time, then checked and folded: the parser and the fold
   // each run on while their code and data are at hand, which makes both cheaper.
@@ -255,7 +262,7 @@ function scanText(text: string, file: string, scanner: LogScanner): void {
     }
   };
   let count = 0;
-  for (let start = 0, line = 1; ; line++) {
+  for (let start = 0, line = firstLine; ; line++) {
     const end = text.indexOf('\n', start);
     const slice = end < 0 ? text.slice(start) : text.slice(start, end);
     // The line's first character read from the whole text (flat) rather than from the slice.
@@ -267,11 +274,14 @@ function scanText(text: string, file: string, scanner: LogScanner): void {
       values[count] = parsed(raw);
       count += 1;
       if (count === SCAN_BATCH || end < 0) {
-        flush(count, end < 0);
+        flush(count, final && end < 0);
         count = 0;
       }
     }
-    if (end < 0) return flush(count, false);
+    if (end < 0) {
+      flush(count, false);
+      return line;
+    }
     start = end + 1;
   }
 }
@@ -347,10 +357,51 @@ class FoldingSink implements ScanSink {
 
 /** Folds the text of an events.jsonl file as it parses it, keeping no event (the checks of {@link parseLog}). */
 export function foldLog(text: string, file: string): Folded {
-  const sink = new FoldingSink(file);
-  const scanner = new LogScanner(file, sink);
-  scanText(text, file, scanner);
-  return sink.finish(scanner);
+  const folder = new LogFolder(file);
+  folder.push(text, true);
+  return folder.finish();
+}
+
+/**
+ * {@link foldLog} of a text given a part at a time: `push` each part in order, then
+ * `finish`. Every part but the last holds whole lines (it ends with a newline); the result
+ * is the one `foldLog` gives for the parts joined, warnings and line numbers included.
+ */
+export class LogFolder {
+  private readonly sink: FoldingSink;
+  private readonly scanner: LogScanner;
+  /** The file's line the next part starts with. */
+  private line = 1;
+  private ended = false;
+
+  constructor(private readonly file: string) {
+    this.sink = new FoldingSink(file);
+    this.scanner = new LogScanner(file, this.sink);
+  }
+
+  /**
+   * Scans and folds the next part of the text; `last` when it ends the file (then its last
+   * line may lack a newline). @throws LogError as {@link parseLog}; Error for a part that
+   * is not whole lines, or one after the last
+   */
+  push(part: string, last = false): void {
+    if (this.ended) throw new Error(`${this.file}: LogFolder.push after the last part`);
+    if (!last && part !== '' && !part.endsWith('\n')) throw new Error(`${this.file}: LogFolder.push of a part that does not end with a newline (line ${this.line} on); only the last part may`);
+    this.ended = last;
+    this.line = scanText(part, this.file, this.scanner, this.line, last);
+  }
+
+  /** The state and every warning, as {@link foldLog} gives them. */
+  finish(): Folded {
+    return this.sink.finish(this.scanner);
+  }
+}
+
+/** How many times `char` (one UTF-16 unit) occurs in `text`. */
+function countOf(text: string, char: string): number {
+  let n = 0;
+  for (let at = text.indexOf(char); at >= 0; at = text.indexOf(char, at + 1)) n += 1;
+  return n;
 }
 
 const CHUNK_BYTES = 1 << 20;

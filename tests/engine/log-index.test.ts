@@ -11,7 +11,7 @@ import { makeLog, recordSession } from '../../bench/make-log.js';
 import type { LoopEvent } from '../../src/engine/events.js';
 import { fold } from '../../src/engine/fold.js';
 import { LogIndex, Offsets } from '../../src/engine/log-index.js';
-import { foldLog, foldLogFile, parseLog } from '../../src/engine/log.js';
+import { foldLog, foldLogFile, LogFolder, parseLog } from '../../src/engine/log.js';
 import { toJson, toJsonPieces } from '../../src/text/json.js';
 import { seededRandom as random } from '../support/random.js';
 
@@ -82,6 +82,23 @@ describe('LogIndex and foldLogFile read a file as parseLog and foldLog read its 
     expect(streamed.state).toEqual(folded.state);
     expect(streamed.warnings).toEqual(folded.warnings);
     expect(streamed.unresumable).toEqual(folded.unresumable);
+  });
+
+  it.each(cases)('%s, %s: LogFolder given the text in parts of whole lines folds it as foldLog does', (name, how, text) => {
+    const folded = foldLog(text, name);
+    const lines = text.split(/(?<=\n)/);
+    for (const perPart of [1, 2, 5, 128, 129]) {
+      const folder = new LogFolder(name);
+      for (let at = 0; at < lines.length; at += perPart) folder.push(lines.slice(at, at + perPart).join(''), at + perPart >= lines.length);
+      expect(folder.finish()).toEqual(folded);
+    }
+  });
+
+  it('LogFolder refuses a part that would split a line, and a part after the last', () => {
+    const folder = new LogFolder('events.jsonl');
+    expect(() => folder.push('{"seq":0')).toThrow(/events\.jsonl: .*does not end with a newline \(line 1 on\)/);
+    folder.push('', true);
+    expect(() => folder.push('\n')).toThrow(/after the last part/);
   });
 
   // foldLog and parseLog parse a batch of lines before checking them (SCAN_BATCH in log.ts,
