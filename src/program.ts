@@ -516,7 +516,9 @@ export function buildProgram(): Command {
         // Read a chunk at a time and folded while parsing: neither the text nor the events
         // are held, so a long log replays in the memory of its state.
         const { foldLogFile } = await import('./engine/log.js');
-        const { state, warnings } = foldLogFile(file);
+        const { stateAsJson } = await import('./engine/fold.js');
+        const { state: folded, warnings } = foldLogFile(file);
+        const state = stateAsJson(folded);
         printWarnings(warnings);
         // A damaged log names what was skipped in the JSON too, for a script that reads only stdout.
         await writeJsonChunks(warnings.length > 0 ? { ...state, log_warnings: warnings } : state, 2);

@@ -144,7 +144,11 @@ export interface SessionState {
   /** The alerts whose condition the fold watches until it clears (`alert-clearing.ts`). */
   alertWatch: readonly AlertWatch[];
   pending: PendingYield | null;
-  tools: Readonly<Record<string, ToolRecord>>;
+  /**
+   * Every tool call's record, by call id. A map and not a record: a call id read from a log
+   * is a new string each time, and a record of thousands of them looks each one up slowly.
+   */
+  tools: ReadonlyMap<string, ToolRecord>;
   /** The id of every tool call, in the order called (an id called again is listed again): the keys of `tools`, which `LogIndex` keeps by this order. */
   toolOrder: readonly string[];
   /**
@@ -279,7 +283,7 @@ export const INITIAL_STATE: SessionState = {
   alerts: [],
   alertWatch: [],
   pending: null,
-  tools: {},
+  tools: new Map(),
   toolOrder: [],
   unreported: [],
   granted: [],
@@ -456,7 +460,7 @@ const REDUCERS: { readonly [T in EventType]: Reducer<T> } = {
   'step.end': (s, e) => {
     if (e.data.outcome === 'awaiting_tool') {
       const id = s.toolOrder[s.toolOrder.length - 1];
-      const record = id === undefined ? undefined : s.tools[id];
+      const record = id === undefined ? undefined : s.tools.get(id);
       if (record && e.data.ask !== false) {
         s.pending = { kind: 'tool', call: record.call, seq: e.seq, ...(e.data.reason ? { reason: e.data.reason } : {}) };
         pauseClock(s, e.at);
@@ -485,7 +489,7 @@ const REDUCERS: { readonly [T in EventType]: Reducer<T> } = {
     if (response.report) appendReport(own(s, 'reportSinceCheckpoint', s.reportSinceCheckpoint), response.report);
   },
   'tool.call': (s, e) => {
-    own(s, 'tools', s.tools)[e.data.call.id] = toolRecord(e);
+    own(s, 'tools', s.tools).set(e.data.call.id, toolRecord(e));
     s.queued = withoutCall(s.queued, e.data.call.id);
     own(s, 'toolOrder', s.toolOrder).push(e.data.call.id);
     own(s, 'usage', s.usage).tool_calls += 1;
@@ -497,9 +501,9 @@ const REDUCERS: { readonly [T in EventType]: Reducer<T> } = {
     pauseClock(s, e.at);
   },
   'tool.decision': (s, e) => {
-    const record = s.tools[e.data.call_id];
+    const record = s.tools.get(e.data.call_id);
     const { decision, by, note } = e.data;
-    if (record) own(s, 'tools', s.tools)[e.data.call_id] = { ...record, decision: note ? { decision, by, note } : { decision, by } };
+    if (record) own(s, 'tools', s.tools).set(e.data.call_id, { ...record, decision: note ? { decision, by, note } : { decision, by } });
     if (e.data.always && !s.granted.includes(e.data.always)) s.granted = [...s.granted, e.data.always];
     if (s.pending?.kind === 'tool') {
       s.pending = null;
@@ -507,10 +511,10 @@ const REDUCERS: { readonly [T in EventType]: Reducer<T> } = {
     }
   },
   'tool.result': (s, e) => {
-    const record = s.tools[e.data.result.call_id];
+    const record = s.tools.get(e.data.result.call_id);
     if (!record) return;
     const next = { ...record, result: e.data.result };
-    own(s, 'tools', s.tools)[record.call.id] = next;
+    own(s, 'tools', s.tools).set(record.call.id, next);
     // The agent ran it and saw its result itself: not loopdeck's step, not history to send back.
     if (e.data.by === 'agent') return;
     own(s, 'history', s.history).push(toolMessage(next));
@@ -521,7 +525,7 @@ const REDUCERS: { readonly [T in EventType]: Reducer<T> } = {
     const cancelled = s.queued.find((c) => c.id === e.data.call_id);
     s.queued = s.queued.filter((c) => c.id !== e.data.call_id);
     completeStep(s, true);
-    const record = s.tools[e.data.call_id];
+    const record = s.tools.get(e.data.call_id);
     if (!record) {
       own(s, 'history', s.history).push({ role: 'tool', call_id: e.data.call_id, name: e.data.name, status: 'error', content: e.data.error });
       // Never dispatched (a hook refused it before `tool.call`): a denied call for the memory.
@@ -530,7 +534,7 @@ const REDUCERS: { readonly [T in EventType]: Reducer<T> } = {
       return;
     }
     const next = { ...record, error: e.data.error };
-    own(s, 'tools', s.tools)[record.call.id] = next;
+    own(s, 'tools', s.tools).set(record.call.id, next);
     own(s, 'history', s.history).push(toolMessage(next));
     noteFailedCall(s, next);
   },
@@ -757,7 +761,7 @@ function foldRepetition(s: SessionState, e: EventOf<'repetition.detected'>): voi
 function recordedCalls(s: SessionState, n: number, exempt: readonly string[]): ToolCall[] {
   const calls: ToolCall[] = [];
   for (let i = s.toolOrder.length - 1; i >= 0 && calls.length < n; i--) {
-    const call = s.tools[s.toolOrder[i]!]?.call;
+    const call = s.tools.get(s.toolOrder[i]!)?.call;
     if (call && !exempt.includes(call.name)) calls.push(call);
   }
   return calls.reverse();
@@ -809,13 +813,13 @@ function foldResume(s: SessionState, e: EventOf<'session.resume'>): void {
   if (s.pending?.kind !== 'pause' && s.activeSince !== null && s.lastAtBefore !== null) pauseClock(s, s.lastAtBefore);
   s.activeSince = e.at;
   s.exhausted = null;
-  const reask = e.data.reask === undefined ? undefined : s.tools[e.data.reask];
+  const reask = e.data.reask === undefined ? undefined : s.tools.get(e.data.reask);
   if (reask) {
     const interrupted = reask.decision?.decision === 'approve';
     const reason = interrupted ? INTERRUPTED_REASON : 'issued before a restart, with no recorded result';
     s.pending = { kind: 'tool', call: reask.call, seq: e.seq, reason, ...(interrupted ? { interrupted: true as const } : {}) };
     pauseClock(s, e.at);
-  } else if (s.pending?.kind === 'pause' || (s.pending?.kind === 'tool' && s.tools[s.pending.call.id]?.by === 'agent')) {
+  } else if (s.pending?.kind === 'pause' || (s.pending?.kind === 'tool' && s.tools.get(s.pending.call.id)?.by === 'agent')) {
     // A CLI agent's hook that waited died with the run: nobody is there to answer.
     s.pending = null;
   }
@@ -830,7 +834,7 @@ interface Owned {
   warned: BudgetDimension[];
   checkpoints: CheckpointRecord[];
   alerts: Alert[];
-  tools: Record<string, ToolRecord>;
+  tools: Map<string, ToolRecord>;
   toolOrder: string[];
   history: AgentMessage[];
   compactions: SessionState['compactions'][number][];
@@ -844,6 +848,7 @@ function copyOf<K extends InPlace>(key: K, value: SessionState[K]): Owned[K] {
     const claims = value as SessionState['reportSinceCheckpoint'];
     return { ...claims, new_evidence: [...claims.new_evidence], eliminated_hypotheses: [...claims.eliminated_hypotheses], remaining_hypotheses: [...claims.remaining_hypotheses] } as Owned[K];
   }
+  if (value instanceof Map) return new Map(value) as Owned[K];
   return (Array.isArray(value) ? [...value] : { ...value }) as Owned[K];
 }
 
@@ -866,6 +871,14 @@ function own<K extends InPlace>(s: SessionState, key: K, value: SessionState[K])
   const copy = copyOf(key, value);
   (s as unknown as Owned)[key] = copy;
   return copy;
+}
+
+/**
+ * The state as `replay --headless` prints it: as it is, but `tools` an object of the call
+ * records by call id (a map has no JSON form of its own).
+ */
+export function stateAsJson(state: SessionState): Omit<SessionState, 'tools'> & { tools: Record<string, ToolRecord> } {
+  return { ...state, tools: Object.fromEntries(state.tools) };
 }
 
 /** A copy of `state` that {@link reduce} may change without touching `state`: every array and record is copied. */

@@ -135,7 +135,7 @@ export const ToolPanel = React.memo(function ToolPanel({ height, width }: { heig
   const unmade = useConsole(unmadeCallShown);
   const index = useConsole(shownCall);
   const how = useConsole((s) => (s.toolCall !== null ? 'earlier' : timelineCall(s) !== null ? 'selected' : 'live'));
-  const record = useConsole((s) => (index === null ? undefined : s.session.tools[s.session.toolOrder[index]!]));
+  const record = useConsole((s) => (index === null ? undefined : s.session.tools.get(s.session.toolOrder[index]!)));
   const made = useConsole((s) => s.session.toolOrder.length);
   // At a repetition pause the call not made yet is the last of the run's calls, whichever call is shown: the count stays put while stepping.
   const count = useConsole((s) => s.session.toolOrder.length + (pausedCall(s) ? 1 : 0));

@@ -59,7 +59,7 @@ export function toolPanelShown(s: Pick<ConsoleData, 'pane' | 'compactBody'>, lay
 /** The call's `tool.call` event is still held by the console (a live console lets the oldest events go). */
 export function callEventHeld(s: Pick<ConsoleData, 'session' | 'events'>, index: number): boolean {
   const id = s.session.toolOrder[index];
-  const record = id === undefined ? undefined : s.session.tools[id];
+  const record = id === undefined ? undefined : s.session.tools.get(id);
   return record !== undefined && eventBySeq(s.events, record.seq) !== undefined;
 }
 

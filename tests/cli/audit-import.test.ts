@@ -62,6 +62,7 @@ it('import writes a run log that replay folds; it never overwrites one', async (
   expect(state.machine.state).toBe('DONE');
   expect(state.usage).toMatchObject({ turns: 13, tool_calls: 12, tokens: 14300, cost_usd: 1.3 });
   expect(state.unreported).toEqual([]);
+  expect(Object.values(state.tools)).toHaveLength(12);
   expect(Object.values(state.tools).every((t) => t.by === 'agent')).toBe(true);
   const again = await loopdeck('import', 'claude-retry-loop.jsonl', '-o', 'run');
   expect(again.exitCode).not.toBe(0);

@@ -45,7 +45,7 @@ it('records what a Codex run did as events the budget and the tool panel use', a
   expect(state.usage.tool_calls).toBe(3);
   expect(state.usage.tokens).toBe(1545);
   expect(state.unreported).toEqual(['cost_usd']);
-  expect(Object.values(state.tools).map((t) => [t.by, t.result?.status, t.result?.exit_code])).toEqual([
+  expect([...state.tools.values()].map((t) => [t.by, t.result?.status, t.result?.exit_code])).toEqual([
     ['agent', 'failed', 1],
     ['agent', 'ok', null],
     ['agent', 'ok', 0],

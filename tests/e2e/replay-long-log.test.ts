@@ -9,6 +9,7 @@ import { execa } from 'execa';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { makeLog } from '../../bench/make-log.js';
 import { foldLog } from '../../src/engine/log.js';
+import { stateAsJson } from '../../src/engine/fold.js';
 import { toJson } from '../../src/text/json.js';
 import { CLI, startPty, type PtyTerminal } from '../support/pty-terminal.js';
 
@@ -76,7 +77,9 @@ it('replay --headless prints the same JSON and warnings as the whole-text fold, 
   for (const [name, text] of [['intact.jsonl', demo], ['torn.jsonl', torn]] as const) {
     const file = path.join(dir, name);
     fs.writeFileSync(file, text);
-    const { state, warnings } = foldLog(text, file);
+    const { state: folded, warnings } = foldLog(text, file);
+    const state = stateAsJson(folded);
+    expect(Object.keys(state.tools)).toHaveLength(new Set(folded.toolOrder).size);
     const run = await execa('node', [CLI, 'replay', file, '--headless'], { cwd: dir, reject: false });
     expect(run.exitCode, run.stderr).toBe(0);
     expect(run.stdout + '\n').toBe(`${toJson(warnings.length > 0 ? { ...state, log_warnings: warnings } : state, 2)}\n`);

@@ -108,7 +108,7 @@ describe('always allow stores the exact command', () => {
     const first = await nextYield(run);
     const end = await run.next({ decision: 'approve', always: alwaysAllowChoices(toolYield(first)!).exact.rule! });
     expect(end.done).toBe(true);
-    expect(session.snapshot.tools.t2?.decision).toEqual({ decision: 'approve', by: 'policy' });
+    expect(session.snapshot.tools.get('t2')?.decision).toEqual({ decision: 'approve', by: 'policy' });
   });
 
   it('refuses an answer that stores a wider rule than the prompt offers, and changes nothing', async () => {
@@ -119,7 +119,7 @@ describe('always allow stores the exact command', () => {
       await expect(run.next({ decision: 'approve', always })).rejects.toThrow(ResumeError);
     }
     expect(session.snapshot.granted).toEqual([]);
-    expect(session.snapshot.tools.t1?.decision).toBeNull();
+    expect(session.snapshot.tools.get('t1')?.decision).toBeNull();
   });
 
   it('a wider rule is stored only for a read-only command, and keeps its refused options asked about', async () => {
@@ -130,7 +130,7 @@ describe('always allow stores the exact command', () => {
     expect(wider.map((w) => w.rule)).toEqual(['shell-read-only: git diff']);
     const second = await nextYield(run, { decision: 'approve', always: 'shell-read-only: git diff' });
     expect(toolYield(second)?.args.command).toBe('git diff --output=/tmp/x');
-    expect(session.snapshot.tools.t2?.decision).toEqual({ decision: 'approve', by: 'policy' });
+    expect(session.snapshot.tools.get('t2')?.decision).toEqual({ decision: 'approve', by: 'policy' });
     await run.next({ decision: 'deny' });
   });
 

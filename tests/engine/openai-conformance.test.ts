@@ -285,7 +285,7 @@ describe('tool-call identity (ids are the server\'s, not unique)', () => {
     expect(r.events.filter((e) => e.type === 'repetition.detected')).toHaveLength(1);
     expect(r.ran.map(([name]) => name)).toEqual(['read_file', 'read_file']);
     expect(r.state.toolOrder).toEqual(['t1.0', 't2.0']);
-    expect(Object.keys(r.state.tools)).toHaveLength(2);
+    expect(r.state.tools.size).toBe(2);
     expect(r.exit).toBe(EXIT.notMet);
     expect(r.outcome.reason).toBe('stopped');
   });

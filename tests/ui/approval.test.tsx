@@ -42,8 +42,8 @@ describe('a: always allow for this run', () => {
     await rig.waitForFrame('Approve tool call shell (t3)');
     const { tools, granted } = rig.session.snapshot;
     expect(granted).toEqual(['shell-exact: touch ran.txt && echo marked']);
-    expect(tools.t1?.decision).toEqual({ decision: 'approve', by: 'operator' });
-    expect(tools.t2?.decision).toEqual({ decision: 'approve', by: 'policy' });
+    expect(tools.get('t1')?.decision).toEqual({ decision: 'approve', by: 'operator' });
+    expect(tools.get('t2')?.decision).toEqual({ decision: 'approve', by: 'policy' });
     expect(rig.frame()).toContain('│ a stores shell-exact: touch ran.txt && echo marked twice');
     await rig.waitForArmed();
     await rig.press('n');
@@ -81,7 +81,7 @@ turns:
     await rig.waitForArmed();
     await rig.press('n');
     await expect(rig.outcome).resolves.toMatchObject({ reason: 'goal_met' });
-    expect(rig.session.snapshot.tools.t2?.decision).toEqual({ decision: 'deny', by: 'operator' });
+    expect(rig.session.snapshot.tools.get('t2')?.decision).toEqual({ decision: 'deny', by: 'operator' });
   });
 
   test('A stores the wider rule shown, offered only for a read-only command; its refused options are asked about', async () => {
@@ -107,7 +107,7 @@ turns:
     expect(rig.controller.answer).toHaveBeenCalledExactlyOnceWith({ decision: 'approve', always: 'shell-read-only: git diff' }, seq);
 
     await rig.waitForFrame('Approve tool call shell (t3)');
-    expect(rig.session.snapshot.tools.t2?.decision).toEqual({ decision: 'approve', by: 'policy' });
+    expect(rig.session.snapshot.tools.get('t2')?.decision).toEqual({ decision: 'approve', by: 'policy' });
     expect(rig.frame()).toContain('│ a stores shell-exact: git diff --output=leak.txt');
     expect(rig.frame()).not.toContain('A stores');
     await rig.waitForArmed();
@@ -149,8 +149,8 @@ describe('d: deny with a note', () => {
     expect(rig.controller.quit).not.toHaveBeenCalled();
     await rig.press(KEY.enter);
     expect(rig.controller.answer).toHaveBeenCalledExactlyOnceWith({ decision: 'deny', note: 'no: use printf; yes, a quick one' }, seq);
-    await rig.waitFor(() => rig.session.snapshot.tools.t1?.result !== null, 'the denial to be recorded');
-    expect(rig.session.snapshot.tools.t1).toMatchObject({
+    await rig.waitFor(() => rig.session.snapshot.tools.get('t1')?.result !== null, 'the denial to be recorded');
+    expect(rig.session.snapshot.tools.get('t1')).toMatchObject({
       decision: { decision: 'deny', by: 'operator', note: 'no: use printf; yes, a quick one' },
       result: { status: 'denied', output: 'denied by the operator: no: use printf; yes, a quick one' },
     });
@@ -328,8 +328,8 @@ turns:
   });
   await rig.waitForFrame(/Approve tool call shell \(t1\) · denied in [12]s unless answered/);
   expect(rig.store.getState().approvalDeadline).not.toBeNull();
-  await rig.waitFor(() => rig.session.snapshot.tools.t1?.decision !== null, 'the timeout to deny the call');
-  expect(rig.session.snapshot.tools.t1?.decision).toEqual({ decision: 'deny', by: 'operator', note: 'no answer within 2s' });
+  await rig.waitFor(() => rig.session.snapshot.tools.get('t1')?.decision !== null, 'the timeout to deny the call');
+  expect(rig.session.snapshot.tools.get('t1')?.decision).toEqual({ decision: 'deny', by: 'operator', note: 'no answer within 2s' });
   expect(rig.controller.answer).not.toHaveBeenCalled();
   await expect(rig.outcome).resolves.toMatchObject({ reason: 'goal_met' });
   expect(rig.store.getState().approvalDeadline).toBeNull();
@@ -353,9 +353,9 @@ turns:
   await rig.waitForArmed();
   await rig.press('y');
   await rig.waitForFrame('Approve tool call shell (t2)');
-  await rig.waitFor(() => rig.session.snapshot.tools.t2?.decision !== null, 'the timeout to deny t2');
-  expect(rig.session.snapshot.tools.t1?.decision).toEqual({ decision: 'approve', by: 'operator' });
-  expect(rig.session.snapshot.tools.t2?.decision).toEqual({ decision: 'deny', by: 'operator', note: 'no answer within 1s' });
+  await rig.waitFor(() => rig.session.snapshot.tools.get('t2')?.decision !== null, 'the timeout to deny t2');
+  expect(rig.session.snapshot.tools.get('t1')?.decision).toEqual({ decision: 'approve', by: 'operator' });
+  expect(rig.session.snapshot.tools.get('t2')?.decision).toEqual({ decision: 'deny', by: 'operator', note: 'no answer within 1s' });
 });
 
 test('a write to .gitattributes is asked about even though write_file is allowed; the prompt says why, in full', async () => {
@@ -382,8 +382,8 @@ turns:
   await rig.press('n');
   // The next write is allowed by the rule without a prompt.
   await expect(rig.outcome).resolves.toMatchObject({ reason: 'goal_met' });
-  expect(rig.session.snapshot.tools.t1?.decision).toEqual({ decision: 'deny', by: 'operator' });
-  expect(rig.session.snapshot.tools.t2?.decision).toEqual({ decision: 'approve', by: 'policy' });
+  expect(rig.session.snapshot.tools.get('t1')?.decision).toEqual({ decision: 'deny', by: 'operator' });
+  expect(rig.session.snapshot.tools.get('t2')?.decision).toEqual({ decision: 'approve', by: 'policy' });
   expect(existsSync(path.join(rig.workspace.dir, 'src', '.gitattributes'))).toBe(false);
   expect(readFileSync(path.join(rig.workspace.dir, 'notes.txt'), 'utf8')).toBe('noted');
 });

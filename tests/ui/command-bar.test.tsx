@@ -524,8 +524,8 @@ describe('/stop', () => {
     // No key answers the prompt: the abort denies the waiting call itself.
     await expect(rig.outcome).resolves.toMatchObject({ reason: 'aborted' });
     expect(rig.controller.answer).toHaveBeenCalledTimes(1);
-    expect(rig.session.snapshot.tools.t1?.decision).toMatchObject({ decision: 'deny', note: 'the operator aborted the run (/stop --abort)' });
-    expect(rig.session.snapshot.tools.t1?.result?.status).toBe('denied');
+    expect(rig.session.snapshot.tools.get('t1')?.decision).toMatchObject({ decision: 'deny', note: 'the operator aborted the run (/stop --abort)' });
+    expect(rig.session.snapshot.tools.get('t1')?.result?.status).toBe('denied');
     await rig.waitForFrame('Run finished: aborted.');
     const abort = rig.session.snapshot.abort;
     expect(abort).not.toBeNull();

@@ -148,7 +148,7 @@ turns:
     expect(rig.seen[0]!.history).toEqual([]);
     expect(rig.seen[1]!.history).toEqual([denial]);
     expect(rig.session.snapshot.history).toEqual([denial]);
-    expect(rig.session.snapshot.tools.t1).toMatchObject({ decision: { decision: 'deny', by: 'operator' }, result: { status: 'denied', exit_code: null } });
+    expect(rig.session.snapshot.tools.get('t1')).toMatchObject({ decision: { decision: 'deny', by: 'operator' }, result: { status: 'denied', exit_code: null } });
   });
 });
 
@@ -258,7 +258,7 @@ describe('keys never answer a prompt they did not see', () => {
     await rig.waitForFrame('Approve tool call shell (t1)');
     await rig.waitForArmed();
     expect(rig.controller.answer).not.toHaveBeenCalled();
-    expect(rig.session.snapshot.tools.t1?.decision).toBeNull();
+    expect(rig.session.snapshot.tools.get('t1')?.decision).toBeNull();
   });
 
   test('a key that arrives after the engine yields but before the prompt is drawn does not answer it', async () => {
@@ -276,7 +276,7 @@ describe('keys never answer a prompt they did not see', () => {
     expect(sent).toBe(true);
     expect(rig.controller.answer).not.toHaveBeenCalled();
     expect(rig.session.snapshot.pending?.kind).toBe('tool');
-    expect(rig.session.snapshot.tools.t1?.decision).toBeNull();
+    expect(rig.session.snapshot.tools.get('t1')?.decision).toBeNull();
   });
 
   test('keys pressed while the prompt is on screen but not yet armed do not answer it', async () => {
@@ -309,14 +309,14 @@ describe('keys never answer a prompt they did not see', () => {
     await rig.waitFor(() => rig.frame().includes('$ touch second.txt') || rig.session.snapshot.done !== null, 'the t2 prompt (or the end of the run)');
     expect(rig.frame()).toContain('Approve tool call shell (t2)');
     rig.pressNow('y'); // typed as the t2 prompt appears: not armed yet
-    expect(rig.session.snapshot.tools.t2?.decision).toBeNull();
+    expect(rig.session.snapshot.tools.get('t2')?.decision).toBeNull();
     expect(existsSync(path.join(rig.workspace.dir, 'second.txt'))).toBe(false);
 
     await rig.waitForArmed();
     await rig.press('n');
     await expect(rig.outcome).resolves.toMatchObject({ reason: 'goal_met' });
-    expect(rig.session.snapshot.tools.t1?.decision).toMatchObject({ decision: 'approve' });
-    expect(rig.session.snapshot.tools.t2?.decision).toMatchObject({ decision: 'deny' });
+    expect(rig.session.snapshot.tools.get('t1')?.decision).toMatchObject({ decision: 'approve' });
+    expect(rig.session.snapshot.tools.get('t2')?.decision).toMatchObject({ decision: 'deny' });
     expect(existsSync(path.join(rig.workspace.dir, 'second.txt'))).toBe(false);
   });
 });
@@ -450,7 +450,7 @@ turns:
   expect(rig.events.map((e) => e.seq)).toEqual(rig.events.map((_, i) => i));
   // The run went where it was meant to: both shell calls by the operator, the rest by policy.
   expect(live.toolOrder).toEqual(['t1', 't2', 't3', 't4']);
-  expect(Object.values(live.tools).map((t) => [t.call.id, t.decision?.by, t.result?.status])).toEqual([
+  expect([...live.tools.values()].map((t) => [t.call.id, t.decision?.by, t.result?.status])).toEqual([
     ['t1', 'operator', 'ok'],
     ['t2', 'policy', 'ok'],
     ['t3', 'policy', 'ok'],

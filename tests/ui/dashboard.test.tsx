@@ -347,7 +347,7 @@ describe('quitting', () => {
     await rig.press('y');
     await rig.waitForFrame('Paused by the operator');
     expect(rig.session.snapshot.pending).toMatchObject({ kind: 'pause', reason: 'operator' });
-    expect(rig.session.snapshot.tools.t2).toBeUndefined();
+    expect(rig.session.snapshot.tools.get('t2')).toBeUndefined();
     // Reached: the footer no longer says it is on its way to the pause.
     await rig.waitForFrame('Paused; Ctrl+C again quits.');
     expect(rig.frame()).not.toContain('Pausing at the next safe point');

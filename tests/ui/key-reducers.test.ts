@@ -185,7 +185,7 @@ describe('dashboard', () => {
 describe('the tool call panel', () => {
   const call = (id: string) => ({ id, name: 'shell', args: { command: `echo ${id}` } });
   /** Calls t1..t4, whose tool.call events are 10, 20, 30, 40; the console holds the events from 20 on. */
-  const tools = Object.fromEntries(['t1', 't2', 't3', 't4'].map((id, i) => [id, { call: call(id), seq: (i + 1) * 10, decision: null, result: null, error: null }]));
+  const tools = new Map(['t1', 't2', 't3', 't4'].map((id, i) => [id, { call: call(id), seq: (i + 1) * 10, decision: null, result: null, error: null }]));
   const held = [event(20, 'tool.call'), event(30, 'tool.call'), event(40, 'tool.call')].map((e, i) => ({ ...e, data: { call: call(`t${i + 2}`) } }) as LoopEvent);
   const calls = (view: Partial<ViewState> = {}) => input({ tools, toolOrder: ['t1', 't2', 't3', 't4'] }, { pane: 'tool', ...view }, { events: held, shown: held.length });
 

@@ -25,7 +25,7 @@ function replan(state: SessionState, policy: DecisionPolicy, why: string): Step 
 /** One line on the step that failed, for the replan request and the end summary. */
 export function failureNote(state: SessionState): string {
   const id = state.toolOrder[state.toolOrder.length - 1];
-  const record = id === undefined ? undefined : state.tools[id];
+  const record = id === undefined ? undefined : state.tools.get(id);
   if (!record) return `step ${state.step} failed`;
   const outcome = record.error ?? `${record.result?.status} (exit ${record.result?.exit_code ?? '-'})`;
   return `step ${state.step} failed: ${record.call.name} ${outcome}`;

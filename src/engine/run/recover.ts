@@ -9,8 +9,8 @@ import type { RunContext } from './context.js';
  */
 export function openCall(state: SessionState): ToolRecord | undefined {
   // A CLI agent's own calls are not loopdeck's to run or ask about again: the last of loopdeck's counts.
-  const id = state.toolOrder.findLast((call) => state.tools[call]?.by !== 'agent');
-  const record = id === undefined ? undefined : state.tools[id];
+  const id = state.toolOrder.findLast((call) => state.tools.get(call)?.by !== 'agent');
+  const record = id === undefined ? undefined : state.tools.get(id);
   return record && record.result === null && record.error === null ? record : undefined;
 }
 

@@ -34,7 +34,7 @@ export function toolPanelReducer(input: KeyInput, command: ConsoleCommand): Redu
     case 'tool-live':
       return act([['showToolCall', null], ['followNewest']], moved);
     case 'tool-open': {
-      const record = input.session.tools[input.session.toolOrder[shown]!];
+      const record = input.session.tools.get(input.session.toolOrder[shown]!);
       if (record && callEventHeld(input, shown)) return act([['openEvent', record.seq]]);
       const text = `call ${shown + 1}'s events were let go (${LIVE_EVENTS.toLocaleString('en-US')} are held); replay the run's log to open it`;
       return only({ kind: 'notice', ok: false, text, about: 'tool-panel' });
