@@ -125,7 +125,8 @@ function parseBudget(line: string): ParsedOperatorCommand {
     if (/^\d+(?:\.\d+)?$/.test(increment)) return wrong(/^[1-9]\d*$/.test(increment) ? ` (a bare number has no unit: write +${increment}s)` : ' (a bare number has no unit)');
     by = parseDuration(increment);
   } else {
-    by = (counted(dimension) ? /^\d+$/ : /^\d+(?:\.\d+)?$/).test(increment) ? Number(increment) : null;
+    // A cost may leave out the 0 before its point (`+.5`, `+$.25`), as amounts are often typed.
+    by = (counted(dimension) ? /^\d+$/ : /^(?:\d+(?:\.\d+)?|\.\d+)$/).test(increment) ? Number(increment) : null;
   }
   if (by === null || !(by > 0)) return wrong();
   const invalid = incrementError(dimension, by);
