@@ -45,6 +45,8 @@ export interface CommandResult {
 export interface CommandSyntax {
   text: string;
   help: string;
+  /** It changes nothing: answered in a replay and in a followed session too. */
+  readOnly?: true;
 }
 
 /** The short names `/budget` takes, in {@link BUDGET_DIMENSIONS} order (`turns|tool_calls|wall_clock|tokens|cost`). */
@@ -59,7 +61,7 @@ function unitOf(dimension: BudgetDimension): string {
 
 /** Every command line of the grammar, in the order the command bar lists them. */
 export const OPERATOR_COMMAND_SYNTAX: readonly CommandSyntax[] = [
-  { text: '/goal status', help: 'show the goal' },
+  { text: '/goal status', help: 'show the goal', readOnly: true },
   { text: '/goal add-constraint ', help: 'add a constraint: /goal add-constraint <text>' },
   { text: '/goal add-criterion ', help: 'add a success criterion: /goal add-criterion <text> [--check <command>]' },
   { text: '/goal redirect ', help: 'new objective, criteria kept or typed (--criterion): /goal redirect <text>' },
@@ -71,7 +73,7 @@ export const OPERATOR_COMMAND_SYNTAX: readonly CommandSyntax[] = [
   { text: '/reload', help: 'read loop.yaml again: budget, observers, verify, ... apply; approval rules and hooks wait for your key' },
   { text: '/stop', help: 'stop at the next safe point' },
   { text: '/stop --abort', help: 'kill running tools, stash the workspace, write a failure report' },
-  { text: '/help', help: 'keys and commands' },
+  { text: '/help', help: 'keys and commands', readOnly: true },
 ];
 
 /**

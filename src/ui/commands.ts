@@ -1,13 +1,18 @@
-import { OPERATOR_COMMAND_SYNTAX, type CommandSyntax } from '../engine/operator-command.js';
+import { OPERATOR_COMMAND_SYNTAX, type CommandSet, type CommandSyntax } from '../engine/operator-command.js';
 
 /** The command-bar commands: what Tab completes and what help lists (the operator command grammar's own table). */
 export type BarCommand = CommandSyntax;
 export const BAR_COMMANDS: readonly BarCommand[] = OPERATOR_COMMAND_SYNTAX;
 
-/** Candidates that extend `line` (ignoring leading spaces), in table order. */
-export function candidates(line: string): string[] {
+/**
+ * Candidates that extend `line` (ignoring leading spaces), in table order: of every command,
+ * or with `read-only` (a replay, a followed session) of those that change nothing.
+ */
+export function candidates(line: string, commands: CommandSet = 'all'): string[] {
   const typed = line.trimStart();
-  return BAR_COMMANDS.map((c) => c.text).filter((text) => text.startsWith(typed) && text !== typed);
+  return BAR_COMMANDS.filter((c) => commands === 'all' || c.readOnly)
+    .map((c) => c.text)
+    .filter((text) => text.startsWith(typed) && text !== typed);
 }
 
 function commonPrefix(items: readonly string[]): string {
@@ -18,11 +23,11 @@ function commonPrefix(items: readonly string[]): string {
 }
 
 /**
- * What Tab does to `line`: one candidate completes the line; several extend it to their
- * common prefix and open the list; none leaves it.
+ * What Tab does to `line` (among the candidates of `commands`): one candidate completes the
+ * line; several extend it to their common prefix and open the list; none leaves it.
  */
-export function complete(line: string): { text: string; list: string[] } {
-  const found = candidates(line);
+export function complete(line: string, commands: CommandSet = 'all'): { text: string; list: string[] } {
+  const found = candidates(line, commands);
   if (found.length === 0) return { text: line, list: [] };
   if (found.length === 1) return { text: found[0]!, list: [] };
   const prefix = commonPrefix(found);

@@ -308,6 +308,23 @@ describe('command bar', () => {
     expect(out.view.input).toBe('bar');
   });
 
+  // A replay or a followed session answers only commands that change nothing: Tab offers only those.
+  test.each([
+    ['a replay', { replay: { index: 0, total: 4 } }],
+    ['a followed session', { following: true }],
+  ] as const)('in %s Tab completes and lists only the read-only commands', (_, more) => {
+    const tab = (text: string, completions: string[] = []) => {
+      const state = { ...bar(text, { completions }), ...more } as KeyInput;
+      return run(state, barReducer(state, { command: 'complete', text: '' })).view;
+    };
+    expect(tab('/')).toMatchObject({ line: { text: '/' }, completions: ['/goal status', '/help'] });
+    expect(tab('/g').line.text).toBe('/goal status');
+    expect(tab('/st')).toMatchObject({ line: { text: '/st' }, completions: [] });
+    expect(tab('/bu')).toMatchObject({ line: { text: '/bu' }, completions: [] });
+    const typed = { ...bar('/', { completions: ['/goal status', '/help'] }), ...more } as KeyInput;
+    expect(run(typed, barReducer(typed, { command: null, text: 'g' })).view.completions).toEqual(['/goal status']);
+  });
+
   test('Home goes to just after the leading /, a second Home to the very start: typed text lands in the command', () => {
     const home = (state: ReturnType<typeof bar>) => run(state, barReducer(state, { command: 'cursor-home', text: '' })).view;
     const first = home(bar('/goal status'));

@@ -1,4 +1,4 @@
-import { parseOperatorCommand, type CommandResult, type OperatorCommand } from '../../engine/operator-command.js';
+import { parseOperatorCommand, type CommandResult, type CommandSet, type OperatorCommand } from '../../engine/operator-command.js';
 import { candidates, complete } from '../commands.js';
 import { pauseOffers, type ConsoleCommand } from '../keymap.js';
 import { browse, cleanInput, edit, EMPTY_LINE, insert, lineOf, remember } from '../line-editor.js';
@@ -14,6 +14,9 @@ export interface TextKey {
 /** The line a warning named is gone (the bar closed, or a command was sent): so is the warning. */
 const LINE_GONE: Effect = { kind: 'clear-notice', about: 'command-line' };
 
+/** The commands the console answers: in a replay or a followed session only those that change nothing. */
+const commandSet = (input: KeyInput): CommandSet => (input.replay || input.following ? 'read-only' : 'all');
+
 /**
  * Submits the command bar's line: an empty line closes the bar; a line that is not a
  * command keeps it open with the parser's message; `/help` opens help; any other command
@@ -25,7 +28,7 @@ export function submitLine(input: KeyInput, line: string): Reduction {
   const trimmed = line.trim();
   if (trimmed === '') return act([['remember', line], ['closeInput']], LINE_GONE);
   // A replay or a followed session answers only what changes nothing: an unknown command's suggestion lists only those.
-  const parsed = parseOperatorCommand(trimmed, input.replay || input.following ? 'read-only' : 'all');
+  const parsed = parseOperatorCommand(trimmed, commandSet(input));
   if (!parsed.ok) return act([['remember', line], ['closeCompletions']], { kind: 'notice', ok: false, text: parsed.message, about: 'command-line' });
   if (parsed.command.kind === 'help') return act([['remember', line], ['closeInput'], ['openHelp']], LINE_GONE);
   return act([['remember', line], ['closeCompletions'], ['setBusy', true]], LINE_GONE, { kind: 'operator', command: parsed.command });
@@ -76,6 +79,7 @@ export function commandFailed(message: string): Reduction {
 export function barReducer(input: KeyInput, key: TextKey): Reduction {
   const { line, completions, highlight, history } = input;
   const listOpen = completions.length > 0;
+  const commands = commandSet(input);
   switch (key.command) {
     case 'submit':
       return submitLine(input, line.text);
@@ -84,7 +88,7 @@ export function barReducer(input: KeyInput, key: TextKey): Reduction {
       return act([['closeInput']], LINE_GONE);
     case 'complete': {
       if (listOpen) return act([['setLine', lineOf(completions[highlight] ?? line.text)], ['closeCompletions']]);
-      const result = complete(line.text);
+      const result = complete(line.text, commands);
       return act([['setLine', lineOf(result.text)], ['showCompletions', result.list, 0]]);
     }
     case 'history-previous':
@@ -97,7 +101,7 @@ export function barReducer(input: KeyInput, key: TextKey): Reduction {
       if (key.text === '') return only();
       const next = insert(line, key.text);
       if (!listOpen) return act([['setLine', next]]);
-      const list = candidates(next.text);
+      const list = candidates(next.text, commands);
       return act([['setLine', next], ['showCompletions', list, Math.min(highlight, Math.max(0, list.length - 1))]]);
     }
     default: {
@@ -105,7 +109,7 @@ export function barReducer(input: KeyInput, key: TextKey): Reduction {
       // command's), and to the very start from there.
       const afterSlash = key.command === 'cursor-home' && line.text.startsWith('/') && line.cursor > 1;
       const next = afterSlash ? { ...line, cursor: 1 } : edit(line, key.command);
-      return act(listOpen ? [['setLine', next], ['showCompletions', candidates(next.text), highlight]] : [['setLine', next]]);
+      return act(listOpen ? [['setLine', next], ['showCompletions', candidates(next.text, commands), highlight]] : [['setLine', next]]);
     }
   }
 }
