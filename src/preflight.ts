@@ -180,6 +180,19 @@ export function assertPreflight(policy: LoopPolicy, shownAs: string = policy.fil
 
 /**
  * A warning when the agent works in the folder itself (`workspace.copy: none`) and that
+ * folder is in no git repository: nothing records what the agent changes, so nothing can
+ * undo it, and an abort has no stash to park the edits in. `null` otherwise (a copy, a
+ * folder in a git work tree, or a folder that does not exist: an error of its own).
+ * @param shownAs the loop.yaml as the user named it, in the warning; default `policy.file`
+ */
+export async function unversionedWarning(policy: LoopPolicy, shownAs: string = policy.file): Promise<string | null> {
+  const where = policy.workspace.path;
+  if (policy.workspace.copy !== 'none' || !existsSync(where) || (await isGitWorkTree(where))) return null;
+  return `${shownAs}: workspace.copy is none and ${where} is in no git repository: the agent edits its files directly, nothing can undo the edits, and an abort cannot stash them; set workspace.copy: temp, or run git init there and commit first`;
+}
+
+/**
+ * A warning when the agent works in the folder itself (`workspace.copy: none`) and that
  * folder has uncommitted changes: what the agent writes mixes with them, and an abort
  * stashes both together. Only the changes an abort would stash are counted: those under
  * the workspace folder, less `.loopdeck/` folders (`workspacePathspec`), not the rest of a

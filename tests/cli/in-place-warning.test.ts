@@ -9,7 +9,7 @@ import path from 'node:path';
 import { execa } from 'execa';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { parsePolicy } from '../../src/engine/policy.js';
-import { inPlaceWarning } from '../../src/preflight.js';
+import { inPlaceWarning, unversionedWarning } from '../../src/preflight.js';
 
 const env = { GIT_CONFIG_GLOBAL: '/dev/null', GIT_CONFIG_NOSYSTEM: '1' };
 const git = (cwd: string, ...args: string[]) => execa('git', args, { cwd, env });
@@ -59,6 +59,11 @@ describe('warned about', () => {
     expect(await inPlaceWarning(policyFor('app'))).toBeNull();
   });
 
+  it('a workspace in no git repository: nothing can undo the edits or stash them', async () => {
+    mkdirSync(path.join(root, 'plain'));
+    expect(await unversionedWarning(policyFor('plain'))).toMatch(/workspace\.copy is none and .*plain is in no git repository: the agent edits its files directly, nothing can undo the edits, and an abort cannot stash them/);
+    expect(await inPlaceWarning(policyFor('plain'))).toBeNull();
+  });
 });
 
 describe('not warned about', () => {
@@ -70,8 +75,10 @@ describe('not warned about', () => {
     expect(await inPlaceWarning(policyFor('ws'))).toBeNull();
     writeFileSync(path.join(root, 'ws', 'a.txt'), 'changed\n');
     expect(await inPlaceWarning(policyFor('ws', 'temp'))).toBeNull();
+    expect(await unversionedWarning(policyFor('ws'))).toBeNull();
     mkdirSync(path.join(root, 'plain'));
     expect(await inPlaceWarning(policyFor('plain', 'temp'))).toBeNull();
+    expect(await unversionedWarning(policyFor('plain', 'temp'))).toBeNull();
   });
 
   it('loopdeck\'s own run folders inside the workspace', async () => {

@@ -53,8 +53,12 @@ function writeLoop(approval: Record<string, unknown>, hooks: unknown[] | undefin
   return file;
 }
 
-/** stderr without the warning that these loops measure nothing (they have no observer). */
-const gateLines = (stderr: string) => stderr.split('\n').filter((line) => !/nothing to measure/.test(line)).join('\n');
+/** stderr without the warnings that these loops measure nothing (they have no observer) and that their workspace is in no git repository. */
+const gateLines = (stderr: string) =>
+  stderr
+    .split('\n')
+    .filter((line) => !/nothing to measure|is in no git repository/.test(line))
+    .join('\n');
 
 /** `loopdeck run --headless` with no --approve: prompts are denied, hooks decide the rest. */
 async function runHeadless(file: string) {
