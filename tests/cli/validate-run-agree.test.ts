@@ -4,6 +4,7 @@
  * case is checked with `validate` and with `run --headless`, which must refuse it before a
  * session starts. Needs the built CLI (`npm run build`).
  */
+import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -123,10 +124,15 @@ beforeAll(() => {
 });
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 
-/** A folder with the case's loop.yaml (BASE, with the case's observe replacing BASE's when it has one), script.yaml and project/. */
+/**
+ * A folder with the case's loop.yaml (BASE, with the case's observe replacing BASE's when it
+ * has one), script.yaml and project/, a git repository (the workspace is used in place: one
+ * in no git repository gets a warning of its own).
+ */
 function folderOf(c: Case, index: number): string {
   const dir = path.join(root, String(index));
   mkdirSync(path.join(dir, 'project'), { recursive: true });
+  execFileSync('git', ['init', '-q'], { cwd: path.join(dir, 'project') });
   const base = c.config.includes('observe:') ? BASE.replace(/observe:\n.*\nprogress:\n.*\n.*\n/, '') : BASE;
   writeFileSync(path.join(dir, 'loop.yaml'), base + c.config);
   writeFileSync(path.join(dir, 'script.yaml'), c.script ?? ONE_TURN);
