@@ -135,6 +135,11 @@ export interface SessionState {
   /** Epoch ms when the current active stretch began; `null` while waiting at a yield. */
   activeSince: number | null;
   startedAt: number | null;
+  /**
+   * Milliseconds no loopdeck process ran the session: from the last event before each
+   * `session.resume` to the resume (a quit, or a crash, and the resume later).
+   */
+  offlineMs: number;
   lastAt: number | null;
   /** `at` of the event before the last one. */
   lastAtBefore: number | null;
@@ -276,6 +281,7 @@ export const INITIAL_STATE: SessionState = {
   activeMs: 0,
   activeSince: null,
   startedAt: null,
+  offlineMs: 0,
   lastAt: null,
   lastAtBefore: null,
   evaluator: INITIAL_EVALUATOR,
@@ -809,6 +815,7 @@ function foldSnapshot(s: SessionState, snap: EventOf<'workspace.snapshot'>['data
 
 /** A restart: the clock stopped at the last event before it, and the call to ask about again, if any. */
 function foldResume(s: SessionState, e: EventOf<'session.resume'>): void {
+  if (s.lastAtBefore !== null) s.offlineMs += Math.max(0, e.at - s.lastAtBefore);
   // A restart (no pause to answer) stops the clock at the last event before it.
   if (s.pending?.kind !== 'pause' && s.activeSince !== null && s.lastAtBefore !== null) pauseClock(s, s.lastAtBefore);
   s.activeSince = e.at;

@@ -25,14 +25,16 @@ function usePatternProgress(): string {
   return '';
 }
 
-/** Run time from the first event to now (live) or to the last event (finished, replay). */
+/** Run time from the first event to now (live) or to the last event (finished, replay), less the time between a quit and its resume (`offlineMs`). */
 function useElapsed(): string {
   const startedAt = useConsole((s) => s.session.startedAt);
   const lastAt = useConsole((s) => s.session.lastAt);
+  const offlineMs = useConsole((s) => s.session.offlineMs);
   const ticking = useConsole((s) => s.replay === null && s.gate === null && s.session.startedAt !== null && s.session.done === null);
   const now = useNow(ticking);
   if (startedAt === null) return '-';
-  return shortDuration(((ticking ? now : (lastAt ?? startedAt)) - startedAt) / 1000);
+  // The time between a quit and the resume is not the run's: no process ran it.
+  return shortDuration(Math.max(0, (ticking ? now : (lastAt ?? startedAt)) - startedAt - offlineMs) / 1000);
 }
 
 /** A loud marker when the run's loop.yaml switched the built-in approval gates off (`session.start`). */
