@@ -10,7 +10,7 @@ import { Line } from './Line.js';
 import { caretColumn, LineView, useLineViewport } from './LineView.js';
 import { raisedPausePrompt } from './budget-pause.js';
 import { reloadPromptRows } from './reload-prompt.js';
-import { condenseBlanks, elideMiddle, headAndTail, argsTextOf, argsRows, withLineMarks } from './prompt-layout.js';
+import { condenseBlanks, elideMiddle, headAndTail, argsTextOf, argsRows, withLineMarks, withOtherSpaces } from './prompt-layout.js';
 import { cellWidth, truncateCells, wrapWords, sanitize } from './text.js';
 import { theme, type Colour } from './theme.js';
 import { pendingScope } from './use-console-keys.js';
@@ -67,12 +67,12 @@ function storeRows(choices: AllowChoices, inner: number): ReactNode[] {
     rows.push(
       <Line width={inner}>
         <Text color={theme.muted}>a stores </Text>
-        <Text bold>{elideMiddle(sanitize(withLineMarks(choices.exact.rule), { oneLine: true }), room)}</Text>
+        <Text bold>{elideMiddle(withOtherSpaces(sanitize(withLineMarks(choices.exact.rule), { oneLine: true })), room)}</Text>
       </Line>,
     );
   }
   for (const wider of choices.wider) {
-    const text = sanitize(wider.rule, { oneLine: true });
+    const text = withOtherSpaces(sanitize(wider.rule, { oneLine: true }));
     const meaning = `  = ${sanitize(wider.meaning, { oneLine: true })}`;
     if (cellWidth(text + meaning) <= room) {
       rows.push(
@@ -300,7 +300,7 @@ export function usePrompt(width: number, maxRows: number): PromptView | null {
     const stores = choices ? storeRows(choices, inner) : [];
     const whyShown = Math.min(why.length, free >= 8 ? MAX_WHY_ROWS : 1, Math.max(0, free - 4));
     const storesShown = Math.min(stores.length, Math.max(0, free - 3 - whyShown));
-    const args = headAndTail(condenseBlanks(argsTextOf(pending.call, inner)), Math.max(1, Math.min(ARGS_ROWS, free - whyShown - storesShown)), inner);
+    const args = headAndTail(withOtherSpaces(condenseBlanks(argsTextOf(pending.call, inner))), Math.max(1, Math.min(ARGS_ROWS, free - whyShown - storesShown)), inner);
     const whyRows = why.slice(0, whyShown);
     if (whyShown < why.length && whyRows.length > 0) whyRows[whyRows.length - 1] = truncateCells(`${whyRows.at(-1)} ${why.slice(whyShown).join(' ')}`, inner - 5);
     const lines: ReactNode[] = [

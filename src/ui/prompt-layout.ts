@@ -9,14 +9,25 @@ import type { ToolCall } from '../engine/types.js';
 import { argsText } from './ToolPanel.js';
 import { clipEnd, clipStart, cellWidth, graphemes, sanitize, wrapCells } from './text.js';
 
+/**
+ * Spaces other than U+0020 (no-break, em, ideographic, ...): drawn as blanks, but a shell
+ * does not split words at them, so `ls<NBSP>-la` is one word that only looks like two.
+ */
+const OTHER_SPACE = /(?! )\p{Zs}/gu;
+
+/** `text` with every space other than U+0020 escaped (`\u{a0}`), as the sanitizer escapes what is invisible. */
+export function withOtherSpaces(text: string): string {
+  return text.replace(OTHER_SPACE, (space) => `\\u{${space.codePointAt(0)!.toString(16)}}`);
+}
+
 /** The call's arguments as the prompt shows them (sanitized, tabs as two spaces). */
 export function argsTextOf(call: Pick<ToolCall, 'name' | 'args'>, width: number): string {
   return sanitize(argsText(call.name, call.args, width)).replace(/\t/g, '  ');
 }
 
-/** The call's arguments in rows of at most `width` cells. */
+/** The call's arguments in rows of at most `width` cells, other spaces escaped ({@link withOtherSpaces}). */
 export function argsRows(call: Pick<ToolCall, 'name' | 'args'>, width: number): string[] {
-  return wrapCells(argsTextOf(call, width), width);
+  return wrapCells(withOtherSpaces(argsTextOf(call, width)), width);
 }
 
 /** `text` in one row of `width` cells: whole if it fits, else its start and its end around ` … `. */

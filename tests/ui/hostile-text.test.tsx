@@ -51,6 +51,9 @@ turns:
   - thought: a command with a word break nobody can see
     tool_calls:
       - { id: t2, name: shell, args: { command: "echo invisible\u200b\u2060\u200b rm" } }
+  - thought: a command whose blanks are not all spaces
+    tool_calls:
+      - { id: t3, name: shell, args: { command: "ls\u00a0-la\u2003/tmp\u3000x\u202fy && echo ok" } }
   - final: ${JSON.stringify(`Done ${HOSTILE}`)}
 `,
     { objective: `Fillers ${HOSTILE} ${'o'.repeat(40)}`, constraints: [`keep ${HOSTILE}`], every: 1 },
@@ -116,6 +119,14 @@ describe('invisible, filler and terminal-dependent characters in every panel', (
     expect(simple).toContain('│ $ echo invisible\\u{200b}\\u{2060}\\u{200b} rm ');
     expect(simple).toContain('│ a stores shell-exact: echo invisible\\u{200b}\\u{2060}\\u{200b} rm ');
     check(simple, 100, 30, 'approval of a simple command');
+    second.unmount();
+    // A shell splits words at spaces only: a no-break, em or ideographic space is shown for what it is.
+    const third = await renderStore(createConsoleStore(events.slice(0, decisions[2])), { columns: 100, rows: 30 });
+    const spaces = await third.waitForFrame('[y] approve once');
+    expect(spaces).toContain('$ ls\\u{a0}-la\\u{2003}/tmp\\u{3000}x\\u{202f}y && echo ok');
+    expect(spaces).toContain('a stores shell-exact: ls\\u{a0}-la\\u{2003}/tmp\\u{3000}x\\u{202f}y && echo ok');
+    check(spaces, 100, 30, 'approval of a command with other spaces');
+    third.unmount();
   });
 });
 
