@@ -109,24 +109,22 @@ describe('invisible, filler and terminal-dependent characters in every panel', (
 
   test('the approval prompt shows the hidden characters of the command and of the rule a stores, escaped, inside its box', async () => {
     const decisions = events.flatMap((e, i) => (e.type === 'tool.decision' ? [i] : []));
-    const first = await renderStore(createConsoleStore(events.slice(0, decisions[0])), { columns: 100, rows: 30 });
-    const frame = await first.waitForFrame('[y] approve once');
-    expect(frame).toContain('$ echo invisible\\u{200b}\\u{2060}\\u{200b} rm \\u{3164}\\u{115f}\\u{1160}\\u{ffa0}\\u{ad}');
-    check(frame, 100, 30, 'approval');
-    first.unmount();
-    const second = await renderStore(createConsoleStore(events.slice(0, decisions[1])), { columns: 100, rows: 30 });
-    const simple = await second.waitForFrame('[y] approve once');
+    /** The prompt's frame at 100×30 for the call decided at `decisions[n]`, checked to fit and show nothing invisible. */
+    const promptOf = async (n: number, view: string) => {
+      const rig = await renderStore(createConsoleStore(events.slice(0, decisions[n])), { columns: 100, rows: 30 });
+      const frame = await rig.waitForFrame('[y] approve once');
+      check(frame, 100, 30, view);
+      rig.unmount();
+      return frame;
+    };
+    expect(await promptOf(0, 'approval')).toContain('$ echo invisible\\u{200b}\\u{2060}\\u{200b} rm \\u{3164}\\u{115f}\\u{1160}\\u{ffa0}\\u{ad}');
+    const simple = await promptOf(1, 'approval of a simple command');
     expect(simple).toContain('│ $ echo invisible\\u{200b}\\u{2060}\\u{200b} rm ');
     expect(simple).toContain('│ a stores shell-exact: echo invisible\\u{200b}\\u{2060}\\u{200b} rm ');
-    check(simple, 100, 30, 'approval of a simple command');
-    second.unmount();
     // A shell splits words at spaces only: a no-break, em or ideographic space is shown for what it is.
-    const third = await renderStore(createConsoleStore(events.slice(0, decisions[2])), { columns: 100, rows: 30 });
-    const spaces = await third.waitForFrame('[y] approve once');
+    const spaces = await promptOf(2, 'approval of a command with other spaces');
     expect(spaces).toContain('$ ls\\u{a0}-la\\u{2003}/tmp\\u{3000}x\\u{202f}y && echo ok');
     expect(spaces).toContain('a stores shell-exact: ls\\u{a0}-la\\u{2003}/tmp\\u{3000}x\\u{202f}y && echo ok');
-    check(spaces, 100, 30, 'approval of a command with other spaces');
-    third.unmount();
   });
 });
 
