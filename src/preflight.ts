@@ -182,12 +182,12 @@ export function assertPreflight(policy: LoopPolicy, shownAs: string = policy.fil
  * A warning when the agent works in the folder itself (`workspace.copy: none`) and that
  * folder is in no git repository: nothing records what the agent changes, so nothing can
  * undo it, and an abort has no stash to park the edits in. `null` otherwise (a copy, a
- * folder in a git work tree, or a folder that does not exist: an error of its own).
+ * folder in a git work tree, or a path that is no folder: an error of its own).
  * @param shownAs the loop.yaml as the user named it, in the warning; default `policy.file`
  */
 export async function unversionedWarning(policy: LoopPolicy, shownAs: string = policy.file): Promise<string | null> {
   const where = policy.workspace.path;
-  if (policy.workspace.copy !== 'none' || !existsSync(where) || (await isGitWorkTree(where))) return null;
+  if (policy.workspace.copy !== 'none' || !isFolder(where) || (await isGitWorkTree(where))) return null;
   return `${shownAs}: workspace.copy is none and ${where} is in no git repository: the agent edits its files directly, nothing can undo the edits, and an abort cannot stash them; set workspace.copy: temp, or run git init there and commit first`;
 }
 
@@ -202,11 +202,16 @@ export async function unversionedWarning(policy: LoopPolicy, shownAs: string = p
  */
 export async function inPlaceWarning(policy: LoopPolicy, shownAs: string = policy.file): Promise<string | null> {
   const where = policy.workspace.path;
-  if (policy.workspace.copy !== 'none' || !existsSync(where) || !(await isGitWorkTree(where))) return null;
+  if (policy.workspace.copy !== 'none' || !isFolder(where) || !(await isGitWorkTree(where))) return null;
   const top = (await git(where, ['rev-parse', '--show-toplevel'])).trim();
   const pathspecs = workspacePathspec(realpathSync(top), realpathSync(where)) ?? [];
   const status = await git(where, ['status', '--porcelain', '--untracked-files=normal', '--', ...pathspecs]);
   const changed = status.split('\n').filter((line) => line.trim() !== '').length;
   if (changed === 0) return null;
   return `${shownAs}: workspace.copy is none and ${where} has ${changed} uncommitted change${changed === 1 ? '' : 's'}: the agent's edits will mix with them, and an abort stashes both together; commit or stash them first, or set workspace.copy: temp`;
+}
+
+/** `path` is a folder (not a file, not missing): the in-place warnings leave anything else to the start check's own error. */
+function isFolder(path: string): boolean {
+  return statSync(path, { throwIfNoEntry: false })?.isDirectory() === true;
 }

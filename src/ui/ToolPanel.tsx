@@ -6,7 +6,7 @@ import type { ToolCall } from '../engine/index.js';
 import { Line } from './Line.js';
 import { Rows } from './Rows.js';
 import { theme } from './theme.js';
-import { wrapCells, sanitize } from './text.js';
+import { sanitize, withOtherSpaces, wrapCells } from './text.js';
 
 export { callIdOf } from './tool-history.js';
 
@@ -64,7 +64,7 @@ function moveKeys(position: number, count: number, live: boolean): string {
 
 /** A call's arguments wrapped for the panel's `width` (rows of `width - 6` cells, after `args `). */
 function wrappedArgs(call: ToolCall, width: number): string[] {
-  return wrapCells(sanitize(argsText(call.name, call.args, width - 6)).replace(/\t/g, '  '), Math.max(10, width - 6));
+  return wrapCells(withOtherSpaces(sanitize(argsText(call.name, call.args, width - 6)).replace(/\t/g, '  ')), Math.max(10, width - 6));
 }
 
 /** Wrapped arguments ({@link wrappedArgs}) as the panel's rows: the first three and a count of the rest. */

@@ -2,7 +2,7 @@ import { describeFinding } from '../engine/constraints.js';
 import { assertNever, type LoopEvent } from '../engine/events.js';
 import { describeChanges } from '../engine/reload.js';
 import { budgetName, formatBudgetAmounts, formatUsd, spentText } from '../engine/budget-units.js';
-import { sanitize } from './text.js';
+import { sanitize, withOtherSpaces } from './text.js';
 import { counted } from '../text/index.js';
 
 /**
@@ -41,9 +41,9 @@ function describeRaw(e: LoopEvent): string {
       return `turn ${e.data.turn}: ${clean(what)} (${e.data.usage.input_tokens}+${e.data.usage.output_tokens} tok)`;
     }
     case 'tool.call':
-      return `${e.data.by === 'agent' ? 'agent ran' : 'tool call'} ${e.data.call.name} ${clean(JSON.stringify(e.data.call.args))}`;
+      return `${e.data.by === 'agent' ? 'agent ran' : 'tool call'} ${e.data.call.name} ${withOtherSpaces(clean(JSON.stringify(e.data.call.args)))}`;
     case 'tool.ask':
-      return `agent asks to run ${e.data.call.name} ${clean(JSON.stringify(e.data.call.args))}${e.data.reason ? ` (${clean(e.data.reason)})` : ''}`;
+      return `agent asks to run ${e.data.call.name} ${withOtherSpaces(clean(JSON.stringify(e.data.call.args)))}${e.data.reason ? ` (${clean(e.data.reason)})` : ''}`;
     case 'tool.decision':
       return `${e.data.decision === 'approve' ? 'approved' : 'denied'} by ${e.data.by}${e.data.note ? `: ${clean(e.data.note)}` : ''}`;
     case 'tool.result': {

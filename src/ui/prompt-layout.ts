@@ -7,18 +7,7 @@
  */
 import type { ToolCall } from '../engine/types.js';
 import { argsText } from './ToolPanel.js';
-import { clipEnd, clipStart, cellWidth, graphemes, sanitize, wrapCells } from './text.js';
-
-/**
- * Spaces other than U+0020 (no-break, em, ideographic, ...): drawn as blanks, but a shell
- * does not split words at them, so `ls<NBSP>-la` is one word that only looks like two.
- */
-const OTHER_SPACE = /(?! )\p{Zs}/gu;
-
-/** `text` with every space other than U+0020 escaped (`\u{a0}`), as the sanitizer escapes what is invisible. */
-export function withOtherSpaces(text: string): string {
-  return text.replace(OTHER_SPACE, (space) => `\\u{${space.codePointAt(0)!.toString(16)}}`);
-}
+import { clipEnd, clipStart, cellWidth, graphemes, sanitize, withOtherSpaces, wrapCells } from './text.js';
 
 /** The call's arguments as the prompt shows them (sanitized, tabs as two spaces). */
 export function argsTextOf(call: Pick<ToolCall, 'name' | 'args'>, width: number): string {

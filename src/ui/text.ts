@@ -34,6 +34,17 @@ export function cellWidth(text: string): number {
 }
 
 /**
+ * Spaces other than U+0020 (no-break, em, ideographic, ...): drawn as blanks, but a shell
+ * does not split words at them, so `ls<NBSP>-la` is one word that only looks like two.
+ */
+const OTHER_SPACE = /(?! )\p{Zs}/gu;
+
+/** `text` with every space other than U+0020 escaped (`\u{a0}`), as the sanitizer escapes what is invisible. */
+export function withOtherSpaces(text: string): string {
+  return text.replace(OTHER_SPACE, (space) => `\\u{${space.codePointAt(0)!.toString(16)}}`);
+}
+
+/**
  * Untrusted text made safe for the console's frame: {@link sanitizeText} (no control
  * character reaches the terminal, shown as `^X` or `\u{…}`) then {@link screenForm} (no
  * invisible character, and every cluster drawn at the width Ink measures, in every

@@ -79,6 +79,11 @@ describe('not warned about', () => {
     mkdirSync(path.join(root, 'plain'));
     expect(await inPlaceWarning(policyFor('plain', 'temp'))).toBeNull();
     expect(await unversionedWarning(policyFor('plain', 'temp'))).toBeNull();
+    // A path that is a file, or nothing: the start check's own error says so, not git.
+    writeFileSync(path.join(root, 'afile'), 'x\n');
+    expect(await unversionedWarning(policyFor('afile'))).toBeNull();
+    expect(await inPlaceWarning(policyFor('afile'))).toBeNull();
+    expect(await unversionedWarning(policyFor('missing'))).toBeNull();
   });
 
   it('loopdeck\'s own run folders inside the workspace', async () => {

@@ -125,6 +125,14 @@ describe('invisible, filler and terminal-dependent characters in every panel', (
     const spaces = await promptOf(2, 'approval of a command with other spaces');
     expect(spaces).toContain('$ ls\\u{a0}-la\\u{2003}/tmp\\u{3000}x\\u{202f}y && echo ok');
     expect(spaces).toContain('a stores shell-exact: ls\\u{a0}-la\\u{2003}/tmp\\u{3000}x\\u{202f}y && echo ok');
+    // And wherever the call is shown after: the timeline and the tool call panel.
+    const after = await renderStore(createConsoleStore(events.slice(0, decisions[2]! + 1)), { columns: 100, rows: 30 });
+    const timeline = await after.waitForFrame('ls\\u{a0}-la');
+    expect(timeline).toContain('tool call shell {"command":"ls\\u{a0}-la\\u{2003}/tmp\\u{3000}x');
+    await after.press(KEY.tab);
+    await after.press(KEY.tab);
+    expect(await after.waitForFrame('$ ls\\u{a0}-la')).toContain('$ ls\\u{a0}-la\\u{2003}/tmp\\u{3000}x\\u{202f}y && echo ok');
+    after.unmount();
   });
 });
 
