@@ -1,7 +1,7 @@
 import { existsSync, realpathSync, statSync } from 'node:fs';
 import { workspacePathspec } from './engine/abort.js';
-import { AgentError, ConfigError, ConfigErrors } from './engine/errors.js';
-import { git, isGitWorkTree } from './engine/git.js';
+import { AgentError, ConfigError, ConfigErrors, ToolError } from './engine/errors.js';
+import { git, isGitWorkTree, runGit } from './engine/git.js';
 import type { LoopPolicy } from './engine/policy.js';
 import { describeValue, dottedPath, nearestKey, positionInFile } from './engine/yaml-file.js';
 import type { Agent } from './engine/agents/agent.js';
@@ -179,16 +179,38 @@ export function assertPreflight(policy: LoopPolicy, shownAs: string = policy.fil
 }
 
 /**
- * A warning when the agent works in the folder itself (`workspace.copy: none`) and that
- * folder is in no git repository: nothing records what the agent changes, so nothing can
- * undo it, and an abort has no stash to park the edits in. `null` otherwise (a copy, a
- * folder in a git work tree, or a path that is no folder: an error of its own).
+ * A warning when the agent works in the folder itself (`workspace.copy: none`) and git
+ * records nothing of what it changes there: the folder is in no git repository, or the
+ * repository around it ignores the folder (a `.gitignore` rule) and tracks no file in it.
+ * Nothing can then undo the agent's edits, and an abort has no stash to park them in
+ * (`git stash` leaves ignored files alone). `null` otherwise (a copy, a folder git records,
+ * or a path that is no folder: an error of its own).
  * @param shownAs the loop.yaml as the user named it, in the warning; default `policy.file`
+ * @throws ToolError when git cannot read the repository around the folder
  */
 export async function unversionedWarning(policy: LoopPolicy, shownAs: string = policy.file): Promise<string | null> {
   const where = policy.workspace.path;
-  if (policy.workspace.copy !== 'none' || !isFolder(where) || (await isGitWorkTree(where))) return null;
-  return `${shownAs}: workspace.copy is none and ${where} is in no git repository: the agent edits its files directly, nothing can undo the edits, and an abort cannot stash them; set workspace.copy: temp, or run git init there and commit first`;
+  if (policy.workspace.copy !== 'none' || !isFolder(where)) return null;
+  const fix = 'set workspace.copy: temp, or run git init there and commit first';
+  if (!(await isGitWorkTree(where))) {
+    return `${shownAs}: workspace.copy is none and ${where} is in no git repository: the agent edits its files directly, nothing can undo the edits, and an abort cannot stash them; ${fix}`;
+  }
+  const rule = await ignoringRule(where);
+  if (rule === null || (await git(where, ['ls-files', '-z', '--', '.'])) !== '') return null;
+  return `${shownAs}: workspace.copy is none and ${where} is ignored by git (${rule}) and holds no tracked file: git records none of the agent's edits there, nothing can undo them, and an abort cannot stash them; set workspace.copy: temp, or take the folder out of that ignore rule and commit it first`;
+}
+
+/**
+ * The ignore rule that makes git ignore the folder `where` (`.gitignore:3:build/`), or
+ * `null` when git does not ignore it. `where` is in a git work tree.
+ * @throws ToolError when git check-ignore fails (exit 128)
+ */
+async function ignoringRule(where: string): Promise<string | null> {
+  const run = await runGit(where, ['check-ignore', '-v', '--', '.']);
+  if (run.exitCode === 1) return null;
+  if (run.exitCode !== 0) throw new ToolError('git', `git check-ignore in ${where} failed (exit ${run.exitCode}): ${run.stderr.trim()}`);
+  // `<source>:<line>:<pattern><TAB><path>`: the rule is everything before the tab.
+  return run.stdout.split('\t')[0]!.trim();
 }
 
 /**

@@ -64,6 +64,26 @@ describe('warned about', () => {
     expect(await unversionedWarning(policyFor('plain'))).toMatch(/workspace\.copy is none and .*plain is in no git repository: the agent edits its files directly, nothing can undo the edits, and an abort cannot stash them/);
     expect(await inPlaceWarning(policyFor('plain'))).toBeNull();
   });
+
+  it('a workspace the repository around it ignores, by any rule that reaches it', async () => {
+    await git(root, 'init', '-q');
+    mkdirSync(path.join(root, 'app', 'deep'), { recursive: true });
+    writeFileSync(path.join(root, 'app', 'deep', 'a.txt'), 'a\n');
+    const rules: Array<[string, string]> = [
+      ['app\n', 'app'],
+      ['app/*\n', 'app'],
+      ['/app/\n', 'app/deep'],
+    ];
+    for (const [ignore, workspace] of rules) {
+      writeFileSync(path.join(root, '.gitignore'), ignore);
+      const warning = await unversionedWarning(policyFor(workspace));
+      expect(warning, `${ignore.trim()} for ${workspace}`).toMatch(/is ignored by git \(\.gitignore:1:[^)]+\) and holds no tracked file: git records none of the agent's edits there, nothing can undo them, and an abort cannot stash them/);
+    }
+    // A rule in .git/info/exclude is named as such.
+    writeFileSync(path.join(root, '.gitignore'), '');
+    writeFileSync(path.join(root, '.git', 'info', 'exclude'), 'app\n');
+    expect(await unversionedWarning(policyFor('app'))).toMatch(/ignored by git \(\.git\/info\/exclude:1:app\)/);
+  });
 });
 
 describe('not warned about', () => {
@@ -84,6 +104,19 @@ describe('not warned about', () => {
     expect(await unversionedWarning(policyFor('afile'))).toBeNull();
     expect(await inPlaceWarning(policyFor('afile'))).toBeNull();
     expect(await unversionedWarning(policyFor('missing'))).toBeNull();
+  });
+
+  it('an ignored folder whose files the repository tracks all the same, and a folder next to an ignored one', async () => {
+    await git(root, 'init', '-q');
+    mkdirSync(path.join(root, 'app'));
+    mkdirSync(path.join(root, 'build'));
+    writeFileSync(path.join(root, 'app', 'a.txt'), 'a\n');
+    writeFileSync(path.join(root, 'build', 'b.txt'), 'b\n');
+    writeFileSync(path.join(root, '.gitignore'), 'build\n');
+    await commitAll(root);
+    expect(await unversionedWarning(policyFor('app'))).toBeNull();
+    await git(root, 'add', '-f', 'build/b.txt');
+    expect(await unversionedWarning(policyFor('build'))).toBeNull();
   });
 
   it('loopdeck\'s own run folders inside the workspace', async () => {
