@@ -137,15 +137,21 @@ function scalarKey(node: unknown): string | undefined {
   return (node as Scalar & { source?: string }).source ?? String(node.value);
 }
 
-function locate(doc: Document, keys: Keys): Located {
+/**
+ * The nodes at a YAML path. A key written twice in a mapping (an error of its own) leads to
+ * its last value, the one the document's object keeps; `firstOfLast` leads the path's last
+ * step to the first one instead.
+ */
+function locate(doc: Document, keys: Keys, firstOfLast = false): Located {
   let current: unknown = doc.contents;
   let key: Node | undefined;
-  for (const step of keys) {
+  for (const [index, step] of keys.entries()) {
     if (isAlias(current)) current = current.resolve(doc);
     let next: unknown;
     let nextKey: Node | undefined;
     if (isMap(current)) {
-      const pair = current.items.find((p) => scalarKey(p.key) === String(step));
+      const named = current.items.filter((p) => scalarKey(p.key) === String(step));
+      const pair = firstOfLast && index === keys.length - 1 ? named[0] : named[named.length - 1];
       if (pair) {
         next = pair.value ?? undefined;
         nextKey = isNode(pair.key) ? pair.key : undefined;
@@ -393,7 +399,7 @@ function describeYamlProblem(doc: Document, lines: LineCounter, source: string, 
   switch (problem.code) {
     case 'DUPLICATE_KEY': {
       const name = keys[keys.length - 1];
-      const earlier = locate(doc, keys).key;
+      const earlier = locate(doc, keys, true).key;
       const where = earlier?.range && earlier.range[0] !== offset ? ` at ${at(lines, earlier.range[0])}` : '';
       message = `${first}: expected ${quoted(String(name))} once, found it again (first${where})`;
       break;
@@ -938,7 +944,60 @@ function parseChecked<S extends z.ZodType>(schema: S, source: string, file: stri
   );
   const elsewhere = more.filter((problem): problem is ConfigError => problem instanceof ConfigError);
   const fromSchema = issueErrors(doc, lines, schema, raw ?? {}, [...issues, ...here], file, (keys) => isUnder(dottedPath(keys), reportedAt));
-  throw new ConfigErrors([...inDocumentOrder([...early, ...fromSchema]), ...elsewhere]);
+  const listed = new Set([...early, ...fromSchema].map(errorKey));
+  const earlier = earlierBlockErrors(doc, lines, schema, file, options).filter((error) => !listed.has(errorKey(error)));
+  throw new ConfigErrors([...inDocumentOrder([...early, ...fromSchema, ...earlier]), ...elsewhere]);
+}
+
+/** What tells two errors of one file apart: where, what path, what message. */
+function errorKey(error: ConfigError): string {
+  return `${error.position ?? ''}\n${error.path ?? ''}\n${error.message}`;
+}
+
+/**
+ * The schema's errors inside the earlier blocks of a key written more than once in a
+ * mapping. The document's object keeps the last block, so the schema sees only that one;
+ * each earlier block is checked as if it were the only one (in a copy of the document
+ * without the others), and its errors under the key are reported at their own lines. So
+ * one pass lists everything to fix, whichever block the user keeps.
+ */
+function earlierBlockErrors(doc: Document, lines: LineCounter, schema: z.ZodType, file: string, options: YamlCheckOptions): ConfigError[] {
+  const errors: ConfigError[] = [];
+  const seen = new Set<string>();
+  for (const problem of doc.errors) {
+    if (problem.code !== 'DUPLICATE_KEY') continue;
+    const keys = pathAtOffset(doc, problem.pos[0]);
+    const name = keys[keys.length - 1];
+    const path = dottedPath(keys);
+    if (name === undefined || seen.has(path)) continue;
+    seen.add(path);
+    const mapping = keys.slice(0, -1);
+    const parent = locate(doc, mapping).node;
+    if (!isMap(parent)) continue;
+    const indices = parent.items.flatMap((pair, i) => (scalarKey(pair.key) === String(name) ? [i] : []));
+    for (const keep of indices.slice(0, -1)) {
+      const variant = doc.clone();
+      const copy = locate(variant, mapping).node;
+      if (!isMap(copy)) continue;
+      copy.items = copy.items.filter((_, i) => i === keep || !indices.includes(i));
+      let raw: unknown;
+      try {
+        raw = variant.toJS({ maxAliasCount: 1000 });
+      } catch {
+        continue; // an alias the document cannot expand is reported for the document itself
+      }
+      if (options.extensionKeys && isMapping(raw)) {
+        const extension = options.extensionKeys;
+        raw = Object.fromEntries(Object.entries(raw).filter(([key]) => !extension.test(key)));
+      }
+      const value = raw ?? {};
+      const parsed = schema.safeParse(value, { error: (issue) => issueMessage(variant, issue, { schema, raw: value }) });
+      if (parsed.success) continue;
+      const inside = parsed.error.issues.filter((issue) => isUnder(dottedPath(issue.path), new Set([path])));
+      errors.push(...issueErrors(variant, lines, schema, value, inside, file));
+    }
+  }
+  return errors;
 }
 
 /**

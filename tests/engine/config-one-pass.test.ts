@@ -70,6 +70,26 @@ describe('one pass lists every error', () => {
     ]);
   });
 
+  it('every block of a key written more than once is checked, each error at its own line', () => {
+    // Whichever block the user keeps, one pass names what is wrong in it: the schema reads
+    // only the last (the one the document keeps), the earlier ones are checked on their own.
+    expect(
+      errors('budget:\n  max_iterations: -5\n  bogus: 1\nlaps: {enabled: true}\nbudget:\n  max_tool_calls: nope\nbudget: {max_tokens: 0.5}\n'),
+    ).toEqual([
+      'loop.yaml:11:19: budget.max_iterations: expected a positive integer or "unlimited", found -5',
+      'loop.yaml:12:3: budget.bogus: unknown key "bogus"',
+      'loop.yaml:14:1: budget: Map keys must be unique: expected "budget" once, found it again (first at 10:1)',
+      'loop.yaml:15:19: budget.max_tool_calls: expected a positive integer or "unlimited", found "nope"',
+      'loop.yaml:16:1: budget: Map keys must be unique: expected "budget" once, found it again (first at 10:1)',
+      'loop.yaml:16:22: budget.max_tokens: expected a positive integer or "unlimited", found 0.5',
+    ]);
+    // Nested too: the duplicated key of a mapping, at any depth.
+    expect(errors('laps:\n  max_laps: 0\n  max_laps: 2\n')).toEqual([
+      'loop.yaml:11:13: laps.max_laps: expected a positive integer, found 0',
+      'loop.yaml:12:3: laps.max_laps: Map keys must be unique: expected "max_laps" once, found it again (first at 11:3)',
+    ]);
+  });
+
   it('unknown signals are reported with the schema errors, not after them', () => {
     const observe = "observe:\n  - {name: tests, command: 'true', parser: tap}\n";
     expect(
