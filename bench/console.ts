@@ -21,7 +21,7 @@
 //      frame ≤ 1.5×.
 //
 // Ink reads the CI flag once, when it is first imported, and with CI set it writes no live
-// frames at all (PITFALLS.md, "Ink 6"): the flag is deleted before ink is imported, so
+// frames at all (docs/stack.md, "Ink 6"): the flag is deleted before ink is imported, so
 // nothing here imports ink or src/ui statically. React runs the build the CLI runs
 // (production unless NODE_ENV says otherwise); in it <React.Profiler> reports nothing, so
 // commits are counted where Ink ends each one. The store is fed and Ink is rendered with

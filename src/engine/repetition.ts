@@ -4,8 +4,8 @@
  * (A, B, A, B, …), and reports it as a `repetition.detected` event.
  *
  * Pure: no clock, no I/O. The state is a value; {@link observeCall} returns the next state
- * and at most one detection, in the style of `transition(state, event) -> { state, effects }`
- * (STYLE.md, 1). The idea of hashing a tool call's canonical arguments in a sliding window
+ * and at most one detection, in the style of `transition(state, event) -> { state, effects }`.
+ * The idea of hashing a tool call's canonical arguments in a sliding window
  * follows the loop detectors of coding-agent CLIs (e.g. google-gemini/gemini-cli
  * `services/loopDetectionService.ts`, which hashes `name + JSON(args)` and counts repeats).
  *

@@ -20,7 +20,7 @@
 // `clear()` calls `sync` too, after it erased the frame, to pretend the frame is still
 // there: then nothing is written and no cursor is shown (the clear is marked for it).
 //
-// Ink 6.8 is the last Ink for Node 20 (PITFALLS.md), so the shape patched here is fixed;
+// Ink 6.8 is the last Ink for Node 20 (docs/stack.md), so the shape patched here is fixed;
 // should it change, `installed` says so and tests/ui/ink-cursor.test.tsx fails.
 import { createRequire } from 'node:module';
 import path from 'node:path';

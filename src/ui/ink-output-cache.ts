@@ -15,7 +15,7 @@
 // itself is replaced by the same pass that takes a row's text from the frames before when
 // the same lines were written into it ({@link fastGet}).
 //
-// Ink 6.8 is the last Ink for Node 20 (PITFALLS.md), so the shape patched here is fixed;
+// Ink 6.8 is the last Ink for Node 20 (docs/stack.md), so the shape patched here is fixed;
 // should it change, `installed` says so and tests/ui/ink-output-cache.test.tsx fails. That
 // test also checks, frame by frame, that the text is the one Ink's own `get` makes.
 import { createRequire } from 'node:module';

@@ -4,12 +4,7 @@
 // pause whose prompt offers `r`; the tool panel at a repetition pause shows the call the
 // pause is about; the checkpoint panel reads a claim said again after a pause as said
 // again, and a baseline after unmeasured checkpoints as the first measured one.
-import { vi, describe, test, expect, beforeAll } from 'vitest';
-
-vi.hoisted(() => {
-  delete process.env.CI;
-  delete process.env.CONTINUOUS_INTEGRATION;
-});
+import { describe, test, expect, beforeAll } from 'vitest';
 
 import type { LoopEvent } from '../../src/engine/index.js';
 import { PAUSE_KINDS, type PauseReason } from '../../src/engine/reasons.js';

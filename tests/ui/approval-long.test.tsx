@@ -1,12 +1,7 @@
 // The approval prompt with a long command at 80×24: the key line is laid out first and never
 // cut, the command shows its start and its end (where `&& curl … @.env` hides) around an
 // elision mark, the rule line is one row, and `v` opens every row in a scrollable view.
-import { vi, test, expect } from 'vitest';
-
-vi.hoisted(() => {
-  delete process.env.CI;
-  delete process.env.CONTINUOUS_INTEGRATION;
-});
+import { test, expect } from 'vitest';
 
 import { KEY } from '../support/console-rig.js';
 import { fits, normalize, open } from '../support/ui-helpers.js';

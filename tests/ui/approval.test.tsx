@@ -2,11 +2,6 @@
 // arguments; the approval timeout. A real session and workspace behind a live console.
 import { vi, describe, test, expect } from 'vitest';
 
-vi.hoisted(() => {
-  delete process.env.CI;
-  delete process.env.CONTINUOUS_INTEGRATION;
-});
-
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { KEY } from '../support/console-rig.js';

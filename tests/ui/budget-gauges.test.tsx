@@ -1,12 +1,7 @@
 // The budget gauges' row: long amounts in every dimension at every width from 40 to 200
 // never run into the next gauge (each column keeps a blank cell), and a spent limit never
 // reads as unspent: amounts that differ are shown with the digits that tell them apart.
-import { vi, describe, test, expect, beforeAll } from 'vitest';
-
-vi.hoisted(() => {
-  delete process.env.CI;
-  delete process.env.CONTINUOUS_INTEGRATION;
-});
+import { describe, test, expect, beforeAll } from 'vitest';
 
 import React from 'react';
 import stringWidth from 'string-width';

@@ -1,12 +1,7 @@
 // A budget pause after `/budget <dim> +N`: once the spent limit is above its use, the pause
 // box says so in the console's units and no longer offers `e` (it would raise a second
 // time), live and in a console folded from the run's log (a resumed run).
-import { vi, describe, test, expect } from 'vitest';
-
-vi.hoisted(() => {
-  delete process.env.CI;
-  delete process.env.CONTINUOUS_INTEGRATION;
-});
+import { describe, test, expect } from 'vitest';
 
 import { createConsoleStore } from '../../src/ui/store.js';
 import { KEY, type ConsoleRig } from '../support/console-rig.js';

@@ -1,12 +1,7 @@
 // Bursts: thousands of events arriving at once cost one store update (and one render) per
 // batch interval, not one per event, and a key pressed in the middle is handled at once.
 // A long run: the console holds a bounded number of events; the fold still sees them all.
-import { vi, test, expect } from 'vitest';
-
-vi.hoisted(() => {
-  delete process.env.CI;
-  delete process.env.CONTINUOUS_INTEGRATION;
-});
+import { test, expect } from 'vitest';
 
 import React from 'react';
 import { stripVTControlCharacters } from 'node:util';

@@ -3,12 +3,7 @@
 // (progress made in the first interval shows as progress), and `[` browses back to the
 // baseline itself. Whole panel rows, over the events of a real run whose observer reads the
 // workspace: 3 failing at the start, 1 after the agent's first turn.
-import { vi, describe, test, expect, beforeAll } from 'vitest';
-
-vi.hoisted(() => {
-  delete process.env.CI;
-  delete process.env.CONTINUOUS_INTEGRATION;
-});
+import { describe, test, expect, beforeAll } from 'vitest';
 
 import type { LoopEvent } from '../../src/engine/index.js';
 import { createConsoleStore } from '../../src/ui/store.js';

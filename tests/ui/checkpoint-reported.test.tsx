@@ -2,12 +2,7 @@
 // agent did not repeat is not a removal, and the panel shows only what is new (and how many
 // items were said again). Whole frames, ink-testing-library, over the events of a real run
 // whose checkpoints carry the claims below.
-import { vi, describe, test, expect, beforeAll } from 'vitest';
-
-vi.hoisted(() => {
-  delete process.env.CI;
-  delete process.env.CONTINUOUS_INTEGRATION;
-});
+import { describe, test, expect, beforeAll } from 'vitest';
 
 import React from 'react';
 import { render } from 'ink-testing-library';

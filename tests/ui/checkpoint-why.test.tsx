@@ -2,12 +2,7 @@
 // recorded checkpoint: here a real run whose last checkpoint has one signal improving
 // while the other regresses (failing/passing 3/4 → 2/3), and whose first is the baseline taken
 // at the run start. Whole frames, ink-testing-library.
-import { vi, describe, test, expect, beforeAll } from 'vitest';
-
-vi.hoisted(() => {
-  delete process.env.CI;
-  delete process.env.CONTINUOUS_INTEGRATION;
-});
+import { describe, test, expect, beforeAll } from 'vitest';
 
 import React from 'react';
 import { render } from 'ink-testing-library';

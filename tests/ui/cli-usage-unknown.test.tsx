@@ -1,12 +1,7 @@
 // Usage a CLI agent does not report, while its lap runs: a fake Codex (`codex exec --json`)
 // reports tokens and no cost, then keeps working. The budget gauges shown at that moment
 // say the cost is unknown (not $0), unless `pricing` sets a price, which prices its tokens.
-import { vi, expect, it, afterEach } from 'vitest';
-
-vi.hoisted(() => {
-  delete process.env.CI;
-  delete process.env.CONTINUOUS_INTEGRATION;
-});
+import { expect, it, afterEach } from 'vitest';
 
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';

@@ -4,8 +4,6 @@
 import { vi, describe, test, expect } from 'vitest';
 
 vi.hoisted(() => {
-  delete process.env.CI;
-  delete process.env.CONTINUOUS_INTEGRATION;
   // Colours on, so the inverse caret cell is in the frames written.
   delete process.env.NO_COLOR;
   process.env.FORCE_COLOR = '1';

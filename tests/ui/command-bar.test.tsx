@@ -1,12 +1,7 @@
 // The command bar: each /goal directive typed into the bar with the whole frame after it
 // (the goal panel shown), errors that keep the line, history, Tab completion, Enter with
 // the completion list open, and pasting.
-import { vi, describe, test, expect } from 'vitest';
-
-vi.hoisted(() => {
-  delete process.env.CI;
-  delete process.env.CONTINUOUS_INTEGRATION;
-});
+import { describe, test, expect } from 'vitest';
 
 import { KEY, operatorCalls, type ConsoleRig } from '../support/console-rig.js';
 import { normalize, open, openAtOperatorPause, WAITING } from '../support/ui-helpers.js';

@@ -1,12 +1,7 @@
 // Panels on their own, rendered with ink-testing-library (its terminal is 100 columns,
 // with no rows: the panels here take their size as props). Whole frames, from a store
 // folded from a real run that stagnates.
-import { vi, describe, test, expect, beforeAll } from 'vitest';
-
-vi.hoisted(() => {
-  delete process.env.CI;
-  delete process.env.CONTINUOUS_INTEGRATION;
-});
+import { describe, test, expect, beforeAll } from 'vitest';
 
 import React, { type ReactNode } from 'react';
 import { render } from 'ink-testing-library';

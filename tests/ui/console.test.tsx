@@ -1,15 +1,9 @@
 // UI tests of the live console: a real Session over a real temporary workspace, a scripted
 // agent, the console store fed by batchInto, and the controller of run-console.tsx.
 // Keys go in through stdin as a terminal sends them; waits are on conditions.
-import { vi, describe, test, expect } from 'vitest';
-
 // Ink reads CI once, when `is-in-ci` is first imported, and with CI set it skips live
-// frames (PITFALLS.md). vi.hoisted runs before the imports below.
-vi.hoisted(() => {
-  delete process.env.CI;
-  delete process.env.CONTINUOUS_INTEGRATION;
-});
-
+// frames (docs/stack.md): tests/support/no-ci.ts, a setup file, deletes it first.
+import { describe, test, expect } from 'vitest';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import isInCi from 'is-in-ci';
@@ -36,7 +30,7 @@ turns:
   - final: Both considered.
 `;
 
-test('Ink is not in CI mode while these tests run', () => {
+test('Ink is not in CI mode while these tests run, though CI runs them with CI=true', () => {
   expect(process.env.CI).toBeUndefined();
   expect(isInCi).toBe(false);
 });

@@ -1,12 +1,7 @@
 // The context gauge: the console's estimate of the agent's next request against its
 // context window, folded in the store from the events (live and in a replay), shown in the
 // budget panel; each compaction is a row of the timeline.
-import { vi, describe, test, expect, beforeAll } from 'vitest';
-
-vi.hoisted(() => {
-  delete process.env.CI;
-  delete process.env.CONTINUOUS_INTEGRATION;
-});
+import { describe, test, expect, beforeAll } from 'vitest';
 
 import { estimateTokens, type EventDataMap, type EventType, type LoopEvent } from '../../src/engine/index.js';
 import { createConsoleStore } from '../../src/ui/store.js';

@@ -3,11 +3,6 @@
 // and in the panel, at every layout.
 import { vi, test, expect } from 'vitest';
 
-vi.hoisted(() => {
-  delete process.env.CI;
-  delete process.env.CONTINUOUS_INTEGRATION;
-});
-
 import type { LoopEvent } from '../../src/engine/index.js';
 import { createConsoleStore } from '../../src/ui/store.js';
 import { KEY, runHeadless } from '../support/console-rig.js';

@@ -2,11 +2,6 @@
 // the timeline (filter, selection, follow, opening an event), panels, quitting and Ctrl+C.
 import { vi, describe, test, expect, beforeAll } from 'vitest';
 
-vi.hoisted(() => {
-  delete process.env.CI;
-  delete process.env.CONTINUOUS_INTEGRATION;
-});
-
 import type { LoopEvent } from '../../src/engine/index.js';
 import { helpRows } from '../../src/ui/HelpOverlay.js';
 import { KEYMAP, keyLabel } from '../../src/ui/keymap.js';

@@ -1,12 +1,7 @@
 // A failed agent turn (here the script runs out) is spent for budget.max_iterations: the
 // header's iteration count is the one the turns gauge and the budget use, and it says
 // how many of them failed.
-import { vi, test, expect } from 'vitest';
-
-vi.hoisted(() => {
-  delete process.env.CI;
-  delete process.env.CONTINUOUS_INTEGRATION;
-});
+import { test, expect } from 'vitest';
 
 import { createConsoleStore } from '../../src/ui/store.js';
 import { runHeadless } from '../support/console-rig.js';

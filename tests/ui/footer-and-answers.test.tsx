@@ -3,12 +3,7 @@
 // cut without a way to read it whole; a list of strings in an event's detail reads as lines;
 // a well-formed command the run can no longer carry out closes the bar; a replay answers
 // every read-only command.
-import { vi, describe, test, expect, beforeAll } from 'vitest';
-
-vi.hoisted(() => {
-  delete process.env.CI;
-  delete process.env.CONTINUOUS_INTEGRATION;
-});
+import { describe, test, expect, beforeAll } from 'vitest';
 
 import type { LoopEvent } from '../../src/engine/index.js';
 import { eventRows } from '../../src/ui/EventDetail.js';

@@ -1,11 +1,6 @@
 // The header's elapsed time is the run's: the hours between a quit and the resume, when no
 // loopdeck process ran the session, are left out (the fold's `offlineMs`).
-import { vi, expect, test } from 'vitest';
-
-vi.hoisted(() => {
-  delete process.env.CI;
-  delete process.env.CONTINUOUS_INTEGRATION;
-});
+import { expect, test } from 'vitest';
 
 import { readFileSync } from 'node:fs';
 import path from 'node:path';

@@ -1,11 +1,6 @@
 // The console header learns from session.start (through the folded store) whether the
 // run's loop.yaml switched the built-in approval gates off, and says so loudly.
-import { vi, describe, test, expect, beforeAll } from 'vitest';
-
-vi.hoisted(() => {
-  delete process.env.CI;
-  delete process.env.CONTINUOUS_INTEGRATION;
-});
+import { describe, test, expect, beforeAll } from 'vitest';
 
 import React from 'react';
 import { render } from 'ink-testing-library';

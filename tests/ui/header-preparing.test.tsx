@@ -1,12 +1,7 @@
 // Before the run is prepared, the console's header shows what the launcher knew (the
 // outline's goal and run id: the store's `preparing` seed); the folded session.start
 // replaces it and the seed is cleared.
-import { vi, describe, test, expect, beforeAll } from 'vitest';
-
-vi.hoisted(() => {
-  delete process.env.CI;
-  delete process.env.CONTINUOUS_INTEGRATION;
-});
+import { describe, test, expect, beforeAll } from 'vitest';
 
 import React from 'react';
 import { render } from 'ink-testing-library';

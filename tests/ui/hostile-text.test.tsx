@@ -6,8 +6,6 @@
 import { vi, describe, test, expect, beforeAll } from 'vitest';
 
 vi.hoisted(() => {
-  delete process.env.CI;
-  delete process.env.CONTINUOUS_INTEGRATION;
   // Colours on, so the command bar's caret (an inverse cell) can be found in the frame.
   process.env.FORCE_COLOR = '1';
   delete process.env.NO_COLOR;

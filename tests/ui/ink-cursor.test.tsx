@@ -3,12 +3,7 @@
 // cursor at the caret, shown; so does Ink's full redraw after the terminal got shorter;
 // Ink's clear() shows no cursor. Ink writes to a terminal (a TTY stream, not Ink's debug
 // mode) read by a terminal emulator.
-import { vi, describe, expect, test } from 'vitest';
-
-vi.hoisted(() => {
-  delete process.env.CI;
-  delete process.env.CONTINUOUS_INTEGRATION;
-});
+import { describe, expect, test } from 'vitest';
 
 import { EventEmitter } from 'node:events';
 import React, { memo, useState } from 'react';

@@ -5,8 +5,6 @@
 import { vi, test, expect } from 'vitest';
 
 vi.hoisted(() => {
-  delete process.env.CI;
-  delete process.env.CONTINUOUS_INTEGRATION;
   // Colours on, so every frame carries styles to compare.
   process.env.FORCE_COLOR = '3';
 });

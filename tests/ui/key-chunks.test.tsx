@@ -1,12 +1,7 @@
 // Keys that arrive in one read (typed fast, key repeat over SSH, tmux send-keys, a paste):
 // in a text input each DEL or BS in the chunk deletes the character before the cursor, in
 // order with the text around it; outside a text input a chunk is never a hotkey.
-import { vi, describe, test, expect } from 'vitest';
-
-vi.hoisted(() => {
-  delete process.env.CI;
-  delete process.env.CONTINUOUS_INTEGRATION;
-});
+import { describe, test, expect } from 'vitest';
 
 import { KEY, operatorCalls, type ConsoleRig } from '../support/console-rig.js';
 import { open, openAtPrompt, pendingSeq, WAITING } from '../support/ui-helpers.js';

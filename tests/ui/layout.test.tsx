@@ -1,12 +1,7 @@
 // Layout: the full layout at 80×24 and above, the compact one below 80 columns; the frame
 // is never taller than the terminal; resizing re-lays out; wide characters keep borders
 // aligned.
-import { vi, describe, test, expect, beforeAll } from 'vitest';
-
-vi.hoisted(() => {
-  delete process.env.CI;
-  delete process.env.CONTINUOUS_INTEGRATION;
-});
+import { describe, test, expect, beforeAll } from 'vitest';
 
 import stringWidth from 'string-width';
 import xterm from '@xterm/headless';

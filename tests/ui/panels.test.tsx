@@ -1,12 +1,7 @@
 // What the panels say about laps, workspace progress, the verifier's verdict, an abort,
 // the hand-over file and the approval reason; and that nothing untrusted reaches the
 // terminal raw. Stores are folded from a real run plus the events a lap run would add.
-import { vi, describe, test, expect, beforeAll } from 'vitest';
-
-vi.hoisted(() => {
-  delete process.env.CI;
-  delete process.env.CONTINUOUS_INTEGRATION;
-});
+import { describe, test, expect, beforeAll } from 'vitest';
 
 import type { EventDataMap, EventType, LoopEvent } from '../../src/engine/index.js';
 import { createConsoleStore, LIVE_EVENTS } from '../../src/ui/store.js';

@@ -1,11 +1,6 @@
 // Counts the console prints agree with their nouns: `one every iteration`, `1 step`,
 // `1 checkpoint in a row`, `the transcript has 1 turn`, never `1 iterations` or `step(s)`.
-import { vi, test, expect } from 'vitest';
-
-vi.hoisted(() => {
-  delete process.env.CI;
-  delete process.env.CONTINUOUS_INTEGRATION;
-});
+import { test, expect } from 'vitest';
 
 import type { LoopEvent } from '../../src/engine/index.js';
 import { describeEvent } from '../../src/ui/describe.js';

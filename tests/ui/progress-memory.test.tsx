@@ -6,8 +6,6 @@
 import { vi, describe, test, expect, afterEach } from 'vitest';
 
 vi.hoisted(() => {
-  delete process.env.CI;
-  delete process.env.CONTINUOUS_INTEGRATION;
   process.env.FORCE_COLOR = '1';
 });
 

@@ -1,12 +1,7 @@
 // `/reload` typed into the console's command bar while a tool call waits for approval:
 // the diff shows in the timeline, the approval-rule change waits behind its own prompt
 // with the diff, and `y` applies it (docs/design.md, "Live reload").
-import { vi, describe, test, expect } from 'vitest';
-
-vi.hoisted(() => {
-  delete process.env.CI;
-  delete process.env.CONTINUOUS_INTEGRATION;
-});
+import { describe, test, expect } from 'vitest';
 
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';

@@ -2,11 +2,6 @@
 // jump, and every panel shows the state as of the selected event; nothing can be answered.
 import { vi, describe, test, expect, beforeAll } from 'vitest';
 
-vi.hoisted(() => {
-  delete process.env.CI;
-  delete process.env.CONTINUOUS_INTEGRATION;
-});
-
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';

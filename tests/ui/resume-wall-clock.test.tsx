@@ -1,12 +1,7 @@
 // The resume screen shows the wall clock a crashed run used up to its last event: the
 // hours between the crash and the resume are not time the run spent (issue: crash
 // downtime counted as wall clock used).
-import { vi, expect, test } from 'vitest';
-
-vi.hoisted(() => {
-  delete process.env.CI;
-  delete process.env.CONTINUOUS_INTEGRATION;
-});
+import { expect, test } from 'vitest';
 
 import React from 'react';
 import { render } from 'ink-testing-library';

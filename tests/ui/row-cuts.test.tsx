@@ -2,12 +2,7 @@
 // the cut overflow by one cell (the row wraps, the frame grows taller than the terminal and
 // every redraw leaves a copy in the scrollback). The header at every width, the header after
 // a /goal revision (the revision mark and the run id stay), and the command bar's notice.
-import { vi, describe, test, expect } from 'vitest';
-
-vi.hoisted(() => {
-  delete process.env.CI;
-  delete process.env.CONTINUOUS_INTEGRATION;
-});
+import { describe, test, expect } from 'vitest';
 
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';

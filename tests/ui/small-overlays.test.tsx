@@ -1,11 +1,6 @@
 // Help and an opened event in a small terminal, over a prompt that takes most of the rows:
 // whatever height is left, each row says one thing (none drawn over another) and the frame fits.
-import { vi, describe, expect, test } from 'vitest';
-
-vi.hoisted(() => {
-  delete process.env.CI;
-  delete process.env.CONTINUOUS_INTEGRATION;
-});
+import { describe, expect, test } from 'vitest';
 
 import { KEY } from '../support/console-rig.js';
 import { fits, normalize, openAtPrompt } from '../support/ui-helpers.js';

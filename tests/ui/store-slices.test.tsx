@@ -2,12 +2,7 @@
 // folded (never from a walk over the held events), and a panel is drawn again only when
 // the data it selects changes. A long laps run is built from the frozen corpus's
 // laps-command log, its lap repeated with fresh numbers.
-import { vi, describe, test, expect, beforeAll, afterEach } from 'vitest';
-
-vi.hoisted(() => {
-  delete process.env.CI;
-  delete process.env.CONTINUOUS_INTEGRATION;
-});
+import { describe, test, expect, beforeAll, afterEach } from 'vitest';
 
 import { readFileSync } from 'node:fs';
 import React, { Profiler } from 'react';

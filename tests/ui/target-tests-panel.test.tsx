@@ -1,12 +1,7 @@
 // The checkpoint panel lists which target tests flipped each way (docs/design.md,
 // "Checkpoints and stagnation"). Whole frames, from a store folded from a real run whose
 // observer reads the TAP report the scripted agent writes.
-import { vi, expect, test } from 'vitest';
-
-vi.hoisted(() => {
-  delete process.env.CI;
-  delete process.env.CONTINUOUS_INTEGRATION;
-});
+import { expect, test } from 'vitest';
 
 import React from 'react';
 import { render } from 'ink-testing-library';

@@ -1,11 +1,6 @@
 // A terminal of 40×12: a prompt gives up its text before the footer, so the keys, the
 // command bar and what is typed into it stay in view. Whole frames of the real console.
-import { vi, describe, test, expect } from 'vitest';
-
-vi.hoisted(() => {
-  delete process.env.CI;
-  delete process.env.CONTINUOUS_INTEGRATION;
-});
+import { describe, test, expect } from 'vitest';
 
 import { KEY } from '../support/console-rig.js';
 import { normalize, open, openAtPrompt, STAGNANT, STAGNANT_POLICY } from '../support/ui-helpers.js';

@@ -2,12 +2,7 @@
 // End back to the live call, Enter opens the call shown. Whole frames from a real run's
 // events; new calls arrive as the live console's batches do (store.apply), and the panel
 // stays on the call the operator is reading.
-import { vi, describe, test, expect, beforeAll } from 'vitest';
-
-vi.hoisted(() => {
-  delete process.env.CI;
-  delete process.env.CONTINUOUS_INTEGRATION;
-});
+import { describe, test, expect, beforeAll } from 'vitest';
 
 import { act } from 'react';
 import type { LoopEvent } from '../../src/engine/index.js';

@@ -1,12 +1,7 @@
 // Things a user trips over, whole frames: notices speak the console's units and go after a
 // while; the footer never says "Pausing" once the run is over; a replay answers the
 // read-only `/goal status`; budget rows in the timeline speak durations and dollars.
-import { vi, describe, test, expect, beforeAll } from 'vitest';
-
-vi.hoisted(() => {
-  delete process.env.CI;
-  delete process.env.CONTINUOUS_INTEGRATION;
-});
+import { describe, test, expect, beforeAll } from 'vitest';
 
 import type { LoopEvent } from '../../src/engine/index.js';
 import { describeEvent } from '../../src/ui/describe.js';

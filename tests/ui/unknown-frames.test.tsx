@@ -1,12 +1,7 @@
 // Unknown is shown as unknown (docs/design.md, "Budget"; "Checkpoints and stagnation"): whole
 // frames of the budget gauges and the checkpoint panel over a store folded from a real run
 // whose observer is missing and whose model reported no usage for its answers.
-import { vi, describe, test, expect, beforeAll } from 'vitest';
-
-vi.hoisted(() => {
-  delete process.env.CI;
-  delete process.env.CONTINUOUS_INTEGRATION;
-});
+import { describe, test, expect, beforeAll } from 'vitest';
 
 import React, { type ReactNode } from 'react';
 import { render } from 'ink-testing-library';

@@ -4,8 +4,6 @@
 import { vi, describe, test, expect, beforeAll } from 'vitest';
 
 vi.hoisted(() => {
-  delete process.env.CI;
-  delete process.env.CONTINUOUS_INTEGRATION;
   process.env.FORCE_COLOR = '1';
 });
 

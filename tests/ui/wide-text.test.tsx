@@ -1,12 +1,7 @@
 // Joined emoji (families, flags, skin tones), CJK and combining marks in every panel: each
 // row is measured as Ink measures it (string-width) and also as a terminal that draws every
 // code point on its own (tmux 3.3a, glibc's wcwidth): neither is wider than the terminal.
-import { vi, describe, test, expect, beforeAll } from 'vitest';
-
-vi.hoisted(() => {
-  delete process.env.CI;
-  delete process.env.CONTINUOUS_INTEGRATION;
-});
+import { describe, test, expect, beforeAll } from 'vitest';
 
 import type { LoopEvent } from '../../src/engine/index.js';
 import { createConsoleStore } from '../../src/ui/store.js';
