@@ -17,6 +17,7 @@ import { outlineOfConfig, outlineOfLog } from './ui/outline-source.js';
 import { newSessionId } from './run-id.js';
 import { consoleTerminal, noConsoleReason } from './console-terminal.js';
 import { selfCommand } from './continue-command.js';
+import { importLive } from './ui/live-import.js';
 
 /** The log file of a run, in its run directory. */
 const LOG_FILE = 'events.jsonl';
@@ -266,7 +267,7 @@ export function buildProgram(): Command {
     // The frame's outline first, with plain writes: loading React and Ink takes a while.
     const outline = options.outline?.();
     if (outline) await showOutline(outline);
-    const [{ runConsole }, { continueCommand }] = await Promise.all([import('./ui/run-console.js'), import('./continue-command.js')]);
+    const [{ runConsole }, { continueCommand }] = await Promise.all([importLive(() => import('./ui/run-console.js')), import('./continue-command.js')]);
     // The console's first frame keeps what the outline showed until the run's session.start.
     const result = await configOrExit(() => runConsole(prepare, { confirmResume: resuming, resumeCommand: continueCommand, ...(outline ? { preparing: outline } : {}) }));
     // A child the run could not stop in time (a hook, an observer) goes with the console.
@@ -526,7 +527,7 @@ export function buildProgram(): Command {
         await writeJsonChunks(warnings.length > 0 ? { ...state, log_warnings: warnings } : state, 2);
         return;
       }
-      const { replayLogConsole } = await import('./ui/run-console.js');
+      const { replayLogConsole } = await importLive(() => import('./ui/run-console.js'));
       // Shown in the console's notice line, and again once the console is gone.
       const warnings = await replayLogConsole(file);
       printWarnings(warnings);

@@ -17,6 +17,7 @@ import type { FollowSource } from './console.js';
 import { defaultSessionFolders, findSessions, homeFolder, parseSince, type SessionFile } from './sessions.js';
 import { watchSource } from './watch.js';
 import { consoleTerminal } from '../console-terminal.js';
+import { importLive } from '../ui/live-import.js';
 
 /** Options of `loopdeck watch`. */
 export interface WatchCommandOptions {
@@ -137,7 +138,7 @@ export async function watchCommand(target: string | undefined, options: WatchCom
     printError(`loopdeck: stopped watching ${sanitize(source.describe(), { oneLine: true })}; ${alerts} alert(s)`);
     return;
   }
-  const { followConsole } = await import('./console.js');
+  const { followConsole } = await importLive(() => import('./console.js'));
   await followConsole(source);
   printLine(`loopdeck: stopped watching ${source.describe()}`);
 }
@@ -159,7 +160,7 @@ export async function attachCommand(target: string, options: { headless?: boolea
     printError(`loopdeck: detached; ${alerts} alert(s)`);
     return;
   }
-  const { followConsole } = await import('./console.js');
+  const { followConsole } = await importLive(() => import('./console.js'));
   await followConsole(source);
   printLine(`loopdeck: detached from ${source.file}`);
 }
