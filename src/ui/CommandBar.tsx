@@ -33,6 +33,15 @@ export function noticeRows(notice: Notice | null, width: number): string[] {
   return kept;
 }
 
+/** The first `max` of a notice's `rows`, the last one kept ending in `…` when some are left out. */
+function cutRows(rows: string[], max: number, width: number): string[] {
+  if (rows.length <= max) return rows;
+  if (max === 0) return [];
+  const kept = rows.slice(0, max);
+  kept[max - 1] = `${clipEnd(kept[max - 1]!, Math.max(1, width - 1))}…`;
+  return kept;
+}
+
 /** Rows the footer takes in `width` cells: the notice (wrapped), the completion list, the bar or key line. */
 export function useFooterRows(width: number): number {
   const list = useConsole((s) => (s.input === 'bar' ? Math.min(MAX_COMPLETIONS, s.completions.length) : 0));
@@ -60,7 +69,7 @@ function useNoticeExpiry(): void {
  * While the bar is open it owns the keyboard: typing never reaches a hotkey (the terminal's
  * cursor is placed at its caret by `use-caret.ts`).
  */
-export const CommandBar = React.memo(function CommandBar({ width }: { width: number }) {
+export const CommandBar = React.memo(function CommandBar({ width, rows = Infinity }: { width: number; rows?: number }) {
   const notice = useConsole((s) => s.notice);
   const open = useConsole((s) => s.input === 'bar');
   const line = useConsole((s) => s.line);
@@ -71,9 +80,12 @@ export const CommandBar = React.memo(function CommandBar({ width }: { width: num
   const replaying = useConsole((s) => s.replay !== null);
   const interrupted = useConsole((s) => s.interrupted);
   const paused = useConsole((s) => s.session.pending?.kind === 'pause');
+  // Under the bar's own row, the completion list first, then the notice, in the rows left.
+  const room = Math.max(0, rows - 1);
+  const listRows = open ? Math.min(MAX_COMPLETIONS, room) : 0;
   // A window of the list that keeps the highlighted row in view.
-  const first = Math.max(0, Math.min(highlight - MAX_COMPLETIONS + 1, completions.length - MAX_COMPLETIONS));
-  const list = completions.slice(first, first + MAX_COMPLETIONS);
+  const first = Math.max(0, Math.min(highlight - listRows + 1, completions.length - listRows));
+  const list = listRows === 0 ? [] : completions.slice(first, first + listRows);
   const alert = useConsole((s) => s.session.alerts.length > s.acknowledged);
   useNoticeExpiry();
   const overlay = useConsole((s) => s.overlay);
@@ -84,15 +96,19 @@ export const CommandBar = React.memo(function CommandBar({ width }: { width: num
   const lead =
     (done ? `Run finished: ${done}. ` : '') +
     (interrupted && !done ? (paused ? 'Paused; Ctrl+C again quits. ' : 'Pausing at the next safe point; Ctrl+C again quits. ') : '');
-  const said = busy ? [] : noticeRows(notice, width);
+  const noticeRoom = Math.max(0, room - list.length);
+  const said = busy ? [] : cutRows(noticeRows(notice, width), noticeRoom, width);
   const colour = !notice || notice.working || notice.info ? theme.muted : notice.ok ? theme.ok : theme.danger;
+  // One row for the whole footer: the answer to a command, while it shows, takes it from the
+  // key line (the keys are in help, and a prompt shows its own).
+  const squeezed = !open && room === 0 && (busy || notice !== null) ? (busy ? `running ${sanitize(line.text, { oneLine: true })} …` : cutRows(noticeRows(notice, width), 1, width)[0]!) : null;
   return (
-    <Box flexDirection="column" flexShrink={0} height={1 + (busy ? 1 : said.length) + (open ? list.length : 0)}>
-      {busy ? (
+    <Box flexDirection="column" flexShrink={0} height={1 + (busy ? Math.min(1, noticeRoom) : said.length) + list.length}>
+      {busy && noticeRoom > 0 ? (
         <Box height={1}>
           <Line width={width} color={theme.muted}>running {sanitize(line.text, { oneLine: true })} …</Line>
         </Box>
-      ) : (
+      ) : busy ? null : (
         said.map((row, i) => (
           <Box key={`n${i}`} height={1}>
             {row === '' ? (
@@ -119,6 +135,10 @@ export const CommandBar = React.memo(function CommandBar({ width }: { width: num
       <Box height={1}>
         {open ? (
           <LineView prefix={BAR_PREFIX} state={line} width={width} />
+        ) : squeezed !== null ? (
+          <Line width={width} color={colour}>
+            {squeezed}
+          </Line>
         ) : (
           <Line width={width} color={theme.muted}>
             {fitKeyLine(lead, hints, kept, width)}

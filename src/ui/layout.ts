@@ -15,7 +15,7 @@ export interface LayoutInput {
   prompt: number;
   /** The alert banner shows. */
   banner: boolean;
-  /** Rows of the footer (notice, completion list, bar or keys). */
+  /** Rows the footer asks for (notice, completion list, bar or keys); it gets what is left under the prompt, at least its last row. */
   footer: number;
 }
 
@@ -36,6 +36,12 @@ export interface LayoutPlan {
    */
   pane: number;
   timeline: number;
+  /**
+   * Rows of the footer: what it asks for, or what the top, the banner and the prompt leave
+   * (a prompt's keys are never cut), and at least 1: the command bar or the key line is
+   * always on screen, its completion list and the notice give their rows up first.
+   */
+  footer: number;
 }
 
 export function isCompact(columns: number, rows: number): boolean {
@@ -72,7 +78,8 @@ export function planLayout(input: LayoutInput): LayoutPlan {
   const compact = isCompact(input.columns, input.rows);
   const live = Math.max(1, input.rows - 1);
   const top = topRows(compact);
-  const body = Math.max(0, live - top - (input.banner ? 1 : 0) - input.prompt - input.footer);
+  const footer = Math.max(1, Math.min(input.footer, live - top - (input.banner ? 1 : 0) - input.prompt));
+  const body = Math.max(0, live - top - (input.banner ? 1 : 0) - input.prompt - footer);
   let pane = 0;
   let timeline = body;
   // The compact layout, or too few rows for both: the body shows one view (pane 0).
@@ -80,5 +87,5 @@ export function planLayout(input: LayoutInput): LayoutPlan {
     pane = Math.min(10, Math.floor((body - 1) * 0.45));
     timeline = body - 1 - pane;
   }
-  return { compact, live, width: input.columns, top, banner: input.banner, body, pane, timeline };
+  return { compact, live, width: input.columns, top, banner: input.banner, body, pane, timeline, footer };
 }

@@ -107,7 +107,7 @@ export function FullLayout({ plan, prompt }: { plan: LayoutPlan; prompt: ReactNo
           {plan.pane === 0 ? <SingleBody height={plan.body} width={plan.width} compact={false} /> : <Panes plan={plan} />}
         </Coverable>
       </Box>
-      <CommandBar width={plan.width} />
+      <CommandBar width={plan.width} rows={plan.footer} />
     </>
   );
 }
@@ -159,7 +159,7 @@ export function CompactLayout({ plan, prompt }: { plan: LayoutPlan; prompt: Reac
           <SingleBody height={plan.body} width={plan.width} compact />
         </Coverable>
       </Box>
-      <CommandBar width={plan.width} />
+      <CommandBar width={plan.width} rows={plan.footer} />
     </>
   );
 }

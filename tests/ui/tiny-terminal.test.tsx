@@ -1,5 +1,5 @@
-// A terminal of 40×12: a prompt gives up its text before the footer, so the keys, the
-// command bar and what is typed into it stay in view. Whole frames of the real console.
+// Small terminals (40×12, 60×10, ...): a prompt gives up its text before the footer, so the
+// keys, the command bar and what is typed into it stay in view. Whole frames of the real console.
 import { describe, test, expect } from 'vitest';
 
 import { KEY } from '../support/console-rig.js';
@@ -66,6 +66,43 @@ describe('at 40×12', () => {
     await rig.waitFor(() => normalize(rig.frame()).split('\n').at(-1) === '› /goal st', 'the typed text in view');
     await rig.press(KEY.escape);
   });
+});
+
+/** One call to approve, with a short command. */
+const ONE_CALL = `
+turns:
+  - thought: Look.
+    tool_calls:
+      - { id: t1, name: shell, args: { command: "echo hi" } }
+  - final: Looked.
+`;
+
+describe('a prompt that leaves the footer a row or two', () => {
+  // Terminals where the prompt, its keys never cut, leaves one or two rows under it: the
+  // completion list and the notice give theirs up, the command bar stays in view.
+  for (const [columns, rows] of [
+    [60, 10],
+    [100, 9],
+    [80, 10],
+    [50, 11],
+  ] as const) {
+    test(`${columns}×${rows}: the bar and what is typed show on the last row, and the answer takes that row once the bar closes`, async () => {
+      const rig = await openAtPrompt({ transcript: ONE_CALL, columns, rows });
+      const rowsOf = () => normalize(rig.frame()).split('\n');
+      expect(rowsOf().length).toBeLessThanOrEqual(rows - 1);
+      expect(rowsOf().some((row) => row.includes('[y] approve once'))).toBe(true);
+      await rig.press('/');
+      await rig.type('goal st');
+      await rig.waitFor(() => rowsOf().at(-1) === '› /goal st', 'the typed text on the last row');
+      expect(rowsOf().length).toBeLessThanOrEqual(rows - 1);
+      expect(rowsOf().some((row) => row.includes('$ echo hi'))).toBe(true);
+      await rig.press(KEY.tab);
+      await rig.press(KEY.enter);
+      await rig.waitFor(() => /^✓ active · revision 0/.test(rowsOf().at(-1) ?? ''), 'the answer on the last row');
+      expect(rowsOf().some((row) => row.includes('[y] approve once'))).toBe(true);
+      expect(rowsOf().length).toBeLessThanOrEqual(rows - 1);
+    });
+  }
 });
 
 describe('the quit confirmation in little room', () => {
