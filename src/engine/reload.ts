@@ -10,6 +10,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import { InvariantError } from './errors.js';
 import type { EnginePolicy, LoopPolicy } from './policy.js';
+import type { BudgetDimension, BudgetUsage } from './types.js';
 
 /**
  * What a reload does with one difference:
@@ -202,3 +203,19 @@ export function describeChanges(changes: readonly PolicyChange[]): string {
   const sorted = [...changes].sort((a, b) => EFFECT_ORDER.indexOf(a.effect) - EFFECT_ORDER.indexOf(b.effect));
   return sorted.map(describeChange).join('; ');
 }
+
+/**
+ * The budget limits a reload sets (applied, or waiting for the key) that the run has
+ * already reached: `budget.limits.<dimension>` to a number at or below what is used
+ * (`usage`, in each dimension's unit: turns, tool calls, seconds, tokens, USD). The run
+ * pauses for them at its next budget check; the operator is told so with the reload.
+ */
+export function reachedLimits(changes: readonly PolicyChange[], usage: Readonly<BudgetUsage>): Array<{ dimension: BudgetDimension; limit: number; used: number; effect: ReloadEffect }> {
+  return changes.flatMap((change) => {
+    if (change.effect !== 'applied' && change.effect !== 'awaiting_key') return [];
+    const dimension = /^budget\.limits\.(turns|tool_calls|wall_clock_seconds|tokens|cost_usd)$/.exec(change.path)?.[1] as BudgetDimension | undefined;
+    if (dimension === undefined || typeof change.to !== 'number' || change.to > usage[dimension]) return [];
+    return [{ dimension, limit: change.to, used: usage[dimension], effect: change.effect }];
+  });
+}
+

@@ -108,6 +108,26 @@ describe('live reload under a running loop', () => {
     expect(fold(r.events)).toEqual(r.prepared.session.snapshot);
   });
 
+  it('a limit set at or below what is used says so with the reload, in the console units, and the run pauses at its next budget check', async () => {
+    for (const where of ['outside', 'inside'] as const) {
+      const r = await rig({ budget: { max_iterations: 8, max_tool_calls: 8, max_wall_clock: '10m' } }, where);
+      let said = '';
+      atTurn(r, 3, () => {
+        r.write(contract(r.workspace, { budget: { max_iterations: 2, max_tool_calls: 3, max_tokens: 1000000, max_wall_clock: '10m' } }));
+        said = r.prepared.session.reload().message;
+        if (where === 'inside') r.prepared.session.answerReload(r.prepared.session.snapshot.reloadPending!.seq, true);
+      });
+      const outcome = await drive(r.prepared.session.run(r.prepared.goal), stopAtPause);
+      const when = where === 'outside' ? 'the run pauses at its next budget check' : 'if you apply it, the run pauses at its next budget check';
+      expect(said).toContain(`; turns limit 2 already reached (3 used): ${when}`);
+      expect(said).toContain(`; tool_calls limit 3 already reached (3 used): ${when}`);
+      // A limit the run has not reached is not named.
+      expect(said).not.toContain('tokens limit');
+      expect(outcome.reason).toBe('exhausted');
+      expect(r.prepared.session.snapshot.usage.turns).toBe(3);
+    }
+  });
+
   it.each([
     ['a YAML error', 'goal: [unclosed\n', /loop\.yaml:\d+:\d+: /],
     ['a schema error', null, /loop\.yaml:\d+:\d+: budget\.max_iterations: expected a positive integer or "unlimited", found 0/],

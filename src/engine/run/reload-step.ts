@@ -8,12 +8,14 @@ import { isDeepStrictEqual } from 'node:util';
 import { ConfigErrors, describeError } from '../errors.js';
 import type { LoopEvent } from '../events.js';
 import { loadPolicy, repetitionSettings, type EnginePolicy, type LoopPolicy } from '../policy.js';
-import { applyChanges, KEY_SECTIONS, planReload, type PolicyChange } from '../reload.js';
+import { applyChanges, KEY_SECTIONS, planReload, reachedLimits, type PolicyChange } from '../reload.js';
 import { revalidatePolicy } from '../saved-policy.js';
 import { writableFromWorkspace } from '../workspace-path.js';
 import type { CommandResult } from '../operator-command.js';
 import type { RunCore } from './core.js';
 import { counted } from '../../text/count.js';
+import { budgetName, formatBudgetAmounts } from '../budget-units.js';
+import { budgetUsage } from '../fold.js';
 
 /** Options of {@link reloadPolicy}. */
 export interface ReloadRequest {
@@ -96,7 +98,15 @@ export function reloadPolicy(core: RunCore, request: ReloadRequest): CommandResu
   }
   core.emit('policy.reloaded', { file, trigger: request.trigger, diff: changes, ...(inside ? { inside_workspace: true as const } : {}) });
   install(core, merged, changes);
-  return { ok: true, message: summary(file, changes, inside) };
+  const reached = reachedLimits(changes, budgetUsage(core.state, core.clock())).map(reachedText);
+  return { ok: true, message: [summary(file, changes, inside), ...reached].join('; ') };
+}
+
+/** A limit set at or below what is used, in the console's units: `turns limit 3 already reached (5 used): the run pauses at its next budget check`. */
+function reachedText(reached: ReturnType<typeof reachedLimits>[number]): string {
+  const [limit, used] = formatBudgetAmounts(reached.dimension, [reached.limit, reached.used]);
+  const when = reached.effect === 'applied' ? 'the run pauses at its next budget check' : 'if you apply it, the run pauses at its next budget check';
+  return `${budgetName(reached.dimension)} limit ${limit} already reached (${used} used): ${when}`;
 }
 
 /**
