@@ -43,6 +43,8 @@
  * running (it can run code anyway) could change the config between them; it would still
  * see no secret in git's environment.
  */
+import { closeSync, openSync, readSync, statSync } from 'node:fs';
+import path from 'node:path';
 import { ToolError } from './errors.js';
 
 /** Output of one git command. */
@@ -208,10 +210,42 @@ async function spawnGit(cwd: string, args: string[], env: Record<string, string>
 export async function runGit(cwd: string, args: string[], extraEnv: Record<string, string> = {}): Promise<GitRun> {
   const listed = await spawnGit(cwd, ['config', '--list', '--name-only', '-z'], gitEnv());
   if (listed.exitCode !== 0) {
-    throw new ToolError('git', `cannot read the git configuration in ${cwd}, so git ${args.join(' ')} was not run (exit ${listed.exitCode}): ${listed.stderr.trim()}`);
+    const broken = brokenGitFile(cwd);
+    const why = broken ? `; ${broken.file} points to ${broken.target}, which is not a git repository (a moved or deleted repository of a worktree or submodule): fix or remove that file` : '';
+    throw new ToolError('git', `cannot read the git configuration in ${cwd}, so git ${args.join(' ')} was not run (exit ${listed.exitCode}): ${listed.stderr.trim()}${why}`);
   }
   const overrides = [...GIT_HARDENING, ...driverOverrides(listed.stdout.split('\0'))];
   return spawnGit(cwd, await outsideSubmodules(cwd, args, extraEnv), gitEnv(extraEnv, overrides));
+}
+
+/**
+ * The nearest `.git` at or above `dir` when it is a file (`gitdir: <path>`, as a worktree or
+ * a submodule has) whose target folder is missing: git then refuses every command there.
+ * `null` when the nearest `.git` is a folder, its target exists, or there is none.
+ */
+function brokenGitFile(dir: string): { file: string; target: string } | null {
+  for (let at = path.resolve(dir); ; at = path.dirname(at)) {
+    const file = path.join(at, '.git');
+    const stat = statSync(file, { throwIfNoEntry: false });
+    if (stat?.isFile()) {
+      const named = /^gitdir:\s*(.+?)\s*$/m.exec(headOf(file, 4096))?.[1];
+      if (named === undefined) return null;
+      const target = path.resolve(at, named);
+      return statSync(target, { throwIfNoEntry: false })?.isDirectory() ? null : { file, target };
+    }
+    if (stat !== undefined || path.dirname(at) === at) return null;
+  }
+}
+
+/** The first `bytes` bytes of `file` as UTF-8 (a `.git` file may be anything). */
+function headOf(file: string, bytes: number): string {
+  const fd = openSync(file, 'r');
+  try {
+    const buffer = Buffer.alloc(bytes);
+    return buffer.subarray(0, readSync(fd, buffer, 0, bytes, 0)).toString('utf8');
+  } finally {
+    closeSync(fd);
+  }
 }
 
 /**

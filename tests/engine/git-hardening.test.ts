@@ -365,6 +365,23 @@ describe('a folder that only looks like a repository', () => {
     expect(await isGitWorkTree(path.join(repo, '.git'))).toBe(false);
     expect(canariesOf(canaries)).toEqual([]);
   });
+
+  it('a .git file that points to a repository gone: the error names the file and where it points, in the folder and below it', async () => {
+    const root = tempDir('loopdeck-gitfile-');
+    mkdirSync(path.join(root, 'ws', 'deep'), { recursive: true });
+    for (const [content, shown] of [
+      ['gitdir: ../moved/worktrees/ws\n', path.join(root, 'moved', 'worktrees', 'ws')],
+      [`gitdir: ${path.join(root, 'gone')}\n`, path.join(root, 'gone')],
+    ] as const) {
+      writeFileSync(path.join(root, 'ws', '.git'), content);
+      for (const where of [path.join(root, 'ws'), path.join(root, 'ws', 'deep')]) {
+        await expect(isGitWorkTree(where)).rejects.toThrow(`${path.join(root, 'ws', '.git')} points to ${shown}, which is not a git repository`);
+      }
+    }
+    // A .git file of any other content is left to git's own words.
+    writeFileSync(path.join(root, 'ws', '.git'), 'not a gitdir line\n');
+    await expect(isGitWorkTree(path.join(root, 'ws'))).rejects.not.toThrow(/points to/);
+  });
 });
 
 describe('the git environment', () => {
