@@ -928,10 +928,7 @@ function parseChecked<S extends z.ZodType>(schema: S, source: string, file: stri
       new ConfigError(file, null, `cannot expand the document: ${clipText((error as Error).message, MAX_PARSER_MESSAGE_CHARS)}`, offset >= 0 ? at(lines, offset) : undefined),
     ]);
   }
-  if (options.extensionKeys && isMapping(raw)) {
-    const extension = options.extensionKeys;
-    raw = Object.fromEntries(Object.entries(raw).filter(([key]) => !extension.test(key)));
-  }
+  raw = withoutExtensionKeys(raw, options);
   const parsed = schema.safeParse(raw ?? {}, { error: (issue) => issueMessage(doc, issue, { schema, raw: raw ?? {} }) });
   if (parsed.success && early.length === 0) return parsed.data;
   const issues = parsed.success ? [] : parsed.error.issues;
@@ -947,6 +944,13 @@ function parseChecked<S extends z.ZodType>(schema: S, source: string, file: stri
   const listed = new Set([...early, ...fromSchema].map(errorKey));
   const earlier = earlierBlockErrors(doc, lines, schema, file, options).filter((error) => !listed.has(errorKey(error)));
   throw new ConfigErrors([...inDocumentOrder([...early, ...fromSchema, ...earlier]), ...elsewhere]);
+}
+
+/** The document's value without the top-level keys its reader ignores ({@link YamlCheckOptions.extensionKeys}). */
+function withoutExtensionKeys(raw: unknown, options: YamlCheckOptions): unknown {
+  const extension = options.extensionKeys;
+  if (!extension || !isMapping(raw)) return raw;
+  return Object.fromEntries(Object.entries(raw).filter(([key]) => !extension.test(key)));
 }
 
 /** What tells two errors of one file apart: where, what path, what message. */
@@ -986,11 +990,7 @@ function earlierBlockErrors(doc: Document, lines: LineCounter, schema: z.ZodType
       } catch {
         continue; // an alias the document cannot expand is reported for the document itself
       }
-      if (options.extensionKeys && isMapping(raw)) {
-        const extension = options.extensionKeys;
-        raw = Object.fromEntries(Object.entries(raw).filter(([key]) => !extension.test(key)));
-      }
-      const value = raw ?? {};
+      const value = withoutExtensionKeys(raw, options) ?? {};
       const parsed = schema.safeParse(value, { error: (issue) => issueMessage(variant, issue, { schema, raw: value }) });
       if (parsed.success) continue;
       const inside = parsed.error.issues.filter((issue) => isUnder(dottedPath(issue.path), new Set([path])));
