@@ -26,6 +26,7 @@ import {
   Scalar,
   type Document,
   type Node,
+  type YAMLMap,
   type YAMLError,
 } from 'yaml';
 import type { z } from 'zod';
@@ -959,8 +960,44 @@ function errorKey(error: ConfigError): string {
 }
 
 /**
+ * A copy of `doc` whose mapping at `keys` holds `items` instead of its own: the document and
+ * the collections on the way there are copied (as `clone` copies a node: every own
+ * property), every other node is shared; neither document is changed. `null` when `keys`
+ * does not lead to a mapping.
+ */
+function withMapping(doc: Document, keys: Keys, items: YAMLMap['items']): Document | null {
+  const copyOf = <T extends object>(value: T, changes: Partial<T>): T =>
+    Object.assign(Object.create(Object.getPrototypeOf(value), Object.getOwnPropertyDescriptors(value)) as T, changes);
+  const rebuilt = (node: unknown, depth: number): Node | null => {
+    if (depth === keys.length) return isMap(node) ? copyOf(node, { items }) : null;
+    const step = keys[depth]!;
+    if (isSeq(node) && typeof step === 'number') {
+      const inner = rebuilt(node.items[step], depth + 1);
+      if (inner === null) return null;
+      const copied = [...node.items];
+      copied[step] = inner;
+      return copyOf(node, { items: copied });
+    }
+    if (!isMap(node)) return null;
+    // The last pair of a key written twice: the one the document's value keeps.
+    const at = node.items.findLastIndex((pair) => scalarKey(pair.key) === String(step));
+    const inner = at < 0 ? null : rebuilt(node.items[at]!.value, depth + 1);
+    if (inner === null) return null;
+    const copied = [...node.items];
+    copied[at] = copyOf(node.items[at]!, { value: inner });
+    return copyOf(node, { items: copied });
+  };
+  const contents = rebuilt(doc.contents, 0);
+  return contents === null ? null : copyOf(doc, { contents } as Partial<Document>);
+}
+
+/** Earlier blocks of duplicated keys checked on their own, at most (each is a copy of the document). */
+const MAX_EARLIER_BLOCKS = 20;
+
+/**
  * The schema's errors inside the earlier blocks of a key written more than once in a
- * mapping. The document's object keeps the last block, so the schema sees only that one;
+ * mapping (the first {@link MAX_EARLIER_BLOCKS} such blocks; every duplicate is reported
+ * as such all the same). The document's object keeps the last block, so the schema sees only that one;
  * each earlier block is checked as if it were the only one (in a copy of the document
  * without the others), and its errors under the key are reported at their own lines. So
  * one pass lists everything to fix, whichever block the user keeps.
@@ -968,6 +1005,7 @@ function errorKey(error: ConfigError): string {
 function earlierBlockErrors(doc: Document, lines: LineCounter, schema: z.ZodType, file: string, options: YamlCheckOptions): ConfigError[] {
   const errors: ConfigError[] = [];
   const seen = new Set<string>();
+  let checked = 0;
   for (const problem of doc.errors) {
     if (problem.code !== 'DUPLICATE_KEY') continue;
     const keys = pathAtOffset(doc, problem.pos[0]);
@@ -980,10 +1018,11 @@ function earlierBlockErrors(doc: Document, lines: LineCounter, schema: z.ZodType
     if (!isMap(parent)) continue;
     const indices = parent.items.flatMap((pair, i) => (scalarKey(pair.key) === String(name) ? [i] : []));
     for (const keep of indices.slice(0, -1)) {
-      const variant = doc.clone();
-      const copy = locate(variant, mapping).node;
-      if (!isMap(copy)) continue;
-      copy.items = copy.items.filter((_, i) => i === keep || !indices.includes(i));
+      // Each block checked costs a copy of the document: a file of thousands of duplicates is bounded.
+      if (checked === MAX_EARLIER_BLOCKS) return errors;
+      checked += 1;
+      const variant = withMapping(doc, mapping, parent.items.filter((_, i) => i === keep || !indices.includes(i)));
+      if (variant === null) continue;
       let raw: unknown;
       try {
         raw = variant.toJS({ maxAliasCount: 1000 });

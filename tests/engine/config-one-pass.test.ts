@@ -83,6 +83,12 @@ describe('one pass lists every error', () => {
       'loop.yaml:16:1: budget: Map keys must be unique: expected "budget" once, found it again (first at 10:1)',
       'loop.yaml:16:22: budget.max_tokens: expected a positive integer or "unlimited", found 0.5',
     ]);
+    // In a list's item: the earlier value's own error, at its line.
+    expect(errors("observe:\n  - name: tests\n    command: 5\n    parser: tapp\n    command: 'node --test'\n")).toEqual([
+      'loop.yaml:12:14: observe[0].command: expected a string, found 5',
+      'loop.yaml:13:13: observe[0].parser: expected one of tap, vitest-json, jest-json, junit, regex, found "tapp"; did you mean "tap"?',
+      'loop.yaml:14:5: observe[0].command: Map keys must be unique: expected "command" once, found it again (first at 12:5)',
+    ]);
     // Nested too: the duplicated key of a mapping, at any depth.
     expect(errors('laps:\n  max_laps: 0\n  max_laps: 2\n')).toEqual([
       'loop.yaml:11:13: laps.max_laps: expected a positive integer, found 0',
