@@ -180,37 +180,43 @@ export function assertPreflight(policy: LoopPolicy, shownAs: string = policy.fil
 
 /**
  * A warning when the agent works in the folder itself (`workspace.copy: none`) and git
- * records nothing of what it changes there: the folder is in no git repository, or the
- * repository around it ignores the folder (a `.gitignore` rule) and tracks no file in it.
- * Nothing can then undo the agent's edits, and an abort has no stash to park them in
- * (`git stash` leaves ignored files alone). `null` otherwise (a copy, a folder git records,
- * or a path that is no folder: an error of its own).
+ * records nothing of what is there: the folder is in no git repository, or the repository
+ * around it sees none of its files (none tracked, every one ignored by some rule: the folder
+ * itself, `dir/*`, `*.js`...). Nothing can then undo the agent's edits, and an abort has no
+ * stash to park them in (`git stash` leaves ignored files alone). A folder where git sees
+ * some files and ignores others (build output, `node_modules`) is not warned about; nor an
+ * empty one (what the agent writes there is seen), nor loopdeck's own `.loopdeck/` folders.
+ * `null` otherwise (a copy, or a path that is no folder: an error of its own).
  * @param shownAs the loop.yaml as the user named it, in the warning; default `policy.file`
  * @throws ToolError when git cannot read the repository around the folder
  */
 export async function unversionedWarning(policy: LoopPolicy, shownAs: string = policy.file): Promise<string | null> {
   const where = policy.workspace.path;
   if (policy.workspace.copy !== 'none' || !isFolder(where)) return null;
-  const fix = 'set workspace.copy: temp, or run git init there and commit first';
   if (!(await isGitWorkTree(where))) {
-    return `${shownAs}: workspace.copy is none and ${where} is in no git repository: the agent edits its files directly, nothing can undo the edits, and an abort cannot stash them; ${fix}`;
+    return `${shownAs}: workspace.copy is none and ${where} is in no git repository: the agent edits its files directly, nothing can undo the edits, and an abort cannot stash them; set workspace.copy: temp, or run git init there and commit first`;
   }
-  const rule = await ignoringRule(where);
-  if (rule === null || (await git(where, ['ls-files', '-z', '--', '.'])) !== '') return null;
-  return `${shownAs}: workspace.copy is none and ${where} is ignored by git (${rule}) and holds no tracked file: git records none of the agent's edits there, nothing can undo them, and an abort cannot stash them; set workspace.copy: temp, or take the folder out of that ignore rule and commit it first`;
+  // From the top level (git lists ignored folders wrongly from inside one), the folder as an abort would stash it, less `.loopdeck/`.
+  const top = realpathSync((await git(where, ['rev-parse', '--show-toplevel'])).trim());
+  const pathspecs = workspacePathspec(top, realpathSync(where)) ?? [];
+  // Tracked files, and untracked ones git would stash: any one, and git sees the folder.
+  if ((await git(top, ['ls-files', '-z', '--cached', '--others', '--exclude-standard', '--', ...pathspecs])) !== '') return null;
+  const ignored = (await git(top, ['ls-files', '-z', '--others', '--ignored', '--exclude-standard', '--', ...pathspecs])).split('\0').filter((entry) => entry !== '');
+  if (ignored.length === 0) return null;
+  const rule = await ignoringRule(top, ignored[0]!);
+  return `${shownAs}: workspace.copy is none and git ignores every file in ${where} (${rule}): git records none of the agent's edits there, nothing can undo them, and an abort cannot stash them; set workspace.copy: temp, or take the folder out of that ignore rule and commit its files first`;
 }
 
 /**
- * The ignore rule that makes git ignore the folder `where` (`.gitignore:3:build/`), or
- * `null` when git does not ignore it. `where` is in a git work tree.
+ * The ignore rule that makes git ignore `entry` (a path relative to `where`, the top level
+ * of a work tree, which git ignores): `.gitignore:3:build/`, as `git check-ignore -v` names it.
  * @throws ToolError when git check-ignore fails (exit 128)
  */
-async function ignoringRule(where: string): Promise<string | null> {
-  const run = await runGit(where, ['check-ignore', '-v', '--', '.']);
-  if (run.exitCode === 1) return null;
-  if (run.exitCode !== 0) throw new ToolError('git', `git check-ignore in ${where} failed (exit ${run.exitCode}): ${run.stderr.trim()}`);
+async function ignoringRule(where: string, entry: string): Promise<string> {
+  const run = await runGit(where, ['check-ignore', '-v', '--no-index', '--', entry]);
+  if (run.exitCode > 1) throw new ToolError('git', `git check-ignore in ${where} failed (exit ${run.exitCode}): ${run.stderr.trim()}`);
   // `<source>:<line>:<pattern><TAB><path>`: the rule is everything before the tab.
-  return run.stdout.split('\t')[0]!.trim();
+  return run.stdout.split('\t')[0]!.trim() || 'an ignore rule';
 }
 
 /**

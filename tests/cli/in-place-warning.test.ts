@@ -65,24 +65,27 @@ describe('warned about', () => {
     expect(await inPlaceWarning(policyFor('plain'))).toBeNull();
   });
 
-  it('a workspace the repository around it ignores, by any rule that reaches it', async () => {
+  it('a workspace whose every file the repository around it ignores, by any rule that reaches them', async () => {
     await git(root, 'init', '-q');
     mkdirSync(path.join(root, 'app', 'deep'), { recursive: true });
-    writeFileSync(path.join(root, 'app', 'deep', 'a.txt'), 'a\n');
-    const rules: Array<[string, string]> = [
-      ['app\n', 'app'],
-      ['app/*\n', 'app'],
-      ['/app/\n', 'app/deep'],
+    writeFileSync(path.join(root, 'app', 'deep', 'a.js'), 'a\n');
+    const rules: Array<[string, string, string]> = [
+      ['app\n', 'app', 'app'],
+      ['app/*\n', 'app', 'app/*'],
+      ['/app/\n', 'app/deep', '/app/'],
+      ['*.js\n', 'app', '*.js'],
+      ['*\n!.gitignore\n', 'app/deep', '*'],
     ];
-    for (const [ignore, workspace] of rules) {
+    for (const [ignore, workspace, rule] of rules) {
       writeFileSync(path.join(root, '.gitignore'), ignore);
       const warning = await unversionedWarning(policyFor(workspace));
-      expect(warning, `${ignore.trim()} for ${workspace}`).toMatch(/is ignored by git \(\.gitignore:1:[^)]+\) and holds no tracked file: git records none of the agent's edits there, nothing can undo them, and an abort cannot stash them/);
+      expect(warning, `${ignore.trim()} for ${workspace}`).toContain(`git ignores every file in ${path.join(root, workspace)} (.gitignore:`);
+      expect(warning, `${ignore.trim()} for ${workspace}`).toContain(`:${rule}): git records none of the agent's edits there, nothing can undo them, and an abort cannot stash them`);
     }
     // A rule in .git/info/exclude is named as such.
     writeFileSync(path.join(root, '.gitignore'), '');
     writeFileSync(path.join(root, '.git', 'info', 'exclude'), 'app\n');
-    expect(await unversionedWarning(policyFor('app'))).toMatch(/ignored by git \(\.git\/info\/exclude:1:app\)/);
+    expect(await unversionedWarning(policyFor('app'))).toContain('(.git/info/exclude:1:app)');
   });
 });
 
@@ -104,6 +107,22 @@ describe('not warned about', () => {
     expect(await unversionedWarning(policyFor('afile'))).toBeNull();
     expect(await inPlaceWarning(policyFor('afile'))).toBeNull();
     expect(await unversionedWarning(policyFor('missing'))).toBeNull();
+  });
+
+  it('a folder git sees some file of: a rule that lets files back in, a file kept out of a rule, ignored build output beside sources', async () => {
+    await git(root, 'init', '-q');
+    mkdirSync(path.join(root, 'app', 'dist'), { recursive: true });
+    writeFileSync(path.join(root, 'app', 'a.js'), 'a\n');
+    writeFileSync(path.join(root, 'app', 'dist', 'out.js'), 'o\n');
+    for (const ignore of ['*\n!.gitignore\n!*/\n!app/**\n', 'app/*\n!app/a.js\n', 'dist/\n', 'app/\n!app/\n']) {
+      writeFileSync(path.join(root, '.gitignore'), ignore);
+      expect(await unversionedWarning(policyFor('app')), ignore).toBeNull();
+    }
+    // Empty but for loopdeck's own ignored run folder: what the agent writes there is seen.
+    mkdirSync(path.join(root, 'fresh', '.loopdeck', 'runs'), { recursive: true });
+    writeFileSync(path.join(root, 'fresh', '.loopdeck', 'runs', 'x'), 'x\n');
+    writeFileSync(path.join(root, '.gitignore'), '.loopdeck/\n');
+    expect(await unversionedWarning(policyFor('fresh'))).toBeNull();
   });
 
   it('an ignored folder whose files the repository tracks all the same, and a folder next to an ignored one', async () => {
