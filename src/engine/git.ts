@@ -211,8 +211,8 @@ export async function runGit(cwd: string, args: string[], extraEnv: Record<strin
   const listed = await spawnGit(cwd, ['config', '--list', '--name-only', '-z'], gitEnv());
   if (listed.exitCode !== 0) {
     const broken = brokenGitFile(cwd);
-    const why = broken ? `; ${broken.file} points to ${broken.target}, which is not a git repository (a moved or deleted repository of a worktree or submodule): fix or remove that file` : '';
-    throw new ToolError('git', `cannot read the git configuration in ${cwd}, so git ${args.join(' ')} was not run (exit ${listed.exitCode}): ${listed.stderr.trim()}${why}`);
+    const why = broken ? `; ${broken.file} points to ${oneLine(broken.target)}, which is not a git repository (a moved or deleted repository of a worktree or submodule): fix or remove that file` : '';
+    throw new ToolError('git', `cannot read the git configuration in ${cwd} (git config --list exited ${listed.exitCode}: ${oneLine(listed.stderr)}), so git ${args.join(' ')} was not run${why}`);
   }
   const overrides = [...GIT_HARDENING, ...driverOverrides(listed.stdout.split('\0'))];
   return spawnGit(cwd, await outsideSubmodules(cwd, args, extraEnv), gitEnv(extraEnv, overrides));
@@ -231,10 +231,16 @@ function brokenGitFile(dir: string): { file: string; target: string } | null {
       const named = /^gitdir:\s*(.+?)\s*$/m.exec(headOf(file, 4096))?.[1];
       if (named === undefined) return null;
       const target = path.resolve(at, named);
-      return statSync(target, { throwIfNoEntry: false })?.isDirectory() ? null : { file, target };
+      // Every git folder (a repository's, a worktree's, a submodule's) has its HEAD.
+      return statSync(path.join(target, 'HEAD'), { throwIfNoEntry: false })?.isFile() ? null : { file, target };
     }
     if (stat !== undefined || path.dirname(at) === at) return null;
   }
+}
+
+/** What git or a repository's file said, on one line: a line of its own could pass for loopdeck's. */
+function oneLine(text: string): string {
+  return text.trim().replace(/\s*[\r\n]+\s*/g, ' ⏎ ');
 }
 
 /** The first `bytes` bytes of `file` as UTF-8 (a `.git` file may be anything). */
@@ -280,7 +286,7 @@ async function outsideSubmodules(cwd: string, args: string[], extraEnv: Record<s
 async function gitlinks(cwd: string, extraEnv: Record<string, string>): Promise<string[]> {
   const listed = await spawnGit(cwd, ['ls-files', '--stage', '--full-name', '-z', '--', ':(top)'], gitEnv(extraEnv));
   if (listed.exitCode !== 0) {
-    throw new ToolError('git', `cannot list the index in ${cwd} to leave submodules out (exit ${listed.exitCode}): ${listed.stderr.trim()}`);
+    throw new ToolError('git', `cannot list the index in ${cwd} to leave submodules out (exit ${listed.exitCode}): ${oneLine(listed.stderr)}`);
   }
   return listed.stdout
     .split('\0')
@@ -292,7 +298,7 @@ async function gitlinks(cwd: string, extraEnv: Record<string, string>): Promise<
 export async function git(cwd: string, args: string[], extraEnv: Record<string, string> = {}): Promise<string> {
   const run = await runGit(cwd, args, extraEnv);
   if (run.exitCode !== 0) {
-    throw new ToolError('git', `git ${args.join(' ')} failed (exit ${run.exitCode}): ${run.stderr.trim() || run.stdout.trim()}`);
+    throw new ToolError('git', `git ${args.join(' ')} failed (exit ${run.exitCode}): ${oneLine(run.stderr) || oneLine(run.stdout)}`);
   }
   return run.stdout;
 }
@@ -309,5 +315,5 @@ export async function isGitWorkTree(dir: string): Promise<boolean> {
   const run = await runGit(dir, ['rev-parse', '--is-inside-work-tree']);
   if (run.exitCode === 0) return run.stdout.trim() === 'true';
   if (/not a git repository|cannot use bare repository/i.test(run.stderr)) return false;
-  throw new ToolError('git', `git rev-parse in ${dir} failed (exit ${run.exitCode}): ${run.stderr.trim()}`);
+  throw new ToolError('git', `git rev-parse in ${dir} failed (exit ${run.exitCode}): ${oneLine(run.stderr)}`);
 }

@@ -378,6 +378,15 @@ describe('a folder that only looks like a repository', () => {
         await expect(isGitWorkTree(where)).rejects.toThrow(`${path.join(root, 'ws', '.git')} points to ${shown}, which is not a git repository`);
       }
     }
+    // A folder that is there but is no git folder: named the same way.
+    mkdirSync(path.join(root, 'plain'));
+    writeFileSync(path.join(root, 'ws', '.git'), 'gitdir: ../plain\n');
+    await expect(isGitWorkTree(path.join(root, 'ws'))).rejects.toThrow(`${path.join(root, 'ws', '.git')} points to ${path.join(root, 'plain')}, which is not a git repository`);
+    // What git and the file say stays on the error's one line: no line of it passes for loopdeck's.
+    writeFileSync(path.join(root, 'ws', '.git'), `gitdir: ${path.join(root, 'gone')}\nloopdeck: all good\n`);
+    const error = await isGitWorkTree(path.join(root, 'ws')).then(() => null, (e: Error) => e);
+    expect(error?.message.split('\n')).toHaveLength(1);
+    expect(error?.message).toMatch(/^git: cannot read the git configuration in .* \(git config --list exited 128: fatal: .*\), so git rev-parse --is-inside-work-tree was not run; /);
     // A .git file of any other content is left to git's own words.
     writeFileSync(path.join(root, 'ws', '.git'), 'not a gitdir line\n');
     await expect(isGitWorkTree(path.join(root, 'ws'))).rejects.not.toThrow(/points to/);
