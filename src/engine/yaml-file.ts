@@ -27,6 +27,7 @@ import {
   type Document,
   type Node,
   type YAMLMap,
+  type YAMLSeq,
   type YAMLError,
 } from 'yaml';
 import type { z } from 'zod';
@@ -140,19 +141,18 @@ function scalarKey(node: unknown): string | undefined {
 
 /**
  * The nodes at a YAML path. A key written twice in a mapping (an error of its own) leads to
- * its last value, the one the document's object keeps; `firstOfLast` leads the path's last
- * step to the first one instead.
+ * its last value, the one the document's object keeps.
  */
-function locate(doc: Document, keys: Keys, firstOfLast = false): Located {
+function locate(doc: Document, keys: Keys): Located {
   let current: unknown = doc.contents;
   let key: Node | undefined;
-  for (const [index, step] of keys.entries()) {
+  for (const step of keys) {
     if (isAlias(current)) current = current.resolve(doc);
     let next: unknown;
     let nextKey: Node | undefined;
     if (isMap(current)) {
       const named = current.items.filter((p) => scalarKey(p.key) === String(step));
-      const pair = firstOfLast && index === keys.length - 1 ? named[0] : named[named.length - 1];
+      const pair = named[named.length - 1];
       if (pair) {
         next = pair.value ?? undefined;
         nextKey = isNode(pair.key) ? pair.key : undefined;
@@ -400,8 +400,11 @@ function describeYamlProblem(doc: Document, lines: LineCounter, source: string, 
   switch (problem.code) {
     case 'DUPLICATE_KEY': {
       const name = keys[keys.length - 1];
-      const earlier = locate(doc, keys, true).key;
-      const where = earlier?.range && earlier.range[0] !== offset ? ` at ${at(lines, earlier.range[0])}` : '';
+      // The first pair of that key in the mapping that holds this one (which may itself sit
+      // in an earlier block of a key written twice: a path of names would lead elsewhere).
+      const container = chainAt(doc, offset).at(-1)?.node;
+      const earlier: unknown = isMap(container) ? container.items.find((pair) => scalarKey(pair.key) === String(name))?.key : undefined;
+      const where = isNode(earlier) && earlier.range && earlier.range[0] !== offset ? ` at ${at(lines, earlier.range[0])}` : '';
       message = `${first}: expected ${quoted(String(name))} once, found it again (first${where})`;
       break;
     }
@@ -959,36 +962,66 @@ function errorKey(error: ConfigError): string {
   return `${error.position ?? ''}\n${error.path ?? ''}\n${error.message}`;
 }
 
+/** One step of a {@link chainAt}: a collection and the index of the item (a mapping's pair) the path goes through. */
+interface ChainStep {
+  node: YAMLMap | YAMLSeq;
+  index: number;
+}
+
 /**
- * A copy of `doc` whose mapping at `keys` holds `items` instead of its own: the document and
- * the collections on the way there are copied (as `clone` copies a node: every own
- * property), every other node is shared; neither document is changed. `null` when `keys`
- * does not lead to a mapping.
+ * The collections from the document's root down to the mapping whose key holds `offset`,
+ * each with the item the path takes (by source position, so a key written twice leads into
+ * the block that holds `offset`, not the one a path of names would find). Empty when no key
+ * holds `offset`.
  */
-function withMapping(doc: Document, keys: Keys, items: YAMLMap['items']): Document | null {
+function chainAt(doc: Document, offset: number): ChainStep[] {
+  const inside = (node: unknown) => isNode(node) && !!node.range && node.range[0] <= offset && offset < node.range[2];
+  const steps: ChainStep[] = [];
+  let node: unknown = doc.contents;
+  for (;;) {
+    if (isMap(node)) {
+      const index = node.items.findIndex((pair) => inside(pair.value) || (isNode(pair.key) && inside(pair.key)));
+      if (index < 0) return [];
+      steps.push({ node, index });
+      const pair = node.items[index]!;
+      if (!inside(pair.value)) return steps;
+      node = pair.value;
+    } else if (isSeq(node)) {
+      const index = node.items.findIndex(inside);
+      if (index < 0) return [];
+      steps.push({ node, index });
+      node = node.items[index];
+    } else {
+      return [];
+    }
+  }
+}
+
+/**
+ * A copy of `doc` in which the path of `chain` is the only one: in each mapping on it, the
+ * pair it takes stands alone among the pairs of its key (`last` replaces the index of the
+ * chain's last step). The document and the collections on the path are copied (as `clone`
+ * copies a node: every own property); every other node is shared, and neither document is
+ * changed.
+ */
+function withChain(doc: Document, chain: readonly ChainStep[], last: number): Document {
   const copyOf = <T extends object>(value: T, changes: Partial<T>): T =>
     Object.assign(Object.create(Object.getPrototypeOf(value), Object.getOwnPropertyDescriptors(value)) as T, changes);
-  const rebuilt = (node: unknown, depth: number): Node | null => {
-    if (depth === keys.length) return isMap(node) ? copyOf(node, { items }) : null;
-    const step = keys[depth]!;
-    if (isSeq(node) && typeof step === 'number') {
-      const inner = rebuilt(node.items[step], depth + 1);
-      if (inner === null) return null;
-      const copied = [...node.items];
-      copied[step] = inner;
-      return copyOf(node, { items: copied });
+  const rebuilt = (depth: number): Node => {
+    const { node } = chain[depth]!;
+    const index = depth === chain.length - 1 ? last : chain[depth]!.index;
+    if (isSeq(node)) {
+      const items = [...node.items];
+      items[index] = rebuilt(depth + 1);
+      return copyOf(node, { items });
     }
-    if (!isMap(node)) return null;
-    // The last pair of a key written twice: the one the document's value keeps.
-    const at = node.items.findLastIndex((pair) => scalarKey(pair.key) === String(step));
-    const inner = at < 0 ? null : rebuilt(node.items[at]!.value, depth + 1);
-    if (inner === null) return null;
-    const copied = [...node.items];
-    copied[at] = copyOf(node.items[at]!, { value: inner });
-    return copyOf(node, { items: copied });
+    const taken = node.items[index]!;
+    const pair = depth === chain.length - 1 ? taken : copyOf(taken, { value: rebuilt(depth + 1) });
+    const name = scalarKey(taken.key);
+    const items = node.items.flatMap((p, i) => (i === index ? [pair] : name !== undefined && scalarKey(p.key) === name ? [] : [p]));
+    return copyOf(node, { items });
   };
-  const contents = rebuilt(doc.contents, 0);
-  return contents === null ? null : copyOf(doc, { contents } as Partial<Document>);
+  return copyOf(doc, { contents: rebuilt(0) } as Partial<Document>);
 }
 
 /** Earlier blocks of duplicated keys checked on their own, at most (each is a copy of the document). */
@@ -997,32 +1030,27 @@ const MAX_EARLIER_BLOCKS = 20;
 /**
  * The schema's errors inside the earlier blocks of a key written more than once in a
  * mapping (the first {@link MAX_EARLIER_BLOCKS} such blocks; every duplicate is reported
- * as such all the same). The document's object keeps the last block, so the schema sees only that one;
- * each earlier block is checked as if it were the only one (in a copy of the document
- * without the others), and its errors under the key are reported at their own lines. So
- * one pass lists everything to fix, whichever block the user keeps.
+ * as such all the same). The document's object keeps the last block, so the schema sees
+ * only that one; each earlier block is checked as if it were the only one (in a copy of the
+ * document where it and the blocks around it are the ones kept), and its errors that lie
+ * in it (a value an alias there leads to included) are reported at their own lines. So one
+ * pass lists everything to fix, whichever block the user keeps, at any depth.
  */
 function earlierBlockErrors(doc: Document, lines: LineCounter, schema: z.ZodType, file: string, options: YamlCheckOptions): ConfigError[] {
   const errors: ConfigError[] = [];
-  const seen = new Set<string>();
-  let checked = 0;
+  const checked = new Set<unknown>();
   for (const problem of doc.errors) {
     if (problem.code !== 'DUPLICATE_KEY') continue;
-    const keys = pathAtOffset(doc, problem.pos[0]);
-    const name = keys[keys.length - 1];
-    const path = dottedPath(keys);
-    if (name === undefined || seen.has(path)) continue;
-    seen.add(path);
-    const mapping = keys.slice(0, -1);
-    const parent = locate(doc, mapping).node;
-    if (!isMap(parent)) continue;
-    const indices = parent.items.flatMap((pair, i) => (scalarKey(pair.key) === String(name) ? [i] : []));
-    for (const keep of indices.slice(0, -1)) {
-      // Each block checked costs a copy of the document: a file of thousands of duplicates is bounded.
-      if (checked === MAX_EARLIER_BLOCKS) return errors;
-      checked += 1;
-      const variant = withMapping(doc, mapping, parent.items.filter((_, i) => i === keep || !indices.includes(i)));
-      if (variant === null) continue;
+    const chain = chainAt(doc, problem.pos[0]);
+    const container = chain[chain.length - 1]?.node;
+    if (!isMap(container)) continue;
+    const name = scalarKey(container.items[chain[chain.length - 1]!.index]!.key);
+    for (const [index, pair] of container.items.entries()) {
+      if (name === undefined || scalarKey(pair.key) !== name || index === chain[chain.length - 1]!.index || checked.has(pair)) continue;
+      // Each block checked costs a copy of the path to it: a file of thousands of duplicates is bounded.
+      if (checked.size === MAX_EARLIER_BLOCKS) return errors;
+      checked.add(pair);
+      const variant = withChain(doc, chain, index);
       let raw: unknown;
       try {
         raw = variant.toJS({ maxAliasCount: 1000 });
@@ -1032,11 +1060,23 @@ function earlierBlockErrors(doc: Document, lines: LineCounter, schema: z.ZodType
       const value = withoutExtensionKeys(raw, options) ?? {};
       const parsed = schema.safeParse(value, { error: (issue) => issueMessage(variant, issue, { schema, raw: value }) });
       if (parsed.success) continue;
-      const inside = parsed.error.issues.filter((issue) => isUnder(dottedPath(issue.path), new Set([path])));
-      errors.push(...issueErrors(variant, lines, schema, value, inside, file));
+      const from = isNode(pair.key) && pair.key.range ? pair.key.range[0] : -1;
+      const to = isNode(pair.value) && pair.value.range ? pair.value.range[2] : from;
+      const within = (error: ConfigError) => {
+        const offset = error.position === undefined ? -1 : offsetOf(lines, error.position);
+        return offset >= from && offset <= to;
+      };
+      errors.push(...issueErrors(variant, lines, schema, value, parsed.error.issues, file).filter(within));
     }
   }
   return errors;
+}
+
+/** The offset in the source of a `line:column` position (both from 1). */
+function offsetOf(lines: LineCounter, position: string): number {
+  const [line = 0, column = 0] = position.split(':').map(Number);
+  const start = lines.lineStarts[line - 1];
+  return start === undefined ? -1 : start + column - 1;
 }
 
 /**

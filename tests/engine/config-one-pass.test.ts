@@ -89,6 +89,26 @@ describe('one pass lists every error', () => {
       'loop.yaml:13:13: observe[0].parser: expected one of tap, vitest-json, jest-json, junit, regex, found "tapp"; did you mean "tap"?',
       'loop.yaml:14:5: observe[0].command: Map keys must be unique: expected "command" once, found it again (first at 12:5)',
     ]);
+    // A key written twice inside an earlier block: its first value is checked too, and "first
+    // at" points into the block that holds it, in block or flow style.
+    expect(errors('budget:\n  max_iterations: z\n  max_iterations: y\nbudget:\n  max_iterations: 1\n')).toEqual([
+      'loop.yaml:11:19: budget.max_iterations: expected a positive integer or "unlimited", found "z"',
+      'loop.yaml:12:3: budget.max_iterations: Map keys must be unique: expected "max_iterations" once, found it again (first at 11:3)',
+      'loop.yaml:12:19: budget.max_iterations: expected a positive integer or "unlimited", found "y"',
+      'loop.yaml:13:1: budget: Map keys must be unique: expected "budget" once, found it again (first at 10:1)',
+    ]);
+    expect(errors('budget: {max_iterations: a, max_iterations: b}\nbudget: {max_iterations: 1}\n')).toEqual([
+      'loop.yaml:10:26: budget.max_iterations: expected a positive integer or "unlimited", found "a"',
+      'loop.yaml:10:29: budget.max_iterations: Map keys must be unique: expected "max_iterations" once, found it again (first at 10:10)',
+      'loop.yaml:10:45: budget.max_iterations: expected a positive integer or "unlimited", found "b"',
+      'loop.yaml:11:1: budget: Map keys must be unique: expected "budget" once, found it again (first at 10:1)',
+    ]);
+    // Through an alias: the value the alias leads to is checked in each of its blocks.
+    expect(errors('x-defaults: &d\n  max_iterations: z\n  max_iterations: y\nbudget: *d\n')).toEqual([
+      'loop.yaml:11:19: budget.max_iterations: expected a positive integer or "unlimited", found "z"',
+      'loop.yaml:12:3: x-defaults.max_iterations: Map keys must be unique: expected "max_iterations" once, found it again (first at 11:3)',
+      'loop.yaml:12:19: budget.max_iterations: expected a positive integer or "unlimited", found "y"',
+    ]);
     // Nested too: the duplicated key of a mapping, at any depth.
     expect(errors('laps:\n  max_laps: 0\n  max_laps: 2\n')).toEqual([
       'loop.yaml:11:13: laps.max_laps: expected a positive integer, found 0',
@@ -133,6 +153,18 @@ describe('keys and tags as written', () => {
   });
 
   it("a tag in a transcript names the transcript, not loop.yaml", () => {
+    // A script's keys written twice, at every depth: each block's errors at their lines.
+    const script = 'turns:\n  - thought: one\n    thought: 2\n    tool_calls:\n      - { id: t1, id: 5, name: shell, args: {} }\nturns:\n  - { thought: 3 }\n';
+    expect(() => ScriptedAgent.fromYaml(script, 'script.yaml')).toThrow(
+      [
+        'script.yaml:3:5: turns[0].thought: Map keys must be unique: expected "thought" once, found it again (first at 2:5)',
+        'script.yaml:3:14: turns[0].thought: expected a string, found 2',
+        'script.yaml:5:19: turns[0].tool_calls[0].id: Map keys must be unique: expected "id" once, found it again (first at 5:11)',
+        'script.yaml:5:23: turns[0].tool_calls[0].id: expected a string, found 5',
+        'script.yaml:6:1: turns: Map keys must be unique: expected "turns" once, found it again (first at 1:1)',
+        'script.yaml:7:16: turns[0].thought: expected a string, found 3',
+      ].join('\n'),
+    );
     expect(() => ScriptedAgent.fromYaml('turns:\n  - final: !done x\n', 'script.yaml')).toThrow(
       'script.yaml:2:12: turns[0].final: expected a plain YAML value, found the tag !done (script.yaml takes no tags: remove it)',
     );
