@@ -7,7 +7,7 @@ import './ink-cursor.js';
 import { useAlertShown } from './AlertBanner.js';
 import { useFooterRows } from './CommandBar.js';
 import { CompactLayout, FullLayout } from './layouts.js';
-import { bannerFits, planLayout, promptLimit } from './layout.js';
+import { bannerFits, planLayout, promptLimit, promptRoom } from './layout.js';
 import { argsViewRows, usePrompt } from './PromptPanel.js';
 import { useCaret } from './use-caret.js';
 import { useConsoleKeys } from './use-console-keys.js';
@@ -23,7 +23,7 @@ export function App({ hidden = false }: { hidden?: boolean }) {
   const footer = useFooterRows(columns);
   const alert = useAlertShown();
   const limit = promptLimit(columns, rows, footer, alert);
-  const prompt = usePrompt(columns, limit);
+  const prompt = usePrompt(columns, limit, promptRoom(columns, rows));
   // A terminal too small for both: the prompt (its keys are never cut) keeps its rows and
   // the banner gives its row up, so the footer and the command bar stay in view; the alert
   // is still in the timeline.

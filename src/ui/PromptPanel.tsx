@@ -141,19 +141,34 @@ export function warningRows(warnings: readonly string[], width: number, room: nu
   return [...rows.slice(0, room - 1), truncateCells(more, width)];
 }
 
-function frame(colour: Colour, lines: ReactNode[]): PromptView {
-  const rows = lines.length + 2;
+/**
+ * The prompt's box: `lines` inside a round border, or, where the border does not fit in
+ * `room` with them (the rows under the top and above a one-row footer: a terminal of 8 or 9
+ * rows), the same lines without it, indented as inside it, so the command bar under the
+ * prompt keeps its row. `caret`: where a text
+ * field's caret is among the lines (cell, line), placed for the box drawn.
+ */
+function frame(colour: Colour, lines: ReactNode[], room: number, caret?: { x: number; y: number }): PromptView {
+  const bordered = lines.length + 2 <= room;
+  const rows = bordered ? lines.length + 2 : lines.length;
+  const content = lines.map((line, i) => (
+    <Box key={i} height={1} flexShrink={0}>
+      {line}
+    </Box>
+  ));
   return {
     rows,
-    node: (
+    node: bordered ? (
       <Box flexDirection="column" flexShrink={0} height={rows} borderStyle="round" borderColor={colour} paddingX={1} overflowY="hidden">
-        {lines.map((line, i) => (
-          <Box key={i} height={1} flexShrink={0}>
-            {line}
-          </Box>
-        ))}
+        {content}
+      </Box>
+    ) : (
+      <Box flexDirection="column" flexShrink={0} height={rows} paddingX={2} overflowY="hidden">
+        {content}
       </Box>
     ),
+    // Inside the border (one cell) and the padding (one); without the border, a padding of two.
+    ...(caret ? { caret: { x: 2 + caret.x, y: (bordered ? 1 : 0) + caret.y } } : {}),
   };
 }
 
@@ -163,7 +178,7 @@ export function argsViewRows(maxRows: number, inner: number): number {
 }
 
 /** The arguments view (`v`): every row of the call's arguments, scrolled to `scroll`, with its keys. */
-function argsView(call: ToolCall, inner: number, maxRows: number, scroll: number): PromptView {
+function argsView(call: ToolCall, inner: number, maxRows: number, scroll: number, room: number): PromptView {
   const rows = argsRows(call, inner);
   const shown = argsViewRows(maxRows, inner);
   const first = Math.max(0, Math.min(scroll, rows.length - shown));
@@ -178,7 +193,7 @@ function argsView(call: ToolCall, inner: number, maxRows: number, scroll: number
     ...window.map((row) => <Line width={inner}>{row}</Line>),
     ...Array.from({ length: shown - window.length }, () => <Text> </Text>),
     ...hintRows('args', inner).map((row) => <Line width={inner} color={theme.accent}>{row}</Line>),
-  ]);
+  ], room);
 }
 
 /** What the prompt shows in place of its keys while help is open: help takes the keys, so they would not answer. */
@@ -206,9 +221,11 @@ export const EVENT_OPEN_HINT = `close the event (${keysText('event', 'close')}) 
  * full arguments, the rule that asked, the exact rule `a` stores and the wider rule `A`
  * stores for a read-only call, a countdown to the
  * automatic denial), a pause with its keys, the resume gate, the quit confirmation.
- * `maxRows` bounds expanded arguments so the frame never outgrows the terminal.
+ * `maxRows` bounds expanded arguments so the frame never outgrows the terminal; `frameRoom`
+ * is what the prompt may take with a one-row footer under it: a prompt taller than that with
+ * its border is drawn without it.
  */
-export function usePrompt(width: number, maxRows: number): PromptView | null {
+export function usePrompt(width: number, maxRows: number, frameRoom = Infinity): PromptView | null {
   const pending = useConsole((s) => s.session.pending);
   const gate = useConsole((s) => s.gate);
   const quitting = useConsole((s) => s.overlay === 'quit');
@@ -243,7 +260,7 @@ export function usePrompt(width: number, maxRows: number): PromptView | null {
       ...quitText(resumeCommand, inner, room).map((row) => <Line width={inner}>{row}</Line>),
       // Its yes arms as a prompt's keys do (staying works at once).
       ...quitKeys.map((row, i) => (quitArmed ? <Line width={inner} color={theme.accent}>{row}</Line> : <Line width={inner} color={theme.muted}>{i === 0 ? 'keys arm in a moment…' : ''}</Line>)),
-    ]);
+    ], frameRoom);
   }
   if (gate) {
     const resuming = gate.kind === 'resume';
@@ -266,7 +283,7 @@ export function usePrompt(width: number, maxRows: number): PromptView | null {
       ...whereRows.map((row) => <Line width={inner}>{row}</Line>),
       ...warningRows(gate.warnings, inner, room - whereRows.length).map((row) => <Line width={inner}>{row}</Line>),
       ...gateKeys.map((row) => <Line width={inner} color={theme.accent}>{row}</Line>),
-    ]);
+    ], frameRoom);
   }
   if (reload) {
     const hints = hintRows('reload', inner);
@@ -275,7 +292,7 @@ export function usePrompt(width: number, maxRows: number): PromptView | null {
       : covering
       ? hints.map((_, i) => <Line width={inner} color={theme.muted}>{i === 0 ? covering : ''}</Line>)
       : hints.map((row, i) => (reloadArmed ? <Line width={inner} color={theme.accent}>{row}</Line> : <Line width={inner} color={theme.muted}>{i === 0 ? 'keys arm in a moment…' : ''}</Line>));
-    return frame(theme.warn, reloadPromptRows(reload, inner, maxRows, keys));
+    return frame(theme.warn, reloadPromptRows(reload, inner, maxRows, keys), frameRoom);
   }
   if (!pending) return null;
 
@@ -288,7 +305,7 @@ export function usePrompt(width: number, maxRows: number): PromptView | null {
     return rows.map((row) => <Line width={inner} color={theme.accent}>{row}</Line>);
   };
 
-  if (pending.kind === 'tool' && viewing) return argsView(pending.call, inner, maxRows, scroll);
+  if (pending.kind === 'tool' && viewing) return argsView(pending.call, inner, maxRows, scroll, frameRoom);
   if (pending.kind === 'tool') {
     const countdown = deadline !== null && !replaying ? ` · denied in ${shortDuration(Math.max(0, (deadline - now) / 1000))} unless answered` : '';
     // The key rows first: they are never cut; the rest shares what is left of `maxRows`.
@@ -323,9 +340,9 @@ export function usePrompt(width: number, maxRows: number): PromptView | null {
       ...stores.slice(0, storesShown),
       ...keyRows,
     ];
-    // The note's row is the first key row; inside the border (one cell) and the padding (one).
-    const caret = noting ? { x: 2 + caretColumn(viewport, NOTE_PREFIX, line, inner), y: 1 + lines.length - keyRows.length } : undefined;
-    return { ...frame(theme.warn, lines), ...(caret ? { caret } : {}) };
+    // The note's row is the first key row.
+    const caret = noting ? { x: caretColumn(viewport, NOTE_PREFIX, line, inner), y: lines.length - keyRows.length } : undefined;
+    return frame(theme.warn, lines, frameRoom, caret);
   }
 
   const cause = pending.cause;
@@ -336,5 +353,5 @@ export function usePrompt(width: number, maxRows: number): PromptView | null {
   const keyRows = keys();
   // Once the spent limit was raised past its use, the prompt says so instead of asking for a raise.
   const text = fitRows(wrapWords(sanitize(raised ?? pending.prompt, { oneLine: true }), inner), Math.min(3, maxRows - 3 - keyRows.length), inner);
-  return frame(theme.warn, [<Line width={inner} bold color={theme.warn}>{title}</Line>, ...text.map((row) => <Line width={inner}>{row}</Line>), ...keyRows]);
+  return frame(theme.warn, [<Line width={inner} bold color={theme.warn}>{title}</Line>, ...text.map((row) => <Line width={inner}>{row}</Line>), ...keyRows], frameRoom);
 }

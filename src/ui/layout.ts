@@ -66,6 +66,15 @@ export function promptLimit(columns: number, rows: number, footer: number, banne
 }
 
 /**
+ * Rows a prompt may take, border included, with a one-row footer under it and no banner
+ * (the banner gives its row up first): past this a prompt is drawn without its border, so
+ * the command bar keeps the last row.
+ */
+export function promptRoom(columns: number, rows: number): number {
+  return Math.max(1, rows - 1) - topRows(isCompact(columns, rows)) - 1;
+}
+
+/**
  * Whether the alert banner's row fits above a prompt of `promptRows` with the top and the
  * footer; when it does not (a terminal too small for both), the prompt, whose keys are
  * never cut, keeps its rows and the banner gives its row up.
