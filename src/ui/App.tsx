@@ -7,11 +7,14 @@ import './ink-cursor.js';
 import { useAlertShown } from './AlertBanner.js';
 import { useFooterRows } from './CommandBar.js';
 import { CompactLayout, FullLayout } from './layouts.js';
-import { bannerFits, planLayout, promptLimit, promptRoom } from './layout.js';
+import { bannerFits, isCompact, planLayout, promptLimit, promptRoom, topRows } from './layout.js';
 import { argsViewRows, usePrompt } from './PromptPanel.js';
 import { useCaret } from './use-caret.js';
 import { useConsoleKeys } from './use-console-keys.js';
 import { useTerminalSize } from './use-terminal-size.js';
+
+/** Rows help or an opened event needs over a prompt before the prompt gives up its rows to it. */
+const MIN_OVERLAY_ROWS = 8;
 
 /**
  * The console's root: measures the terminal, plans the rows, owns the keys through the
@@ -23,7 +26,9 @@ export function App({ hidden = false }: { hidden?: boolean }) {
   const footer = useFooterRows(columns);
   const alert = useAlertShown();
   const limit = promptLimit(columns, rows, footer, alert);
-  const prompt = usePrompt(columns, limit, promptRoom(columns, rows));
+  const whole = usePrompt(columns, limit, promptRoom(columns, rows));
+  // Help or an opened event over a prompt: the prompt in two rows when, whole, it would leave them too few.
+  const prompt = whole?.covered && Math.max(1, rows - 1) - topRows(isCompact(columns, rows)) - footer - whole.rows < MIN_OVERLAY_ROWS ? whole.covered : whole;
   // A terminal too small for both: the prompt (its keys are never cut) keeps its rows and
   // the banner gives its row up, so the footer and the command bar stay in view; the alert
   // is still in the timeline.

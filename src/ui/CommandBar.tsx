@@ -42,10 +42,15 @@ function cutRows(rows: string[], max: number, width: number): string[] {
   return kept;
 }
 
+/** Help or an opened event covers the console: the footer then keeps no blank row for a notice that is not there. */
+function covered(s: { overlay: string | null }): boolean {
+  return s.overlay === 'help' || s.overlay === 'event';
+}
+
 /** Rows the footer takes in `width` cells: the notice (wrapped), the completion list, the bar or key line. */
 export function useFooterRows(width: number): number {
   const list = useConsole((s) => (s.input === 'bar' ? Math.min(MAX_COMPLETIONS, s.completions.length) : 0));
-  const notice = useConsole((s) => (s.busy ? 1 : noticeRows(s.notice, width).length));
+  const notice = useConsole((s) => (s.busy ? 1 : covered(s) && s.notice === null ? 0 : noticeRows(s.notice, width).length));
   return 1 + notice + list;
 }
 
@@ -97,7 +102,7 @@ export const CommandBar = React.memo(function CommandBar({ width, rows = Infinit
     (done ? `Run finished: ${done}. ` : '') +
     (interrupted && !done ? (paused ? 'Paused; Ctrl+C again quits. ' : 'Pausing at the next safe point; Ctrl+C again quits. ') : '');
   const noticeRoom = Math.max(0, room - list.length);
-  const said = busy ? [] : cutRows(noticeRows(notice, width), noticeRoom, width);
+  const said = busy || (notice === null && covered({ overlay })) ? [] : cutRows(noticeRows(notice, width), noticeRoom, width);
   const colour = !notice || notice.working || notice.info ? theme.muted : notice.ok ? theme.ok : theme.danger;
   // One row for the whole footer: the answer to a command, while it shows, takes it from the
   // key line (the keys are in help, and a prompt shows its own).

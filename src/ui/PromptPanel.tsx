@@ -22,6 +22,12 @@ export interface PromptView {
   node: ReactNode;
   /** Where the caret of a text field in the prompt (the deny note) is, in cells from the box's top-left corner. */
   caret?: { x: number; y: number };
+  /**
+   * While help or an opened event covers the console: the prompt as two rows (its title and
+   * how to get back to it), for a terminal where the whole prompt would leave what covers it
+   * too few rows.
+   */
+  covered?: PromptView;
 }
 
 /** Argument rows the prompt shows at most (`v` opens all of them). */
@@ -308,6 +314,16 @@ export function usePrompt(width: number, maxRows: number, frameRoom = Infinity):
   if (pending.kind === 'tool' && viewing) return argsView(pending.call, inner, maxRows, scroll, frameRoom);
   if (pending.kind === 'tool') {
     const countdown = deadline !== null && !replaying ? ` · denied in ${shortDuration(Math.max(0, (deadline - now) / 1000))} unless answered` : '';
+    const title = (
+      <Line width={inner}>
+        <Text bold color={theme.warn}>Approve tool call </Text>
+        <Text bold>{sanitize(pending.call.name, { oneLine: true })}</Text>
+        <Text color={theme.muted}> ({sanitize(pending.call.id, { oneLine: true })}){countdown}</Text>
+      </Line>
+    );
+    // Under help or an opened event the prompt cannot be answered: in little room, its title
+    // and how to get back to it, and the rows it leaves go to what covers it.
+    const covered = covering && !replaying && !noting ? frame(theme.warn, [title, <Line width={inner} color={theme.muted}>{covering}</Line>], frameRoom) : undefined;
     // The key rows first: they are never cut; the rest shares what is left of `maxRows`.
     const keyRows = noting
       ? [<LineView prefix={NOTE_PREFIX} state={line} width={inner} />, <Line width={inner} color={theme.muted}>enter: deny with this note · esc: back to the prompt</Line>]
@@ -321,11 +337,7 @@ export function usePrompt(width: number, maxRows: number, frameRoom = Infinity):
     const whyRows = why.slice(0, whyShown);
     if (whyShown < why.length && whyRows.length > 0) whyRows[whyRows.length - 1] = truncateCells(`${whyRows.at(-1)} ${why.slice(whyShown).join(' ')}`, inner - 5);
     const lines: ReactNode[] = [
-      <Line width={inner}>
-        <Text bold color={theme.warn}>Approve tool call </Text>
-        <Text bold>{sanitize(pending.call.name, { oneLine: true })}</Text>
-        <Text color={theme.muted}> ({sanitize(pending.call.id, { oneLine: true })}){countdown}</Text>
-      </Line>,
+      title,
       ...whyRows.map((row, i) => (
         <Line width={inner}>
           <Text color={theme.muted}>{i === 0 ? 'why  ' : '     '}</Text>
@@ -342,16 +354,18 @@ export function usePrompt(width: number, maxRows: number, frameRoom = Infinity):
     ];
     // The note's row is the first key row.
     const caret = noting ? { x: caretColumn(viewport, NOTE_PREFIX, line, inner), y: lines.length - keyRows.length } : undefined;
-    return frame(theme.warn, lines, frameRoom, caret);
+    return { ...frame(theme.warn, lines, frameRoom, caret), ...(covered ? { covered } : {}) };
   }
 
   const cause = pending.cause;
   // A budget is named as /budget and the prompt name it (`wall_clock`, `cost`), not by its loop.yaml key.
   const title =
     cause.kind === 'operator' ? 'Paused by the operator' : cause.kind === 'budget_exceeded' ? `Paused: budget_exceeded:${budgetName(cause.dimension)}` : `Paused: ${sanitize(pending.reason, { oneLine: true })}`;
+  const covered = covering && !replaying ? frame(theme.warn, [<Line width={inner} bold color={theme.warn}>{title}</Line>, <Line width={inner} color={theme.muted}>{covering}</Line>], frameRoom) : undefined;
   // The keys first, as for a tool call: the text takes what `maxRows` leaves (border, title, keys), at most three rows.
   const keyRows = keys();
   // Once the spent limit was raised past its use, the prompt says so instead of asking for a raise.
   const text = fitRows(wrapWords(sanitize(raised ?? pending.prompt, { oneLine: true }), inner), Math.min(3, maxRows - 3 - keyRows.length), inner);
-  return frame(theme.warn, [<Line width={inner} bold color={theme.warn}>{title}</Line>, ...text.map((row) => <Line width={inner}>{row}</Line>), ...keyRows], frameRoom);
+  const view = frame(theme.warn, [<Line width={inner} bold color={theme.warn}>{title}</Line>, ...text.map((row) => <Line width={inner}>{row}</Line>), ...keyRows], frameRoom);
+  return covered ? { ...view, covered } : view;
 }

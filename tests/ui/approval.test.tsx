@@ -210,8 +210,8 @@ test('help open over a prompt: the prompt says to close help to answer it, y doe
       ]                      checkpoint: show the next one (tool call panel: the next call)
       x                      acknowledge the alert banner
     Tool call panel (Tab to it): earlier calls of the run
-    … 113 more (↓)
-
+      [                      the call before (the panel stays on it as new calls arrive)
+    … 112 more (↓)
     [esc/?/q] close  [↑] up  [↓] down  [pgup] page up  [pgdn] page down"
   `);
   await rig.press('y');

@@ -110,6 +110,34 @@ describe('a prompt that leaves the footer a row or two', () => {
   }
 });
 
+describe('help over a prompt in little room', () => {
+  // The prompt cannot be answered under help: where it would leave help too few rows it
+  // shows its title and how to get back to it, and help takes the rest (no blank notice row).
+  for (const [columns, rows, least] of [
+    [80, 10, 1],
+    [80, 16, 3],
+    [50, 11, 1],
+  ] as const) {
+    test(`${columns}×${rows}: help shows at least ${least} of its rows under its title, and Esc brings the whole prompt back`, async () => {
+      const rig = await openAtPrompt({ transcript: ONE_CALL, columns, rows });
+      await rig.press('?');
+      await rig.waitFor(() => rig.frame().includes('Help · keys and commands'), 'help');
+      const frame = normalize(rig.frame()).split('\n');
+      expect(frame.length).toBeLessThanOrEqual(rows - 1);
+      expect(frame.some((row) => row.includes('close help (esc, ? or q) to answer the prompt'))).toBe(true);
+      const title = frame.findIndex((row) => row.includes('Help · keys and commands'));
+      // The footer's key line is the last row (help's keys, in the order the width allows).
+      const keys = frame.length - 1;
+      expect(frame[keys]).toContain('[esc/?/q] close');
+      expect(keys - title - 1, frame.join('\n')).toBeGreaterThanOrEqual(least);
+      expect(frame.slice(title + 1, keys).every((row) => row.trim() !== '')).toBe(true);
+      await rig.press(KEY.escape);
+      await rig.waitFor(() => normalize(rig.frame()).includes('$ echo hi'), 'the whole prompt again');
+      expect(rig.frame()).toContain('[y] approve once');
+    });
+  }
+});
+
 describe('the quit confirmation in little room', () => {
   const command = 'node ../trial/dist/cli.js resume .loopdeck/runs/20261201-231007-rryg';
   test('the resume command comes before the sentence around it; cut in the middle only when a row cannot hold it', () => {
