@@ -99,7 +99,8 @@ export function reloadPolicy(core: RunCore, request: ReloadRequest): CommandResu
   core.emit('policy.reloaded', { file, trigger: request.trigger, diff: changes, ...(inside ? { inside_workspace: true as const } : {}) });
   install(core, merged, changes);
   const reached = reachedLimits(changes, budgetUsage(core.state, core.clock())).map(reachedText);
-  return { ok: true, message: [summary(file, changes, inside), ...reached].join('; ') };
+  // A limit already reached first: on a small terminal the answer may have one row.
+  return { ok: true, message: [...reached, summary(file, changes, inside)].join('; ') };
 }
 
 /** A limit set at or below what is used, in the console's units: `turns limit 3 already reached (5 used): the run pauses at its next budget check`. */
