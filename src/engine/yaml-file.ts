@@ -26,6 +26,7 @@ import {
   Scalar,
   type Document,
   type Node,
+  type Pair,
   type YAMLMap,
   type YAMLSeq,
   type YAMLError,
@@ -205,20 +206,56 @@ function pathAtOffset(doc: Document, offset: number): PropertyKey[] {
   const inside = (node: unknown) => isNode(node) && !!node.range && node.range[0] <= offset && offset < node.range[2];
   const walk = (node: unknown, keys: PropertyKey[]): PropertyKey[] => {
     if (isMap(node)) {
-      for (const pair of node.items) {
-        const name = scalarKey(pair.key);
-        if (name === undefined || !isNode(pair.key) || !pair.key.range) continue;
-        if (inside(pair.value)) return walk(pair.value, [...keys, name]);
+      const holds = (pair: Pair): boolean => {
+        if (scalarKey(pair.key) === undefined || !isNode(pair.key) || !pair.key.range) return false;
         // A tag or anchor sits between the key and the start of its value's range.
         const end = isNode(pair.value) && pair.value.range ? pair.value.range[2] : pair.key.range[2];
-        if (pair.key.range[0] <= offset && offset < end) return [...keys, name];
-      }
+        return inside(pair.value) || (pair.key.range[0] <= offset && offset < end);
+      };
+      const pair = itemAt(node.items as Pair[], offset, holds);
+      if (pair) return inside(pair.value) ? walk(pair.value, [...keys, scalarKey(pair.key)!]) : [...keys, scalarKey(pair.key)!];
     } else if (isSeq(node)) {
-      for (const [index, item] of node.items.entries()) if (inside(item)) return walk(item, [...keys, index]);
+      const index = indexAt(node.items, offset, inside);
+      if (index >= 0) return walk(node.items[index], [...keys, index]);
     }
     return keys;
   };
   return walk(doc.contents, []);
+}
+
+/** Where an item of a collection starts in the source: a pair at its key (else its value), a node at its range. */
+function startOf(item: unknown): number | undefined {
+  const node = isPair(item) ? (isNode(item.key) ? item.key : item.value) : item;
+  return isNode(node) && node.range ? node.range[0] : undefined;
+}
+
+/**
+ * The index of the item of `items` (a collection's, in source order) for which `holds` is
+ * true at `offset`, or -1: the last item that starts at or before `offset` is tried first
+ * (a binary search, so a mapping of thousands of keys is not walked once per error), then
+ * every item in order.
+ */
+function indexAt<T>(items: readonly T[], offset: number, holds: (item: T) => boolean): number {
+  let low = 0;
+  let high = items.length - 1;
+  let candidate = -1;
+  while (low <= high) {
+    const middle = (low + high) >> 1;
+    const start = startOf(items[middle]);
+    if (start === undefined) break;
+    if (start <= offset) {
+      candidate = middle;
+      low = middle + 1;
+    } else high = middle - 1;
+  }
+  if (candidate >= 0 && holds(items[candidate]!)) return candidate;
+  return items.findIndex(holds);
+}
+
+/** The item of {@link indexAt}, or `undefined`. */
+function itemAt<T>(items: readonly T[], offset: number, holds: (item: T) => boolean): T | undefined {
+  const index = indexAt(items, offset, holds);
+  return index < 0 ? undefined : items[index];
 }
 
 // ---------------------------------------------------------------------------------------
@@ -402,8 +439,9 @@ function describeYamlProblem(doc: Document, lines: LineCounter, source: string, 
       const name = keys[keys.length - 1];
       // The first pair of that key in the mapping that holds this one (which may itself sit
       // in an earlier block of a key written twice: a path of names would lead elsewhere).
-      const container = chainAt(doc, offset).at(-1)?.node;
-      const earlier: unknown = isMap(container) ? container.items.find((pair) => scalarKey(pair.key) === String(name))?.key : undefined;
+      const step = chainAt(doc, offset).at(-1);
+      const container = step?.node;
+      const earlier: unknown = isMap(container) ? container.items.find((pair) => sameKey(pair.key, container.items[step!.index]!.key))?.key : undefined;
       const where = isNode(earlier) && earlier.range && earlier.range[0] !== offset ? ` at ${at(lines, earlier.range[0])}` : '';
       message = `${first}: expected ${quoted(String(name))} once, found it again (first${where})`;
       break;
@@ -980,14 +1018,14 @@ function chainAt(doc: Document, offset: number): ChainStep[] {
   let node: unknown = doc.contents;
   for (;;) {
     if (isMap(node)) {
-      const index = node.items.findIndex((pair) => inside(pair.value) || (isNode(pair.key) && inside(pair.key)));
+      const index = indexAt(node.items, offset, (pair) => inside(pair.value) || (isNode(pair.key) && inside(pair.key)));
       if (index < 0) return [];
       steps.push({ node, index });
       const pair = node.items[index]!;
       if (!inside(pair.value)) return steps;
       node = pair.value;
     } else if (isSeq(node)) {
-      const index = node.items.findIndex(inside);
+      const index = indexAt(node.items, offset, inside);
       if (index < 0) return [];
       steps.push({ node, index });
       node = node.items[index];
@@ -1017,59 +1055,101 @@ function withChain(doc: Document, chain: readonly ChainStep[], last: number): Do
     }
     const taken = node.items[index]!;
     const pair = depth === chain.length - 1 ? taken : copyOf(taken, { value: rebuilt(depth + 1) });
-    const name = scalarKey(taken.key);
-    const items = node.items.flatMap((p, i) => (i === index ? [pair] : name !== undefined && scalarKey(p.key) === name ? [] : [p]));
+    const items = node.items.flatMap((p, i) => (i === index ? [pair] : sameKey(p.key, taken.key) ? [] : [p]));
     return copyOf(node, { items });
   };
   return copyOf(doc, { contents: rebuilt(0) } as Partial<Document>);
 }
 
-/** Earlier blocks of duplicated keys checked on their own, at most (each is a copy of the document). */
+/** Earlier blocks of duplicated keys checked on their own, at most (each is a copy of the path to it). */
 const MAX_EARLIER_BLOCKS = 20;
+
+/** Whether two keys of a mapping are the same key to the parser: scalars by value (`"1"` is not `1`, `0x1` is), anything else by identity. */
+function sameKey(a: unknown, b: unknown): boolean {
+  return a === b || (isScalar(a) && isScalar(b) && a.value === b.value);
+}
 
 /**
  * The schema's errors inside the earlier blocks of a key written more than once in a
- * mapping (the first {@link MAX_EARLIER_BLOCKS} such blocks; every duplicate is reported
- * as such all the same). The document's object keeps the last block, so the schema sees
- * only that one; each earlier block is checked as if it were the only one (in a copy of the
- * document where it and the blocks around it are the ones kept), and its errors that lie
- * in it (a value an alias there leads to included) are reported at their own lines. So one
- * pass lists everything to fix, whichever block the user keeps, at any depth.
+ * mapping. The document's object keeps the last block, so the schema sees only that one;
+ * each earlier block is checked as if it were the only one (in a copy of the document where
+ * it and the blocks around it are the ones kept), and its errors that lie in it (or in what
+ * an alias there leads to) are reported at their own lines. So one pass lists everything to
+ * fix, whichever block the user keeps, at any depth. At most {@link MAX_EARLIER_BLOCKS}
+ * blocks are checked, in file order; past them one error says how many were not.
  */
 function earlierBlockErrors(doc: Document, lines: LineCounter, schema: z.ZodType, file: string, options: YamlCheckOptions): ConfigError[] {
   const errors: ConfigError[] = [];
   const checked = new Set<unknown>();
+  const done = new Set<number[]>();
+  const unchecked: Pair[] = [];
+  // The indices of each key's pairs in a mapping, made once per mapping (a file may hold thousands).
+  const byKey = new Map<YAMLMap, Map<unknown, number[]>>();
+  const indicesOf = (container: YAMLMap, key: unknown): number[] => {
+    let keys = byKey.get(container);
+    if (!keys) {
+      keys = new Map();
+      for (const [index, pair] of container.items.entries()) {
+        const id = isScalar(pair.key) ? pair.key.value : pair.key;
+        const list = keys.get(id);
+        if (list) list.push(index);
+        else keys.set(id, [index]);
+      }
+      byKey.set(container, keys);
+    }
+    return keys.get(isScalar(key) ? key.value : key) ?? [];
+  };
   for (const problem of doc.errors) {
     if (problem.code !== 'DUPLICATE_KEY') continue;
     const chain = chainAt(doc, problem.pos[0]);
-    const container = chain[chain.length - 1]?.node;
-    if (!isMap(container)) continue;
-    const name = scalarKey(container.items[chain[chain.length - 1]!.index]!.key);
-    for (const [index, pair] of container.items.entries()) {
-      if (name === undefined || scalarKey(pair.key) !== name || index === chain[chain.length - 1]!.index || checked.has(pair)) continue;
-      // Each block checked costs a copy of the path to it: a file of thousands of duplicates is bounded.
-      if (checked.size === MAX_EARLIER_BLOCKS) return errors;
+    const last = chain[chain.length - 1];
+    if (!last || !isMap(last.node)) continue;
+    const container = last.node;
+    const indices = indicesOf(container, container.items[last.index]!.key);
+    // Every pair of the key but the last, the one the object keeps, once for all its duplicates.
+    if (done.has(indices)) continue;
+    done.add(indices);
+    for (const index of indices.slice(0, -1)) {
+      const pair = container.items[index]!;
+      if (checked.has(pair)) continue;
       checked.add(pair);
-      const variant = withChain(doc, chain, index);
-      let raw: unknown;
-      try {
-        raw = variant.toJS({ maxAliasCount: 1000 });
-      } catch {
-        continue; // an alias the document cannot expand is reported for the document itself
+      if (checked.size > MAX_EARLIER_BLOCKS) {
+        unchecked.push(pair);
+        continue;
       }
-      const value = withoutExtensionKeys(raw, options) ?? {};
-      const parsed = schema.safeParse(value, { error: (issue) => issueMessage(variant, issue, { schema, raw: value }) });
-      if (parsed.success) continue;
-      const from = isNode(pair.key) && pair.key.range ? pair.key.range[0] : -1;
-      const to = isNode(pair.value) && pair.value.range ? pair.value.range[2] : from;
-      const within = (error: ConfigError) => {
-        const offset = error.position === undefined ? -1 : offsetOf(lines, error.position);
-        return offset >= from && offset <= to;
-      };
-      errors.push(...issueErrors(variant, lines, schema, value, parsed.error.issues, file).filter(within));
+      errors.push(...blockErrors(doc, lines, schema, file, options, withChain(doc, chain, index), pair));
     }
   }
+  const first = unchecked[0];
+  if (first) {
+    const where = isNode(first.key) && first.key.range ? at(lines, first.key.range[0]) : undefined;
+    const count = `${unchecked.length} more earlier block${unchecked.length === 1 ? '' : 's'}`;
+    errors.push(new ConfigError(file, null, `${count} of keys written twice were not checked on their own (the first ${MAX_EARLIER_BLOCKS} were): remove the duplicates and validate again to see their errors`, where));
+  }
   return errors;
+}
+
+/** The schema's errors of `variant`, a copy of the document in which `pair` is the block kept, that lie in `pair` or in what an alias there leads to. */
+function blockErrors(doc: Document, lines: LineCounter, schema: z.ZodType, file: string, options: YamlCheckOptions, variant: Document, pair: Pair): ConfigError[] {
+  let raw: unknown;
+  try {
+    raw = variant.toJS({ maxAliasCount: 1000 });
+  } catch {
+    return []; // an alias the document cannot expand is reported for the document itself
+  }
+  const value = withoutExtensionKeys(raw, options) ?? {};
+  const parsed = schema.safeParse(value, { error: (issue) => issueMessage(variant, issue, { schema, raw: value }) });
+  if (parsed.success) return [];
+  const ranges: Array<readonly [number, number]> = [];
+  const from = isNode(pair.key) && pair.key.range ? pair.key.range[0] : -1;
+  ranges.push([from, isNode(pair.value) && pair.value.range ? pair.value.range[2] : from]);
+  const target = isAlias(pair.value) ? pair.value.resolve(doc) : undefined;
+  if (isNode(target) && target.range) ranges.push([target.range[0], target.range[2]]);
+  const within = (error: ConfigError) => {
+    const offset = error.position === undefined ? -1 : offsetOf(lines, error.position);
+    return ranges.some(([start, end]) => offset >= start && offset <= end);
+  };
+  return issueErrors(variant, lines, schema, value, parsed.error.issues, file).filter(within);
 }
 
 /** The offset in the source of a `line:column` position (both from 1). */
