@@ -23,7 +23,7 @@ export interface PromptView {
   /** Where the caret of a text field in the prompt (the deny note) is, in cells from the box's top-left corner. */
   caret?: { x: number; y: number };
   /**
-   * While help or an opened event covers the console: the prompt as two rows (its title and
+   * While help or an opened event covers the console: the prompt as two rows without its border (its title and
    * how to get back to it), for a terminal where the whole prompt would leave what covers it
    * too few rows.
    */
@@ -260,7 +260,8 @@ export function usePrompt(width: number, maxRows: number, frameRoom = Infinity):
 
   if (quitting) {
     const quitKeys = hintRows('quit', inner);
-    const room = Math.max(1, Math.min(3, maxRows - 3 - quitKeys.length));
+    // A confirmation goes before the timeline: it may take the rows above a one-row footer.
+    const room = Math.max(1, Math.min(3, Math.max(maxRows, Math.min(frameRoom, 3 + quitKeys.length + 3)) - 3 - quitKeys.length));
     return frame(theme.danger, [
       <Line width={inner} bold color={theme.danger}>Quit while the run is live?</Line>,
       ...quitText(resumeCommand, inner, room).map((row) => <Line width={inner}>{row}</Line>),
@@ -323,10 +324,10 @@ export function usePrompt(width: number, maxRows: number, frameRoom = Infinity):
     );
     // Under help or an opened event the prompt cannot be answered: in little room, its title
     // and how to get back to it, and the rows it leaves go to what covers it.
-    const covered = covering && !replaying && !noting ? frame(theme.warn, [title, <Line width={inner} color={theme.muted}>{covering}</Line>], frameRoom) : undefined;
+    const covered = covering && !replaying && !noting ? frame(theme.warn, [title, <Line width={inner} color={theme.muted}>{covering}</Line>], 0) : undefined;
     // The key rows first: they are never cut; the rest shares what is left of `maxRows`.
     const keyRows = noting
-      ? [<LineView prefix={NOTE_PREFIX} state={line} width={inner} />, <Line width={inner} color={theme.muted}>enter: deny with this note · esc: back to the prompt</Line>]
+      ? [<LineView prefix={NOTE_PREFIX} state={line} width={inner} />, ...wrapWords('enter: deny with this note · esc: back to the prompt', inner).map((row) => <Line width={inner} color={theme.muted}>{row}</Line>)]
       : keys();
     const free = Math.max(1, maxRows - 2 - 1 - keyRows.length); // border, title, keys
     const why = wrapWords(sanitize(pending.reason ?? 'the approval rules ask about this call', { oneLine: true }), inner - 5);
@@ -361,7 +362,7 @@ export function usePrompt(width: number, maxRows: number, frameRoom = Infinity):
   // A budget is named as /budget and the prompt name it (`wall_clock`, `cost`), not by its loop.yaml key.
   const title =
     cause.kind === 'operator' ? 'Paused by the operator' : cause.kind === 'budget_exceeded' ? `Paused: budget_exceeded:${budgetName(cause.dimension)}` : `Paused: ${sanitize(pending.reason, { oneLine: true })}`;
-  const covered = covering && !replaying ? frame(theme.warn, [<Line width={inner} bold color={theme.warn}>{title}</Line>, <Line width={inner} color={theme.muted}>{covering}</Line>], frameRoom) : undefined;
+  const covered = covering && !replaying ? frame(theme.warn, [<Line width={inner} bold color={theme.warn}>{title}</Line>, <Line width={inner} color={theme.muted}>{covering}</Line>], 0) : undefined;
   // The keys first, as for a tool call: the text takes what `maxRows` leaves (border, title, keys), at most three rows.
   const keyRows = keys();
   // Once the spent limit was raised past its use, the prompt says so instead of asking for a raise.

@@ -2,8 +2,9 @@
 // keys, the command bar and what is typed into it stay in view. Whole frames of the real console.
 import { describe, test, expect } from 'vitest';
 
-import { KEY } from '../support/console-rig.js';
-import { normalize, open, openAtPrompt, STAGNANT, STAGNANT_POLICY } from '../support/ui-helpers.js';
+import { KEY, runHeadless } from '../support/console-rig.js';
+import { createConsoleStore } from '../../src/ui/store.js';
+import { normalize, open, openAtPrompt, renderStore, STAGNANT, STAGNANT_POLICY } from '../support/ui-helpers.js';
 import { quitText } from '../../src/ui/PromptPanel.js';
 
 const LONG_CALL = `
@@ -117,6 +118,9 @@ describe('help over a prompt in little room', () => {
     [80, 10, 1],
     [80, 16, 3],
     [50, 11, 1],
+    [70, 9, 1],
+    [90, 8, 1],
+    [132, 10, 2],
   ] as const) {
     test(`${columns}×${rows}: help shows at least ${least} of its rows under its title, and Esc brings the whole prompt back`, async () => {
       const rig = await openAtPrompt({ transcript: ONE_CALL, columns, rows });
@@ -136,6 +140,39 @@ describe('help over a prompt in little room', () => {
       expect(rig.frame()).toContain('[y] approve once');
     });
   }
+});
+
+describe('other prompts in little room', () => {
+  for (const [columns, rows] of [
+    [60, 11],
+    [40, 13],
+  ] as const) {
+    test(`${columns}×${rows}: the quit confirmation shows the resume command whole, before the timeline`, async () => {
+      let now = Date.UTC(2026, 0, 1);
+      const { events } = await runHeadless(STAGNANT, STAGNANT_POLICY, () => (now += 250));
+      const rig = await renderStore(createConsoleStore(events.slice(0, 12)), { columns, rows, resumeCommand: 'node dist/cli.js resume .loopdeck/runs/20261202-113658-h405' });
+      await rig.press('q');
+      await rig.waitForFrame('Quit while the run is live?');
+      const frame = normalize(rig.frame()).split('\n');
+      expect(frame.length).toBeLessThanOrEqual(rows - 1);
+      const box = frame.slice(frame.findIndex((row) => row.includes('Quit while the run is live?')));
+      // Cut in the middle it could not be run as printed.
+      expect(box.join('\n'), frame.join('\n')).not.toMatch(/ … /);
+      expect(box.join('').replace(/[│\s]+/g, '')).toContain('nodedist/cli.jsresume.loopdeck/runs/20261202-113658-h405');
+      await rig.press(KEY.escape);
+    });
+  }
+
+  test('40×13: the deny note shows how to go back, whole', async () => {
+    const rig = await openAtPrompt({ transcript: ONE_CALL, columns: 40, rows: 13 });
+    await rig.press('d');
+    await rig.waitFor(() => rig.frame().includes('note to the agent ›'), 'the note field');
+    for (const ch of 'too risky') await rig.press(ch);
+    await rig.waitFor(() => normalize(rig.frame()).includes('too risky'), 'the note typed');
+    const text = normalize(rig.frame()).replace(/[│\s]+/g, ' ');
+    expect(text).toContain('enter: deny with this note · esc: back to the prompt');
+    await rig.press(KEY.escape);
+  });
 });
 
 describe('the quit confirmation in little room', () => {
