@@ -191,14 +191,18 @@ export function assertPreflight(policy: LoopPolicy, shownAs: string = policy.fil
  * @throws ToolError when git cannot read the repository around the folder
  */
 export async function unversionedWarning(policy: LoopPolicy, shownAs: string = policy.file): Promise<string | null> {
-  const where = policy.workspace.path;
-  if (policy.workspace.copy !== 'none' || !isFolder(where)) return null;
-  if (!(await isGitWorkTree(where))) {
+  return unversionedAt(await placeOf(policy), shownAs);
+}
+
+/** {@link unversionedWarning} of a workspace whose place in git is known. */
+async function unversionedAt(place: Place, shownAs: string): Promise<string | null> {
+  if (place === null) return null;
+  const { where, repo } = place;
+  if (repo === null) {
     return `${shownAs}: workspace.copy is none and ${where} is in no git repository: the agent edits its files directly, nothing can undo the edits, and an abort cannot stash them; set workspace.copy: temp, or run git init there and commit first`;
   }
   // From the top level (git lists ignored folders wrongly from inside one), the folder as an abort would stash it, less `.loopdeck/`.
-  const top = realpathSync((await git(where, ['rev-parse', '--show-toplevel'])).trim());
-  const pathspecs = workspacePathspec(top, realpathSync(where)) ?? [];
+  const { top, pathspecs } = repo;
   // Tracked files, and untracked ones git would stash: any one, and git sees the folder.
   if ((await git(top, ['ls-files', '-z', '--cached', '--others', '--exclude-standard', '--', ...pathspecs])) !== '') return null;
   const ignored = (await git(top, ['ls-files', '-z', '--others', '--ignored', '--exclude-standard', '--', ...pathspecs])).split('\0').filter((entry) => entry !== '');
@@ -229,14 +233,44 @@ async function ignoringRule(where: string, entry: string): Promise<string> {
  * @param shownAs the loop.yaml as the user named it, in the warning; default `policy.file`
  */
 export async function inPlaceWarning(policy: LoopPolicy, shownAs: string = policy.file): Promise<string | null> {
-  const where = policy.workspace.path;
-  if (policy.workspace.copy !== 'none' || !isFolder(where) || !(await isGitWorkTree(where))) return null;
-  const top = (await git(where, ['rev-parse', '--show-toplevel'])).trim();
-  const pathspecs = workspacePathspec(realpathSync(top), realpathSync(where)) ?? [];
-  const status = await git(where, ['status', '--porcelain', '--untracked-files=normal', '--', ...pathspecs]);
+  return inPlaceAt(await placeOf(policy), shownAs);
+}
+
+/** {@link inPlaceWarning} of a workspace whose place in git is known. */
+async function inPlaceAt(place: Place, shownAs: string): Promise<string | null> {
+  if (place?.repo == null) return null;
+  const { where, repo } = place;
+  const status = await git(where, ['status', '--porcelain', '--untracked-files=normal', '--', ...repo.pathspecs]);
   const changed = status.split('\n').filter((line) => line.trim() !== '').length;
   if (changed === 0) return null;
   return `${shownAs}: workspace.copy is none and ${where} has ${changed} uncommitted change${changed === 1 ? '' : 's'}: the agent's edits will mix with them, and an abort stashes both together; commit or stash them first, or set workspace.copy: temp`;
+}
+
+/**
+ * The warnings about a workspace used in place, {@link inPlaceWarning} and
+ * {@link unversionedWarning}, from one look at where it stands in git (`validate` and `run`
+ * show both before a run; `run` waits for the operator's word on the first).
+ * @throws ToolError when git cannot read the repository around the folder
+ */
+export async function workspaceWarnings(policy: LoopPolicy, shownAs: string = policy.file): Promise<{ inPlace: string | null; unversioned: string | null }> {
+  const place = await placeOf(policy);
+  return { inPlace: await inPlaceAt(place, shownAs), unversioned: await unversionedAt(place, shownAs) };
+}
+
+/**
+ * A workspace used in place and where it stands in git: `repo` is `null` outside any work
+ * tree, else its top level and the pathspecs an abort would stash there (the folder, less
+ * `.loopdeck/`). `null` for a copied workspace, or a path that is no folder.
+ */
+type Place = { where: string; repo: { top: string; pathspecs: string[] } | null } | null;
+
+/** The {@link Place} of the policy's workspace. @throws ToolError when git cannot read the repository around it */
+async function placeOf(policy: LoopPolicy): Promise<Place> {
+  const where = policy.workspace.path;
+  if (policy.workspace.copy !== 'none' || !isFolder(where)) return null;
+  if (!(await isGitWorkTree(where))) return { where, repo: null };
+  const top = realpathSync((await git(where, ['rev-parse', '--show-toplevel'])).trim());
+  return { where, repo: { top, pathspecs: workspacePathspec(top, realpathSync(where)) ?? [] } };
 }
 
 /** `path` is a folder (not a file, not missing): the in-place warnings leave anything else to the start check's own error. */

@@ -171,10 +171,9 @@ export function buildProgram(): Command {
         const { prepareRun } = await import('./launch.js');
         // Errors and warnings name the loop.yaml as it was given, as the loader's errors do.
         const prepared = await prepareRun(policy, { cwd: process.cwd(), id, configShownAs: options.config, ...answersOf(desk) });
-        const { inPlaceWarning, preflightWarnings, unversionedWarning } = await import('./preflight.js');
-        const inPlace = await inPlaceWarning(policy, options.config);
-        const unversioned = await unversionedWarning(policy, options.config);
-        const warnings: string[] = [...preflightWarnings(policy, options.config), ...(inPlace ? [inPlace] : []), ...(unversioned ? [unversioned] : [])];
+        const { preflightWarnings, workspaceWarnings } = await import('./preflight.js');
+        const { inPlace, unversioned } = await workspaceWarnings(policy, options.config);
+        const warnings: string[] = [...preflightWarnings(policy, options.config), ...[inPlace, unversioned].filter((w): w is string => w !== null)];
         if (options.watchConfig) {
           const { watchRun } = await import('./config-watch.js');
           const say = (line: string) => printError(`loopdeck: ${sanitize(line, { oneLine: true })}`);
@@ -351,11 +350,10 @@ export function buildProgram(): Command {
       const file = positional ?? options.config ?? 'loop.yaml';
       const policy = await policyOrExit(file, (self) => `its path: ${self} validate <file>`);
       // Everything `run` checks before it starts, every error at once, and every warning with them.
-      const { assertPreflight, inPlaceWarning, preflightWarnings, unversionedWarning } = await import('./preflight.js');
+      const { assertPreflight, preflightWarnings, workspaceWarnings } = await import('./preflight.js');
       // Named as given (relative stays relative), as the loader's own errors name it.
-      const inPlace = await inPlaceWarning(policy, file);
-      const unversioned = await unversionedWarning(policy, file);
-      for (const warning of [...preflightWarnings(policy, file), ...(inPlace ? [inPlace] : []), ...(unversioned ? [unversioned] : [])]) printError(`loopdeck: warning: ${warning}`);
+      const { inPlace, unversioned } = await workspaceWarnings(policy, file);
+      for (const warning of [...preflightWarnings(policy, file), ...[inPlace, unversioned].filter((w): w is string => w !== null)]) printError(`loopdeck: warning: ${warning}`);
       await configOrExit(async () => assertPreflight(policy, file));
       const { builtinGatesWarning } = await import('./hooks/index.js');
       const gates = builtinGatesWarning(policy);

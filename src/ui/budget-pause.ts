@@ -6,7 +6,7 @@
  * amounts as they are now. Derived from the folded state alone, so a live run and a run
  * resumed from its log agree.
  */
-import { budgetName, formatBudget, formatBudgetAmounts } from '../engine/budget-units.js';
+import { budgetName, formatBudget, spentText } from '../engine/budget-units.js';
 import { budgetUsage, type SessionState } from '../engine/fold.js';
 import { BUDGET_DIMENSIONS, type BudgetDimension } from '../engine/types.js';
 
@@ -46,7 +46,7 @@ export function raisedPauseText(raised: RaisedPause, others: readonly Spent[] = 
   const used = formatBudget(raised.dimension, raised.used);
   const now = raised.limit === null ? `The ${name} budget is now unlimited (${used} used)` : `The ${name} limit is now ${formatBudget(raised.dimension, raised.limit)} (${used} used)`;
   if (others.length === 0) return `${now}: c continues the run.`;
-  const spent = others.map((o) => `${budgetName(o.dimension)} (${spentText(o)})`).join(', ');
+  const spent = others.map((o) => `${budgetName(o.dimension)} (${spentText(o.dimension, o.used, o.limit)})`).join(', ');
   return `${now}, but ${others.length === 1 ? 'this limit is' : 'these limits are'} spent too: ${spent}; c pauses again for ${others.length === 1 ? 'it' : 'the first'}.`;
 }
 
@@ -55,11 +55,6 @@ interface Spent {
   dimension: BudgetDimension;
   used: number;
   limit: number;
-}
-
-function spentText(spent: Spent): string {
-  const [used, limit] = formatBudgetAmounts(spent.dimension, [spent.used, spent.limit]);
-  return `${used} of ${limit}`;
 }
 
 /** The dimensions at or past their limits as of the last event (the clock stands still at a pause), `except` one. */
@@ -87,6 +82,6 @@ export function raisedPausePrompt(session: PauseInput): string | null {
   if (pending?.kind !== 'pause' || pending.cause.kind !== 'budget_exceeded' || !SPENT_SENTENCE.test(pending.prompt)) return null;
   const [spent] = spentDimensions(session, null).filter((d) => d.dimension === (pending.cause as { dimension: BudgetDimension }).dimension);
   if (!spent) return null;
-  const now = pending.prompt.replace(SPENT_SENTENCE, `The ${budgetName(spent.dimension)} budget is spent (${spentText(spent)}).`);
+  const now = pending.prompt.replace(SPENT_SENTENCE, `The ${budgetName(spent.dimension)} budget is spent (${spentText(spent.dimension, spent.used, spent.limit)}).`);
   return now === pending.prompt ? null : now;
 }
