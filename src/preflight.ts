@@ -1,7 +1,7 @@
 import { existsSync, realpathSync, statSync } from 'node:fs';
 import { workspacePathspec } from './engine/abort.js';
 import { AgentError, ConfigError, ConfigErrors, ToolError } from './engine/errors.js';
-import { git, isGitWorkTree, runGit } from './engine/git.js';
+import { git, isGitWorkTree, oneLine, runGit } from './engine/git.js';
 import type { LoopPolicy } from './engine/policy.js';
 import { describeValue, dottedPath, nearestKey, positionInFile } from './engine/yaml-file.js';
 import type { Agent } from './engine/agents/agent.js';
@@ -218,7 +218,7 @@ async function unversionedAt(place: Place, shownAs: string): Promise<string | nu
  */
 async function ignoringRule(where: string, entry: string): Promise<string> {
   const run = await runGit(where, ['check-ignore', '-v', '--no-index', '--', entry]);
-  if (run.exitCode > 1) throw new ToolError('git', `git check-ignore in ${where} failed (exit ${run.exitCode}): ${run.stderr.trim()}`);
+  if (run.exitCode > 1) throw new ToolError('git', `git check-ignore in ${where} failed (exit ${run.exitCode}): ${oneLine(run.stderr)}`);
   // `<source>:<line>:<pattern><TAB><path>`: the rule is everything before the tab.
   return run.stdout.split('\t')[0]!.trim() || 'an ignore rule';
 }

@@ -238,8 +238,8 @@ function brokenGitFile(dir: string): { file: string; target: string } | null {
   }
 }
 
-/** What git or a repository's file said, on one line: a line of its own could pass for loopdeck's. */
-function oneLine(text: string): string {
+/** What git or a repository's file said, on one line (line breaks shown as ` ⏎ `): a line of its own could pass for loopdeck's. */
+export function oneLine(text: string): string {
   return text.trim().replace(/\s*[\r\n]+\s*/g, ' ⏎ ');
 }
 

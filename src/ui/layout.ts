@@ -24,8 +24,13 @@ export interface LayoutPlan {
   /** The live region's height: `rows - 1`. */
   live: number;
   width: number;
-  /** Rows for the fixed top: header, state strip, budget, status line. */
+  /**
+   * Rows for the fixed top: header, state strip, budget, status line; fewer in a terminal
+   * too small for them, a prompt and one footer row ({@link topParts}).
+   */
   top: number;
+  /** Parts of the top drawn, in the order of {@link TOP_PARTS} (the later ones give their rows up first). */
+  topParts: number;
   /** Whether the alert banner has its row (an alert is shown, and the prompt leaves room for it). */
   banner: boolean;
   /** Rows for the body: the panel tabs, the panel and the timeline, or an overlay. */
@@ -48,9 +53,30 @@ export function isCompact(columns: number, rows: number): boolean {
   return columns < COMPACT_COLUMNS || rows < COMPACT_ROWS;
 }
 
+/**
+ * The rows of each part of the fixed top, in the order drawn: full, the header (2), the
+ * state strip, the budget gauges (2) and the status line; compact, the header and the budget.
+ */
+export const TOP_PARTS = { full: [2, 1, 2, 1], compact: [1, 1] } as const;
+
 /** Rows of the fixed top of each layout. */
 export function topRows(compact: boolean): number {
-  return compact ? 2 : 6; // header 2 + state strip 1 + budget 2 + status 1; compact: header 1 + budget 1
+  return (compact ? TOP_PARTS.compact : TOP_PARTS.full).reduce((sum, n) => sum + n, 0);
+}
+
+/**
+ * The parts of the top that fit in `room` rows, the first ones first (the header stays
+ * longest, the budget or status line goes first), and the rows they take.
+ */
+export function topParts(compact: boolean, room: number): { parts: number; rows: number } {
+  let rows = 0;
+  let parts = 0;
+  for (const n of compact ? TOP_PARTS.compact : TOP_PARTS.full) {
+    if (rows + n > room) break;
+    rows += n;
+    parts += 1;
+  }
+  return { parts, rows };
 }
 
 /**
@@ -86,7 +112,9 @@ export function bannerFits(columns: number, rows: number, promptRows: number, fo
 export function planLayout(input: LayoutInput): LayoutPlan {
   const compact = isCompact(input.columns, input.rows);
   const live = Math.max(1, input.rows - 1);
-  const top = topRows(compact);
+  // A terminal too small for the top, the prompt and one footer row: the top gives its rows
+  // up (its last parts first), so the prompt's keys and the command bar stay on screen.
+  const { parts: topShown, rows: top } = topParts(compact, live - (input.banner ? 1 : 0) - input.prompt - 1);
   const footer = Math.max(1, Math.min(input.footer, live - top - (input.banner ? 1 : 0) - input.prompt));
   const body = Math.max(0, live - top - (input.banner ? 1 : 0) - input.prompt - footer);
   let pane = 0;
@@ -96,5 +124,5 @@ export function planLayout(input: LayoutInput): LayoutPlan {
     pane = Math.min(10, Math.floor((body - 1) * 0.45));
     timeline = body - 1 - pane;
   }
-  return { compact, live, width: input.columns, top, banner: input.banner, body, pane, timeline, footer };
+  return { compact, live, width: input.columns, top, topParts: topShown, banner: input.banner, body, pane, timeline, footer };
 }

@@ -89,17 +89,18 @@ function Overlay({ height, width }: { height: number; width: number }) {
 }
 
 /**
- * 80×24 and above: header, state strip, budget gauges, status line, alert banner, the
- * prompt, then the panel tabs with the shown panel and the timeline, then the footer.
+ * 80×24 and above: header, state strip, budget gauges, status line (those that fit:
+ * `plan.topParts`), alert banner, the prompt, then the panel tabs with the shown panel and
+ * the timeline, then the footer.
  */
 export function FullLayout({ plan, prompt }: { plan: LayoutPlan; prompt: ReactNode }) {
   const covered = useConsole(isCovered);
   return (
     <>
-      <Header width={plan.width} />
-      <StateStrip width={plan.width} />
-      <BudgetPanel width={plan.width} />
-      <StatusLine width={plan.width} />
+      {plan.topParts > 0 ? <Header width={plan.width} /> : null}
+      {plan.topParts > 1 ? <StateStrip width={plan.width} /> : null}
+      {plan.topParts > 2 ? <BudgetPanel width={plan.width} /> : null}
+      {plan.topParts > 3 ? <StatusLine width={plan.width} /> : null}
       {plan.banner ? <AlertBanner /> : null}
       {prompt}
       <Box flexDirection="column" height={plan.body} flexShrink={0} overflowY="hidden">
@@ -143,15 +144,16 @@ function SingleBody({ height, width, compact }: { height: number; width: number;
 }
 
 /**
- * Below 80 columns (or 16 rows): a one-row header and budget, the banner and prompt,
+ * Below 80 columns (or 16 rows): a one-row header and budget (those that fit:
+ * `plan.topParts`), the banner and prompt,
  * then one body view (the timeline or a panel; Tab cycles), then the footer.
  */
 export function CompactLayout({ plan, prompt }: { plan: LayoutPlan; prompt: ReactNode }) {
   const covered = useConsole(isCovered);
   return (
     <>
-      <Header compact width={plan.width} />
-      <BudgetPanel width={plan.width} compact />
+      {plan.topParts > 0 ? <Header compact width={plan.width} /> : null}
+      {plan.topParts > 1 ? <BudgetPanel width={plan.width} compact /> : null}
       {plan.banner ? <AlertBanner /> : null}
       {prompt}
       <Box flexDirection="column" height={plan.body} flexShrink={0} overflowY="hidden">

@@ -90,6 +90,12 @@ describe('a prompt that leaves the footer a row or two', () => {
     // No row left under a boxed prompt: the prompt gives its border up.
     [80, 9],
     [120, 8],
+    // No row left under the prompt without its border: the top gives its rows up.
+    [80, 7],
+    [60, 7],
+    [40, 8],
+    [80, 6],
+    [120, 5],
   ] as const) {
     test(`${columns}×${rows}: the bar and what is typed show on the last row, and the answer shows once the bar closes`, async () => {
       const rig = await openAtPrompt({ transcript: ONE_CALL, columns, rows });
@@ -107,6 +113,31 @@ describe('a prompt that leaves the footer a row or two', () => {
       await rig.waitFor(() => rowsOf().slice(-2).some((row) => /^✓ active · revision 0/.test(row)), 'the answer in the footer');
       expect(rowsOf().some((row) => row.includes('[y] approve once'))).toBe(true);
       expect(rowsOf().length).toBeLessThanOrEqual(rows - 1);
+    });
+  }
+});
+
+describe('the top in little room', () => {
+  // Under 8 rows the prompt's keys and command and the command bar leave the fixed top too
+  // few rows: the budget row goes first, then the header.
+  for (const [columns, rows, header, budget] of [
+    [80, 8, true, true],
+    [80, 7, true, false],
+    [80, 6, false, false],
+  ] as const) {
+    test(`${columns}×${rows}: the header ${header ? 'keeps its row' : 'gives its row up'}, the budget row ${budget ? 'too' : 'gives its row up'}, the bar keeps the last row`, async () => {
+      const rig = await openAtPrompt({ transcript: ONE_CALL, columns, rows });
+      const rowsOf = () => normalize(rig.frame()).split('\n');
+      await rig.press('/');
+      await rig.type('goal st');
+      await rig.waitFor(() => rowsOf().at(-1) === '› /goal st', 'the typed text on the last row');
+      const frame = rowsOf();
+      expect(frame.length).toBeLessThanOrEqual(rows - 1);
+      expect(frame[0]!.startsWith('AWAITING_TOOL · it 1/'), frame.join('\n')).toBe(header);
+      expect(frame.some((row) => /^turns \d+%/.test(row)), frame.join('\n')).toBe(budget);
+      expect(frame.some((row) => row.includes('Approve tool call shell (t1)'))).toBe(true);
+      await rig.press(KEY.escape);
+      await rig.waitFor(() => rowsOf().at(-1)!.includes('[?] help'), 'the key line back');
     });
   }
 });
