@@ -5,7 +5,7 @@ import './ink-output-cache.js';
 // Every frame Ink writes leaves the terminal cursor at the caret, whichever panel changed.
 import './ink-cursor.js';
 import { useAlertShown } from './AlertBanner.js';
-import { useFooterRows } from './CommandBar.js';
+import { useFooterLeast, useFooterRows } from './CommandBar.js';
 import { CompactLayout, FullLayout } from './layouts.js';
 import { bannerFits, isCompact, planLayout, promptLimit, promptRoom, topRows } from './layout.js';
 import { argsViewRows, usePrompt } from './PromptPanel.js';
@@ -24,6 +24,7 @@ const MIN_OVERLAY_ROWS = 8;
 export function App({ hidden = false }: { hidden?: boolean }) {
   const { columns, rows } = useTerminalSize();
   const footer = useFooterRows(columns);
+  const footerLeast = useFooterLeast(columns);
   const alert = useAlertShown();
   const limit = promptLimit(columns, rows, footer, alert);
   const whole = usePrompt(columns, limit, promptRoom(columns, rows));
@@ -33,7 +34,7 @@ export function App({ hidden = false }: { hidden?: boolean }) {
   // the banner gives its row up, so the footer and the command bar stay in view; the alert
   // is still in the timeline.
   const banner = alert && bannerFits(columns, rows, prompt?.rows ?? 0, footer);
-  const plan = planLayout({ columns, rows, prompt: prompt?.rows ?? 0, banner, footer });
+  const plan = planLayout({ columns, rows, prompt: prompt?.rows ?? 0, banner, footer, footerLeast });
   const inner = Math.max(10, columns - 4);
   useConsoleKeys({ single: plan.pane === 0, page: Math.max(1, plan.timeline - 1), width: columns, body: plan.body, args: { shown: argsViewRows(limit, inner), width: inner } }, hidden);
   // The prompt box sits under the fixed top and the banner; the command bar is the last row.

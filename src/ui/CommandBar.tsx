@@ -54,6 +54,16 @@ export function useFooterRows(width: number): number {
   return 1 + notice + list;
 }
 
+/**
+ * Rows of the footer that the fixed top gives its rows up for in a small terminal: the bar
+ * or the key line, and while the bar is open, the answer above it (an answer that keeps the
+ * bar open, an error, is about the text still in it; with the bar closed the answer takes
+ * the key line's row instead).
+ */
+export function useFooterLeast(width: number): number {
+  return useConsole((s) => (s.input === 'bar' && s.notice !== null && !s.busy ? 1 + noticeRows(s.notice, width).length : 1));
+}
+
 /** The answer to a command goes after `noticeMs` unless another replaced it; work in progress stays. */
 function useNoticeExpiry(): void {
   const store = useConsoleStore();

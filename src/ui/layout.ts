@@ -17,6 +17,11 @@ export interface LayoutInput {
   banner: boolean;
   /** Rows the footer asks for (notice, completion list, bar or keys); it gets what is left under the prompt, at least its last row. */
   footer: number;
+  /**
+   * Rows of the footer the top gives its own rows up for in a terminal too small for all
+   * (default 1: the command bar or the key line; with the bar open, the answer above it too).
+   */
+  footerLeast?: number;
 }
 
 export interface LayoutPlan {
@@ -112,9 +117,10 @@ export function bannerFits(columns: number, rows: number, promptRows: number, fo
 export function planLayout(input: LayoutInput): LayoutPlan {
   const compact = isCompact(input.columns, input.rows);
   const live = Math.max(1, input.rows - 1);
-  // A terminal too small for the top, the prompt and one footer row: the top gives its rows
-  // up (its last parts first), so the prompt's keys and the command bar stay on screen.
-  const { parts: topShown, rows: top } = topParts(compact, live - (input.banner ? 1 : 0) - input.prompt - 1);
+  // A terminal too small for the top, the prompt and the footer's least rows: the top gives
+  // its rows up (its last parts first), so the prompt's keys and the command bar stay on screen.
+  const least = Math.max(1, Math.min(input.footer, input.footerLeast ?? 1));
+  const { parts: topShown, rows: top } = topParts(compact, live - (input.banner ? 1 : 0) - input.prompt - least);
   const footer = Math.max(1, Math.min(input.footer, live - top - (input.banner ? 1 : 0) - input.prompt));
   const body = Math.max(0, live - top - (input.banner ? 1 : 0) - input.prompt - footer);
   let pane = 0;

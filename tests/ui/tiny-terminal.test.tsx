@@ -142,6 +142,33 @@ describe('the top in little room', () => {
   }
 });
 
+describe('an answer that keeps the bar open, in little room', () => {
+  // An error keeps the bar open with the text to fix: the top gives its rows up for the
+  // answer above the bar too, so what was wrong shows beside what was typed.
+  for (const [columns, rows, whole] of [
+    [80, 9, true],
+    [80, 8, true],
+    [60, 8, true],
+    [80, 7, false],
+  ] as const) {
+    test(`${columns}×${rows}: the error shows above the bar${whole ? ', whole' : ', its first row'}`, async () => {
+      const rig = await openAtPrompt({ transcript: ONE_CALL, columns, rows });
+      const rowsOf = () => normalize(rig.frame()).split('\n');
+      await rig.press('/');
+      await rig.type('budget bogus +zz');
+      await rig.press(KEY.enter);
+      await rig.waitFor(() => rowsOf().some((row) => row.startsWith('✗ unknown budget dimension "bogus"')), 'the error in view');
+      const frame = rowsOf();
+      expect(frame.length).toBeLessThanOrEqual(rows - 1);
+      expect(frame.at(-1)).toBe('› /budget bogus +zz');
+      expect(frame.some((row) => row.includes('[y] approve once'))).toBe(true);
+      expect(frame.join(' ').includes('tokens, cost'), frame.join('\n')).toBe(whole);
+      await rig.press(KEY.escape);
+      await rig.waitFor(() => rowsOf().at(-1)!.includes('[?] help'), 'the key line back');
+    });
+  }
+});
+
 describe('help over a prompt in little room', () => {
   // The prompt cannot be answered under help: where it would leave help too few rows it
   // shows its title and how to get back to it, and help takes the rest (no blank notice row).
