@@ -6,7 +6,9 @@ import { PASTE_OFF, PASTE_ON } from './terminal-input.js';
  * reads it as a key and raises SIGTSTP itself, so Ctrl+Z and `kill -TSTP` take one path:
  * the frame is taken off the screen, the terminal is given back as the shell expects it
  * (raw mode off, bracketed paste off, cursor shown), and the process stops. On SIGCONT
- * (`fg`) raw mode and bracketed paste are turned on again and the frame is drawn anew.
+ * (`fg`) raw mode and bracketed paste are turned on again, the terminal's size is read
+ * again (a resize while stopped signalled the shell, not the console) and the frame is
+ * drawn anew at that size.
  *
  * The process stops itself with SIGSTOP rather than SIGTSTP's default action: the kernel
  * ignores a SIGTSTP whose action is the default in an orphaned process group (a program
@@ -23,6 +25,11 @@ export interface SuspendHost {
   off: (event: 'SIGTSTP' | 'SIGCONT', listener: () => void) => unknown;
   /** Stops the process and its process group (SIGSTOP). */
   stop: () => void;
+  /**
+   * Reads the terminal's size again (stdout's `columns` and `rows` change and it emits
+   * `resize` when the size did), then calls `done`.
+   */
+  refreshSize: (done: () => void) => void;
   stdin: NodeJS.ReadStream;
   stdout: NodeJS.WriteStream;
 }
@@ -31,6 +38,7 @@ const PROCESS: SuspendHost = {
   on: (event, listener) => process.on(event, listener),
   off: (event, listener) => process.off(event, listener),
   stop: () => process.kill(0, 'SIGSTOP'),
+  refreshSize: raiseWinch,
   get stdin() {
     return process.stdin;
   },
@@ -88,8 +96,17 @@ export function guardSuspend(view: SuspendView, host: SuspendHost = PROCESS): ()
         // the terminal is gone; SIGHUP follows
       }
     }
-    if (host.stdout.isTTY) host.stdout.write(PASTE_ON + HIDE_CURSOR);
-    view.show();
+    if (!host.stdout.isTTY) {
+      view.show();
+      return;
+    }
+    host.stdout.write(PASTE_ON + HIDE_CURSOR);
+    // A window resized while stopped signalled the shell in the foreground, not the
+    // console: the size is read again before the frame is drawn, or it would be drawn at
+    // the old width after `fg`.
+    host.refreshSize(() => {
+      if (!stopping) view.show();
+    });
   };
   host.on('SIGTSTP', onStop);
   host.on('SIGCONT', onContinue);
@@ -97,6 +114,27 @@ export function guardSuspend(view: SuspendView, host: SuspendHost = PROCESS): ()
     host.off('SIGTSTP', onStop);
     host.off('SIGCONT', onContinue);
   };
+}
+
+/** How long {@link raiseWinch} waits for its SIGWINCH before it goes on all the same (ms). */
+const WINCH_MS = 200;
+
+/**
+ * Raises SIGWINCH at this process, so Node reads the terminal's size again (its own
+ * handler, registered with stdout, updates `columns` and `rows` and emits `resize`), then
+ * calls `done` from a listener that runs after Node's; after {@link WINCH_MS} without the
+ * signal, `done` is called all the same.
+ */
+function raiseWinch(done: () => void): void {
+  let timer: NodeJS.Timeout | undefined;
+  const finish = () => {
+    clearTimeout(timer);
+    process.off('SIGWINCH', finish);
+    done();
+  };
+  timer = setTimeout(finish, WINCH_MS);
+  process.on('SIGWINCH', finish);
+  process.kill(process.pid, 'SIGWINCH');
 }
 
 /** Raises SIGTSTP (Ctrl+Z): handled by {@link guardSuspend} while the console is up. */

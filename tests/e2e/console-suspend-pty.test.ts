@@ -91,6 +91,30 @@ describe('suspend and resume', { timeout: 60_000 }, () => {
   });
 });
 
+describe('a window resized while the console was stopped', { timeout: 60_000 }, () => {
+  // Started at an interactive shell, a stopped console is a job the shell has taken the
+  // terminal back from: a resize meanwhile signals the shell, not the console. After `fg`
+  // the frame is drawn at the size the window has then, not the size it had.
+  it.each([
+    [70, 20],
+    [120, 36],
+  ])('Ctrl+Z, the window resized to %i×%i, then fg at the shell: the prompt box spans the new width', async (cols, rows) => {
+    const t = startPty({ args: DEMO, cols: 100, rows: 30, shell: 'job-control' });
+    terminals.push(t);
+    await armed(t);
+    t.press('\u001a');
+    await until(() => t.cliState() === 'T', 'the CLI to stop');
+    await t.waitUntil((s) => /Stopped/.test(s), 'the shell to say the job stopped');
+    t.resize(cols, rows);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    t.press('fg\r');
+    await until(() => t.cliState() !== 'T', 'the CLI to continue');
+    const border = `╭${'─'.repeat(cols - 2)}╮`;
+    await t.waitUntil((s) => PROMPT.test(s) && s.split('\n').includes(border), `the prompt box drawn ${cols} wide`);
+    expect(t.lines().every((row) => row.length <= cols)).toBe(true);
+  });
+});
+
 describe('a key typed while the console was stopped', { timeout: 60_000 }, () => {
   // `fg⏎y` typed at the shell: the y waits in the terminal's input and reaches the console
   // the moment it continues, before its prompt is on screen again.

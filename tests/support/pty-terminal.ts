@@ -66,6 +66,13 @@ export interface PtyOptions {
   cwd?: string;
   /** Extra environment for the CLI. */
   env?: Record<string, string>;
+  /**
+   * `job-control`: the CLI is typed at an interactive bash, as a person starts it, and runs
+   * as a job of its own: Ctrl+Z gives the terminal back to bash (a resize then signals bash,
+   * not the CLI) and `fg` typed at its prompt continues it. There is no exit report:
+   * {@link PtyTerminal.exit} settles when bash ends.
+   */
+  shell?: 'wrapper' | 'job-control';
 }
 
 /**
@@ -107,14 +114,17 @@ export class PtyTerminal {
     const rows = options.rows ?? 30;
     this.cwd = options.cwd ?? mkdtempSync(path.join(os.tmpdir(), 'loopdeck-pty-'));
     this.term = new xterm.Terminal({ cols, rows, allowProposedApi: true, scrollback: 5000 });
-    this.proc = pty.spawn('/bin/sh', ['-c', wrapper(options.stdin ?? 'pty'), 'sh', process.execPath, options.script ?? CLI, ...options.args], {
+    const command = [process.execPath, options.script ?? CLI, ...options.args];
+    const jobs = options.shell === 'job-control';
+    this.proc = pty.spawn(jobs ? 'bash' : '/bin/sh', jobs ? ['--norc', '--noprofile', '-i'] : ['-c', wrapper(options.stdin ?? 'pty'), 'sh', ...command], {
       // node-pty sets TERM from the name: a test's own TERM (dumb) must win.
       name: options.env?.TERM ?? 'xterm-256color',
       cols,
       rows,
       cwd: this.cwd,
-      env: childEnv(options.env),
+      env: jobs ? { ...childEnv(options.env), PS1: '$ ', HISTFILE: '/dev/null' } : childEnv(options.env),
     });
+    if (jobs) this.proc.write(`${command.map(shellQuote).join(' ')}\r`);
     const cursorMode = (shown: boolean) => (params: (number | number[])[]) => {
       if (params.includes(25)) this.cursorShown = shown;
       return false; // the emulator handles the mode as well
@@ -377,6 +387,11 @@ export class PtyTerminal {
     }
     this.term.dispose();
   }
+}
+
+/** `text` quoted for a POSIX shell. */
+function shellQuote(text: string): string {
+  return `'${text.replaceAll("'", `'\\''`)}'`;
 }
 
 /** Starts `node dist/cli.js <args>` in a pseudo-terminal of `cols` × `rows`. */
