@@ -413,6 +413,19 @@ turns:
     await rig.waitForFrame('Run finished: exhausted.');
   });
 
+  test('Ctrl+C at a stagnation pause, then c: the pause answered the Ctrl+C, and the run goes on to its end without pausing again', async () => {
+    const rig = await open({ transcript: STAGNANT, policy: { ...STAGNANT_POLICY, onDetect: 'pause' }, rows: 34 });
+    await rig.waitForFrame('Paused: stagnation');
+    await rig.waitForArmed();
+    await rig.press(KEY.ctrlC);
+    await rig.waitForFrame('Paused; Ctrl+C again quits.');
+    expect(rig.controller.quit).not.toHaveBeenCalled();
+    await rig.press('c');
+    await rig.waitFor(() => rig.events.some((e) => e.type === 'session.complete') || rig.events.filter((e) => e.type === 'session.pause').length > 1, 'the run to end or pause again');
+    expect(rig.events.filter((e) => e.type === 'session.pause').map((e) => e.type === 'session.pause' && e.data.reason)).toEqual([expect.stringMatching(/^stagnation/)]);
+    await expect(rig.outcome).resolves.toMatchObject({ reason: 'goal_met' });
+  });
+
   test('a stagnation pause: r opens the bar with /goal redirect; submitting records the revision and continues the run', async () => {
     const rig = await open({ transcript: STAGNANT, policy: { ...STAGNANT_POLICY, onDetect: 'pause' }, rows: 34 });
     await rig.waitForFrame('Paused: stagnation');

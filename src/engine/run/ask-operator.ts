@@ -26,12 +26,16 @@ export async function* pause(ctx: RunContext, cause: PauseReason, prompt: string
 /**
  * Waits for the answer to a recorded pause. An abort asked for meanwhile wins; a stop ends
  * the run (`exhausted` at a spent budget, else `stopped`); a continue goes back to `from`.
+ * Any pause answers the operator's request to pause made before or during it.
  */
 export async function* answerPause(ctx: RunContext, cause: PauseReason, prompt: string, from: LoopState): Gen<Done> {
   const reason = pauseReasonText(cause);
   ctx.awaiting = { kind: 'pause', reason, cause, prompt };
   const answer = (yield ctx.awaiting) as PauseAnswer;
   ctx.awaiting = null;
+  // This pause answers a pause the operator asked for before it or while it waited (a
+  // Ctrl+C at a stagnation pause): a continue goes on, not into another pause at once.
+  ctx.intents.pause = null;
   if (ctx.intents.stop === 'abort') return abortRun(ctx, OPERATOR_ABORT);
   if (answer.action === 'stop') {
     const note = answer.note ? `: ${answer.note}` : '';
