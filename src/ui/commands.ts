@@ -4,12 +4,18 @@ import { OPERATOR_COMMAND_SYNTAX, type CommandSet, type CommandSyntax } from '..
 export type BarCommand = CommandSyntax;
 export const BAR_COMMANDS: readonly BarCommand[] = OPERATOR_COMMAND_SYNTAX;
 
+/** `line` as the commands' table spells it: leading spaces dropped, each run of spaces one space (`/goal  r` is `/goal r`). */
+function spelled(line: string): string {
+  return line.trimStart().replace(/\s+/g, ' ');
+}
+
 /**
- * Candidates that extend `line` (ignoring leading spaces), in table order: of every command,
- * or with `read-only` (a replay, a followed session) of those that change nothing.
+ * Candidates that extend `line` (ignoring leading spaces, any run of spaces taken as one),
+ * in table order: of every command, or with `read-only` (a replay, a followed session) of
+ * those that change nothing.
  */
 export function candidates(line: string, commands: CommandSet = 'all'): string[] {
-  const typed = line.trimStart();
+  const typed = spelled(line);
   return BAR_COMMANDS.filter((c) => commands === 'all' || c.readOnly)
     .map((c) => c.text)
     .filter((text) => text.startsWith(typed) && text !== typed);
@@ -31,5 +37,5 @@ export function complete(line: string, commands: CommandSet = 'all'): { text: st
   if (found.length === 0) return { text: line, list: [] };
   if (found.length === 1) return { text: found[0]!, list: [] };
   const prefix = commonPrefix(found);
-  return { text: prefix.length > line.trimStart().length ? prefix : line, list: found };
+  return { text: prefix.length > spelled(line).length ? prefix : line, list: found };
 }

@@ -134,6 +134,15 @@ describe('completion', () => {
     expect(complete('/stop')).toEqual({ text: '/stop --abort', list: [] });
     expect(complete('/nope')).toEqual({ text: '/nope', list: [] });
   });
+
+  test('spaces typed twice, or a tab, between the words still complete (after Tab gave "/goal ", a typed " r")', () => {
+    expect(complete('/goal  r')).toEqual({ text: '/goal redirect ', list: [] });
+    expect(complete('  /goal \t st')).toEqual({ text: '/goal status', list: [] });
+    expect(candidates('/budget   t')).toEqual(candidates('/budget t'));
+    expect(complete('/goal  add')).toEqual({ text: '/goal add-c', list: ['/goal add-constraint ', '/goal add-criterion '] });
+    // Text past the commands' words is the operator's: left as typed when nothing completes.
+    expect(complete('/goal redirect keep  two  spaces')).toEqual({ text: '/goal redirect keep  two  spaces', list: [] });
+  });
 });
 
 describe('cell widths', () => {
