@@ -8,7 +8,7 @@
  * copy was pruned.
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { execa } from 'execa';
@@ -204,7 +204,7 @@ describe('loopdeck runs', () => {
 
     // Nothing left to prune but what must stay; once the abort's stash is dropped, its copy may go.
     const again = await execa('node', [cli, 'runs', '--prune', '--yes'], { cwd });
-    expect(again.stdout).toBe("nothing to prune under " + path.join(cwd, '.loopdeck', 'runs') + ": no run that ended more than 7d ago has a workspace copy left (kept: 1 ended recently, 1 resumable, 1 in place, not a copy, 1 holds the abort's stash)");
+    expect(again.stdout).toBe("nothing to prune under " + path.join(cwd, '.loopdeck', 'runs') + ": no run that ended more than 7d ago has a workspace copy that may go (kept: 1 ended recently, 1 resumable, 1 in place, not a copy, 1 holds the abort's stash)");
     git(workspaceOf(runs.aborted!), 'stash', 'drop');
     const dropped = await execa('node', [cli, 'runs', '--prune', '--yes'], { cwd });
     expect(dropped.stdout).toContain(`removed ${workspaceOf(runs.aborted!)}`);
@@ -296,5 +296,135 @@ describe('the outcome a run is listed with', () => {
     } finally {
       rmSync(runDir, { recursive: true, force: true });
     }
+  });
+});
+
+describe('loopdeck runs --prune, runs that record the same copy', () => {
+  /** A copy of the run folder `runDir` made by hand under a new name: a second run that records the same workspace copy. */
+  function copyRun(runDir: string, suffix: string): string {
+    const copy = `${runDir}-${suffix}`;
+    cpSync(runDir, copy, { recursive: true });
+    return copy;
+  }
+
+  /** Cuts the log of `runDir` where its verifier was about to report: a run that crashed before its end, so resumable. */
+  function cutBeforeEnd(runDir: string): void {
+    const file = path.join(runDir, 'events.jsonl');
+    const lines = readFileSync(file, 'utf8').split('\n');
+    writeFileSync(file, `${lines.slice(0, lines.findIndex((line) => line.includes('"type":"verify.result"'))).join('\n')}\n`);
+  }
+
+  /** A folder with one real goal_met run: its folder and its workspace copy. */
+  async function oneRun(prefix: string): Promise<{ cwd: string; runDir: string; ws: string }> {
+    const cwd = tempDir(prefix);
+    mkdirSync(path.join(cwd, 'project'));
+    writeFileSync(path.join(cwd, 'project', 'a.txt'), 'one\n');
+    const { runDir } = await run(cwd, loop(cwd, 'met', WRITE_DONE));
+    const ws = workspaceOf(runDir);
+    dirs.push(ws);
+    return { cwd, runDir, ws };
+  }
+
+  const prunedRecord = (runDir: string) => path.join(runDir, 'workspace-pruned.json');
+
+  it('several ended runs that record one copy: it is listed, counted and measured once, removed once, and recorded as pruned in every run', { timeout: 90_000 }, async () => {
+    const { formatBytes } = await import('../../src/runs-cli.js');
+    const { cwd, runDir, ws } = await oneRun('loopdeck-runs-shared-');
+    const other = (await run(cwd, loop(cwd, 'other', WRITE_DONE))).runDir;
+    dirs.push(workspaceOf(other));
+    const copies = [copyRun(runDir, 'copy1'), copyRun(runDir, 'copy2')];
+    for (const dir of [runDir, other, ...copies]) age(dir, 8);
+    const before = await listed(cwd);
+    const bytes = (dir: string) => before.find((r) => r.run_dir === dir)!.workspace.bytes!;
+    expect(new Set([runDir, ...copies].map(bytes)).size).toBe(1);
+    const total = formatBytes(bytes(runDir) + bytes(other));
+
+    const asked = await execa('node', [cli, 'runs', '--prune'], { cwd, reject: false, stdin: 'ignore' });
+    expect([asked.exitCode, asked.stderr]).toEqual([2, `loopdeck: runs --prune: no terminal to ask on, so nothing was removed; add --yes to remove the 2 workspace copies (${total})`]);
+    const lines = asked.stdout.split('\n');
+    expect(lines).toHaveLength(5);
+    expect(lines[0]).toBe('copies of runs ended more than 7d ago (logs and reports stay):');
+    expect(lines[1]).toBe(`  ${path.basename(other)}  ended: goal_met, 8d ago  ${workspaceOf(other)}  ${formatBytes(bytes(other))}`);
+    expect(lines[2]).toBe(`  ${path.basename(copies[1]!)}  ended: goal_met, 8d ago  ${ws}  ${formatBytes(bytes(runDir))}`);
+    expect(lines.slice(3)).toEqual([copies[0]!, runDir].map((dir) => `  ${path.basename(dir)}  ended: goal_met, 8d ago  (the same copy)`));
+
+    const r = await execa('node', [cli, 'runs', '--prune', '--yes'], { cwd, reject: false, stdin: 'ignore' });
+    expect([r.exitCode, r.stderr]).toEqual([0, '']);
+    expect(r.stdout.split('\n').slice(5)).toEqual([`removed ${workspaceOf(other)}`, `removed ${ws}`, `freed ${total}; ${path.join('.loopdeck', 'runs')} keeps every log`]);
+    expect(existsSync(ws)).toBe(false);
+    for (const dir of [runDir, ...copies]) {
+      expect(JSON.parse(readFileSync(prunedRecord(dir), 'utf8'))).toMatchObject({ workspace: ws, bytes: bytes(runDir) });
+      expect(existsSync(path.join(dir, 'events.jsonl'))).toBe(true);
+    }
+    const after = await listed(cwd);
+    for (const dir of [runDir, ...copies]) expect(after.find((x) => x.run_dir === dir)!.workspace).toMatchObject({ exists: false, pruned: { workspace: ws } });
+    const again = await execa('node', [cli, 'runs', '--prune', '--yes'], { cwd });
+    expect(again.stdout).toBe(`nothing to prune under ${path.join(cwd, '.loopdeck', 'runs')}: no run that ended more than 7d ago has a workspace copy that may go`);
+  });
+
+  it('a copy that a resumable run also records stays, with the run that keeps it named; the other copies go and are counted alone', { timeout: 90_000 }, async () => {
+    const { formatBytes } = await import('../../src/runs-cli.js');
+    const { cwd, runDir, ws } = await oneRun('loopdeck-runs-shared-resumable-');
+    const other = (await run(cwd, loop(cwd, 'other', WRITE_DONE))).runDir;
+    dirs.push(workspaceOf(other));
+    const ended = copyRun(runDir, 'copy');
+    const resumable = copyRun(runDir, 'resumable');
+    cutBeforeEnd(resumable);
+    for (const dir of [runDir, other, ended, resumable]) age(dir, 8);
+    const before = await listed(cwd);
+    const by = (dir: string) => before.find((x) => x.run_dir === dir)!;
+    expect(by(resumable)).toMatchObject({ state: 'resumable', kept_by_prune: 'resumable' });
+    for (const dir of [runDir, ended]) expect(by(dir).kept_by_prune).toBe(`sharing a kept run's copy: it is also the workspace of ${path.basename(resumable)} (resumable)`);
+
+    const r = await execa('node', [cli, 'runs', '--prune', '--older-than', '0s', '--yes'], { cwd, reject: false, stdin: 'ignore' });
+    expect([r.exitCode, r.stderr]).toEqual([0, '']);
+    expect(r.stdout.split('\n')).toEqual([
+      'copies of runs ended more than 0s ago (logs and reports stay):',
+      `  ${path.basename(other)}  ended: goal_met, 8d ago  ${workspaceOf(other)}  ${formatBytes(by(other).workspace.bytes)}`,
+      "kept: 1 resumable, 2 sharing a kept run's copy",
+      `kept ${ws}, the copy of 2 runs ended more than 0s ago: it is also the workspace of ${path.basename(resumable)} (resumable)`,
+      `removed ${workspaceOf(other)}`,
+      `freed ${formatBytes(by(other).workspace.bytes)}; ${path.join('.loopdeck', 'runs')} keeps every log`,
+    ]);
+    expect(existsSync(ws)).toBe(true);
+    for (const dir of [runDir, ended, resumable]) expect(existsSync(prunedRecord(dir))).toBe(false);
+    const table = (await execa('node', [cli, 'runs'], { cwd })).stdout;
+    expect(table).toMatch(new RegExp(`${path.basename(resumable)} .* resumable +8d +${ws} \\(`));
+
+    const again = await execa('node', [cli, 'runs', '--prune', '--older-than', '0s', '--yes'], { cwd });
+    expect(again.stdout.split('\n')).toEqual([
+      `nothing to prune under ${path.join(cwd, '.loopdeck', 'runs')}: no run that ended more than 0s ago has a workspace copy that may go (kept: 1 resumable, 2 sharing a kept run's copy)`,
+      `kept ${ws}, the copy of 2 runs ended more than 0s ago: it is also the workspace of ${path.basename(resumable)} (resumable)`,
+    ]);
+  });
+
+  it('a copy that a run which ended recently also records stays until that run is old enough; a copy holding a kept run\'s workspace stays too', { timeout: 90_000 }, async () => {
+    const { cwd, runDir, ws } = await oneRun('loopdeck-runs-shared-recent-');
+    const recent = copyRun(runDir, 'recent');
+    age(runDir, 8);
+    const r = await execa('node', [cli, 'runs', '--prune', '--yes'], { cwd, reject: false, stdin: 'ignore' });
+    expect([r.exitCode, r.stderr]).toEqual([0, '']);
+    expect(r.stdout.split('\n')).toEqual([
+      `nothing to prune under ${path.join(cwd, '.loopdeck', 'runs')}: no run that ended more than 7d ago has a workspace copy that may go (kept: 1 ended recently, 1 sharing a kept run's copy)`,
+      `kept ${ws}, the copy of ${path.basename(runDir)} ended more than 7d ago: it is also the workspace of ${path.basename(recent)} (ended recently)`,
+    ]);
+    expect(existsSync(ws)).toBe(true);
+
+    // A resumable run that works in a folder inside the copy: removing the copy would remove its workspace.
+    const inner = copyRun(runDir, 'inner');
+    cutBeforeEnd(inner);
+    mkdirSync(path.join(ws, 'sub'));
+    const log = path.join(inner, 'events.jsonl');
+    writeFileSync(log, readFileSync(log, 'utf8').replace(`"workspace":${JSON.stringify(ws)}`, `"workspace":${JSON.stringify(path.join(ws, 'sub'))}`));
+    const held = await execa('node', [cli, 'runs', '--prune', '--older-than', '0s', '--yes'], { cwd, reject: false, stdin: 'ignore' });
+    expect([held.exitCode, held.stderr]).toEqual([0, '']);
+    expect(held.stdout).toContain(`(kept: 1 resumable, 2 sharing a kept run's copy)\nkept ${ws}, the copy of 2 runs ended more than 0s ago: it holds ${path.join(ws, 'sub')}, the workspace of ${path.basename(inner)} (resumable)`);
+    expect(existsSync(ws)).toBe(true);
+
+    rmSync(inner, { recursive: true });
+    const gone = await execa('node', [cli, 'runs', '--prune', '--older-than', '0s', '--yes'], { cwd, reject: false, stdin: 'ignore' });
+    expect([gone.exitCode, gone.stderr]).toEqual([0, '']);
+    expect(gone.stdout.match(/^removed .*/gm)).toEqual([`removed ${ws}`]);
+    for (const dir of [runDir, recent]) expect(existsSync(prunedRecord(dir))).toBe(true);
   });
 });
