@@ -11,7 +11,7 @@ import { CliError, EXIT } from './exit-codes.js';
 import { keptText, listRuns, NO_COPY_LEFT, overlapText, planPrune, pruneCopy, runsFolder, SHARED_COPY, type KeptRun, type PrunableCopy, type RunEntry } from './runs.js';
 import { printError, printJson, printLine } from './text/print.js';
 import { sanitize } from './text/sanitize.js';
-import { selfCommand } from './continue-command.js';
+import { selfCommand, shortPath } from './continue-command.js';
 
 /**
  * Options of `loopdeck runs`. `olderThan`: a duration (`7d`, `12h`, `90m`, `1h30m`, `0s`);
@@ -70,8 +70,13 @@ function formatTime(ms: number | null): string {
   return ms === null ? '-' : new Date(ms).toISOString().slice(0, 16).replace('T', ' ');
 }
 
-/** The state column: `running (pid 123)`, `resumable`, `ended: goal_met`, `not started`. */
+/** The state column: {@link stateOf}, then `, log damaged` when the log reader passed lines over (`ended: goal_met, log damaged`). */
 function stateText(run: RunEntry): string {
+  return run.log.warnings.length > 0 && run.state !== 'unreadable' ? `${stateOf(run)}, log damaged` : stateOf(run);
+}
+
+/** The state alone: `running (pid 123)`, `resumable`, `ended: goal_met`, `not started`, `log unreadable`. */
+function stateOf(run: RunEntry): string {
   switch (run.state) {
     case 'running':
       return `running (pid ${run.pid})`;
@@ -81,7 +86,24 @@ function stateText(run: RunEntry): string {
       return `ended: ${run.outcome!.reason}`;
     case 'not_started':
       return run.pid !== null ? `preparing (pid ${run.pid})` : 'not started';
+    case 'unreadable':
+      return 'log unreadable';
   }
+}
+
+/**
+ * The note under the table for a run whose log is damaged or unreadable, `null` for a
+ * sound one: why it is unreadable, or how many problems the reader passed over and whether
+ * `resume` refuses the run for them; then the `replay` command that names each with its line.
+ */
+function logNote(run: RunEntry): string | null {
+  const { warnings, unresumable, unreadable } = run.log;
+  if (warnings.length === 0 && unreadable === null) return null;
+  const replay = `see ${selfCommand()} replay ${shortPath(run.runDir)}`;
+  const problems = `${warnings.length} problem${warnings.length === 1 ? '' : 's'}`;
+  if (unreadable !== null) return `${run.id}: log unreadable: ${unreadable}${warnings.length > 0 ? ` (${problems}); ${replay}` : ''}`;
+  const refused = unresumable !== null && run.state === 'resumable' ? '; resume refuses it (what is missing may be a tool call or a decision)' : '';
+  return `${run.id}: log damaged: ${problems}${refused}; ${replay}`;
 }
 
 /** The workspace column: where the copy is, whether it is there, its size, its stash; or why there is none. */
@@ -126,6 +148,7 @@ function jsonOf(run: RunEntry, now: number, keptByPrune: string | null) {
       stash: run.workspace.stash,
       pruned: run.workspace.pruned,
     },
+    log: run.log,
     kept_by_prune: keptByPrune,
   };
 }
@@ -136,6 +159,8 @@ function printTable(runs: RunEntry[], now: number): void {
   const header = ['RUN', 'STARTED (UTC)', 'STATE', 'AGE', 'WORKSPACE'];
   const widths = header.slice(0, -1).map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
   for (const row of [header, ...rows]) printLine(row.map((cell, i) => (i < widths.length ? cell.padEnd(widths[i]!) : cell)).join('  '));
+  const notes = runs.map(logNote).filter((note) => note !== null);
+  if (notes.length > 0) printLine(['', ...notes].join('\n'));
 }
 
 /** Asks a y/N question on the terminal; `true` only for `y` or `yes`. */

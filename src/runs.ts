@@ -10,9 +10,11 @@
  * beside the log of every run that recorded it ({@link PRUNED_FILE}), so `runs` and
  * `resume` say so instead of failing on a missing folder.
  */
-import { existsSync, lstatSync, readdirSync, readFileSync, realpathSync, rmSync, statSync, writeFileSync, openSync, readSync, closeSync } from 'node:fs';
+import { existsSync, lstatSync, readdirSync, readFileSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { StringDecoder } from 'node:string_decoder';
+import { LogError } from './engine/errors.js';
+import type { LoopEvent } from './engine/events.js';
+import { isBlankLog, NO_READABLE_EVENT, scanLogFile, type ScanSink } from './engine/log.js';
 import { doneReason, type DoneReason } from './engine/machine.js';
 import { POLICY_FILE } from './engine/saved-policy.js';
 
@@ -53,8 +55,20 @@ export type RunState =
   | 'resumable'
   /** `session.complete` is recorded. */
   | 'ended'
-  /** The directory holds no started run (no log, or no `session.start`). */
-  | 'not_started';
+  /** The directory holds no started run (no log, or a blank one). */
+  | 'not_started'
+  /** The log is there but tells nothing of the run: no event in it is readable, not its `session.start` either, or it cannot be opened ({@link RunLog.unreadable}). */
+  | 'unreadable';
+
+/** What the engine's reader found wrong with a run's log (as `replay` reads it). */
+export interface RunLog {
+  /** Every problem it passed over (a torn or garbage line, NUL bytes, a repeated or missing `seq`), each naming the file and line as `replay` prints it; `[]` for a sound log. */
+  warnings: string[];
+  /** Set when the damage may hide a fact `resume` needs (`resume` then refuses the run): what is missing and how to go on. */
+  unresumable: string | null;
+  /** Why the log tells nothing of the run (state `unreadable`), naming the file; else `null`. */
+  unreadable: string | null;
+}
 
 /** A run's workspace as `runs` reports it. */
 export interface RunWorkspace {
@@ -73,7 +87,7 @@ export interface RunWorkspace {
   pruned: PrunedRecord | null;
 }
 
-/** One run directory, read without folding its log. */
+/** One run directory, its log read without folding it. */
 export interface RunEntry {
   id: string;
   runDir: string;
@@ -87,74 +101,68 @@ export interface RunEntry {
   /** The end recorded by `session.complete`. */
   outcome: { reason: DoneReason; summary: string; at: number } | null;
   workspace: RunWorkspace;
+  log: RunLog;
 }
 
-/** What a scan of a log found: its first event, its end, its abort, the time of its last line. */
+/** What a scan of a log found: its first event, its end, its abort, the time of its last event, and what was wrong with it. */
 interface LogFacts {
   start: { at: number; workspace: string | null } | null;
   lastAt: number | null;
   complete: { at: number; reason: DoneReason; summary: string } | null;
   abort: { stash: string; restore: string } | null;
+  log: RunLog;
 }
 
-const CHUNK = 1 << 20;
-
 /**
- * Reads a log line by line in chunks (bounded memory, any length) and parses only the lines
- * `runs` needs: the first, `session.complete` and `abort.recorded` (found by their type near
- * the start of the line, where the envelope puts it). A line that does not parse (a torn
- * write) is passed over: the listing only reports, `resume` and `replay` report damage.
+ * Keeps what `runs` needs of the events a {@link scanLogFile} hands on: the first (when it
+ * is `session.start`), `session.complete`, `abort.recorded` and the time of the last.
  */
-function scanLog(file: string): LogFacts {
-  const facts: LogFacts = { start: null, lastAt: null, complete: null, abort: null };
-  let fd: number;
-  try {
-    fd = openSync(file, 'r');
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return facts;
-    throw error;
-  }
-  const decoder = new StringDecoder('utf8');
-  const buffer = Buffer.alloc(CHUNK);
-  let rest = '';
-  let first = true;
-  const line = (text: string) => {
-    if (text.trim() === '') return;
-    const head = text.slice(0, 512);
-    const at = /"at":(\d+)/.exec(head);
-    if (at) facts.lastAt = Number(at[1]);
-    const wanted = first || head.includes('"type":"session.complete"') || head.includes('"type":"abort.recorded"');
-    const isFirst = first;
-    first = false;
-    if (!wanted) return;
-    let event: { type?: string; at?: number; data?: Record<string, unknown> };
-    try {
-      event = JSON.parse(text) as typeof event;
-    } catch {
-      return; // a torn line: see above
-    }
-    const data = event.data ?? {};
-    if (isFirst && event.type === 'session.start') {
-      facts.start = { at: Number(event.at), workspace: typeof data.workspace === 'string' ? data.workspace : null };
-    } else if (event.type === 'session.complete') {
+class FactsSink implements ScanSink {
+  readonly facts: LogFacts = { start: null, lastAt: null, complete: null, abort: null, log: { warnings: [], unresumable: null, unreadable: null } };
+  /** Events kept so far. */
+  events = 0;
+
+  event(e: LoopEvent): void {
+    const facts = this.facts;
+    const first = this.events++ === 0;
+    facts.lastAt = e.at;
+    const data = e.data as Record<string, unknown>;
+    if (first && e.type === 'session.start') {
+      facts.start = { at: e.at, workspace: typeof data.workspace === 'string' ? data.workspace : null };
+    } else if (e.type === 'session.complete') {
       const summary = String(data.summary ?? '');
-      facts.complete = { at: Number(event.at), reason: doneReason(data.reason as DoneReason, summary, facts.abort !== null), summary };
-    } else if (event.type === 'abort.recorded') {
+      facts.complete = { at: e.at, reason: doneReason(data.reason as DoneReason, summary, facts.abort !== null), summary };
+    } else if (e.type === 'abort.recorded') {
       facts.abort = { stash: String(data.stash ?? ''), restore: String(data.restore ?? '') };
     }
-  };
-  try {
-    for (;;) {
-      const read = readSync(fd, buffer, 0, CHUNK, null);
-      if (read === 0) break;
-      const lines = (rest + decoder.write(buffer.subarray(0, read))).split('\n');
-      rest = lines.pop() ?? '';
-      for (const text of lines) line(text);
-    }
-    line(rest + decoder.end());
-  } finally {
-    closeSync(fd);
   }
+
+  gap(): void {
+    // Named in the warnings the scan returns; every event after it is kept all the same.
+  }
+}
+
+/**
+ * Reads a log with the engine's reader ({@link scanLogFile}: a chunk at a time, every line
+ * checked as `replay` checks it) and keeps only what `runs` shows, with every problem the
+ * reader passed over. A log that is missing or blank is a run not started; one that cannot
+ * be opened, has no readable event, or whose schema version this loopdeck cannot read has
+ * `log.unreadable` set.
+ */
+function scanLog(file: string): LogFacts {
+  const sink = new FactsSink();
+  const { facts } = sink;
+  if (!existsSync(file)) return facts;
+  try {
+    const { warnings, unresumable } = scanLogFile(file, sink);
+    facts.log = { warnings, unresumable: unresumable ?? null, unreadable: null };
+  } catch (error) {
+    if (!(error instanceof LogError)) throw error;
+    // Opening it failed, or its session.start is of a schema version this loopdeck cannot read.
+    return { ...facts, start: null, complete: null, log: { warnings: [], unresumable: null, unreadable: error.message } };
+  }
+  if (sink.events === 0 && !isBlankLog(file)) facts.log.unreadable = `${file}: ${NO_READABLE_EVENT}`;
+  else if (facts.start === null && facts.complete === null && sink.events > 0) facts.log.unreadable = `${file}: its first readable event is not session.start, so where the run worked is not known`;
   return facts;
 }
 
@@ -288,7 +296,7 @@ export function readRun(runDir: string, options: { sizes?: boolean } = {}): RunE
   const workspacePath = facts.start?.workspace ?? null;
   const real = workspacePath === null ? null : realFolder(workspacePath);
   const exists = real !== null;
-  const state: RunState = facts.complete ? 'ended' : pid !== null ? 'running' : facts.start ? 'resumable' : 'not_started';
+  const state: RunState = facts.complete ? 'ended' : pid !== null ? 'running' : facts.start ? 'resumable' : facts.log.unreadable !== null ? 'unreadable' : 'not_started';
   return {
     id: path.basename(runDir),
     runDir,
@@ -306,6 +314,7 @@ export function readRun(runDir: string, options: { sizes?: boolean } = {}): RunE
       stash: real !== null ? stashIn(real, facts.abort) : null,
       pruned: readPruned(runDir),
     },
+    log: facts.log,
   };
 }
 
@@ -345,6 +354,7 @@ export function keepReason(run: RunEntry, now: number, olderThanMs: number): str
   if (run.pid !== null) return run.state === 'running' ? 'running' : `still open (pid ${run.pid})`;
   if (run.state === 'resumable') return 'resumable';
   if (run.state === 'not_started') return 'never started';
+  if (run.state === 'unreadable') return 'log unreadable';
   if (ws.copy === 'none') return 'in place, not a copy';
   if (ws.copy === 'unknown') return `not known to be a copy (${POLICY_FILE} unreadable)`;
   if (ws.pruned !== null || !ws.exists || ws.path === null) return NO_COPY_LEFT;

@@ -13,7 +13,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { damagedLogs } from '../support/damaged-logs.js';
 import { startPty } from '../support/pty-terminal.js';
+import { seededRandom } from '../support/random.js';
 
 const cli = path.resolve(import.meta.dirname, '../../dist/cli.js');
 /** loopdeck as these tests start it, as its messages print it from `cwd`: `node <cli>` by the shorter path. */
@@ -28,12 +30,13 @@ afterAll(() => dirs.forEach((dir) => rmSync(dir, { recursive: true, force: true 
 interface Listed {
   id: string;
   run_dir: string;
-  started: string;
+  started: string | null;
   state: string;
   pid: number | null;
   outcome: { reason: string; summary: string; ended: string } | null;
   age_seconds: number;
   workspace: { path: string; copy: string; exists: boolean; bytes: number | null; stash: string | null; pruned: { workspace: string; pruned_at: string } | null };
+  log: { warnings: string[]; unresumable: string | null; unreadable: string | null };
   kept_by_prune: string | null;
 }
 
@@ -426,5 +429,124 @@ describe('loopdeck runs --prune, runs that record the same copy', () => {
     expect([gone.exitCode, gone.stderr]).toEqual([0, '']);
     expect(gone.stdout.match(/^removed .*/gm)).toEqual([`removed ${ws}`]);
     for (const dir of [runDir, recent]) expect(existsSync(prunedRecord(dir))).toBe(true);
+  });
+});
+
+describe('loopdeck runs, damaged logs', () => {
+  const DEMO = readFileSync(path.resolve(import.meta.dirname, '../fixtures/logs/demo.jsonl'), 'utf8');
+  const demoLines = DEMO.split('\n').slice(0, -1);
+  /** Random bytes, the same on every machine: no line of them is an event. */
+  const randomBytes = (count: number) => {
+    const next = seededRandom(7);
+    return Buffer.from(Array.from({ length: count }, () => Math.floor(next() * 256)));
+  };
+
+  /** A run folder `name` under `cwd`'s `.loopdeck/runs/` whose log is `log`. */
+  function runFolder(cwd: string, name: string, log: string | Buffer): string {
+    const runDir = path.join(cwd, '.loopdeck', 'runs', name);
+    mkdirSync(runDir, { recursive: true });
+    writeFileSync(path.join(runDir, 'events.jsonl'), log);
+    return runDir;
+  }
+
+  /** The warnings `replay` prints about the log of `runDir` (stderr, one a line, less its last word on a log with no event). */
+  async function replayWarnings(cwd: string, runDir: string): Promise<string[]> {
+    const r = await execa('node', [cli, 'replay', '--headless', runDir], { cwd, reject: false });
+    return r.stderr.split('\n').filter((line) => line.startsWith('loopdeck: ') && !line.endsWith('nothing to replay'));
+  }
+
+  it('marks a run whose log has garbage lines, NUL bytes, a repeated seq or a gap as damaged, and one with no readable event as unreadable, as replay reads them', { timeout: 90_000 }, async () => {
+    const cwd = tempDir('loopdeck-runs-damaged-');
+    const lines = (change: (ls: string[]) => void) => {
+      const ls = [...demoLines];
+      change(ls);
+      return `${ls.join('\n')}\n`;
+    };
+    const runs = {
+      sound: runFolder(cwd, 'sound', DEMO),
+      garbage: runFolder(cwd, 'garbage', lines((ls) => ls.splice(4, 0, 'garbage {', '[]'))),
+      nul: runFolder(cwd, 'nul', lines((ls) => (ls[2] = `${'\0'.repeat(40)}${ls[2]}`))),
+      repeated: runFolder(cwd, 'repeated', lines((ls) => ls.splice(4, 0, ls[3]!))),
+      // cut short after line 8 (a crash) with line 6 (seq 5) lost: not ended, and resume refuses it
+      gap: runFolder(cwd, 'gap', `${[...demoLines.slice(0, 5), ...demoLines.slice(6, 8)].join('\n')}\n`),
+      random: runFolder(cwd, 'random', randomBytes(20_000)),
+      blank: runFolder(cwd, 'blank', ''),
+      newer: runFolder(cwd, 'newer', DEMO.replace('"schemaVersion":1', '"schemaVersion":99')),
+    };
+    const file = (name: keyof typeof runs) => path.join(runs[name], 'events.jsonl');
+
+    const all = await listed(cwd);
+    const by = (name: keyof typeof runs) => all.find((r) => r.id === name)!;
+    expect(by('sound')).toMatchObject({ state: 'ended', outcome: { reason: 'goal_met' }, log: { warnings: [], unresumable: null, unreadable: null } });
+    expect(by('blank')).toMatchObject({ state: 'not_started', log: { warnings: [], unreadable: null } });
+    for (const name of ['garbage', 'nul', 'repeated'] as const) {
+      expect(by(name)).toMatchObject({ state: 'ended', outcome: { reason: 'goal_met' }, log: { unreadable: null } });
+      // The very problems replay names, each with its line.
+      expect(by(name).log.warnings.map((w) => `loopdeck: ${w}`)).toEqual(await replayWarnings(cwd, runs[name]));
+      expect(by(name).log.warnings.length).toBeGreaterThan(0);
+    }
+    expect(by('garbage').log.warnings).toEqual([
+      `${file('garbage')}:5: dropped a torn line (not a JSON event); seq 4 follows without a gap`,
+      `${file('garbage')}:6: dropped a torn line (not a loopdeck event); seq 4 follows without a gap`,
+    ]);
+    expect(by('repeated').log.warnings).toEqual([`${file('repeated')}:5: skipped a line whose seq 3 was already read (expected seq 4)`]);
+    expect(by('nul').log.warnings).toEqual([`${file('nul')}:3: skipped 40 NUL bytes (a block of zeros a crash can leave)`]);
+    expect(by('gap')).toMatchObject({ state: 'resumable', log: { warnings: [`${file('gap')}:6: seq gap: expected seq 5, found 6 at line 6: seq 5 missing`], unresumable: expect.stringContaining('seq 5 is missing') } });
+    expect(by('random')).toMatchObject({ state: 'unreadable', started: null, outcome: null, log: { unreadable: `${file('random')}: no line in it is a readable event` } });
+    expect(by('random').log.warnings.map((w) => `loopdeck: ${w}`)).toEqual(await replayWarnings(cwd, runs.random));
+    expect(by('newer')).toMatchObject({ state: 'unreadable', log: { warnings: [], unreadable: expect.stringMatching(/^\S+events\.jsonl:1: session\.start has schemaVersion 99; this loopdeck reads event logs of schema version /) } });
+
+    const table = (await execa('node', [cli, 'runs'], { cwd })).stdout.split('\n');
+    const row = (name: string) => table.find((line) => line.startsWith(`${name} `))!;
+    expect(row('sound')).toMatch(/^sound +2026-01-01 00:00 +ended: goal_met +\d+d /);
+    for (const name of ['garbage', 'nul', 'repeated']) expect(row(name)).toMatch(/ ended: goal_met, log damaged +\d+d /);
+    expect(row('gap')).toMatch(/ resumable, log damaged +\d+d /);
+    expect(row('random')).toMatch(/^random +- +log unreadable +- +-$/);
+    expect(row('newer')).toMatch(/^newer +- +log unreadable +- +-$/);
+    expect(row('blank')).toMatch(/^blank +- +not started +- +-$/);
+    const replay = (name: string) => `see ${self(cwd)} replay ${path.join('.loopdeck', 'runs', name)}`;
+    // The rows, a blank line, then a note for each damaged or unreadable log.
+    expect(table.indexOf('')).toBe(1 + Object.keys(runs).length);
+    const notes = table.slice(table.indexOf('') + 1);
+    expect(notes.sort()).toEqual(
+      [
+        `garbage: log damaged: 2 problems; ${replay('garbage')}`,
+        `nul: log damaged: 1 problem; ${replay('nul')}`,
+        `repeated: log damaged: 1 problem; ${replay('repeated')}`,
+        `gap: log damaged: 1 problem; resume refuses it (what is missing may be a tool call or a decision); ${replay('gap')}`,
+        `random: log unreadable: ${file('random')}: no line in it is a readable event (${by('random').log.warnings.length} problems); ${replay('random')}`,
+        `newer: log unreadable: ${by('newer').log.unreadable}`,
+      ].sort(),
+    );
+    // Whatever its log, a listing of runs never gives its copy away: an unreadable run is kept.
+    expect(by('random').kept_by_prune).toBe('log unreadable');
+  });
+
+  it('reports what replay reports for 300 seeded damaged logs: the same warnings, and unreadable exactly when no event can be read', async () => {
+    const { readRun } = await import('../../src/runs.js');
+    const { foldLogFile, isBlankLog, noEventsIn } = await import('../../src/engine/log.js');
+    const cwd = tempDir('loopdeck-runs-damaged-corpus-');
+    let damaged = 0;
+    for (const [i, log] of damagedLogs(29, 300).entries()) {
+      const runDir = runFolder(cwd, `r${i}`, log.text);
+      const file = path.join(runDir, 'events.jsonl');
+      const run = readRun(runDir, { sizes: false });
+      let folded: { warnings: string[] } | null = null;
+      try {
+        folded = foldLogFile(file);
+      } catch (error) {
+        // A log this loopdeck refuses to read (its session.start's schema version) is unreadable, with why.
+        if ((error as Error).name === 'LogError') expect(run.log.unreadable, log.name).toBe((error as Error).message);
+      }
+      if (folded !== null) {
+        // replay's warnings, less those of its fold stopping after a gap (runs does not fold)
+        expect(run.log.warnings, log.name).toEqual(folded.warnings.filter((w) => !w.startsWith(`${file}: stopped showing the run at seq`)));
+        // No event at all: unreadable, unless there is nothing but blanks (a run not started).
+        if (noEventsIn(file) !== null) expect(run.state, log.name).toBe(isBlankLog(file) ? 'not_started' : 'unreadable');
+        else expect(run.state, log.name).not.toBe('not_started');
+      }
+      if (run.log.warnings.length > 0) damaged += 1;
+    }
+    expect(damaged).toBeGreaterThan(200);
   });
 });
