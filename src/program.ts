@@ -328,7 +328,7 @@ export function buildProgram(): Command {
       'after',
       helpAfter(
         [
-          "A run is running (its process is alive), resumable (not ended: `{self} resume <run>` continues it) or ended with its reason. --prune leaves every log and report in place, records in the run's folder that its copy was pruned, and exits 2 when it would need to ask but there is no terminal (add --yes).",
+          "A run is running (its process is alive), resumable (not ended: `{self} resume <run>` continues it) or ended with its reason. `log damaged` after it: its log has lines the reader passed over (a note under the table counts them; `{self} replay <run>` names each); `log unreadable`: no event in its log can be read. --prune leaves every log and report in place, records in the run's folder that its copy was pruned, and exits 2 when it would need to ask but there is no terminal (add --yes).",
         ],
         ['runs', 'runs --json', 'runs --older-than 30d', 'runs --prune', 'runs --prune --older-than 30d --yes'],
       ),

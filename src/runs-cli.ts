@@ -8,10 +8,10 @@ import path from 'node:path';
 import { createInterface } from 'node:readline/promises';
 import { parseDuration } from './engine/duration.js';
 import { CliError, EXIT } from './exit-codes.js';
-import { keepReason, listRuns, pruneCopy, runsFolder, type RunEntry } from './runs.js';
+import { keptText, listRuns, NO_COPY_LEFT, overlapText, planPrune, pruneCopy, runsFolder, SHARED_COPY, type KeptRun, type PrunableCopy, type RunEntry } from './runs.js';
 import { printError, printJson, printLine } from './text/print.js';
 import { sanitize } from './text/sanitize.js';
-import { selfCommand } from './continue-command.js';
+import { selfCommand, shortPath } from './continue-command.js';
 
 /**
  * Options of `loopdeck runs`. `olderThan`: a duration (`7d`, `12h`, `90m`, `1h30m`, `0s`);
@@ -70,8 +70,13 @@ function formatTime(ms: number | null): string {
   return ms === null ? '-' : new Date(ms).toISOString().slice(0, 16).replace('T', ' ');
 }
 
-/** The state column: `running (pid 123)`, `resumable`, `ended: goal_met`, `not started`. */
+/** The state column: {@link stateOf}, then `, log damaged` when the log reader passed lines over (`ended: goal_met, log damaged`). */
 function stateText(run: RunEntry): string {
+  return run.log.warnings.length > 0 && run.state !== 'unreadable' ? `${stateOf(run)}, log damaged` : stateOf(run);
+}
+
+/** The state alone: `running (pid 123)`, `resumable`, `ended: goal_met`, `not started`, `log unreadable`. */
+function stateOf(run: RunEntry): string {
   switch (run.state) {
     case 'running':
       return `running (pid ${run.pid})`;
@@ -81,7 +86,24 @@ function stateText(run: RunEntry): string {
       return `ended: ${run.outcome!.reason}`;
     case 'not_started':
       return run.pid !== null ? `preparing (pid ${run.pid})` : 'not started';
+    case 'unreadable':
+      return 'log unreadable';
   }
+}
+
+/**
+ * The note under the table for a run whose log is damaged or unreadable, `null` for a
+ * sound one: why it is unreadable, or how many problems the reader passed over and whether
+ * `resume` refuses the run for them; then the `replay` command that names each with its line.
+ */
+function logNote(run: RunEntry): string | null {
+  const { warnings, unresumable, unreadable } = run.log;
+  if (warnings.length === 0 && unreadable === null) return null;
+  const replay = `see ${selfCommand()} replay ${shortPath(run.runDir)}`;
+  const problems = `${warnings.length} problem${warnings.length === 1 ? '' : 's'}`;
+  if (unreadable !== null) return `${run.id}: log unreadable: ${unreadable}${warnings.length > 0 ? ` (${problems}); ${replay}` : ''}`;
+  const refused = unresumable !== null && run.state === 'resumable' ? '; resume refuses it (what is missing may be a tool call or a decision)' : '';
+  return `${run.id}: log damaged: ${problems}${refused}; ${replay}`;
 }
 
 /** The workspace column: where the copy is, whether it is there, its size, its stash; or why there is none. */
@@ -101,13 +123,13 @@ function ageOf(run: RunEntry, now: number): string {
   return at === null ? '-' : formatAge(now - at);
 }
 
-/** One JSON object per run for `--json`: times ISO 8601 UTC, sizes in bytes. */
 /** When a run was last heard of (its end, its last event, its start): what its age counts from. */
 function lastHeard(run: RunEntry): number | null {
   return run.outcome?.at ?? run.lastAt ?? run.started;
 }
 
-function jsonOf(run: RunEntry, now: number, olderThanMs: number) {
+/** One JSON object per run for `--json`: times ISO 8601 UTC, sizes in bytes; `keptByPrune`: why `--prune` would keep its copy ({@link keptText}), `null` when it would go. */
+function jsonOf(run: RunEntry, now: number, keptByPrune: string | null) {
   const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
   const end = lastHeard(run);
   return {
@@ -126,7 +148,8 @@ function jsonOf(run: RunEntry, now: number, olderThanMs: number) {
       stash: run.workspace.stash,
       pruned: run.workspace.pruned,
     },
-    kept_by_prune: keepReason(run, now, olderThanMs),
+    log: run.log,
+    kept_by_prune: keptByPrune,
   };
 }
 
@@ -136,6 +159,8 @@ function printTable(runs: RunEntry[], now: number): void {
   const header = ['RUN', 'STARTED (UTC)', 'STATE', 'AGE', 'WORKSPACE'];
   const widths = header.slice(0, -1).map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
   for (const row of [header, ...rows]) printLine(row.map((cell, i) => (i < widths.length ? cell.padEnd(widths[i]!) : cell)).join('  '));
+  const notes = runs.map(logNote).filter((note) => note !== null);
+  if (notes.length > 0) printLine(['', ...notes].join('\n'));
 }
 
 /** Asks a y/N question on the terminal; `true` only for `y` or `yes`. */
@@ -173,7 +198,9 @@ export async function runsCommand(project: string, options: RunsOptions): Promis
   const runs = options.prune || options.olderThan === undefined ? listed : listed.filter(oldEnough);
   if (!options.prune) {
     if (options.json) {
-      for (const run of runs) printJson(jsonOf(run, now, olderThanMs));
+      // Planned over every run: a run left out of the listing may still keep a copy it shares.
+      const kept = new Map(planPrune(listed, now, olderThanMs).kept.map((k) => [k.run, keptText(k)]));
+      for (const run of runs) printJson(jsonOf(run, now, kept.get(run) ?? null));
       return;
     }
     if (runs.length === 0 && listed.length > 0) {
@@ -190,26 +217,47 @@ export async function runsCommand(project: string, options: RunsOptions): Promis
   await prune(runs, now, olderThanMs, options, where);
 }
 
+/** `kept: 1 resumable, 2 holds the abort's stash`: how many runs `--prune` keeps the copy of, by reason (runs with no copy left not counted); `''` for none. */
+function keptSummary(kept: readonly KeptRun[]): string {
+  const counts = new Map<string, number>();
+  for (const { why } of kept) if (why !== NO_COPY_LEFT) counts.set(why, (counts.get(why) ?? 0) + 1);
+  return [...counts].map(([why, n]) => `${n} ${why}`).join(', ');
+}
+
+/** One line per copy kept because a kept run needs that folder: the copy, whose it is, and which run keeps it and why. */
+function sharedLines(kept: readonly KeptRun[], age: string): string[] {
+  const byCopy = new Map<string, KeptRun[]>();
+  for (const k of kept) if (k.why === SHARED_COPY) byCopy.set(k.run.workspace.real!, [...(byCopy.get(k.run.workspace.real!) ?? []), k]);
+  return [...byCopy.values()].map((group) => {
+    const whose = group.length === 1 ? group[0]!.run.id : `${group.length} runs`;
+    return `kept ${group[0]!.run.workspace.path}, the copy of ${whose} ended more than ${age} ago: ${overlapText(group[0]!.keeper!)}`;
+  });
+}
+
+/** The lines of a copy to remove: its newest run with the folder and its size, then each other run that recorded it. */
+function copyLines(copy: PrunableCopy, now: number): string[] {
+  return copy.runs.map((run, i) => {
+    const ended = `ended: ${run.outcome!.reason}, ${formatAge(now - run.outcome!.at)} ago`;
+    return i === 0 ? `  ${run.id}  ${ended}  ${copy.path}  ${formatBytes(copy.bytes)}` : `  ${run.id}  ${ended}  (the same copy)`;
+  });
+}
+
 async function prune(runs: RunEntry[], now: number, olderThanMs: number, options: RunsOptions, where: string): Promise<void> {
   const age = (options.olderThan ?? DEFAULT_PRUNE_AGE).trim();
-  const doomed = runs.filter((run) => keepReason(run, now, olderThanMs) === null);
-  const kept = new Map<string, number>();
-  for (const run of runs) {
-    const why = keepReason(run, now, olderThanMs);
-    if (why !== null && why !== 'no copy left') kept.set(why, (kept.get(why) ?? 0) + 1);
-  }
-  const keptText = [...kept].map(([why, n]) => `${n} ${why}`).join(', ');
-  if (doomed.length === 0) {
-    printLine(`nothing to prune under ${where}: no run that ended more than ${age} ago has a workspace copy left${keptText ? ` (kept: ${keptText})` : ''}`);
+  const { copies, kept } = planPrune(runs, now, olderThanMs);
+  const keptText = keptSummary(kept);
+  const shared = sharedLines(kept, age);
+  if (copies.length === 0) {
+    printLine(`nothing to prune under ${where}: no run that ended more than ${age} ago has a workspace copy that may go${keptText ? ` (kept: ${keptText})` : ''}`);
+    for (const line of shared) printLine(line);
     return;
   }
-  const total = doomed.reduce((sum, run) => sum + (run.workspace.bytes ?? 0), 0);
+  const total = copies.reduce((sum, copy) => sum + (copy.bytes ?? 0), 0);
   printLine(`copies of runs ended more than ${age} ago (logs and reports stay):`);
-  for (const run of doomed) {
-    printLine(`  ${run.id}  ended: ${run.outcome!.reason}, ${formatAge(now - run.outcome!.at)} ago  ${run.workspace.path}  ${formatBytes(run.workspace.bytes)}`);
-  }
+  for (const copy of copies) for (const line of copyLines(copy, now)) printLine(line);
   if (keptText) printLine(`kept: ${keptText}`);
-  const what = `${doomed.length} workspace cop${doomed.length === 1 ? 'y' : 'ies'} (${formatBytes(total)})`;
+  for (const line of shared) printLine(line);
+  const what = `${copies.length} workspace cop${copies.length === 1 ? 'y' : 'ies'} (${formatBytes(total)})`;
   if (!options.yes) {
     if (process.stdin.isTTY !== true) {
       throw new CliError(`runs --prune: no terminal to ask on, so nothing was removed; add --yes to remove the ${what}`, EXIT.unconfirmed);
@@ -221,18 +269,18 @@ async function prune(runs: RunEntry[], now: number, olderThanMs: number, options
   }
   let freed = 0;
   const failures: string[] = [];
-  for (const run of doomed) {
+  for (const copy of copies) {
     try {
-      const record = pruneCopy(run, now, olderThanMs);
+      const record = pruneCopy(copy, now, olderThanMs);
       freed += record.bytes ?? 0;
       printLine(`removed ${record.workspace}`);
     } catch (error) {
-      failures.push(`${run.id}: ${(error as Error).message}`);
+      failures.push((error as Error).message);
     }
   }
   printLine(`freed ${formatBytes(freed)}; ${path.join('.loopdeck', 'runs')} keeps every log`);
   if (failures.length > 0) {
     for (const failure of failures) printError(`loopdeck: ${failure}`);
-    throw new CliError(`runs --prune: ${failures.length} of ${doomed.length} copies were not removed (listed above)`);
+    throw new CliError(`runs --prune: ${failures.length} of ${copies.length} copies were not removed (listed above)`);
   }
 }

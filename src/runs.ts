@@ -5,13 +5,16 @@
  * A `copy: temp` run works in a copy under the temp folder. loopdeck deletes such a copy
  * only when asked (`loopdeck runs --prune`), and only when nobody can still need it: never
  * while its run can be resumed or is running, never while the copy's repository still
- * holds the stash an abort parked the work in. What is removed is recorded beside the log
- * ({@link PRUNED_FILE}), so `runs` and `resume` say so instead of failing on a missing
- * folder.
+ * holds the stash an abort parked the work in, never while any other run that is kept
+ * records the same folder (a run folder copied by hand does). What is removed is recorded
+ * beside the log of every run that recorded it ({@link PRUNED_FILE}), so `runs` and
+ * `resume` say so instead of failing on a missing folder.
  */
-import { existsSync, lstatSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync, openSync, readSync, closeSync } from 'node:fs';
+import { existsSync, lstatSync, readdirSync, readFileSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { StringDecoder } from 'node:string_decoder';
+import { LogError } from './engine/errors.js';
+import type { LoopEvent } from './engine/events.js';
+import { isBlankLog, NO_READABLE_EVENT, scanLogFile, type ScanSink } from './engine/log.js';
 import { doneReason, type DoneReason } from './engine/machine.js';
 import { POLICY_FILE } from './engine/saved-policy.js';
 
@@ -52,8 +55,20 @@ export type RunState =
   | 'resumable'
   /** `session.complete` is recorded. */
   | 'ended'
-  /** The directory holds no started run (no log, or no `session.start`). */
-  | 'not_started';
+  /** The directory holds no started run (no log, or a blank one). */
+  | 'not_started'
+  /** The log is there but tells nothing of the run: no event in it is readable, not its `session.start` either, or it cannot be opened ({@link RunLog.unreadable}). */
+  | 'unreadable';
+
+/** What the engine's reader found wrong with a run's log (as `replay` reads it). */
+export interface RunLog {
+  /** Every problem it passed over (a torn or garbage line, NUL bytes, a repeated or missing `seq`), each naming the file and line as `replay` prints it; `[]` for a sound log. */
+  warnings: string[];
+  /** Set when the damage may hide a fact `resume` needs (`resume` then refuses the run): what is missing and how to go on. */
+  unresumable: string | null;
+  /** Why the log tells nothing of the run (state `unreadable`), naming the file; else `null`. */
+  unreadable: string | null;
+}
 
 /** A run's workspace as `runs` reports it. */
 export interface RunWorkspace {
@@ -62,7 +77,9 @@ export interface RunWorkspace {
   /** `temp`: a copy loopdeck made; `none`: the project itself, in place (never pruned); `unknown`: `policy.json` unreadable. */
   copy: 'temp' | 'none' | 'unknown';
   exists: boolean;
-  /** Apparent size of its files in bytes (symlinks not followed); `null` when gone or unreadable. */
+  /** The folder's real path (links resolved) while it is there, `null` when it is gone: runs that recorded one folder, by whatever path, have the same. */
+  real: string | null;
+  /** Apparent size of its files in bytes (symlinks not followed; measured once per folder by {@link listRuns}); `null` when gone or unreadable. */
   bytes: number | null;
   /** The stash the workspace's repository holds: the one an abort parked the work in (also when that cannot be told), another, or none. */
   stash: 'abort' | 'other' | null;
@@ -70,7 +87,7 @@ export interface RunWorkspace {
   pruned: PrunedRecord | null;
 }
 
-/** One run directory, read without folding its log. */
+/** One run directory, its log read without folding it. */
 export interface RunEntry {
   id: string;
   runDir: string;
@@ -84,74 +101,68 @@ export interface RunEntry {
   /** The end recorded by `session.complete`. */
   outcome: { reason: DoneReason; summary: string; at: number } | null;
   workspace: RunWorkspace;
+  log: RunLog;
 }
 
-/** What a scan of a log found: its first event, its end, its abort, the time of its last line. */
+/** What a scan of a log found: its first event, its end, its abort, the time of its last event, and what was wrong with it. */
 interface LogFacts {
   start: { at: number; workspace: string | null } | null;
   lastAt: number | null;
   complete: { at: number; reason: DoneReason; summary: string } | null;
   abort: { stash: string; restore: string } | null;
+  log: RunLog;
 }
 
-const CHUNK = 1 << 20;
-
 /**
- * Reads a log line by line in chunks (bounded memory, any length) and parses only the lines
- * `runs` needs: the first, `session.complete` and `abort.recorded` (found by their type near
- * the start of the line, where the envelope puts it). A line that does not parse (a torn
- * write) is passed over: the listing only reports, `resume` and `replay` report damage.
+ * Keeps what `runs` needs of the events a {@link scanLogFile} hands on: the first (when it
+ * is `session.start`), `session.complete`, `abort.recorded` and the time of the last.
  */
-function scanLog(file: string): LogFacts {
-  const facts: LogFacts = { start: null, lastAt: null, complete: null, abort: null };
-  let fd: number;
-  try {
-    fd = openSync(file, 'r');
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return facts;
-    throw error;
-  }
-  const decoder = new StringDecoder('utf8');
-  const buffer = Buffer.alloc(CHUNK);
-  let rest = '';
-  let first = true;
-  const line = (text: string) => {
-    if (text.trim() === '') return;
-    const head = text.slice(0, 512);
-    const at = /"at":(\d+)/.exec(head);
-    if (at) facts.lastAt = Number(at[1]);
-    const wanted = first || head.includes('"type":"session.complete"') || head.includes('"type":"abort.recorded"');
-    const isFirst = first;
-    first = false;
-    if (!wanted) return;
-    let event: { type?: string; at?: number; data?: Record<string, unknown> };
-    try {
-      event = JSON.parse(text) as typeof event;
-    } catch {
-      return; // a torn line: see above
-    }
-    const data = event.data ?? {};
-    if (isFirst && event.type === 'session.start') {
-      facts.start = { at: Number(event.at), workspace: typeof data.workspace === 'string' ? data.workspace : null };
-    } else if (event.type === 'session.complete') {
+class FactsSink implements ScanSink {
+  readonly facts: LogFacts = { start: null, lastAt: null, complete: null, abort: null, log: { warnings: [], unresumable: null, unreadable: null } };
+  /** Events kept so far. */
+  events = 0;
+
+  event(e: LoopEvent): void {
+    const facts = this.facts;
+    const first = this.events++ === 0;
+    facts.lastAt = e.at;
+    const data = e.data as Record<string, unknown>;
+    if (first && e.type === 'session.start') {
+      facts.start = { at: e.at, workspace: typeof data.workspace === 'string' ? data.workspace : null };
+    } else if (e.type === 'session.complete') {
       const summary = String(data.summary ?? '');
-      facts.complete = { at: Number(event.at), reason: doneReason(data.reason as DoneReason, summary, facts.abort !== null), summary };
-    } else if (event.type === 'abort.recorded') {
+      facts.complete = { at: e.at, reason: doneReason(data.reason as DoneReason, summary, facts.abort !== null), summary };
+    } else if (e.type === 'abort.recorded') {
       facts.abort = { stash: String(data.stash ?? ''), restore: String(data.restore ?? '') };
     }
-  };
-  try {
-    for (;;) {
-      const read = readSync(fd, buffer, 0, CHUNK, null);
-      if (read === 0) break;
-      const lines = (rest + decoder.write(buffer.subarray(0, read))).split('\n');
-      rest = lines.pop() ?? '';
-      for (const text of lines) line(text);
-    }
-    line(rest + decoder.end());
-  } finally {
-    closeSync(fd);
   }
+
+  gap(): void {
+    // Named in the warnings the scan returns; every event after it is kept all the same.
+  }
+}
+
+/**
+ * Reads a log with the engine's reader ({@link scanLogFile}: a chunk at a time, every line
+ * checked as `replay` checks it) and keeps only what `runs` shows, with every problem the
+ * reader passed over. A log that is missing or blank is a run not started; one that cannot
+ * be opened, has no readable event, or whose schema version this loopdeck cannot read has
+ * `log.unreadable` set.
+ */
+function scanLog(file: string): LogFacts {
+  const sink = new FactsSink();
+  const { facts } = sink;
+  if (!existsSync(file)) return facts;
+  try {
+    const { warnings, unresumable } = scanLogFile(file, sink);
+    facts.log = { warnings, unresumable: unresumable ?? null, unreadable: null };
+  } catch (error) {
+    if (!(error instanceof LogError)) throw error;
+    // Opening it failed, or its session.start is of a schema version this loopdeck cannot read.
+    return { ...facts, start: null, complete: null, log: { warnings: [], unresumable: null, unreadable: error.message } };
+  }
+  if (sink.events === 0 && !isBlankLog(file)) facts.log.unreadable = `${file}: ${NO_READABLE_EVENT}`;
+  else if (facts.start === null && facts.complete === null && sink.events > 0) facts.log.unreadable = `${file}: its first readable event is not session.start, so where the run worked is not known`;
   return facts;
 }
 
@@ -263,14 +274,29 @@ function readPruned(runDir: string): PrunedRecord | null {
   throw new Error(`${file}: expected the JSON runs --prune writes: workspace, pruned_at, bytes`);
 }
 
+/**
+ * The real path of `folder` (links resolved), `null` when it is not there.
+ * @throws Error naming the folder when it is there but its real path cannot be read
+ */
+function realFolder(folder: string): string | null {
+  if (!existsSync(folder)) return null;
+  try {
+    return realpathSync(folder);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null; // removed since
+    throw new Error(`${folder}: cannot read the workspace's real path (${(error as Error).message})`, { cause: error });
+  }
+}
+
 /** Reads one run directory (see {@link RunEntry}). `sizes: false` skips measuring the workspace. */
 export function readRun(runDir: string, options: { sizes?: boolean } = {}): RunEntry {
   const facts = scanLog(path.join(runDir, 'events.jsonl'));
   const saved = savedWorkspace(runDir);
   const pid = liveOwner(runDir);
   const workspacePath = facts.start?.workspace ?? null;
-  const exists = workspacePath !== null && existsSync(workspacePath);
-  const state: RunState = facts.complete ? 'ended' : pid !== null ? 'running' : facts.start ? 'resumable' : 'not_started';
+  const real = workspacePath === null ? null : realFolder(workspacePath);
+  const exists = real !== null;
+  const state: RunState = facts.complete ? 'ended' : pid !== null ? 'running' : facts.start ? 'resumable' : facts.log.unreadable !== null ? 'unreadable' : 'not_started';
   return {
     id: path.basename(runDir),
     runDir,
@@ -283,21 +309,40 @@ export function readRun(runDir: string, options: { sizes?: boolean } = {}): RunE
       path: workspacePath,
       copy: saved.copy,
       exists,
-      bytes: exists && options.sizes !== false ? folderBytes(workspacePath) : null,
-      stash: exists ? stashIn(workspacePath, facts.abort) : null,
+      real,
+      bytes: real !== null && options.sizes !== false ? folderBytes(real) : null,
+      stash: real !== null ? stashIn(real, facts.abort) : null,
       pruned: readPruned(runDir),
     },
+    log: facts.log,
   };
 }
 
-/** Every run under `project`'s `.loopdeck/runs/`, newest first (by start, else by folder name); `[]` when there is none. */
+/**
+ * Every run under `project`'s `.loopdeck/runs/`, newest first (by start, else by folder
+ * name); `[]` when there is none. A folder several runs recorded is measured once.
+ */
 export function listRuns(project: string, options: { sizes?: boolean } = {}): RunEntry[] {
   const folder = runsFolder(project);
   if (!existsSync(folder)) return [];
   const dirs = readdirSync(folder, { withFileTypes: true }).filter((d) => d.isDirectory());
-  const runs = dirs.map((d) => readRun(path.join(folder, d.name), options));
+  const runs = dirs.map((d) => readRun(path.join(folder, d.name), { sizes: false }));
+  if (options.sizes !== false) measureWorkspaces(runs);
   return runs.sort((a, b) => (b.started ?? 0) - (a.started ?? 0) || b.id.localeCompare(a.id));
 }
+
+/** Sets the size of each run's workspace, measuring each folder (by its real path) once however many runs recorded it. */
+function measureWorkspaces(runs: RunEntry[]): void {
+  const sizes = new Map<string, number | null>();
+  for (const { workspace } of runs) {
+    if (workspace.real === null) continue;
+    if (!sizes.has(workspace.real)) sizes.set(workspace.real, folderBytes(workspace.real));
+    workspace.bytes = sizes.get(workspace.real)!;
+  }
+}
+
+/** {@link keepReason} of a run whose copy is gone (pruned or missing) or was never recorded. */
+export const NO_COPY_LEFT = 'no copy left';
 
 /**
  * Why a run's workspace copy must stay, or `null` when `runs --prune` may remove it: the
@@ -309,10 +354,12 @@ export function keepReason(run: RunEntry, now: number, olderThanMs: number): str
   if (run.pid !== null) return run.state === 'running' ? 'running' : `still open (pid ${run.pid})`;
   if (run.state === 'resumable') return 'resumable';
   if (run.state === 'not_started') return 'never started';
+  if (run.state === 'unreadable') return 'log unreadable';
   if (ws.copy === 'none') return 'in place, not a copy';
   if (ws.copy === 'unknown') return `not known to be a copy (${POLICY_FILE} unreadable)`;
-  if (ws.pruned !== null || !ws.exists || ws.path === null) return 'no copy left';
-  if (!isLoopdeckCopy(ws.path)) return 'not a folder loopdeck made';
+  if (ws.pruned !== null || !ws.exists || ws.path === null) return NO_COPY_LEFT;
+  // Both the path recorded and the folder it leads to: a link named like a copy is not one.
+  if (!isLoopdeckCopy(ws.path) || !isLoopdeckCopy(ws.real!)) return 'not a folder loopdeck made';
   if (ws.stash === 'abort') return "holds the abort's stash";
   if (ws.stash === 'other') return 'holds a stash';
   if (run.outcome && now - run.outcome.at < olderThanMs) return 'ended recently';
@@ -324,21 +371,131 @@ function isLoopdeckCopy(folder: string): boolean {
   return path.isAbsolute(folder) && /^loopdeck-.+-[A-Za-z0-9]{6}$/.test(path.basename(folder)) && statSync(folder).isDirectory();
 }
 
+/** {@link KeptRun.why} of a run whose own copy could go, but that folder is also one a kept run needs. */
+export const SHARED_COPY = "sharing a kept run's copy";
+
+/** How a folder `runs --prune` would remove lies to the workspace of another run: the same folder, one holding it, or one inside it. */
+export type Overlap = 'same' | 'holds' | 'inside';
+
+/** A workspace copy `runs --prune` may remove: one folder, with every run that recorded it. */
+export interface PrunableCopy {
+  /** The folder as the newest of its runs recorded it. */
+  path: string;
+  /** Its real path (see {@link RunWorkspace.real}). */
+  real: string;
+  /** Apparent size of its files in bytes, `null` when unknown (as {@link RunWorkspace.bytes}). */
+  bytes: number | null;
+  /** Every run whose workspace it is, newest first: each ended long enough ago and kept by nothing of its own. */
+  runs: RunEntry[];
+}
+
+/** A run whose copy `runs --prune` keeps. */
+export interface KeptRun {
+  run: RunEntry;
+  /** Its own {@link keepReason}, or {@link SHARED_COPY}. */
+  why: string;
+  /** With {@link SHARED_COPY}: the kept run whose workspace overlaps the copy, why that run is kept, and how they overlap; else `null`. */
+  keeper: { run: RunEntry; why: string; overlap: Overlap } | null;
+}
+
+/** What `runs --prune` does: the copies it may remove, and the runs whose copy it keeps. */
+export interface PrunePlan {
+  /** One per folder (by real path), in the order of their newest run. */
+  copies: PrunableCopy[];
+  /** Every run it keeps the copy of, in the order given, those kept for a shared copy last; a run with no copy left too ({@link NO_COPY_LEFT}). */
+  kept: KeptRun[];
+}
+
+/** Whether `child` is a folder inside `parent` (both real, absolute paths). */
+function isInside(child: string, parent: string): boolean {
+  const relative = path.relative(parent, child);
+  return relative !== '' && relative !== '..' && !relative.startsWith(`..${path.sep}`) && !path.isAbsolute(relative);
+}
+
+/** How the folder `copy` lies to `workspace` (both real paths), `null` when removing one leaves the other whole. */
+function overlapOf(copy: string, workspace: string): Overlap | null {
+  if (copy === workspace) return 'same';
+  if (isInside(workspace, copy)) return 'holds';
+  return isInside(copy, workspace) ? 'inside' : null;
+}
+
+/** The first of the kept runs (`real`: the real path of its workspace) whose workspace overlaps the folder `copy`, `null` when none does. */
+function keeperOf(copy: string, keepers: ReadonlyArray<{ run: RunEntry; why: string; real: string }>): KeptRun['keeper'] {
+  for (const { run, why, real } of keepers) {
+    const overlap = overlapOf(copy, real);
+    if (overlap !== null) return { run, why, overlap };
+  }
+  return null;
+}
+
 /**
- * Removes the workspace copy of `run` and records it in the run directory
- * ({@link PRUNED_FILE}); the log, `policy.json` and any report stay. The run is read
- * again first and nothing is removed when it may no longer be pruned (it was resumed, its
- * console opened, a stash appeared).
- * @returns the record written
- * @throws Error naming the run and why its copy must stay; any error of the removal itself
+ * What `runs --prune` does with `runs`, which must be every run of the folder (a run left
+ * out cannot keep its copy). A copy goes when every run that recorded it may lose it
+ * ({@link keepReason} is `null`) and no kept run works in that folder, in one inside it or
+ * in one holding it: it is then one {@link PrunableCopy}, counted and measured once
+ * however many runs recorded it (compared by real path). Otherwise every run that recorded
+ * it is kept too, with {@link SHARED_COPY} and the run that keeps it.
  */
-export function pruneCopy(run: RunEntry, now: number, olderThanMs: number): PrunedRecord {
-  const fresh = readRun(run.runDir, { sizes: false });
-  const keep = keepReason(fresh, now, olderThanMs);
-  if (keep !== null) throw new Error(`${run.runDir}: the workspace copy is kept (${keep})`);
-  const workspace = fresh.workspace.path!;
-  const record: PrunedRecord = { workspace, pruned_at: new Date(now).toISOString(), bytes: run.workspace.bytes };
-  rmSync(workspace, { recursive: true, force: true });
-  writeFileSync(path.join(run.runDir, PRUNED_FILE), `${JSON.stringify(record)}\n`);
-  return record;
+export function planPrune(runs: readonly RunEntry[], now: number, olderThanMs: number): PrunePlan {
+  const kept: KeptRun[] = [];
+  const keepers: Array<{ run: RunEntry; why: string; real: string }> = [];
+  const groups = new Map<string, RunEntry[]>();
+  for (const run of runs) {
+    const why = keepReason(run, now, olderThanMs);
+    const real = run.workspace.real;
+    if (why === null) groups.set(real!, [...(groups.get(real!) ?? []), run]);
+    else kept.push({ run, why, keeper: null });
+    if (why !== null && why !== NO_COPY_LEFT && real !== null) keepers.push({ run, why, real });
+  }
+  const copies: PrunableCopy[] = [];
+  for (const [real, group] of groups) {
+    const keeper = keeperOf(real, keepers);
+    if (keeper !== null) kept.push(...group.map((run) => ({ run, why: SHARED_COPY, keeper })));
+    else copies.push({ path: group[0]!.workspace.path!, real, bytes: group[0]!.workspace.bytes, runs: group });
+  }
+  return { copies, kept };
+}
+
+/**
+ * Why the copy of a kept run stays, in full: its own reason, or for a shared copy which
+ * run keeps it and why (`sharing a kept run's copy: it is also the workspace of <id> (resumable)`).
+ */
+export function keptText(kept: KeptRun): string {
+  return kept.keeper === null ? kept.why : `${kept.why}: ${overlapText(kept.keeper)}`;
+}
+
+/** How a kept run's workspace and a copy overlap, from the copy's side: `it is also the workspace of <id> (<why>)`. */
+export function overlapText(keeper: NonNullable<KeptRun['keeper']>): string {
+  const { run, why, overlap } = keeper;
+  const where = run.workspace.path ?? '';
+  if (overlap === 'same') return `it is also the workspace of ${run.id} (${why})`;
+  return `${overlap === 'holds' ? 'it holds' : 'it is inside'} ${where}, the workspace of ${run.id} (${why})`;
+}
+
+/**
+ * Removes a copy of the plan ({@link planPrune}) and records it in the folder of every run
+ * that recorded it ({@link PRUNED_FILE}); their logs, `policy.json` and any report stay.
+ * Each of those runs is read again first, and nothing is removed when any of them may no
+ * longer be pruned (it was resumed, its console opened, a stash appeared) or no longer
+ * records that folder (it is gone, or the run names another).
+ * @returns the record written (each run's records the folder as that run named it)
+ * @throws Error naming the run's folder, the copy and why it stays; any error of the removal itself
+ */
+export function pruneCopy(copy: PrunableCopy, now: number, olderThanMs: number): PrunedRecord {
+  for (const run of copy.runs) {
+    const fresh = readRun(run.runDir, { sizes: false });
+    if (fresh.workspace.real !== copy.real) {
+      const why = fresh.workspace.real === null ? 'it is no longer there' : `the run now records ${fresh.workspace.path}`;
+      throw new Error(`${run.runDir}: the workspace copy ${copy.path} was not removed: ${why}`);
+    }
+    const keep = keepReason(fresh, now, olderThanMs);
+    if (keep !== null) throw new Error(`${run.runDir}: the workspace copy ${copy.path} is kept (${keep})`);
+  }
+  const prunedAt = new Date(now).toISOString();
+  rmSync(copy.real, { recursive: true, force: true });
+  for (const run of copy.runs) {
+    const record: PrunedRecord = { workspace: run.workspace.path!, pruned_at: prunedAt, bytes: copy.bytes };
+    writeFileSync(path.join(run.runDir, PRUNED_FILE), `${JSON.stringify(record)}\n`);
+  }
+  return { workspace: copy.path, pruned_at: prunedAt, bytes: copy.bytes };
 }

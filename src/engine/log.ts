@@ -405,6 +405,8 @@ function countOf(text: string, char: string): number {
 }
 
 const CHUNK_BYTES = 1 << 20;
+/** The smallest chunk {@link scanLogFile} reads in. */
+const SMALL_CHUNK_BYTES = 16 * 1024;
 
 /**
  * The pieces of a log file read from `fd` a chunk at a time, never the whole file: the
@@ -520,6 +522,9 @@ export function isBlankLog(file: string): boolean {
   }
 }
 
+/** Why a log that is not blank has no event: {@link noEventsIn}'s answer for it. */
+export const NO_READABLE_EVENT = 'no line in it is a readable event';
+
 /**
  * Why the log has no event to replay, with the warnings about its lines (as {@link foldLogFile}
  * gives them), or `null` as soon as one readable event is found: reads only up to it.
@@ -535,7 +540,29 @@ export function noEventsIn(file: string): { why: string; warnings: string[] } | 
       scanner.push(piece);
       if (found) return null;
     }
-    return { why: 'no line in it is a readable event', warnings: scanner.end().warnings };
+    return { why: NO_READABLE_EVENT, warnings: scanner.end().warnings };
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/**
+ * The checks of {@link parseLog} over a file, read a chunk at a time: every event kept
+ * goes to `sink` (which copies what it keeps: the piece is reused), and nothing is held.
+ * Returns every warning and, when the damage may hide a fact `resume` needs,
+ * `unresumable`; the warnings of a fold after a gap ({@link foldLogFile}) are not among
+ * them, as no event is folded.
+ * @throws LogError naming the file when it cannot be read, or for an unreadable schema version
+ */
+export function scanLogFile(file: string, sink: ScanSink): Omit<ReadLogResult, 'events'> {
+  const fd = openLog(file);
+  try {
+    const scanner = new LogScanner(file, sink);
+    // Chunks no larger than the file: `runs` scans many small logs, and a chunk is allocated for each.
+    const chunkBytes = Math.min(CHUNK_BYTES, Math.max(fstatSync(fd).size + 1, SMALL_CHUNK_BYTES));
+    for (const piece of filePieces(fd, file, scanner.nulWarnings, undefined, chunkBytes)) scanner.push(piece);
+    const { gapped: _gapped, ...result } = scanner.end();
+    return result;
   } finally {
     closeSync(fd);
   }

@@ -8,12 +8,14 @@
  * copy was pruned.
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { damagedLogs } from '../support/damaged-logs.js';
 import { startPty } from '../support/pty-terminal.js';
+import { seededRandom } from '../support/random.js';
 
 const cli = path.resolve(import.meta.dirname, '../../dist/cli.js');
 /** loopdeck as these tests start it, as its messages print it from `cwd`: `node <cli>` by the shorter path. */
@@ -28,12 +30,13 @@ afterAll(() => dirs.forEach((dir) => rmSync(dir, { recursive: true, force: true 
 interface Listed {
   id: string;
   run_dir: string;
-  started: string;
+  started: string | null;
   state: string;
   pid: number | null;
   outcome: { reason: string; summary: string; ended: string } | null;
   age_seconds: number;
   workspace: { path: string; copy: string; exists: boolean; bytes: number | null; stash: string | null; pruned: { workspace: string; pruned_at: string } | null };
+  log: { warnings: string[]; unresumable: string | null; unreadable: string | null };
   kept_by_prune: string | null;
 }
 
@@ -204,7 +207,7 @@ describe('loopdeck runs', () => {
 
     // Nothing left to prune but what must stay; once the abort's stash is dropped, its copy may go.
     const again = await execa('node', [cli, 'runs', '--prune', '--yes'], { cwd });
-    expect(again.stdout).toBe("nothing to prune under " + path.join(cwd, '.loopdeck', 'runs') + ": no run that ended more than 7d ago has a workspace copy left (kept: 1 ended recently, 1 resumable, 1 in place, not a copy, 1 holds the abort's stash)");
+    expect(again.stdout).toBe("nothing to prune under " + path.join(cwd, '.loopdeck', 'runs') + ": no run that ended more than 7d ago has a workspace copy that may go (kept: 1 ended recently, 1 resumable, 1 in place, not a copy, 1 holds the abort's stash)");
     git(workspaceOf(runs.aborted!), 'stash', 'drop');
     const dropped = await execa('node', [cli, 'runs', '--prune', '--yes'], { cwd });
     expect(dropped.stdout).toContain(`removed ${workspaceOf(runs.aborted!)}`);
@@ -296,5 +299,254 @@ describe('the outcome a run is listed with', () => {
     } finally {
       rmSync(runDir, { recursive: true, force: true });
     }
+  });
+});
+
+describe('loopdeck runs --prune, runs that record the same copy', () => {
+  /** A copy of the run folder `runDir` made by hand under a new name: a second run that records the same workspace copy. */
+  function copyRun(runDir: string, suffix: string): string {
+    const copy = `${runDir}-${suffix}`;
+    cpSync(runDir, copy, { recursive: true });
+    return copy;
+  }
+
+  /** Cuts the log of `runDir` where its verifier was about to report: a run that crashed before its end, so resumable. */
+  function cutBeforeEnd(runDir: string): void {
+    const file = path.join(runDir, 'events.jsonl');
+    const lines = readFileSync(file, 'utf8').split('\n');
+    writeFileSync(file, `${lines.slice(0, lines.findIndex((line) => line.includes('"type":"verify.result"'))).join('\n')}\n`);
+  }
+
+  /** A folder with one real goal_met run: its folder and its workspace copy. */
+  async function oneRun(prefix: string): Promise<{ cwd: string; runDir: string; ws: string }> {
+    const cwd = tempDir(prefix);
+    mkdirSync(path.join(cwd, 'project'));
+    writeFileSync(path.join(cwd, 'project', 'a.txt'), 'one\n');
+    const { runDir } = await run(cwd, loop(cwd, 'met', WRITE_DONE));
+    const ws = workspaceOf(runDir);
+    dirs.push(ws);
+    return { cwd, runDir, ws };
+  }
+
+  const prunedRecord = (runDir: string) => path.join(runDir, 'workspace-pruned.json');
+
+  it('several ended runs that record one copy: it is listed, counted and measured once, removed once, and recorded as pruned in every run', { timeout: 90_000 }, async () => {
+    const { formatBytes } = await import('../../src/runs-cli.js');
+    const { cwd, runDir, ws } = await oneRun('loopdeck-runs-shared-');
+    const other = (await run(cwd, loop(cwd, 'other', WRITE_DONE))).runDir;
+    dirs.push(workspaceOf(other));
+    const copies = [copyRun(runDir, 'copy1'), copyRun(runDir, 'copy2')];
+    for (const dir of [runDir, other, ...copies]) age(dir, 8);
+    const before = await listed(cwd);
+    const bytes = (dir: string) => before.find((r) => r.run_dir === dir)!.workspace.bytes!;
+    expect(new Set([runDir, ...copies].map(bytes)).size).toBe(1);
+    const total = formatBytes(bytes(runDir) + bytes(other));
+
+    const asked = await execa('node', [cli, 'runs', '--prune'], { cwd, reject: false, stdin: 'ignore' });
+    expect([asked.exitCode, asked.stderr]).toEqual([2, `loopdeck: runs --prune: no terminal to ask on, so nothing was removed; add --yes to remove the 2 workspace copies (${total})`]);
+    const lines = asked.stdout.split('\n');
+    expect(lines).toHaveLength(5);
+    expect(lines[0]).toBe('copies of runs ended more than 7d ago (logs and reports stay):');
+    expect(lines[1]).toBe(`  ${path.basename(other)}  ended: goal_met, 8d ago  ${workspaceOf(other)}  ${formatBytes(bytes(other))}`);
+    expect(lines[2]).toBe(`  ${path.basename(copies[1]!)}  ended: goal_met, 8d ago  ${ws}  ${formatBytes(bytes(runDir))}`);
+    expect(lines.slice(3)).toEqual([copies[0]!, runDir].map((dir) => `  ${path.basename(dir)}  ended: goal_met, 8d ago  (the same copy)`));
+
+    const r = await execa('node', [cli, 'runs', '--prune', '--yes'], { cwd, reject: false, stdin: 'ignore' });
+    expect([r.exitCode, r.stderr]).toEqual([0, '']);
+    expect(r.stdout.split('\n').slice(5)).toEqual([`removed ${workspaceOf(other)}`, `removed ${ws}`, `freed ${total}; ${path.join('.loopdeck', 'runs')} keeps every log`]);
+    expect(existsSync(ws)).toBe(false);
+    for (const dir of [runDir, ...copies]) {
+      expect(JSON.parse(readFileSync(prunedRecord(dir), 'utf8'))).toMatchObject({ workspace: ws, bytes: bytes(runDir) });
+      expect(existsSync(path.join(dir, 'events.jsonl'))).toBe(true);
+    }
+    const after = await listed(cwd);
+    for (const dir of [runDir, ...copies]) expect(after.find((x) => x.run_dir === dir)!.workspace).toMatchObject({ exists: false, pruned: { workspace: ws } });
+    const again = await execa('node', [cli, 'runs', '--prune', '--yes'], { cwd });
+    expect(again.stdout).toBe(`nothing to prune under ${path.join(cwd, '.loopdeck', 'runs')}: no run that ended more than 7d ago has a workspace copy that may go`);
+  });
+
+  it('a copy that a resumable run also records stays, with the run that keeps it named; the other copies go and are counted alone', { timeout: 90_000 }, async () => {
+    const { formatBytes } = await import('../../src/runs-cli.js');
+    const { cwd, runDir, ws } = await oneRun('loopdeck-runs-shared-resumable-');
+    const other = (await run(cwd, loop(cwd, 'other', WRITE_DONE))).runDir;
+    dirs.push(workspaceOf(other));
+    const ended = copyRun(runDir, 'copy');
+    const resumable = copyRun(runDir, 'resumable');
+    cutBeforeEnd(resumable);
+    for (const dir of [runDir, other, ended, resumable]) age(dir, 8);
+    const before = await listed(cwd);
+    const by = (dir: string) => before.find((x) => x.run_dir === dir)!;
+    expect(by(resumable)).toMatchObject({ state: 'resumable', kept_by_prune: 'resumable' });
+    for (const dir of [runDir, ended]) expect(by(dir).kept_by_prune).toBe(`sharing a kept run's copy: it is also the workspace of ${path.basename(resumable)} (resumable)`);
+
+    const r = await execa('node', [cli, 'runs', '--prune', '--older-than', '0s', '--yes'], { cwd, reject: false, stdin: 'ignore' });
+    expect([r.exitCode, r.stderr]).toEqual([0, '']);
+    expect(r.stdout.split('\n')).toEqual([
+      'copies of runs ended more than 0s ago (logs and reports stay):',
+      `  ${path.basename(other)}  ended: goal_met, 8d ago  ${workspaceOf(other)}  ${formatBytes(by(other).workspace.bytes)}`,
+      "kept: 1 resumable, 2 sharing a kept run's copy",
+      `kept ${ws}, the copy of 2 runs ended more than 0s ago: it is also the workspace of ${path.basename(resumable)} (resumable)`,
+      `removed ${workspaceOf(other)}`,
+      `freed ${formatBytes(by(other).workspace.bytes)}; ${path.join('.loopdeck', 'runs')} keeps every log`,
+    ]);
+    expect(existsSync(ws)).toBe(true);
+    for (const dir of [runDir, ended, resumable]) expect(existsSync(prunedRecord(dir))).toBe(false);
+    const table = (await execa('node', [cli, 'runs'], { cwd })).stdout;
+    expect(table).toMatch(new RegExp(`${path.basename(resumable)} .* resumable +8d +${ws} \\(`));
+
+    const again = await execa('node', [cli, 'runs', '--prune', '--older-than', '0s', '--yes'], { cwd });
+    expect(again.stdout.split('\n')).toEqual([
+      `nothing to prune under ${path.join(cwd, '.loopdeck', 'runs')}: no run that ended more than 0s ago has a workspace copy that may go (kept: 1 resumable, 2 sharing a kept run's copy)`,
+      `kept ${ws}, the copy of 2 runs ended more than 0s ago: it is also the workspace of ${path.basename(resumable)} (resumable)`,
+    ]);
+  });
+
+  it('a copy that a run which ended recently also records stays until that run is old enough; a copy holding a kept run\'s workspace stays too', { timeout: 90_000 }, async () => {
+    const { cwd, runDir, ws } = await oneRun('loopdeck-runs-shared-recent-');
+    const recent = copyRun(runDir, 'recent');
+    age(runDir, 8);
+    const r = await execa('node', [cli, 'runs', '--prune', '--yes'], { cwd, reject: false, stdin: 'ignore' });
+    expect([r.exitCode, r.stderr]).toEqual([0, '']);
+    expect(r.stdout.split('\n')).toEqual([
+      `nothing to prune under ${path.join(cwd, '.loopdeck', 'runs')}: no run that ended more than 7d ago has a workspace copy that may go (kept: 1 ended recently, 1 sharing a kept run's copy)`,
+      `kept ${ws}, the copy of ${path.basename(runDir)} ended more than 7d ago: it is also the workspace of ${path.basename(recent)} (ended recently)`,
+    ]);
+    expect(existsSync(ws)).toBe(true);
+
+    // A resumable run that works in a folder inside the copy: removing the copy would remove its workspace.
+    const inner = copyRun(runDir, 'inner');
+    cutBeforeEnd(inner);
+    mkdirSync(path.join(ws, 'sub'));
+    const log = path.join(inner, 'events.jsonl');
+    writeFileSync(log, readFileSync(log, 'utf8').replace(`"workspace":${JSON.stringify(ws)}`, `"workspace":${JSON.stringify(path.join(ws, 'sub'))}`));
+    const held = await execa('node', [cli, 'runs', '--prune', '--older-than', '0s', '--yes'], { cwd, reject: false, stdin: 'ignore' });
+    expect([held.exitCode, held.stderr]).toEqual([0, '']);
+    expect(held.stdout).toContain(`(kept: 1 resumable, 2 sharing a kept run's copy)\nkept ${ws}, the copy of 2 runs ended more than 0s ago: it holds ${path.join(ws, 'sub')}, the workspace of ${path.basename(inner)} (resumable)`);
+    expect(existsSync(ws)).toBe(true);
+
+    rmSync(inner, { recursive: true });
+    const gone = await execa('node', [cli, 'runs', '--prune', '--older-than', '0s', '--yes'], { cwd, reject: false, stdin: 'ignore' });
+    expect([gone.exitCode, gone.stderr]).toEqual([0, '']);
+    expect(gone.stdout.match(/^removed .*/gm)).toEqual([`removed ${ws}`]);
+    for (const dir of [runDir, recent]) expect(existsSync(prunedRecord(dir))).toBe(true);
+  });
+});
+
+describe('loopdeck runs, damaged logs', () => {
+  const DEMO = readFileSync(path.resolve(import.meta.dirname, '../fixtures/logs/demo.jsonl'), 'utf8');
+  const demoLines = DEMO.split('\n').slice(0, -1);
+  /** Random bytes, the same on every machine: no line of them is an event. */
+  const randomBytes = (count: number) => {
+    const next = seededRandom(7);
+    return Buffer.from(Array.from({ length: count }, () => Math.floor(next() * 256)));
+  };
+
+  /** A run folder `name` under `cwd`'s `.loopdeck/runs/` whose log is `log`. */
+  function runFolder(cwd: string, name: string, log: string | Buffer): string {
+    const runDir = path.join(cwd, '.loopdeck', 'runs', name);
+    mkdirSync(runDir, { recursive: true });
+    writeFileSync(path.join(runDir, 'events.jsonl'), log);
+    return runDir;
+  }
+
+  /** The warnings `replay` prints about the log of `runDir` (stderr, one a line, less its last word on a log with no event). */
+  async function replayWarnings(cwd: string, runDir: string): Promise<string[]> {
+    const r = await execa('node', [cli, 'replay', '--headless', runDir], { cwd, reject: false });
+    return r.stderr.split('\n').filter((line) => line.startsWith('loopdeck: ') && !line.endsWith('nothing to replay'));
+  }
+
+  it('marks a run whose log has garbage lines, NUL bytes, a repeated seq or a gap as damaged, and one with no readable event as unreadable, as replay reads them', { timeout: 90_000 }, async () => {
+    const cwd = tempDir('loopdeck-runs-damaged-');
+    const lines = (change: (ls: string[]) => void) => {
+      const ls = [...demoLines];
+      change(ls);
+      return `${ls.join('\n')}\n`;
+    };
+    const runs = {
+      sound: runFolder(cwd, 'sound', DEMO),
+      garbage: runFolder(cwd, 'garbage', lines((ls) => ls.splice(4, 0, 'garbage {', '[]'))),
+      nul: runFolder(cwd, 'nul', lines((ls) => (ls[2] = `${'\0'.repeat(40)}${ls[2]}`))),
+      repeated: runFolder(cwd, 'repeated', lines((ls) => ls.splice(4, 0, ls[3]!))),
+      // cut short after line 8 (a crash) with line 6 (seq 5) lost: not ended, and resume refuses it
+      gap: runFolder(cwd, 'gap', `${[...demoLines.slice(0, 5), ...demoLines.slice(6, 8)].join('\n')}\n`),
+      random: runFolder(cwd, 'random', randomBytes(20_000)),
+      blank: runFolder(cwd, 'blank', ''),
+      newer: runFolder(cwd, 'newer', DEMO.replace('"schemaVersion":1', '"schemaVersion":99')),
+    };
+    const file = (name: keyof typeof runs) => path.join(runs[name], 'events.jsonl');
+
+    const all = await listed(cwd);
+    const by = (name: keyof typeof runs) => all.find((r) => r.id === name)!;
+    expect(by('sound')).toMatchObject({ state: 'ended', outcome: { reason: 'goal_met' }, log: { warnings: [], unresumable: null, unreadable: null } });
+    expect(by('blank')).toMatchObject({ state: 'not_started', log: { warnings: [], unreadable: null } });
+    for (const name of ['garbage', 'nul', 'repeated'] as const) {
+      expect(by(name)).toMatchObject({ state: 'ended', outcome: { reason: 'goal_met' }, log: { unreadable: null } });
+      // The very problems replay names, each with its line.
+      expect(by(name).log.warnings.map((w) => `loopdeck: ${w}`)).toEqual(await replayWarnings(cwd, runs[name]));
+      expect(by(name).log.warnings.length).toBeGreaterThan(0);
+    }
+    expect(by('garbage').log.warnings).toEqual([
+      `${file('garbage')}:5: dropped a torn line (not a JSON event); seq 4 follows without a gap`,
+      `${file('garbage')}:6: dropped a torn line (not a loopdeck event); seq 4 follows without a gap`,
+    ]);
+    expect(by('repeated').log.warnings).toEqual([`${file('repeated')}:5: skipped a line whose seq 3 was already read (expected seq 4)`]);
+    expect(by('nul').log.warnings).toEqual([`${file('nul')}:3: skipped 40 NUL bytes (a block of zeros a crash can leave)`]);
+    expect(by('gap')).toMatchObject({ state: 'resumable', log: { warnings: [`${file('gap')}:6: seq gap: expected seq 5, found 6 at line 6: seq 5 missing`], unresumable: expect.stringContaining('seq 5 is missing') } });
+    expect(by('random')).toMatchObject({ state: 'unreadable', started: null, outcome: null, log: { unreadable: `${file('random')}: no line in it is a readable event` } });
+    expect(by('random').log.warnings.map((w) => `loopdeck: ${w}`)).toEqual(await replayWarnings(cwd, runs.random));
+    expect(by('newer')).toMatchObject({ state: 'unreadable', log: { warnings: [], unreadable: expect.stringMatching(/^\S+events\.jsonl:1: session\.start has schemaVersion 99; this loopdeck reads event logs of schema version /) } });
+
+    const table = (await execa('node', [cli, 'runs'], { cwd })).stdout.split('\n');
+    const row = (name: string) => table.find((line) => line.startsWith(`${name} `))!;
+    expect(row('sound')).toMatch(/^sound +2026-01-01 00:00 +ended: goal_met +\d+d /);
+    for (const name of ['garbage', 'nul', 'repeated']) expect(row(name)).toMatch(/ ended: goal_met, log damaged +\d+d /);
+    expect(row('gap')).toMatch(/ resumable, log damaged +\d+d /);
+    expect(row('random')).toMatch(/^random +- +log unreadable +- +-$/);
+    expect(row('newer')).toMatch(/^newer +- +log unreadable +- +-$/);
+    expect(row('blank')).toMatch(/^blank +- +not started +- +-$/);
+    const replay = (name: string) => `see ${self(cwd)} replay ${path.join('.loopdeck', 'runs', name)}`;
+    // The rows, a blank line, then a note for each damaged or unreadable log.
+    expect(table.indexOf('')).toBe(1 + Object.keys(runs).length);
+    const notes = table.slice(table.indexOf('') + 1);
+    expect(notes.sort()).toEqual(
+      [
+        `garbage: log damaged: 2 problems; ${replay('garbage')}`,
+        `nul: log damaged: 1 problem; ${replay('nul')}`,
+        `repeated: log damaged: 1 problem; ${replay('repeated')}`,
+        `gap: log damaged: 1 problem; resume refuses it (what is missing may be a tool call or a decision); ${replay('gap')}`,
+        `random: log unreadable: ${file('random')}: no line in it is a readable event (${by('random').log.warnings.length} problems); ${replay('random')}`,
+        `newer: log unreadable: ${by('newer').log.unreadable}`,
+      ].sort(),
+    );
+    // Whatever its log, a listing of runs never gives its copy away: an unreadable run is kept.
+    expect(by('random').kept_by_prune).toBe('log unreadable');
+  });
+
+  it('reports what replay reports for 300 seeded damaged logs: the same warnings, and unreadable exactly when no event can be read', async () => {
+    const { readRun } = await import('../../src/runs.js');
+    const { foldLogFile, isBlankLog, noEventsIn } = await import('../../src/engine/log.js');
+    const cwd = tempDir('loopdeck-runs-damaged-corpus-');
+    let damaged = 0;
+    for (const [i, log] of damagedLogs(29, 300).entries()) {
+      const runDir = runFolder(cwd, `r${i}`, log.text);
+      const file = path.join(runDir, 'events.jsonl');
+      const run = readRun(runDir, { sizes: false });
+      let folded: { warnings: string[] } | null = null;
+      try {
+        folded = foldLogFile(file);
+      } catch (error) {
+        // A log this loopdeck refuses to read (its session.start's schema version) is unreadable, with why.
+        if ((error as Error).name === 'LogError') expect(run.log.unreadable, log.name).toBe((error as Error).message);
+      }
+      if (folded !== null) {
+        // replay's warnings, less those of its fold stopping after a gap (runs does not fold)
+        expect(run.log.warnings, log.name).toEqual(folded.warnings.filter((w) => !w.startsWith(`${file}: stopped showing the run at seq`)));
+        // No event at all: unreadable, unless there is nothing but blanks (a run not started).
+        if (noEventsIn(file) !== null) expect(run.state, log.name).toBe(isBlankLog(file) ? 'not_started' : 'unreadable');
+        else expect(run.state, log.name).not.toBe('not_started');
+      }
+      if (run.log.warnings.length > 0) damaged += 1;
+    }
+    expect(damaged).toBeGreaterThan(200);
   });
 });
