@@ -434,13 +434,15 @@ const REDUCERS: { readonly [T in EventType]: Reducer<T> } = {
     if (e.data.reason === 'goal_met' && s.alertWatch.length > 0) clearAlerts(s, e.seq, clearAll(s.alertWatch, 'the goal was met'));
   },
   'state.transition': (s, e) => {
+    // Checked first: a transition the machine refuses changes nothing.
+    const machine = transition(s.machine, e.data.to, e.seq);
     s.stepEnded = false;
     s.planCommitted = false;
     if (e.data.to !== 'IDLE' && e.data.from !== 'IDLE') {
       s.planDraft = null;
       s.planReviewed = false;
     }
-    s.machine = transition(s.machine, e.data.to, e.seq);
+    s.machine = machine;
     s.lastTransition = { from: e.data.from, to: e.data.to, seq: e.seq };
   },
   'plan.draft': (s, e) => {
@@ -448,9 +450,10 @@ const REDUCERS: { readonly [T in EventType]: Reducer<T> } = {
     s.planReviewed = false;
   },
   'plan.commit': (s, e) => {
+    const plan = [...e.data.steps];
     s.planDraft = null;
     s.planReviewed = false;
-    s.plan = [...e.data.steps];
+    s.plan = plan;
     s.plans += 1;
     s.planCommitted = true;
     s.planDone = 0;
@@ -479,20 +482,26 @@ const REDUCERS: { readonly [T in EventType]: Reducer<T> } = {
     completeStep(s, e.data.outcome === 'error');
   },
   'model.call': (s, e) => {
+    // What the event holds is read first: data that cannot be read changes nothing.
     const { response } = e.data;
+    // A CLI agent's parsed messages were each counted as a turn already.
+    const counted = !(response.agent_run && response.agent_run.messages > 0);
+    const unreported = unreportedOf(response);
+    const tokens = e.data.usage.input_tokens + e.data.usage.output_tokens;
+    const queued = [...response.tool_calls];
+    const report = response.report ? reportOf(response.report) : null;
     s.turn = e.data.turn;
     s.stepHasTurn = true;
-    // A CLI agent's parsed messages were each counted as a turn already.
-    if (!(response.agent_run && response.agent_run.messages > 0)) own(s, 'usage', s.usage).turns += 1;
-    noteUnreported(s, unreportedOf(response));
-    own(s, 'usage', s.usage).tokens += e.data.usage.input_tokens + e.data.usage.output_tokens;
+    if (counted) own(s, 'usage', s.usage).turns += 1;
+    noteUnreported(s, unreported);
+    own(s, 'usage', s.usage).tokens += tokens;
     own(s, 'usage', s.usage).cost_usd += e.data.cost_usd;
-    s.queued = [...response.tool_calls];
+    s.queued = queued;
     s.finalClaim = response.final ?? null;
     s.thought = response.thought ?? null;
     s.requestChars = e.data.request_chars ?? 0;
     s.longSessionChars = e.data.long_session_chars ?? 0;
-    if (response.report) appendReport(own(s, 'reportSinceCheckpoint', s.reportSinceCheckpoint), response.report);
+    if (report) appendReport(own(s, 'reportSinceCheckpoint', s.reportSinceCheckpoint), report);
   },
   'tool.call': (s, e) => {
     own(s, 'tools', s.tools).set(e.data.call.id, toolRecord(e));
@@ -561,10 +570,12 @@ const REDUCERS: { readonly [T in EventType]: Reducer<T> } = {
   },
   'repetition.detected': (s, e) => foldRepetition(s, e),
   'goal.revised': (s, e) => {
+    const acceptance = reviseAcceptance(s.acceptance, e.data.acceptance, e.data.goal.success_criteria);
+    const note = `The operator revised the goal (${e.data.revision.directive}: ${e.data.revision.text}).`;
     s.goal = e.data.goal;
-    s.acceptance = reviseAcceptance(s.acceptance, e.data.acceptance, e.data.goal.success_criteria);
+    s.acceptance = acceptance;
     own(s, 'revisions', s.revisions).push({ ...e.data.revision, seq: e.seq });
-    own(s, 'history', s.history).push({ role: 'harness', content: `The operator revised the goal (${e.data.revision.directive}: ${e.data.revision.text}).` });
+    own(s, 'history', s.history).push({ role: 'harness', content: note });
   },
   'reflection.recorded': (s, e) => {
     own(s, 'reflections', s.reflections).push({ attempt: e.data.attempt, text: e.data.text });
@@ -636,14 +647,26 @@ function reducerOf(type: EventType): Reducer<never> {
  * a refuted claim told to the agent, and each failed command kept for the execution memory.
  */
 function foldVerify(s: SessionState, e: EventOf<'verify.result'>): void {
+  // What the event holds is read first: data that cannot be read changes nothing.
+  const failed = e.data.commands.filter((c) => !c.passed);
+  const open = e.data.acceptance?.met === false ? { not_done: e.data.acceptance.not_done.length } : {};
+  const refuted = !e.data.passed && e.data.trigger === 'claim' ? refutation(e.data, s.acceptance.rows) : null;
   const claim = e.data.trigger === 'claim' ? s.finalClaim : null;
   if (e.data.trigger === 'claim') s.finalClaim = null;
-  const open = e.data.acceptance?.met === false ? { not_done: e.data.acceptance.not_done.length } : {};
   s.lastVerify = { seq: e.seq, passed: e.data.passed, trigger: e.data.trigger, commands: e.data.commands, step: s.step, lap: s.lap, claim, ...open };
-  if (!e.data.passed && e.data.trigger === 'claim') own(s, 'history', s.history).push({ role: 'harness', content: refutation(e.data, s.acceptance.rows) });
-  for (const c of e.data.commands.filter((c) => !c.passed)) {
+  if (refuted !== null) own(s, 'history', s.history).push({ role: 'harness', content: refuted });
+  for (const c of failed) {
     s.failedSinceCheckpoint = noteFailure(s.failedSinceCheckpoint, { kind: 'verify', what: c.command, why: `exit ${c.exit_code ?? 'none'}`, turn: s.turn });
   }
+}
+
+/** A turn's report with its lists read into arrays (a list that cannot be read throws here, before the fold changes anything). */
+function reportOf(report: Partial<ReportedClaims>): Partial<ReportedClaims> {
+  const out: Partial<ReportedClaims> = {};
+  if (report.new_evidence) out.new_evidence = [...report.new_evidence];
+  if (report.eliminated_hypotheses) out.eliminated_hypotheses = [...report.eliminated_hypotheses];
+  if (report.remaining_hypotheses) out.remaining_hypotheses = [...report.remaining_hypotheses];
+  return out;
 }
 
 /** The agent's own assessment: a model call but not a turn (tokens and cost only), kept as reported. */

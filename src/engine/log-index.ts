@@ -314,8 +314,7 @@ export class LogIndex {
   /** Folds and indexes one event the scanner kept; keeps a snapshot when a spacing is reached. */
   private add(e: LoopEvent, piece: Piece): void {
     if (this.stopped) return;
-    if (!this.damaged) reduce(this.front, e);
-    else if (!this.reduceAfterDamage(e)) return;
+    if (!this.reduceOnTrial(e)) return;
     this.frozen = null;
     this.offsets.push(piece.offset!, piece.bytes!);
     this.count += 1;
@@ -352,16 +351,16 @@ export class LogIndex {
   }
 
   /**
-   * After a gap: folds `e` on trial (as `parseLog` does); when the fold cannot take it,
-   * nothing more is indexed, with a warning, and the front is folded again from the last
-   * snapshot (the failed event may have changed part of it).
+   * Folds `e` on trial (after a gap, or a line damaged into another legible value): when the
+   * fold cannot take it, nothing more is indexed, with a warning, and the front is folded
+   * again from the last snapshot (the failed event may have changed part of it).
    */
-  private reduceAfterDamage(e: LoopEvent): boolean {
+  private reduceOnTrial(e: LoopEvent): boolean {
     try {
       reduce(this.front, e);
       return true;
     } catch (error) {
-      this.stopped = stoppedAt(this.file, e, error);
+      this.stopped = stoppedAt(this.file, e, error, this.damaged);
       const slot = this.snapshots.length - 1;
       this.front = draftFrom(this.snapshots[slot]!);
       for (const event of this.read(slot * this.every, this.count)) reduce(this.front, event);

@@ -304,8 +304,9 @@ function unresumableText(file: string, risks: readonly string[]): string {
  *   skipped with a warning naming the lines and the missing `seq`s; when what is missing
  *   could be a tool call, a decision or a state change, `unresumable` says so (replay
  *   still shows the rest, resume refuses);
- * - after a gap, events are folded on trial and the events from the first one the fold
- *   cannot take (a transition whose start was lost) are left out with a warning.
+ * - events are folded on trial: from the first one the fold cannot take (a transition
+ *   whose start a gap lost, a line damaged into another legible value) they are left out
+ *   with a warning, and `unresumable` says so.
  *
  * A `session.start` whose `schemaVersion` this version cannot read (one written by a
  * newer loopdeck, or none at all) is refused before anything is folded.
@@ -317,21 +318,28 @@ export function parseLog(text: string, file: string): ReadLogResult {
   const scanner = new LogScanner(file, { event: (e) => events.push(e), gap: () => undefined });
   scanText(text, file, scanner);
   const { gapped, ...result } = scanner.end();
-  if (!gapped) return { events, ...result };
+  // Folded on trial: a line damaged into another legible event (or one a gap left without
+  // its start) ends the events kept, and a resume of them would go on from a run that
+  // never was: the log is unresumable.
   const state = draftOf(INITIAL_STATE);
-  const kept = events.findIndex((e) => !reduceAfterDamage(state, e, file, result.warnings));
-  return { events: kept < 0 ? events : events.slice(0, kept), ...result };
+  const kept = events.findIndex((e) => !reduceOnTrial(state, e, file, result.warnings, gapped));
+  if (kept < 0) return { events, ...result };
+  const refused = events[kept]!;
+  const unresumable = result.unresumable ?? unresumableText(file, [`seq ${refused.seq} (${refused.type}) does not follow from the events before it`]);
+  return { events: events.slice(0, kept), ...result, unresumable };
 }
 
 type Folded = { state: SessionState; warnings: string[]; unresumable?: string };
 
 /**
- * Folds each event a scanner keeps into a fresh state; past a `seq` gap, only what the fold
- * can still take (from the first event it cannot take, nothing more, with a warning).
+ * Folds each event a scanner keeps into a fresh state, on trial: from the first event the
+ * fold cannot take (past a `seq` gap, or a line whose value was damaged into another legible
+ * one, such as a state no machine has), nothing more, with a warning; the state is the
+ * run up to before it.
  */
 class FoldingSink implements ScanSink {
   readonly state = draftOf(INITIAL_STATE);
-  /** The warning for the event the fold after damage could not take, if any. */
+  /** The warning for the event the fold could not take, if any. */
   readonly stopped: string[] = [];
   private damaged = false;
   private folding = true;
@@ -339,9 +347,7 @@ class FoldingSink implements ScanSink {
   constructor(private readonly file: string) {}
 
   event(e: LoopEvent): void {
-    if (!this.folding) return;
-    if (this.damaged) this.folding = reduceAfterDamage(this.state, e, this.file, this.stopped);
-    else reduce(this.state, e);
+    if (this.folding) this.folding = reduceOnTrial(this.state, e, this.file, this.stopped, this.damaged);
   }
 
   gap(): void {
@@ -585,24 +591,34 @@ export function foldLogFile(file: string): Folded {
   }
 }
 
-/** The warning for the event a fold after damage cannot take (`error`, thrown by the fold): the run is shown up to before it. */
-export function stoppedAt(file: string, e: LoopEvent, error: unknown): string {
-  return `${file}: stopped showing the run at seq ${e.seq} (${e.type}): after the damage named above it does not follow (${(error as Error).message})`;
+/**
+ * The warning for the event a fold cannot take (`error`, thrown by the fold): the run is
+ * shown up to before it. `damaged`: after damage named in an earlier warning (a `seq` gap).
+ */
+export function stoppedAt(file: string, e: LoopEvent, error: unknown, damaged = true): string {
+  const why = damaged ? 'after the damage named above it does not follow' : 'it does not follow from the events before it (a damaged line, legible but wrong)';
+  return `${file}: stopped showing the run at seq ${e.seq} (${e.type}): ${why} (${(error as Error).message})`;
 }
 
 /**
- * Folds `e` into `state` after a gap; `false` (and a warning) when the fold cannot take
- * it, e.g. a transition whose starting state was in the lost lines.
+ * Folds `e` into `state` on trial: `false`, with the warning of {@link stoppedAt} in
+ * `warnings`, when the fold cannot take it; the counts the fold moved before the event's own
+ * reducer threw are put back, so the state is the run up to before it (a transition is
+ * checked before its reducer changes anything; data a reducer cannot read fails it at its
+ * first read, before its first change).
  */
-function reduceAfterDamage(state: SessionState, e: LoopEvent, file: string, warnings: string[]): boolean {
+function reduceOnTrial(state: SessionState, e: LoopEvent, file: string, warnings: string[], damaged: boolean): boolean {
+  const { eventCount, lastSeq, lastAt, lastAtBefore, verdicts } = state;
   try {
     reduce(state, e);
     return true;
   } catch (error) {
-    warnings.push(stoppedAt(file, e, error));
+    Object.assign(state, { eventCount, lastSeq, lastAt, lastAtBefore, verdicts });
+    warnings.push(stoppedAt(file, e, error, damaged));
     return false;
   }
 }
+
 
 /**
  * Refuses a log whose `session.start` carries a schema version this reader does not know.
