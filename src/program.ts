@@ -222,12 +222,9 @@ export function buildProgram(): Command {
       // On resume the policy comes from the run's policy.json, not from any loop.yaml.
       const gates = builtinGatesWarning(prepared.policy, resuming ? path.join(prepared.runDir, 'policy.json') : prepared.policy.file);
       if (gates) printError(`loopdeck: ${gates}`);
-      // Nobody is there to answer a prompt: say now what happens to calls no rule allows.
-      printError(
-        options.approve === 'all'
-          ? 'loopdeck: --approve all: tool calls the approval rules ask about are approved (deny rules and the built-in guards still deny)'
-          : 'loopdeck: with nobody to answer, tool calls the approval rules ask about are denied (the agent is told); --approve all approves them',
-      );
+      // Say now what happens to the calls the approval rules ask about, as --approve decides.
+      const { approvalModeLine, attachedAnswerer, driveHeadless } = await import('./headless.js');
+      printError(`loopdeck: ${approvalModeLine(options.approve, sanitize(prepared.runDir, { oneLine: true }), resuming)}`);
       if (resuming && !options.yes) {
         fail(`resuming headless needs --yes; the run stands at: ${summary(prepared)}`);
       }
@@ -243,9 +240,7 @@ export function buildProgram(): Command {
         printError('loopdeck: stdout was closed; stopping the run at the next safe point (the log is kept)');
         prepared.session.stop({ abort: false, why: 'stdout was closed (its reader went away)' });
       });
-      const { attachedAnswerer, driveHeadless } = await import('./headless.js');
       const headlessPolicy = { approve: options.approve === 'all' ? ('all' as const) : ('none' as const), onPause: options.onPause };
-      if (options.desk) printError(`loopdeck: tool prompts wait for \`loopdeck attach ${sanitize(prepared.runDir, { oneLine: true })}\` up to approval.timeout, then are denied`);
       const ended = await driveHeadless(start(), headlessPolicy, options.desk ? attachedAnswerer(prepared.session, options.desk, headlessPolicy) : undefined).finally(() => options.desk?.dispose());
       await prepared.dispose();
       prepared.log.close();
