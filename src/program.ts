@@ -436,7 +436,7 @@ export function buildProgram(): Command {
     .command('watch')
     .description('follow a CLI agent session another program is writing: timeline, tool calls, budget, alerts (read-only)')
     .argument('[file]', 'a Claude Code session file, a Codex rollout file, or a saved --json / stream-json output; a folder lists its sessions')
-    .option('-c, --config <file>', "a loop contract whose budget, repetition guard, observers and progress rules apply (default: loopdeck's defaults)")
+    .option('-c, --config <file>', "a loop contract whose budget, repetition guard, observers and progress rules apply (default: no budget limits, the repetition guard's defaults)")
     .option('--workspace <path>', "the watched agent's working folder: with the config's observe and progress, checkpoints of observed progress are taken there")
     .option('--since <time>', 'pick among sessions modified after this time: 90m, 2h, 3d back from now, or a date (2026-12-01T08:00)')
     .option('--latest', 'watch the newest session file (under the folder given, else ~/.claude/projects and ~/.codex/sessions)')
@@ -455,8 +455,8 @@ export function buildProgram(): Command {
       ),
     )
     .action(async (file: string | undefined, options: { config?: string; workspace?: string; since?: string; latest?: boolean; headless?: boolean }) => {
-      const { defaultAuditPolicy } = await import('./audit-cli.js');
-      const policy = options.config ? await policyOrExit(options.config) : defaultAuditPolicy();
+      // Without --config no budget limits apply (docs/watch.md): nobody set any for the watched session.
+      const policy = options.config ? await policyOrExit(options.config) : null;
       const { watchCommand } = await import('./watch/command.js');
       await watchCommand(file, options, policy);
     });
