@@ -67,6 +67,7 @@ export function watchSource(options: WatchOptions): FollowSource & { describe: (
   let feed: TranscriptFeed | null = null;
   return {
     readOnly: 'watching: loopdeck cannot pause, stop or answer a session another program runs (alerts ring the bell)',
+    alertNote: () => 'loopdeck cannot pause this session',
     describe: () => `${shown} (${feed?.format === 'text' || !feed ? 'format not recognised yet' : feed.format})`,
     start(push: (event: LoopEvent) => void) {
       const sink = new EventSink(`watch-${randomBytes(4).toString('hex')}`, now, push);
