@@ -222,12 +222,9 @@ export function buildProgram(): Command {
       // On resume the policy comes from the run's policy.json, not from any loop.yaml.
       const gates = builtinGatesWarning(prepared.policy, resuming ? path.join(prepared.runDir, 'policy.json') : prepared.policy.file);
       if (gates) printError(`loopdeck: ${gates}`);
-      // Nobody is there to answer a prompt: say now what happens to calls no rule allows.
-      printError(
-        options.approve === 'all'
-          ? 'loopdeck: --approve all: tool calls the approval rules ask about are approved (deny rules and the built-in guards still deny)'
-          : 'loopdeck: with nobody to answer, tool calls the approval rules ask about are denied (the agent is told); --approve all approves them',
-      );
+      // Say now what happens to the calls the approval rules ask about, as --approve decides.
+      const { approvalModeLine, attachedAnswerer, driveHeadless } = await import('./headless.js');
+      printError(`loopdeck: ${approvalModeLine(options.approve, sanitize(prepared.runDir, { oneLine: true }), resuming)}`);
       if (resuming && !options.yes) {
         fail(`resuming headless needs --yes; the run stands at: ${summary(prepared)}`);
       }
@@ -243,9 +240,7 @@ export function buildProgram(): Command {
         printError('loopdeck: stdout was closed; stopping the run at the next safe point (the log is kept)');
         prepared.session.stop({ abort: false, why: 'stdout was closed (its reader went away)' });
       });
-      const { attachedAnswerer, driveHeadless } = await import('./headless.js');
       const headlessPolicy = { approve: options.approve === 'all' ? ('all' as const) : ('none' as const), onPause: options.onPause };
-      if (options.desk) printError(`loopdeck: tool prompts wait for \`loopdeck attach ${sanitize(prepared.runDir, { oneLine: true })}\` up to approval.timeout, then are denied`);
       const ended = await driveHeadless(start(), headlessPolicy, options.desk ? attachedAnswerer(prepared.session, options.desk, headlessPolicy) : undefined).finally(() => options.desk?.dispose());
       await prepared.dispose();
       prepared.log.close();
@@ -441,7 +436,7 @@ export function buildProgram(): Command {
     .command('watch')
     .description('follow a CLI agent session another program is writing: timeline, tool calls, budget, alerts (read-only)')
     .argument('[file]', 'a Claude Code session file, a Codex rollout file, or a saved --json / stream-json output; a folder lists its sessions')
-    .option('-c, --config <file>', "a loop contract whose budget, repetition guard, observers and progress rules apply (default: loopdeck's defaults)")
+    .option('-c, --config <file>', "a loop contract whose budget, repetition guard, observers and progress rules apply (default: no budget limits, the repetition guard's defaults)")
     .option('--workspace <path>', "the watched agent's working folder: with the config's observe and progress, checkpoints of observed progress are taken there")
     .option('--since <time>', 'pick among sessions modified after this time: 90m, 2h, 3d back from now, or a date (2026-12-01T08:00)')
     .option('--latest', 'watch the newest session file (under the folder given, else ~/.claude/projects and ~/.codex/sessions)')
@@ -460,8 +455,8 @@ export function buildProgram(): Command {
       ),
     )
     .action(async (file: string | undefined, options: { config?: string; workspace?: string; since?: string; latest?: boolean; headless?: boolean }) => {
-      const { defaultAuditPolicy } = await import('./audit-cli.js');
-      const policy = options.config ? await policyOrExit(options.config) : defaultAuditPolicy();
+      // Without --config no budget limits apply (docs/watch.md): nobody set any for the watched session.
+      const policy = options.config ? await policyOrExit(options.config) : null;
       const { watchCommand } = await import('./watch/command.js');
       await watchCommand(file, options, policy);
     });

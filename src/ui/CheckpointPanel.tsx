@@ -69,6 +69,16 @@ export function browseHint(index: number, count: number, browsing: boolean): str
 }
 
 /**
+ * What the checkpoint panel says before any checkpoint: when the next comes (one every
+ * `every` iterations), that none is taken in this session (`every` 0 once it started:
+ * nothing is measured), or, before the session starts, only that there is none yet.
+ */
+export function noCheckpointText(started: boolean, every: number): string {
+  if (every > 0) return `No checkpoint yet (one every ${every === 1 ? 'iteration' : counted(every, 'iteration')}).`;
+  return started ? 'No checkpoints: nothing is measured in this session.' : 'No checkpoint yet.';
+}
+
+/**
  * One checkpoint as an observed-versus-reported diff: each observed signal before → after
  * with its wanted direction and move (regressions and missing values stand out), the
  * target tests that flipped each way since the last checkpoint (`target-tests-rows.tsx`), each
@@ -88,11 +98,13 @@ export const CheckpointPanel = React.memo(function CheckpointPanel({ height, wid
   // Reported items are compared with every earlier report (said again, not new, when they come back).
   const diff = useMemo(() => (current ? diffCheckpoint(checkpoints.slice(0, index), current) : null), [checkpoints, index, current]);
   const every = useConsole((s) => s.session.checkpointEvery);
+  // Known once session.start is folded: 0 then means no checkpoint is ever taken (a watch without observers, an import).
+  const started = useConsole((s) => s.session.startedAt !== null);
   const browsing = useConsole((s) => s.checkpoint !== null);
   if (!current || !diff) {
     return (
       <Box height={height} flexShrink={0}>
-        <Line width={width} color={theme.muted}>No checkpoint yet{every > 0 ? ` (one every ${every === 1 ? 'iteration' : counted(every, 'iteration')})` : ''}.</Line>
+        <Line width={width} color={theme.muted}>{noCheckpointText(started, every)}</Line>
       </Box>
     );
   }

@@ -1,6 +1,7 @@
 /**
- * What a watching console rings the terminal bell for and lists: the detections loopdeck
- * would have acted on in a run of its own (it cannot pause a program it does not run).
+ * What a following console (watch, attach) rings the terminal bell for and lists: the
+ * detections a run of loopdeck's own acts on. Who acts on them differs: nobody can pause a
+ * watched program; an attached run acts by its own policy (each source's `alertNote`).
  */
 import type { LoopEvent } from '../engine/events.js';
 import { budgetName, spentText } from '../engine/budget-units.js';

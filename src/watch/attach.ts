@@ -14,7 +14,7 @@ import path from 'node:path';
 import type { LoopEvent } from '../engine/events.js';
 import { isEnvelope } from '../engine/log.js';
 import type { ResumePayload } from '../engine/session.js';
-import type { FollowSource } from './console.js';
+import type { FollowSource, NoticeSink } from './console.js';
 import { FileTail, TAIL_POLL_MS, type TailItem } from './tail.js';
 
 /** The log file of a run, in its run directory. */
@@ -102,6 +102,26 @@ export interface AttachOptions {
   readOnlyWhy?: string;
 }
 
+/**
+ * What follows an alert in an attached run: the run acts on it itself, by its own policy
+ * (the console only rang the bell). The event's `action` says what the run does when it
+ * carries one (a stagnation, checkpoints that measured nothing); a repetition or a budget
+ * limit reached is acted on by the run's `on_detect` or budget settings and `--on-pause`.
+ */
+export function attachedAlertNote(event: LoopEvent): string {
+  const action = 'action' in event.data ? event.data.action : null;
+  switch (action) {
+    case 'pause':
+      return 'the run pauses on it, and answers the pause by its own --on-pause';
+    case 'stop':
+      return 'the run stops on it';
+    case 'alert':
+      return 'the run goes on: its policy only alerts';
+    default:
+      return 'the run acts on it by its own policy, not this console';
+  }
+}
+
 /** Said when the console opens on a run whose prompts its keys answer. */
 export const ATTACHED_ANSWERS = "attached: your keys answer this run's prompts (y/n/d, a/A); pausing, stopping or changing the run stays with it";
 
@@ -110,25 +130,27 @@ export function attachSource(options: AttachOptions): FollowSource & { file: str
   const file = runLogOf(options.target);
   const answer = options.answer;
   // Where the run's replies are said: the notice line, once the console has started.
-  let say: (text: string) => void = () => undefined;
+  let say: NoticeSink = () => undefined;
   return {
     file,
     exists: () => existsSync(file),
     readOnly: answer
       ? "attached: your keys answer this run's prompts, but cannot pause, stop or change the run"
       : 'attached read-only: this console cannot pause, stop or answer the run (it answers its prompts by its own policy)',
+    alertNote: attachedAlertNote,
     ...(answer
       ? {
           answer: (payload: ResumePayload, seq: number) => {
             const replied = answer(payload, seq);
             if (!replied) return;
-            void replied.then((reply) => say(reply.ok ? `the run took the answer: ${reply.reason}` : `the run refused the answer: ${reply.reason}`));
+            void replied.then((reply) => (reply.ok ? say(`the run took the answer: ${reply.reason}`, 'success') : say(`the run refused the answer: ${reply.reason}`, 'warning')));
           },
         }
       : {}),
     start(push, notice) {
       say = notice;
-      notice(answer ? ATTACHED_ANSWERS : `attached read-only${options.readOnlyWhy ? `: ${options.readOnlyWhy}` : ''}`);
+      // How the console stands towards the run's prompts: information, not the outcome of anything.
+      notice(answer ? ATTACHED_ANSWERS : `attached read-only${options.readOnlyWhy ? `: ${options.readOnlyWhy}` : ''}`, 'info');
       const reader = new RunLogReader(file, push, notice);
       const tail = new FileTail(file, { pollMs: options.pollMs ?? TAIL_POLL_MS, onItems: (items) => reader.take(items) });
       tail.start();

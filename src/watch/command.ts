@@ -126,8 +126,11 @@ function interactive(headless: boolean | undefined): boolean {
   return !headless && consoleTerminal();
 }
 
-/** `loopdeck watch`. */
-export async function watchCommand(target: string | undefined, options: WatchCommandOptions, policy: LoopPolicy): Promise<void> {
+/**
+ * `loopdeck watch`. `policy`: the loop.yaml of `--config`; `null` without one (no budget
+ * limits, the repetition guard's defaults, no checkpoints).
+ */
+export async function watchCommand(target: string | undefined, options: WatchCommandOptions, policy: LoopPolicy | null): Promise<void> {
   const file = pickSession(target, options);
   if (file === null) return;
   const workspace = workspaceOf(options.workspace);

@@ -3,7 +3,8 @@
  * `loopdeck watch` (a CLI agent's transcript) and `loopdeck attach` (a loopdeck run started
  * headless elsewhere). It shows what the source writes as it is written; nothing can be
  * paused, stopped or changed from here. Each alert ({@link alertOf}) rings the terminal bell
- * and is said on the notice line; the banner and the timeline's alert filter list them.
+ * and is said on the notice line with what the source says follows it
+ * ({@link FollowSource.alertNote}); the banner and the timeline's alert filter list them.
  */
 import React from 'react';
 import type { Instance } from 'ink';
@@ -19,15 +20,30 @@ import { suspendSelf } from '../ui/suspend.js';
 import { alertOf, BEL } from './alerts.js';
 import { guardedFeed } from './store-feed.js';
 
+/**
+ * How a notice of a followed source reads: `warning` (the default: something went wrong or
+ * was refused, marked `✗`), `success` (an action of the operator's that worked, `✓`), or
+ * `info` (how things stand, no mark).
+ */
+export type NoticeTone = 'warning' | 'success' | 'info';
+
+/** Says `text` on the notice line, as `tone` (default `warning`). */
+export type NoticeSink = (text: string, tone?: NoticeTone) => void;
+
 /** What a followed source offers the console. */
 export interface FollowSource {
   /**
    * Starts following: `push` each event as it is read, `notice` what the operator should
    * read on the notice line. @returns a function that stops following (awaited on quit)
    */
-  start: (push: (event: LoopEvent) => void, notice: (text: string) => void) => () => Promise<void> | void;
+  start: (push: (event: LoopEvent) => void, notice: NoticeSink) => () => Promise<void> | void;
   /** What the operator is told when a key would change the session. */
   readOnly: string;
+  /**
+   * What follows an alert ({@link alertOf}) once the bell rang: who acts on it, true for
+   * this source (a watched session: nobody can pause it; an attached run: the run itself).
+   */
+  alertNote: (event: LoopEvent) => string;
   /**
    * Answers the prompt shown (a tool approval or a pause the source is waiting on), named
    * by the `seq` of the event that raised it. Absent: prompts are shown, not answered.
@@ -72,7 +88,7 @@ export async function followConsole(source: FollowSource, bell: (text: string) =
   const store = createConsoleStore([], { following: true });
   let quit!: () => void;
   const quitting = new Promise<void>((resolve) => (quit = resolve));
-  const notice = (text: string) => store.getState().setNotice({ ok: false, text });
+  const notice: NoticeSink = (text, tone = 'warning') => store.getState().setNotice(tone === 'info' ? { ok: true, info: true, text } : { ok: tone === 'success', text });
   let rungAt = -Infinity;
   const feed = guardedFeed(store, LIVE_BATCH_MS, (event, why) => notice(`left out event ${event.seq} (${event.type}): ${why}`));
   const push = (event: LoopEvent) => {
@@ -83,7 +99,7 @@ export async function followConsole(source: FollowSource, bell: (text: string) =
       rungAt = Date.now();
       bell(BEL);
     }
-    notice(`⚠ ${alert} (bell rung: loopdeck cannot pause this session)`);
+    notice(`⚠ ${alert} (bell rung: ${source.alertNote(event)})`);
   };
   const controller = followController(source, store, () => quit());
   let ink: Instance | null = null;

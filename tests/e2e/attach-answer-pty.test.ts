@@ -131,10 +131,14 @@ it('an attached console answers a headless run: y runs one call, d with a note d
 
   const t = startPty({ args: ['attach', bridge.runDir], cols: 120, rows: 40, cwd: dir });
   terminals.push(t);
-  await t.waitFor("attached: your keys answer this run's prompts");
+  // How the console stands is information, and an answer the run took a success: neither is marked as a failure.
+  const opened = await t.waitFor("attached: your keys answer this run's prompts");
+  expect(opened).not.toContain('✗ attached');
   await t.waitUntil((s) => PROMPT.test(s) && /\[y\] approve/.test(s) && s.includes('echo one > one.txt'), 'an armed prompt for t1', 30_000);
   t.press('y');
   await until(() => resultOf(logOf(bridge.runDir), 't1'), 'the result of t1');
+  const taken = await t.waitFor('the run took the answer: approved call t1');
+  expect(taken).toContain('✓ the run took the answer: approved call t1');
   await t.waitUntil((s) => PROMPT.test(s) && /\[y\] approve/.test(s) && s.includes('echo two > two.txt'), 'an armed prompt for t2', 30_000);
   t.press('d');
   await t.waitFor('note to the agent');

@@ -6,6 +6,7 @@ import { chmodSync, existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync 
 import os from 'node:os';
 import path from 'node:path';
 import { execa } from 'execa';
+import { stringify } from 'yaml';
 import { afterEach, expect, it } from 'vitest';
 import { CLI, childEnv, startPty, type PtyTerminal } from '../support/pty-terminal.js';
 
@@ -52,6 +53,9 @@ it('shows the events of a headless run as the run writes them, read-only', async
 
   const t = startPty({ args: ['attach', path.join(runs, runDir)], cols: 120, rows: 40, cwd: dir });
   terminals.push(t);
+  // Read-only is how the console stands, said as information, not as a failure.
+  const opened = await t.waitFor('attached read-only: ');
+  expect(opened).not.toContain('✗ attached read-only');
   await t.waitFor('lap 1/4 started');
   expect(t.screen()).not.toContain('added slice 1');
 
@@ -75,6 +79,37 @@ it('shows the events of a headless run as the run writes them, read-only', async
   const ended = await run;
   expect(ended.exitCode, ended.stderr).toBe(0);
 
+  t.press('q');
+  expect((await t.exit).code).toBe(0);
+});
+
+it("an alert of the attached run rings the bell and says the run acts on it by its own policy, not that loopdeck cannot pause it", async () => {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'loopdeck-attach-alert-'));
+  dirs.push(dir);
+  // The same call with the same result three times: the repetition guard pauses the run, and --on-pause stop ends it.
+  const same = (id: string) => ({ tool_calls: [{ id, name: 'shell', args: { command: 'echo same' } }] });
+  writeFileSync(path.join(dir, 'transcript.yaml'), stringify({ turns: [same('s1'), same('s2'), same('s3'), { final: 'done' }] }));
+  writeFileSync(
+    path.join(dir, 'loop.yaml'),
+    stringify({
+      goal: { objective: 'repeat itself' },
+      agent: { kind: 'scripted', script: 'transcript.yaml' },
+      workspace: { path: '.', copy: 'none' },
+      verify: [{ command: 'true' }],
+      approval: { allow: ['shell'] },
+    }),
+  );
+  const run = await execa('node', [CLI, 'run', '--config', 'loop.yaml', '--headless'], { cwd: dir, env: childEnv(), reject: false });
+  expect(run.stdout).toContain('"type":"repetition.detected"');
+  const runs = path.join(dir, '.loopdeck/runs');
+
+  const t = startPty({ args: ['attach', path.join(runs, readdirSync(runs)[0]!)], cols: 160, rows: 40, cwd: dir });
+  terminals.push(t);
+  // The notice wraps over rows: read as one text.
+  const said = (screen: string) => screen.replace(/\s+/g, ' ');
+  const screen = await t.waitUntil((s) => /⚠ repetition: .*\(bell rung: the run acts on it by its own policy, not this console\)/.test(said(s)), 'the alert on the notice line');
+  expect(said(screen)).not.toContain('cannot pause this session');
+  expect(t.output).toContain('\u0007');
   t.press('q');
   expect((await t.exit).code).toBe(0);
 });

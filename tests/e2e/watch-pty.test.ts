@@ -140,3 +140,53 @@ it('--headless prints each alert as a line on stdout, without the bell, as calls
   expect(ended.stdout).not.toContain(BEL);
   expect(ended.stderr).toContain('1 alert(s)');
 });
+
+/** `count` assistant turns, each reading another file, with their results: no repetition. */
+function readingTurns(count: number, from = 0): string {
+  const lines: string[] = [];
+  for (let n = from; n < from + count; n++) lines.push(toolUse(`r${n}`, 'Read', { file_path: `src/file${n}.ts` }), toolResult(`r${n}`, `contents of file ${n}`));
+  return `${lines.join('\n')}\n`;
+}
+
+it('without --config no budget limit applies: 60 turns and calls are shown against no limit, with no budget alert, and the checkpoint panel says none is taken', async () => {
+  const dir = tempDir();
+  const file = path.join(dir, 'session.jsonl');
+  writeFileSync(file, '');
+  const t = startPty({ args: ['watch', file], cols: 140, rows: 40, cwd: dir });
+  terminals.push(t);
+  await t.waitFor('Timeline');
+  appendFileSync(file, readingTurns(60));
+  const screen = await t.waitFor(/agent ran Read \{"file_path":"src\/file59\.ts"\}/);
+  await t.settled();
+  expect(screen, t.describe()).toMatch(/60\/∞/);
+  expect(screen).not.toMatch(/60\/50|60\/100|120%/);
+  expect(screen).toContain('No checkpoints: nothing is measured in this session.');
+  expect(screen).not.toContain('No checkpoint yet');
+  expect(t.output).not.toContain('reached its limit');
+  expect(t.output).not.toContain(BEL);
+  t.press('q');
+  expect((await t.exit).code).toBe(0);
+});
+
+it('--headless without --config prints no budget alert past 50 turns and 100 calls; with --config the loop.yaml limit alerts', async () => {
+  const dir = tempDir();
+  const file = path.join(dir, 'run.jsonl');
+  writeFileSync(file, readingTurns(110));
+  // Three identical failing calls after them: the repetition alert says every line before was read.
+  const repeated = [1, 2, 3].map((n) => `${toolUse(`m${n}`, 'Bash', { command: 'make' })}\n${toolResult(`m${n}`, 'make: *** [all] Error 2', true)}\n`).join('');
+  appendFileSync(file, repeated);
+  const follow = async (args: string[]) => {
+    const watch = execa('node', [CLI, 'watch', file, '--headless', ...args], { env: childEnv(), reject: false, cwd: dir });
+    let stdout = '';
+    watch.stdout!.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    const until = Date.now() + 15_000;
+    while (!stdout.includes('alert: repetition') && Date.now() < until && watch.exitCode === null) await new Promise((r) => setTimeout(r, 20));
+    watch.kill('SIGINT');
+    const ended = await watch;
+    expect(ended.exitCode, ended.stderr).toBe(0);
+    return ended.stdout.trim().split('\n');
+  };
+  expect(await follow([])).toEqual([expect.stringMatching(/^alert: repetition: /)]);
+  writeFileSync(path.join(dir, 'loop.yaml'), ['goal: { objective: watch }', "agent: { kind: command, command: 'true' }", 'workspace: { path: . }', "verify: [{ command: 'true' }]", 'budget: { max_iterations: 50, max_tool_calls: unlimited }'].join('\n'));
+  expect(await follow(['--config', 'loop.yaml'])).toEqual(['alert: budget: turns reached its limit (50 of 50)', expect.stringMatching(/^alert: repetition: /)]);
+});

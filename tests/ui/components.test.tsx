@@ -88,4 +88,21 @@ describe('panels, whole frames', () => {
       "
     `);
   });
+
+  test('a session that takes no checkpoints (checkpoint_every 0: a watch that observes nothing, an import) says so, not that one is to come', () => {
+    const start = {
+      seq: 0,
+      at: 0,
+      session: 'w',
+      type: 'session.start',
+      data: { schemaVersion: 1, goal: { objective: 'watching s.jsonl', success_criteria: [], constraints: [], status: 'active', notes: [], revision: 0 }, pattern: 'react', pattern_reason: '', budget: { turns: null, tool_calls: null, wall_clock_seconds: null, tokens: null, cost_usd: null }, workspace: '(not given)', checkpoint_every: 0, stagnation_threshold: 0 },
+    } as LoopEvent;
+    const { lastFrame, unmount } = render(
+      <ConsoleProvider store={createConsoleStore([start])} controller={READ_ONLY_CONTROLLER}>
+        <CheckpointPanel height={2} width={100} />
+      </ConsoleProvider>,
+    );
+    expect(lastFrame()).toBe('No checkpoints: nothing is measured in this session.\n');
+    unmount();
+  });
 });
