@@ -7,6 +7,7 @@ import type { Command } from 'commander';
  */
 import { z } from 'zod';
 import { MAX_BUDGET_SECONDS, MAX_TIMER_SECONDS } from '../src/engine/duration.js';
+import { MAX_BUDGET_USD } from '../src/engine/budget-units.js';
 import { LOOP_SCHEMA, MAX_CONFIG_BYTES } from '../src/engine/policy.js';
 import { MAX_ECHO_CHARS, MAX_YAML_DEPTH } from '../src/engine/yaml-bounds.js';
 import { MAX_ALIAS_EXPANSION } from '../src/engine/yaml-file.js';
@@ -207,7 +208,11 @@ loop.yaml in the same folder it reads as the same config.
 - **Booleans** are \`true\` or \`false\`. YAML 1.2 reads \`yes\`, \`no\`, \`on\`, \`off\` as
   strings, so they are errors (with a hint what to write).
 - **Numbers** are written without leading zeros (\`010\` is an error: YAML 1.2 reads 10,
-  YAML 1.1 reads 8). \`.nan\` and \`.inf\` are not numbers a limit accepts.
+  YAML 1.1 reads 8). \`.nan\` and \`.inf\` are not numbers a limit accepts. A number
+  past what its key takes is an error that names the bound: a count or any other integer
+  is at most ${Number.MAX_SAFE_INTEGER} (the largest whole number a number holds exactly), a
+  cost at most ${MAX_BUDGET_USD} USD. Errors quote a number as it is written
+  (\`1e400\`, \`99999999999999999999\`), not as the value it is read as.
 - **Budget limits** are positive numbers or \`unlimited\`, written out: \`0\` and an empty
   value are errors, never "no limit". A budget where every limit is \`unlimited\` is an
   error: a run with no bound at all refuses to start.

@@ -575,6 +575,27 @@ function foundAt(doc: Document, keys: Keys, input: unknown): string {
   return describeValue(input);
 }
 
+/**
+ * `message` with the number its "found …" names quoted as the file writes it, where the
+ * parsed value reads otherwise: `1e400` (read as infinity, `.inf`), `99999999999999999999`
+ * (`100000000000000000000`), `9007199254740993` (`9007199254740992`: past what a number holds
+ * exactly), `0x10` (`16`). A schema's own message sees the parsed value only; the text as
+ * written is what the user finds in the file.
+ */
+function foundAsWritten(doc: Document, keys: Keys, message: string): string {
+  const { node: at, found } = locate(doc, keys);
+  const node = isAlias(at) ? at.resolve(doc) : at;
+  if (!found || !isScalar(node) || typeof node.value !== 'number') return message;
+  const parsed = `found ${describeValue(node.value)}`;
+  const written = `found ${clipText(sourceOf(node))}`;
+  // Only the whole value: "found 1" is not the start of "found 10".
+  for (let index = message.indexOf(parsed); index >= 0; index = message.indexOf(parsed, index + 1)) {
+    const next = message[index + parsed.length];
+    if (next === undefined || /[\s,;)]/.test(next)) return `${message.slice(0, index)}${written}${message.slice(index + parsed.length)}`;
+  }
+  return message;
+}
+
 /** `"   " (only blanks)` when the file's value at `keys` is a string of blanks only (the schema trims it to `""` before it checks), else `undefined`. */
 function blanksAt(doc: Document, keys: Keys): string | undefined {
   const { node, found } = locate(doc, keys);
@@ -615,7 +636,7 @@ function bagOf(schema: unknown): NumberBag | undefined {
  * fractions too (its messages say "a number").
  */
 function integerForm(bag: NumberBag | undefined): string | undefined {
-  if (!bag || (bag.format !== 'safeint' && bag.format !== 'int32' && bag.format !== 'uint32')) return undefined;
+  if (!bag || !takesIntegersOnly(bag)) return undefined;
   const real = (n: number | undefined) => (n !== undefined && Number.isFinite(n) && Math.abs(n) < Number.MAX_SAFE_INTEGER ? n : undefined);
   // Integers only: `> n` is `>= n + 1`, `< n` is `<= n - 1`.
   const lows = [real(bag.minimum), real(bag.exclusiveMinimum) === undefined ? undefined : bag.exclusiveMinimum! + 1].filter((n): n is number => n !== undefined);
@@ -629,15 +650,70 @@ function integerForm(bag: NumberBag | undefined): string | undefined {
   return 'an integer';
 }
 
+/** Whether a number schema takes whole numbers only (`z.int()` and its sized forms). */
+function takesIntegersOnly(bag: NumberBag): boolean {
+  return bag.format === 'safeint' || bag.format === 'int32' || bag.format === 'uint32';
+}
+
+/** One end of the values a number schema takes. */
+interface Bound {
+  value: number;
+  inclusive: boolean;
+}
+
+/** The tighter of an inclusive and an exclusive bound on one side (`low`: the larger one), or `undefined` when the schema sets neither. */
+function tighterBound(inclusive: number | undefined, exclusive: number | undefined, side: 'low' | 'high'): Bound | undefined {
+  const bounds: Bound[] = [
+    ...(inclusive === undefined ? [] : [{ value: inclusive, inclusive: true }]),
+    ...(exclusive === undefined ? [] : [{ value: exclusive, inclusive: false }]),
+  ];
+  const sign = side === 'low' ? 1 : -1;
+  // On a tie the exclusive bound is the tighter one.
+  return bounds.sort((a, b) => sign * (b.value - a.value) || Number(a.inclusive) - Number(b.inclusive))[0];
+}
+
 /**
- * The integer form of the number schema at `keys`: a bound check's issue (`too_small`) does
- * not carry its schema, so it is found by its path. `undefined` when the path leads to no
+ * What a number schema takes with both its ends named, for a value past them (`1e400`, read
+ * as infinity; an integer past 2^53 - 1, which a number does not hold exactly): "an integer
+ * from 1 to 9007199254740991", "a number from 0 to 2", "a number > 0 and <= 1". An end the
+ * schema leaves open is the largest a value of its kind can be: Number.MAX_SAFE_INTEGER for
+ * an integer (zod's own bound), Number.MAX_VALUE for a number (a larger one reads as infinity).
+ */
+function rangeForm(bag: NumberBag): string {
+  const integer = takesIntegersOnly(bag);
+  const most = integer ? Number.MAX_SAFE_INTEGER : Number.MAX_VALUE;
+  const low = tighterBound(bag.minimum, bag.exclusiveMinimum, 'low') ?? { value: -most, inclusive: true };
+  const high = tighterBound(bag.maximum, bag.exclusiveMaximum, 'high') ?? { value: most, inclusive: true };
+  // Integers only: `> n` is `>= n + 1`, `< n` is `<= n - 1`.
+  if (integer) return `an integer from ${low.inclusive ? low.value : low.value + 1} to ${high.inclusive ? high.value : high.value - 1}`;
+  if (low.inclusive && high.inclusive) return `a number from ${low.value} to ${high.value}`;
+  return `a number ${low.inclusive ? '>=' : '>'} ${low.value} and ${high.inclusive ? '<=' : '<'} ${high.value}`;
+}
+
+/** The number schemas at `keys`: a bound check's issue (`too_small`) does not carry its schema, so it is found by its path. */
+function bagsAt(context: IssueContext | undefined, keys: Keys): NumberBag[] {
+  if (!context) return [];
+  return schemasAt(context.schema, context.raw, keys).flatMap((schema) => bagOf(schema) ?? []);
+}
+
+/**
+ * The integer form of the number schema at `keys`. `undefined` when the path leads to no
  * single integer schema.
  */
 function integerFormAt(context: IssueContext | undefined, keys: Keys): string | undefined {
-  if (!context) return undefined;
-  const forms = new Set(schemasAt(context.schema, context.raw, keys).map((schema) => integerForm(bagOf(schema))));
+  const forms = new Set(bagsAt(context, keys).map((bag) => integerForm(bag)));
   return forms.size === 1 ? [...forms][0] : undefined;
+}
+
+/** The {@link rangeForm} of the single number schema at `keys`, else of `fallback`. */
+function rangeFormAt(context: IssueContext | undefined, keys: Keys, fallback: NumberBag): string {
+  const forms = new Set(bagsAt(context, keys).map(rangeForm));
+  return forms.size === 1 ? [...forms][0]! : rangeForm(fallback);
+}
+
+/** Whether `value` is a number no finite bound admits: `.inf`, `-.inf`, or one written too large to hold (`1e400`). */
+function isInfinite(value: unknown): value is number {
+  return typeof value === 'number' && !Number.isNaN(value) && !Number.isFinite(value);
 }
 
 /** The schema and the plain document an issue is about: what turns a bound into words. */
@@ -653,7 +729,10 @@ function issueMessage(doc: Document, issue: RawIssue, context?: IssueContext): s
   const found = () => (input === undefined ? 'nothing (this key is required)' : foundAt(doc, keys, input));
   switch (issue.code) {
     case 'invalid_type': {
-      const integer = issue.expected === 'number' || issue.expected === 'int' ? integerForm(bagOf((issue as { inst?: unknown }).inst)) : undefined;
+      const bag = issue.expected === 'number' || issue.expected === 'int' ? bagOf((issue as { inst?: unknown }).inst) : undefined;
+      // Past every bound (zod takes no infinity): what the schema takes, from end to end.
+      if (bag && isInfinite(input)) return `expected ${rangeForm(bag)}, found ${found()}`;
+      const integer = integerForm(bag);
       const expected = integer ?? TYPE_NAMES[String(issue.expected)] ?? String(issue.expected);
       if (input === undefined) return `expected ${expected}, found nothing (this key is required)`;
       return `expected ${expected}, found ${found()}`;
@@ -670,6 +749,8 @@ function issueMessage(doc: Document, issue: RawIssue, context?: IssueContext): s
         if (small && bound === 1) return `expected a non-empty string, found ${blanksAt(doc, keys) ?? found()}`;
         return `expected ${small ? 'at least' : 'at most'} ${plural(bound, 'character')}, found ${found()}`;
       }
+      // zod's own bound of every integer (Number.MAX_SAFE_INTEGER): the schema's range, end to end.
+      if (issue.origin === 'int') return `expected ${rangeFormAt(context, keys, { format: 'safeint' })}, found ${found()}`;
       const integer = issue.origin === 'number' ? integerFormAt(context, keys) : undefined;
       if (integer) return `expected ${integer}, found ${found()}`;
       const op = small ? (issue.inclusive ? '>=' : '>') : issue.inclusive ? '<=' : '<';
@@ -788,13 +869,30 @@ function unionBranchIssues(schema: z.ZodType, raw: unknown, issue: PlacedIssue &
   ];
 }
 
-/** Every issue at its deepest path: a union's issue is replaced by the issues of the branch that was meant. */
+/**
+ * Every issue at its deepest path: a union's issue is replaced by the issues of the branch
+ * that was meant. A value past zod's own bound of every integer (`too_big` of origin `int`)
+ * and past the schema's tighter one is one problem: the schema's issue, which names its bound,
+ * stands for both.
+ */
 function placedIssues(schema: z.ZodType, raw: unknown, issues: readonly z.core.$ZodIssue[]): PlacedIssue[] {
+  const placed = unionsPlaced(schema, raw, issues);
+  const bounded = new Set(placed.flatMap((issue) => (isBoundIssue(issue) && issue.origin !== 'int' ? [dottedPath(issue.path)] : [])));
+  return placed.filter((issue) => !(isBoundIssue(issue) && issue.origin === 'int' && bounded.has(dottedPath(issue.path))));
+}
+
+/** Whether an issue is a number's bound check (`too_big`, `too_small`). */
+function isBoundIssue(issue: PlacedIssue): issue is PlacedIssue & { code: 'too_big' | 'too_small'; origin: string } {
+  return issue.code === 'too_big' || issue.code === 'too_small';
+}
+
+/** Every issue at its deepest path, a union's issue replaced by the issues of the branch that was meant. */
+function unionsPlaced(schema: z.ZodType, raw: unknown, issues: readonly z.core.$ZodIssue[]): PlacedIssue[] {
   return issues.flatMap((issue) => {
     const placed = { ...issue, path: [...issue.path] } as PlacedIssue;
     if (placed.code !== 'invalid_union') return [placed];
     const inner = unionBranchIssues(schema, raw, placed as PlacedIssue & { code: 'invalid_union' });
-    return inner ? placedIssues(schema, raw, inner) : [placed];
+    return inner ? unionsPlaced(schema, raw, inner) : [placed];
   });
 }
 
@@ -825,7 +923,7 @@ function issueErrors(
     }
     // A message of a schema's own that says a value is missing: say the key is required.
     const missing = / found nothing$/.test(issue.message) && !locate(doc, issue.path).found;
-    const message = missing ? `${issue.message} (this key is required)` : issue.message;
+    const message = foundAsWritten(doc, issue.path, missing ? `${issue.message} (this key is required)` : issue.message);
     const error = new ConfigError(file, dottedPath(issue.path), message, positionOf(doc, lines, issue.path));
     const discriminator = (issue as { discriminator?: unknown }).discriminator;
     if (issue.code !== 'invalid_union' || typeof discriminator !== 'string' || issue.path[issue.path.length - 1] !== discriminator) return [error];
