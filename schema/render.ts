@@ -205,6 +205,11 @@ loop.yaml in the same folder it reads as the same config.
   \`__proto__\`, \`constructor\` and \`prototype\` are errors; aliases may add at most
   ${MAX_ALIAS_EXPANSION} nodes to the document. Errors quote at most ${MAX_ECHO_CHARS} characters of a key
   or value.
+- **Text** (the goal, commands, names, paths) holds no control character but tab and
+  newline, whether written raw or escaped (\`"\\0"\`, \`"\\e"\`): a NUL cannot be passed to a
+  process, and the others act on the terminal. Written raw, a control character is an error
+  anywhere in the file, comments included, as YAML 1.2 takes none but tab and line breaks;
+  escaped in double quotes, a value that may hold one (a metric \`pattern\`) takes it.
 - **Booleans** are \`true\` or \`false\`. YAML 1.2 reads \`yes\`, \`no\`, \`on\`, \`off\` as
   strings, so they are errors (with a hint what to write).
 - **Numbers** are written without leading zeros (\`010\` is an error: YAML 1.2 reads 10,

@@ -15,7 +15,7 @@ import { TRANSCRIPT_FORMATS } from './agents/transcripts/types.js';
 import { DEFAULT_REPETITION_OPTIONS, type RepetitionOptions } from './repetition.js';
 import { DURATION_PATTERN, MAX_TIMER_SECONDS, parseDuration } from './duration.js';
 import { BUDGET_LIMIT_MAX, MAX_BUDGET_USD } from './budget-units.js';
-import { describeValue, loadYamlWith, missingFileError, nearestKey, parseYamlWith, type YamlProblem } from './yaml-file.js';
+import { describeCharacter, describeValue, loadYamlWith, missingFileError, nearestKey, parseYamlWith, type YamlProblem } from './yaml-file.js';
 import type { BudgetLimits } from './types.js';
 import { unboundedRun } from './unmeasured-usage.js';
 import { loadTranscript } from './agents/scripted.js';
@@ -27,7 +27,25 @@ export const MAX_CONFIG_BYTES = 256 * 1024;
 // ---------------------------------------------------------------------------------------
 // Value types. Every message says what was expected and what was found.
 
-const text = z.string().trim().min(1);
+/**
+ * A control character text in loop.yaml may not hold: every one (Unicode Cc) but tab and
+ * newline, raw or escaped (`"\0"`, `"\e"`). A NUL cannot be passed to a process in a command
+ * or a path, and the others act on the terminal that shows the goal.
+ */
+const CONTROL_CHARACTER = /[^\P{Cc}\t\n]/u;
+
+function controlCharacterMessage(input: unknown): string {
+  const found = typeof input === 'string' ? CONTROL_CHARACTER.exec(input)?.[0] : undefined;
+  const what = found === undefined ? '' : `${describeCharacter(found.charCodeAt(0))} in `;
+  return `expected text without control characters (tab and newline aside), found ${what}${describeValue(input)}`;
+}
+
+/** Text: the goal, commands, names, paths. Not blank, no control character but tab and newline. */
+const text = z
+  .string()
+  .trim()
+  .min(1)
+  .refine((value) => !CONTROL_CHARACTER.test(value), { error: (iss) => controlCharacterMessage(iss.input) });
 
 /** YAML 1.1 booleans that YAML 1.2 reads as strings, and what to write instead. */
 const YAML11_BOOLEANS: Record<string, boolean> = { yes: true, y: true, on: true, no: false, n: false, off: false };

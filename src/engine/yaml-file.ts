@@ -415,6 +415,55 @@ function leadingZeroProblem(node: unknown): string | null {
   return `expected a number without leading zeros, found ${clipText(sourceOf(node))} (YAML 1.2 reads it as ${value}, YAML 1.1 as octal; write ${value})`;
 }
 
+/**
+ * Characters YAML 1.2 takes in no file raw, being outside its printable set: the C0 controls
+ * but tab, line feed and carriage return, DEL, the C1 controls but NEL, U+FFFE and U+FFFF.
+ * The yaml library reads them into values and keys without a word.
+ */
+const NON_PRINTABLE = /[\x00-\x08\x0B\x0C\x0E-\x1F\x7F-\x84\x86-\x9F\uFFFE\uFFFF]/g;
+
+/** The names of the C0 control characters, U+0000 to U+001F. */
+const C0_NAMES = ['NUL', 'SOH', 'STX', 'ETX', 'EOT', 'ENQ', 'ACK', 'BEL', 'BS', 'HT', 'LF', 'VT', 'FF', 'CR', 'SO', 'SI', 'DLE', 'DC1', 'DC2', 'DC3', 'DC4', 'NAK', 'SYN', 'ETB', 'CAN', 'EM', 'SUB', 'ESC', 'FS', 'GS', 'RS', 'US'];
+
+/** A character as an error names it: `U+0000 (NUL)`, `U+001B (ESC)`, `U+007F (DEL)`, `U+009B`. */
+export function describeCharacter(code: number): string {
+  const name = code < 0x20 ? C0_NAMES[code] : code === 0x7f ? 'DEL' : undefined;
+  const hex = code.toString(16).toUpperCase().padStart(4, '0');
+  return name ? `U+${hex} (${name})` : `U+${hex}`;
+}
+
+/** A character as a YAML double-quoted string escapes it: `\x00`, `\x1b`, `\uffff`. */
+function yamlEscape(code: number): string {
+  return code < 0x100 ? `\\x${code.toString(16).padStart(2, '0')}` : `\\u${code.toString(16).padStart(4, '0')}`;
+}
+
+/**
+ * The characters of the text YAML 1.2 takes in no file raw ({@link NON_PRINTABLE}), the first
+ * of each line, at their places and the paths that hold them. `keys` is the path of a value
+ * that holds one (the schema's word on that value would repeat the problem), `null` for one
+ * in a key or a comment.
+ */
+function nonPrintableProblems(doc: Document, lines: LineCounter, source: string, file: string): Array<{ error: ConfigError; keys: PropertyKey[] | null }> {
+  const problems: Array<{ error: ConfigError; keys: PropertyKey[] | null }> = [];
+  let lastLine = 0;
+  for (const match of source.matchAll(NON_PRINTABLE)) {
+    const { line } = linePos(lines, match.index);
+    if (line === lastLine) continue;
+    lastLine = line;
+    const keys = pathAtOffset(doc, match.index);
+    const code = match[0].charCodeAt(0);
+    const message = `expected printable characters, found ${describeCharacter(code)} written raw (YAML takes no control character but tab and line breaks): remove it (a value that may hold one takes it escaped in double quotes: "${yamlEscape(code)}")`;
+    problems.push({ error: new ConfigError(file, dottedPath(keys), message, at(lines, match.index)), keys: inValue(doc, keys, match.index) ? keys : null });
+  }
+  return problems;
+}
+
+/** Whether `offset` lies in the scalar value at `keys` (not in its key, nor in a comment beside it). */
+function inValue(doc: Document, keys: Keys, offset: number): boolean {
+  const { node, found } = locate(doc, keys);
+  return found && isScalar(node) && !!node.range && node.range[0] <= offset && offset < node.range[1];
+}
+
 /** The prefix of the tags of the YAML core schema (`!!str` is `tag:yaml.org,2002:str`). */
 const STANDARD_TAG = 'tag:yaml.org,2002:';
 
@@ -1054,9 +1103,10 @@ function parseChecked<S extends z.ZodType>(schema: S, source: string, file: stri
     ]);
   }
   const tree = treeProblems(doc, lines, file);
-  early.push(...tree.errors.map(({ error }) => error));
+  const unprintable = nonPrintableProblems(doc, lines, source, file);
+  early.push(...tree.errors.map(({ error }) => error), ...unprintable.map(({ error }) => error));
   if (tree.fatal) throw new ConfigErrors(inDocumentOrder(early));
-  for (const { keys } of tree.errors) if (keys.length > 0) reportedAt.add(dottedPath(keys));
+  for (const { keys } of [...tree.errors, ...unprintable]) if (keys && keys.length > 0) reportedAt.add(dottedPath(keys));
 
   let raw: unknown;
   try {

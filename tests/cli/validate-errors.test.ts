@@ -79,3 +79,27 @@ describe('validate: hostile success criteria', { timeout: 60_000 }, () => {
     ]);
   });
 });
+
+describe('validate: control characters in the text of a loop.yaml', { timeout: 60_000 }, () => {
+  it('a raw NUL byte in the goal is an error naming the path and the character; nothing is printed as the config', async () => {
+    const source = withCriteria('    - every test passes\n').replace('objective: fix it', 'objective: "gr\0et"');
+    writeFileSync(path.join(cwd, 'loop.yaml'), source);
+    const result = await validate('loop.yaml');
+    expect(result.exitCode).toBe(1);
+    expect(result.stdout).toBe('');
+    expect(result.stderr.split('\n')).toEqual([
+      'loopdeck: invalid config',
+      'loop.yaml:2:17: goal.objective: expected printable characters, found U+0000 (NUL) written raw (YAML takes no control character but tab and line breaks): remove it (a value that may hold one takes it escaped in double quotes: "\\x00")',
+    ]);
+  });
+
+  it('an escaped ESC in a verify command is refused as well', async () => {
+    writeFileSync(path.join(cwd, 'loop.yaml'), withCriteria('    - every test passes\n').replace('command: "true"', 'command: "true \\e[2J"'));
+    const result = await validate('loop.yaml');
+    expect(result.exitCode).toBe(1);
+    expect(result.stderr.split('\n')).toEqual([
+      'loopdeck: invalid config',
+      'loop.yaml:11:14: verify[0].command: expected text without control characters (tab and newline aside), found U+001B (ESC) in "true \\u001b[2J"',
+    ]);
+  });
+});
