@@ -202,7 +202,9 @@ loop.yaml in the same folder it reads as the same config.
   that is not UTF-8): at most ${MAX_CONFIG_BYTES} bytes, one document (a second
   one after \`---\` is an error), nested at most ${MAX_YAML_DEPTH} levels deep. Duplicate keys,
   tags (\`!foo\`, and the standard ones such as \`!!str\`), \`%YAML 1.1\` directives, keys that are not plain scalars and the keys
-  \`__proto__\`, \`constructor\` and \`prototype\` are errors; aliases may add at most
+  \`__proto__\`, \`constructor\` and \`prototype\` are errors, and so are merge keys
+  (\`<<: *base\`, YAML 1.1's): write the keys out, or the alias alone (\`budget: *base\`)
+  when no key is added or changed. Aliases may add at most
   ${MAX_ALIAS_EXPANSION} nodes to the document. Errors quote at most ${MAX_ECHO_CHARS} characters of a key
   or value.
 - **Text** (the goal, commands, names, paths) holds no control character but tab and

@@ -5,8 +5,10 @@
  * what was expected and what was found (and, for a misspelt key or enum value, the nearest
  * allowed one). Parsing is YAML 1.2 only; duplicate keys, syntax errors and warnings (unknown
  * tags) are errors and never printed; alias expansion is bounded; `__proto__`, `constructor`
- * and `prototype` keys are refused before any JavaScript object is built; numbers with
- * leading zeros are refused (YAML 1.2 reads `010` as 10, YAML 1.1 as 8). Sizes are bounded
+ * and `prototype` keys are refused before any JavaScript object is built, and so are merge
+ * keys (`<<`, which YAML 1.2 does not have); numbers with leading zeros are refused (YAML 1.2
+ * reads `010` as 10, YAML 1.1 as 8), and characters YAML takes in no file raw (control
+ * characters, which the yaml library reads without a word). Sizes are bounded
  * too: the file's bytes, one document per file, the depth of nesting (checked on the text
  * before the parser runs, see ./yaml-bounds.ts), and the length of anything an error
  * quotes back.
@@ -377,21 +379,15 @@ function treeProblems(doc: Document, lines: LineCounter, file: string): TreeProb
     }
     if (isMap(node)) {
       const kept = node.items.filter((pair) => {
-        const name = scalarKey(pair.key);
-        const keyPos = isNode(pair.key) && pair.key.range ? at(lines, pair.key.range[0]) : undefined;
-        if (name === undefined) {
-          const kind = isSeq(pair.key) ? 'a list' : isMap(pair.key) ? 'a mapping' : 'an alias';
-          push(keys, `expected a plain key, found ${kind} used as a key`, keyPos);
+        const problem = keyProblem(doc, lines, pair, keys);
+        if (problem) {
+          push(problem.keys, problem.message, problem.position);
           return false;
         }
-        const path = [...keys, name];
-        if (FORBIDDEN_KEYS.has(name)) {
-          push(path, 'this key name is not allowed', positionOf(doc, lines, path));
-          return false;
-        }
+        const name = scalarKey(pair.key)!;
         // The key as written becomes the key of the value (`null: 1` is the key "null", not "").
         if (isScalar(pair.key) && typeof pair.key.value !== 'string') pair.key.value = name;
-        walk(pair.value, path, depth + 1);
+        walk(pair.value, [...keys, name], depth + 1);
         return true;
       });
       if (kept.length !== node.items.length) node.items = kept;
@@ -406,6 +402,45 @@ function treeProblems(doc: Document, lines: LineCounter, file: string): TreeProb
   };
   walk(doc.contents, [], 0);
   return { errors: problems, fatal };
+}
+
+/** A key {@link treeProblems} refuses: the path its error names, what it says, and where. */
+interface KeyProblem {
+  keys: PropertyKey[];
+  message: string;
+  position: string | undefined;
+}
+
+/**
+ * Why the key of `pair`, in the mapping at `keys`, is refused, or `null`: a key that is not a
+ * scalar, `__proto__`, `constructor` or `prototype`, or a merge key (a plain `<<`).
+ */
+function keyProblem(doc: Document, lines: LineCounter, pair: Pair, keys: PropertyKey[]): KeyProblem | null {
+  const name = scalarKey(pair.key);
+  const position = isNode(pair.key) && pair.key.range ? at(lines, pair.key.range[0]) : undefined;
+  if (name === undefined) {
+    const kind = isSeq(pair.key) ? 'a list' : isMap(pair.key) ? 'a mapping' : 'an alias';
+    return { keys, message: `expected a plain key, found ${kind} used as a key`, position };
+  }
+  const path = [...keys, name];
+  if (FORBIDDEN_KEYS.has(name)) return { keys: path, message: 'this key name is not allowed', position: positionOf(doc, lines, path) };
+  if (isScalar(pair.key) && pair.key.type === Scalar.PLAIN && name === '<<') return { keys: path, message: mergeKeyMessage(pair, keys), position };
+  return null;
+}
+
+/**
+ * The error of a merge key (`budget: {<<: *b, max_tool_calls: 3}`): YAML 1.1 merged the
+ * mapping an alias names into this one; YAML 1.2 has no merge keys and loopdeck reads none.
+ * What works instead: the keys written out, or the alias alone when nothing is added or
+ * changed (named with the key that holds the mapping: `budget: *b`).
+ */
+function mergeKeyMessage(pair: Pair, keys: readonly PropertyKey[]): string {
+  const base = 'expected plain keys, found a merge key (<<), which loopdeck does not support (YAML 1.2 has no merge keys): write the keys out';
+  if (!isAlias(pair.value)) return base;
+  const holder = keys[keys.length - 1];
+  const alias = `*${clipText(pair.value.source)}`;
+  const example = typeof holder === 'string' ? `${clipText(holder)}: ${alias}` : typeof holder === 'number' ? `- ${alias}` : alias;
+  return `${base}, or use the alias alone (${example}) when no key is added or changed`;
 }
 
 /** The error of a plain number written with leading zeros (`010`), or `null` for any other node. */
@@ -1020,10 +1055,11 @@ export interface YamlCheckOptions {
  * ignored). Nesting deeper than {@link MAX_YAML_DEPTH} levels is refused from the text before
  * the parser runs (the parser recurses per level), and again on the tree once aliases are
  * expanded. Syntax errors, duplicate keys and warnings (unknown tags) are errors and never
- * printed; `__proto__`, `constructor` and `prototype` keys, keys that are not scalars,
- * numbers with leading zeros and alias expansion past {@link MAX_ALIAS_EXPANSION} nodes are
- * refused before the document becomes an object. Unknown keys name the nearest allowed key;
- * type errors say what was found. Keys and values quoted in errors are cut to a bounded length.
+ * printed; `__proto__`, `constructor` and `prototype` keys, merge keys, keys that are not
+ * scalars, numbers with leading zeros, raw control characters and alias expansion past
+ * {@link MAX_ALIAS_EXPANSION} nodes are refused before the document becomes an object.
+ * Unknown keys name the nearest allowed key; type errors say what was found, a number as it
+ * is written. Keys and values quoted in errors are cut to a bounded length.
  *
  * @param file the name used in every error
  * @throws ConfigErrors with one ConfigError per problem: file, YAML path, `line:column`,

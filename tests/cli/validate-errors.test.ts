@@ -103,3 +103,15 @@ describe('validate: control characters in the text of a loop.yaml', { timeout: 6
     ]);
   });
 });
+
+describe('validate: YAML merge keys', { timeout: 60_000 }, () => {
+  it('says merge keys are not supported and what works instead, not only that "<<" is an unknown key', async () => {
+    writeFileSync(path.join(cwd, 'loop.yaml'), `${withCriteria('    - every test passes\n')}x-b: &b {max_iterations: 5}\nbudget: {<<: *b, max_tool_calls: 3}\n`);
+    const result = await validate('loop.yaml');
+    expect(result.exitCode).toBe(1);
+    expect(result.stderr.split('\n')).toEqual([
+      'loopdeck: invalid config',
+      'loop.yaml:13:10: budget.<<: expected plain keys, found a merge key (<<), which loopdeck does not support (YAML 1.2 has no merge keys): write the keys out, or use the alias alone (budget: *b) when no key is added or changed',
+    ]);
+  });
+});
