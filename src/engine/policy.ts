@@ -20,6 +20,7 @@ import type { BudgetLimits } from './types.js';
 import { unboundedRun } from './unmeasured-usage.js';
 import { loadTranscript } from './agents/scripted.js';
 import { firstProgram } from './shell-program.js';
+import { shownName } from '../text/sanitize.js';
 
 /** Largest loop.yaml accepted, in bytes. */
 export const MAX_CONFIG_BYTES = 256 * 1024;
@@ -904,7 +905,7 @@ function startProblems(raw: unknown, file: string): Array<YamlProblem | ConfigEr
     } catch (error) {
       found = `a folder it cannot read (${(error as NodeJS.ErrnoException).code ?? String(error)})`;
     }
-    if (found) problems.push({ path: ['workspace', 'path'], message: `expected a directory, found ${found} at ${where}` });
+    if (found) problems.push({ path: ['workspace', 'path'], message: `expected a directory, found ${found} at ${shownName(where)}` });
   }
   const agent = section('agent');
   if (agent.kind === 'scripted' && typeof agent.script === 'string' && unreadableFile(agent.script, baseDir, path.basename(file)) === undefined) {

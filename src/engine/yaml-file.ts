@@ -34,6 +34,7 @@ import {
   type YAMLError,
 } from 'yaml';
 import type { z } from 'zod';
+import { shownName } from '../text/sanitize.js';
 import { ConfigError, ConfigErrors } from './errors.js';
 import { clipText, isStackOverflow, MAX_YAML_DEPTH, measureNesting, quoted } from './yaml-bounds.js';
 
@@ -1380,8 +1381,8 @@ export function missingFileWhere(file: string): string {
   const folder = dirname(resolvePath(file));
   let existing = folder;
   while (!isFolder(existing) && dirname(existing) !== existing) existing = dirname(existing);
-  if (existing === folder) return `no such file in ${folder}`;
-  return `no such file: the folder ${folder} does not exist either (the nearest existing folder is ${existing})`;
+  if (existing === folder) return `no such file in ${shownName(folder)}`;
+  return `no such file: the folder ${shownName(folder)} does not exist either (the nearest existing folder is ${shownName(existing)})`;
 }
 
 function isFolder(folder: string): boolean {

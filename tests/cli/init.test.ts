@@ -455,6 +455,34 @@ describe('loopdeck init', () => {
       expect(out).toMatch(/^then run it with: .+ run -c ('\.\/-x\.yaml'|\.\/-x\.yaml|'my loop\.yaml')$/m);
     }, 30_000);
 
+    it('a file name with a newline: each line init prints is one line, and the commands it prints name that file (bash reads them)', async () => {
+      const dir = project({ 'pytest.ini': '[pytest]\n' });
+      const name = 'nl\n.yaml';
+      const out = (await execa('node', [cli, 'init', '--', name], { cwd: dir })).stdout;
+      const lines = out.split('\n');
+      expect(lines[0]).toBe('wrote nl^J.yaml');
+      expect(lines.slice(1).map((line) => /^[a-z ]+:/.exec(line)?.[0])).toEqual(['workspace:', 'test runner:', 'agent:', 'budget:', 'next:', 'then run it with:']);
+      const validate = /check the file with: (.+)$/m.exec(out)?.[1];
+      expect(validate).toMatch(/ validate \$'nl\\n\.yaml'$/);
+      const checked = await execa('bash', ['-c', validate!], { cwd: dir, reject: false });
+      expect(checked.exitCode, checked.stderr).toBe(0);
+      expect(out).toMatch(/^then run it with: .+ run -c \$'nl\\n\.yaml'$/m);
+      // Named again: refused, on one line.
+      const again = await execa('node', [cli, 'init', '--', name], { cwd: dir, reject: false });
+      expect(again.exitCode).toBe(1);
+      expect(again.stderr).toBe(`loopdeck: ${path.join(dir, 'nl^J.yaml')} exists already: loopdeck init never overwrites a file (remove it, or pass another name)`);
+    }, 30_000);
+
+    it("a test file in a folder named with a newline and an escape: one line in what init prints, one comment line in the file, which validates", async () => {
+      const dir = project({ 'go.mod': 'module x\n', 'x_test.go': 'package x\n', 'tests/s\nd\x1b/test_b.py': 'def test_a(): pass\n' });
+      const out = (await execa('node', [cli, 'init'], { cwd: dir })).stdout;
+      expect(out).toMatch(/^also found: pytest \(tests\/s\^Jd\^\[\/test_b\.py is a Python test file, and pytest runs unittest-style tests too\), in the file as comments; /m);
+      expect(out.split('\n').filter((line) => !/^(wrote |[a-z ]+: )/.test(line))).toEqual([]);
+      expect(readFileSync(path.join(dir, 'loop.yaml'), 'utf8')).toContain('\n#   pytest (tests/s^Jd^[/test_b.py is a Python test file, and pytest runs unittest-style tests too)\n');
+      const validate = await execa('node', [cli, 'validate'], { cwd: dir, reject: false });
+      expect(validate.exitCode, validate.stderr).toBe(0);
+    }, 30_000);
+
     it.skipIf(!existsSync('/proc/self'))('a folder the kernel fills (/proc): says why it cannot write there, and searches nothing', async () => {
       const init = await execa('node', [cli, 'init'], { cwd: '/proc', reject: false });
       expect(init.exitCode).toBe(1);

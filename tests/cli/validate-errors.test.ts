@@ -115,3 +115,30 @@ describe('validate: YAML merge keys', { timeout: 60_000 }, () => {
     ]);
   });
 });
+
+describe('validate: file and folder names on one line', { timeout: 60_000 }, () => {
+  it('a missing file whose name holds a newline is named on one line', async () => {
+    const result = await validate('x\ny.yaml');
+    expect(result.exitCode).toBe(1);
+    expect(result.stderr.split('\n')).toEqual(['loopdeck: invalid config', `x^Jy.yaml: no such file in ${cwd}`]);
+  });
+
+  it("a file and a workspace whose names hold a newline: each warning and error names them on one line", async () => {
+    mkdirSync(path.join(cwd, 'pro\nject'));
+    const name = 'n\nl.yaml';
+    writeFileSync(path.join(cwd, name), withCriteria('    - every test passes\n').replace('path: project', 'path: "pro\\nject"'));
+    const valid = await validate(name);
+    expect(valid.exitCode, valid.stderr).toBe(0);
+    expect(valid.stderr.split('\n')).toContain(
+      `loopdeck: warning: n^Jl.yaml: workspace.copy is none and ${cwd}/pro^Jject is in no git repository: the agent edits its files directly, nothing can undo the edits, and an abort cannot stash them; set workspace.copy: temp, or run git init there and commit first`,
+    );
+    expect(valid.stderr.split('\n').every((line) => line.startsWith('loopdeck: '))).toBe(true);
+    writeFileSync(path.join(cwd, name), `${withCriteria('    - every test passes\n').replace('path: project', 'path: "gone\\nfolder"')}goal2: 1\n`);
+    const invalid = await validate(name);
+    expect(invalid.stderr.split('\n')).toEqual([
+      'loopdeck: invalid config',
+      `n^Jl.yaml:9:9: workspace.path: expected a directory, found nothing at ${cwd}/gone^Jfolder`,
+      'n^Jl.yaml:12:1: goal2: unknown key "goal2"; did you mean "goal"?',
+    ]);
+  });
+});
