@@ -4,9 +4,9 @@
  * failing and passing tests with the matching parser, a verify command (never one that passes
  * when no test runs), a bounded budget, approval defaults, an agent block with the other kinds
  * as comments, and `workspace.path` pointing at the folder it searched. It never overwrites a
- * file.
+ * file, nor writes through a symbolic link.
  */
-import { closeSync, openSync, statSync, unlinkSync, writeSync } from 'node:fs';
+import { closeSync, lstatSync, openSync, readlinkSync, statSync, unlinkSync, writeSync } from 'node:fs';
 import path from 'node:path';
 import { selfCommand, shortPath } from './continue-command.js';
 import { parseShell, simpleCommand } from './engine/approval/shell-syntax.js';
@@ -161,13 +161,53 @@ export interface InitResult extends Detection {
   workspace: string;
 }
 
-/** A name beside `file` (in its folder) that is free, for the message when `file` is a folder: `loopdeck.yaml`, else `loop-2.yaml`, ... */
+/**
+ * A name beside `file` (in its folder) that is free, for the message when `file` is a folder:
+ * `loopdeck.yaml`, else `loop-2.yaml`, ... A symbolic link is never free, even one to nothing.
+ */
 function freeName(file: string): string {
   const dir = path.dirname(file);
   for (const name of ['loop.yaml', 'loopdeck.yaml', ...Array.from({ length: 98 }, (_, i) => `loop-${i + 2}.yaml`)]) {
-    if (!statSync(path.join(dir, name), { throwIfNoEntry: false })) return path.join(dir, name);
+    if (!lstatSync(path.join(dir, name), { throwIfNoEntry: false })) return path.join(dir, name);
   }
   return path.join(dir, `loop-${process.pid}.yaml`);
+}
+
+/** A symbolic link at a path: its target as written, and what following it reaches. */
+interface Link {
+  target: string;
+  reaches: 'a file' | 'a folder' | 'nothing' | 'a loop';
+}
+
+/** The symbolic link at `file`, or `undefined` when `file` is none. */
+function linkAt(file: string): Link | undefined {
+  if (!lstatSync(file, { throwIfNoEntry: false })?.isSymbolicLink()) return undefined;
+  const target = readlinkSync(file);
+  try {
+    const stat = statSync(file);
+    return { target, reaches: stat.isDirectory() ? 'a folder' : 'a file' };
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' || code === 'ENOTDIR') return { target, reaches: 'nothing' };
+    if (code === 'ELOOP') return { target, reaches: 'a loop' };
+    throw error;
+  }
+}
+
+/** `missing.yaml (/abs/missing.yaml)`: a link's target as written, and where it is when written relative to the link's folder. */
+function targetText(file: string, target: string): string {
+  const where = path.resolve(path.dirname(file), target);
+  return where === target ? shownName(target) : `${shownName(target)} (${shownName(where)})`;
+}
+
+/**
+ * Why `file`, a symbolic link that reaches no file or folder, is not written: init never
+ * writes through a link (`open` with O_EXCL refuses one, dangling or not), and the link
+ * names a file that does not exist, or leads round in a loop of links.
+ */
+function linkRefusal(file: string, link: Link): Error {
+  const leads = link.reaches === 'nothing' ? 'which does not exist' : 'which leads round in a loop of links and never reaches a file (ELOOP)';
+  return new Error(`cannot write ${shownName(file)}: it is a symbolic link to ${targetText(file, link.target)}, ${leads}; loopdeck init never writes through a link (remove the link, or pass another name)`);
 }
 
 /** Why `file` cannot be created (an error of `open(file, 'wx')`), in words; the file and its folder named on one line ({@link shownName}). */
@@ -175,11 +215,14 @@ function cannotWrite(file: string, error: unknown): Error {
   const code = (error as NodeJS.ErrnoException).code;
   const shown = shownName(file);
   const folder = shownName(path.dirname(file));
-  const isFolder = statSync(file, { throwIfNoEntry: false })?.isDirectory() === true;
+  const link = code === 'EEXIST' ? linkAt(file) : undefined;
+  if (link && (link.reaches === 'nothing' || link.reaches === 'a loop')) return linkRefusal(file, link);
+  const isFolder = link ? link.reaches === 'a folder' : statSync(file, { throwIfNoEntry: false })?.isDirectory() === true;
   if ((code === 'EEXIST' || code === 'EISDIR') && isFolder) {
     return new Error(`cannot write ${shown}: it is a folder (pass the name of a file that does not exist yet, e.g. ${selfCommand()} init ${shortPath(freeName(file))})`);
   }
-  if (code === 'EEXIST') return new Error(`${shown} exists already: loopdeck init never overwrites a file (remove it, or pass another name)`);
+  const linked = link ? ` (a symbolic link to ${targetText(file, link.target)})` : '';
+  if (code === 'EEXIST') return new Error(`${shown} exists already${linked}: loopdeck init never overwrites a file (remove it, or pass another name)`);
   if (code === 'ENOENT' || code === 'ENOTDIR') {
     const at = statSync(path.dirname(file), { throwIfNoEntry: false });
     if (!at) return new Error(`cannot write ${shown}: the folder ${folder} does not exist (create it first, or run loopdeck init inside it)`);
@@ -197,8 +240,9 @@ function cannotWrite(file: string, error: unknown): Error {
  * `workspace.path` points there (relative to the file's folder), so both agree wherever the
  * file goes. The file is created before the project is searched: a name that cannot be
  * written fails at once.
- * @throws Error naming the file when it exists already, its folder is missing, it is a
- *   folder or the folder cannot be written
+ * @throws Error naming the file when it exists already, is a symbolic link (to a missing
+ *   file: named so, with its target), its folder is missing, it is a folder or the folder
+ *   cannot be written
  */
 export function writeInitConfig(project: string, name = 'loop.yaml'): InitResult {
   const file = path.resolve(project, name);

@@ -3,7 +3,7 @@
  * verify command for the project's test runner, and never overwrites a file. Needs the
  * built CLI (`npm run build`).
  */
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, readlinkSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { execa, execaSync } from 'execa';
@@ -116,6 +116,44 @@ describe('loopdeck init', () => {
     expect(readFileSync(path.join(dir, 'loop.yaml'), 'utf8')).toBe('mine\n');
     const other = await execa('node', [cli, 'init', 'other.yaml'], { cwd: dir });
     expect(other.stdout).toContain('wrote other.yaml');
+  }, 30_000);
+
+  it('a loop.yaml that is a symbolic link to a missing file: says so and names the target, and writes nothing through it', async () => {
+    const dir = project({ 'pytest.ini': '[pytest]\n' });
+    symlinkSync('missing.yaml', path.join(dir, 'loop.yaml'));
+    symlinkSync('/does/not/exist/loop.yaml', path.join(dir, 'far.yaml'));
+    for (const [name, target] of [['loop.yaml', `missing.yaml (${path.join(dir, 'missing.yaml')})`], ['far.yaml', '/does/not/exist/loop.yaml']] as const) {
+      const init = await execa('node', [cli, 'init', name], { cwd: dir, reject: false });
+      expect(init.exitCode).toBe(1);
+      expect(init.stderr).toBe(
+        `loopdeck: cannot write ${path.join(dir, name)}: it is a symbolic link to ${target}, which does not exist; loopdeck init never writes through a link (remove the link, or pass another name)`,
+      );
+    }
+    expect(existsSync(path.join(dir, 'missing.yaml'))).toBe(false);
+    expect(readlinkSync(path.join(dir, 'loop.yaml'))).toBe('missing.yaml');
+  }, 30_000);
+
+  it('a symbolic link in a loop, or to a file: says which, never a raw ELOOP nor a stack', async () => {
+    const dir = project({ 'pytest.ini': '[pytest]\n', 'mine.yaml': 'mine\n' });
+    symlinkSync('loop.yaml', path.join(dir, 'loop.yaml'));
+    symlinkSync('mine.yaml', path.join(dir, 'other.yaml'));
+    const looped = await execa('node', [cli, 'init'], { cwd: dir, reject: false });
+    expect(looped.exitCode).toBe(1);
+    expect(looped.stderr).toBe(
+      `loopdeck: cannot write ${path.join(dir, 'loop.yaml')}: it is a symbolic link to loop.yaml (${path.join(dir, 'loop.yaml')}), which leads round in a loop of links and never reaches a file (ELOOP); loopdeck init never writes through a link (remove the link, or pass another name)`,
+    );
+    const linked = await execa('node', [cli, 'init', 'other.yaml'], { cwd: dir, reject: false });
+    expect(linked.exitCode).toBe(1);
+    expect(linked.stderr).toBe(`loopdeck: ${path.join(dir, 'other.yaml')} exists already (a symbolic link to mine.yaml (${path.join(dir, 'mine.yaml')})): loopdeck init never overwrites a file (remove it, or pass another name)`);
+    expect(readFileSync(path.join(dir, 'mine.yaml'), 'utf8')).toBe('mine\n');
+  }, 30_000);
+
+  it('the free name a folder named loop.yaml is offered is never a link to nothing', async () => {
+    const dir = project({ 'pytest.ini': '[pytest]\n', 'loop.yaml/keep': '\n' });
+    symlinkSync('gone.yaml', path.join(dir, 'loopdeck.yaml'));
+    const refused = await execa('node', [cli, 'init'], { cwd: dir, reject: false });
+    expect(refused.stderr).toMatch(/e\.g\. node .+ init loop-2\.yaml\)$/);
+    expect(lstatSync(path.join(dir, 'loopdeck.yaml')).isSymbolicLink()).toBe(true);
   }, 30_000);
 
   it('a file it cannot write: a missing folder, a folder, says which and why, exit 1, no stack', async () => {
