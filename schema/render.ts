@@ -7,6 +7,7 @@ import type { Command } from 'commander';
  */
 import { z } from 'zod';
 import { MAX_BUDGET_SECONDS, MAX_TIMER_SECONDS } from '../src/engine/duration.js';
+import { MAX_BUDGET_USD } from '../src/engine/budget-units.js';
 import { LOOP_SCHEMA, MAX_CONFIG_BYTES } from '../src/engine/policy.js';
 import { MAX_ECHO_CHARS, MAX_YAML_DEPTH } from '../src/engine/yaml-bounds.js';
 import { MAX_ALIAS_EXPANSION } from '../src/engine/yaml-file.js';
@@ -201,13 +202,24 @@ loop.yaml in the same folder it reads as the same config.
   that is not UTF-8): at most ${MAX_CONFIG_BYTES} bytes, one document (a second
   one after \`---\` is an error), nested at most ${MAX_YAML_DEPTH} levels deep. Duplicate keys,
   tags (\`!foo\`, and the standard ones such as \`!!str\`), \`%YAML 1.1\` directives, keys that are not plain scalars and the keys
-  \`__proto__\`, \`constructor\` and \`prototype\` are errors; aliases may add at most
+  \`__proto__\`, \`constructor\` and \`prototype\` are errors, and so are merge keys
+  (\`<<: *base\`, YAML 1.1's): write the keys out, or the alias alone (\`budget: *base\`)
+  when no key is added or changed. Aliases may add at most
   ${MAX_ALIAS_EXPANSION} nodes to the document. Errors quote at most ${MAX_ECHO_CHARS} characters of a key
   or value.
+- **Text** (the goal, commands, names, paths) holds no control character but tab and
+  newline, whether written raw or escaped (\`"\\0"\`, \`"\\e"\`): a NUL cannot be passed to a
+  process, and the others act on the terminal. Written raw, a control character is an error
+  anywhere in the file, comments included, as YAML 1.2 takes none but tab and line breaks;
+  escaped in double quotes, a value that may hold one (a metric \`pattern\`) takes it.
 - **Booleans** are \`true\` or \`false\`. YAML 1.2 reads \`yes\`, \`no\`, \`on\`, \`off\` as
   strings, so they are errors (with a hint what to write).
 - **Numbers** are written without leading zeros (\`010\` is an error: YAML 1.2 reads 10,
-  YAML 1.1 reads 8). \`.nan\` and \`.inf\` are not numbers a limit accepts.
+  YAML 1.1 reads 8). \`.nan\` and \`.inf\` are not numbers a limit accepts. A number
+  past what its key takes is an error that names the bound: a count or any other integer
+  is at most ${Number.MAX_SAFE_INTEGER} (the largest whole number a number holds exactly), a
+  cost at most ${MAX_BUDGET_USD} USD. Errors quote a number as it is written
+  (\`1e400\`, \`99999999999999999999\`), not as the value it is read as.
 - **Budget limits** are positive numbers or \`unlimited\`, written out: \`0\` and an empty
   value are errors, never "no limit". A budget where every limit is \`unlimited\` is an
   error: a run with no bound at all refuses to start.

@@ -1,6 +1,6 @@
 import { realpathSync } from 'node:fs';
 import path from 'node:path';
-import { shellQuote } from './text/shell-quote.js';
+import { printedShellWord } from './text/shell-quote.js';
 import { sanitize } from './text/sanitize.js';
 
 /**
@@ -43,13 +43,15 @@ function realOrNull(file: string): string | null {
 /**
  * `file` as a shell word: its path relative to the current folder when that is shorter,
  * else its absolute path, quoted when needed, and `./`-prefixed when it starts with `-` (so
- * a printed command is copyable as is, never read as an option).
+ * a printed command is copyable as is, never read as an option). A path with a newline or
+ * another control character is written `$'…'` with it escaped ({@link printedShellWord}),
+ * so the command stays on one line.
  */
 export function shortPath(file: string): string {
   const absolute = path.resolve(file);
   const relative = path.relative(process.cwd(), absolute) || '.';
   const shown = relative.length < absolute.length ? relative : absolute;
-  return shellQuote(shown.startsWith('-') ? `./${shown}` : shown);
+  return printedShellWord(shown.startsWith('-') ? `./${shown}` : shown);
 }
 
 /** The command that continues the run of `runDir`, to print alone on its own line. */

@@ -4,23 +4,33 @@
  * failing and passing tests with the matching parser, a verify command (never one that passes
  * when no test runs), a bounded budget, approval defaults, an agent block with the other kinds
  * as comments, and `workspace.path` pointing at the folder it searched. It never overwrites a
- * file.
+ * file, nor writes through a symbolic link.
  */
-import { closeSync, openSync, statSync, unlinkSync, writeSync } from 'node:fs';
+import { closeSync, lstatSync, openSync, readlinkSync, statSync, unlinkSync, writeSync } from 'node:fs';
 import path from 'node:path';
 import { selfCommand, shortPath } from './continue-command.js';
 import { parseShell, simpleCommand } from './engine/approval/shell-syntax.js';
 import { detectTestRunner, type Detection, type TestRunner } from './init-detect.js';
+import { shownName } from './text/sanitize.js';
 
 /** A YAML scalar in double quotes (JSON's escaping is valid YAML). */
 function q(text: string): string {
   return JSON.stringify(text);
 }
 
+/**
+ * A comment line of the file, `# text`: what it quotes from the project (a test file's name,
+ * a script) is kept on the line, its control characters shown (see {@link shownName}), so
+ * no part of it becomes YAML of its own.
+ */
+function comment(text: string): string {
+  return `# ${shownName(text)}`;
+}
+
 function observeBlock(runner: TestRunner | null): string[] {
   if (!runner || runner.observe === null) {
     return [
-      runner ? `# loopdeck has no parser for ${runner.name}'s output: add a command whose output a parser reads, e.g.` : '# No test runner was found: add a command whose output a parser reads, e.g.',
+      comment(runner ? `loopdeck has no parser for ${runner.name}'s output: add a command whose output a parser reads, e.g.` : 'No test runner was found: add a command whose output a parser reads, e.g.'),
       '# observe:',
       '#   - { name: tests, command: "node --test --test-reporter=tap", parser: tap }',
       'observe: []',
@@ -29,7 +39,7 @@ function observeBlock(runner: TestRunner | null): string[] {
     ];
   }
   return [
-    `# The harness measures progress itself: ${runner.name}, read by the ${runner.parser} parser.`,
+    comment(`The harness measures progress itself: ${runner.name}, read by the ${runner.parser} parser.`),
     'observe:',
     `  - name: tests`,
     `    command: ${q(runner.observe)}`,
@@ -58,11 +68,11 @@ function othersBlock(detection: Pick<Detection, 'others' | 'chosenWhy'>): string
   if (detection.others.length === 0) return [];
   return [
     '',
-    `# ${detection.chosenWhy}. Also found:`,
+    comment(`${detection.chosenWhy}. Also found:`),
     ...detection.others.flatMap((other) => [
-      `#   ${other.name} (${other.because})`,
-      ...(other.observe ? [`#     observe: { command: ${q(other.observe)}, parser: ${other.parser}${other.pattern ? `, pattern: ${q(other.pattern)}` : ''}${other.reportFile ? `, report_file: ${other.reportFile}` : ''} }`] : []),
-      `#     verify: ${other.verify === null ? `none (${other.noVerify})` : q(other.verify)}`,
+      comment(`  ${other.name} (${other.because})`),
+      ...(other.observe ? [comment(`    observe: { command: ${q(other.observe)}, parser: ${other.parser}${other.pattern ? `, pattern: ${q(other.pattern)}` : ''}${other.reportFile ? `, report_file: ${other.reportFile}` : ''} }`)] : []),
+      comment(`    verify: ${other.verify === null ? `none (${other.noVerify})` : q(other.verify)}`),
     ]),
   ];
 }
@@ -123,7 +133,7 @@ export function renderInitConfig(detection: Pick<Detection, 'runner' | 'others' 
     ...othersBlock(detection),
     '',
     '# The goal is met only when these pass: the agent saying so is not enough.',
-    ...(runner && runner.verify === null ? [`# No verify command was written: ${runner.noVerify}.`] : []),
+    ...(runner && runner.verify === null ? [comment(`No verify command was written: ${runner.noVerify}.`)] : []),
     'verify:',
     `  - command: ${q(verify)}`,
     '    timeout: 10m',
@@ -151,33 +161,77 @@ export interface InitResult extends Detection {
   workspace: string;
 }
 
-/** A name beside `file` (in its folder) that is free, for the message when `file` is a folder: `loopdeck.yaml`, else `loop-2.yaml`, ... */
+/**
+ * A name beside `file` (in its folder) that is free, for the message when `file` is a folder:
+ * `loopdeck.yaml`, else `loop-2.yaml`, ... A symbolic link is never free, even one to nothing.
+ */
 function freeName(file: string): string {
   const dir = path.dirname(file);
   for (const name of ['loop.yaml', 'loopdeck.yaml', ...Array.from({ length: 98 }, (_, i) => `loop-${i + 2}.yaml`)]) {
-    if (!statSync(path.join(dir, name), { throwIfNoEntry: false })) return path.join(dir, name);
+    if (!lstatSync(path.join(dir, name), { throwIfNoEntry: false })) return path.join(dir, name);
   }
   return path.join(dir, `loop-${process.pid}.yaml`);
 }
 
-/** Why `file` cannot be created (an error of `open(file, 'wx')`), in words. */
+/** A symbolic link at a path: its target as written, and what following it reaches. */
+interface Link {
+  target: string;
+  reaches: 'a file' | 'a folder' | 'nothing' | 'a loop';
+}
+
+/** The symbolic link at `file`, or `undefined` when `file` is none. */
+function linkAt(file: string): Link | undefined {
+  if (!lstatSync(file, { throwIfNoEntry: false })?.isSymbolicLink()) return undefined;
+  const target = readlinkSync(file);
+  try {
+    const stat = statSync(file);
+    return { target, reaches: stat.isDirectory() ? 'a folder' : 'a file' };
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' || code === 'ENOTDIR') return { target, reaches: 'nothing' };
+    if (code === 'ELOOP') return { target, reaches: 'a loop' };
+    throw error;
+  }
+}
+
+/** `missing.yaml (/abs/missing.yaml)`: a link's target as written, and where it is when written relative to the link's folder. */
+function targetText(file: string, target: string): string {
+  const where = path.resolve(path.dirname(file), target);
+  return where === target ? shownName(target) : `${shownName(target)} (${shownName(where)})`;
+}
+
+/**
+ * Why `file`, a symbolic link that reaches no file or folder, is not written: init never
+ * writes through a link (`open` with O_EXCL refuses one, dangling or not), and the link
+ * names a file that does not exist, or leads round in a loop of links.
+ */
+function linkRefusal(file: string, link: Link): Error {
+  const leads = link.reaches === 'nothing' ? 'which does not exist' : 'which leads round in a loop of links and never reaches a file (ELOOP)';
+  return new Error(`cannot write ${shownName(file)}: it is a symbolic link to ${targetText(file, link.target)}, ${leads}; loopdeck init never writes through a link (remove the link, or pass another name)`);
+}
+
+/** Why `file` cannot be created (an error of `open(file, 'wx')`), in words; the file and its folder named on one line ({@link shownName}). */
 function cannotWrite(file: string, error: unknown): Error {
   const code = (error as NodeJS.ErrnoException).code;
-  const folder = path.dirname(file);
-  const isFolder = statSync(file, { throwIfNoEntry: false })?.isDirectory() === true;
+  const shown = shownName(file);
+  const folder = shownName(path.dirname(file));
+  const link = code === 'EEXIST' ? linkAt(file) : undefined;
+  if (link && (link.reaches === 'nothing' || link.reaches === 'a loop')) return linkRefusal(file, link);
+  const isFolder = link ? link.reaches === 'a folder' : statSync(file, { throwIfNoEntry: false })?.isDirectory() === true;
   if ((code === 'EEXIST' || code === 'EISDIR') && isFolder) {
-    return new Error(`cannot write ${file}: it is a folder (pass the name of a file that does not exist yet, e.g. ${selfCommand()} init ${shortPath(freeName(file))})`);
+    return new Error(`cannot write ${shown}: it is a folder (pass the name of a file that does not exist yet, e.g. ${selfCommand()} init ${shortPath(freeName(file))})`);
   }
-  if (code === 'EEXIST') return new Error(`${file} exists already: loopdeck init never overwrites a file (remove it, or pass another name)`);
+  const linked = link ? ` (a symbolic link to ${targetText(file, link.target)})` : '';
+  if (code === 'EEXIST') return new Error(`${shown} exists already${linked}: loopdeck init never overwrites a file (remove it, or pass another name)`);
   if (code === 'ENOENT' || code === 'ENOTDIR') {
-    const at = statSync(folder, { throwIfNoEntry: false });
-    if (!at) return new Error(`cannot write ${file}: the folder ${folder} does not exist (create it first, or run loopdeck init inside it)`);
-    if (!at.isDirectory()) return new Error(`cannot write ${file}: ${folder} is not a folder`);
-    return new Error(`cannot write ${file}: the folder ${folder} takes no new files (${code}: a file system such as /proc or /sys that the kernel fills); write it in your project's folder`);
+    const at = statSync(path.dirname(file), { throwIfNoEntry: false });
+    if (!at) return new Error(`cannot write ${shown}: the folder ${folder} does not exist (create it first, or run loopdeck init inside it)`);
+    if (!at.isDirectory()) return new Error(`cannot write ${shown}: ${folder} is not a folder`);
+    return new Error(`cannot write ${shown}: the folder ${folder} takes no new files (${code}: a file system such as /proc or /sys that the kernel fills); write it in your project's folder`);
   }
-  if (code === 'EACCES' || code === 'EPERM') return new Error(`cannot write ${file}: permission denied in ${folder} (${code})`);
-  if (code === 'EROFS') return new Error(`cannot write ${file}: ${folder} is on a read-only file system (EROFS)`);
-  return new Error(`cannot write ${file}: ${(error as Error).message}`, { cause: error });
+  if (code === 'EACCES' || code === 'EPERM') return new Error(`cannot write ${shown}: permission denied in ${folder} (${code})`);
+  if (code === 'EROFS') return new Error(`cannot write ${shown}: ${folder} is on a read-only file system (EROFS)`);
+  return new Error(`cannot write ${shown}: ${(error as Error).message}`, { cause: error });
 }
 
 /**
@@ -186,8 +240,9 @@ function cannotWrite(file: string, error: unknown): Error {
  * `workspace.path` points there (relative to the file's folder), so both agree wherever the
  * file goes. The file is created before the project is searched: a name that cannot be
  * written fails at once.
- * @throws Error naming the file when it exists already, its folder is missing, it is a
- *   folder or the folder cannot be written
+ * @throws Error naming the file when it exists already, is a symbolic link (to a missing
+ *   file: named so, with its target), its folder is missing, it is a folder or the folder
+ *   cannot be written
  */
 export function writeInitConfig(project: string, name = 'loop.yaml'): InitResult {
   const file = path.resolve(project, name);
@@ -220,12 +275,17 @@ function runnerLine(result: InitResult): string {
   return `test runner: ${runner.name} (${runner.because}); observer: ${runner.observe ?? 'none'}; verify: ${verify}`;
 }
 
-/** The lines `init` prints: what it wrote, what it chose and why, what to do next. */
+/**
+ * The lines `init` prints: what it wrote, what it chose and why, what to do next. Each is one
+ * line whatever the names in it hold: a file or folder name with a newline (the file's, a
+ * test file's) shows it as `^J` ({@link shownName}), and a command names it `$'…'`
+ * ({@link shortPath}).
+ */
 export function initReport(result: InitResult, shown: string): string[] {
   const self = selfCommand();
   const file = shortPath(result.file);
   const inPlace = path.dirname(result.file) === result.project;
-  return [
+  const lines = [
     `wrote ${shown}`,
     `workspace: ${shortPath(result.project)} (the current folder; workspace.path: ${result.workspace}${inPlace ? '' : `, from the file's folder`}): its test runner was looked for there`,
     ...result.notes.map((note) => `note: ${note}`),
@@ -236,4 +296,5 @@ export function initReport(result: InitResult, shown: string): string[] {
     `next: edit goal.objective, then check the file with: ${self} validate ${file}`,
     `then run it with: ${self} run${file === 'loop.yaml' ? '' : ` -c ${file}`}`,
   ];
+  return lines.map(shownName);
 }

@@ -12,6 +12,7 @@ import { ScriptedAgent } from './engine/agents/scripted.js';
 import { callProblem, TOOL_NAMES } from './engine/tools.js';
 import { parseRule } from './engine/approval/approval-rules.js';
 import { agentFor } from './launch.js';
+import { shownName } from './text/sanitize.js';
 
 /**
  * What `run` checks of a loaded loop.yaml before it starts, beyond its schema, in one
@@ -37,7 +38,7 @@ export function preflightErrors(policy: LoopPolicy, shownAs: string = policy.fil
   const where = policy.workspace.path;
   if (!existsSync(where) || !statSync(where).isDirectory()) {
     const found = existsSync(where) ? 'a file' : 'nothing';
-    errors.push(new ConfigError(policy.file, 'workspace.path', `expected a directory, found ${found} at ${where}`, positionInFile(policy.file, ['workspace', 'path'])));
+    errors.push(new ConfigError(policy.file, 'workspace.path', `expected a directory, found ${found} at ${shownName(where)}`, positionInFile(policy.file, ['workspace', 'path'])));
   }
   let agent: Agent | null = null;
   try {
@@ -107,7 +108,7 @@ export function preflightWarnings(policy: LoopPolicy, shownAs: string = policy.f
   if (policy.observe.length === 0 || policy.progress.observed.length === 0) {
     const missing = policy.observe.length === 0 ? 'no `observe` command' : 'no `progress.observed` signal';
     warnings.push(
-      `${shownAs}: nothing to measure (${missing}): every checkpoint will be UNKNOWN and only the agent's claims and the verify command judge the run; add an observer (e.g. your test command with a parser) and the signals it gives`,
+      `${shownName(shownAs)}: nothing to measure (${missing}): every checkpoint will be UNKNOWN and only the agent's claims and the verify command judge the run; add an observer (e.g. your test command with a parser) and the signals it gives`,
     );
   }
   return warnings;
@@ -141,7 +142,7 @@ function scriptedCallWarnings(policy: LoopPolicy, agent: ScriptedAgent | null): 
     if (problem === null) return [];
     const at = positionInFile(file, path);
     const where = path.map((key, i) => (typeof key === 'number' ? `[${key}]` : `${i > 0 ? '.' : ''}${key}`)).join('');
-    return [`${file}${at ? `:${at}` : ''}: ${where}: ${call.name} (${call.id}): ${problem}; the engine will refuse this call and tell the agent`];
+    return [`${shownName(file)}${at ? `:${at}` : ''}: ${where}: ${call.name} (${call.id}): ${problem}; the engine will refuse this call and tell the agent`];
   });
 }
 
@@ -167,7 +168,7 @@ function unknownToolRuleWarnings(policy: LoopPolicy, shownAs: string): string[] 
       if (tool === null || TOOL_NAMES.includes(tool)) return [];
       const at = positionInFile(policy.file, ['approval', list, index]);
       const near = nearestKey(tool, TOOL_NAMES);
-      return [`${shownAs}${at ? `:${at}` : ''}: approval.${list}[${index}]: the rule names ${JSON.stringify(tool)}, which is not a tool: it never matches (known: ${TOOL_NAMES.join(', ')})${near ? `; did you mean "${near}"?` : ''}`];
+      return [`${shownName(shownAs)}${at ? `:${at}` : ''}: approval.${list}[${index}]: the rule names ${JSON.stringify(tool)}, which is not a tool: it never matches (known: ${TOOL_NAMES.join(', ')})${near ? `; did you mean "${near}"?` : ''}`];
     }),
   );
 }
@@ -199,7 +200,7 @@ async function unversionedAt(place: Place, shownAs: string): Promise<string | nu
   if (place === null) return null;
   const { where, repo } = place;
   if (repo === null) {
-    return `${shownAs}: workspace.copy is none and ${where} is in no git repository: the agent edits its files directly, nothing can undo the edits, and an abort cannot stash them; set workspace.copy: temp, or run git init there and commit first`;
+    return `${shownName(shownAs)}: workspace.copy is none and ${shownName(where)} is in no git repository: the agent edits its files directly, nothing can undo the edits, and an abort cannot stash them; set workspace.copy: temp, or run git init there and commit first`;
   }
   // From the top level (git lists ignored folders wrongly from inside one), the folder as an abort would stash it, less `.loopdeck/`.
   const { top, pathspecs } = repo;
@@ -208,7 +209,7 @@ async function unversionedAt(place: Place, shownAs: string): Promise<string | nu
   const ignored = (await git(top, ['ls-files', '-z', '--others', '--ignored', '--exclude-standard', '--', ...pathspecs])).split('\0').filter((entry) => entry !== '');
   if (ignored.length === 0) return null;
   const rule = await ignoringRule(top, ignored[0]!);
-  return `${shownAs}: workspace.copy is none and git ignores every file in ${where} (${rule}): git records none of the agent's edits there, nothing can undo them, and an abort cannot stash them; set workspace.copy: temp, or take the folder out of that ignore rule and commit its files first`;
+  return `${shownName(shownAs)}: workspace.copy is none and git ignores every file in ${shownName(where)} (${rule}): git records none of the agent's edits there, nothing can undo them, and an abort cannot stash them; set workspace.copy: temp, or take the folder out of that ignore rule and commit its files first`;
 }
 
 /**
@@ -243,7 +244,7 @@ async function inPlaceAt(place: Place, shownAs: string): Promise<string | null> 
   const status = await git(where, ['status', '--porcelain', '--untracked-files=normal', '--', ...repo.pathspecs]);
   const changed = status.split('\n').filter((line) => line.trim() !== '').length;
   if (changed === 0) return null;
-  return `${shownAs}: workspace.copy is none and ${where} has ${changed} uncommitted change${changed === 1 ? '' : 's'}: the agent's edits will mix with them, and an abort stashes both together; commit or stash them first, or set workspace.copy: temp`;
+  return `${shownName(shownAs)}: workspace.copy is none and ${shownName(where)} has ${changed} uncommitted change${changed === 1 ? '' : 's'}: the agent's edits will mix with them, and an abort stashes both together; commit or stash them first, or set workspace.copy: temp`;
 }
 
 /**

@@ -11,7 +11,7 @@ import type { AnswerHandler } from './engine/bridge/server.js';
 import type { ConsoleRun } from './ui/run-console.js';
 import { CliError, EXIT, exitCodeOfRun, type ExitCode } from './exit-codes.js';
 import { printError, printJson, printLine, printWarnings, writeJsonChunks } from './text/print.js';
-import { sanitize } from './text/sanitize.js';
+import { sanitize, shownName } from './text/sanitize.js';
 import { showOutline, type OutlineInfo } from './ui/outline.js';
 import { outlineOfConfig, outlineOfLog } from './ui/outline-source.js';
 import { newSessionId } from './run-id.js';
@@ -340,7 +340,7 @@ export function buildProgram(): Command {
     .option('-c, --config <file>', 'the loop contract, as `run --config` names it')
     .action(async (positional: string | undefined, options: { config?: string }) => {
       if (positional !== undefined && options.config !== undefined && positional !== options.config) {
-        throw new CliError(`validate: two files named (${positional} and --config ${options.config}); name one`);
+        throw new CliError(`validate: two files named (${shownName(positional)} and --config ${shownName(options.config)}); name one`);
       }
       const file = positional ?? options.config ?? 'loop.yaml';
       const policy = await policyOrExit(file, (self) => `its path: ${self} validate <file>`);

@@ -11,6 +11,7 @@
  *
  * Every class sets `name` from `new.target.name`, so logs and tests can tell them apart.
  */
+import { shownName } from '../text/sanitize.js';
 import { clipText } from './yaml-bounds.js';
 import type { TokenUsage } from './types.js';
 
@@ -48,7 +49,8 @@ export class ConfigError extends LoopdeckError {
     // cut where it is quoted, and this bounds what any message can carry.
     path = path === null ? null : clipText(path, MAX_CONFIG_PATH_CHARS);
     expected = clipText(expected, MAX_CONFIG_MESSAGE_CHARS);
-    const where = position ? `${file}:${position}` : file;
+    // The file named on one line (`nl^J.yaml`): a name with a newline must not split the error.
+    const where = position ? `${shownName(file)}:${position}` : shownName(file);
     super(path === null ? `${where}: ${expected}` : `${where}: ${path || '(root)'}: ${expected}`);
     this.file = file;
     this.path = path ?? '';

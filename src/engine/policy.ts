@@ -15,11 +15,12 @@ import { TRANSCRIPT_FORMATS } from './agents/transcripts/types.js';
 import { DEFAULT_REPETITION_OPTIONS, type RepetitionOptions } from './repetition.js';
 import { DURATION_PATTERN, MAX_TIMER_SECONDS, parseDuration } from './duration.js';
 import { BUDGET_LIMIT_MAX, MAX_BUDGET_USD } from './budget-units.js';
-import { describeValue, loadYamlWith, missingFileError, nearestKey, parseYamlWith, type YamlProblem } from './yaml-file.js';
+import { describeCharacter, describeValue, loadYamlWith, missingFileError, nearestKey, parseYamlWith, type YamlProblem } from './yaml-file.js';
 import type { BudgetLimits } from './types.js';
 import { unboundedRun } from './unmeasured-usage.js';
 import { loadTranscript } from './agents/scripted.js';
 import { firstProgram } from './shell-program.js';
+import { shownName } from '../text/sanitize.js';
 
 /** Largest loop.yaml accepted, in bytes. */
 export const MAX_CONFIG_BYTES = 256 * 1024;
@@ -27,7 +28,25 @@ export const MAX_CONFIG_BYTES = 256 * 1024;
 // ---------------------------------------------------------------------------------------
 // Value types. Every message says what was expected and what was found.
 
-const text = z.string().trim().min(1);
+/**
+ * A control character text in loop.yaml may not hold: every one (Unicode Cc) but tab and
+ * newline, raw or escaped (`"\0"`, `"\e"`). A NUL cannot be passed to a process in a command
+ * or a path, and the others act on the terminal that shows the goal.
+ */
+const CONTROL_CHARACTER = /[^\P{Cc}\t\n]/u;
+
+function controlCharacterMessage(input: unknown): string {
+  const found = typeof input === 'string' ? CONTROL_CHARACTER.exec(input)?.[0] : undefined;
+  const what = found === undefined ? '' : `${describeCharacter(found.charCodeAt(0))} in `;
+  return `expected text without control characters (tab and newline aside), found ${what}${describeValue(input)}`;
+}
+
+/** Text: the goal, commands, names, paths. Not blank, no control character but tab and newline. */
+const text = z
+  .string()
+  .trim()
+  .min(1)
+  .refine((value) => !CONTROL_CHARACTER.test(value), { error: (iss) => controlCharacterMessage(iss.input) });
 
 /** YAML 1.1 booleans that YAML 1.2 reads as strings, and what to write instead. */
 const YAML11_BOOLEANS: Record<string, boolean> = { yes: true, y: true, on: true, no: false, n: false, off: false };
@@ -46,7 +65,30 @@ const bool = z.boolean({ error: (iss) => booleanMessage(iss.input) });
 
 const UNLIMITED_HINT = '0 would not mean unlimited: write unlimited to remove the limit';
 
-function limitMessage(what: string, input: unknown): string {
+/** The largest a budget amount may be, and what it is (for the message). */
+interface AmountBound {
+  max: number;
+  what: string;
+}
+
+/** Counts (turns, tool calls, tokens): the largest whole number a number holds exactly. */
+const COUNT_BOUND: AmountBound = { max: BUDGET_LIMIT_MAX.turns, what: 'the largest whole number' };
+/** USD: see {@link MAX_BUDGET_USD}. */
+const USD_BOUND: AmountBound = { max: MAX_BUDGET_USD, what: 'USD' };
+
+/** `expected at most <max> (<what>), found …`: an amount past its bound (`1e400` too, read as infinity). */
+function boundMessage(bound: AmountBound, input: unknown, orUnlimited: boolean): string {
+  return `expected at most ${bound.max} (${bound.what}${orUnlimited ? '; write unlimited to lift the limit' : ''}), found ${describeValue(input)}`;
+}
+
+/** Whether `input` is a number past `bound` (infinity too). */
+function pastBound(input: unknown, bound: AmountBound): boolean {
+  return typeof input === 'number' && input > bound.max;
+}
+
+/** What a limit that is not `what` nor `unlimited` says: past its bound, the bound; for `0` or an empty value, what to write instead. */
+function limitMessage(what: string, input: unknown, bound: AmountBound): string {
+  if (pastBound(input, bound)) return boundMessage(bound, input, true);
   const base = `expected ${what} or "unlimited", found ${describeValue(input)}`;
   if (input === 0) return `${base} (${UNLIMITED_HINT})`;
   if (input === null) return `${base} (write a number, or unlimited to remove the limit)`;
@@ -60,31 +102,38 @@ const countLimit = z
   .union(
     [
       z
-        .int({ error: (iss) => limitMessage('a positive integer', iss.input) })
-        .positive({ error: (iss) => limitMessage('a positive integer', iss.input) }),
+        .int({ error: (iss) => limitMessage('a positive integer', iss.input, COUNT_BOUND) })
+        .positive({ error: (iss) => limitMessage('a positive integer', iss.input, COUNT_BOUND) }),
       unlimited,
     ],
-    { error: (iss) => limitMessage('a positive integer', iss.input) },
+    { error: (iss) => limitMessage('a positive integer', iss.input, COUNT_BOUND) },
   )
   .meta({ title: 'count limit' });
-
-function usdBoundMessage(input: unknown, orUnlimited = true): string {
-  return `expected at most ${MAX_BUDGET_USD} (USD${orUnlimited ? '; write unlimited to lift the limit' : ''}), found ${describeValue(input)}`;
-}
 
 /** A positive finite amount of USD up to {@link MAX_BUDGET_USD}, or `unlimited` (→ null). `0` and an empty value are errors. */
 const amountLimit = z
   .union(
     [
       z
-        .number({ error: (iss) => limitMessage('a positive number', iss.input) })
-        .positive({ error: (iss) => limitMessage('a positive number', iss.input) })
-        .max(MAX_BUDGET_USD, { error: (iss) => usdBoundMessage(iss.input) }),
+        .number({ error: (iss) => limitMessage('a positive number', iss.input, USD_BOUND) })
+        .positive({ error: (iss) => limitMessage('a positive number', iss.input, USD_BOUND) })
+        .max(MAX_BUDGET_USD, { error: (iss) => boundMessage(USD_BOUND, iss.input, true) }),
       unlimited,
     ],
-    { error: (iss) => limitMessage('a positive number', iss.input) },
+    { error: (iss) => limitMessage('a positive number', iss.input, USD_BOUND) },
   )
   .meta({ title: 'amount limit' });
+
+/** What a budget increment past its bound says; other problems get the shared messages (`undefined`). */
+function incrementMessage(bound: AmountBound) {
+  return (iss: { input?: unknown }) => (pastBound(iss.input, bound) ? boundMessage(bound, iss.input, false) : undefined);
+}
+
+/** A count a budget pause offers to add (turns, tool calls, tokens): a positive integer. */
+const countIncrement = z.int({ error: incrementMessage(COUNT_BOUND) }).positive();
+
+/** USD a budget pause offers to add: a positive amount up to {@link MAX_BUDGET_USD}. */
+const usdIncrement = z.number({ error: incrementMessage(USD_BOUND) }).positive().max(MAX_BUDGET_USD, { error: incrementMessage(USD_BOUND) });
 
 const DURATION_EXPECTED = 'expected a duration like 90s, 10m or 1h30m';
 
@@ -100,6 +149,7 @@ const BUDGET_BOUND: DurationBound = { seconds: BUDGET_LIMIT_MAX.wall_clock_secon
 function durationMessage(input: unknown, orUnlimited: boolean, bound: DurationBound): string {
   const seconds = typeof input === 'string' ? parseDuration(input) : null;
   if (seconds !== null && seconds > bound.seconds) return `expected a duration of at most ${bound.seconds / 3600}h (${bound.why}), found ${describeValue(input)}`;
+  if (typeof input === 'number' && input > bound.seconds) return `expected a duration of at most ${bound.seconds / 3600}h (${bound.why}), found ${describeValue(input)} (a bare number has no unit)`;
   const base = `${DURATION_EXPECTED}${orUnlimited ? ' (or "unlimited")' : ''}, found ${describeValue(input)}`;
   if (typeof input === 'number' && input > 0 && Number.isInteger(input)) return `${base} (a bare number has no unit: write ${input}s)`;
   if (input === 0 && orUnlimited) return `${base} (${UNLIMITED_HINT})`;
@@ -201,13 +251,19 @@ const commandCheck = z.strictObject({
     .describe('The exit code that meets the criterion (default 0).'),
 });
 
+/** Whether `input` is anything but an infinite number (which is past the range a number takes, not of another type). */
+function isFiniteOrNotNumber(input: unknown): boolean {
+  return typeof input !== 'number' || Number.isFinite(input) || Number.isNaN(input);
+}
+
 /** A success criterion's signal check: an observed metric compared with a target. */
 const signalCheck = z.strictObject({
   signal: z
     .string()
     .refine((s) => SIGNAL_PATTERN.test(s), { error: (iss) => `expected an observed signal like observed.tests.failing, found ${describeValue(iss.input)}` })
     .describe('An observed metric, `observed.<name>.<metric>`, as the observers measured it at the checkpoint.'),
-  target: z.number({ error: (iss) => `expected a number, found ${describeValue(iss.input)}` }).describe('The value that meets the criterion.'),
+  // Infinity (`1e400`) gets the shared message, which names the range of a number.
+  target: z.number({ error: (iss) => (isFiniteOrNotNumber(iss.input) ? `expected a number, found ${describeValue(iss.input)}` : undefined) }).describe('The value that meets the criterion.'),
   op: z.enum(['==', '>=', '<=']).default('==').describe('How the value is compared with the target (default `==`).'),
 });
 
@@ -468,11 +524,11 @@ const budgetSchema = z
     on_exhausted: z.enum(['pause', 'abort']).default('pause').describe('At a limit, after the verifier (work that passes ends the run goal_met): pause for the operator, or abort the run (stash and report).'),
     increments: z
       .strictObject({
-        turns: positiveInt.default(10).describe('Turns added by "raise the limit".'),
-        tool_calls: positiveInt.default(20).describe('Tool calls added by "raise the limit".'),
+        turns: countIncrement.default(10).describe('Turns added by "raise the limit".'),
+        tool_calls: countIncrement.default(20).describe('Tool calls added by "raise the limit".'),
         wall_clock: budgetDuration.prefault('10m').describe('Time added by "raise the limit".'),
-        tokens: positiveInt.default(50_000).describe('Tokens added by "raise the limit".'),
-        cost_usd: z.number().positive().max(MAX_BUDGET_USD, { error: (iss) => usdBoundMessage(iss.input, false) }).default(1).describe('USD added by "raise the limit".'),
+        tokens: countIncrement.default(50_000).describe('Tokens added by "raise the limit".'),
+        cost_usd: usdIncrement.default(1).describe('USD added by "raise the limit".'),
       })
       .prefault({})
       .describe('What a budget pause offers to add to the exhausted dimension.'),
@@ -492,13 +548,13 @@ const budgetSchema = z
 const repetitionSchema = z
   .strictObject({
     window: z
-      .int({ error: (iss) => `expected an integer >= 2, found ${describeValue(iss.input)}` })
-      .min(2, { error: (iss) => `expected an integer >= 2, found ${describeValue(iss.input)}` })
+      .int()
+      .min(2)
       .default(DEFAULT_REPETITION_OPTIONS.window)
       .describe('Most recent non-exempt calls a repeat is counted in (this call included).'),
     threshold: z
-      .int({ error: (iss) => `expected an integer >= 2, found ${describeValue(iss.input)}` })
-      .min(2, { error: (iss) => `expected an integer >= 2, found ${describeValue(iss.input)}` })
+      .int()
+      .min(2)
       .default(DEFAULT_REPETITION_OPTIONS.threshold)
       .describe('Identical calls in the window (or turns of a short cycle) that make a detection; at most `window`.'),
     exempt_tools: z.array(text).default([]).describe('Tools never counted (e.g. a `wait` tool).'),
@@ -849,7 +905,7 @@ function startProblems(raw: unknown, file: string): Array<YamlProblem | ConfigEr
     } catch (error) {
       found = `a folder it cannot read (${(error as NodeJS.ErrnoException).code ?? String(error)})`;
     }
-    if (found) problems.push({ path: ['workspace', 'path'], message: `expected a directory, found ${found} at ${where}` });
+    if (found) problems.push({ path: ['workspace', 'path'], message: `expected a directory, found ${found} at ${shownName(where)}` });
   }
   const agent = section('agent');
   if (agent.kind === 'scripted' && typeof agent.script === 'string' && unreadableFile(agent.script, baseDir, path.basename(file)) === undefined) {

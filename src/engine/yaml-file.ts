@@ -5,8 +5,10 @@
  * what was expected and what was found (and, for a misspelt key or enum value, the nearest
  * allowed one). Parsing is YAML 1.2 only; duplicate keys, syntax errors and warnings (unknown
  * tags) are errors and never printed; alias expansion is bounded; `__proto__`, `constructor`
- * and `prototype` keys are refused before any JavaScript object is built; numbers with
- * leading zeros are refused (YAML 1.2 reads `010` as 10, YAML 1.1 as 8). Sizes are bounded
+ * and `prototype` keys are refused before any JavaScript object is built, and so are merge
+ * keys (`<<`, which YAML 1.2 does not have); numbers with leading zeros are refused (YAML 1.2
+ * reads `010` as 10, YAML 1.1 as 8), and characters YAML takes in no file raw (control
+ * characters, which the yaml library reads without a word). Sizes are bounded
  * too: the file's bytes, one document per file, the depth of nesting (checked on the text
  * before the parser runs, see ./yaml-bounds.ts), and the length of anything an error
  * quotes back.
@@ -32,6 +34,7 @@ import {
   type YAMLError,
 } from 'yaml';
 import type { z } from 'zod';
+import { shownName } from '../text/sanitize.js';
 import { ConfigError, ConfigErrors } from './errors.js';
 import { clipText, isStackOverflow, MAX_YAML_DEPTH, measureNesting, quoted } from './yaml-bounds.js';
 
@@ -377,21 +380,15 @@ function treeProblems(doc: Document, lines: LineCounter, file: string): TreeProb
     }
     if (isMap(node)) {
       const kept = node.items.filter((pair) => {
-        const name = scalarKey(pair.key);
-        const keyPos = isNode(pair.key) && pair.key.range ? at(lines, pair.key.range[0]) : undefined;
-        if (name === undefined) {
-          const kind = isSeq(pair.key) ? 'a list' : isMap(pair.key) ? 'a mapping' : 'an alias';
-          push(keys, `expected a plain key, found ${kind} used as a key`, keyPos);
+        const problem = keyProblem(doc, lines, pair, keys);
+        if (problem) {
+          push(problem.keys, problem.message, problem.position);
           return false;
         }
-        const path = [...keys, name];
-        if (FORBIDDEN_KEYS.has(name)) {
-          push(path, 'this key name is not allowed', positionOf(doc, lines, path));
-          return false;
-        }
+        const name = scalarKey(pair.key)!;
         // The key as written becomes the key of the value (`null: 1` is the key "null", not "").
         if (isScalar(pair.key) && typeof pair.key.value !== 'string') pair.key.value = name;
-        walk(pair.value, path, depth + 1);
+        walk(pair.value, [...keys, name], depth + 1);
         return true;
       });
       if (kept.length !== node.items.length) node.items = kept;
@@ -408,11 +405,99 @@ function treeProblems(doc: Document, lines: LineCounter, file: string): TreeProb
   return { errors: problems, fatal };
 }
 
+/** A key {@link treeProblems} refuses: the path its error names, what it says, and where. */
+interface KeyProblem {
+  keys: PropertyKey[];
+  message: string;
+  position: string | undefined;
+}
+
+/**
+ * Why the key of `pair`, in the mapping at `keys`, is refused, or `null`: a key that is not a
+ * scalar, `__proto__`, `constructor` or `prototype`, or a merge key (a plain `<<`).
+ */
+function keyProblem(doc: Document, lines: LineCounter, pair: Pair, keys: PropertyKey[]): KeyProblem | null {
+  const name = scalarKey(pair.key);
+  const position = isNode(pair.key) && pair.key.range ? at(lines, pair.key.range[0]) : undefined;
+  if (name === undefined) {
+    const kind = isSeq(pair.key) ? 'a list' : isMap(pair.key) ? 'a mapping' : 'an alias';
+    return { keys, message: `expected a plain key, found ${kind} used as a key`, position };
+  }
+  const path = [...keys, name];
+  if (FORBIDDEN_KEYS.has(name)) return { keys: path, message: 'this key name is not allowed', position: positionOf(doc, lines, path) };
+  if (isScalar(pair.key) && pair.key.type === Scalar.PLAIN && name === '<<') return { keys: path, message: mergeKeyMessage(pair, keys), position };
+  return null;
+}
+
+/**
+ * The error of a merge key (`budget: {<<: *b, max_tool_calls: 3}`): YAML 1.1 merged the
+ * mapping an alias names into this one; YAML 1.2 has no merge keys and loopdeck reads none.
+ * What works instead: the keys written out, or the alias alone when nothing is added or
+ * changed (named with the key that holds the mapping: `budget: *b`).
+ */
+function mergeKeyMessage(pair: Pair, keys: readonly PropertyKey[]): string {
+  const base = 'expected plain keys, found a merge key (<<), which loopdeck does not support (YAML 1.2 has no merge keys): write the keys out';
+  if (!isAlias(pair.value)) return base;
+  const holder = keys[keys.length - 1];
+  const alias = `*${clipText(pair.value.source)}`;
+  const example = typeof holder === 'string' ? `${clipText(holder)}: ${alias}` : typeof holder === 'number' ? `- ${alias}` : alias;
+  return `${base}, or use the alias alone (${example}) when no key is added or changed`;
+}
+
 /** The error of a plain number written with leading zeros (`010`), or `null` for any other node. */
 function leadingZeroProblem(node: unknown): string | null {
   if (!isScalar(node) || typeof node.value !== 'number' || node.type !== Scalar.PLAIN || !LEADING_ZERO.test(sourceOf(node))) return null;
   const value = clipText(String(node.value));
   return `expected a number without leading zeros, found ${clipText(sourceOf(node))} (YAML 1.2 reads it as ${value}, YAML 1.1 as octal; write ${value})`;
+}
+
+/**
+ * Characters YAML 1.2 takes in no file raw, being outside its printable set: the C0 controls
+ * but tab, line feed and carriage return, DEL, the C1 controls but NEL, U+FFFE and U+FFFF.
+ * The yaml library reads them into values and keys without a word.
+ */
+const NON_PRINTABLE = /[\x00-\x08\x0B\x0C\x0E-\x1F\x7F-\x84\x86-\x9F\uFFFE\uFFFF]/g;
+
+/** The names of the C0 control characters, U+0000 to U+001F. */
+const C0_NAMES = ['NUL', 'SOH', 'STX', 'ETX', 'EOT', 'ENQ', 'ACK', 'BEL', 'BS', 'HT', 'LF', 'VT', 'FF', 'CR', 'SO', 'SI', 'DLE', 'DC1', 'DC2', 'DC3', 'DC4', 'NAK', 'SYN', 'ETB', 'CAN', 'EM', 'SUB', 'ESC', 'FS', 'GS', 'RS', 'US'];
+
+/** A character as an error names it: `U+0000 (NUL)`, `U+001B (ESC)`, `U+007F (DEL)`, `U+009B`. */
+export function describeCharacter(code: number): string {
+  const name = code < 0x20 ? C0_NAMES[code] : code === 0x7f ? 'DEL' : undefined;
+  const hex = code.toString(16).toUpperCase().padStart(4, '0');
+  return name ? `U+${hex} (${name})` : `U+${hex}`;
+}
+
+/** A character as a YAML double-quoted string escapes it: `\x00`, `\x1b`, `\uffff`. */
+function yamlEscape(code: number): string {
+  return code < 0x100 ? `\\x${code.toString(16).padStart(2, '0')}` : `\\u${code.toString(16).padStart(4, '0')}`;
+}
+
+/**
+ * The characters of the text YAML 1.2 takes in no file raw ({@link NON_PRINTABLE}), the first
+ * of each line, at their places and the paths that hold them. `keys` is the path of a value
+ * that holds one (the schema's word on that value would repeat the problem), `null` for one
+ * in a key or a comment.
+ */
+function nonPrintableProblems(doc: Document, lines: LineCounter, source: string, file: string): Array<{ error: ConfigError; keys: PropertyKey[] | null }> {
+  const problems: Array<{ error: ConfigError; keys: PropertyKey[] | null }> = [];
+  let lastLine = 0;
+  for (const match of source.matchAll(NON_PRINTABLE)) {
+    const { line } = linePos(lines, match.index);
+    if (line === lastLine) continue;
+    lastLine = line;
+    const keys = pathAtOffset(doc, match.index);
+    const code = match[0].charCodeAt(0);
+    const message = `expected printable characters, found ${describeCharacter(code)} written raw (YAML takes no control character but tab and line breaks): remove it (a value that may hold one takes it escaped in double quotes: "${yamlEscape(code)}")`;
+    problems.push({ error: new ConfigError(file, dottedPath(keys), message, at(lines, match.index)), keys: inValue(doc, keys, match.index) ? keys : null });
+  }
+  return problems;
+}
+
+/** Whether `offset` lies in the scalar value at `keys` (not in its key, nor in a comment beside it). */
+function inValue(doc: Document, keys: Keys, offset: number): boolean {
+  const { node, found } = locate(doc, keys);
+  return found && isScalar(node) && !!node.range && node.range[0] <= offset && offset < node.range[1];
 }
 
 /** The prefix of the tags of the YAML core schema (`!!str` is `tag:yaml.org,2002:str`). */
@@ -575,6 +660,27 @@ function foundAt(doc: Document, keys: Keys, input: unknown): string {
   return describeValue(input);
 }
 
+/**
+ * `message` with the number its "found …" names quoted as the file writes it, where the
+ * parsed value reads otherwise: `1e400` (read as infinity, `.inf`), `99999999999999999999`
+ * (`100000000000000000000`), `9007199254740993` (`9007199254740992`: past what a number holds
+ * exactly), `0x10` (`16`). A schema's own message sees the parsed value only; the text as
+ * written is what the user finds in the file.
+ */
+function foundAsWritten(doc: Document, keys: Keys, message: string): string {
+  const { node: at, found } = locate(doc, keys);
+  const node = isAlias(at) ? at.resolve(doc) : at;
+  if (!found || !isScalar(node) || typeof node.value !== 'number') return message;
+  const parsed = `found ${describeValue(node.value)}`;
+  const written = `found ${clipText(sourceOf(node))}`;
+  // Only the whole value: "found 1" is not the start of "found 10".
+  for (let index = message.indexOf(parsed); index >= 0; index = message.indexOf(parsed, index + 1)) {
+    const next = message[index + parsed.length];
+    if (next === undefined || /[\s,;)]/.test(next)) return `${message.slice(0, index)}${written}${message.slice(index + parsed.length)}`;
+  }
+  return message;
+}
+
 /** `"   " (only blanks)` when the file's value at `keys` is a string of blanks only (the schema trims it to `""` before it checks), else `undefined`. */
 function blanksAt(doc: Document, keys: Keys): string | undefined {
   const { node, found } = locate(doc, keys);
@@ -615,7 +721,7 @@ function bagOf(schema: unknown): NumberBag | undefined {
  * fractions too (its messages say "a number").
  */
 function integerForm(bag: NumberBag | undefined): string | undefined {
-  if (!bag || (bag.format !== 'safeint' && bag.format !== 'int32' && bag.format !== 'uint32')) return undefined;
+  if (!bag || !takesIntegersOnly(bag)) return undefined;
   const real = (n: number | undefined) => (n !== undefined && Number.isFinite(n) && Math.abs(n) < Number.MAX_SAFE_INTEGER ? n : undefined);
   // Integers only: `> n` is `>= n + 1`, `< n` is `<= n - 1`.
   const lows = [real(bag.minimum), real(bag.exclusiveMinimum) === undefined ? undefined : bag.exclusiveMinimum! + 1].filter((n): n is number => n !== undefined);
@@ -629,15 +735,70 @@ function integerForm(bag: NumberBag | undefined): string | undefined {
   return 'an integer';
 }
 
+/** Whether a number schema takes whole numbers only (`z.int()` and its sized forms). */
+function takesIntegersOnly(bag: NumberBag): boolean {
+  return bag.format === 'safeint' || bag.format === 'int32' || bag.format === 'uint32';
+}
+
+/** One end of the values a number schema takes. */
+interface Bound {
+  value: number;
+  inclusive: boolean;
+}
+
+/** The tighter of an inclusive and an exclusive bound on one side (`low`: the larger one), or `undefined` when the schema sets neither. */
+function tighterBound(inclusive: number | undefined, exclusive: number | undefined, side: 'low' | 'high'): Bound | undefined {
+  const bounds: Bound[] = [
+    ...(inclusive === undefined ? [] : [{ value: inclusive, inclusive: true }]),
+    ...(exclusive === undefined ? [] : [{ value: exclusive, inclusive: false }]),
+  ];
+  const sign = side === 'low' ? 1 : -1;
+  // On a tie the exclusive bound is the tighter one.
+  return bounds.sort((a, b) => sign * (b.value - a.value) || Number(a.inclusive) - Number(b.inclusive))[0];
+}
+
 /**
- * The integer form of the number schema at `keys`: a bound check's issue (`too_small`) does
- * not carry its schema, so it is found by its path. `undefined` when the path leads to no
+ * What a number schema takes with both its ends named, for a value past them (`1e400`, read
+ * as infinity; an integer past 2^53 - 1, which a number does not hold exactly): "an integer
+ * from 1 to 9007199254740991", "a number from 0 to 2", "a number > 0 and <= 1". An end the
+ * schema leaves open is the largest a value of its kind can be: Number.MAX_SAFE_INTEGER for
+ * an integer (zod's own bound), Number.MAX_VALUE for a number (a larger one reads as infinity).
+ */
+function rangeForm(bag: NumberBag): string {
+  const integer = takesIntegersOnly(bag);
+  const most = integer ? Number.MAX_SAFE_INTEGER : Number.MAX_VALUE;
+  const low = tighterBound(bag.minimum, bag.exclusiveMinimum, 'low') ?? { value: -most, inclusive: true };
+  const high = tighterBound(bag.maximum, bag.exclusiveMaximum, 'high') ?? { value: most, inclusive: true };
+  // Integers only: `> n` is `>= n + 1`, `< n` is `<= n - 1`.
+  if (integer) return `an integer from ${low.inclusive ? low.value : low.value + 1} to ${high.inclusive ? high.value : high.value - 1}`;
+  if (low.inclusive && high.inclusive) return `a number from ${low.value} to ${high.value}`;
+  return `a number ${low.inclusive ? '>=' : '>'} ${low.value} and ${high.inclusive ? '<=' : '<'} ${high.value}`;
+}
+
+/** The number schemas at `keys`: a bound check's issue (`too_small`) does not carry its schema, so it is found by its path. */
+function bagsAt(context: IssueContext | undefined, keys: Keys): NumberBag[] {
+  if (!context) return [];
+  return schemasAt(context.schema, context.raw, keys).flatMap((schema) => bagOf(schema) ?? []);
+}
+
+/**
+ * The integer form of the number schema at `keys`. `undefined` when the path leads to no
  * single integer schema.
  */
 function integerFormAt(context: IssueContext | undefined, keys: Keys): string | undefined {
-  if (!context) return undefined;
-  const forms = new Set(schemasAt(context.schema, context.raw, keys).map((schema) => integerForm(bagOf(schema))));
+  const forms = new Set(bagsAt(context, keys).map((bag) => integerForm(bag)));
   return forms.size === 1 ? [...forms][0] : undefined;
+}
+
+/** The {@link rangeForm} of the single number schema at `keys`, else of `fallback`. */
+function rangeFormAt(context: IssueContext | undefined, keys: Keys, fallback: NumberBag): string {
+  const forms = new Set(bagsAt(context, keys).map(rangeForm));
+  return forms.size === 1 ? [...forms][0]! : rangeForm(fallback);
+}
+
+/** Whether `value` is a number no finite bound admits: `.inf`, `-.inf`, or one written too large to hold (`1e400`). */
+function isInfinite(value: unknown): value is number {
+  return typeof value === 'number' && !Number.isNaN(value) && !Number.isFinite(value);
 }
 
 /** The schema and the plain document an issue is about: what turns a bound into words. */
@@ -653,7 +814,10 @@ function issueMessage(doc: Document, issue: RawIssue, context?: IssueContext): s
   const found = () => (input === undefined ? 'nothing (this key is required)' : foundAt(doc, keys, input));
   switch (issue.code) {
     case 'invalid_type': {
-      const integer = issue.expected === 'number' || issue.expected === 'int' ? integerForm(bagOf((issue as { inst?: unknown }).inst)) : undefined;
+      const bag = issue.expected === 'number' || issue.expected === 'int' ? bagOf((issue as { inst?: unknown }).inst) : undefined;
+      // Past every bound (zod takes no infinity): what the schema takes, from end to end.
+      if (bag && isInfinite(input)) return `expected ${rangeForm(bag)}, found ${found()}`;
+      const integer = integerForm(bag);
       const expected = integer ?? TYPE_NAMES[String(issue.expected)] ?? String(issue.expected);
       if (input === undefined) return `expected ${expected}, found nothing (this key is required)`;
       return `expected ${expected}, found ${found()}`;
@@ -670,6 +834,8 @@ function issueMessage(doc: Document, issue: RawIssue, context?: IssueContext): s
         if (small && bound === 1) return `expected a non-empty string, found ${blanksAt(doc, keys) ?? found()}`;
         return `expected ${small ? 'at least' : 'at most'} ${plural(bound, 'character')}, found ${found()}`;
       }
+      // zod's own bound of every integer (Number.MAX_SAFE_INTEGER): the schema's range, end to end.
+      if (issue.origin === 'int') return `expected ${rangeFormAt(context, keys, { format: 'safeint' })}, found ${found()}`;
       const integer = issue.origin === 'number' ? integerFormAt(context, keys) : undefined;
       if (integer) return `expected ${integer}, found ${found()}`;
       const op = small ? (issue.inclusive ? '>=' : '>') : issue.inclusive ? '<=' : '<';
@@ -788,13 +954,30 @@ function unionBranchIssues(schema: z.ZodType, raw: unknown, issue: PlacedIssue &
   ];
 }
 
-/** Every issue at its deepest path: a union's issue is replaced by the issues of the branch that was meant. */
+/**
+ * Every issue at its deepest path: a union's issue is replaced by the issues of the branch
+ * that was meant. A value past zod's own bound of every integer (`too_big` of origin `int`)
+ * and past the schema's tighter one is one problem: the schema's issue, which names its bound,
+ * stands for both.
+ */
 function placedIssues(schema: z.ZodType, raw: unknown, issues: readonly z.core.$ZodIssue[]): PlacedIssue[] {
+  const placed = unionsPlaced(schema, raw, issues);
+  const bounded = new Set(placed.flatMap((issue) => (isBoundIssue(issue) && issue.origin !== 'int' ? [dottedPath(issue.path)] : [])));
+  return placed.filter((issue) => !(isBoundIssue(issue) && issue.origin === 'int' && bounded.has(dottedPath(issue.path))));
+}
+
+/** Whether an issue is a number's bound check (`too_big`, `too_small`). */
+function isBoundIssue(issue: PlacedIssue): issue is PlacedIssue & { code: 'too_big' | 'too_small'; origin: string } {
+  return issue.code === 'too_big' || issue.code === 'too_small';
+}
+
+/** Every issue at its deepest path, a union's issue replaced by the issues of the branch that was meant. */
+function unionsPlaced(schema: z.ZodType, raw: unknown, issues: readonly z.core.$ZodIssue[]): PlacedIssue[] {
   return issues.flatMap((issue) => {
     const placed = { ...issue, path: [...issue.path] } as PlacedIssue;
     if (placed.code !== 'invalid_union') return [placed];
     const inner = unionBranchIssues(schema, raw, placed as PlacedIssue & { code: 'invalid_union' });
-    return inner ? placedIssues(schema, raw, inner) : [placed];
+    return inner ? unionsPlaced(schema, raw, inner) : [placed];
   });
 }
 
@@ -825,7 +1008,7 @@ function issueErrors(
     }
     // A message of a schema's own that says a value is missing: say the key is required.
     const missing = / found nothing$/.test(issue.message) && !locate(doc, issue.path).found;
-    const message = missing ? `${issue.message} (this key is required)` : issue.message;
+    const message = foundAsWritten(doc, issue.path, missing ? `${issue.message} (this key is required)` : issue.message);
     const error = new ConfigError(file, dottedPath(issue.path), message, positionOf(doc, lines, issue.path));
     const discriminator = (issue as { discriminator?: unknown }).discriminator;
     if (issue.code !== 'invalid_union' || typeof discriminator !== 'string' || issue.path[issue.path.length - 1] !== discriminator) return [error];
@@ -873,10 +1056,11 @@ export interface YamlCheckOptions {
  * ignored). Nesting deeper than {@link MAX_YAML_DEPTH} levels is refused from the text before
  * the parser runs (the parser recurses per level), and again on the tree once aliases are
  * expanded. Syntax errors, duplicate keys and warnings (unknown tags) are errors and never
- * printed; `__proto__`, `constructor` and `prototype` keys, keys that are not scalars,
- * numbers with leading zeros and alias expansion past {@link MAX_ALIAS_EXPANSION} nodes are
- * refused before the document becomes an object. Unknown keys name the nearest allowed key;
- * type errors say what was found. Keys and values quoted in errors are cut to a bounded length.
+ * printed; `__proto__`, `constructor` and `prototype` keys, merge keys, keys that are not
+ * scalars, numbers with leading zeros, raw control characters and alias expansion past
+ * {@link MAX_ALIAS_EXPANSION} nodes are refused before the document becomes an object.
+ * Unknown keys name the nearest allowed key; type errors say what was found, a number as it
+ * is written. Keys and values quoted in errors are cut to a bounded length.
  *
  * @param file the name used in every error
  * @throws ConfigErrors with one ConfigError per problem: file, YAML path, `line:column`,
@@ -956,9 +1140,10 @@ function parseChecked<S extends z.ZodType>(schema: S, source: string, file: stri
     ]);
   }
   const tree = treeProblems(doc, lines, file);
-  early.push(...tree.errors.map(({ error }) => error));
+  const unprintable = nonPrintableProblems(doc, lines, source, file);
+  early.push(...tree.errors.map(({ error }) => error), ...unprintable.map(({ error }) => error));
   if (tree.fatal) throw new ConfigErrors(inDocumentOrder(early));
-  for (const { keys } of tree.errors) if (keys.length > 0) reportedAt.add(dottedPath(keys));
+  for (const { keys } of [...tree.errors, ...unprintable]) if (keys && keys.length > 0) reportedAt.add(dottedPath(keys));
 
   let raw: unknown;
   try {
@@ -1196,8 +1381,8 @@ export function missingFileWhere(file: string): string {
   const folder = dirname(resolvePath(file));
   let existing = folder;
   while (!isFolder(existing) && dirname(existing) !== existing) existing = dirname(existing);
-  if (existing === folder) return `no such file in ${folder}`;
-  return `no such file: the folder ${folder} does not exist either (the nearest existing folder is ${existing})`;
+  if (existing === folder) return `no such file in ${shownName(folder)}`;
+  return `no such file: the folder ${shownName(folder)} does not exist either (the nearest existing folder is ${shownName(existing)})`;
 }
 
 function isFolder(folder: string): boolean {

@@ -56,6 +56,16 @@ export function sanitize(text: string, options: { oneLine?: boolean } = {}): str
   return options.oneLine ? out.replace(/ {2,}/g, ' ').trim() : out;
 }
 
+/**
+ * A file name or path as it is printed within a line: {@link sanitize}'s form, with tab and
+ * newline shown as `^I` and `^J` too. In a name they are characters, not layout: a file
+ * named `nl` newline `.yaml` shows as `nl^J.yaml`, one name on one line, never `nl` and a
+ * line `.yaml` that looks like loopdeck's own.
+ */
+export function shownName(name: string): string {
+  return sanitize(name.replace(/[\t\n]/g, (ch) => `^${String.fromCharCode(ch.charCodeAt(0) + 0x40)}`));
+}
+
 const NON_ASCII = /[^\x00-\x7f]/;
 
 /**

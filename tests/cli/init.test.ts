@@ -3,7 +3,7 @@
  * verify command for the project's test runner, and never overwrites a file. Needs the
  * built CLI (`npm run build`).
  */
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, readlinkSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { execa, execaSync } from 'execa';
@@ -116,6 +116,44 @@ describe('loopdeck init', () => {
     expect(readFileSync(path.join(dir, 'loop.yaml'), 'utf8')).toBe('mine\n');
     const other = await execa('node', [cli, 'init', 'other.yaml'], { cwd: dir });
     expect(other.stdout).toContain('wrote other.yaml');
+  }, 30_000);
+
+  it('a loop.yaml that is a symbolic link to a missing file: says so and names the target, and writes nothing through it', async () => {
+    const dir = project({ 'pytest.ini': '[pytest]\n' });
+    symlinkSync('missing.yaml', path.join(dir, 'loop.yaml'));
+    symlinkSync('/does/not/exist/loop.yaml', path.join(dir, 'far.yaml'));
+    for (const [name, target] of [['loop.yaml', `missing.yaml (${path.join(dir, 'missing.yaml')})`], ['far.yaml', '/does/not/exist/loop.yaml']] as const) {
+      const init = await execa('node', [cli, 'init', name], { cwd: dir, reject: false });
+      expect(init.exitCode).toBe(1);
+      expect(init.stderr).toBe(
+        `loopdeck: cannot write ${path.join(dir, name)}: it is a symbolic link to ${target}, which does not exist; loopdeck init never writes through a link (remove the link, or pass another name)`,
+      );
+    }
+    expect(existsSync(path.join(dir, 'missing.yaml'))).toBe(false);
+    expect(readlinkSync(path.join(dir, 'loop.yaml'))).toBe('missing.yaml');
+  }, 30_000);
+
+  it('a symbolic link in a loop, or to a file: says which, never a raw ELOOP nor a stack', async () => {
+    const dir = project({ 'pytest.ini': '[pytest]\n', 'mine.yaml': 'mine\n' });
+    symlinkSync('loop.yaml', path.join(dir, 'loop.yaml'));
+    symlinkSync('mine.yaml', path.join(dir, 'other.yaml'));
+    const looped = await execa('node', [cli, 'init'], { cwd: dir, reject: false });
+    expect(looped.exitCode).toBe(1);
+    expect(looped.stderr).toBe(
+      `loopdeck: cannot write ${path.join(dir, 'loop.yaml')}: it is a symbolic link to loop.yaml (${path.join(dir, 'loop.yaml')}), which leads round in a loop of links and never reaches a file (ELOOP); loopdeck init never writes through a link (remove the link, or pass another name)`,
+    );
+    const linked = await execa('node', [cli, 'init', 'other.yaml'], { cwd: dir, reject: false });
+    expect(linked.exitCode).toBe(1);
+    expect(linked.stderr).toBe(`loopdeck: ${path.join(dir, 'other.yaml')} exists already (a symbolic link to mine.yaml (${path.join(dir, 'mine.yaml')})): loopdeck init never overwrites a file (remove it, or pass another name)`);
+    expect(readFileSync(path.join(dir, 'mine.yaml'), 'utf8')).toBe('mine\n');
+  }, 30_000);
+
+  it('the free name a folder named loop.yaml is offered is never a link to nothing', async () => {
+    const dir = project({ 'pytest.ini': '[pytest]\n', 'loop.yaml/keep': '\n' });
+    symlinkSync('gone.yaml', path.join(dir, 'loopdeck.yaml'));
+    const refused = await execa('node', [cli, 'init'], { cwd: dir, reject: false });
+    expect(refused.stderr).toMatch(/e\.g\. node .+ init loop-2\.yaml\)$/);
+    expect(lstatSync(path.join(dir, 'loopdeck.yaml')).isSymbolicLink()).toBe(true);
   }, 30_000);
 
   it('a file it cannot write: a missing folder, a folder, says which and why, exit 1, no stack', async () => {
@@ -453,6 +491,34 @@ describe('loopdeck init', () => {
       const run = await execa('sh', ['-c', validate!], { cwd: dir, reject: false });
       expect(run.exitCode, run.stderr).toBe(0);
       expect(out).toMatch(/^then run it with: .+ run -c ('\.\/-x\.yaml'|\.\/-x\.yaml|'my loop\.yaml')$/m);
+    }, 30_000);
+
+    it('a file name with a newline: each line init prints is one line, and the commands it prints name that file (bash reads them)', async () => {
+      const dir = project({ 'pytest.ini': '[pytest]\n' });
+      const name = 'nl\n.yaml';
+      const out = (await execa('node', [cli, 'init', '--', name], { cwd: dir })).stdout;
+      const lines = out.split('\n');
+      expect(lines[0]).toBe('wrote nl^J.yaml');
+      expect(lines.slice(1).map((line) => /^[a-z ]+:/.exec(line)?.[0])).toEqual(['workspace:', 'test runner:', 'agent:', 'budget:', 'next:', 'then run it with:']);
+      const validate = /check the file with: (.+)$/m.exec(out)?.[1];
+      expect(validate).toMatch(/ validate \$'nl\\n\.yaml'$/);
+      const checked = await execa('bash', ['-c', validate!], { cwd: dir, reject: false });
+      expect(checked.exitCode, checked.stderr).toBe(0);
+      expect(out).toMatch(/^then run it with: .+ run -c \$'nl\\n\.yaml'$/m);
+      // Named again: refused, on one line.
+      const again = await execa('node', [cli, 'init', '--', name], { cwd: dir, reject: false });
+      expect(again.exitCode).toBe(1);
+      expect(again.stderr).toBe(`loopdeck: ${path.join(dir, 'nl^J.yaml')} exists already: loopdeck init never overwrites a file (remove it, or pass another name)`);
+    }, 30_000);
+
+    it("a test file in a folder named with a newline and an escape: one line in what init prints, one comment line in the file, which validates", async () => {
+      const dir = project({ 'go.mod': 'module x\n', 'x_test.go': 'package x\n', 'tests/s\nd\x1b/test_b.py': 'def test_a(): pass\n' });
+      const out = (await execa('node', [cli, 'init'], { cwd: dir })).stdout;
+      expect(out).toMatch(/^also found: pytest \(tests\/s\^Jd\^\[\/test_b\.py is a Python test file, and pytest runs unittest-style tests too\), in the file as comments; /m);
+      expect(out.split('\n').filter((line) => !/^(wrote |[a-z ]+: )/.test(line))).toEqual([]);
+      expect(readFileSync(path.join(dir, 'loop.yaml'), 'utf8')).toContain('\n#   pytest (tests/s^Jd^[/test_b.py is a Python test file, and pytest runs unittest-style tests too)\n');
+      const validate = await execa('node', [cli, 'validate'], { cwd: dir, reject: false });
+      expect(validate.exitCode, validate.stderr).toBe(0);
     }, 30_000);
 
     it.skipIf(!existsSync('/proc/self'))('a folder the kernel fills (/proc): says why it cannot write there, and searches nothing', async () => {

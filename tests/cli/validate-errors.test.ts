@@ -79,3 +79,66 @@ describe('validate: hostile success criteria', { timeout: 60_000 }, () => {
     ]);
   });
 });
+
+describe('validate: control characters in the text of a loop.yaml', { timeout: 60_000 }, () => {
+  it('a raw NUL byte in the goal is an error naming the path and the character; nothing is printed as the config', async () => {
+    const source = withCriteria('    - every test passes\n').replace('objective: fix it', 'objective: "gr\0et"');
+    writeFileSync(path.join(cwd, 'loop.yaml'), source);
+    const result = await validate('loop.yaml');
+    expect(result.exitCode).toBe(1);
+    expect(result.stdout).toBe('');
+    expect(result.stderr.split('\n')).toEqual([
+      'loopdeck: invalid config',
+      'loop.yaml:2:17: goal.objective: expected printable characters, found U+0000 (NUL) written raw (YAML takes no control character but tab and line breaks): remove it (a value that may hold one takes it escaped in double quotes: "\\x00")',
+    ]);
+  });
+
+  it('an escaped ESC in a verify command is refused as well', async () => {
+    writeFileSync(path.join(cwd, 'loop.yaml'), withCriteria('    - every test passes\n').replace('command: "true"', 'command: "true \\e[2J"'));
+    const result = await validate('loop.yaml');
+    expect(result.exitCode).toBe(1);
+    expect(result.stderr.split('\n')).toEqual([
+      'loopdeck: invalid config',
+      'loop.yaml:11:14: verify[0].command: expected text without control characters (tab and newline aside), found U+001B (ESC) in "true \\u001b[2J"',
+    ]);
+  });
+});
+
+describe('validate: YAML merge keys', { timeout: 60_000 }, () => {
+  it('says merge keys are not supported and what works instead, not only that "<<" is an unknown key', async () => {
+    writeFileSync(path.join(cwd, 'loop.yaml'), `${withCriteria('    - every test passes\n')}x-b: &b {max_iterations: 5}\nbudget: {<<: *b, max_tool_calls: 3}\n`);
+    const result = await validate('loop.yaml');
+    expect(result.exitCode).toBe(1);
+    expect(result.stderr.split('\n')).toEqual([
+      'loopdeck: invalid config',
+      'loop.yaml:13:10: budget.<<: expected plain keys, found a merge key (<<), which loopdeck does not support (YAML 1.2 has no merge keys): write the keys out, or use the alias alone (budget: *b) when no key is added or changed',
+    ]);
+  });
+});
+
+describe('validate: file and folder names on one line', { timeout: 60_000 }, () => {
+  it('a missing file whose name holds a newline is named on one line', async () => {
+    const result = await validate('x\ny.yaml');
+    expect(result.exitCode).toBe(1);
+    expect(result.stderr.split('\n')).toEqual(['loopdeck: invalid config', `x^Jy.yaml: no such file in ${cwd}`]);
+  });
+
+  it("a file and a workspace whose names hold a newline: each warning and error names them on one line", async () => {
+    mkdirSync(path.join(cwd, 'pro\nject'));
+    const name = 'n\nl.yaml';
+    writeFileSync(path.join(cwd, name), withCriteria('    - every test passes\n').replace('path: project', 'path: "pro\\nject"'));
+    const valid = await validate(name);
+    expect(valid.exitCode, valid.stderr).toBe(0);
+    expect(valid.stderr.split('\n')).toContain(
+      `loopdeck: warning: n^Jl.yaml: workspace.copy is none and ${cwd}/pro^Jject is in no git repository: the agent edits its files directly, nothing can undo the edits, and an abort cannot stash them; set workspace.copy: temp, or run git init there and commit first`,
+    );
+    expect(valid.stderr.split('\n').every((line) => line.startsWith('loopdeck: '))).toBe(true);
+    writeFileSync(path.join(cwd, name), `${withCriteria('    - every test passes\n').replace('path: project', 'path: "gone\\nfolder"')}goal2: 1\n`);
+    const invalid = await validate(name);
+    expect(invalid.stderr.split('\n')).toEqual([
+      'loopdeck: invalid config',
+      `n^Jl.yaml:9:9: workspace.path: expected a directory, found nothing at ${cwd}/gone^Jfolder`,
+      'n^Jl.yaml:12:1: goal2: unknown key "goal2"; did you mean "goal"?',
+    ]);
+  });
+});

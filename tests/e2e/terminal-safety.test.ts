@@ -304,10 +304,12 @@ describe('headless and the other commands, with hostile text', { timeout: 60_000
     const config = hostileLoop();
     const rest = ['agent: { kind: scripted, script: script.yaml }', 'workspace: { path: ., copy: none }', 'verify: [{ command: "true" }]'];
     writeFileSync(config, [`goal: { objective: ${yamlString(objective)} }`, ...rest].join('\n'));
+    // A goal may hold no control character (escaped in the file or not): the error quotes it escaped.
     const validate = await cli(['validate', config]);
-    expect(validate.exitCode, validate.stderr).toBe(0);
-    expect(rawIn(validate.stdout.replace(/\n/g, ''))).toEqual([]);
-    expect(JSON.parse(validate.stdout).goal.objective).toBe(objective);
+    expect(validate.exitCode).toBe(1);
+    expect(validate.stdout).toBe('');
+    expect(validate.stderr).toContain('goal.objective: expected text without control characters (tab and newline aside), found U+001B (ESC) in "ok \\u001b]0;VALIDATE-TITLE\\u0007\\u{9b}2J\\u{202e}evil"');
+    expect(rawIn(validate.stderr.replace(/\n/g, ''))).toEqual([]);
 
     // A misspelt key, itself hostile: the error names it, escaped.
     writeFileSync(config, [`goal: { objective: x, ${yamlString('objectiv\u001b]0;KEY-TITLE\u0007\u009b2J\u202E')}: y }`, ...rest].join('\n'));
