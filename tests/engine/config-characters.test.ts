@@ -6,19 +6,10 @@
  * terminal. Each error names the path and the character.
  */
 import { describe, expect, it } from 'vitest';
-import { ConfigErrors } from '../../src/engine/errors.js';
 import { definePolicy, parsePolicy } from '../../src/engine/policy.js';
-import { BASE } from '../support/loop-yaml-base.js';
+import { BASE, policyErrors } from '../support/loop-yaml-base.js';
 
-function messages(source: string): string[] {
-  try {
-    parsePolicy(source, 'loop.yaml');
-  } catch (error) {
-    expect(error).toBeInstanceOf(ConfigErrors);
-    return (error as ConfigErrors).errors.map((e) => e.message);
-  }
-  throw new Error('expected parsePolicy to throw ConfigErrors');
-}
+const messages = policyErrors;
 
 /** What a raw character's error says after `found`. */
 const raw = (name: string, escape: string) =>

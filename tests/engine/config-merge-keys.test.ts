@@ -4,19 +4,10 @@
  * written out, or the alias alone when nothing is added or changed.
  */
 import { describe, expect, it } from 'vitest';
-import { ConfigErrors } from '../../src/engine/errors.js';
 import { parsePolicy } from '../../src/engine/policy.js';
-import { BASE } from '../support/loop-yaml-base.js';
+import { BASE, policyErrors } from '../support/loop-yaml-base.js';
 
-function messages(source: string): string[] {
-  try {
-    parsePolicy(source, 'loop.yaml');
-  } catch (error) {
-    expect(error).toBeInstanceOf(ConfigErrors);
-    return (error as ConfigErrors).errors.map((e) => e.message);
-  }
-  throw new Error('expected parsePolicy to throw ConfigErrors');
-}
+const messages = policyErrors;
 
 const MERGE = 'expected plain keys, found a merge key (<<), which loopdeck does not support (YAML 1.2 has no merge keys): write the keys out';
 

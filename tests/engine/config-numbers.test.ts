@@ -5,19 +5,10 @@
  * 9007199254740992).
  */
 import { describe, expect, it } from 'vitest';
-import { ConfigErrors } from '../../src/engine/errors.js';
 import { parsePolicy } from '../../src/engine/policy.js';
-import { BASE } from '../support/loop-yaml-base.js';
+import { BASE, policyErrors } from '../support/loop-yaml-base.js';
 
-function messages(source: string): string[] {
-  try {
-    parsePolicy(source, 'loop.yaml');
-  } catch (error) {
-    expect(error).toBeInstanceOf(ConfigErrors);
-    return (error as ConfigErrors).errors.map((e) => e.message);
-  }
-  throw new Error('expected parsePolicy to throw ConfigErrors');
-}
+const messages = policyErrors;
 
 const COUNT = 'expected at most 9007199254740991 (the largest whole number; write unlimited to lift the limit)';
 const MAX_NUMBER = '1.7976931348623157e+308';

@@ -2,21 +2,12 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { ConfigErrors } from '../../src/engine/errors.js';
 import { loadPolicy, MAX_CONFIG_BYTES, parsePolicy } from '../../src/engine/policy.js';
 import { DEFAULT_REPETITION_OPTIONS } from '../../src/engine/repetition.js';
-import { BASE } from '../support/loop-yaml-base.js';
+import { BASE, policyErrors } from '../support/loop-yaml-base.js';
 
 
-function messages(source: string, file = 'loop.yaml'): string[] {
-  try {
-    parsePolicy(source, file);
-  } catch (error) {
-    expect(error).toBeInstanceOf(ConfigErrors);
-    return (error as ConfigErrors).errors.map((e) => e.message);
-  }
-  throw new Error('expected parsePolicy to throw ConfigErrors');
-}
+const messages = policyErrors;
 
 describe('new sections: defaults', () => {
   it('fills repetition, laps, on_abort and budget.on_exhausted for a minimal file', () => {
