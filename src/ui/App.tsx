@@ -5,7 +5,7 @@ import './ink-output-cache.js';
 // Every frame Ink writes leaves the terminal cursor at the caret, whichever panel changed.
 import './ink-cursor.js';
 import { useAlertShown } from './AlertBanner.js';
-import { useFooterLeast, useFooterRows } from './CommandBar.js';
+import { useFooterRows } from './CommandBar.js';
 import { CompactLayout, FullLayout } from './layouts.js';
 import { bannerFits, isCompact, planLayout, promptLimit, promptRoom, topRows } from './layout.js';
 import { argsViewRows, usePrompt } from './PromptPanel.js';
@@ -23,8 +23,7 @@ const MIN_OVERLAY_ROWS = 8;
  */
 export function App({ hidden = false }: { hidden?: boolean }) {
   const { columns, rows } = useTerminalSize();
-  const footer = useFooterRows(columns);
-  const footerLeast = useFooterLeast(columns);
+  const { rows: footer, least: footerLeast } = useFooterRows(columns);
   const alert = useAlertShown();
   const limit = promptLimit(columns, rows, footer, alert);
   const whole = usePrompt(columns, limit, promptRoom(columns, rows));

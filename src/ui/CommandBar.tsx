@@ -1,4 +1,4 @@
-import React, { useEffect } from 'react';
+import React, { useEffect, useMemo } from 'react';
 import { Box, Text } from 'ink';
 import { useConsole, useConsoleOptions, useConsoleStore } from './context.js';
 import { fitKeyLine, footerHints } from './keymap.js';
@@ -47,21 +47,23 @@ function covered(s: { overlay: string | null }): boolean {
   return s.overlay === 'help' || s.overlay === 'event';
 }
 
-/** Rows the footer takes in `width` cells: the notice (wrapped), the completion list, the bar or key line. */
-export function useFooterRows(width: number): number {
-  const list = useConsole((s) => (s.input === 'bar' ? Math.min(MAX_COMPLETIONS, s.completions.length) : 0));
-  const notice = useConsole((s) => (s.busy ? 1 : covered(s) && s.notice === null ? 0 : noticeRows(s.notice, width).length));
-  return 1 + notice + list;
-}
-
 /**
- * Rows of the footer that the fixed top gives its rows up for in a small terminal: the bar
- * or the key line, and while the bar is open, the answer above it (an answer that keeps the
- * bar open, an error, is about the text still in it; with the bar closed the answer takes
- * the key line's row instead).
+ * Rows of the footer in `width` cells: `rows`, what it takes (the notice, wrapped; the
+ * completion list; the bar or key line), and `least`, what the fixed top gives its own rows
+ * up for in a small terminal: the bar or the key line, and while the bar is open, the answer
+ * above it (an answer that keeps the bar open, an error, is about the text still in it; with
+ * the bar closed the answer takes the key line's row instead). The notice is wrapped once
+ * per notice and width, not on every change of the store.
  */
-export function useFooterLeast(width: number): number {
-  return useConsole((s) => (s.input === 'bar' && s.notice !== null && !s.busy ? 1 + noticeRows(s.notice, width).length : 1));
+export function useFooterRows(width: number): { rows: number; least: number } {
+  const list = useConsole((s) => (s.input === 'bar' ? Math.min(MAX_COMPLETIONS, s.completions.length) : 0));
+  const notice = useConsole((s) => s.notice);
+  const busy = useConsole((s) => s.busy);
+  const hidden = useConsole((s) => covered(s) && s.notice === null);
+  const open = useConsole((s) => s.input === 'bar');
+  const said = useMemo(() => noticeRows(notice, width).length, [notice, width]);
+  const noticeRowCount = busy ? 1 : hidden ? 0 : said;
+  return { rows: 1 + noticeRowCount + list, least: open && notice !== null && !busy ? 1 + said : 1 };
 }
 
 /** The answer to a command goes after `noticeMs` unless another replaced it; work in progress stays. */
