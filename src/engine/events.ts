@@ -86,8 +86,13 @@ export interface EventDataMap {
      */
     acceptance?: AcceptanceCriterion[];
   };
-  /** `reask`: after a restart, the tool call issued without a recorded result, asked about again. */
-  'session.resume': { action: 'continue'; from: LoopState; note?: string; reask?: string };
+  /**
+   * `reask`: after a restart, the tool call issued without a recorded result, asked about
+   * again. `restart`: the first resume a process records after it continued the run from
+   * its log (the time since the event before it no process ran the run); absent on the
+   * answer to a pause the same process asked.
+   */
+  'session.resume': { action: 'continue'; from: LoopState; note?: string; reask?: string; restart?: true };
   'session.pause': { reason: string; prompt: string; from: LoopState };
   /** `detail` names the limit for `exhausted` (e.g. `max_laps`, `replan_cap`, `max_attempts`, `budget`). */
   'session.complete': { reason: DoneReason; summary: string; detail?: string };

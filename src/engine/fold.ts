@@ -838,7 +838,11 @@ function foldSnapshot(s: SessionState, snap: EventOf<'workspace.snapshot'>['data
 
 /** A restart: the clock stopped at the last event before it, and the call to ask about again, if any. */
 function foldResume(s: SessionState, e: EventOf<'session.resume'>): void {
-  if (s.lastAtBefore !== null) s.offlineMs += Math.max(0, e.at - s.lastAtBefore);
+  // A restart: no process ran the run since the event before it. The answer to a pause the
+  // same process asked is not one (it waited for the operator). A log written before
+  // `restart` was recorded: a resume that answers no pause is a restart.
+  const restart = e.data.restart ?? s.pending?.kind !== 'pause';
+  if (restart && s.lastAtBefore !== null) s.offlineMs += Math.max(0, e.at - s.lastAtBefore);
   // A restart (no pause to answer) stops the clock at the last event before it.
   if (s.pending?.kind !== 'pause' && s.activeSince !== null && s.lastAtBefore !== null) pauseClock(s, s.lastAtBefore);
   s.activeSince = e.at;

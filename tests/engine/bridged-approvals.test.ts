@@ -163,6 +163,7 @@ it('asks the operator with the call in loopdeck terms; "always allow" approves t
       return event;
     },
     go: () => undefined,
+    restarted: true,
   });
   expect(resumed.map((e) => [e.type, (e.data as { reask?: string }).reask])).toEqual([['session.resume', undefined]]);
   expect(fold([...cut, ...resumed]).pending).toBeNull();

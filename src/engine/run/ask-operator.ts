@@ -3,6 +3,7 @@ import type { LoopState } from '../machine.js';
 import type { ToolCall } from '../types.js';
 import type { RunContext } from './context.js';
 import { abortRun, finishRun } from './finish.js';
+import { resumeData } from './recover.js';
 import type { Done, Gen, PauseAnswer, ToolAnswer } from './types.js';
 
 /** The text of an abort the operator asked for (`/stop --abort`). */
@@ -41,7 +42,7 @@ export async function* answerPause(ctx: RunContext, cause: PauseReason, prompt: 
     const note = answer.note ? `: ${answer.note}` : '';
     return finishRun(ctx, stopReasonAt(cause), `stopped at a pause (${reason})${note}`);
   }
-  ctx.emit('session.resume', { action: 'continue', from, ...(answer.note ? { note: answer.note } : {}) });
+  ctx.emit('session.resume', resumeData(ctx, { action: 'continue', from, ...(answer.note ? { note: answer.note } : {}) }));
   ctx.go(from);
   return undefined;
 }

@@ -58,6 +58,11 @@ export interface RunContext {
   readonly intents: Intents;
   /** The yield the run waits on, which the next answer is checked against. */
   awaiting: LoopYield | null;
+  /**
+   * This process continued the run from its log and has not recorded a `session.resume` yet:
+   * the next one is marked `restart` (see {@link resumeData}).
+   */
+  restarted: boolean;
   readonly memory: RunMemory;
   /** The last ten events (for the failure report). */
   readonly recent: readonly LoopEvent[];

@@ -29,6 +29,7 @@ export class RunCore implements RunContext {
   readonly intents: Intents = { pause: null, stop: null };
   readonly pauseRequests = new EventTarget();
   awaiting: LoopYield | null = null;
+  restarted = false;
   readonly memory: RunMemory = {
     request: { count: 0, hash: '', chars: 0 },
     turnCalls: [],
@@ -70,6 +71,7 @@ export class RunCore implements RunContext {
     this.pattern = resolvePattern(options.policy.pattern, options.policy.task).pattern;
     if (options.prior && options.prior.length > 0) {
       this.state = draftOf(fold(options.prior));
+      this.restarted = true;
       if (this.state.pattern) this.pattern = this.state.pattern as Pattern;
       for (const event of options.prior) this.trackRepetition(event);
       restoreSnapshotMemory(this.memory, options.prior);

@@ -1,5 +1,6 @@
 import { InvariantError } from '../errors.js';
 import type { SessionState, ToolRecord } from '../fold.js';
+import type { EventDataMap } from '../events.js';
 import type { RunContext } from './context.js';
 
 /**
@@ -29,12 +30,12 @@ export function openCall(state: SessionState): ToolRecord | undefined {
  *   paused from, where a verdict (kept by the fold) pauses again.
  * @throws InvariantError for a log that ends IDLE after the start without a pause and not moved there from a running state, or AWAITING_TOOL without a call
  */
-export function recover(ctx: Pick<RunContext, 'state' | 'emit' | 'go'>): void {
+export function recover(ctx: Pick<RunContext, 'state' | 'emit' | 'go' | 'restarted'>): void {
   const s = ctx.state;
   const machine = s.machine.state;
   if (s.done || machine === 'DONE' || s.abort) return;
   if (machine === 'IDLE' && !s.machine.started) {
-    ctx.emit('session.resume', { action: 'continue', from: machine, note: 'continued from the log: the run had not started planning' });
+    ctx.emit('session.resume', resumeData(ctx, { action: 'continue', from: machine, note: 'continued from the log: the run had not started planning' }));
     ctx.go('PLANNING');
     return;
   }
@@ -43,19 +44,30 @@ export function recover(ctx: Pick<RunContext, 'state' | 'emit' | 'go'>): void {
     // where it paused from; a recorded verdict pauses again, a hook is asked again.
     const from = s.lastTransition?.to === 'IDLE' ? s.lastTransition.from : null;
     if (from === null || from === 'IDLE' || from === 'DONE') throw new InvariantError('the log ends IDLE without a pause to answer');
-    ctx.emit('session.resume', { action: 'continue', from, note: 'continued from the log: the pause was not recorded; it is decided again' });
+    ctx.emit('session.resume', resumeData(ctx, { action: 'continue', from, note: 'continued from the log: the pause was not recorded; it is decided again' }));
     ctx.go(from);
     return;
   }
   const open = machine === 'EXECUTING' || machine === 'AWAITING_TOOL' ? openCall(s) : undefined;
   if (machine === 'AWAITING_TOOL' && !open && s.toolOrder.length === 0) throw new InvariantError('the log is AWAITING_TOOL without a tool call');
   if (open?.decision?.decision === 'deny') {
-    ctx.emit('session.resume', { action: 'continue', from: machine, note: 'continued from the log' });
+    ctx.emit('session.resume', resumeData(ctx, { action: 'continue', from: machine, note: 'continued from the log' }));
     const { call } = open;
     const output = `denied by the ${open.decision.by}${open.decision.note ? `: ${open.decision.note}` : ''}`;
     ctx.emit('tool.result', { result: { call_id: call.id, name: call.name, status: 'denied', output, exit_code: null, duration_ms: 0 } });
     return;
   }
   if (machine === 'IDLE') return;
-  ctx.emit('session.resume', { action: 'continue', from: machine, note: 'continued from the log', ...(open ? { reask: open.call.id } : {}) });
+  ctx.emit('session.resume', resumeData(ctx, { action: 'continue', from: machine, note: 'continued from the log', ...(open ? { reask: open.call.id } : {}) }));
+}
+
+/**
+ * The data of a `session.resume`, marked `restart` when it is the first one this process
+ * records after it continued the run from its log (the fold counts the time before it as
+ * time no process ran the run); clears {@link RunContext.restarted}.
+ */
+export function resumeData(ctx: Pick<RunContext, 'restarted'>, data: EventDataMap['session.resume']): EventDataMap['session.resume'] {
+  if (!ctx.restarted) return data;
+  ctx.restarted = false;
+  return { ...data, restart: true };
 }
