@@ -51,8 +51,13 @@ function write(config: string, script = SCRIPT): string {
 const validate = (file: string) => loopdeckInProcess(['validate', file], { cwd });
 /** `loopdeck run --headless --config <file>` of a config it refuses, in this process. */
 const refusedRun = (file: string) => loopdeckInProcess(['run', '--headless', '--config', file], { cwd });
-/** `loopdeck run --headless --config <file>`, the built CLI. */
-const run = (file: string) => execa('node', [cli, 'run', '--headless', '--config', file], { cwd, reject: false, stdin: 'ignore' });
+/** `loopdeck run --headless --config <file>`, the built CLI; the workspace copy of a run that started is removed. */
+async function run(file: string) {
+  const result = await execa('node', [cli, 'run', '--headless', '--config', file], { cwd, reject: false, stdin: 'ignore' });
+  const copy = /^loopdeck: log .*; workspace (.+)$/m.exec(result.stderr)?.[1];
+  if (copy && path.basename(copy).startsWith('loopdeck-project-')) rmSync(copy, { recursive: true, force: true });
+  return result;
+}
 
 describe('validate checks what run checks', { timeout: 60_000 }, () => {
   it('a valid config validates with no warning (the built CLI)', async () => {
