@@ -34,6 +34,9 @@ verify:
 `;
 const SCRIPT = 'turns:\n  - final: done\n';
 
+/** CONFIG without an observer: nothing to measure. */
+const BARE = CONFIG.replace(/observe:[\s\S]*?verify:/, 'verify:');
+
 let cwd: string;
 beforeEach(() => {
   cwd = mkdtempSync(path.join(os.tmpdir(), 'loopdeck-validate-'));
@@ -109,14 +112,13 @@ describe('validate checks what run checks', { timeout: 60_000 }, () => {
     ]);
   });
 
+  // run's own warning of a config with nothing to measure: in the run of the in-place test below.
   it('nothing to measure: a warning that says what is missing and what to add; it still validates', async () => {
-    const bare = CONFIG.replace(/observe:[\s\S]*?verify:/, 'verify:');
-    const checked = await validate(write(bare));
+    const checked = await validate(write(BARE));
     expect(checked.exitCode, checked.stderr).toBe(0);
     expect(checked.stderr).toMatch(/^loopdeck: warning: .*loop\.yaml: nothing to measure \(no `observe` command\): every checkpoint will be UNKNOWN.*add an observer/);
     const noSignal = await validate(write(CONFIG.replace(/progress:[\s\S]*?verify:/, 'verify:')));
     expect(noSignal.stderr).toMatch(/nothing to measure \(no `progress\.observed` signal\)/);
-    expect((await run(write(bare))).stderr).toMatch(/^loopdeck: .*nothing to measure/m);
   });
 
   it("a scripted agent's calls the engine would refuse: one warning each, at its place, with every problem; it still validates", async () => {
@@ -149,17 +151,20 @@ describe('validate checks what run checks', { timeout: 60_000 }, () => {
     expect(result.stdout).toMatch(/"type":"tool\.decision".*"decision":"deny"/);
   });
 
-  it('a workspace used in place (copy: none) with uncommitted changes: validate and run warn at start', async () => {
+  it('a workspace used in place (copy: none) with uncommitted changes, and nothing to measure: validate and run warn at start', async () => {
     const project = path.join(cwd, 'project');
     const env = { GIT_CONFIG_GLOBAL: '/dev/null', GIT_CONFIG_NOSYSTEM: '1' };
     await execa('git', ['init', '-q'], { cwd: project, env });
     writeFileSync(path.join(project, 'notes.txt'), 'mine, not committed\n');
-    const file = write(CONFIG.replace('copy: temp', 'copy: none'));
+    const file = write(BARE.replace('copy: temp', 'copy: none'));
     const warning = /workspace\.copy is none and \S+ has 1 uncommitted change: the agent's edits will mix with them, and an abort stashes both together; commit or stash them first, or set workspace\.copy: temp/;
     const checked = await validate(file);
     expect(checked.exitCode, checked.stderr).toBe(0);
     expect(checked.stderr).toMatch(warning);
-    expect((await run(file)).stderr).toMatch(warning);
+    const ran = await run(file);
+    expect(ran.exitCode, ran.stderr).toBe(0);
+    expect(ran.stderr).toMatch(warning);
+    expect(ran.stderr).toMatch(/^loopdeck: .*nothing to measure/m);
     // A copy, or a clean tree, says nothing.
     expect((await validate(write(CONFIG))).stderr).toBe('');
   });
