@@ -3,7 +3,7 @@
 // mistakes run the command line in this process (tests/support/cli-in-process.ts: the same
 // output and exit code); the built CLI is spawned for a sample of each command (run,
 // validate, check) and where the process is the subject (Node's own warnings, a long error
-// list written whole to a pipe, the parser's stack).
+// list written whole to a pipe).
 import { existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -85,7 +85,7 @@ describe('a bad loop.yaml never starts a run', () => {
   it('a file over the size cap, naming where the limit is crossed', async () => {
     const file = path.join(cwd, 'loop.yaml');
     writeFileSync(file, BASE + `# ${'x'.repeat(97)}\n`.repeat(3000));
-    const result = await execa('node', [cli, 'run', '--headless', '--config', file], { cwd, reject: false });
+    const result = await loopdeckInProcess(['run', '--headless', '--config', file], { cwd });
     expect(result.stdout).toBe('');
     expect(result.exitCode).toBe(1);
     expect(result.stderr).toMatch(
@@ -132,6 +132,7 @@ describe('a bad loop.yaml never starts a run', () => {
   it('no loop.yaml in the folder: names the folder and how to name another file', async () => {
     const result = await execa('node', [cli, 'run', '--headless'], { cwd, reject: false });
     expect(result.exitCode).toBe(1);
+    expect(result.stdout).toBe('');
     expect(result.stderr).toBe(
       `loopdeck: invalid config\nloop.yaml: no such file in ${realpathSync(cwd)}; run loopdeck in a folder with a loop.yaml, or pass --config <file>; to write a first one for the project here: node ${path.relative(cwd, cli).length < cli.length ? path.relative(cwd, cli) : cli} init`,
     );
@@ -316,7 +317,7 @@ describe('sizes and depths have bounds: each error names the file, the line and 
     const script = path.join(cwd, 'script.yaml');
     writeFileSync(file, BASE.replace(/script: .*/, 'script: script.yaml'));
     writeFileSync(script, Array.from({ length: 1400 }, (_, i) => `${' '.repeat(i)}a:`).join('\n') + ' 1\n');
-    const result = await execa('node', [cli, 'run', '--headless', '--config', file], { cwd, reject: false });
+    const result = await loopdeckInProcess(['run', '--headless', '--config', file], { cwd });
     expect(result.exitCode).toBe(1);
     expect(result.stderr).toBe(`loopdeck: invalid config\n${script}:64:65: ${DEPTH_LIMIT}`);
     expect(existsSync(path.join(cwd, '.loopdeck', 'runs'))).toBe(false);
