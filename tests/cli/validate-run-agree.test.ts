@@ -5,7 +5,7 @@
  * session starts. Needs the built CLI (`npm run build`).
  *
  * Every case runs both commands in this process (tests/support/cli-in-process.ts: the same
- * command line, output and exit code), and a sample of them also through the built CLI, both
+ * command line, output and exit code), and one of them also through the built CLI, both
  * commands as separate processes; FULL_SWEEP=1 spawns the CLI for every case.
  */
 import { execFileSync } from 'node:child_process';
@@ -16,7 +16,7 @@ import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CLI as cli, loopdeckInProcess } from '../support/cli-in-process.js';
 
-/** Every case through the built CLI too when FULL_SWEEP=1 (as `CRASH_SWEEP=all` elsewhere); else the sample below. */
+/** Every case through the built CLI too when FULL_SWEEP=1 (as `CRASH_SWEEP=all` elsewhere); else the one marked `spawned`. */
 const FULL_SWEEP = process.env.FULL_SWEEP === '1';
 
 const BASE = `goal:
@@ -41,7 +41,7 @@ interface Case {
   script?: string;
   /** The error lines both commands print after `loopdeck: invalid config` (`<dir>` is the folder). */
   errors: string[];
-  /** Also run through the built CLI (one case of the environment, one of a transcript). */
+  /** Also run through the built CLI (a case that reads the environment). */
   spawned?: boolean;
 }
 
@@ -120,7 +120,6 @@ const CASES: Case[] = [
   {
     name: 'tool call ids used twice in a transcript',
     config: SCRIPTED,
-    spawned: true,
     script: 'turns:\n  - tool_calls:\n      - {id: c1, name: list_files, args: {}}\n  - tool_calls:\n      - {id: c1, name: list_files, args: {}}\n  - final: done\n',
     errors: [
       '<dir>/script.yaml:5:14: turns[1].tool_calls[0].id: expected an id unique in the transcript, found "c1" again (first at turns[0].tool_calls[0]); the log, approvals and the repetition guard key on it',
