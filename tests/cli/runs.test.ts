@@ -579,12 +579,14 @@ describe('loopdeck runs, damaged logs', () => {
     expect(by('random').kept_by_prune).toBe('log unreadable');
   });
 
-  it('reports what replay reports for 300 seeded damaged logs: the same warnings, and unreadable exactly when no event can be read', async () => {
+  // 100 of the 300 seeded logs (each kind of damage, more than once); all 300 with FULL_SWEEP=1.
+  const SEEDED = process.env.FULL_SWEEP === '1' ? 300 : 100;
+  it(`reports what replay reports for ${SEEDED} seeded damaged logs: the same warnings, and unreadable exactly when no event can be read`, async () => {
     const { readRun } = await import('../../src/runs.js');
     const { foldLogFile, isBlankLog, noEventsIn } = await import('../../src/engine/log.js');
     const cwd = tempDir('loopdeck-runs-damaged-corpus-');
     let damaged = 0;
-    for (const [i, log] of damagedLogs(29, 300).entries()) {
+    for (const [i, log] of damagedLogs(29, SEEDED).entries()) {
       const runDir = runFolder(cwd, `r${i}`, log.text);
       const file = path.join(runDir, 'events.jsonl');
       const run = readRun(runDir, { sizes: false });
@@ -604,6 +606,6 @@ describe('loopdeck runs, damaged logs', () => {
       }
       if (run.log.warnings.length > 0) damaged += 1;
     }
-    expect(damaged).toBeGreaterThan(200);
+    expect(damaged).toBeGreaterThan((SEEDED * 2) / 3);
   });
 });
