@@ -1,13 +1,17 @@
 // Bad loop.yaml files through the built CLI (`npm run build` first): each kind of mistake
-// gives its own error with file:line:column, exits 1, and never starts a run.
+// gives its own error with file:line:column, exits 1, and never starts a run. The sweeps of
+// mistakes run the command line in this process (tests/support/cli-in-process.ts: the same
+// output and exit code); the built CLI is spawned for a sample of each command (run,
+// validate, check) and where the process is the subject (Node's own warnings, a long error
+// list written whole to a pipe).
 import { existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { execa } from 'execa';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { CLI as cli, loopdeckInProcess } from '../support/cli-in-process.js';
 
 const root = path.resolve(import.meta.dirname, '../..');
-const cli = path.join(root, 'dist/cli.js');
 
 /** A valid loop.yaml (9 lines); each case appends from line 10 or replaces a line. */
 const BASE = `goal:
@@ -71,7 +75,7 @@ describe('a bad loop.yaml never starts a run', () => {
   it.each(CASES)('%s', async (_kind, content, error) => {
     const file = path.join(cwd, 'loop.yaml');
     writeFileSync(file, content);
-    const result = await execa('node', [cli, 'run', '--headless', '--config', file], { cwd, reject: false });
+    const result = await loopdeckInProcess(['run', '--headless', '--config', file], { cwd });
     expect(result.exitCode).toBe(1);
     expect(result.stderr).toBe(`loopdeck: invalid config\n${file}:${error}`);
     expect(result.stdout).toBe('');
@@ -81,7 +85,8 @@ describe('a bad loop.yaml never starts a run', () => {
   it('a file over the size cap, naming where the limit is crossed', async () => {
     const file = path.join(cwd, 'loop.yaml');
     writeFileSync(file, BASE + `# ${'x'.repeat(97)}\n`.repeat(3000));
-    const result = await execa('node', [cli, 'run', '--headless', '--config', file], { cwd, reject: false });
+    const result = await loopdeckInProcess(['run', '--headless', '--config', file], { cwd });
+    expect(result.stdout).toBe('');
     expect(result.exitCode).toBe(1);
     expect(result.stderr).toMatch(
       new RegExp(`^loopdeck: invalid config\\n${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}:\\d+:\\d+: expected at most 262144 bytes, found \\d+ bytes \\(the limit is crossed here\\)$`),
@@ -92,7 +97,7 @@ describe('a bad loop.yaml never starts a run', () => {
   it('a misspelt kind: names the unknown key with the nearest one, besides the missing kind', async () => {
     const file = path.join(cwd, 'loop.yaml');
     writeFileSync(file, BASE.replace('  kind: scripted', '  knd: scripted'));
-    const result = await execa('node', [cli, 'run', '--headless', '--config', file], { cwd, reject: false });
+    const result = await loopdeckInProcess(['run', '--headless', '--config', file], { cwd });
     expect(result.exitCode).toBe(1);
     expect(result.stderr.split('\n')).toEqual([
       'loopdeck: invalid config',
@@ -105,7 +110,7 @@ describe('a bad loop.yaml never starts a run', () => {
   it('a missing transcript: names loop.yaml, agent.script and the resolved path, before anything runs', async () => {
     const file = path.join(cwd, 'loop.yaml');
     writeFileSync(file, BASE.replace(/script: .*/, 'script: fixtures/scripts/nope.yaml'));
-    const result = await execa('node', [cli, 'run', '--headless', '--config', file], { cwd, reject: false });
+    const result = await loopdeckInProcess(['run', '--headless', '--config', file], { cwd });
     expect(result.exitCode).toBe(1);
     expect(result.stderr).toBe(
       `loopdeck: invalid config\n${file}:5:11: agent.script: expected a readable file, found none at ${cwd}/fixtures/scripts/nope.yaml (relative paths resolve against the folder of loop.yaml)`,
@@ -118,7 +123,7 @@ describe('a bad loop.yaml never starts a run', () => {
     const script = path.join(cwd, 'script.yaml');
     writeFileSync(file, BASE.replace(/script: .*/, 'script: script.yaml'));
     writeFileSync(script, 'turns:\n  - thougth: hm\n');
-    const result = await execa('node', [cli, 'run', '--headless', '--config', file], { cwd, reject: false });
+    const result = await loopdeckInProcess(['run', '--headless', '--config', file], { cwd });
     expect(result.exitCode).toBe(1);
     expect(result.stderr).toBe(`loopdeck: invalid config\n${script}:2:5: turns[0].thougth: unknown key "thougth"; did you mean "thought"?`);
     expect(existsSync(path.join(cwd, '.loopdeck', 'runs'))).toBe(false);
@@ -127,6 +132,7 @@ describe('a bad loop.yaml never starts a run', () => {
   it('no loop.yaml in the folder: names the folder and how to name another file', async () => {
     const result = await execa('node', [cli, 'run', '--headless'], { cwd, reject: false });
     expect(result.exitCode).toBe(1);
+    expect(result.stdout).toBe('');
     expect(result.stderr).toBe(
       `loopdeck: invalid config\nloop.yaml: no such file in ${realpathSync(cwd)}; run loopdeck in a folder with a loop.yaml, or pass --config <file>; to write a first one for the project here: node ${path.relative(cwd, cli).length < cli.length ? path.relative(cwd, cli) : cli} init`,
     );
@@ -134,7 +140,7 @@ describe('a bad loop.yaml never starts a run', () => {
   });
 
   it('a --config file that does not exist: names the absolute folder', async () => {
-    const result = await execa('node', [cli, 'run', '--headless', '--config', 'conf/dev.yaml'], { cwd, reject: false });
+    const result = await loopdeckInProcess(['run', '--headless', '--config', 'conf/dev.yaml'], { cwd });
     expect(result.exitCode).toBe(1);
     expect(result.stderr).toBe(
       `loopdeck: invalid config\nconf/dev.yaml: no such file: the folder ${realpathSync(cwd)}/conf does not exist either (the nearest existing folder is ${realpathSync(cwd)})`,
@@ -143,14 +149,14 @@ describe('a bad loop.yaml never starts a run', () => {
 
   it('a --config file in a folder that exists: names that folder', async () => {
     mkdirSync(path.join(cwd, 'conf'));
-    const result = await execa('node', [cli, 'run', '--headless', '--config', 'conf/dev.yaml'], { cwd, reject: false });
+    const result = await loopdeckInProcess(['run', '--headless', '--config', 'conf/dev.yaml'], { cwd });
     expect(result.exitCode).toBe(1);
     expect(result.stderr).toBe(`loopdeck: invalid config\nconf/dev.yaml: no such file in ${realpathSync(cwd)}/conf`);
   });
 
   it('a directory as --config', async () => {
     mkdirSync(path.join(cwd, 'conf'));
-    const result = await execa('node', [cli, 'run', '--headless', '--config', 'conf'], { cwd, reject: false });
+    const result = await loopdeckInProcess(['run', '--headless', '--config', 'conf'], { cwd });
     expect(result.exitCode).toBe(1);
     expect(result.stderr).toBe('loopdeck: invalid config\nconf: expected a regular file, found a directory, device or pipe');
   });
@@ -184,7 +190,7 @@ describe('loopdeck validate', () => {
 
   it('a missing transcript is an error of loop.yaml, not of the run', async () => {
     writeFileSync(path.join(cwd, 'loop.yaml'), BASE.replace(/script: .*/, 'script: fixtures/scripts/nope.yaml'));
-    const result = await execa('node', [cli, 'validate'], { cwd, reject: false });
+    const result = await loopdeckInProcess(['validate'], { cwd });
     expect(result.exitCode).toBe(1);
     expect(result.stdout).toBe('');
     expect(result.stderr).toBe(
@@ -194,7 +200,7 @@ describe('loopdeck validate', () => {
 
   it('lists every error of a file at once', async () => {
     writeFileSync(path.join(cwd, 'loop.yaml'), `${BASE}laps:\n  enabled: yes\nrepetiton:\n  window: 4\n`);
-    const result = await execa('node', [cli, 'validate'], { cwd, reject: false });
+    const result = await loopdeckInProcess(['validate'], { cwd });
     expect(result.exitCode).toBe(1);
     expect(result.stderr.split('\n')).toEqual([
       'loopdeck: invalid config',
@@ -208,7 +214,7 @@ describe('loopdeck validate', () => {
     writeFileSync(path.join(cwd, 'laps.yaml'), 'laps:\n  - - final: done\n');
     const withLaps = BASE.replace(/script: .*/, `script: ${path.join(cwd, 'laps.yaml')}`);
     writeFileSync(path.join(cwd, 'loop.yaml'), `${withLaps}budget:\n  max_wall_clock: 1h30m\n  max_tokens: unlimited\nlaps:\n  enabled: true\n  max_laps: 1\n`);
-    const result = await execa('node', [cli, 'validate'], { cwd, reject: false });
+    const result = await loopdeckInProcess(['validate'], { cwd });
     expect(result.exitCode, result.stderr).toBe(0);
     // BASE has no observer: valid, with the warning that nothing is measured.
     expect(result.stderr).toMatch(/^loopdeck: warning: \S+: nothing to measure \(no `observe` command\)[^\n]*$/);
@@ -231,7 +237,7 @@ describe('loopdeck validate', () => {
   });
 
   it("accepts the repo's own loop.yaml", async () => {
-    const result = await execa('node', [cli, 'validate', path.join(root, 'loop.yaml')], { cwd, reject: false });
+    const result = await loopdeckInProcess(['validate', path.join(root, 'loop.yaml')], { cwd });
     expect([result.exitCode, result.stderr]).toEqual([0, '']);
     expect(JSON.parse(result.stdout).stagnation).toEqual({ checkpoints_without_observed_progress: 3, on_detect: 'pause', on_unknown: 'alert' });
   });
@@ -288,7 +294,7 @@ describe('sizes and depths have bounds: each error names the file, the line and 
   it.each(BOUND_CASES)('%s', async (_kind, content, error) => {
     const file = path.join(cwd, 'loop.yaml');
     writeFileSync(file, content);
-    const result = await execa('node', [cli, 'validate', file], { cwd, reject: false });
+    const result = await loopdeckInProcess(['validate', file], { cwd });
     expect(result.exitCode).toBe(1);
     expect(result.stdout).toBe('');
     expect(result.stderr).toBe(`loopdeck: invalid config\n${file}:${error}`);
@@ -311,7 +317,7 @@ describe('sizes and depths have bounds: each error names the file, the line and 
     const script = path.join(cwd, 'script.yaml');
     writeFileSync(file, BASE.replace(/script: .*/, 'script: script.yaml'));
     writeFileSync(script, Array.from({ length: 1400 }, (_, i) => `${' '.repeat(i)}a:`).join('\n') + ' 1\n');
-    const result = await execa('node', [cli, 'run', '--headless', '--config', file], { cwd, reject: false });
+    const result = await loopdeckInProcess(['run', '--headless', '--config', file], { cwd });
     expect(result.exitCode).toBe(1);
     expect(result.stderr).toBe(`loopdeck: invalid config\n${script}:64:65: ${DEPTH_LIMIT}`);
     expect(existsSync(path.join(cwd, '.loopdeck', 'runs'))).toBe(false);

@@ -3,6 +3,10 @@
  * turn, with the same errors: both go through one start check (src/preflight.ts). Each
  * case is checked with `validate` and with `run --headless`, which must refuse it before a
  * session starts. Needs the built CLI (`npm run build`).
+ *
+ * Every case runs both commands in this process (tests/support/cli-in-process.ts: the same
+ * command line, output and exit code), and one of them also through the built CLI, both
+ * commands as separate processes; FULL_SWEEP=1 spawns the CLI for every case.
  */
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -10,8 +14,10 @@ import os from 'node:os';
 import path from 'node:path';
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CLI as cli, loopdeckInProcess } from '../support/cli-in-process.js';
 
-const cli = path.resolve(import.meta.dirname, '../../dist/cli.js');
+/** Every case through the built CLI too when FULL_SWEEP=1 (as `CRASH_SWEEP=all` elsewhere); else the one marked `spawned`. */
+const FULL_SWEEP = process.env.FULL_SWEEP === '1';
 
 const BASE = `goal:
   objective: fix it
@@ -35,6 +41,8 @@ interface Case {
   script?: string;
   /** The error lines both commands print after `loopdeck: invalid config` (`<dir>` is the folder). */
   errors: string[];
+  /** Also run through the built CLI (a case that reads the environment). */
+  spawned?: boolean;
 }
 
 const CASES: Case[] = [
@@ -91,6 +99,7 @@ const CASES: Case[] = [
   {
     name: 'the OpenAI API without a key',
     config: 'agent: {kind: openai, model: m}\n',
+    spawned: true,
     errors: ['loop.yaml:12:8: agent: openai:m: no API key: set OPENAI_API_KEY or name the variable holding it in agent.api_key_env of loop.yaml'],
   },
   {
@@ -145,16 +154,25 @@ describe('validate refuses what run refuses, with the same errors', { timeout: 1
   it.each(CASES.map((c, i) => [c.name, c, i] as const))('%s', async (_name, c, index) => {
     const dir = folderOf(c, index);
     const expected = ['loopdeck: invalid config', ...c.errors.map((line) => line.replaceAll('<dir>', dir))];
-    const [checked, ran] = await Promise.all([
-      execa('node', [cli, 'validate', 'loop.yaml'], { cwd: dir, reject: false, env }),
-      execa('node', [cli, 'run', '--headless', '-c', 'loop.yaml'], { cwd: dir, reject: false, env, stdin: 'ignore' }),
-    ]);
-    expect(checked.exitCode, checked.stderr).toBe(1);
-    expect(checked.stdout).toBe('');
-    expect(checked.stderr.split('\n')).toEqual(expected);
-    expect(ran.exitCode, ran.stderr).toBe(1);
-    expect(ran.stdout, 'no session started').not.toContain('session.start');
-    expect(ran.stderr.split('\n').filter((line) => !line.startsWith('loopdeck: headless:'))).toEqual(expected);
+    const inProcess = async () => ({
+      checked: await loopdeckInProcess(['validate', 'loop.yaml'], { cwd: dir, env }),
+      ran: await loopdeckInProcess(['run', '--headless', '-c', 'loop.yaml'], { cwd: dir, env }),
+    });
+    const spawned = async () => {
+      const [checked, ran] = await Promise.all([
+        execa('node', [cli, 'validate', 'loop.yaml'], { cwd: dir, reject: false, env }),
+        execa('node', [cli, 'run', '--headless', '-c', 'loop.yaml'], { cwd: dir, reject: false, env, stdin: 'ignore' }),
+      ]);
+      return { checked, ran };
+    };
+    for (const { checked, ran } of [await inProcess(), ...(FULL_SWEEP || c.spawned ? [await spawned()] : [])]) {
+      expect(checked.exitCode, checked.stderr).toBe(1);
+      expect(checked.stdout).toBe('');
+      expect(checked.stderr.split('\n')).toEqual(expected);
+      expect(ran.exitCode, ran.stderr).toBe(1);
+      expect(ran.stdout, 'no session started').not.toContain('session.start');
+      expect(ran.stderr.split('\n').filter((line) => !line.startsWith('loopdeck: headless:'))).toEqual(expected);
+    }
   });
 });
 
@@ -164,7 +182,7 @@ describe('what runs but is not what was meant: a warning', { timeout: 120_000 },
       { name: 'warnings', config: `${SCRIPTED}approval:\n  allow: [read_fiel, list_files]\n`, script: 'turns:\n  - final: done\nlaps:\n  - - final: done\n', errors: [] },
       100,
     );
-    const checked = await execa('node', [cli, 'validate', 'loop.yaml'], { cwd: dir, reject: false, env });
+    const checked = await loopdeckInProcess(['validate', 'loop.yaml'], { cwd: dir, env });
     expect(checked.exitCode, checked.stderr).toBe(0);
     expect(checked.stderr.split('\n')).toEqual([
       `loopdeck: warning: ${dir}/script.yaml:3:1: laps: never read: laps.enabled is false in loop.yaml, so the run plays turns:`,
@@ -174,7 +192,7 @@ describe('what runs but is not what was meant: a warning', { timeout: 120_000 },
 
   it('run with the loop.yaml as an argument says how to name it', async () => {
     const dir = folderOf({ name: 'positional', config: SCRIPTED, errors: [] }, 101);
-    const ran = await execa('node', [cli, 'run', 'loop.yaml'], { cwd: dir, reject: false, env, stdin: 'ignore' });
+    const ran = await loopdeckInProcess(['run', 'loop.yaml'], { cwd: dir, env });
     expect(ran.exitCode).toBe(1);
     expect(ran.stderr).toBe(`loopdeck: run takes no arguments, found "loop.yaml"; name the loop.yaml with -c: node ${cli} run -c loop.yaml`);
   });

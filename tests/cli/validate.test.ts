@@ -3,14 +3,17 @@
  * a broken agent transcript, a missing workspace folder (both at once when both are wrong),
  * and a config with nothing to measure (a warning; it still validates). A headless run says
  * up front what happens to the calls nobody can answer. Needs the built CLI (`npm run build`).
+ *
+ * validate, and run where it refuses a config, run in this process
+ * (tests/support/cli-in-process.ts: the same command line, output and exit code); the built
+ * CLI is spawned for a validate that passes, a run that refuses, and every run that starts.
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { execa } from 'execa';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-
-const cli = path.resolve(import.meta.dirname, '../../dist/cli.js');
+import { CLI as cli, loopdeckInProcess } from '../support/cli-in-process.js';
 
 /** A loop.yaml with an observer; `script.yaml` and `project/` beside it. */
 const CONFIG = `goal:
@@ -31,6 +34,9 @@ verify:
 `;
 const SCRIPT = 'turns:\n  - final: done\n';
 
+/** CONFIG without an observer: nothing to measure. */
+const BARE = CONFIG.replace(/observe:[\s\S]*?verify:/, 'verify:');
+
 let cwd: string;
 beforeEach(() => {
   cwd = mkdtempSync(path.join(os.tmpdir(), 'loopdeck-validate-'));
@@ -44,12 +50,21 @@ function write(config: string, script = SCRIPT): string {
   return path.join(cwd, 'loop.yaml');
 }
 
-const validate = (file: string) => execa('node', [cli, 'validate', file], { cwd, reject: false });
-const run = (file: string) => execa('node', [cli, 'run', '--headless', '--config', file], { cwd, reject: false, stdin: 'ignore' });
+/** `loopdeck validate <file>`, in this process. */
+const validate = (file: string) => loopdeckInProcess(['validate', file], { cwd });
+/** `loopdeck run --headless --config <file>` of a config it refuses, in this process. */
+const refusedRun = (file: string) => loopdeckInProcess(['run', '--headless', '--config', file], { cwd });
+/** `loopdeck run --headless --config <file>`, the built CLI; the workspace copy of a run that started is removed. */
+async function run(file: string) {
+  const result = await execa('node', [cli, 'run', '--headless', '--config', file], { cwd, reject: false, stdin: 'ignore' });
+  const copy = /^loopdeck: log .*; workspace (.+)$/m.exec(result.stderr)?.[1];
+  if (copy && path.basename(copy).startsWith('loopdeck-project-')) rmSync(copy, { recursive: true, force: true });
+  return result;
+}
 
 describe('validate checks what run checks', { timeout: 60_000 }, () => {
-  it('a valid config validates with no warning', async () => {
-    const result = await validate(write(CONFIG));
+  it('a valid config validates with no warning (the built CLI)', async () => {
+    const result = await execa('node', [cli, 'validate', write(CONFIG)], { cwd, reject: false });
     expect(result.exitCode, result.stderr).toBe(0);
     expect(result.stderr).toBe('');
     expect(JSON.parse(result.stdout)).toMatchObject({ goal: { objective: 'fix it' } });
@@ -64,13 +79,16 @@ describe('validate checks what run checks', { timeout: 60_000 }, () => {
     expect(checked.stderr).toMatch(/turns\[0\]\.thougth: unknown key/);
   });
 
-  it('a broken agent transcript: validate refuses it as run does, naming the transcript', async () => {
+  it('a broken agent transcript: validate refuses it as run does, naming the transcript (run: the built CLI)', async () => {
     const file = write(CONFIG, 'turns:\n  - thougth: hm\n');
     const checked = await validate(file);
     expect(checked.exitCode).toBe(1);
     expect(checked.stderr).toBe(`loopdeck: invalid config\n${path.join(cwd, 'script.yaml')}:2:5: turns[0].thougth: unknown key "thougth"; did you mean "thought"?`);
     expect(checked.stdout).toBe('');
-    expect((await run(file)).stderr).toContain(checked.stderr);
+    const ran = await run(file);
+    expect(ran.exitCode).toBe(1);
+    expect(ran.stdout).toBe('');
+    expect(ran.stderr).toContain(checked.stderr);
   });
 
   it('a missing workspace.path: validate refuses it as run does', async () => {
@@ -78,7 +96,9 @@ describe('validate checks what run checks', { timeout: 60_000 }, () => {
     const checked = await validate(file);
     expect(checked.exitCode).toBe(1);
     expect(checked.stderr).toBe(`loopdeck: invalid config\n${file}:7:9: workspace.path: expected a directory, found nothing at ${path.join(cwd, 'no-such-folder')}`);
-    expect((await run(file)).stderr).toContain(checked.stderr);
+    const ran = await refusedRun(file);
+    expect(ran.exitCode).toBe(1);
+    expect(ran.stderr).toContain(checked.stderr);
   });
 
   it('both wrong at once: every error in one pass', async () => {
@@ -92,14 +112,13 @@ describe('validate checks what run checks', { timeout: 60_000 }, () => {
     ]);
   });
 
+  // run's own warning of a config with nothing to measure: in the run of the in-place test below.
   it('nothing to measure: a warning that says what is missing and what to add; it still validates', async () => {
-    const bare = CONFIG.replace(/observe:[\s\S]*?verify:/, 'verify:');
-    const checked = await validate(write(bare));
+    const checked = await validate(write(BARE));
     expect(checked.exitCode, checked.stderr).toBe(0);
     expect(checked.stderr).toMatch(/^loopdeck: warning: .*loop\.yaml: nothing to measure \(no `observe` command\): every checkpoint will be UNKNOWN.*add an observer/);
     const noSignal = await validate(write(CONFIG.replace(/progress:[\s\S]*?verify:/, 'verify:')));
     expect(noSignal.stderr).toMatch(/nothing to measure \(no `progress\.observed` signal\)/);
-    expect((await run(write(bare))).stderr).toMatch(/^loopdeck: .*nothing to measure/m);
   });
 
   it("a scripted agent's calls the engine would refuse: one warning each, at its place, with every problem; it still validates", async () => {
@@ -132,17 +151,20 @@ describe('validate checks what run checks', { timeout: 60_000 }, () => {
     expect(result.stdout).toMatch(/"type":"tool\.decision".*"decision":"deny"/);
   });
 
-  it('a workspace used in place (copy: none) with uncommitted changes: validate and run warn at start', async () => {
+  it('a workspace used in place (copy: none) with uncommitted changes, and nothing to measure: validate and run warn at start', async () => {
     const project = path.join(cwd, 'project');
     const env = { GIT_CONFIG_GLOBAL: '/dev/null', GIT_CONFIG_NOSYSTEM: '1' };
     await execa('git', ['init', '-q'], { cwd: project, env });
     writeFileSync(path.join(project, 'notes.txt'), 'mine, not committed\n');
-    const file = write(CONFIG.replace('copy: temp', 'copy: none'));
+    const file = write(BARE.replace('copy: temp', 'copy: none'));
     const warning = /workspace\.copy is none and \S+ has 1 uncommitted change: the agent's edits will mix with them, and an abort stashes both together; commit or stash them first, or set workspace\.copy: temp/;
     const checked = await validate(file);
     expect(checked.exitCode, checked.stderr).toBe(0);
     expect(checked.stderr).toMatch(warning);
-    expect((await run(file)).stderr).toMatch(warning);
+    const ran = await run(file);
+    expect(ran.exitCode, ran.stderr).toBe(0);
+    expect(ran.stderr).toMatch(warning);
+    expect(ran.stderr).toMatch(/^loopdeck: .*nothing to measure/m);
     // A copy, or a clean tree, says nothing.
     expect((await validate(write(CONFIG))).stderr).toBe('');
   });
@@ -191,7 +213,9 @@ describe('the config file named as given', { timeout: 60_000 }, () => {
     const expected = `loopdeck: invalid config\n${given}:7:9: workspace.path: expected a directory, found nothing at ${path.join(cwd, 'conf', 'no-such-folder')}`;
     const checked = await validate(given);
     expect([checked.exitCode, checked.stderr]).toEqual([1, expected]);
-    expect((await run(given)).stderr).toContain(expected);
+    const ran = await refusedRun(given);
+    expect(ran.exitCode).toBe(1);
+    expect(ran.stderr).toContain(expected);
     // With a schema error beside it, the loader names the file the same way.
     writeFileSync(path.join(cwd, 'conf', 'loop.yaml'), CONFIG.replace('path: project', 'path: no-such-folder').replace('copy: temp', 'copy: tmp'));
     expect((await validate(given)).stderr).toMatch(new RegExp(`^${given.replace('.', '\\.')}:8:9: workspace\\.copy: `, 'm'));
@@ -209,7 +233,7 @@ describe('validate prints loop.yaml', { timeout: 60_000 }, () => {
     mkdirSync(path.join(cwd, 'scripts'));
     writeFileSync(path.join(cwd, 'scripts', 'script.yaml'), SCRIPT);
     writeFileSync(path.join(cwd, 'loop.yaml'), SET_EVERYTHING);
-    const result = await execa('node', [cli, 'validate'], { cwd, reject: false });
+    const result = await loopdeckInProcess(['validate'], { cwd });
     expect(result.exitCode, result.stderr).toBe(0);
     const printed = JSON.parse(result.stdout) as Record<string, any>;
     // The schema's keys, the user's units, the paths as written.
@@ -240,7 +264,7 @@ describe('validate prints loop.yaml', { timeout: 60_000 }, () => {
     const { file: _b, ...pasted } = loadPolicy(path.join(cwd, 'pasted.yaml'));
     expect(pasted).toEqual(original);
     // And validated again it prints the same text.
-    const again = await execa('node', [cli, 'validate', 'pasted.yaml'], { cwd, reject: false });
+    const again = await loopdeckInProcess(['validate', 'pasted.yaml'], { cwd });
     expect(again.stdout).toBe(result.stdout);
   });
 });
@@ -250,11 +274,11 @@ describe('naming the file', { timeout: 60_000 }, () => {
     writeFileSync(path.join(cwd, 'other.yaml'), CONFIG);
     writeFileSync(path.join(cwd, 'script.yaml'), SCRIPT);
     for (const args of [['other.yaml'], ['--config', 'other.yaml'], ['-c', 'other.yaml'], ['other.yaml', '-c', 'other.yaml']]) {
-      const result = await execa('node', [cli, 'validate', ...args], { cwd, reject: false });
+      const result = await loopdeckInProcess(['validate', ...args], { cwd });
       expect(result.exitCode, `${args.join(' ')}: ${result.stderr}`).toBe(0);
       expect(JSON.parse(result.stdout).goal.objective).toBe('fix it');
     }
-    const both = await execa('node', [cli, 'validate', 'loop.yaml', '--config', 'other.yaml'], { cwd, reject: false });
+    const both = await loopdeckInProcess(['validate', 'loop.yaml', '--config', 'other.yaml'], { cwd });
     expect(both.exitCode).toBe(1);
     expect(both.stderr).toContain('two files named (loop.yaml and --config other.yaml)');
   });
