@@ -25,10 +25,7 @@ import { copyFile, mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { ToolError } from './errors.js';
-import { oneLine, runGit, type GitRun } from './git.js';
-
-/** Runs one git command at the top level of the working tree, without throwing on a non-zero exit. */
-type GitCommand = (args: string[], extraEnv?: Record<string, string>) => Promise<GitRun>;
+import { gitCommands, oneLine, runGit, type GitCommand } from './git.js';
 
 export { isGitWorkTree, type GitRun } from './git.js';
 
@@ -63,7 +60,8 @@ export interface GitSnapshot {
 export async function gitSnapshot(dir: string, previous?: GitSnapshot | null): Promise<GitSnapshot | null> {
   const where = await workTree(dir);
   if (where === null) return null;
-  const git: GitCommand = (args, extraEnv) => runGit(where.top, args, extraEnv);
+  // The commands of one snapshot run back to back: they share one listing of the configuration's drivers.
+  const git = await gitCommands(where.top, ['rev-parse', '-q', '--verify', 'HEAD^{commit}']);
   const head = await headOf(git);
   const tree = await worktreeTree(git, where);
   return { head, tree, new_commits: await countNewCommits(git, previous ?? undefined, head) };
