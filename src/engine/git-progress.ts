@@ -58,14 +58,18 @@ export interface GitSnapshot {
  * @throws ToolError when git fails on a repository (e.g. dubious ownership, corrupt objects)
  */
 export async function gitSnapshot(dir: string, previous?: GitSnapshot | null): Promise<GitSnapshot | null> {
-  const where = await workTree(dir);
+  // The commands of one snapshot run back to back: they share one listing of the configuration's
+  // drivers. They run in `dir`: every path they take or give is named from the top level.
+  const git = await gitCommands(dir, WHERE);
+  const where = await workTree(git, dir);
   if (where === null) return null;
-  // The commands of one snapshot run back to back: they share one listing of the configuration's drivers.
-  const git = await gitCommands(where.top, ['rev-parse', '-q', '--verify', 'HEAD^{commit}']);
   const head = await headOf(git);
   const tree = await worktreeTree(git, where);
   return { head, tree, new_commits: await countNewCommits(git, previous ?? undefined, head) };
 }
+
+/** The question of {@link workTree}: whether `dir` is in a working tree, its top level, the index file. */
+const WHERE = ['rev-parse', '--is-inside-work-tree', '--show-toplevel', '--git-path', 'index'];
 
 /** Where a snapshot looks: the top level of the working tree and the repository's index file. */
 interface WorkTree {
@@ -74,12 +78,12 @@ interface WorkTree {
 }
 
 /**
- * The working tree `dir` is in, asked of git once; `null` where {@link isGitWorkTree} is
+ * The working tree `dir` is in, asked of git once (`git` runs in `dir`); `null` where {@link isGitWorkTree} is
  * false (outside a repository, inside a `.git` folder, a bare repository).
  * @throws ToolError when git refuses for another reason, as isGitWorkTree does
  */
-async function workTree(dir: string): Promise<WorkTree | null> {
-  const run = await runGit(dir, ['rev-parse', '--is-inside-work-tree', '--show-toplevel', '--git-path', 'index']);
+async function workTree(git: GitCommand, dir: string): Promise<WorkTree | null> {
+  const run = await git(WHERE);
   const [inside, top, index] = run.stdout.split('\n');
   // In a `.git` folder git says `false`, then refuses --show-toplevel.
   if (inside === 'false') return null;
