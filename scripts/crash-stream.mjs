@@ -58,11 +58,13 @@ function turnOf(request) {
 }
 
 /**
- * The model server (not listening yet): replies stream one chunk every `delayMs`. It
+ * The model server (not listening yet): replies stream one chunk every `delayMs` (a kill
+ * comes at a count of chunks sent, never at a time: the next chunk is only sent after it,
+ * so any pause keeps the stream in flight). It
  * records every request as `{ turn, phase }` in `requests` (`phase`: set by the caller,
  * before or after the kill), and calls `onChunk(turn, sent)` after each chunk.
  */
-export function modelServer(delayMs = 60) {
+export function modelServer(delayMs = 10) {
   const state = { requests: [], phase: 'first', onChunk: () => {} };
   const server = createServer(async (req, res) => {
     let body = '';

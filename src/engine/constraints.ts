@@ -17,7 +17,7 @@
  */
 import { createRequire } from 'node:module';
 import { describeError } from './errors.js';
-import { gitSnapshot, isGitWorkTree } from './git-progress.js';
+import { gitSnapshot } from './git-progress.js';
 import { runGit } from './git.js';
 import { escapedNote, runShell } from './process.js';
 
@@ -84,7 +84,7 @@ export function protectMatcher(patterns: readonly string[]): Matcher {
  */
 export async function protectBaseline(workspace: string): Promise<ProtectBaseline> {
   try {
-    if (!(await isGitWorkTree(workspace))) return { tree: null, error: 'the workspace is not a git repository: changed paths cannot be listed' };
+    // null outside a git working tree
     const snapshot = await gitSnapshot(workspace);
     return snapshot ? { tree: snapshot.tree } : { tree: null, error: 'the workspace is not a git repository: changed paths cannot be listed' };
   } catch (error) {

@@ -25,7 +25,7 @@ import { copyFile, mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { ToolError } from './errors.js';
-import { git, isGitWorkTree, runGit } from './git.js';
+import { gitCommands, oneLine, runGit, type GitCommand } from './git.js';
 
 export { isGitWorkTree, type GitRun } from './git.js';
 
@@ -58,25 +58,71 @@ export interface GitSnapshot {
  * @throws ToolError when git fails on a repository (e.g. dubious ownership, corrupt objects)
  */
 export async function gitSnapshot(dir: string, previous?: GitSnapshot | null): Promise<GitSnapshot | null> {
-  if (!(await isGitWorkTree(dir))) return null;
-  const top = (await git(dir, ['rev-parse', '--show-toplevel'])).trim();
-  const head = await headCommit(top);
-  const tree = await worktreeTree(top);
-  return { head, tree, new_commits: await countNewCommits(top, previous ?? undefined, head) };
+  // The commands of one snapshot run back to back: they share one listing of the configuration's
+  // drivers. They run in `dir`: every path they take or give is named from the top level.
+  const git = await gitCommands(dir, WHERE);
+  const where = await workTree(git, dir);
+  if (where === null) return null;
+  const head = await headOf(git);
+  const tree = await worktreeTree(git, where);
+  return { head, tree, new_commits: await countNewCommits(git, previous ?? undefined, head) };
 }
 
-/** Tree hash of the working tree at `top`, hashed file by file into a throwaway index. */
-async function worktreeTree(top: string): Promise<string> {
+/** The question of {@link workTree}: whether `dir` is in a working tree, its top level, the index file. */
+const WHERE = ['rev-parse', '--is-inside-work-tree', '--show-toplevel', '--git-path', 'index'];
+
+/** Where a snapshot looks: the top level of the working tree and the repository's index file. */
+interface WorkTree {
+  top: string;
+  index: string;
+}
+
+/**
+ * The working tree `dir` is in, asked of git once (`git` runs in `dir`); `null` where {@link isGitWorkTree} is
+ * false (outside a repository, inside a `.git` folder, a bare repository).
+ * @throws ToolError when git refuses for another reason, as isGitWorkTree does
+ */
+async function workTree(git: GitCommand, dir: string): Promise<WorkTree | null> {
+  const run = await git(WHERE);
+  const [inside, top, index] = run.stdout.split('\n');
+  // In a `.git` folder git says `false`, then refuses --show-toplevel.
+  if (inside === 'false') return null;
+  if (run.exitCode !== 0) {
+    if (/not a git repository|cannot use bare repository/i.test(run.stderr)) return null;
+    throw new ToolError('git', `git rev-parse in ${dir} failed (exit ${run.exitCode}): ${oneLine(run.stderr)}`);
+  }
+  if (inside !== 'true' || !top || !index) throw new ToolError('git', `git rev-parse in ${dir} gave no working tree: ${oneLine(run.stdout)}`);
+  // --git-path is relative to the folder git ran in.
+  return { top, index: path.resolve(dir, index) };
+}
+
+/** The commit HEAD points at, or `null` on an unborn branch (no commit yet). */
+async function headOf(git: GitCommand): Promise<string | null> {
+  const run = await git(['rev-parse', '-q', '--verify', 'HEAD^{commit}']);
+  return run.exitCode === 0 ? run.stdout.trim() : null;
+}
+
+/** Same as the runner, but a non-zero exit throws. */
+async function must(git: GitCommand, args: string[], env?: Record<string, string>): Promise<string> {
+  const run = await git(args, env);
+  if (run.exitCode !== 0) {
+    throw new ToolError('git', `git ${args.join(' ')} failed (exit ${run.exitCode}): ${oneLine(run.stderr) || oneLine(run.stdout)}`);
+  }
+  return run.stdout;
+}
+
+/** Tree hash of the working tree at `where.top`, hashed file by file into a throwaway index. */
+async function worktreeTree(git: GitCommand, where: WorkTree): Promise<string> {
   const scratch = await mkdtemp(path.join(os.tmpdir(), 'loopdeck-index-'));
   const env = { GIT_INDEX_FILE: path.join(scratch, 'index') };
   try {
-    const base = await stagedTree(top, scratch);
-    if (base !== null) await git(top, ['read-tree', base], env);
-    const add = await runGit(top, ['add', '-A', '--', ':(top)'], env);
+    const base = await stagedTree(git, where.index, scratch);
+    if (base !== null) await must(git, ['read-tree', base], env);
+    const add = await git(['add', '-A', '--', ':(top)'], env);
     if (add.exitCode !== 0) {
-      throw new ToolError('git', `git add -A (temporary index) in ${top} failed (exit ${add.exitCode}): ${add.stderr.trim()}`);
+      throw new ToolError('git', `git add -A (temporary index) in ${where.top} failed (exit ${add.exitCode}): ${add.stderr.trim()}`);
     }
-    return (await git(top, ['write-tree'], env)).trim();
+    return (await must(git, ['write-tree'], env)).trim();
   } finally {
     await rm(scratch, { recursive: true, force: true });
   }
@@ -89,25 +135,24 @@ async function worktreeTree(top: string): Promise<string> {
  * which paths are tracked (tracked files stay in the snapshot even when ignored); their
  * content is hashed again from disk.
  */
-async function stagedTree(top: string, scratch: string): Promise<string | null> {
-  const realIndex = path.resolve(top, (await git(top, ['rev-parse', '--git-path', 'index'])).trim());
+async function stagedTree(git: GitCommand, realIndex: string, scratch: string): Promise<string | null> {
   const copy = path.join(scratch, 'staged');
   const copied = await copyFile(realIndex, copy).then(
     () => true,
     () => false,
   );
   if (copied) {
-    const written = await runGit(top, ['write-tree'], { GIT_INDEX_FILE: copy });
+    const written = await git(['write-tree'], { GIT_INDEX_FILE: copy });
     if (written.exitCode === 0) return written.stdout.trim();
   }
-  const head = await runGit(top, ['rev-parse', '-q', '--verify', 'HEAD^{tree}']);
+  const head = await git(['rev-parse', '-q', '--verify', 'HEAD^{tree}']);
   return head.exitCode === 0 ? head.stdout.trim() : null;
 }
 
-async function countNewCommits(top: string, previous: GitSnapshot | undefined, head: string | null): Promise<number> {
+async function countNewCommits(git: GitCommand, previous: GitSnapshot | undefined, head: string | null): Promise<number> {
   if (previous === undefined || head === null || previous.head === head) return 0;
   const args = previous.head === null ? ['rev-list', '--count', head] : ['rev-list', '--count', head, '--not', previous.head];
-  const run = await runGit(top, args);
+  const run = await git(args);
   if (run.exitCode !== 0) return 1;
   return Number.parseInt(run.stdout.trim(), 10);
 }

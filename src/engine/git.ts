@@ -41,7 +41,9 @@
  *
  * What stays: the listing and the command are two processes, so a process that is already
  * running (it can run code anyway) could change the config between them; it would still
- * see no secret in git's environment.
+ * see no secret in git's environment. For the same reason the few commands of one
+ * workspace snapshot, which run back to back with no agent turn between them, may share
+ * one listing ({@link gitCommands}): only such a process could change the config in between.
  */
 import { closeSync, openSync, readSync, statSync } from 'node:fs';
 import path from 'node:path';
@@ -208,14 +210,30 @@ async function spawnGit(cwd: string, args: string[], env: Record<string, string>
  *   past {@link GIT_TIMEOUT_MS}, or its configuration cannot be read (then nothing is run)
  */
 export async function runGit(cwd: string, args: string[], extraEnv: Record<string, string> = {}): Promise<GitRun> {
+  return (await gitCommands(cwd, args))(args, extraEnv);
+}
+
+/** Runs one git command in the folder its runner was made for, as {@link runGit} does, without throwing on a non-zero exit. */
+export type GitCommand = (args: string[], extraEnv?: Record<string, string>) => Promise<GitRun>;
+
+/**
+ * Lists the drivers the configuration in `cwd` names (as {@link runGit} does before each
+ * command) once, and returns a runner for commands in `cwd` that all use that listing. Only
+ * for commands that loopdeck runs back to back with no agent turn between them (those of a
+ * workspace snapshot); every other command goes through {@link runGit}.
+ *
+ * @param first the first command to be run, named when the configuration cannot be read
+ * @throws ToolError when git cannot be started or its configuration cannot be read (then nothing is run)
+ */
+export async function gitCommands(cwd: string, first: string[]): Promise<GitCommand> {
   const listed = await spawnGit(cwd, ['config', '--list', '--name-only', '-z'], gitEnv());
   if (listed.exitCode !== 0) {
     const broken = brokenGitFile(cwd);
     const why = broken ? `; ${broken.file} points to ${oneLine(broken.target)}, which is not a git repository (a moved or deleted repository of a worktree or submodule): fix or remove that file` : '';
-    throw new ToolError('git', `cannot read the git configuration in ${cwd} (git config --list exited ${listed.exitCode}: ${oneLine(listed.stderr)}), so git ${args.join(' ')} was not run${why}`);
+    throw new ToolError('git', `cannot read the git configuration in ${cwd} (git config --list exited ${listed.exitCode}: ${oneLine(listed.stderr)}), so git ${first.join(' ')} was not run${why}`);
   }
   const overrides = [...GIT_HARDENING, ...driverOverrides(listed.stdout.split('\0'))];
-  return spawnGit(cwd, await outsideSubmodules(cwd, args, extraEnv), gitEnv(extraEnv, overrides));
+  return async (args, extraEnv = {}) => spawnGit(cwd, await outsideSubmodules(cwd, args, extraEnv), gitEnv(extraEnv, overrides));
 }
 
 /**

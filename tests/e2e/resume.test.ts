@@ -1,9 +1,9 @@
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { execa } from 'execa';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 
 const root = path.resolve(import.meta.dirname, '../..');
 const cli = path.join(root, 'dist/cli.js');
@@ -80,12 +80,28 @@ describe('crash-resume', () => {
     expect(again.stderr).toContain('the run is over');
     rmSync(events[0]!.data.workspace as string, { recursive: true, force: true });
   });
+});
+
+// What resume and replay say of a killed run's folder: one run killed after 30 events
+// serves them all. A test that changes the log works on a copy of the run's folder; the
+// one that removes the workspace leaves the log as it was, which is all the others read.
+describe('a killed run, read back', () => {
+  let cwd: string;
+  let runDir: string;
+  let workspace: string;
+  beforeAll(async () => {
+    cwd = mkdtempSync(path.join(os.tmpdir(), 'loopdeck-resume-'));
+    runDir = await runAndKill(cwd, 30);
+    workspace = readEvents(path.join(runDir, 'events.jsonl'))[0]!.data.workspace as string;
+  });
+  afterAll(() => {
+    if (workspace) rmSync(workspace, { recursive: true, force: true });
+    rmSync(cwd, { recursive: true, force: true });
+  });
 
   it('a run whose workspace is gone: resume says so before anything runs, and the log is untouched', async () => {
-    const runDir = await runAndKill(cwd, 25);
     const file = path.join(runDir, 'events.jsonl');
     const before = readFileSync(file, 'utf8');
-    const workspace = readEvents(file)[0]!.data.workspace as string;
     rmSync(workspace, { recursive: true, force: true });
     const result = await execa('node', [cli, 'resume', runDir, '--headless', '--yes'], { cwd, reject: false });
     expect(result.exitCode).toBe(1);
@@ -95,22 +111,21 @@ describe('crash-resume', () => {
   });
 
   it('replay takes the run directory as well as its log file', async () => {
-    const runDir = await runAndKill(cwd, 25);
     const byDir = await execa('node', [cli, 'replay', runDir, '--headless'], { cwd, reject: false });
     const byFile = await execa('node', [cli, 'replay', path.join(runDir, 'events.jsonl'), '--headless'], { cwd, reject: false });
     expect(byDir.exitCode, byDir.stderr).toBe(0);
     expect(JSON.parse(byDir.stdout).eventCount).toBeGreaterThanOrEqual(25);
     expect(byDir.stdout).toBe(byFile.stdout);
-    rmSync(readEvents(path.join(runDir, 'events.jsonl'))[0]!.data.workspace as string, { recursive: true, force: true });
   });
 
   it('refuses a log with a corrupt line in the middle, naming the line and the seq gap', async () => {
-    const runDir = await runAndKill(cwd, 30);
-    const file = path.join(runDir, 'events.jsonl');
+    const copy = path.join(cwd, 'corrupt-run');
+    cpSync(runDir, copy, { recursive: true });
+    const file = path.join(copy, 'events.jsonl');
     const lines = readFileSync(file, 'utf8').split('\n');
     lines.splice(10, 2, '{"seq": 10, "garbage');
-    await import('node:fs').then((fs) => fs.writeFileSync(file, lines.join('\n')));
-    const result = await execa('node', [cli, 'resume', runDir, '--headless', '--yes'], { cwd, reject: false });
+    writeFileSync(file, lines.join('\n'));
+    const result = await execa('node', [cli, 'resume', copy, '--headless', '--yes'], { cwd, reject: false });
     expect(result.exitCode).toBe(1);
     expect(result.stderr).toContain(`${file}:11`);
     expect(result.stderr).toContain('expected seq 10, found 12');

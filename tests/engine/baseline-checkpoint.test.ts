@@ -207,8 +207,11 @@ describe('the baseline checkpoint', () => {
 describe('resuming around the baseline', () => {
   const TURNS = [{ tool_calls: [FIX_ADD, FIX_MUL] }, { tool_calls: [FIX_NEG] }, { final: 'all fixed' }];
 
+  /** The uncrashed run, recorded once: each test cuts its events elsewhere and resumes them in a workspace of its own. */
+  let recorded: ReturnType<typeof run> | undefined;
+
   async function resumeAt(cut: (events: LoopEvent[]) => number) {
-    const uncrashed = await run({ turns: TURNS });
+    const uncrashed = await (recorded ??= run({ turns: TURNS }));
     const dir = gitRepo('loopdeck-baseline-resume-', PROJECT);
     const prior = uncrashed.events.slice(0, cut(uncrashed.events));
     const { session: s, events } = session(dir, { turns: TURNS }, prior);
