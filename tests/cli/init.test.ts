@@ -18,7 +18,7 @@ import { observe } from '../../src/engine/observe.js';
 import { loadPolicy } from '../../src/engine/policy.js';
 import { CLI as cli, loopdeckInProcess } from '../support/cli-in-process.js';
 
-/** Every case of a sweep when FULL_SWEEP=1 (as `CRASH_SWEEP=all` elsewhere); else the sample that hits each kind once. */
+/** The real test runners run for every case of a sweep when FULL_SWEEP=1 (as `CRASH_SWEEP=all` elsewhere); else once for each kind (see each sweep). */
 const FULL_SWEEP = process.env.FULL_SWEEP === '1';
 const hasPytest = execaSync('python', ['-m', 'pytest', '--version'], { reject: false }).exitCode === 0;
 const hasCargo = execaSync('cargo', ['--version'], { reject: false }).exitCode === 0;
