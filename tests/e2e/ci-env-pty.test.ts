@@ -2,17 +2,19 @@
 // a container that sets it): Ink, which reads CI once as it is imported, would draw no
 // live frame, and the operator would see the outline and nothing after it. The console
 // draws as anywhere else. A pseudo-terminal and a terminal emulator; needs `npm run build`.
-import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { removeRun } from '../support/demo-run.js';
 import { startPty, type PtyTerminal } from '../support/pty-terminal.js';
 
 const terminals: PtyTerminal[] = [];
 afterEach(async () => {
   for (const t of terminals.splice(0)) {
     await t.close();
-    rmSync(t.cwd, { recursive: true, force: true });
+    // The folder, and the temporary copy of the workspace its run made.
+    removeRun(t.cwd);
   }
 });
 

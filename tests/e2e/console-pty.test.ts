@@ -1,15 +1,17 @@
 // The console as a person sees it: the built CLI runs the demo in a pseudo-terminal, the
 // screen is read through a terminal emulator, and keys are the bytes a terminal sends.
-// Needs `npm run build` (dist/cli.js). Each test has its own working directory and run.
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+// Needs `npm run build` (dist/cli.js). Each test has its own working directory and run,
+// but for the first group, whose tests take one demo run from its first prompt to its end.
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { execa } from 'execa';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { DEMO_CONFIG, removeRun, ROOT, runLog, writeDemoConfig, writeDemoTurns } from '../support/demo-run.js';
 import { CLI, childEnv, KEY, startPty, type PtyTerminal } from '../support/pty-terminal.js';
 
-const root = path.resolve(import.meta.dirname, '../..');
-const DEMO = ['run', '--config', path.join(root, 'loop.yaml')];
+const root = ROOT;
+const DEMO = ['run', '--config', DEMO_CONFIG];
 
 interface LogEvent {
   seq: number;
@@ -27,12 +29,7 @@ function demo(cols = 100, rows = 30, env: Record<string, string> = {}): PtyTermi
 }
 
 /** The run's log file under a working directory, once it exists. */
-function logFile(cwd: string): string | null {
-  const runs = path.join(cwd, '.loopdeck/runs');
-  if (!existsSync(runs)) return null;
-  const [run] = readdirSync(runs);
-  return run ? path.join(runs, run, 'events.jsonl') : null;
-}
+const logFile = runLog;
 
 /** The run's log, every line parsed (a torn or non-JSON line fails the test). */
 function logEvents(t: PtyTerminal): LogEvent[] {
@@ -50,20 +47,6 @@ function logEvents(t: PtyTerminal): LogEvent[] {
         throw new Error(`${file}:${i + 1} is not JSON: ${line.slice(0, 200)}`);
       }
     });
-}
-
-/** Removes a run's working directory and the temp copy of the demo workspace it used. */
-function removeRun(cwd: string): void {
-  // The demo copies its workspace to a temp dir; the log's first event (session.start) names it.
-  const file = logFile(cwd);
-  try {
-    const first = file ? readFileSync(file, 'utf8').split('\n', 1)[0] : '';
-    const workspace = first ? (JSON.parse(first) as LogEvent).data.workspace : undefined;
-    if (typeof workspace === 'string' && workspace.startsWith(os.tmpdir())) rmSync(workspace, { recursive: true, force: true });
-  } catch {
-    // no complete first line: nothing was copied yet
-  }
-  rmSync(cwd, { recursive: true, force: true });
 }
 
 /** Ends the CLI if it still runs and removes what its run left. */
@@ -141,11 +124,21 @@ async function expectRestored(t: PtyTerminal): Promise<void> {
   expect({ icanon: tty!.icanon, echo: tty!.echo, isig: tty!.isig }, tty!.stty).toEqual({ icanon: true, echo: true, isig: true });
 }
 
-describe('the console in a real terminal (demo run)', { timeout: 60_000 }, () => {
-  it('starts the demo: goal, budget gauges, the shell prompt; y approves and the result shows', async () => {
-    const t = demo();
-    const { tool, screen } = await armedPrompt(t);
+// One demo run serves this group, its tests in order: the first prompt (t1) is read, help
+// and the command bar are used at it and it is approved; the next shell call's prompt is
+// denied with a note; then the run is driven to its end. Each test starts from where the
+// one before left the run and waits for the prompt it needs.
+describe('one demo run in a real terminal, by keys, from its first prompt to goal_met', { timeout: 60_000 }, () => {
+  let t: PtyTerminal;
+  beforeAll(() => {
+    t = startPty({ args: DEMO, cols: 100, rows: 30 });
+  });
+  afterAll(() => cleanUp(t));
+
+  it('starts the demo: goal, budget gauges, the shell prompt', async () => {
+    const { tool, id, screen } = await armedPrompt(t);
     expect(tool, t.describe()).toBe('shell');
+    expect(id, t.describe()).toBe('t1');
     expect(screen, t.describe()).toContain('Names with accents must survive the payload round trip');
     expect(screen, t.describe()).toContain('$ node --test');
     // The budget gauges: turns, tool calls and cost against their limits.
@@ -153,29 +146,32 @@ describe('the console in a real terminal (demo run)', { timeout: 60_000 }, () =>
     expect(screen, t.describe()).toMatch(/\b1\/40\b/);
     expect(screen, t.describe()).toMatch(/\b1\/60\b/);
     expect(screen, t.describe()).toMatch(/\$0\.\d\d\/\$2\.00/);
-    t.press('y');
-    // The timeline shows the decision and the shell's result (3 of 7 tests fail: exit 1).
-    await t.waitFor('approved by operator');
-    await t.waitFor(/shell \S*\s*exit 1/);
-    expect(logEvents(t).find((e) => e.type === 'tool.decision')?.data).toMatchObject({ call_id: 't1', decision: 'approve', by: 'operator' });
   });
 
-  it('d denies with a note: the timeline shows it and the log records it', async () => {
-    const t = demo();
-    const { id } = await armedPrompt(t);
-    t.press('d');
-    await t.waitFor('note to the agent');
-    await t.type('run the unit tests later', (typed) => `› ${typed}`);
-    t.press(KEY.enter);
-    await t.waitFor(/denied by operator: run the unit tests later/);
-    await t.waitForGone(new RegExp(`Approve tool call \\S+ \\(${id}\\)`));
-    // The log is written before the console shows an event.
-    const decision = logEvents(t).find((e) => e.type === 'tool.decision' && e.data.call_id === id);
-    expect(decision?.data, t.describe()).toMatchObject({ decision: 'deny', by: 'operator', note: 'run the unit tests later' });
+  it('? opens help with the key list; Esc closes it, and so does ?', async () => {
+    await armedPrompt(t);
+    t.press('?');
+    const help = await t.waitFor(/Help/);
+    expect(help, t.describe()).toMatch(/quit \(asks first while a run is live\)/);
+    expect(help, t.describe()).toMatch(/once: pause at the next safe point; twice: quit/);
+    // ↓ scrolls down to the approval prompt's keys.
+    const approvalKeys = /^Approval prompt\n\s+y\s+approve once/m;
+    for (let shown = help; !approvalKeys.test(shown); ) {
+      t.press(KEY.down);
+      shown = await t.waitUntil((s) => s !== shown, 'help to scroll down to the approval prompt', 5_000);
+    }
+    t.press(KEY.escape);
+    expect(await t.waitForGone(/Help/), t.describe()).toContain('Timeline');
+    t.press('?');
+    await t.waitFor(/Help/);
+    t.press('?');
+    expect(await t.waitForGone(/Help/), t.describe()).toContain('Timeline');
+    // Help answered nothing: the prompt still waits (a later test answers it by y).
+    expect(await t.frame(), t.describe()).toMatch(/Approve tool call shell \(t1\)/);
+    expect(logEvents(t).some((e) => e.type === 'tool.decision'), t.describe()).toBe(false);
   });
 
   it('/goal add-constraint from the command bar shows the constraint in the goal panel', async () => {
-    const t = demo();
     await armedPrompt(t);
     t.press('/');
     await t.waitFor(/› \/(\s|$)/m);
@@ -197,34 +193,61 @@ describe('the console in a real terminal (demo run)', { timeout: 60_000 }, () =>
     }
     const revised = logEvents(t).find((e) => e.type === 'goal.revised');
     expect(JSON.stringify(revised?.data), t.describe()).toContain('keep the public API');
-    // The prompt is still there and still answers.
-    await approve(t);
-  });
-
-  it('? opens help with the key list; Esc closes it, and so does ?', async () => {
-    const t = demo();
-    await armedPrompt(t);
-    t.press('?');
-    const help = await t.waitFor(/Help/);
-    expect(help, t.describe()).toMatch(/quit \(asks first while a run is live\)/);
-    expect(help, t.describe()).toMatch(/once: pause at the next safe point; twice: quit/);
-    // ↓ scrolls down to the approval prompt's keys.
-    const approvalKeys = /^Approval prompt\n\s+y\s+approve once/m;
-    for (let shown = help; !approvalKeys.test(shown); ) {
-      t.press(KEY.down);
-      shown = await t.waitUntil((s) => s !== shown, 'help to scroll down to the approval prompt', 5_000);
-    }
-    t.press(KEY.escape);
-    expect(await t.waitForGone(/Help/), t.describe()).toContain('Timeline');
-    t.press('?');
-    await t.waitFor(/Help/);
-    t.press('?');
-    expect(await t.waitForGone(/Help/), t.describe()).toContain('Timeline');
-    // Help answered nothing: the prompt still waits, and y still approves it.
+    // The prompt is still there, unanswered (the next test answers it).
     expect(await t.frame(), t.describe()).toMatch(/Approve tool call shell \(t1\)/);
-    await approve(t);
+    expect(logEvents(t).some((e) => e.type === 'tool.decision'), t.describe()).toBe(false);
   });
 
+  it('y approves the prompt (still answering after help and the command bar) and the result shows', async () => {
+    const { id } = await armedPrompt(t);
+    expect(id, t.describe()).toBe('t1');
+    t.press('y');
+    // The timeline shows the decision and the shell's result (3 of 7 tests fail: exit 1).
+    await t.waitFor('approved by operator');
+    await t.waitFor(/shell \S*\s*exit 1/);
+    await t.waitForGone(new RegExp(`Approve tool call \\S+ \\(${id}\\)`));
+    expect(logEvents(t).find((e) => e.type === 'tool.decision')?.data).toMatchObject({ call_id: 't1', decision: 'approve', by: 'operator' });
+  });
+
+  it('d denies with a note: the timeline shows it and the log records it', async () => {
+    const { id } = await armedPrompt(t);
+    t.press('d');
+    await t.waitFor('note to the agent');
+    await t.type('run the unit tests later', (typed) => `› ${typed}`);
+    t.press(KEY.enter);
+    await t.waitFor(/denied by operator: run the unit tests later/);
+    await t.waitForGone(new RegExp(`Approve tool call \\S+ \\(${id}\\)`));
+    // The log is written before the console shows an event.
+    const decision = logEvents(t).find((e) => e.type === 'tool.decision' && e.data.call_id === id);
+    expect(decision?.data, t.describe()).toMatchObject({ decision: 'deny', by: 'operator', note: 'run the unit tests later' });
+  });
+
+  it('a whole run by keys: the stagnation banner and pause at iteration 9, c continues, goal_met, q exits 0', { timeout: 120_000 }, async () => {
+    // Approving on, the loop circles until three checkpoints show no observed progress.
+    const paused = await driveUntil(t, STAGNATION_PAUSE, 'the stagnation pause');
+    expect(paused, t.describe()).toMatch(/⚠ STAGNATION_DETECTED/);
+    expect(paused, t.describe()).toMatch(/\[r\] redirect/);
+    expect(paused, t.describe()).toMatch(/\[s\] stop/);
+    expect(paused, t.describe()).toMatch(/\b9\/40\b/);
+    const atPause = logEvents(t);
+    expect(atPause.find((e) => e.type === 'stagnation.detected')?.data).toMatchObject({ iteration: 9, action: 'pause' });
+    expect(atPause.at(-1)).toMatchObject({ type: 'session.pause', data: { reason: 'stagnation' } });
+    // c continues; approving on, the agent fixes the bug until the verifier passes.
+    t.press('c');
+    await driveUntil(t, (s) => /goal_met/.test(s), 'goal_met on screen');
+    const events = logEvents(t);
+    expect(events.at(-1)).toMatchObject({ type: 'session.complete', data: { reason: 'goal_met' } });
+    expect(events.filter((e) => e.type === 'session.pause').map((e) => e.data.reason)).toEqual(['stagnation']);
+    // The run is over: q quits without asking.
+    t.press('q');
+    const { code } = await t.exit;
+    expect(code, t.describe()).toBe(0);
+    expect(t.history(), t.describe()).toMatch(/loopdeck: goal_met/);
+    await expectRestored(t);
+  });
+});
+
+describe('the console in a real terminal (demo run)', { timeout: 60_000 }, () => {
   it('resized to 70 columns, the compact layout fits and the prompt still answers; SIGTERM restores the terminal', async () => {
     const t = demo();
     await armedPrompt(t);
@@ -250,7 +273,7 @@ describe('the console in a real terminal (demo run)', { timeout: 60_000 }, () =>
     logEvents(t);
   });
 
-  it("made shorter, the console redraws without erasing the terminal's scrollback (what was there before it stays)", async () => {
+  it("made shorter, the console redraws without erasing the terminal's scrollback; q asks first while the run is live: n stays, y quits with 130 and the terminal restored", async () => {
     const t = demo();
     // What the operator had in the terminal before loopdeck started.
     t.term.write(Array.from({ length: 60 }, (_, i) => `earlier output ${i + 1}\r\n`).join(''));
@@ -264,14 +287,8 @@ describe('the console in a real terminal (demo run)', { timeout: 60_000 }, () =>
     expect(t.output.includes('\u001b[3J'), 'ESC[3J written').toBe(false);
     const history = t.history();
     for (const line of ['earlier output 1', 'earlier output 30', 'earlier output 60']) expect(history, t.describe()).toContain(line);
-    t.press('q');
-    await t.waitFor('│ [y/enter/ctrl+c] quit');
-    t.press('y');
-    await t.exit;
-  });
 
-  it('q asks first while the run is live; n stays, y quits with 130 and the terminal restored', async () => {
-    const t = demo();
+    // The same run, quit by q: asked first; n stays.
     await armedPrompt(t);
     t.press('q');
     await t.waitFor(/Quit while the run is live\?/);
@@ -319,30 +336,6 @@ describe('the console in a real terminal (demo run)', { timeout: 60_000 }, () =>
     expect(events.map((e) => e.seq)).toEqual(events.map((_, i) => i));
   });
 
-  it('a whole run by keys: the stagnation banner and pause at iteration 9, c continues, goal_met, q exits 0', { timeout: 120_000 }, async () => {
-    const t = demo();
-    // Approving on, the loop circles until three checkpoints show no observed progress.
-    const paused = await driveUntil(t, STAGNATION_PAUSE, 'the stagnation pause');
-    expect(paused, t.describe()).toMatch(/⚠ STAGNATION_DETECTED/);
-    expect(paused, t.describe()).toMatch(/\[r\] redirect/);
-    expect(paused, t.describe()).toMatch(/\[s\] stop/);
-    expect(paused, t.describe()).toMatch(/\b9\/40\b/);
-    const atPause = logEvents(t);
-    expect(atPause.find((e) => e.type === 'stagnation.detected')?.data).toMatchObject({ iteration: 9, action: 'pause' });
-    expect(atPause.at(-1)).toMatchObject({ type: 'session.pause', data: { reason: 'stagnation' } });
-    // c continues; approving on, the agent fixes the bug until the verifier passes.
-    t.press('c');
-    await driveUntil(t, (s) => /goal_met/.test(s), 'goal_met on screen');
-    const events = logEvents(t);
-    expect(events.at(-1)).toMatchObject({ type: 'session.complete', data: { reason: 'goal_met' } });
-    expect(events.filter((e) => e.type === 'session.pause').map((e) => e.data.reason)).toEqual(['stagnation']);
-    // The run is over: q quits without asking.
-    t.press('q');
-    const { code } = await t.exit;
-    expect(code, t.describe()).toBe(0);
-    expect(t.history(), t.describe()).toMatch(/loopdeck: goal_met/);
-    await expectRestored(t);
-  });
 });
 
 describe('before the run', { timeout: 60_000 }, () => {
@@ -395,10 +388,25 @@ describe('before the run', { timeout: 60_000 }, () => {
   });
 });
 
+/**
+ * A folder with the demo's loop.yaml, but for a checkpoint after every turn and stagnation
+ * at the first one without progress: headless, the run stops at that pause after turn 1.
+ */
+function stopsAfterOneTurn(): string {
+  const cwd = mkdtempSync(path.join(os.tmpdir(), 'loopdeck-pty-'));
+  writeDemoConfig(cwd, {
+    lines: [
+      ['every_iterations: 3', 'every_iterations: 1'],
+      ['checkpoints_without_observed_progress: 3', 'checkpoints_without_observed_progress: 1'],
+    ],
+  });
+  return cwd;
+}
+
 // Concurrent with each other: neither reads a live screen, and each cleans up after itself.
 describe.concurrent('without a terminal', { timeout: 60_000 }, () => {
   it('stdin not a terminal, stdout one: says so in one line and runs headless, no raw-mode crash', async ({ expect, onTestFinished }) => {
-    const t = startPty({ args: DEMO, stdin: 'null', cols: 100, rows: 30 });
+    const t = startPty({ args: ['run'], cwd: stopsAfterOneTurn(), stdin: 'null', cols: 100, rows: 30 });
     onTestFinished(() => cleanUp(t));
     const { code } = await t.exit;
     const shown = t.history();
@@ -415,7 +423,7 @@ describe.concurrent('without a terminal', { timeout: 60_000 }, () => {
   });
 
   it('TERM=dumb (an editor shell buffer): says why in one line and runs headless; the console never draws', async ({ expect, onTestFinished }) => {
-    const t = startPty({ args: DEMO, cols: 100, rows: 30, env: { TERM: 'dumb' } });
+    const t = startPty({ args: ['run'], cwd: stopsAfterOneTurn(), cols: 100, rows: 30, env: { TERM: 'dumb' } });
     onTestFinished(() => cleanUp(t));
     const { code } = await t.exit;
     const shown = t.history();
@@ -434,7 +442,10 @@ describe.concurrent('without a terminal', { timeout: 60_000 }, () => {
   it('stdin /dev/null and stdout a pipe: one line on stderr, headless to goal_met, JSONL on stdout', async ({ expect, onTestFinished }) => {
     const cwd = mkdtempSync(path.join(os.tmpdir(), 'loopdeck-notty-'));
     onTestFinished(() => removeRun(cwd));
-    const result = await execa(process.execPath, [CLI, ...DEMO, '--approve', 'all', '--on-pause', 'continue'], {
+    // The demo's agent with only its turns that fix the bug, and its final claim.
+    const script = writeDemoTurns(cwd, (turn) => turn.final !== undefined || (turn.tool_calls ?? []).some((call) => call.name === 'edit'));
+    writeDemoConfig(cwd, { script });
+    const result = await execa(process.execPath, [CLI, 'run', '--approve', 'all', '--on-pause', 'continue'], {
       cwd,
       stdin: 'ignore',
       env: childEnv(),

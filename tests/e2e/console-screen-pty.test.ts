@@ -3,45 +3,38 @@
 // scrollback), fillers, zero-width characters and emoji with VS16 (rows fit, the
 // scrollback does not grow), the terminal cursor at the command bar's caret. A pseudo-terminal and a
 // terminal emulator; needs `npm run build`.
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { removeRun, writeDemoConfig } from '../support/demo-run.js';
 import { KEY, startPty, type PtyTerminal } from '../support/pty-terminal.js';
 
-const root = path.resolve(import.meta.dirname, '../..');
 const PROMPT = /Approve tool call (\S+) \((t\d+)\)/;
 const terminals: PtyTerminal[] = [];
 
-/** The demo's loop.yaml with absolute paths, its objective and (optionally) its agent script replaced. */
-function config(dir: string, options: { objective?: string; script?: string }): string {
-  let text = readFileSync(path.join(root, 'loop.yaml'), 'utf8')
-    .replace('script: fixtures/scripts/payload-bug.yaml', `script: ${JSON.stringify(options.script ?? path.join(root, 'fixtures/scripts/payload-bug.yaml'))}`)
-    .replace('path: fixtures/workspaces/payload-bug', `path: ${JSON.stringify(path.join(root, 'fixtures/workspaces/payload-bug'))}`);
-  if (options.objective) text = text.replace('objective: Names with accents must survive the payload round trip', `objective: ${JSON.stringify(options.objective)}`);
-  const file = path.join(dir, 'loop.yaml');
-  writeFileSync(file, text);
-  return file;
+/** The demo in a fresh folder, its objective and (optionally) its agent script replaced, not closed after each test. */
+function launch(options: { cols: number; rows: number; objective?: string; script?: string }): PtyTerminal {
+  const cwd = mkdtempSync(path.join(os.tmpdir(), 'loopdeck-pty-'));
+  writeDemoConfig(cwd, { objective: options.objective, script: options.script });
+  return startPty({ args: ['run'], cols: options.cols, rows: options.rows, cwd });
 }
 
+/** {@link launch}, closed and cleaned up after the test. */
 function start(options: { cols: number; rows: number; objective?: string; script?: string }): PtyTerminal {
-  const cwd = mkdtempSync(path.join(os.tmpdir(), 'loopdeck-pty-'));
-  const file = config(cwd, options);
-  const t = startPty({ args: ['run', '--config', file], cols: options.cols, rows: options.rows, cwd });
+  const t = launch(options);
   terminals.push(t);
   return t;
 }
 
+/** Ends the CLI if it still runs and removes what its run left. */
+async function cleanUp(t: PtyTerminal): Promise<void> {
+  await t.close();
+  removeRun(t.cwd);
+}
+
 afterEach(async () => {
-  for (const t of terminals.splice(0)) {
-    await t.close();
-    const runs = path.join(t.cwd, '.loopdeck/runs');
-    const [run] = existsSync(runs) ? readdirSync(runs) : [];
-    const first = run ? readFileSync(path.join(runs, run, 'events.jsonl'), 'utf8').split('\n', 1)[0] : '';
-    const workspace = first ? (JSON.parse(first) as { data: { workspace?: unknown } }).data.workspace : undefined;
-    if (typeof workspace === 'string' && workspace.startsWith(os.tmpdir())) rmSync(workspace, { recursive: true, force: true });
-    rmSync(t.cwd, { recursive: true, force: true });
-  }
+  for (const t of terminals.splice(0)) await cleanUp(t);
 });
 
 const armed = (t: PtyTerminal) => t.waitUntil((s) => PROMPT.test(s) && /\[y\] approve/.test(s), 'an armed approval prompt', 30_000);
@@ -139,49 +132,57 @@ describe('the console on screen', { timeout: 120_000 }, () => {
     }
   });
 
-  it('while the command bar is open the terminal cursor sits at its caret', async () => {
-    const t = start({ cols: 100, rows: 30 });
-    await armed(t);
-    t.press('/');
-    await t.waitUntil((s) => /^› \//m.test(s), 'the command bar');
-    t.press('goal st');
-    await t.waitUntil((s) => /^› \/goal st/m.test(s), 'the typed text');
-    const at = async () => {
-      await t.frame();
-      const buffer = t.term.buffer.active;
-      return { x: buffer.cursorX, row: t.lines()[buffer.cursorY] ?? '' };
-    };
-    expect(await at()).toEqual({ x: 10, row: expect.stringMatching(/^› \/goal st/) });
-    expect((await t.leftModes()).cursorShown).toBe(true);
-    t.press(KEY.left + KEY.left + KEY.left);
-    await t.waitUntil(() => t.term.buffer.active.cursorX === 7, 'the cursor to move left');
-    t.press('名前');
-    await t.waitUntil((s) => /^› \/goal名前 st/m.test(s), 'wide text at the caret');
-    expect(await at()).toEqual({ x: 11, row: expect.stringMatching(/^› \/goal名前 st/) });
-    t.press(KEY.escape);
-    await t.waitUntil((s) => !/^› /m.test(s), 'the bar to close');
-    expect((await t.leftModes()).cursorShown).toBe(false);
-  });
+  // One run at its first prompt serves both, in order: each closes what it opened, and
+  // neither answers the prompt.
+  describe('the terminal cursor at the caret of the field typed in', () => {
+    let t: PtyTerminal;
+    beforeAll(() => {
+      t = launch({ cols: 100, rows: 30 });
+    });
+    afterAll(() => cleanUp(t));
 
-  it('while the deny note is typed the terminal cursor sits at its caret', async () => {
-    const t = start({ cols: 100, rows: 30 });
-    await armed(t);
-    t.press('d');
-    await t.waitFor('note to the agent ›');
-    t.press('later 名前');
-    await t.waitUntil((s) => /note to the agent › later 名前/.test(s), 'the typed note');
-    const at = async () => {
-      await t.frame();
-      const buffer = t.term.buffer.active;
-      return { x: buffer.cursorX, row: t.lines()[buffer.cursorY] ?? '' };
-    };
-    // "│ " then the prompt (20 cells) and the text (10 cells).
-    expect(await at(), t.describe()).toEqual({ x: 32, row: expect.stringMatching(/^│ note to the agent › later 名前/) });
-    expect((await t.leftModes()).cursorShown).toBe(true);
-    t.press(KEY.left + KEY.left);
-    await t.waitUntil(() => t.term.buffer.active.cursorX === 28, 'the cursor to move left over two wide characters');
-    t.press(KEY.escape);
-    await t.waitUntil((s) => !/note to the agent ›/.test(s), 'the note to close');
-    expect((await t.leftModes()).cursorShown).toBe(false);
+    it('while the command bar is open the terminal cursor sits at its caret', async () => {
+      await armed(t);
+      t.press('/');
+      await t.waitUntil((s) => /^› \//m.test(s), 'the command bar');
+      t.press('goal st');
+      await t.waitUntil((s) => /^› \/goal st/m.test(s), 'the typed text');
+      const at = async () => {
+        await t.frame();
+        const buffer = t.term.buffer.active;
+        return { x: buffer.cursorX, row: t.lines()[buffer.cursorY] ?? '' };
+      };
+      expect(await at()).toEqual({ x: 10, row: expect.stringMatching(/^› \/goal st/) });
+      expect((await t.leftModes()).cursorShown).toBe(true);
+      t.press(KEY.left + KEY.left + KEY.left);
+      await t.waitUntil(() => t.term.buffer.active.cursorX === 7, 'the cursor to move left');
+      t.press('名前');
+      await t.waitUntil((s) => /^› \/goal名前 st/m.test(s), 'wide text at the caret');
+      expect(await at()).toEqual({ x: 11, row: expect.stringMatching(/^› \/goal名前 st/) });
+      t.press(KEY.escape);
+      await t.waitUntil((s) => !/^› /m.test(s), 'the bar to close');
+      expect((await t.leftModes()).cursorShown).toBe(false);
+    });
+
+    it('while the deny note is typed the terminal cursor sits at its caret', async () => {
+      await armed(t);
+      t.press('d');
+      await t.waitFor('note to the agent ›');
+      t.press('later 名前');
+      await t.waitUntil((s) => /note to the agent › later 名前/.test(s), 'the typed note');
+      const at = async () => {
+        await t.frame();
+        const buffer = t.term.buffer.active;
+        return { x: buffer.cursorX, row: t.lines()[buffer.cursorY] ?? '' };
+      };
+      // "│ " then the prompt (20 cells) and the text (10 cells).
+      expect(await at(), t.describe()).toEqual({ x: 32, row: expect.stringMatching(/^│ note to the agent › later 名前/) });
+      expect((await t.leftModes()).cursorShown).toBe(true);
+      t.press(KEY.left + KEY.left);
+      await t.waitUntil(() => t.term.buffer.active.cursorX === 28, 'the cursor to move left over two wide characters');
+      t.press(KEY.escape);
+      await t.waitUntil((s) => !/note to the agent ›/.test(s), 'the note to close');
+      expect((await t.leftModes()).cursorShown).toBe(false);
+    });
   });
 });

@@ -1,37 +1,37 @@
 // Suspend and resume (Ctrl+Z, `kill -TSTP`, then SIGCONT as `fg` sends it) and NO_COLOR,
 // in a real pseudo-terminal read through a terminal emulator. Needs `npm run build`.
-import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { removeRun, runLog, writeDemoConfig } from '../support/demo-run.js';
 import { KEY, startPty, type PtyTerminal } from '../support/pty-terminal.js';
 
-const root = path.resolve(import.meta.dirname, '../..');
-const DEMO = ['run', '--config', path.join(root, 'loop.yaml')];
 const PROMPT = /Approve tool call (\S+) \((t\d+)\)/;
 const terminals: PtyTerminal[] = [];
 
+/** A fresh folder with the demo's loop.yaml and, when `script` is given, that agent transcript instead of the demo's. */
+function demoFolder(script?: string): string {
+  const cwd = mkdtempSync(path.join(os.tmpdir(), 'loopdeck-pty-'));
+  if (script !== undefined) writeFileSync(path.join(cwd, 'script.yaml'), script);
+  writeDemoConfig(cwd, script !== undefined ? { script: path.join(cwd, 'script.yaml') } : {});
+  return cwd;
+}
+
 function demo(env: Record<string, string> = {}): PtyTerminal {
-  const t = startPty({ args: DEMO, cols: 100, rows: 30, env });
+  const t = startPty({ args: ['run'], cwd: demoFolder(), cols: 100, rows: 30, env });
   terminals.push(t);
   return t;
 }
 
+/** Ends the CLI if it still runs (stopped or not) and removes what its run left. */
+async function cleanUp(t: PtyTerminal): Promise<void> {
+  await t.close();
+  removeRun(t.cwd);
+}
+
 afterEach(async () => {
-  for (const t of terminals.splice(0)) {
-    try {
-      t.signalCli('SIGCONT'); // a stopped CLI cannot act on SIGTERM
-    } catch {
-      // exited already
-    }
-    await t.close();
-    const runs = path.join(t.cwd, '.loopdeck/runs');
-    const [run] = existsSync(runs) ? readdirSync(runs) : [];
-    const first = run ? readFileSync(path.join(runs, run, 'events.jsonl'), 'utf8').split('\n', 1)[0] : '';
-    const workspace = first ? (JSON.parse(first) as { data: { workspace?: unknown } }).data.workspace : undefined;
-    if (typeof workspace === 'string' && workspace.startsWith(os.tmpdir())) rmSync(workspace, { recursive: true, force: true });
-    rmSync(t.cwd, { recursive: true, force: true });
-  }
+  for (const t of terminals.splice(0)) await cleanUp(t);
 });
 
 /** Polls `check` until it holds (or fails after `ms` with `what`). */
@@ -95,43 +95,54 @@ describe('a window resized while the console was stopped', { timeout: 60_000 }, 
   // Started at an interactive shell, a stopped console is a job the shell has taken the
   // terminal back from: a resize meanwhile signals the shell, not the console. After `fg`
   // the frame is drawn at the size the window has then, not the size it had.
-  it.each([
-    [70, 20],
-    [120, 36],
-  ])('Ctrl+Z, the window resized to %i×%i, then fg at the shell: the prompt box spans the new width', async (cols, rows) => {
-    const t = startPty({ args: DEMO, cols: 100, rows: 30, shell: 'job-control' });
+  it('Ctrl+Z, the window resized to 70×20, then fg at the shell: the prompt box spans the new width; and again at 120×36', async () => {
+    const t = startPty({ args: ['run'], cwd: demoFolder(), cols: 100, rows: 30, shell: 'job-control' });
     terminals.push(t);
     await armed(t);
-    t.press('\u001a');
-    await until(() => t.cliState() === 'T', 'the CLI to stop');
-    await t.waitUntil((s) => /Stopped/.test(s), 'the shell to say the job stopped');
-    t.resize(cols, rows);
-    await new Promise((resolve) => setTimeout(resolve, 300));
-    t.press('fg\r');
-    await until(() => t.cliState() !== 'T', 'the CLI to continue');
-    const border = `╭${'─'.repeat(cols - 2)}╮`;
-    await t.waitUntil((s) => PROMPT.test(s) && s.split('\n').includes(border), `the prompt box drawn ${cols} wide`);
-    expect(t.lines().every((row) => row.length <= cols)).toBe(true);
+    for (const [cols, rows] of [
+      [70, 20],
+      [120, 36],
+    ] as const) {
+      const stops = (t.screen().match(/Stopped/g) ?? []).length;
+      t.press('\u001a');
+      await until(() => t.cliState() === 'T', 'the CLI to stop');
+      await t.waitUntil((s) => (s.match(/Stopped/g) ?? []).length > stops, 'the shell to say the job stopped');
+      // The resize reaches the terminal at once (the ioctl), and its SIGWINCH the shell, not the stopped job.
+      t.resize(cols, rows);
+      t.press('fg\r');
+      await until(() => t.cliState() !== 'T', 'the CLI to continue');
+      const border = `╭${'─'.repeat(cols - 2)}╮`;
+      await t.waitUntil((s) => PROMPT.test(s) && s.split('\n').includes(border), `the prompt box drawn ${cols} wide`);
+      expect(t.lines().every((row) => row.length <= cols), t.describe()).toBe(true);
+    }
   });
 });
 
 describe('a key typed while the console was stopped', { timeout: 60_000 }, () => {
   // `fg⏎y` typed at the shell: the y waits in the terminal's input and reaches the console
   // the moment it continues, before its prompt is on screen again.
+  // One run serves both tests, in order: its agent makes two shell calls in one turn, so a
+  // prompt waits for each.
+  let t: PtyTerminal;
+  beforeAll(() => {
+    const cwd = demoFolder('turns:\n  - tool_calls:\n      - { id: t1, name: shell, args: { command: "echo one" } }\n      - { id: t2, name: shell, args: { command: "echo two" } }\n  - final: Done.\n');
+    t = startPty({ args: ['run'], cwd, cols: 100, rows: 30 });
+  });
+  afterAll(() => cleanUp(t));
+
   it.each([
     ['Ctrl+Z', (t: PtyTerminal) => t.press('\u001a')],
     ['kill -STOP, which the console never sees', (t: PtyTerminal) => t.signalCli('SIGSTOP')],
   ])('stopped by %s: never answers the prompt the console comes back to; a press once the prompt is armed again does', async (_how, stop) => {
-    const t = demo();
     const shown = await armed(t);
     const id = PROMPT.exec(shown)![2]!;
+    // The decisions on this prompt's call.
     const decided = () => {
-      const runs = path.join(t.cwd, '.loopdeck/runs');
-      const [run] = existsSync(runs) ? readdirSync(runs) : [];
-      if (!run) return [];
-      return readFileSync(path.join(runs, run, 'events.jsonl'), 'utf8')
+      const file = runLog(t.cwd);
+      if (!file) return [];
+      return readFileSync(file, 'utf8')
         .split('\n')
-        .filter((line) => line.includes('"type":"tool.decision"'));
+        .filter((line) => line.includes('"type":"tool.decision"') && line.includes(`"call_id":"${id}"`));
     };
     stop(t);
     await until(() => t.cliState() === 'T', 'the CLI to stop');
@@ -146,6 +157,7 @@ describe('a key typed while the console was stopped', { timeout: 60_000 }, () =>
     expect(t.screen()).toContain(`(${id})`);
     t.press('y');
     await until(() => decided().length === 1, 'the prompt to be answered by a new press');
+    await t.waitForGone(new RegExp(`Approve tool call \\S+ \\(${id}\\)`));
   });
 });
 

@@ -10,9 +10,9 @@ import os from 'node:os';
 import path from 'node:path';
 import xterm from '@xterm/headless';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { writeDemoConfig } from '../support/demo-run.js';
 import { childEnv, CLI, startPty, type PtyTerminal } from '../support/pty-terminal.js';
 
-const root = path.resolve(import.meta.dirname, '../..');
 const BSU = '\u001b[?2026h';
 const ESU = '\u001b[?2026l';
 const CLEARS = ['\u001b[2J', '\u001b[3J', '\u001bc'];
@@ -36,20 +36,24 @@ function tempDir(): string {
   return dir;
 }
 
-/** The demo's loop.yaml with absolute paths, its objective line replaced by `objective` when given. */
+/** The demo's loop.yaml in `dir` with absolute paths, its objective replaced when given. */
 function config(dir: string, objective?: string): string {
-  let text = readFileSync(path.join(root, 'loop.yaml'), 'utf8')
-    .replace('script: fixtures/scripts/payload-bug.yaml', `script: ${JSON.stringify(path.join(root, 'fixtures/scripts/payload-bug.yaml'))}`)
-    .replace('path: fixtures/workspaces/payload-bug', `path: ${JSON.stringify(path.join(root, 'fixtures/workspaces/payload-bug'))}`);
-  if (objective !== undefined) text = text.replace('objective: Names with accents must survive the payload round trip', objective);
-  const file = path.join(dir, 'loop.yaml');
-  writeFileSync(file, text);
-  return file;
+  return writeDemoConfig(dir, { objective });
+}
+
+/**
+ * The environment of a CLI started in `dir`: its temporary files (the run's copy of the
+ * workspace) go there too, and so are removed with it, even when the test ends the CLI
+ * before its log names the copy.
+ */
+function inside(dir: string, env: Record<string, string> = {}): Record<string, string> {
+  return { TMPDIR: dir, ...env };
 }
 
 /** Starts the CLI in a terminal that already shows a shell's earlier lines. */
 function start(args: string[], options: { cwd?: string; env?: Record<string, string>; cols?: number; rows?: number } = {}): PtyTerminal {
-  const t = startPty({ args, cwd: options.cwd ?? tempDir(), cols: options.cols ?? COLS, rows: options.rows ?? ROWS, ...(options.env ? { env: options.env } : {}) });
+  const cwd = options.cwd ?? tempDir();
+  const t = startPty({ args, cwd, cols: options.cols ?? COLS, rows: options.rows ?? ROWS, env: inside(cwd, options.env) });
   // Written before any output of the CLI reaches the emulator (that arrives in a later tick).
   t.term.write(EARLIER);
   terminals.push(t);
@@ -199,7 +203,7 @@ describe('the first screen in a real terminal', { timeout: 120_000 }, () => {
   it('run at the top of the screen (a new terminal, or after `clear`): nothing of the outline is kept in the scrollback, even by a terminal that keeps an erased screen', async () => {
     const dir = tempDir();
     // No earlier lines: the outline stands on the first rows, where erasing "from here down" erases the whole screen.
-    const t = startPty({ args: ['run', '--config', config(dir)], cwd: dir, cols: COLS, rows: ROWS });
+    const t = startPty({ args: ['run', '--config', config(dir)], cwd: dir, cols: COLS, rows: ROWS, env: inside(dir) });
     terminals.push(t);
     const kept = keptOnClear(t.term);
     await t.waitFor('Timeline', 60_000);
@@ -220,7 +224,7 @@ describe('the first screen in a real terminal', { timeout: 120_000 }, () => {
     const file = config(dir);
     const socket = `loopdeck-first-${process.pid}-${Date.now()}`;
     const tmux = (...args: string[]) => execFileSync('tmux', ['-L', socket, '-f', '/dev/null', ...args], { encoding: 'utf8', env: childEnv() });
-    tmux('new-session', '-d', '-s', 'first', '-x', '80', '-y', '24', `cd ${JSON.stringify(dir)} && ${JSON.stringify(process.execPath)} ${JSON.stringify(CLI)} run --config ${JSON.stringify(file)}; sleep 60`);
+    tmux('new-session', '-d', '-s', 'first', '-x', '80', '-y', '24', `cd ${JSON.stringify(dir)} && TMPDIR=${JSON.stringify(dir)} ${JSON.stringify(process.execPath)} ${JSON.stringify(CLI)} run --config ${JSON.stringify(file)}; sleep 60`);
     try {
       const until = Date.now() + 60_000;
       let screen = '';
@@ -240,7 +244,7 @@ describe('the first screen in a real terminal', { timeout: 120_000 }, () => {
   it('hostile goal text in loop.yaml: escape sequences shown as text, joined emoji split, cut to the width', async () => {
     const dir = tempDir();
     const hostile = `\u001b]52;c;aGVsbG8=\u0007\u001b[2J\u001b[H\r fake 👨‍👩‍👧‍👦 family 👍🏽 中文字 ${'长'.repeat(100)} end`;
-    const t = start(['run', '--config', config(dir, `objective: ${JSON.stringify(hostile)}`)], { cwd: dir });
+    const t = start(['run', '--config', config(dir, hostile)], { cwd: dir });
     await t.waitFor('Timeline', 60_000);
     const { outline, firstFrame } = split(t.output);
     // Nothing of the goal acts on the terminal: no OSC, no BEL, no clear, no cursor move.

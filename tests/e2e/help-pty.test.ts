@@ -1,5 +1,6 @@
 // `--help` in a terminal is wrapped to that terminal's width, never broken mid-word by it.
-import { describe, expect, it } from 'vitest';
+import { rmSync } from 'node:fs';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import { startPty } from '../support/pty-terminal.js';
 import { cellWidth } from '../../src/ui/text.js';
 
@@ -11,6 +12,10 @@ describe('--help in a terminal', () => {
     [['--help'], 70],
   ] as const)('%j at %i columns: every line it writes fits the terminal', async (args, cols) => {
     const t = startPty({ args: [...args], cols, rows: 120 });
+    onTestFinished(async () => {
+      await t.close();
+      rmSync(t.cwd, { recursive: true, force: true });
+    });
     const { code } = await t.exit;
     expect(code, t.describe()).toBe(0);
     // What the CLI wrote, up to the test wrapper's own lines.

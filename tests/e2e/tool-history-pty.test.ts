@@ -2,10 +2,9 @@
 // through the run's earlier calls while the panel is shown, the panel stays on the call
 // read while the run goes on (live) or the replay cursor moves, End comes back to the live
 // call. Needs `npm run build` (dist/cli.js).
-import { existsSync, readdirSync, rmSync, readFileSync } from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { removeRun } from '../support/demo-run.js';
 import { KEY, startPty, type PtyTerminal } from '../support/pty-terminal.js';
 
 const root = path.resolve(import.meta.dirname, '../..');
@@ -20,21 +19,6 @@ afterEach(async () => {
     removeRun(t.cwd);
   }
 });
-
-/** Removes a run's working directory and the temp copy of the demo workspace its log names. */
-function removeRun(cwd: string): void {
-  const runs = path.join(cwd, '.loopdeck/runs');
-  const [run] = existsSync(runs) ? readdirSync(runs) : [];
-  const file = run ? path.join(runs, run, 'events.jsonl') : null;
-  try {
-    const first = file && existsSync(file) ? readFileSync(file, 'utf8').split('\n', 1)[0] : '';
-    const workspace = first ? (JSON.parse(first) as { data: { workspace?: unknown } }).data.workspace : undefined;
-    if (typeof workspace === 'string' && workspace.startsWith(os.tmpdir())) rmSync(workspace, { recursive: true, force: true });
-  } catch {
-    // no complete first line: nothing was copied yet
-  }
-  rmSync(cwd, { recursive: true, force: true });
-}
 
 /** The tool call panel's title row (`call N of M · …`), or ''. */
 function title(screen: string): string {

@@ -105,7 +105,11 @@ export class PtyTerminal {
   /** Whether the terminal shows its cursor (`ESC[?25h` / `ESC[?25l`), as far as the emulator has parsed. */
   cursorShown = true;
   private readonly proc: ReturnType<typeof pty.spawn>;
+  /** Started at an interactive bash (`shell: 'job-control'`): no exit report, and bash outlives the CLI. */
+  private readonly jobs: boolean;
   private exited = false;
+  /** Called once the wrapper's end mark has been read. */
+  private endMarkRead: (() => void) | null = null;
   private parsed: Promise<void> = Promise.resolve();
   private readonly frameListeners = new Set<() => void>();
 
@@ -116,6 +120,7 @@ export class PtyTerminal {
     this.term = new xterm.Terminal({ cols, rows, allowProposedApi: true, scrollback: 5000 });
     const command = [process.execPath, options.script ?? CLI, ...options.args];
     const jobs = options.shell === 'job-control';
+    this.jobs = jobs;
     this.proc = pty.spawn(jobs ? 'bash' : '/bin/sh', jobs ? ['--norc', '--noprofile', '-i'] : ['-c', wrapper(options.stdin ?? 'pty'), 'sh', ...command], {
       // node-pty sets TERM from the name: a test's own TERM (dumb) must win.
       name: options.env?.TERM ?? 'xterm-256color',
@@ -144,14 +149,16 @@ export class PtyTerminal {
       if (!acknowledged && this.output.slice(-(data.length + END_MARK.length)).includes(END_MARK)) {
         acknowledged = true;
         this.proc.write('\n');
+        this.endMarkRead?.();
       }
     });
     this.exit = new Promise<PtyExit>((resolve) => {
       this.proc.onExit(({ exitCode, signal }) => {
         this.exited = true;
         // The pty may report the exit before the last bytes were read: wait for the
-        // wrapper's end mark (briefly), then for the emulator to parse everything.
-        void this.drained().then(() => {
+        // wrapper's end mark (briefly), then for the emulator to parse everything. A
+        // wrapper ended by a signal, or bash (job control), prints none.
+        void this.drained(!jobs && !signal).then(() => {
           const exitAt = this.output.lastIndexOf(EXIT_MARK);
           const endAt = this.output.lastIndexOf(END_MARK);
           const code = exitAt >= 0 ? Number(/^<<pty-exit (\d+)>>/.exec(this.output.slice(exitAt))?.[1]) : signal ? 128 + signal : exitCode;
@@ -177,9 +184,15 @@ export class PtyTerminal {
     return this.exited;
   }
 
-  private async drained(): Promise<void> {
-    const until = Date.now() + 1_000;
-    while (!this.output.includes(END_MARK) && Date.now() < until) await new Promise((r) => setTimeout(r, 10));
+  private async drained(endMark: boolean): Promise<void> {
+    if (endMark && !this.output.includes(END_MARK)) {
+      await within(
+        new Promise<void>((resolve) => {
+          this.endMarkRead = resolve;
+        }),
+        1_000,
+      );
+    }
     await this.settled();
   }
 
@@ -315,8 +328,10 @@ export class PtyTerminal {
 
   /** The CLI's process state letter from /proc (`T`: stopped, `S`: sleeping, `R`: running). */
   cliState(): string {
-    const stat = readFileSync(`/proc/${this.cliPid()}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3);
+    const pid = this.cliPid();
+    const state = processState(pid);
+    if (state === null) throw new Error(`the CLI (${pid}) has exited`);
+    return state;
   }
 
   /** The terminal's modes now, as `stty -a` reads them from the pty the CLI runs on. */
@@ -360,32 +375,78 @@ export class PtyTerminal {
   }
 
   /**
-   * Ends the CLI if it still runs (SIGTERM to it, then SIGKILL to the whole process group)
-   * and frees the emulator.
+   * Ends the CLI if it still runs (SIGCONT, as it may be stopped, then SIGTERM to it; SIGKILL
+   * to the whole process group if it is still there 3 s later) and frees the emulator.
+   * Started at an interactive bash, the CLI is waited for and then bash is ended.
    */
   async close(): Promise<void> {
     if (!this.exited) {
       const group = -this.proc.pid;
+      let cli: number | null = null;
       try {
-        this.signalCli('SIGTERM');
+        cli = this.cliPid();
       } catch {
-        try {
-          process.kill(group, 'SIGTERM');
-        } catch {
-          // gone already
-        }
+        // exited already (or not started yet): only the wrapper or bash is left
       }
-      const killed = await Promise.race([this.exit.then(() => true), new Promise<boolean>((r) => setTimeout(() => r(false), 3_000))]);
-      if (!killed) {
-        try {
-          process.kill(group, 'SIGKILL');
-        } catch {
-          // gone already
-        }
-        await Promise.race([this.exit, new Promise((r) => setTimeout(r, 2_000))]);
+      // Ctrl+Z stops the terminal's foreground process group, the wrapper with the CLI: a
+      // stopped CLI cannot act on SIGTERM, and a stopped wrapper cannot report the exit.
+      // A job bash has stopped is no longer in the foreground: continued, it would stop
+      // again as it restores the terminal, so it is killed.
+      const stoppedJob = this.jobs && cli !== null && processState(cli) === 'T';
+      signal(group, 'SIGCONT');
+      if (cli !== null) signal(cli, 'SIGCONT');
+      signal(cli ?? group, stoppedJob ? 'SIGKILL' : 'SIGTERM');
+      // bash outlives its job: once the CLI is gone, it is ended too.
+      if (this.jobs) {
+        if (cli !== null) await within(gone(cli), 3_000);
+        signal(this.proc.pid, 'SIGKILL');
+      }
+      if (!(await within(this.exit, 3_000))) {
+        signal(group, 'SIGKILL');
+        if (cli !== null) signal(cli, 'SIGKILL');
+        await within(this.exit, 2_000);
       }
     }
     this.term.dispose();
+  }
+}
+
+/** Sends `name` to a process (a negative `pid`: a process group), if it is still there. */
+function signal(pid: number, name: NodeJS.Signals): void {
+  try {
+    process.kill(pid, name);
+  } catch {
+    // gone already
+  }
+}
+
+/** Whether `promise` settled within `ms` (it is not cancelled either way). */
+async function within(promise: Promise<unknown>, ms: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<false>((resolve) => {
+    timer = setTimeout(() => resolve(false), ms);
+  });
+  try {
+    return await Promise.race([promise.then(() => true), late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** A process's state letter from /proc (`T`: stopped, `Z`: exited, not yet reaped), or `null` once it is gone. */
+function processState(pid: number): string | null {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3);
+  } catch {
+    return null;
+  }
+}
+
+/** Resolves once process `pid` has exited (gone, or a zombie its parent has yet to reap). Linux: polls /proc. */
+async function gone(pid: number): Promise<void> {
+  for (let state = processState(pid); state !== null && state !== 'Z' && state !== 'X'; state = processState(pid)) {
+    await new Promise((resolve) => setTimeout(resolve, 20));
   }
 }
 
