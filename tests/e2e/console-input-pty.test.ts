@@ -67,9 +67,8 @@ function bar(screen: string): string | null {
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe('keys as terminals send them', () => {
-  // One run at its first prompt serves these three tests, in this order: the keys of the
-  // first two answer nothing and revise the goal once (in the second); the third answers
-  // the prompt, by its last key.
+  // One run at its first prompt serves these two tests, in this order: their keys answer
+  // nothing and revise the goal once (in the second).
   describe('at one prompt', () => {
     let t: PtyTerminal;
     beforeAll(() => {
@@ -108,21 +107,22 @@ describe('keys as terminals send them', () => {
       // The prompt is still there: none of those keys answered it.
       expect(t.screen()).toMatch(PROMPT);
     });
+  });
 
-    it('approval keys answer only as single presses: a chunk, a held key or a paste never answers', async () => {
-      const id = await armedPrompt(t);
-      t.press('yy');
-      t.press('nnnn');
-      t.press('\u001b[200~y\u001b[201~');
-      // The paste opened the command bar with its text; nothing was answered.
-      await t.waitUntil((s) => bar(s) === '/y', 'the paste in the command bar');
-      expect(logEvents(t).some((e) => e.type === 'tool.result' || e.type === 'approval.decided')).toBe(false);
-      expect(t.screen()).toContain(`(${id})`);
-      t.press(KEY.escape);
-      await t.waitUntil((s) => bar(s) === null, 'the bar to close');
-      t.press('y');
-      await t.waitForGone(new RegExp(`Approve tool call \\S+ \\(${id}\\)`));
-    });
+  it('approval keys answer only as single presses: a chunk, a held key or a paste never answers', async () => {
+    const t = demo();
+    const id = await armedPrompt(t);
+    t.press('yy');
+    t.press('nnnn');
+    t.press('\u001b[200~y\u001b[201~');
+    // The paste opened the command bar with its text; nothing was answered.
+    await t.waitUntil((s) => bar(s) === '/y', 'the paste in the command bar');
+    expect(logEvents(t).some((e) => e.type === 'tool.result' || e.type === 'approval.decided')).toBe(false);
+    expect(t.screen()).toContain(`(${id})`);
+    t.press(KEY.escape);
+    await t.waitUntil((s) => bar(s) === null, 'the bar to close');
+    t.press('y');
+    await t.waitForGone(new RegExp(`Approve tool call \\S+ \\(${id}\\)`));
   });
 
   it('a mouse report or a device reply types nothing; keys in their extended forms (modifyOtherKeys, CSI u) act as the keys', async () => {
