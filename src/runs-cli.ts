@@ -102,7 +102,7 @@ function logNote(run: RunEntry): string | null {
   const replay = `see ${selfCommand()} replay ${shortPath(run.runDir)}`;
   const problems = `${warnings.length} problem${warnings.length === 1 ? '' : 's'}`;
   if (unreadable !== null) return `${run.id}: log unreadable: ${unreadable}${warnings.length > 0 ? ` (${problems}); ${replay}` : ''}`;
-  const refused = unresumable !== null && run.state === 'resumable' ? '; resume refuses it (what is missing may be a tool call or a decision)' : '';
+  const refused = unresumable !== null && run.state === 'resumable' ? '; resume refuses it (a tool call, a decision or a state change may be missing or wrong)' : '';
   return `${run.id}: log damaged: ${problems}${refused}; ${replay}`;
 }
 

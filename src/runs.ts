@@ -87,7 +87,7 @@ export interface RunWorkspace {
   pruned: PrunedRecord | null;
 }
 
-/** One run directory, its log read without folding it. */
+/** One run directory, its log read and folded on trial (what `replay` and `resume` would say of it), no event kept. */
 export interface RunEntry {
   id: string;
   runDir: string;
@@ -144,8 +144,8 @@ class FactsSink implements ScanSink {
 
 /**
  * Reads a log with the engine's reader ({@link scanLogFile}: a chunk at a time, every line
- * checked as `replay` checks it) and keeps only what `runs` shows, with every problem the
- * reader passed over. A log that is missing or blank is a run not started; one that cannot
+ * checked and folded on trial as `replay` and `resume` do) and keeps only what `runs`
+ * shows, with every problem the reader passed over and whether `resume` would refuse it. A log that is missing or blank is a run not started; one that cannot
  * be opened, has no readable event, or whose schema version this loopdeck cannot read has
  * `log.unreadable` set.
  */

@@ -325,7 +325,7 @@ export function parseLog(text: string, file: string): ReadLogResult {
   const kept = events.findIndex((e) => !reduceOnTrial(state, e, file, result.warnings, gapped));
   if (kept < 0) return { events, ...result };
   const refused = events[kept]!;
-  const unresumable = result.unresumable ?? unresumableText(file, [`seq ${refused.seq} (${refused.type}) does not follow from the events before it`]);
+  const unresumable = result.unresumable ?? unresumableText(file, [refusedRisk(refused)]);
   return { events: events.slice(0, kept), ...result, unresumable };
 }
 
@@ -335,30 +335,46 @@ type Folded = { state: SessionState; warnings: string[]; unresumable?: string };
  * Folds each event a scanner keeps into a fresh state, on trial: from the first event the
  * fold cannot take (past a `seq` gap, or a line whose value was damaged into another legible
  * one, such as a state no machine has), nothing more, with a warning; the state is the
- * run up to before it.
+ * run up to before it, and the log is unresumable (as {@link parseLog} says it). `next`,
+ * when given, is handed every event and gap too, the refused event and those after it
+ * included.
  */
 class FoldingSink implements ScanSink {
   readonly state = draftOf(INITIAL_STATE);
   /** The warning for the event the fold could not take, if any. */
   readonly stopped: string[] = [];
+  /** The first event the fold could not take. */
+  private refused: LoopEvent | null = null;
   private damaged = false;
-  private folding = true;
 
-  constructor(private readonly file: string) {}
+  constructor(
+    private readonly file: string,
+    private readonly next: ScanSink | null = null,
+  ) {}
 
-  event(e: LoopEvent): void {
-    if (this.folding) this.folding = reduceOnTrial(this.state, e, this.file, this.stopped, this.damaged);
+  event(e: LoopEvent, piece: Piece): void {
+    if (this.refused === null && !reduceOnTrial(this.state, e, this.file, this.stopped, this.damaged)) this.refused = e;
+    if (this.next !== null) this.next.event(e, piece);
   }
 
   gap(): void {
     this.damaged = true;
+    if (this.next !== null) this.next.gap();
   }
 
-  /** Ends the scan: the state and every warning. */
+  /** Ends the scan: the state and every warning, and why the log cannot be resumed, if it cannot. */
   finish(scanner: LogScanner): Folded {
     const { gapped: _gapped, ...result } = scanner.end();
-    return { state: this.state, ...result, warnings: [...result.warnings, ...this.stopped] };
+    const warnings = [...result.warnings, ...this.stopped];
+    const refused = this.refused;
+    if (refused === null || result.unresumable !== undefined) return { state: this.state, ...result, warnings };
+    return { state: this.state, warnings, unresumable: unresumableText(this.file, [refusedRisk(refused)]) };
   }
+}
+
+/** Why an event the fold refused makes its log unresumable, for {@link unresumableText}. */
+function refusedRisk(e: LoopEvent): string {
+  return `seq ${e.seq} (${e.type}) does not follow from the events before it`;
 }
 
 /** Folds the text of an events.jsonl file as it parses it, keeping no event (the checks of {@link parseLog}). */
@@ -553,21 +569,22 @@ export function noEventsIn(file: string): { why: string; warnings: string[] } | 
 }
 
 /**
- * The checks of {@link parseLog} over a file, read a chunk at a time: every event kept
- * goes to `sink` (which copies what it keeps: the piece is reused), and nothing is held.
- * Returns every warning and, when the damage may hide a fact `resume` needs,
- * `unresumable`; the warnings of a fold after a gap ({@link foldLogFile}) are not among
- * them, as no event is folded.
+ * The checks of {@link parseLog} over a file, read a chunk at a time, the fold on trial
+ * included: every event kept goes to `sink` (which copies what it keeps: the piece is
+ * reused). Returns every warning and, when the damage may hide a fact `resume` needs (a line
+ * damaged into another legible event included), `unresumable`: what `resume` would refuse.
+ * Holds no text and no event, only the folded state while it reads.
  * @throws LogError naming the file when it cannot be read, or for an unreadable schema version
  */
 export function scanLogFile(file: string, sink: ScanSink): Omit<ReadLogResult, 'events'> {
   const fd = openLog(file);
   try {
-    const scanner = new LogScanner(file, sink);
+    const folding = new FoldingSink(file, sink);
+    const scanner = new LogScanner(file, folding);
     // Chunks no larger than the file: `runs` scans many small logs, and a chunk is allocated for each.
     const chunkBytes = Math.min(CHUNK_BYTES, Math.max(fstatSync(fd).size + 1, SMALL_CHUNK_BYTES));
     for (const piece of filePieces(fd, file, scanner.nulWarnings, undefined, chunkBytes)) scanner.push(piece);
-    const { gapped: _gapped, ...result } = scanner.end();
+    const { state: _state, ...result } = folding.finish(scanner);
     return result;
   } finally {
     closeSync(fd);

@@ -526,6 +526,8 @@ describe('loopdeck runs, damaged logs', () => {
       repeated: runFolder(cwd, 'repeated', lines((ls) => ls.splice(4, 0, ls[3]!))),
       // cut short after line 8 (a crash) with line 6 (seq 5) lost: not ended, and resume refuses it
       gap: runFolder(cwd, 'gap', `${[...demoLines.slice(0, 5), ...demoLines.slice(6, 8)].join('\n')}\n`),
+      // cut short after line 8, line 5 damaged into another legible event (PLANNING -> AWAITING_TOOL): resume refuses it
+      wrong: runFolder(cwd, 'wrong', `${demoLines.slice(0, 8).map((l, i) => (i === 4 ? l.replace('"to":"EXECUTING"', '"to":"AWAITING_TOOL"') : l)).join('\n')}\n`),
       random: runFolder(cwd, 'random', randomBytes(20_000)),
       blank: runFolder(cwd, 'blank', ''),
       newer: runFolder(cwd, 'newer', DEMO.replace('"schemaVersion":1', '"schemaVersion":99')),
@@ -549,6 +551,14 @@ describe('loopdeck runs, damaged logs', () => {
     expect(by('repeated').log.warnings).toEqual([`${file('repeated')}:5: skipped a line whose seq 3 was already read (expected seq 4)`]);
     expect(by('nul').log.warnings).toEqual([`${file('nul')}:3: skipped 40 NUL bytes (a block of zeros a crash can leave)`]);
     expect(by('gap')).toMatchObject({ state: 'resumable', log: { warnings: [`${file('gap')}:6: seq gap: expected seq 5, found 6 at line 6: seq 5 missing`], unresumable: expect.stringContaining('seq 5 is missing') } });
+    expect(by('wrong')).toMatchObject({
+      state: 'resumable',
+      log: {
+        warnings: [`${file('wrong')}: stopped showing the run at seq 4 (state.transition): it does not follow from the events before it (a damaged line, legible but wrong) (illegal transition PLANNING -> AWAITING_TOOL at seq 4)`],
+        unresumable: expect.stringContaining('seq 4 (state.transition) does not follow from the events before it'),
+      },
+    });
+    expect(by('wrong').log.warnings.map((w) => `loopdeck: ${w}`)).toEqual(await replayWarnings(cwd, runs.wrong));
     expect(by('random')).toMatchObject({ state: 'unreadable', started: null, outcome: null, log: { unreadable: `${file('random')}: no line in it is a readable event` } });
     expect(by('random').log.warnings.map((w) => `loopdeck: ${w}`)).toEqual(await replayWarnings(cwd, runs.random));
     expect(by('newer')).toMatchObject({ state: 'unreadable', log: { warnings: [], unreadable: expect.stringMatching(/^\S+events\.jsonl:1: session\.start has schemaVersion 99; this loopdeck reads event logs of schema version /) } });
@@ -558,6 +568,7 @@ describe('loopdeck runs, damaged logs', () => {
     expect(row('sound')).toMatch(/^sound +2026-01-01 00:00 +ended: goal_met +\d+d /);
     for (const name of ['garbage', 'nul', 'repeated']) expect(row(name)).toMatch(/ ended: goal_met, log damaged +\d+d /);
     expect(row('gap')).toMatch(/ resumable, log damaged +\d+d /);
+    expect(row('wrong')).toMatch(/ resumable, log damaged +\d+d /);
     expect(row('random')).toMatch(/^random +- +log unreadable +- +-$/);
     expect(row('newer')).toMatch(/^newer +- +log unreadable +- +-$/);
     expect(row('blank')).toMatch(/^blank +- +not started +- +-$/);
@@ -570,7 +581,8 @@ describe('loopdeck runs, damaged logs', () => {
         `garbage: log damaged: 2 problems; ${replay('garbage')}`,
         `nul: log damaged: 1 problem; ${replay('nul')}`,
         `repeated: log damaged: 1 problem; ${replay('repeated')}`,
-        `gap: log damaged: 1 problem; resume refuses it (what is missing may be a tool call or a decision); ${replay('gap')}`,
+        `gap: log damaged: 1 problem; resume refuses it (a tool call, a decision or a state change may be missing or wrong); ${replay('gap')}`,
+        `wrong: log damaged: 1 problem; resume refuses it (a tool call, a decision or a state change may be missing or wrong); ${replay('wrong')}`,
         `random: log unreadable: ${file('random')}: no line in it is a readable event (${by('random').log.warnings.length} problems); ${replay('random')}`,
         `newer: log unreadable: ${by('newer').log.unreadable}`,
       ].sort(),
@@ -581,9 +593,9 @@ describe('loopdeck runs, damaged logs', () => {
 
   // 100 of the 300 seeded logs (each kind of damage, more than once); all 300 with FULL_SWEEP=1.
   const SEEDED = process.env.FULL_SWEEP === '1' ? 300 : 100;
-  it(`reports what replay reports for ${SEEDED} seeded damaged logs: the same warnings, and unreadable exactly when no event can be read`, async () => {
+  it(`reports what replay and resume report for ${SEEDED} seeded damaged logs: the same warnings, resume refused exactly when runs says so, and unreadable exactly when no event can be read`, async () => {
     const { readRun } = await import('../../src/runs.js');
-    const { foldLogFile, isBlankLog, noEventsIn } = await import('../../src/engine/log.js');
+    const { foldLogFile, isBlankLog, noEventsIn, readLog } = await import('../../src/engine/log.js');
     const cwd = tempDir('loopdeck-runs-damaged-corpus-');
     let damaged = 0;
     for (const [i, log] of damagedLogs(29, SEEDED).entries()) {
@@ -598,8 +610,9 @@ describe('loopdeck runs, damaged logs', () => {
         if ((error as Error).name === 'LogError') expect(run.log.unreadable, log.name).toBe((error as Error).message);
       }
       if (folded !== null) {
-        // replay's warnings, less those of its fold stopping after a gap (runs does not fold)
-        expect(run.log.warnings, log.name).toEqual(folded.warnings.filter((w) => !w.startsWith(`${file}: stopped showing the run at seq`)));
+        // replay's warnings, its fold's included; and resume refuses the run exactly when runs says it would
+        expect(run.log.warnings, log.name).toEqual(folded.warnings);
+        expect(run.log.unresumable, log.name).toBe(readLog(file).unresumable ?? null);
         // No event at all: unreadable, unless there is nothing but blanks (a run not started).
         if (noEventsIn(file) !== null) expect(run.state, log.name).toBe(isBlankLog(file) ? 'not_started' : 'unreadable');
         else expect(run.state, log.name).not.toBe('not_started');
