@@ -12,6 +12,7 @@ import type {
   BudgetLimits,
   CheckpointRecord,
   Goal,
+  TargetVerdict,
   TokenUsage,
   ToolCall,
   ToolResult,
@@ -212,15 +213,19 @@ export interface EventDataMap {
    */
   'abort.recorded': { report: string; stash: string; restore: string };
   /**
-   * `passed`: the goal's verdict, every verify command passing and, when the matrix has
-   * checks, every checkable criterion `DONE`; `acceptance.not_done` names the rows that kept
-   * it from passing (absent in logs written before the matrix, and when nothing is checkable).
+   * `passed`: the goal's verdict, every verify command passing, when the matrix has checks
+   * every checkable criterion `DONE`, and every frozen set of target tests measured with none
+   * of its tests gone or skipped; `acceptance.not_done` names the rows that kept it from
+   * passing (absent in logs written before the matrix, and when nothing is checkable);
+   * `targets`, the target sets as measured for it (absent when no set is frozen, and in logs
+   * written before it).
    */
   'verify.result': {
     passed: boolean;
     commands: VerifyCommandResult[];
     trigger: 'claim' | 'check';
     acceptance?: { met: boolean; not_done: Array<{ index: number; text: string; status: AcceptanceStatus; why?: string }> };
+    targets?: TargetVerdict[];
   };
   'hook.error': { topic: string; hook: string; error: string };
   'budget.extended': { dimension: BudgetDimension; limit: number; by: number };

@@ -3,7 +3,7 @@ import { describeRow, type AcceptanceRow } from './acceptance.js';
 import { checkedAcceptance, NO_ACCEPTANCE, reportedAcceptance, reviseAcceptance, startAcceptance, type AcceptanceState } from './acceptance-fold.js';
 import { ZERO_USAGE } from './budget.js';
 import { INITIAL_EVALUATOR, type EvaluatorState } from './checkpoint.js';
-import { advanceTargets } from './target-tests.js';
+import { advanceTargets, missingTargets } from './target-tests.js';
 import { EVENT_TYPES, eventTypeIndex, type EventOf, type EventType, type GoalRevision, type LoopEvent, type VerifyCommandResult } from './events.js';
 import { describeFinding, type ProtectBaseline } from './constraints.js';
 import { MAX_CYCLE_PERIOD } from './repetition.js';
@@ -746,6 +746,10 @@ function noteFailedCall(s: SessionState, record: ToolRecord): void {
 function refutation(data: EventOf<'verify.result'>['data'], rows: readonly AcceptanceRow[]): string {
   const failed = data.commands.filter((c) => !c.passed).map((c) => `${c.command} (exit ${c.exit_code})`);
   const parts = failed.length > 0 ? [`${failed.join(', ')} failed`] : [];
+  for (const t of data.targets ?? []) {
+    if (t.unmeasured !== undefined) parts.push(`the target tests of observer "${t.observer}" could not be measured (${t.unmeasured})`);
+    else if (t.missing_count > 0) parts.push(`${missingTargets(t)}; a deleted or skipped test is not a fixed one: restore them and make them pass`);
+  }
   const open = data.acceptance?.met === false ? data.acceptance.not_done : [];
   if (open.length > 0) {
     const lines = open.map((r) => {

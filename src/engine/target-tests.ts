@@ -20,13 +20,16 @@
  * `checkpoint.recorded` events ({@link advanceTargets}), so resume and replay keep it, and
  * an observer that is removed or changed keeps its set (keyed by observer name). Pure.
  */
-import type { CheckpointInput, TargetTestStatus, TargetTestsRecord } from './types.js';
+import type { CheckpointInput, ObservedMetrics, TargetTestStatus, TargetTestsRecord, TargetVerdict } from './types.js';
 
 /** What a checkpoint observed, as far as target tests go. */
 type Observed = Pick<CheckpointInput, 'observed' | 'tests' | 'skipped_tests'>;
 
 /** Names of untracked tests kept on a record (the count is always exact). */
 export const UNTRACKED_NAMES_SHOWN = 20;
+
+/** Names of missing target tests a verdict keeps ({@link targetVerdicts}; the count is always exact). */
+export const MISSING_NAMES_SHOWN = 20;
 
 /** The frozen target set of one observer and each target's status at its last measured checkpoint. */
 export interface TargetState {
@@ -177,3 +180,66 @@ export function targetSignal(records: readonly TargetTestsRecord[], metric: stri
   }
   return null;
 }
+
+/**
+ * The frozen target sets as measured by an observation taken for a verdict (docs/design.md,
+ * "Target tests"): per set, how many of its tests ran and those that did not (gone or
+ * skipped), or, when its observer gave no report, why (`failures`: the observation's
+ * reasons by observer name). Sets of observers not in `observers` (removed from loop.yaml
+ * since) are left out. Pure.
+ */
+export function targetVerdicts(targets: readonly TargetState[], input: Observed, observers: readonly string[], failures: Readonly<Record<string, string>> = {}): TargetVerdict[] {
+  return targets
+    .filter((state) => observers.includes(state.observer))
+    .map((state) => {
+      const seen = seenBy(input, state.observer);
+      const base = { observer: state.observer, of: state.last.length };
+      if (seen === null) return { ...base, ran: null, missing: [], missing_count: 0, unmeasured: failures[state.observer] ?? 'the observer gave no report' };
+      const missing: TargetVerdict['missing'] = [];
+      for (const [name] of state.last) {
+        const now = seen.get(name) ?? 'gone';
+        if (now === 'skipped' || now === 'gone') missing.push({ name, now });
+      }
+      return { ...base, ran: state.last.length - missing.length, missing: missing.slice(0, MISSING_NAMES_SHOWN), missing_count: missing.length };
+    });
+}
+
+/** Whether a verdict's target sets allow a pass: every set measured, none of its tests missing. */
+export function targetsHold(verdicts: readonly TargetVerdict[]): boolean {
+  return verdicts.every((v) => v.unmeasured === undefined && v.missing_count === 0);
+}
+
+/**
+ * The metrics a verdict's signal checks read (the acceptance matrix): the observation's, with
+ * `<observer>.failing|passing|total` of each followed observer counted over its frozen set,
+ * as a checkpoint's signals are; and `<observer>.failing` of an observer with no set and no
+ * test that ran (`<observer>.total` 0) missing, with why in `unmeasured`: zero failing tests
+ * out of none is not a pass. Pure.
+ */
+export function verdictMetrics(targets: readonly TargetState[], input: Observed): { metrics: ObservedMetrics; unmeasured: Record<string, string> } {
+  const metrics: ObservedMetrics = { ...input.observed };
+  const unmeasured: Record<string, string> = {};
+  for (const state of targets) {
+    const record = compareSet(state, seenBy(input, state.observer));
+    if (!record.measured) continue;
+    metrics[`${state.observer}.failing`] = record.failing;
+    metrics[`${state.observer}.passing`] = record.passing;
+    metrics[`${state.observer}.total`] = record.total;
+  }
+  const followed = new Set(targets.map((s) => s.observer));
+  for (const [metric, value] of Object.entries(input.observed)) {
+    const observer = metric.endsWith('.total') ? metric.slice(0, -'.total'.length) : null;
+    if (observer === null || followed.has(observer) || value !== 0 || typeof input.observed[`${observer}.failing`] !== 'number') continue;
+    metrics[`${observer}.failing`] = null;
+    unmeasured[`observed.${observer}.failing`] = `no test of observer "${observer}" ran (${observer}.total = 0): no failing test out of none is not a pass`;
+  }
+  return { metrics, unmeasured };
+}
+
+/** `3 of the 4 target tests of observer "tests" did not run: "a" (gone), "b" (skipped), …`. */
+export function missingTargets(t: TargetVerdict): string {
+  const names = t.missing.map((m) => `"${m.name}" (${m.now})`).join(', ');
+  const more = t.missing_count > t.missing.length ? `, and ${t.missing_count - t.missing.length} more` : '';
+  return `${t.missing_count} of the ${t.of} target tests of observer "${t.observer}" did not run: ${names}${more}`;
+}
+

@@ -189,6 +189,26 @@ export interface TargetTestsRecord {
   untracked: { count: number; names: string[] };
 }
 
+/**
+ * A followed observer's frozen set of target tests as measured for a verdict
+ * (`verify.result.targets`): how many of them ran, and those that did not (gone or
+ * skipped). A verdict never passes with a target test missing or a set it could not
+ * measure: deleting or skipping a test does not fix it.
+ */
+export interface TargetVerdict {
+  observer: string;
+  /** Target tests in the set. */
+  of: number;
+  /** Target tests that ran now (passing or failing); `null` when the observer gave no report. */
+  ran: number | null;
+  /** Target tests that did not run now: gone or skipped, the first 20 by name (`MISSING_NAMES_SHOWN`). */
+  missing: Array<{ name: string; now: 'skipped' | 'gone' }>;
+  /** How many target tests did not run now (all of them, whatever `missing` lists). */
+  missing_count: number;
+  /** Why the observer gave no report now: the set could not be checked. */
+  unmeasured?: string;
+}
+
 /** Observed metrics by name (`tests.failing`); `null` is *missing*, never 0. */
 export type ObservedMetrics = Record<string, number | null>;
 

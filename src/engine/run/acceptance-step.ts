@@ -3,7 +3,8 @@ import { unmeasuredSignals } from '../checkpoint-unknown.js';
 import { describeError } from '../errors.js';
 import type { EventDataMap } from '../events.js';
 import { observe, type Observation } from '../observe.js';
-import type { ReportedClaimsView } from '../types.js';
+import { verdictMetrics } from '../target-tests.js';
+import type { CheckpointInput, ReportedClaimsView } from '../types.js';
 import type { RunContext } from './context.js';
 
 type Ctx = Pick<RunContext, 'state' | 'options' | 'signal' | 'emit' | 'hook'>;
@@ -12,7 +13,7 @@ type Ctx = Pick<RunContext, 'state' | 'options' | 'signal' | 'emit' | 'hook'>;
 export interface AcceptanceCheckInput {
   iteration: number;
   trigger: 'checkpoint' | 'verify';
-  /** The observers' measurement at this checkpoint; at a verdict the observers the signals need are run. */
+  /** The observers' measurement at this checkpoint or verdict; without it, the observers the signals need are run ({@link observeForVerdict}). */
   observation?: Observation;
   report: ReportedClaimsView;
 }
@@ -31,12 +32,14 @@ export async function checkAcceptance(ctx: Ctx, input: AcceptanceCheckInput): Pr
     if (input.trigger === 'checkpoint' && criteria.length > 0) await writeMatrix(ctx, input);
     return null;
   }
-  const observation = input.observation ?? (await observeForSignals(ctx));
+  const observation = input.observation ?? (await observeForVerdict(ctx));
   const signals = criteria.flatMap((c) => (c.check && 'signal' in c.check ? [c.check.signal] : []));
-  const unmeasured = observation ? unmeasuredSignals(signals, ctx.options.policy.observe, observation) : {};
+  // Test counts are read over the frozen target sets, as a checkpoint's signals are: deleting a failing test meets no criterion.
+  const read = observation ? verdictMetrics(ctx.state.evaluator.targets, observationInput(observation)) : null;
+  const unmeasured = observation && read ? { ...unmeasuredSignals(signals, ctx.options.policy.observe, observation), ...read.unmeasured } : {};
   const measurements = await measureCriteria(criteria, {
     workspace: ctx.options.workspace,
-    ...(observation ? { metrics: observation.metrics } : {}),
+    ...(read ? { metrics: read.metrics } : {}),
     unmeasured,
     signal: ctx.signal,
   });
@@ -47,11 +50,22 @@ export async function checkAcceptance(ctx: Ctx, input: AcceptanceCheckInput): Pr
   return rows;
 }
 
-/** At a verdict: the observers whose metrics a signal check reads (none when no criterion reads a signal). */
-async function observeForSignals(ctx: Ctx): Promise<Observation | undefined> {
+/**
+ * At a verdict: one observation by the observers it reads, those whose metrics a signal
+ * check of the matrix reads and those whose target tests are frozen (`undefined` when it
+ * reads none).
+ */
+export async function observeForVerdict(ctx: Ctx): Promise<Observation | undefined> {
   const names = new Set(ctx.state.acceptance.criteria.flatMap((c) => (c.check && 'signal' in c.check ? [c.check.signal.split('.')[1]!] : [])));
-  if (names.size === 0) return undefined;
-  return await observe(ctx.options.policy.observe.filter((o) => names.has(o.name)), ctx.options.workspace);
+  for (const set of ctx.state.evaluator.targets) names.add(set.observer);
+  const observers = ctx.options.policy.observe.filter((o) => names.has(o.name));
+  if (observers.length === 0) return undefined;
+  return await observe(observers, ctx.options.workspace);
+}
+
+/** What an observation gives the target-test functions: its metrics and the tests it named. */
+export function observationInput(observation: Observation): Pick<CheckpointInput, 'observed' | 'tests' | 'skipped_tests'> {
+  return { observed: observation.metrics, tests: observation.tests, skipped_tests: observation.skipped };
 }
 
 /** Writes `acceptance.json` from the folded matrix; a failed write is told to `on_error` (the run goes on). */
@@ -78,8 +92,8 @@ async function writeMatrix(ctx: Ctx, input: AcceptanceCheckInput): Promise<void>
  * row is `DONE`, with the rows that are not. `undefined` when nothing is checkable (the
  * verify commands alone decide, as before the matrix existed).
  */
-export async function acceptanceVerdict(ctx: Ctx): Promise<EventDataMap['verify.result']['acceptance']> {
-  const rows = await checkAcceptance(ctx, { iteration: ctx.state.turn, trigger: 'verify', report: ctx.state.reportSinceCheckpoint });
+export async function acceptanceVerdict(ctx: Ctx, observation: Observation | undefined): Promise<EventDataMap['verify.result']['acceptance']> {
+  const rows = await checkAcceptance(ctx, { iteration: ctx.state.turn, trigger: 'verify', report: ctx.state.reportSinceCheckpoint, ...(observation ? { observation } : {}) });
   if (!rows) return undefined;
   const open = notDone(rows).map((r) => ({ index: r.index, text: r.text, status: r.status, ...(r.why !== undefined ? { why: r.why } : {}) }));
   return { met: open.length === 0, not_done: open };

@@ -4,20 +4,27 @@ import { afterBudget } from '../decide.js';
 import { budgetUsage } from '../fold.js';
 import type { BudgetDimension } from '../types.js';
 import { runVerify } from '../verify.js';
-import { acceptanceVerdict } from './acceptance-step.js';
+import { targetsHold, targetVerdicts } from '../target-tests.js';
+import { acceptanceVerdict, observationInput, observeForVerdict } from './acceptance-step.js';
 import type { RunContext } from './context.js';
 import type { Done, Gen } from './types.js';
 
 /**
- * Runs the verify commands, checks the acceptance matrix, and records `verify.result`: the
- * goal passes only when every verify command passes and every checkable criterion is `DONE`
- * (docs/design.md, "The acceptance matrix"). @returns whether it passed
+ * Runs the verify commands, measures the frozen target tests and checks the acceptance
+ * matrix (one observation for both), and records `verify.result`: the goal passes only when
+ * every verify command passes, every checkable criterion is `DONE` (docs/design.md, "The
+ * acceptance matrix") and no target test is gone or skipped ("Target tests": a verify
+ * command that passes because the failing tests were deleted or skipped is no pass).
+ * @returns whether it passed
  */
 export async function verifyStep(ctx: Pick<RunContext, 'state' | 'options' | 'signal' | 'emit' | 'hook'>, trigger: 'claim' | 'check'): Promise<boolean> {
   const verdict = await runVerify(ctx.options.policy.verify, ctx.options.workspace, ctx.signal);
-  const acceptance = await acceptanceVerdict(ctx);
-  const passed = verdict.passed && (acceptance?.met ?? true);
-  ctx.emit('verify.result', { passed, commands: verdict.commands, trigger, ...(acceptance ? { acceptance } : {}) });
+  const observation = await observeForVerdict(ctx);
+  const observers = ctx.options.policy.observe.map((o) => o.name);
+  const targets = observation ? targetVerdicts(ctx.state.evaluator.targets, observationInput(observation), observers, observation.failures) : [];
+  const acceptance = await acceptanceVerdict(ctx, observation);
+  const passed = verdict.passed && (acceptance?.met ?? true) && targetsHold(targets);
+  ctx.emit('verify.result', { passed, commands: verdict.commands, trigger, ...(acceptance ? { acceptance } : {}), ...(targets.length > 0 ? { targets } : {}) });
   return passed;
 }
 

@@ -1,0 +1,170 @@
+// A verdict is measured, not claimed (docs/design.md, "Target tests" and "The end of a
+// turn"): a verify command that passes because the failing tests were deleted, skipped or
+// no longer measured is no pass, and a criterion on a test count reads the frozen target
+// set. Real git workspaces in temp dirs, real `node --test` runs, the scripted agent.
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { stringify } from 'yaml';
+import { ScriptedAgent } from '../../src/engine/agents/scripted.js';
+import type { EventOf, LoopEvent } from '../../src/engine/events.js';
+import { fold } from '../../src/engine/fold.js';
+import { newGoal } from '../../src/engine/goal.js';
+import { HookRegistry } from '../../src/engine/hooks.js';
+import { parsePolicy } from '../../src/engine/policy.js';
+import { Session } from '../../src/engine/session.js';
+import { MISSING_NAMES_SHOWN, missingTargets, targetsHold, targetVerdicts, verdictMetrics, type TargetState } from '../../src/engine/target-tests.js';
+import { gitRepo, tempDir } from '../support/git-workspace.js';
+
+type Call = { id: string; name: string; args: Record<string, unknown> };
+type Turn = { tool_calls?: Call[]; final?: string; thought?: string };
+
+const shell = (id: string, command: string): Turn => ({ tool_calls: [{ id, name: 'shell', args: { command } }] });
+const write = (id: string, file: string, content: string): Turn => ({ tool_calls: [{ id, name: 'write_file', args: { path: file, content } }] });
+
+const CODE = 'export const greet = (name) => `hello ${name}`;\nexport const shout = (name) => `${name.toUpperCase()}!`;\n';
+const FIXED = CODE.replace('`hello ', '`Hello ');
+const TESTS = (greetOptions = '') =>
+  "import assert from 'node:assert/strict';\nimport test from 'node:test';\nimport { greet } from './greet.mjs';\n" +
+  `test('greet says Hello', ${greetOptions}() => assert.equal(greet('Ada'), 'Hello Ada'));\n`;
+const SHOUT_TESTS = "import assert from 'node:assert/strict';\nimport test from 'node:test';\nimport { shout } from './greet.mjs';\ntest('shout shouts', () => assert.equal(shout('Ada'), 'ADA!'));\n";
+
+/** A project of two tests in two files, `greet says Hello` failing; the observer runs them through `run-tests.sh`. */
+function project(files: Record<string, string> = { 'greet.mjs': CODE, 'greet.test.mjs': TESTS(), 'shout.test.mjs': SHOUT_TESTS }): string {
+  return gitRepo('loopdeck-verify-targets-', { 'run-tests.sh': 'node --test --test-reporter=tap\n', ...files });
+}
+
+function policyFor(ws: string, over: Record<string, unknown> = {}) {
+  return parsePolicy(
+    stringify({
+      goal: { objective: 'greet says Hello with a capital H', success_criteria: ['every test passes'] },
+      agent: { kind: 'scripted', script: 'x.yaml' },
+      workspace: { path: '.', copy: 'none' },
+      observe: [{ name: 'tests', command: 'sh run-tests.sh', parser: 'tap' }],
+      progress: { observed: [{ signal: 'observed.tests.failing', direction: 'decrease' }] },
+      verify: [{ command: 'node --test' }],
+      pattern: 'react',
+      checkpoint: { every_iterations: 1 },
+      stagnation: { checkpoints_without_observed_progress: 50 },
+      budget: { max_iterations: 4 },
+      approval: { default: 'allow' },
+      ...over,
+    }),
+    path.join(ws, 'loop.yaml'),
+  );
+}
+
+interface Run {
+  events: LoopEvent[];
+  reason: string;
+  verdicts: Array<EventOf<'verify.result'>['data']>;
+}
+
+/** Runs the scripted `turns` to their end; every pause is answered `stop`. */
+async function run(ws: string, turns: Turn[], over?: Record<string, unknown>): Promise<Run> {
+  const policy = policyFor(ws, over);
+  const agent = ScriptedAgent.fromYaml(stringify({ turns }));
+  const events: LoopEvent[] = [];
+  let now = 1_700_000_000_000;
+  const runDir = path.join(tempDir('loopdeck-verify-targets-run-'), 'run');
+  const session = new Session({ id: 's1', agent, policy, workspace: ws, runDir, hooks: new HookRegistry(), clock: () => (now += 1000), sinks: [(e) => events.push(e)] });
+  const gen = session.run(newGoal(policy.goal.objective, policy.goal.success_criteria, policy.goal.constraints));
+  let step = await gen.next();
+  while (!step.done) step = await gen.next(step.value.kind === 'tool' ? { decision: 'approve' } : { action: 'stop' });
+  const verdicts = events.filter((e): e is EventOf<'verify.result'> & LoopEvent => e.type === 'verify.result').map((e) => e.data);
+  return { events, reason: step.value.reason, verdicts };
+}
+
+/** What the agent was told after its claim was refuted. */
+const told = (events: LoopEvent[]) => fold(events).history.filter((m) => m.role === 'harness').map((m) => m.content);
+
+describe('a verify command that passes without the target tests is no pass', () => {
+  // Each way an agent can make `node --test` exit 0 without fixing the failing test.
+  it.each<[string, Turn, 'gone' | 'skipped']>([
+    ['the failing test file deleted', shell('c1', 'rm greet.test.mjs'), 'gone'],
+    ['the failing test renamed', write('c1', 'greet.test.mjs', TESTS().replace("'greet says Hello'", "'greet says hello'").replace("'Hello Ada'", "'hello Ada'")), 'gone'],
+    ['the failing test skipped', write('c1', 'greet.test.mjs', TESTS('{ skip: true }, ')), 'skipped'],
+    ['the failing test marked todo', write('c1', 'greet.test.mjs', TESTS('{ todo: true }, ')), 'skipped'],
+  ])('%s: the claim is refuted, naming the test; the run does not end goal_met', async (_name, hack, now) => {
+    const r = await run(project(), [hack, { final: 'All tests pass.' }]);
+    expect(r.reason).not.toBe('goal_met');
+    const claim = r.verdicts[0]!;
+    expect(claim.commands.every((c) => c.passed)).toBe(true);
+    expect(claim.passed).toBe(false);
+    expect(claim.targets).toEqual([{ observer: 'tests', of: 2, ran: 1, missing: [{ name: 'greet says Hello', now }], missing_count: 1 }]);
+    expect(told(r.events).join('\n')).toContain(`1 of the 2 target tests of observer "tests" did not run: "greet says Hello" (${now}); a deleted or skipped test is not a fixed one`);
+  });
+
+  it('the measuring script replaced: the target tests cannot be measured, and that is no pass either', async () => {
+    const r = await run(project(), [write('c1', 'run-tests.sh', 'echo all good\n'), { final: 'All tests pass.' }]);
+    expect(r.reason).not.toBe('goal_met');
+    expect(r.verdicts[0]).toMatchObject({ passed: false, targets: [{ observer: 'tests', of: 2, ran: null, missing_count: 0, unmeasured: expect.stringMatching(/./) }] });
+    expect(told(r.events).join('\n')).toContain('the target tests of observer "tests" could not be measured');
+  });
+
+  it('the code fixed: every target test ran, and the goal is met', async () => {
+    const r = await run(project(), [write('c1', 'greet.mjs', FIXED), { final: 'All tests pass.' }]);
+    expect(r.reason).toBe('goal_met');
+    expect(r.verdicts.at(-1)).toMatchObject({ passed: true, targets: [{ observer: 'tests', of: 2, ran: 2, missing: [], missing_count: 0 }] });
+  });
+
+  it('a test added beside the fixed one changes nothing: only the target set is asked for', async () => {
+    const extra = "\ntest('a new test', () => {});\n";
+    const r = await run(project(), [write('c1', 'greet.mjs', FIXED), write('c2', 'extra.test.mjs', `import test from 'node:test';${extra}`), { final: 'done' }]);
+    expect(r.reason).toBe('goal_met');
+    expect(r.verdicts.at(-1)!.targets).toEqual([{ observer: 'tests', of: 2, ran: 2, missing: [], missing_count: 0 }]);
+  });
+});
+
+describe('a criterion on a test count reads the target set', () => {
+  const criteria = [{ text: 'no failing test', check: { signal: 'observed.tests.failing', op: '<=', target: 0 } }];
+
+  it('the failing test deleted: "observed.tests.failing <= 0" is not done (the deleted test still counts as not passing)', async () => {
+    const r = await run(project(), [shell('c1', 'rm greet.test.mjs'), { final: 'done' }], { goal: { objective: 'fix it', success_criteria: criteria } });
+    expect(r.reason).not.toBe('goal_met');
+    expect(r.verdicts[0]!.acceptance).toEqual({ met: false, not_done: [{ index: 0, text: 'no failing test', status: 'PENDING', why: 'checked: not met' }] });
+  });
+
+  it('no test at all (nothing frozen, tests.total 0): the row is BLOCKED, saying no test ran, and the goal is not met', async () => {
+    const ws = project({ 'greet.mjs': CODE });
+    const r = await run(ws, [{ final: 'Nothing fails.' }], { goal: { objective: 'fix it', success_criteria: criteria } });
+    expect(r.reason).not.toBe('goal_met');
+    const claim = r.verdicts[0]!;
+    expect(claim.commands.every((c) => c.passed)).toBe(true);
+    expect(claim.targets).toBeUndefined();
+    expect(claim.acceptance?.not_done).toEqual([
+      { index: 0, text: 'no failing test', status: 'BLOCKED', why: 'not measured: no test of observer "tests" ran (tests.total = 0): no failing test out of none is not a pass' },
+    ]);
+  });
+});
+
+describe('targetVerdicts and verdictMetrics: what a verdict reads of the frozen sets', () => {
+  const set = (observer: string, names: string[]): TargetState => ({ observer, frozen_at: 0, last: names.map((n): [string, 'failing'] => [n, 'failing']) });
+  const ran = (observer: string, names: string[], ok = true) => names.map((name) => ({ name, ok, observer }));
+
+  it('names the first 20 missing tests and counts them all; a test run twice under one name ran', () => {
+    const names = Array.from({ length: 30 }, (_, i) => `t${String(i).padStart(2, '0')}`);
+    const input = { observed: { 'tests.failing': 0, 'tests.total': 5 }, tests: [...ran('tests', names.slice(0, 5)), ...ran('tests', ['t00'], false)], skipped_tests: [{ name: 't05', observer: 'tests' }] };
+    const [verdict] = targetVerdicts([set('tests', names)], input, ['tests']);
+    expect(verdict).toMatchObject({ observer: 'tests', of: 30, ran: 5, missing_count: 25 });
+    expect(verdict!.missing).toHaveLength(MISSING_NAMES_SHOWN);
+    expect(verdict!.missing[0]).toEqual({ name: 't05', now: 'skipped' });
+    expect(verdict!.missing[1]).toEqual({ name: 't06', now: 'gone' });
+    expect(missingTargets(verdict!)).toMatch(/^25 of the 30 target tests of observer "tests" did not run: "t05" \(skipped\), "t06" \(gone\), .*, and 5 more$/);
+    expect(targetsHold([verdict!])).toBe(false);
+  });
+
+  it('an observer that gave no report is unmeasured, with its failure; one no longer in loop.yaml is not asked for', () => {
+    const input = { observed: { 'tests.failing': null, 'tests.total': null } };
+    const verdicts = targetVerdicts([set('tests', ['a']), set('old', ['b'])], input, ['tests'], { tests: 'command not found (exit 127)' });
+    expect(verdicts).toEqual([{ observer: 'tests', of: 1, ran: null, missing: [], missing_count: 0, unmeasured: 'command not found (exit 127)' }]);
+    expect(targetsHold(verdicts)).toBe(false);
+    expect(targetsHold([])).toBe(true);
+  });
+
+  it('test counts of a followed observer are counted over its set; an observer with no set and no test has no failing count', () => {
+    const input = { observed: { 'tests.failing': 0, 'tests.passing': 3, 'tests.total': 3, 'lint.failing': 0, 'lint.total': 0, 'size.kb': 0 }, tests: ran('tests', ['a', 'x', 'y']) };
+    const { metrics, unmeasured } = verdictMetrics([set('tests', ['a', 'b'])], input);
+    expect(metrics).toEqual({ 'tests.failing': 1, 'tests.passing': 1, 'tests.total': 1, 'lint.failing': null, 'lint.total': 0, 'size.kb': 0 });
+    expect(unmeasured).toEqual({ 'observed.lint.failing': 'no test of observer "lint" ran (lint.total = 0): no failing test out of none is not a pass' });
+  });
+});
