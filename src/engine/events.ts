@@ -214,8 +214,8 @@ export interface EventDataMap {
   'abort.recorded': { report: string; stash: string; restore: string };
   /**
    * `passed`: the goal's verdict, every verify command passing, when the matrix has checks
-   * every checkable criterion `DONE`, and every frozen set of target tests measured with none
-   * of its tests gone or skipped; `acceptance.not_done` names the rows that kept it from
+   * every checkable criterion `DONE`, and every frozen set of target tests measured with
+   * every one of its tests passing; `acceptance.not_done` names the rows that kept it from
    * passing (absent in logs written before the matrix, and when nothing is checkable);
    * `targets`, the target sets as measured for it (absent when no set is frozen, and in logs
    * written before it).

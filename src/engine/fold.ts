@@ -3,7 +3,7 @@ import { describeRow, type AcceptanceRow } from './acceptance.js';
 import { checkedAcceptance, NO_ACCEPTANCE, reportedAcceptance, reviseAcceptance, startAcceptance, type AcceptanceState } from './acceptance-fold.js';
 import { ZERO_USAGE } from './budget.js';
 import { INITIAL_EVALUATOR, type EvaluatorState } from './checkpoint.js';
-import { advanceTargets, missingTargets } from './target-tests.js';
+import { advanceTargets, targetsNotPassing } from './target-tests.js';
 import { EVENT_TYPES, eventTypeIndex, type EventOf, type EventType, type GoalRevision, type LoopEvent, type VerifyCommandResult } from './events.js';
 import { describeFinding, type ProtectBaseline } from './constraints.js';
 import { MAX_CYCLE_PERIOD } from './repetition.js';
@@ -748,7 +748,7 @@ function refutation(data: EventOf<'verify.result'>['data'], rows: readonly Accep
   const parts = failed.length > 0 ? [`${failed.join(', ')} failed`] : [];
   for (const t of data.targets ?? []) {
     if (t.unmeasured !== undefined) parts.push(`the target tests of observer "${t.observer}" could not be measured (${t.unmeasured})`);
-    else if (t.missing_count > 0) parts.push(`${missingTargets(t)}; a deleted or skipped test is not a fixed one: restore them and make them pass`);
+    else if (t.not_passing_count > 0) parts.push(`${targetsNotPassing(t)} (every test that ran when the run began must pass: a deleted, renamed or skipped test is not a fixed one)`);
   }
   const open = data.acceptance?.met === false ? data.acceptance.not_done : [];
   if (open.length > 0) {

@@ -28,8 +28,8 @@ type Observed = Pick<CheckpointInput, 'observed' | 'tests' | 'skipped_tests'>;
 /** Names of untracked tests kept on a record (the count is always exact). */
 export const UNTRACKED_NAMES_SHOWN = 20;
 
-/** Names of missing target tests a verdict keeps ({@link targetVerdicts}; the count is always exact). */
-export const MISSING_NAMES_SHOWN = 20;
+/** Names of target tests not passing a verdict keeps ({@link targetVerdicts}; the count is always exact). */
+export const NOT_PASSING_SHOWN = 20;
 
 /** The frozen target set of one observer and each target's status at its last measured checkpoint. */
 export interface TargetState {
@@ -183,10 +183,10 @@ export function targetSignal(records: readonly TargetTestsRecord[], metric: stri
 
 /**
  * The frozen target sets as measured by an observation taken for a verdict (docs/design.md,
- * "Target tests"): per set, how many of its tests ran and those that did not (gone or
- * skipped), or, when its observer gave no report, why (`failures`: the observation's
- * reasons by observer name). Sets of observers not in `observers` (removed from loop.yaml
- * since) are left out. Pure.
+ * "Target tests"): per set, how many of its tests pass and those that do not (failing,
+ * gone or skipped), or, when its observer gave no report, why (`failures`: the
+ * observation's reasons by observer name). Sets of observers not in `observers` (removed
+ * from loop.yaml since) are left out. Pure.
  */
 export function targetVerdicts(targets: readonly TargetState[], input: Observed, observers: readonly string[], failures: Readonly<Record<string, string>> = {}): TargetVerdict[] {
   return targets
@@ -194,19 +194,19 @@ export function targetVerdicts(targets: readonly TargetState[], input: Observed,
     .map((state) => {
       const seen = seenBy(input, state.observer);
       const base = { observer: state.observer, of: state.last.length };
-      if (seen === null) return { ...base, ran: null, missing: [], missing_count: 0, unmeasured: failures[state.observer] ?? 'the observer gave no report' };
-      const missing: TargetVerdict['missing'] = [];
+      if (seen === null) return { ...base, passing: null, not_passing: [], not_passing_count: 0, unmeasured: failures[state.observer] ?? 'the observer gave no report' };
+      const notPassing: TargetVerdict['not_passing'] = [];
       for (const [name] of state.last) {
         const now = seen.get(name) ?? 'gone';
-        if (now === 'skipped' || now === 'gone') missing.push({ name, now });
+        if (now !== 'passing') notPassing.push({ name, now });
       }
-      return { ...base, ran: state.last.length - missing.length, missing: missing.slice(0, MISSING_NAMES_SHOWN), missing_count: missing.length };
+      return { ...base, passing: state.last.length - notPassing.length, not_passing: notPassing.slice(0, NOT_PASSING_SHOWN), not_passing_count: notPassing.length };
     });
 }
 
-/** Whether a verdict's target sets allow a pass: every set measured, none of its tests missing. */
+/** Whether a verdict's target sets allow a pass: every set measured, every one of its tests passing. */
 export function targetsHold(verdicts: readonly TargetVerdict[]): boolean {
-  return verdicts.every((v) => v.unmeasured === undefined && v.missing_count === 0);
+  return verdicts.every((v) => v.unmeasured === undefined && v.not_passing_count === 0);
 }
 
 /**
@@ -236,10 +236,9 @@ export function verdictMetrics(targets: readonly TargetState[], input: Observed)
   return { metrics, unmeasured };
 }
 
-/** `3 of the 4 target tests of observer "tests" did not run: "a" (gone), "b" (skipped), …`. */
-export function missingTargets(t: TargetVerdict): string {
-  const names = t.missing.map((m) => `"${m.name}" (${m.now})`).join(', ');
-  const more = t.missing_count > t.missing.length ? `, and ${t.missing_count - t.missing.length} more` : '';
-  return `${t.missing_count} of the ${t.of} target tests of observer "${t.observer}" did not run: ${names}${more}`;
+/** `2 of the 4 target tests of observer "tests" do not pass: "a" (failing), "b" (gone), …`. */
+export function targetsNotPassing(t: TargetVerdict): string {
+  const names = t.not_passing.map((m) => `"${m.name}" (${m.now})`).join(', ');
+  const more = t.not_passing_count > t.not_passing.length ? `, and ${t.not_passing_count - t.not_passing.length} more` : '';
+  return `${t.not_passing_count} of the ${t.of} target tests of observer "${t.observer}" do not pass: ${names}${more}`;
 }
-

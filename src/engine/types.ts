@@ -191,20 +191,21 @@ export interface TargetTestsRecord {
 
 /**
  * A followed observer's frozen set of target tests as measured for a verdict
- * (`verify.result.targets`): how many of them ran, and those that did not (gone or
- * skipped). A verdict never passes with a target test missing or a set it could not
- * measure: deleting or skipping a test does not fix it.
+ * (`verify.result.targets`): how many of them pass, and those that do not (failing, gone
+ * or skipped). A verdict never passes with a target test not passing or a set it could not
+ * measure: the harness's own measurement wins over a verify command that says otherwise,
+ * and deleting or skipping a test does not fix it.
  */
 export interface TargetVerdict {
   observer: string;
   /** Target tests in the set. */
   of: number;
-  /** Target tests that ran now (passing or failing); `null` when the observer gave no report. */
-  ran: number | null;
-  /** Target tests that did not run now: gone or skipped, the first 20 by name (`MISSING_NAMES_SHOWN`). */
-  missing: Array<{ name: string; now: 'skipped' | 'gone' }>;
-  /** How many target tests did not run now (all of them, whatever `missing` lists). */
-  missing_count: number;
+  /** Target tests passing now; `null` when the observer gave no report. */
+  passing: number | null;
+  /** Target tests not passing now (failing, skipped or gone), the first 20 by name (`NOT_PASSING_SHOWN`). */
+  not_passing: Array<{ name: string; now: 'failing' | 'skipped' | 'gone' }>;
+  /** How many target tests do not pass now (all of them, whatever `not_passing` lists). */
+  not_passing_count: number;
   /** Why the observer gave no report now: the set could not be checked. */
   unmeasured?: string;
 }

@@ -1,7 +1,7 @@
 import { describeFinding } from '../engine/constraints.js';
 import { assertNever, type LoopEvent } from '../engine/events.js';
 import { describeChanges } from '../engine/reload.js';
-import { missingTargets } from '../engine/target-tests.js';
+import { targetsNotPassing } from '../engine/target-tests.js';
 import { budgetName, formatBudgetAmounts, formatUsd, spentText } from '../engine/budget-units.js';
 import { sanitize, withOtherSpaces } from './text.js';
 import { counted } from '../text/index.js';
@@ -98,7 +98,7 @@ function describeRaw(e: LoopEvent): string {
       const open = e.data.acceptance?.not_done ?? [];
       const rows = open.length > 0 ? `; criteria not done: ${open.map((r) => `#${r.index + 1} ${r.status}`).join(', ')}` : '';
       const targets = (e.data.targets ?? []).flatMap((t) =>
-        t.unmeasured !== undefined ? [`; target tests of "${t.observer}" not measured: ${t.unmeasured}`] : t.missing_count > 0 ? [`; ${missingTargets(t)}`] : [],
+        t.unmeasured !== undefined ? [`; target tests of "${t.observer}" not measured: ${t.unmeasured}`] : t.not_passing_count > 0 ? [`; ${targetsNotPassing(t)}`] : [],
       );
       return clean(`verify ${e.data.passed ? 'passed' : 'failed'}: ${e.data.commands.map((c) => `${c.command} → ${c.exit_code}`).join(', ')}${rows}${targets.join('')}`);
     }

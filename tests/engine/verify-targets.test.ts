@@ -1,5 +1,5 @@
 // A verdict is measured, not claimed (docs/design.md, "Target tests" and "The end of a
-// turn"): a verify command that passes because the failing tests were deleted, skipped or
+// turn"): a verify command that passes while a target test is failing, deleted, skipped or
 // no longer measured is no pass, and a criterion on a test count reads the frozen target
 // set. Real git workspaces in temp dirs, real `node --test` runs, the scripted agent.
 import path from 'node:path';
@@ -12,7 +12,7 @@ import { newGoal } from '../../src/engine/goal.js';
 import { HookRegistry } from '../../src/engine/hooks.js';
 import { parsePolicy } from '../../src/engine/policy.js';
 import { Session } from '../../src/engine/session.js';
-import { MISSING_NAMES_SHOWN, missingTargets, targetsHold, targetVerdicts, verdictMetrics, type TargetState } from '../../src/engine/target-tests.js';
+import { NOT_PASSING_SHOWN, targetsNotPassing, targetsHold, targetVerdicts, verdictMetrics, type TargetState } from '../../src/engine/target-tests.js';
 import { gitRepo, tempDir } from '../support/git-workspace.js';
 
 type Call = { id: string; name: string; args: Record<string, unknown> };
@@ -77,7 +77,7 @@ async function run(ws: string, turns: Turn[], over?: Record<string, unknown>): P
 /** What the agent was told after its claim was refuted. */
 const told = (events: LoopEvent[]) => fold(events).history.filter((m) => m.role === 'harness').map((m) => m.content);
 
-describe('a verify command that passes without the target tests is no pass', () => {
+describe('a verify command that passes without every target test passing is no pass', () => {
   // Each way an agent can make `node --test` exit 0 without fixing the failing test.
   it.each<[string, Turn, 'gone' | 'skipped']>([
     ['the failing test file deleted', shell('c1', 'rm greet.test.mjs'), 'gone'],
@@ -90,28 +90,36 @@ describe('a verify command that passes without the target tests is no pass', () 
     const claim = r.verdicts[0]!;
     expect(claim.commands.every((c) => c.passed)).toBe(true);
     expect(claim.passed).toBe(false);
-    expect(claim.targets).toEqual([{ observer: 'tests', of: 2, ran: 1, missing: [{ name: 'greet says Hello', now }], missing_count: 1 }]);
-    expect(told(r.events).join('\n')).toContain(`1 of the 2 target tests of observer "tests" did not run: "greet says Hello" (${now}); a deleted or skipped test is not a fixed one`);
+    expect(claim.targets).toEqual([{ observer: 'tests', of: 2, passing: 1, not_passing: [{ name: 'greet says Hello', now }], not_passing_count: 1 }]);
+    expect(told(r.events).join('\n')).toContain(`1 of the 2 target tests of observer "tests" do not pass: "greet says Hello" (${now}) (every test that ran when the run began must pass`);
+  });
+
+  it('the verify command weakened (npm test filtered to the passing test): the failing target test is measured failing, and that is no pass', async () => {
+    const ws = project({ 'greet.mjs': CODE, 'greet.test.mjs': TESTS(), 'shout.test.mjs': SHOUT_TESTS, 'package.json': '{"type":"module","scripts":{"test":"node --test"}}\n' });
+    const filtered = '{"type":"module","scripts":{"test":"node --test --test-name-pattern=shout"}}\n';
+    const r = await run(ws, [write('c1', 'package.json', filtered), { final: 'npm test passes.' }], { verify: [{ command: 'npm test --silent' }] });
+    expect(r.reason).not.toBe('goal_met');
+    expect(r.verdicts[0]).toMatchObject({ passed: false, commands: [{ passed: true }], targets: [{ of: 2, passing: 1, not_passing: [{ name: 'greet says Hello', now: 'failing' }], not_passing_count: 1 }] });
   });
 
   it('the measuring script replaced: the target tests cannot be measured, and that is no pass either', async () => {
     const r = await run(project(), [write('c1', 'run-tests.sh', 'echo all good\n'), { final: 'All tests pass.' }]);
     expect(r.reason).not.toBe('goal_met');
-    expect(r.verdicts[0]).toMatchObject({ passed: false, targets: [{ observer: 'tests', of: 2, ran: null, missing_count: 0, unmeasured: expect.stringMatching(/./) }] });
+    expect(r.verdicts[0]).toMatchObject({ passed: false, targets: [{ observer: 'tests', of: 2, passing: null, not_passing_count: 0, unmeasured: expect.stringMatching(/./) }] });
     expect(told(r.events).join('\n')).toContain('the target tests of observer "tests" could not be measured');
   });
 
   it('the code fixed: every target test ran, and the goal is met', async () => {
     const r = await run(project(), [write('c1', 'greet.mjs', FIXED), { final: 'All tests pass.' }]);
     expect(r.reason).toBe('goal_met');
-    expect(r.verdicts.at(-1)).toMatchObject({ passed: true, targets: [{ observer: 'tests', of: 2, ran: 2, missing: [], missing_count: 0 }] });
+    expect(r.verdicts.at(-1)).toMatchObject({ passed: true, targets: [{ observer: 'tests', of: 2, passing: 2, not_passing: [], not_passing_count: 0 }] });
   });
 
   it('a test added beside the fixed one changes nothing: only the target set is asked for', async () => {
     const extra = "\ntest('a new test', () => {});\n";
     const r = await run(project(), [write('c1', 'greet.mjs', FIXED), write('c2', 'extra.test.mjs', `import test from 'node:test';${extra}`), { final: 'done' }]);
     expect(r.reason).toBe('goal_met');
-    expect(r.verdicts.at(-1)!.targets).toEqual([{ observer: 'tests', of: 2, ran: 2, missing: [], missing_count: 0 }]);
+    expect(r.verdicts.at(-1)!.targets).toEqual([{ observer: 'tests', of: 2, passing: 2, not_passing: [], not_passing_count: 0 }]);
   });
 });
 
@@ -141,22 +149,21 @@ describe('targetVerdicts and verdictMetrics: what a verdict reads of the frozen 
   const set = (observer: string, names: string[]): TargetState => ({ observer, frozen_at: 0, last: names.map((n): [string, 'failing'] => [n, 'failing']) });
   const ran = (observer: string, names: string[], ok = true) => names.map((name) => ({ name, ok, observer }));
 
-  it('names the first 20 missing tests and counts them all; a test run twice under one name ran', () => {
+  it('names the first 20 target tests not passing and counts them all; a name run twice is failing if either run fails', () => {
     const names = Array.from({ length: 30 }, (_, i) => `t${String(i).padStart(2, '0')}`);
-    const input = { observed: { 'tests.failing': 0, 'tests.total': 5 }, tests: [...ran('tests', names.slice(0, 5)), ...ran('tests', ['t00'], false)], skipped_tests: [{ name: 't05', observer: 'tests' }] };
+    const input = { observed: { 'tests.failing': 1, 'tests.total': 5 }, tests: [...ran('tests', names.slice(0, 5)), ...ran('tests', ['t00'], false)], skipped_tests: [{ name: 't05', observer: 'tests' }] };
     const [verdict] = targetVerdicts([set('tests', names)], input, ['tests']);
-    expect(verdict).toMatchObject({ observer: 'tests', of: 30, ran: 5, missing_count: 25 });
-    expect(verdict!.missing).toHaveLength(MISSING_NAMES_SHOWN);
-    expect(verdict!.missing[0]).toEqual({ name: 't05', now: 'skipped' });
-    expect(verdict!.missing[1]).toEqual({ name: 't06', now: 'gone' });
-    expect(missingTargets(verdict!)).toMatch(/^25 of the 30 target tests of observer "tests" did not run: "t05" \(skipped\), "t06" \(gone\), .*, and 5 more$/);
+    expect(verdict).toMatchObject({ observer: 'tests', of: 30, passing: 4, not_passing_count: 26 });
+    expect(verdict!.not_passing).toHaveLength(NOT_PASSING_SHOWN);
+    expect(verdict!.not_passing.slice(0, 3)).toEqual([{ name: 't00', now: 'failing' }, { name: 't05', now: 'skipped' }, { name: 't06', now: 'gone' }]);
+    expect(targetsNotPassing(verdict!)).toMatch(/^26 of the 30 target tests of observer "tests" do not pass: "t00" \(failing\), "t05" \(skipped\), "t06" \(gone\), .*, and 6 more$/);
     expect(targetsHold([verdict!])).toBe(false);
   });
 
   it('an observer that gave no report is unmeasured, with its failure; one no longer in loop.yaml is not asked for', () => {
     const input = { observed: { 'tests.failing': null, 'tests.total': null } };
     const verdicts = targetVerdicts([set('tests', ['a']), set('old', ['b'])], input, ['tests'], { tests: 'command not found (exit 127)' });
-    expect(verdicts).toEqual([{ observer: 'tests', of: 1, ran: null, missing: [], missing_count: 0, unmeasured: 'command not found (exit 127)' }]);
+    expect(verdicts).toEqual([{ observer: 'tests', of: 1, passing: null, not_passing: [], not_passing_count: 0, unmeasured: 'command not found (exit 127)' }]);
     expect(targetsHold(verdicts)).toBe(false);
     expect(targetsHold([])).toBe(true);
   });

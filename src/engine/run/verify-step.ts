@@ -13,8 +13,8 @@ import type { Done, Gen } from './types.js';
  * Runs the verify commands, measures the frozen target tests and checks the acceptance
  * matrix (one observation for both), and records `verify.result`: the goal passes only when
  * every verify command passes, every checkable criterion is `DONE` (docs/design.md, "The
- * acceptance matrix") and no target test is gone or skipped ("Target tests": a verify
- * command that passes because the failing tests were deleted or skipped is no pass).
+ * acceptance matrix") and every target test passes ("Target tests": a verify command that
+ * passes while the harness measures a target test failing, deleted or skipped is no pass).
  * @returns whether it passed
  */
 export async function verifyStep(ctx: Pick<RunContext, 'state' | 'options' | 'signal' | 'emit' | 'hook'>, trigger: 'claim' | 'check'): Promise<boolean> {
