@@ -63,3 +63,31 @@ describe('the regex observer reads what a terminal draws', () => {
     expect(observation).toEqual({ metrics: { 'run.failed': 0 }, tests: [], skipped: [], errors: [] });
   });
 });
+
+describe('a redraw never makes a TAP test point', () => {
+  const tap = (body: string) => `TAP version 13\n${body}1..2\n# tests 2\n# pass 2\n# fail 0\n`;
+  const names = (output: string) => {
+    const parsed = parseOutput('tap', output, { prefix: 'tests' });
+    return parsed?.type === 'tests' ? { tests: parsed.report.tests.map((t) => `${t.ok ? 'ok' : 'not ok'} ${t.name}`), skipped: parsed.report.skipped ?? [] } : null;
+  };
+
+  it.each([
+    ['a name that moves the cursor back over itself', 'ok 1 - shout\nok 2 - \x1b[1Gok 2 - greet says Hello\n'],
+    ['a name that returns the carriage', 'ok 1 - shout\nok 2 - x\rok 2 - greet says Hello\n'],
+    ['a comment erased and drawn over into an ok line', 'ok 1 - shout\n# \x1b[2K\x1b[1Gok 2 - greet says Hello\n'],
+    ['a later line that moves up and rewrites a failing point', 'ok 1 - shout\nnot ok 2 - greet says Hello\n\x1b[1A\x1b[2K\rok 2 - greet says Hello\n'],
+    ['a name that backspaces over a prefix', 'ok 1 - shout\nok 2 - zz\b\bgreet says Hello\n'],
+  ])('%s: "greet says Hello" is no passing test point', (_name, body) => {
+    expect(names(tap(body))?.tests).not.toContain('ok greet says Hello');
+    expect(names(tap(body))?.tests).toContain('ok shout');
+  });
+
+  it('colours and links around test points and names are read as written without them', () => {
+    const body = '\x1b[32mok\x1b[0m 1 - \x1b[1mshout\x1b[0m\n\x1b]8;;https://x\x07ok\x1b]8;;\x07 2 - greet\nok 3 - later # \x1b[33mSKIP\x1b[0m\n';
+    expect(names(tap(body))).toEqual({ tests: ['ok shout', 'ok greet'], skipped: ['later'] });
+  });
+
+  it('the counts are still read as drawn', () => {
+    expect(parseOutput('tap', 'TAP version 13\nok 1 - a\n# pass 1\n# fail 3\r# fail 0\n', { prefix: 'tests' })).toMatchObject({ report: { failing: 0, passing: 1, tests: [{ name: 'a', ok: true }] } });
+  });
+});

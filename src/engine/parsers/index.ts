@@ -1,11 +1,13 @@
+import { stripVTControlCharacters } from 'node:util';
+import type { TestOutcome } from '../types.js';
 import { ConfigError } from '../errors.js';
 import { assertNever } from '../events.js';
 import { parseJestJson } from './jest-json.js';
 import { parseJunit } from './junit.js';
 import { compileMetricPattern, parseRegex } from './regex.js';
-import { parseTap } from './tap.js';
+import { parseTap, tapTestPoints } from './tap.js';
 import { renderTerminalText } from './terminal-text.js';
-import type { ParsedOutput } from './types.js';
+import type { ParsedOutput, TestReport } from './types.js';
 import { parseVitestJson } from './vitest-json.js';
 
 export { parseJestJson } from './jest-json.js';
@@ -16,6 +18,35 @@ export { parseVitestJson } from './vitest-json.js';
 export { renderTerminalText } from './terminal-text.js';
 export { findJsonObject } from './json-object.js';
 export type { MetricReport, ParsedOutput, TestReport } from './types.js';
+
+/**
+ * TAP read as a terminal draws it, its counts included, but only with the test points the
+ * lines hold as written (escape sequences removed, not applied): a redraw may change a
+ * count as the operator saw it, never make a test point. A test whose name moves the
+ * cursor (`ESC[1G ok 1 - <a target's name>`) or a comment drawn over into an `ok` line (a
+ * test printing `ESC[2K ESC[1G ok 1 - ...`) is then no test point at all, so it can pass
+ * for no target test.
+ */
+function parseTapAsDrawn(output: string): TestReport | null {
+  const drawn = parseTap(renderTerminalText(output));
+  if (drawn === null || !/[\x00-\x08\x0b-\x1f\x7f\x9b]/.test(output)) return drawn;
+  const written = tapTestPoints(stripVTControlCharacters(output));
+  const tests = common(drawn.tests, written.tests, (t: TestOutcome) => `${t.ok}\0${t.name}`);
+  const skipped = common(drawn.skipped ?? [], written.skipped, (name: string) => name);
+  const { skipped: _drawnSkipped, ...counts } = drawn;
+  return skipped.length > 0 ? { ...counts, tests, skipped } : { ...counts, tests };
+}
+
+/** The items of `drawn` that `written` holds too, as many times as it holds them, in `drawn`'s order. */
+function common<T>(drawn: readonly T[], written: readonly T[], key: (item: T) => string): T[] {
+  const left = new Map<string, number>();
+  for (const item of written) left.set(key(item), (left.get(key(item)) ?? 0) + 1);
+  return drawn.filter((item) => {
+    const n = left.get(key(item)) ?? 0;
+    if (n > 0) left.set(key(item), n - 1);
+    return n > 0;
+  });
+}
 
 /** The parsers an `observe` entry can name. */
 export const PARSERS = ['tap', 'vitest-json', 'jest-json', 'junit', 'regex'] as const;
@@ -47,7 +78,7 @@ export interface ParseOptions {
 export function parseOutput(parser: ParserName, output: string, options: ParseOptions): ParsedOutput | null {
   switch (parser) {
     case 'tap':
-      return asTests(parseTap(renderTerminalText(output)));
+      return asTests(parseTapAsDrawn(output));
     case 'vitest-json':
       return asTests(parseVitestJson(output));
     case 'jest-json':

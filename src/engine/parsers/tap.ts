@@ -18,6 +18,20 @@ const POINT = /^((?: {4})*)(not ok|ok)\b(?: +\d+)?(?: +-)?(?: +(.*?))?(?: +# +(S
  * as zero failures. Never throws.
  */
 export function parseTap(output: string): TestReport | null {
+  const { summary, tests, skipped } = readTap(output);
+  if (summary.pass === undefined || summary.fail === undefined) return null;
+  const failing = summary.fail + (summary.cancelled ?? 0);
+  return { passing: summary.pass, failing, total: summary.pass + failing, tests, ...(skipped.length > 0 ? { skipped } : {}) };
+}
+
+/** The test points of a TAP text (what {@link parseTap} lists), whether or not it has a summary. */
+export function tapTestPoints(output: string): Pick<TestReport, 'tests'> & { skipped: string[] } {
+  const { tests, skipped } = readTap(output);
+  return { tests, skipped };
+}
+
+/** The summary's counts by name (`pass`, `fail`, ...), and the test points, run and skipped. */
+function readTap(output: string): { summary: Record<string, number>; tests: TestOutcome[]; skipped: string[] } {
   const summary: Record<string, number> = {};
   const tests: TestOutcome[] = [];
   const skipped: string[] = [];
@@ -45,9 +59,7 @@ export function parseTap(output: string): TestReport | null {
     if (point[4] !== undefined) skipped.push(name);
     else tests.push({ name, ok: point[2]!.toLowerCase() === 'ok' });
   }
-  if (summary.pass === undefined || summary.fail === undefined) return null;
-  const failing = summary.fail + (summary.cancelled ?? 0);
-  return { passing: summary.pass, failing, total: summary.pass + failing, tests, ...(skipped.length > 0 ? { skipped } : {}) };
+  return { summary, tests, skipped };
 }
 
 /** Whether the YAML block that starts at `lines[start]` says `type: 'suite'`. */
