@@ -26,7 +26,7 @@ export function App({ hidden = false }: { hidden?: boolean }) {
   const { rows: footer, least: footerLeast } = useFooterRows(columns);
   const alert = useAlertShown();
   const limit = promptLimit(columns, rows, footer, alert);
-  const whole = usePrompt(columns, limit, promptRoom(columns, rows));
+  const whole = usePrompt(columns, limit, promptRoom(columns, rows), Math.max(1, rows - 1));
   // Help or an opened event over a prompt: the prompt in two rows when, whole, it would leave them too few.
   const prompt = whole?.covered && Math.max(1, rows - 1) - topRows(isCompact(columns, rows)) - footer - whole.rows < MIN_OVERLAY_ROWS ? whole.covered : whole;
   // A terminal too small for both: the prompt (its keys are never cut) keeps its rows and

@@ -35,15 +35,32 @@ const ARGS_ROWS = 6;
 /** Rows for the reason the call is asked about; a longer one is cut at the last row. */
 const MAX_WHY_ROWS = 3;
 
-/** A scope's key hints in as many rows of `width` as they need, never splitting a hint; `omit` leaves commands out. */
-export function hintRows(scope: Scope, width: number, omit: readonly ConsoleCommand[] = []): string[] {
+/**
+ * A scope's key hints in as many rows of `width` as they need, never splitting a hint;
+ * `omit` leaves commands out; `brief`, by their brief labels (`[y] once`).
+ */
+export function hintRows(scope: Scope, width: number, omit: readonly ConsoleCommand[] = [], brief = false): string[] {
   const rows: string[] = [];
-  for (const hint of keyHints(scope, omit)) {
+  for (const hint of keyHints(scope, omit, brief)) {
     const last = rows.at(-1);
     if (last !== undefined && cellWidth(`${last}  ${hint}`) <= width) rows[rows.length - 1] = `${last}  ${hint}`;
     else rows.push(hint);
   }
   return rows;
+}
+
+/**
+ * A prompt's key rows: in full, unless a prompt of `besides` other rows and these would
+ * leave the footer (the command bar's row) no row of the `live` rows under it even without
+ * its border and the fixed top; then by their brief labels when those take fewer rows (a
+ * 40×6 terminal: `[y] once  [a] always  [A] wider` / `[n] deny  [d] note  [v] args`).
+ * Help (`?`) says what each key does in full.
+ */
+export function promptKeyRows(scope: Scope, width: number, omit: readonly ConsoleCommand[], besides: number, live: number): string[] {
+  const full = hintRows(scope, width, omit);
+  if (besides + full.length + 1 <= live) return full;
+  const brief = hintRows(scope, width, omit, true);
+  return brief.length < full.length ? brief : full;
 }
 
 const STORES_INDENT = 9; // "a stores "
@@ -229,9 +246,10 @@ export const EVENT_OPEN_HINT = `close the event (${keysText('event', 'close')}) 
  * automatic denial), a pause with its keys, the resume gate, the quit confirmation.
  * `maxRows` bounds expanded arguments so the frame never outgrows the terminal; `frameRoom`
  * is what the prompt may take with a one-row footer under it: a prompt taller than that with
- * its border is drawn without it.
+ * its border is drawn without it; `live` is the terminal's rows the console draws in (its
+ * rows less one), which a prompt's keys in full may leave no row of for the command bar.
  */
-export function usePrompt(width: number, maxRows: number, frameRoom = Infinity): PromptView | null {
+export function usePrompt(width: number, maxRows: number, frameRoom = Infinity, live = Infinity): PromptView | null {
   const pending = useConsole((s) => s.session.pending);
   const gate = useConsole((s) => s.gate);
   const quitting = useConsole((s) => s.overlay === 'quit');
@@ -306,7 +324,8 @@ export function usePrompt(width: number, maxRows: number, frameRoom = Infinity):
   // The key rows keep their height while the prompt arms, so the layout does not jump.
   const keys = (): ReactNode[] => {
     if (replaying) return [<Text color={theme.muted}>replay: shown as recorded; nothing can be answered</Text>];
-    const rows = scope ? hintRows(scope, inner, scope === 'tool' ? toolOmit(choices) : []) : [''];
+    // Besides the keys, the title and a row of what is asked (the command, the pause's reason).
+    const rows = scope ? promptKeyRows(scope, inner, scope === 'tool' ? toolOmit(choices) : [], 2, live) : [''];
     if (covering) return rows.map((_, i) => <Text color={theme.muted}>{i === 0 ? covering : ''}</Text>);
     if (!armed) return rows.map((_, i) => <Text color={theme.muted}>{i === 0 ? 'keys arm in a moment…' : ''}</Text>);
     return rows.map((row) => <Line width={inner} color={theme.accent}>{row}</Line>);

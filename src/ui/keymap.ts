@@ -129,6 +129,8 @@ export interface KeyBinding {
   help: string;
   /** A short label: bindings that have one are listed in their prompt's key line or the footer. */
   label?: string;
+  /** A shorter label still (`once` for `approve once`), for a prompt that has no row to spare for its key line in full. */
+  brief?: string;
 }
 
 const ANY_PAUSE = ['budget-pause', 'stagnation-pause', 'operator-pause', 'pause'] as const;
@@ -140,16 +142,16 @@ function each(scopes: readonly Scope[], key: string, command: ConsoleCommand, he
 /** The key map. Order matters only for display (help and footer list bindings in this order). */
 export const KEYMAP: readonly KeyBinding[] = [
   // ---- approval prompt
-  { key: 'y', command: 'approve', scope: 'tool', help: 'approve once', label: 'approve once' },
-  { key: 'a', command: 'approve-always', scope: 'tool', help: 'always allow this exact call for this run (stores the rule shown)', label: 'always allow' },
-  { key: 'A', command: 'approve-wider', scope: 'tool', help: 'always allow the wider rule shown (read-only commands and tools only)', label: 'wider rule' },
+  { key: 'y', command: 'approve', scope: 'tool', help: 'approve once', label: 'approve once', brief: 'once' },
+  { key: 'a', command: 'approve-always', scope: 'tool', help: 'always allow this exact call for this run (stores the rule shown)', label: 'always allow', brief: 'always' },
+  { key: 'A', command: 'approve-wider', scope: 'tool', help: 'always allow the wider rule shown (read-only commands and tools only)', label: 'wider rule', brief: 'wider' },
   { key: 'n', command: 'deny', scope: 'tool', help: 'deny (the agent is told)', label: 'deny' },
-  { key: 'd', command: 'deny-with-note', scope: 'tool', help: 'deny with a note to the agent', label: 'deny with note' },
-  { key: 'v', command: 'expand-args', scope: 'tool', help: 'open the arguments in full (scrollable)', label: 'all args' },
+  { key: 'd', command: 'deny-with-note', scope: 'tool', help: 'deny with a note to the agent', label: 'deny with note', brief: 'note' },
+  { key: 'v', command: 'expand-args', scope: 'tool', help: 'open the arguments in full (scrollable)', label: 'all args', brief: 'args' },
   // ---- pauses
-  { key: 'e', command: 'extend', scope: 'budget-pause', help: 'raise the spent limit by its increment and continue', label: 'extend and continue' },
+  { key: 'e', command: 'extend', scope: 'budget-pause', help: 'raise the spent limit by its increment and continue', label: 'extend and continue', brief: 'extend' },
   ...each(ANY_PAUSE, 'c', 'continue', 'continue', 'continue'),
-  { key: 'r', command: 'redirect', scope: 'stagnation-pause', help: 'redirect the goal (opens /goal redirect)', label: 'redirect the goal' },
+  { key: 'r', command: 'redirect', scope: 'stagnation-pause', help: 'redirect the goal (opens /goal redirect)', label: 'redirect the goal', brief: 'redirect' },
   ...each(ANY_PAUSE, 's', 'stop', 'stop the run', 'stop'),
   // ---- resume gate
   { key: 'enter', command: 'confirm', scope: 'gate', help: 'resume the run', label: 'resume' },
@@ -301,6 +303,7 @@ export interface BindingRow {
   command: ConsoleCommand;
   help: string;
   label?: string;
+  brief?: string;
 }
 
 /** The bindings of one scope, one row per command. */
@@ -310,16 +313,19 @@ export function bindingsFor(scope: Scope): BindingRow[] {
     if (b.scope !== scope) continue;
     const row = rows.find((r) => r.command === b.command);
     if (row) row.keys.push(b.key);
-    else rows.push({ keys: [b.key], command: b.command, help: b.help, ...(b.label ? { label: b.label } : {}) });
+    else rows.push({ keys: [b.key], command: b.command, help: b.help, ...(b.label ? { label: b.label } : {}), ...(b.brief ? { brief: b.brief } : {}) });
   }
   return rows;
 }
 
-/** The labelled bindings of a scope as key hints: `[y] approve once`, `[n] deny`; `omit` leaves commands out. */
-export function keyHints(scope: Scope, omit: readonly ConsoleCommand[] = []): string[] {
+/**
+ * The labelled bindings of a scope as key hints: `[y] approve once`, `[n] deny`; `omit`
+ * leaves commands out; `brief`, each by its brief label where it has one (`[y] once`).
+ */
+export function keyHints(scope: Scope, omit: readonly ConsoleCommand[] = [], brief = false): string[] {
   return bindingsFor(scope)
     .filter((r) => r.label !== undefined && !omit.includes(r.command))
-    .map((r) => `[${r.keys.map(keyLabel).join('/')}] ${r.label}`);
+    .map((r) => `[${r.keys.map(keyLabel).join('/')}] ${(brief ? r.brief : undefined) ?? r.label}`);
 }
 
 /**

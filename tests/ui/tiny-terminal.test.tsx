@@ -117,6 +117,36 @@ describe('a prompt that leaves the footer a row or two', () => {
   }
 });
 
+describe('key hints by their brief labels in the least room', () => {
+  // Terminals where the prompt's keys in full take so many rows that the prompt, the top
+  // given up and its border too, leaves the command bar no row: the keys go by their brief
+  // labels; where the full ones leave a row, they stay in full.
+  const full = ['[y] approve once', '[a] always allow', '[A] wider rule', '[n] deny', '[d] deny with note', '[v] all args'];
+  const brief = ['[y] once', '[a] always', '[A] wider', '[n] deny', '[d] note', '[v] args'];
+  for (const [columns, rows, shown] of [
+    [36, 6, brief],
+    [40, 6, brief],
+    [50, 6, brief],
+    [60, 6, full],
+    [40, 7, full],
+    [80, 6, full],
+  ] as const) {
+    test(`${columns}×${rows}: every key shows ${shown === brief ? 'by its brief label' : 'in full'}, and the bar opens on the last row`, async () => {
+      const rig = await openAtPrompt({ transcript: ONE_CALL, columns, rows });
+      const rowsOf = () => normalize(rig.frame()).split('\n');
+      // The prompt's rows (indented as in its box), not the footer's key line.
+      const hints = (frame: string[]) => frame.filter((row) => row.startsWith('  ')).join('  ').split(/ {2,}/).filter((h) => /^\[.\] /.test(h));
+      expect(hints(rowsOf()), rowsOf().join('\n')).toEqual(shown);
+      await rig.press('/');
+      await rig.type('goal st');
+      await rig.waitFor(() => rowsOf().at(-1) === '› /goal st', 'the typed text on the last row');
+      expect(rowsOf().length).toBeLessThanOrEqual(rows - 1);
+      expect(rowsOf().some((row) => row.includes('$ echo hi'))).toBe(true);
+      expect(hints(rowsOf()), rowsOf().join('\n')).toEqual(shown);
+    });
+  }
+});
+
 describe('the top in little room', () => {
   // Under 8 rows the prompt's keys and command and the command bar leave the fixed top too
   // few rows: the budget row goes first, then the header.
