@@ -4,7 +4,7 @@
  * files `node --test` runs by default), which one it chooses and why, and whether a verify
  * command for it would fail when no test runs (one that passes on nothing is never written).
  */
-import { existsSync, readdirSync, readFileSync, statSync, type Dirent } from 'node:fs';
+import { closeSync, constants, existsSync, fstatSync, openSync, readdirSync, readFileSync, statSync, type Dirent } from 'node:fs';
 import path from 'node:path';
 import { literalWord, nodeType, parseShell, type ShBinaryCmd, type ShCallExpr, type ShStmt, type Source } from './engine/approval/shell-syntax.js';
 
@@ -58,13 +58,45 @@ interface Look {
   pkg?: Record<string, unknown> | null;
 }
 
+/** The most a project file `init` reads may hold (package.json, pytest's config, requirements), in bytes. */
+const CONFIG_BYTES = 4 * 2 ** 20;
+
+/**
+ * The text of the regular file `file` when it holds at most `maxBytes` bytes. It is opened
+ * without blocking and checked once open, so a named pipe or a device in a file's place (a
+ * `package.json` that is a FIFO, a `requirements.txt` linked to /dev/zero) is refused at
+ * once, never waited on or read without end.
+ * @throws Error with `code` `ENOTREG` (not a regular file) or `EFBIG` (over `maxBytes`); the
+ *   errors of open and read (`ENOENT`, `EACCES`, ...)
+ */
+export function readSmallFile(file: string, maxBytes: number): string {
+  const fd = openSync(file, constants.O_RDONLY | constants.O_NONBLOCK);
+  try {
+    const stat = fstatSync(fd);
+    if (!stat.isFile()) throw Object.assign(new Error(`${file}: not a regular file`), { code: 'ENOTREG' });
+    if (stat.size > maxBytes) throw Object.assign(new Error(`${file}: over ${maxBytes} bytes`), { code: 'EFBIG' });
+    return readFileSync(fd, 'utf8');
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** Why a project file was not read, in words, from the error of {@link readSmallFile}. */
+function unread(error: unknown): string {
+  const code = (error as NodeJS.ErrnoException).code;
+  if (code === 'ENOTREG') return 'not a regular file: a named pipe, a socket or a device';
+  if (code === 'EFBIG') return `larger than ${CONFIG_BYTES / 2 ** 20} MiB`;
+  if (code === 'EISDIR') return 'a folder';
+  return code ?? (error as Error).message;
+}
+
 /** The text of `name` in the project, or `null` when there is no such file; a file it cannot read is a note. */
 function readText(look: Look, name: string): string | null {
   try {
-    return readFileSync(path.join(look.dir, name), 'utf8');
+    return readSmallFile(path.join(look.dir, name), CONFIG_BYTES);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    if (code !== 'ENOENT' && code !== 'ENOTDIR') look.notes.push(`${name}: not read (${code ?? (error as Error).message}): the runner it might name was not considered`);
+    if (code !== 'ENOENT' && code !== 'ENOTDIR') look.notes.push(`${name}: not read (${unread(error)}): the runner it might name was not considered`);
     return null;
   }
 }
@@ -140,10 +172,9 @@ export function nodeTestFile(rel: string): boolean {
 /** Whether a Rust file holds a test: a `#[test]` (or `#[tokio::test]`, ...) attribute. */
 function rustTest(file: string): boolean {
   try {
-    if (statSync(file).size > RUST_BYTES) return false;
-    return /#\[(\w+::)?test\b/.test(readFileSync(file, 'utf8'));
+    return /#\[(\w+::)?test\b/.test(readSmallFile(file, RUST_BYTES));
   } catch {
-    return false;
+    return false; // a file too large, unreadable or not a regular one is looked at no further
   }
 }
 
@@ -209,13 +240,13 @@ function searchedText(files: TestFiles): string {
 function vitestRunner(args: string[], prefix: string, because: string): TestRunner {
   const kept = dropOptions(args, ['--watch', '-w', '--ui', '--open']);
   const measured = dropOptions(kept, ['--reporter', '--outputFile', ...PARTIAL_RUNS.vitest]);
-  return { name: 'vitest', because, observe: join(prefix, 'npx vitest run', ...measured, '--reporter=json'), parser: 'vitest-json', verify: join(prefix, 'npx vitest run', ...kept) };
+  return { name: 'vitest', because, observe: join(prefix, NPX, 'vitest run', ...measured, '--reporter=json'), parser: 'vitest-json', verify: join(prefix, NPX, 'vitest run', ...kept) };
 }
 
 function jestRunner(args: string[], prefix: string, because: string): TestRunner {
   const kept = dropOptions(args, ['--watch', '--watchAll']);
   const measured = dropOptions(kept, ['--json', '--outputFile', ...PARTIAL_RUNS.jest]);
-  return { name: 'jest', because, observe: join(prefix, 'npx jest', ...measured, '--json'), parser: 'jest-json', verify: join(prefix, 'npx jest', ...kept) };
+  return { name: 'jest', because, observe: join(prefix, NPX, 'jest', ...measured, '--json'), parser: 'jest-json', verify: join(prefix, NPX, 'jest', ...kept) };
 }
 
 /**
@@ -354,6 +385,13 @@ function join(...parts: string[]): string {
 
 /** The test script `npm init` writes: it runs no test. */
 const NPM_PLACEHOLDER = /no test specified/;
+/**
+ * How a command runs a program of the project's own packages: `npx --no`, which runs the
+ * one installed and fails when there is none, where a bare `npx` would download the
+ * registry's latest without asking (stdin is no terminal) and run that.
+ */
+const NPX = 'npx --no';
+
 /** Words before a runner that only find it (`npx vitest`, `pnpm exec jest`, `yarn jest`). */
 const FINDERS: Record<string, number> = { npx: 1, yarn: 1, 'pnpm exec': 2, 'npm exec': 2 };
 /** pnpm's own commands: `pnpm <anything else>` runs that program of the project's packages. */
@@ -411,7 +449,7 @@ function listed(stmt: ShStmt, source: Source, commands: ScriptCommand[]): boolea
 function outsideNpm(look: Look, command: ScriptCommand): string {
   const program = command.words[0]!.value;
   const own = program !== null && !program.includes('/') && packageBin(look, program);
-  return join(command.prefix, own ? 'npx' : '', ...command.words.map((word) => word.raw));
+  return join(command.prefix, own ? NPX : '', ...command.words.map((word) => word.raw));
 }
 
 /** Programs whose package has another name (the rest are looked for by their own name among the dependencies). */
@@ -532,7 +570,7 @@ function commandRunner(look: Look, scripts: Record<string, unknown>, command: Sc
     case 'tsx':
       if (words.some((word) => word.value === '--test')) {
         const runs = words.map((word) => word.raw);
-        return nodeTestRunner(look, program === 'tsx' ? ['npx', ...runs] : runs, prefix, because(`${program} --test`));
+        return nodeTestRunner(look, program === 'tsx' ? [NPX, ...runs] : runs, prefix, because(`${program} --test`));
       }
       break;
     case 'pytest':

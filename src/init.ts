@@ -54,7 +54,7 @@ function observeBlock(runner: TestRunner | null): string[] {
   ];
 }
 
-/** Whether `command` is one command of literal words (what an approval rule `shell: ...` may hold). */
+/** Whether `command` is one command of literal words (what an approval rule `shell-exact: ...` is written for). */
 function plainWords(command: string): boolean {
   const parsed = parseShell(command);
   return parsed.ok && simpleCommand(parsed.file, parsed.source).ok;
@@ -84,8 +84,10 @@ function othersBlock(detection: Pick<Detection, 'others' | 'chosenWhy'>): string
 export function renderInitConfig(detection: Pick<Detection, 'runner' | 'others' | 'chosenWhy'>, workspace = '.'): string {
   const { runner } = detection;
   const verify = runner?.verify ?? UNSET_VERIFY;
-  // An allow rule takes literal words only: a verify with a glob or an assignment is asked about.
-  const allowTests = runner?.verify && plainWords(runner.verify) ? [`    - ${q(`shell: ${runner.verify}`)}`] : [];
+  // The verify command exactly, never as a prefix: further options can run any code
+  // (`node --test --import data:…`, `cargo test --config …runner=…`). An allow rule takes
+  // literal words only: a verify with a glob or an assignment is asked about.
+  const allowTests = runner?.verify && plainWords(runner.verify) ? [`    - ${q(`shell-exact: ${runner.verify}`)}`] : [];
   return [
     '# A first loop for this project, written by `loopdeck init`. Every key is described in',
     '# docs/loop-yaml.md of the loopdeck package; `loopdeck validate` prints the effective config.',
@@ -238,30 +240,39 @@ function cannotWrite(file: string, error: unknown): Error {
  * Writes a first loop.yaml for the project in `project` as `name` (relative to `project`),
  * never over an existing file. The runner is looked for in `project`, and the file's
  * `workspace.path` points there (relative to the file's folder), so both agree wherever the
- * file goes. The file is created before the project is searched: a name that cannot be
- * written fails at once.
+ * file goes. The name is tried before the project is searched, so one that cannot be
+ * written fails at once; the file is made once its text is ready.
  * @throws Error naming the file when it exists already, is a symbolic link (to a missing
  *   file: named so, with its target), its folder is missing, it is a folder or the folder
  *   cannot be written
  */
 export function writeInitConfig(project: string, name = 'loop.yaml'): InitResult {
   const file = path.resolve(project, name);
-  let fd: number;
+  // Tried first, and removed again: the file is made only with its text, so an init stopped
+  // while it searches (Ctrl+C) leaves no empty loop.yaml for the next one to refuse.
+  closeSync(create(file));
+  unlinkSync(file);
+  const detection = detectTestRunner(project);
+  const workspace = path.relative(path.dirname(file), project) || '.';
+  const text = renderInitConfig(detection, workspace);
+  const fd = create(file);
   try {
-    fd = openSync(file, 'wx');
-  } catch (error) {
-    throw cannotWrite(file, error);
-  }
-  try {
-    const detection = detectTestRunner(project);
-    const workspace = path.relative(path.dirname(file), project) || '.';
-    writeSync(fd, renderInitConfig(detection, workspace));
-    closeSync(fd);
-    return { ...detection, file, project, workspace };
+    writeSync(fd, text);
   } catch (error) {
     closeSync(fd);
     unlinkSync(file);
     throw error;
+  }
+  closeSync(fd);
+  return { ...detection, file, project, workspace };
+}
+
+/** A new file `file`, open to write (never over one, never through a link). @throws Error as {@link writeInitConfig} */
+function create(file: string): number {
+  try {
+    return openSync(file, 'wx');
+  } catch (error) {
+    throw cannotWrite(file, error);
   }
 }
 

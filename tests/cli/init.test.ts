@@ -14,6 +14,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { execa, execaSync } from 'execa';
 import { afterAll, describe, expect, it } from 'vitest';
+import { ApprovalRuleSet } from '../../src/engine/approval/approval-rules.js';
 import { observe } from '../../src/engine/observe.js';
 import { loadPolicy } from '../../src/engine/policy.js';
 import { CLI as cli, loopdeckInProcess } from '../support/cli-in-process.js';
@@ -56,8 +57,8 @@ async function verifyExit(dir: string, file = 'loop.yaml') {
 
 const PROJECTS: Array<[string, Record<string, string>, string, string, string]> = [
   ['node --test script', { 'package.json': JSON.stringify({ scripts: { test: 'node --test test/' } }) }, 'node --test', 'tap', 'node --test test/'],
-  ['vitest script', { 'package.json': JSON.stringify({ scripts: { test: 'vitest run' } }) }, 'vitest', 'vitest-json', 'npx vitest run'],
-  ['jest dependency', { 'package.json': JSON.stringify({ devDependencies: { jest: '^29' } }) }, 'jest', 'jest-json', 'npx jest'],
+  ['vitest script', { 'package.json': JSON.stringify({ scripts: { test: 'vitest run' } }) }, 'vitest', 'vitest-json', 'npx --no vitest run'],
+  ['jest dependency', { 'package.json': JSON.stringify({ devDependencies: { jest: '^29' } }) }, 'jest', 'jest-json', 'npx --no jest'],
   ['pytest.ini', { 'pytest.ini': '[pytest]\n' }, 'pytest', 'junit', 'python -m pytest -q'],
   ['pyproject naming pytest', { 'pyproject.toml': '[tool.pytest.ini_options]\n' }, 'pytest', 'junit', 'python -m pytest -q'],
   ['requirements naming pytest', { 'requirements-dev.txt': 'black\npytest>=8\n' }, 'pytest', 'junit', 'python -m pytest -q'],
@@ -82,6 +83,14 @@ describe('loopdeck init', () => {
     expect(policy.progress.observed.map((s) => s.signal)).toEqual(['observed.tests.failing', 'observed.tests.passing']);
     expect(policy.budget.limits.turns).toBeGreaterThan(0);
     expect(readFileSync(path.join(dir, 'loop.yaml'), 'utf8')).toMatch(/# Claude Code, Codex or Gemini CLI/);
+    // The agent may run the verify command as written, and nothing more without asking:
+    // further options can run any code (`--import data:…`, `--config …runner=…`).
+    const rules = new ApprovalRuleSet(policy.approval);
+    const shell = (command: string) => rules.decide({ id: 'c1', name: 'shell', args: { command } }).decision;
+    expect(shell(verify)).toBe('allow');
+    for (const more of ["--import 'data:text/javascript,0'", "--config 'target.x.runner=\"touch /tmp/x\"'", '-exec ./x', '-p evil']) {
+      expect(shell(`${verify} ${more}`), `${verify} ${more}`).toBe('ask');
+    }
   }, 30_000);
 
   it('a project without a test runner gets a file that validates, says so, and cannot be met until verify is set', async () => {
@@ -96,6 +105,20 @@ describe('loopdeck init', () => {
     expect(await init(byFile)).toContain(`test runner: pytest (${path.join('tests', 'unit', 'test_calc.py')} is a Python test file`);
     const broken = project({ 'package.json': '{ "scripts": ', 'go.mod': 'module x\n' });
     expect(await init(broken)).toMatch(/^note: package\.json is not valid JSON \(.+\): its test runner was not considered$/m);
+  }, 30_000);
+
+  it('a named pipe or a device in a project file\'s place is not waited on nor read without end (the built CLI): a note, and the file is written', async () => {
+    const dir = project({ 'Cargo.toml': '[package]\nname = "x"\n', 'tests/it.rs': '#[test]\nfn t() {}\n' });
+    execaSync('mkfifo', [path.join(dir, 'package.json'), path.join(dir, 'pytest.ini'), path.join(dir, 'tests', 'pipe.rs')]);
+    symlinkSync('/dev/zero', path.join(dir, 'requirements.txt'));
+    const run = await execa(process.execPath, [cli, 'init'], { cwd: dir, reject: false, timeout: 20_000 });
+    expect(run.timedOut, 'init waited on a named pipe or read /dev/zero').toBe(false);
+    expect(run.exitCode, run.stderr).toBe(0);
+    for (const name of ['package.json', 'requirements.txt']) {
+      expect(run.stdout).toContain(`note: ${name}: not read (not a regular file: a named pipe, a socket or a device): the runner it might name was not considered`);
+    }
+    expect(run.stdout).toContain('test runner: cargo test (');
+    expect(loadPolicy(path.join(dir, 'loop.yaml')).verify[0]!.command).toBe('cargo test');
   }, 30_000);
 
   it('test files where no test runner looks (dependencies, virtual environments, too deep) are not a project', async () => {
@@ -279,24 +302,24 @@ describe('loopdeck init', () => {
       ['node --test spec/greet.js', 'node --test --test-reporter=tap spec/greet.js', 'node --test spec/greet.js'],
       ['node --import tsx --test src/a.test.ts', 'node --import tsx --test --test-reporter=tap src/a.test.ts', 'node --import tsx --test src/a.test.ts'],
       ['node --test --test-reporter=spec --watch test/unit', 'node --test --test-reporter=tap test/unit', 'node --test --test-reporter=spec test/unit'],
-      ['vitest --config vitest.unit.config.ts', 'npx vitest run --config vitest.unit.config.ts --reporter=json', 'npx vitest run --config vitest.unit.config.ts'],
-      ['vitest run --reporter verbose tests/unit', 'npx vitest run tests/unit --reporter=json', 'npx vitest run --reporter verbose tests/unit'],
-      ['jest -c jest.unit.js', 'npx jest -c jest.unit.js --json', 'npx jest -c jest.unit.js'],
-      ['npx jest --watchAll src', 'npx jest src --json', 'npx jest src'],
-      ['jest -w 4 --watch', 'npx jest -w 4 --json', 'npx jest -w 4'],
-      ['vitest --outputFile.json=r.json --reporter=json -w', 'npx vitest run --reporter=json', 'npx vitest run --outputFile.json=r.json --reporter=json'],
+      ['vitest --config vitest.unit.config.ts', 'npx --no vitest run --config vitest.unit.config.ts --reporter=json', 'npx --no vitest run --config vitest.unit.config.ts'],
+      ['vitest run --reporter verbose tests/unit', 'npx --no vitest run tests/unit --reporter=json', 'npx --no vitest run --reporter verbose tests/unit'],
+      ['jest -c jest.unit.js', 'npx --no jest -c jest.unit.js --json', 'npx --no jest -c jest.unit.js'],
+      ['npx jest --watchAll src', 'npx --no jest src --json', 'npx --no jest src'],
+      ['jest -w 4 --watch', 'npx --no jest -w 4 --json', 'npx --no jest -w 4'],
+      ['vitest --outputFile.json=r.json --reporter=json -w', 'npx --no vitest run --reporter=json', 'npx --no vitest run --outputFile.json=r.json --reporter=json'],
       ['pytest tests/unit -x', 'pytest tests/unit --junitxml=.loopdeck/pytest-report.xml', 'pytest tests/unit -x'],
       // What leaves tests unrun (stop at the first failure, only the failed or changed ones) is not in the observer: it counts every test.
       ['pytest --maxfail 2 --lf -q', 'pytest -q --junitxml=.loopdeck/pytest-report.xml', 'pytest --maxfail 2 --lf -q'],
-      ['jest --bail tests/', 'npx jest tests/ --json', 'npx jest --bail tests/'],
-      ['jest --bail 2 -o src', 'npx jest src --json', 'npx jest --bail 2 -o src'],
-      ['vitest run --bail=1 --changed', 'npx vitest run --reporter=json', 'npx vitest run --bail=1 --changed'],
+      ['jest --bail tests/', 'npx --no jest tests/ --json', 'npx --no jest --bail tests/'],
+      ['jest --bail 2 -o src', 'npx --no jest src --json', 'npx --no jest --bail 2 -o src'],
+      ['vitest run --bail=1 --changed', 'npx --no vitest run --reporter=json', 'npx --no vitest run --bail=1 --changed'],
       ['go test -failfast ./...', '{ go test -v ./... 2>&1; echo "exit $?"; }', 'go test -failfast ./...'],
       ['python3 -m pytest -k fast', 'python3 -m pytest -k fast --junitxml=.loopdeck/pytest-report.xml', 'python3 -m pytest -k fast'],
       ['go test ./pkg/...', '{ go test -v ./pkg/... 2>&1; echo "exit $?"; }', 'go test ./pkg/...'],
       ['cargo test --workspace', '{ cargo test --workspace --no-fail-fast 2>&1; echo "exit $?"; }', 'cargo test --workspace'],
       ['cargo test -- --nocapture', '{ cargo test --no-fail-fast -- --nocapture 2>&1; echo "exit $?"; }', 'cargo test -- --nocapture'],
-      ['npm run test:unit', 'npx vitest run -c unit.ts --reporter=json', 'npx vitest run -c unit.ts'],
+      ['npm run test:unit', 'npx --no vitest run -c unit.ts --reporter=json', 'npx --no vitest run -c unit.ts'],
     ])('test script %j: observer and verify keep its arguments', async (script, observer, verify) => {
       const dir = project({ 'package.json': JSON.stringify({ scripts: { test: script, 'test:unit': 'vitest -c unit.ts' } }), 'x_test.go': '\n', 'tests/it.rs': '\n' });
       const out = await init(dir);
@@ -311,17 +334,17 @@ describe('loopdeck init', () => {
     // What the test script runs before its runner (a build, npm's pretest) and the variables
     // a wrapper sets are part of the test: the observer and the verify run them too.
     it.each<[string, Record<string, unknown>, string, string]>([
-      ['tsc && vitest run', {}, 'npx tsc && npx vitest run --reporter=json', 'npx tsc && npx vitest run'],
-      ['cross-env NODE_ENV=test jest --ci', {}, 'NODE_ENV=test npx jest --ci --json', 'NODE_ENV=test npx jest --ci'],
+      ['tsc && vitest run', {}, 'npx --no tsc && npx --no vitest run --reporter=json', 'npx --no tsc && npx --no vitest run'],
+      ['cross-env NODE_ENV=test jest --ci', {}, 'NODE_ENV=test npx --no jest --ci --json', 'NODE_ENV=test npx --no jest --ci'],
       ['env CI=1 TZ=UTC node --test test/', {}, 'CI=1 TZ=UTC node --test --test-reporter=tap test/', 'CI=1 TZ=UTC node --test test/'],
-      ['npm run build && npm run test:unit', {}, 'npm run build && npx vitest run -c unit.ts --reporter=json', 'npm run build && npx vitest run -c unit.ts'],
-      ['rm -rf dist && tsc -p . && node --test dist/', {}, 'rm -rf dist && npx tsc -p . && node --test --test-reporter=tap dist/', 'rm -rf dist && npx tsc -p . && node --test dist/'],
-      ['vitest run', { pretest: 'tsc' }, 'npm run pretest && npx vitest run --reporter=json', 'npm run pretest && npx vitest run'],
+      ['npm run build && npm run test:unit', {}, 'npm run build && npx --no vitest run -c unit.ts --reporter=json', 'npm run build && npx --no vitest run -c unit.ts'],
+      ['rm -rf dist && tsc -p . && node --test dist/', {}, 'rm -rf dist && npx --no tsc -p . && node --test --test-reporter=tap dist/', 'rm -rf dist && npx --no tsc -p . && node --test dist/'],
+      ['vitest run', { pretest: 'tsc' }, 'npm run pretest && npx --no vitest run --reporter=json', 'npm run pretest && npx --no vitest run'],
       ['cross-env CI=1 npm run test:unit', {}, 'CI=1 npm run test:unit', 'npm test'],
-      ['pnpm vitest run', {}, 'npx vitest run --reporter=json', 'npx vitest run'],
+      ['pnpm vitest run', {}, 'npx --no vitest run --reporter=json', 'npx --no vitest run'],
       // npm appends what follows `--` to the script it runs.
-      ['npm run test:unit -- --reporter=verbose src/', {}, 'npx vitest run -c unit.ts src/ --reporter=json', 'npx vitest run -c unit.ts --reporter=verbose src/'],
-      ['npm run test:unit', { 'pretest:unit': 'tsc' }, 'npm run pretest:unit && npx vitest run -c unit.ts --reporter=json', 'npm run pretest:unit && npx vitest run -c unit.ts'],
+      ['npm run test:unit -- --reporter=verbose src/', {}, 'npx --no vitest run -c unit.ts src/ --reporter=json', 'npx --no vitest run -c unit.ts --reporter=verbose src/'],
+      ['npm run test:unit', { 'pretest:unit': 'tsc' }, 'npm run pretest:unit && npx --no vitest run -c unit.ts --reporter=json', 'npm run pretest:unit && npx --no vitest run -c unit.ts'],
     ])('test script %j (and %j): the steps before the runner and the variables set run in the observer and the verify', async (script, more, observer, verify) => {
       const dir = project({ 'package.json': JSON.stringify({ scripts: { test: script, 'test:unit': 'vitest -c unit.ts', build: 'tsc', ...more }, devDependencies: { typescript: '^5' } }) });
       const out = await init(dir);
