@@ -323,7 +323,7 @@ const observeSchema = z
     name: z
       .string()
       .regex(/^[a-z][a-z0-9_]*$/, { error: (iss) => `expected a lower-case metric prefix like "tests", found ${describeValue(iss.input)}` })
-      .describe('Prefix of the metrics this command yields: `tests` gives `observed.tests.failing`, ...'),
+      .describe('Prefix of the metrics this command yields: `tests` gives `observed.tests.failing`, ...; each observer has a name of its own.'),
     command: text.describe('Shell command the harness runs in the workspace at each checkpoint.'),
     parser: z.enum(PARSERS).describe('How the output is read into metrics.'),
     pattern: z
@@ -925,6 +925,14 @@ function checkConfig(config: CheckedConfig, ctx: z.RefinementCtx, file: string, 
   // A policy object without an agent section cannot say what its agent measures.
   const unbounded = config.agent ? unboundedRun({ ...config, agent: config.agent }) : null;
   if (unbounded) ctx.addIssue({ code: 'custom', path: ['budget'], message: unbounded });
+  // Observers are keyed by name (their metrics, their frozen target tests): a second one of
+  // a name would stand in for the first, and a failure the first measures would not show.
+  const first = new Map<string, number>();
+  config.observe.forEach(({ name }, index) => {
+    const before = first.get(name);
+    if (before === undefined) first.set(name, index);
+    else ctx.addIssue({ code: 'custom', path: ['observe', index, 'name'], message: `expected a name of its own, found "${name}", the name of observe[${before}] (an observer's metrics are named by it)` });
+  });
   const metrics = observedMetrics(config.observe);
   for (const problem of signalProblems({ metrics, complete: true }, signalsOf(config))) ctx.addIssue({ code: 'custom', ...problem });
 }

@@ -147,6 +147,16 @@ describe('parsePolicy', () => {
     );
   });
 
+  it('rejects a second observer of a name, at its name, naming the first; every one in one pass', () => {
+    const observer = (name: string) => `  - name: ${name}\n    command: node --test\n    parser: tap\n`;
+    const source = `${BASE}observe:\n${observer('tests')}${observer('lint')}${observer('tests')}${observer('lint')}${observer('tests')}`;
+    expect(configErrors(source).errors.map((e) => e.message)).toEqual([
+      'loop.yaml:17:11: observe[2].name: expected a name of its own, found "tests", the name of observe[0] (an observer\'s metrics are named by it)',
+      'loop.yaml:20:11: observe[3].name: expected a name of its own, found "lint", the name of observe[1] (an observer\'s metrics are named by it)',
+      'loop.yaml:23:11: observe[4].name: expected a name of its own, found "tests", the name of observe[0] (an observer\'s metrics are named by it)',
+    ]);
+  });
+
   it('rejects a file without verify commands', () => {
     const source = BASE.replace('verify:\n  - command: node --test\n', 'verify: []\n');
     expect(configErrors(source).message).toBe('loop.yaml:8:9: verify: expected at least one verify command, found an empty list');
