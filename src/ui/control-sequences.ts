@@ -46,6 +46,12 @@ export interface SequenceSplitter {
    * {@link CUT_MS} (a report the network cut must not type its tail). `''` when nothing is held.
    */
   flush(): string;
+  /**
+   * Ends a paste whose end marker never came (the decoder gave up waiting for it): what
+   * follows is read as keys and sequences again, never as pasted text. What was held back as
+   * the possible start of the end marker is dropped (it is no text).
+   */
+  endPaste(): void;
   /** Whether a sequence is held back, waiting for the rest. */
   readonly holding: boolean;
 }
@@ -124,6 +130,11 @@ export function createSequenceSplitter(now: () => number = () => performance.now
       if (pasting || isKeyOfItsOwn(rest)) return rest;
       cut = { start: rest, until: now() + CUT_MS };
       return '';
+    },
+    endPaste(): void {
+      if (!pasting) return;
+      pasting = false;
+      held = '';
     },
     get holding(): boolean {
       return held !== '';

@@ -126,11 +126,12 @@ export function fromReadline(str: string | undefined, key: ReadlineKey): { name:
 /**
  * A decoder fed the raw text of each read (`push`), calling `onKeys` with the keys of that
  * read in order; keys finished later by a timer (a lone Escape, an unfinished paste) come in
- * a call of their own. `dispose` stops its timers.
+ * a call of their own. `escapeMs`: how long the rest of a split sequence is waited for;
+ * `pasteIdleMs`: how long a paste without its end marker (ms, both). `dispose` stops its timers.
  */
 export function createKeyDecoder(
   onKeys: (keys: Keypress[]) => void,
-  { escapeMs = ESCAPE_MS, now = () => performance.now() }: { escapeMs?: number; now?: () => number } = {},
+  { escapeMs = ESCAPE_MS, pasteIdleMs = PASTE_IDLE_MS, now = () => performance.now() }: { escapeMs?: number; pasteIdleMs?: number; now?: () => number } = {},
 ) {
   const stream = new PassThrough({ encoding: 'utf8' });
   // The splitter waits for the rest of a sequence split across reads (`escapeMs`) and hands
@@ -159,6 +160,9 @@ export function createKeyDecoder(
   };
   const endPaste = (): void => {
     clearTimeout(pasteTimer);
+    // Ended by its marker this is already so; by the idle timer, the splitter stops reading
+    // what comes next as pasted text too.
+    splitter.endPaste();
     const text = paste?.join('') ?? '';
     paste = null;
     const key: Keypress = { name: '', input: text, source: 'paste' };
@@ -168,7 +172,8 @@ export function createKeyDecoder(
 
   stream.on('keypress', (str: string | undefined, key: ReadlineKey) => {
     if (key.name === 'paste-start') {
-      paste = [];
+      // A start marker inside a paste is no text, and the text before it stays pasted.
+      paste ??= [];
       return;
     }
     if (key.name === 'paste-end') {
@@ -199,7 +204,7 @@ export function createKeyDecoder(
     }
     if (paste !== null) {
       clearTimeout(pasteTimer);
-      pasteTimer = setTimeout(endPaste, PASTE_IDLE_MS);
+      pasteTimer = setTimeout(endPaste, pasteIdleMs);
     }
   };
 

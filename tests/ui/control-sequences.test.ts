@@ -68,6 +68,36 @@ async function keysOverTime(...reads: Array<[number, string]>): Promise<string[]
   return out.filter((k) => k !== ':');
 }
 
+describe('a paste whose end marker never comes', () => {
+  /** The keys of a paste left open (`ESC[200~one`, ended by the idle time), then of `read` after it. */
+  async function afterOpenPaste(read: string): Promise<string[]> {
+    const out: string[] = [];
+    const decoder = createKeyDecoder((keys) => out.push(...keys.map((k) => `${k.name}:${k.input}:${k.source}`)), { escapeMs: 30, pasteIdleMs: 60 });
+    decoder.push('\u001b[200~one');
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    decoder.push(read);
+    await new Promise((resolve) => setTimeout(resolve, 80));
+    decoder.dispose();
+    return out;
+  }
+
+  const KEY_FORMS = ['\u001b[27;5;119~', '\u001b[119;5u', '\u001b[13;2u', '\u001b[D', '\u001bb', 'abc', '\u001b[201~x'];
+  test.each([...REPORTS.map(([name, read]) => [name, read] as const), ...KEY_FORMS.map((read) => [JSON.stringify(read), read] as const)])(
+    'is delivered as pasted once the input is idle, and what comes after it reads as in a fresh decoder: %s',
+    async (_name, read) => {
+      const fresh = (await keysOf(read)).flatMap((k) => k.split(' ')).filter((k) => k !== '' && k !== ':');
+      const keys = await afterOpenPaste(read);
+      expect(keys[0]).toBe(':one:paste');
+      expect(keys.slice(1).map((k) => k.replace(/:[a-z]+$/, '')).filter((k) => k !== ':')).toEqual(fresh.map((k) => (k === ':' ? k : k)));
+    },
+  );
+
+  test('a start marker inside a paste is no text, and the text before it stays pasted', async () => {
+    expect(await keysOf('\u001b[200~pq\u001b[200~rs\u001b[201~')).toEqual([':pqrs']);
+    expect(await keysOf('\u001b[200~pq', '\u001b[200~', 'rs\u001b[201~')).toEqual([':pqrs']);
+  });
+});
+
 describe('a report cut by the network for longer than the escape time', () => {
   test.each(REPORTS)('%s: neither part types anything, and a key after it is a key', async (_name, report) => {
     const half = Math.max(3, report.length >> 1);
