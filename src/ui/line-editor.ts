@@ -38,14 +38,32 @@ export function cleanInput(input: string): string {
     .replace(UNSAFE_PATTERN, '');
 }
 
-/** Inserts text at the cursor. */
-export function insert(state: LineState, input: string): LineState {
-  const text = cleanInput(input);
-  if (!text) return state;
+/**
+ * The most characters (grapheme clusters) a line holds. Each edit reads the whole line, so
+ * a line of a pasted log (hundreds of KiB) would make every key after it take seconds; a
+ * goal, a command or a note is far shorter.
+ */
+export const MAX_LINE_CHARS = 10_000;
+
+/**
+ * Inserts text at the cursor, as much of it as the line has room for ({@link MAX_LINE_CHARS});
+ * `cut` counts the characters left out (absent when none were).
+ */
+export function insert(state: LineState, input: string): LineState & { cut?: number } {
+  const cleaned = cleanInput(input);
+  if (!cleaned) return state;
   const chars = graphemes(state.text);
+  const room = Math.max(0, MAX_LINE_CHARS - chars.length);
+  // A cluster is seldom more than a few code units: only the start of a long paste is split.
+  const pasted = graphemes(cleaned.length > (room + 1) * 32 ? cleaned.slice(0, (room + 1) * 32) : cleaned);
+  const fits = pasted.length <= room && pasted.join('').length === cleaned.length;
+  const text = fits ? cleaned : pasted.slice(0, room).join('');
+  const cut = fits ? 0 : graphemes(cleaned).length - Math.min(room, pasted.length);
+  if (!text) return cut > 0 ? { ...state, cut } : state;
   const before = chars.slice(0, state.cursor).join('') + text;
   // Counted again over the joined text: what was typed may join the cluster before it (an accent after its letter).
-  return { text: before + chars.slice(state.cursor).join(''), cursor: graphemes(before).length };
+  const line = { text: before + chars.slice(state.cursor).join(''), cursor: graphemes(before).length };
+  return cut > 0 ? { ...line, cut } : line;
 }
 
 /** Applies an editing command; commands it does not know leave the line as it is. */

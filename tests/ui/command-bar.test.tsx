@@ -453,15 +453,18 @@ describe('history, completion, paste', () => {
     expect(rig.session.snapshot.goal?.constraints).toContain('keep the API stable');
   });
 
-  test('a paste of 60,000 characters, CJK and accents among them, shows at once and Esc still closes the bar', async () => {
+  test('a paste of 60,000 characters, CJK and accents among them, shows at once, keeps what a line holds and says what it left out, and Esc still closes the bar', async () => {
     const rig = await open({ transcript: WAITING });
     await rig.waitForFrame('Approve tool call shell (t1)');
     await openBar(rig);
-    const pasted = `${'x'.repeat(50_000)}${'é漢字 '.repeat(2_500)}end`;
+    // The bar's /, then 9,950 + 8 characters, then 41 of the y's: 10,000 in all.
+    const pasted = `${'x'.repeat(5_950)}${'é漢字 '.repeat(1_000)}kept end${'y'.repeat(50_000)}`;
     const started = Date.now();
     await rig.press(`\u001b[200~${pasted}\u001b[201~`);
-    // The bar scrolls to the caret: the end of the paste is what shows.
-    await rig.waitFor(() => /字 end/.test(rig.frame()), 'the end of the paste to show');
+    // The bar scrolls to the caret: the end of what it kept is what shows, and why it ends there.
+    await rig.waitFor(() => /kept endy+$/.test(rig.bar() ?? ''), 'the end of what was kept to show');
+    expect(rig.frame()).toMatch(/a line holds at most 10,000 characters: the last [\d,]+ typed or pasted were left out/);
+    expect(rig.store.getState().line.text.length).toBeLessThanOrEqual(11_000);
     await rig.press(KEY.escape);
     await rig.waitFor(() => rig.bar() === null, 'Esc to close the bar');
     // Drawing follows the bar's width, not the text's length (it took minutes before).

@@ -5,8 +5,8 @@ import { isDeepStrictEqual } from 'node:util';
 import { describe, expect, test } from 'vitest';
 import { INITIAL_STATE, type LoopEvent, type PendingYield, type SessionState } from '../../src/engine/index.js';
 import { parseOperatorCommand, type OperatorCommand } from '../../src/engine/operator-command.js';
-import { lineOf } from '../../src/ui/line-editor.js';
-import { barReducer, commandDone, noteReducer, submitLine } from '../../src/ui/reducers/bar.js';
+import { lineOf, MAX_LINE_CHARS } from '../../src/ui/line-editor.js';
+import { barReducer, commandDone, noteReducer, pasteReducer, submitLine } from '../../src/ui/reducers/bar.js';
 import { dashboardReducer, globalReducer, replayReducer } from '../../src/ui/reducers/dashboard.js';
 import { overlayReducer } from '../../src/ui/reducers/overlay.js';
 import { gateReducer, pauseReducer, toolReducer } from '../../src/ui/reducers/prompt.js';
@@ -243,6 +243,24 @@ describe('overlays', () => {
 
 describe('command bar', () => {
   const bar = (text: string, view: Partial<ViewState> = {}, session: Partial<SessionState> = {}) => input(session, { input: 'bar', line: lineOf(text), ...view });
+
+  test.each([
+    ['pasted into the open bar', (text: string) => run(bar('/goal redirect '), barReducer(bar('/goal redirect '), { command: null, text })), '/goal redirect '.length],
+    ['pasted with the bar closed', (text: string) => run(input(), pasteReducer(input(), text)), 1],
+    ['pasted into the deny note', (text: string) => run(input({ pending: TOOL }, { input: 'note', line: lineOf('') }), noteReducer(input({ pending: TOOL }, { input: 'note', line: lineOf('') }), { command: null, text })), 0],
+  ] as const)('a paste longer than a line holds (%s): the line keeps its most, and a notice says how much was left out', (_, paste, before) => {
+    // Two-cluster characters (a letter and its accent; a flag) are counted as one each.
+    for (const unit of ['x', 'e\u0301', '\u{1F1EF}\u{1F1F5}']) {
+      const out = paste(unit.repeat(MAX_LINE_CHARS + 500));
+      expect(out.view.line.text).toBe(out.view.line.text.slice(0, before) + unit.repeat(MAX_LINE_CHARS - before));
+      expect(out.view.line.cursor).toBe(MAX_LINE_CHARS);
+      expect(out.effects).toContainEqual({ kind: 'notice', ok: false, text: `a line holds at most 10,000 characters: the last ${(500 + before).toLocaleString('en-US')} typed or pasted were left out`, about: 'command-line' });
+    }
+    // Within the limit: all of it, and no notice.
+    const fits = paste('y'.repeat(100));
+    expect(fits.view.line.text.endsWith('y'.repeat(100))).toBe(true);
+    expect(fits.effects.filter((e) => e.kind === 'notice')).toEqual([]);
+  });
 
   test('an empty line closes the bar', () => {
     const state = bar('  ');

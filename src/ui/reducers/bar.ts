@@ -1,7 +1,7 @@
 import { parseOperatorCommand, type CommandResult, type CommandSet, type OperatorCommand } from '../../engine/operator-command.js';
 import { candidates, complete } from '../commands.js';
 import { pauseOffers, type ConsoleCommand } from '../keymap.js';
-import { browse, cleanInput, edit, EMPTY_LINE, insert, lineOf, remember } from '../line-editor.js';
+import { browse, cleanInput, edit, EMPTY_LINE, insert, lineOf, MAX_LINE_CHARS, remember, type LineState } from '../line-editor.js';
 import { cycle } from '../view.js';
 import { act, only, type Effect, type KeyInput, type Reduction } from './reduction.js';
 
@@ -13,6 +13,17 @@ export interface TextKey {
 
 /** The line a warning named is gone (the bar closed, or a command was sent): so is the warning. */
 const LINE_GONE: Effect = { kind: 'clear-notice', about: 'command-line' };
+
+/**
+ * Text inserted into `line`, and the notice when the line had no room for all of it (see
+ * {@link MAX_LINE_CHARS}): what was left out is said, never dropped silently.
+ */
+function inserted(line: LineState, text: string): { line: LineState; notices: Effect[] } {
+  const { cut, ...next } = insert(line, text);
+  if (!cut) return { line: next, notices: [] };
+  const notice = `a line holds at most ${MAX_LINE_CHARS.toLocaleString('en-US')} characters: the last ${cut.toLocaleString('en-US')} typed or pasted were left out`;
+  return { line: next, notices: [{ kind: 'notice', ok: false, text: notice, about: 'command-line' }] };
+}
 
 /** The commands the console answers: in a replay or a followed session only those that change nothing. */
 const commandSet = (input: KeyInput): CommandSet => (input.replay || input.following ? 'read-only' : 'all');
@@ -99,10 +110,10 @@ export function barReducer(input: KeyInput, key: TextKey): Reduction {
     }
     case null: {
       if (key.text === '') return only();
-      const next = insert(line, key.text);
-      if (!listOpen) return act([['setLine', next]]);
+      const { line: next, notices } = inserted(line, key.text);
+      if (!listOpen) return act([['setLine', next]], ...notices);
       const list = candidates(next.text, commands);
-      return act([['setLine', next], ['showCompletions', list, Math.min(highlight, Math.max(0, list.length - 1))]]);
+      return act([['setLine', next], ['showCompletions', list, Math.min(highlight, Math.max(0, list.length - 1))]], ...notices);
     }
     default: {
       // Home goes to the start of what follows the leading `/` first (text typed there is a
@@ -126,8 +137,11 @@ export function noteReducer(input: KeyInput, key: TextKey): Reduction {
     }
     case 'cancel':
       return act([['closeInput']]);
-    case null:
-      return key.text === '' ? only() : act([['setLine', insert(line, key.text)]]);
+    case null: {
+      if (key.text === '') return only();
+      const { line: next, notices } = inserted(line, key.text);
+      return act([['setLine', next]], ...notices);
+    }
     default:
       return act([['setLine', edit(line, key.command)]]);
   }
@@ -141,6 +155,6 @@ export function noteReducer(input: KeyInput, key: TextKey): Reduction {
 export function pasteReducer(_input: KeyInput, text: string): Reduction {
   const cleaned = cleanInput(text).trimStart();
   if (cleaned === '') return only();
-  const line = insert(cleaned.startsWith('/') ? EMPTY_LINE : lineOf('/'), cleaned);
-  return act([['openBar', ''], ['setLine', line]]);
+  const { line, notices } = inserted(cleaned.startsWith('/') ? EMPTY_LINE : lineOf('/'), cleaned);
+  return act([['openBar', ''], ['setLine', line]], ...notices);
 }
