@@ -81,11 +81,11 @@ export function readSmallFile(file: string, maxBytes: number): string {
   }
 }
 
-/** Why a project file was not read, in words, from the error of {@link readSmallFile}. */
-function unread(error: unknown): string {
+/** Why a project file was not read, in words, from the error of {@link readSmallFile} with `maxBytes`. */
+function unread(error: unknown, maxBytes = CONFIG_BYTES): string {
   const code = (error as NodeJS.ErrnoException).code;
   if (code === 'ENOTREG') return 'not a regular file: a named pipe, a socket or a device';
-  if (code === 'EFBIG') return `larger than ${CONFIG_BYTES / 2 ** 20} MiB`;
+  if (code === 'EFBIG') return `larger than ${maxBytes / 2 ** 20} MiB`;
   if (code === 'EISDIR') return 'a folder';
   return code ?? (error as Error).message;
 }
@@ -618,6 +618,33 @@ function pytestConfig(look: Look): string | null {
 }
 
 /** Every runner the project's files name, strongest first, in init's order within a rank. */
+/** The config files that name a JavaScript test runner by being there. */
+const CONFIG_FILES = {
+  vitest: ['ts', 'mts', 'cts', 'js', 'mjs', 'cjs'].flatMap((ext) => [`vitest.config.${ext}`, `vitest.workspace.${ext}`]),
+  jest: [...['ts', 'mts', 'cts', 'js', 'mjs', 'cjs'].map((ext) => `jest.config.${ext}`), 'jest.config.json'],
+};
+
+/** The most of a test file read to see which runner it is written for, in bytes. */
+const TEST_FILE_BYTES = 2 ** 20;
+
+/**
+ * The runner of a test file found where `node --test` looks: the one it imports (`vitest`,
+ * `@jest/globals`), else `node --test` (a file for another runner, run by node, fails as one
+ * test and measures nothing of its own).
+ */
+function nodeFileRunner(look: Look, file: string): TestRunner {
+  let text = '';
+  try {
+    text = readSmallFile(path.join(look.dir, file), TEST_FILE_BYTES);
+  } catch (error) {
+    look.notes.push(`${file}: not read (${unread(error, TEST_FILE_BYTES)}): taken for a node --test file`);
+  }
+  const imports = (name: string) => new RegExp(`(?:from\\s*|import\\s*\\(?\\s*|require\\s*\\(\\s*)['"]${name.replace('/', '\\/')}['"]`).test(text);
+  if (imports('vitest')) return vitestRunner([], '', `${file} imports vitest`);
+  if (imports('@jest/globals')) return jestRunner([], '', `${file} imports @jest/globals`);
+  return nodeTestRunner(look, ['node', '--test'], '', `${file} is a test file node --test runs by default`);
+}
+
 function candidates(look: Look): Candidate[] {
   const found: Candidate[] = [];
   const pkg = packageJson(look);
@@ -630,8 +657,12 @@ function candidates(look: Look): Candidate[] {
     const deps = { ...record(pkg.dependencies), ...record(pkg.devDependencies) };
     if ('vitest' in deps) found.push({ runner: vitestRunner([], '', 'package.json depends on vitest'), rank: 2 });
     if ('jest' in deps) found.push({ runner: jestRunner([], '', 'package.json depends on jest'), rank: 2 });
-    if (found.length === 0 && test.trim() === '') look.notes.push('package.json names no test runner and has no test script of its own: it chose none');
+    if (found.length === 0 && test.trim() === '') look.notes.push('package.json names no test runner and has no test script of its own: the runner was looked for in the other files');
   }
+  const vitestConfig = CONFIG_FILES.vitest.find((name) => has(look, name));
+  if (vitestConfig) found.push({ runner: vitestRunner([], '', `${vitestConfig} is there`), rank: 2 });
+  const jestConfig = CONFIG_FILES.jest.find((name) => has(look, name));
+  if (jestConfig) found.push({ runner: jestRunner([], '', `${jestConfig} is there`), rank: 2 });
   const pytest = pytestConfig(look);
   const defaults = { python: ['python', '-m', 'pytest'], args: ['-q'] };
   if (pytest) found.push({ runner: pytestRunner(defaults.python, defaults.args, '', pytest), rank: 2 });
@@ -639,9 +670,14 @@ function candidates(look: Look): Candidate[] {
   if (has(look, 'Cargo.toml')) found.push({ runner: cargoRunner(look, [], '', 'Cargo.toml is there'), rank: 2 });
   const { python, node } = look.files;
   if (python) found.push({ runner: pytestRunner(defaults.python, defaults.args, '', `${python} is a Python test file, and pytest runs unittest-style tests too`), rank: 1 });
-  if (node) found.push({ runner: nodeTestRunner(look, ['node', '--test'], '', `${node} is a test file node --test runs by default`), rank: 1 });
-  return found.sort((a, b) => b.rank - a.rank);
+  if (node) found.push({ runner: nodeFileRunner(look, node), rank: 1 });
+  // The strongest evidence first; of one strength, in init's order (a vitest config before a jest dependency).
+  const order = (c: Candidate) => ORDER.indexOf(c.runner.name) >>> 0;
+  return found.sort((a, b) => b.rank - a.rank || order(a) - order(b));
 }
+
+/** The runners in init's order, for those found on evidence of one strength. */
+const ORDER = ['vitest', 'jest', 'pytest', 'go test', 'cargo test'];
 
 /**
  * The test runner of the project in `dir`, the others found, why the one was chosen, and

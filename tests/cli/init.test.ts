@@ -121,6 +121,17 @@ describe('loopdeck init', () => {
     expect(loadPolicy(path.join(dir, 'loop.yaml')).verify[0]!.command).toBe('cargo test');
   }, 30_000);
 
+  it.each<[string, Record<string, string>, string]>([
+    ['a vitest config beside node:test-looking files', { 'package.json': '{"name":"x"}', 'vitest.config.mts': 'export default {}\n', 'test/a.test.js': "import test from 'node:test';\n" }, 'vitest (vitest.config.mts is there)'],
+    ['a jest config and no package.json', { 'jest.config.json': '{}\n', 'test/a.test.js': '\n' }, 'jest (jest.config.json is there)'],
+    ['a vitest config beside a jest dependency (init\'s order)', { 'package.json': '{"devDependencies":{"jest":"^29"}}', 'vitest.config.js': 'export default {}\n' }, 'vitest (vitest.config.js is there)'],
+    ['a workspaces monorepo whose test files import vitest', { 'package.json': '{"workspaces":["packages/*"]}', 'packages/a/package.json': '{"scripts":{"test":"vitest run"}}', 'packages/a/src/x.test.js': "import { test, expect } from 'vitest';\n" }, `vitest (${path.join('packages', 'a', 'src', 'x.test.js')} imports vitest)`],
+    ['test files importing @jest/globals', { 'test/b.test.js': "const { test } = require('@jest/globals');\n" }, `jest (${path.join('test', 'b.test.js')} imports @jest/globals)`],
+    ['test files of node:test', { 'test/c.test.js': "import { test } from 'node:test';\n" }, `node --test (${path.join('test', 'c.test.js')} is a test file node --test runs by default)`],
+  ])('%s: the runner the files are written for is chosen', async (_, files, said) => {
+    expect(await init(project(files))).toContain(`test runner: ${said}`);
+  }, 30_000);
+
   it('test files where no test runner looks (dependencies, virtual environments, too deep) are not a project', async () => {
     const dir = project({ 'node_modules/x/test_a.py': '\n', '.venv/lib/test_b.py': '\n', 'a/b/c/d/test_c.py': '\n' });
     expect(await init(dir)).toContain('test runner: none found');
@@ -288,7 +299,7 @@ describe('loopdeck init', () => {
     ])('%s: the other runner is chosen, and why is said', async (_, files, said, also) => {
       const out = await init(project(files));
       expect(out).toContain(`test runner: ${said}`);
-      expect(out).toContain('note: package.json names no test runner and has no test script of its own: it chose none');
+      expect(out).toContain('note: package.json names no test runner and has no test script of its own: the runner was looked for in the other files');
       if (also) expect(out).toMatch(also);
     }, 30_000);
 
