@@ -617,7 +617,6 @@ function pytestConfig(look: Look): string | null {
   return naming ? `${naming} names pytest` : null;
 }
 
-/** Every runner the project's files name, strongest first, in init's order within a rank. */
 /** The config files that name a JavaScript test runner by being there. */
 const CONFIG_FILES = {
   vitest: ['ts', 'mts', 'cts', 'js', 'mjs', 'cjs'].flatMap((ext) => [`vitest.config.${ext}`, `vitest.workspace.${ext}`]),
@@ -645,6 +644,7 @@ function nodeFileRunner(look: Look, file: string): TestRunner {
   return nodeTestRunner(look, ['node', '--test'], '', `${file} is a test file node --test runs by default`);
 }
 
+/** Every runner the project's files name, strongest first, in init's order within a rank. */
 function candidates(look: Look): Candidate[] {
   const found: Candidate[] = [];
   const pkg = packageJson(look);
@@ -673,7 +673,75 @@ function candidates(look: Look): Candidate[] {
   if (node) found.push({ runner: nodeFileRunner(look, node), rank: 1 });
   // The strongest evidence first; of one strength, in init's order (a vitest config before a jest dependency).
   const order = (c: Candidate) => ORDER.indexOf(c.runner.name) >>> 0;
-  return found.sort((a, b) => b.rank - a.rank || order(a) - order(b));
+  const ini = found.some((c) => c.runner.name === 'pytest') ? pytestAddopts(look) : null;
+  return found.sort((a, b) => b.rank - a.rank || order(a) - order(b)).map((c) => (c.runner.name === 'pytest' && ini ? { ...c, runner: withAddopts(c.runner, ini) } : c));
+}
+
+/** Where pytest reads its ini options, in the order it looks, and the section it reads in each. */
+const PYTEST_INI: ReadonlyArray<readonly [string, string]> = [
+  ['pytest.ini', 'pytest'],
+  ['pyproject.toml', 'tool.pytest.ini_options'],
+  ['tox.ini', 'pytest'],
+  ['setup.cfg', 'tool:pytest'],
+];
+
+/**
+ * The `addopts` of the config file pytest reads (the first of {@link PYTEST_INI} with its
+ * section), as words (split as pytest splits them, shell-like); `null` when there is none.
+ * An ini value may go on over indented lines; pyproject's is a string or a list of strings.
+ */
+function pytestAddopts(look: Look): { file: string; words: string[] } | null {
+  for (const [file, section] of PYTEST_INI) {
+    if (!has(look, file)) continue;
+    const lines = (readText(look, file) ?? '').split(/\r?\n/);
+    const start = lines.findIndex((line) => line.trim() === `[${section}]`);
+    if (start < 0) continue;
+    const body: string[] = [];
+    for (const line of lines.slice(start + 1)) {
+      if (/^\s*\[/.test(line) && !/^\s+/.test(line)) break;
+      body.push(line);
+    }
+    const at = body.findIndex((line) => /^addopts\s*[=:]/.test(line));
+    if (at < 0) return null;
+    let value = body[at]!.replace(/^addopts\s*[=:]\s*/, '');
+    if (file.endsWith('.toml')) {
+      // A string, or a list of strings that may span lines.
+      let i = at;
+      while (value.trimStart().startsWith('[') && !value.includes(']') && i + 1 < body.length) value += ` ${body[++i]}`;
+      const strings = [...value.matchAll(/"((?:[^"\\]|\\.)*)"|'([^']*)'/g)].map((m) => m[1] ?? m[2] ?? '');
+      return { file, words: value.trimStart().startsWith('[') ? strings : shellWords(strings[0] ?? '') };
+    }
+    for (const line of body.slice(at + 1)) {
+      if (!/^\s+\S/.test(line)) break;
+      value += ` ${line.trim()}`;
+    }
+    return { file, words: shellWords(value.replace(/\s+[#;].*$/, '')) };
+  }
+  return null;
+}
+
+/** `text` split into words as a shell (and Python's shlex) splits them: quotes group, backslashes escape. */
+function shellWords(text: string): string[] {
+  return [...text.matchAll(/(?:[^\s'"\\]+|'[^']*'|"(?:[^"\\]|\\.)*"|\\.)+/g)].map((m) =>
+    m[0].replace(/'([^']*)'|"((?:[^"\\]|\\.)*)"|\\(.)/g, (_, single: string | undefined, double: string | undefined, escaped: string | undefined) => single ?? double?.replace(/\\(.)/g, '$1') ?? escaped ?? ''),
+  );
+}
+
+/**
+ * The pytest runner with the options of its config's `addopts` that leave tests unrun
+ * (`-x`, `--lf`, ...) left out of its observer, by `-o addopts=<the rest>` (pytest reads
+ * `-o` before `addopts`); the verify keeps them, as it keeps a script's.
+ */
+function withAddopts(runner: TestRunner, ini: { file: string; words: string[] }): TestRunner {
+  const kept = dropOptions(ini.words, PARTIAL_RUNS.pytest);
+  if (kept.length === ini.words.length || runner.observe === null) return runner;
+  const override = `-o ${shellQuote(`addopts=${kept.map(shellQuote).join(' ')}`)}`;
+  return { ...runner, observe: runner.observe.replace(' --junitxml=', ` ${override} --junitxml=`) };
+}
+
+/** `text` as one shell word: as it is when it needs no quotes, else in single quotes. */
+function shellQuote(text: string): string {
+  return /^[\w@%+=:,./-]+$/.test(text) ? text : `'${text.replaceAll("'", "'\\''")}'`;
 }
 
 /** The runners in init's order, for those found on evidence of one strength. */

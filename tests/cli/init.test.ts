@@ -149,6 +149,35 @@ describe('loopdeck init', () => {
     expect(validate.exitCode, validate.stderr).toBe(0);
   }, 30_000);
 
+  // pytest's own config may hold options that leave tests unrun: the observer overrides
+  // them (`-o addopts=<the rest>`), the verify keeps them, and the other options stay.
+  const TESTS = { 'tests/test_m.py': 'def test_a():\n    assert False\n\ndef test_b():\n    assert True\n\ndef test_c():\n    assert False\n' };
+  it.each<[string, Record<string, string>, string]>([
+    ['pytest.ini: addopts = -x', { 'pytest.ini': '[pytest]\naddopts = -x\n' }, '-o addopts='],
+    ['pyproject.toml: a string with --lf among kept options', { 'pyproject.toml': '[tool.pytest.ini_options]\naddopts = "-ra --lf --import-mode=importlib"\n' }, "-o 'addopts=-ra --import-mode=importlib'"],
+    ['pyproject.toml: a list over lines', { 'pyproject.toml': '[tool.pytest.ini_options]\naddopts = [\n  "--maxfail=2",\n  "-p", "no:randomly",\n]\n' }, "-o 'addopts=-p no:randomly'"],
+    ['tox.ini: continued lines with --stepwise', { 'tox.ini': '[tox]\nenvlist = py3\n\n[pytest]\naddopts =\n    --stepwise\n    -q\n' }, '-o addopts=-q'],
+    ['setup.cfg: [tool:pytest] with --maxfail 1', { 'setup.cfg': '[metadata]\nname = x\n\n[tool:pytest]\naddopts = --maxfail 1 --strict-markers\n' }, '-o addopts=--strict-markers'],
+  ])('%s: the observer leaves out the options that leave tests unrun, the verify keeps them', async (name, files, override) => {
+    const dir = project({ ...files, ...TESTS });
+    await init(dir);
+    const policy = loadPolicy(path.join(dir, 'loop.yaml'));
+    expect(policy.observe[0]!.command).toBe(`python -m pytest -q ${override} --junitxml=.loopdeck/pytest-report.xml`);
+    expect(policy.verify[0]!.command).toBe('python -m pytest -q');
+    // Every test counted, as pytest runs them (each kind of file once in the suite, all of them with FULL_SWEEP=1).
+    if (hasPytest && (FULL_SWEEP || name.startsWith('pytest.ini') || name.includes('a list'))) {
+      const observation = await observe(policy.observe, dir);
+      expect(observation.errors).toEqual([]);
+      expect(observation.metrics).toMatchObject({ 'tests.failing': 2, 'tests.passing': 1 });
+    }
+  }, 60_000);
+
+  it('a pytest config whose addopts leave every test run is not overridden', async () => {
+    const dir = project({ 'pytest.ini': '[pytest]\naddopts = -ra --strict-markers\n', ...TESTS });
+    await init(dir);
+    expect(loadPolicy(path.join(dir, 'loop.yaml')).observe[0]!.command).toBe('python -m pytest -q --junitxml=.loopdeck/pytest-report.xml');
+  }, 30_000);
+
   it.skipIf(!hasPytest)(
     'a Python project with only test files: the pytest observer it writes measures 1 failing, 2 passing',
     async () => {
