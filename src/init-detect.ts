@@ -4,7 +4,7 @@
  * files `node --test` runs by default), which one it chooses and why, and whether a verify
  * command for it would fail when no test runs (one that passes on nothing is never written).
  */
-import { closeSync, constants, existsSync, fstatSync, openSync, readdirSync, readFileSync, statSync, type Dirent } from 'node:fs';
+import { accessSync, closeSync, constants, existsSync, fstatSync, openSync, readdirSync, readFileSync, statSync, type Dirent } from 'node:fs';
 import path from 'node:path';
 import { literalWord, nodeType, parseShell, type ShBinaryCmd, type ShCallExpr, type ShStmt, type Source } from './engine/approval/shell-syntax.js';
 
@@ -772,5 +772,41 @@ export function detectTestRunner(dir: string): Detection {
         ? `${chosen.runner.name} was chosen: ${RANK_WORDS[chosen.rank]} names it, which counts before ${RANK_WORDS[weaker.rank]}`
         : `${chosen.runner.name} was chosen: ${RANK_WORDS[chosen.rank]} names each, and ${chosen.runner.name} comes first in init's order (vitest, jest, pytest, go test, cargo test)`;
   }
+  if (chosen) look.notes.push(...missingProgram(look, chosen.runner));
   return { runner: chosen?.runner ?? null, others, chosenWhy, notes: look.notes, searched: searchedText(look.files) };
+}
+
+/** Whether `program` is an executable file in a folder of `PATH` (a program named with its path: whether it is one). */
+function onPath(program: string): boolean {
+  const runnable = (file: string) => {
+    try {
+      accessSync(file, constants.X_OK);
+      return statSync(file).isFile();
+    } catch {
+      return false; // not there, or not runnable: the next folder is looked in
+    }
+  };
+  if (program.includes('/')) return runnable(program);
+  return (process.env.PATH ?? '').split(path.delimiter).some((dir) => dir !== '' && runnable(path.join(dir, program)));
+}
+
+/**
+ * Notes on what the chosen runner needs and this machine or project lacks: its program not
+ * on PATH (`go`, `cargo`, the Python of `python -m pytest`, with `python3` named when only it
+ * is there), or vitest or jest not installed in the project (`npx --no` will not download it).
+ */
+function missingProgram(look: Look, runner: TestRunner): string[] {
+  const command = runner.verify ?? runner.observe ?? '';
+  if (runner.name === 'vitest' || runner.name === 'jest') {
+    if (!/\bnpx --no (vitest|jest)\b/.test(command) || existsSync(path.join(look.dir, 'node_modules', '.bin', runner.name))) return [];
+    return [`${runner.name} is not installed in this project (no node_modules/.bin/${runner.name}): install the project's dependencies first; npx --no runs only the one installed`];
+  }
+  const program =
+    runner.name === 'pytest' ? (/(?:^|\s)(\S+) -m pytest\b/.exec(command)?.[1] ?? (/(?:^|\s)(pytest|py\.test)\b/.test(command) ? 'pytest' : null))
+    : runner.name === 'go test' ? 'go'
+    : runner.name === 'cargo test' ? 'cargo'
+    : null;
+  if (program === null || onPath(program)) return [];
+  const instead = program === 'python' && onPath('python3') ? ' (python3 is: write python3 -m pytest in observe and verify)' : '';
+  return [`${program} is not on PATH here${instead}: the observer and the verify command cannot run until it is`];
 }

@@ -172,6 +172,26 @@ describe('loopdeck init', () => {
     }
   }, 60_000);
 
+  it.each<[string, Record<string, string>, string, string | null]>([
+    ['go.mod, no go on PATH', { 'go.mod': 'module x\n', 'x_test.go': 'package x\n' }, 'python', 'note: go is not on PATH here: the observer and the verify command cannot run until it is'],
+    ['go.mod, go on PATH', { 'go.mod': 'module x\n', 'x_test.go': 'package x\n' }, 'go', null],
+    ['Cargo.toml, no cargo on PATH', { 'Cargo.toml': '[package]\nname = "x"\n', 'tests/it.rs': '\n' }, 'python', 'note: cargo is not on PATH here: the observer and the verify command cannot run until it is'],
+    ['Python test files, only python3 on PATH', { 'tests/test_a.py': '\n' }, 'python3', 'note: python is not on PATH here (python3 is: write python3 -m pytest in observe and verify): the observer and the verify command cannot run until it is'],
+    ['Python test files, python on PATH', { 'tests/test_a.py': '\n' }, 'python', null],
+    ['a vitest script, vitest not installed', { 'package.json': '{"scripts":{"test":"vitest run"}}' }, 'npx', "note: vitest is not installed in this project (no node_modules/.bin/vitest): install the project's dependencies first; npx --no runs only the one installed"],
+  ])('%s: a program the runner needs that is missing here is named (the built CLI, PATH holding one program)', async (_, files, program, note) => {
+    const dir = project(files);
+    // A PATH of one folder holding one runnable `program` (which does nothing).
+    const bin = mkdtempSync(path.join(os.tmpdir(), 'loopdeck-path-'));
+    dirs.push(bin);
+    writeFileSync(path.join(bin, program), '#!/bin/sh\nexit 0\n');
+    chmodSync(path.join(bin, program), 0o755);
+    const run = await execa(process.execPath, [cli, 'init'], { cwd: dir, reject: false, env: { PATH: bin }, extendEnv: false });
+    expect(run.exitCode, run.stderr).toBe(0);
+    const notes = run.stdout.split('\n').filter((line) => / is not (on PATH|installed)/.test(line));
+    expect(notes).toEqual(note === null ? [] : [note]);
+  }, 30_000);
+
   it('a pytest config whose addopts leave every test run is not overridden', async () => {
     const dir = project({ 'pytest.ini': '[pytest]\naddopts = -ra --strict-markers\n', ...TESTS });
     await init(dir);
