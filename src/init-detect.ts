@@ -385,6 +385,16 @@ function join(...parts: string[]): string {
 
 /** The test script `npm init` writes: it runs no test. */
 const NPM_PLACEHOLDER = /no test specified/;
+
+/**
+ * Whether a script runs no test: one list of commands, each of {@link NO_TEST_PROGRAMS}
+ * (`echo "no js tests" && exit 0`). Such a script is taken for none, as npm's placeholder
+ * is, so the runner is looked for in the project's other files.
+ */
+function runsNothing(script: string): boolean {
+  const list = commandList(script);
+  return typeof list !== 'string' && list.every((command) => NO_TEST_PROGRAMS.has(path.basename(command.words[0]!.value ?? '')));
+}
 /**
  * How a command runs a program of the project's own packages: `npx --no`, which runs the
  * one installed and fails when there is none, where a bare `npx` would download the
@@ -652,12 +662,14 @@ function candidates(look: Look): Candidate[] {
   if (pkg) {
     const scripts = record(pkg.scripts);
     const test = typeof scripts.test === 'string' ? scripts.test : '';
-    if (NPM_PLACEHOLDER.test(test)) look.notes.push(`package.json's test script is npm's placeholder (${JSON.stringify(test)}): it runs no test`);
+    if (scripts.test !== undefined && typeof scripts.test !== 'string') look.notes.push(`package.json's scripts.test is not a string (${JSON.stringify(scripts.test)?.slice(0, 60)}): npm cannot run it, and it was not read`);
+    else if (NPM_PLACEHOLDER.test(test)) look.notes.push(`package.json's test script is npm's placeholder (${JSON.stringify(test)}): it runs no test`);
+    else if (runsNothing(test)) look.notes.push(`package.json's test script (${JSON.stringify(test)}) only prints or exits: it runs no test`);
     else if (test.trim() !== '') found.push({ runner: scriptRunner(look, scripts, test), rank: 3 });
     const deps = { ...record(pkg.dependencies), ...record(pkg.devDependencies) };
     if ('vitest' in deps) found.push({ runner: vitestRunner([], '', 'package.json depends on vitest'), rank: 2 });
     if ('jest' in deps) found.push({ runner: jestRunner([], '', 'package.json depends on jest'), rank: 2 });
-    if (found.length === 0 && test.trim() === '') look.notes.push('package.json names no test runner and has no test script of its own: the runner was looked for in the other files');
+    if (found.length === 0 && scripts.test === undefined) look.notes.push('package.json names no test runner and has no test script of its own: the runner was looked for in the other files');
   }
   const vitestConfig = CONFIG_FILES.vitest.find((name) => has(look, name));
   if (vitestConfig) found.push({ runner: vitestRunner([], '', `${vitestConfig} is there`), rank: 2 });

@@ -192,6 +192,17 @@ describe('loopdeck init', () => {
     expect(notes).toEqual(note === null ? [] : [note]);
   }, 30_000);
 
+  it.each<[string, string, string]>([
+    ['exit 0', '"exit 0"', `package.json's test script ("exit 0") only prints or exits: it runs no test`],
+    ['echo and exit', '"echo \\"no js tests\\" && exit 0"', `package.json's test script ("echo \\"no js tests\\" && exit 0") only prints or exits: it runs no test`],
+    ['a number', '42', "package.json's scripts.test is not a string (42): npm cannot run it, and it was not read"],
+  ])('a test script that runs no test (%s) does not outrank pytest: noted, and pytest chosen', async (_, script, note) => {
+    const dir = project({ 'package.json': `{"scripts":{"test":${script}}}`, 'pyproject.toml': '[tool.pytest.ini_options]\n', 'tests/test_a.py': '\n' });
+    const out = await init(dir);
+    expect(out).toContain(`note: ${note}`);
+    expect(out).toContain('test runner: pytest (pyproject.toml names pytest)');
+  }, 30_000);
+
   it('a pytest config whose addopts leave every test run is not overridden', async () => {
     const dir = project({ 'pytest.ini': '[pytest]\naddopts = -ra --strict-markers\n', ...TESTS });
     await init(dir);
@@ -464,12 +475,11 @@ describe('loopdeck init', () => {
 
     // That npm test passes on such a project (what it would have said as the verify) is run
     // for one script of each reason; for every script with FULL_SWEEP=1.
-    const NPM_TEST_SAMPLE = new Set(['node --test; echo done', 'echo "all good"']);
+    const NPM_TEST_SAMPLE = new Set(['node --test; echo done', 'node --test | tee out.txt']);
     it.each<[string, RegExp]>([
       ['node --test; echo done', /exit status need not be its tests'/],
       ['node --test || true', /exit status need not be its tests'/],
       ['node --test | tee out.txt', /exit status need not be its tests'/],
-      ['echo "all good"', /runs no test and exits 0/],
     ])('test script %j, which passes while a test fails: no verify is written, and the one written fails', async (script, why) => {
       const dir = project({ 'package.json': JSON.stringify({ scripts: { test: script } }), 'test/a.test.js': FAILING_NODE_TEST.replace(/import (\w+) from '(node:\w+)';/g, "const $1 = require('$2');") });
       if (FULL_SWEEP || NPM_TEST_SAMPLE.has(script)) expect((await execa('npm', ['test'], { cwd: dir, reject: false })).exitCode).toBe(0); // what npm test as a verify would have said
@@ -479,6 +489,15 @@ describe('loopdeck init', () => {
       expect(await verifyExit(dir)).not.toBe(0);
       const validate = await validateRun(dir);
       expect(validate.exitCode, validate.stderr).toBe(0);
+    }, 30_000);
+
+    it('test script "echo \"all good\"", which runs no test: taken for none, the test files\' runner is chosen, and its verify fails while a test fails', async () => {
+      const dir = project({ 'package.json': JSON.stringify({ scripts: { test: 'echo "all good"' } }), 'test/a.test.js': FAILING_NODE_TEST.replace(/import (\w+) from '(node:\w+)';/g, "const $1 = require('$2');") });
+      expect((await execa('npm', ['test'], { cwd: dir, reject: false })).exitCode).toBe(0); // what npm test as a verify would have said
+      const out = await init(dir);
+      expect(out).toContain(`note: package.json's test script ("echo \\"all good\\"") only prints or exits: it runs no test`);
+      expect(out).toContain(`test runner: node --test (${path.join('test', 'a.test.js')} is a test file node --test runs by default)`);
+      expect(await verifyExit(dir)).not.toBe(0);
     }, 30_000);
 
     it("what init prints quotes package.json's script sanitized: no control, bidi or invisible character reaches the terminal", async () => {
