@@ -221,13 +221,16 @@ function cannotWrite(file: string, error: unknown): Error {
   if (link && (link.reaches === 'nothing' || link.reaches === 'a loop')) return linkRefusal(file, link);
   const isFolder = link ? link.reaches === 'a folder' : statSync(file, { throwIfNoEntry: false })?.isDirectory() === true;
   if ((code === 'EEXIST' || code === 'EISDIR') && isFolder) {
-    return new Error(`cannot write ${shown}: it is a folder (pass the name of a file that does not exist yet, e.g. ${selfCommand()} init ${shortPath(freeName(file))})`);
+    // A folder named as a file is (`loop.yaml/`): a free name beside it. Another (`init conf`,
+    // `init .`): a free name inside the folder named.
+    const near = /\.ya?ml$/i.test(file) ? file : path.join(file, 'loop.yaml');
+    return new Error(`cannot write ${shown}: it is a folder (pass the name of a file that does not exist yet, e.g. ${selfCommand()} init ${shortPath(freeName(near))})`);
   }
   const linked = link ? ` (a symbolic link to ${targetText(file, link.target)})` : '';
   if (code === 'EEXIST') return new Error(`${shown} exists already${linked}: loopdeck init never overwrites a file (remove it, or pass another name)`);
   if (code === 'ENOENT' || code === 'ENOTDIR') {
     const at = statSync(path.dirname(file), { throwIfNoEntry: false });
-    if (!at) return new Error(`cannot write ${shown}: the folder ${folder} does not exist (create it first, or run loopdeck init inside it)`);
+    if (!at) return new Error(`cannot write ${shown}: the folder ${folder} does not exist (create it first)`);
     if (!at.isDirectory()) return new Error(`cannot write ${shown}: ${folder} is not a folder`);
     return new Error(`cannot write ${shown}: the folder ${folder} takes no new files (${code}: a file system such as /proc or /sys that the kernel fills); write it in your project's folder`);
   }
@@ -242,12 +245,17 @@ function cannotWrite(file: string, error: unknown): Error {
  * `workspace.path` points there (relative to the file's folder), so both agree wherever the
  * file goes. The name is tried before the project is searched, so one that cannot be
  * written fails at once; the file is made once its text is ready.
- * @throws Error naming the file when it exists already, is a symbolic link (to a missing
- *   file: named so, with its target), its folder is missing, it is a folder or the folder
- *   cannot be written
+ * @throws Error naming the file when the name is empty or a folder's (`x.yaml/`), the file
+ *   exists already, is a symbolic link (to a missing file: named so, with its target), its
+ *   folder is missing, it is a folder or the folder cannot be written
  */
 export function writeInitConfig(project: string, name = 'loop.yaml'): InitResult {
+  if (name.trim() === '') throw new Error(`expected the name of the file to write, found ${JSON.stringify(name)} (e.g. ${selfCommand()} init loop.yaml)`);
   const file = path.resolve(project, name);
+  // `x.yaml/` names a folder: never the file `x.yaml` that resolving the name would give.
+  if (/[/\\]$/.test(name) && !statSync(file, { throwIfNoEntry: false })?.isDirectory()) {
+    throw new Error(`cannot write ${shownName(name)}: a name that ends in ${name.at(-1)} is a folder's (pass the file's name without it, e.g. ${selfCommand()} init ${shortPath(name.replace(/[/\\]+$/, '') || 'loop.yaml')})`);
+  }
   // Tried first, and removed again: the file is made only with its text, so an init stopped
   // while it searches (Ctrl+C) leaves no empty loop.yaml for the next one to refuse.
   closeSync(create(file));

@@ -276,19 +276,26 @@ describe('loopdeck init', () => {
     expect(lstatSync(path.join(dir, 'loopdeck.yaml')).isSymbolicLink()).toBe(true);
   }, 30_000);
 
-  it('a file it cannot write: a missing folder, a folder, says which and why, exit 1, no stack', async () => {
+  it('a file it cannot write: a missing folder, a folder, an empty name, says which and why and what would do, exit 1, no stack, nothing written', async () => {
     const dir = project({ 'package.json': '{}' });
     mkdirSync(path.join(dir, 'conf'));
-    for (const [target, said] of [
+    for (const [target, said, ending = ''] of [
       ['sub/loop.yaml', `the folder ${path.join(dir, 'sub')} does not exist`],
       ['/does/not/exist/loop.yaml', 'the folder /does/not/exist does not exist'],
-      ['conf', 'it is a folder'],
+      ['conf', 'it is a folder (pass the name of a file that does not exist yet, e.g. node ', ' init conf/loop.yaml)'],
+      ['.', 'it is a folder (pass the name of a file that does not exist yet, e.g. node ', ' init loop.yaml)'],
+      ['conf/', 'it is a folder (pass the name of a file that does not exist yet, e.g. node ', ' init conf/loop.yaml)'],
+      ['x.yaml/', "cannot write x.yaml/: a name that ends in / is a folder's (pass the file's name without it, e.g. node ", ' init x.yaml)'],
+      ['', 'expected the name of the file to write, found ""'],
     ] as const) {
       const refused = await initRun(dir, target);
       expect(refused.exitCode, refused.stderr).toBe(1);
       expect(refused.stderr).toContain(said);
+      expect(refused.stderr.trimEnd().endsWith(ending), refused.stderr).toBe(true);
       expect(refused.stderr).not.toMatch(/ENOENT|EISDIR|\n\s+at /);
     }
+    expect(existsSync(path.join(dir, 'x.yaml'))).toBe(false);
+    expect(existsSync(path.join(dir, 'loop.yaml'))).toBe(false);
   }, 30_000);
 
   it('the node --test project (the built CLI): init and validate pass, and the observer it writes measures 1 failing, 2 passing', async () => {
