@@ -50,7 +50,7 @@ function useGatesOff() {
  * pattern's progress; in a replay, the event shown. `compact`: one row. A run without the
  * built-in approval gates says so first on the state row. Every row is cut by the console
  * to `width` cells (`Line`), never by Ink; on the title row the goal gives way first, the
- * revision mark and the run id (at most half the row) stay whole.
+ * revision mark and the run id (at most half the row, more where the goal leaves it) stay whole.
  */
 export const Header = React.memo(function Header({ compact = false, width }: { compact?: boolean; width: number }) {
   // Before the fold has a session.start: what the launcher knew (the outline's goal and run id).
@@ -104,8 +104,10 @@ export const Header = React.memo(function Header({ compact = false, width }: { c
     );
   }
   const mark = revision > 0 ? ` [rev ${revision}, ${status}]` : '';
-  const runText = truncateCells(` run ${run === null ? '-' : sanitize(run, { oneLine: true })}`, Math.max(0, Math.floor(width / 2) - cellWidth(mark)));
   const title = 'loopdeck ';
+  // At most half the row when the goal needs the rest; all a short goal leaves when it does not.
+  const runRoom = Math.max(Math.floor(width / 2) - cellWidth(mark), width - cellWidth(title) - cellWidth(goal) - cellWidth(mark));
+  const runText = truncateCells(` run ${run === null ? '-' : sanitize(run, { oneLine: true })}`, Math.max(0, runRoom));
   const left = width - cellWidth(runText);
   return (
     <Box flexDirection="column" height={2} flexShrink={0}>

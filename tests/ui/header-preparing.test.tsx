@@ -36,6 +36,21 @@ describe('header before session.start', () => {
     unmount();
   });
 
+  test.each([
+    // 60 cells: half is 30, and ` run <id>` needs 40.
+    ['a short goal: the run id is whole, past half the row', 'Fix it', /^loopdeck Fix it +run 20261203-011718-e5f0a1b2c3d4e5f6a7b8c9$/],
+    ['a long goal: the goal gives way, the run id keeps half the row', 'Make every failing test in the parser suite pass', /^loopdeck Make every failing t… +run 20261203-011718-e5f0a1b2…$/],
+  ])('%s', (_, objective, row) => {
+    const store = createConsoleStore([], { preparing: { objective, run: '20261203-011718-e5f0a1b2c3d4e5f6a7b8c9' } });
+    const { lastFrame, unmount } = render(
+      <ConsoleProvider store={store} controller={READ_ONLY_CONTROLLER}>
+        <Header width={60} />
+      </ConsoleProvider>,
+    );
+    expect(lastFrame()!.split('\n')[0]).toMatch(row);
+    unmount();
+  });
+
   test('without a seed: "(not started)" and no run id, as before', () => {
     const { lastFrame, unmount } = render(
       <ConsoleProvider store={createConsoleStore()} controller={READ_ONLY_CONTROLLER}>
