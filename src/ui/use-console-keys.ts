@@ -5,7 +5,7 @@ import { useConsole, useConsoleOptions, useConsoleStore, useController, type Con
 import { PRIORITY, useKeypress, type Keypress } from './keypress.js';
 import { raisedPause } from './budget-pause.js';
 import { HeldKeys } from './held-keys.js';
-import { bindingFor, keyLabel, pauseScope, type ConsoleCommand, type Scope } from './keymap.js';
+import { bindingFor, keyLabel, keysText, pauseScope, type ConsoleCommand, type Scope } from './keymap.js';
 import { barReducer, commandDone, commandFailed, noteReducer, pasteReducer, type TextKey } from './reducers/bar.js';
 import { dashboardReducer, globalReducer, isLive, replayReducer } from './reducers/dashboard.js';
 import { overlayReducer } from './reducers/overlay.js';
@@ -64,6 +64,14 @@ export function dashboardScopes(state: PromptInput & PanelInput, layout: Pick<Ke
 }
 
 /** Scopes whose keys answer a question: only a key alone in its read answers (a held key, keys typed ahead or a paste never do). */
+/** Each overlay by name, and the command that closes it, for what a paste under it says. */
+const OVERLAY_CLOSE: Record<'help' | 'event' | 'quit' | 'args', readonly [string, ConsoleCommand]> = {
+  help: ['help', 'close'],
+  event: ['the event', 'close'],
+  args: ['the arguments view', 'close'],
+  quit: ['the quit confirmation', 'quit-no'],
+};
+
 const ANSWER_SCOPES: ReadonlySet<Scope> = new Set(['tool', 'budget-pause', 'stagnation-pause', 'operator-pause', 'pause', 'gate', 'start-gate', 'reload', 'quit']);
 
 /** The scopes a key may resolve in: all of `scopes` for a key alone in its read, else those that answer nothing. */
@@ -188,10 +196,16 @@ export function createCommands(store: ConsoleStore, controller: ConsoleControlle
     return true;
   };
 
-  /** Overlays take every key but Ctrl+C, which still pauses or quits. */
+  /** Overlays take every key but Ctrl+C, which still pauses or quits; a paste is told where it did not go. */
   const overlayKey = (key: Keypress): boolean => {
     const overlay = get().overlay;
     if (!overlay) return false;
+    // A paste has nowhere to go under an overlay: said, never dropped without a word.
+    if (key.source === 'paste') {
+      const [name, close] = OVERLAY_CLOSE[overlay];
+      if (key.input.trim() !== '') get().setNotice({ ok: false, text: `the paste went nowhere: ${name} is open; close it (${keysText(overlay, close)}), then paste again` });
+      return true;
+    }
     const binding = bindingFor(key.name, scopesFor(key, [overlay]));
     // The quit confirmation says yes once armed, as a prompt does: a key typed on after `q`
     // never quits. Ctrl+C (quits in any case when pressed twice) and staying work at once.

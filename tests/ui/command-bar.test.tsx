@@ -441,6 +441,25 @@ describe('history, completion, paste', () => {
     expect(rig.bar()).toBe(null);
   });
 
+  test.each([
+    ['help', '?', 'help', 'esc, ? or q'],
+    ['the arguments view', 'v', 'the arguments view', 'esc or v'],
+    ['the quit confirmation', 'q', 'the quit confirmation', 'n or esc'],
+  ])('a paste under %s goes nowhere and says so; the overlay stays, no bar opens, nothing is answered', async (_, opener, name, keys) => {
+    const rig = await open({ transcript: WAITING });
+    await rig.waitForFrame('Approve tool call shell (t1)');
+    await rig.waitForArmed();
+    await rig.press(opener);
+    await rig.waitFor(() => rig.store.getState().overlay !== null, `${opener} to open the overlay`);
+    const overlay = rig.store.getState().overlay;
+    await rig.press('\u001b[200~goal redirect y\u001b[201~');
+    await rig.waitForFrame(`the paste went nowhere: ${name} is open; close it (${keys}), then paste again`);
+    expect(rig.store.getState().overlay).toBe(overlay);
+    expect(rig.bar()).toBe(null);
+    expect(rig.session.snapshot.pending?.kind).toBe('tool');
+    expect(operatorCalls(rig.controller)).toEqual([]);
+  });
+
   test('a multi-line paste is inserted on one line, not submitted', async () => {
     const rig = await open({ transcript: WAITING });
     await rig.waitForFrame('Approve tool call shell (t1)');
