@@ -219,7 +219,12 @@ export function createKeyDecoder(
         // The rest of a sequence gets `escapeMs` from when the sequence began, however many reads come meanwhile.
         heldTimer ??= setTimeout(() => {
           heldTimer = undefined;
-          decode(splitter.flush());
+          const rest = splitter.flush();
+          // `ESC [` and `ESC O` given up on are Alt+[ and Alt+O: readline would take them for
+          // a sequence's start and finish it with the next key typed, however late.
+          const alt = /^\u001b([[O])$/.exec(rest);
+          if (alt) deliver([{ name: `meta+${alt[1]}`, input: '', source: 'key' }]);
+          else decode(rest);
         }, escapeMs);
       }
     },

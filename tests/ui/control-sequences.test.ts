@@ -98,6 +98,16 @@ describe('a paste whose end marker never comes', () => {
   });
 });
 
+describe('ESC [ or ESC O alone for longer than the escape time', () => {
+  test.each([['\u001b[', 'meta+[:'], ['\u001bO', 'meta+O:']])('%j is Alt+[ / Alt+O, and the keys typed after it are keys, however late', async (start, alt) => {
+    for (const late of [100, 400]) {
+      expect(await keysOverTime([0, start], [late, 'abc'])).toEqual([alt, 'a:a', 'b:b', 'c:c']);
+    }
+    // A sequence finished within the escape time is still the key it makes.
+    expect(await keysOverTime([0, start], [5, 'D'])).toEqual(['left:']);
+  });
+});
+
 describe('a report cut by the network for longer than the escape time', () => {
   test.each(REPORTS)('%s: neither part types anything, and a key after it is a key', async (_name, report) => {
     const half = Math.max(3, report.length >> 1);
