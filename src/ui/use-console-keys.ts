@@ -224,11 +224,17 @@ export function createCommands(store: ConsoleStore, controller: ConsoleControlle
     }
     const binding = bindingFor(key.name, scopesFor(key, dashboardScopes(get(), layout())));
     if (!binding) return false;
-    if (key.source !== 'key' && binding.command === 'quit') return true; // a held or typed-ahead q never quits
+    if (binding.command === 'quit') {
+      // `q` held down after it closed help (its first repeat comes half a second later, like
+      // a press) asks nothing: it waits to see whether it repeats, as an answer does.
+      if (holdBack(key, () => get().overlay === null && get().input === null, dashboardKey)) return true;
+      if (key.source !== 'key') return true; // a held or typed-ahead q never quits
+    }
     if (ANSWER_SCOPES.has(binding.scope)) {
       const armed = get().armed;
       if (holdBack(key, () => get().armed === armed, dashboardKey)) return true;
     }
+
     // Whether the run is live decides what q and Ctrl+C do: on the events recorded so far.
     if (binding.command === 'quit' || binding.command === 'interrupt') controller.catchUp?.();
     const reducer = DASHBOARD_REDUCERS[binding.scope as keyof typeof DASHBOARD_REDUCERS];
