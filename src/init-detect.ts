@@ -185,8 +185,9 @@ function rustTest(file: string): boolean {
  */
 function findTestFiles(look: Look): TestFiles {
   const found: TestFiles = { python: null, node: null, go: null, rust: null, dirs: 0, stopped: false };
-  const front: Array<{ rel: string; depth: number }> = [{ rel: '', depth: 0 }];
-  const back: Array<{ rel: string; depth: number }> = [];
+  // `goOut`: a folder `go test ./...` does not enter (testdata, `_`-named, a nested module's).
+  const front: Array<{ rel: string; depth: number; goOut: boolean }> = [{ rel: '', depth: 0, goOut: false }];
+  const back: Array<{ rel: string; depth: number; goOut: boolean }> = [];
   let rustReads = 0;
   while (front.length > 0 || back.length > 0) {
     if (found.python && found.node && found.go && found.rust) break;
@@ -195,7 +196,7 @@ function findTestFiles(look: Look): TestFiles {
       break;
     }
     const inFront = front.length > 0;
-    const { rel, depth } = inFront ? front.shift()! : back.shift()!;
+    const { rel, depth, goOut: outside } = inFront ? front.shift()! : back.shift()!;
     found.dirs++;
     let entries: Dirent[];
     try {
@@ -205,12 +206,13 @@ function findTestFiles(look: Look): TestFiles {
       continue;
     }
     entries.sort((a, b) => a.name.localeCompare(b.name));
+    const goOut = outside || (depth > 0 && entries.some((entry) => entry.isFile() && entry.name === 'go.mod'));
     for (const entry of entries) {
       if (!entry.isFile()) continue;
       const file = path.join(rel, entry.name);
       if (!found.python && /^test_.*\.py$|^.+_test\.py$/.test(entry.name)) found.python = file;
       if (!found.node && nodeTestFile(file)) found.node = file;
-      if (!found.go && entry.name.endsWith('_test.go')) found.go = file;
+      if (!found.go && !goOut && entry.name.endsWith('_test.go')) found.go = file;
       if (!found.rust && entry.name.endsWith('.rs')) {
         if (rel.split(path.sep).includes('tests')) found.rust = file;
         else if (rustReads < RUST_READS && (rustReads++, rustTest(path.join(look.dir, file)))) found.rust = file;
@@ -219,7 +221,7 @@ function findTestFiles(look: Look): TestFiles {
     if (depth >= TEST_FILE_DEPTH) continue;
     for (const entry of entries) {
       if (!entry.isDirectory() || entry.name.startsWith('.') || SKIPPED_DIRS.has(entry.name)) continue;
-      const next = { rel: path.join(rel, entry.name), depth: depth + 1 };
+      const next = { rel: path.join(rel, entry.name), depth: depth + 1, goOut: goOut || entry.name === 'testdata' || entry.name.startsWith('_') };
       (inFront && (depth > 0 || CONVENTIONAL_DIRS.includes(entry.name)) ? front : back).push(next);
     }
   }

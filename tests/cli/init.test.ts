@@ -203,6 +203,19 @@ describe('loopdeck init', () => {
     expect(out).toContain('test runner: pytest (pyproject.toml names pytest)');
   }, 30_000);
 
+  it.each<[string, Record<string, string>, boolean]>([
+    ['a test file in a package', { 'pkg/a_test.go': 'package a\n' }, true],
+    ['test files only under testdata/', { 'testdata/src/x_test.go': 'package x\n' }, false],
+    ['test files only in a nested module', { 'tools/go.mod': 'module tools\n', 'tools/x_test.go': 'package tools\n', 'tools/sub/y_test.go': 'package sub\n' }, false],
+    ['test files only under a _-named folder', { '_old/x_test.go': 'package old\n' }, false],
+  ])('go.mod with %s: a verify of go test ./... is written only where it runs a test', async (_, files, verified) => {
+    const dir = project({ 'go.mod': 'module x\n', ...files });
+    const out = await init(dir);
+    expect(out).toContain('test runner: go test (go.mod is there)');
+    if (verified) expect(loadPolicy(path.join(dir, 'loop.yaml')).verify[0]!.command).toBe('go test ./...');
+    else expect(out).toMatch(/verify: none: no \*_test\.go file was found \(.*\), and go test passes when no test runs/);
+  }, 30_000);
+
   it('a pytest config whose addopts leave every test run is not overridden', async () => {
     const dir = project({ 'pytest.ini': '[pytest]\naddopts = -ra --strict-markers\n', ...TESTS });
     await init(dir);
