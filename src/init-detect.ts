@@ -513,7 +513,8 @@ function afterSteps(runner: TestRunner, steps: string[], said: string): TestRunn
  * script's own arguments (watch flags dropped, the reporter loopdeck reads added to the
  * observer); `npm run <other>` is followed; the commands before the runner in an `&&` list
  * (`tsc && vitest run`) and npm's `pretest` script run before it in the observer and the
- * verify; `cross-env A=1` and `env A=1` are read as assignments. Anything else is verified
+ * verify; checks after it (`jest && eslint .`) are left out of the observer, and `npm test`
+ * verifies; `cross-env A=1` and `env A=1` are read as assignments. Anything else is verified
  * by `npm test`.
  */
 function scriptRunner(look: Look, scripts: Record<string, unknown>, script: string, name = 'test', hops = 0): TestRunner {
@@ -530,15 +531,27 @@ function scriptRunner(look: Look, scripts: Record<string, unknown>, script: stri
   }
   // Commands after the runner that run no test (`jest && echo ok`) change nothing measured or verified.
   while (NO_TEST_PROGRAMS.has(path.basename(list.at(-1)!.words[0]!.value ?? ''))) list.pop();
-  const steps = list.slice(0, -1).map((command) => outsideNpm(look, command));
+  // The runner is the last command that names one: checks after it (`jest && eslint .`) are
+  // left out of the observer, and the verify is the whole script (`npm test`).
+  let at = list.length - 1;
+  let runner = commandRunner(look, scripts, withoutEnvSetter(list[at]!), script, shown, hops);
+  for (let i = at - 1; runner.observe === null && i >= 0; i--) {
+    const earlier = commandRunner(look, scripts, withoutEnvSetter(list[i]!), script, shown, hops);
+    if (earlier.observe === null) continue;
+    const after = list.slice(i + 1).map((command) => join(command.prefix, ...command.words.map((word) => word.raw))).join(' && ');
+    runner = { ...earlier, because: `${earlier.because}, then ${after}` };
+    at = i;
+  }
+  // The checks after the runner are verified as the project runs them: by npm test (which runs pretest too).
+  const whole = (r: TestRunner): TestRunner => (at < list.length - 1 && r.verify !== null ? { ...r, verify: 'npm test' } : r);
+  const steps = list.slice(0, at).map((command) => outsideNpm(look, command));
   const said: string[] = [];
   if (hops === 0 && typeof scripts.pretest === 'string' && scripts.pretest.trim() !== '') {
     steps.unshift('npm run pretest');
     said.push("npm's pretest script");
   }
-  if (list.length > 1) said.push(list.slice(0, -1).map((command) => join(command.prefix, ...command.words.map((word) => word.raw))).join(' && '));
-  const runner = commandRunner(look, scripts, withoutEnvSetter(list.at(-1)!), script, shown, hops);
-  return afterSteps(runner, steps, said.join(' and '));
+  if (at > 0) said.push(list.slice(0, at).map((command) => join(command.prefix, ...command.words.map((word) => word.raw))).join(' && '));
+  return whole(afterSteps(runner, steps, said.join(' and ')));
 }
 
 /** The runner of the last command of a test script (`command`; `script`, the whole script, as the user wrote it). */

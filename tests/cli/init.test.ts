@@ -431,18 +431,23 @@ describe('loopdeck init', () => {
       ['npm run build && npm run test:unit', {}, 'npm run build && npx --no vitest run -c unit.ts --reporter=json', 'npm run build && npx --no vitest run -c unit.ts'],
       ['rm -rf dist && tsc -p . && node --test dist/', {}, 'rm -rf dist && npx --no tsc -p . && node --test --test-reporter=tap dist/', 'rm -rf dist && npx --no tsc -p . && node --test dist/'],
       ['vitest run', { pretest: 'tsc' }, 'npm run pretest && npx --no vitest run --reporter=json', 'npm run pretest && npx --no vitest run'],
-      ['cross-env CI=1 npm run test:unit', {}, 'CI=1 npm run test:unit', 'npm test'],
+      // No observer ('') where the runner is known only when npm runs it.
+      ['cross-env CI=1 npm run test:unit', {}, '', 'npm test'],
       ['pnpm vitest run', {}, 'npx --no vitest run --reporter=json', 'npx --no vitest run'],
       // npm appends what follows `--` to the script it runs.
       ['npm run test:unit -- --reporter=verbose src/', {}, 'npx --no vitest run -c unit.ts src/ --reporter=json', 'npx --no vitest run -c unit.ts --reporter=verbose src/'],
       ['npm run test:unit', { 'pretest:unit': 'tsc' }, 'npm run pretest:unit && npx --no vitest run -c unit.ts --reporter=json', 'npm run pretest:unit && npx --no vitest run -c unit.ts'],
+      // Checks after the runner: measured without them, verified as the project runs them.
+      ['jest && eslint .', {}, 'npx --no jest --json', 'npm test'],
+      ['tsc && vitest run && npm run lint', { lint: 'eslint .' }, 'npx --no tsc && npx --no vitest run --reporter=json', 'npm test'],
+      ['npm run test:unit && prettier --check .', {}, 'npx --no vitest run -c unit.ts --reporter=json', 'npm test'],
     ])('test script %j (and %j): the steps before the runner and the variables set run in the observer and the verify', async (script, more, observer, verify) => {
       const dir = project({ 'package.json': JSON.stringify({ scripts: { test: script, 'test:unit': 'vitest -c unit.ts', build: 'tsc', ...more }, devDependencies: { typescript: '^5' } }) });
       const out = await init(dir);
       expect(out).toContain(`verify: ${verify}\n`);
       const policy = loadPolicy(path.join(dir, 'loop.yaml'));
       expect(policy.verify[0]!.command).toBe(verify);
-      if (verify === 'npm test') expect(policy.observe).toEqual([]);
+      if (observer === '') expect(policy.observe).toEqual([]);
       else expect(policy.observe[0]!.command).toBe(observer);
       const validate = await validateRun(dir);
       expect(validate.exitCode, validate.stderr).toBe(0);
