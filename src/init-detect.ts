@@ -4,8 +4,10 @@
  * files `node --test` runs by default), which one it chooses and why, and whether a verify
  * command for it would fail when no test runs (one that passes on nothing is never written).
  */
-import { accessSync, closeSync, constants, existsSync, fstatSync, openSync, readdirSync, readFileSync, statSync, type Dirent } from 'node:fs';
+import { closeSync, constants, existsSync, fstatSync, openSync, readdirSync, readFileSync, statSync, type Dirent } from 'node:fs';
 import path from 'node:path';
+import { findProgram } from './engine/program-path.js';
+import { shellQuote } from './text/shell-quote.js';
 import { literalWord, nodeType, parseShell, type ShBinaryCmd, type ShCallExpr, type ShStmt, type Source } from './engine/approval/shell-syntax.js';
 
 /** A test runner found in a project, and how loopdeck measures and verifies with it. */
@@ -542,8 +544,6 @@ function scriptRunner(look: Look, scripts: Record<string, unknown>, script: stri
     runner = { ...earlier, because: `${earlier.because}, then ${after}` };
     at = i;
   }
-  // The checks after the runner are verified as the project runs them: by npm test (which runs pretest too).
-  const whole = (r: TestRunner): TestRunner => (at < list.length - 1 && r.verify !== null ? { ...r, verify: 'npm test' } : r);
   const steps = list.slice(0, at).map((command) => outsideNpm(look, command));
   const said: string[] = [];
   if (hops === 0 && typeof scripts.pretest === 'string' && scripts.pretest.trim() !== '') {
@@ -551,7 +551,9 @@ function scriptRunner(look: Look, scripts: Record<string, unknown>, script: stri
     said.push("npm's pretest script");
   }
   if (at > 0) said.push(list.slice(0, at).map((command) => join(command.prefix, ...command.words.map((word) => word.raw))).join(' && '));
-  return whole(afterSteps(runner, steps, said.join(' and ')));
+  const measured = afterSteps(runner, steps, said.join(' and '));
+  // Checks after the runner are verified as the project runs them: by npm test (which runs pretest too).
+  return at < list.length - 1 && measured.verify !== null ? { ...measured, verify: 'npm test' } : measured;
 }
 
 /** The runner of the last command of a test script (`command`; `script`, the whole script, as the user wrote it). */
@@ -766,10 +768,6 @@ function withAddopts(runner: TestRunner, ini: { file: string; words: string[] })
   return { ...runner, observe: runner.observe.replace(' --junitxml=', ` ${override} --junitxml=`) };
 }
 
-/** `text` as one shell word: as it is when it needs no quotes, else in single quotes. */
-function shellQuote(text: string): string {
-  return /^[\w@%+=:,./-]+$/.test(text) ? text : `'${text.replaceAll("'", "'\\''")}'`;
-}
 
 /** The runners in init's order, for those found on evidence of one strength. */
 const ORDER = ['vitest', 'jest', 'pytest', 'go test', 'cargo test'];
@@ -803,19 +801,6 @@ export function detectTestRunner(dir: string): Detection {
   return { runner: chosen?.runner ?? null, others, chosenWhy, notes: look.notes, searched: searchedText(look.files) };
 }
 
-/** Whether `program` is an executable file in a folder of `PATH` (a program named with its path: whether it is one). */
-function onPath(program: string): boolean {
-  const runnable = (file: string) => {
-    try {
-      accessSync(file, constants.X_OK);
-      return statSync(file).isFile();
-    } catch {
-      return false; // not there, or not runnable: the next folder is looked in
-    }
-  };
-  if (program.includes('/')) return runnable(program);
-  return (process.env.PATH ?? '').split(path.delimiter).some((dir) => dir !== '' && runnable(path.join(dir, program)));
-}
 
 /**
  * Notes on what the chosen runner needs and this machine or project lacks: its program not
@@ -833,7 +818,7 @@ function missingProgram(look: Look, runner: TestRunner): string[] {
     : runner.name === 'go test' ? 'go'
     : runner.name === 'cargo test' ? 'cargo'
     : null;
-  if (program === null || onPath(program)) return [];
-  const instead = program === 'python' && onPath('python3') ? ' (python3 is: write python3 -m pytest in observe and verify)' : '';
+  if (program === null || findProgram(program, look.dir) !== null) return [];
+  const instead = program === 'python' && findProgram('python3', look.dir) !== null ? ' (python3 is: write python3 -m pytest in observe and verify)' : '';
   return [`${program} is not on PATH here${instead}: the observer and the verify command cannot run until it is`];
 }

@@ -1,5 +1,6 @@
 import { accessSync, constants, statSync } from 'node:fs';
 import path from 'node:path';
+import { findProgram } from './program-path.js';
 import { HOOK_TOPICS } from './hooks.js';
 import { ConfigError, ConfigErrors } from './errors.js';
 import { envValue } from './secrets.js';
@@ -782,7 +783,7 @@ export function programWord(command: string): string {
  */
 export function resolveProgram(command: string, baseDir: string): string | null {
   const first = firstProgram(command);
-  return first.kind === 'program' ? resolveWord(first.word, baseDir) : null;
+  return first.kind === 'program' ? findProgram(first.word, baseDir) : null;
 }
 
 /**
@@ -793,24 +794,10 @@ export function resolveProgram(command: string, baseDir: string): string | null 
  */
 function programProblem(command: string, baseDir: string): string | null {
   const first = firstProgram(command);
-  if (first.kind !== 'program' || resolveWord(first.word, baseDir) !== null) return null;
+  if (first.kind !== 'program' || findProgram(first.word, baseDir) !== null) return null;
   return `expected an executable program or a shell built-in (the command runs through sh -c), found none for ${describeValue(first.word)}`;
 }
 
-function resolveWord(program: string, baseDir: string): string | null {
-  const candidates = program.includes('/')
-    ? [path.resolve(baseDir, program)]
-    : (process.env.PATH ?? '').split(path.delimiter).filter(Boolean).map((dir) => path.join(dir, program));
-  for (const candidate of candidates) {
-    try {
-      accessSync(candidate, constants.X_OK);
-      if (statSync(candidate).isFile()) return candidate;
-    } catch {
-      // not this one: try the next candidate
-    }
-  }
-  return null;
-}
 
 /**
  * Why `file` (relative to `baseDir`) is not a readable regular file, or `undefined` when it is.

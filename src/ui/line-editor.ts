@@ -55,8 +55,9 @@ export function insert(state: LineState, input: string): LineState & { cut?: num
   const chars = graphemes(state.text);
   const room = Math.max(0, MAX_LINE_CHARS - chars.length);
   // A cluster is seldom more than a few code units: only the start of a long paste is split.
-  const pasted = graphemes(cleaned.length > (room + 1) * 32 ? cleaned.slice(0, (room + 1) * 32) : cleaned);
-  const fits = pasted.length <= room && pasted.join('').length === cleaned.length;
+  const sliced = cleaned.length > (room + 1) * 32;
+  const pasted = graphemes(sliced ? cleaned.slice(0, (room + 1) * 32) : cleaned);
+  const fits = !sliced && pasted.length <= room;
   const text = fits ? cleaned : pasted.slice(0, room).join('');
   const cut = fits ? 0 : graphemes(cleaned).length - Math.min(room, pasted.length);
   if (!text) return cut > 0 ? { ...state, cut } : state;
