@@ -204,13 +204,19 @@ function keyPositionOf(doc: Document, lines: LineCounter, keys: Keys): string | 
   return found && key?.range ? at(lines, key.range[0]) : positionOf(doc, lines, keys);
 }
 
-/** The YAML path of the deepest key or item whose source range holds `offset`. */
-function pathAtOffset(doc: Document, offset: number): PropertyKey[] {
+/**
+ * The YAML path of the deepest key or item whose source range holds `offset`. Given the
+ * `source`, a key written across a line break is not taken: YAML takes such a key only as a
+ * syntax error, where the parser made it of the broken text (`objective: fix it` with a more
+ * indented `x: bad` under it reads as the key `fix it x`), and it names nothing the file meant.
+ */
+function pathAtOffset(doc: Document, offset: number, source?: string): PropertyKey[] {
   const inside = (node: unknown) => isNode(node) && !!node.range && node.range[0] <= offset && offset < node.range[2];
   const walk = (node: unknown, keys: PropertyKey[]): PropertyKey[] => {
     if (isMap(node)) {
       const holds = (pair: Pair): boolean => {
         if (scalarKey(pair.key) === undefined || !isNode(pair.key) || !pair.key.range) return false;
+        if (source !== undefined && source.slice(pair.key.range[0], pair.key.range[1]).includes('\n')) return false;
         // A tag or anchor sits between the key and the start of its value's range.
         const end = isNode(pair.value) && pair.value.range ? pair.value.range[2] : pair.key.range[2];
         return inside(pair.value) || (pair.key.range[0] <= offset && offset < end);
@@ -546,7 +552,7 @@ function describeYamlProblem(doc: Document, lines: LineCounter, source: string, 
       break;
     }
     default:
-      message = `invalid YAML: ${first}`;
+      return new ConfigError(file, dottedPath(pathAtOffset(doc, offset, source)), `invalid YAML: ${first}`, at(lines, offset));
   }
   return new ConfigError(file, dottedPath(keys), message, at(lines, offset));
 }

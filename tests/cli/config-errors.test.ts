@@ -198,6 +198,17 @@ describe('loopdeck validate', () => {
     );
   });
 
+  it.each([
+    ['a value continued by a more indented key', 'goal:\n  objective: fix it\n    x: bad\n', '2:14: goal.objective: invalid YAML: Nested mappings are not allowed in compact mappings'],
+    ['a list item continued by a more indented key', 'goal:\n  objective: fix it\n  success_criteria:\n    - all pass\n      when: done\n', '4:7: goal.success_criteria[0]: invalid YAML: Implicit keys need to be on a single line'],
+    ['a key written over two lines', 'goal:\n  objective: fix it\n  success\n  criteria: [a]\n', '3:3: goal: invalid YAML: Implicit keys need to be on a single line'],
+  ])('a syntax error names the keys the file wrote, never a key the parser made of the broken lines: %s', async (_kind, content, error) => {
+    writeFileSync(path.join(cwd, 'loop.yaml'), content);
+    const result = await loopdeckInProcess(['validate'], { cwd });
+    expect(result.exitCode).toBe(1);
+    expect(result.stderr.split('\n')[1]).toBe(`loop.yaml:${error}`);
+  });
+
   it('lists every error of a file at once', async () => {
     writeFileSync(path.join(cwd, 'loop.yaml'), `${BASE}laps:\n  enabled: yes\nrepetiton:\n  window: 4\n`);
     const result = await loopdeckInProcess(['validate'], { cwd });
