@@ -561,18 +561,22 @@ function commandRunner(look: Look, scripts: Record<string, unknown>, command: Sc
   const { prefix } = command;
   let words = command.words;
   const value = (i: number) => words[i]?.value ?? null;
-  const runs = value(0) === 'npm' ? ['run', 'run-script'] : value(0) === 'yarn' || value(0) === 'pnpm' ? ['run'] : [];
-  if (runs.includes(value(1) ?? '')) {
-    const target = value(2);
-    const rest = words.slice(3).filter((word) => word.value !== '-s' && word.value !== '--silent');
+  const tool = value(0);
+  const runs = tool === 'npm' ? ['run', 'run-script'] : tool === 'yarn' || tool === 'pnpm' ? ['run'] : [];
+  // `yarn test:unit`, `pnpm test:unit`: yarn and pnpm run a script by its name alone, before a program of that name (pnpm's own commands excepted).
+  const byName = (tool === 'yarn' || (tool === 'pnpm' && !PNPM_COMMANDS.has(value(1) ?? ''))) && typeof scripts[value(1) ?? ''] === 'string';
+  if (runs.includes(value(1) ?? '') || byName) {
+    const at = byName ? 1 : 2;
+    const target = value(at);
+    const rest = words.slice(at + 1).filter((word) => word.value !== '-s' && word.value !== '--silent');
     const other = target === null ? undefined : scripts[target];
-    // `npm run x -- --reporter=verbose`: the words after `--` are appended to script x, as npm appends them.
-    const passed = rest[0]?.value === '--' ? rest.slice(1) : rest.length === 0 ? [] : null;
+    // The words after the script's name are appended to it: after `--` for npm (`npm run x -- --reporter=verbose`), all of them for yarn and pnpm.
+    const passed = rest[0]?.value === '--' ? rest.slice(1) : rest.length === 0 || tool !== 'npm' ? rest : null;
     if (typeof other === 'string' && passed !== null && prefix === '' && hops < SCRIPT_HOPS) {
       // npm runs `pre<script>` before `<script>` (pnpm and yarn 2+ do not; npm's is the safer reading: it may build).
       const pre = `pre${target}`;
       const runner = scriptRunner(look, scripts, [other, ...passed.map((word) => word.raw)].join(' '), target!, hops + 1);
-      return value(0) === 'npm' && typeof scripts[pre] === 'string' ? afterSteps(runner, [`npm run ${pre}`], `npm's ${pre} script`) : runner;
+      return tool === 'npm' && typeof scripts[pre] === 'string' ? afterSteps(runner, [`npm run ${pre}`], `npm's ${pre} script`) : runner;
     }
   }
   for (const [finder, count] of Object.entries(FINDERS)) {

@@ -411,6 +411,11 @@ describe('loopdeck init', () => {
       ['cargo test --workspace', '{ cargo test --workspace --no-fail-fast 2>&1; echo "exit $?"; }', 'cargo test --workspace'],
       ['cargo test -- --nocapture', '{ cargo test --no-fail-fast -- --nocapture 2>&1; echo "exit $?"; }', 'cargo test -- --nocapture'],
       ['npm run test:unit', 'npx --no vitest run -c unit.ts --reporter=json', 'npx --no vitest run -c unit.ts'],
+      // yarn and pnpm run a script by its name alone, and append every word after it.
+      ['yarn test:unit', 'npx --no vitest run -c unit.ts --reporter=json', 'npx --no vitest run -c unit.ts'],
+      ['pnpm test:unit src/', 'npx --no vitest run -c unit.ts src/ --reporter=json', 'npx --no vitest run -c unit.ts src/'],
+      ['pnpm run test:unit --reporter=verbose src/', 'npx --no vitest run -c unit.ts src/ --reporter=json', 'npx --no vitest run -c unit.ts --reporter=verbose src/'],
+      ['yarn run test:unit -- src/', 'npx --no vitest run -c unit.ts src/ --reporter=json', 'npx --no vitest run -c unit.ts src/'],
     ])('test script %j: observer and verify keep its arguments', async (script, observer, verify) => {
       const dir = project({ 'package.json': JSON.stringify({ scripts: { test: script, 'test:unit': 'vitest -c unit.ts' } }), 'x_test.go': '\n', 'tests/it.rs': '\n' });
       const out = await init(dir);
