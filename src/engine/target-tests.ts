@@ -14,7 +14,8 @@
  * Adding tests moves none of them (new tests are listed as untracked). Deleting or
  * skipping a target test cannot lower `failing`, and marks the `failing` and `total`
  * signals as regressed; a passing target test that fails marks `failing` regressed.
- * Progress is a target test going from not passing to passing.
+ * Progress is a target test going from not passing to passing. A target that was a test
+ * file failing to load (`load_error`) stands for the tests of that file once it loads.
  *
  * The set lives in the evaluator state, which the fold rebuilds from the
  * `checkpoint.recorded` events ({@link advanceTargets}), so resume and replay keep it, and
@@ -38,6 +39,11 @@ export interface TargetState {
   frozen_at: number;
   /** `[name, status]` for every target test, sorted by name. */
   last: Array<[string, TargetTestStatus]>;
+  /**
+   * Targets that were a test file or module failing to load when the set was frozen
+   * (`load_error` on its `TestOutcome`): once it loads, the tests read from it stand in for it.
+   */
+  load_errors?: string[];
 }
 
 /** What a test that ran or was skipped is now; a name that appears several times is failing if any instance fails. */
@@ -46,27 +52,78 @@ type SeenStatus = Exclude<TargetTestStatus, 'gone'>;
 const RANK: Record<SeenStatus, number> = { skipped: 0, passing: 1, failing: 2 };
 
 /**
- * The status by name of the tests one observer reported at this checkpoint, or `null` when
- * it gave no report (its `<observer>.failing` metric is missing): then nothing can be said
- * about its tests, and none of them is gone.
+ * What one observer reported at a checkpoint: the status of each test by name, and the
+ * status of the tests read from each file or module (its `in`, else the classname in its
+ * name, and every dotted or slashed prefix of that: `tests.test_x` holds
+ * `tests.test_x.TestA`), failing if any of them fails.
  */
-function seenBy(input: Observed, observer: string): Map<string, SeenStatus> | null {
+interface Seen {
+  byName: Map<string, SeenStatus>;
+  byFile: Map<string, { status: SeenStatus; names: string[] }>;
+}
+
+/**
+ * What one observer reported at this checkpoint, or `null` when it gave no report (its
+ * `<observer>.failing` metric is missing): then nothing can be said about its tests, and
+ * none of them is gone.
+ */
+function seenBy(input: Observed, observer: string): Seen | null {
   const measured = input.observed[`${observer}.failing`];
   if (typeof measured !== 'number' || !Number.isFinite(measured)) return null;
-  const seen = new Map<string, SeenStatus>();
+  const byName = new Map<string, SeenStatus>();
+  const byFile = new Map<string, { status: SeenStatus; names: string[] }>();
   const note = (name: string, status: SeenStatus) => {
-    const had = seen.get(name);
-    if (had === undefined || RANK[status] > RANK[had]) seen.set(name, status);
+    const had = byName.get(name);
+    if (had === undefined || RANK[status] > RANK[had]) byName.set(name, status);
   };
-  for (const test of input.tests ?? []) if (test.observer === observer) note(test.name, test.ok ? 'passing' : 'failing');
+  for (const test of input.tests ?? []) {
+    if (test.observer !== observer) continue;
+    const status = test.ok ? 'passing' : 'failing';
+    note(test.name, status);
+    const where = test.load_error ? undefined : (test.in ?? classnameOf(test.name));
+    if (where === undefined) continue;
+    for (const file of containers(where)) {
+      const had = byFile.get(file);
+      if (had === undefined) byFile.set(file, { status, names: [test.name] });
+      else {
+        had.names.push(test.name);
+        if (RANK[status] > RANK[had.status]) had.status = status;
+      }
+    }
+  }
   for (const test of input.skipped_tests ?? []) if (test.observer === observer) note(test.name, 'skipped');
-  return seen;
+  return { byName, byFile };
+}
+
+/** The classname of a JUnit test's name (`<classname> > <name>`, as the JUnit reader names it), if it has one. */
+function classnameOf(name: string): string | undefined {
+  const at = name.indexOf(' > ');
+  return at > 0 ? name.slice(0, at) : undefined;
+}
+
+/** `a.b/c` and the files or modules holding it: `a`, `a.b`, `a.b/c`. */
+function containers(where: string): string[] {
+  const found: string[] = [];
+  for (let i = 1; i < where.length; i++) if (where[i] === '.' || where[i] === '/') found.push(where.slice(0, i));
+  found.push(where);
+  return found;
+}
+
+/**
+ * The status of the target `name` now: as reported by its name; a target that was a file
+ * failing to load, and is not reported by name now, takes the status of the tests read
+ * from it now (none: gone).
+ */
+function statusNow(state: Pick<TargetState, 'load_errors'>, seen: Seen, name: string): TargetTestStatus {
+  const byName = seen.byName.get(name);
+  if (byName !== undefined) return byName;
+  return (state.load_errors?.includes(name) ? seen.byFile.get(name)?.status : undefined) ?? 'gone';
 }
 
 const ran = (status: TargetTestStatus) => status === 'passing' || status === 'failing';
 
 /** The record of an observer's set compared with its last measured statuses. */
-function compareSet(state: TargetState, seen: Map<string, SeenStatus> | null): TargetTestsRecord {
+function compareSet(state: TargetState, seen: Seen | null): TargetTestsRecord {
   const base = { observer: state.observer, frozen_at: state.frozen_at };
   if (seen === null) {
     return { ...base, measured: false, failing: null, passing: null, total: null, fixed: [], broken: [], lost: [], untracked: { count: 0, names: [] } };
@@ -75,7 +132,7 @@ function compareSet(state: TargetState, seen: Map<string, SeenStatus> | null): T
   let passing = 0;
   let total = 0;
   for (const [name, was] of state.last) {
-    const now: TargetTestStatus = seen.get(name) ?? 'gone';
+    const now = statusNow(state, seen, name);
     if (now === 'passing') passing += 1;
     if (ran(now)) total += 1;
     if (was !== 'passing' && now === 'passing') flips.fixed.push(name);
@@ -85,17 +142,18 @@ function compareSet(state: TargetState, seen: Map<string, SeenStatus> | null): T
   return { ...base, measured: true, failing: state.last.length - passing, passing, total, ...flips, untracked: untracked(seen, state) };
 }
 
-/** Tests that ran and are not targets: a count and the first names, sorted. */
-function untracked(seen: Map<string, SeenStatus>, state: TargetState): TargetTestsRecord['untracked'] {
+/** Tests that ran and are not targets (nor stand in for a target file that loads now): a count and the first names, sorted. */
+function untracked(seen: Seen, state: TargetState): TargetTestsRecord['untracked'] {
   const targets = new Set(state.last.map(([name]) => name));
-  const names = [...seen].filter(([name, status]) => ran(status) && !targets.has(name)).map(([name]) => name).sort();
+  for (const file of state.load_errors ?? []) if (!seen.byName.has(file)) for (const name of seen.byFile.get(file)?.names ?? []) targets.add(name);
+  const names = [...seen.byName].filter(([name, status]) => ran(status) && !targets.has(name)).map(([name]) => name).sort();
   return { count: names.length, names: names.slice(0, UNTRACKED_NAMES_SHOWN) };
 }
 
 /** Freezes an observer's set from what it reported now; `null` when no test of it ran. */
-function freeze(observer: string, seen: Map<string, SeenStatus>, index: number): TargetTestsRecord | null {
-  const failing = [...seen].filter(([, s]) => s === 'failing').map(([n]) => n).sort();
-  const passing = [...seen].filter(([, s]) => s === 'passing').map(([n]) => n).sort();
+function freeze(observer: string, seen: Seen, index: number): TargetTestsRecord | null {
+  const failing = [...seen.byName].filter(([, s]) => s === 'failing').map(([n]) => n).sort();
+  const passing = [...seen.byName].filter(([, s]) => s === 'passing').map(([n]) => n).sort();
   if (failing.length + passing.length === 0) return null;
   return {
     observer,
@@ -146,18 +204,21 @@ export function advanceTargets(previous: readonly TargetState[], record: Observe
   const next = previous.map((state) => {
     const entry = byObserver.get(state.observer);
     const seen = entry?.measured ? seenBy(input, state.observer) : null;
-    return seen ? { ...state, last: statusesOf(state.last.map(([name]) => name), seen) } : state;
+    return seen ? { ...state, last: statusesOf(state, state.last.map(([name]) => name), seen) } : state;
   });
   for (const entry of record.target_tests ?? []) {
     if (!entry.frozen || previous.some((s) => s.observer === entry.observer)) continue;
     const names = [...entry.frozen.failing, ...entry.frozen.passing];
-    next.push({ observer: entry.observer, frozen_at: entry.frozen_at, last: statusesOf(names, seenBy(input, entry.observer) ?? new Map()) });
+    const loadErrors = new Set((record.tests ?? []).filter((t) => t.observer === entry.observer && t.load_error === true).map((t) => t.name));
+    const load_errors = entry.frozen.failing.filter((name) => loadErrors.has(name));
+    const state = { observer: entry.observer, frozen_at: entry.frozen_at, ...(load_errors.length > 0 ? { load_errors } : {}) };
+    next.push({ ...state, last: statusesOf(state, names, seenBy(input, entry.observer) ?? { byName: new Map(), byFile: new Map() }) });
   }
   return next;
 }
 
-function statusesOf(names: readonly string[], seen: Map<string, SeenStatus>): Array<[string, TargetTestStatus]> {
-  return [...new Set(names)].sort().map((name) => [name, seen.get(name) ?? 'gone']);
+function statusesOf(state: Pick<TargetState, 'load_errors'>, names: readonly string[], seen: Seen): Array<[string, TargetTestStatus]> {
+  return [...new Set(names)].sort().map((name) => [name, statusNow(state, seen, name)]);
 }
 
 /** How a signal reads over the frozen sets: its value, and whether a target was lost or broken under it. */
@@ -197,7 +258,7 @@ export function targetVerdicts(targets: readonly TargetState[], input: Observed,
       if (seen === null) return { ...base, passing: null, not_passing: [], not_passing_count: 0, unmeasured: failures[state.observer] ?? 'the observer gave no report' };
       const notPassing: TargetVerdict['not_passing'] = [];
       for (const [name] of state.last) {
-        const now = seen.get(name) ?? 'gone';
+        const now = statusNow(state, seen, name);
         if (now !== 'passing') notPassing.push({ name, now });
       }
       return { ...base, passing: state.last.length - notPassing.length, not_passing: notPassing.slice(0, NOT_PASSING_SHOWN), not_passing_count: notPassing.length };

@@ -64,7 +64,7 @@ const NODE_TESTS = [
 ];
 
 /** Outcomes as `observe` gives them: each with the name of the observer that reported it. */
-const stamped = (tests: Array<{ name: string; ok: boolean }>, observer = 'tests') => tests.map((t) => ({ ...t, observer }));
+const stamped = (tests: Array<{ name: string; ok: boolean; in?: string }>, observer = 'tests') => tests.map((t) => ({ ...t, observer }));
 
 function spec(overrides: Partial<ObserverSpec> & Pick<ObserverSpec, 'command' | 'parser'>): ObserverSpec {
   return { name: 'tests', timeout: 60, ...overrides };
@@ -211,6 +211,19 @@ E       assert 2 == 3</failure>
     });
   });
 
+  it("reads pytest's entry for a module it could not collect as a load error, not a test", () => {
+    // As pytest 9 writes it for `import missing_mod` in tests/test_x.py (the session stops there).
+    const xml =
+      '<?xml version="1.0" encoding="utf-8"?><testsuites name="pytest tests"><testsuite name="pytest" errors="1" failures="0" skipped="0" tests="1">' +
+      '<testcase classname="" name="tests.test_x" time="0.000"><error message="collection failure">ImportError while importing test module \'tests/test_x.py\'.\nE   ModuleNotFoundError: No module named \'missing_mod\'</error></testcase>' +
+      '<testcase classname="" name="setup_only" time="0.000"><error message="failed on setup">fixture raised</error></testcase>' +
+      '</testsuite></testsuites>';
+    expect(parseJunit(xml)?.tests).toEqual([
+      { name: 'tests.test_x', ok: false, load_error: true },
+      { name: 'setup_only', ok: false },
+    ]);
+  });
+
   it('reads nested suites and names without a classname', () => {
     const xml = `<testsuite name="root"><testcase name="a"/><testsuite name="child"><testcase name="b &amp; c"><failure/></testcase></testsuite></testsuite>`;
     expect(parseJunit(xml)).toEqual({
@@ -251,9 +264,9 @@ test.todo('later');
     expect(plain(observation)).toEqual({
       metrics: { 'tests.failing': 1, 'tests.passing': 2, 'tests.total': 3 },
       tests: stamped([
-        { name: 'math adds numbers', ok: true },
-        { name: 'math handles error input', ok: true },
-        { name: 'rounds halves up', ok: false },
+        { name: 'math adds numbers', ok: true, in: path.join(dir, 'math.test.js') },
+        { name: 'math handles error input', ok: true, in: path.join(dir, 'math.test.js') },
+        { name: 'rounds halves up', ok: false, in: path.join(dir, 'math.test.js') },
       ]),
       skipped: [
         { name: 'skipped', observer: 'tests' },
@@ -268,7 +281,8 @@ test.todo('later');
     const command = `${VITEST_BIN} run --reporter=json --outputFile=out/vitest.json`;
     const observation = await observe([spec({ command, parser: 'vitest-json', report_file: 'out/vitest.json' })], dir);
     expect(observation.metrics).toEqual({ 'tests.failing': 2, 'tests.passing': 2, 'tests.total': 4 });
-    expect(observation.tests).toContainEqual({ name: path.join(dir, 'broken.test.js'), ok: false, observer: 'tests' });
+    expect(observation.tests).toContainEqual({ name: path.join(dir, 'broken.test.js'), ok: false, load_error: true, observer: 'tests' });
+    expect(observation.tests).toContainEqual({ name: 'math adds numbers', ok: true, in: path.join(dir, 'math.test.js'), observer: 'tests' });
     expect(observation.errors).toEqual([]);
   });
 });
@@ -307,10 +321,11 @@ describe('jest-json', () => {
       failing: 2,
       total: 4,
       tests: [
-        { name: 'parse handles error input', ok: true },
-        { name: 'parse keeps is_error false', ok: true },
-        { name: 'rounds halves up', ok: false },
-        { name: '/repo/src/broken.test.js', ok: false },
+        { name: 'parse handles error input', ok: true, in: '/repo/src/parse.test.js' },
+        { name: 'parse keeps is_error false', ok: true, in: '/repo/src/parse.test.js' },
+        { name: 'rounds halves up', ok: false, in: '/repo/src/parse.test.js' },
+        // No test of it ran: it could not be loaded, and stands for the tests it holds.
+        { name: '/repo/src/broken.test.js', ok: false, load_error: true },
       ],
       skipped: ['error path later'],
     });

@@ -14,6 +14,7 @@ import { newGoal } from '../../src/engine/goal.js';
 import { parsePolicy, type LoopPolicy } from '../../src/engine/policy.js';
 import { Session } from '../../src/engine/session.js';
 import { evaluateAll, type ProgressPolicy } from '../../src/engine/checkpoint.js';
+import { advanceTargets, targetsHold, targetVerdicts, type TargetState } from '../../src/engine/target-tests.js';
 import type { CheckpointInput, CheckpointRecord } from '../../src/engine/types.js';
 
 const dirs: string[] = [];
@@ -313,5 +314,63 @@ describe('the evaluator over frozen target tests (pure)', () => {
     const records = evaluateAll([plain(1, 3, 4), plain(2, 1, 4)], POLICY);
     expect(moves(records)[1]).toEqual(['PROGRESS_OBSERVED', '3→1 wanted', '4→4 flat']);
     expect(records.map((r) => r.target_tests)).toEqual([undefined, undefined]);
+  });
+});
+
+// A test file that cannot be loaded (an import error, pytest's collection error) is reported
+// as one failing entry in place of its tests: once it loads, its tests stand in for it, so an
+// honest fix can meet the goal, and a test failing in it keeps it from being met.
+describe('a target that was a test file failing to load', () => {
+  const POLICY: ProgressPolicy = { observed: [{ signal: 'observed.tests.failing', direction: 'decrease' }], reported: [], threshold: 2 };
+  const EMPTY = { new_evidence: [], eliminated_hypotheses: [], remaining_hypotheses: [] };
+  type Outcome = { name: string; ok: boolean; load_error?: true; in?: string };
+  const cp = (iteration: number, tests: Outcome[]): CheckpointInput => {
+    const failing = tests.filter((t) => !t.ok).length;
+    return { iteration, observed: { 'tests.failing': failing, 'tests.passing': tests.length - failing }, tests: tests.map((t) => ({ ...t, observer: 'tests' })), reported: EMPTY };
+  };
+  /** The target sets after the checkpoints, and the verdict a last observation gives over them. */
+  const verdictAfter = (checkpoints: CheckpointInput[], now: CheckpointInput) => {
+    const records = evaluateAll(checkpoints, POLICY);
+    const targets = records.reduce<TargetState[]>((sets, record) => advanceTargets(sets, record), []);
+    return { records, verdict: targetVerdicts(targets, now, ['tests'])[0]! };
+  };
+  const BROKEN: Outcome[] = [{ name: 'tests.test_x', ok: false, load_error: true }];
+  const loads = (a: boolean, b: boolean): Outcome[] => [
+    { name: 'tests.test_x > test_a', ok: a, in: 'tests.test_x' },
+    { name: 'tests.test_x > test_b', ok: b, in: 'tests.test_x.TestB' },
+    { name: 'tests.test_y > test_c', ok: true, in: 'tests.test_y' },
+  ];
+
+  it('loads and every test of it passes: the target passes, its tests are not untracked, and that is progress', () => {
+    const { records, verdict } = verdictAfter([cp(1, BROKEN), cp(2, loads(true, true))], cp(3, loads(true, true)));
+    expect(verdict).toMatchObject({ of: 1, passing: 1, not_passing_count: 0 });
+    expect(targetsHold([verdict])).toBe(true);
+    expect(records[1]!.status).toBe('PROGRESS_OBSERVED');
+    expect(records[1]!.target_tests![0]).toMatchObject({ fixed: ['tests.test_x'], untracked: { count: 1, names: ['tests.test_y > test_c'] } });
+  });
+
+  it('loads with a test of it failing (one in a class of it included): the target is failing, and no pass', () => {
+    for (const [a, b] of [[false, true], [true, false]] as const) {
+      const { verdict } = verdictAfter([cp(1, BROKEN), cp(2, loads(a, b))], cp(3, loads(a, b)));
+      expect(verdict).toMatchObject({ passing: 0, not_passing: [{ name: 'tests.test_x', now: 'failing' }] });
+      expect(targetsHold([verdict])).toBe(false);
+    }
+  });
+
+  it('removed, or loading with no test in it: the target is gone, and no pass', () => {
+    const { verdict } = verdictAfter([cp(1, BROKEN)], cp(2, [{ name: 'tests.test_y > test_c', ok: true, in: 'tests.test_y' }]));
+    expect(verdict).toMatchObject({ passing: 0, not_passing: [{ name: 'tests.test_x', now: 'gone' }] });
+  });
+
+  it('an ordinary failing test is never stood in for: passing tests beside it in its file, or named under it, do not fix it', () => {
+    const base: Outcome[] = [{ name: 'parses', ok: false, in: '/p/x.test.ts' }, { name: 'prints', ok: true, in: '/p/x.test.ts' }];
+    const walkedAround: Outcome[] = [{ name: 'prints', ok: true, in: '/p/x.test.ts' }, { name: 'parses > trivially', ok: true, in: 'parses' }, { name: 'x', ok: true, in: 'parses' }];
+    const { verdict } = verdictAfter([cp(1, base)], cp(2, walkedAround));
+    expect(verdict).toMatchObject({ passing: 1, not_passing: [{ name: 'parses', now: 'gone' }] });
+  });
+
+  it('a file that fails to load after the baseline leaves its targets gone: no pass', () => {
+    const { verdict } = verdictAfter([cp(1, loads(true, false))], cp(2, [BROKEN[0]!, loads(true, true)[2]!]));
+    expect(verdict).toMatchObject({ passing: 1, not_passing_count: 2 });
   });
 });

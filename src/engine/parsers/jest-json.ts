@@ -8,7 +8,8 @@ import type { TestReport } from './types.js';
  * Counts come from the report's `numPassedTests` and `numFailedTests`; a test file that
  * failed without any failed test in it (it could not be imported, or a hook threw) adds
  * one failing test named after the file, so breaking a test file never reads as fewer
- * failures. `total` is `passing + failing`: pending, skipped, todo and disabled tests
+ * failures (with no test of it listed, it is marked `load_error`; every test is marked `in`
+ * its file, so the tests of a file that loads again stand in for it). `total` is `passing + failing`: pending, skipped, todo and disabled tests
  * are excluded. Per-test outcomes come from `testResults[].assertionResults[]`, named by
  * `fullName` (ancestor titles and title joined by spaces, as jest prints them) or else
  * `title`; assertions of any other status (pending, skipped, todo, disabled) are named in
@@ -25,6 +26,7 @@ export function parseJestJson(output: string): TestReport | null {
   for (const file of report.testResults) {
     if (!isRecord(file)) continue;
     const assertions = Array.isArray(file.assertionResults) ? file.assertionResults.filter(isRecord) : [];
+    const fileName = typeof file.name === 'string' && file.name !== '' ? file.name : null;
     let failedInFile = false;
     for (const assertion of assertions) {
       if (assertion.status !== 'passed' && assertion.status !== 'failed') {
@@ -32,11 +34,12 @@ export function parseJestJson(output: string): TestReport | null {
         continue;
       }
       failedInFile ||= assertion.status === 'failed';
-      tests.push({ name: testName(assertion), ok: assertion.status === 'passed' });
+      tests.push({ name: testName(assertion), ok: assertion.status === 'passed', ...(fileName === null ? {} : { in: fileName }) });
     }
     if (file.status === 'failed' && !failedInFile) {
       brokenFiles++;
-      tests.push({ name: typeof file.name === 'string' ? file.name : '(test file)', ok: false });
+      // No test of it ran: it could not be loaded (or a hook threw), and stands for the tests it holds.
+      tests.push({ name: fileName ?? '(test file)', ok: false, ...(fileName !== null && assertions.length === 0 ? { load_error: true as const } : {}) });
     }
   }
   const failing = report.numFailedTests + brokenFiles;

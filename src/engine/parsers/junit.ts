@@ -84,11 +84,21 @@ function collect(node: unknown, tests: TestOutcome[], skipped: string[]): void {
   for (const testCase of list(node.testcase)) {
     if (!isRecord(testCase)) continue;
     if ('skipped' in testCase) skipped.push(caseName(testCase));
+    else if (isCollectionError(testCase)) tests.push({ name: caseName(testCase), ok: false, load_error: true });
     else tests.push({ name: caseName(testCase), ok: !('failure' in testCase) && !('error' in testCase) });
   }
   for (const key of ['testsuite', 'testsuites', 'junit-reports']) {
     for (const child of list(node[key])) collect(child, tests, skipped);
   }
+}
+
+/**
+ * pytest's entry for a test module it could not collect (an import error): no classname,
+ * the module's dotted path as its name, and an `error` whose message is `collection failure`.
+ */
+function isCollectionError(testCase: Record<string, unknown>): boolean {
+  const error = list(testCase.error)[0];
+  return (testCase['@_classname'] ?? '') === '' && isRecord(error) && error['@_message'] === 'collection failure';
 }
 
 function list(value: unknown): unknown[] {
