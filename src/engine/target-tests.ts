@@ -60,6 +60,8 @@ const RANK: Record<SeenStatus, number> = { skipped: 0, passing: 1, failing: 2 };
 interface Seen {
   byName: Map<string, SeenStatus>;
   byFile: Map<string, { status: SeenStatus; names: string[] }>;
+  /** Whether any test says the file it was read from (node's TAP does not). */
+  located: boolean;
 }
 
 /**
@@ -72,6 +74,7 @@ function seenBy(input: Observed, observer: string): Seen | null {
   if (typeof measured !== 'number' || !Number.isFinite(measured)) return null;
   const byName = new Map<string, SeenStatus>();
   const byFile = new Map<string, { status: SeenStatus; names: string[] }>();
+  let located = false;
   const note = (name: string, status: SeenStatus) => {
     const had = byName.get(name);
     if (had === undefined || RANK[status] > RANK[had]) byName.set(name, status);
@@ -82,6 +85,7 @@ function seenBy(input: Observed, observer: string): Seen | null {
     note(test.name, status);
     const where = test.load_error ? undefined : (test.in ?? classnameOf(test.name));
     if (where === undefined) continue;
+    located = true;
     for (const file of containers(where)) {
       const had = byFile.get(file);
       if (had === undefined) byFile.set(file, { status, names: [test.name] });
@@ -92,7 +96,7 @@ function seenBy(input: Observed, observer: string): Seen | null {
     }
   }
   for (const test of input.skipped_tests ?? []) if (test.observer === observer) note(test.name, 'skipped');
-  return { byName, byFile };
+  return { byName, byFile, located };
 }
 
 /** The classname of a JUnit test's name (`<classname> > <name>`, as the JUnit reader names it), if it has one. */
@@ -112,12 +116,28 @@ function containers(where: string): string[] {
 /**
  * The status of the target `name` now: as reported by its name; a target that was a file
  * failing to load, and is not reported by name now, takes the status of the tests read
- * from it now (none: gone).
+ * from it now (none: gone), or, when the report does not say which file a test is from
+ * (node's TAP), of every test that is not a target (failing if any of them fails).
  */
-function statusNow(state: Pick<TargetState, 'load_errors'>, seen: Seen, name: string): TargetTestStatus {
+function statusNow(state: Pick<TargetState, 'load_errors' | 'last'>, seen: Seen, name: string): TargetTestStatus {
   const byName = seen.byName.get(name);
   if (byName !== undefined) return byName;
-  return (state.load_errors?.includes(name) ? seen.byFile.get(name)?.status : undefined) ?? 'gone';
+  if (!state.load_errors?.includes(name)) return 'gone';
+  if (seen.located) return seen.byFile.get(name)?.status ?? 'gone';
+  return standIns(state, seen).status ?? 'gone';
+}
+
+/** The tests that ran and are not targets, and their status (failing if any fails): what stands in for a file that loads now when no test says its file. */
+function standIns(state: Pick<TargetState, 'last'>, seen: Seen): { names: string[]; status: SeenStatus | null } {
+  const targets = new Set(state.last.map(([name]) => name));
+  const names: string[] = [];
+  let status: SeenStatus | null = null;
+  for (const [name, now] of seen.byName) {
+    if (!ran(now) || targets.has(name)) continue;
+    names.push(name);
+    if (status === null || RANK[now] > RANK[status]) status = now;
+  }
+  return { names, status };
 }
 
 const ran = (status: TargetTestStatus) => status === 'passing' || status === 'failing';
@@ -145,7 +165,10 @@ function compareSet(state: TargetState, seen: Seen | null): TargetTestsRecord {
 /** Tests that ran and are not targets (nor stand in for a target file that loads now): a count and the first names, sorted. */
 function untracked(seen: Seen, state: TargetState): TargetTestsRecord['untracked'] {
   const targets = new Set(state.last.map(([name]) => name));
-  for (const file of state.load_errors ?? []) if (!seen.byName.has(file)) for (const name of seen.byFile.get(file)?.names ?? []) targets.add(name);
+  for (const file of state.load_errors ?? []) {
+    if (seen.byName.has(file)) continue;
+    for (const name of seen.located ? (seen.byFile.get(file)?.names ?? []) : standIns(state, seen).names) targets.add(name);
+  }
   const names = [...seen.byName].filter(([name, status]) => ran(status) && !targets.has(name)).map(([name]) => name).sort();
   return { count: names.length, names: names.slice(0, UNTRACKED_NAMES_SHOWN) };
 }
@@ -212,13 +235,15 @@ export function advanceTargets(previous: readonly TargetState[], record: Observe
     const loadErrors = new Set((record.tests ?? []).filter((t) => t.observer === entry.observer && t.load_error === true).map((t) => t.name));
     const load_errors = entry.frozen.failing.filter((name) => loadErrors.has(name));
     const state = { observer: entry.observer, frozen_at: entry.frozen_at, ...(load_errors.length > 0 ? { load_errors } : {}) };
-    next.push({ ...state, last: statusesOf(state, names, seenBy(input, entry.observer) ?? { byName: new Map(), byFile: new Map() }) });
+    next.push({ ...state, last: statusesOf(state, names, seenBy(input, entry.observer) ?? { byName: new Map(), byFile: new Map(), located: false }) });
   }
   return next;
 }
 
 function statusesOf(state: Pick<TargetState, 'load_errors'>, names: readonly string[], seen: Seen): Array<[string, TargetTestStatus]> {
-  return [...new Set(names)].sort().map((name) => [name, statusNow(state, seen, name)]);
+  const sorted = [...new Set(names)].sort();
+  const withNames = { ...state, last: sorted.map((name): [string, TargetTestStatus] => [name, 'gone']) };
+  return sorted.map((name) => [name, statusNow(withNames, seen, name)]);
 }
 
 /** How a signal reads over the frozen sets: its value, and whether a target was lost or broken under it. */

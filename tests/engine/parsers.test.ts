@@ -64,7 +64,7 @@ const NODE_TESTS = [
 ];
 
 /** Outcomes as `observe` gives them: each with the name of the observer that reported it. */
-const stamped = (tests: Array<{ name: string; ok: boolean; in?: string }>, observer = 'tests') => tests.map((t) => ({ ...t, observer }));
+const stamped = (tests: Array<{ name: string; ok: boolean; in?: string; load_error?: true }>, observer = 'tests') => tests.map((t) => ({ ...t, observer }));
 
 function spec(overrides: Partial<ObserverSpec> & Pick<ObserverSpec, 'command' | 'parser'>): ObserverSpec {
   return { name: 'tests', timeout: 60, ...overrides };
@@ -125,6 +125,24 @@ describe('outer', () => {
       ],
       errors: [],
     });
+  });
+
+  it("marks node's entry for a test file that cannot be loaded (named by its own location's file), and no other failing point", async () => {
+    const dir = await project({
+      'package.json': '{ "type": "module" }\n',
+      "it's broken.test.mjs": "import './missing.mjs';\nimport test from 'node:test';\ntest('never runs', () => {});\n",
+      'plain broken.test.mjs': "import './missing.mjs';\n",
+      'fine.test.mjs': "import test from 'node:test';\ntest('fails', () => { throw new Error('x'); });\ntest('passes', () => {});\n",
+    });
+    const observation = await observe([spec({ command: 'node --test --test-reporter=tap', parser: 'tap' })], dir);
+    expect(plain(observation).tests).toEqual(
+      stamped([
+        { name: 'fails', ok: false },
+        { name: 'passes', ok: true },
+        { name: path.join(dir, "it's broken.test.mjs"), ok: false, load_error: true },
+        { name: path.join(dir, 'plain broken.test.mjs'), ok: false, load_error: true },
+      ]),
+    );
   });
 
   it('returns null for output without a TAP summary', () => {

@@ -369,6 +369,17 @@ describe('a target that was a test file failing to load', () => {
     expect(verdict).toMatchObject({ passing: 1, not_passing: [{ name: 'parses', now: 'gone' }] });
   });
 
+  it("a report that does not say a test's file (node's TAP): every test that is not a target stands in, and one failing keeps it open", () => {
+    const file = '/p/greet.test.mjs';
+    const base: Outcome[] = [{ name: file, ok: false, load_error: true }, { name: 'other', ok: true }];
+    const fixed = (ok: boolean): Outcome[] => [{ name: 'greets', ok }, { name: 'other', ok: true }];
+    const passing = verdictAfter([cp(1, base), cp(2, fixed(true))], cp(3, fixed(true)));
+    expect(passing.verdict).toMatchObject({ of: 2, passing: 2, not_passing_count: 0 });
+    expect(passing.records[1]!.target_tests![0]).toMatchObject({ fixed: [file], untracked: { count: 0 } });
+    const failing = verdictAfter([cp(1, base)], cp(2, fixed(false)));
+    expect(failing.verdict).toMatchObject({ passing: 1, not_passing: [{ name: file, now: 'failing' }] });
+  });
+
   it('a file that fails to load after the baseline leaves its targets gone: no pass', () => {
     const { verdict } = verdictAfter([cp(1, loads(true, false))], cp(2, [BROKEN[0]!, loads(true, true)[2]!]));
     expect(verdict).toMatchObject({ passing: 1, not_passing_count: 2 });

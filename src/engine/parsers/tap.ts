@@ -14,7 +14,8 @@ const POINT = /^((?: {4})*)(not ok|ok)\b(?: +\d+)?(?: +-)?(?: +(.*?))?(?: +# +(S
  * every depth: a subtest is named after its parents, `parent > child`, from the
  * `# Subtest:` comments; points with a SKIP or TODO directive go to `skipped` by name,
  * and `describe` suites (`type: 'suite'` in their YAML block) are left out, as node
- * leaves them out of its counts. Returns `null` when the output has no TAP summary, so a crash is never read
+ * leaves them out of its counts. A failing top-level point named by the file of its own
+ * `location` is node's entry for a test file that could not be loaded: marked `load_error`. Returns `null` when the output has no TAP summary, so a crash is never read
  * as zero failures. Never throws.
  */
 export function parseTap(output: string): TestReport | null {
@@ -56,8 +57,11 @@ function readTap(output: string): { summary: Record<string, number>; tests: Test
     const indent = point[1]!;
     if (isSuite(lines, i + 1, indent)) continue;
     const name = [...parents.slice(0, indent.length / 4), unescapeTap(point[3] ?? '')].join(' > ');
+    const ok = point[2]!.toLowerCase() === 'ok';
     if (point[4] !== undefined) skipped.push(name);
-    else tests.push({ name, ok: point[2]!.toLowerCase() === 'ok' });
+    // node's entry for a test file that failed to load: a top-level point named by the file its location is in.
+    else if (!ok && indent === '' && locationFile(lines, i + 1, indent) === name) tests.push({ name, ok, load_error: true });
+    else tests.push({ name, ok });
   }
   return { summary, tests, skipped };
 }
@@ -71,6 +75,31 @@ function isSuite(lines: readonly string[], start: number, indent: string): boole
     if (line === `${indent}  type: 'suite'`) return true;
   }
   return false;
+}
+
+/** The file of the `location: '<file>:<line>:<column>'` in the YAML block that starts at `lines[start]`, if it has one. */
+function locationFile(lines: readonly string[], start: number, indent: string): string | undefined {
+  if (lines[start] !== `${indent}  ---`) return undefined;
+  for (let i = start + 1; i < lines.length; i++) {
+    const line = lines[i]!;
+    if (line === `${indent}  ...`) return undefined;
+    // YAML quoting as node writes it: single quotes (a quote doubled), or double quotes (backslash escapes) when the path has a single quote.
+    const quoted = /^ {2}location: ('.*'|".*")$/.exec(line.slice(indent.length))?.[1];
+    if (quoted === undefined) continue;
+    const where = quoted.startsWith("'") ? quoted.slice(1, -1).replaceAll("''", "'") : jsonString(quoted);
+    return where === undefined ? undefined : /^(.*):\d+:\d+$/.exec(where)?.[1];
+  }
+  return undefined;
+}
+
+/** A double-quoted string read as JSON reads it, or `undefined`. */
+function jsonString(quoted: string): string | undefined {
+  try {
+    const value: unknown = JSON.parse(quoted);
+    return typeof value === 'string' ? value : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** Undoes node's escaping of `\` and `#` in test names (newlines stay escaped as `\n`). */
