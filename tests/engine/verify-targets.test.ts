@@ -1,8 +1,11 @@
 // A verdict is measured, not claimed (docs/design.md, "Target tests" and "The end of a
 // turn"): a verify command that passes while a target test is failing, deleted, skipped or
 // no longer measured is no pass, and a criterion on a test count reads the frozen target
-// set. Real git workspaces in temp dirs, real `node --test` runs, the scripted agent.
+// set; a test file that cannot be loaded when the run begins stands for its tests once it
+// loads. Real git workspaces in temp dirs, real `node --test` and pytest runs, the
+// scripted agent.
 import path from 'node:path';
+import { execaSync } from 'execa';
 import { describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
 import { ScriptedAgent } from '../../src/engine/agents/scripted.js';
@@ -120,6 +123,55 @@ describe('a verify command that passes without every target test passing is no p
     const r = await run(project(), [write('c1', 'greet.mjs', FIXED), write('c2', 'extra.test.mjs', `import test from 'node:test';${extra}`), { final: 'done' }]);
     expect(r.reason).toBe('goal_met');
     expect(r.verdicts.at(-1)!.targets).toEqual([{ observer: 'tests', of: 2, passing: 2, not_passing: [], not_passing_count: 0 }]);
+  });
+});
+
+// A test module that cannot be loaded when the run begins (an import error, pytest's
+// collection error) is one failing target standing for the tests it holds: the honest fix
+// that makes it load, with its tests passing, meets the goal; a test of it failing does not.
+describe('a test file that cannot be loaded when the run begins', () => {
+  const loads = (file: string, content: string): Turn[] => [write('c1', file, content), { final: 'All tests pass.' }];
+
+  describe('node --test', () => {
+    const nodeProject = () =>
+      project({
+        'package.json': '{ "type": "module" }\n',
+        'greet.test.mjs': TESTS().replace("'./greet.mjs'", "'./greeting.mjs'"),
+        'shout.test.mjs': SHOUT_TESTS,
+        'greet.mjs': CODE,
+      });
+
+    it('made to load with its test passing: the goal is met', async () => {
+      const r = await run(nodeProject(), loads('greeting.mjs', FIXED));
+      expect(r.verdicts.at(-1)!.targets).toEqual([{ observer: 'tests', of: 2, passing: 2, not_passing: [], not_passing_count: 0 }]);
+      expect(r.reason).toBe('goal_met');
+    });
+
+    it('made to load with its test failing: no pass, naming the file', async () => {
+      const r = await run(nodeProject(), loads('greeting.mjs', CODE));
+      expect(r.verdicts[0]).toMatchObject({ passed: false, targets: [{ passing: 1, not_passing: [{ name: expect.stringMatching(/greet\.test\.mjs$/), now: 'failing' }] }] });
+      expect(r.reason).not.toBe('goal_met');
+    });
+  });
+
+  const hasPytest = execaSync('python3', ['-m', 'pytest', '--version'], { reject: false }).exitCode === 0;
+  describe.skipIf(!hasPytest)('pytest', () => {
+    const PYTEST = 'python3 -m pytest -q -p no:cacheprovider';
+    const PYTEST_TESTS = 'from greeting import greet\n\n\ndef test_hello():\n    assert greet("Ada") == "Hello Ada"\n\n\nclass TestShout:\n    def test_shout(self):\n        assert greet("Ada").upper() == "HELLO ADA"\n';
+    const pytestProject = () => gitRepo('loopdeck-verify-targets-', { 'tests/test_greeting.py': PYTEST_TESTS, 'tests/test_other.py': 'def test_other():\n    assert 1 + 1 == 2\n' });
+    const over = { observe: [{ name: 'tests', command: `${PYTEST} --junitxml=report.xml`, parser: 'junit', report_file: 'report.xml' }], verify: [{ command: PYTEST }] };
+
+    it('made to load with every test of it passing: the goal is met', async () => {
+      const r = await run(pytestProject(), loads('greeting.py', 'def greet(name):\n    return f"Hello {name}"\n'), over);
+      expect(r.verdicts.at(-1)!.targets).toEqual([{ observer: 'tests', of: 1, passing: 1, not_passing: [], not_passing_count: 0 }]);
+      expect(r.reason).toBe('goal_met');
+    });
+
+    it('made to load with a test of it failing (in a class of it): no pass, naming the module', async () => {
+      const r = await run(pytestProject(), loads('greeting.py', 'def greet(name):\n    return f"Hello {name}!"\n'), over);
+      expect(r.verdicts[0]).toMatchObject({ passed: false, targets: [{ of: 1, passing: 0, not_passing: [{ name: 'tests.test_greeting', now: 'failing' }] }] });
+      expect(r.reason).not.toBe('goal_met');
+    });
   });
 });
 
