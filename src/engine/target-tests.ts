@@ -15,7 +15,8 @@
  * skipping a target test cannot lower `failing`, and marks the `failing` and `total`
  * signals as regressed; a passing target test that fails marks `failing` regressed.
  * Progress is a target test going from not passing to passing. A target that was a test
- * file failing to load (`load_error`) stands for the tests of that file once it loads.
+ * file, module or class failing to load (`load_error`) stands for the tests read from it
+ * once it loads, when the report says where its tests are from.
  *
  * The set lives in the evaluator state, which the fold rebuilds from the
  * `checkpoint.recorded` events ({@link advanceTargets}), so resume and replay keep it, and
@@ -40,10 +41,11 @@ export interface TargetState {
   /** `[name, status]` for every target test, sorted by name. */
   last: Array<[string, TargetTestStatus]>;
   /**
-   * Targets that were a test file or module failing to load when the set was frozen
-   * (`load_error` on its `TestOutcome`): once it loads, the tests read from it stand in for it.
+   * Targets that were a test file, module or class failing to load when the set was frozen
+   * (`load_error` on its `TestOutcome`), with what each stood for (its `in`): once that
+   * loads, the tests read from it stand in for the target.
    */
-  load_errors?: string[];
+  load_errors?: Array<{ name: string; in: string }>;
 }
 
 /** What a test that ran or was skipped is now; a name that appears several times is failing if any instance fails. */
@@ -53,15 +55,12 @@ const RANK: Record<SeenStatus, number> = { skipped: 0, passing: 1, failing: 2 };
 
 /**
  * What one observer reported at a checkpoint: the status of each test by name, and the
- * status of the tests read from each file or module (its `in`, else the classname in its
- * name, and every dotted or slashed prefix of that: `tests.test_x` holds
- * `tests.test_x.TestA`), failing if any of them fails.
+ * status of the tests read from each file, module or class (by their `in`), failing if any
+ * of them fails.
  */
 interface Seen {
   byName: Map<string, SeenStatus>;
   byFile: Map<string, { status: SeenStatus; names: string[] }>;
-  /** Whether any test says the file it was read from (node's TAP does not). */
-  located: boolean;
 }
 
 /**
@@ -74,7 +73,6 @@ function seenBy(input: Observed, observer: string): Seen | null {
   if (typeof measured !== 'number' || !Number.isFinite(measured)) return null;
   const byName = new Map<string, SeenStatus>();
   const byFile = new Map<string, { status: SeenStatus; names: string[] }>();
-  let located = false;
   const note = (name: string, status: SeenStatus) => {
     const had = byName.get(name);
     if (had === undefined || RANK[status] > RANK[had]) byName.set(name, status);
@@ -83,10 +81,8 @@ function seenBy(input: Observed, observer: string): Seen | null {
     if (test.observer !== observer) continue;
     const status = test.ok ? 'passing' : 'failing';
     note(test.name, status);
-    const where = test.load_error ? undefined : (test.in ?? classnameOf(test.name));
-    if (where === undefined) continue;
-    located = true;
-    for (const file of containers(where)) {
+    if (typeof test.in !== 'string' || test.load_error) continue;
+    for (const file of holders(test.in)) {
       const had = byFile.get(file);
       if (had === undefined) byFile.set(file, { status, names: [test.name] });
       else {
@@ -96,48 +92,32 @@ function seenBy(input: Observed, observer: string): Seen | null {
     }
   }
   for (const test of input.skipped_tests ?? []) if (test.observer === observer) note(test.name, 'skipped');
-  return { byName, byFile, located };
+  return { byName, byFile };
 }
 
-/** The classname of a JUnit test's name (`<classname> > <name>`, as the JUnit reader names it), if it has one. */
-function classnameOf(name: string): string | undefined {
-  const at = name.indexOf(' > ');
-  return at > 0 ? name.slice(0, at) : undefined;
-}
-
-/** `a.b/c` and the files or modules holding it: `a`, `a.b`, `a.b/c`. */
-function containers(where: string): string[] {
-  const found: string[] = [];
-  for (let i = 1; i < where.length; i++) if (where[i] === '.' || where[i] === '/') found.push(where.slice(0, i));
-  found.push(where);
+/**
+ * What holds a test read from `where`: `where` itself, and for a class in a module the
+ * module (`tests.test_x.TestA.TestB` is in `tests.test_x.TestA` and `tests.test_x`: its
+ * trailing dotted names that start with a capital, as pytest's `Test*` classes do). Never
+ * a folder or a file whose name merely starts the same (`tests.test_x.test_y`, `a.test.ts.x`).
+ */
+function holders(where: string): string[] {
+  const found = [where];
+  for (let end = where.lastIndexOf('.'); end > 0 && /^[A-Z]/.test(where.slice(end + 1)); end = where.lastIndexOf('.', end - 1)) found.push(where.slice(0, end));
   return found;
 }
 
 /**
  * The status of the target `name` now: as reported by its name; a target that was a file
  * failing to load, and is not reported by name now, takes the status of the tests read
- * from it now (none: gone), or, when the report does not say which file a test is from
- * (node's TAP), of every test that is not a target (failing if any of them fails).
+ * from what it stood for (none: gone). A report that does not say where its tests are from
+ * (node's TAP) has none: such a target stays gone, since any new test could pose as its.
  */
-function statusNow(state: Pick<TargetState, 'load_errors' | 'last'>, seen: Seen, name: string): TargetTestStatus {
+function statusNow(state: Pick<TargetState, 'load_errors'>, seen: Seen, name: string): TargetTestStatus {
   const byName = seen.byName.get(name);
   if (byName !== undefined) return byName;
-  if (!state.load_errors?.includes(name)) return 'gone';
-  if (seen.located) return seen.byFile.get(name)?.status ?? 'gone';
-  return standIns(state, seen).status ?? 'gone';
-}
-
-/** The tests that ran and are not targets, and their status (failing if any fails): what stands in for a file that loads now when no test says its file. */
-function standIns(state: Pick<TargetState, 'last'>, seen: Seen): { names: string[]; status: SeenStatus | null } {
-  const targets = new Set(state.last.map(([name]) => name));
-  const names: string[] = [];
-  let status: SeenStatus | null = null;
-  for (const [name, now] of seen.byName) {
-    if (!ran(now) || targets.has(name)) continue;
-    names.push(name);
-    if (status === null || RANK[now] > RANK[status]) status = now;
-  }
-  return { names, status };
+  const where = state.load_errors?.find((e) => e.name === name)?.in;
+  return (where === undefined ? undefined : seen.byFile.get(where)?.status) ?? 'gone';
 }
 
 const ran = (status: TargetTestStatus) => status === 'passing' || status === 'failing';
@@ -165,10 +145,7 @@ function compareSet(state: TargetState, seen: Seen | null): TargetTestsRecord {
 /** Tests that ran and are not targets (nor stand in for a target file that loads now): a count and the first names, sorted. */
 function untracked(seen: Seen, state: TargetState): TargetTestsRecord['untracked'] {
   const targets = new Set(state.last.map(([name]) => name));
-  for (const file of state.load_errors ?? []) {
-    if (seen.byName.has(file)) continue;
-    for (const name of seen.located ? (seen.byFile.get(file)?.names ?? []) : standIns(state, seen).names) targets.add(name);
-  }
+  for (const e of state.load_errors ?? []) if (!seen.byName.has(e.name)) for (const name of seen.byFile.get(e.in)?.names ?? []) targets.add(name);
   const names = [...seen.byName].filter(([name, status]) => ran(status) && !targets.has(name)).map(([name]) => name).sort();
   return { count: names.length, names: names.slice(0, UNTRACKED_NAMES_SHOWN) };
 }
@@ -232,18 +209,18 @@ export function advanceTargets(previous: readonly TargetState[], record: Observe
   for (const entry of record.target_tests ?? []) {
     if (!entry.frozen || previous.some((s) => s.observer === entry.observer)) continue;
     const names = [...entry.frozen.failing, ...entry.frozen.passing];
-    const loadErrors = new Set((record.tests ?? []).filter((t) => t.observer === entry.observer && t.load_error === true).map((t) => t.name));
-    const load_errors = entry.frozen.failing.filter((name) => loadErrors.has(name));
+    const failing = new Set(entry.frozen.failing);
+    const load_errors = (record.tests ?? [])
+      .filter((t) => t.observer === entry.observer && t.load_error === true && typeof t.in === 'string' && failing.has(t.name))
+      .map((t) => ({ name: t.name, in: t.in! }));
     const state = { observer: entry.observer, frozen_at: entry.frozen_at, ...(load_errors.length > 0 ? { load_errors } : {}) };
-    next.push({ ...state, last: statusesOf(state, names, seenBy(input, entry.observer) ?? { byName: new Map(), byFile: new Map(), located: false }) });
+    next.push({ ...state, last: statusesOf(state, names, seenBy(input, entry.observer) ?? { byName: new Map(), byFile: new Map() }) });
   }
   return next;
 }
 
 function statusesOf(state: Pick<TargetState, 'load_errors'>, names: readonly string[], seen: Seen): Array<[string, TargetTestStatus]> {
-  const sorted = [...new Set(names)].sort();
-  const withNames = { ...state, last: sorted.map((name): [string, TargetTestStatus] => [name, 'gone']) };
-  return sorted.map((name) => [name, statusNow(withNames, seen, name)]);
+  return [...new Set(names)].sort().map((name) => [name, statusNow(state, seen, name)]);
 }
 
 /** How a signal reads over the frozen sets: its value, and whether a target was lost or broken under it. */

@@ -150,16 +150,15 @@ export interface TestOutcome {
   /** The `observe` entry that reported it; absent in checkpoint files and older logs. */
   observer?: string;
   /**
-   * A test file or module that failed to load (an import error, pytest's collection error),
-   * reported as one failing entry in place of the tests it holds; its name is the one its
-   * tests give in `in` once it loads. Absent for a test.
+   * A test file, module or class that failed to load (an import error, pytest's collection
+   * error), reported as one failing entry in place of the tests it holds; its `in` names
+   * what it stands for. Absent for a test.
    */
   load_error?: true;
   /**
-   * The test file it was read from, as a file that fails to load is named (jest and vitest:
-   * the file's path). Absent when the name says it: a JUnit test is `<classname> > <name>`,
-   * its classname the dotted path of its module (and class), which is how pytest names a
-   * module it could not collect.
+   * Where the test was read from (jest and vitest: its file's path; JUnit: its classname,
+   * the dotted path of its module and class), or, for a `load_error`, what it stands for.
+   * Absent when the report does not say (node's TAP).
    */
   in?: string;
 }

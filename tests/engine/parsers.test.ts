@@ -132,17 +132,28 @@ describe('outer', () => {
       'package.json': '{ "type": "module" }\n',
       "it's broken.test.mjs": "import './missing.mjs';\nimport test from 'node:test';\ntest('never runs', () => {});\n",
       'plain broken.test.mjs': "import './missing.mjs';\n",
+      'back\\slash broken.test.mjs': "import './missing.mjs';\n",
       'fine.test.mjs': "import test from 'node:test';\ntest('fails', () => { throw new Error('x'); });\ntest('passes', () => {});\n",
     });
     const observation = await observe([spec({ command: 'node --test --test-reporter=tap', parser: 'tap' })], dir);
-    expect(plain(observation).tests).toEqual(
+    const byName = (a: { name: string }, b: { name: string }) => a.name.localeCompare(b.name);
+    expect([...plain(observation).tests].sort(byName)).toEqual(
       stamped([
         { name: 'fails', ok: false },
         { name: 'passes', ok: true },
-        { name: path.join(dir, "it's broken.test.mjs"), ok: false, load_error: true },
-        { name: path.join(dir, 'plain broken.test.mjs'), ok: false, load_error: true },
-      ]),
+        { name: path.join(dir, 'back\\slash broken.test.mjs'), ok: false, load_error: true, in: path.join(dir, 'back\\slash broken.test.mjs') },
+        { name: path.join(dir, "it's broken.test.mjs"), ok: false, load_error: true, in: path.join(dir, "it's broken.test.mjs") },
+        { name: path.join(dir, 'plain broken.test.mjs'), ok: false, load_error: true, in: path.join(dir, 'plain broken.test.mjs') },
+      ]).sort(byName),
     );
+  });
+
+  it('reads output with thousands of YAML blocks left open in linear time', () => {
+    const output = `TAP version 13\n${'not ok 1 - f\n  ---\n'.repeat(20_000)}# pass 0\n# fail 20000\n`;
+    const started = performance.now();
+    expect(parseTap(output)?.failing).toBe(20_000);
+    // Read to the end from each point, it took 10 s.
+    expect(performance.now() - started).toBeLessThan(2_000);
   });
 
   it('returns null for output without a TAP summary', () => {
@@ -158,7 +169,7 @@ describe('junit', () => {
     expect(plain(observation)).toEqual({
       metrics: { 'tests.failing': 1, 'tests.passing': 2, 'tests.total': 3 },
       // node's junit reporter gives every test case the classname "test".
-      tests: stamped(NODE_TESTS.map((t) => ({ ...t, name: `test > ${t.name}` }))),
+      tests: stamped(NODE_TESTS.map((t) => ({ ...t, name: `test > ${t.name}`, in: 'test' }))),
       skipped: [],
       errors: [],
     });
@@ -174,7 +185,7 @@ describe('junit', () => {
     const first = await observe([written], dir);
     expect(plain(first)).toEqual({
       metrics: { 'tests.failing': 1, 'tests.passing': 2, 'tests.total': 3 },
-      tests: stamped(NODE_TESTS.map((t) => ({ ...t, name: `test > ${t.name}` }))),
+      tests: stamped(NODE_TESTS.map((t) => ({ ...t, name: `test > ${t.name}`, in: 'test' }))),
       skipped: [],
       errors: [],
     });
@@ -220,10 +231,10 @@ E       assert 2 == 3</failure>
       failing: 2,
       total: 4,
       tests: [
-        { name: 'tests.test_parse > test_handles_error_input', ok: true },
-        { name: 'tests.test_parse > test_is_error_false', ok: true },
-        { name: 'tests.test_parse > test_rounding', ok: false },
-        { name: 'tests.test_db > test_connect', ok: false },
+        { name: 'tests.test_parse > test_handles_error_input', ok: true, in: 'tests.test_parse' },
+        { name: 'tests.test_parse > test_is_error_false', ok: true, in: 'tests.test_parse' },
+        { name: 'tests.test_parse > test_rounding', ok: false, in: 'tests.test_parse' },
+        { name: 'tests.test_db > test_connect', ok: false, in: 'tests.test_db' },
       ],
       skipped: ['tests.test_db > test_flaky', 'tests.test_db > test_known_bug'],
     });
@@ -235,10 +246,15 @@ E       assert 2 == 3</failure>
       '<?xml version="1.0" encoding="utf-8"?><testsuites name="pytest tests"><testsuite name="pytest" errors="1" failures="0" skipped="0" tests="1">' +
       '<testcase classname="" name="tests.test_x" time="0.000"><error message="collection failure">ImportError while importing test module \'tests/test_x.py\'.\nE   ModuleNotFoundError: No module named \'missing_mod\'</error></testcase>' +
       '<testcase classname="" name="setup_only" time="0.000"><error message="failed on setup">fixture raised</error></testcase>' +
+      // A class it could not collect (a parametrize naming no argument): named by the class, its module the classname.
+      '<testcase classname="tests.test_c" name="TestC" time="0.000"><error message="collection failure">In test_m: function uses no argument \'y\'</error></testcase>' +
+      '<testcase classname="tests.test_c" name="test_f" time="0.001" />' +
       '</testsuite></testsuites>';
     expect(parseJunit(xml)?.tests).toEqual([
-      { name: 'tests.test_x', ok: false, load_error: true },
+      { name: 'tests.test_x', ok: false, load_error: true, in: 'tests.test_x' },
       { name: 'setup_only', ok: false },
+      { name: 'tests.test_c > TestC', ok: false, load_error: true, in: 'tests.test_c.TestC' },
+      { name: 'tests.test_c > test_f', ok: true, in: 'tests.test_c' },
     ]);
   });
 
@@ -299,7 +315,7 @@ test.todo('later');
     const command = `${VITEST_BIN} run --reporter=json --outputFile=out/vitest.json`;
     const observation = await observe([spec({ command, parser: 'vitest-json', report_file: 'out/vitest.json' })], dir);
     expect(observation.metrics).toEqual({ 'tests.failing': 2, 'tests.passing': 2, 'tests.total': 4 });
-    expect(observation.tests).toContainEqual({ name: path.join(dir, 'broken.test.js'), ok: false, load_error: true, observer: 'tests' });
+    expect(observation.tests).toContainEqual({ name: path.join(dir, 'broken.test.js'), ok: false, load_error: true, in: path.join(dir, 'broken.test.js'), observer: 'tests' });
     expect(observation.tests).toContainEqual({ name: 'math adds numbers', ok: true, in: path.join(dir, 'math.test.js'), observer: 'tests' });
     expect(observation.errors).toEqual([]);
   });
@@ -343,7 +359,7 @@ describe('jest-json', () => {
         { name: 'parse keeps is_error false', ok: true, in: '/repo/src/parse.test.js' },
         { name: 'rounds halves up', ok: false, in: '/repo/src/parse.test.js' },
         // No test of it ran: it could not be loaded, and stands for the tests it holds.
-        { name: '/repo/src/broken.test.js', ok: false, load_error: true },
+        { name: '/repo/src/broken.test.js', ok: false, load_error: true, in: '/repo/src/broken.test.js' },
       ],
       skipped: ['error path later'],
     });

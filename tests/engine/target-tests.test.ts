@@ -334,7 +334,7 @@ describe('a target that was a test file failing to load', () => {
     const targets = records.reduce<TargetState[]>((sets, record) => advanceTargets(sets, record), []);
     return { records, verdict: targetVerdicts(targets, now, ['tests'])[0]! };
   };
-  const BROKEN: Outcome[] = [{ name: 'tests.test_x', ok: false, load_error: true }];
+  const BROKEN: Outcome[] = [{ name: 'tests.test_x', ok: false, load_error: true, in: 'tests.test_x' }];
   const loads = (a: boolean, b: boolean): Outcome[] => [
     { name: 'tests.test_x > test_a', ok: a, in: 'tests.test_x' },
     { name: 'tests.test_x > test_b', ok: b, in: 'tests.test_x.TestB' },
@@ -369,15 +369,29 @@ describe('a target that was a test file failing to load', () => {
     expect(verdict).toMatchObject({ passing: 1, not_passing: [{ name: 'parses', now: 'gone' }] });
   });
 
-  it("a report that does not say a test's file (node's TAP): every test that is not a target stands in, and one failing keeps it open", () => {
+  it("a report that does not say where its tests are from (node's TAP): nothing stands in, so deleting the file and adding a trivial test is no pass", () => {
     const file = '/p/greet.test.mjs';
-    const base: Outcome[] = [{ name: file, ok: false, load_error: true }, { name: 'other', ok: true }];
-    const fixed = (ok: boolean): Outcome[] => [{ name: 'greets', ok }, { name: 'other', ok: true }];
-    const passing = verdictAfter([cp(1, base), cp(2, fixed(true))], cp(3, fixed(true)));
-    expect(passing.verdict).toMatchObject({ of: 2, passing: 2, not_passing_count: 0 });
-    expect(passing.records[1]!.target_tests![0]).toMatchObject({ fixed: [file], untracked: { count: 0 } });
-    const failing = verdictAfter([cp(1, base)], cp(2, fixed(false)));
-    expect(failing.verdict).toMatchObject({ passing: 1, not_passing: [{ name: file, now: 'failing' }] });
+    const base: Outcome[] = [{ name: file, ok: false, load_error: true, in: file }, { name: 'other', ok: true }];
+    const { verdict } = verdictAfter([cp(1, base)], cp(2, [{ name: 'trivial', ok: true }, { name: 'other', ok: true }]));
+    expect(verdict).toMatchObject({ passing: 1, not_passing: [{ name: file, now: 'gone' }] });
+  });
+
+  it('a file or module whose name merely starts like the one that failed never stands in for it', () => {
+    const vitest = verdictAfter(
+      [cp(1, [{ name: '/p/tests/a.test.ts', ok: false, load_error: true, in: '/p/tests/a.test.ts' }])],
+      cp(2, [{ name: 't', ok: true, in: '/p/tests/a.test.ts.x.test.ts' }, { name: 'u', ok: true, in: '/p/tests/a.test.ts/x.test.ts' }]),
+    );
+    expect(vitest.verdict).toMatchObject({ not_passing: [{ name: '/p/tests/a.test.ts', now: 'gone' }] });
+    // tests/test_x.py deleted, a package tests/test_x/ with test_ok.py in its place.
+    const pytest = verdictAfter([cp(1, BROKEN)], cp(2, [{ name: 'tests.test_x.test_ok > test_ok', ok: true, in: 'tests.test_x.test_ok' }]));
+    expect(pytest.verdict).toMatchObject({ not_passing: [{ name: 'tests.test_x', now: 'gone' }] });
+  });
+
+  it('a class pytest could not collect stands for the tests of that class once it is collected', () => {
+    const base: Outcome[] = [{ name: 'tests.test_c > TestC', ok: false, load_error: true, in: 'tests.test_c.TestC' }, { name: 'tests.test_c > test_f', ok: true, in: 'tests.test_c' }];
+    const fixed = (ok: boolean): Outcome[] => [{ name: 'tests.test_c.TestC > test_m[1]', ok, in: 'tests.test_c.TestC' }, { name: 'tests.test_c > test_f', ok: true, in: 'tests.test_c' }];
+    expect(verdictAfter([cp(1, base)], cp(2, fixed(true))).verdict).toMatchObject({ of: 2, passing: 2, not_passing_count: 0 });
+    expect(verdictAfter([cp(1, base)], cp(2, fixed(false))).verdict).toMatchObject({ passing: 1, not_passing: [{ name: 'tests.test_c > TestC', now: 'failing' }] });
   });
 
   it('a file that fails to load after the baseline leaves its targets gone: no pass', () => {

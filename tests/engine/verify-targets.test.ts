@@ -141,15 +141,11 @@ describe('a test file that cannot be loaded when the run begins', () => {
         'greet.mjs': CODE,
       });
 
-    it('made to load with its test passing: the goal is met', async () => {
-      const r = await run(nodeProject(), loads('greeting.mjs', FIXED));
-      expect(r.verdicts.at(-1)!.targets).toEqual([{ observer: 'tests', of: 2, passing: 2, not_passing: [], not_passing_count: 0 }]);
-      expect(r.reason).toBe('goal_met');
-    });
-
-    it('made to load with its test failing: no pass, naming the file', async () => {
-      const r = await run(nodeProject(), loads('greeting.mjs', CODE));
-      expect(r.verdicts[0]).toMatchObject({ passed: false, targets: [{ passing: 1, not_passing: [{ name: expect.stringMatching(/greet\.test\.mjs$/), now: 'failing' }] }] });
+    // node's TAP does not say which file a passing test is from, so nothing can stand in for the file:
+    // deleting it and adding a trivial test must not pass (nor, for want of a way to tell, does the honest fix).
+    it('deleted, and a trivial test added in another file: no pass', async () => {
+      const r = await run(nodeProject(), [shell('c1', 'rm greet.test.mjs'), write('c2', 'trivial.test.mjs', "import test from 'node:test';\ntest('trivial', () => {});\n"), { final: 'All tests pass.' }]);
+      expect(r.verdicts[0]).toMatchObject({ passed: false, targets: [{ of: 2, passing: 1, not_passing: [{ name: expect.stringMatching(/greet\.test\.mjs$/), now: 'gone' }] }] });
       expect(r.reason).not.toBe('goal_met');
     });
   });

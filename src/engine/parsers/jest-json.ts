@@ -39,7 +39,7 @@ export function parseJestJson(output: string): TestReport | null {
     if (file.status === 'failed' && !failedInFile) {
       brokenFiles++;
       // No test of it ran: it could not be loaded (or a hook threw), and stands for the tests it holds.
-      tests.push({ name: fileName ?? '(test file)', ok: false, ...(fileName !== null && assertions.length === 0 ? { load_error: true as const } : {}) });
+      tests.push({ name: fileName ?? '(test file)', ok: false, ...(fileName !== null && assertions.length === 0 ? { load_error: true as const, in: fileName } : {}) });
     }
   }
   const failing = report.numFailedTests + brokenFiles;

@@ -84,8 +84,15 @@ function collect(node: unknown, tests: TestOutcome[], skipped: string[]): void {
   for (const testCase of list(node.testcase)) {
     if (!isRecord(testCase)) continue;
     if ('skipped' in testCase) skipped.push(caseName(testCase));
-    else if (isCollectionError(testCase)) tests.push({ name: caseName(testCase), ok: false, load_error: true });
-    else tests.push({ name: caseName(testCase), ok: !('failure' in testCase) && !('error' in testCase) });
+    else {
+      const classname = typeof testCase['@_classname'] === 'string' ? testCase['@_classname'] : '';
+      const ok = !('failure' in testCase) && !('error' in testCase);
+      if (isCollectionError(testCase)) {
+        // What it stands for: the module (no classname) or the class in it that pytest could not collect.
+        const name = typeof testCase['@_name'] === 'string' ? testCase['@_name'] : '';
+        tests.push({ name: caseName(testCase), ok: false, load_error: true, in: classname === '' ? name : `${classname}.${name}` });
+      } else tests.push({ name: caseName(testCase), ok, ...(classname === '' ? {} : { in: classname }) });
+    }
   }
   for (const key of ['testsuite', 'testsuites', 'junit-reports']) {
     for (const child of list(node[key])) collect(child, tests, skipped);
@@ -93,12 +100,13 @@ function collect(node: unknown, tests: TestOutcome[], skipped: string[]): void {
 }
 
 /**
- * pytest's entry for a test module it could not collect (an import error): no classname,
- * the module's dotted path as its name, and an `error` whose message is `collection failure`.
+ * pytest's entry for a test module or class it could not collect (an import error, a bad
+ * parametrize): an `error` whose message is `collection failure`, named by the module's
+ * dotted path (no classname) or by the class (its module the classname).
  */
 function isCollectionError(testCase: Record<string, unknown>): boolean {
   const error = list(testCase.error)[0];
-  return (testCase['@_classname'] ?? '') === '' && isRecord(error) && error['@_message'] === 'collection failure';
+  return isRecord(error) && error['@_message'] === 'collection failure';
 }
 
 function list(value: unknown): unknown[] {

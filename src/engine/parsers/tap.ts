@@ -60,7 +60,7 @@ function readTap(output: string): { summary: Record<string, number>; tests: Test
     const ok = point[2]!.toLowerCase() === 'ok';
     if (point[4] !== undefined) skipped.push(name);
     // node's entry for a test file that failed to load: a top-level point named by the file its location is in.
-    else if (!ok && indent === '' && locationFile(lines, i + 1, indent) === name) tests.push({ name, ok, load_error: true });
+    else if (!ok && indent === '' && locationFile(lines, i + 1, indent) === name) tests.push({ name, ok, load_error: true, in: name });
     else tests.push({ name, ok });
   }
   return { summary, tests, skipped };
@@ -69,7 +69,8 @@ function readTap(output: string): { summary: Record<string, number>; tests: Test
 /** Whether the YAML block that starts at `lines[start]` says `type: 'suite'`. */
 function isSuite(lines: readonly string[], start: number, indent: string): boolean {
   if (lines[start] !== `${indent}  ---`) return false;
-  for (let i = start + 1; i < lines.length; i++) {
+  // The block's lines are indented under its point: one that is not ends it (a block never closed is not read on to the end).
+  for (let i = start + 1; i < lines.length && lines[i]!.startsWith(`${indent}  `); i++) {
     const line = lines[i]!;
     if (line === `${indent}  ...`) return false;
     if (line === `${indent}  type: 'suite'`) return true;
@@ -80,13 +81,14 @@ function isSuite(lines: readonly string[], start: number, indent: string): boole
 /** The file of the `location: '<file>:<line>:<column>'` in the YAML block that starts at `lines[start]`, if it has one. */
 function locationFile(lines: readonly string[], start: number, indent: string): string | undefined {
   if (lines[start] !== `${indent}  ---`) return undefined;
-  for (let i = start + 1; i < lines.length; i++) {
+  for (let i = start + 1; i < lines.length && lines[i]!.startsWith(`${indent}  `); i++) {
     const line = lines[i]!;
     if (line === `${indent}  ...`) return undefined;
     // YAML quoting as node writes it: single quotes (a quote doubled), or double quotes (backslash escapes) when the path has a single quote.
     const quoted = /^ {2}location: ('.*'|".*")$/.exec(line.slice(indent.length))?.[1];
     if (quoted === undefined) continue;
-    const where = quoted.startsWith("'") ? quoted.slice(1, -1).replaceAll("''", "'") : jsonString(quoted);
+    // node doubles a backslash in a path (`C:\\p\\a.test.mjs`) inside single quotes too, as in the point's name.
+    const where = quoted.startsWith("'") ? unescapeTap(quoted.slice(1, -1).replaceAll("''", "'")) : jsonString(quoted);
     return where === undefined ? undefined : /^(.*):\d+:\d+$/.exec(where)?.[1];
   }
   return undefined;
