@@ -96,15 +96,35 @@ function seenBy(input: Observed, observer: string): Seen | null {
 }
 
 /**
- * What holds a test read from `where`: `where` itself, and for a class in a module the
- * module (`tests.test_x.TestA.TestB` is in `tests.test_x.TestA` and `tests.test_x`: its
- * trailing dotted names that start with a capital, as pytest's `Test*` classes do). Never
- * a folder or a file whose name merely starts the same (`tests.test_x.test_y`, `a.test.ts.x`).
+ * What holds a test read from `where`: `where` itself, and for a class in a module (a
+ * JUnit classname, dotted, no path) the module: `tests.test_x.TestA.TestB` is in
+ * `tests.test_x.TestA` and `tests.test_x`, its trailing names being pytest's `Test*`
+ * classes (a module `Test_ok_test.py`, which pytest collects as `*_test.py`, is no class).
+ * Never a file or module whose name merely starts the same (`tests.test_x.test_y`, `a.test.ts.x`).
  */
 function holders(where: string): string[] {
   const found = [where];
-  for (let end = where.lastIndexOf('.'); end > 0 && /^[A-Z]/.test(where.slice(end + 1)); end = where.lastIndexOf('.', end - 1)) found.push(where.slice(0, end));
+  if (where.includes('/')) return found;
+  const isClass = (name: string) => name.startsWith('Test') && !name.endsWith('_test');
+  for (let end = where.lastIndexOf('.'); end > 0 && isClass(where.slice(end + 1)); end = where.lastIndexOf('.', end - 1)) found.push(where.slice(0, end));
   return found;
+}
+
+/**
+ * The tests read from what a load error stood for (`where`): those of that file, module or
+ * class, or, for a folder (`where` ending in a dot: its conftest.py failed), those of every
+ * module under it; with their status (failing if any fails). `undefined` when there is none.
+ */
+function standIns(seen: Seen, where: string): { status: SeenStatus; names: string[] } | undefined {
+  if (!where.endsWith('.')) return seen.byFile.get(where);
+  let status: SeenStatus | undefined;
+  const names = new Set<string>();
+  for (const [file, held] of seen.byFile) {
+    if (!file.startsWith(where)) continue;
+    for (const name of held.names) names.add(name);
+    if (status === undefined || RANK[held.status] > RANK[status]) status = held.status;
+  }
+  return status === undefined ? undefined : { status, names: [...names] };
 }
 
 /**
@@ -117,7 +137,7 @@ function statusNow(state: Pick<TargetState, 'load_errors'>, seen: Seen, name: st
   const byName = seen.byName.get(name);
   if (byName !== undefined) return byName;
   const where = state.load_errors?.find((e) => e.name === name)?.in;
-  return (where === undefined ? undefined : seen.byFile.get(where)?.status) ?? 'gone';
+  return (where === undefined ? undefined : standIns(seen, where)?.status) ?? 'gone';
 }
 
 const ran = (status: TargetTestStatus) => status === 'passing' || status === 'failing';
@@ -145,7 +165,7 @@ function compareSet(state: TargetState, seen: Seen | null): TargetTestsRecord {
 /** Tests that ran and are not targets (nor stand in for a target file that loads now): a count and the first names, sorted. */
 function untracked(seen: Seen, state: TargetState): TargetTestsRecord['untracked'] {
   const targets = new Set(state.last.map(([name]) => name));
-  for (const e of state.load_errors ?? []) if (!seen.byName.has(e.name)) for (const name of seen.byFile.get(e.in)?.names ?? []) targets.add(name);
+  for (const e of state.load_errors ?? []) if (!seen.byName.has(e.name)) for (const name of standIns(seen, e.in)?.names ?? []) targets.add(name);
   const names = [...seen.byName].filter(([name, status]) => ran(status) && !targets.has(name)).map(([name]) => name).sort();
   return { count: names.length, names: names.slice(0, UNTRACKED_NAMES_SHOWN) };
 }

@@ -249,12 +249,15 @@ E       assert 2 == 3</failure>
       // A class it could not collect (a parametrize naming no argument): named by the class, its module the classname.
       '<testcase classname="tests.test_c" name="TestC" time="0.000"><error message="collection failure">In test_m: function uses no argument \'y\'</error></testcase>' +
       '<testcase classname="tests.test_c" name="test_f" time="0.001" />' +
+      // A folder whose conftest.py failed: everything under it.
+      '<testcase classname="" name="tests.sub" time="0.000"><error message="collection failure">tests/sub/conftest.py:1: in &lt;module&gt;\n    import nonexistent_mod\nE   ModuleNotFoundError</error></testcase>' +
       '</testsuite></testsuites>';
     expect(parseJunit(xml)?.tests).toEqual([
       { name: 'tests.test_x', ok: false, load_error: true, in: 'tests.test_x' },
       { name: 'setup_only', ok: false },
       { name: 'tests.test_c > TestC', ok: false, load_error: true, in: 'tests.test_c.TestC' },
       { name: 'tests.test_c > test_f', ok: true, in: 'tests.test_c' },
+      { name: 'tests.sub', ok: false, load_error: true, in: 'tests.sub.' },
     ]);
   });
 
@@ -347,6 +350,21 @@ describe('jest-json', () => {
       { name: '/repo/src/broken.test.js', status: 'failed', message: "Cannot find module './missing'", assertionResults: [] },
     ],
   };
+
+  it('a file whose hook before its tests threw (every test of it skipped) is a load error too, standing for its tests', () => {
+    const hooked = {
+      numFailedTests: 0,
+      numPassedTests: 0,
+      testResults: [{ name: '/repo/a.test.ts', status: 'failed', message: 'beforeAll threw', assertionResults: [{ fullName: 'one', status: 'skipped' }, { fullName: 'two', status: 'skipped' }] }],
+    };
+    expect(parseJestJson(JSON.stringify(hooked))).toEqual({
+      passing: 0,
+      failing: 1,
+      total: 1,
+      tests: [{ name: '/repo/a.test.ts', ok: false, load_error: true, in: '/repo/a.test.ts' }],
+      skipped: ['one', 'two'],
+    });
+  });
 
   it('counts a report with "error" in names and fields, surrounded by other text', () => {
     const output = `> jest --json\n{"is_error": false}\nerror: something logged\n${JSON.stringify(report, null, 2)}\n{"is_error": false, "error": "after"}\n`;

@@ -387,6 +387,18 @@ describe('a target that was a test file failing to load', () => {
     expect(pytest.verdict).toMatchObject({ not_passing: [{ name: 'tests.test_x', now: 'gone' }] });
   });
 
+  it("a folder whose conftest.py failed stands for every test under it once it loads; a module named like a class stands in for nothing", () => {
+    const folder: Outcome[] = [{ name: 'tests.sub', ok: false, load_error: true, in: 'tests.sub.' }];
+    const under = (ok: boolean): Outcome[] => [{ name: 'tests.sub.test_a > test_a', ok: true, in: 'tests.sub.test_a' }, { name: 'tests.sub.deep.test_b > TestB > test_b', ok, in: 'tests.sub.deep.test_b.TestB' }];
+    expect(verdictAfter([cp(1, folder)], cp(2, under(true))).verdict).toMatchObject({ of: 1, passing: 1 });
+    expect(verdictAfter([cp(1, folder)], cp(2, under(false))).verdict).toMatchObject({ passing: 0, not_passing: [{ name: 'tests.sub', now: 'failing' }] });
+    // tests/test_x.py deleted; tests/test_x/Ok_test.py and TestOk_test.py (pytest collects *_test.py), and a jest file a.test.ts.X.
+    const modules: Outcome[] = [{ name: 'tests.test_x.Ok_test > test_ok', ok: true, in: 'tests.test_x.Ok_test' }, { name: 'tests.test_x.TestOk_test > test_ok', ok: true, in: 'tests.test_x.TestOk_test' }];
+    expect(verdictAfter([cp(1, BROKEN)], cp(2, modules)).verdict).toMatchObject({ not_passing: [{ name: 'tests.test_x', now: 'gone' }] });
+    const jest = verdictAfter([cp(1, [{ name: '/p/a.test.ts', ok: false, load_error: true, in: '/p/a.test.ts' }])], cp(2, [{ name: 't', ok: true, in: '/p/a.test.ts.TestX' }]));
+    expect(jest.verdict).toMatchObject({ not_passing: [{ name: '/p/a.test.ts', now: 'gone' }] });
+  });
+
   it('a class pytest could not collect stands for the tests of that class once it is collected', () => {
     const base: Outcome[] = [{ name: 'tests.test_c > TestC', ok: false, load_error: true, in: 'tests.test_c.TestC' }, { name: 'tests.test_c > test_f', ok: true, in: 'tests.test_c' }];
     const fixed = (ok: boolean): Outcome[] => [{ name: 'tests.test_c.TestC > test_m[1]', ok, in: 'tests.test_c.TestC' }, { name: 'tests.test_c > test_f', ok: true, in: 'tests.test_c' }];

@@ -8,7 +8,7 @@ import type { TestReport } from './types.js';
  * Counts come from the report's `numPassedTests` and `numFailedTests`; a test file that
  * failed without any failed test in it (it could not be imported, or a hook threw) adds
  * one failing test named after the file, so breaking a test file never reads as fewer
- * failures (with no test of it listed, it is marked `load_error`; every test is marked `in`
+ * failures (when no test of it ran, it is marked `load_error`; every test is marked `in`
  * its file, so the tests of a file that loads again stand in for it). `total` is `passing + failing`: pending, skipped, todo and disabled tests
  * are excluded. Per-test outcomes come from `testResults[].assertionResults[]`, named by
  * `fullName` (ancestor titles and title joined by spaces, as jest prints them) or else
@@ -38,8 +38,9 @@ export function parseJestJson(output: string): TestReport | null {
     }
     if (file.status === 'failed' && !failedInFile) {
       brokenFiles++;
-      // No test of it ran: it could not be loaded (or a hook threw), and stands for the tests it holds.
-      tests.push({ name: fileName ?? '(test file)', ok: false, ...(fileName !== null && assertions.length === 0 ? { load_error: true as const, in: fileName } : {}) });
+      // No test of it ran (it could not be loaded, or a hook before its tests threw): it stands for the tests it holds.
+      const noneRan = assertions.every((assertion) => assertion.status !== 'passed' && assertion.status !== 'failed');
+      tests.push({ name: fileName ?? '(test file)', ok: false, ...(fileName !== null && noneRan ? { load_error: true as const, in: fileName } : {}) });
     }
   }
   const failing = report.numFailedTests + brokenFiles;

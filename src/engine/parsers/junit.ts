@@ -88,9 +88,11 @@ function collect(node: unknown, tests: TestOutcome[], skipped: string[]): void {
       const classname = typeof testCase['@_classname'] === 'string' ? testCase['@_classname'] : '';
       const ok = !('failure' in testCase) && !('error' in testCase);
       if (isCollectionError(testCase)) {
-        // What it stands for: the module (no classname) or the class in it that pytest could not collect.
+        // What it stands for: the module (no classname) or the class in it that pytest could not
+        // collect; for a folder whose conftest.py failed, everything under it (a trailing dot).
         const name = typeof testCase['@_name'] === 'string' ? testCase['@_name'] : '';
-        tests.push({ name: caseName(testCase), ok: false, load_error: true, in: classname === '' ? name : `${classname}.${name}` });
+        const folder = classname === '' && name !== '' && errorText(testCase).includes(`${name.replaceAll('.', '/')}/conftest.py:`);
+        tests.push({ name: caseName(testCase), ok: false, load_error: true, in: classname === '' ? (folder ? `${name}.` : name) : `${classname}.${name}` });
       } else tests.push({ name: caseName(testCase), ok, ...(classname === '' ? {} : { in: classname }) });
     }
   }
@@ -107,6 +109,13 @@ function collect(node: unknown, tests: TestOutcome[], skipped: string[]): void {
 function isCollectionError(testCase: Record<string, unknown>): boolean {
   const error = list(testCase.error)[0];
   return isRecord(error) && error['@_message'] === 'collection failure';
+}
+
+/** The text of a test case's first `error` element. */
+function errorText(testCase: Record<string, unknown>): string {
+  const error = list(testCase.error)[0];
+  if (typeof error === 'string') return error;
+  return isRecord(error) && typeof error['#text'] === 'string' ? error['#text'] : '';
 }
 
 function list(value: unknown): unknown[] {
