@@ -22,7 +22,7 @@
  * `checkpoint.recorded` events ({@link advanceTargets}), so resume and replay keep it, and
  * an observer that is removed or changed keeps its set (keyed by observer name). Pure.
  */
-import type { CheckpointInput, ObservedMetrics, TargetTestStatus, TargetTestsRecord, TargetVerdict } from './types.js';
+import type { CheckpointInput, ObservedMetrics, TargetTestStatus, TargetTestsRecord, TargetVerdict, TestOutcome } from './types.js';
 
 /** What a checkpoint observed, as far as target tests go. */
 type Observed = Pick<CheckpointInput, 'observed' | 'tests' | 'skipped_tests'>;
@@ -60,7 +60,8 @@ const RANK: Record<SeenStatus, number> = { skipped: 0, passing: 1, failing: 2 };
  */
 interface Seen {
   byName: Map<string, SeenStatus>;
-  byFile: Map<string, { status: SeenStatus; names: string[] }>;
+  /** Built when first asked for: only a set with a load error among its targets reads it. */
+  byFile: () => Map<string, { status: SeenStatus; names: string[] }>;
 }
 
 /**
@@ -72,16 +73,23 @@ function seenBy(input: Observed, observer: string): Seen | null {
   const measured = input.observed[`${observer}.failing`];
   if (typeof measured !== 'number' || !Number.isFinite(measured)) return null;
   const byName = new Map<string, SeenStatus>();
-  const byFile = new Map<string, { status: SeenStatus; names: string[] }>();
   const note = (name: string, status: SeenStatus) => {
     const had = byName.get(name);
     if (had === undefined || RANK[status] > RANK[had]) byName.set(name, status);
   };
-  for (const test of input.tests ?? []) {
-    if (test.observer !== observer) continue;
-    const status = test.ok ? 'passing' : 'failing';
-    note(test.name, status);
+  const tests = (input.tests ?? []).filter((test) => test.observer === observer);
+  for (const test of tests) note(test.name, test.ok ? 'passing' : 'failing');
+  for (const test of input.skipped_tests ?? []) if (test.observer === observer) note(test.name, 'skipped');
+  let byFile: ReturnType<Seen['byFile']> | undefined;
+  return { byName, byFile: () => (byFile ??= filesOf(tests)) };
+}
+
+/** The tests of each file, module or class, by their `in` ({@link holders}), with their status (failing if any fails). */
+function filesOf(tests: readonly TestOutcome[]): Map<string, { status: SeenStatus; names: string[] }> {
+  const byFile = new Map<string, { status: SeenStatus; names: string[] }>();
+  for (const test of tests) {
     if (typeof test.in !== 'string' || test.load_error) continue;
+    const status = test.ok ? 'passing' : 'failing';
     for (const file of holders(test.in)) {
       const had = byFile.get(file);
       if (had === undefined) byFile.set(file, { status, names: [test.name] });
@@ -91,8 +99,7 @@ function seenBy(input: Observed, observer: string): Seen | null {
       }
     }
   }
-  for (const test of input.skipped_tests ?? []) if (test.observer === observer) note(test.name, 'skipped');
-  return { byName, byFile };
+  return byFile;
 }
 
 /**
@@ -116,10 +123,10 @@ function holders(where: string): string[] {
  * module under it; with their status (failing if any fails). `undefined` when there is none.
  */
 function standIns(seen: Seen, where: string): { status: SeenStatus; names: string[] } | undefined {
-  if (!where.endsWith('.')) return seen.byFile.get(where);
+  if (!where.endsWith('.')) return seen.byFile().get(where);
   let status: SeenStatus | undefined;
   const names = new Set<string>();
-  for (const [file, held] of seen.byFile) {
+  for (const [file, held] of seen.byFile()) {
     if (!file.startsWith(where)) continue;
     for (const name of held.names) names.add(name);
     if (status === undefined || RANK[held.status] > RANK[status]) status = held.status;
@@ -234,7 +241,7 @@ export function advanceTargets(previous: readonly TargetState[], record: Observe
       .filter((t) => t.observer === entry.observer && t.load_error === true && typeof t.in === 'string' && failing.has(t.name))
       .map((t) => ({ name: t.name, in: t.in! }));
     const state = { observer: entry.observer, frozen_at: entry.frozen_at, ...(load_errors.length > 0 ? { load_errors } : {}) };
-    next.push({ ...state, last: statusesOf(state, names, seenBy(input, entry.observer) ?? { byName: new Map(), byFile: new Map() }) });
+    next.push({ ...state, last: statusesOf(state, names, seenBy(input, entry.observer) ?? { byName: new Map(), byFile: () => new Map() }) });
   }
   return next;
 }

@@ -9,8 +9,8 @@ import type { TestReport } from './types.js';
  * failed without any failed test in it (it could not be imported, or a hook threw) adds
  * one failing test named after the file, so breaking a test file never reads as fewer
  * failures (when no test of it ran, it is marked `load_error`; every test is marked `in`
- * its file, so the tests of a file that loads again stand in for it). `total` is `passing + failing`: pending, skipped, todo and disabled tests
- * are excluded. Per-test outcomes come from `testResults[].assertionResults[]`, named by
+ * its file, so the tests of a file that loads again stand in for it). `total` is
+ * `passing + failing`: pending, skipped, todo and disabled tests are excluded. Per-test outcomes come from `testResults[].assertionResults[]`, named by
  * `fullName` (ancestor titles and title joined by spaces, as jest prints them) or else
  * `title`; assertions of any other status (pending, skipped, todo, disabled) are named in
  * `skipped`. The JSON object may be surrounded by other text (see {@link findJsonObject});

@@ -86,14 +86,13 @@ function collect(node: unknown, tests: TestOutcome[], skipped: string[]): void {
     if ('skipped' in testCase) skipped.push(caseName(testCase));
     else {
       const classname = typeof testCase['@_classname'] === 'string' ? testCase['@_classname'] : '';
-      const ok = !('failure' in testCase) && !('error' in testCase);
       if (isCollectionError(testCase)) {
         // What it stands for: the module (no classname) or the class in it that pytest could not
         // collect; for a folder whose conftest.py failed, everything under it (a trailing dot).
         const name = typeof testCase['@_name'] === 'string' ? testCase['@_name'] : '';
         const folder = classname === '' && name !== '' && errorText(testCase).includes(`${name.replaceAll('.', '/')}/conftest.py:`);
         tests.push({ name: caseName(testCase), ok: false, load_error: true, in: classname === '' ? (folder ? `${name}.` : name) : `${classname}.${name}` });
-      } else tests.push({ name: caseName(testCase), ok, ...(classname === '' ? {} : { in: classname }) });
+      } else tests.push({ name: caseName(testCase), ok: !('failure' in testCase) && !('error' in testCase), ...(classname === '' ? {} : { in: classname }) });
     }
   }
   for (const key of ['testsuite', 'testsuites', 'junit-reports']) {
@@ -107,16 +106,18 @@ function collect(node: unknown, tests: TestOutcome[], skipped: string[]): void {
  * dotted path (no classname) or by the class (its module the classname).
  */
 function isCollectionError(testCase: Record<string, unknown>): boolean {
-  const error = list(testCase.error)[0];
+  const error = firstError(testCase);
   return isRecord(error) && error['@_message'] === 'collection failure';
 }
 
 /** The text of a test case's first `error` element. */
 function errorText(testCase: Record<string, unknown>): string {
-  const error = list(testCase.error)[0];
+  const error = firstError(testCase);
   if (typeof error === 'string') return error;
   return isRecord(error) && typeof error['#text'] === 'string' ? error['#text'] : '';
 }
+
+const firstError = (testCase: Record<string, unknown>): unknown => list(testCase.error)[0];
 
 function list(value: unknown): unknown[] {
   if (value === undefined) return [];

@@ -15,8 +15,9 @@ const POINT = /^((?: {4})*)(not ok|ok)\b(?: +\d+)?(?: +-)?(?: +(.*?))?(?: +# +(S
  * `# Subtest:` comments; points with a SKIP or TODO directive go to `skipped` by name,
  * and `describe` suites (`type: 'suite'` in their YAML block) are left out, as node
  * leaves them out of its counts. A failing top-level point named by the file of its own
- * `location` is node's entry for a test file that could not be loaded: marked `load_error`. Returns `null` when the output has no TAP summary, so a crash is never read
- * as zero failures. Never throws.
+ * `location` is node's entry for a test file that could not be loaded: marked
+ * `load_error`. Returns `null` when the output has no TAP summary, so a crash is never
+ * read as zero failures. Never throws.
  */
 export function parseTap(output: string): TestReport | null {
   const { summary, tests, skipped } = readTap(output);
