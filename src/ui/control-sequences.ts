@@ -79,10 +79,20 @@ export function createSequenceSplitter(now: () => number = () => performance.now
     const whole = cut.start + text;
     const end = sequenceEnd(whole, 0);
     if (end === null) {
+      // A control string (an OSC or DCS report) whose read after the cut does not end it
+      // either: that read is typed, not the rest of a report (a report comes in one or two
+      // reads); keys typed after a stray `ESC ]` are not swallowed until the cut expires.
+      if (STRING_STARTS.has(whole[1] ?? '') && !text.includes(ESC)) {
+        cut = null;
+        return text;
+      }
       cut.start = whole;
       return '';
     }
     cut = null;
+    // The start of a paste whose marker was cut: what follows the marker is pasted text,
+    // never keys (the marker is read again, whole).
+    if (whole.slice(0, end) === PASTE_START) return whole;
     return whole.slice(end);
   };
 

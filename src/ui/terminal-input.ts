@@ -11,7 +11,9 @@ import { createSequenceSplitter } from './control-sequences.js';
  *   back together when the rest arrives within `escapeMs`; a lone `ESC` is the Escape key
  *   once that time has passed (as readline and tmux's `escape-time` do);
  * - bracketed paste (`ESC[200~` … `ESC[201~`, enabled with {@link PASTE_ON}) is one
- *   paste, however many reads it spans, never keys;
+ *   paste, however many reads it spans, never keys; one whose end marker is late (a network
+ *   that stalled in the middle of it) is delivered after a while, and its rest, when it
+ *   comes, is pasted text too, never keys that answer a prompt or submit a command;
  * - any other escape sequence (focus reports, unknown keys, mouse reports, replies) is a
  *   named key or nothing, never text; the extended forms of keys (`modifyOtherKeys`,
  *   `CSI u`) are those keys (`./control-sequences.ts`).
@@ -69,6 +71,50 @@ export const PASTE_OFF = '\u001b[?2004l';
 export const ESCAPE_MS = 150;
 /** A paste whose end marker never comes is delivered after this long without more input (ms). */
 const PASTE_IDLE_MS = 1000;
+/**
+ * After a paste was delivered for want of its end marker, how long what comes next is
+ * still taken for the rest of that paste, should its end marker not come first (ms). A
+ * network that stalled in the middle of a paste sends the rest later: its text and line
+ * breaks must not become keys that answer a prompt or submit the command bar.
+ */
+export const LATE_PASTE_MS = 3000;
+
+/** A key of a read being decoded, with the bytes it came as. */
+interface Typed {
+  name: string;
+  input: string;
+  raw: string;
+}
+
+/** A typed key as delivered, from `source`. */
+function keyOf({ name, input }: Typed, source: KeySource): Keypress {
+  return { name, input, source };
+}
+
+/**
+ * The keys of a read that came while the rest of a paste may still be coming (see
+ * {@link LATE_PASTE_MS}): its text, line breaks and tabs are pasted text (one paste for each
+ * run of them), and every other key (Escape, Ctrl+C, an arrow, Backspace) is a key typed
+ * ahead (`chunk`), which may edit or pause but never answers a prompt.
+ */
+function asLatePaste(keys: ReadonlyArray<Keypress | Typed>): Keypress[] {
+  const out: Keypress[] = [];
+  let text = '';
+  const flush = () => {
+    if (text !== '') out.push({ name: '', input: text, source: 'paste' });
+    text = '';
+  };
+  for (const k of keys) {
+    if ('raw' in k && (k.input !== '' || /^[\r\n\t]+$/.test(k.raw))) {
+      text += k.raw;
+      continue;
+    }
+    flush();
+    out.push('raw' in k ? keyOf(k, 'chunk') : k);
+  }
+  flush();
+  return out;
+}
 
 /** What readline's decoder reports for a key. */
 interface ReadlineKey {
@@ -127,11 +173,18 @@ export function fromReadline(str: string | undefined, key: ReadlineKey): { name:
  * A decoder fed the raw text of each read (`push`), calling `onKeys` with the keys of that
  * read in order; keys finished later by a timer (a lone Escape, an unfinished paste) come in
  * a call of their own. `escapeMs`: how long the rest of a split sequence is waited for;
- * `pasteIdleMs`: how long a paste without its end marker (ms, both). `dispose` stops its timers.
+ * `pasteIdleMs`: how long a paste without its end marker; `latePasteMs`: how long after that
+ * what comes is still the paste's rest ({@link LATE_PASTE_MS}; ms, all three). An end marker
+ * with no paste open makes the keys before it in its read pasted text. `dispose` stops its timers.
  */
 export function createKeyDecoder(
   onKeys: (keys: Keypress[]) => void,
-  { escapeMs = ESCAPE_MS, pasteIdleMs = PASTE_IDLE_MS, now = () => performance.now() }: { escapeMs?: number; pasteIdleMs?: number; now?: () => number } = {},
+  {
+    escapeMs = ESCAPE_MS,
+    pasteIdleMs = PASTE_IDLE_MS,
+    latePasteMs = LATE_PASTE_MS,
+    now = () => performance.now(),
+  }: { escapeMs?: number; pasteIdleMs?: number; latePasteMs?: number; now?: () => number } = {},
 ) {
   const stream = new PassThrough({ encoding: 'utf8' });
   // The splitter waits for the rest of a sequence split across reads (`escapeMs`) and hands
@@ -140,9 +193,14 @@ export function createKeyDecoder(
   const splitter = createSequenceSplitter(now);
   let heldTimer: NodeJS.Timeout | undefined;
   emitKeypressEvents(stream, { escapeCodeTimeout: 1 } as never);
-  let collected: Array<{ name: string; input: string }> | null = null;
+  // The keys of the read being decoded, each typed one with the bytes it came as (`raw`).
+  let collected: Array<Keypress | Typed> | null = null;
   let paste: string[] | null = null;
   let pasteTimer: NodeJS.Timeout | undefined;
+  // Until when (ms) a paste the idle timer delivered may still be coming: see LATE_PASTE_MS.
+  let lateUntil = -Infinity;
+  // The read being decoded held a paste marker: a key in it is not alone in its read.
+  let marked = false;
 
   // The last key delivered and when (ms), to tell a held key's repeats from presses.
   let last: { name: string; input: string; at: number } | null = null;
@@ -158,26 +216,43 @@ export function createKeyDecoder(
     else if (gap < HOLD_MS) onKeys([{ ...first, afterSame: Math.round(gap) }]);
     else onKeys(keys);
   };
-  const endPaste = (): void => {
+  /** Ends the paste, by its end marker or (`idle`) by the idle timer, and delivers it. */
+  const endPaste = (idle: boolean): void => {
     clearTimeout(pasteTimer);
     // Ended by its marker this is already so; by the idle timer, the splitter stops reading
     // what comes next as pasted text too.
     splitter.endPaste();
     const text = paste?.join('') ?? '';
     paste = null;
+    lateUntil = idle ? now() + latePasteMs : -Infinity;
     const key: Keypress = { name: '', input: text, source: 'paste' };
     if (collected) collected.push(key);
     else deliver([key]);
   };
+  /**
+   * An end marker with no paste open ends a paste the idle timer delivered: the keys typed
+   * before it in this read are the rest of that paste, and become one paste of their bytes.
+   */
+  const lateEnd = (): void => {
+    lateUntil = -Infinity;
+    if (collected === null) return;
+    let from = collected.length;
+    while (from > 0 && 'raw' in collected[from - 1]!) from--;
+    // A start marker whose `ESC` (or `ESC [`) was given up on as a key of its own leaves the rest of it at the start.
+    const text = (collected.splice(from) as Typed[]).map((k) => k.raw).join('').replace(/^\[?200~/, '');
+    if (text !== '') collected.push({ name: '', input: text, source: 'paste' });
+  };
 
   stream.on('keypress', (str: string | undefined, key: ReadlineKey) => {
+    if (key.name === 'paste-start' || key.name === 'paste-end') marked = true;
     if (key.name === 'paste-start') {
       // A start marker inside a paste is no text, and the text before it stays pasted.
       paste ??= [];
       return;
     }
     if (key.name === 'paste-end') {
-      if (paste !== null) endPaste();
+      if (paste !== null) endPaste(false);
+      else lateEnd();
       return;
     }
     if (paste !== null) {
@@ -185,7 +260,7 @@ export function createKeyDecoder(
       return;
     }
     const one = fromReadline(str, key);
-    if (collected) collected.push(one);
+    if (collected) collected.push({ ...one, raw: key.sequence ?? str ?? '' });
     else deliver([{ ...one, source: 'key' }]); // a lone Escape, finished by readline's timer
   });
 
@@ -193,18 +268,22 @@ export function createKeyDecoder(
   const decode = (text: string): void => {
     if (text === '') return;
     collected = [];
+    marked = false;
     try {
       stream.write(text);
     } finally {
       const keys = collected;
       collected = null;
-      const pasted = keys.filter((k) => 'source' in k) as Keypress[];
-      const typed = keys.length - pasted.length;
-      deliver(keys.map((k) => ('source' in k ? (k as Keypress) : { ...k, source: typed === 1 && pasted.length === 0 ? 'key' : 'chunk' })));
+      if (now() < lateUntil) deliver(asLatePaste(keys));
+      else {
+        const typed = keys.filter((k) => 'raw' in k).length;
+        const source: KeySource = typed === 1 && keys.length === 1 && !marked ? 'key' : 'chunk';
+        deliver(keys.map((k) => ('raw' in k ? keyOf(k, source) : k)));
+      }
     }
     if (paste !== null) {
       clearTimeout(pasteTimer);
-      pasteTimer = setTimeout(endPaste, pasteIdleMs);
+      pasteTimer = setTimeout(() => endPaste(true), pasteIdleMs);
     }
   };
 

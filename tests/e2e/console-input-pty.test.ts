@@ -121,6 +121,17 @@ describe('keys as terminals send them', () => {
     expect(t.screen()).toContain(`(${id})`);
     t.press(KEY.escape);
     await t.waitUntil((s) => bar(s) === null, 'the bar to close');
+    // A paste a network stalled in: its start marker, then its rest 1.2 s later (past the
+    // time a paste without its end is delivered after); a paste whose start marker was cut.
+    for (const [first, wait, rest] of [['\u001b[200~', 1200, 'y\u001b[201~'], ['\u001b[200', 200, '~y\u001b[201~']] as const) {
+      t.press(first);
+      await pause(wait);
+      t.press(rest);
+      await t.waitUntil((s) => bar(s) === '/y', 'the late paste in the command bar');
+      expect(logEvents(t).some((e) => e.type === 'tool.decision')).toBe(false);
+      t.press(KEY.escape);
+      await t.waitUntil((s) => bar(s) === null, 'the bar to close');
+    }
     t.press('y');
     await t.waitForGone(new RegExp(`Approve tool call \\S+ \\(${id}\\)`));
   });
@@ -223,6 +234,12 @@ describe('bracketed paste', () => {
     await pause(40);
     t.press(' two\u001b[201~');
     await t.waitUntil((s) => bar(s) === '/goal add-constraint one two', 'the split paste in the bar');
+    // A paste whose rest and line break come 1.2 s late (the network stalled): text, never a submit.
+    t.press('\u001b[200~ three');
+    await pause(1200);
+    t.press(' four\r?\u001b[201~');
+    await t.waitUntil((s) => bar(s) === '/goal add-constraint one two three four ?', 'the late rest in the bar');
+    expect(logEvents(t).filter((e) => e.type === 'goal.revised')).toHaveLength(1);
     t.press(KEY.escape);
     await t.waitUntil((s) => bar(s) === null, 'the bar to close');
     t.press('q');

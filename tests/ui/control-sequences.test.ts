@@ -69,32 +69,88 @@ async function keysOverTime(...reads: Array<[number, string]>): Promise<string[]
 }
 
 describe('a paste whose end marker never comes', () => {
-  /** The keys of a paste left open (`ESC[200~one`, ended by the idle time), then of `read` after it. */
-  async function afterOpenPaste(read: string): Promise<string[]> {
+  /**
+   * The keys (`name:input:source`) of a paste left open (`ESC[200~one`, delivered after 60 ms
+   * without input), then of `read` pushed `after` ms from its start: within the 200 ms the
+   * rest of the paste may still come, or long after.
+   */
+  async function afterOpenPaste(read: string, after: number): Promise<string[]> {
     const out: string[] = [];
-    const decoder = createKeyDecoder((keys) => out.push(...keys.map((k) => `${k.name}:${k.input}:${k.source}`)), { escapeMs: 30, pasteIdleMs: 60 });
+    const decoder = createKeyDecoder((keys) => out.push(...keys.map((k) => `${k.name}:${k.input}:${k.source}`)), { escapeMs: 30, pasteIdleMs: 60, latePasteMs: 200 });
     decoder.push('\u001b[200~one');
-    await new Promise((resolve) => setTimeout(resolve, 150));
+    await new Promise((resolve) => setTimeout(resolve, after));
     decoder.push(read);
     await new Promise((resolve) => setTimeout(resolve, 80));
     decoder.dispose();
     return out;
   }
 
-  const KEY_FORMS = ['\u001b[27;5;119~', '\u001b[119;5u', '\u001b[13;2u', '\u001b[D', '\u001bb', 'abc', '\u001b[201~x'];
-  test.each([...REPORTS.map(([name, read]) => [name, read] as const), ...KEY_FORMS.map((read) => [JSON.stringify(read), read] as const)])(
-    'is delivered as pasted once the input is idle, and what comes after it reads as in a fresh decoder: %s',
-    async (_name, read) => {
-      const fresh = (await keysOf(read)).flatMap((k) => k.split(' ')).filter((k) => k !== '' && k !== ':');
-      const keys = await afterOpenPaste(read);
-      expect(keys[0]).toBe(':one:paste');
-      expect(keys.slice(1).map((k) => k.replace(/:[a-z]+$/, '')).filter((k) => k !== ':')).toEqual(fresh.map((k) => (k === ':' ? k : k)));
-    },
-  );
+  const KEY_FORMS = ['\u001b[27;5;119~', '\u001b[119;5u', '\u001b[13;2u', '\u001b[D', '\u001bb', 'abc', 'y', '\r', 'y\r', '\u001b[201~x', '\u0003'];
+  const READS = [...REPORTS.map(([name, read]) => [name, read] as const), ...KEY_FORMS.map((read) => [JSON.stringify(read), read] as const)];
+
+  test.each(READS)('is delivered as pasted once the input is idle, and what comes long after it reads as in a fresh decoder: %s', async (_name, read) => {
+    const fresh = (await keysOf(read)).flatMap((k) => k.split(' ')).filter((k) => k !== '' && k !== ':');
+    const keys = await afterOpenPaste(read, 400);
+    expect(keys[0]).toBe(':one:paste');
+    expect(keys.slice(1).map((k) => k.replace(/:[a-z]+$/, '')).filter((k) => k !== ':')).toEqual(fresh);
+  });
+
+  test.each(READS)('what comes soon after it is the rest of the paste: text and line breaks are pasted, other keys typed ahead, none a key press: %s', async (_name, read) => {
+    const keys = await afterOpenPaste(read, 120);
+    expect(keys[0]).toBe(':one:paste');
+    const rest = keys.slice(1);
+    // Nothing can answer a prompt (only a `key` may) or submit (an Enter key).
+    expect(rest.filter((k) => k.endsWith(':key'))).toEqual([]);
+    expect(rest.filter((k) => k.startsWith('enter:'))).toEqual([]);
+    // Typed text comes as pasted text, whole.
+    if (!read.includes('\u001b') && read !== '\u0003') expect(rest).toEqual([`:${read}:paste`]);
+  });
 
   test('a start marker inside a paste is no text, and the text before it stays pasted', async () => {
     expect(await keysOf('\u001b[200~pq\u001b[200~rs\u001b[201~')).toEqual([':pqrs']);
     expect(await keysOf('\u001b[200~pq', '\u001b[200~', 'rs\u001b[201~')).toEqual([':pqrs']);
+  });
+});
+
+describe('a paste whose markers come late or cut', () => {
+  /** The keys (`name:input:source`) of reads at the given times (ms from the first). */
+  async function sourcedOverTime(...reads: Array<[number, string]>): Promise<string[]> {
+    const out: string[] = [];
+    const decoder = createKeyDecoder((keys) => out.push(...keys.map((k) => `${k.name}:${k.input}:${k.source}`)), { escapeMs: 30, pasteIdleMs: 60, latePasteMs: 200 });
+    const started = Date.now();
+    for (const [at, read] of reads) {
+      await new Promise((resolve) => setTimeout(resolve, Math.max(0, at - (Date.now() - started))));
+      decoder.push(read);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 80));
+    decoder.dispose();
+    return out;
+  }
+
+  test('an end marker with no paste open makes the keys before it in its read one paste, however late; the keys after it are keys', async () => {
+    expect(await sourcedOverTime([0, 'y\u001b[201~'])).toEqual([':y:paste']);
+    expect(await sourcedOverTime([0, 'goal status\r?\u001b[201~x'])).toEqual([':goal status\r?:paste', 'x:x:chunk']);
+    // A paste whose rest came after the idle time, and after the time it was still waited for.
+    expect(await sourcedOverTime([0, '\u001b[200~'], [400, ' tail\r\u001b[201~'])).toEqual(['::paste', ': tail\r:paste']);
+  });
+
+  test.each([
+    [1, ['escape::key', ':y\r:paste']],
+    [2, ['meta+[::key', ':y\r:paste']],
+    [3, [':y\r:paste']],
+    [4, [':y\r:paste']],
+    [5, [':y\r:paste']],
+  ])('a start marker cut after %i characters and finished late still starts a paste: y after it answers nothing', async (at, keys) => {
+    // Cut after `ESC` or `ESC [`, these were Escape and Alt+[ by the time the rest came.
+    const marker = '\u001b[200~';
+    expect(await sourcedOverTime([0, marker.slice(0, at)], [150, `${marker.slice(at)}y\r\u001b[201~`])).toEqual(keys);
+    // The rest of the paste, and its end marker, in reads of their own (once the marker's
+    // `ESC [` has come, what follows it can only be the rest of a sequence).
+    if (at > 2) expect(await sourcedOverTime([0, marker.slice(0, at)], [150, `${marker.slice(at)}y`], [200, '\r'], [230, '\u001b[201~'])).toEqual([':y\r:paste']);
+  });
+
+  test('keys typed after the start of a report that never ended are keys, not its rest', async () => {
+    expect(await sourcedOverTime([0, 'a\u001b]11;rgb:1e1e/1e1e'], [150, 'h'], [200, 'i'])).toEqual(['a:a:key', 'h:h:key', 'i:i:key']);
   });
 });
 
