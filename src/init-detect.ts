@@ -400,11 +400,13 @@ function runsNothing(script: string): boolean {
   return typeof list !== 'string' && list.every((command) => NO_TEST_PROGRAMS.has(path.basename(command.words[0]!.value ?? '')));
 }
 /**
- * How a command runs a program of the project's own packages: `npx --no`, which runs the
+ * How a command runs a program of the project's own packages: `npx --no --`, which runs the
  * one installed and fails when there is none, where a bare `npx` would download the
- * registry's latest without asking (stdin is no terminal) and run that.
+ * registry's latest without asking (stdin is no terminal) and run that. The `--` ends npm's
+ * own options: without it npm reads the program's (`jest --json`, `tsc -p x`, `--config`)
+ * as its own, and the program never gets them.
  */
-const NPX = 'npx --no';
+const NPX = 'npx --no --';
 
 /** Words before a runner that only find it (`npx vitest`, `pnpm exec jest`, `yarn jest`). */
 const FINDERS: Record<string, number> = { npx: 1, yarn: 1, 'pnpm exec': 2, 'npm exec': 2 };
@@ -814,7 +816,7 @@ export function detectTestRunner(dir: string): Detection {
 function missingProgram(look: Look, runner: TestRunner): string[] {
   const command = runner.verify ?? runner.observe ?? '';
   if (runner.name === 'vitest' || runner.name === 'jest') {
-    if (!/\bnpx --no (vitest|jest)\b/.test(command) || existsSync(path.join(look.dir, 'node_modules', '.bin', runner.name))) return [];
+    if (!/\bnpx --no -- (vitest|jest)\b/.test(command) || existsSync(path.join(look.dir, 'node_modules', '.bin', runner.name))) return [];
     return [`${runner.name} is not installed in this project (no node_modules/.bin/${runner.name}): install the project's dependencies first; npx --no runs only the one installed`];
   }
   const program =

@@ -57,8 +57,8 @@ async function verifyExit(dir: string, file = 'loop.yaml') {
 
 const PROJECTS: Array<[string, Record<string, string>, string, string, string]> = [
   ['node --test script', { 'package.json': JSON.stringify({ scripts: { test: 'node --test test/' } }) }, 'node --test', 'tap', 'node --test test/'],
-  ['vitest script', { 'package.json': JSON.stringify({ scripts: { test: 'vitest run' } }) }, 'vitest', 'vitest-json', 'npx --no vitest run'],
-  ['jest dependency', { 'package.json': JSON.stringify({ devDependencies: { jest: '^29' } }) }, 'jest', 'jest-json', 'npx --no jest'],
+  ['vitest script', { 'package.json': JSON.stringify({ scripts: { test: 'vitest run' } }) }, 'vitest', 'vitest-json', 'npx --no -- vitest run'],
+  ['jest dependency', { 'package.json': JSON.stringify({ devDependencies: { jest: '^29' } }) }, 'jest', 'jest-json', 'npx --no -- jest'],
   ['pytest.ini', { 'pytest.ini': '[pytest]\n' }, 'pytest', 'junit', 'python -m pytest -q'],
   ['pyproject naming pytest', { 'pyproject.toml': '[tool.pytest.ini_options]\n' }, 'pytest', 'junit', 'python -m pytest -q'],
   ['requirements naming pytest', { 'requirements-dev.txt': 'black\npytest>=8\n' }, 'pytest', 'junit', 'python -m pytest -q'],
@@ -393,29 +393,29 @@ describe('loopdeck init', () => {
       ['node --test spec/greet.js', 'node --test --test-reporter=tap spec/greet.js', 'node --test spec/greet.js'],
       ['node --import tsx --test src/a.test.ts', 'node --import tsx --test --test-reporter=tap src/a.test.ts', 'node --import tsx --test src/a.test.ts'],
       ['node --test --test-reporter=spec --watch test/unit', 'node --test --test-reporter=tap test/unit', 'node --test --test-reporter=spec test/unit'],
-      ['vitest --config vitest.unit.config.ts', 'npx --no vitest run --config vitest.unit.config.ts --reporter=json', 'npx --no vitest run --config vitest.unit.config.ts'],
-      ['vitest run --reporter verbose tests/unit', 'npx --no vitest run tests/unit --reporter=json', 'npx --no vitest run --reporter verbose tests/unit'],
-      ['jest -c jest.unit.js', 'npx --no jest -c jest.unit.js --json', 'npx --no jest -c jest.unit.js'],
-      ['npx jest --watchAll src', 'npx --no jest src --json', 'npx --no jest src'],
-      ['jest -w 4 --watch', 'npx --no jest -w 4 --json', 'npx --no jest -w 4'],
-      ['vitest --outputFile.json=r.json --reporter=json -w', 'npx --no vitest run --reporter=json', 'npx --no vitest run --outputFile.json=r.json --reporter=json'],
+      ['vitest --config vitest.unit.config.ts', 'npx --no -- vitest run --config vitest.unit.config.ts --reporter=json', 'npx --no -- vitest run --config vitest.unit.config.ts'],
+      ['vitest run --reporter verbose tests/unit', 'npx --no -- vitest run tests/unit --reporter=json', 'npx --no -- vitest run --reporter verbose tests/unit'],
+      ['jest -c jest.unit.js', 'npx --no -- jest -c jest.unit.js --json', 'npx --no -- jest -c jest.unit.js'],
+      ['npx jest --watchAll src', 'npx --no -- jest src --json', 'npx --no -- jest src'],
+      ['jest -w 4 --watch', 'npx --no -- jest -w 4 --json', 'npx --no -- jest -w 4'],
+      ['vitest --outputFile.json=r.json --reporter=json -w', 'npx --no -- vitest run --reporter=json', 'npx --no -- vitest run --outputFile.json=r.json --reporter=json'],
       ['pytest tests/unit -x', 'pytest tests/unit --junitxml=.loopdeck/pytest-report.xml', 'pytest tests/unit -x'],
       // What leaves tests unrun (stop at the first failure, only the failed or changed ones) is not in the observer: it counts every test.
       ['pytest --maxfail 2 --lf -q', 'pytest -q --junitxml=.loopdeck/pytest-report.xml', 'pytest --maxfail 2 --lf -q'],
-      ['jest --bail tests/', 'npx --no jest tests/ --json', 'npx --no jest --bail tests/'],
-      ['jest --bail 2 -o src', 'npx --no jest src --json', 'npx --no jest --bail 2 -o src'],
-      ['vitest run --bail=1 --changed', 'npx --no vitest run --reporter=json', 'npx --no vitest run --bail=1 --changed'],
+      ['jest --bail tests/', 'npx --no -- jest tests/ --json', 'npx --no -- jest --bail tests/'],
+      ['jest --bail 2 -o src', 'npx --no -- jest src --json', 'npx --no -- jest --bail 2 -o src'],
+      ['vitest run --bail=1 --changed', 'npx --no -- vitest run --reporter=json', 'npx --no -- vitest run --bail=1 --changed'],
       ['go test -failfast ./...', '{ go test -v ./... 2>&1; echo "exit $?"; }', 'go test -failfast ./...'],
       ['python3 -m pytest -k fast', 'python3 -m pytest -k fast --junitxml=.loopdeck/pytest-report.xml', 'python3 -m pytest -k fast'],
       ['go test ./pkg/...', '{ go test -v ./pkg/... 2>&1; echo "exit $?"; }', 'go test ./pkg/...'],
       ['cargo test --workspace', '{ cargo test --workspace --no-fail-fast 2>&1; echo "exit $?"; }', 'cargo test --workspace'],
       ['cargo test -- --nocapture', '{ cargo test --no-fail-fast -- --nocapture 2>&1; echo "exit $?"; }', 'cargo test -- --nocapture'],
-      ['npm run test:unit', 'npx --no vitest run -c unit.ts --reporter=json', 'npx --no vitest run -c unit.ts'],
+      ['npm run test:unit', 'npx --no -- vitest run -c unit.ts --reporter=json', 'npx --no -- vitest run -c unit.ts'],
       // yarn and pnpm run a script by its name alone, and append every word after it.
-      ['yarn test:unit', 'npx --no vitest run -c unit.ts --reporter=json', 'npx --no vitest run -c unit.ts'],
-      ['pnpm test:unit src/', 'npx --no vitest run -c unit.ts src/ --reporter=json', 'npx --no vitest run -c unit.ts src/'],
-      ['pnpm run test:unit --reporter=verbose src/', 'npx --no vitest run -c unit.ts src/ --reporter=json', 'npx --no vitest run -c unit.ts --reporter=verbose src/'],
-      ['yarn run test:unit -- src/', 'npx --no vitest run -c unit.ts src/ --reporter=json', 'npx --no vitest run -c unit.ts src/'],
+      ['yarn test:unit', 'npx --no -- vitest run -c unit.ts --reporter=json', 'npx --no -- vitest run -c unit.ts'],
+      ['pnpm test:unit src/', 'npx --no -- vitest run -c unit.ts src/ --reporter=json', 'npx --no -- vitest run -c unit.ts src/'],
+      ['pnpm run test:unit --reporter=verbose src/', 'npx --no -- vitest run -c unit.ts src/ --reporter=json', 'npx --no -- vitest run -c unit.ts --reporter=verbose src/'],
+      ['yarn run test:unit -- src/', 'npx --no -- vitest run -c unit.ts src/ --reporter=json', 'npx --no -- vitest run -c unit.ts src/'],
     ])('test script %j: observer and verify keep its arguments', async (script, observer, verify) => {
       const dir = project({ 'package.json': JSON.stringify({ scripts: { test: script, 'test:unit': 'vitest -c unit.ts' } }), 'x_test.go': '\n', 'tests/it.rs': '\n' });
       const out = await init(dir);
@@ -427,25 +427,43 @@ describe('loopdeck init', () => {
       expect(validate.exitCode, validate.stderr).toBe(0);
     }, 30_000);
 
+    it("the project's own programs get every argument of theirs, run as init wrote them (npm's options are not theirs)", async () => {
+      // Local programs that write down the arguments they were given, one line a run.
+      const logger = '#!/bin/sh\nprintf \'%s\' "$(basename "$0")" >> "$ARGS_LOG"\nfor a in "$@"; do printf \' %s\' "$a" >> "$ARGS_LOG"; done\necho >> "$ARGS_LOG"\n';
+      const dir = project({
+        'package.json': JSON.stringify({ scripts: { test: 'tsc -p tsconfig.build.json && jest --config jest.ci.js -w 2 --ci' } }),
+        'node_modules/.bin/tsc': logger,
+        'node_modules/.bin/jest': logger,
+      });
+      for (const bin of ['tsc', 'jest']) chmodSync(path.join(dir, 'node_modules', '.bin', bin), 0o755);
+      await init(dir);
+      const policy = loadPolicy(path.join(dir, 'loop.yaml'));
+      const log = path.join(dir, 'args.log');
+      for (const command of [policy.verify[0]!.command, policy.observe[0]!.command]) {
+        await execa('sh', ['-c', command], { cwd: dir, env: { ARGS_LOG: log }, reject: false });
+      }
+      expect(readFileSync(log, 'utf8').trim().split('\n')).toEqual(['tsc -p tsconfig.build.json', 'jest --config jest.ci.js -w 2 --ci', 'tsc -p tsconfig.build.json', 'jest --config jest.ci.js -w 2 --ci --json']);
+    }, 30_000);
+
     // What the test script runs before its runner (a build, npm's pretest) and the variables
     // a wrapper sets are part of the test: the observer and the verify run them too.
     it.each<[string, Record<string, unknown>, string, string]>([
-      ['tsc && vitest run', {}, 'npx --no tsc && npx --no vitest run --reporter=json', 'npx --no tsc && npx --no vitest run'],
-      ['cross-env NODE_ENV=test jest --ci', {}, 'NODE_ENV=test npx --no jest --ci --json', 'NODE_ENV=test npx --no jest --ci'],
+      ['tsc && vitest run', {}, 'npx --no -- tsc && npx --no -- vitest run --reporter=json', 'npx --no -- tsc && npx --no -- vitest run'],
+      ['cross-env NODE_ENV=test jest --ci', {}, 'NODE_ENV=test npx --no -- jest --ci --json', 'NODE_ENV=test npx --no -- jest --ci'],
       ['env CI=1 TZ=UTC node --test test/', {}, 'CI=1 TZ=UTC node --test --test-reporter=tap test/', 'CI=1 TZ=UTC node --test test/'],
-      ['npm run build && npm run test:unit', {}, 'npm run build && npx --no vitest run -c unit.ts --reporter=json', 'npm run build && npx --no vitest run -c unit.ts'],
-      ['rm -rf dist && tsc -p . && node --test dist/', {}, 'rm -rf dist && npx --no tsc -p . && node --test --test-reporter=tap dist/', 'rm -rf dist && npx --no tsc -p . && node --test dist/'],
-      ['vitest run', { pretest: 'tsc' }, 'npm run pretest && npx --no vitest run --reporter=json', 'npm run pretest && npx --no vitest run'],
+      ['npm run build && npm run test:unit', {}, 'npm run build && npx --no -- vitest run -c unit.ts --reporter=json', 'npm run build && npx --no -- vitest run -c unit.ts'],
+      ['rm -rf dist && tsc -p . && node --test dist/', {}, 'rm -rf dist && npx --no -- tsc -p . && node --test --test-reporter=tap dist/', 'rm -rf dist && npx --no -- tsc -p . && node --test dist/'],
+      ['vitest run', { pretest: 'tsc' }, 'npm run pretest && npx --no -- vitest run --reporter=json', 'npm run pretest && npx --no -- vitest run'],
       // No observer ('') where the runner is known only when npm runs it.
       ['cross-env CI=1 npm run test:unit', {}, '', 'npm test'],
-      ['pnpm vitest run', {}, 'npx --no vitest run --reporter=json', 'npx --no vitest run'],
+      ['pnpm vitest run', {}, 'npx --no -- vitest run --reporter=json', 'npx --no -- vitest run'],
       // npm appends what follows `--` to the script it runs.
-      ['npm run test:unit -- --reporter=verbose src/', {}, 'npx --no vitest run -c unit.ts src/ --reporter=json', 'npx --no vitest run -c unit.ts --reporter=verbose src/'],
-      ['npm run test:unit', { 'pretest:unit': 'tsc' }, 'npm run pretest:unit && npx --no vitest run -c unit.ts --reporter=json', 'npm run pretest:unit && npx --no vitest run -c unit.ts'],
+      ['npm run test:unit -- --reporter=verbose src/', {}, 'npx --no -- vitest run -c unit.ts src/ --reporter=json', 'npx --no -- vitest run -c unit.ts --reporter=verbose src/'],
+      ['npm run test:unit', { 'pretest:unit': 'tsc' }, 'npm run pretest:unit && npx --no -- vitest run -c unit.ts --reporter=json', 'npm run pretest:unit && npx --no -- vitest run -c unit.ts'],
       // Checks after the runner: measured without them, verified as the project runs them.
-      ['jest && eslint .', {}, 'npx --no jest --json', 'npm test'],
-      ['tsc && vitest run && npm run lint', { lint: 'eslint .' }, 'npx --no tsc && npx --no vitest run --reporter=json', 'npm test'],
-      ['npm run test:unit && prettier --check .', {}, 'npx --no vitest run -c unit.ts --reporter=json', 'npm test'],
+      ['jest && eslint .', {}, 'npx --no -- jest --json', 'npm test'],
+      ['tsc && vitest run && npm run lint', { lint: 'eslint .' }, 'npx --no -- tsc && npx --no -- vitest run --reporter=json', 'npm test'],
+      ['npm run test:unit && prettier --check .', {}, 'npx --no -- vitest run -c unit.ts --reporter=json', 'npm test'],
     ])('test script %j (and %j): the steps before the runner and the variables set run in the observer and the verify', async (script, more, observer, verify) => {
       const dir = project({ 'package.json': JSON.stringify({ scripts: { test: script, 'test:unit': 'vitest -c unit.ts', build: 'tsc', ...more }, devDependencies: { typescript: '^5' } }) });
       const out = await init(dir);
