@@ -54,6 +54,11 @@ export function shortPath(file: string): string {
   return printedShellWord(shown.startsWith('-') ? `./${shown}` : shown);
 }
 
+/** The command that attaches a console to the headless run of `runDir`, as it runs where printed (`npx loopdeck attach '…'`). */
+export function attachCommand(runDir: string): string {
+  return `${selfCommand()} attach ${shortPath(runDir)}`;
+}
+
 /** The command that continues the run of `runDir`, to print alone on its own line. */
 export function continueCommand(runDir: string): string {
   return `${selfCommand()} resume ${shortPath(runDir)}`;

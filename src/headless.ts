@@ -15,15 +15,16 @@ export type ApproveMode = 'all' | 'none' | 'attached';
  * The line a headless run says first about the tool calls its approval rules ask about,
  * one per `--approve` mode and true for it alone (docs/design.md, "Command line and exit
  * codes"): `all` approves them (a call a restart interrupted is still denied, so a resumed
- * run says so), `none` denies them, `attached` lets `loopdeck attach <runDir>` answer them
- * up to `approval.timeout` and then denies them.
+ * run says so), `none` denies them, `attached` lets `attach` (the command that runs
+ * `loopdeck attach <runDir>` as printed, from {@link attachCommand}) answer them up to
+ * `approval.timeout` and then denies them.
  */
-export function approvalModeLine(approve: ApproveMode, runDir: string, resuming: boolean): string {
+export function approvalModeLine(approve: ApproveMode, attach: string, resuming: boolean): string {
   switch (approve) {
     case 'all':
       return `--approve all: tool calls the approval rules ask about are approved (deny rules and the built-in guards still deny${resuming ? '; a call a restart interrupted is denied, not run again' : ''})`;
     case 'attached':
-      return `--approve attached: tool calls the approval rules ask about wait for \`loopdeck attach ${runDir}\` up to approval.timeout, then are denied (the agent is told)`;
+      return `--approve attached: tool calls the approval rules ask about wait for \`${attach}\` up to approval.timeout, then are denied (the agent is told)`;
     case 'none':
       return 'with nobody to answer, tool calls the approval rules ask about are denied (the agent is told); --approve all approves them';
   }

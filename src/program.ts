@@ -224,7 +224,8 @@ export function buildProgram(): Command {
       if (gates) printError(`loopdeck: ${gates}`);
       // Say now what happens to the calls the approval rules ask about, as --approve decides.
       const { approvalModeLine, attachedAnswerer, driveHeadless } = await import('./headless.js');
-      printError(`loopdeck: ${approvalModeLine(options.approve, sanitize(prepared.runDir, { oneLine: true }), resuming)}`);
+      const { attachCommand } = await import('./continue-command.js');
+      printError(`loopdeck: ${approvalModeLine(options.approve, attachCommand(prepared.runDir), resuming)}`);
       if (resuming && !options.yes) {
         fail(`resuming headless needs --yes; the run stands at: ${summary(prepared)}`);
       }

@@ -51,9 +51,14 @@ describe('the first word of a headless run on tool calls, per --approve mode', {
     project([{ final: 'done' }]);
     const result = await headless(['--approve', 'attached']);
     expect(result.exitCode, result.stderr).toBe(0);
-    expect(approvalLines(result.stderr)).toEqual([
-      `loopdeck: --approve attached: tool calls the approval rules ask about wait for \`loopdeck attach ${runDir()}\` up to approval.timeout, then are denied (the agent is told)`,
-    ]);
+    const lines = approvalLines(result.stderr);
+    expect(lines).toHaveLength(1);
+    const [, attach] = /^loopdeck: --approve attached: tool calls the approval rules ask about wait for `(.+)` up to approval\.timeout, then are denied \(the agent is told\)$/.exec(lines[0]!) ?? [];
+    // The command runs as printed, where it was printed: the words a shell makes of it are
+    // this loopdeck (node and cli.js, as it was started), attach, and the run's folder.
+    const words = (await execa('sh', ['-c', `printf '%s\\n' ${attach}`], { cwd: dir })).stdout.split('\n');
+    expect([words[0], path.resolve(dir, words[1]!), words[2], path.resolve(dir, words[3]!)], lines[0]).toEqual(['node', cli, 'attach', runDir()]);
+    expect(words).toHaveLength(4);
     expect(result.stderr).not.toContain('nobody to answer');
     expect(result.stderr).not.toContain('--approve all approves them');
   });
