@@ -13,7 +13,9 @@
 // So every cluster of untrusted text is put in a form whose width string-width and such a
 // terminal agree on, and in which nothing is invisible:
 // - joined emoji are split into their parts (ZWJ sequences side by side, skin tones on a
-//   pictograph and subdivision-flag tags dropped): terminals disagree on those;
+//   pictograph and subdivision-flag tags after it): terminals disagree on those; what
+//   joined them (the joiner, the skin tone, the tags) is shown as `\u{…}`, so two names
+//   that differ only there never look the same (`👍🏽.txt` is not `👍.txt`);
 // - a presentation selector (U+FE0E/U+FE0F) on an emoji is dropped: ❤️ ✔️ ☺️ are measured 2
 //   and drawn 1 by wcwidth terminals, 2 by others; without it every terminal draws 1;
 // - a keycap (1️⃣ #️⃣) keeps its base, the enclosing keycap mark is shown escaped;
@@ -44,13 +46,17 @@ const SKIN_TONE = /(?<=\p{Extended_Pictographic}\uFE0F?)[\u{1F3FB}-\u{1F3FF}]/gu
 const SUBDIVISION_FLAG = /\u{1F3F4}[\u{E0020}-\u{E007E}]+\u{E007F}/gu;
 
 /**
- * Joined emoji split into their parts: the pictographs of a ZWJ sequence side by side, a
- * skin-toned hand as the plain hand, a subdivision flag as the black flag. Everything else
- * (CJK, accents, combining marks, national flags) is left as it is; tag characters outside
- * a flag are left for {@link screenForm} to show escaped.
+ * Joined emoji split into their parts, what joined them shown as `\u{…}`: the pictographs
+ * of a ZWJ sequence side by side with `\u{200d}` between them, a skin-toned hand as the
+ * plain hand and its tone (`👍\u{1f3fd}`), a subdivision flag as the black flag and its
+ * tags. Everything else (CJK, accents, combining marks, national flags) is left as it is;
+ * tag characters outside a flag are left for {@link screenForm} to show escaped.
  */
 export function splitJoinedEmoji(text: string): string {
-  return text.replace(EMOJI_JOINER, '').replace(SKIN_TONE, '').replace(SUBDIVISION_FLAG, '\u{1F3F4}');
+  return text
+    .replace(EMOJI_JOINER, escapeCodePoint)
+    .replace(SKIN_TONE, escapeCodePoint)
+    .replace(SUBDIVISION_FLAG, (flag) => `\u{1F3F4}${Array.from(flag.slice(2), escapeCodePoint).join('')}`);
 }
 
 /**

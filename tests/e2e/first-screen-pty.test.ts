@@ -241,7 +241,7 @@ describe('the first screen in a real terminal', { timeout: 120_000 }, () => {
     }
   });
 
-  it('hostile goal text in loop.yaml: escape sequences shown as text, joined emoji split, cut to the width', async () => {
+  it('hostile goal text in loop.yaml: escape sequences shown as text, joined emoji split (what joined them escaped), cut to the width', async () => {
     const dir = tempDir();
     const hostile = `\u001b]52;c;aGVsbG8=\u0007\u001b[2J\u001b[H\r fake 👨‍👩‍👧‍👦 family 👍🏽 中文字 ${'长'.repeat(100)} end`;
     const t = start(['run', '--config', config(dir, hostile)], { cwd: dir });
@@ -251,11 +251,11 @@ describe('the first screen in a real terminal', { timeout: 120_000 }, () => {
     expect(outline).not.toMatch(/\u001b\]|\u0007|\u001b\[2J|\u001b\[H/);
     const before = await emulate(outline);
     const [title, preparing] = before.screen.slice(-2);
-    expect(title).toMatch(/^loopdeck \^\[\]52;c;aGVsbG8=\^G\^\[\[2J\^\[\[H\^M fake 👨👩👧👦 family 👍 中文字 长+… *run \S+$/);
+    expect(title).toMatch(/^loopdeck \^\[\]52;c;aGVsbG8=\^G\^\[\[2J\^\[\[H\^M fake 👨\\u\{200d\}👩\\u\{200d\}👧\\u\{200d\}… *run \S+$/);
     expect(preparing).toBe('preparing…');
     expect(before.wrapped).toEqual([]);
     // The console's header carries the same goal from its first frame.
-    await headerInEveryFrame(t.output, /^loopdeck \^\[\]52;c;aGVsbG8=\^G\^\[\[2J\^\[\[H\^M fake 👨👩👧👦 family 👍 中文字 长+… *run \S+$/);
+    await headerInEveryFrame(t.output, /^loopdeck \^\[\]52;c;aGVsbG8=\^G\^\[\[2J\^\[\[H\^M fake 👨\\u\{200d\}👩\\u\{200d\}👧\\u\{200d\}… *run \S+$/);
     const first = await emulate(firstFrame);
     // The goal once, in the console's header: no copy of the outline left.
     expect(count(first.history, /preparing…/)).toBe(0);
