@@ -153,6 +153,22 @@ export function createSequenceSplitter(now: () => number = () => performance.now
 }
 
 /**
+ * `text` (pasted, so a paste's own bytes) without its escape sequences, each left out whole
+ * as the splitter reads it (CSI, SS3, Alt+key, OSC/DCS/APC/PM/SOS strings; one the text ends
+ * inside goes to the end): a pasted `ESC[31m` or `ESC]0;title BEL` is no text, and neither
+ * is what follows its `ESC`.
+ */
+export function withoutSequences(text: string): string {
+  let out = '';
+  let from = 0;
+  for (let at = text.indexOf(ESC); at >= 0; at = text.indexOf(ESC, from)) {
+    out += text.slice(from, at);
+    from = sequenceEnd(text, at) ?? text.length;
+  }
+  return out + text.slice(from);
+}
+
+/**
  * Whether an unfinished sequence may be keys of their own: `ESC` alone (Escape), `ESC` and
  * one character (Alt+[, Alt+O, Alt+P), the same after another `ESC`, or a control string
  * that does not start as a terminal's reply does (`ESC ] 11;` for OSC, `ESC P >|` or a

@@ -1,4 +1,5 @@
 import { UNSAFE_PATTERN } from '../text/sanitize.js';
+import { withoutSequences } from './control-sequences.js';
 import type { ConsoleCommand } from './keymap.js';
 import { graphemes } from './text.js';
 
@@ -25,16 +26,17 @@ export function lineOf(text: string): LineState {
 }
 
 /**
- * Text as typed or pasted, made fit for one line: a final line break is dropped, other
- * line breaks and tabs become spaces (a multi-line paste is inserted, never submitted) and other control characters
- * and bidi controls are dropped, so nothing typed (or pasted from an agent's output) reaches the terminal as an
- * escape sequence or reorders the line.
+ * Text as typed or pasted, made fit for one line: escape sequences are dropped whole (a
+ * pasted colour or title is no text), a final line break is dropped, other line breaks and
+ * tabs become spaces (a multi-line paste is inserted, never submitted) and other control
+ * characters and bidi controls are dropped, so nothing typed (or pasted from an agent's
+ * output) reaches the terminal as an escape sequence or reorders the line.
  */
 export function cleanInput(input: string): string {
-  return input
+  // Escape sequences go whole (bracketed-paste markers, colours, a title), not just their ESC.
+  return withoutSequences(input)
     .replace(/(?:\r\n|\r|\n)+$/, '')
     .replace(/\r\n|\r|\n|\t/g, ' ')
-    .replace(/\u001b\[20[01]~/g, '') // bracketed-paste markers, should a terminal send them
     .replace(UNSAFE_PATTERN, '');
 }
 

@@ -87,10 +87,14 @@ describe('line editor', () => {
     expect(edit(line, 'delete-back')).toEqual({ text: 'caf', cursor: 3 });
   });
 
-  test('a multi-line paste is inserted on one line, never submitted; controls are dropped', () => {
+  test('a multi-line paste is inserted on one line, never submitted; controls and escape sequences are dropped whole', () => {
     expect(cleanInput('keep\nthe\r\nAPI\n')).toBe('keep the API');
     expect(cleanInput('a\tb')).toBe('a b');
-    expect(cleanInput('x\u001b[31my\u0007')).toBe('x[31my');
+    expect(cleanInput('x\u001b[31my\u0007')).toBe('xy');
+    // Every kind a terminal or an agent's output may hold: CSI, SS3, OSC ended by BEL or ST, DCS, Alt+key, one cut at the end.
+    expect(cleanInput('ab\u001b[Dcd\u001b[1;5Ared\u001b[0m\u001bOA\u0007\u001b]0;title\u0007zz\u001b]8;;http://x\u001b\\ok\u001bP>|x\u001b\\\u001bbq\u001b[3')).toBe('abcdredzzokq');
+    // Text that merely looks like a sequence's tail stays.
+    expect(cleanInput('[D [31m ]0;title')).toBe('[D [31m ]0;title');
     expect(cleanInput('\u001b[200~pasted\u001b[201~')).toBe('pasted');
     expect(insert(lineOf('/goal add-constraint '), 'line one\nline two\n')).toEqual(lineOf('/goal add-constraint line one line two'));
   });
