@@ -2,6 +2,7 @@ import { readFile, stat } from 'node:fs/promises';
 import type { Stats } from 'node:fs';
 import { LoopdeckError } from './errors.js';
 import { metricNames, parseOutput, toMetrics, type ParserName } from './parsers/index.js';
+import type { TestReport } from './parsers/types.js';
 import { runShell, type CommandResult } from './process.js';
 import { confine } from './tools.js';
 import type { ObservedMetrics, SkippedTest, TestOutcome } from './types.js';
@@ -54,8 +55,9 @@ export interface Observation {
  * output (or its `report_file`) to metrics with its parser.
  *
  * A failing test command is a valid observation: its exit code is not read when the
- * parser finds a report. A command that cannot start, is not found, times out, writes
- * no report file, or whose output the parser cannot read is an observer error: its
+ * parser finds a report, unless that report has no test at all. A command that cannot
+ * start, is not found, times out, writes no report file, fails with a report of no test,
+ * or whose output the parser cannot read is an observer error: its
  * metrics are all `null` (missing, never 0) and one line is added to `errors`. A bad
  * `pattern` or a `report_file` outside the workspace is reported the same way. For
  * `regex`, a named group that is not a number in the match is `null` without an error.
@@ -96,6 +98,9 @@ async function observeOne(spec: ObserverSpec, cwd: string): Promise<ObserverOutc
     if (text.type === 'error') return { metrics, tests: [], skipped: [], error: text.why };
     const parsed = parseOutput(spec.parser, text.output, options);
     if (!parsed) return { metrics, tests: [], skipped: [], error: unreadable(spec, text) };
+    if (parsed.type === 'tests' && ranNothing(parsed.report) && text.result.exit_code !== 0) {
+      return { metrics, tests: [], skipped: [], error: `its report has no test at all, and the command failed ${exitOf(text.result)}${lastLine(text.result.output)}` };
+    }
     const report = parsed.type === 'tests' ? parsed.report : { tests: [], skipped: [] };
     return { metrics: { ...metrics, ...toMetrics(parsed, spec.name) }, tests: report.tests, skipped: report.skipped ?? [] };
   } catch (error) {
@@ -103,6 +108,17 @@ async function observeOne(spec: ObserverSpec, cwd: string): Promise<ObserverOutc
     if (!(error instanceof LoopdeckError)) throw error;
     return { metrics, tests: [], skipped: [], error: error.message };
   }
+}
+
+/**
+ * A test report that names no test, run, skipped or failing to load. From a command that
+ * failed (vitest's "No test files found", pytest's exit 5, a runner that picked up another
+ * project's config) it measured nothing: 0 failing and 0 passing would be a count the
+ * harness never made, and a run of them would read as stagnation. From one that passed
+ * (`--passWithNoTests`, a project with no tests yet) it is a measurement of zero tests.
+ */
+function ranNothing(report: TestReport): boolean {
+  return report.total === 0 && report.passing === 0 && report.failing === 0 && report.tests.length === 0 && (report.skipped ?? []).length === 0;
 }
 
 /** The text to parse (the command's output, or its report file), or why there is none. */

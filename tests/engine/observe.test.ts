@@ -4,6 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { observe, parseTap } from '../../src/engine/observe.js';
+import type { ParserName } from '../../src/engine/parsers/index.js';
 
 /** A tiny node:test suite: 3 passing (one named with "error", one with "#"), 1 failing. */
 const SUITE = `import test from 'node:test';
@@ -37,6 +38,11 @@ beforeEach(() => {
 afterEach(() => {
   fs.rmSync(dir, { recursive: true, force: true });
 });
+
+/** Writes `report.txt` in the test's folder, for a command to print. */
+function writeReport(text: string): void {
+  fs.writeFileSync(path.join(dir, 'report.txt'), text);
+}
 
 describe('parseTap on real node --test output', () => {
   it('counts 3 passing, 1 failing, 4 total and names each test', () => {
@@ -105,6 +111,31 @@ describe('observe', () => {
       errors: [],
     });
   });
+
+  /** A report of no test at all, as each parser reads one. */
+  const NO_TESTS: ReadonlyArray<readonly [ParserName, string]> = [
+    ['tap', 'TAP version 13\n1..0\n# tests 0\n# suites 0\n# pass 0\n# fail 0\n'],
+    ['jest-json', '{"numTotalTests":0,"numPassedTests":0,"numFailedTests":0,"numPendingTests":0,"numTodoTests":0,"testResults":[],"success":false}'],
+    ['vitest-json', '{"numTotalTestSuites":0,"numTotalTests":0,"numPassedTests":0,"numFailedTests":0,"numPendingTests":0,"numTodoTests":0,"testResults":[],"success":false}'],
+    ['junit', '<testsuites tests="0" failures="0" errors="0"><testsuite name="pytest" tests="0" errors="0" failures="0" skipped="0"></testsuite></testsuites>\n'],
+  ];
+
+  it.each(NO_TESTS)('%s: a report of no test at all from a command that failed measured nothing; from one that passed, zero tests', async (parser, report) => {
+    writeReport(report);
+    const failed = await observe([{ name: 't', command: 'cat report.txt; exit 1', parser, timeout: 10 }], dir);
+    expect(failed.metrics).toEqual({ 't.failing': null, 't.passing': null, 't.total': null });
+    expect(failed.errors).toEqual([expect.stringMatching(/^observer "t" \(cat report\.txt; exit 1\): its report has no test at all, and the command failed \(exit 1\)/)]);
+    const passed = await observe([{ name: 't', command: 'cat report.txt', parser, timeout: 10 }], dir);
+    expect(passed).toMatchObject({ metrics: { 't.failing': 0, 't.passing': 0, 't.total': 0 }, errors: [] });
+  });
+
+  it('a real vitest run that finds no test file (a config from elsewhere, a wrong folder) measured nothing', async () => {
+    const vitest = path.resolve(import.meta.dirname, '../../node_modules/vitest/vitest.mjs');
+    const command = `node ${vitest} run --reporter=json --root .`;
+    const observation = await observe([{ name: 'tests', command, parser: 'vitest-json', timeout: 60 }], dir);
+    expect(observation.metrics).toEqual({ 'tests.failing': null, 'tests.passing': null, 'tests.total': null });
+    expect(observation.errors[0]).toMatch(/its report has no test at all, and the command failed \(exit 1\)/);
+  }, 60_000);
 
   it('a command that cannot be found gives missing metrics and an error', async () => {
     const command = 'loopdeck-no-such-command-7f3a';
