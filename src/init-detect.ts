@@ -661,7 +661,8 @@ const TEST_FILE_BYTES = 2 ** 20;
 
 /**
  * The runner of a test file found where `node --test` looks: the one it imports (`vitest`,
- * `@jest/globals`), else `node --test` (a file for another runner, run by node, fails as one
+ * `@jest/globals`), jest for one that calls `test()` or `describe()` without importing them
+ * (jest's globals), else `node --test` (a file for another runner, run by node, fails as one
  * test and measures nothing of its own).
  */
 function nodeFileRunner(look: Look, file: string): TestRunner {
@@ -674,8 +675,13 @@ function nodeFileRunner(look: Look, file: string): TestRunner {
   const imports = (name: string) => new RegExp(`(?:from\\s*|import\\s*\\(?\\s*|require\\s*\\(\\s*)['"]${name.replace('/', '\\/')}['"]`).test(text);
   if (imports('vitest')) return vitestRunner([], '', `${file} imports vitest`);
   if (imports('@jest/globals')) return jestRunner([], '', `${file} imports @jest/globals`);
+  // `test(…)` or `describe(…)` called without importing them: jest's globals (node has none).
+  if (!imports('node:test') && !imports('test') && GLOBAL_TEST_CALL.test(text)) return jestRunner([], '', `${file} calls test() or describe() without importing them (jest's globals)`);
   return nodeTestRunner(look, ['node', '--test'], '', `${file} is a test file node --test runs by default`);
 }
+
+/** A call of a test function at the start of a line (`test('…'`, `describe("…"`, `it(\`…\``), as a file using jest's globals makes. */
+const GLOBAL_TEST_CALL = /^[ \t]*(?:describe|test|it)\s*\(\s*['"`]/m;
 
 /** Every runner the project's files name, strongest first, in init's order within a rank. */
 function candidates(look: Look): Candidate[] {

@@ -128,8 +128,20 @@ describe('loopdeck init', () => {
     ['a workspaces monorepo whose test files import vitest', { 'package.json': '{"workspaces":["packages/*"]}', 'packages/a/package.json': '{"scripts":{"test":"vitest run"}}', 'packages/a/src/x.test.js': "import { test, expect } from 'vitest';\n" }, `vitest (${path.join('packages', 'a', 'src', 'x.test.js')} imports vitest)`],
     ['test files importing @jest/globals', { 'test/b.test.js': "const { test } = require('@jest/globals');\n" }, `jest (${path.join('test', 'b.test.js')} imports @jest/globals)`],
     ['test files of node:test', { 'test/c.test.js': "import { test } from 'node:test';\n" }, `node --test (${path.join('test', 'c.test.js')} is a test file node --test runs by default)`],
+    ['test files of node:test by require, called at the start of lines', { 'test/c.test.js': "const test = require('node:test');\ntest('adds', () => {});\n" }, `node --test (${path.join('test', 'c.test.js')} is a test file node --test runs by default)`],
+    ['test files that call jest\'s global test()', { 'sum.test.js': "const sum = require('./sum');\ntest('adds', () => {\n  expect(sum(1, 2)).toBe(3);\n});\n" }, "jest (sum.test.js calls test() or describe() without importing them (jest's globals))"],
+    ['test files that call a global describe() and it()', { 'test/d.test.js': 'describe("sum", () => {\n  it(`adds`, () => {});\n});\n' }, `jest (${path.join('test', 'd.test.js')} calls test() or describe() without importing them (jest's globals))`],
   ])('%s: the runner the files are written for is chosen', async (_, files, said) => {
-    expect(await init(project(files))).toContain(`test runner: ${said}`);
+    const out = await init(project(files));
+    expect(out).toContain(`test runner: ${said}`);
+    // Never node --test for a file it cannot run, not even as an alternative.
+    if (said.includes("jest's globals")) expect(out).not.toContain('node --test');
+  }, 30_000);
+
+  it("a jest project whose test files use jest's globals: no node --test among the alternatives", async () => {
+    const out = await init(project({ 'package.json': JSON.stringify({ scripts: { test: 'jest' } }), 'sum.test.js': "test('adds', () => {\n  expect(1 + 1).toBe(2);\n});\n" }));
+    expect(out).toContain('test runner: jest');
+    expect(out).not.toContain('node --test');
   }, 30_000);
 
   it('test files where no test runner looks (dependencies, virtual environments, too deep) are not a project', async () => {
