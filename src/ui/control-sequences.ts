@@ -54,6 +54,19 @@ export interface SequenceSplitter {
   endPaste(): void;
   /** Whether a sequence is held back, waiting for the rest. */
   readonly holding: boolean;
+  /** What the last {@link flush} gave up on (`''` before any): the start of a sequence the network may have cut. */
+  readonly lastFlushed: string;
+}
+
+/**
+ * The rest of a bracketed-paste start marker whose start `flushed` was given up on (a key
+ * of its own, or a cut report), when `text` starts with it; else `''`. A paste whose start
+ * marker was cut that way reaches the decoder as text; this much of it is no text.
+ */
+export function restOfPasteStart(flushed: string, text: string): string {
+  if (flushed === '' || !PASTE_START.startsWith(flushed)) return '';
+  const rest = PASTE_START.slice(flushed.length);
+  return text.startsWith(rest) ? rest : '';
 }
 
 /** How long after a sequence was given up its rest is still told from typing (ms). */
@@ -65,6 +78,7 @@ export const CUT_MS = 1000;
  */
 export function createSequenceSplitter(now: () => number = () => performance.now()): SequenceSplitter {
   let held = '';
+  let lastFlushed = '';
   let pasting = false;
   // A sequence given up on, whose rest is left out when it comes by `until`.
   let cut: { start: string; until: number } | null = null;
@@ -79,10 +93,11 @@ export function createSequenceSplitter(now: () => number = () => performance.now
     const whole = cut.start + text;
     const end = sequenceEnd(whole, 0);
     if (end === null) {
-      // A control string (an OSC or DCS report) whose read after the cut does not end it
-      // either: that read is typed, not the rest of a report (a report comes in one or two
-      // reads); keys typed after a stray `ESC ]` are not swallowed until the cut expires.
-      if (STRING_STARTS.has(whole[1] ?? '') && !text.includes(ESC)) {
+      // A control string (an OSC or DCS report) whose read after the cut holds no end (BEL,
+      // ST, or the ESC that may start ST): that read is typed, not the rest of a report (a
+      // report comes in one or two reads); keys typed after a stray `ESC ]`, an arrow's
+      // sequence among them, are not swallowed until the cut expires.
+      if (STRING_STARTS.has(whole[1] ?? '') && !text.includes('\u0007') && !text.includes(`${ESC}\\`) && !text.endsWith(ESC)) {
         cut = null;
         return text;
       }
@@ -137,6 +152,7 @@ export function createSequenceSplitter(now: () => number = () => performance.now
     flush(): string {
       const rest = held;
       held = '';
+      lastFlushed = rest;
       if (pasting || isKeyOfItsOwn(rest)) return rest;
       cut = { start: rest, until: now() + CUT_MS };
       return '';
@@ -148,6 +164,9 @@ export function createSequenceSplitter(now: () => number = () => performance.now
     },
     get holding(): boolean {
       return held !== '';
+    },
+    get lastFlushed(): string {
+      return lastFlushed;
     },
   };
 }

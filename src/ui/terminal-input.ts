@@ -1,6 +1,6 @@
 import { PassThrough } from 'node:stream';
 import { emitKeypressEvents } from 'node:readline';
-import { createSequenceSplitter } from './control-sequences.js';
+import { createSequenceSplitter, restOfPasteStart } from './control-sequences.js';
 
 /**
  * Terminal input decoded into keys the way terminals really send it, on Node's own
@@ -73,9 +73,10 @@ export const ESCAPE_MS = 150;
 const PASTE_IDLE_MS = 1000;
 /**
  * After a paste was delivered for want of its end marker, how long what comes next is
- * still taken for the rest of that paste, should its end marker not come first (ms). A
- * network that stalled in the middle of a paste sends the rest later: its text and line
- * breaks must not become keys that answer a prompt or submit the command bar.
+ * still taken for the rest of that paste, should its end marker not come first (ms); each
+ * read of several characters in that time (more of the paste, not a key typed) starts it
+ * again. A network that stalled in the middle of a paste sends the rest later: its text and
+ * line breaks must not become keys that answer a prompt or submit the command bar.
  */
 export const LATE_PASTE_MS = 3000;
 
@@ -238,8 +239,10 @@ export function createKeyDecoder(
     if (collected === null) return;
     let from = collected.length;
     while (from > 0 && 'raw' in collected[from - 1]!) from--;
-    // A start marker whose `ESC` (or `ESC [`) was given up on as a key of its own leaves the rest of it at the start.
-    const text = (collected.splice(from) as Typed[]).map((k) => k.raw).join('').replace(/^\[?200~/, '');
+    // A start marker whose `ESC` (or `ESC [`) was given up on as a key of its own, or whose
+    // rest came after its cut was forgotten, leaves the rest of it at the start: no text.
+    const raw = (collected.splice(from) as Typed[]).map((k) => k.raw).join('');
+    const text = raw.slice(restOfPasteStart(splitter.lastFlushed, raw).length);
     if (text !== '') collected.push({ name: '', input: text, source: 'paste' });
   };
 
@@ -274,7 +277,12 @@ export function createKeyDecoder(
     } finally {
       const keys = collected;
       collected = null;
-      if (now() < lateUntil) deliver(asLatePaste(keys));
+      if (now() < lateUntil) {
+        const late = asLatePaste(keys);
+        // More of the paste (a read of several characters, not a key typed) keeps the window open.
+        if (late.some((k) => k.source === 'paste' && [...k.input].length > 1)) lateUntil = now() + latePasteMs;
+        deliver(late);
+      }
       else {
         const typed = keys.filter((k) => 'raw' in k).length;
         const source: KeySource = typed === 1 && keys.length === 1 && !marked ? 'key' : 'chunk';

@@ -149,8 +149,20 @@ describe('a paste whose markers come late or cut', () => {
     if (at > 2) expect(await sourcedOverTime([0, marker.slice(0, at)], [150, `${marker.slice(at)}y`], [200, '\r'], [230, '\u001b[201~'])).toEqual([':y\r:paste']);
   });
 
-  test('keys typed after the start of a report that never ended are keys, not its rest', async () => {
+  test('keys typed after the start of a report that never ended are keys, not its rest: letters, an arrow', async () => {
     expect(await sourcedOverTime([0, 'a\u001b]11;rgb:1e1e/1e1e'], [150, 'h'], [200, 'i'])).toEqual(['a:a:key', 'h:h:key', 'i:i:key']);
+    expect(await sourcedOverTime([0, 'a\u001b]11;rgb:1e1e/1e1e'], [150, '\u001b[D'], [200, 'i'])).toEqual(['a:a:key', 'left::key', 'i:i:key']);
+  });
+
+  test('a paste that stalls again: each late read of several characters keeps its rest pasted; a key typed alone does not', async () => {
+    // Delivered at 60 ms, its rest waited for until 260 ms; `two ` at 200 ms waits on until 400 ms.
+    expect(await sourcedOverTime([0, '\u001b[200~one '], [200, 'two '], [350, 'three\r'])).toEqual([':one :paste', ':two :paste', ':three\r:paste']);
+    expect(await sourcedOverTime([0, '\u001b[200~a'], [100, 'b'], [330, '\r'])).toEqual([':a:paste', ':b:paste', 'enter::key']);
+  });
+
+  test.each([3, 5])('a start marker cut after %i characters whose rest came over a second later: the rest is no text', async (at) => {
+    const marker = '\u001b[200~';
+    expect(await sourcedOverTime([0, `k${marker.slice(0, at)}`], [1200, `${marker.slice(at)}text\u001b[201~`])).toEqual(['k:k:key', ':text:paste']);
   });
 });
 
