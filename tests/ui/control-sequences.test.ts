@@ -4,7 +4,7 @@
 // position and device attribute replies, OSC and DCS strings). A key form is the key; a
 // report is nothing, never text; either may be split across reads anywhere.
 import { describe, expect, test } from 'vitest';
-import { createKeyDecoder } from '../../src/ui/terminal-input.js';
+import { createKeyDecoder, type Keypress } from '../../src/ui/terminal-input.js';
 
 /** The keys of `reads` (each one read), once every timer of the decoder has run: `name:input` of each, a read's keys joined by spaces. */
 async function keysOf(...reads: string[]): Promise<string[]> {
@@ -54,10 +54,10 @@ describe('a report no key made is nothing, never text', () => {
   });
 });
 
-/** The keys of reads that come at the given times (ms from the first), each key `name:input`. */
-async function keysOverTime(...reads: Array<[number, string]>): Promise<string[]> {
+/** The keys a decoder with `options` makes of reads that come at the given times (ms from the first), each as `show` writes it. */
+async function decodedOverTime(options: Parameters<typeof createKeyDecoder>[1], show: (k: Keypress) => string, reads: ReadonlyArray<[number, string]>): Promise<string[]> {
   const out: string[] = [];
-  const decoder = createKeyDecoder((keys) => out.push(...keys.map((k) => `${k.name}:${k.input}`)), { escapeMs: 30 });
+  const decoder = createKeyDecoder((keys) => out.push(...keys.map(show)), options);
   const started = Date.now();
   for (const [at, read] of reads) {
     await new Promise((resolve) => setTimeout(resolve, Math.max(0, at - (Date.now() - started))));
@@ -65,7 +65,12 @@ async function keysOverTime(...reads: Array<[number, string]>): Promise<string[]
   }
   await new Promise((resolve) => setTimeout(resolve, 80));
   decoder.dispose();
-  return out.filter((k) => k !== ':');
+  return out;
+}
+
+/** The keys of reads that come at the given times (ms from the first), each key `name:input`. */
+async function keysOverTime(...reads: Array<[number, string]>): Promise<string[]> {
+  return (await decodedOverTime({ escapeMs: 30 }, (k) => `${k.name}:${k.input}`, reads)).filter((k) => k !== ':');
 }
 
 describe('a paste whose end marker never comes', () => {
@@ -114,18 +119,8 @@ describe('a paste whose end marker never comes', () => {
 
 describe('a paste whose markers come late or cut', () => {
   /** The keys (`name:input:source`) of reads at the given times (ms from the first). */
-  async function sourcedOverTime(...reads: Array<[number, string]>): Promise<string[]> {
-    const out: string[] = [];
-    const decoder = createKeyDecoder((keys) => out.push(...keys.map((k) => `${k.name}:${k.input}:${k.source}`)), { escapeMs: 30, pasteIdleMs: 60, latePasteMs: 200 });
-    const started = Date.now();
-    for (const [at, read] of reads) {
-      await new Promise((resolve) => setTimeout(resolve, Math.max(0, at - (Date.now() - started))));
-      decoder.push(read);
-    }
-    await new Promise((resolve) => setTimeout(resolve, 80));
-    decoder.dispose();
-    return out;
-  }
+  const sourcedOverTime = (...reads: Array<[number, string]>) =>
+    decodedOverTime({ escapeMs: 30, pasteIdleMs: 60, latePasteMs: 200 }, (k) => `${k.name}:${k.input}:${k.source}`, reads);
 
   test('an end marker with no paste open makes the keys before it in its read one paste, however late; the keys after it are keys', async () => {
     expect(await sourcedOverTime([0, 'y\u001b[201~'])).toEqual([':y:paste']);
