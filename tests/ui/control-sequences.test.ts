@@ -3,7 +3,7 @@
 // WezTerm) and reports nobody asked for (mouse reports left on by a crashed program, cursor
 // position and device attribute replies, OSC and DCS strings). A key form is the key; a
 // report is nothing, never text; either may be split across reads anywhere.
-import { describe, expect, test } from 'vitest';
+import { describe, expect, test, vi } from 'vitest';
 import { createKeyDecoder, type Keypress } from '../../src/ui/terminal-input.js';
 
 /** The keys of `reads` (each one read), once every timer of the decoder has run: `name:input` of each, a read's keys joined by spaces. */
@@ -54,18 +54,37 @@ describe('a report no key made is nothing, never text', () => {
   });
 });
 
-/** The keys a decoder with `options` makes of reads that come at the given times (ms from the first), each as `show` writes it. */
+/** The real `setTimeout`, for the timer readline keeps of its own (not the simulated clock's). */
+const realSetTimeout = globalThis.setTimeout;
+
+/**
+ * The keys a decoder with `options` makes of reads that come at the given times (ms from the
+ * first), each as `show` writes it. On a simulated clock: the decoder's timers and the clock
+ * it reads move only as the reads say, so a busy machine cannot reorder a read and a timer.
+ * readline's own escape timer (1 ms, on the real clock) is let run after each step: it is
+ * due before the real 20 ms waited, and timers run in the order they are due.
+ */
 async function decodedOverTime(options: Parameters<typeof createKeyDecoder>[1], show: (k: Keypress) => string, reads: ReadonlyArray<[number, string]>): Promise<string[]> {
-  const out: string[] = [];
-  const decoder = createKeyDecoder((keys) => out.push(...keys.map(show)), options);
-  const started = Date.now();
-  for (const [at, read] of reads) {
-    await new Promise((resolve) => setTimeout(resolve, Math.max(0, at - (Date.now() - started))));
-    decoder.push(read);
+  vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance'] });
+  try {
+    const out: string[] = [];
+    const decoder = createKeyDecoder((keys) => out.push(...keys.map(show)), options);
+    let clock = 0;
+    const step = async (ms: number) => {
+      await vi.advanceTimersByTimeAsync(ms);
+      await new Promise((resolve) => realSetTimeout(resolve, 20));
+    };
+    for (const [at, read] of reads) {
+      await step(Math.max(0, at - clock));
+      clock = Math.max(clock, at);
+      decoder.push(read);
+    }
+    await step(80);
+    decoder.dispose();
+    return out;
+  } finally {
+    vi.useRealTimers();
   }
-  await new Promise((resolve) => setTimeout(resolve, 80));
-  decoder.dispose();
-  return out;
 }
 
 /** The keys of reads that come at the given times (ms from the first), each key `name:input`. */
@@ -79,16 +98,11 @@ describe('a paste whose end marker never comes', () => {
    * without input), then of `read` pushed `after` ms from its start: within the 200 ms the
    * rest of the paste may still come, or long after.
    */
-  async function afterOpenPaste(read: string, after: number): Promise<string[]> {
-    const out: string[] = [];
-    const decoder = createKeyDecoder((keys) => out.push(...keys.map((k) => `${k.name}:${k.input}:${k.source}`)), { escapeMs: 30, pasteIdleMs: 60, latePasteMs: 200 });
-    decoder.push('\u001b[200~one');
-    await new Promise((resolve) => setTimeout(resolve, after));
-    decoder.push(read);
-    await new Promise((resolve) => setTimeout(resolve, 80));
-    decoder.dispose();
-    return out;
-  }
+  const afterOpenPaste = (read: string, after: number) =>
+    decodedOverTime({ escapeMs: 30, pasteIdleMs: 60, latePasteMs: 200 }, (k) => `${k.name}:${k.input}:${k.source}`, [
+      [0, '\u001b[200~one'],
+      [after, read],
+    ]);
 
   const KEY_FORMS = ['\u001b[27;5;119~', '\u001b[119;5u', '\u001b[13;2u', '\u001b[D', '\u001bb', 'abc', 'y', '\r', 'y\r', '\u001b[201~x', '\u0003'];
   const READS = [...REPORTS.map(([name, read]) => [name, read] as const), ...KEY_FORMS.map((read) => [JSON.stringify(read), read] as const)];
