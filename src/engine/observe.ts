@@ -118,7 +118,8 @@ async function observeOne(spec: ObserverSpec, cwd: string): Promise<ObserverOutc
  * (`--passWithNoTests`, a project with no tests yet) it is a measurement of zero tests.
  */
 function ranNothing(report: TestReport): boolean {
-  return report.total === 0 && report.passing === 0 && report.failing === 0 && report.tests.length === 0 && (report.skipped ?? []).length === 0;
+  // `total` is `passing + failing` (TestReport): one count says both.
+  return report.total === 0 && report.tests.length === 0 && (report.skipped ?? []).length === 0;
 }
 
 /** The text to parse (the command's output, or its report file), or why there is none. */
