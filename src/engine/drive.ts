@@ -22,17 +22,17 @@ export interface HeadlessPolicy {
 }
 
 /**
- * Answers yields by policy, for runs without an operator. A budget pause is always
+ * Answers yields by policy, for runs without an operator (tool answers say `by: 'policy'`). A budget pause is always
  * answered with stop: with nobody to raise the limit, continuing would pause again at once.
  */
 export function headlessAnswerer(policy: HeadlessPolicy): Answerer {
   return (y): ResumePayload => {
     if (y.kind === 'tool') {
       // A call a crash interrupted may have had its effects: a policy never runs it twice.
-      if (y.interrupted) return { decision: 'deny', note: 'headless run: a call interrupted mid-run by a restart is not run again by policy' };
+      if (y.interrupted) return { decision: 'deny', by: 'policy', note: 'headless run: a call interrupted mid-run by a restart is not run again by policy' };
       return policy.approve === 'all'
-        ? { decision: 'approve', note: 'headless --approve all' }
-        : { decision: 'deny', note: 'headless run: tool calls are denied unless --approve all' };
+        ? { decision: 'approve', by: 'policy', note: 'headless --approve all' }
+        : { decision: 'deny', by: 'policy', note: 'headless run: tool calls are denied unless --approve all' };
     }
     if (y.cause.kind === 'budget_exceeded') return { action: 'stop', note: 'headless: nobody can raise the budget' };
     return policy.onPause === 'continue' ? { action: 'continue' } : { action: 'stop' };

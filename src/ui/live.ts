@@ -64,7 +64,7 @@ export function createLiveConsole(options: LiveConsoleOptions): { controller: Co
       if (y.kind === 'tool' && timeout !== null) {
         const ms = timeout * 1000;
         store.getState().setApprovalDeadline(now() + ms);
-        timer = safeTimeout(() => settle({ decision: 'deny', note: `no answer within ${formatDuration(timeout)}` }, seq), ms);
+        timer = safeTimeout(() => settle({ decision: 'deny', by: 'policy', note: `no answer within ${formatDuration(timeout)}` }, seq), ms);
       }
       waiting = { seq, resolve, timer };
     });

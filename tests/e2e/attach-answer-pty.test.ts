@@ -167,7 +167,7 @@ it('with no console attached each prompt is denied by policy once approval.timeo
   expect(Date.now() - started).toBeGreaterThanOrEqual(2000);
   const log = logOf(runDirOf(dir)!);
   for (const id of ['t1', 't2']) {
-    expect(decisionOf(log, id)).toMatchObject({ decision: 'deny', note: expect.stringMatching(/^no attached console answered within 1s; denied by policy/) });
+    expect(decisionOf(log, id)).toMatchObject({ decision: 'deny', by: 'policy', note: expect.stringMatching(/^no attached console answered within 1s; denied by policy/) });
   }
   expect(existsSync(path.join(dir, 'one.txt'))).toBe(false);
   expect(ended.stderr).toContain('no attached console answered within 1s: call t1 (shell) answered by policy');

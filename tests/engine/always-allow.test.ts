@@ -14,6 +14,7 @@ import { HookRegistry } from '../../src/engine/hooks.js';
 import { parsePolicy } from '../../src/engine/policy.js';
 import { Session, type LoopRun, type LoopYield, type ResumePayload } from '../../src/engine/session.js';
 import { alwaysAllowChoices } from '../../src/engine/approval/always-allow.js';
+import { headlessAnswerer } from '../../src/engine/drive.js';
 import { approvalGate } from '../../src/hooks/approval-gate.js';
 import { destructiveDeny } from '../../src/hooks/destructive-deny.js';
 
@@ -169,3 +170,37 @@ describe('always allow stores the exact command', () => {
     expect(existsSync(path.join(dir, 'src', 'keep.txt'))).toBe(true);
   });
 });
+
+describe('who decided: a decision no person made is never recorded as the operator’s', () => {
+  it('headless answers (approve all, deny) are recorded by policy; an answer without by is the operator’s', async () => {
+    const { session, events } = setup(['mkdir -p ./tmp/a', 'mkdir -p ./tmp/b', 'mkdir -p ./tmp/c']);
+    const run = session.run(newGoal('Tidy up', ['the workspace is tidy']));
+    await nextYield(run);
+    await nextYield(run, headlessAnswerer({ approve: 'all', onPause: 'stop' })(toolYield2(session)) as ResumePayload);
+    await nextYield(run, headlessAnswerer({ approve: 'none', onPause: 'stop' })(toolYield2(session)) as ResumePayload);
+    expect((await run.next({ decision: 'approve' })).done).toBe(true);
+    const decisions = events.filter((e) => e.type === 'tool.decision').map((e) => [e.data.call_id, e.data.decision, e.data.by]);
+    expect(decisions).toEqual([
+      ['t1', 'approve', 'policy'],
+      ['t2', 'deny', 'policy'],
+      ['t3', 'approve', 'operator'],
+    ]);
+    // The agent is told who refused.
+    expect(session.snapshot.tools.get('t2')?.result?.output).toBe('denied by the policy: headless run: tool calls are denied unless --approve all');
+  });
+
+  it('refuses an answer that names anyone else, and changes nothing', async () => {
+    const { session } = setup(['mkdir -p ./tmp/a']);
+    const run = session.run(newGoal('Tidy up', ['the workspace is tidy']));
+    await nextYield(run);
+    await expect(run.next({ decision: 'approve', by: 'agent' } as unknown as ResumePayload)).rejects.toThrow(/by\?: "operator" \| "policy"/);
+    expect(session.snapshot.tools.get('t1')?.decision).toBeNull();
+  });
+});
+
+/** The tool yield the session waits on now. */
+function toolYield2(session: Session): LoopYield {
+  const pending = session.snapshot.pending;
+  if (pending?.kind !== 'tool') throw new Error('no tool yield pending');
+  return { kind: 'tool', call: pending.call };
+}

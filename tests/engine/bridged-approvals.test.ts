@@ -170,7 +170,9 @@ it('asks the operator with the call in loopdeck terms; "always allow" approves t
 });
 
 it('headless answers by policy: --approve none denies what the rules ask about', async () => {
-  const { heard } = await run([{ id: 'toolu_1', command: 'echo a > a.txt' }], '{ default: ask }', headlessAnswerer({ approve: 'none', onPause: 'stop' }) as (y: LoopYield) => ResumePayload);
-  expect(heard[0]!.answer).toMatchObject({ permissionDecision: 'deny', permissionDecisionReason: expect.stringContaining('headless run: tool calls are denied unless --approve all') });
+  const { heard, events } = await run([{ id: 'toolu_1', command: 'echo a > a.txt' }], '{ default: ask }', headlessAnswerer({ approve: 'none', onPause: 'stop' }) as (y: LoopYield) => ResumePayload);
+  expect(heard[0]!.answer).toMatchObject({ permissionDecision: 'deny', permissionDecisionReason: 'denied by the policy of loopdeck: headless run: tool calls are denied unless --approve all' });
+  // Recorded as the policy's decision: no operator answered.
+  expect(of(events, 'tool.decision').map((e) => [e.data.decision, e.data.by])).toEqual([['deny', 'policy']]);
   expect(existsSync(path.join(dir, 'a.txt'))).toBe(false);
 });

@@ -311,7 +311,7 @@ turns:
   expect(rig.frame()).not.toMatch(/rows 1–/);
 });
 
-test('an approval left unanswered for approval.timeout is denied, never approved; the prompt counts down', async () => {
+test('an approval left unanswered for approval.timeout is denied by policy, never approved, and no operator is named; the prompt counts down', async () => {
   const rig = await open({
     transcript: `
 turns:
@@ -324,12 +324,14 @@ turns:
   await rig.waitForFrame(/Approve tool call shell \(t1\) · denied in [12]s unless answered/);
   expect(rig.store.getState().approvalDeadline).not.toBeNull();
   await rig.waitFor(() => rig.session.snapshot.tools.get('t1')?.decision !== null, 'the timeout to deny the call');
-  expect(rig.session.snapshot.tools.get('t1')?.decision).toEqual({ decision: 'deny', by: 'operator', note: 'no answer within 2s' });
+  expect(rig.session.snapshot.tools.get('t1')?.decision).toEqual({ decision: 'deny', by: 'policy', note: 'no answer within 2s' });
+  // The agent is told no operator denied it.
+  expect(rig.session.snapshot.tools.get('t1')?.result?.output).toBe('denied by the policy: no answer within 2s');
   expect(rig.controller.answer).not.toHaveBeenCalled();
   await expect(rig.outcome).resolves.toMatchObject({ reason: 'goal_met' });
   expect(rig.store.getState().approvalDeadline).toBeNull();
   expect(existsSync(path.join(rig.workspace.dir, 'ran.txt'))).toBe(false);
-  await rig.waitForFrame(/tool\.decision\s+denied by operator: no answer within 2s/);
+  await rig.waitForFrame(/tool\.decision\s+denied by policy: no answer within 2s/);
 });
 
 test('an answer before the timeout cancels it', async () => {
@@ -350,7 +352,7 @@ turns:
   await rig.waitForFrame('Approve tool call shell (t2)');
   await rig.waitFor(() => rig.session.snapshot.tools.get('t2')?.decision !== null, 'the timeout to deny t2');
   expect(rig.session.snapshot.tools.get('t1')?.decision).toEqual({ decision: 'approve', by: 'operator' });
-  expect(rig.session.snapshot.tools.get('t2')?.decision).toEqual({ decision: 'deny', by: 'operator', note: 'no answer within 1s' });
+  expect(rig.session.snapshot.tools.get('t2')?.decision).toEqual({ decision: 'deny', by: 'policy', note: 'no answer within 1s' });
 });
 
 test('a write to .gitattributes is asked about even though write_file is allowed; the prompt says why, in full', async () => {

@@ -61,7 +61,7 @@ export class AttachedDesk {
             this.say(`${why}: call ${y.call.id} (${y.call.name}) answered by policy`);
             Promise.resolve(fallback(y)).then(
               (payload) => resolve(withWhy(payload, why)),
-              (error: unknown) => resolve({ decision: 'deny', note: `${why}; the policy could not answer: ${describeError(error)}` }),
+              (error: unknown) => resolve({ decision: 'deny', by: 'policy', note: `${why}; the policy could not answer: ${describeError(error)}` }),
             );
           }, timeout * 1000);
         }

@@ -9,6 +9,7 @@ function isToolAnswer(p: unknown): p is ToolAnswer {
     !!v &&
     (v.decision === 'approve' || v.decision === 'deny') &&
     (v.note === undefined || typeof v.note === 'string') &&
+    (v.by === undefined || v.by === 'operator' || v.by === 'policy') &&
     (always === undefined || (v.decision === 'approve' && typeof always === 'string' && always.length > 0))
   );
 }
@@ -27,7 +28,7 @@ function isPauseAnswer(p: unknown): p is PauseAnswer {
 export function checkAnswer(pending: LoopYield | null, payload: ResumePayload | undefined): void {
   if (pending?.kind === 'tool') {
     if (!isToolAnswer(payload)) {
-      throw new ResumeError(`a tool yield needs { decision: "approve" | "deny", note? }, got ${JSON.stringify(payload)}`);
+      throw new ResumeError(`a tool yield needs { decision: "approve" | "deny", note?, by?: "operator" | "policy" }, got ${JSON.stringify(payload)}`);
     }
     const always = payload.decision === 'approve' ? payload.always : undefined;
     const offered = offeredRules(pending.call);

@@ -6,6 +6,7 @@ import type { BridgeDecision, QueuedRequest } from '../bridge/inbox.js';
 import type { BridgeRequest } from '../bridge/protocol.js';
 import { harnessFiles } from '../tools.js';
 import type { ToolCall } from '../types.js';
+import type { Decider } from '../events.js';
 import { stopText, type AgentWatch } from './agent-watch.js';
 import { approval } from './ask-operator.js';
 import type { RunContext } from './context.js';
@@ -93,6 +94,7 @@ async function* bridgedCall(ctx: RunContext, request: BridgeRequest, watch?: Tur
   let decision: 'approve' | 'deny' = verdict.kind === 'deny' ? 'deny' : 'approve';
   let note = verdict.kind === 'deny' ? verdict.reason : undefined;
   let always: string | undefined;
+  let by: Decider = 'policy';
   if (verdict.kind === 'ask') {
     ctx.emit('tool.ask', { call_id: callId, call: verdict.call, reason: verdict.reason });
     ctx.options.sync?.();
@@ -100,8 +102,8 @@ async function* bridgedCall(ctx: RunContext, request: BridgeRequest, watch?: Tur
     decision = answer.decision;
     note = answer.note;
     always = answer.decision === 'approve' ? answer.always : undefined;
+    by = answer.by ?? 'operator';
   }
-  const by = verdict.kind === 'ask' ? 'operator' : 'policy';
   ctx.emit('tool.decision', { call_id: callId, decision, by, ...(note ? { note } : {}), ...(always ? { always } : {}) });
   ctx.options.sync?.();
   if (decision === 'approve') return { decision: 'allow', reason: `approved by the ${by} of loopdeck${note ? `: ${note}` : ''}` };

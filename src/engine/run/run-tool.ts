@@ -90,7 +90,8 @@ async function* checkRepetition(ctx: RunContext, call: ToolCall): Gen<Done> {
  */
 export async function* decideAndRun(ctx: RunContext, call: ToolCall, ask: boolean, reason?: string, interrupted?: boolean): Gen<Done> {
   const { answer, aborting } = yield* approval(ctx, call, ask, reason, interrupted);
-  const by = ask ? 'operator' : 'policy';
+  // Asked, the answer says who gave it (a timeout or a headless policy is no operator).
+  const by = ask ? (answer.by ?? 'operator') : 'policy';
   const always = answer.decision === 'approve' && answer.always ? { always: answer.always } : {};
   ctx.emit('tool.decision', { call_id: call.id, decision: answer.decision, by, ...(answer.note ? { note: answer.note } : {}), ...always });
   ctx.options.sync?.();

@@ -2,6 +2,7 @@ import type { Agent } from '../agents/agent.js';
 import type { ApprovalInbox } from '../bridge/inbox.js';
 import type { LoopEvent } from '../events.js';
 import type { HookRegistry } from '../hooks.js';
+import type { Decider } from '../events.js';
 import type { DoneReason } from '../machine.js';
 import type { EnginePolicy } from '../policy.js';
 import type { PauseReason } from '../reasons.js';
@@ -21,8 +22,10 @@ export type LoopYield =
  * Answer to a `tool` yield. A denial's note goes back to the agent. `always` stores a rule
  * for the rest of the run; it must be one the approval prompt offers for this call
  * (`offeredRules`, approval/always-allow.ts: the exact call, or a read-only wider rule).
+ * `by` is who decided, as `tool.decision` records it: absent or `operator` for a person's
+ * answer, `policy` for one no person gave (a headless run's policy, an approval timeout).
  */
-export type ToolAnswer = { decision: 'approve'; note?: string; always?: string } | { decision: 'deny'; note?: string };
+export type ToolAnswer = { decision: 'approve'; note?: string; always?: string; by?: Decider } | { decision: 'deny'; note?: string; by?: Decider };
 /** Answer to a `pause` yield. */
 export type PauseAnswer = { action: 'continue'; note?: string } | { action: 'stop'; note?: string };
 export type ResumePayload = ToolAnswer | PauseAnswer;
