@@ -5,6 +5,7 @@ import { vi, describe, test, expect, beforeAll } from 'vitest';
 import type { LoopEvent } from '../../src/engine/index.js';
 import { helpRows } from '../../src/ui/HelpOverlay.js';
 import { KEYMAP, keyLabel } from '../../src/ui/keymap.js';
+import { cellWidth } from '../../src/ui/text.js';
 import { createConsoleStore } from '../../src/ui/store.js';
 import { KEY, runHeadless } from '../support/console-rig.js';
 import { normalize, open, openAtOperatorPause, openAtPrompt, READ_ONLY_CONTROLLER, renderStore, STAGNANT, STAGNANT_POLICY } from '../support/ui-helpers.js';
@@ -81,6 +82,32 @@ describe('help', () => {
     await c.press(KEY.escape);
     await c.waitForFrame('── Timeline');
     expect(c.frame()).not.toContain('── Help');
+  });
+
+  test.each([[40, 12], [28, 10], [60, 14]])('at %i×%i help wraps every description whole, nothing cut, and ↓ reaches the end', async (columns, rows) => {
+    const c = await renderStore(createConsoleStore(stagnant), { columns, rows });
+    await c.press('?');
+    await c.waitForFrame('── Help');
+    // The help rows as they scroll by, one row a press: the first row of each view, then the last view whole.
+    const bodyOf = (frame: string) => {
+      const lines = frame.split('\n');
+      const title = lines.findIndex((l) => l.startsWith('── Help'));
+      return lines.slice(title + 1, lines.findIndex((l, i) => i > title && /^(… \d+ more \(↓\)|end of help)/.test(l)));
+    };
+    const read: string[] = [];
+    let shown = c.frame();
+    for (let i = 0; i < 400 && !shown.includes('end of help'); i++) {
+      read.push(bodyOf(shown)[0]!);
+      await c.press(KEY.down);
+      shown = c.frame();
+    }
+    read.push(...bodyOf(shown));
+    expect(shown).toContain('end of help');
+    for (const line of read) expect(cellWidth(line), line).toBeLessThanOrEqual(columns);
+    // What scrolled past, as one text: every description is in it, whole, and no row was cut short.
+    const text = read.join(' ').replace(/\s+/g, ' ');
+    expect(text).not.toContain('…');
+    for (const row of helpRows()) if (row.kind === 'key') expect(text, row.text).toContain(row.text.replace(/\s+/g, ' '));
   });
 });
 

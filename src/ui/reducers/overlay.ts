@@ -1,5 +1,5 @@
 import { eventRows } from '../EventDetail.js';
-import { helpRows } from '../HelpOverlay.js';
+import { helpLines } from '../HelpOverlay.js';
 import { argsRows } from '../prompt-layout.js';
 import type { ConsoleCommand } from '../keymap.js';
 import { eventBySeq } from '../store.js';
@@ -17,7 +17,7 @@ function scrollLimit(input: KeyInput, layout: KeyLayout): { shown: number; max: 
   const help = input.overlay === 'help';
   const shown = help ? layout.body - 2 : layout.body - 3;
   const opened = input.opened === null ? undefined : eventBySeq(input.events, input.opened);
-  const rows = help ? helpRows().length : opened ? eventRows(opened, layout.width - 2).length : shown;
+  const rows = help ? helpLines(layout.width).length : opened ? eventRows(opened, layout.width - 2).length : shown;
   return { shown, max: rows - shown };
 }
 
