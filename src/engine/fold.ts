@@ -40,6 +40,8 @@ export interface ToolRecord {
   error: string | null;
   /** `agent`: a CLI agent ran the call itself (no decision by loopdeck). */
   by?: 'agent';
+  /** Refused before it was made (a call no tool can run, or one a hook cancelled): never run, never decided; `error` says why. */
+  refused?: true;
 }
 
 /** A yield the session is waiting on. */
@@ -150,7 +152,8 @@ export interface SessionState {
   alertWatch: readonly AlertWatch[];
   pending: PendingYield | null;
   /**
-   * Every tool call's record, by call id. A map and not a record: a call id read from a log
+   * Every tool call's record, by call id, calls refused before they were made included (their
+   * `error` says why; no decision, no result). A map and not a record: a call id read from a log
    * is a new string each time, and a record of thousands of them looks each one up slowly.
    */
   tools: ReadonlyMap<string, ToolRecord>;
@@ -543,9 +546,15 @@ const REDUCERS: { readonly [T in EventType]: Reducer<T> } = {
     const record = s.tools.get(e.data.call_id);
     if (!record) {
       own(s, 'history', s.history).push({ role: 'tool', call_id: e.data.call_id, name: e.data.name, status: 'error', content: e.data.error });
-      // Never dispatched (a hook refused it before `tool.call`): a denied call for the memory.
+      // Never dispatched (refused before approval, or a hook cancelled it before `tool.call`):
+      // a denied call for the memory, and a call of the record, so the operator sees what was
+      // refused and why. It was never made, so it counts for no budget.
       const what = cancelled ? callLine(cancelled) : e.data.name;
       s.failedSinceCheckpoint = noteFailure(s.failedSinceCheckpoint, { kind: 'denied', what, why: e.data.error, turn: s.turn });
+      if (cancelled) {
+        own(s, 'tools', s.tools).set(cancelled.id, { call: cancelled, seq: e.seq, decision: null, result: null, error: e.data.error, refused: true });
+        own(s, 'toolOrder', s.toolOrder).push(cancelled.id);
+      }
       return;
     }
     const next = recordWith(record, record.decision, record.result, e.data.error);

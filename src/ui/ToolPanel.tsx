@@ -156,7 +156,7 @@ export const ToolPanel = React.memo(function ToolPanel({ height, width }: { heig
       <Text bold>{sanitize(call.name, { oneLine: true })}</Text>
       <Text color={theme.muted}> ({sanitize(call.id, { oneLine: true })}) · </Text>
       <Text color={statusColour} bold>
-        {error ? 'error' : result ? result.status : decision?.decision === 'approve' || record.by === 'agent' ? 'running' : 'awaiting decision'}
+        {record.refused ? 'refused before it was made' : error ? 'error' : result ? result.status : decision?.decision === 'approve' || record.by === 'agent' ? 'running' : 'awaiting decision'}
         {record.by === 'agent' ? ' · run by the agent' : ''}
       </Text>
       {result ? (
