@@ -248,7 +248,9 @@ export function buildProgram(): Command {
       const where = `loopdeck: log ${path.relative(process.cwd(), prepared.log.file)}; workspace ${prepared.workspace}`;
       if (ended.outcome === null) {
         const { continueCommand } = await import('./continue-command.js');
-        printError(`loopdeck: interrupted (${ended.signal}): the run stopped where it was; the log is kept.\n${where}\ncontinue with:\n${continueCommand(prepared.runDir)}`);
+        // Resuming without a terminal asks for --yes; the same answers as this run, said again.
+        const headless = `${continueCommand(prepared.runDir)} --headless --yes${options.approve === 'none' ? '' : ` --approve ${options.approve}`}${options.onPause === 'stop' ? '' : ` --on-pause ${options.onPause}`}`;
+        printError(`loopdeck: interrupted (${ended.signal}): the run stopped where it was; the log is kept.\n${where}\ncontinue with:\n${continueCommand(prepared.runDir)}\nor, without a terminal, as this run went:\n${headless}`);
         process.exitCode = ended.code;
         return;
       }

@@ -289,7 +289,7 @@ function scanText(text: string, file: string, scanner: LogScanner, firstLine = 1
 /** What a damaged log is missing and how to go on. */
 function unresumableText(file: string, risks: readonly string[]): string {
   return `${file} is damaged where it may hide a tool call or a decision: ${risks.join('; ')}. ` +
-    'Resuming could run a tool twice or skip one. `loopdeck replay` shows everything readable; to continue, start a new run with `loopdeck run`, or restore the missing lines from a copy of the log and resume again.';
+    'Resuming could run a tool twice or skip one. Its replay shows everything readable; to continue, start a new run, or restore the missing lines from a copy of the log and resume again.';
 }
 
 /**

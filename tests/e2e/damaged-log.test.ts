@@ -94,7 +94,14 @@ describe('damaged logs through the CLI', () => {
     const resume = await execa('node', [cli, 'resume', runDir, '--headless', '--yes'], { cwd, reject: false });
     expect(resume.exitCode).toBe(1);
     expect(resume.stderr).toContain(`seq ${seq}–${seq + 1} are missing (legible: tool.call) and may be a tool call, a decision or a state change (${file}:${line})`);
-    expect(resume.stderr).toContain('`loopdeck replay` shows everything readable; to continue, start a new run with `loopdeck run`');
+    expect(resume.stderr).toContain('Its replay shows everything readable; to continue, start a new run');
+    // The commands it names run as printed, from the folder it was run in.
+    const printed = /^replay it: (.+)$/m.exec(resume.stderr)?.[1];
+    expect(printed, resume.stderr).toMatch(/ replay /);
+    const replayed = await execa('sh', ['-c', `${printed} --headless`], { cwd, reject: false });
+    expect(replayed.exitCode, replayed.stderr).toBe(0);
+    expect(JSON.parse(replayed.stdout).lastSeq).toBe(shown.lastSeq);
+    expect(resume.stderr).toMatch(/^start a new run: .*\S run$/m);
     expect(resume.stdout).toBe('');
     expect(readFileSync(file, 'utf8')).toBe(before);
   });

@@ -52,13 +52,16 @@ it.each([
   expect(result.exitCode, result.stderr).toBe(code);
   expect(result.stderr).toContain(`interrupted (${signal}): the run stopped where it was; the log is kept`);
   expect(result.stderr).toMatch(/continue with:\n.*resume /);
+  // Without a terminal, the command printed for that resumes as printed, with this run's answers.
+  const headless = /^or, without a terminal, as this run went:\n(.+)$/m.exec(result.stderr)?.[1];
+  expect(headless, result.stderr).toMatch(/ resume \S+ --headless --yes --approve all$/);
   // Nothing of the cut request was recorded: no failed step, no end, no abort.
   const events = types().filter((t) => t !== 'process.start');
   expect(events.slice(events.indexOf('step.start'))).toEqual(['step.start']);
 
   // The log resumes: the model is asked again and the run ends.
   server.stall = false;
-  const resumed = await start(['resume', runDir(dir)!, '--yes']);
+  const resumed = await execa('sh', ['-c', headless!], { cwd: dir, reject: false, env: { OPENAI_API_KEY: '' } });
   expect(resumed.exitCode, resumed.stderr).toBe(0);
   expect(types().filter((t) => t === 'model.call')).toHaveLength(1);
   expect(server.requests).toBe(2);

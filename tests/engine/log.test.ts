@@ -177,7 +177,7 @@ describe('a bad line in the middle', () => {
       `${file}:3: seq gap: expected seq 2, found 3 at line 4: seq 2 missing; line 3 unreadable`,
     ]);
     expect(result.unresumable).toContain(`seq 2 is missing (their type is not legible) and may be a tool call, a decision or a state change (${file}:3)`);
-    expect(result.unresumable).toContain('to continue, start a new run with `loopdeck run`');
+    expect(result.unresumable).toContain('to continue, start a new run, or restore the missing lines');
   });
 
   it('a lost line whose type is still legible and harmless (a hook error, a notice, a budget warning) does not block resume', () => {
