@@ -195,28 +195,57 @@ function frame(colour: Colour, lines: ReactNode[], room: number, caret?: { x: nu
   };
 }
 
+/** Rows of arguments the arguments view keeps before it shows its own key rows (the footer lists the same keys). */
+const ARGS_VIEW_FIRST = 4;
+/** Rows of arguments the arguments view keeps before it gives its border up. */
+const ARGS_VIEW_BORDERED = 3;
+
+/**
+ * How the arguments view fills `maxRows`: its own key rows only where they leave
+ * {@link ARGS_VIEW_FIRST} rows of arguments, its border only where it leaves
+ * {@link ARGS_VIEW_BORDERED}, and every other row for the arguments.
+ */
+function argsViewLayout(maxRows: number, inner: number): { keys: string[]; border: boolean; rows: number } {
+  const keys = hintRows('args', inner);
+  if (maxRows - 3 - keys.length >= ARGS_VIEW_FIRST) return { keys, border: true, rows: maxRows - 3 - keys.length };
+  if (maxRows - 3 >= ARGS_VIEW_BORDERED) return { keys: [], border: true, rows: maxRows - 3 };
+  return { keys: [], border: false, rows: Math.max(1, maxRows - 1) };
+}
+
 /** Rows of arguments the arguments view shows at `maxRows` (the prompt's rows at most). */
 export function argsViewRows(maxRows: number, inner: number): number {
-  return Math.max(1, maxRows - 2 - 1 - hintRows('args', inner).length);
+  return argsViewLayout(maxRows, inner).rows;
+}
+
+/** The arguments view's title, shorter when the whole one is wider than `inner`: the rows shown and of how many stay in view. */
+function argsTitle(call: ToolCall, first: number, last: number, total: number, inner: number): ReactNode {
+  const name = sanitize(call.name, { oneLine: true });
+  const id = sanitize(call.id, { oneLine: true });
+  const rows = `rows ${first}–${last} of ${total}`;
+  const whole = cellWidth(`Arguments of ${name} (${id}) · ${rows}`) <= inner;
+  return (
+    <Line width={inner}>
+      {whole ? <Text bold color={theme.warn}>Arguments of </Text> : null}
+      <Text bold>{whole ? name : truncateCells(name, Math.max(4, inner - cellWidth(` · ${rows}`) - 1))}</Text>
+      {whole ? <Text color={theme.muted}> ({id})</Text> : null}
+      <Text color={theme.muted}> · {rows}</Text>
+    </Line>
+  );
 }
 
 /** The arguments view (`v`): every row of the call's arguments, scrolled to `scroll`, with its keys. */
 function argsView(call: ToolCall, inner: number, maxRows: number, scroll: number, room: number): PromptView {
   const rows = argsRows(call, inner);
-  const shown = argsViewRows(maxRows, inner);
+  const { keys, border, rows: shown } = argsViewLayout(maxRows, inner);
   const first = Math.max(0, Math.min(scroll, rows.length - shown));
   const window = rows.slice(first, first + shown);
   const last = first + window.length;
   return frame(theme.warn, [
-    <Line width={inner}>
-      <Text bold color={theme.warn}>Arguments of </Text>
-      <Text bold>{sanitize(call.name, { oneLine: true })}</Text>
-      <Text color={theme.muted}> ({sanitize(call.id, { oneLine: true })}) · rows {first + 1}–{last} of {rows.length}</Text>
-    </Line>,
+    argsTitle(call, first + 1, last, rows.length, inner),
     ...window.map((row) => <Line width={inner}>{row}</Line>),
     ...Array.from({ length: shown - window.length }, () => <Text> </Text>),
-    ...hintRows('args', inner).map((row) => <Line width={inner} color={theme.accent}>{row}</Line>),
-  ], room);
+    ...keys.map((row) => <Line width={inner} color={theme.accent}>{row}</Line>),
+  ], border ? room : 0);
 }
 
 /** What the prompt shows in place of its keys while help is open: help takes the keys, so they would not answer. */

@@ -84,16 +84,22 @@ export function topParts(compact: boolean, room: number): { parts: number; rows:
   return { parts, rows };
 }
 
+/** Rows a prompt may always take before the timeline keeps any: border, title, three rows of keys and two of the command. */
+const PROMPT_FIRST = 8;
+/** Rows the timeline keeps under a prompt once the prompt has {@link PROMPT_FIRST}. */
+const TIMELINE_KEPT = 4;
+
 /**
- * Rows a prompt may take at most, leaving the top, the alert banner (when shown), the
- * footer and a few timeline rows; in a terminal too small for those, what is left of the
- * rows under the top, the banner and the footer (the footer and the command bar are never
- * pushed off the screen), and at least 5.
+ * Rows a prompt may take at most (it takes only what it needs): what is left under the top,
+ * the alert banner (when shown) and the footer, up to {@link PROMPT_FIRST} rows, and past
+ * that all but {@link TIMELINE_KEPT} timeline rows. In a small terminal the command's end
+ * matters more than a timeline of a row or two; the footer and the command bar are never
+ * pushed off the screen.
  */
 export function promptLimit(columns: number, rows: number, footer: number, banner = false): number {
   const live = Math.max(1, rows - 1);
   const under = live - topRows(isCompact(columns, rows)) - (banner ? 1 : 0) - footer;
-  return Math.max(Math.min(5, under), under - 4);
+  return Math.max(Math.min(PROMPT_FIRST, under), under - TIMELINE_KEPT);
 }
 
 /**

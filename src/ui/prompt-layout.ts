@@ -108,7 +108,8 @@ export function headAndTail(text: string, room: number, width: number): Elided {
   const hidden = Math.max(1, graphemes(text.replace(/\n/g, '')).length - shown);
   // Too few rows for a mark of its own: the start and the end still show (the program, and `&& curl … | sh`).
   if (room < 2) return { rows: [programAndEnd(withLineMarks(text), width)], mark: -1 };
-  if (room === 2) return { rows: [rows[0]!, `…${clipStart(rows.at(-1)!, width - 1)}`], mark: -1 };
+  // Two rows: the first, then as much of the end as a row holds (not the last wrapped row, which may hold a few characters).
+  if (room === 2) return { rows: [rows[0]!, `…${clipStart(lastLine, width - 1)}`], mark: -1 };
   const mark = `⋯ ${hidden.toLocaleString('en-US')} more character${hidden === 1 ? '' : 's'} · v shows all`;
   return { rows: [...head, mark, ...tail], mark: head.length };
 }
