@@ -177,8 +177,8 @@ export async function prepareRun(
   options: { cwd: string; id?: string; clock?: () => number; answers?: AnswerHandler; configShownAs?: string },
 ): Promise<PreparedRun> {
   assertPreflight(policy, options.configShownAs);
-  const workspace = await prepareWorkspace(policy.workspace, policy.file);
   const id = options.id ?? newSessionId();
+  const workspace = await prepareWorkspace(policy.workspace, policy.file, id);
   const runDir = path.join(options.cwd, '.loopdeck', 'runs', id);
   mkdirSync(runDir, { recursive: true });
   const saved = savedPolicyText(policy);

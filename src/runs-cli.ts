@@ -8,7 +8,7 @@ import path from 'node:path';
 import { createInterface } from 'node:readline/promises';
 import { parseDuration } from './engine/duration.js';
 import { CliError, EXIT } from './exit-codes.js';
-import { keptText, listRuns, NO_COPY_LEFT, overlapText, planPrune, pruneCopy, runsFolder, SHARED_COPY, type KeptRun, type PrunableCopy, type RunEntry } from './runs.js';
+import { keptText, listRuns, NO_COPY_LEFT, overlapText, planPrune, proofText, pruneCopy, runsFolder, SHARED_COPY, type KeptRun, type PrunableCopy, type RunEntry } from './runs.js';
 import { printError, printJson, printLine } from './text/print.js';
 import { sanitize } from './text/sanitize.js';
 import { selfCommand, shortPath } from './continue-command.js';
@@ -234,6 +234,14 @@ function sharedLines(kept: readonly KeptRun[], age: string): string[] {
   });
 }
 
+/** One line per run whose workspace is not proved to be loopdeck's copy for it: the folder, the run, and why it stays. */
+function proofLines(kept: readonly KeptRun[]): string[] {
+  return kept.flatMap(({ run, why }) => {
+    const proof = proofText(run, why);
+    return proof === null ? [] : [`kept ${run.workspace.path}, the workspace of ${run.id}: ${why}: ${proof}`];
+  });
+}
+
 /** The lines of a copy to remove: its newest run with the folder and its size, then each other run that recorded it. */
 function copyLines(copy: PrunableCopy, now: number): string[] {
   return copy.runs.map((run, i) => {
@@ -246,7 +254,7 @@ async function prune(runs: RunEntry[], now: number, olderThanMs: number, options
   const age = (options.olderThan ?? DEFAULT_PRUNE_AGE).trim();
   const { copies, kept } = planPrune(runs, now, olderThanMs);
   const keptText = keptSummary(kept);
-  const shared = sharedLines(kept, age);
+  const shared = [...sharedLines(kept, age), ...proofLines(kept)];
   if (copies.length === 0) {
     printLine(`nothing to prune under ${where}: no run that ended more than ${age} ago has a workspace copy that may go${keptText ? ` (kept: ${keptText})` : ''}`);
     for (const line of shared) printLine(line);

@@ -6,17 +6,22 @@
  * only when asked (`loopdeck runs --prune`), and only when nobody can still need it: never
  * while its run can be resumed or is running, never while the copy's repository still
  * holds the stash an abort parked the work in, never while any other run that is kept
- * records the same folder (a run folder copied by hand does). What is removed is recorded
+ * records the same folder (a run folder copied by hand does), and never a folder that does
+ * not carry loopdeck's mark for the run ({@link COPY_MARK} in the copy's own `.git`: a run
+ * folder can be edited or forged, the copy it names is proof only of itself). A run's state
+ * is the one `replay` folds from its log, so a line replay leaves out cannot end a run.
+ * What is removed is recorded
  * beside the log of every run that recorded it ({@link PRUNED_FILE}), so `runs` and
  * `resume` say so instead of failing on a missing folder.
  */
-import { existsSync, lstatSync, readdirSync, readFileSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, lstatSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { LogError } from './engine/errors.js';
 import type { LoopEvent } from './engine/events.js';
-import { isBlankLog, NO_READABLE_EVENT, scanLogFile, type ScanSink } from './engine/log.js';
-import { doneReason, type DoneReason } from './engine/machine.js';
+import { isBlankLog, NO_READABLE_EVENT, scanLogFile, type Folded, type Piece, type ScanSink } from './engine/log.js';
+import type { DoneReason } from './engine/machine.js';
 import { POLICY_FILE } from './engine/saved-policy.js';
+import { COPY_MARK, copyMarkOf } from './engine/workspace.js';
 
 /** Where a project's runs are: `.loopdeck/runs/` under the folder loopdeck was started in. */
 export function runsFolder(project: string): string {
@@ -85,12 +90,25 @@ export interface RunWorkspace {
   stash: 'abort' | 'other' | null;
   /** Set when `runs --prune` removed the copy. */
   pruned: PrunedRecord | null;
+  /** Whether the folder proves it is the copy loopdeck made for this run ({@link CopyProof}); `null` when there is no folder to check (gone, or not recorded). */
+  proof: CopyProof | null;
 }
+
+/**
+ * What the folder a run records proves of itself: `marked` when its own `.git` holds
+ * loopdeck's mark ({@link COPY_MARK}) naming this run; `unmarked` when it is a real folder
+ * with a real `.git` and no mark (a copy made before loopdeck marked its copies, or a
+ * repository loopdeck never made); `not_ours` for anything else, with why (a symlink, no
+ * `.git` of its own, a mark naming another run).
+ */
+export type CopyProof = { kind: 'marked' } | { kind: 'unmarked' } | { kind: 'not_ours'; why: string };
 
 /** One run directory, its log read and folded on trial (what `replay` and `resume` would say of it), no event kept. */
 export interface RunEntry {
   id: string;
   runDir: string;
+  /** The run's id as its log records it (`session` of its events), `null` when no event is folded. */
+  session: string | null;
   /** Epoch ms of `session.start`, `null` when not started. */
   started: number | null;
   /** Epoch ms of the last event recorded. */
@@ -104,8 +122,9 @@ export interface RunEntry {
   log: RunLog;
 }
 
-/** What a scan of a log found: its first event, its end, its abort, the time of its last event, and what was wrong with it. */
+/** What `runs` reads of a log: the state `replay` folds from it, reduced to its start, end, abort and last event, with what was wrong with it. */
 interface LogFacts {
+  session: string | null;
   start: { at: number; workspace: string | null } | null;
   lastAt: number | null;
   complete: { at: number; reason: DoneReason; summary: string } | null;
@@ -114,56 +133,65 @@ interface LogFacts {
 }
 
 /**
- * Keeps what `runs` needs of the events a {@link scanLogFile} hands on: the first (when it
- * is `session.start`), `session.complete`, `abort.recorded` and the time of the last.
+ * Counts the events a {@link scanLogFile} hands on and notes what the folded state does not
+ * keep: the type of the first, and the time of the last `session.complete` the fold took
+ * (an event it refused, and every one after it, is not part of the run `replay` shows).
  */
 class FactsSink implements ScanSink {
-  readonly facts: LogFacts = { start: null, lastAt: null, complete: null, abort: null, log: { warnings: [], unresumable: null, unreadable: null } };
-  /** Events kept so far. */
+  /** Events the scanner kept, those the fold refused included. */
   events = 0;
+  firstType: string | null = null;
+  /** `at` of the last `session.complete` the fold took. */
+  completeAt: number | null = null;
 
-  event(e: LoopEvent): void {
-    const facts = this.facts;
-    const first = this.events++ === 0;
-    facts.lastAt = e.at;
-    const data = e.data as Record<string, unknown>;
-    if (first && e.type === 'session.start') {
-      facts.start = { at: e.at, workspace: typeof data.workspace === 'string' ? data.workspace : null };
-    } else if (e.type === 'session.complete') {
-      const summary = String(data.summary ?? '');
-      facts.complete = { at: e.at, reason: doneReason(data.reason as DoneReason, summary, facts.abort !== null), summary };
-    } else if (e.type === 'abort.recorded') {
-      facts.abort = { stash: String(data.stash ?? ''), restore: String(data.restore ?? '') };
-    }
+  event(e: LoopEvent, _piece: Piece, folded = false): void {
+    if (this.events++ === 0) this.firstType = e.type;
+    if (folded && e.type === 'session.complete') this.completeAt = e.at;
   }
 
   gap(): void {
-    // Named in the warnings the scan returns; every event after it is kept all the same.
+    // Named in the warnings the scan returns.
   }
 }
 
+/** The facts of a log that tells nothing of its run. */
+const NO_FACTS: Omit<LogFacts, 'log'> = { session: null, start: null, lastAt: null, complete: null, abort: null };
+
 /**
- * Reads a log with the engine's reader ({@link scanLogFile}: a chunk at a time, every line
- * checked and folded on trial as `replay` and `resume` do) and keeps only what `runs`
- * shows, with every problem the reader passed over and whether `resume` would refuse it. A log that is missing or blank is a run not started; one that cannot
- * be opened, has no readable event, or whose schema version this loopdeck cannot read has
- * `log.unreadable` set.
+ * Reads a log as `replay` does ({@link scanLogFile}: a chunk at a time, every line checked
+ * and folded on trial) and keeps only what `runs` shows, taken from the folded state, with
+ * every problem the reader passed over and whether `resume` would refuse it: an event the
+ * fold refuses (and any after it) neither ends the run nor moves its last event. A log that
+ * is missing or blank is a run not started; one that cannot be opened, has no readable
+ * event, whose schema version this loopdeck cannot read, or whose first event is not a
+ * `session.start` the fold takes has `log.unreadable` set.
  */
 function scanLog(file: string): LogFacts {
   const sink = new FactsSink();
-  const { facts } = sink;
-  if (!existsSync(file)) return facts;
+  const log: RunLog = { warnings: [], unresumable: null, unreadable: null };
+  if (!existsSync(file)) return { ...NO_FACTS, log };
+  let folded: Folded;
   try {
-    const { warnings, unresumable } = scanLogFile(file, sink);
-    facts.log = { warnings, unresumable: unresumable ?? null, unreadable: null };
+    folded = scanLogFile(file, sink);
   } catch (error) {
     if (!(error instanceof LogError)) throw error;
     // Opening it failed, or its session.start is of a schema version this loopdeck cannot read.
-    return { ...facts, start: null, complete: null, log: { warnings: [], unresumable: null, unreadable: error.message } };
+    return { ...NO_FACTS, log: { ...log, unreadable: error.message } };
   }
-  if (sink.events === 0 && !isBlankLog(file)) facts.log.unreadable = `${file}: ${NO_READABLE_EVENT}`;
-  else if (facts.start === null && facts.complete === null && sink.events > 0) facts.log.unreadable = `${file}: its first readable event is not session.start, so where the run worked is not known`;
-  return facts;
+  log.warnings = folded.warnings;
+  log.unresumable = folded.unresumable ?? null;
+  const { state } = folded;
+  if (sink.events === 0) {
+    if (!isBlankLog(file)) log.unreadable = `${file}: ${NO_READABLE_EVENT}`;
+    return { ...NO_FACTS, log };
+  }
+  if (sink.firstType !== 'session.start' || state.startedAt === null) {
+    log.unreadable = sink.firstType !== 'session.start' ? `${file}: its first readable event is not session.start, so where the run worked is not known` : `${file}: its session.start cannot be folded, so where the run worked is not known`;
+    return { ...NO_FACTS, log };
+  }
+  const complete = state.done === null ? null : { at: sink.completeAt ?? state.lastAt ?? state.startedAt, reason: state.done.reason, summary: state.done.summary };
+  const abort = state.abort === null ? null : { stash: state.abort.stash, restore: state.abort.restore };
+  return { session: state.session, start: { at: state.startedAt, workspace: state.workspace }, lastAt: state.lastAt, complete, abort, log };
 }
 
 /** `policy.json`'s workspace: how the run's workspace was made, and from where. */
@@ -300,6 +328,7 @@ export function readRun(runDir: string, options: { sizes?: boolean } = {}): RunE
   return {
     id: path.basename(runDir),
     runDir,
+    session: facts.session,
     started: facts.start?.at ?? null,
     lastAt: facts.lastAt,
     state,
@@ -313,6 +342,7 @@ export function readRun(runDir: string, options: { sizes?: boolean } = {}): RunE
       bytes: real !== null && options.sizes !== false ? folderBytes(real) : null,
       stash: real !== null ? stashIn(real, facts.abort) : null,
       pruned: readPruned(runDir),
+      proof: workspacePath === null || !exists ? null : proofOf(workspacePath, facts.session),
     },
     log: facts.log,
   };
@@ -344,6 +374,27 @@ function measureWorkspaces(runs: RunEntry[]): void {
 /** {@link keepReason} of a run whose copy is gone (pruned or missing) or was never recorded. */
 export const NO_COPY_LEFT = 'no copy left';
 
+/** {@link keepReason} of a run whose workspace is not proved to be the copy loopdeck made for it ({@link CopyProof} `not_ours`, or not named as loopdeck names its copies). */
+export const NOT_LOOPDECK_COPY = 'not a folder loopdeck made';
+
+/** {@link keepReason} of a run whose workspace carries no mark at all ({@link CopyProof} `unmarked`): a copy an earlier loopdeck made, or a repository it never made. */
+export const UNMARKED_COPY = 'no mark that loopdeck made it';
+
+/** {@link keepReason} of an ended run whose log is damaged where it may hide a state change (`resume` would refuse it): its end cannot be trusted. */
+export const DAMAGED_END = 'log damaged (its end cannot be trusted)';
+
+/**
+ * What the folder `folder` proves of itself for the run `session` ({@link CopyProof}),
+ * read from the mark in its own `.git` ({@link copyMarkOf}), never through a link.
+ */
+function proofOf(folder: string, session: string | null): CopyProof {
+  const found = copyMarkOf(folder);
+  if (found.kind === 'unmarked') return found;
+  if (found.kind === 'foreign') return { kind: 'not_ours', why: found.why };
+  if (session === null || found.mark.run !== session) return { kind: 'not_ours', why: `its mark names run ${found.mark.run}${session === null ? '' : `, not ${session}`}` };
+  return { kind: 'marked' };
+}
+
 /**
  * Why a run's workspace copy must stay, or `null` when `runs --prune` may remove it: the
  * run ended at least `olderThanMs` before `now`, nothing holds it, and its workspace is a
@@ -355,20 +406,36 @@ export function keepReason(run: RunEntry, now: number, olderThanMs: number): str
   if (run.state === 'resumable') return 'resumable';
   if (run.state === 'not_started') return 'never started';
   if (run.state === 'unreadable') return 'log unreadable';
+  if (run.log.unresumable !== null) return DAMAGED_END;
   if (ws.copy === 'none') return 'in place, not a copy';
   if (ws.copy === 'unknown') return `not known to be a copy (${POLICY_FILE} unreadable)`;
   if (ws.pruned !== null || !ws.exists || ws.path === null) return NO_COPY_LEFT;
-  // Both the path recorded and the folder it leads to: a link named like a copy is not one.
-  if (!isLoopdeckCopy(ws.path) || !isLoopdeckCopy(ws.real!)) return 'not a folder loopdeck made';
+  // The run folder says where its copy is, but only the copy proves it is one: its mark.
+  if (ws.proof?.kind === 'unmarked' && isLoopdeckCopy(ws.path) && isLoopdeckCopy(ws.real!)) return UNMARKED_COPY;
+  if (ws.proof?.kind !== 'marked' || !isLoopdeckCopy(ws.path) || !isLoopdeckCopy(ws.real!)) return NOT_LOOPDECK_COPY;
   if (ws.stash === 'abort') return "holds the abort's stash";
   if (ws.stash === 'other') return 'holds a stash';
   if (run.outcome && now - run.outcome.at < olderThanMs) return 'ended recently';
   return null;
 }
 
-/** A folder `prepareWorkspace` made: absolute, named `loopdeck-<source>-XXXXXX`. */
+/** Named as `prepareWorkspace` names a copy: absolute, `loopdeck-<source>-XXXXXX` (what proves it is one is its mark, {@link CopyProof}). */
 function isLoopdeckCopy(folder: string): boolean {
-  return path.isAbsolute(folder) && /^loopdeck-.+-[A-Za-z0-9]{6}$/.test(path.basename(folder)) && statSync(folder).isDirectory();
+  return path.isAbsolute(folder) && /^loopdeck-.+-[A-Za-z0-9]{6}$/.test(path.basename(folder));
+}
+
+/**
+ * Why a run's workspace is kept as {@link NOT_LOOPDECK_COPY} or {@link UNMARKED_COPY}, in
+ * words (`no .git folder of its own`, `its mark names run <id>, not <id>`); `null` for any
+ * other reason.
+ */
+export function proofText(run: RunEntry, why: string): string | null {
+  const { proof } = run.workspace;
+  if (why === UNMARKED_COPY) return `its .git holds no ${COPY_MARK} (a copy made before loopdeck marked its copies is kept: remove it by hand)`;
+  if (why !== NOT_LOOPDECK_COPY) return null;
+  if (proof?.kind === 'not_ours') return proof.why;
+  if (proof?.kind === 'unmarked') return `its .git holds no ${COPY_MARK}`;
+  return 'not named as loopdeck names its copies';
 }
 
 /** {@link KeptRun.why} of a run whose own copy could go, but that folder is also one a kept run needs. */
@@ -461,7 +528,9 @@ export function planPrune(runs: readonly RunEntry[], now: number, olderThanMs: n
  * run keeps it and why (`sharing a kept run's copy: it is also the workspace of <id> (resumable)`).
  */
 export function keptText(kept: KeptRun): string {
-  return kept.keeper === null ? kept.why : `${kept.why}: ${overlapText(kept.keeper)}`;
+  if (kept.keeper !== null) return `${kept.why}: ${overlapText(kept.keeper)}`;
+  const proof = proofText(kept.run, kept.why);
+  return proof === null ? kept.why : `${kept.why}: ${proof}`;
 }
 
 /** How a kept run's workspace and a copy overlap, from the copy's side: `it is also the workspace of <id> (<why>)`. */

@@ -111,8 +111,13 @@ function gapRisk(from: number, to: number, bad: readonly BadLine[]): string | nu
  * and stays compiled for it.
  */
 export interface ScanSink {
-  /** An event kept, with the piece it came from (whose byte offset a file reader sets). The piece is reused for the next line: copy what you keep of it. */
-  event(e: LoopEvent, piece: Piece): void;
+  /**
+   * An event kept, with the piece it came from (whose byte offset a file reader sets). The
+   * piece is reused for the next line: copy what you keep of it. `folded` (given by
+   * {@link scanLogFile}): whether the fold took the event; `false` for the first event it
+   * refused and every event after it, which the state replay shows does not hold.
+   */
+  event(e: LoopEvent, piece: Piece, folded?: boolean): void;
   /** A `seq` gap or repeat was found (called before the event after the gap is handed on). */
   gap(): void;
 }
@@ -329,7 +334,8 @@ export function parseLog(text: string, file: string): ReadLogResult {
   return { events: events.slice(0, kept), ...result, unresumable };
 }
 
-type Folded = { state: SessionState; warnings: string[]; unresumable?: string };
+/** A log folded: the state `replay` shows, every warning, and why `resume` refuses it, if it does. */
+export type Folded = { state: SessionState; warnings: string[]; unresumable?: string };
 
 /**
  * Folds each event a scanner keeps into a fresh state, on trial: from the first event the
@@ -337,7 +343,7 @@ type Folded = { state: SessionState; warnings: string[]; unresumable?: string };
  * one, such as a state no machine has), nothing more, with a warning; the state is the
  * run up to before it, and the log is unresumable (as {@link parseLog} says it). `next`,
  * when given, is handed every event and gap too, the refused event and those after it
- * included.
+ * included, each with whether the fold took it.
  */
 class FoldingSink implements ScanSink {
   readonly state = draftOf(INITIAL_STATE);
@@ -354,7 +360,7 @@ class FoldingSink implements ScanSink {
 
   event(e: LoopEvent, piece: Piece): void {
     if (this.refused === null && !reduceOnTrial(this.state, e, this.file, this.stopped, this.damaged)) this.refused = e;
-    if (this.next !== null) this.next.event(e, piece);
+    if (this.next !== null) this.next.event(e, piece, this.refused === null);
   }
 
   gap(): void {
@@ -569,14 +575,14 @@ export function noEventsIn(file: string): { why: string; warnings: string[] } | 
 }
 
 /**
- * The checks of {@link parseLog} over a file, read a chunk at a time, the fold on trial
- * included: every event kept goes to `sink` (which copies what it keeps: the piece is
- * reused). Returns every warning and, when the damage may hide a fact `resume` needs (a line
- * damaged into another legible event included), `unresumable`: what `resume` would refuse.
- * Holds no text and no event, only the folded state while it reads.
+ * {@link foldLogFile} of a file (the state `replay` shows, every warning and, when the damage
+ * may hide a fact `resume` needs, `unresumable`: what `resume` would refuse), with every
+ * event the scanner keeps also handed to `sink`, each with whether the fold took it (the
+ * sink copies what it keeps: the piece is reused). Holds no text and no event, only the
+ * folded state while it reads.
  * @throws LogError naming the file when it cannot be read, or for an unreadable schema version
  */
-export function scanLogFile(file: string, sink: ScanSink): Omit<ReadLogResult, 'events'> {
+export function scanLogFile(file: string, sink: ScanSink): Folded {
   const fd = openLog(file);
   try {
     const folding = new FoldingSink(file, sink);
@@ -584,8 +590,7 @@ export function scanLogFile(file: string, sink: ScanSink): Omit<ReadLogResult, '
     // Chunks no larger than the file: `runs` scans many small logs, and a chunk is allocated for each.
     const chunkBytes = Math.min(CHUNK_BYTES, Math.max(fstatSync(fd).size + 1, SMALL_CHUNK_BYTES));
     for (const piece of filePieces(fd, file, scanner.nulWarnings, undefined, chunkBytes)) scanner.push(piece);
-    const { state: _state, ...result } = folding.finish(scanner);
-    return result;
+    return folding.finish(scanner);
   } finally {
     closeSync(fd);
   }

@@ -1,4 +1,4 @@
-import { appendFileSync, constants, cpSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, realpathSync, rmSync, statSync } from 'node:fs';
+import { appendFileSync, constants, cpSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { ConfigError, ConfigErrors } from './errors.js';
@@ -34,11 +34,16 @@ export interface WorkspaceSpec {
  * through the hardened runner (`git.ts`): hooks, filters or fsmonitor named by the
  * source's configuration never run.
  *
+ * The copy is marked as the copy of run `run` ({@link COPY_MARK} in its `.git`, out of the
+ * working tree and of `git status`): `loopdeck runs --prune` removes only a folder that
+ * carries the mark of the run that records it.
+ *
  * @param configFile named in the error when the path does not exist
+ * @param run the id of the run the copy is made for, written in its mark
  * @throws ConfigErrors when the workspace path is not a directory
  * @throws ToolError when git fails on the copy
  */
-export async function prepareWorkspace(spec: WorkspaceSpec, configFile: string): Promise<string> {
+export async function prepareWorkspace(spec: WorkspaceSpec, configFile: string, run: string): Promise<string> {
   if (!existsSync(spec.path) || !statSync(spec.path).isDirectory()) {
     throw new ConfigErrors([new ConfigError(configFile, 'workspace.path', `expected a directory, found nothing at ${spec.path}`)]);
   }
@@ -62,6 +67,7 @@ export async function prepareWorkspace(spec: WorkspaceSpec, configFile: string):
     }
   }
   await git(target, ['init', '-q']);
+  markCopy(target, run);
   // The dependencies stay out of the copy's commits, snapshots and the abort stash, as
   // they are out of most projects' (a tracked node_modules stays tracked).
   mkdirSync(path.join(target, '.git', 'info'), { recursive: true });
@@ -72,6 +78,70 @@ export async function prepareWorkspace(spec: WorkspaceSpec, configFile: string):
   await git(target, ['add', '-A', '--', ':(top)']);
   await git(target, ['commit', '-q', '--allow-empty', '--no-verify', '-m', 'loopdeck: workspace as started']);
   return target;
+}
+
+/**
+ * The file in a workspace copy's `.git` folder that names the run loopdeck made the copy
+ * for ({@link CopyMark}). It lies outside the run's folder, so editing or forging a run
+ * folder cannot make a folder look like loopdeck's copy; and outside the working tree, so
+ * the agent's view of the workspace and `git status` do not change.
+ */
+export const COPY_MARK = 'loopdeck-copy.json';
+
+/** What {@link COPY_MARK} holds. */
+export interface CopyMark {
+  /** The id of the run (its session) the copy was made for. */
+  run: string;
+  /** When the copy was made, ISO 8601 UTC. */
+  made_at: string;
+}
+
+/** Writes the mark of run `run` in the copy `copy` (a mark copied in with the source's `.git` is replaced). */
+function markCopy(copy: string, run: string, now: Date = new Date()): void {
+  const file = path.join(copy, '.git', COPY_MARK);
+  rmSync(file, { force: true, recursive: true });
+  const mark: CopyMark = { run, made_at: now.toISOString() };
+  writeFileSync(file, `${JSON.stringify(mark)}\n`, { flag: 'wx' });
+}
+
+/** What {@link copyMarkOf} found in a folder. */
+export type CopyMarkFound =
+  /** The folder's `.git` holds a mark: the run it names. */
+  | { kind: 'marked'; mark: CopyMark }
+  /** A real folder with a real `.git` folder and no mark in it: a copy made before loopdeck marked its copies, or a repository loopdeck never made. */
+  | { kind: 'unmarked' }
+  /** Not a folder loopdeck can have made: a symlink, not a folder, no real `.git` folder, or a mark that is not a regular file of the JSON loopdeck writes. */
+  | { kind: 'foreign'; why: string };
+
+/**
+ * Reads the mark loopdeck left in the workspace copy `folder` ({@link COPY_MARK}), never
+ * following a link: `folder`, its `.git` and the mark must each be what loopdeck made (a
+ * folder, a folder, a regular file), else the folder is `foreign`, with why.
+ */
+export function copyMarkOf(folder: string): CopyMarkFound {
+  const kind = (file: string) => {
+    try {
+      const stat = lstatSync(file);
+      return stat.isSymbolicLink() ? 'a symlink' : stat.isDirectory() ? 'folder' : stat.isFile() ? 'file' : 'not a file';
+    } catch {
+      return 'missing';
+    }
+  };
+  const top = kind(folder);
+  if (top !== 'folder') return { kind: 'foreign', why: top === 'a symlink' ? 'a symlink' : 'not a folder' };
+  const dotGit = path.join(folder, '.git');
+  if (kind(dotGit) !== 'folder') return { kind: 'foreign', why: 'no .git folder of its own' };
+  const file = path.join(dotGit, COPY_MARK);
+  const mark = kind(file);
+  if (mark === 'missing') return { kind: 'unmarked' };
+  if (mark !== 'file') return { kind: 'foreign', why: `its .git/${COPY_MARK} is not a file` };
+  try {
+    const value = JSON.parse(readFileSync(file, 'utf8')) as Partial<CopyMark>;
+    if (typeof value.run === 'string' && value.run !== '' && typeof value.made_at === 'string') return { kind: 'marked', mark: { run: value.run, made_at: value.made_at } };
+  } catch {
+    // not JSON: said below
+  }
+  return { kind: 'foreign', why: `its .git/${COPY_MARK} is not the mark loopdeck writes` };
 }
 
 /** Whether `file` is a symbolic link (dangling ones included). */

@@ -13,7 +13,7 @@
  * depend on the terminal, resume, and the prompt on a terminal.
  */
 import { execFileSync } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { execa } from 'execa';
@@ -620,5 +620,137 @@ describe('loopdeck runs, damaged logs', () => {
       if (run.log.warnings.length > 0) damaged += 1;
     }
     expect(damaged).toBeGreaterThan((SEEDED * 2) / 3);
+  });
+});
+
+describe('loopdeck runs --prune, folders loopdeck did not make and ends replay does not fold', () => {
+  /** A folder with one goal_met run ({@link cloneRun}) ended 8 days ago: its folder and its workspace copy. */
+  async function endedRun(prefix: string): Promise<{ cwd: string; runDir: string; ws: string }> {
+    const cwd = tempDir(prefix);
+    const runDir = await cloneRun(cwd);
+    age(runDir, 8);
+    return { cwd, runDir, ws: workspaceOf(runDir) };
+  }
+
+  /** Makes every file of the run folder that records `from` record `to` instead (its log and policy.json), as an edit by hand would. */
+  function pointAt(runDir: string, from: string, to: string): void {
+    for (const name of ['events.jsonl', 'policy.json']) {
+      const file = path.join(runDir, name);
+      if (existsSync(file)) writeFileSync(file, readFileSync(file, 'utf8').split(JSON.stringify(from).slice(1, -1)).join(JSON.stringify(to).slice(1, -1)));
+    }
+  }
+
+  /** A plain folder under the temp folder named as loopdeck names its copies, holding f.txt. */
+  function victim(): string {
+    const dir = tempDir('loopdeck-nbB-');
+    writeFileSync(path.join(dir, 'f.txt'), 'keep me\n');
+    return dir;
+  }
+
+  it('a workspace copy carries the mark of its run in its own .git, which neither the working tree nor git status shows', async () => {
+    const { prepareWorkspace } = await import('../../src/engine/workspace.js');
+    const source = tempDir('loopdeck-runs-mark-source-');
+    writeFileSync(path.join(source, 'a.txt'), 'one\n');
+    const ws = await prepareWorkspace({ path: source, copy: 'temp' }, 'loop.yaml', 'run-1');
+    dirs.push(ws);
+    expect(JSON.parse(readFileSync(path.join(ws, '.git', 'loopdeck-copy.json'), 'utf8'))).toMatchObject({ run: 'run-1' });
+    expect(git(ws, 'status', '--porcelain')).toBe('');
+    expect(readdirSync(ws).sort()).toEqual(['.git', 'a.txt']);
+    expect(git(ws, 'ls-files')).toBe('a.txt');
+  });
+
+  it('never removes a folder the run folder names but loopdeck did not make for that run, and says why', { timeout: 90_000 }, async () => {
+    const { cwd, runDir, ws } = await endedRun('loopdeck-runs-forged-');
+    // 1. a plain folder named like a copy
+    const plain = victim();
+    pointAt(runDir, ws, plain);
+    // 2. a repository with no mark (also what a copy of an earlier loopdeck looks like)
+    const other = await cloneRun(cwd, 1000);
+    age(other, 8);
+    const unmarked = victim();
+    git(unmarked, 'init', '-q');
+    pointAt(other, workspaceOf(other), unmarked);
+    // 3. a loopdeck copy of another run: the run folder claims it under a session of its own
+    const claimed = await cloneRun(cwd, 2000);
+    age(claimed, 8);
+    const claimedLog = path.join(claimed, 'events.jsonl');
+    const session = (JSON.parse(readFileSync(claimedLog, 'utf8').split('\n')[0]!) as { session: string }).session;
+    writeFileSync(claimedLog, readFileSync(claimedLog, 'utf8').replaceAll(`"session":"${session}"`, '"session":"forged-run"'));
+    // 4. a link to a copy loopdeck made for the run, named like a copy
+    const linked = await cloneRun(cwd, 3000);
+    age(linked, 8);
+    const link = path.join(tempDir('loopdeck-runs-links-'), 'loopdeck-link-abcdef');
+    const linkedCopy = workspaceOf(linked);
+    symlinkSync(linkedCopy, link);
+    pointAt(linked, workspaceOf(linked), link);
+
+    const r = await loopdeck(cwd, 'runs', '--prune', '--older-than', '0s', '--yes');
+    expect([r.exitCode, r.stderr]).toEqual([0, '']);
+    const lines = r.stdout.split('\n');
+    expect(lines[0]).toBe(`nothing to prune under ${path.join(cwd, '.loopdeck', 'runs')}: no run that ended more than 0s ago has a workspace copy that may go (kept: 3 not a folder loopdeck made, 1 no mark that loopdeck made it)`);
+    expect(lines.slice(1).sort()).toEqual(
+      [
+        `kept ${plain}, the workspace of ${path.basename(runDir)}: not a folder loopdeck made: no .git folder of its own`,
+        `kept ${unmarked}, the workspace of ${path.basename(other)}: no mark that loopdeck made it: its .git holds no loopdeck-copy.json (a copy made before loopdeck marked its copies is kept: remove it by hand)`,
+        `kept ${workspaceOf(claimed)}, the workspace of ${path.basename(claimed)}: not a folder loopdeck made: its mark names run ${session}, not forged-run`,
+        `kept ${link}, the workspace of ${path.basename(linked)}: not a folder loopdeck made: a symlink`,
+      ].sort(),
+    );
+    for (const dir of [plain, unmarked, workspaceOf(claimed), link, linkedCopy]) expect(existsSync(dir)).toBe(true);
+    expect(readFileSync(path.join(plain, 'f.txt'), 'utf8')).toBe('keep me\n');
+    const byDir = new Map((await listed(cwd)).map((x) => [x.run_dir, x]));
+    expect(byDir.get(runDir)!.kept_by_prune).toBe('not a folder loopdeck made: no .git folder of its own');
+    expect(byDir.get(claimed)!.kept_by_prune).toBe(`not a folder loopdeck made: its mark names run ${session}, not forged-run`);
+    for (const dir of [runDir, other, claimed, linked]) expect(existsSync(path.join(dir, 'workspace-pruned.json'))).toBe(false);
+  });
+
+  it('a run whose copy carries its mark is pruned as before', async () => {
+    const { cwd, ws } = await endedRun('loopdeck-runs-marked-');
+    const r = await loopdeck(cwd, 'runs', '--prune', '--older-than', '0s', '--yes');
+    expect([r.exitCode, r.stderr]).toEqual([0, '']);
+    expect(r.stdout).toContain(`removed ${ws}`);
+    expect(existsSync(ws)).toBe(false);
+  });
+
+  /** A run folder in a folder of its own that copies the run `runDir` cut before its end (resumable), then `extra` lines appended to its log. */
+  function resumableCopy(runDir: string, extra: (lastSeq: number, session: string) => string[]): { cwd: string; copy: string } {
+    const cwd = tempDir('loopdeck-runs-forged-end-');
+    const copy = path.join(cwd, '.loopdeck', 'runs', path.basename(runDir));
+    cpSync(runDir, copy, { recursive: true });
+    const file = path.join(copy, 'events.jsonl');
+    const lines = readFileSync(file, 'utf8').split('\n');
+    const kept = lines.slice(0, lines.findIndex((line) => line.includes('"type":"verify.result"')));
+    const last = JSON.parse(kept.at(-1)!) as { seq: number; at: number; session: string };
+    writeFileSync(file, `${[...kept, ...extra(last.seq, last.session)].join('\n')}\n`);
+    return { cwd, copy };
+  }
+
+  it('an end that replay does not fold (after a line the fold refuses) neither ends the run in the listing nor lets its copy go', { timeout: 90_000 }, async () => {
+    const { runDir, ws } = await endedRun('loopdeck-runs-refused-end-');
+    const { cwd, copy } = resumableCopy(runDir, (seq, session) => [
+      JSON.stringify({ seq: seq + 1, at: 1000, session, type: 'state.transition', data: { from: 'EXECUTING', to: 'NOWHERE' } }),
+      JSON.stringify({ seq: seq + 2, at: 1000, session, type: 'session.complete', data: { reason: 'goal_met', summary: 'x' } }),
+    ]);
+    const replay = await loopdeck(cwd, 'replay', '--headless', copy);
+    expect(JSON.parse(replay.stdout).done).toBeNull();
+    const [run] = await listed(cwd);
+    expect(run).toMatchObject({ state: 'resumable', outcome: null, kept_by_prune: 'resumable' });
+    const r = await loopdeck(cwd, 'runs', '--prune', '--older-than', '0s', '--yes');
+    expect([r.exitCode, r.stderr]).toEqual([0, '']);
+    expect(r.stdout).not.toContain('removed');
+    expect(existsSync(ws)).toBe(true);
+  });
+
+  it('an end after a seq gap (the log damaged where resume refuses it) does not let the copy go', { timeout: 90_000 }, async () => {
+    const { runDir, ws } = await endedRun('loopdeck-runs-gap-end-');
+    const { cwd, copy } = resumableCopy(runDir, (_seq, session) => [JSON.stringify({ seq: 913, at: 1000, session, type: 'session.complete', data: { reason: 'goal_met', summary: 'x' } })]);
+    const [run] = await listed(cwd);
+    // As replay folds it (a gap is named, the events after it shown), with resume refusing it.
+    expect(JSON.parse((await loopdeck(cwd, 'replay', '--headless', copy)).stdout).done).toMatchObject({ reason: 'goal_met' });
+    expect(run).toMatchObject({ state: 'ended', log: { unresumable: expect.stringContaining('seq') }, kept_by_prune: 'log damaged (its end cannot be trusted)' });
+    const r = await loopdeck(cwd, 'runs', '--prune', '--older-than', '0s', '--yes');
+    expect([r.exitCode, r.stderr]).toEqual([0, '']);
+    expect(r.stdout).toBe(`nothing to prune under ${path.join(cwd, '.loopdeck', 'runs')}: no run that ended more than 0s ago has a workspace copy that may go (kept: 1 log damaged (its end cannot be trusted))`);
+    expect(existsSync(ws)).toBe(true);
   });
 });

@@ -236,7 +236,7 @@ describe("the harness's git", () => {
   it('prepares a temporary copy of a source folder that holds a hostile .git without running anything', async () => {
     const { ws: source, canaries } = hostileRepo();
     dirty(source);
-    const copy = await prepareWorkspace({ path: source, copy: 'temp' }, 'loop.yaml');
+    const copy = await prepareWorkspace({ path: source, copy: 'temp' }, 'loop.yaml', 'r1');
     dirs.push(copy);
     expect(canariesOf(canaries)).toEqual([]);
     // (checked with the hardened runner: plain git would run the copied configuration)
@@ -254,7 +254,7 @@ describe("the harness's git", () => {
     writeFileSync(path.join(source, '.gitattributes'), '* filter=evil\n');
     writeFileSync(path.join(source, 'a.txt'), 'a\n');
     writeFileSync(hostileGlobal, `[filter "evil"]\n  clean = "${leak(canaries, 'global-filter')}; cat"\n  required = true\n`);
-    const copy = await prepareWorkspace({ path: source, copy: 'temp' }, 'loop.yaml');
+    const copy = await prepareWorkspace({ path: source, copy: 'temp' }, 'loop.yaml', 'r1');
     dirs.push(copy);
     expect(existsSync(path.join(copy, '.git'))).toBe(true);
     expect(canariesOf(canaries)).toEqual([]);
@@ -325,7 +325,7 @@ describe('nested repositories (submodules) are never entered', () => {
 
   it('by a temporary copy that commits them, and by every git command on the copy', async () => {
     const { outer: source, canaries } = nestedRepos();
-    const copy = await prepareWorkspace({ path: source, copy: 'temp' }, 'loop.yaml');
+    const copy = await prepareWorkspace({ path: source, copy: 'temp' }, 'loop.yaml', 'r1');
     dirs.push(copy);
     expect(canariesOf(canaries)).toEqual([]);
     // the untracked nested repository was committed as a gitlink, like the tracked one

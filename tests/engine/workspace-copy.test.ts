@@ -31,7 +31,7 @@ it('relative symlinks stay relative in the copy; writing through them changes th
   symlinkSync('lib', path.join(source, 'libs'));
   symlinkSync(path.join(source, 'target.txt'), path.join(source, 'absolute.txt'));
 
-  const copy = await prepareWorkspace({ path: source, copy: 'temp' }, 'loop.yaml');
+  const copy = await prepareWorkspace({ path: source, copy: 'temp' }, 'loop.yaml', 'r1');
   dirs.push(copy);
 
   expect(readlinkSync(path.join(copy, 'link.txt'))).toBe('target.txt');
@@ -96,7 +96,7 @@ describe('a copy is a repository of its own', () => {
 
   /** Prepares a copy of `source`, writes through the tools and aborts (stashes) in it. */
   async function runInCopy(source: string): Promise<string> {
-    const copy = await prepareWorkspace({ path: source, copy: 'temp' }, 'loop.yaml');
+    const copy = await prepareWorkspace({ path: source, copy: 'temp' }, 'loop.yaml', 'r1');
     dirs.push(copy);
     const ctx = { workspace: copy, shellTimeoutSeconds: 10, outputLimit: 4096 };
     await runTool({ id: 'w1', name: 'write_file', args: { path: 'a.txt', content: 'by the agent\n' } }, ctx);
@@ -177,7 +177,7 @@ it("the project's installed dependencies come along: its tests run in the copy, 
   writeFileSync(path.join(source, 'node_modules', 'greeter', 'index.js'), "module.exports = (n) => 'hello ' + n;\n");
   writeFileSync(path.join(source, 'greet.test.js'), "const test = require('node:test');\nconst assert = require('node:assert');\ntest('greets', () => assert.equal(require('greeter')('ada'), 'hello ada'));\n");
 
-  const copy = await prepareWorkspace({ path: source, copy: 'temp' }, 'loop.yaml');
+  const copy = await prepareWorkspace({ path: source, copy: 'temp' }, 'loop.yaml', 'r1');
   dirs.push(copy);
   expect(execFileSync(process.execPath, ['--test'], { cwd: copy, encoding: 'utf8' })).toMatch(/# pass 1/);
   const status = await runGit(copy, ['status', '--porcelain', '--untracked-files=all']);
@@ -205,7 +205,7 @@ describe("loopdeck's own .loopdeck folder", () => {
 
   it('is left out of a copy: top level, nested, any letter case; the first commit holds only the project', async () => {
     const source = withRuns();
-    const copy = await prepareWorkspace({ path: source, copy: 'temp' }, 'loop.yaml');
+    const copy = await prepareWorkspace({ path: source, copy: 'temp' }, 'loop.yaml', 'r1');
     dirs.push(copy);
     expect(readdirSync(copy).sort()).toEqual(['.git', 'app.js', 'sub']);
     expect(readdirSync(path.join(copy, 'sub'))).toEqual([]);
