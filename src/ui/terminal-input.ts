@@ -10,6 +10,8 @@ import { createSequenceSplitter, restOfPasteStart } from './control-sequences.js
  * - an escape sequence split across reads (`ESC`, then `[D` 50 ms later over SSH) is put
  *   back together when the rest arrives within `escapeMs`; a lone `ESC` is the Escape key
  *   once that time has passed (as readline and tmux's `escape-time` do);
+ * - a read with text after a line break is a paste its terminal did not bracket: pasted
+ *   text, never a line submitted;
  * - bracketed paste (`ESC[200~` … `ESC[201~`, enabled with {@link PASTE_ON}) is one
  *   paste, however many reads it spans, never keys; one whose end marker is late (a network
  *   that stalled in the middle of it) is delivered after a while, and its rest, when it
@@ -115,6 +117,23 @@ function asLatePaste(keys: ReadonlyArray<Keypress | Typed>): Keypress[] {
   }
   flush();
   return out;
+}
+
+/**
+ * Whether the keys of one read are a paste without paste markers: a line break followed, in
+ * the same read, by more text. A terminal that does not bracket pastes (or an application
+ * that switched it off) writes a pasted text at once; keys typed that fast end at their
+ * Enter (`goal status⏎` submits), while text after a line break in the same read is not
+ * typing. Such a read is pasted, as the rest of a late paste is: no line of it is submitted.
+ */
+function unmarkedPaste(keys: ReadonlyArray<Keypress | Typed>): boolean {
+  let broken = false;
+  for (const k of keys) {
+    if (!('raw' in k)) continue;
+    if (/^[\r\n]+$/.test(k.raw)) broken = true;
+    else if (broken && k.input !== '') return true;
+  }
+  return false;
 }
 
 /** What readline's decoder reports for a key. */
@@ -283,6 +302,7 @@ export function createKeyDecoder(
         if (late.some((k) => k.source === 'paste' && [...k.input].length > 1)) lateUntil = now() + latePasteMs;
         deliver(late);
       }
+      else if (unmarkedPaste(keys)) deliver(asLatePaste(keys));
       else {
         const typed = keys.filter((k) => 'raw' in k).length;
         const source: KeySource = typed === 1 && keys.length === 1 && !marked ? 'key' : 'chunk';

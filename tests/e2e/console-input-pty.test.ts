@@ -102,8 +102,16 @@ describe('keys as terminals send them', () => {
       await t.waitUntil(() => logEvents(t).some((e) => e.type === 'goal.revised'), 'the revision in the log');
       expect(JSON.stringify(logEvents(t).find((e) => e.type === 'goal.revised')?.data)).toContain('keep small');
       t.press('/goal add-constraint nothing\u0015/goal status\r');
-      await t.waitUntil((s) => bar(s) === null && !/add-constraint nothing/.test(s), 'the bar to run /goal status and close');
+      await t.waitUntil((s) => bar(s) === null && !/add-constraint nothing/.test(s) && /✓ active · revision 1 · /.test(s), 'the bar to run /goal status and close');
       expect(logEvents(t).filter((e) => e.type === 'goal.revised')).toHaveLength(1);
+      // Text after a line break in one write is a paste its terminal did not bracket: no line of it runs.
+      t.press('/');
+      await t.waitUntil((s) => bar(s) === '/', 'the bar to open');
+      t.press('goal add-constraint foo\rbar');
+      await t.waitUntil((s) => bar(s) === '/goal add-constraint foo bar', 'the unbracketed paste in the bar, not run');
+      expect(logEvents(t).filter((e) => e.type === 'goal.revised')).toHaveLength(1);
+      t.press(KEY.escape);
+      await t.waitUntil((s) => bar(s) === null, 'Escape to close the bar');
       // The prompt is still there: none of those keys answered it.
       expect(t.screen()).toMatch(PROMPT);
     });

@@ -260,6 +260,19 @@ describe('terminal input: each read decoded into the keys a terminal sent', () =
     expect(decode('yy')).toEqual([['y:y:chunk', 'y:y:chunk']]);
     expect(decode('ab\u007fc')).toEqual([['a:a:chunk', 'b:b:chunk', 'backspace::chunk', 'c:c:chunk']]);
     expect(decode('st\u0017\u0015\r')).toEqual([['s:s:chunk', 't:t:chunk', 'ctrl+w::chunk', 'ctrl+u::chunk', 'enter::chunk']]);
+    expect(decode('goal status\r\n')).toEqual([[...[...'goal status'].map((c) => `${c}:${c}:chunk`), 'enter::chunk', 'enter::chunk']]);
+  });
+
+  test.each([
+    ['goal add-constraint foo\rbar', [':goal add-constraint foo\rbar:paste']],
+    ['y\ry', [':y\ry:paste']],
+    ['one\r\ntwo\r\n', [':one\r\ntwo\r\n:paste']],
+    ['a\nb', [':a\nb:paste']],
+    ['\rgoal status', [':\rgoal status:paste']],
+    // Keys that type nothing stay keys typed ahead: they may edit or pause, never answer.
+    ['foo\r\u001b[Dbar', [':foo\r:paste', 'left::chunk', ':bar:paste']],
+  ] as const)('a read with text after a line break is a paste its terminal did not bracket: %j', (read, keys) => {
+    expect(decode(read)).toEqual([keys]);
   });
 
   test('the same key alone in reads less than 150 ms apart is a held key repeating; after a longer pause within a repeat delay it may be held; a pause longer than that makes it a press', () => {
