@@ -107,9 +107,11 @@ export function preflightWarnings(policy: LoopPolicy, shownAs: string = policy.f
   const warnings: string[] = [...scriptedCallWarnings(policy, transcript), ...scriptedStartWarnings(policy, transcript), ...unknownToolRuleWarnings(policy, shownAs)];
   if (policy.observe.length === 0 || policy.progress.observed.length === 0) {
     const missing = policy.observe.length === 0 ? 'no `observe` command' : 'no `progress.observed` signal';
-    warnings.push(
-      `${shownName(shownAs)}: nothing to measure (${missing}): every checkpoint will be UNKNOWN and only the agent's claims and the verify command judge the run; add an observer (e.g. your test command with a parser) and the signals it gives`,
-    );
+    const add =
+      policy.observe.length === 0
+        ? 'add an observer (e.g. your test command with a parser) and the signals it gives'
+        : `add the signals the observers give to progress.observed (e.g. ${policy.observe[0]!.name === undefined ? 'observed.tests.failing' : `observed.${policy.observe[0]!.name}.failing`} with direction: decrease)`;
+    warnings.push(`${shownName(shownAs)}: nothing to measure (${missing}): every checkpoint will be UNKNOWN and only the agent's claims and the verify command judge the run; ${add}`);
   }
   return warnings;
 }

@@ -912,27 +912,41 @@ function checkConfig(config: CheckedConfig, ctx: z.RefinementCtx, file: string, 
   // A policy object without an agent section cannot say what its agent measures.
   const unbounded = config.agent ? unboundedRun({ ...config, agent: config.agent }) : null;
   if (unbounded) ctx.addIssue({ code: 'custom', path: ['budget'], message: unbounded });
-  // Observers are keyed by name (their metrics, their frozen target tests): a second one of
-  // a name would stand in for the first, and a failure the first measures would not show.
-  const first = new Map<string, number>();
-  config.observe.forEach(({ name }, index) => {
-    const before = first.get(name);
-    if (before === undefined) first.set(name, index);
-    else ctx.addIssue({ code: 'custom', path: ['observe', index, 'name'], message: `expected a name of its own, found "${name}", the name of observe[${before}] (an observer's metrics are named by it)` });
-  });
+  for (const problem of sharedObserverNames(config.observe)) ctx.addIssue({ code: 'custom', ...problem });
   const metrics = observedMetrics(config.observe);
   for (const problem of signalProblems({ metrics, complete: true }, signalsOf(config))) ctx.addIssue({ code: 'custom', ...problem });
 }
 
+/**
+ * Observers named like one before them. Observers are keyed by name (their metrics, their
+ * frozen target tests): a second one of a name would stand in for the first, and a failure
+ * the first measures would not show. Reads only the names, so it also checks observers the
+ * schema rejected for another reason.
+ */
+function sharedObserverNames(observers: ReadonlyArray<unknown>): YamlProblem[] {
+  const first = new Map<string, number>();
+  return observers.flatMap((observer, index) => {
+    const name = observer !== null && typeof observer === 'object' ? (observer as { name?: unknown }).name : undefined;
+    if (typeof name !== 'string') return [];
+    const before = first.get(name);
+    if (before === undefined) {
+      first.set(name, index);
+      return [];
+    }
+    return [{ path: ['observe', index, 'name'], message: `expected a name of its own, found "${name}", the name of observe[${before}] (an observer's metrics are named by it)` }];
+  });
+}
+
 /** The `observed.*` metrics the observers give (an observer with a bad pattern gives none: that is reported on it). */
 function observedMetrics(observers: ReadonlyArray<z.output<typeof observeSchema>>): string[] {
-  return observers.flatMap((o) => {
+  // Each once: two observers of one name (reported on the second) give the same names.
+  return [...new Set(observers.flatMap((o) => {
     try {
       return metricNames(o.parser, { prefix: o.name, ...(o.pattern ? { pattern: o.pattern } : {}) }).map((m) => `observed.${m}`);
     } catch {
       return []; // a bad pattern is reported on the observer itself
     }
-  });
+  }))];
 }
 
 /** A signal a contract names, at its path: a progress signal or a criterion's check. */
@@ -980,8 +994,12 @@ function rawSignalProblems(raw: unknown): YamlProblem[] {
   const list = (value: unknown): unknown[] => (Array.isArray(value) ? value : []);
   const observe = record(raw).observe;
   if (observe !== undefined && !Array.isArray(observe)) return [];
-  const observers = list(observe).map((entry) => observeSchema.safeParse(entry));
+  const entries = list(observe);
+  const observers = entries.map((entry) => observeSchema.safeParse(entry));
   const valid = observers.flatMap((result) => (result.success ? [result.data] : []));
+  // An observer the schema rejected may still say its name: the signals of other names can be judged.
+  const rejected = entries.filter((_, i) => !observers[i]!.success).map((entry) => record(entry).name);
+  const named = rejected.every((name) => typeof name === 'string');
   const signals: NamedSignal[] = [];
   list(record(record(raw).progress).observed).forEach((entry, index) => {
     const parsed = signalSchema.safeParse(entry);
@@ -991,7 +1009,9 @@ function rawSignalProblems(raw: unknown): YamlProblem[] {
     const check = signalCheck.safeParse(record(entry).check);
     if (check.success) signals.push({ path: ['goal', 'success_criteria', index, 'check', 'signal'], signal: check.data.signal });
   });
-  return signalProblems({ metrics: observedMetrics(valid), complete: valid.length === observers.length }, signals);
+  const ofRejected = (signal: string) => rejected.includes(signal.slice('observed.'.length, signal.lastIndexOf('.')));
+  const judged = named ? signals.filter(({ signal }) => !ofRejected(signal)) : signals;
+  return [...sharedObserverNames(entries), ...signalProblems({ metrics: observedMetrics(valid), complete: named }, judged)];
 }
 
 /**

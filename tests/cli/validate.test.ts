@@ -119,6 +119,9 @@ describe('validate checks what run checks', { timeout: 60_000 }, () => {
     expect(checked.stderr).toMatch(/^loopdeck: warning: .*loop\.yaml: nothing to measure \(no `observe` command\): every checkpoint will be UNKNOWN.*add an observer/);
     const noSignal = await validate(write(CONFIG.replace(/progress:[\s\S]*?verify:/, 'verify:')));
     expect(noSignal.stderr).toMatch(/nothing to measure \(no `progress\.observed` signal\)/);
+    // It has an observer: what to add is the signals it gives, not another observer.
+    expect(noSignal.stderr).toMatch(/add the signals the observers give to progress\.observed \(e\.g\. observed\.\w+\.failing with direction: decrease\)/);
+    expect(noSignal.stderr).not.toContain('add an observer');
   });
 
   it("a scripted agent's calls the engine would refuse: one warning each, at its place, with every problem; it still validates", async () => {

@@ -157,6 +157,32 @@ describe('parsePolicy', () => {
     ]);
   });
 
+  it.each([
+    ['a criterion whose check is wrong', '  success_criteria:\n    - { text: b, check: { command: "true", signal: observed.tests.failing, target: 0, bogus: 1 } }\n'],
+    ['an unknown top-level key', ''],
+  ])('observers of one name and a signal of no observer are reported beside %s, in one pass', (_what, criteria) => {
+    const observer = (name: string, parser: string) => `  - name: ${name}\n    command: node --test\n    parser: ${parser}\n`;
+    const source = `${BASE.replace('  objective: fix it\n', `  objective: fix it\n${criteria}`)}${criteria === '' ? 'bogus: 1\n' : ''}observe:\n${observer('tests', 'tap')}${observer('tests', 'tap')}progress:\n  observed:\n    - { signal: observed.nope.failing, direction: decrease }\n`;
+    const messages = configErrors(source).errors.map((e) => e.message);
+    expect(messages.some((m) => /observe\[1\]\.name: expected a name of its own, found "tests", the name of observe\[0\]/.test(m)), messages.join('\n')).toBe(true);
+    const signal = messages.find((m) => m.includes('progress.observed[0].signal'));
+    expect(signal, messages.join('\n')).toMatch(/expected one of observed\.tests\.\w+/);
+    // Each metric named once, though two observers give it.
+    const listed = /expected one of (.*), found/.exec(signal!)![1]!.split(', ');
+    expect(listed).toEqual([...new Set(listed)]);
+    // And the problem beside them, once each (the criterion's check has two).
+    expect(messages).toHaveLength(criteria === '' ? 3 : 4);
+    expect(new Set(messages).size).toBe(messages.length);
+  });
+
+  it('a signal of no observer is reported when an observer of another name is wrong', () => {
+    const source = `${BASE}observe:\n  - name: tests\n    command: node --test\n    parser: tapp\nprogress:\n  observed:\n    - { signal: observed.nope.failing, direction: decrease }\n    - { signal: observed.tests.failing, direction: decrease }\n`;
+    const messages = configErrors(source).errors.map((e) => e.message);
+    expect(messages.some((m) => m.includes('observe[0].parser')), messages.join('\n')).toBe(true);
+    // observed.nope has no observer whatever the wrong one measures; observed.tests is the wrong one's, not judged.
+    expect(messages.filter((m) => m.includes('progress.observed')), messages.join('\n')).toEqual([expect.stringContaining('progress.observed[0].signal: expected')]);
+  });
+
   it('rejects a file without verify commands', () => {
     const source = BASE.replace('verify:\n  - command: node --test\n', 'verify: []\n');
     expect(configErrors(source).message).toBe('loop.yaml:8:9: verify: expected at least one verify command, found an empty list');
