@@ -137,7 +137,7 @@ export function renderInitConfig(detection: Pick<Detection, 'runner' | 'others' 
     '',
     '# The goal is met only when these pass: the agent saying so is not enough.',
     ...(runner && runner.verify === null ? [comment(`No verify command was written: ${runner.noVerify}.`)] : []),
-    ...(runner?.leftOut?.length ? [comment(`Left out of the test script's command here: ${runner.leftOut.join('; ')}.`)] : []),
+    ...(runner?.leftOut?.length ? [comment(`Left out of the observer and the verify: ${runner.leftOut.join('; ')}.`)] : []),
     'verify:',
     `  - command: ${q(verify)}`,
     '    timeout: 10m',

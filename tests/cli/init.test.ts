@@ -532,7 +532,7 @@ describe('loopdeck init', () => {
       const out = await init(dir);
       expect(out).toContain('; observer: npm run pretest && NODE_ENV=test npx --no -- jest --coverage --ci --json; verify: npm run pretest && NODE_ENV=test npx --no -- jest --coverage --ci && eslint .\n');
       expect(out).toContain('\nleft out of the observer and the verify: --watchAll (watch mode: waits for file changes, never exits)\n');
-      expect(readFileSync(path.join(dir, 'loop.yaml'), 'utf8')).toContain("\n# Left out of the test script's command here: --watchAll (watch mode: waits for file changes, never exits).\nverify:\n");
+      expect(readFileSync(path.join(dir, 'loop.yaml'), 'utf8')).toContain("\n# Left out of the observer and the verify: --watchAll (watch mode: waits for file changes, never exits).\nverify:\n");
       const policy = loadPolicy(path.join(dir, 'loop.yaml'));
       const verify = policy.verify[0]!.command;
       // What npm test as the verify did: jest --watchAll waits, with stdin closed.
