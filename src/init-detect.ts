@@ -27,6 +27,15 @@ export interface TestRunner {
   verify: string | null;
   /** Why no verify command is written when `verify` is `null`: the runner passes when no test runs, and no test was found. */
   noVerify?: string;
+  /**
+   * The options of the command as written that the observer and the verify leave out, each
+   * with why: watch flags (`--watchAll`, `vitest watch`), which never exit, and options that
+   * leave tests unrun (`-o`, `--changed`, `--lf`). When any is, `npm test` cannot stand for the
+   * command: it would run them.
+   */
+  leftOut?: string[];
+  /** Set when the script runs a program that waits for file changes (`ptw`, `cargo watch`, `nodemon`): why it never ends. */
+  waits?: string;
 }
 
 /** What `init` found in a project. */
@@ -58,6 +67,8 @@ interface Look {
   files: TestFiles;
   /** package.json's object, once read (`null`: none, or not an object). */
   pkg?: Record<string, unknown> | null;
+  /** pytest's `addopts` from its config file, once read (`null`: none). */
+  addopts?: { file: string; words: string[] } | null;
 }
 
 /** The most a project file `init` reads may hold (package.json, pytest's config, requirements), in bytes. */
@@ -241,29 +252,53 @@ function searchedText(files: TestFiles): string {
 // ---------------------------------------------------------------------------------------------
 // The runners.
 
+/** `runner` with `leftOut` set when anything was left out. */
+function noting(runner: TestRunner, leftOut: string[]): TestRunner {
+  return leftOut.length > 0 ? { ...runner, leftOut } : runner;
+}
+
+/**
+ * vitest with the script's `args` (after `vitest`): always `vitest run`, which runs once.
+ * `vitest watch` and `vitest dev` watch even with no terminal, `vitest related <files>`
+ * runs only the tests importing those files: they are left out, as watch flags are.
+ */
 function vitestRunner(args: string[], prefix: string, because: string): TestRunner {
-  const kept = dropOptions(args, ['--watch', '-w', '--ui', '--open']);
-  const measured = dropOptions(kept, ['--reporter', '--outputFile', ...PARTIAL_RUNS.vitest]);
-  return { name: 'vitest', because, observe: join(prefix, NPX, 'vitest run', ...measured, '--reporter=json'), parser: 'vitest-json', verify: join(prefix, NPX, 'vitest run', ...kept) };
+  const sub = args[0];
+  let rest = args;
+  const leftOut: string[] = [];
+  if (sub === 'run') rest = args.slice(1);
+  else if (sub === 'watch' || sub === 'dev') {
+    rest = args.slice(1);
+    leftOut.push(`vitest ${sub}, run as vitest run (${WHY_LEFT_OUT.watch})`);
+  } else if (sub === 'related') {
+    const files = args.slice(1).findIndex((word) => word.startsWith('-'));
+    const end = files < 0 ? args.length : files + 1;
+    rest = args.slice(end);
+    leftOut.push(`${args.slice(0, end).join(' ')} (${WHY_LEFT_OUT.unrun})`);
+  }
+  const { kept, leftOut: options } = leaveOut('vitest', rest);
+  const measured = dropOptions(kept, ['--reporter', '--outputFile', ...STOP_EARLY.vitest]);
+  return noting({ name: 'vitest', because, observe: join(prefix, NPX, 'vitest run', ...measured, '--reporter=json'), parser: 'vitest-json', verify: join(prefix, NPX, 'vitest run', ...kept) }, [...leftOut, ...options]);
 }
 
 function jestRunner(args: string[], prefix: string, because: string): TestRunner {
-  const kept = dropOptions(args, ['--watch', '--watchAll']);
-  const measured = dropOptions(kept, ['--json', '--outputFile', ...PARTIAL_RUNS.jest]);
-  return { name: 'jest', because, observe: join(prefix, NPX, 'jest', ...measured, '--json'), parser: 'jest-json', verify: join(prefix, NPX, 'jest', ...kept) };
+  const { kept, leftOut } = leaveOut('jest', args);
+  const measured = dropOptions(kept, ['--json', '--outputFile', ...STOP_EARLY.jest]);
+  return noting({ name: 'jest', because, observe: join(prefix, NPX, 'jest', ...measured, '--json'), parser: 'jest-json', verify: join(prefix, NPX, 'jest', ...kept) }, leftOut);
 }
 
 /**
  * `node --test` with `words` (the program and every argument, `--test` among them). With no
  * test file named, what Node runs by default is checked: no such file, no verify.
+ * `watching`: what was left out before (`tsx watch`).
  */
-function nodeTestRunner(look: Look, words: string[], prefix: string, because: string): TestRunner {
-  const kept = dropOptions(words, ['--watch']);
+function nodeTestRunner(look: Look, words: string[], prefix: string, because: string, watching: string[] = []): TestRunner {
+  const { kept, leftOut } = leaveOut('node', words);
   const at = kept.indexOf('--test');
   const measured = dropOptions(kept, ['--test-reporter', '--test-reporter-destination']);
   const insert = measured.indexOf('--test') + 1;
   const observe = join(prefix, ...measured.slice(0, insert), '--test-reporter=tap', ...measured.slice(insert));
-  const runner: TestRunner = { name: 'node --test', because, observe, parser: 'tap', verify: join(prefix, ...kept) };
+  const runner = noting({ name: 'node --test', because, observe, parser: 'tap', verify: join(prefix, ...kept) }, [...watching, ...leftOut]);
   if (!namesTestFiles(kept.slice(at + 1)) && !look.files.node) {
     return { ...runner, verify: null, noVerify: `no test file that node --test finds by default (*.test.js, test-*.mjs, test/…) was found (${searchedText(look.files)}), and node --test passes when no test runs` };
   }
@@ -278,24 +313,39 @@ function namesTestFiles(words: string[]): boolean {
   return words.some((word, i) => !word.startsWith('-') && !(i > 0 && NODE_VALUE_OPTIONS.has(words[i - 1]!)));
 }
 
-function pytestRunner(command: string[], args: string[], prefix: string, because: string): TestRunner {
-  const measured = dropOptions(args, ['--junitxml', '--junit-xml', ...PARTIAL_RUNS.pytest]);
-  return {
+/**
+ * pytest as `command` with the script's `args`. Watch flags and options that leave tests unrun
+ * are left out of both commands, those that stop early of the observer; the same options in
+ * the `addopts` of pytest's config are left out by `-o addopts=<the rest>` (pytest reads `-o`
+ * before `addopts`).
+ */
+function pytestRunner(look: Look, command: string[], args: string[], prefix: string, because: string): TestRunner {
+  const { kept, leftOut } = leaveOut('pytest', args);
+  const measured = dropOptions(kept, ['--junitxml', '--junit-xml', ...STOP_EARLY.pytest]);
+  if (look.addopts === undefined) look.addopts = pytestAddopts(look);
+  const ini = look.addopts;
+  const override = (words: string[]) => (ini === null || words.length === ini.words.length ? [] : ['-o', shellQuote(`addopts=${words.map(shellQuote).join(' ')}`)]);
+  const iniKept = ini === null ? null : leaveOut('pytest', ini.words);
+  const iniMeasured = iniKept === null ? [] : dropOptions(iniKept.kept, STOP_EARLY.pytest);
+  const fromIni = iniKept === null ? [] : iniKept.leftOut.map((word) => word.replace(' (', ` (in ${ini!.file}'s addopts; `));
+  return noting({
     name: 'pytest',
     because,
-    observe: join(prefix, ...command, ...measured, `--junitxml=${PYTEST_REPORT}`),
+    observe: join(prefix, ...command, ...measured, ...override(iniMeasured), `--junitxml=${PYTEST_REPORT}`),
     parser: 'junit',
     reportFile: PYTEST_REPORT,
-    verify: join(prefix, ...command, ...args),
-  };
+    verify: join(prefix, ...command, ...kept, ...(iniKept === null ? [] : override(iniKept.kept))),
+  }, [...leftOut, ...fromIni]);
 }
 
 function goRunner(look: Look, args: string[], prefix: string, because: string): TestRunner {
-  const runs = join(prefix, 'go test', ...args);
+  const { kept, leftOut } = leaveOut('go', args);
+  const runs = join(prefix, 'go test', ...kept);
   const runner: TestRunner = {
     name: 'go test',
     because,
-    observe: `{ ${join(prefix, 'go test -v', ...dropOptions(args, PARTIAL_RUNS.go))} 2>&1; echo "exit $?"; } | awk '{print} /^--- FAIL/{f++} /^--- PASS/{p++} END{if (f+p>0) printf "failing=%d passing=%d\\n", f, p}'`,
+    ...(leftOut.length > 0 ? { leftOut } : {}),
+    observe: `{ ${join(prefix, 'go test -v', ...dropOptions(kept, STOP_EARLY.go))} 2>&1; echo "exit $?"; } | awk '{print} /^--- FAIL/{f++} /^--- PASS/{p++} END{if (f+p>0) printf "failing=%d passing=%d\\n", f, p}'`,
     parser: 'regex',
     pattern: SUMMED,
     verify: runs,
@@ -304,13 +354,15 @@ function goRunner(look: Look, args: string[], prefix: string, because: string): 
 }
 
 function cargoRunner(look: Look, args: string[], prefix: string, because: string): TestRunner {
+  const { kept, leftOut } = leaveOut('cargo', args);
   const runner: TestRunner = {
     name: 'cargo test',
     because,
-    observe: `{ ${join(prefix, 'cargo test', ...noFailFast(args))} 2>&1; echo "exit $?"; } | awk '{print} /^test result:/{p+=$4; f+=$6; n++} END{if (n>0) printf "failing=%d passing=%d\\n", f, p}'`,
+    ...(leftOut.length > 0 ? { leftOut } : {}),
+    observe: `{ ${join(prefix, 'cargo test', ...noFailFast(kept))} 2>&1; echo "exit $?"; } | awk '{print} /^test result:/{p+=$4; f+=$6; n++} END{if (n>0) printf "failing=%d passing=%d\\n", f, p}'`,
     parser: 'regex',
     pattern: SUMMED,
-    verify: join(prefix, 'cargo test', ...args),
+    verify: join(prefix, 'cargo test', ...kept),
   };
   return look.files.rust ? runner : { ...runner, verify: null, noVerify: `no Rust test was found (a .rs file in tests/, or one with #[test]; ${searchedText(look.files)}), and cargo test passes when no test runs` };
 }
@@ -349,36 +401,101 @@ function npmTest(because: string): TestRunner {
  * for options that take one). Watch flags are each runner's own (jest's `-w` is its worker
  * count, vitest's is watch).
  */
-function dropOptions(words: string[], options: string[]): string[] {
-  const out: string[] = [];
+function dropOptions(words: string[], options: readonly string[]): string[] {
+  return splitOptions(words, options).kept;
+}
+
+/** `words` split into those kept and the options named with their values, as written (`--changedSince main`); see {@link dropOptions}. */
+function splitOptions(words: string[], options: readonly string[]): { kept: string[]; dropped: string[] } {
+  const kept: string[] = [];
+  const dropped: string[] = [];
   for (let i = 0; i < words.length; i++) {
     const word = words[i]!;
     const name = word.split('=')[0]!.replace(/^(--[\w-]+)\..*$/, '$1');
     if (!options.includes(name)) {
-      out.push(word);
+      kept.push(word);
       continue;
     }
+    const taken = [word];
     // `--reporter json`: the value goes with it (flags that take none are never followed by one we drop).
-    const next = words[i + 1];
-    if (!word.includes('=') && next !== undefined && !next.startsWith('-') && (VALUE_TAKING.has(name) || (COUNT_TAKING.has(name) && /^\d+$/.test(next)))) i++;
+    const next = () => words[i + 1];
+    const value = (v: string | undefined) => v !== undefined && !v.startsWith('-');
+    if (!word.includes('=') && value(next()) && (VALUE_TAKING.has(name) || (COUNT_TAKING.has(name) && /^\d+$/.test(next()!)))) taken.push(words[++i]!);
+    // `--findRelatedTests a.js b.js`: every file named after it is its value.
+    else if (LIST_TAKING.has(name)) while (value(next())) taken.push(words[++i]!);
+    dropped.push(taken.join(' '));
   }
-  return out;
+  return { kept, dropped };
 }
-const VALUE_TAKING = new Set(['--reporter', '--outputFile', '--test-reporter', '--test-reporter-destination', '--junitxml', '--junit-xml', '--maxfail', '--changedSince']);
+const VALUE_TAKING = new Set([
+  '--reporter', '--outputFile', '--test-reporter', '--test-reporter-destination', '--junitxml', '--junit-xml', '--maxfail', '--changedSince',
+  // vitest's `--changed [since]` reads the next word as its commit, as vitest does.
+  '--changed', '--shard', '--test-shard', '--watch-path', '--lfnf', '--last-failed-no-failures', '-list',
+]);
 /** Options whose value is optional and a count (`jest --bail 2`, `jest --bail tests/`). */
 const COUNT_TAKING = new Set(['--bail']);
+/** Options that take every word after them that is no option (`jest --findRelatedTests a.js b.js`). */
+const LIST_TAKING = new Set(['--findRelatedTests']);
+
+type Runners = 'jest' | 'vitest' | 'node' | 'pytest' | 'go' | 'cargo';
 
 /**
- * Options of each runner that leave tests unrun (stop at the first failure, run only the
- * failed or changed ones): dropped from the observer, which counts every test; the verify
- * keeps them (its exit status is the same).
+ * Options of each runner that make it wait for file changes instead of exiting (watch
+ * mode): dropped from the observer and the verify, which must end.
  */
-const PARTIAL_RUNS = {
-  pytest: ['-x', '--exitfirst', '--maxfail', '--sw', '--stepwise', '--lf', '--last-failed'],
-  jest: ['--bail', '-b', '--onlyChanged', '-o', '--changedSince', '--lastCommit', '--onlyFailures', '-f'],
-  vitest: ['--bail', '--changed'],
-  go: ['-failfast', '--failfast'],
+const WATCH: Record<Runners, readonly string[]> = {
+  jest: ['--watch', '--watchAll'],
+  vitest: ['--watch', '-w', '--ui', '--open', '--standalone'],
+  node: ['--watch', '--watch-path', '--watch-preserve-output'],
+  // pytest-xdist's looponfail mode reruns on every change.
+  pytest: ['-f', '--looponfail'],
+  go: [],
+  cargo: [],
 };
+
+/**
+ * Options of each runner that leave tests unrun whatever they do: only the tests of changed
+ * files, related ones, the last failed ones, a shard, or none at all (a listing, a build, a
+ * pass when none is found). A verify with them could pass with no test run, and an observer
+ * would count a part: dropped from both.
+ */
+const UNRUN: Record<Runners, readonly string[]> = {
+  jest: ['--onlyChanged', '-o', '--changedSince', '--lastCommit', '--findRelatedTests', '--changedFilesWithAncestor', '--onlyFailures', '-f', '--passWithNoTests', '--shard', '--listTests', '--showConfig'],
+  vitest: ['--changed', '--passWithNoTests', '--shard'],
+  node: ['--test-only', '--test-shard'],
+  pytest: ['--lf', '--last-failed', '--lfnf', '--last-failed-no-failures', '--sw', '--stepwise', '--sw-skip', '--stepwise-skip', '--picked', '--testmon', '--co', '--collect-only'],
+  go: ['-list', '--list', '-c', '-n'],
+  cargo: ['--no-run', '--list', '--ignored'],
+};
+
+/**
+ * Options of each runner that stop at the first failure: dropped from the observer, which
+ * counts every test; the verify keeps them (its exit status is the same).
+ */
+const STOP_EARLY: Record<Runners, readonly string[]> = {
+  jest: ['--bail', '-b'],
+  vitest: ['--bail'],
+  node: [],
+  pytest: ['-x', '--exitfirst', '--maxfail'],
+  go: ['-failfast', '--failfast'],
+  cargo: [],
+};
+
+/** Why each kind of option is left out of the observer and the verify, for what init prints. */
+const WHY_LEFT_OUT = {
+  watch: 'watch mode: waits for file changes, never exits',
+  unrun: 'runs only changed, related or failed tests, or none: could pass with tests unrun',
+};
+
+/**
+ * `args` without the watch flags and the options that leave tests unrun of `runner`: the
+ * arguments the verify keeps, and what was left out, each with why (for what init prints).
+ */
+function leaveOut(runner: Runners, args: string[]): { kept: string[]; leftOut: string[] } {
+  const watch = splitOptions(args, WATCH[runner]);
+  const unrun = splitOptions(watch.kept, UNRUN[runner]);
+  return { kept: unrun.kept, leftOut: [...watch.dropped.map((word) => `${word} (${WHY_LEFT_OUT.watch})`), ...unrun.dropped.map((word) => `${word} (${WHY_LEFT_OUT.unrun})`)] };
+}
 
 function join(...parts: string[]): string {
   return parts.filter((part) => part !== '').join(' ');
@@ -514,12 +631,15 @@ function afterSteps(runner: TestRunner, steps: string[], said: string): TestRunn
 /**
  * The runner of package.json's script `name` (its text `script`), from the command it runs:
  * vitest, jest, node --test (or tsx --test), pytest, go test or cargo test with the
- * script's own arguments (watch flags dropped, the reporter loopdeck reads added to the
- * observer); `npm run <other>` is followed; the commands before the runner in an `&&` list
- * (`tsc && vitest run`) and npm's `pretest` script run before it in the observer and the
- * verify; checks after it (`jest && eslint .`) are left out of the observer, and `npm test`
- * verifies; `cross-env A=1` and `env A=1` are read as assignments. Anything else is verified
- * by `npm test`.
+ * script's own arguments (watch flags and options that leave tests unrun dropped, see
+ * {@link leaveOut}; the reporter loopdeck reads added to the observer); `npm run <other>` is
+ * followed; the commands before the runner in an `&&` list (`tsc && vitest run`) and npm's
+ * `pretest` script run before it in the observer and the verify; checks after it (`jest &&
+ * eslint .`) are left out of the observer, and `npm test` verifies, unless the runner's
+ * command left something out: then the script written out does; `cross-env A=1` and `env
+ * A=1` are read as assignments. Anything else is verified by `npm test`; a script with a
+ * watcher (`ptw`, `cargo watch`), or that npm would run with an option left out where it
+ * cannot be written out, by nothing (`noVerify` says why).
  */
 function scriptRunner(look: Look, scripts: Record<string, unknown>, script: string, name = 'test', hops = 0): TestRunner {
   const shown = hops > 0 ? `package.json's script ${JSON.stringify(name)} (its test script runs it)` : "package.json's test script";
@@ -535,27 +655,81 @@ function scriptRunner(look: Look, scripts: Record<string, unknown>, script: stri
   }
   // Commands after the runner that run no test (`jest && echo ok`) change nothing measured or verified.
   while (NO_TEST_PROGRAMS.has(path.basename(list.at(-1)!.words[0]!.value ?? ''))) list.pop();
+  const runners = list.map((command) => commandRunner(look, scripts, withoutEnvSetter(command), script, shown, hops));
+  // A program that waits for file changes (`ptw`, `cargo watch`, `nodemon`) anywhere in it: npm test would never end.
+  const waiting = runners.find((runner) => runner.waits !== undefined);
+  if (waiting) return waiting;
   // The runner is the last command that names one: checks after it (`jest && eslint .`) are
   // left out of the observer, and the verify is the whole script (`npm test`).
   let at = list.length - 1;
-  let runner = commandRunner(look, scripts, withoutEnvSetter(list[at]!), script, shown, hops);
+  let runner = runners[at]!;
   for (let i = at - 1; runner.observe === null && i >= 0; i--) {
-    const earlier = commandRunner(look, scripts, withoutEnvSetter(list[i]!), script, shown, hops);
+    const earlier = runners[i]!;
     if (earlier.observe === null) continue;
-    const after = list.slice(i + 1).map((command) => join(command.prefix, ...command.words.map((word) => word.raw))).join(' && ');
+    const after = list.slice(i + 1).map(written).join(' && ');
     runner = { ...earlier, because: `${earlier.because}, then ${after}` };
     at = i;
   }
   const steps = list.slice(0, at).map((command) => outsideNpm(look, command));
   const said: string[] = [];
   if (hops === 0 && typeof scripts.pretest === 'string' && scripts.pretest.trim() !== '') {
+    const pretest = scriptRunner(look, scripts, scripts.pretest, 'pretest', SCRIPT_HOPS);
+    if (pretest.waits !== undefined) return pretest;
     steps.unshift('npm run pretest');
     said.push("npm's pretest script");
   }
-  if (at > 0) said.push(list.slice(0, at).map((command) => join(command.prefix, ...command.words.map((word) => word.raw))).join(' && '));
+  if (at > 0) said.push(list.slice(0, at).map(written).join(' && '));
   const measured = afterSteps(runner, steps, said.join(' and '));
-  // Checks after the runner are verified as the project runs them: by npm test (which runs pretest too).
-  return at < list.length - 1 && measured.verify !== null ? { ...measured, verify: 'npm test' } : measured;
+  // Another command that watches or runs only some tests (`jest -o && vitest run`) runs as written in any verify.
+  const partial = runners.findIndex((other, i) => i !== at && (other.leftOut?.length ?? 0) > 0);
+  if (partial >= 0) {
+    return { ...measured, verify: null, noVerify: `the script also runs ${JSON.stringify(written(list[partial]!))} as written, with ${runners[partial]!.leftOut!.join(', ')}` };
+  }
+  if (at === list.length - 1 || measured.verify === null) return measured;
+  // Checks after the runner are verified as the project runs them: by npm test (which runs
+  // pretest too), unless the runner's command left something out (`jest --watchAll && eslint
+  // .`): then by the commands written out, the runner's as in the verify.
+  if (!runner.leftOut?.length) return { ...measured, verify: 'npm test' };
+  const after = list.slice(at + 1);
+  // What only npm sets (`$npm_package_version`, `$npm_config_…`) is not there outside npm.
+  if (after.some((command) => /npm_(package|config|lifecycle)_/.test(written(command)))) {
+    return { ...measured, verify: null, noVerify: `the checks after the runner (${JSON.stringify(after.map(written).join(' && '))}) read variables only npm sets, and npm test would run ${runner.leftOut.join(', ')}` };
+  }
+  return { ...measured, verify: [measured.verify, ...after.map((command) => outsideNpm(look, command))].join(' && ') };
+}
+
+/** A command of a script as written: its assignments and words. */
+function written(command: ScriptCommand): string {
+  return join(command.prefix, ...command.words.map((word) => word.raw));
+}
+
+/** Programs that wait for file changes and run a command on each (`ptw`, `nodemon --exec jest`): they never exit. */
+const WATCH_PROGRAMS: ReadonlySet<string> = new Set(['ptw', 'pytest-watch', 'pytest-watcher', 'nodemon', 'chokidar', 'onchange', 'watchexec', 'cargo-watch', 'bacon', 'gow', 'reflex', 'air', 'modd', 'entr', 'watchman-make', 'tsc-watch', 'watch']);
+/** Programs whose `-w` is their watch mode. */
+const SHORT_WATCH: ReadonlySet<string> = new Set(['mocha', 'ava', 'tsc', 'webpack', 'rollup']);
+
+/**
+ * What in a command of a program init does not run itself makes it wait for file changes:
+ * a watcher ({@link WATCH_PROGRAMS}, `cargo watch`), or a watch flag (`--watch`,
+ * `--watchAll`, `mocha -w`, `gotestsum --watch`); `null` when nothing does.
+ */
+function waitsForChanges(words: ScriptWord[]): string | null {
+  const program = words[0]?.value;
+  if (program === null || program === undefined) return null;
+  const name = path.basename(program);
+  const values = words.map((word) => word.value ?? '');
+  if (WATCH_PROGRAMS.has(name)) return name;
+  if (name === 'cargo' && values[1] === 'watch') return 'cargo watch';
+  const flag = values.slice(1).find((value) => /^--watch(All)?(=(?!false$|0$).*)?$/.test(value) || (SHORT_WATCH.has(name) && value === '-w'));
+  return flag === undefined ? null : `${name} ${flag}`;
+}
+
+/** The runner of a command that waits for file changes (`what`): nothing measured, no verify. */
+function waitingRunner(shown: string, what: string): TestRunner {
+  return {
+    ...unreadScript(`${shown} runs ${what} (${WHY_LEFT_OUT.watch})`, `npm test would never end: ${what} waits for file changes; set a verify that runs the tests once`),
+    waits: what,
+  };
 }
 
 /** The runner of the last command of a test script (`command`; `script`, the whole script, as the user wrote it). */
@@ -580,6 +754,14 @@ function commandRunner(look: Look, scripts: Record<string, unknown>, command: Sc
       const runner = scriptRunner(look, scripts, [other, ...passed.map((word) => word.raw)].join(' '), target!, hops + 1);
       return tool === 'npm' && typeof scripts[pre] === 'string' ? afterSteps(runner, [`npm run ${pre}`], `npm's ${pre} script`) : runner;
     }
+    // Not followed (`cross-env CI=1 npm run x`), so verified by npm test, which runs it: unless it watches or runs only some tests.
+    if (typeof other === 'string' && hops < SCRIPT_HOPS) {
+      const inner = scriptRunner(look, scripts, other, target!, hops + 1);
+      if (inner.waits !== undefined) return inner;
+      if (inner.leftOut?.length) {
+        return { ...npmTest(`${shown} runs ${JSON.stringify(script)}`), verify: null, noVerify: `npm test would run the script ${JSON.stringify(target)} as written, with ${inner.leftOut.join(', ')}` };
+      }
+    }
   }
   for (const [finder, count] of Object.entries(FINDERS)) {
     if (finder.split(' ').every((word, i) => value(i) === word)) {
@@ -596,22 +778,24 @@ function commandRunner(look: Look, scripts: Record<string, unknown>, command: Sc
   const next = value(1);
   switch (program) {
     case 'vitest':
-      return vitestRunner(['run', 'watch', 'dev'].includes(next ?? '') ? args.slice(1) : args, prefix, because('vitest'));
+      return vitestRunner(args, prefix, because('vitest'));
     case 'jest':
       return jestRunner(args, prefix, because('jest'));
     case 'node':
     case 'tsx':
       if (words.some((word) => word.value === '--test')) {
-        const runs = words.map((word) => word.raw);
-        return nodeTestRunner(look, program === 'tsx' ? [NPX, ...runs] : runs, prefix, because(`${program} --test`));
+        // `tsx watch --test`: tsx's watch mode, run as tsx.
+        const watching = program === 'tsx' && next === 'watch' ? [`tsx watch, run as tsx (${WHY_LEFT_OUT.watch})`] : [];
+        const runs = words.filter((_, i) => !(watching.length > 0 && i === 1)).map((word) => word.raw);
+        return nodeTestRunner(look, program === 'tsx' ? [NPX, ...runs] : runs, prefix, because(`${program} --test`), watching);
       }
       break;
     case 'pytest':
     case 'py.test':
-      return pytestRunner([words[0]!.raw], args, prefix, because('pytest'));
+      return pytestRunner(look, [words[0]!.raw], args, prefix, because('pytest'));
     case 'python':
     case 'python3':
-      if (value(1) === '-m' && value(2) === 'pytest') return pytestRunner(words.slice(0, 3).map((word) => word.raw), args.slice(2), prefix, because('pytest'));
+      if (value(1) === '-m' && value(2) === 'pytest') return pytestRunner(look, words.slice(0, 3).map((word) => word.raw), args.slice(2), prefix, because('pytest'));
       break;
     case 'go':
       if (next === 'test') return goRunner(look, args.slice(1), prefix, because('go test'));
@@ -620,6 +804,8 @@ function commandRunner(look: Look, scripts: Record<string, unknown>, command: Sc
       if (next === 'test') return cargoRunner(look, args.slice(1), prefix, because('cargo test'));
       break;
   }
+  const waits = waitsForChanges(words);
+  if (waits !== null) return waitingRunner(`${shown} ${JSON.stringify(script)}`, waits);
   return npmTest(`${shown} runs ${JSON.stringify(script)}, whose output loopdeck has no parser for`);
 }
 
@@ -706,16 +892,15 @@ function candidates(look: Look): Candidate[] {
   if (jestConfig) found.push({ runner: jestRunner([], '', `${jestConfig} is there`), rank: 2 });
   const pytest = pytestConfig(look);
   const defaults = { python: ['python', '-m', 'pytest'], args: ['-q'] };
-  if (pytest) found.push({ runner: pytestRunner(defaults.python, defaults.args, '', pytest), rank: 2 });
+  if (pytest) found.push({ runner: pytestRunner(look, defaults.python, defaults.args, '', pytest), rank: 2 });
   if (has(look, 'go.mod')) found.push({ runner: goRunner(look, ['./...'], '', 'go.mod is there'), rank: 2 });
   if (has(look, 'Cargo.toml')) found.push({ runner: cargoRunner(look, [], '', 'Cargo.toml is there'), rank: 2 });
   const { python, node } = look.files;
-  if (python) found.push({ runner: pytestRunner(defaults.python, defaults.args, '', `${python} is a Python test file, and pytest runs unittest-style tests too`), rank: 1 });
+  if (python) found.push({ runner: pytestRunner(look, defaults.python, defaults.args, '', `${python} is a Python test file, and pytest runs unittest-style tests too`), rank: 1 });
   if (node) found.push({ runner: nodeFileRunner(look, node), rank: 1 });
   // The strongest evidence first; of one strength, in init's order (a vitest config before a jest dependency).
   const order = (c: Candidate) => ORDER.indexOf(c.runner.name) >>> 0;
-  const ini = found.some((c) => c.runner.name === 'pytest') ? pytestAddopts(look) : null;
-  return found.sort((a, b) => b.rank - a.rank || order(a) - order(b)).map((c) => (c.runner.name === 'pytest' && ini ? { ...c, runner: withAddopts(c.runner, ini) } : c));
+  return found.sort((a, b) => b.rank - a.rank || order(a) - order(b));
 }
 
 /** Where pytest reads its ini options, in the order it looks, and the section it reads in each. */
@@ -767,19 +952,6 @@ function shellWords(text: string): string[] {
     m[0].replace(/'([^']*)'|"((?:[^"\\]|\\.)*)"|\\(.)/g, (_, single: string | undefined, double: string | undefined, escaped: string | undefined) => single ?? double?.replace(/\\(.)/g, '$1') ?? escaped ?? ''),
   );
 }
-
-/**
- * The pytest runner with the options of its config's `addopts` that leave tests unrun
- * (`-x`, `--lf`, ...) left out of its observer, by `-o addopts=<the rest>` (pytest reads
- * `-o` before `addopts`); the verify keeps them, as it keeps a script's.
- */
-function withAddopts(runner: TestRunner, ini: { file: string; words: string[] }): TestRunner {
-  const kept = dropOptions(ini.words, PARTIAL_RUNS.pytest);
-  if (kept.length === ini.words.length || runner.observe === null) return runner;
-  const override = `-o ${shellQuote(`addopts=${kept.map(shellQuote).join(' ')}`)}`;
-  return { ...runner, observe: runner.observe.replace(' --junitxml=', ` ${override} --junitxml=`) };
-}
-
 
 /** The runners in init's order, for those found on evidence of one strength. */
 const ORDER = ['vitest', 'jest', 'pytest', 'go test', 'cargo test'];

@@ -162,25 +162,28 @@ describe('loopdeck init', () => {
   }, 30_000);
 
   // pytest's own config may hold options that leave tests unrun: the observer overrides
-  // them (`-o addopts=<the rest>`), the verify keeps them, and the other options stay.
+  // them (`-o addopts=<the rest>`); the verify keeps those that stop at the first failure and
+  // overrides those that run only the last failed tests (`--lf`, `--stepwise`); the other options stay.
   const TESTS = { 'tests/test_m.py': 'def test_a():\n    assert False\n\ndef test_b():\n    assert True\n\ndef test_c():\n    assert False\n' };
-  it.each<[string, Record<string, string>, string]>([
-    ['pytest.ini: addopts = -x', { 'pytest.ini': '[pytest]\naddopts = -x\n' }, '-o addopts='],
-    ['pyproject.toml: a string with --lf among kept options', { 'pyproject.toml': '[tool.pytest.ini_options]\naddopts = "-ra --lf --import-mode=importlib"\n' }, "-o 'addopts=-ra --import-mode=importlib'"],
-    ['pyproject.toml: a list over lines', { 'pyproject.toml': '[tool.pytest.ini_options]\naddopts = [\n  "--maxfail=2",\n  "-p", "no:randomly",\n]\n' }, "-o 'addopts=-p no:randomly'"],
-    ['tox.ini: continued lines with --stepwise', { 'tox.ini': '[tox]\nenvlist = py3\n\n[pytest]\naddopts =\n    --stepwise\n    -q\n' }, '-o addopts=-q'],
-    ['setup.cfg: [tool:pytest] with --maxfail 1', { 'setup.cfg': '[metadata]\nname = x\n\n[tool:pytest]\naddopts = --maxfail 1 --strict-markers\n' }, '-o addopts=--strict-markers'],
-  ])('%s: the observer leaves out the options that leave tests unrun, the verify keeps them', async (name, files, override) => {
+  it.each<[string, Record<string, string>, string, string]>([
+    ['pytest.ini: addopts = -x', { 'pytest.ini': '[pytest]\naddopts = -x\n' }, '-o addopts=', ''],
+    ['pyproject.toml: a string with --lf among kept options', { 'pyproject.toml': '[tool.pytest.ini_options]\naddopts = "-ra --lf --import-mode=importlib"\n' }, "-o 'addopts=-ra --import-mode=importlib'", " -o 'addopts=-ra --import-mode=importlib'"],
+    ['pyproject.toml: a list over lines', { 'pyproject.toml': '[tool.pytest.ini_options]\naddopts = [\n  "--maxfail=2",\n  "-p", "no:randomly",\n]\n' }, "-o 'addopts=-p no:randomly'", ''],
+    ['tox.ini: continued lines with --stepwise', { 'tox.ini': '[tox]\nenvlist = py3\n\n[pytest]\naddopts =\n    --stepwise\n    -q\n' }, '-o addopts=-q', ' -o addopts=-q'],
+    ['setup.cfg: [tool:pytest] with --maxfail 1', { 'setup.cfg': '[metadata]\nname = x\n\n[tool:pytest]\naddopts = --maxfail 1 --strict-markers\n' }, '-o addopts=--strict-markers', ''],
+  ])('%s: the observer leaves out the options that leave tests unrun, the verify those that run only some', async (name, files, override, verifyOverride) => {
     const dir = project({ ...files, ...TESTS });
-    await init(dir);
+    const out = await init(dir);
     const policy = loadPolicy(path.join(dir, 'loop.yaml'));
     expect(policy.observe[0]!.command).toBe(`python -m pytest -q ${override} --junitxml=.loopdeck/pytest-report.xml`);
-    expect(policy.verify[0]!.command).toBe('python -m pytest -q');
+    expect(policy.verify[0]!.command).toBe(`python -m pytest -q${verifyOverride}`);
+    if (verifyOverride !== '') expect(out).toMatch(/^left out of the observer and the verify: --(lf|stepwise) \(in (pyproject\.toml|tox\.ini)'s addopts; runs only changed, related or failed tests, or none: could pass with tests unrun\)$/m);
     // Every test counted, as pytest runs them (each kind of file once in the suite, all of them with FULL_SWEEP=1).
-    if (hasPytest && (FULL_SWEEP || name.startsWith('pytest.ini') || name.includes('a list'))) {
+    if (hasPytest && (FULL_SWEEP || name.startsWith('pytest.ini') || name.includes('a list') || name.includes('--lf'))) {
       const observation = await observe(policy.observe, dir);
       expect(observation.errors).toEqual([]);
       expect(observation.metrics).toMatchObject({ 'tests.failing': 2, 'tests.passing': 1 });
+      expect(await verifyExit(dir)).not.toBe(0);
     }
   }, 60_000);
 
@@ -412,11 +415,12 @@ describe('loopdeck init', () => {
       ['jest -w 4 --watch', 'npx --no -- jest -w 4 --json', 'npx --no -- jest -w 4'],
       ['vitest --outputFile.json=r.json --reporter=json -w', 'npx --no -- vitest run --reporter=json', 'npx --no -- vitest run --outputFile.json=r.json --reporter=json'],
       ['pytest tests/unit -x', 'pytest tests/unit --junitxml=.loopdeck/pytest-report.xml', 'pytest tests/unit -x'],
-      // What leaves tests unrun (stop at the first failure, only the failed or changed ones) is not in the observer: it counts every test.
-      ['pytest --maxfail 2 --lf -q', 'pytest -q --junitxml=.loopdeck/pytest-report.xml', 'pytest --maxfail 2 --lf -q'],
+      // What stops at the first failure is not in the observer, which counts every test; what
+      // runs only the failed or changed tests is in neither (a verify with it could pass with tests unrun).
+      ['pytest --maxfail 2 --lf -q', 'pytest -q --junitxml=.loopdeck/pytest-report.xml', 'pytest --maxfail 2 -q'],
       ['jest --bail tests/', 'npx --no -- jest tests/ --json', 'npx --no -- jest --bail tests/'],
-      ['jest --bail 2 -o src', 'npx --no -- jest src --json', 'npx --no -- jest --bail 2 -o src'],
-      ['vitest run --bail=1 --changed', 'npx --no -- vitest run --reporter=json', 'npx --no -- vitest run --bail=1 --changed'],
+      ['jest --bail 2 -o src', 'npx --no -- jest src --json', 'npx --no -- jest --bail 2 src'],
+      ['vitest run --bail=1 --changed', 'npx --no -- vitest run --reporter=json', 'npx --no -- vitest run --bail=1'],
       ['go test -failfast ./...', '{ go test -v ./... 2>&1; echo "exit $?"; }', 'go test -failfast ./...'],
       ['python3 -m pytest -k fast', 'python3 -m pytest -k fast --junitxml=.loopdeck/pytest-report.xml', 'python3 -m pytest -k fast'],
       ['go test ./pkg/...', '{ go test -v ./pkg/... 2>&1; echo "exit $?"; }', 'go test ./pkg/...'],
@@ -487,6 +491,180 @@ describe('loopdeck init', () => {
       const validate = await validateRun(dir);
       expect(validate.exitCode, validate.stderr).toBe(0);
     }, 30_000);
+
+    // A runner in watch mode waits for changes and never exits, even with stdin closed: such a
+    // script is never verified by npm test. The fakes below stand in for the runners: each
+    // writes down its arguments, waits (as in watch mode) when given a watch flag, prints jest's
+    // line and passes when told to run only changed tests, and else exits with $FAKE_EXIT.
+    const FAKE_RUNNER = [
+      '#!/bin/sh',
+      'printf \'%s\' "$(basename "$0")" >> "$ARGS_LOG"',
+      'for a in "$@"; do printf \' %s\' "$a" >> "$ARGS_LOG"; done',
+      'echo >> "$ARGS_LOG"',
+      'for a in "$@"; do case "$a" in --watch|--watchAll|--watch-path=*|-w|watch|dev|--ui) exec sleep 10;; -o|--onlyChanged|--changed) echo "No tests found related to files changed since last commit."; exit 0;; esac; done',
+      'exit "${FAKE_EXIT:-0}"',
+      '',
+    ].join('\n');
+    /** A project with `files` whose programs `local` (in node_modules/.bin) and `onPath` (in a folder of its own, returned) are fakes. */
+    function fakeProject(files: Record<string, string>, local: string[], onPath: string[] = ['eslint']): { dir: string; bin: string } {
+      const dir = project({ ...files, ...Object.fromEntries(local.map((name) => [`node_modules/.bin/${name}`, FAKE_RUNNER])) });
+      local.forEach((name) => chmodSync(path.join(dir, 'node_modules', '.bin', name), 0o755));
+      const bin = mkdtempSync(path.join(os.tmpdir(), 'loopdeck-fakes-'));
+      dirs.push(bin);
+      for (const name of onPath) {
+        writeFileSync(path.join(bin, name), FAKE_RUNNER);
+        chmodSync(path.join(bin, name), 0o755);
+      }
+      return { dir, bin };
+    }
+    /** `command` run by sh in `dir` with the fakes of `bin` first on PATH: whether it ended within `timeout` ms, its exit code, and the programs' arguments, one line a run. */
+    async function runFaked(dir: string, bin: string, command: string, env: Record<string, string> = {}, timeout = 20_000) {
+      const log = path.join(dir, `args-${Math.random().toString(36).slice(2)}.log`);
+      const run = await execa('sh', ['-c', command], { cwd: dir, env: { ...env, ARGS_LOG: log, PATH: `${bin}${path.delimiter}${process.env.PATH}` }, stdio: 'ignore', reject: false, timeout });
+      return { ended: !run.timedOut, exitCode: run.exitCode, args: existsSync(log) ? readFileSync(log, 'utf8').trim().split('\n') : [] };
+    }
+
+    it('a jest script in watch mode with pretest, cross-env and a check after it: the verify runs it once with the watch flag dropped, and ends', async () => {
+      const { dir, bin } = fakeProject(
+        { 'package.json': JSON.stringify({ scripts: { pretest: 'echo PRETEST', test: 'cross-env NODE_ENV=test jest --watchAll --coverage --ci && eslint .' }, devDependencies: { jest: '29' } }) },
+        ['jest'],
+      );
+      const out = await init(dir);
+      expect(out).toContain('; observer: npm run pretest && NODE_ENV=test npx --no -- jest --coverage --ci --json; verify: npm run pretest && NODE_ENV=test npx --no -- jest --coverage --ci && eslint .\n');
+      expect(out).toContain('\nleft out of the observer and the verify: --watchAll (watch mode: waits for file changes, never exits)\n');
+      expect(readFileSync(path.join(dir, 'loop.yaml'), 'utf8')).toContain("\n# Left out of the observer and the verify: --watchAll (watch mode: waits for file changes, never exits).\nverify:\n");
+      const policy = loadPolicy(path.join(dir, 'loop.yaml'));
+      const verify = policy.verify[0]!.command;
+      // What npm test as the verify did: jest --watchAll waits, with stdin closed.
+      writeFileSync(path.join(bin, 'cross-env'), '#!/bin/sh\nexec env "$@"\n');
+      chmodSync(path.join(bin, 'cross-env'), 0o755);
+      const before = await runFaked(dir, bin, 'npm test', {}, 5_000);
+      expect(before.ended).toBe(false);
+      expect(before.args[0]).toBe('jest --watchAll --coverage --ci');
+      const passing = await runFaked(dir, bin, verify);
+      expect(passing).toEqual({ ended: true, exitCode: 0, args: ['jest --coverage --ci', 'eslint .'] });
+      const failing = await runFaked(dir, bin, verify, { FAKE_EXIT: '1' });
+      expect(failing).toEqual({ ended: true, exitCode: 1, args: ['jest --coverage --ci'] });
+      const observed = await runFaked(dir, bin, policy.observe[0]!.command);
+      expect(observed).toEqual({ ended: true, exitCode: 0, args: ['jest --coverage --ci --json'] });
+    }, 60_000);
+
+    it.each<[string, Record<string, string>, string, string]>([
+      ['vitest --watch && eslint .', {}, 'npx --no -- vitest run --reporter=json', 'npx --no -- vitest run && eslint .'],
+      ['vitest -w --ui src && eslint .', {}, 'npx --no -- vitest run src --reporter=json', 'npx --no -- vitest run src && eslint .'],
+      ['vitest watch --coverage && eslint .', {}, 'npx --no -- vitest run --coverage --reporter=json', 'npx --no -- vitest run --coverage && eslint .'],
+      ['vitest dev && eslint .', {}, 'npx --no -- vitest run --reporter=json', 'npx --no -- vitest run && eslint .'],
+      ['vitest run --watch && eslint .', {}, 'npx --no -- vitest run --reporter=json', 'npx --no -- vitest run && eslint .'],
+      ['node --test --watch test/ && eslint .', {}, 'node --test --test-reporter=tap test/', 'node --test test/ && eslint .'],
+      ['node --test --watch-path=src test/ && eslint .', {}, 'node --test --test-reporter=tap test/', 'node --test test/ && eslint .'],
+      ['jest --watch -o && npm run lint', { lint: 'eslint .' }, 'npx --no -- jest --json', 'npx --no -- jest && npm run lint'],
+      ['npm run test:w && eslint .', { 'test:w': 'jest --watchAll --ci' }, 'npx --no -- jest --ci --json', 'npx --no -- jest --ci && eslint .'],
+      ['tsc && vitest --watch && eslint .', {}, 'npx --no -- tsc && npx --no -- vitest run --reporter=json', 'npx --no -- tsc && npx --no -- vitest run && eslint .'],
+      ['tsx watch --test test/a.test.js', {}, 'npx --no -- tsx --test --test-reporter=tap test/a.test.js', 'npx --no -- tsx --test test/a.test.js'],
+      // vitest without `run` watches only in a terminal: loopdeck runs a verify with stdin closed, so npm test ends.
+      ['vitest && eslint .', {}, 'npx --no -- vitest run --reporter=json', 'npm test'],
+    ])('test script %j (and %j): watch flags dropped from the observer and the verify, the checks after it written out; both end', async (script, more, observer, verify) => {
+      const { dir, bin } = fakeProject(
+        { 'package.json': JSON.stringify({ scripts: { test: script, ...more }, devDependencies: { typescript: '^5' } }), 'test/a.test.js': "require('node:test')('ok', () => {});\n" },
+        ['jest', 'vitest', 'tsc', 'tsx'],
+      );
+      const out = await init(dir);
+      expect(out).toContain(`verify: ${verify}\n`);
+      if (verify !== 'npm test') expect(out).toMatch(/^left out of the observer and the verify: .*\(watch mode: waits for file changes, never exits\)/m);
+      const policy = loadPolicy(path.join(dir, 'loop.yaml'));
+      expect(policy.observe[0]!.command).toBe(observer);
+      expect(policy.verify[0]!.command).toBe(verify);
+      for (const command of [observer, verify]) {
+        const run = await runFaked(dir, bin, command);
+        expect(run.ended, command).toBe(true);
+        expect(run.args.join('\n')).not.toMatch(/ (--watch\S*|-w|watch|dev|--ui)( |$)/m);
+      }
+      const validate = await validateRun(dir);
+      expect(validate.exitCode, validate.stderr).toBe(0);
+    }, 60_000);
+
+    it.each<[string, Record<string, string>, RegExp]>([
+      ['ptw -- -q', {}, /verify: none: npm test would never end: ptw waits for file changes/],
+      ['pytest-watch && eslint .', {}, /verify: none: npm test would never end: pytest-watch waits for file changes/],
+      ['cargo watch -x test', {}, /verify: none: npm test would never end: cargo watch waits for file changes/],
+      ['nodemon --exec jest', {}, /verify: none: npm test would never end: nodemon waits for file changes/],
+      ['gotestsum --watch', {}, /verify: none: npm test would never end: gotestsum --watch waits for file changes/],
+      ['mocha -w', {}, /verify: none: npm test would never end: mocha -w waits for file changes/],
+      ['npm run tdd', { tdd: 'ptw' }, /verify: none: npm test would never end: ptw waits for file changes/],
+      ['jest', { pretest: 'tsc -w' }, /verify: none: npm test would never end: tsc -w waits for file changes/],
+      // What npm runs as written (not followed, or another command than the runner) with an option left out.
+      ['cross-env CI=1 npm run test:w', { 'test:w': 'jest -o' }, /verify: none: npm test would run the script "test:w" as written, with -o \(runs only changed/],
+      ['jest -o && vitest run', {}, /verify: none: the script also runs "jest -o" as written, with -o \(runs only changed/],
+    ])('test script %j (and %j), which waits for changes or runs only some tests as written: no verify, and the one written fails', async (script, more, said) => {
+      const dir = project({ 'package.json': JSON.stringify({ scripts: { test: script, ...more } }) });
+      const out = await init(dir);
+      expect(out).toMatch(said);
+      expect(await verifyExit(dir)).not.toBe(0);
+      const validate = await validateRun(dir);
+      expect(validate.exitCode, validate.stderr).toBe(0);
+    }, 30_000);
+
+    // Options that run only the tests of changed files, related or failed ones, a shard, or
+    // none (a listing, a build): in neither command, and said so.
+    it.each<[string, string, string, string]>([
+      ['jest --bail=1 -o', 'npx --no -- jest --json', 'npx --no -- jest --bail=1', '-o'],
+      ['jest --onlyChanged --ci', 'npx --no -- jest --ci --json', 'npx --no -- jest --ci', '--onlyChanged'],
+      ['jest --changedSince=main', 'npx --no -- jest --json', 'npx --no -- jest', '--changedSince=main'],
+      ['jest --changedSince main src', 'npx --no -- jest src --json', 'npx --no -- jest src', '--changedSince main'],
+      ['jest --lastCommit', 'npx --no -- jest --json', 'npx --no -- jest', '--lastCommit'],
+      ['jest --findRelatedTests src/a.js src/b.js --ci', 'npx --no -- jest --ci --json', 'npx --no -- jest --ci', '--findRelatedTests src/a.js src/b.js'],
+      ['jest --changedFilesWithAncestor', 'npx --no -- jest --json', 'npx --no -- jest', '--changedFilesWithAncestor'],
+      ['jest --passWithNoTests src', 'npx --no -- jest src --json', 'npx --no -- jest src', '--passWithNoTests'],
+      ['jest --onlyFailures', 'npx --no -- jest --json', 'npx --no -- jest', '--onlyFailures'],
+      ['vitest --changed HEAD~1 src', 'npx --no -- vitest run src --reporter=json', 'npx --no -- vitest run src', '--changed HEAD~1'],
+      ['vitest related src/a.ts src/b.ts', 'npx --no -- vitest run --reporter=json', 'npx --no -- vitest run', 'related src/a.ts src/b.ts'],
+      ['vitest run --passWithNoTests --shard=1/2', 'npx --no -- vitest run --reporter=json', 'npx --no -- vitest run', '--passWithNoTests'],
+      ['node --test --test-only test/', 'node --test --test-reporter=tap test/', 'node --test test/', '--test-only'],
+      ['pytest --sw -q', 'pytest -q --junitxml=.loopdeck/pytest-report.xml', 'pytest -q', '--sw'],
+      ['pytest --picked --co', 'pytest --junitxml=.loopdeck/pytest-report.xml', 'pytest', '--picked'],
+      ['go test -list . ./...', '{ go test -v ./... 2>&1;', 'go test ./...', '-list .'],
+      ['cargo test --no-run', '{ cargo test --no-fail-fast 2>&1;', 'cargo test', '--no-run'],
+      ['cargo test -- --ignored', '{ cargo test --no-fail-fast -- 2>&1;', 'cargo test --', '--ignored'],
+    ])('test script %j: options that leave tests unrun are in neither the observer nor the verify, and said so', async (script, observer, verify, left) => {
+      const dir = project({ 'package.json': JSON.stringify({ scripts: { test: script } }), 'test/a.test.js': '\n', 'x_test.go': '\n', 'tests/it.rs': '\n' });
+      const out = await init(dir);
+      expect(out).toContain(`verify: ${verify}\n`);
+      expect(out).toMatch(new RegExp(`^left out of the observer and the verify: (.*; )?${left.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} \\(runs only changed, related or failed tests, or none: could pass with tests unrun\\)`, 'm'));
+      const policy = loadPolicy(path.join(dir, 'loop.yaml'));
+      expect(policy.observe[0]!.command.startsWith(observer)).toBe(true);
+      expect(policy.verify[0]!.command).toBe(verify);
+    }, 30_000);
+
+    it('jest -o in a committed tree: npm test passes with no test run, the verify written runs the tests and fails', async () => {
+      const { dir, bin } = fakeProject({ 'package.json': JSON.stringify({ scripts: { test: 'jest --bail=1 -o' } }) }, ['jest'], []);
+      const out = await init(dir);
+      expect(out).toContain('; verify: npx --no -- jest --bail=1\n');
+      const verify = loadPolicy(path.join(dir, 'loop.yaml')).verify[0]!.command;
+      const before = await runFaked(dir, bin, 'npm test', { FAKE_EXIT: '1' });
+      expect(before).toMatchObject({ ended: true, exitCode: 0 });
+      expect(await runFaked(dir, bin, verify, { FAKE_EXIT: '1' })).toEqual({ ended: true, exitCode: 1, args: ['jest --bail=1'] });
+    }, 30_000);
+
+    it('vitest run --changed in a committed tree with a failing test (the real vitest): it passes, the verify written fails', async () => {
+      const dir = project({
+        'package.json': JSON.stringify({ type: 'module', scripts: { test: 'vitest run --changed' } }),
+        'test/a.test.js': "import { expect, test } from 'vitest';\ntest('a', () => expect(1).toBe(2));\n",
+        '.gitignore': 'node_modules\n',
+      });
+      symlinkSync(path.resolve(import.meta.dirname, '../../node_modules'), path.join(dir, 'node_modules'));
+      const git = (...args: string[]) => execaSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@example.com', ...args], { cwd: dir });
+      git('init', '-q');
+      git('add', '-A');
+      git('commit', '-qm', 'tests');
+      await init(dir);
+      const policy = loadPolicy(path.join(dir, 'loop.yaml'));
+      expect(policy.verify[0]!.command).toBe('npx --no -- vitest run');
+      const env = { CI: '' };
+      expect((await execa('sh', ['-c', 'npx --no -- vitest run --changed'], { cwd: dir, env, stdin: 'ignore', reject: false, timeout: 30_000 })).exitCode).toBe(0);
+      const verified = await execa('sh', ['-c', policy.verify[0]!.command], { cwd: dir, env, stdin: 'ignore', reject: false, timeout: 30_000 });
+      expect(verified.timedOut).toBe(false);
+      expect(verified.exitCode).not.toBe(0);
+    }, 60_000);
 
     it('a test script that builds before node --test, with a variable set: the observer measures the built tests with it', async () => {
       const test = "const test = require('node:test');\nconst assert = require('node:assert');\ntest('set', () => assert.equal(process.env.GREETING, 'hi'));\ntest('greets', () => assert.equal(1, 2));\n";
