@@ -48,6 +48,14 @@ interface BadLine {
   why: string;
   /** The `type` still legible in the damaged text, if any. */
   type: string | null;
+  /** A legible event whose `seq` (this one) jumped ahead while the line after it went on from before it. */
+  jumped?: number;
+}
+
+/** The warning for a bad line passed over; `follows`: the `seq` read right after it, when no `seq` is missing. */
+function badLineWarning(file: string, b: BadLine, follows: number | null): string {
+  if (b.jumped !== undefined) return `${file}:${b.line}: skipped a line whose seq ${b.jumped} does not follow (a damaged line: the sequence goes on from before it)`;
+  return follows !== null ? `${file}:${b.line}: dropped a torn line (${b.why}); seq ${follows} follows without a gap` : `${file}:${b.line}: skipped an unreadable line (${b.why})`;
 }
 
 /** The `"type":"..."` still legible in a damaged line (the envelope writes it before `data`). */
@@ -134,7 +142,14 @@ export class LogScanner {
   private readonly warnings: string[] = [];
   private readonly risks: string[] = [];
   private count = 0;
+  /** The `seq` the next event is kept at without a second look: `count`, or -1 after damage or while a line is held back. */
+  private expected = 0;
   private bad: BadLine[] = [];
+  /**
+   * An event whose `seq` jumped ahead, held back (not handed to the sink) until the next
+   * event tells whether it is real or a lone damaged line, with the bad lines before it.
+   */
+  private held: { event: LoopEvent; piece: Piece; bad: BadLine[] } | null = null;
   /** Where the last piece pushed was: its line, and whether it ended the file without a newline. */
   private lastLine = 0;
   private lastUnterminated = false;
@@ -156,7 +171,6 @@ export class LogScanner {
    * `undefined` when it threw. @throws LogError as {@link push}
    */
   check(piece: Piece, value: unknown): void {
-    const { file, warnings, risks } = this;
     this.lastLine = piece.line;
     this.lastUnterminated = piece.unterminated;
     const type = envelopeType(value);
@@ -168,41 +182,107 @@ export class LogScanner {
         return;
       }
       this.bad.push({ line: piece.line, why: value === undefined ? 'not a JSON event' : 'not a loopdeck event', type: legibleType(piece.text) });
+      this.expected = -1;
       return;
     }
     const event = value as LoopEvent;
     // The type's constant string for the parsed copy of it: equal, and from here on compared by identity.
     (event as { type: EventType }).type = type;
+    // The common case: the next seq, after no damage and with no line held back.
+    if (event.seq === this.expected) this.keep(event, piece);
+    else this.checkSeq(event, piece);
+  }
+
+  /**
+   * An event whose `seq` is not simply the next, or that comes after damage: a repeat is
+   * skipped; one that jumps ahead is held back until the next event tells whether the
+   * `seq`s between were lost (it follows the held one, or repeats a `seq`) or the held line
+   * alone is damaged (it goes on from before the held one); any other is kept after the
+   * lines before it are named.
+   */
+  private checkSeq(event: LoopEvent, piece: Piece): void {
     const { seq } = event;
-    const count = this.count;
-    if (seq < count) {
-      warnings.push(`${file}:${piece.line}: skipped a line whose seq ${seq} was already read (expected seq ${count})`);
-      risks.push(`seq ${seq} appears twice (line ${piece.line})`);
-      this.gapped = true;
-      this.sink.gap();
+    const held = this.held;
+    if (held !== null) {
+      this.held = null;
+      if (seq >= held.event.seq || seq < this.count) {
+        // Nothing goes on from before the held line: its gap is real. This event is checked after it.
+        const after = this.bad;
+        this.bad = held.bad;
+        this.keep(held.event, held.piece);
+        this.bad = after;
+        if (after.length > 0) this.expected = -1;
+        this.check(piece, event);
+        return;
+      }
+      // The sequence goes on from before the held line: that line alone is damaged.
+      const jumped: BadLine = { line: held.piece.line, why: `its seq ${held.event.seq} does not follow; the line after it has seq ${seq}`, type: held.event.type, jumped: held.event.seq };
+      this.bad = [...held.bad, jumped, ...this.bad];
+    } else if (seq < this.count) {
+      this.repeated(event, piece);
       return;
     }
+    if (seq > this.count) {
+      this.held = { event, piece: { ...piece }, bad: this.bad };
+      this.bad = [];
+      this.expected = -1;
+      return;
+    }
+    this.keep(event, piece);
+  }
+
+  /** A repeated `seq`: skipped, named, and the log unresumable. */
+  private repeated(event: LoopEvent, piece: Piece): void {
+    const { seq } = event;
+    this.warnings.push(`${this.file}:${piece.line}: skipped a line whose seq ${seq} was already read (expected seq ${this.count})`);
+    this.risks.push(`seq ${seq} appears twice (line ${piece.line})`);
+    this.gapped = true;
+    this.sink.gap();
+  }
+
+  /** Keeps `event` (its `seq` at or past the next), naming the bad lines before it and the gap it leaves, if any. */
+  private keep(event: LoopEvent, piece: Piece): void {
+    const { file, warnings } = this;
+    const { seq } = event;
+    const count = this.count;
     const bad = this.bad;
-    if (bad.length > 0) this.bad = [];
-    for (const b of bad) {
-      warnings.push(seq === count ? `${file}:${b.line}: dropped a torn line (${b.why}); seq ${seq} follows without a gap` : `${file}:${b.line}: skipped an unreadable line (${b.why})`);
+    if (bad.length > 0) {
+      this.bad = [];
+      for (const b of bad) warnings.push(badLineWarning(file, b, seq === count ? seq : null));
     }
-    if (seq > count) {
-      const where = bad.length > 0 ? bad[0]!.line : piece.line;
-      const lost = bad.length > 0 ? `; ${linesOf(bad)} unreadable` : '';
-      warnings.push(`${file}:${where}: seq gap: expected seq ${count}, found ${seq} at line ${piece.line}: ${rangeOf(count, seq - 1)} missing${lost}`);
-      const risk = gapRisk(count, seq - 1, bad);
-      if (risk) risks.push(`${risk} (${file}:${where})`);
-      this.gapped = true;
-      this.sink.gap();
-    }
+    if (seq > count) this.gap(count, seq, piece.line, bad);
     if (event.type === 'session.start') checkSchemaVersion(event.data.schemaVersion, file, piece.line);
     this.count = seq + 1;
+    this.expected = seq + 1;
     this.sink.event(event, piece);
   }
 
-  /** Ends the scan: what the lines left unread at the end were, every warning, and whether the log can be resumed. */
+  /** Names the gap before `seq` (read at line `line`), with the bad lines just before it, and what it may hide. */
+  private gap(count: number, seq: number, line: number, bad: readonly BadLine[]): void {
+    const { file } = this;
+    const where = bad.length > 0 ? bad[0]!.line : line;
+    const lost = bad.length === 0 ? '' : `; ${linesOf(bad)} ${bad.some((b) => b.jumped !== undefined) ? 'damaged' : 'unreadable'}`;
+    this.warnings.push(`${file}:${where}: seq gap: expected seq ${count}, found ${seq} at line ${line}: ${rangeOf(count, seq - 1)} missing${lost}`);
+    const risk = gapRisk(count, seq - 1, bad);
+    if (risk) this.risks.push(`${risk} (${file}:${where})`);
+    this.gapped = true;
+    this.sink.gap();
+  }
+
+  /**
+   * Ends the scan: a line still held back is kept (nothing after it says it is damaged), then
+   * what the lines left unread at the end were, every warning, and whether the log can be
+   * resumed. @throws LogError as {@link push}
+   */
   end(): Omit<ReadLogResult, 'events'> & { gapped: boolean } {
+    const held = this.held;
+    if (held !== null) {
+      this.held = null;
+      const after = this.bad;
+      this.bad = held.bad;
+      this.keep(held.event, held.piece);
+      this.bad = after;
+    }
     const { file, risks, bad } = this;
     const warnings = [...this.nulWarnings, ...this.warnings];
     if (bad.length > 0) {
@@ -755,7 +835,9 @@ export function noEventsIn(file: string): { why: string; warnings: string[] } | 
       scanner.push(piece);
       if (found) return null;
     }
-    return { why: NO_READABLE_EVENT, warnings: scanner.end().warnings };
+    // An event held back to the end (its seq jumped ahead) is kept there.
+    const { warnings } = scanner.end();
+    return found ? null : { why: NO_READABLE_EVENT, warnings };
   } finally {
     closeSync(fd);
   }
