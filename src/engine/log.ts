@@ -387,6 +387,11 @@ function unresumableText(file: string, risks: readonly string[]): string {
  * - a bad line that the writer repaired (the next event carries the very `seq` the torn
  *   line was meant to have) is dropped with a warning naming its line;
  * - blocks of NUL bytes are skipped with a warning; the text around them is read;
+ * - a line whose `seq` jumps ahead while the next event goes on from before it is one
+ *   damaged line: named, its `seq` counted missing, the rest read (it is held back until
+ *   the next event tells, and never folded);
+ * - a piece of a line longer than {@link MAX_LINE_BYTES} (`options.maxLineBytes`) is skipped
+ *   with a warning naming its line and size;
  * - a bad line followed by a `seq` gap, a gap without a bad line, and a repeated `seq` are
  *   skipped with a warning naming the lines and the missing `seq`s; when what is missing
  *   could be a tool call, a decision or a state change, `unresumable` says so (replay
