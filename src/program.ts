@@ -1,4 +1,4 @@
-import { closeSync, openSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { closeSync, constants as fsConstants, openSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { Command, Option } from 'commander';
 import { formatBudget } from './engine/budget-units.js';
@@ -28,16 +28,21 @@ const isDirectory = (p: string) => statSync(p, { throwIfNoEntry: false })?.isDir
 /**
  * Stops the command when the log `file` (the one named, or the events.jsonl of the folder
  * `given`) cannot be read, saying why in words: `<file>: no such file`, `<dir> is a folder
- * without an events.jsonl (a run folder holds one)`, `<file>: permission denied`.
+ * without an events.jsonl (a run folder holds one)`, `<file>: permission denied`, `<file>: not a regular file: ...` (a named pipe or a device, which may never end).
  */
 async function checkReadable(given: string, file: string): Promise<void> {
+  const { notALogFile, unreadableLog } = await import('./engine/log.js');
+  let fd: number;
   try {
-    closeSync(openSync(file, 'r'));
+    // Without waiting: a named pipe no one writes to would block the open.
+    fd = openSync(file, fsConstants.O_RDONLY | fsConstants.O_NONBLOCK);
   } catch (error) {
     if (file !== given && (error as NodeJS.ErrnoException).code === 'ENOENT') fail(`${given} is a folder without an ${LOG_FILE} (a run folder holds one)`);
-    const { unreadableLog } = await import('./engine/log.js');
     fail(`${file}: ${unreadableLog(error)}`);
   }
+  const why = notALogFile(fd);
+  closeSync(fd);
+  if (why !== null) fail(`${file}: ${why}`);
 }
 
 // Commands load what they use when they run: `--help`, `--version` and `replay` stay fast.

@@ -260,16 +260,17 @@ export class LogIndex {
 
   /**
    * `options` (for tests): the first spacing of snapshots ({@link FIRST_SNAPSHOT_EVERY}),
-   * how many are kept at most ({@link MAX_SNAPSHOTS}), the bytes read at a time.
+   * how many are kept at most ({@link MAX_SNAPSHOTS}), the bytes read at a time, the longest
+   * piece of a line taken as an event (`MAX_LINE_BYTES` in log.ts).
    * @throws LogError naming the file when it cannot be read
    */
-  constructor(readonly file: string, options: { every?: number; maxSnapshots?: number; chunkBytes?: number } = {}) {
+  constructor(readonly file: string, options: { every?: number; maxSnapshots?: number; chunkBytes?: number; maxLineBytes?: number } = {}) {
     this.fd = openLog(file);
     this.size = fstatSync(this.fd).size;
     this.every = options.every ?? FIRST_SNAPSHOT_EVERY;
     this.maxSnapshots = options.maxSnapshots ?? MAX_SNAPSHOTS;
     this.scanner = new LogScanner(file, { event: (e, piece) => this.add(e, piece), gap: () => (this.damaged = true) });
-    this.pieces = filePieces(this.fd, file, this.scanner.nulWarnings, (bytes) => (this.bytesRead = bytes), options.chunkBytes);
+    this.pieces = filePieces(this.fd, file, this.scanner.nulWarnings, (bytes) => (this.bytesRead = bytes), options.chunkBytes, options.maxLineBytes);
   }
 
   /** Reads and indexes the whole file (`options` as for the constructor). @throws LogError */

@@ -1,4 +1,4 @@
-import { closeSync, fdatasyncSync, fstatSync, mkdirSync, openSync, readFileSync, readSync, statSync, writeSync } from 'node:fs';
+import { closeSync, constants, fdatasyncSync, fstatSync, mkdirSync, openSync, readSync, statSync, writeSync } from 'node:fs';
 import path from 'node:path';
 import { LogError } from './errors.js';
 import { isEventType, knownEventType, READABLE_SCHEMA_VERSIONS, type EventType, type LoopEvent } from './events.js';
@@ -48,6 +48,14 @@ interface BadLine {
   why: string;
   /** The `type` still legible in the damaged text, if any. */
   type: string | null;
+  /** A legible event whose `seq` (this one) jumped ahead while the line after it went on from before it. */
+  jumped?: number;
+}
+
+/** The warning for a bad line passed over; `follows`: the `seq` read right after it, when no `seq` is missing. */
+function badLineWarning(file: string, b: BadLine, follows: number | null): string {
+  if (b.jumped !== undefined) return `${file}:${b.line}: skipped a line whose seq ${b.jumped} does not follow (a damaged line: the sequence goes on from before it)`;
+  return follows !== null ? `${file}:${b.line}: dropped a torn line (${b.why}); seq ${follows} follows without a gap` : `${file}:${b.line}: skipped an unreadable line (${b.why})`;
 }
 
 /** The `"type":"..."` still legible in a damaged line (the envelope writes it before `data`). */
@@ -73,20 +81,26 @@ export interface Piece {
  * leave them). Its first line is line `firstLine` of the file; `final`: it ends the file
  * (its last line, when not empty, is one without a newline).
  */
-function piecesOf(text: string, file: string, warnings: string[], firstLine = 1, final = true): Piece[] {
+function piecesOf(text: string, file: string, warnings: string[], firstLine = 1, final = true, maxLineBytes = MAX_LINE_BYTES): Piece[] {
   const lines = text.split('\n');
   const pieces: Piece[] = [];
+  // A piece of more UTF-8 bytes than the cap has more than a third as many characters.
+  const longAt = maxLineBytes / 3;
   lines.forEach((raw, index) => {
     const line = firstLine + index;
     const unterminated = final && index === lines.length - 1;
     // A line that starts like a JSON object and has no NUL: the common case, no scan.
-    if (raw.charCodeAt(0) === 0x7b && !raw.includes('\0')) {
+    if (raw.charCodeAt(0) === 0x7b && raw.length <= longAt && !raw.includes('\0')) {
       pieces.push({ text: raw, line, unterminated });
       return;
     }
     const nuls = raw.match(/\0+/g);
-    if (nuls) warnings.push(`${file}:${line}: skipped ${nuls.reduce((n, run) => n + run.length, 0)} NUL bytes (a block of zeros a crash can leave)`);
-    for (const part of raw.split(/\0+/)) if (part.trim() !== '') pieces.push({ text: part.charCodeAt(0) === BOM ? part.slice(1) : part, line, unterminated });
+    if (nuls) warnings.push(nulWarning(file, line, nuls.reduce((n, run) => n + run.length, 0)));
+    for (const part of raw.split(/\0+/)) {
+      const bytes = part.length > longAt ? Buffer.byteLength(part) : 0;
+      if (bytes > maxLineBytes) warnings.push(overLongWarning(file, line, bytes, maxLineBytes));
+      else if (part.trim() !== '') pieces.push({ text: part.charCodeAt(0) === BOM ? part.slice(1) : part, line, unterminated });
+    }
   });
   return pieces;
 }
@@ -133,7 +147,14 @@ export class LogScanner {
   private readonly warnings: string[] = [];
   private readonly risks: string[] = [];
   private count = 0;
+  /** The `seq` the next event is kept at without a second look: `count`, or -1 after damage or while a line is held back. */
+  private expected = 0;
   private bad: BadLine[] = [];
+  /**
+   * An event whose `seq` jumped ahead, held back (not handed to the sink) until the next
+   * event tells whether it is real or a lone damaged line, with the bad lines before it.
+   */
+  private held: { event: LoopEvent; piece: Piece; bad: BadLine[] } | null = null;
   /** Where the last piece pushed was: its line, and whether it ended the file without a newline. */
   private lastLine = 0;
   private lastUnterminated = false;
@@ -155,7 +176,6 @@ export class LogScanner {
    * `undefined` when it threw. @throws LogError as {@link push}
    */
   check(piece: Piece, value: unknown): void {
-    const { file, warnings, risks } = this;
     this.lastLine = piece.line;
     this.lastUnterminated = piece.unterminated;
     const type = envelopeType(value);
@@ -167,41 +187,107 @@ export class LogScanner {
         return;
       }
       this.bad.push({ line: piece.line, why: value === undefined ? 'not a JSON event' : 'not a loopdeck event', type: legibleType(piece.text) });
+      this.expected = -1;
       return;
     }
     const event = value as LoopEvent;
     // The type's constant string for the parsed copy of it: equal, and from here on compared by identity.
     (event as { type: EventType }).type = type;
+    // The common case: the next seq, after no damage and with no line held back.
+    if (event.seq === this.expected) this.keep(event, piece);
+    else this.checkSeq(event, piece);
+  }
+
+  /**
+   * An event whose `seq` is not simply the next, or that comes after damage: a repeat is
+   * skipped; one that jumps ahead is held back until the next event tells whether the
+   * `seq`s between were lost (it follows the held one, or repeats a `seq`) or the held line
+   * alone is damaged (it goes on from before the held one); any other is kept after the
+   * lines before it are named.
+   */
+  private checkSeq(event: LoopEvent, piece: Piece): void {
     const { seq } = event;
-    const count = this.count;
-    if (seq < count) {
-      warnings.push(`${file}:${piece.line}: skipped a line whose seq ${seq} was already read (expected seq ${count})`);
-      risks.push(`seq ${seq} appears twice (line ${piece.line})`);
-      this.gapped = true;
-      this.sink.gap();
+    const held = this.held;
+    if (held !== null) {
+      this.held = null;
+      if (seq >= held.event.seq || seq < this.count) {
+        // Nothing goes on from before the held line: its gap is real. This event is checked after it.
+        const after = this.bad;
+        this.bad = held.bad;
+        this.keep(held.event, held.piece);
+        this.bad = after;
+        if (after.length > 0) this.expected = -1;
+        this.check(piece, event);
+        return;
+      }
+      // The sequence goes on from before the held line: that line alone is damaged.
+      const jumped: BadLine = { line: held.piece.line, why: `its seq ${held.event.seq} does not follow; the line after it has seq ${seq}`, type: held.event.type, jumped: held.event.seq };
+      this.bad = [...held.bad, jumped, ...this.bad];
+    } else if (seq < this.count) {
+      this.repeated(event, piece);
       return;
     }
+    if (seq > this.count) {
+      this.held = { event, piece: { ...piece }, bad: this.bad };
+      this.bad = [];
+      this.expected = -1;
+      return;
+    }
+    this.keep(event, piece);
+  }
+
+  /** A repeated `seq`: skipped, named, and the log unresumable. */
+  private repeated(event: LoopEvent, piece: Piece): void {
+    const { seq } = event;
+    this.warnings.push(`${this.file}:${piece.line}: skipped a line whose seq ${seq} was already read (expected seq ${this.count})`);
+    this.risks.push(`seq ${seq} appears twice (line ${piece.line})`);
+    this.gapped = true;
+    this.sink.gap();
+  }
+
+  /** Keeps `event` (its `seq` at or past the next), naming the bad lines before it and the gap it leaves, if any. */
+  private keep(event: LoopEvent, piece: Piece): void {
+    const { file, warnings } = this;
+    const { seq } = event;
+    const count = this.count;
     const bad = this.bad;
-    if (bad.length > 0) this.bad = [];
-    for (const b of bad) {
-      warnings.push(seq === count ? `${file}:${b.line}: dropped a torn line (${b.why}); seq ${seq} follows without a gap` : `${file}:${b.line}: skipped an unreadable line (${b.why})`);
+    if (bad.length > 0) {
+      this.bad = [];
+      for (const b of bad) warnings.push(badLineWarning(file, b, seq === count ? seq : null));
     }
-    if (seq > count) {
-      const where = bad.length > 0 ? bad[0]!.line : piece.line;
-      const lost = bad.length > 0 ? `; ${linesOf(bad)} unreadable` : '';
-      warnings.push(`${file}:${where}: seq gap: expected seq ${count}, found ${seq} at line ${piece.line}: ${rangeOf(count, seq - 1)} missing${lost}`);
-      const risk = gapRisk(count, seq - 1, bad);
-      if (risk) risks.push(`${risk} (${file}:${where})`);
-      this.gapped = true;
-      this.sink.gap();
-    }
+    if (seq > count) this.gap(count, seq, piece.line, bad);
     if (event.type === 'session.start') checkSchemaVersion(event.data.schemaVersion, file, piece.line);
     this.count = seq + 1;
+    this.expected = seq + 1;
     this.sink.event(event, piece);
   }
 
-  /** Ends the scan: what the lines left unread at the end were, every warning, and whether the log can be resumed. */
+  /** Names the gap before `seq` (read at line `line`), with the bad lines just before it, and what it may hide. */
+  private gap(count: number, seq: number, line: number, bad: readonly BadLine[]): void {
+    const { file } = this;
+    const where = bad.length > 0 ? bad[0]!.line : line;
+    const lost = bad.length === 0 ? '' : `; ${linesOf(bad)} ${bad.some((b) => b.jumped !== undefined) ? 'damaged' : 'unreadable'}`;
+    this.warnings.push(`${file}:${where}: seq gap: expected seq ${count}, found ${seq} at line ${line}: ${rangeOf(count, seq - 1)} missing${lost}`);
+    const risk = gapRisk(count, seq - 1, bad);
+    if (risk) this.risks.push(`${risk} (${file}:${where})`);
+    this.gapped = true;
+    this.sink.gap();
+  }
+
+  /**
+   * Ends the scan: a line still held back is kept (nothing after it says it is damaged), then
+   * what the lines left unread at the end were, every warning, and whether the log can be
+   * resumed. @throws LogError as {@link push}
+   */
   end(): Omit<ReadLogResult, 'events'> & { gapped: boolean } {
+    const held = this.held;
+    if (held !== null) {
+      this.held = null;
+      const after = this.bad;
+      this.bad = held.bad;
+      this.keep(held.event, held.piece);
+      this.bad = after;
+    }
     const { file, risks, bad } = this;
     const warnings = [...this.nulWarnings, ...this.warnings];
     if (bad.length > 0) {
@@ -246,9 +332,10 @@ const SCAN_BATCH = 128;
  * of many lines then costs no object per line). Returns the line after the text's last
  * newline (where a text that follows it starts).
  */
-function scanText(text: string, file: string, scanner: LogScanner, firstLine = 1, final = true): number {
-  if (text.indexOf('\0') >= 0) {
-    const pieces = piecesOf(text, file, scanner.nulWarnings, firstLine, final);
+function scanText(text: string, file: string, scanner: LogScanner, firstLine = 1, final = true, maxLineBytes = MAX_LINE_BYTES): number {
+  // A text long enough to hold a line past the cap is split as one with NUL bytes is, each piece measured.
+  if (text.indexOf('\0') >= 0 || text.length > maxLineBytes / 3) {
+    const pieces = piecesOf(text, file, scanner.nulWarnings, firstLine, final, maxLineBytes);
     for (const piece of pieces) scanner.push(piece);
     return firstLine + countOf(text, '\n');
   }
@@ -305,6 +392,11 @@ function unresumableText(file: string, risks: readonly string[]): string {
  * - a bad line that the writer repaired (the next event carries the very `seq` the torn
  *   line was meant to have) is dropped with a warning naming its line;
  * - blocks of NUL bytes are skipped with a warning; the text around them is read;
+ * - a line whose `seq` jumps ahead while the next event goes on from before it is one
+ *   damaged line: named, its `seq` counted missing, the rest read (it is held back until
+ *   the next event tells, and never folded);
+ * - a piece of a line longer than {@link MAX_LINE_BYTES} (`options.maxLineBytes`) is skipped
+ *   with a warning naming its line and size;
  * - a bad line followed by a `seq` gap, a gap without a bad line, and a repeated `seq` are
  *   skipped with a warning naming the lines and the missing `seq`s; when what is missing
  *   could be a tool call, a decision or a state change, `unresumable` says so (replay
@@ -318,10 +410,21 @@ function unresumableText(file: string, risks: readonly string[]): string {
  *
  * @throws LogError naming the file and line, for an unreadable schema version only
  */
-export function parseLog(text: string, file: string): ReadLogResult {
+export function parseLog(text: string, file: string, options: LogReadOptions = {}): ReadLogResult {
+  return eventsRead(file, (scanner) => void scanText(text, file, scanner, 1, true, options.maxLineBytes));
+}
+
+/** How a log is read. */
+export interface LogReadOptions {
+  /** The longest piece of a line taken as a candidate event, in UTF-8 bytes ({@link MAX_LINE_BYTES}). */
+  maxLineBytes?: number;
+}
+
+/** The events `feed` has a scanner keep, checked as {@link parseLog} says. @throws LogError as there */
+function eventsRead(file: string, feed: (scanner: LogScanner) => void): ReadLogResult {
   const events: LoopEvent[] = [];
   const scanner = new LogScanner(file, { event: (e) => events.push(e), gap: () => undefined });
-  scanText(text, file, scanner);
+  feed(scanner);
   const { gapped, ...result } = scanner.end();
   // Folded on trial: a line damaged into another legible event (or one a gap left without
   // its start) ends the events kept, and a resume of them would go on from a run that
@@ -384,8 +487,8 @@ function refusedRisk(e: LoopEvent): string {
 }
 
 /** Folds the text of an events.jsonl file as it parses it, keeping no event (the checks of {@link parseLog}). */
-export function foldLog(text: string, file: string): Folded {
-  const folder = new LogFolder(file);
+export function foldLog(text: string, file: string, options: LogReadOptions = {}): Folded {
+  const folder = new LogFolder(file, options);
   folder.push(text, true);
   return folder.finish();
 }
@@ -402,7 +505,10 @@ export class LogFolder {
   private line = 1;
   private ended = false;
 
-  constructor(private readonly file: string) {
+  constructor(
+    private readonly file: string,
+    private readonly options: LogReadOptions = {},
+  ) {
     this.sink = new FoldingSink(file);
     this.scanner = new LogScanner(file, this.sink);
   }
@@ -416,7 +522,7 @@ export class LogFolder {
     if (this.ended) throw new Error(`${this.file}: LogFolder.push after the last part`);
     if (!last && part !== '' && !part.endsWith('\n')) throw new Error(`${this.file}: LogFolder.push of a part that does not end with a newline (line ${this.line} on); only the last part may`);
     this.ended = last;
-    this.line = scanText(part, this.file, this.scanner, this.line, last);
+    this.line = scanText(part, this.file, this.scanner, this.line, last, this.options.maxLineBytes);
   }
 
   /** The state and every warning, as {@link foldLog} gives them. */
@@ -437,20 +543,146 @@ const CHUNK_BYTES = 1 << 20;
 const SMALL_CHUNK_BYTES = 16 * 1024;
 
 /**
+ * The longest piece of a line (the text between a line's ends and its blocks of NUL bytes)
+ * the readers take as a candidate event, in UTF-8 bytes: 256 MiB. The longest event line
+ * loopdeck writes is far shorter: a tool's output is kept to at most 16 MiB (the largest
+ * `output_limit_bytes`), and even a result of 16 MiB of control characters, each escaped
+ * in six bytes, is under 100 MiB. A longer piece (garbage, a crash's debris, a huge JSON
+ * value that is no event) is skipped without being made a string, with a warning naming its
+ * line and size ({@link overLongWarning}).
+ */
+export const MAX_LINE_BYTES = 256 * 1024 * 1024;
+
+/**
+ * A line still without its newline past this many bytes is read as a stream
+ * ({@link LongLine}): its NUL bytes are counted, not held, and a piece past the cap is
+ * counted, not held, so a block of zeros or garbage of any length is read in bounded memory.
+ */
+const STREAM_LINE_BYTES = 8 * 1024 * 1024;
+
+/** The warning for a piece of `bytes` bytes longer than `cap`, on line `line`. */
+function overLongWarning(file: string, line: number, bytes: number, cap: number): string {
+  return `${file}:${line}: skipped ${bytes} bytes without a newline, longer than an event line can be (at most ${cap} bytes)`;
+}
+
+/** The warning for `count` NUL bytes skipped on line `line`. */
+function nulWarning(file: string, line: number, count: number): string {
+  return `${file}:${line}: skipped ${count} NUL bytes (a block of zeros a crash can leave)`;
+}
+
+/** Zeros to compare a block of NUL bytes with, a window at a time. */
+const ZEROS = Buffer.alloc(64 * 1024);
+
+/** The first index in `data[at..to)` of a byte other than 0, or `to`. */
+function afterZeros(data: Buffer, at: number, to: number): number {
+  while (to - at >= ZEROS.length && data.compare(ZEROS, 0, ZEROS.length, at, at + ZEROS.length) === 0) at += ZEROS.length;
+  while (at < to && data[at] === 0) at++;
+  return at;
+}
+
+/**
+ * A line read as a stream, a part at a time ({@link STREAM_LINE_BYTES}, or one longer
+ * than the cap): the pieces of {@link linePieces}, with the same warnings, but holding only
+ * the piece being read, and that only while it is within the cap. Its byte offsets and
+ * lengths are those of the bytes in the file.
+ */
+class LongLine {
+  private nuls = 0;
+  /** The piece being read: the file offset of its first byte (-1: none, in a NUL block) and its length so far. */
+  private start = -1;
+  private length = 0;
+  /** The last piece found, handed on once the next one is found or the line ends (only then is its `unterminated` known). */
+  private held: Piece | null = null;
+  private readonly overLong: string[] = [];
+
+  constructor(
+    readonly line: number,
+    private readonly file: string,
+    private readonly warnings: string[],
+    private readonly cap: number,
+  ) {}
+
+  /**
+   * Reads `data[at..to)` (file offset `base` at `data[0]`), a part of the line that goes on
+   * after it; the piece being read, when held, is `data[start - base .. at)`.
+   */
+  *scan(data: Buffer, base: number, at: number, to: number): Generator<Piece> {
+    while (at < to) {
+      if (this.start < 0) {
+        const next = afterZeros(data, at, to);
+        this.nuls += next - at;
+        if (next < to) {
+          this.start = base + next;
+          this.length = 0;
+        }
+        at = next;
+        continue;
+      }
+      let end = data.indexOf(0, at);
+      if (end < 0 || end > to) end = to;
+      this.length += end - at;
+      at = end;
+      if (at < to) yield* this.close(data, base);
+    }
+  }
+
+  /**
+   * Moves the piece being read (when within the cap) to the start of `data` before the next
+   * part is read after it; returns its length there.
+   */
+  keep(data: Buffer, base: number): number {
+    if (this.start < 0 || this.length > this.cap) return 0;
+    data.copyWithin(0, this.start - base, this.start - base + this.length);
+    return this.length;
+  }
+
+  /** Reads the line's last part `data[at..to)` and hands on what is left; warns of its NUL bytes and over-long pieces. */
+  *finish(data: Buffer, base: number, at: number, to: number, unterminated: boolean): Generator<Piece> {
+    yield* this.scan(data, base, at, to);
+    if (this.start >= 0) yield* this.close(data, base);
+    if (this.held !== null) yield { ...this.held, unterminated };
+    if (this.nuls > 0) this.warnings.push(nulWarning(this.file, this.line, this.nuls));
+    this.warnings.push(...this.overLong);
+  }
+
+  /** Ends the piece being read: held when within the cap and not blank, skipped with a warning when past it. */
+  private *close(data: Buffer, base: number): Generator<Piece> {
+    const { start, length } = this;
+    this.start = -1;
+    if (length > this.cap) {
+      this.overLong.push(overLongWarning(this.file, this.line, length, this.cap));
+      return;
+    }
+    const found = data.toString('utf8', start - base, start - base + length);
+    if (found.trim() === '') return;
+    if (this.held !== null) yield this.held;
+    // A byte order mark is left out of the piece, and so of what is read again at its offset.
+    const bom = found.charCodeAt(0) === BOM;
+    this.held = { text: bom ? found.slice(1) : found, line: this.line, unterminated: false, offset: bom ? start + 3 : start, bytes: bom ? length - 3 : length };
+  }
+}
+
+/**
  * The pieces of a log file read from `fd` a chunk at a time, never the whole file: the
  * same pieces {@link parseLog} splits the text into (physical lines, split at blocks of
  * NUL bytes, each block named in `nulWarnings`), each with its byte offset and length.
  * `read` (when given) is told the bytes read so far after each chunk of `chunkBytes`.
+ * A piece longer than `maxLineBytes` ({@link MAX_LINE_BYTES}) is skipped with a warning in
+ * `nulWarnings`, never made a string; a line of any length is read in bounded memory
+ * (about `chunkBytes` plus the cap at most, and NUL bytes are never held).
  */
-export function* filePieces(fd: number, file: string, nulWarnings: string[], read?: (bytes: number) => void, chunkBytes = CHUNK_BYTES): Generator<Piece> {
+export function* filePieces(fd: number, file: string, nulWarnings: string[], read?: (bytes: number) => void, chunkBytes = CHUNK_BYTES, maxLineBytes = MAX_LINE_BYTES): Generator<Piece> {
+  const streamAt = Math.min(STREAM_LINE_BYTES, maxLineBytes);
   let block = Buffer.allocUnsafe(chunkBytes);
-  // The start of a line the previous chunk did not end, at the start of `block`.
+  // The start of a line the previous chunk did not end (or of the piece a long line is reading), at the start of `block`.
   let kept = 0;
   let readAt = 0;
   let line = 0;
+  // The line being read as a stream: one that has gone on without a newline past `streamAt` bytes.
+  let long: LongLine | null = null;
   for (;;) {
     if (block.length < kept + chunkBytes) {
-      const bigger = Buffer.allocUnsafe(Math.max(2 * block.length, kept + chunkBytes));
+      const bigger = Buffer.allocUnsafe(Math.max(kept + chunkBytes, Math.min(2 * block.length, maxLineBytes + chunkBytes)));
       block.copy(bigger, 0, 0, kept);
       block = bigger;
     }
@@ -459,18 +691,39 @@ export function* filePieces(fd: number, file: string, nulWarnings: string[], rea
     read?.(readAt);
     const data = block.subarray(0, kept + n);
     const base = readAt - data.length;
+    let from = 0;
+    if (long !== null) {
+      const to = n === 0 ? data.length : data.indexOf(0x0a, kept);
+      if (to < 0) {
+        yield* long.scan(data, base, kept, data.length);
+        kept = long.keep(data, base);
+        continue;
+      }
+      yield* long.finish(data, base, kept, to, n === 0);
+      if (n === 0) return;
+      long = null;
+      from = to + 1;
+    }
     if (n === 0) {
       line += 1;
-      yield* linePieces(data, 0, data.length, base, line, true, file, nulWarnings);
+      yield* linePieces(data, from, data.length, base, line, true, file, nulWarnings, maxLineBytes);
       return;
     }
-    const clean = data.indexOf(0) < 0;
-    let from = 0;
+    // No NUL byte and no line past the cap: every line starting like an event is one piece.
+    const clean = data.length <= maxLineBytes && data.indexOf(0, from) < 0;
     for (let to = data.indexOf(0x0a, from); to >= 0; to = data.indexOf(0x0a, from)) {
       line += 1;
       if (clean && data[from] === 0x7b) yield { text: data.toString('utf8', from, to), line, unterminated: false, offset: base + from, bytes: to - from };
-      else yield* linePieces(data, from, to, base, line, false, file, nulWarnings);
+      else yield* linePieces(data, from, to, base, line, false, file, nulWarnings, maxLineBytes);
       from = to + 1;
+    }
+    if (data.length - from > streamAt) {
+      // A line longer than a chunk can sensibly hold so far: read on as a stream.
+      line += 1;
+      long = new LongLine(line, file, nulWarnings, maxLineBytes);
+      yield* long.scan(data, base, from, data.length);
+      kept = long.keep(data, base);
+      continue;
     }
     // The rest is the start of a line the next chunk ends: moved to the start of `block`, read on after it.
     data.copyWithin(0, from);
@@ -479,14 +732,19 @@ export function* filePieces(fd: number, file: string, nulWarnings: string[], rea
 }
 
 /** The pieces of the line `data[from..to)` (file offset `base + from`), as {@link piecesOf} splits a line. */
-function* linePieces(data: Buffer, from: number, to: number, base: number, line: number, unterminated: boolean, file: string, nulWarnings: string[]): Generator<Piece> {
+function* linePieces(data: Buffer, from: number, to: number, base: number, line: number, unterminated: boolean, file: string, nulWarnings: string[], maxLineBytes: number): Generator<Piece> {
+  if (to - from > maxLineBytes) {
+    // Longer than the cap: never made one string.
+    yield* new LongLine(line, file, nulWarnings, maxLineBytes).finish(data, base, from, to, unterminated);
+    return;
+  }
   const raw = data.toString('utf8', from, to);
   if (raw.charCodeAt(0) === 0x7b && !raw.includes('\0')) {
     yield { text: raw, line, unterminated, offset: base + from, bytes: to - from };
     return;
   }
   const nuls = raw.match(/\0+/g);
-  if (nuls) nulWarnings.push(`${file}:${line}: skipped ${nuls.reduce((n, run) => n + run.length, 0)} NUL bytes (a block of zeros a crash can leave)`);
+  if (nuls) nulWarnings.push(nulWarning(file, line, nuls.reduce((n, run) => n + run.length, 0)));
   for (const match of raw.matchAll(/[^\0]+/g)) {
     const found = match[0];
     if (found.trim() === '') continue;
@@ -518,13 +776,33 @@ export function unreadableLog(error: unknown): string {
   }
 }
 
-/** Opens a log for reading. @throws LogError naming the file when it cannot be read */
+/** Why a log opened as `fd` cannot be read as one, or `null` for a regular file. */
+export function notALogFile(fd: number): string | null {
+  const stat = fstatSync(fd);
+  if (stat.isFile()) return null;
+  return stat.isDirectory() ? 'is a folder, not a log file' : NOT_REGULAR;
+}
+
+/** Why a named pipe, a socket or a device is not read as a log: it may never end. */
+export const NOT_REGULAR = 'not a regular file: a named pipe, a socket or a device (a log is a file, read to its end)';
+
+/**
+ * Opens a log for reading: a regular file only. It is opened without waiting (a named
+ * pipe no one writes to would block the open) and refused when it is not a file: a pipe or
+ * a device such as `/dev/zero` may never end.
+ * @throws LogError naming the file when it cannot be read or is not a regular file
+ */
 export function openLog(file: string): number {
+  let fd: number;
   try {
-    return openSync(file, 'r');
+    fd = openSync(file, constants.O_RDONLY | constants.O_NONBLOCK);
   } catch (error) {
     throw new LogError(file, 0, unreadableLog(error));
   }
+  const why = notALogFile(fd);
+  if (why === null) return fd;
+  closeSync(fd);
+  throw new LogError(file, 0, why);
 }
 
 /**
@@ -568,7 +846,9 @@ export function noEventsIn(file: string): { why: string; warnings: string[] } | 
       scanner.push(piece);
       if (found) return null;
     }
-    return { why: NO_READABLE_EVENT, warnings: scanner.end().warnings };
+    // An event held back to the end (its seq jumped ahead) is kept there.
+    const { warnings } = scanner.end();
+    return found ? null : { why: NO_READABLE_EVENT, warnings };
   } finally {
     closeSync(fd);
   }
@@ -582,14 +862,14 @@ export function noEventsIn(file: string): { why: string; warnings: string[] } | 
  * folded state while it reads.
  * @throws LogError naming the file when it cannot be read, or for an unreadable schema version
  */
-export function scanLogFile(file: string, sink: ScanSink): Folded {
+export function scanLogFile(file: string, sink: ScanSink, options: LogReadOptions = {}): Folded {
   const fd = openLog(file);
   try {
     const folding = new FoldingSink(file, sink);
     const scanner = new LogScanner(file, folding);
     // Chunks no larger than the file: `runs` scans many small logs, and a chunk is allocated for each.
     const chunkBytes = Math.min(CHUNK_BYTES, Math.max(fstatSync(fd).size + 1, SMALL_CHUNK_BYTES));
-    for (const piece of filePieces(fd, file, scanner.nulWarnings, undefined, chunkBytes)) scanner.push(piece);
+    for (const piece of filePieces(fd, file, scanner.nulWarnings, undefined, chunkBytes, options.maxLineBytes)) scanner.push(piece);
     return folding.finish(scanner);
   } finally {
     closeSync(fd);
@@ -601,12 +881,12 @@ export function scanLogFile(file: string, sink: ScanSink): Folded {
  * held, so a log of any length folds in the memory of its state.
  * @throws LogError naming the file when it cannot be read, or for an unreadable schema version
  */
-export function foldLogFile(file: string): Folded {
+export function foldLogFile(file: string, options: LogReadOptions = {}): Folded {
   const fd = openLog(file);
   try {
     const sink = new FoldingSink(file);
     const scanner = new LogScanner(file, sink);
-    for (const piece of filePieces(fd, file, scanner.nulWarnings)) scanner.push(piece);
+    for (const piece of filePieces(fd, file, scanner.nulWarnings, undefined, CHUNK_BYTES, options.maxLineBytes)) scanner.push(piece);
     return sink.finish(scanner);
   } finally {
     closeSync(fd);
@@ -656,15 +936,21 @@ function checkSchemaVersion(version: unknown, file: string, line: number): void 
   );
 }
 
-/** Reads an events.jsonl file with {@link parseLog}. @throws LogError */
-export function readLog(file: string): ReadLogResult {
-  let text: string;
+/**
+ * Reads an events.jsonl file as {@link parseLog} reads its text, a chunk at a time
+ * ({@link filePieces}): a line of any length, a block of NUL bytes included, is read in
+ * bounded memory. Holds the events kept, not the text.
+ * @throws LogError naming the file when it cannot be read or is not a regular file, or for an unreadable schema version
+ */
+export function readLog(file: string, options: LogReadOptions = {}): ReadLogResult {
+  const fd = openLog(file);
   try {
-    text = readFileSync(file, 'utf8');
-  } catch (error) {
-    throw new LogError(file, 0, unreadableLog(error));
+    return eventsRead(file, (scanner) => {
+      for (const piece of filePieces(fd, file, scanner.nulWarnings, undefined, CHUNK_BYTES, options.maxLineBytes)) scanner.push(piece);
+    });
+  } finally {
+    closeSync(fd);
   }
-  return parseLog(text, file);
 }
 
 /**

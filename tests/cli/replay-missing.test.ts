@@ -1,7 +1,9 @@
 /**
  * `replay` and `resume` of a log that is not there say why in words, with no errno code:
- * a missing file, a folder without an events.jsonl. Runs the built CLI (`npm run build`).
+ * a missing file, a folder without an events.jsonl, a named pipe or a device (which may
+ * never end: refused at once, not waited on). Runs the built CLI (`npm run build`).
  */
+import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -30,6 +32,17 @@ describe('replay of a log that is not there', { timeout: 60_000 }, () => {
     mkdirSync(path.join(cwd, 'run'));
     const result = await loopdeck('replay', '--headless', 'run');
     expect([result.exitCode, result.stdout, result.stderr]).toEqual([1, '', 'loopdeck: run is a folder without an events.jsonl (a run folder holds one)']);
+  });
+
+  it('a named pipe or /dev/zero: "not a regular file", exit 1, at once, in both modes', async () => {
+    execFileSync('mkfifo', [path.join(cwd, 'pipe.jsonl')]);
+    const why = 'not a regular file: a named pipe, a socket or a device (a log is a file, read to its end)';
+    for (const log of ['pipe.jsonl', '/dev/zero']) {
+      for (const args of [['--headless', log], [log]]) {
+        const result = await loopdeck('replay', ...args);
+        expect([result.exitCode, result.stdout, result.stderr]).toEqual([1, '', `loopdeck: ${log}: ${why}`]);
+      }
+    }
   });
 
   it('resume of a folder without an events.jsonl names the missing file in words', async () => {

@@ -270,6 +270,109 @@ describe('seq gaps without a bad line', () => {
   });
 });
 
+describe('a lone line whose seq jumps ahead', () => {
+  const line = (e: LoopEvent) => JSON.stringify(e);
+  const jumped = (e: LoopEvent, seq: number) => line({ ...e, seq });
+  /** The events kept, warnings and verdict of every reader of `text`, which must agree. */
+  function readAll(text: string) {
+    fs.mkdirSync(path.dirname(file), { recursive: true });
+    fs.writeFileSync(file, text);
+    const parsed = parseLog(text, 'events.jsonl');
+    const folded = foldLog(text, 'events.jsonl');
+    expect(folded.warnings).toEqual(parsed.warnings);
+    expect(folded.unresumable).toEqual(parsed.unresumable);
+    expect(readLog(file).events).toEqual(parsed.events);
+    return parsed;
+  }
+
+  it('while the lines after it go on from before it is one damaged line: its seq counted missing, the rest read, the run ends', () => {
+    // seq 3 (REFLECTING -> EXECUTING) was damaged into seq 98: the transitions after it cannot follow without it.
+    const notes = [note(0), note(1), note(2)].map(line);
+    const text = [...notes, jumped(note(3), 98), ...[4, 5, 6].map((n) => line(note(n)))].join('\n') + '\n';
+    const result = readAll(text);
+    expect(result.events.map((e) => e.seq)).toEqual([0, 1, 2, 4, 5, 6]);
+    expect(result.warnings).toEqual([
+      'events.jsonl:4: skipped a line whose seq 98 does not follow (a damaged line: the sequence goes on from before it)',
+      'events.jsonl:4: seq gap: expected seq 3, found 4 at line 5: seq 3 missing; line 4 damaged',
+    ]);
+    // The damaged line is a legible notice: nothing resume needs is missing.
+    expect(result.unresumable).toBeUndefined();
+  });
+
+  it('that held a transition makes the log unresumable, naming the seq and the type it still shows', () => {
+    const text = [0, 1, 2].map((n) => line(ev(n))).concat(jumped(ev(3), 98), line(ev(4))).join('\n') + '\n';
+    const result = readAll(text);
+    expect(result.events.map((e) => e.seq)).toEqual([0, 1, 2]);
+    expect(result.unresumable).toContain('seq 3 is missing (legible: state.transition)');
+    expect(result.warnings.at(-1)).toMatch(/^events\.jsonl: stopped showing the run at seq 4 \(state\.transition\)/);
+  });
+
+  it('a run whose seq 18 was damaged into 98 folds to its end, not to the state before it (the corpus demo run)', async () => {
+    const demo = fs.readFileSync(path.resolve(import.meta.dirname, '../fixtures/logs/demo.jsonl'), 'utf8');
+    const text = demo.replace(/^\{"seq":18,/m, '{"seq":98,');
+    const folded = foldLog(text, 'events.jsonl');
+    expect(folded.warnings).toEqual([
+      'events.jsonl:19: skipped a line whose seq 98 does not follow (a damaged line: the sequence goes on from before it)',
+      'events.jsonl:19: seq gap: expected seq 18, found 19 at line 20: seq 18 missing; line 19 damaged',
+    ]);
+    const { stateAsJson } = await import('../../src/engine/fold.js');
+    expect(stateAsJson(folded.state)).toMatchObject({ machine: { state: 'DONE' }, goal: { status: 'achieved' } });
+    expect(folded.state.eventCount).toBe(demo.trimEnd().split('\n').length - 1);
+    expect(readAll(text).events).toHaveLength(folded.state.eventCount);
+  });
+
+  it('inserted between two lines (seq 99999999) loses nothing: no seq is missing', () => {
+    const text = [0, 1, 2].map((n) => line(note(n))).concat(jumped(note(9), 99_999_999), line(note(3)), line(note(4))).join('\n') + '\n';
+    const result = readAll(text);
+    expect(result.events.map((e) => e.seq)).toEqual([0, 1, 2, 3, 4]);
+    expect(result.warnings).toEqual(['events.jsonl:4: skipped a line whose seq 99999999 does not follow (a damaged line: the sequence goes on from before it)']);
+    expect(result.unresumable).toBeUndefined();
+  });
+
+  it('a real gap (the next line follows the jump) is still a gap, folded only once the line after it is read', () => {
+    const text = [0, 1, 5, 6].map((n) => line(note(n))).join('\n') + '\n';
+    const result = readAll(text);
+    expect(result.events.map((e) => e.seq)).toEqual([0, 1, 5, 6]);
+    expect(result.warnings).toEqual(['events.jsonl:3: seq gap: expected seq 2, found 5 at line 3: seq 2–4 missing']);
+    expect(result.unresumable).toContain('seq 2–4 are missing');
+  });
+
+  it('on the last line, with or without its newline, or before a torn last line, is kept after a gap as before', () => {
+    const body = [0, 1].map((n) => line(note(n)));
+    for (const end of ['\n', '', `\n${line(note(6)).slice(0, 20)}`]) {
+      const result = readAll([...body, line(note(5))].join('\n') + end);
+      expect(result.events.map((e) => e.seq)).toEqual([0, 1, 5]);
+      expect(result.warnings[0]).toBe('events.jsonl:3: seq gap: expected seq 2, found 5 at line 3: seq 2–4 missing');
+    }
+  });
+
+  it('followed by a repeated seq: the repeat is skipped and does not make the jump a damaged line', () => {
+    const text = [0, 1, 2, 7, 1, 8].map((n) => line(note(n))).join('\n') + '\n';
+    const result = readAll(text);
+    expect(result.events.map((e) => e.seq)).toEqual([0, 1, 2, 7, 8]);
+    expect(result.warnings).toEqual([
+      'events.jsonl:4: seq gap: expected seq 3, found 7 at line 4: seq 3–6 missing',
+      'events.jsonl:5: skipped a line whose seq 1 was already read (expected seq 8)',
+    ]);
+  });
+
+  it('is never folded and then taken back: the fold sees only the events kept, in order', async () => {
+    const { LogIndex } = await import('../../src/engine/log-index.js');
+    const { fold } = await import('../../src/engine/fold.js');
+    const text = [0, 1, 2].map((n) => line(ev(n))).concat(jumped(ev(3), 98), line(ev(3)), line(ev(4))).join('\n') + '\n';
+    const result = readAll(text);
+    expect(result.events.map((e) => e.seq)).toEqual([0, 1, 2, 3, 4]);
+    expect(foldLog(text, 'events.jsonl').state).toEqual(fold(result.events));
+    const index = LogIndex.read(file, { every: 2 });
+    try {
+      expect(index.read(0, index.count)).toEqual(result.events);
+      expect(index.state).toEqual(fold(result.events));
+    } finally {
+      index.close();
+    }
+  });
+});
+
 describe('readLog', () => {
   it('throws LogError naming a missing file', () => {
     const missing = path.join(dir, 'none.jsonl');
