@@ -94,6 +94,6 @@ export async function driveHeadless(run: LoopRun, policy: HeadlessPolicy, answer
 export function attachedAnswerer(session: Pick<Session, 'snapshot' | 'policy'>, desk: AttachedDesk, policy: HeadlessPolicy): Answerer {
   const byPolicy = headlessAnswerer({ ...policy, approve: 'none' });
   return desk.answerer({ pendingSeq: () => session.snapshot.pending?.seq ?? null, timeoutSeconds: () => session.policy.approval.timeout }, (y) =>
-    y.kind === 'tool' && !y.interrupted ? { decision: 'deny', note: 'denied by policy (--approve attached denies what no attached console answers)' } : byPolicy(y),
+    y.kind === 'tool' && !y.interrupted ? { decision: 'deny', by: 'policy', note: 'denied by policy (--approve attached denies what no attached console answers)' } : byPolicy(y),
   );
 }

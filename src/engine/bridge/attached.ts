@@ -60,7 +60,8 @@ export class AttachedDesk {
             const why = `no attached console answered within ${formatDuration(timeout)}`;
             this.say(`${why}: call ${y.call.id} (${y.call.name}) answered by policy`);
             Promise.resolve(fallback(y)).then(
-              (payload) => resolve(withWhy(payload, why)),
+              // No person answered: whatever the fallback says is the policy's decision.
+              (payload) => resolve('decision' in payload ? { ...withWhy(payload, why), by: 'policy' } as ResumePayload : withWhy(payload, why)),
               (error: unknown) => resolve({ decision: 'deny', by: 'policy', note: `${why}; the policy could not answer: ${describeError(error)}` }),
             );
           }, timeout * 1000);
