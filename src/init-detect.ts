@@ -411,7 +411,9 @@ function splitOptions(words: string[], options: readonly string[]): { kept: stri
   const dropped: string[] = [];
   for (let i = 0; i < words.length; i++) {
     const word = words[i]!;
-    const name = word.split('=')[0]!.replace(/^(--[\w-]+)\..*$/, '$1');
+    const written = word.split('=')[0]!.replace(/^(--[\w-]+)\..*$/, '$1');
+    // jest (yargs) and vitest (cac) read `--watch-all` as `--watchAll`: either spelling is the option.
+    const name = options.includes(written) ? written : camelOption(written);
     if (!options.includes(name)) {
       kept.push(word);
       continue;
@@ -427,6 +429,19 @@ function splitOptions(words: string[], options: readonly string[]): { kept: stri
   }
   return { kept, dropped };
 }
+/** `--only-changed` as `--onlyChanged`; any other word as it is. */
+function camelOption(word: string): string {
+  return /^--[a-z][a-z0-9]*(-[a-z0-9]+)+$/.test(word) ? word.replace(/-([a-z0-9])/g, (dash, letter: string, at: number) => (at < 2 ? dash : letter.toUpperCase())) : word;
+}
+
+/**
+ * Short flags written together (`-io`) as one flag each (`-i -o`), as jest's and vitest's
+ * parsers read them, so that one of them can be left out alone.
+ */
+function separateShortFlags(words: readonly string[]): string[] {
+  return words.flatMap((word) => (/^-[a-zA-Z]{2,}$/.test(word) ? [...word.slice(1)].map((letter) => `-${letter}`) : [word]));
+}
+
 const VALUE_TAKING = new Set([
   '--reporter', '--outputFile', '--test-reporter', '--test-reporter-destination', '--junitxml', '--junit-xml', '--maxfail', '--changedSince',
   // vitest's `--changed [since]` reads the next word as its commit, as vitest does.
@@ -492,7 +507,7 @@ const WHY_LEFT_OUT = {
  * arguments the verify keeps, and what was left out, each with why (for what init prints).
  */
 function leaveOut(runner: Runners, args: string[]): { kept: string[]; leftOut: string[] } {
-  const watch = splitOptions(args, WATCH[runner]);
+  const watch = splitOptions(runner === 'jest' || runner === 'vitest' ? separateShortFlags(args) : args, WATCH[runner]);
   const unrun = splitOptions(watch.kept, UNRUN[runner]);
   return { kept: unrun.kept, leftOut: [...watch.dropped.map((word) => `${word} (${WHY_LEFT_OUT.watch})`), ...unrun.dropped.map((word) => `${word} (${WHY_LEFT_OUT.unrun})`)] };
 }
@@ -720,7 +735,7 @@ function waitsForChanges(words: ScriptWord[]): string | null {
   const values = words.map((word) => word.value ?? '');
   if (WATCH_PROGRAMS.has(name)) return name;
   if (name === 'cargo' && values[1] === 'watch') return 'cargo watch';
-  const flag = values.slice(1).find((value) => /^--watch(All)?(=(?!false$|0$).*)?$/.test(value) || (SHORT_WATCH.has(name) && value === '-w'));
+  const flag = values.slice(1).find((value) => /^--watch(All|-all)?(=(?!false$|0$).*)?$/.test(value) || (SHORT_WATCH.has(name) && value === '-w'));
   return flag === undefined ? null : `${name} ${flag}`;
 }
 

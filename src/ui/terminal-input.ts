@@ -10,7 +10,7 @@ import { createSequenceSplitter, restOfPasteStart } from './control-sequences.js
  * - an escape sequence split across reads (`ESC`, then `[D` 50 ms later over SSH) is put
  *   back together when the rest arrives within `escapeMs`; a lone `ESC` is the Escape key
  *   once that time has passed (as readline and tmux's `escape-time` do);
- * - a read with text after a line break is a paste its terminal did not bracket: pasted
+ * - a read with anything after a line break is a paste its terminal did not bracket: pasted
  *   text, never a line submitted;
  * - bracketed paste (`ESC[200~` … `ESC[201~`, enabled with {@link PASTE_ON}) is one
  *   paste, however many reads it spans, never keys; one whose end marker is late (a network
@@ -121,17 +121,18 @@ function asLatePaste(keys: ReadonlyArray<Keypress | Typed>): Keypress[] {
 
 /**
  * Whether the keys of one read are a paste without paste markers: a line break followed, in
- * the same read, by more text. A terminal that does not bracket pastes (or an application
- * that switched it off) writes a pasted text at once; keys typed that fast end at their
- * Enter (`goal status⏎` submits), while text after a line break in the same read is not
- * typing. Such a read is pasted, as the rest of a late paste is: no line of it is submitted.
+ * the same read, by anything more (text, another line break: `foo⏎bar`, `foo⏎⏎`, a Windows
+ * `foo\r\n`). A terminal that does not bracket pastes (or an application that switched it
+ * off) writes a pasted text at once; keys typed that fast end at their one Enter
+ * (`goal status⏎` submits), and a terminal sends Enter as one `\r`. Such a read is pasted,
+ * as the rest of a late paste is: no line of it is submitted.
  */
 function unmarkedPaste(keys: ReadonlyArray<Keypress | Typed>): boolean {
   let broken = false;
   for (const k of keys) {
     if (!('raw' in k)) continue;
+    if (broken) return true;
     if (/^[\r\n]+$/.test(k.raw)) broken = true;
-    else if (broken && k.input !== '') return true;
   }
   return false;
 }

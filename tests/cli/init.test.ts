@@ -559,6 +559,7 @@ describe('loopdeck init', () => {
       ['node --test --watch-path=src test/ && eslint .', {}, 'node --test --test-reporter=tap test/', 'node --test test/ && eslint .'],
       ['jest --watch -o && npm run lint', { lint: 'eslint .' }, 'npx --no -- jest --json', 'npx --no -- jest && npm run lint'],
       ['npm run test:w && eslint .', { 'test:w': 'jest --watchAll --ci' }, 'npx --no -- jest --ci --json', 'npx --no -- jest --ci && eslint .'],
+      ['jest --watch-all && eslint .', {}, 'npx --no -- jest --json', 'npx --no -- jest && eslint .'],
       ['tsc && vitest --watch && eslint .', {}, 'npx --no -- tsc && npx --no -- vitest run --reporter=json', 'npx --no -- tsc && npx --no -- vitest run && eslint .'],
       ['tsx watch --test test/a.test.js', {}, 'npx --no -- tsx --test --test-reporter=tap test/a.test.js', 'npx --no -- tsx --test test/a.test.js'],
       // vitest without `run` watches only in a terminal: loopdeck runs a verify with stdin closed, so npm test ends.
@@ -616,6 +617,13 @@ describe('loopdeck init', () => {
       ['jest --changedFilesWithAncestor', 'npx --no -- jest --json', 'npx --no -- jest', '--changedFilesWithAncestor'],
       ['jest --passWithNoTests src', 'npx --no -- jest src --json', 'npx --no -- jest src', '--passWithNoTests'],
       ['jest --onlyFailures', 'npx --no -- jest --json', 'npx --no -- jest', '--onlyFailures'],
+      // The kebab-case spellings jest's and vitest's parsers read as the same options, and short flags written together.
+      ['jest --only-changed --ci', 'npx --no -- jest --ci --json', 'npx --no -- jest --ci', '--only-changed'],
+      ['jest --changed-since=main', 'npx --no -- jest --json', 'npx --no -- jest', '--changed-since=main'],
+      ['jest --changed-since main src', 'npx --no -- jest src --json', 'npx --no -- jest src', '--changed-since main'],
+      ['jest --last-commit', 'npx --no -- jest --json', 'npx --no -- jest', '--last-commit'],
+      ['jest -io', 'npx --no -- jest -i --json', 'npx --no -- jest -i', '-o'],
+      ['vitest run --pass-with-no-tests', 'npx --no -- vitest run --reporter=json', 'npx --no -- vitest run', '--pass-with-no-tests'],
       ['vitest --changed HEAD~1 src', 'npx --no -- vitest run src --reporter=json', 'npx --no -- vitest run src', '--changed HEAD~1'],
       ['vitest related src/a.ts src/b.ts', 'npx --no -- vitest run --reporter=json', 'npx --no -- vitest run', 'related src/a.ts src/b.ts'],
       ['vitest run --passWithNoTests --shard=1/2', 'npx --no -- vitest run --reporter=json', 'npx --no -- vitest run', '--passWithNoTests'],

@@ -112,6 +112,15 @@ describe('keys as terminals send them', () => {
       expect(logEvents(t).filter((e) => e.type === 'goal.revised')).toHaveLength(1);
       t.press(KEY.escape);
       await t.waitUntil((s) => bar(s) === null, 'Escape to close the bar');
+      // A copied line with a blank line after it: a paste too, not a command run.
+      t.press('/');
+      await t.waitUntil((s) => bar(s) === '/', 'the bar to open');
+      t.press('goal add-constraint Q2\n\n');
+      await t.waitUntil((s) => bar(s) === '/goal add-constraint Q2', 'the pasted line in the bar, not run');
+      await pause(300);
+      expect(logEvents(t).filter((e) => e.type === 'goal.revised')).toHaveLength(1);
+      t.press(KEY.escape);
+      await t.waitUntil((s) => bar(s) === null, 'Escape to close the bar');
       // The prompt is still there: none of those keys answered it.
       expect(t.screen()).toMatch(PROMPT);
     });

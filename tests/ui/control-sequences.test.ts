@@ -235,8 +235,8 @@ describe('an extended key form is the key it stands for', () => {
   });
 
   test.each(KEY_FORMS)('%s, split across two reads anywhere', async (_name, form, legacy) => {
-    // After a line break a key that types nothing: text after it in one read would be a paste.
-    const after = /^[\r\n]+$/.test(legacy) ? '\u001b[D' : 'b';
+    // Nothing after a line break: anything after it in one read would be a paste.
+    const after = /^[\r\n]+$/.test(legacy) ? '' : 'b';
     const expected = await flatKeysOf(`a${legacy}${after}`);
     const splits = Array.from({ length: form.length - 1 }, (_, i) => i + 1);
     const decoded = await Promise.all(splits.map((at) => flatKeysOf(`a${form.slice(0, at)}`, `${form.slice(at)}${after}`)));

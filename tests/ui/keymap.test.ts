@@ -260,7 +260,7 @@ describe('terminal input: each read decoded into the keys a terminal sent', () =
     expect(decode('yy')).toEqual([['y:y:chunk', 'y:y:chunk']]);
     expect(decode('ab\u007fc')).toEqual([['a:a:chunk', 'b:b:chunk', 'backspace::chunk', 'c:c:chunk']]);
     expect(decode('st\u0017\u0015\r')).toEqual([['s:s:chunk', 't:t:chunk', 'ctrl+w::chunk', 'ctrl+u::chunk', 'enter::chunk']]);
-    expect(decode('goal status\r\n')).toEqual([[...[...'goal status'].map((c) => `${c}:${c}:chunk`), 'enter::chunk', 'enter::chunk']]);
+    expect(decode('goal status\r')).toEqual([[...[...'goal status'].map((c) => `${c}:${c}:chunk`), 'enter::chunk']]);
   });
 
   test.each([
@@ -271,6 +271,10 @@ describe('terminal input: each read decoded into the keys a terminal sent', () =
     ['\rgoal status', [':\rgoal status:paste']],
     // Keys that type nothing stay keys typed ahead: they may edit or pause, never answer.
     ['foo\r\u001b[Dbar', [':foo\r:paste', 'left::chunk', ':bar:paste']],
+    // Another line break after the first: a copied line with a blank one, or a Windows line end.
+    ['/stop\n\n', [':/stop\n\n:paste']],
+    ['goal add-constraint A7\r\n', [':goal add-constraint A7\r\n:paste']],
+    ['y\r\r', [':y\r\r:paste']],
   ] as const)('a read with text after a line break is a paste its terminal did not bracket: %j', (read, keys) => {
     expect(decode(read)).toEqual([keys]);
   });
