@@ -75,13 +75,14 @@ function stateText(run: RunEntry): string {
   return run.log.warnings.length > 0 && run.state !== 'unreadable' ? `${stateOf(run)}, log damaged` : stateOf(run);
 }
 
-/** The state alone: `running (pid 123)`, `resumable`, `ended: goal_met`, `not started`, `log unreadable`. */
+/** The state alone: `running (pid 123)`, `resumable`, `stopped (resume refuses it)`, `ended: goal_met`, `not started`, `log unreadable`. */
 function stateOf(run: RunEntry): string {
   switch (run.state) {
     case 'running':
       return `running (pid ${run.pid})`;
     case 'resumable':
-      return 'resumable';
+      // Not ended, and its log damaged where resume must refuse it: stopped, not resumable.
+      return run.log.unresumable !== null ? 'stopped (resume refuses it)' : 'resumable';
     case 'ended':
       return `ended: ${run.outcome!.reason}`;
     case 'not_started':

@@ -6,7 +6,7 @@ import type { ToolCall } from '../engine/index.js';
 import { Line } from './Line.js';
 import { Rows } from './Rows.js';
 import { theme } from './theme.js';
-import { sanitize, withOtherSpaces, wrapCells } from './text.js';
+import { sanitize, withOtherSpaces, wrapCells, wrapWords } from './text.js';
 
 export { callIdOf } from './tool-history.js';
 
@@ -176,7 +176,9 @@ export const ToolPanel = React.memo(function ToolPanel({ height, width }: { heig
   const outputText = error ?? result?.output ?? '';
   const before = 2 + (decided ? 1 : 0) + Math.min(args.length, 3) + (args.length > 3 ? 1 : 0) + 1;
   const budget = Math.max(1, height - before);
-  const output = sanitize(outputText).replace(/\t/g, '  ').replace(/\s+$/, '').split('\n');
+  // An error is one sentence (why a call failed or was refused): wrapped to the panel, not cut.
+  const lines = sanitize(outputText).replace(/\t/g, '  ').replace(/\s+$/, '').split('\n');
+  const output = error ? lines.flatMap((line) => wrapWords(line, Math.max(10, width - 1))) : lines;
   const tail = output.length > budget ? output.slice(-budget) : output;
   const items: React.ReactNode[] = [
     <TitleLine width={width} position={index + 1} count={count} how={how} />,

@@ -567,8 +567,9 @@ describe('loopdeck runs, damaged logs', () => {
     const row = (name: string) => table.find((line) => line.startsWith(`${name} `))!;
     expect(row('sound')).toMatch(/^sound +2026-01-01 00:00 +ended: goal_met +\d+d /);
     for (const name of ['garbage', 'nul', 'repeated']) expect(row(name)).toMatch(/ ended: goal_met, log damaged +\d+d /);
-    expect(row('gap')).toMatch(/ resumable, log damaged +\d+d /);
-    expect(row('wrong')).toMatch(/ resumable, log damaged +\d+d /);
+    // Not ended, and resume refuses them: the state says so, not that they can be resumed.
+    expect(row('gap')).toMatch(/ stopped \(resume refuses it\), log damaged +\d+d /);
+    expect(row('wrong')).toMatch(/ stopped \(resume refuses it\), log damaged +\d+d /);
     expect(row('random')).toMatch(/^random +- +log unreadable +- +-$/);
     expect(row('newer')).toMatch(/^newer +- +log unreadable +- +-$/);
     expect(row('blank')).toMatch(/^blank +- +not started +- +-$/);
