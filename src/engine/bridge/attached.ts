@@ -60,8 +60,7 @@ export class AttachedDesk {
             const why = `no attached console answered within ${formatDuration(timeout)}`;
             this.say(`${why}: call ${y.call.id} (${y.call.name}) answered by policy`);
             Promise.resolve(fallback(y)).then(
-              // No person answered: whatever the fallback says is the policy's decision.
-              (payload) => resolve('decision' in payload ? { ...withWhy(payload, why), by: 'policy' } as ResumePayload : withWhy(payload, why)),
+              (payload) => resolve(withWhy(payload, why)),
               (error: unknown) => resolve({ decision: 'deny', by: 'policy', note: `${why}; the policy could not answer: ${describeError(error)}` }),
             );
           }, timeout * 1000);
@@ -108,7 +107,11 @@ function payloadOf(answer: Record<string, unknown>): unknown {
   };
 }
 
-/** The fallback's answer, its note saying first why the fallback answered. */
+/**
+ * The fallback's answer, its note saying first why the fallback answered; a tool answer is
+ * the policy's (no person answered it), whatever the fallback said.
+ */
 function withWhy(payload: ResumePayload, why: string): ResumePayload {
-  return { ...payload, note: payload.note ? `${why}; ${payload.note}` : why };
+  const note = payload.note ? `${why}; ${payload.note}` : why;
+  return 'decision' in payload ? { ...payload, note, by: 'policy' } : { ...payload, note };
 }
