@@ -388,14 +388,23 @@ function foldConstraint(s: SessionState, e: EventOf<'constraint.violated'> | Eve
   }
 }
 
-/** Applies one event to a private draft. Never called on a state someone else holds. */
+/**
+ * Applies one event to a private draft. Never called on a state someone else holds.
+ *
+ * The event's reducer runs first, the counts every event moves (`eventCount`, `lastSeq`,
+ * `lastAt`, `lastAtBefore`, `verdicts`) after it: an event a reducer refuses (it throws
+ * before its first change) leaves the state as it was, with nothing to put back. While a
+ * reducer runs, `s.lastAt` is still the time of the event before this one.
+ * @throws IllegalTransitionError, InvariantError or the TypeError of data a reducer cannot read
+ */
 export function reduce(s: SessionState, e: LoopEvent): void {
+  const verdicts = foldVerdicts(s, e, e.type === 'session.pause' ? parsePauseReason(e.data.reason).kind : undefined);
+  (reducerOf(e.type) as Reducer<EventType>)(s, e as never);
   s.eventCount += 1;
   s.lastSeq = e.seq;
   s.lastAtBefore = s.lastAt;
   s.lastAt = e.at;
-  s.verdicts = foldVerdicts(s, e, e.type === 'session.pause' ? parsePauseReason(e.data.reason).kind : undefined);
-  (reducerOf(e.type) as Reducer<EventType>)(s, e as never);
+  s.verdicts = verdicts;
 }
 
 /** What one event of type `T` does to a draft state (after {@link reduce} has counted it). */
@@ -867,9 +876,11 @@ function foldResume(s: SessionState, e: EventOf<'session.resume'>): void {
   // same process asked is not one (it waited for the operator). A log written before
   // `restart` was recorded: a resume that answers no pause is a restart.
   const restart = e.data.restart ?? s.pending?.kind !== 'pause';
-  if (restart && s.lastAtBefore !== null) s.offlineMs += Math.max(0, e.at - s.lastAtBefore);
+  // `s.lastAt` is still the time of the event before this one ({@link reduce}).
+  const before = s.lastAt;
+  if (restart && before !== null) s.offlineMs += Math.max(0, e.at - before);
   // A restart (no pause to answer) stops the clock at the last event before it.
-  if (s.pending?.kind !== 'pause' && s.activeSince !== null && s.lastAtBefore !== null) pauseClock(s, s.lastAtBefore);
+  if (s.pending?.kind !== 'pause' && s.activeSince !== null && before !== null) pauseClock(s, before);
   s.activeSince = e.at;
   s.exhausted = null;
   const reask = e.data.reask === undefined ? undefined : s.tools.get(e.data.reask);

@@ -77,31 +77,22 @@ export interface Piece {
 }
 
 /**
- * Splits the text into pieces, warning about every block of NUL bytes (a crash on ext4 can
- * leave them). Its first line is line `firstLine` of the file; `final`: it ends the file
- * (its last line, when not empty, is one without a newline).
+ * The pieces of one line of the log text that is not an ordinary event line (one with NUL
+ * bytes, one that may be longer than the cap, a blank one), warning about every block of NUL
+ * bytes (a crash on ext4 can leave them) and every piece past the cap; `unterminated`: the
+ * last line of the file, without its newline. Blank pieces are none.
  */
-function piecesOf(text: string, file: string, warnings: string[], firstLine = 1, final = true, maxLineBytes = MAX_LINE_BYTES): Piece[] {
-  const lines = text.split('\n');
-  const pieces: Piece[] = [];
+function textLinePieces(raw: string, line: number, unterminated: boolean, file: string, warnings: string[], maxLineBytes: number): Piece[] {
+  const nuls = raw.match(/\0+/g);
+  if (nuls) warnings.push(nulWarning(file, line, nuls.reduce((n, run) => n + run.length, 0)));
   // A piece of more UTF-8 bytes than the cap has more than a third as many characters.
   const longAt = maxLineBytes / 3;
-  lines.forEach((raw, index) => {
-    const line = firstLine + index;
-    const unterminated = final && index === lines.length - 1;
-    // A line that starts like a JSON object and has no NUL: the common case, no scan.
-    if (raw.charCodeAt(0) === 0x7b && raw.length <= longAt && !raw.includes('\0')) {
-      pieces.push({ text: raw, line, unterminated });
-      return;
-    }
-    const nuls = raw.match(/\0+/g);
-    if (nuls) warnings.push(nulWarning(file, line, nuls.reduce((n, run) => n + run.length, 0)));
-    for (const part of raw.split(/\0+/)) {
-      const bytes = part.length > longAt ? Buffer.byteLength(part) : 0;
-      if (bytes > maxLineBytes) warnings.push(overLongWarning(file, line, bytes, maxLineBytes));
-      else if (part.trim() !== '') pieces.push({ text: part.charCodeAt(0) === BOM ? part.slice(1) : part, line, unterminated });
-    }
-  });
+  const pieces: Piece[] = [];
+  for (const part of nuls ? raw.split(/\0+/) : [raw]) {
+    const bytes = part.length > longAt ? Buffer.byteLength(part) : 0;
+    if (bytes > maxLineBytes) warnings.push(overLongWarning(file, line, bytes, maxLineBytes));
+    else if (part.trim() !== '') pieces.push({ text: part.charCodeAt(0) === BOM ? part.slice(1) : part, line, unterminated });
+  }
   return pieces;
 }
 
@@ -324,57 +315,81 @@ const BOM = 0xfeff;
 /** Lines parsed before their events are checked and folded (see {@link scanText}). */
 const SCAN_BATCH = 128;
 
+/** Characters of the log text split into lines at once (see {@link scanText}). */
+const SPLIT_WINDOW = 1 << 20;
+
 /**
- * Pushes every candidate line of the log text into `scanner`, in order (the pieces of
- * {@link piecesOf}; `firstLine` and `final` as there). A text without NUL bytes, the common
- * case, is walked line by line, holding no list of its lines: every line but a blank one is
- * a candidate. The scanner keeps no piece: it is one object, changed for each line (a log
- * of many lines then costs no object per line). Returns the line after the text's last
- * newline (where a text that follows it starts).
+ * Pushes every candidate line of the log text into `scanner`, in order: every line but a
+ * blank one, split at its blocks of NUL bytes ({@link textLinePieces}). Its first line is line
+ * `firstLine` of the file; `final`: it ends the file (its last line, when not empty, is one
+ * without a newline). The text is split into lines a window of about {@link SPLIT_WINDOW}
+ * characters at a time, so a long text is never held as a list of all its lines. The
+ * scanner keeps no piece: it is one object, changed for each line (a log of many lines
+ * then costs no object per line). Returns the line after the text's last newline (where a
+ * text that follows it starts).
+ *
+ * An event line is JSON, which never holds a NUL character (not even inside a string):
+ * only a line that fails to parse is looked at for NUL bytes.
  */
 function scanText(text: string, file: string, scanner: LogScanner, firstLine = 1, final = true, maxLineBytes = MAX_LINE_BYTES): number {
-  // A text long enough to hold a line past the cap is split as one with NUL bytes is, each piece measured.
-  if (text.indexOf('\0') >= 0 || text.length > maxLineBytes / 3) {
-    const pieces = piecesOf(text, file, scanner.nulWarnings, firstLine, final, maxLineBytes);
-    for (const piece of pieces) scanner.push(piece);
-    return firstLine + countOf(text, '\n');
-  }
+  // A line of more characters than this may be past the cap in UTF-8 bytes: measured on its own.
+  const longAt = maxLineBytes / 3;
   // The lines are parsed a batch at a time, then checked and folded: the parser and the fold
   // each run on while their code and data are at hand, which makes both cheaper.
   const texts: string[] = [];
   const lines: number[] = [];
   const values: unknown[] = [];
+  let count = 0;
   const piece: Piece = { text: '', line: 0, unterminated: false };
-  const flush = (count: number, lastUnterminated: boolean) => {
+  const flush = (lastUnterminated: boolean) => {
     for (let i = 0; i < count; i++) {
       piece.text = texts[i]!;
       piece.line = lines[i]!;
       piece.unterminated = lastUnterminated && i === count - 1;
       scanner.check(piece, values[i]);
     }
+    count = 0;
   };
-  let count = 0;
-  for (let start = 0, line = firstLine; ; line++) {
-    const end = text.indexOf('\n', start);
-    const slice = end < 0 ? text.slice(start) : text.slice(start, end);
-    // The line's first character read from the whole text (flat) rather than from the slice.
-    const first = text.charCodeAt(start);
-    if (first === 0x7b || slice.trim() !== '') {
-      const raw = first === BOM ? slice.slice(1) : slice;
-      texts[count] = raw;
-      lines[count] = line;
-      values[count] = parsed(raw);
-      count += 1;
-      if (count === SCAN_BATCH || end < 0) {
-        flush(count, final && end < 0);
-        count = 0;
+  let line = firstLine;
+  for (let from = 0; ; ) {
+    // The next window ends at a newline (or at the text's end).
+    const cut = text.length - from > 2 * SPLIT_WINDOW ? text.indexOf('\n', from + SPLIT_WINDOW) : -1;
+    const rows = (cut < 0 ? (from === 0 ? text : text.slice(from)) : text.slice(from, cut)).split('\n');
+    const ending = cut < 0;
+    for (let k = 0; k < rows.length; k++, line++) {
+      const raw = rows[k]!;
+      // The file's last line, without its newline (`ending`: the window holds the text's end).
+      const unterminated = final && ending && k === rows.length - 1;
+      let value: unknown;
+      let body = raw;
+      if (raw.charCodeAt(0) === 0x7b && raw.length <= longAt) {
+        value = parsed(raw);
+        // Not JSON, and holding NUL bytes: the pieces between them are read.
+        if (value === undefined && raw.includes('\0')) {
+          flush(false);
+          for (const p of textLinePieces(raw, line, unterminated, file, scanner.nulWarnings, maxLineBytes)) scanner.push(p);
+          continue;
+        }
+      } else {
+        if (raw.length > longAt || raw.includes('\0')) {
+          flush(false);
+          for (const p of textLinePieces(raw, line, unterminated, file, scanner.nulWarnings, maxLineBytes)) scanner.push(p);
+          continue;
+        }
+        if (raw.trim() === '') continue;
+        if (raw.charCodeAt(0) === BOM) body = raw.slice(1);
+        value = parsed(body);
       }
+      texts[count] = body;
+      lines[count] = line;
+      values[count] = value;
+      count += 1;
+      if (unterminated) flush(true);
+      else if (count === SCAN_BATCH) flush(false);
     }
-    if (end < 0) {
-      flush(count, false);
-      return line;
-    }
-    start = end + 1;
+    flush(false);
+    if (ending) return line - 1;
+    from = cut + 1;
   }
 }
 
@@ -529,13 +544,6 @@ export class LogFolder {
   finish(): Folded {
     return this.sink.finish(this.scanner);
   }
-}
-
-/** How many times `char` (one UTF-16 unit) occurs in `text`. */
-function countOf(text: string, char: string): number {
-  let n = 0;
-  for (let at = text.indexOf(char); at >= 0; at = text.indexOf(char, at + 1)) n += 1;
-  return n;
 }
 
 const CHUNK_BYTES = 1 << 20;
@@ -731,7 +739,7 @@ export function* filePieces(fd: number, file: string, nulWarnings: string[], rea
   }
 }
 
-/** The pieces of the line `data[from..to)` (file offset `base + from`), as {@link piecesOf} splits a line. */
+/** The pieces of the line `data[from..to)` (file offset `base + from`), as {@link textLinePieces} splits a line. */
 function* linePieces(data: Buffer, from: number, to: number, base: number, line: number, unterminated: boolean, file: string, nulWarnings: string[], maxLineBytes: number): Generator<Piece> {
   if (to - from > maxLineBytes) {
     // Longer than the cap: never made one string.
@@ -904,23 +912,20 @@ export function stoppedAt(file: string, e: LoopEvent, error: unknown, damaged = 
 
 /**
  * Folds `e` into `state` on trial: `false`, with the warning of {@link stoppedAt} in
- * `warnings`, when the fold cannot take it; the counts the fold moved before the event's own
- * reducer threw are put back, so the state is the run up to before it (a transition is
- * checked before its reducer changes anything; data a reducer cannot read fails it at its
- * first read, before its first change).
+ * `warnings`, when the fold cannot take it. The state is then the run up to before it:
+ * {@link reduce} changes nothing for an event it refuses (a transition is checked before its
+ * reducer changes anything; data a reducer cannot read fails it at its first read, before
+ * its first change; the counts every event moves are moved after its reducer).
  */
 function reduceOnTrial(state: SessionState, e: LoopEvent, file: string, warnings: string[], damaged: boolean): boolean {
-  const { eventCount, lastSeq, lastAt, lastAtBefore, verdicts } = state;
   try {
     reduce(state, e);
     return true;
   } catch (error) {
-    Object.assign(state, { eventCount, lastSeq, lastAt, lastAtBefore, verdicts });
     warnings.push(stoppedAt(file, e, error, damaged));
     return false;
   }
 }
-
 
 /**
  * Refuses a log whose `session.start` carries a schema version this reader does not know.

@@ -11,7 +11,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { LogError } from '../../src/engine/errors.js';
 import { stateAsJson } from '../../src/engine/fold.js';
 import { LogIndex } from '../../src/engine/log-index.js';
-import { filePieces, foldLog, foldLogFile, openLog, parseLog, readLog, scanLogFile, type LogReadOptions } from '../../src/engine/log.js';
+import { filePieces, foldLog, foldLogFile, LogFolder, openLog, parseLog, readLog, scanLogFile, type LogReadOptions } from '../../src/engine/log.js';
 import { readRun } from '../../src/runs.js';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'loopdeck-long-lines-'));
@@ -105,6 +105,59 @@ describe('a line read as a stream (past 8 MiB without a newline)', () => {
     } finally {
       fs.closeSync(fd);
     }
+  });
+});
+
+describe('a long text, read a window of lines at a time', () => {
+  /**
+   * The demo run with `count` notices after its first event, every line renumbered, then
+   * damage of every kind a reader meets every `every` lines: a line without its end, a block
+   * of NUL bytes inside a line and on its own, a byte order mark, blank and space-only lines,
+   * a line that is JSON but no event, one longer than the cap.
+   */
+  function longLog(count: number, every: number): string {
+    const [first, ...rest] = demoLines.map((line) => JSON.parse(line) as { seq: number });
+    const notices = Array.from({ length: count }, (_, i) => ({ seq: 0, at: 1_764_400_000_000 + i, session: 'demo', type: 'agent.notice', data: { text: `note ${i} ${'·'.repeat(i % 50)}` } }));
+    const events = [first!, ...notices, ...rest].map((e, seq) => JSON.stringify({ ...e, seq }));
+    const damage = [
+      (line: string) => line.slice(0, line.length >> 1),
+      (line: string) => `${line.slice(0, 20)}\0\0\0${line.slice(20)}`,
+      (line: string) => `\0\0\0\0${line}`,
+      (line: string) => `\ufeff${line}`,
+      (line: string) => `\n   \n${line}`,
+      (line: string) => `[1,2]\n${line}`,
+      (line: string) => `${'x'.repeat(9000)}\n${line}`,
+    ];
+    return `${events.map((line, i) => (i > 0 && i % every === 0 ? damage[(i / every) % damage.length]!(line) : line)).join('\n')}\n`;
+  }
+
+  it('every reader, and LogFolder given the text in parts of any size, make the same of a text longer than two windows with damage all through it', () => {
+    const text = longLog(40_000, 997);
+    expect(text.length).toBeGreaterThan(3 << 20);
+    const file = write('windows.jsonl', text);
+    const { warnings, events } = readAll(file, { maxLineBytes: 8192 }, [1 << 20]);
+    // Damage of every kind was read and named, and the events around it kept.
+    expect(warnings.some((w) => w.includes('NUL bytes'))).toBe(true);
+    expect(warnings.some((w) => w.includes('longer than an event line can be'))).toBe(true);
+    expect(warnings.some((w) => w.includes('not a loopdeck event'))).toBe(true);
+    expect(events.length).toBeGreaterThan(40_000);
+    const whole = foldLog(text, file, { maxLineBytes: 8192 });
+    const lines = text.split('\n');
+    for (const size of [1, 777, 70_000]) {
+      const folder = new LogFolder(file, { maxLineBytes: 8192 });
+      for (let from = 0; from < lines.length - 1; from += size) folder.push(`${lines.slice(from, Math.min(from + size, lines.length - 1)).join('\n')}\n`);
+      folder.push('', true);
+      const parted = folder.finish();
+      expect(parted.warnings, `parts of ${size} lines`).toEqual(whole.warnings);
+      expect(stateAsJson(parted.state)).toEqual(stateAsJson(whole.state));
+    }
+  });
+
+  it('a text without a newline at its end: its last line, torn, is named as a torn write', () => {
+    const text = longLog(30_000, 5000);
+    const file = write('windows-torn.jsonl', text.slice(0, -40));
+    const { warnings } = readAll(file, {}, [1 << 20]);
+    expect(warnings.at(-1)).toBe(`${file}:${text.split('\n').length - 1}: dropped an unterminated final line (a torn write)`);
   });
 });
 
