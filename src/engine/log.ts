@@ -339,17 +339,17 @@ function scanText(text: string, file: string, scanner: LogScanner, firstLine = 1
   const texts: string[] = [];
   const lines: number[] = [];
   const values: unknown[] = [];
-  let count = 0;
   const piece: Piece = { text: '', line: 0, unterminated: false };
-  const flush = (lastUnterminated: boolean) => {
+  // The first `count` lines held; `count` stays the caller's (a local the loop keeps in a register).
+  const flush = (count: number, lastUnterminated: boolean) => {
     for (let i = 0; i < count; i++) {
       piece.text = texts[i]!;
       piece.line = lines[i]!;
       piece.unterminated = lastUnterminated && i === count - 1;
       scanner.check(piece, values[i]);
     }
-    count = 0;
   };
+  let count = 0;
   let line = firstLine;
   for (let from = 0; ; ) {
     // The next window ends at a newline (or at the text's end).
@@ -366,13 +366,15 @@ function scanText(text: string, file: string, scanner: LogScanner, firstLine = 1
         value = parsed(raw);
         // Not JSON, and holding NUL bytes: the pieces between them are read.
         if (value === undefined && raw.includes('\0')) {
-          flush(false);
+          flush(count, false);
+          count = 0;
           for (const p of textLinePieces(raw, line, unterminated, file, scanner.nulWarnings, maxLineBytes)) scanner.push(p);
           continue;
         }
       } else {
         if (raw.length > longAt || raw.includes('\0')) {
-          flush(false);
+          flush(count, false);
+          count = 0;
           for (const p of textLinePieces(raw, line, unterminated, file, scanner.nulWarnings, maxLineBytes)) scanner.push(p);
           continue;
         }
@@ -384,10 +386,13 @@ function scanText(text: string, file: string, scanner: LogScanner, firstLine = 1
       lines[count] = line;
       values[count] = value;
       count += 1;
-      if (unterminated) flush(true);
-      else if (count === SCAN_BATCH) flush(false);
+      if (unterminated || count === SCAN_BATCH) {
+        flush(count, unterminated);
+        count = 0;
+      }
     }
-    flush(false);
+    flush(count, false);
+    count = 0;
     if (ending) return line - 1;
     from = cut + 1;
   }
