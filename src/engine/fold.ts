@@ -417,16 +417,19 @@ type Reducer<T extends EventType> = (s: SessionState, e: EventOf<T>) => void;
  */
 const REDUCERS: { readonly [T in EventType]: Reducer<T> } = {
   'session.start': (s, e) => {
+    // What the event holds is read first: data that cannot be read changes nothing.
+    const acceptance = startAcceptance(e.data.acceptance, e.data.goal.success_criteria);
+    const limits = { ...e.data.budget };
     s.session = e.session;
     s.schemaVersion = e.data.schemaVersion;
     s.pattern = e.data.pattern;
     s.workspace = e.data.workspace;
     s.builtinGates = e.data.builtin_gates ?? 'on';
     s.goal = e.data.goal;
-    s.limits = { ...e.data.budget };
+    s.limits = limits;
     s.checkpointEvery = e.data.checkpoint_every;
     s.protectBaseline = e.data.protect_baseline ?? null;
-    s.acceptance = startAcceptance(e.data.acceptance, e.data.goal.success_criteria);
+    s.acceptance = acceptance;
     s.startedAt = e.at;
     s.activeSince = e.at;
   },
@@ -540,12 +543,15 @@ const REDUCERS: { readonly [T in EventType]: Reducer<T> } = {
   'tool.result': (s, e) => {
     const record = s.tools.get(e.data.result.call_id);
     if (!record) return;
+    // What the event holds is read first: a result that cannot be read changes nothing.
+    const failed = e.data.result.status !== 'ok';
+    if (typeof e.data.result.output !== 'string') throw new TypeError(`tool.result ${e.data.result.call_id}: its output is not text`);
     const next = recordWith(record, record.decision, e.data.result, record.error);
     own(s, 'tools', s.tools).set(record.call.id, next);
     // The agent ran it and saw its result itself: not loopdeck's step, not history to send back.
     if (e.data.by === 'agent') return;
     own(s, 'history', s.history).push(toolMessage(next));
-    completeStep(s, e.data.result.status !== 'ok');
+    completeStep(s, failed);
     noteFailedCall(s, next);
   },
   'tool.error': (s, e) => {
@@ -607,11 +613,13 @@ const REDUCERS: { readonly [T in EventType]: Reducer<T> } = {
     s.limits = { ...s.limits, [e.data.dimension]: e.data.limit };
   },
   'lap.start': (s, e) => {
+    // What the event holds is read first: data that cannot be read changes nothing.
+    const note = lapNote(e.data.lap, e.data.max_laps, e.data.handover, e.data.progress, e.data.memory);
     s.lap = e.data.lap;
     s.maxLaps = e.data.max_laps;
     s.lapProgress = e.data.handover ? e.data.handover.excerpt : (e.data.progress ?? '');
     s.earlierLapsChars += JSON.stringify(s.history).length;
-    s.history = [{ role: 'harness', content: lapNote(e.data.lap, e.data.max_laps, e.data.handover, e.data.progress, e.data.memory) }];
+    s.history = [{ role: 'harness', content: note }];
     s.queued = [];
     s.finalClaim = null;
     s.lapCommits = s.lastTree === null && s.unchangedSteps === 'unknown' ? 'unknown' : 0;
@@ -832,26 +840,28 @@ function recordedCalls(s: SessionState, n: number, exempt: readonly string[]): T
 
 /** A recorded checkpoint: the list, the goal's progress note, and the evaluator's state as the evaluator left it. */
 function foldCheckpoint(s: SessionState, checkpoint: CheckpointRecord): void {
-  own(s, 'checkpoints', s.checkpoints).push(checkpoint);
+  // What the record holds is read first: a record that cannot be read changes nothing.
   // Progress notes are what the harness measured, never what the agent claimed.
-  if (s.goal) {
-    const moved = checkpoint.signals.map((g) => `${g.signal.replace(/^observed\./, '')} ${g.before ?? '—'} → ${g.after ?? 'missing'}`).join(', ');
-    const at = checkpoint.baseline ? 'run start' : `iteration ${checkpoint.iteration}`;
-    s.goal = { ...s.goal, notes: [...s.goal.notes, `${at}: ${checkpoint.status}${moved ? ` (${moved})` : ''}`] };
-  }
-  s.acceptance = reportedAcceptance(s.acceptance, checkpoint.reported);
-  s.reportSinceCheckpoint = noClaims();
-  s.failedSinceCheckpoint = [];
-  s.constraintFindings = s.constraintFindings.filter((f) => f.iteration === checkpoint.iteration);
+  const moved = checkpoint.signals.map((g) => `${g.signal.replace(/^observed\./, '')} ${g.before ?? '—'} → ${g.after ?? 'missing'}`).join(', ');
+  const at = checkpoint.baseline ? 'run start' : `iteration ${checkpoint.iteration}`;
+  const goal = s.goal ? { ...s.goal, notes: [...s.goal.notes, `${at}: ${checkpoint.status}${moved ? ` (${moved})` : ''}`] } : s.goal;
+  const acceptance = reportedAcceptance(s.acceptance, checkpoint.reported);
   const last = { ...s.evaluator.last };
   for (const signal of checkpoint.signals) if (signal.after !== null) last[signal.signal] = signal.after;
-  s.evaluator = {
+  const evaluator = {
     count: s.evaluator.count + 1,
     counter: checkpoint.counter,
     last,
     targets: advanceTargets(s.evaluator.targets, checkpoint),
     ...(checkpoint.unknown_in_row ? { unknownInRow: checkpoint.unknown_in_row } : {}),
   };
+  own(s, 'checkpoints', s.checkpoints).push(checkpoint);
+  s.goal = goal;
+  s.acceptance = acceptance;
+  s.reportSinceCheckpoint = noClaims();
+  s.failedSinceCheckpoint = [];
+  s.constraintFindings = s.constraintFindings.filter((f) => f.iteration === checkpoint.iteration);
+  s.evaluator = evaluator;
 }
 
 /** A workspace snapshot: whether it is a git work tree, steps without a change, commits of the lap. */

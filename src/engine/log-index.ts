@@ -1,7 +1,7 @@
 import { closeSync, fstatSync, readSync } from 'node:fs';
 import type { LoopEvent } from './events.js';
 import { draftOf, INITIAL_STATE, reduce, type SessionState, type ToolRecord } from './fold.js';
-import { filePieces, LogScanner, openLog, stoppedAt, type Piece } from './log.js';
+import { filePieces, LogScanner, openLog, refusedUnresumable, stoppedAt, type Piece } from './log.js';
 
 /** Events between fold snapshots at first; the spacing doubles whenever {@link MAX_SNAPSHOTS} would be passed. */
 export const FIRST_SNAPSHOT_EVERY = 1000;
@@ -244,6 +244,8 @@ export class LogIndex {
   private damaged = false;
   /** Set when the fold after a gap could not take an event: nothing after it is indexed. */
   private stopped: string | null = null;
+  /** The event the fold could not take, if any. */
+  private refused: LoopEvent | null = null;
   /** States every `every / FINE_STEPS` events inside one spacing (`slot`), filled as stepping needs them. */
   private fine: { slot: number; states: Kept[] } | null = null;
   /**
@@ -296,7 +298,8 @@ export class LogIndex {
       if (next.done) {
         const { warnings, unresumable } = this.scanner.end();
         this.warnings = this.stopped ? [...warnings, this.stopped] : warnings;
-        this.unresumable = unresumable;
+        // A log otherwise whole whose event the fold refused is unresumable too, as every reader says.
+        this.unresumable = unresumable ?? (this.refused === null ? undefined : refusedUnresumable(this.file, this.refused));
         // Nothing changes the front any more: it is the state callers get, not a copy of it.
         this.frozen = this.front;
         return true;
@@ -362,6 +365,7 @@ export class LogIndex {
       return true;
     } catch (error) {
       this.stopped = stoppedAt(this.file, e, error, this.damaged);
+      this.refused = e;
       const slot = this.snapshots.length - 1;
       this.front = draftFrom(this.snapshots[slot]!);
       for (const event of this.read(slot * this.every, this.count)) reduce(this.front, event);

@@ -497,8 +497,13 @@ class FoldingSink implements ScanSink {
     const warnings = [...result.warnings, ...this.stopped];
     const refused = this.refused;
     if (refused === null || result.unresumable !== undefined) return { state: this.state, ...result, warnings };
-    return { state: this.state, warnings, unresumable: unresumableText(this.file, [refusedRisk(refused)]) };
+    return { state: this.state, warnings, unresumable: refusedUnresumable(this.file, refused) };
   }
+}
+
+/** What resume says of a log whose event `e` the fold refused (and that is otherwise whole). */
+export function refusedUnresumable(file: string, e: LoopEvent): string {
+  return unresumableText(file, [refusedRisk(e)]);
 }
 
 /** Why an event the fold refused makes its log unresumable, for {@link unresumableText}. */

@@ -40,6 +40,7 @@ function readAll(file: string, options: LogReadOptions, chunks: number[] = [7, 1
   for (const chunkBytes of chunks) {
     const index = LogIndex.read(file, { ...options, chunkBytes });
     expect(index.warnings, `chunks of ${chunkBytes}`).toEqual(folded.warnings);
+    expect(index.unresumable, `chunks of ${chunkBytes}`).toEqual(folded.unresumable);
     expect(index.count).toBe(parsed.events.length);
   }
   return { events: parsed.events, warnings: folded.warnings, unresumable: folded.unresumable, state: folded.state };
@@ -151,6 +152,13 @@ describe('a long text, read a window of lines at a time', () => {
       expect(parted.warnings, `parts of ${size} lines`).toEqual(whole.warnings);
       expect(stateAsJson(parted.state)).toEqual(stateAsJson(whole.state));
     }
+  });
+
+  it('a log whose only damage is an event the fold cannot take is unresumable for every reader, the index too', () => {
+    const start = demoLines[0]!;
+    const file = write('refused.jsonl', start, '\n', JSON.stringify({ seq: 1, at: 2, session: 's', type: 'state.transition', data: { from: 'IDLE', to: 'DONE' } }), '\n');
+    const { unresumable } = readAll(file, {}, [7, 1 << 20]);
+    expect(unresumable).toContain('seq 1 (state.transition) does not follow from the events before it');
   });
 
   it('a text without a newline at its end: its last line, torn, is named as a torn write', () => {
