@@ -443,14 +443,22 @@ export interface LogReadOptions {
 /** The events `feed` has a scanner keep, checked as {@link parseLog} says. @throws LogError as there */
 function eventsRead(file: string, feed: (scanner: LogScanner) => void): ReadLogResult {
   const events: LoopEvent[] = [];
-  const scanner = new LogScanner(file, { event: (e) => events.push(e), gap: () => undefined });
+  // The index of the first event after a `seq` gap or repeat (-1: none): the fold's warning
+  // says "after the damage named above" only from there on, as the fold while reading does.
+  let damagedFrom = -1;
+  const scanner = new LogScanner(file, {
+    event: (e) => events.push(e),
+    gap: () => {
+      if (damagedFrom < 0) damagedFrom = events.length;
+    },
+  });
   feed(scanner);
-  const { gapped, ...result } = scanner.end();
+  const { gapped: _gapped, ...result } = scanner.end();
   // Folded on trial: a line damaged into another legible event (or one a gap left without
   // its start) ends the events kept, and a resume of them would go on from a run that
   // never was: the log is unresumable.
   const state = draftOf(INITIAL_STATE);
-  const kept = events.findIndex((e) => !reduceOnTrial(state, e, file, result.warnings, gapped));
+  const kept = events.findIndex((e, k) => !reduceOnTrial(state, e, file, result.warnings, damagedFrom >= 0 && k >= damagedFrom));
   if (kept < 0) return { events, ...result };
   const refused = events[kept]!;
   const unresumable = result.unresumable ?? unresumableText(file, [refusedRisk(refused)]);

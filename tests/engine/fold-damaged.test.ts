@@ -30,6 +30,19 @@ describe('the readers on the corpus and on damaged copies of it', () => {
     expect(warned.length).toBeGreaterThan(2500);
   });
 
+  it('the reader that keeps the events and the one that folds while reading give every warning in the same words, and the same verdict on resume', () => {
+    const outcome = (read: () => { warnings: string[]; unresumable?: string }) => {
+      try {
+        const { warnings, unresumable } = read();
+        return JSON.stringify([warnings, unresumable ?? null]);
+      } catch (error) {
+        return `throws ${(error as Error).message}`;
+      }
+    };
+    const differ = logs.filter(({ text }) => outcome(() => foldLog(text, 'x')) !== outcome(() => parseLog(text, 'x')));
+    expect(differ.map((l) => l.name)).toEqual([]);
+  });
+
   it('fold and warn about each exactly as recorded', () => {
     // The states as `replay --headless` prints them (the record of tool calls as an object by call id).
     const readers = {

@@ -161,6 +161,14 @@ describe('a long text, read a window of lines at a time', () => {
     expect(unresumable).toContain('seq 1 (state.transition) does not follow from the events before it');
   });
 
+  it('an event the fold cannot take before a later seq gap: every reader says it does not follow from the events before it, not "after the damage"', () => {
+    const notice = (seq: number) => JSON.stringify({ seq, at: seq + 1, session: 's', type: 'agent.notice', data: { text: 'n' } });
+    const transition = JSON.stringify({ seq: 1, at: 2, session: 's', type: 'state.transition', data: { from: 'IDLE', to: 'DONE' } });
+    const file = write('refused-then-gap.jsonl', [demoLines[0]!, transition, notice(2), notice(4)].join('\n'), '\n');
+    const { warnings } = readAll(file, {}, [7, 1 << 20]);
+    expect(warnings.at(-1)).toContain('stopped showing the run at seq 1 (state.transition): it does not follow from the events before it (a damaged line, legible but wrong)');
+  });
+
   it('a text without a newline at its end: its last line, torn, is named as a torn write', () => {
     const text = longLog(30_000, 5000);
     const file = write('windows-torn.jsonl', text.slice(0, -40));
