@@ -360,24 +360,18 @@ function scanText(text: string, file: string, scanner: LogScanner, firstLine = 1
       const raw = rows[k]!;
       // The file's last line, without its newline (`ending`: the window holds the text's end).
       const unterminated = final && ending && k === rows.length - 1;
-      let value: unknown;
+      // An ordinary event line: a JSON object, short enough to be under the cap whatever it holds.
+      const ordinary = raw.charCodeAt(0) === 0x7b && raw.length <= longAt;
+      let value = ordinary ? parsed(raw) : undefined;
+      // Holding NUL bytes (never in a line that parses), or perhaps past the cap: read in pieces.
+      if (ordinary ? value === undefined && raw.includes('\0') : raw.length > longAt || raw.includes('\0')) {
+        flush(count, false);
+        count = 0;
+        for (const p of textLinePieces(raw, line, unterminated, file, scanner.nulWarnings, maxLineBytes)) scanner.push(p);
+        continue;
+      }
       let body = raw;
-      if (raw.charCodeAt(0) === 0x7b && raw.length <= longAt) {
-        value = parsed(raw);
-        // Not JSON, and holding NUL bytes: the pieces between them are read.
-        if (value === undefined && raw.includes('\0')) {
-          flush(count, false);
-          count = 0;
-          for (const p of textLinePieces(raw, line, unterminated, file, scanner.nulWarnings, maxLineBytes)) scanner.push(p);
-          continue;
-        }
-      } else {
-        if (raw.length > longAt || raw.includes('\0')) {
-          flush(count, false);
-          count = 0;
-          for (const p of textLinePieces(raw, line, unterminated, file, scanner.nulWarnings, maxLineBytes)) scanner.push(p);
-          continue;
-        }
+      if (!ordinary) {
         if (raw.trim() === '') continue;
         if (raw.charCodeAt(0) === BOM) body = raw.slice(1);
         value = parsed(body);
