@@ -2,6 +2,7 @@ import { closeSync, fstatSync, readSync } from 'node:fs';
 import type { LoopEvent } from './events.js';
 import { draftOf, INITIAL_STATE, reduce, type SessionState, type ToolRecord } from './fold.js';
 import { filePieces, LogScanner, openLog, refusedUnresumable, stoppedAt, type Piece } from './log.js';
+import { refusalReason } from './refusal.js';
 
 /** Events between fold snapshots at first; the spacing doubles whenever {@link MAX_SNAPSHOTS} would be passed. */
 export const FIRST_SNAPSHOT_EVERY = 1000;
@@ -364,11 +365,12 @@ export class LogIndex {
       reduce(this.front, e);
       return true;
     } catch (error) {
-      this.stopped = stoppedAt(this.file, e, error, this.damaged);
       this.refused = e;
       const slot = this.snapshots.length - 1;
       this.front = draftFrom(this.snapshots[slot]!);
       for (const event of this.read(slot * this.every, this.count)) reduce(this.front, event);
+      // Named from the state before it, as the other readers name it.
+      this.stopped = stoppedAt(this.file, e, refusalReason(this.front, e, error), this.damaged);
       this.frozen = null;
       // The event that failed may have changed the states kept since the last snapshot too.
       this.trailing = [];

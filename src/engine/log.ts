@@ -3,6 +3,7 @@ import path from 'node:path';
 import { LogError } from './errors.js';
 import { isEventType, knownEventType, READABLE_SCHEMA_VERSIONS, type EventType, type LoopEvent } from './events.js';
 import { draftOf, INITIAL_STATE, reduce, type SessionState } from './fold.js';
+import { refusalReason } from './refusal.js';
 import { toJson } from '../text/json.js';
 
 /** What reading a log found. */
@@ -48,13 +49,18 @@ interface BadLine {
   why: string;
   /** The `type` still legible in the damaged text, if any. */
   type: string | null;
-  /** A legible event whose `seq` (this one) jumped ahead while the line after it went on from before it. */
+  /** A legible event whose `seq` (this one) jumped ahead while the line after it went on from before it, or went back to one read already while the line after it went on past it. */
   jumped?: number;
+  /** For a `seq` that went back: the `seq` whose place the line took. */
+  standsFor?: number;
 }
 
 /** The warning for a bad line passed over; `follows`: the `seq` read right after it, when no `seq` is missing. */
 function badLineWarning(file: string, b: BadLine, follows: number | null): string {
-  if (b.jumped !== undefined) return `${file}:${b.line}: skipped a line whose seq ${b.jumped} does not follow (a damaged line: the sequence goes on from before it)`;
+  if (b.jumped !== undefined) {
+    const where = b.standsFor !== undefined ? `it stands where seq ${b.standsFor} belongs` : 'the sequence goes on from before it';
+    return `${file}:${b.line}: skipped a line whose seq ${b.jumped} does not follow (a damaged line: ${where})`;
+  }
   return follows !== null ? `${file}:${b.line}: dropped a torn line (${b.why}); seq ${follows} follows without a gap` : `${file}:${b.line}: skipped an unreadable line (${b.why})`;
 }
 
@@ -142,10 +148,11 @@ export class LogScanner {
   private expected = 0;
   private bad: BadLine[] = [];
   /**
-   * An event whose `seq` jumped ahead, held back (not handed to the sink) until the next
-   * event tells whether it is real or a lone damaged line, with the bad lines before it.
+   * An event whose `seq` jumped ahead (`back`: or back, to one already read), held back (not
+   * handed to the sink) until the next event tells whether it is real (a repeat) or a lone
+   * damaged line, with the bad lines before it.
    */
-  private held: { event: LoopEvent; piece: Piece; bad: BadLine[] } | null = null;
+  private held: { event: LoopEvent; piece: Piece; bad: BadLine[]; back: boolean } | null = null;
   /** Where the last piece pushed was: its line, and whether it ended the file without a newline. */
   private lastLine = 0;
   private lastUnterminated = false;
@@ -190,41 +197,55 @@ export class LogScanner {
   }
 
   /**
-   * An event whose `seq` is not simply the next, or that comes after damage: a repeat is
-   * skipped; one that jumps ahead is held back until the next event tells whether the
-   * `seq`s between were lost (it follows the held one, or repeats a `seq`) or the held line
-   * alone is damaged (it goes on from before the held one); any other is kept after the
-   * lines before it are named.
+   * An event whose `seq` is not simply the next, or that comes after damage. One whose `seq`
+   * is not the next is held back until the next event tells what it is. One that jumps
+   * ahead: the `seq`s between were lost when the next follows it or repeats a `seq`; the held
+   * line alone is damaged when the next goes on from before it. One that goes back to a `seq`
+   * already read: the held line alone is damaged (its `seq` changed) when the next takes the
+   * `seq` after the one the held line stood in for; any other next makes it a repeat,
+   * skipped. An event after damage is kept once the lines before it are named.
    */
   private checkSeq(event: LoopEvent, piece: Piece): void {
     const { seq } = event;
     const held = this.held;
     if (held !== null) {
       this.held = null;
-      if (seq >= held.event.seq || seq < this.count) {
-        // Nothing goes on from before the held line: its gap is real. This event is checked after it.
+      if (held.back ? seq !== this.count + 1 : seq >= held.event.seq || seq < this.count) {
+        // Nothing goes on past the held line as if it stood in its place: a real gap, or a repeat. This event is checked after it.
         const after = this.bad;
         this.bad = held.bad;
-        this.keep(held.event, held.piece);
-        this.bad = after;
-        if (after.length > 0) this.expected = -1;
+        if (held.back) {
+          // A repeat is named as it is read; the bad lines around it are named with the next event kept.
+          this.bad = [...held.bad, ...after];
+          this.repeated(held.event, held.piece);
+        } else {
+          this.keep(held.event, held.piece);
+          this.bad = after;
+          if (after.length > 0) this.expected = -1;
+        }
         this.check(piece, event);
         return;
       }
-      // The sequence goes on from before the held line: that line alone is damaged.
+      // The sequence goes on as if the held line were not there, or held the next `seq`: that line alone is damaged.
       const jumped: BadLine = { line: held.piece.line, why: `its seq ${held.event.seq} does not follow; the line after it has seq ${seq}`, type: held.event.type, jumped: held.event.seq };
+      if (held.back) jumped.standsFor = this.count;
       this.bad = [...held.bad, jumped, ...this.bad];
     } else if (seq < this.count) {
-      this.repeated(event, piece);
+      this.hold(event, piece, true);
       return;
     }
     if (seq > this.count) {
-      this.held = { event, piece: { ...piece }, bad: this.bad };
-      this.bad = [];
-      this.expected = -1;
+      this.hold(event, piece, false);
       return;
     }
     this.keep(event, piece);
+  }
+
+  /** Holds `event` back ({@link held}) with the bad lines before it, until the next event. */
+  private hold(event: LoopEvent, piece: Piece, back: boolean): void {
+    this.held = { event, piece: { ...piece }, bad: this.bad, back };
+    this.bad = [];
+    this.expected = -1;
   }
 
   /** A repeated `seq`: skipped, named, and the log unresumable. */
@@ -266,7 +287,7 @@ export class LogScanner {
   }
 
   /**
-   * Ends the scan: a line still held back is kept (nothing after it says it is damaged), then
+   * Ends the scan: a line still held back is kept, or named a repeat (nothing after it says it is damaged), then
    * what the lines left unread at the end were, every warning, and whether the log can be
    * resumed. @throws LogError as {@link push}
    */
@@ -275,9 +296,14 @@ export class LogScanner {
     if (held !== null) {
       this.held = null;
       const after = this.bad;
-      this.bad = held.bad;
-      this.keep(held.event, held.piece);
-      this.bad = after;
+      if (held.back) {
+        this.bad = [...held.bad, ...after];
+        this.repeated(held.event, held.piece);
+      } else {
+        this.bad = held.bad;
+        this.keep(held.event, held.piece);
+        this.bad = after;
+      }
     }
     const { file, risks, bad } = this;
     const warnings = [...this.nulWarnings, ...this.warnings];
@@ -914,12 +940,13 @@ export function foldLogFile(file: string, options: LogReadOptions = {}): Folded 
 }
 
 /**
- * The warning for the event a fold cannot take (`error`, thrown by the fold): the run is
- * shown up to before it. `damaged`: after damage named in an earlier warning (a `seq` gap).
+ * The warning for the event a fold cannot take: the run is shown up to before it. `reason`:
+ * why the fold refused it ({@link refusalReason}); `damaged`: after damage named in an
+ * earlier warning (a `seq` gap).
  */
-export function stoppedAt(file: string, e: LoopEvent, error: unknown, damaged = true): string {
+export function stoppedAt(file: string, e: LoopEvent, reason: string, damaged = true): string {
   const why = damaged ? 'after the damage named above it does not follow' : 'it does not follow from the events before it (a damaged line, legible but wrong)';
-  return `${file}: stopped showing the run at seq ${e.seq} (${e.type}): ${why} (${(error as Error).message})`;
+  return `${file}: stopped showing the run at seq ${e.seq} (${e.type}): ${why} (${reason})`;
 }
 
 /**
@@ -934,7 +961,7 @@ function reduceOnTrial(state: SessionState, e: LoopEvent, file: string, warnings
     reduce(state, e);
     return true;
   } catch (error) {
-    warnings.push(stoppedAt(file, e, error, damaged));
+    warnings.push(stoppedAt(file, e, refusalReason(state, e, error), damaged));
     return false;
   }
 }

@@ -270,20 +270,21 @@ describe('seq gaps without a bad line', () => {
   });
 });
 
+const line = (e: LoopEvent) => JSON.stringify(e);
+const jumped = (e: LoopEvent, seq: number) => line({ ...e, seq });
+/** The events kept, warnings and verdict of every reader of `text`, which must agree. */
+function readAll(text: string) {
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  fs.writeFileSync(file, text);
+  const parsed = parseLog(text, 'events.jsonl');
+  const folded = foldLog(text, 'events.jsonl');
+  expect(folded.warnings).toEqual(parsed.warnings);
+  expect(folded.unresumable).toEqual(parsed.unresumable);
+  expect(readLog(file).events).toEqual(parsed.events);
+  return parsed;
+}
+
 describe('a lone line whose seq jumps ahead', () => {
-  const line = (e: LoopEvent) => JSON.stringify(e);
-  const jumped = (e: LoopEvent, seq: number) => line({ ...e, seq });
-  /** The events kept, warnings and verdict of every reader of `text`, which must agree. */
-  function readAll(text: string) {
-    fs.mkdirSync(path.dirname(file), { recursive: true });
-    fs.writeFileSync(file, text);
-    const parsed = parseLog(text, 'events.jsonl');
-    const folded = foldLog(text, 'events.jsonl');
-    expect(folded.warnings).toEqual(parsed.warnings);
-    expect(folded.unresumable).toEqual(parsed.unresumable);
-    expect(readLog(file).events).toEqual(parsed.events);
-    return parsed;
-  }
 
   it('while the lines after it go on from before it is one damaged line: its seq counted missing, the rest read, the run ends', () => {
     // seq 3 (REFLECTING -> EXECUTING) was damaged into seq 98: the transitions after it cannot follow without it.
@@ -385,5 +386,64 @@ describe('readLog', () => {
     fs.mkdirSync(path.dirname(file), { recursive: true });
     fs.writeFileSync(file, '');
     expect(readLog(file)).toEqual({ events: [], warnings: [] });
+  });
+});
+
+describe('a lone line whose seq goes back to one already read', () => {
+  const demo = fs.readFileSync(path.resolve(import.meta.dirname, '../fixtures/logs/demo.jsonl'), 'utf8').trimEnd().split('\n');
+
+  it('while the line after it takes the seq after its own place is one damaged line, named once with the seq it stands for (every line of a run, every earlier seq)', () => {
+    const seqs = new Set<number>();
+    for (let k = 1; k < demo.length - 1; k++) {
+      for (const back of new Set([0, Math.floor(k / 2), k - 1])) {
+        const text = `${demo.map((l, i) => (i === k ? l.replace(/^\{"seq":\d+,/, `{"seq":${back},`) : l)).join('\n')}\n`;
+        const result = readAll(text);
+        const at = k + 1;
+        expect(result.warnings.slice(0, 2), `seq ${k} changed to ${back}`).toEqual([
+          `events.jsonl:${at}: skipped a line whose seq ${back} does not follow (a damaged line: it stands where seq ${k} belongs)`,
+          `events.jsonl:${at}: seq gap: expected seq ${k}, found ${k + 1} at line ${at + 1}: seq ${k} missing; line ${at} damaged`,
+        ]);
+        expect(result.warnings.join('\n')).not.toContain('already read');
+        // What the damaged line still shows is named: resume knows what kind of event is lost.
+        const type = (JSON.parse(demo[k]!) as LoopEvent).type;
+        if (result.unresumable !== undefined) expect(result.unresumable).toContain(`seq ${k} is missing (legible: ${type})`);
+        expect(result.unresumable ?? '').not.toContain('appears twice');
+        seqs.add(k);
+      }
+    }
+    expect(seqs.size).toBe(demo.length - 2);
+  });
+
+  it('is a repeat when the line after it goes on as if it were not there, or when it is the last line', () => {
+    const text = [0, 1, 2, 1, 3].map((n) => line(note(n))).join('\n') + '\n';
+    expect(readAll(text).warnings).toEqual(['events.jsonl:4: skipped a line whose seq 1 was already read (expected seq 3)']);
+    const last = readAll([0, 1, 2, 1].map((n) => line(note(n))).join('\n') + '\n');
+    expect(last.warnings).toEqual(['events.jsonl:4: skipped a line whose seq 1 was already read (expected seq 3)']);
+    expect(last.unresumable).toContain('seq 1 appears twice (line 4)');
+  });
+
+  it('followed by a line that repeats too: both are repeats', () => {
+    const text = [0, 1, 2, 0, 1, 3].map((n) => line(note(n))).join('\n') + '\n';
+    const result = readAll(text);
+    expect(result.events.map((e) => e.seq)).toEqual([0, 1, 2, 3]);
+    expect(result.warnings).toEqual([
+      'events.jsonl:4: skipped a line whose seq 0 was already read (expected seq 3)',
+      'events.jsonl:5: skipped a line whose seq 1 was already read (expected seq 3)',
+    ]);
+  });
+
+  it('read by the log index alike', async () => {
+    const { LogIndex } = await import('../../src/engine/log-index.js');
+    const text = `${demo.map((l, i) => (i === 19 ? l.replace(/^\{"seq":19,/, '{"seq":5,') : l)).join('\n')}\n`;
+    const result = readAll(text);
+    const index = LogIndex.read(file, { every: 4 });
+    try {
+      expect(index.read(0, index.count)).toEqual(result.events);
+      const named = (text: string) => text.replaceAll(file, 'events.jsonl');
+      expect(index.warnings?.map(named)).toEqual(result.warnings);
+      expect(index.unresumable === undefined || index.unresumable === null ? undefined : named(index.unresumable)).toEqual(result.unresumable);
+    } finally {
+      index.close();
+    }
   });
 });

@@ -1,0 +1,110 @@
+// Why the fold refused an event is said in the log's terms: the field of the event line the
+// fold could not read, by its path, and what it holds; never the runtime's own words
+// ("Cannot read properties of undefined"). Checked for the class: every event of every
+// corpus log, with each field of its data (and of the objects in it) deleted or replaced by
+// a value of another type, up to three levels down and in the first record of a list.
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { IllegalTransitionError } from '../../src/engine/errors.js';
+import type { LoopEvent } from '../../src/engine/events.js';
+import { draftOf, INITIAL_STATE, reduce, stateAsJson } from '../../src/engine/fold.js';
+import { foldLog, parseLog } from '../../src/engine/log.js';
+import { describeField, refusalReason } from '../../src/engine/refusal.js';
+
+const DIR = path.resolve(import.meta.dirname, '../fixtures/logs');
+const LOGS = readdirSync(DIR).filter((f) => f.endsWith('.jsonl')).sort();
+
+/** Values a damaged field may hold instead of its own (`undefined`: the field deleted). */
+const VALUES: unknown[] = [undefined, null, 0, 'x', [], {}];
+
+/** The event's data with one field (at the top, or up to two levels down in records and the first record of lists) changed, each way, with the path of that field in the event line. */
+function variants(data: Record<string, unknown>, depth = 0, prefix = 'data'): Array<[string, Record<string, unknown>]> {
+  const out: Array<[string, Record<string, unknown>]> = [];
+  for (const key of Object.keys(data)) {
+    for (const value of VALUES) {
+      const copy = { ...data };
+      if (value === undefined) delete copy[key];
+      else copy[key] = value;
+      out.push([`${prefix}.${key}`, copy]);
+    }
+    const inner = data[key];
+    if (depth < 2 && inner !== null && typeof inner === 'object' && !Array.isArray(inner)) {
+      for (const [name, sub] of variants(inner as Record<string, unknown>, depth + 1, `${prefix}.${key}`)) out.push([name, { ...data, [key]: sub }]);
+    }
+    // The first record of a list (a tool call of a turn, a command of a verdict).
+    const head = Array.isArray(inner) ? (inner[0] as unknown) : undefined;
+    if (depth < 2 && head !== null && typeof head === 'object' && !Array.isArray(head)) {
+      for (const [name, sub] of variants(head as Record<string, unknown>, depth + 1, `${prefix}.${key}[0]`)) out.push([name, { ...data, [key]: [sub, ...(inner as unknown[]).slice(1)] }]);
+    }
+  }
+  return out;
+}
+
+/** True when `reason` names `field` or a field inside it, then says what it holds. */
+function namesField(reason: string, field: string): boolean {
+  if (!reason.startsWith(field)) return false;
+  const rest = reason.slice(field.length);
+  return /^(\.[\w.[\]]+|\[\d+\][\w.[\]]*)? is /.test(rest);
+}
+
+describe('why the fold refused an event', () => {
+  it.each(LOGS)('%s: names the damaged field of the event line, whatever field is damaged', (name) => {
+    const events = readFileSync(path.join(DIR, name), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as LoopEvent);
+    const state = draftOf(INITIAL_STATE);
+    const unnamed: string[] = [];
+    let named = 0;
+    for (const e of events) {
+      const before = JSON.stringify(stateAsJson(state));
+      for (const [field, data] of variants(e.data as unknown as Record<string, unknown>)) {
+        const damaged = { ...e, data } as LoopEvent;
+        let error: unknown = null;
+        try {
+          reduce(draftOf(state), damaged);
+        } catch (thrown) {
+          error = thrown;
+        }
+        // Taken, or refused for a reason loopdeck words itself (an illegal transition): nothing to name.
+        if (error === null || !(error instanceof TypeError || error instanceof RangeError)) continue;
+        const reason = refusalReason(state, damaged, error);
+        if (namesField(reason, field)) named += 1;
+        else unnamed.push(`seq ${e.seq} (${e.type}) ${field}: ${reason}`);
+      }
+      expect(JSON.stringify(stateAsJson(state))).toBe(before);
+      reduce(state, e);
+    }
+    expect(unnamed).toEqual([]);
+    expect(named).toBeGreaterThan(0);
+  });
+
+  it('says what the field holds: missing, null, a number, a text, a list, an object', () => {
+    expect([undefined, null, 7, true, 'abc', 'y'.repeat(60), [], [1, 2], {}].map(describeField)).toEqual([
+      'missing',
+      'null',
+      'the number 7',
+      'true',
+      'the text "abc"',
+      `the text "${'y'.repeat(39)}…"`,
+      'an empty list',
+      'a list of 2',
+      'an object',
+    ]);
+  });
+
+  it('keeps loopdeck\'s own words for an event that breaks the state machine', () => {
+    const state = draftOf(INITIAL_STATE);
+    const error = new IllegalTransitionError('IDLE', 'DONE', 4);
+    expect(refusalReason(state, { seq: 4, at: 0, session: 's', type: 'state.transition', data: { from: 'IDLE', to: 'DONE' } } as LoopEvent, error)).toBe('illegal transition IDLE -> DONE at seq 4');
+  });
+
+  it('is what replay prints for a checkpoint whose data was emptied, in every reader', () => {
+    const lines = readFileSync(path.join(DIR, LOGS.find((f) => readFileSync(path.join(DIR, f), 'utf8').includes('"checkpoint.recorded"'))!), 'utf8').trim().split('\n');
+    const at = lines.findIndex((l) => l.includes('"checkpoint.recorded"'));
+    const e = JSON.parse(lines[at]!) as LoopEvent;
+    lines[at] = JSON.stringify({ ...e, data: {} });
+    const text = `${lines.join('\n')}\n`;
+    const folded = foldLog(text, 'events.jsonl').warnings.at(-1);
+    expect(folded).toBe(`events.jsonl: stopped showing the run at seq ${e.seq} (checkpoint.recorded): it does not follow from the events before it (a damaged line, legible but wrong) (data.checkpoint is missing)`);
+    expect(parseLog(text, 'events.jsonl').warnings.at(-1)).toBe(folded);
+  });
+});
