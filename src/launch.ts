@@ -17,7 +17,7 @@ import { Session } from './engine/session.js';
 import type { Goal } from './engine/types.js';
 import { prepareWorkspace } from './engine/workspace.js';
 import { PRUNED_FILE, recordOwner } from './runs.js';
-import { selfCommand, shortPath } from './continue-command.js';
+import { newRunCommand, selfCommand, shortPath } from './continue-command.js';
 import { hooksFor } from './hooks/index.js';
 import { startRunBridge, type RunBridge } from './bridge-launch.js';
 import type { HookLaunch } from './engine/bridge/hook-config.js';
@@ -224,12 +224,12 @@ export function prepareResume(runDir: string, options: { answers?: AnswerHandler
   const logFile = path.join(runDir, 'events.jsonl');
   const { events, warnings, unresumable } = readLog(logFile);
   if (unresumable) {
-    const commands = `replay it: ${selfCommand()} replay ${shortPath(runDir)}\nstart a new run: ${selfCommand()} run`;
+    const commands = `replay it: ${selfCommand()} replay ${shortPath(runDir)}\nstart a new run: ${newRunCommand(runDir)}`;
     throw new InvariantError(`${unresumable}\n${warnings.map((w) => `  ${w}`).join('\n')}\n${commands}`);
   }
   const start = events[0];
   if (!start || start.type !== 'session.start') {
-    throw new InvariantError(`${runDir}: the run never started (its log has no session.start); nothing to resume, start a new one with ${selfCommand()} run`);
+    throw new InvariantError(`${runDir}: the run never started (its log has no session.start); nothing to resume, start a new one: ${newRunCommand(runDir)}`);
   }
   const saved = readSavedPolicyText(path.join(runDir, POLICY_FILE));
   const recorded = start.data.policy_sha256;
@@ -237,7 +237,7 @@ export function prepareResume(runDir: string, options: { answers?: AnswerHandler
     warnings.push(`${logFile} records no digest of ${saved.file} (a run begun by an earlier loopdeck): the policy is validated but cannot be checked against the log`);
   } else if (recorded !== saved.digest) {
     throw new InvariantError(
-      `${saved.file} was changed after the run began: its sha256 is ${saved.digest}, ${logFile} recorded ${recorded} at session.start; resume will not run a policy other than the one the run began with (start a new run with ${selfCommand()} run to use another)`,
+      `${saved.file} was changed after the run began: its sha256 is ${saved.digest}, ${logFile} recorded ${recorded} at session.start; resume will not run a policy other than the one the run began with (start a new run to use another: ${newRunCommand(runDir)})`,
     );
   }
   const policy = parseSavedPolicy(saved.text, saved.file);
@@ -250,7 +250,7 @@ export function prepareResume(runDir: string, options: { answers?: AnswerHandler
     throw new InvariantError(`${runDir}: ${over}its workspace copy ${workspace} was removed by loopdeck runs --prune on ${when}; nothing to resume (its log still replays: ${selfCommand()} replay ${shortPath(runDir)})`);
   }
   if (!existsSync(workspace)) {
-    throw new InvariantError(`${runDir}: the run's workspace ${workspace} no longer exists (a temporary copy goes when the temp folder is cleaned); nothing to resume, start a new run with ${selfCommand()} run`);
+    throw new InvariantError(`${runDir}: the run's workspace ${workspace} no longer exists (a temporary copy goes when the temp folder is cleaned); nothing to resume, start a new run: ${newRunCommand(runDir)}`);
   }
   recordOwner(runDir);
   const { session, log, redact, onAgentText, onWait, dispose } = wire(policy, { id: start.session, runDir, workspace, prior: events, ...(options.answers ? { answers: options.answers } : {}) });

@@ -70,19 +70,29 @@ function formatTime(ms: number | null): string {
   return ms === null ? '-' : new Date(ms).toISOString().slice(0, 16).replace('T', ' ');
 }
 
-/** The state column: {@link stateOf}, then `, log damaged` when the log reader passed lines over (`ended: goal_met, log damaged`). */
+/**
+ * The state column: {@link stateOf}, then `, log damaged` when the log reader passed lines
+ * over (`ended: goal_met, log damaged`) and the state does not say so already.
+ */
 function stateText(run: RunEntry): string {
-  return run.log.warnings.length > 0 && run.state !== 'unreadable' ? `${stateOf(run)}, log damaged` : stateOf(run);
+  const state = stateOf(run);
+  return run.log.warnings.length > 0 && run.state !== 'unreadable' && !state.includes('log damaged') ? `${state}, log damaged` : state;
 }
 
-/** The state alone: `running (pid 123)`, `resumable`, `stopped (resume refuses it)`, `ended: goal_met`, `not started`, `log unreadable`. */
+/**
+ * The state alone: `running (pid 123)`, `resumable`, `ended: goal_met`, `not started`,
+ * `log unreadable`; for a run not ended whose log resume refuses, `stopped, log damaged
+ * (resume refuses it)`, or `end not trusted: log damaged before its goal_met` when the log
+ * states an end the fold could not reach.
+ */
 function stateOf(run: RunEntry): string {
   switch (run.state) {
     case 'running':
       return `running (pid ${run.pid})`;
     case 'resumable':
       // Not ended, and its log damaged where resume must refuse it: stopped, not resumable.
-      return run.log.unresumable !== null ? 'stopped (resume refuses it)' : 'resumable';
+      if (run.log.unresumable === null) return 'resumable';
+      return run.log.untrustedEnd !== null ? `end not trusted: log damaged before its ${run.log.untrustedEnd}` : 'stopped, log damaged (resume refuses it)';
     case 'ended':
       return `ended: ${run.outcome!.reason}`;
     case 'not_started':

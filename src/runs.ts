@@ -19,7 +19,7 @@ import path from 'node:path';
 import { LogError } from './engine/errors.js';
 import type { LoopEvent } from './engine/events.js';
 import { isBlankLog, NO_READABLE_EVENT, scanLogFile, type Folded, type Piece, type ScanSink } from './engine/log.js';
-import type { DoneReason } from './engine/machine.js';
+import { DONE_REASONS, type DoneReason } from './engine/machine.js';
 import { POLICY_FILE } from './engine/saved-policy.js';
 import { COPY_MARK, copyMarkOf } from './engine/workspace.js';
 
@@ -73,6 +73,12 @@ export interface RunLog {
   unresumable: string | null;
   /** Why the log tells nothing of the run (state `unreadable`), naming the file; else `null`. */
   unreadable: string | null;
+  /**
+   * The end a `session.complete` line states (one of `DONE_REASONS`) when the fold did not
+   * take it: it came after an event the fold refused, so the run `replay` shows does not
+   * reach it and the end cannot be trusted. `null` when there is no such line.
+   */
+  untrustedEnd: DoneReason | null;
 }
 
 /** A run's workspace as `runs` reports it. */
@@ -143,10 +149,14 @@ class FactsSink implements ScanSink {
   firstType: string | null = null;
   /** `at` of the last `session.complete` the fold took. */
   completeAt: number | null = null;
+  /** The reason of the last `session.complete` the fold did not take (it came after one it refused), when it is a known end. */
+  untrustedEnd: DoneReason | null = null;
 
   event(e: LoopEvent, _piece: Piece, folded = false): void {
     if (this.events++ === 0) this.firstType = e.type;
-    if (folded && e.type === 'session.complete') this.completeAt = e.at;
+    if (e.type !== 'session.complete') return;
+    if (folded) this.completeAt = e.at;
+    else this.untrustedEnd = (DONE_REASONS as readonly unknown[]).includes(e.data.reason) ? e.data.reason : this.untrustedEnd;
   }
 
   gap(): void {
@@ -168,7 +178,7 @@ const NO_FACTS: Omit<LogFacts, 'log'> = { session: null, start: null, lastAt: nu
  */
 function scanLog(file: string): LogFacts {
   const sink = new FactsSink();
-  const log: RunLog = { warnings: [], unresumable: null, unreadable: null };
+  const log: RunLog = { warnings: [], unresumable: null, unreadable: null, untrustedEnd: null };
   if (!existsSync(file)) return { ...NO_FACTS, log };
   let folded: Folded;
   try {
@@ -180,6 +190,7 @@ function scanLog(file: string): LogFacts {
   }
   log.warnings = folded.warnings;
   log.unresumable = folded.unresumable ?? null;
+  log.untrustedEnd = sink.untrustedEnd;
   const { state } = folded;
   if (sink.events === 0) {
     if (!isBlankLog(file)) log.unreadable = `${file}: ${NO_READABLE_EVENT}`;

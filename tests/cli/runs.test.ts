@@ -41,7 +41,7 @@ interface Listed {
   outcome: { reason: string; summary: string; ended: string } | null;
   age_seconds: number;
   workspace: { path: string; copy: string; exists: boolean; bytes: number | null; stash: string | null; pruned: { workspace: string; pruned_at: string } | null };
-  log: { warnings: string[]; unresumable: string | null; unreadable: string | null };
+  log: { warnings: string[]; unresumable: string | null; unreadable: string | null; untrustedEnd: string | null };
   kept_by_prune: string | null;
 }
 
@@ -528,6 +528,8 @@ describe('loopdeck runs, damaged logs', () => {
       gap: runFolder(cwd, 'gap', `${[...demoLines.slice(0, 5), ...demoLines.slice(6, 8)].join('\n')}\n`),
       // cut short after line 8, line 5 damaged into another legible event (PLANNING -> AWAITING_TOOL): resume refuses it
       wrong: runFolder(cwd, 'wrong', `${demoLines.slice(0, 8).map((l, i) => (i === 4 ? l.replace('"to":"EXECUTING"', '"to":"AWAITING_TOOL"') : l)).join('\n')}\n`),
+      // the whole run, line 5 damaged the same way: its session.complete says goal_met, but the run replay shows stops at line 5
+      untrusted: runFolder(cwd, 'untrusted', `${demoLines.map((l, i) => (i === 4 ? l.replace('"to":"EXECUTING"', '"to":"AWAITING_TOOL"') : l)).join('\n')}\n`),
       random: runFolder(cwd, 'random', randomBytes(20_000)),
       blank: runFolder(cwd, 'blank', ''),
       newer: runFolder(cwd, 'newer', DEMO.replace('"schemaVersion":1', '"schemaVersion":99')),
@@ -559,6 +561,8 @@ describe('loopdeck runs, damaged logs', () => {
       },
     });
     expect(by('wrong').log.warnings.map((w) => `loopdeck: ${w}`)).toEqual(await replayWarnings(cwd, runs.wrong));
+    expect(by('wrong').log.untrustedEnd).toBeNull();
+    expect(by('untrusted')).toMatchObject({ state: 'resumable', outcome: null, log: { untrustedEnd: 'goal_met', unresumable: expect.stringContaining('seq 4 (state.transition) does not follow') } });
     expect(by('random')).toMatchObject({ state: 'unreadable', started: null, outcome: null, log: { unreadable: `${file('random')}: no line in it is a readable event` } });
     expect(by('random').log.warnings.map((w) => `loopdeck: ${w}`)).toEqual(await replayWarnings(cwd, runs.random));
     expect(by('newer')).toMatchObject({ state: 'unreadable', log: { warnings: [], unreadable: expect.stringMatching(/^\S+events\.jsonl:1: session\.start has schemaVersion 99; this loopdeck reads event logs of schema version /) } });
@@ -568,8 +572,10 @@ describe('loopdeck runs, damaged logs', () => {
     expect(row('sound')).toMatch(/^sound +2026-01-01 00:00 +ended: goal_met +\d+d /);
     for (const name of ['garbage', 'nul', 'repeated']) expect(row(name)).toMatch(/ ended: goal_met, log damaged +\d+d /);
     // Not ended, and resume refuses them: the state says so, not that they can be resumed.
-    expect(row('gap')).toMatch(/ stopped \(resume refuses it\), log damaged +\d+d /);
-    expect(row('wrong')).toMatch(/ stopped \(resume refuses it\), log damaged +\d+d /);
+    expect(row('gap')).toMatch(/ stopped, log damaged \(resume refuses it\) +\d+d /);
+    expect(row('wrong')).toMatch(/ stopped, log damaged \(resume refuses it\) +\d+d /);
+    // Its log says it ended, after the damage: neither "stopped" nor "ended".
+    expect(row('untrusted')).toMatch(/ end not trusted: log damaged before its goal_met +\d+d /);
     expect(row('random')).toMatch(/^random +- +log unreadable +- +-$/);
     expect(row('newer')).toMatch(/^newer +- +log unreadable +- +-$/);
     expect(row('blank')).toMatch(/^blank +- +not started +- +-$/);
@@ -584,6 +590,7 @@ describe('loopdeck runs, damaged logs', () => {
         `repeated: log damaged: 1 problem; ${replay('repeated')}`,
         `gap: log damaged: 1 problem; resume refuses it (a tool call, a decision or a state change may be missing or wrong); ${replay('gap')}`,
         `wrong: log damaged: 1 problem; resume refuses it (a tool call, a decision or a state change may be missing or wrong); ${replay('wrong')}`,
+        `untrusted: log damaged: 1 problem; resume refuses it (a tool call, a decision or a state change may be missing or wrong); ${replay('untrusted')}`,
         `random: log unreadable: ${file('random')}: no line in it is a readable event (${by('random').log.warnings.length} problems); ${replay('random')}`,
         `newer: log unreadable: ${by('newer').log.unreadable}`,
       ].sort(),

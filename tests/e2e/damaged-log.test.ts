@@ -2,7 +2,7 @@
 // event; unreadable lines, seq gaps and NUL blocks are shown and named, and resume goes on
 // only when what is missing cannot be a tool call or a decision.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, truncateSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, statSync, truncateSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { execa } from 'execa';
@@ -101,7 +101,13 @@ describe('damaged logs through the CLI', () => {
     const replayed = await execa('sh', ['-c', `${printed} --headless`], { cwd, reject: false });
     expect(replayed.exitCode, replayed.stderr).toBe(0);
     expect(JSON.parse(replayed.stdout).lastSeq).toBe(shown.lastSeq);
-    expect(resume.stderr).toMatch(/^start a new run: .*\S run$/m);
+    // A new run of the loop.yaml this run came from, not of whatever loop.yaml is where resume was typed.
+    const started = /^start a new run: (.+) run -c (.+)$/m.exec(resume.stderr);
+    expect(started, resume.stderr).not.toBeNull();
+    const validated = await execa('sh', ['-c', `${started![1]} validate ${started![2]}`], { cwd, reject: false });
+    expect(validated.exitCode, validated.stderr).toBe(0);
+    const named = await execa('sh', ['-c', `realpath ${started![2]}`], { cwd });
+    expect(named.stdout).toBe(realpathSync(path.join(root, 'loop.yaml')));
     expect(resume.stdout).toBe('');
     expect(readFileSync(file, 'utf8')).toBe(before);
   });
