@@ -26,9 +26,12 @@ import type {
   Goal,
   ReportedClaims,
   ReportedClaimsView,
+  TokenUsage,
   ToolCall,
   ToolResult,
 } from './types.js';
+import { BUDGET_DIMENSIONS } from './types.js';
+import { budgetLimits, count, oneOf, reportedCount } from './event-data.js';
 import { counted } from '../text/count.js';
 
 /** One tool call and what became of it. */
@@ -419,7 +422,7 @@ const REDUCERS: { readonly [T in EventType]: Reducer<T> } = {
   'session.start': (s, e) => {
     // What the event holds is read first: data that cannot be read changes nothing.
     const acceptance = startAcceptance(e.data.acceptance, e.data.goal.success_criteria);
-    const limits = { ...e.data.budget };
+    const limits = budgetLimits(e.data.budget, 'data.budget');
     s.session = e.session;
     s.schemaVersion = e.data.schemaVersion;
     s.pattern = e.data.pattern;
@@ -482,6 +485,7 @@ const REDUCERS: { readonly [T in EventType]: Reducer<T> } = {
     s.stepAgentTurns = 0;
   },
   'step.end': (s, e) => {
+    oneOf(e.data.outcome, 'data.outcome', STEP_OUTCOMES);
     if (e.data.outcome === 'awaiting_tool') {
       const id = s.toolOrder[s.toolOrder.length - 1];
       const record = id === undefined ? undefined : s.tools.get(id);
@@ -502,7 +506,8 @@ const REDUCERS: { readonly [T in EventType]: Reducer<T> } = {
     // A CLI agent's parsed messages were each counted as a turn already.
     const counted = !(response.agent_run && response.agent_run.messages > 0);
     const unreported = unreportedOf(response);
-    const tokens = e.data.usage.input_tokens + e.data.usage.output_tokens;
+    const tokens = tokensOf(e.data.usage);
+    const cost = count(e.data.cost_usd, 'data.cost_usd', 'the cost of the turn in USD');
     const queued = [...response.tool_calls];
     const report = response.report ? reportOf(response.report) : null;
     s.turn = e.data.turn;
@@ -510,7 +515,7 @@ const REDUCERS: { readonly [T in EventType]: Reducer<T> } = {
     if (counted) own(s, 'usage', s.usage).turns += 1;
     noteUnreported(s, unreported);
     own(s, 'usage', s.usage).tokens += tokens;
-    own(s, 'usage', s.usage).cost_usd += e.data.cost_usd;
+    own(s, 'usage', s.usage).cost_usd += cost;
     s.queued = queued;
     s.finalClaim = response.final ?? null;
     s.thought = response.thought ?? null;
@@ -531,6 +536,7 @@ const REDUCERS: { readonly [T in EventType]: Reducer<T> } = {
     pauseClock(s, e.at);
   },
   'tool.decision': (s, e) => {
+    oneOf(e.data.decision, 'data.decision', TOOL_DECISIONS);
     const record = s.tools.get(e.data.call_id);
     const { decision, by, note } = e.data;
     if (record) own(s, 'tools', s.tools).set(e.data.call_id, recordWith(record, note ? { decision, by, note } : { decision, by }, record.result, record.error));
@@ -610,7 +616,8 @@ const REDUCERS: { readonly [T in EventType]: Reducer<T> } = {
     s.hookErrors += 1;
   },
   'budget.extended': (s, e) => {
-    s.limits = { ...s.limits, [e.data.dimension]: e.data.limit };
+    const dimension = oneOf(e.data.dimension, 'data.dimension', BUDGET_DIMENSIONS);
+    s.limits = { ...s.limits, [dimension]: count(e.data.limit, 'data.limit', `the new limit of ${dimension}`) };
   },
   'lap.start': (s, e) => {
     // What the event holds is read first: data that cannot be read changes nothing.
@@ -625,6 +632,7 @@ const REDUCERS: { readonly [T in EventType]: Reducer<T> } = {
     s.lapCommits = s.lastTree === null && s.unchangedSteps === 'unknown' ? 'unknown' : 0;
   },
   'lap.end': (s, e) => {
+    oneOf(e.data.outcome, 'data.outcome', LAP_OUTCOMES);
     s.lapFailures = e.data.outcome === 'error' ? s.lapFailures + 1 : 0;
     s.lapEnd = { lap: e.data.lap, outcome: e.data.outcome, ...(e.data.note ? { note: e.data.note } : {}) };
   },
@@ -634,8 +642,12 @@ const REDUCERS: { readonly [T in EventType]: Reducer<T> } = {
     if (e.data.starts_turn && s.stepOpen) s.stepAgentTurns += 1;
   },
   'agent.usage': (s, e) => {
-    own(s, 'usage', s.usage).tokens += (e.data.input_tokens ?? 0) + (e.data.output_tokens ?? 0);
-    own(s, 'usage', s.usage).cost_usd += e.data.cost_usd ?? 0;
+    // A count the agent did not report is `null` (and named in `unreported`): it adds nothing.
+    const input = reportedCount(e.data.input_tokens, 'data.input_tokens', 'input tokens') ?? 0;
+    const output = reportedCount(e.data.output_tokens, 'data.output_tokens', 'output tokens') ?? 0;
+    const cost = reportedCount(e.data.cost_usd, 'data.cost_usd', 'the cost in USD') ?? 0;
+    own(s, 'usage', s.usage).tokens += input + output;
+    own(s, 'usage', s.usage).cost_usd += cost;
     noteUnreported(s, e.data.unreported ?? []);
   },
   'agent.notice': () => undefined,
@@ -687,6 +699,18 @@ function foldVerify(s: SessionState, e: EventOf<'verify.result'>): void {
 }
 
 /** A turn's report with its lists read into arrays (a list that cannot be read throws here, before the fold changes anything). */
+/** The outcomes a `step.end` records. */
+const STEP_OUTCOMES = ['awaiting_tool', 'ok', 'skipped', 'error'] as const satisfies ReadonlyArray<EventOf<'step.end'>['data']['outcome']>;
+/** The outcomes a `lap.end` records. */
+const LAP_OUTCOMES = ['done', 'not_done', 'error'] as const satisfies ReadonlyArray<EventOf<'lap.end'>['data']['outcome']>;
+/** The answers a `tool.decision` records. */
+const TOOL_DECISIONS = ['approve', 'deny'] as const satisfies ReadonlyArray<EventOf<'tool.decision'>['data']['decision']>;
+
+/** The tokens of a model call's `data.usage` (input and output), each a count ({@link count}). @throws EventDataError */
+function tokensOf(usage: TokenUsage): number {
+  return count(usage.input_tokens, 'data.usage.input_tokens', 'the input tokens of the call') + count(usage.output_tokens, 'data.usage.output_tokens', 'the output tokens of the call');
+}
+
 function reportOf(report: Partial<ReportedClaims>): Partial<ReportedClaims> {
   const out: Partial<ReportedClaims> = {};
   if (report.new_evidence) out.new_evidence = [...report.new_evidence];
@@ -697,11 +721,16 @@ function reportOf(report: Partial<ReportedClaims>): Partial<ReportedClaims> {
 
 /** The agent's own assessment: a model call but not a turn (tokens and cost only), kept as reported. */
 function foldAssessment(s: SessionState, e: EventOf<'progress.assessed'>): void {
-  own(s, 'usage', s.usage).tokens += e.data.usage.input_tokens + e.data.usage.output_tokens;
-  own(s, 'usage', s.usage).cost_usd += e.data.cost_usd;
+  const tokens = tokensOf(e.data.usage);
+  const cost = count(e.data.cost_usd, 'data.cost_usd', 'the cost of the assessment in USD');
+  own(s, 'usage', s.usage).tokens += tokens;
+  own(s, 'usage', s.usage).cost_usd += cost;
   noteUnreported(s, e.data.unreported ?? []);
   s.assessment = { seq: e.seq, ...e.data };
 }
+
+/** The path of a budget limit in a reload's changes; its dimension the first group. */
+const LIMIT_PATH = /^budget\.limits\.(turns|tool_calls|wall_clock_seconds|tokens|cost_usd)$/;
 
 /**
  * A reload of loop.yaml: its applied changes join the policy in force, and those the fold
@@ -713,9 +742,14 @@ function foldReload(s: SessionState, e: EventOf<'policy.reloaded'>): void {
   // A damaged log may carry anything here: what is not a list of changes changes nothing.
   const diff = Array.isArray(e.data.diff) ? e.data.diff.filter((c) => c !== null && typeof c === 'object' && typeof c.path === 'string') : [];
   const applied = diff.filter((c) => c.effect === 'applied');
+  // A budget limit changed to anything but a count, or none (`null`, absent: the limit removed), is refused before any change:
+  // read as "no limit", a damaged line would lift the budget.
+  for (const change of applied) {
+    if (LIMIT_PATH.test(change.path) && change.to !== undefined && change.to !== null) count(change.to, `data.diff[${diff.indexOf(change)}].to`, `the new limit of ${change.path.slice('budget.limits.'.length)}`);
+  }
   if (applied.length > 0) s.policyChanges = [...s.policyChanges, ...applied.map((c) => ({ seq: e.seq, path: c.path, ...('to' in c ? { to: c.to } : {}) }))];
   for (const change of applied) {
-    const limit = /^budget\.limits\.(turns|tool_calls|wall_clock_seconds|tokens|cost_usd)$/.exec(change.path)?.[1] as BudgetDimension | undefined;
+    const limit = LIMIT_PATH.exec(change.path)?.[1] as BudgetDimension | undefined;
     if (limit) {
       s.limits = { ...s.limits, [limit]: typeof change.to === 'number' ? change.to : null };
       s.warned = s.warned.filter((d) => d !== limit);

@@ -10,6 +10,7 @@
  * fold refused, at most once a log.
  */
 import { LoopdeckError } from './errors.js';
+import { describeField } from './event-data.js';
 import type { LoopEvent } from './events.js';
 import { draftOf, reduce, type SessionState } from './fold.js';
 
@@ -54,26 +55,6 @@ function withField(value: unknown, keys: readonly string[], to: unknown): unknow
   const holder: Record<string, unknown> = Array.isArray(value) ? ([...value] as unknown as Record<string, unknown>) : value !== null && typeof value === 'object' ? { ...(value as Record<string, unknown>) } : {};
   holder[key] = withField(holder[key], rest, to);
   return holder;
-}
-
-/** What a field holds, in a few words: `missing`, `null`, `the number 7`, `a list`, `the text "…"`. */
-export function describeField(value: unknown): string {
-  if (value === undefined) return 'missing';
-  if (value === null) return 'null';
-  if (Array.isArray(value)) return value.length === 0 ? 'an empty list' : `a list of ${value.length}`;
-  switch (typeof value) {
-    case 'object':
-      return 'an object';
-    case 'string': {
-      const text = JSON.stringify(value.length > 40 ? `${value.slice(0, 39)}…` : value);
-      return `the text ${text}`;
-    }
-    case 'number':
-    case 'boolean':
-      return `${typeof value === 'number' ? 'the number ' : ''}${String(value)}`;
-    default:
-      return `a ${typeof value}`;
-  }
 }
 
 /** `true` for a runtime error that reading a value of the wrong shape raises (not one loopdeck throws with its own words). */

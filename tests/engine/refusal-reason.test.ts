@@ -10,7 +10,8 @@ import { IllegalTransitionError } from '../../src/engine/errors.js';
 import type { LoopEvent } from '../../src/engine/events.js';
 import { draftOf, INITIAL_STATE, reduce, stateAsJson } from '../../src/engine/fold.js';
 import { foldLog, parseLog } from '../../src/engine/log.js';
-import { describeField, refusalReason } from '../../src/engine/refusal.js';
+import { describeField, EventDataError } from '../../src/engine/event-data.js';
+import { refusalReason } from '../../src/engine/refusal.js';
 
 const DIR = path.resolve(import.meta.dirname, '../fixtures/logs');
 const LOGS = readdirSync(DIR).filter((f) => f.endsWith('.jsonl')).sort();
@@ -64,8 +65,8 @@ describe('why the fold refused an event', () => {
         } catch (thrown) {
           error = thrown;
         }
-        // Taken, or refused for a reason loopdeck words itself (an illegal transition): nothing to name.
-        if (error === null || !(error instanceof TypeError || error instanceof RangeError)) continue;
+        // Taken, or refused for a broken state machine (an illegal transition, an invariant), worded by loopdeck: no field to name.
+        if (error === null || !(error instanceof TypeError || error instanceof RangeError || error instanceof EventDataError)) continue;
         const reason = refusalReason(state, damaged, error);
         if (namesField(reason, field)) named += 1;
         else unnamed.push(`seq ${e.seq} (${e.type}) ${field}: ${reason}`);

@@ -1,0 +1,121 @@
+// The numbers a budget rests on cannot be walked around by a damaged or edited log line. A
+// token count, a cost or a limit read back by replay and resume that is missing, text, a
+// negative number, infinite or of another kind is refused (the run is shown up to before
+// it, and resume refuses the log): a missing number is not zero, a limit that is not there
+// is not "no limit", and an outcome or an answer that is none of the known ones is not `ok`.
+// Checked for every such field of every event type that carries one, in every corpus log
+// that has the event (events no corpus run has are put into the demo run).
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import type { LoopEvent } from '../../src/engine/events.js';
+import { fold, type SessionState } from '../../src/engine/fold.js';
+import { foldLog, parseLog } from '../../src/engine/log.js';
+import { BUDGET_DIMENSIONS } from '../../src/engine/types.js';
+
+const DIR = path.resolve(import.meta.dirname, '../fixtures/logs');
+const LOGS = readdirSync(DIR).filter((f) => f.endsWith('.jsonl')).sort();
+const read = (name: string) => readFileSync(path.join(DIR, name), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as LoopEvent);
+
+/** Raw JSON a damaged field may hold (`undefined`: the field deleted); `1e400` parses to Infinity. */
+const DAMAGE = [undefined, 'null', '"5"', '-1', '1e400', '{}', '[]', 'true', '"ok"'] as const;
+
+/** The budget's fields: where in which event type, and whether `null` and a missing field are fine there (a count not reported, no limit). */
+interface Field {
+  type: string;
+  keys: readonly (string | number)[];
+  /** Values of `DAMAGE` that are not damage there. */
+  fine?: readonly (string | undefined)[];
+}
+
+const FIELDS: Field[] = [
+  { type: 'model.call', keys: ['usage', 'input_tokens'] },
+  { type: 'model.call', keys: ['usage', 'output_tokens'] },
+  { type: 'model.call', keys: ['cost_usd'] },
+  ...BUDGET_DIMENSIONS.map((d): Field => ({ type: 'session.start', keys: ['budget', d], fine: ['null'] })),
+  { type: 'budget.extended', keys: ['limit'] },
+  { type: 'budget.extended', keys: ['dimension'] },
+  { type: 'agent.usage', keys: ['input_tokens'], fine: [undefined, 'null'] },
+  { type: 'agent.usage', keys: ['output_tokens'], fine: [undefined, 'null'] },
+  { type: 'agent.usage', keys: ['cost_usd'], fine: [undefined, 'null'] },
+  { type: 'progress.assessed', keys: ['usage', 'input_tokens'] },
+  { type: 'progress.assessed', keys: ['usage', 'output_tokens'] },
+  { type: 'progress.assessed', keys: ['cost_usd'] },
+  // A limit a reload changed: `null` or no `to` is the limit removed.
+  { type: 'policy.reloaded', keys: ['diff', 0, 'to'], fine: [undefined, 'null'] },
+  { type: 'step.end', keys: ['outcome'] },
+  { type: 'lap.end', keys: ['outcome'] },
+  { type: 'tool.decision', keys: ['decision'] },
+];
+
+/** Events of the types no corpus run records, as loopdeck writes them, to put into the demo run. */
+const MADE: Record<string, Record<string, unknown>> = {
+  'agent.usage': { turn: 1, input_tokens: 120, output_tokens: 30, cost_usd: 0.002 },
+  'progress.assessed': { iteration: 1, criteria: ['every test passes'], harness: [], outcome: 'unparsed', usage: { input_tokens: 50, output_tokens: 10 }, cost_usd: 0.001 },
+  'policy.reloaded': { file: '/p/loop.yaml', trigger: 'command', diff: [{ path: 'budget.limits.tokens', from: 100000, to: 200000, effect: 'applied' }] },
+};
+
+/** The runs that hold an event of `type`: every corpus log that has one, else the demo run with one put in after its third event. */
+function runsWith(type: string): Array<{ name: string; events: LoopEvent[] }> {
+  const found = LOGS.map((name) => ({ name, events: read(name) })).filter((r) => r.events.some((e) => e.type === type));
+  if (found.length > 0) return found;
+  const demo = read('demo.jsonl');
+  const made = { ...demo[0]!, type, data: MADE[type] } as unknown as LoopEvent;
+  return [{ name: `demo.jsonl with a ${type}`, events: [...demo.slice(0, 3), made, ...demo.slice(3)].map((e, seq) => ({ ...e, seq })) }];
+}
+
+/** The log's text with the field at `keys` of event `at` deleted (`undefined`) or set to the raw JSON `raw`. */
+function damaged(events: readonly LoopEvent[], at: number, keys: readonly (string | number)[], raw: string | undefined): string {
+  const MARK = '@@damaged field@@';
+  const lines = events.map((e, i) => {
+    if (i !== at) return JSON.stringify(e);
+    const copy = structuredClone(e) as unknown as Record<string, unknown>;
+    let holder = copy.data as Record<string | number, unknown>;
+    for (const key of keys.slice(0, -1)) holder = holder[key] as Record<string | number, unknown>;
+    const last = keys.at(-1)!;
+    if (raw === undefined) delete holder[last];
+    else holder[last] = MARK;
+    return JSON.stringify(copy).replace(JSON.stringify(MARK), raw ?? '');
+  });
+  return `${lines.join('\n')}\n`;
+}
+
+/** The usage and limits of a state are numbers a budget can compare: counts, and a limit a count or `null`. */
+function budgetIsSound(state: SessionState): void {
+  for (const d of BUDGET_DIMENSIONS) {
+    const used = state.usage[d];
+    expect(typeof used === 'number' && Number.isFinite(used) && used >= 0, `usage.${d} = ${String(used)}`).toBe(true);
+    const limit = state.limits[d];
+    expect(limit === null || (typeof limit === 'number' && Number.isFinite(limit) && limit >= 0), `limits.${d} = ${String(limit)}`).toBe(true);
+  }
+}
+
+describe('the numbers and names a budget or a decision rests on, damaged in a log', () => {
+  it.each(FIELDS.map((f) => [`${f.type} data.${f.keys.join('.')}`, f] as const))('%s: refused and named, never taken as another number', (_name, field) => {
+    let cases = 0;
+    for (const run of runsWith(field.type)) {
+      const at = run.events.findIndex((e) => e.type === field.type);
+      for (const raw of DAMAGE) {
+        // A value of the right kind that is still one the field may hold is not damage: an outcome that is `"ok"` is one.
+        if (raw === '"ok"' && field.keys.at(-1) === 'outcome' && field.type === 'step.end') continue;
+        const text = damaged(run.events, at, field.keys, raw);
+        const folded = foldLog(text, 'events.jsonl');
+        const parsed = parseLog(text, 'events.jsonl');
+        budgetIsSound(folded.state);
+        budgetIsSound(fold(parsed.events.slice(0, folded.state.eventCount)));
+        const label = `${run.name}: seq ${at} data.${field.keys.join('.')} = ${raw ?? '(deleted)'}`;
+        if (field.fine?.includes(raw)) {
+          expect(folded.warnings, label).toEqual([]);
+          continue;
+        }
+        cases += 1;
+        const path = `data.${field.keys.map((k) => (typeof k === 'number' ? `[${k}]` : k)).join('.').replaceAll('.[', '[')}`;
+        expect(folded.state.eventCount, label).toBe(at);
+        expect(folded.warnings.at(-1), label).toMatch(new RegExp(`^events\\.jsonl: stopped showing the run at seq ${at} \\(${field.type.replace('.', '\\.')}\\): .*\\(${path.replace(/[.[\]]/g, '\\$&')} is `));
+        expect(folded.unresumable, label).toContain(`seq ${at} (${field.type}) does not follow from the events before it`);
+        expect(parsed.warnings, label).toEqual(folded.warnings);
+      }
+    }
+    expect(cases).toBeGreaterThan(0);
+  });
+});
