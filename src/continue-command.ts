@@ -1,6 +1,5 @@
-import { realpathSync, statSync } from 'node:fs';
+import { realpathSync } from 'node:fs';
 import path from 'node:path';
-import { POLICY_FILE, readSavedPolicyText } from './engine/saved-policy.js';
 import { printedShellWord } from './text/shell-quote.js';
 import { sanitize } from './text/sanitize.js';
 
@@ -58,36 +57,6 @@ export function shortPath(file: string): string {
 /** The command that attaches a console to the headless run of `runDir`, as it runs where printed (`npx loopdeck attach '…'`). */
 export function attachCommand(runDir: string): string {
   return `${selfCommand()} attach ${shortPath(runDir)}`;
-}
-
-/**
- * The command that starts a new run of the loop.yaml the run of `runDir` was started from,
- * as it runs where printed (`npx loopdeck run -c examples/first-loop/loop.yaml`): the path
- * its `policy.json` records (`file`), when that is still a file. Else the same command with
- * `<loop.yaml>` in its place and why: the run's folder does not say where it came from, or
- * that file is gone. `policy.json` is not trusted: only an absolute path that names a file
- * is printed, quoted as a shell word ({@link shortPath}).
- */
-export function newRunCommand(runDir: string): string {
-  let file: unknown;
-  try {
-    file = (JSON.parse(readSavedPolicyText(path.join(runDir, POLICY_FILE)).text) as { file?: unknown } | null)?.file;
-  } catch {
-    file = undefined; // unreadable or not JSON: where the run came from is not known
-  }
-  const command = `${selfCommand()} run -c`;
-  if (typeof file !== 'string' || !path.isAbsolute(file)) return `${command} <loop.yaml> (${shortPath(path.join(runDir, POLICY_FILE))} does not say which loop.yaml the run came from)`;
-  if (!isFile(file)) return `${command} <loop.yaml> (the run's loop.yaml ${shortPath(file)} is gone)`;
-  return `${command} ${shortPath(file)}`;
-}
-
-/** True when `file` is a regular file (links followed). */
-function isFile(file: string): boolean {
-  try {
-    return statSync(file).isFile();
-  } catch {
-    return false;
-  }
 }
 
 /** The command that continues the run of `runDir`, to print alone on its own line. */

@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { InvariantError } from './engine/errors.js';
 import type { LoopEvent } from './engine/events.js';
@@ -17,7 +17,7 @@ import { Session } from './engine/session.js';
 import type { Goal } from './engine/types.js';
 import { prepareWorkspace } from './engine/workspace.js';
 import { PRUNED_FILE, recordOwner } from './runs.js';
-import { newRunCommand, selfCommand, shortPath } from './continue-command.js';
+import { selfCommand, shortPath } from './continue-command.js';
 import { hooksFor } from './hooks/index.js';
 import { startRunBridge, type RunBridge } from './bridge-launch.js';
 import type { HookLaunch } from './engine/bridge/hook-config.js';
@@ -200,6 +200,36 @@ export async function prepareRun(
     sub_goals: policy.goal.sub_goals,
   });
   return { session, goal, log, runDir, workspace, policy, prior: [], onAgentText, onWait, redact, dispose };
+}
+
+/**
+ * The command that starts a new run of the loop.yaml the run of `runDir` was started from,
+ * as it runs where printed (`npx loopdeck run -c examples/first-loop/loop.yaml`): the path
+ * its `policy.json` records (`file`), when that is still a file. Else the same command with
+ * `<loop.yaml>` in its place and why: the run's folder does not say where it came from, or
+ * that file is gone. `policy.json` is not trusted: only an absolute path that names a file
+ * is printed, quoted as a shell word ({@link shortPath}).
+ */
+export function newRunCommand(runDir: string): string {
+  let file: unknown;
+  try {
+    file = (JSON.parse(readSavedPolicyText(path.join(runDir, POLICY_FILE)).text) as { file?: unknown } | null)?.file;
+  } catch {
+    file = undefined; // unreadable or not JSON: where the run came from is not known
+  }
+  const command = `${selfCommand()} run -c`;
+  if (typeof file !== 'string' || !path.isAbsolute(file)) return `${command} <loop.yaml> (${shortPath(path.join(runDir, POLICY_FILE))} does not say which loop.yaml the run came from)`;
+  if (!isFile(file)) return `${command} <loop.yaml> (the run's loop.yaml ${shortPath(file)} is gone)`;
+  return `${command} ${shortPath(file)}`;
+}
+
+/** True when `file` is a regular file (links followed). */
+function isFile(file: string): boolean {
+  try {
+    return statSync(file).isFile();
+  } catch {
+    return false;
+  }
 }
 
 /** A run read back from its directory, ready to `resume()`. */

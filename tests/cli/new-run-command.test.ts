@@ -7,7 +7,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { execa } from 'execa';
 import { afterAll, describe, expect, it } from 'vitest';
-import { newRunCommand, selfCommand } from '../../src/continue-command.js';
+import { selfCommand } from '../../src/continue-command.js';
+import { newRunCommand } from '../../src/launch.js';
 
 const dirs: string[] = [];
 afterAll(() => dirs.forEach((dir) => rmSync(dir, { recursive: true, force: true })));
