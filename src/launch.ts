@@ -211,15 +211,18 @@ export async function prepareRun(
  * is printed, quoted as a shell word ({@link shortPath}).
  */
 export function newRunCommand(runDir: string): string {
+  const saved = path.join(runDir, POLICY_FILE);
+  const command = `${selfCommand()} run -c`;
+  if (!existsSync(saved)) return `${command} <loop.yaml> (${shortPath(saved)} is missing: which loop.yaml the run came from is not known)`;
   let file: unknown;
   try {
-    file = (JSON.parse(readSavedPolicyText(path.join(runDir, POLICY_FILE)).text) as { file?: unknown } | null)?.file;
+    file = (JSON.parse(readSavedPolicyText(saved).text) as { file?: unknown } | null)?.file;
   } catch {
     file = undefined; // unreadable or not JSON: where the run came from is not known
   }
-  const command = `${selfCommand()} run -c`;
-  if (typeof file !== 'string' || !path.isAbsolute(file)) return `${command} <loop.yaml> (${shortPath(path.join(runDir, POLICY_FILE))} does not say which loop.yaml the run came from)`;
-  if (!isFile(file)) return `${command} <loop.yaml> (the run's loop.yaml ${shortPath(file)} is gone)`;
+  if (typeof file !== 'string' || !path.isAbsolute(file)) return `${command} <loop.yaml> (${shortPath(saved)} does not say which loop.yaml the run came from)`;
+  if (!existsSync(file)) return `${command} <loop.yaml> (the run's loop.yaml ${shortPath(file)} is gone)`;
+  if (!isFile(file)) return `${command} <loop.yaml> (the run's loop.yaml ${shortPath(file)} is not a file)`;
   return `${command} ${shortPath(file)}`;
 }
 

@@ -82,3 +82,65 @@ export function budgetLimits(value: unknown, path: string): BudgetLimits {
   }
   return { ...limits } as unknown as BudgetLimits;
 }
+
+/**
+ * `value`, the field at `path`, as a list of texts (`data.goal.success_criteria`).
+ * @throws EventDataError naming the field, or the first item that is not text
+ */
+export function texts(value: unknown, path: string, what: string): string[] {
+  if (!Array.isArray(value)) throw new EventDataError(`${path} is ${describeField(value)}; it holds ${what}: a list of texts`);
+  const at = value.findIndex((item) => typeof item !== 'string');
+  if (at >= 0) throw new EventDataError(`${path}[${at}] is ${describeField(value[at])}; it holds one of ${what}: a text`);
+  return value as string[];
+}
+
+/**
+ * `value`, the field at `path`, as text.
+ * @throws EventDataError for anything else, a missing field included
+ */
+export function text(value: unknown, path: string, what: string): string {
+  if (typeof value === 'string') return value;
+  throw new EventDataError(`${path} is ${describeField(value)}; it holds ${what}: a text`);
+}
+
+/** The budget dimensions a usage record may name as not reported. */
+const USAGE_DIMENSIONS = ['tokens', 'cost_usd'] as const;
+
+/**
+ * `value`, the optional field at `path` naming the usage a turn did not report
+ * (`data.unreported`): absent is none, else a list of `tokens` and `cost_usd`.
+ * @throws EventDataError for anything else
+ */
+export function unreportedList(value: unknown, path: string): Array<(typeof USAGE_DIMENSIONS)[number]> {
+  if (value === undefined) return [];
+  if (!Array.isArray(value)) throw new EventDataError(`${path} is ${describeField(value)}; it holds the usage not reported: a list of ${USAGE_DIMENSIONS.join(', ')}`);
+  value.forEach((item, i) => oneOf(item, `${path}[${i}]`, USAGE_DIMENSIONS));
+  return value as Array<(typeof USAGE_DIMENSIONS)[number]>;
+}
+
+/**
+ * The goal an event carries at `path` (`data.goal` of `session.start`, `goal.revised`): its
+ * objective a text, its success criteria, constraints and notes lists of texts.
+ * @throws EventDataError naming the first field that is not
+ */
+export function checkGoal(value: unknown, path: string): void {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) throw new EventDataError(`${path} is ${describeField(value)}; it holds the goal: objective, success_criteria, constraints, notes`);
+  const goal = value as Record<string, unknown>;
+  text(goal.objective, `${path}.objective`, 'the objective');
+  texts(goal.success_criteria, `${path}.success_criteria`, 'the success criteria');
+  texts(goal.constraints, `${path}.constraints`, 'the constraints');
+  texts(goal.notes, `${path}.notes`, 'the progress notes');
+}
+
+/**
+ * A tool call an event carries at `path` (`data.call` of `tool.call`, an item of a turn's
+ * `tool_calls`): an object with a text `id` and `name`.
+ * @throws EventDataError naming the first field that is not
+ */
+export function checkCall(value: unknown, path: string): void {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) throw new EventDataError(`${path} is ${describeField(value)}; it holds a tool call: id, name, args`);
+  const call = value as Record<string, unknown>;
+  text(call.id, `${path}.id`, "the call's id");
+  text(call.name, `${path}.name`, "the tool's name");
+}
+

@@ -8,7 +8,7 @@ import { EVENT_TYPES, eventTypeIndex, type EventOf, type EventType, type GoalRev
 import { describeFinding, type ProtectBaseline } from './constraints.js';
 import { MAX_CYCLE_PERIOD } from './repetition.js';
 import { clearAll, clearAtCall, clearAtCheckpoint, repetitionWatch, watchAlert, type AlertWatch, type Cleared, type NewWatch } from './alert-clearing.js';
-import { doneReason, INITIAL_MACHINE, transition, type DoneReason, type LoopState, type MachineState } from './machine.js';
+import { DONE_REASONS, doneReason, INITIAL_MACHINE, LOOP_STATES, transition, type DoneReason, type LoopState, type MachineState } from './machine.js';
 import { InvariantError } from './errors.js';
 import { lapNote } from './lap-handover.js';
 import { appendReport } from './reported.js';
@@ -31,7 +31,7 @@ import type {
   ToolResult,
 } from './types.js';
 import { BUDGET_DIMENSIONS } from './types.js';
-import { budgetLimits, count, oneOf, reportedCount } from './event-data.js';
+import { budgetLimits, checkCall, checkGoal, count, describeField, EventDataError, oneOf, reportedCount, text, unreportedList } from './event-data.js';
 import { counted } from '../text/count.js';
 
 /** One tool call and what became of it. */
@@ -410,6 +410,22 @@ export function reduce(s: SessionState, e: LoopEvent): void {
   s.verdicts = verdicts;
 }
 
+/**
+ * The machine after the transition `e` records. A target that is no state of the machine is
+ * damaged data, named as such; a known state the machine cannot go to is an illegal
+ * transition. The state's name is checked only when the transition fails (the common path
+ * costs nothing more).
+ * @throws EventDataError, IllegalTransitionError
+ */
+function transitionTo(machine: MachineState, e: EventOf<'state.transition'>): MachineState {
+  try {
+    return transition(machine, e.data.to, e.seq);
+  } catch (error) {
+    oneOf(e.data.to, 'data.to', LOOP_STATES);
+    throw error;
+  }
+}
+
 /** What one event of type `T` does to a draft state (after {@link reduce} has counted it). */
 type Reducer<T extends EventType> = (s: SessionState, e: EventOf<T>) => void;
 
@@ -421,6 +437,7 @@ type Reducer<T extends EventType> = (s: SessionState, e: EventOf<T>) => void;
 const REDUCERS: { readonly [T in EventType]: Reducer<T> } = {
   'session.start': (s, e) => {
     // What the event holds is read first: data that cannot be read changes nothing.
+    checkGoal(e.data.goal, 'data.goal');
     const acceptance = startAcceptance(e.data.acceptance, e.data.goal.success_criteria);
     const limits = budgetLimits(e.data.budget, 'data.budget');
     s.session = e.session;
@@ -445,6 +462,8 @@ const REDUCERS: { readonly [T in EventType]: Reducer<T> } = {
     if (cause.kind === 'hook' && s.planDraft !== null) s.planReviewed = true; // only after_plan pauses with a draft open
   },
   'session.complete': (s, e) => {
+    oneOf(e.data.reason, 'data.reason', DONE_REASONS);
+    text(e.data.summary, 'data.summary', 'the summary of the end');
     pauseClock(s, e.at);
     s.done = { reason: doneReason(e.data.reason, e.data.summary, s.abort !== null), summary: e.data.summary, ...(e.data.detail ? { detail: e.data.detail } : {}) };
     s.pending = null;
@@ -453,7 +472,7 @@ const REDUCERS: { readonly [T in EventType]: Reducer<T> } = {
   },
   'state.transition': (s, e) => {
     // Checked first: a transition the machine refuses changes nothing.
-    const machine = transition(s.machine, e.data.to, e.seq);
+    const machine = transitionTo(s.machine, e);
     s.stepEnded = false;
     s.planCommitted = false;
     if (e.data.to !== 'IDLE' && e.data.from !== 'IDLE') {
@@ -504,7 +523,8 @@ const REDUCERS: { readonly [T in EventType]: Reducer<T> } = {
     // What the event holds is read first: data that cannot be read changes nothing.
     const { response } = e.data;
     // A CLI agent's parsed messages were each counted as a turn already.
-    const counted = !(response.agent_run && response.agent_run.messages > 0);
+    const counted = !(response.agent_run && count(response.agent_run.messages, 'data.response.agent_run.messages', "the agent's messages that started a turn") > 0);
+    response.tool_calls.forEach((call, i) => checkCall(call, `data.response.tool_calls[${i}]`));
     const unreported = unreportedOf(response);
     const tokens = tokensOf(e.data.usage);
     const cost = count(e.data.cost_usd, 'data.cost_usd', 'the cost of the turn in USD');
@@ -524,6 +544,7 @@ const REDUCERS: { readonly [T in EventType]: Reducer<T> } = {
     if (report) appendReport(own(s, 'reportSinceCheckpoint', s.reportSinceCheckpoint), report);
   },
   'tool.call': (s, e) => {
+    checkCall(e.data.call, 'data.call');
     own(s, 'tools', s.tools).set(e.data.call.id, toolRecord(e));
     s.queued = withoutCall(s.queued, e.data.call.id);
     own(s, 'toolOrder', s.toolOrder).push(e.data.call.id);
@@ -600,6 +621,7 @@ const REDUCERS: { readonly [T in EventType]: Reducer<T> } = {
   },
   'repetition.detected': (s, e) => foldRepetition(s, e),
   'goal.revised': (s, e) => {
+    checkGoal(e.data.goal, 'data.goal');
     const acceptance = reviseAcceptance(s.acceptance, e.data.acceptance, e.data.goal.success_criteria);
     const note = `The operator revised the goal (${e.data.revision.directive}: ${e.data.revision.text}).`;
     s.goal = e.data.goal;
@@ -646,9 +668,10 @@ const REDUCERS: { readonly [T in EventType]: Reducer<T> } = {
     const input = reportedCount(e.data.input_tokens, 'data.input_tokens', 'input tokens') ?? 0;
     const output = reportedCount(e.data.output_tokens, 'data.output_tokens', 'output tokens') ?? 0;
     const cost = reportedCount(e.data.cost_usd, 'data.cost_usd', 'the cost in USD') ?? 0;
+    const unreported = unreportedList(e.data.unreported, 'data.unreported');
     own(s, 'usage', s.usage).tokens += input + output;
     own(s, 'usage', s.usage).cost_usd += cost;
-    noteUnreported(s, e.data.unreported ?? []);
+    noteUnreported(s, unreported);
   },
   'agent.notice': () => undefined,
   'context.compacted': (s, e) => {
@@ -723,10 +746,38 @@ function reportOf(report: Partial<ReportedClaims>): Partial<ReportedClaims> {
 function foldAssessment(s: SessionState, e: EventOf<'progress.assessed'>): void {
   const tokens = tokensOf(e.data.usage);
   const cost = count(e.data.cost_usd, 'data.cost_usd', 'the cost of the assessment in USD');
+  const unreported = unreportedList(e.data.unreported, 'data.unreported');
   own(s, 'usage', s.usage).tokens += tokens;
   own(s, 'usage', s.usage).cost_usd += cost;
-  noteUnreported(s, e.data.unreported ?? []);
+  noteUnreported(s, unreported);
   s.assessment = { seq: e.seq, ...e.data };
+}
+
+/** How a change of a reload may have taken effect. */
+const RELOAD_EFFECTS = ['applied', 'awaiting_key', 'declined', 'needs_new_run', 'goal_only'] as const satisfies readonly PolicyChange['effect'][];
+
+/**
+ * A reload's `data.diff`, checked: a list of changes, each with a text `path` and a known
+ * `effect`; a budget limit's `to` a count or `null` (the limit removed: loopdeck writes
+ * `null`, never leaves it out), the checkpoint interval's a whole number of 1 or more. What
+ * resume applies to the policy is what the fold takes: nothing else.
+ * @throws EventDataError naming the first change or field that is not
+ */
+function reloadDiff(value: unknown): PolicyChange[] {
+  if (!Array.isArray(value)) throw new EventDataError(`data.diff is ${describeField(value)}; it holds the list of changes the reload found`);
+  value.forEach((change: unknown, i) => {
+    const at = `data.diff[${i}]`;
+    if (change === null || typeof change !== 'object' || Array.isArray(change)) throw new EventDataError(`${at} is ${describeField(change)}; it holds one change: path, effect, from, to`);
+    const c = change as Record<string, unknown>;
+    const path = text(c.path, `${at}.path`, 'the path of the setting changed');
+    oneOf(c.effect, `${at}.effect`, RELOAD_EFFECTS);
+    const limit = LIMIT_PATH.exec(path)?.[1];
+    if (limit !== undefined && c.to !== null) count(c.to, `${at}.to`, `the new limit of ${limit} (null: none)`);
+    if (path === 'checkpoint.every_iterations' && !(Number.isInteger(c.to) && (c.to as number) >= 1)) {
+      throw new EventDataError(`${at}.to is ${describeField(c.to)}; it holds the new checkpoint interval: a whole number of iterations, 1 or more`);
+    }
+  });
+  return value as PolicyChange[];
 }
 
 /** The path of a budget limit in a reload's changes; its dimension the first group. */
@@ -739,14 +790,8 @@ const LIMIT_PATH = /^budget\.limits\.(turns|tool_calls|wall_clock_seconds|tokens
  * newer reload replaces them.
  */
 function foldReload(s: SessionState, e: EventOf<'policy.reloaded'>): void {
-  // A damaged log may carry anything here: what is not a list of changes changes nothing.
-  const diff = Array.isArray(e.data.diff) ? e.data.diff.filter((c) => c !== null && typeof c === 'object' && typeof c.path === 'string') : [];
+  const diff = reloadDiff(e.data.diff);
   const applied = diff.filter((c) => c.effect === 'applied');
-  // A budget limit changed to anything but a count, or none (`null`, absent: the limit removed), is refused before any change:
-  // read as "no limit", a damaged line would lift the budget.
-  for (const change of applied) {
-    if (LIMIT_PATH.test(change.path) && change.to !== undefined && change.to !== null) count(change.to, `data.diff[${diff.indexOf(change)}].to`, `the new limit of ${change.path.slice('budget.limits.'.length)}`);
-  }
   if (applied.length > 0) s.policyChanges = [...s.policyChanges, ...applied.map((c) => ({ seq: e.seq, path: c.path, ...('to' in c ? { to: c.to } : {}) }))];
   for (const change of applied) {
     const limit = LIMIT_PATH.exec(change.path)?.[1] as BudgetDimension | undefined;

@@ -19,7 +19,7 @@ export interface ReadLogResult {
   unresumable?: string;
 }
 
-/** True for a parsed log line with an event's envelope (seq, at, session, a known type, data). */
+/** True for a parsed log line with an event's envelope (a whole `seq`, `at` a finite time of 0 or more, session, a known type, data). */
 export function isEnvelope(value: unknown): value is LoopEvent {
   return envelopeType(value) !== undefined;
 }
@@ -31,7 +31,8 @@ export function isEnvelope(value: unknown): value is LoopEvent {
 function envelopeType(value: unknown): EventType | undefined {
   if (value === null || typeof value !== 'object') return undefined;
   const v = value as Record<string, unknown>;
-  const envelope = Number.isInteger(v.seq) && typeof v.at === 'number' && typeof v.session === 'string' && typeof v.type === 'string' && typeof v.data === 'object' && v.data !== null;
+  // `at` a time: a finite number of ms, not negative (`1e400` parses to Infinity, which every clock sum would carry).
+  const envelope = Number.isInteger(v.seq) && Number.isFinite(v.at) && (v.at as number) >= 0 && typeof v.session === 'string' && typeof v.type === 'string' && typeof v.data === 'object' && v.data !== null;
   return envelope ? knownEventType(v.type as string) : undefined;
 }
 

@@ -64,6 +64,7 @@ function isShapeError(error: unknown): error is TypeError | RangeError {
 
 /** A fold of `e` onto a draft of `state`, its fields traced: what it threw (`null`: it took the event) and the fields it read, in order. */
 function attempt(state: SessionState, e: unknown): { error: unknown; reads: Read[] } {
+  if (performance.now() > deadline) throw GIVE_UP;
   const reads: Read[] = [];
   try {
     reduce(draftOf(state), traced(e, [], reads) as LoopEvent);
@@ -72,6 +73,17 @@ function attempt(state: SessionState, e: unknown): { error: unknown; reads: Read
     return { error, reads };
   }
 }
+
+/**
+ * Time the search for the damaged field may take, in ms: a few folds of one event take far
+ * less, but an event of millions of fields (a hostile line) would take minutes. Past it the
+ * runtime's message is given as it is.
+ */
+const SEARCH_MS = 1000;
+/** Thrown when the search is given up ({@link SEARCH_MS}). */
+const GIVE_UP = Symbol('give up');
+/** When the current search ends (`performance.now()` time, ms). */
+let deadline = Infinity;
 
 /** Values a field is given to see whether the fold takes the event with it. */
 const PROBES: readonly unknown[] = ['', 0, false, [], {}];
@@ -165,13 +177,23 @@ function culpritOf(state: SessionState, e: LoopEvent, message: string): Read | n
  * `data.checkpoint.signals is missing`, `data.result.output is the number 7 (not what the
  * fold reads there)`; the runtime's message when no one field explains it.
  *
- * Folds `e` again onto drafts of `state` ({@link culpritOf}), a few times per field it reads:
- * meant for the one event a log's fold refuses. `state` is not changed.
+ * Folds `e` again onto drafts of `state` ({@link culpritOf}), a few times per field it reads,
+ * for at most `searchMs` ms (default {@link SEARCH_MS}): meant for the one event a log's fold
+ * refuses. `state` is not changed.
  */
-export function refusalReason(state: SessionState, e: LoopEvent, error: unknown): string {
+export function refusalReason(state: SessionState, e: LoopEvent, error: unknown, searchMs = SEARCH_MS): string {
   const message = error instanceof Error ? error.message : String(error);
   if (!isShapeError(error)) return message;
-  const culprit = culpritOf(state, e, message);
+  let culprit: Read | null;
+  deadline = performance.now() + searchMs;
+  try {
+    culprit = culpritOf(state, e, message);
+  } catch (thrown) {
+    if (thrown !== GIVE_UP) throw thrown;
+    culprit = null;
+  } finally {
+    deadline = Infinity;
+  }
   if (culprit === null) return message;
   const at = fieldPath(culprit.keys);
   const what = describeField(culprit.value);

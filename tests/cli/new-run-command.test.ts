@@ -46,11 +46,12 @@ describe('the command that starts a new run', () => {
     const dir = runDir({ file: '/nowhere/at/all/loop.yaml' });
     expect(newRunCommand(dir)).toBe(`${selfCommand()} run -c <loop.yaml> (the run's loop.yaml /nowhere/at/all/loop.yaml is gone)`);
     const folder = runDir({ file: os.tmpdir() });
-    expect(newRunCommand(folder)).toContain('is gone');
+    expect(newRunCommand(folder)).toBe(`${selfCommand()} run -c <loop.yaml> (the run's loop.yaml ${os.tmpdir()} is not a file)`);
   });
 
   it('says where it came from is not known when policy.json is missing, not JSON, or records no absolute path', () => {
-    for (const policy of [undefined, 'not json {', 'null', '[]', { file: 7 }, { file: 'loop.yaml' }, { goal: {} }]) {
+    expect(newRunCommand(runDir(undefined))).toMatch(/ run -c <loop\.yaml> \(.*policy\.json is missing: which loop\.yaml the run came from is not known\)$/);
+    for (const policy of ['not json {', 'null', '[]', { file: 7 }, { file: 'loop.yaml' }, { goal: {} }]) {
       const printed = newRunCommand(runDir(policy));
       expect(printed, JSON.stringify(policy)).toMatch(/ run -c <loop\.yaml> \(.*policy\.json does not say which loop\.yaml the run came from\)$/);
     }

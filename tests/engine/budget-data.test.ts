@@ -3,6 +3,8 @@
 // negative number, infinite or of another kind is refused (the run is shown up to before
 // it, and resume refuses the log): a missing number is not zero, a limit that is not there
 // is not "no limit", and an outcome or an answer that is none of the known ones is not `ok`.
+// So are the fields the fold keeps and reads again later (the goal's lists, a tool call's
+// id): damage there is named on its own line, not on a sound line after it.
 // Checked for every such field of every event type that carries one, in every corpus log
 // that has the event (events no corpus run has are put into the demo run).
 import { readdirSync, readFileSync } from 'node:fs';
@@ -41,16 +43,38 @@ const FIELDS: Field[] = [
   { type: 'progress.assessed', keys: ['usage', 'input_tokens'] },
   { type: 'progress.assessed', keys: ['usage', 'output_tokens'] },
   { type: 'progress.assessed', keys: ['cost_usd'] },
-  // A limit a reload changed: `null` or no `to` is the limit removed.
-  { type: 'policy.reloaded', keys: ['diff', 0, 'to'], fine: [undefined, 'null'] },
+  // A limit a reload changed: `null` is the limit removed (loopdeck writes it; it never leaves `to` out).
+  { type: 'policy.reloaded', keys: ['diff', 0, 'to'], fine: ['null'] },
+  { type: 'policy.reloaded', keys: ['diff', 0, 'effect'] },
+  { type: 'policy.reloaded', keys: ['diff', 0] },
+  { type: 'policy.reloaded', keys: ['diff'], fine: ['[]'] },
+  // A path is any text (one the policy lacks is refused by resume when it applies it).
+  { type: 'policy.reloaded', keys: ['diff', 0, 'path'], fine: ['"5"', '"ok"'] },
   { type: 'step.end', keys: ['outcome'] },
   { type: 'lap.end', keys: ['outcome'] },
   { type: 'tool.decision', keys: ['decision'] },
+  { type: 'session.complete', keys: ['reason'] },
+  { type: 'session.complete', keys: ['summary'], fine: ['"5"', '"ok"'] },
+  { type: 'state.transition', keys: ['to'] },
+  // What the fold keeps and reads again later (a checkpoint reads the goal's criteria and notes, a tool call's record is found by its id).
+  ...(['success_criteria', 'constraints', 'notes'] as const).flatMap((k): Field[] => [
+    { type: 'session.start', keys: ['goal', k], fine: ['[]'] },
+    { type: 'session.start', keys: ['goal', k, 0], fine: ['"5"', '"ok"'] },
+    { type: 'goal.revised', keys: ['goal', k], fine: ['[]'] },
+  ]),
+  { type: 'session.start', keys: ['goal', 'objective'], fine: ['"5"', '"ok"'] },
+  { type: 'tool.call', keys: ['call', 'id'], fine: ['"5"', '"ok"'] },
+  { type: 'tool.call', keys: ['call', 'name'], fine: ['"5"', '"ok"'] },
+  { type: 'tool.call', keys: ['call'] },
+  { type: 'model.call', keys: ['response', 'tool_calls', 0] },
+  { type: 'agent.usage', keys: ['unreported'], fine: [undefined, '[]'] },
+  { type: 'agent.usage', keys: ['unreported', 0] },
+  { type: 'progress.assessed', keys: ['unreported'], fine: [undefined, '[]'] },
 ];
 
 /** Events of the types no corpus run records, as loopdeck writes them, to put into the demo run. */
 const MADE: Record<string, Record<string, unknown>> = {
-  'agent.usage': { turn: 1, input_tokens: 120, output_tokens: 30, cost_usd: 0.002 },
+  'agent.usage': { turn: 1, input_tokens: 120, output_tokens: 30, cost_usd: 0.002, unreported: ['cost_usd'] },
   'progress.assessed': { iteration: 1, criteria: ['every test passes'], harness: [], outcome: 'unparsed', usage: { input_tokens: 50, output_tokens: 10 }, cost_usd: 0.001 },
   'policy.reloaded': { file: '/p/loop.yaml', trigger: 'command', diff: [{ path: 'budget.limits.tokens', from: 100000, to: 200000, effect: 'applied' }] },
 };
@@ -90,14 +114,16 @@ function budgetIsSound(state: SessionState): void {
   }
 }
 
-describe('the numbers and names a budget or a decision rests on, damaged in a log', () => {
-  it.each(FIELDS.map((f) => [`${f.type} data.${f.keys.join('.')}`, f] as const))('%s: refused and named, never taken as another number', (_name, field) => {
+describe('the numbers and names a budget, a decision or a later event rests on, damaged in a log', () => {
+  it.each(FIELDS.map((f) => [`${f.type} data.${f.keys.join('.')}`, f] as const))('%s: refused and named, never taken as another value', (_name, field) => {
     let cases = 0;
     for (const run of runsWith(field.type)) {
       const at = run.events.findIndex((e) => e.type === field.type);
       for (const raw of DAMAGE) {
         // A value of the right kind that is still one the field may hold is not damage: an outcome that is `"ok"` is one.
         if (raw === '"ok"' && field.keys.at(-1) === 'outcome' && field.type === 'step.end') continue;
+        // An item of a list is not deleted (that leaves the list shorter, or a hole written as `null`).
+        if (raw === undefined && typeof field.keys.at(-1) === 'number') continue;
         const text = damaged(run.events, at, field.keys, raw);
         const folded = foldLog(text, 'events.jsonl');
         const parsed = parseLog(text, 'events.jsonl');
@@ -111,7 +137,8 @@ describe('the numbers and names a budget or a decision rests on, damaged in a lo
         cases += 1;
         const path = `data.${field.keys.map((k) => (typeof k === 'number' ? `[${k}]` : k)).join('.').replaceAll('.[', '[')}`;
         expect(folded.state.eventCount, label).toBe(at);
-        expect(folded.warnings.at(-1), label).toMatch(new RegExp(`^events\\.jsonl: stopped showing the run at seq ${at} \\(${field.type.replace('.', '\\.')}\\): .*\\(${path.replace(/[.[\]]/g, '\\$&')} is `));
+        // The field, or a field inside it (an object given for a change names its missing `path`).
+        expect(folded.warnings.at(-1), label).toMatch(new RegExp(`^events\\.jsonl: stopped showing the run at seq ${at} \\(${field.type.replace('.', '\\.')}\\): .*\\(${path.replace(/[.[\]]/g, '\\$&')}(?:[.[][^ ]*)? is `));
         expect(folded.unresumable, label).toContain(`seq ${at} (${field.type}) does not follow from the events before it`);
         expect(parsed.warnings, label).toEqual(folded.warnings);
       }

@@ -15,6 +15,7 @@ import { refusalReason } from '../../src/engine/refusal.js';
 
 const DIR = path.resolve(import.meta.dirname, '../fixtures/logs');
 const LOGS = readdirSync(DIR).filter((f) => f.endsWith('.jsonl')).sort();
+const read = (name: string) => readFileSync(path.join(DIR, name), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as LoopEvent);
 
 /** Values a damaged field may hold instead of its own (`undefined`: the field deleted). */
 const VALUES: unknown[] = [undefined, null, 0, 'x', [], {}];
@@ -96,6 +97,23 @@ describe('why the fold refused an event', () => {
     const state = draftOf(INITIAL_STATE);
     const error = new IllegalTransitionError('IDLE', 'DONE', 4);
     expect(refusalReason(state, { seq: 4, at: 0, session: 's', type: 'state.transition', data: { from: 'IDLE', to: 'DONE' } } as LoopEvent, error)).toBe('illegal transition IDLE -> DONE at seq 4');
+  });
+
+  it('gives the runtime\'s words when the search for the field runs out of time (an event of millions of fields)', () => {
+    const events = read('demo.jsonl');
+    const at = events.findIndex((e) => e.type === 'checkpoint.recorded');
+    const state = draftOf(INITIAL_STATE);
+    for (const e of events.slice(0, at)) reduce(state, e);
+    const damaged = { ...events[at]!, data: {} } as LoopEvent;
+    let error: unknown;
+    try {
+      reduce(draftOf(state), damaged);
+    } catch (thrown) {
+      error = thrown;
+    }
+    expect(refusalReason(state, damaged, error)).toBe('data.checkpoint is missing');
+    expect(refusalReason(state, damaged, error, 0)).toBe((error as Error).message);
+    expect((error as Error).message).toMatch(/^Cannot read properties of undefined/);
   });
 
   it('is what replay prints for a checkpoint whose data was emptied, in every reader', () => {

@@ -87,12 +87,10 @@ describe('the fold of policy.reloaded', () => {
   };
   const reloaded = (seq: number, data: unknown): LoopEvent => ({ seq, at: seq, session: 's', type: 'policy.reloaded', data: data as never });
 
-  it('keeps the limits, the interval and the applied changes; a damaged diff changes nothing', () => {
+  it('keeps the limits, the interval and the applied changes', () => {
     const state = fold([
       start,
       reloaded(1, { file, trigger: 'command', diff: [{ path: 'budget.limits.turns', from: 5, to: 8, effect: 'applied' }, { path: 'checkpoint.every_iterations', from: 3, to: 2, effect: 'applied' }, { path: 'hooks', from: [], to: ['trace-writer'], effect: 'awaiting_key' }] }),
-      reloaded(2, { file, trigger: 'watch', diff: 'nonsense' }),
-      reloaded(3, { file, trigger: 'watch', diff: [null, 7, { effect: 'applied' }] }),
     ]);
     expect(state.limits.turns).toBe(8);
     expect(state.checkpointEvery).toBe(2);
@@ -100,8 +98,25 @@ describe('the fold of policy.reloaded', () => {
       { seq: 1, path: 'budget.limits.turns', to: 8 },
       { seq: 1, path: 'checkpoint.every_iterations', to: 2 },
     ]);
-    // The damaged reloads held nothing, so they replaced the held hooks change.
-    expect(state.reloadPending).toBeNull();
+    expect(state.reloadPending?.seq).toBe(1);
+  });
+
+  it('refuses a damaged diff, naming what is wrong, and changes nothing: resume applies to the policy only what the fold took', () => {
+    const before = fold([start]);
+    const damaged: Array<[unknown, string]> = [
+      ['nonsense', 'data.diff is the text "nonsense"; it holds the list of changes the reload found'],
+      [[null], 'data.diff[0] is null; it holds one change: path, effect, from, to'],
+      [[{ path: 'hooks', to: [] }], 'data.diff[0].effect is missing; it holds one of applied, awaiting_key, declined, needs_new_run, goal_only'],
+      [[{ effect: 'applied' }], 'data.diff[0].path is missing; it holds the path of the setting changed: a text'],
+      [[{ path: 'budget.limits.turns', effect: 'applied' }], 'data.diff[0].to is missing; it holds the new limit of turns (null: none): a number, 0 or more'],
+      [[{ path: 'budget.limits.tokens', to: '9', effect: 'applied' }], 'data.diff[0].to is the text "9"; it holds the new limit of tokens (null: none): a number, 0 or more'],
+      [[{ path: 'hooks', to: [], effect: 'declined' }, { path: 'checkpoint.every_iterations', to: -5, effect: 'applied' }], 'data.diff[1].to is the number -5; it holds the new checkpoint interval: a whole number of iterations, 1 or more'],
+    ];
+    for (const [diff, message] of damaged) {
+      expect(() => fold([reloaded(1, { file, trigger: 'watch', diff })], before), JSON.stringify(diff)).toThrow(message);
+    }
+    // A limit removed is `to: null`: no limit.
+    expect(fold([reloaded(1, { file, trigger: 'command', diff: [{ path: 'budget.limits.turns', from: 5, to: null, effect: 'applied' }] })], before).limits.turns).toBeNull();
   });
 
   it('a refused file leaves what waits for a key; an answer to another reload changes nothing', () => {
