@@ -436,6 +436,8 @@ type Reducer<T extends EventType> = (s: SessionState, e: EventOf<T>) => void;
  */
 const REDUCERS: { readonly [T in EventType]: Reducer<T> } = {
   'session.start': (s, e) => {
+    // A run starts once (a second start would replace its goal, limits and clock).
+    if (s.session !== null) throw new InvariantError(`a second session.start: the run ${s.session} started before it`);
     // What the event holds is read first: data that cannot be read changes nothing.
     checkGoal(e.data.goal, 'data.goal');
     const acceptance = startAcceptance(e.data.acceptance, e.data.goal.success_criteria);
@@ -462,6 +464,8 @@ const REDUCERS: { readonly [T in EventType]: Reducer<T> } = {
     if (cause.kind === 'hook' && s.planDraft !== null) s.planReviewed = true; // only after_plan pauses with a draft open
   },
   'session.complete': (s, e) => {
+    // A run ends once: a second end would replace the first.
+    if (s.done !== null) throw new InvariantError(`a second session.complete: the run ended before it (${s.done.reason})`);
     oneOf(e.data.reason, 'data.reason', DONE_REASONS);
     text(e.data.summary, 'data.summary', 'the summary of the end');
     pauseClock(s, e.at);

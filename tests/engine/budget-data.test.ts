@@ -11,7 +11,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { LoopEvent } from '../../src/engine/events.js';
-import { fold, type SessionState } from '../../src/engine/fold.js';
+import { fold, stateAsJson, type SessionState } from '../../src/engine/fold.js';
 import { foldLog, parseLog } from '../../src/engine/log.js';
 import { BUDGET_DIMENSIONS } from '../../src/engine/types.js';
 
@@ -137,6 +137,8 @@ describe('the numbers and names a budget, a decision or a later event rests on, 
         cases += 1;
         const path = `data.${field.keys.map((k) => (typeof k === 'number' ? `[${k}]` : k)).join('.').replaceAll('.[', '[')}`;
         expect(folded.state.eventCount, label).toBe(at);
+        // Refused, it changed nothing: the state is the fold of the events before it.
+        expect(stateAsJson(folded.state), label).toEqual(stateAsJson(fold(run.events.slice(0, at))));
         // The field, or a field inside it (an object given for a change names its missing `path`).
         expect(folded.warnings.at(-1), label).toMatch(new RegExp(`^events\\.jsonl: stopped showing the run at seq ${at} \\(${field.type.replace('.', '\\.')}\\): .*\\(${path.replace(/[.[\]]/g, '\\$&')}(?:[.[][^ ]*)? is `));
         expect(folded.unresumable, label).toContain(`seq ${at} (${field.type}) does not follow from the events before it`);
@@ -144,5 +146,28 @@ describe('the numbers and names a budget, a decision or a later event rests on, 
       }
     }
     expect(cases).toBeGreaterThan(0);
+  });
+});
+
+describe('a run starts once and ends once', () => {
+  const demo = read('demo.jsonl');
+  const withCopy = (of: number, at: number) => {
+    const events = [...demo.slice(0, at), demo[of]!, ...demo.slice(at)].map((e, seq) => ({ ...e, seq }));
+    return `${events.map((e) => JSON.stringify(e)).join('\n')}\n`;
+  };
+
+  it('a second session.start (its limits, goal and clock would replace the run\'s) is refused', () => {
+    const folded = foldLog(withCopy(0, 6), 'events.jsonl');
+    expect(folded.state.eventCount).toBe(6);
+    expect(folded.warnings).toEqual([`events.jsonl: stopped showing the run at seq 6 (session.start): it does not follow from the events before it (a damaged line, legible but wrong) (a second session.start: the run ${demo[0]!.session} started before it)`]);
+    expect(folded.unresumable).toContain('seq 6 (session.start) does not follow from the events before it');
+  });
+
+  it('a second session.complete (it would replace the first end) is refused', () => {
+    const last = demo.length - 1;
+    const folded = foldLog(withCopy(last, demo.length), 'events.jsonl');
+    expect(folded.state.eventCount).toBe(demo.length);
+    expect(folded.state.done?.reason).toBe('goal_met');
+    expect(folded.warnings).toEqual([`events.jsonl: stopped showing the run at seq ${demo.length} (session.complete): it does not follow from the events before it (a damaged line, legible but wrong) (a second session.complete: the run ended before it (goal_met))`]);
   });
 });
