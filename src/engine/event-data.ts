@@ -144,3 +144,33 @@ export function checkCall(value: unknown, path: string): void {
   text(call.name, `${path}.name`, "the tool's name");
 }
 
+/**
+ * `value`, the field at `path`, as a whole count (a turn, a step, a lap, an index): an
+ * integer of `least` or more.
+ * @throws EventDataError for anything else, a missing field included
+ */
+export function whole(value: unknown, path: string, what: string, least = 0): number {
+  if (Number.isInteger(value) && (value as number) >= least) return value as number;
+  throw new EventDataError(`${path} is ${describeField(value)}; it holds ${what}: a whole number, ${least} or more`);
+}
+
+/** The statuses of a row of the acceptance matrix. */
+const ROW_STATUSES = ['PENDING', 'IN_PROGRESS', 'DONE', 'BLOCKED', 'NOT_CHECKABLE'] as const;
+
+/**
+ * The rows of the acceptance matrix an `acceptance.checked` carries at `path`: a list of
+ * rows, each with a whole `index`, a text `text` and a known `status`.
+ * @throws EventDataError naming the first field that is not
+ */
+export function checkRows(value: unknown, path: string): void {
+  if (!Array.isArray(value)) throw new EventDataError(`${path} is ${describeField(value)}; it holds the rows of the acceptance matrix: a list`);
+  value.forEach((row: unknown, i) => {
+    const at = `${path}[${i}]`;
+    if (row === null || typeof row !== 'object' || Array.isArray(row)) throw new EventDataError(`${at} is ${describeField(row)}; it holds one row: index, text, status`);
+    const r = row as Record<string, unknown>;
+    whole(r.index, `${at}.index`, "the criterion's index");
+    text(r.text, `${at}.text`, "the criterion's text");
+    oneOf(r.status, `${at}.status`, ROW_STATUSES);
+  });
+}
+

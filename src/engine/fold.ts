@@ -31,7 +31,8 @@ import type {
   ToolResult,
 } from './types.js';
 import { BUDGET_DIMENSIONS } from './types.js';
-import { budgetLimits, checkCall, checkGoal, count, describeField, EventDataError, oneOf, reportedCount, text, unreportedList } from './event-data.js';
+import { budgetLimits, checkCall, checkGoal, checkRows, count, describeField, EventDataError, oneOf, reportedCount, text, unreportedList, whole } from './event-data.js';
+import { raisedLimit } from './budget-units.js';
 import { counted } from '../text/count.js';
 
 /** One tool call and what became of it. */
@@ -501,7 +502,7 @@ const REDUCERS: { readonly [T in EventType]: Reducer<T> } = {
     s.lastStepFailed = false;
   },
   'step.start': (s, e) => {
-    s.step = e.data.step;
+    s.step = whole(e.data.step, 'data.step', 'the number of the step', 1);
     s.stepOpen = true;
     // A step that starts with calls of the last turn still queued is served by that turn.
     s.stepHasTurn = s.queued.length > 0;
@@ -532,9 +533,10 @@ const REDUCERS: { readonly [T in EventType]: Reducer<T> } = {
     const unreported = unreportedOf(response);
     const tokens = tokensOf(e.data.usage);
     const cost = count(e.data.cost_usd, 'data.cost_usd', 'the cost of the turn in USD');
+    const turn = whole(e.data.turn, 'data.turn', 'the number of the turn', 1);
     const queued = [...response.tool_calls];
     const report = response.report ? reportOf(response.report) : null;
-    s.turn = e.data.turn;
+    s.turn = turn;
     s.stepHasTurn = true;
     if (counted) own(s, 'usage', s.usage).turns += 1;
     noteUnreported(s, unreported);
@@ -643,10 +645,20 @@ const REDUCERS: { readonly [T in EventType]: Reducer<T> } = {
   },
   'budget.extended': (s, e) => {
     const dimension = oneOf(e.data.dimension, 'data.dimension', BUDGET_DIMENSIONS);
-    s.limits = { ...s.limits, [dimension]: count(e.data.limit, 'data.limit', `the new limit of ${dimension}`) };
+    const by = count(e.data.by, 'data.by', `the amount added to the limit of ${dimension}`);
+    if (by === 0) throw new EventDataError(`data.by is the number 0; it holds the amount added to the limit of ${dimension}: a number more than 0`);
+    const limit = count(e.data.limit, 'data.limit', `the new limit of ${dimension}`);
+    // The limit is the one before raised by `by` (as it was recorded): one damaged number of the two is named.
+    const current = s.limits[dimension];
+    if (current === null) throw new EventDataError(`data.dimension is the text ${JSON.stringify(dimension)}; the budget has no limit of ${dimension} to raise`);
+    const raised = raisedLimit(dimension, current, by);
+    if (limit !== raised) throw new EventDataError(`data.limit is the number ${limit}; it holds the limit of ${dimension} (${current}) raised by data.by (${by}): ${raised}`);
+    s.limits = { ...s.limits, [dimension]: limit };
   },
   'lap.start': (s, e) => {
     // What the event holds is read first: data that cannot be read changes nothing.
+    whole(e.data.lap, 'data.lap', 'the number of the lap', 1);
+    whole(e.data.max_laps, 'data.max_laps', 'the most laps of the run', 1);
     const note = lapNote(e.data.lap, e.data.max_laps, e.data.handover, e.data.progress, e.data.memory);
     s.lap = e.data.lap;
     s.maxLaps = e.data.max_laps;
@@ -659,6 +671,7 @@ const REDUCERS: { readonly [T in EventType]: Reducer<T> } = {
   },
   'lap.end': (s, e) => {
     oneOf(e.data.outcome, 'data.outcome', LAP_OUTCOMES);
+    whole(e.data.lap, 'data.lap', 'the number of the lap', 1);
     s.lapFailures = e.data.outcome === 'error' ? s.lapFailures + 1 : 0;
     s.lapEnd = { lap: e.data.lap, outcome: e.data.outcome, ...(e.data.note ? { note: e.data.note } : {}) };
   },
@@ -686,6 +699,7 @@ const REDUCERS: { readonly [T in EventType]: Reducer<T> } = {
   'constraint.unchecked': (s, e) => foldConstraint(s, e),
   'progress.assessed': (s, e) => foldAssessment(s, e),
   'acceptance.checked': (s, e) => {
+    checkRows(e.data.rows, 'data.rows');
     s.acceptance = checkedAcceptance(s.acceptance, e.data.rows, { seq: e.seq, iteration: e.data.iteration, trigger: e.data.trigger });
   },
   'abort.recorded': (s, e) => {
