@@ -132,6 +132,11 @@ export function checkGoal(value: unknown, path: string): void {
   texts(goal.notes, `${path}.notes`, 'the progress notes');
 }
 
+/** True for a tool call {@link checkCall} takes: the test alone, without building a message. */
+export function isCall(value: unknown): boolean {
+  return value !== null && typeof value === 'object' && typeof (value as { id?: unknown }).id === 'string' && typeof (value as { name?: unknown }).name === 'string' && !Array.isArray(value);
+}
+
 /**
  * A tool call an event carries at `path` (`data.call` of `tool.call`, an item of a turn's
  * `tool_calls`): an object with a text `id` and `name`.

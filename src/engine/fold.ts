@@ -31,7 +31,7 @@ import type {
   ToolResult,
 } from './types.js';
 import { BUDGET_DIMENSIONS } from './types.js';
-import { budgetLimits, checkCall, checkGoal, checkRows, count, describeField, EventDataError, oneOf, reportedCount, text, unreportedList, whole } from './event-data.js';
+import { budgetLimits, checkCall, checkGoal, checkRows, count, describeField, EventDataError, isCall, oneOf, reportedCount, text, unreportedList, whole } from './event-data.js';
 import { raisedLimit } from './budget-units.js';
 import { counted } from '../text/count.js';
 
@@ -529,7 +529,8 @@ const REDUCERS: { readonly [T in EventType]: Reducer<T> } = {
     const { response } = e.data;
     // A CLI agent's parsed messages were each counted as a turn already.
     const counted = !(response.agent_run && count(response.agent_run.messages, 'data.response.agent_run.messages', "the agent's messages that started a turn") > 0);
-    response.tool_calls.forEach((call, i) => checkCall(call, `data.response.tool_calls[${i}]`));
+    const calls = response.tool_calls;
+    for (let i = 0; i < calls.length; i++) if (!isCall(calls[i])) checkCall(calls[i], `data.response.tool_calls[${i}]`);
     const unreported = unreportedOf(response);
     const tokens = tokensOf(e.data.usage);
     const cost = count(e.data.cost_usd, 'data.cost_usd', 'the cost of the turn in USD');
@@ -550,7 +551,7 @@ const REDUCERS: { readonly [T in EventType]: Reducer<T> } = {
     if (report) appendReport(own(s, 'reportSinceCheckpoint', s.reportSinceCheckpoint), report);
   },
   'tool.call': (s, e) => {
-    checkCall(e.data.call, 'data.call');
+    if (!isCall(e.data.call)) checkCall(e.data.call, 'data.call');
     own(s, 'tools', s.tools).set(e.data.call.id, toolRecord(e));
     s.queued = withoutCall(s.queued, e.data.call.id);
     own(s, 'toolOrder', s.toolOrder).push(e.data.call.id);
