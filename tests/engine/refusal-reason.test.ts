@@ -12,36 +12,11 @@ import { draftOf, INITIAL_STATE, reduce, stateAsJson } from '../../src/engine/fo
 import { foldLog, parseLog } from '../../src/engine/log.js';
 import { describeField, EventDataError } from '../../src/engine/event-data.js';
 import { refusalReason } from '../../src/engine/refusal.js';
+import { damagedFields } from '../support/damaged-fields.js';
 
 const DIR = path.resolve(import.meta.dirname, '../fixtures/logs');
 const LOGS = readdirSync(DIR).filter((f) => f.endsWith('.jsonl')).sort();
 const read = (name: string) => readFileSync(path.join(DIR, name), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as LoopEvent);
-
-/** Values a damaged field may hold instead of its own (`undefined`: the field deleted). */
-const VALUES: unknown[] = [undefined, null, 0, 'x', [], {}];
-
-/** The event's data with one field (at the top, or up to two levels down in records and the first record of lists) changed, each way, with the path of that field in the event line. */
-function variants(data: Record<string, unknown>, depth = 0, prefix = 'data'): Array<[string, Record<string, unknown>]> {
-  const out: Array<[string, Record<string, unknown>]> = [];
-  for (const key of Object.keys(data)) {
-    for (const value of VALUES) {
-      const copy = { ...data };
-      if (value === undefined) delete copy[key];
-      else copy[key] = value;
-      out.push([`${prefix}.${key}`, copy]);
-    }
-    const inner = data[key];
-    if (depth < 2 && inner !== null && typeof inner === 'object' && !Array.isArray(inner)) {
-      for (const [name, sub] of variants(inner as Record<string, unknown>, depth + 1, `${prefix}.${key}`)) out.push([name, { ...data, [key]: sub }]);
-    }
-    // The first record of a list (a tool call of a turn, a command of a verdict).
-    const head = Array.isArray(inner) ? (inner[0] as unknown) : undefined;
-    if (depth < 2 && head !== null && typeof head === 'object' && !Array.isArray(head)) {
-      for (const [name, sub] of variants(head as Record<string, unknown>, depth + 1, `${prefix}.${key}[0]`)) out.push([name, { ...data, [key]: [sub, ...(inner as unknown[]).slice(1)] }]);
-    }
-  }
-  return out;
-}
 
 /** True when `reason` names `field` or a field inside it, then says what it holds. */
 function namesField(reason: string, field: string): boolean {
@@ -58,7 +33,7 @@ describe('why the fold refused an event', () => {
     let named = 0;
     for (const e of events) {
       const before = JSON.stringify(stateAsJson(state));
-      for (const [field, data] of variants(e.data as unknown as Record<string, unknown>)) {
+      for (const { path: field, data } of damagedFields(e.data as unknown as Record<string, unknown>, 2)) {
         const damaged = { ...e, data } as LoopEvent;
         let error: unknown = null;
         try {
