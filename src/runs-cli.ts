@@ -90,8 +90,9 @@ function stateOf(run: RunEntry): string {
     case 'running':
       return `running (pid ${run.pid})`;
     case 'resumable':
+      return 'resumable';
+    case 'stopped':
       // Not ended, and its log damaged where resume must refuse it: stopped, not resumable.
-      if (run.log.unresumable === null) return 'resumable';
       return run.log.untrustedEnd !== null ? `end not trusted: log damaged before its ${run.log.untrustedEnd}` : 'stopped, log damaged (resume refuses it)';
     case 'ended':
       return `ended: ${run.outcome!.reason}`;
@@ -113,7 +114,7 @@ function logNote(run: RunEntry): string | null {
   const replay = `see ${selfCommand()} replay ${shortPath(run.runDir)}`;
   const problems = `${warnings.length} problem${warnings.length === 1 ? '' : 's'}`;
   if (unreadable !== null) return `${run.id}: log unreadable: ${unreadable}${warnings.length > 0 ? ` (${problems}); ${replay}` : ''}`;
-  const refused = unresumable !== null && run.state === 'resumable' ? '; resume refuses it (a tool call, a decision or a state change may be missing or wrong)' : '';
+  const refused = unresumable !== null && run.state === 'stopped' ? '; resume refuses it (a tool call, a decision or a state change may be missing or wrong)' : '';
   return `${run.id}: log damaged: ${problems}${refused}; ${replay}`;
 }
 
