@@ -72,11 +72,11 @@ function formatTime(ms: number | null): string {
 
 /**
  * The state column: {@link stateOf}, then `, log damaged` when the log reader passed lines
- * over (`ended: goal_met, log damaged`) and the state does not say so already.
+ * over (`ended: goal_met, log damaged`); a stopped run's state says so already.
  */
 function stateText(run: RunEntry): string {
   const state = stateOf(run);
-  return run.log.warnings.length > 0 && run.state !== 'unreadable' && !state.includes('log damaged') ? `${state}, log damaged` : state;
+  return run.log.warnings.length > 0 && run.state !== 'unreadable' && run.state !== 'stopped' ? `${state}, log damaged` : state;
 }
 
 /**

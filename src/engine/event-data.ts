@@ -132,7 +132,7 @@ export function checkGoal(value: unknown, path: string): void {
   texts(goal.notes, `${path}.notes`, 'the progress notes');
 }
 
-/** True for a tool call {@link checkCall} takes: the test alone, without building a message. */
+/** True for a tool call {@link checkCall} takes: the test alone, for a caller that would build the path of each call it checks. */
 export function isCall(value: unknown): boolean {
   return value !== null && typeof value === 'object' && typeof (value as { id?: unknown }).id === 'string' && typeof (value as { name?: unknown }).name === 'string' && !Array.isArray(value);
 }
@@ -143,6 +143,7 @@ export function isCall(value: unknown): boolean {
  * @throws EventDataError naming the first field that is not
  */
 export function checkCall(value: unknown, path: string): void {
+  if (isCall(value)) return;
   if (value === null || typeof value !== 'object' || Array.isArray(value)) throw new EventDataError(`${path} is ${describeField(value)}; it holds a tool call: id, name, args`);
   const call = value as Record<string, unknown>;
   text(call.id, `${path}.id`, "the call's id");

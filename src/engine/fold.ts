@@ -551,7 +551,7 @@ const REDUCERS: { readonly [T in EventType]: Reducer<T> } = {
     if (report) appendReport(own(s, 'reportSinceCheckpoint', s.reportSinceCheckpoint), report);
   },
   'tool.call': (s, e) => {
-    if (!isCall(e.data.call)) checkCall(e.data.call, 'data.call');
+    checkCall(e.data.call, 'data.call');
     own(s, 'tools', s.tools).set(e.data.call.id, toolRecord(e));
     s.queued = withoutCall(s.queued, e.data.call.id);
     own(s, 'toolOrder', s.toolOrder).push(e.data.call.id);
@@ -740,7 +740,6 @@ function foldVerify(s: SessionState, e: EventOf<'verify.result'>): void {
   }
 }
 
-/** A turn's report with its lists read into arrays (a list that cannot be read throws here, before the fold changes anything). */
 /** The outcomes a `step.end` records. */
 const STEP_OUTCOMES = ['awaiting_tool', 'ok', 'skipped', 'error'] as const satisfies ReadonlyArray<EventOf<'step.end'>['data']['outcome']>;
 /** The outcomes a `lap.end` records. */
@@ -753,6 +752,7 @@ function tokensOf(usage: TokenUsage): number {
   return count(usage.input_tokens, 'data.usage.input_tokens', 'the input tokens of the call') + count(usage.output_tokens, 'data.usage.output_tokens', 'the output tokens of the call');
 }
 
+/** A turn's report with its lists read into arrays (a list that cannot be read throws here, before the fold changes anything). */
 function reportOf(report: Partial<ReportedClaims>): Partial<ReportedClaims> {
   const out: Partial<ReportedClaims> = {};
   if (report.new_evidence) out.new_evidence = [...report.new_evidence];

@@ -62,9 +62,13 @@ function isShapeError(error: unknown): error is TypeError | RangeError {
   return (error instanceof TypeError || error instanceof RangeError) && !(error instanceof LoopdeckError);
 }
 
-/** A fold of `e` onto a draft of `state`, its fields traced: what it threw (`null`: it took the event) and the fields it read, in order. */
-function attempt(state: SessionState, e: unknown): { error: unknown; reads: Read[] } {
-  if (performance.now() > deadline) throw GIVE_UP;
+/**
+ * A fold of `e` onto a draft of `state`, its fields traced: what it threw (`null`: it took
+ * the event) and the fields it read, in order. Throws {@link GIVE_UP} once `until`
+ * (`performance.now()` time, ms) has passed.
+ */
+function attempt(state: SessionState, e: unknown, until: number): { error: unknown; reads: Read[] } {
+  if (performance.now() > until) throw GIVE_UP;
   const reads: Read[] = [];
   try {
     reduce(draftOf(state), traced(e, [], reads) as LoopEvent);
@@ -82,8 +86,6 @@ function attempt(state: SessionState, e: unknown): { error: unknown; reads: Read
 const SEARCH_MS = 1000;
 /** Thrown when the search is given up ({@link SEARCH_MS}). */
 const GIVE_UP = Symbol('give up');
-/** When the current search ends (`performance.now()` time, ms). */
-let deadline = Infinity;
 
 /** Values a field is given to see whether the fold takes the event with it. */
 const PROBES: readonly unknown[] = ['', 0, false, [], {}];
@@ -139,20 +141,21 @@ const within = (keys: readonly string[], under: readonly string[]) => under.ever
  * - a field holding nothing or a plain value that, given an object, is looked into: for the
  *   very property the runtime's message names ({@link propertyOf}), or for any property
  *   that is not one of every plain value or list ({@link PLAIN_PROPERTIES});
- * - a field the fold did not look into for such a property that, given a value of another kind, lets the fold
- *   take the event while it still reads every other field it read before (a value that
- *   only steers the fold past the damaged field, as an unknown call id does, is not it).
- * `null` when no field explains the error.
+ * - a field the fold did not look into for such a property that, given a value of another
+ *   kind, lets the fold take the event while it still reads every other field it read
+ *   before (a value that only steers the fold past the damaged field, as an unknown call id
+ *   does, is not it).
+ * `null` when no field explains the error. Gives up ({@link GIVE_UP}) past `until`.
  */
-function culpritOf(state: SessionState, e: LoopEvent, message: string): Read | null {
-  const first = attempt(state, e);
+function culpritOf(state: SessionState, e: LoopEvent, message: string, until: number): Read | null {
+  const first = attempt(state, e, until);
   if (!isShapeError(first.error) || first.error.message !== message) return null;
   const property = propertyOf(message);
   /** The properties looked up inside `field` in a fold's reads. */
   const inside = (reads: readonly Read[], field: Read) => reads.filter((r) => r.keys.length > field.keys.length && within(r.keys, field.keys)).map((r) => r.keys[field.keys.length]!);
   const lookedInto = (field: Read) => {
     if (field.value !== null && typeof field.value === 'object') return false;
-    const keys = inside(attempt(state, withField(e, field.keys, {})).reads, field);
+    const keys = inside(attempt(state, withField(e, field.keys, {}), until).reads, field);
     return keys.some((k) => k === property || !PLAIN_PROPERTIES(k));
   };
   const takenWith = (field: Read) => {
@@ -160,7 +163,7 @@ function culpritOf(state: SessionState, e: LoopEvent, message: string): Read | n
     const before = first.reads.filter((r) => !within(r.keys, field.keys)).map((r) => fieldPath(r.keys));
     return PROBES.some((probe) => {
       if (kindOf(probe) === kindOf(field.value)) return false;
-      const again = attempt(state, withField(e, field.keys, probe));
+      const again = attempt(state, withField(e, field.keys, probe), until);
       if (again.error !== null) return false;
       const read = new Set(again.reads.map((r) => fieldPath(r.keys)));
       return before.every((at) => read.has(at));
@@ -185,14 +188,11 @@ export function refusalReason(state: SessionState, e: LoopEvent, error: unknown,
   const message = error instanceof Error ? error.message : String(error);
   if (!isShapeError(error)) return message;
   let culprit: Read | null;
-  deadline = performance.now() + searchMs;
   try {
-    culprit = culpritOf(state, e, message);
+    culprit = culpritOf(state, e, message, performance.now() + searchMs);
   } catch (thrown) {
     if (thrown !== GIVE_UP) throw thrown;
     culprit = null;
-  } finally {
-    deadline = Infinity;
   }
   if (culprit === null) return message;
   const at = fieldPath(culprit.keys);

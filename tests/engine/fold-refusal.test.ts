@@ -7,8 +7,8 @@ import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { LoopEvent } from '../../src/engine/events.js';
-import { draftOf, INITIAL_STATE, reduce, stateAsJson, type SessionState } from '../../src/engine/fold.js';
-import { damagedFields } from '../support/damaged-fields.js';
+import { stateAsJson, type SessionState } from '../../src/engine/fold.js';
+import { refusals } from '../support/damaged-fields.js';
 
 const DIR = path.resolve(import.meta.dirname, '../fixtures/logs');
 const LOGS = readdirSync(DIR).filter((f) => f.endsWith('.jsonl')).sort();
@@ -18,22 +18,11 @@ const asText = (s: SessionState) => JSON.stringify(stateAsJson(s));
 describe('an event the fold refuses', () => {
   it.each(LOGS)('%s: leaves the state as it was before it, whatever field of its data is damaged', (name) => {
     const events = readFileSync(path.join(DIR, name), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as LoopEvent);
-    let state = draftOf(INITIAL_STATE);
     const changed: string[] = [];
     let refused = 0;
-    for (const e of events) {
-      const before = asText(state);
-      for (const { path: field, value, data } of damagedFields(e.data as unknown as Record<string, unknown>, 1)) {
-        const what = `${field}=${JSON.stringify(value) ?? '(deleted)'}`;
-        const draft = draftOf(state);
-        try {
-          reduce(draft, { ...e, data } as LoopEvent);
-        } catch {
-          refused += 1;
-          if (asText(draft) !== before) changed.push(`seq ${e.seq} (${e.type}) ${what}`);
-        }
-      }
-      reduce(state, e);
+    for (const { event: e, path: field, value, state, draft } of refusals(events, 1)) {
+      refused += 1;
+      if (asText(draft) !== asText(state)) changed.push(`seq ${e.seq} (${e.type}) ${field}=${JSON.stringify(value) ?? '(deleted)'}`);
     }
     expect(changed).toEqual([]);
     expect(refused).toBeGreaterThan(0);

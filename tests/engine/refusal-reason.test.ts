@@ -12,7 +12,7 @@ import { draftOf, INITIAL_STATE, reduce, stateAsJson } from '../../src/engine/fo
 import { foldLog, parseLog } from '../../src/engine/log.js';
 import { describeField, EventDataError } from '../../src/engine/event-data.js';
 import { refusalReason } from '../../src/engine/refusal.js';
-import { damagedFields } from '../support/damaged-fields.js';
+import { refusals } from '../support/damaged-fields.js';
 
 const DIR = path.resolve(import.meta.dirname, '../fixtures/logs');
 const LOGS = readdirSync(DIR).filter((f) => f.endsWith('.jsonl')).sort();
@@ -28,27 +28,16 @@ function namesField(reason: string, field: string): boolean {
 describe('why the fold refused an event', () => {
   it.each(LOGS)('%s: names the damaged field of the event line, whatever field is damaged', (name) => {
     const events = readFileSync(path.join(DIR, name), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as LoopEvent);
-    const state = draftOf(INITIAL_STATE);
     const unnamed: string[] = [];
     let named = 0;
-    for (const e of events) {
+    for (const { event: e, path: field, damaged, state, error } of refusals(events, 2)) {
+      // Refused for a broken state machine (an illegal transition, an invariant), worded by loopdeck: no field to name.
+      if (!(error instanceof TypeError || error instanceof RangeError || error instanceof EventDataError)) continue;
       const before = JSON.stringify(stateAsJson(state));
-      for (const { path: field, data } of damagedFields(e.data as unknown as Record<string, unknown>, 2)) {
-        const damaged = { ...e, data } as LoopEvent;
-        let error: unknown = null;
-        try {
-          reduce(draftOf(state), damaged);
-        } catch (thrown) {
-          error = thrown;
-        }
-        // Taken, or refused for a broken state machine (an illegal transition, an invariant), worded by loopdeck: no field to name.
-        if (error === null || !(error instanceof TypeError || error instanceof RangeError || error instanceof EventDataError)) continue;
-        const reason = refusalReason(state, damaged, error);
-        if (namesField(reason, field)) named += 1;
-        else unnamed.push(`seq ${e.seq} (${e.type}) ${field}: ${reason}`);
-      }
+      const reason = refusalReason(state, damaged, error);
       expect(JSON.stringify(stateAsJson(state))).toBe(before);
-      reduce(state, e);
+      if (namesField(reason, field)) named += 1;
+      else unnamed.push(`seq ${e.seq} (${e.type}) ${field}: ${reason}`);
     }
     expect(unnamed).toEqual([]);
     expect(named).toBeGreaterThan(0);
