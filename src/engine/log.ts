@@ -1001,10 +1001,13 @@ export function readLog(file: string, options: LogReadOptions = {}): ReadLogResu
 /**
  * An append-only JSONL event log. One `writeSync` per event; `sync()` flushes to disk
  * (used before effects that must not repeat: approvals, checkpoints). The file is never
- * rewritten: if it ends in a torn line, the next append starts on a fresh line.
+ * rewritten: if it ends in a torn line, the first append starts on a fresh line. Opening a
+ * log changes nothing in it: a resume that is refused or cancelled leaves it as it was.
  */
 export class EventLog {
   private fd: number | null;
+  /** The file ends in a line without its newline, which the first append ends first. */
+  private torn = false;
 
   constructor(readonly file: string) {
     mkdirSync(path.dirname(file), { recursive: true });
@@ -1013,14 +1016,15 @@ export class EventLog {
     if (size > 0) {
       const last = Buffer.alloc(1);
       readSync(this.fd, last, 0, 1, size - 1);
-      if (last[0] !== 0x0a) writeSync(this.fd, '\n');
+      this.torn = last[0] !== 0x0a;
     }
   }
 
   /** Appends one event as one line (control and bidi characters escaped: the log is safe to `cat` or `tail -f`). */
   append(event: LoopEvent): void {
     if (this.fd === null) throw new LogError(this.file, 0, 'the log is closed');
-    writeSync(this.fd, `${toJson(event)}\n`);
+    writeSync(this.fd, `${this.torn ? '\n' : ''}${toJson(event)}\n`);
+    this.torn = false;
   }
 
   /** Flushes appended events to disk. */

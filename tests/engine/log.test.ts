@@ -122,6 +122,19 @@ describe('a torn final line', () => {
     expect(result.warnings).toEqual([`${file}:4: dropped a torn line (not a JSON event); seq 3 follows without a gap`]);
   });
 
+  it('is left byte for byte as it was by an EventLog that appends nothing (a resume refused or cancelled)', () => {
+    const first = newLog();
+    for (const seq of [0, 1, 2]) first.append(ev(seq));
+    first.close();
+    fs.appendFileSync(file, '{"seq":3,"at":17000000030');
+    const before = fs.readFileSync(file);
+    const opened = newLog();
+    opened.sync();
+    opened.close();
+    expect(fs.readFileSync(file)).toEqual(before);
+    expect(readLog(file).warnings).toEqual([`${file}:4: dropped an unterminated final line (a torn write)`]);
+  });
+
   it('does not add a blank line when the log already ends with a newline', () => {
     const first = newLog();
     first.append(ev(0));
