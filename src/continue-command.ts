@@ -9,7 +9,7 @@ import { sanitize } from './text/sanitize.js';
  * as inside the checkout after `npm install`; `loopdeck` when run by that name from a
  * folder on PATH (`npm link`, a global install); the path of the `loopdeck` link itself when it
  * was run by its path; else `node <script>` (`npm start` runs `node dist/cli.js`). Paths are
- * relative to the current folder when that is shorter ({@link shortPath}).
+ * relative to the folder the user is in when that is shorter ({@link shortPath}).
  */
 export function selfCommand(env: NodeJS.ProcessEnv = process.env): string {
   const script = process.argv[1] ?? '';
@@ -41,7 +41,7 @@ function realOrNull(file: string): string | null {
 }
 
 /**
- * `file` as a shell word: its path relative to the current folder when that is shorter,
+ * `file` as a shell word: its path relative to the user's folder ({@link userFolder}) when that is shorter,
  * else its absolute path, quoted when needed, and `./`-prefixed when it starts with `-` (so
  * a printed command is copyable as is, never read as an option). A path with a newline or
  * another control character is written `$'…'` with it escaped ({@link printedShellWord}),
@@ -49,9 +49,18 @@ function realOrNull(file: string): string | null {
  */
 export function shortPath(file: string): string {
   const absolute = path.resolve(file);
-  const relative = path.relative(process.cwd(), absolute) || '.';
+  const relative = path.relative(userFolder(), absolute) || '.';
   const shown = relative.length < absolute.length ? relative : absolute;
   return printedShellWord(shown.startsWith('-') ? `./${shown}` : shown);
+}
+
+/**
+ * The folder the user typed the command in: where a printed command is run. That is the
+ * current folder, except under an npm script (`npm start`), which npm runs in its package's
+ * folder while the user's shell stays where it was (npm says where in `INIT_CWD`).
+ */
+export function userFolder(env: NodeJS.ProcessEnv = process.env): string {
+  return env.npm_lifecycle_event !== undefined && env.INIT_CWD ? path.resolve(env.INIT_CWD) : process.cwd();
 }
 
 /** The command that attaches a console to the headless run of `runDir`, as it runs where printed (`npx loopdeck attach '…'`). */

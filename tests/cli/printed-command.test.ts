@@ -6,7 +6,7 @@
  * PATH is the user's (npx's own `node_modules/.bin` is not on it). `init`'s "check the file
  * with" line is the sample; every such message is built by `selfCommand`. Needs the built CLI.
  */
-import { mkdirSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { execa } from 'execa';
@@ -61,6 +61,21 @@ describe('a printed command runs as printed', { timeout: 90_000 }, () => {
     const [, link] = /^(\S+) validate loop\.yaml$/.exec(printed) ?? [];
     expect(path.resolve(project, link ?? ''), printed).toBe(path.join(bin, 'loopdeck'));
     expect(exitCode, output).toBe(0);
+  });
+
+  it('started by an npm script from a folder below its package (npm start in examples/…): paths from the folder the user is in', async () => {
+    const project = mkdtempSync(path.join(os.tmpdir(), 'loopdeck-printed-'));
+    dirs.push(project);
+    writeFileSync(path.join(project, 'package.json'), JSON.stringify({ name: 'p', private: true, scripts: { loop: `node ${JSON.stringify(CLI)} init` } }));
+    const below = path.join(project, 'examples', 'first');
+    mkdirSync(below, { recursive: true });
+    // npm runs the script in the package's folder; the user's shell stays in `below`.
+    const init = await execa('npm', ['run', '--silent', 'loop'], { cwd: below, env: { PATH: userPath }, extendEnv: false, reject: false });
+    expect(init.exitCode, init.stderr).toBe(0);
+    const printed = /check the file with: (.+)$/m.exec(init.stdout)?.[1];
+    expect(printed, init.stdout).toMatch(/ validate \.\.\/\.\.\/loop\.yaml$/);
+    const run = await execa('sh', ['-c', printed!], { cwd: below, env: { PATH: userPath }, extendEnv: false, reject: false });
+    expect(run.exitCode, run.stderr).toBe(0);
   });
 
   it('started as loopdeck from PATH (npm link): loopdeck, which the same PATH finds', async () => {
