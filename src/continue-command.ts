@@ -57,10 +57,14 @@ export function shortPath(file: string): string {
 /**
  * The folder the user typed the command in: where a printed command is run. That is the
  * current folder, except under an npm script (`npm start`), which npm runs in its package's
- * folder while the user's shell stays where it was (npm says where in `INIT_CWD`).
+ * folder (`npm_package_json`) while the user's shell stays where it was (`INIT_CWD`). A
+ * process started in another folder by such a script (a test runner's child) inherits those
+ * variables, and is not one npm started: its own folder stands.
  */
 export function userFolder(env: NodeJS.ProcessEnv = process.env): string {
-  return env.npm_lifecycle_event !== undefined && env.INIT_CWD ? path.resolve(env.INIT_CWD) : process.cwd();
+  const cwd = process.cwd();
+  const underScript = env.npm_lifecycle_event !== undefined && env.INIT_CWD && env.npm_package_json && path.dirname(path.resolve(env.npm_package_json)) === cwd;
+  return underScript ? path.resolve(env.INIT_CWD!) : cwd;
 }
 
 /** The command that attaches a console to the headless run of `runDir`, as it runs where printed (`npx loopdeck attach '…'`). */

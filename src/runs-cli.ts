@@ -72,17 +72,17 @@ function formatTime(ms: number | null): string {
 
 /**
  * The state column: {@link stateOf}, then `, log damaged` when the log reader passed lines
- * over (`ended: goal_met, log damaged`); a stopped run's state says so already.
+ * over (`ended: goal_met, log damaged`); an unresumable run's state says so already.
  */
 function stateText(run: RunEntry): string {
   const state = stateOf(run);
-  return run.log.warnings.length > 0 && run.state !== 'unreadable' && run.state !== 'stopped' ? `${state}, log damaged` : state;
+  return run.log.warnings.length > 0 && run.state !== 'unreadable' && run.state !== 'unresumable' ? `${state}, log damaged` : state;
 }
 
 /**
  * The state alone: `running (pid 123)`, `resumable`, `ended: goal_met`, `not started`,
- * `log unreadable`; for a run not ended whose log resume refuses, `stopped, log damaged
- * (resume refuses it)`, or `end not trusted: log damaged before its goal_met` when the log
+ * `log unreadable`; for a run not ended whose log resume refuses, `not ended (log damaged,
+ * resume refuses it)`, or `end not trusted: log damaged before its goal_met` when the log
  * states an end the fold could not reach.
  */
 function stateOf(run: RunEntry): string {
@@ -91,9 +91,9 @@ function stateOf(run: RunEntry): string {
       return `running (pid ${run.pid})`;
     case 'resumable':
       return 'resumable';
-    case 'stopped':
-      // Not ended, and its log damaged where resume must refuse it: stopped, not resumable.
-      return run.log.untrustedEnd !== null ? `end not trusted: log damaged before its ${run.log.untrustedEnd}` : 'stopped, log damaged (resume refuses it)';
+    case 'unresumable':
+      // Not ended, and its log damaged where resume must refuse it: not resumable.
+      return run.log.untrustedEnd !== null ? `end not trusted: log damaged before its ${run.log.untrustedEnd}` : 'not ended (log damaged, resume refuses it)';
     case 'ended':
       return `ended: ${run.outcome!.reason}`;
     case 'not_started':
@@ -114,7 +114,7 @@ function logNote(run: RunEntry): string | null {
   const replay = `see ${selfCommand()} replay ${shortPath(run.runDir)}`;
   const problems = `${warnings.length} problem${warnings.length === 1 ? '' : 's'}`;
   if (unreadable !== null) return `${run.id}: log unreadable: ${unreadable}${warnings.length > 0 ? ` (${problems}); ${replay}` : ''}`;
-  const refused = unresumable !== null && run.state === 'stopped' ? '; resume refuses it (a tool call, a decision or a state change may be missing or wrong)' : '';
+  const refused = unresumable !== null && run.state === 'unresumable' ? '; resume refuses it (a tool call, a decision or a state change may be missing or wrong)' : '';
   return `${run.id}: log damaged: ${problems}${refused}; ${replay}`;
 }
 

@@ -59,7 +59,7 @@ export type RunState =
   /** Not ended and nobody holds it: `loopdeck resume` continues it. */
   | 'resumable'
   /** Not ended, nobody holds it, and its log is damaged where `resume` must refuse it ({@link RunLog.unresumable}). */
-  | 'stopped'
+  | 'unresumable'
   /** `session.complete` is recorded. */
   | 'ended'
   /** The directory holds no started run (no log, or a blank one). */
@@ -337,7 +337,7 @@ export function readRun(runDir: string, options: { sizes?: boolean } = {}): RunE
   const workspacePath = facts.start?.workspace ?? null;
   const real = workspacePath === null ? null : realFolder(workspacePath);
   const exists = real !== null;
-  const state: RunState = facts.complete ? 'ended' : pid !== null ? 'running' : facts.start ? (facts.log.unresumable !== null ? 'stopped' : 'resumable') : facts.log.unreadable !== null ? 'unreadable' : 'not_started';
+  const state: RunState = facts.complete ? 'ended' : pid !== null ? 'running' : facts.start ? (facts.log.unresumable !== null ? 'unresumable' : 'resumable') : facts.log.unreadable !== null ? 'unreadable' : 'not_started';
   return {
     id: path.basename(runDir),
     runDir,
@@ -397,7 +397,7 @@ export const UNMARKED_COPY = 'no mark that loopdeck made it';
 export const DAMAGED_END = 'log damaged (its end cannot be trusted)';
 
 /** Why `runs --prune` keeps the copy of a run that did not end and that resume refuses. */
-export const DAMAGED_STOP = 'not ended, log damaged (resume refuses it)';
+export const DAMAGED_STOP = 'not ended (log damaged, resume refuses it)';
 
 /**
  * What the folder `folder` proves of itself for the run `session` ({@link CopyProof}),
@@ -421,7 +421,7 @@ export function keepReason(run: RunEntry, now: number, olderThanMs: number): str
   if (run.pid !== null) return run.state === 'running' ? 'running' : `still open (pid ${run.pid})`;
   if (run.state === 'resumable') return 'resumable';
   // Never ended: its work may be all there is of it (its log cannot be resumed).
-  if (run.state === 'stopped') return DAMAGED_STOP;
+  if (run.state === 'unresumable') return DAMAGED_STOP;
   if (run.state === 'not_started') return 'never started';
   if (run.state === 'unreadable') return 'log unreadable';
   if (run.log.unresumable !== null) return DAMAGED_END;

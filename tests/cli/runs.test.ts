@@ -552,9 +552,9 @@ describe('loopdeck runs, damaged logs', () => {
     ]);
     expect(by('repeated').log.warnings).toEqual([`${file('repeated')}:5: skipped a line whose seq 3 was already read (expected seq 4)`]);
     expect(by('nul').log.warnings).toEqual([`${file('nul')}:3: skipped 40 NUL bytes (a block of zeros a crash can leave)`]);
-    expect(by('gap')).toMatchObject({ state: 'stopped', kept_by_prune: 'not ended, log damaged (resume refuses it)', log: { warnings: [`${file('gap')}:6: seq gap: expected seq 5, found 6 at line 6: seq 5 missing`], unresumable: expect.stringContaining('seq 5 is missing') } });
+    expect(by('gap')).toMatchObject({ state: 'unresumable', kept_by_prune: 'not ended (log damaged, resume refuses it)', log: { warnings: [`${file('gap')}:6: seq gap: expected seq 5, found 6 at line 6: seq 5 missing`], unresumable: expect.stringContaining('seq 5 is missing') } });
     expect(by('wrong')).toMatchObject({
-      state: 'stopped',
+      state: 'unresumable',
       log: {
         warnings: [`${file('wrong')}: stopped showing the run at seq 4 (state.transition): it does not follow from the events before it (a damaged line, legible but wrong) (illegal transition PLANNING -> AWAITING_TOOL at seq 4)`],
         unresumable: expect.stringContaining('seq 4 (state.transition) does not follow from the events before it'),
@@ -562,7 +562,7 @@ describe('loopdeck runs, damaged logs', () => {
     });
     expect(by('wrong').log.warnings.map((w) => `loopdeck: ${w}`)).toEqual(await replayWarnings(cwd, runs.wrong));
     expect(by('wrong').log.untrustedEnd).toBeNull();
-    expect(by('untrusted')).toMatchObject({ state: 'stopped', outcome: null, log: { untrustedEnd: 'goal_met', unresumable: expect.stringContaining('seq 4 (state.transition) does not follow') } });
+    expect(by('untrusted')).toMatchObject({ state: 'unresumable', outcome: null, log: { untrustedEnd: 'goal_met', unresumable: expect.stringContaining('seq 4 (state.transition) does not follow') } });
     expect(by('random')).toMatchObject({ state: 'unreadable', started: null, outcome: null, log: { unreadable: `${file('random')}: no line in it is a readable event` } });
     expect(by('random').log.warnings.map((w) => `loopdeck: ${w}`)).toEqual(await replayWarnings(cwd, runs.random));
     expect(by('newer')).toMatchObject({ state: 'unreadable', log: { warnings: [], unreadable: expect.stringMatching(/^\S+events\.jsonl:1: session\.start has schemaVersion 99; this loopdeck reads event logs of schema version /) } });
@@ -572,8 +572,8 @@ describe('loopdeck runs, damaged logs', () => {
     expect(row('sound')).toMatch(/^sound +2026-01-01 00:00 +ended: goal_met +\d+d /);
     for (const name of ['garbage', 'nul', 'repeated']) expect(row(name)).toMatch(/ ended: goal_met, log damaged +\d+d /);
     // Not ended, and resume refuses them: the state says so, not that they can be resumed.
-    expect(row('gap')).toMatch(/ stopped, log damaged \(resume refuses it\) +\d+d /);
-    expect(row('wrong')).toMatch(/ stopped, log damaged \(resume refuses it\) +\d+d /);
+    expect(row('gap')).toMatch(/ not ended \(log damaged, resume refuses it\) +\d+d /);
+    expect(row('wrong')).toMatch(/ not ended \(log damaged, resume refuses it\) +\d+d /);
     // Its log says it ended, after the damage: neither "stopped" nor "ended".
     expect(row('untrusted')).toMatch(/ end not trusted: log damaged before its goal_met +\d+d /);
     expect(row('random')).toMatch(/^random +- +log unreadable +- +-$/);
@@ -742,7 +742,7 @@ describe('loopdeck runs --prune, folders loopdeck did not make and ends replay d
     const replay = await loopdeck(cwd, 'replay', '--headless', copy);
     expect(JSON.parse(replay.stdout).done).toBeNull();
     const [run] = await listed(cwd);
-    expect(run).toMatchObject({ state: 'stopped', outcome: null, kept_by_prune: 'not ended, log damaged (resume refuses it)' });
+    expect(run).toMatchObject({ state: 'unresumable', outcome: null, kept_by_prune: 'not ended (log damaged, resume refuses it)' });
     const r = await loopdeck(cwd, 'runs', '--prune', '--older-than', '0s', '--yes');
     expect([r.exitCode, r.stderr]).toEqual([0, '']);
     expect(r.stdout).not.toContain('removed');
