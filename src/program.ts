@@ -10,7 +10,7 @@ import type { AttachedDesk } from './engine/bridge/attached.js';
 import type { AnswerHandler } from './engine/bridge/server.js';
 import type { ConsoleRun } from './ui/run-console.js';
 import { CliError, EXIT, exitCodeOfRun, type ExitCode } from './exit-codes.js';
-import { printError, printJson, printLine, printWarnings, writeJsonChunks } from './text/print.js';
+import { printError, printJson, printLine, printNotes, printWarnings, writeJsonChunks } from './text/print.js';
 import { sanitize, shownName } from './text/sanitize.js';
 import { showOutline, type OutlineInfo } from './ui/outline.js';
 import { outlineOfConfig, outlineOfLog } from './ui/outline-source.js';
@@ -521,17 +521,19 @@ export function buildProgram(): Command {
         // are held, so a long log replays in the memory of its state.
         const { foldLogFile } = await import('./engine/log.js');
         const { stateAsJson } = await import('./engine/fold.js');
-        const { state: folded, warnings } = foldLogFile(file);
+        const { state: folded, warnings, notes } = foldLogFile(file);
         const state = stateAsJson(folded);
         printWarnings(warnings);
+        printNotes(notes);
         // A damaged log names what was skipped in the JSON too, for a script that reads only stdout.
-        await writeJsonChunks(warnings.length > 0 ? { ...state, log_warnings: warnings } : state, 2);
+        await writeJsonChunks({ ...state, ...(warnings.length > 0 ? { log_warnings: warnings } : {}), ...(notes.length > 0 ? { log_notes: notes } : {}) }, 2);
         return;
       }
       const { replayLogConsole } = await importLive(() => import('./ui/run-console.js'));
       // Shown in the console's notice line, and again once the console is gone.
-      const warnings = await replayLogConsole(file);
+      const { warnings, notes } = await replayLogConsole(file);
       printWarnings(warnings);
+      printNotes(notes);
     });
 
   return program;

@@ -238,6 +238,8 @@ export class LogIndex {
   readonly size: number;
   /** Set when the whole file is read: every warning ({@link parseLog}'s, in its order). */
   warnings: string[] | null = null;
+  /** Set when the whole file is read: the lines passed over that are no damage ({@link ReadLogResult.notes}); empty until then. */
+  notes: string[] = [];
   unresumable: string | undefined;
   private readonly fd: number;
   private readonly pieces: Generator<Piece>;
@@ -297,8 +299,9 @@ export class LogIndex {
     for (let i = 0; i < pieces; i++) {
       const next = this.pieces.next();
       if (next.done) {
-        const { warnings, unresumable } = this.scanner.end();
+        const { warnings, notes, unresumable } = this.scanner.end();
         this.warnings = this.stopped ? [...warnings, this.stopped] : warnings;
+        this.notes = notes;
         // A log otherwise whole whose event the fold refused is unresumable too, as every reader says.
         this.unresumable = unresumable ?? (this.refused === null ? undefined : refusedUnresumable(this.file, this.refused));
         // Nothing changes the front any more: it is the state callers get, not a copy of it.

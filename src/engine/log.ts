@@ -12,6 +12,13 @@ export interface ReadLogResult {
   /** Every problem found and passed over: torn lines, NUL blocks, skipped lines, `seq` gaps, each naming its line. */
   warnings: string[];
   /**
+   * Lines passed over that are no damage, each naming its line: an event cut off when
+   * loopdeck stopped (a torn write), whose `seq` the restart recorded right after it took
+   * ({@link crashTearNote}). The restart continued from the event before it, as a resume
+   * does from a torn last line.
+   */
+  notes: string[];
+  /**
    * Set when the damage could hide a fact that `resume` must not guess: a `seq` gap or an
    * unreadable line that may have held a tool call, a decision or a state change. Names what
    * is missing and how to continue. Absent when the log can be resumed.
@@ -54,6 +61,29 @@ interface BadLine {
   jumped?: number;
   /** For a `seq` that went back: the `seq` whose place the line took. */
   standsFor?: number;
+  /** The line's first characters, when it is not JSON: a torn write starts as its event did (`{"seq":12,`). */
+  head?: string;
+}
+
+/** Characters of an unreadable line kept to tell a torn write ({@link BadLine.head}). */
+const HEAD_CHARS = 24;
+
+/**
+ * True when `b`, the one bad line right before `event`, is the event that was being written
+ * when loopdeck stopped, and `event` the restart that continued past it: `b` is not JSON,
+ * starts as an event line with `event`'s `seq` would (the torn event was to have it; the
+ * restart took it), and `event` is a `session.resume` of a restart.
+ */
+function isCrashTear(b: BadLine, event: LoopEvent): boolean {
+  if (b.head === undefined || event.type !== 'session.resume' || (event.data as { restart?: unknown }).restart !== true) return false;
+  const start = `{"seq":${event.seq},`;
+  return b.head.length < start.length ? start.startsWith(b.head) : b.head.startsWith(start);
+}
+
+/** The note for a line torn when loopdeck stopped, which the restart at `restartLine` continued past ({@link isCrashTear}). */
+function crashTearNote(file: string, b: BadLine, seq: number, restartLine: number): string {
+  const what = b.type !== null ? `a ${b.type} event` : 'an event';
+  return `${file}:${b.line}: ${what} cut off when loopdeck stopped (a torn write); the restart at line ${restartLine} took its seq ${seq} and continued from the event before it`;
 }
 
 /** The warning for a bad line passed over; `follows`: the `seq` read right after it, when no `seq` is missing. */
@@ -143,6 +173,7 @@ export class LogScanner {
   /** NUL-block warnings, as the reader of the pieces finds them; {@link end} puts every warning in line order. */
   readonly nulWarnings: string[] = [];
   private readonly warnings: string[] = [];
+  private readonly notes: string[] = [];
   private readonly risks: string[] = [];
   private count = 0;
   /** The `seq` the next event is kept at without a second look: `count`, or -1 after damage or while a line is held back. */
@@ -185,7 +216,9 @@ export class LogScanner {
         last.type ??= legibleType(piece.text);
         return;
       }
-      this.bad.push({ line: piece.line, why: value === undefined ? 'not a JSON event' : 'not a loopdeck event', type: legibleType(piece.text) });
+      const b: BadLine = { line: piece.line, why: value === undefined ? 'not a JSON event' : 'not a loopdeck event', type: legibleType(piece.text) };
+      if (value === undefined) b.head = piece.text.slice(0, HEAD_CHARS);
+      this.bad.push(b);
       this.expected = -1;
       return;
     }
@@ -266,7 +299,8 @@ export class LogScanner {
     const bad = this.bad;
     if (bad.length > 0) {
       this.bad = [];
-      for (const b of bad) warnings.push(badLineWarning(file, b, seq === count ? seq : null));
+      if (bad.length === 1 && seq === count && isCrashTear(bad[0]!, event)) this.notes.push(crashTearNote(file, bad[0]!, seq, piece.line));
+      else for (const b of bad) warnings.push(badLineWarning(file, b, seq === count ? seq : null));
     }
     if (seq > count) this.gap(count, seq, piece.line, bad);
     if (event.type === 'session.start') checkSchemaVersion(event.data.schemaVersion, file, piece.line);
@@ -320,7 +354,8 @@ export class LogScanner {
     const lineOf = (w: string) => Number(/^(\d+):/.exec(w.slice(file.length + 1))?.[1] ?? Infinity);
     warnings.sort((a, b) => lineOf(a) - lineOf(b));
     const gapped = this.gapped;
-    return risks.length > 0 ? { warnings, gapped, unresumable: unresumableText(file, risks) } : { warnings, gapped };
+    const notes = [...this.notes];
+    return risks.length > 0 ? { warnings, notes, gapped, unresumable: unresumableText(file, risks) } : { warnings, notes, gapped };
   }
 }
 
@@ -487,7 +522,7 @@ function eventsRead(file: string, feed: (scanner: LogScanner) => void): ReadLogR
 }
 
 /** A log folded: the state `replay` shows, every warning, and why `resume` refuses it, if it does. */
-export type Folded = { state: SessionState; warnings: string[]; unresumable?: string };
+export type Folded = { state: SessionState; warnings: string[]; notes: string[]; unresumable?: string };
 
 /**
  * Folds each event a scanner keeps into a fresh state, on trial: from the first event the
@@ -526,7 +561,7 @@ class FoldingSink implements ScanSink {
     const warnings = [...result.warnings, ...this.stopped];
     const refused = this.refused;
     if (refused === null || result.unresumable !== undefined) return { state: this.state, ...result, warnings };
-    return { state: this.state, warnings, unresumable: refusedUnresumable(this.file, refused) };
+    return { state: this.state, warnings, notes: result.notes, unresumable: refusedUnresumable(this.file, refused) };
   }
 }
 

@@ -20,6 +20,11 @@ export function printWarnings(warnings: readonly string[]): void {
   if (warnings.length > 0) printError(warnings.map((warning) => `loopdeck: ${warning}`).join('\n'));
 }
 
+/** Prints notes (what is worth knowing and is no problem) on stderr, each as `loopdeck: note: …`. */
+export function printNotes(notes: readonly string[]): void {
+  if (notes.length > 0) printError(notes.map((note) => `loopdeck: note: ${note}`).join('\n'));
+}
+
 /** Writes `text` and a newline to stdout, sanitized (see {@link sanitize}; newlines kept). */
 export function printLine(text: string): void {
   process.stdout.write(`${sanitize(text)}\n`);

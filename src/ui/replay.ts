@@ -68,8 +68,23 @@ export class ReplayIndex implements ReplaySource {
  * without the file name the header already shows (`events.jsonl:11: ...` becomes `line 11: ...`).
  */
 export function damageNotice(warnings: readonly string[]): string {
-  const short = warnings.map((w) => w.replace(/^.*?\.jsonl:(\d+): /, 'line $1: ').replace(/^.*?\.jsonl: /, ''));
-  return `the log is damaged (${warnings.length} problem${warnings.length === 1 ? '' : 's'}, listed again on exit): ${short.join('; ')}`;
+  return `the log is damaged (${warnings.length} problem${warnings.length === 1 ? '' : 's'}, listed again on exit): ${withoutFile(warnings).join('; ')}`;
+}
+
+/** `events.jsonl:11: ...` as `line 11: ...` (the header shows the file). */
+function withoutFile(lines: readonly string[]): string[] {
+  return lines.map((w) => w.replace(/^.*?\.jsonl:(\d+): /, 'line $1: ').replace(/^.*?\.jsonl: /, ''));
+}
+
+/**
+ * The notice a replay opens with after reading its log: the damage found
+ * ({@link damageNotice}), else the lines a crash tore and a restart continued past (no
+ * damage: `notes` of the reader), else none.
+ */
+export function readingNotice(warnings: readonly string[], notes: readonly string[]): { ok: boolean; text: string } | null {
+  if (warnings.length > 0) return { ok: false, text: damageNotice(warnings) };
+  if (notes.length > 0) return { ok: true, text: `the run was restarted after loopdeck stopped mid-write (listed again on exit): ${withoutFile(notes).join('; ')}` };
+  return null;
 }
 
 /** Events a replay's window holds after the cursor, so stepping forward reads nothing. */
@@ -95,7 +110,7 @@ export function windowFor(source: ReplaySource, held: ReplayWindow, target: numb
 /**
  * A read-only console over a recorded run: the store starts at the last event; the
  * controller's `replay` moves the event shown; nothing can be answered or changed.
- * `warnings` from reading the log are shown as the opening notice ({@link damageNotice}).
+ * `warnings` and `notes` from reading the log are shown as the opening notice ({@link readingNotice}).
  * `source` is the events themselves or a log read lazily; the store holds only a window
  * of them around the cursor ({@link windowFor}). While a log is still being read, call
  * `refresh` after each step of reading: the cursor follows the events read until a key
@@ -105,6 +120,7 @@ export function createReplay(
   source: ReplaySource | readonly LoopEvent[],
   onQuit: () => void,
   warnings: readonly string[] = [],
+  notes: readonly string[] = [],
 ): { store: ConsoleStore; controller: ConsoleController; index: ReplaySource; refresh: () => void } {
   const index: ReplaySource = isSource(source) ? source : new ReplayIndex(source);
   const last = () => Math.max(0, index.count - 1);
@@ -113,7 +129,8 @@ export function createReplay(
   let following = true;
   let endWindow: ReplayWindow | null = index.complete && opening === last() ? held : null;
   const store = createConsoleStore(held.events, { replay: { index: opening, total: index.count }, session: index.stateAt(opening), windowStart: held.start });
-  if (warnings.length > 0) store.getState().setNotice({ ok: false, text: damageNotice(warnings) });
+  const notice = readingNotice(warnings, notes);
+  if (notice !== null) store.getState().setNotice(notice);
   const show = (to: number, force = false) => {
     const target = Math.max(0, Math.min(index.count - 1, to));
     const now = store.getState().replay;

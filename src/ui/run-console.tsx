@@ -13,7 +13,7 @@ import { createLiveConsole } from './live.js';
 import { EXIT } from '../exit-codes.js';
 import { continueCommand, failedNote, restoreNote } from '../continue-command.js';
 import { RunInterrupted } from '../engine/errors.js';
-import { createReplay, damageNotice } from './replay.js';
+import { createReplay, readingNotice } from './replay.js';
 import { batchInto, createConsoleStore, LIVE_BATCH_MS, LIVE_EVENTS } from './store.js';
 import { guardSuspend, suspendSelf } from './suspend.js';
 import { heapBound } from './heap.js';
@@ -367,16 +367,16 @@ const HEAP_CHECK_MS = 500;
  * {@link FIRST_LINES} lines; the rest is read between frames while the cursor follows
  * it (a notice says how far), and the replay stands at the last event once it is read,
  * as for a short log. Keys work all along: Home goes to the start, End follows again.
- * @returns the warnings of reading the log (shown in the notice line; print them after)
+ * @returns the warnings and notes of reading the log (shown in the notice line; print them after)
  * @throws LogError when the log cannot be read or has an unreadable schema version
  */
-export async function replayLogConsole(file: string): Promise<string[]> {
+export async function replayLogConsole(file: string): Promise<{ warnings: string[]; notes: string[] }> {
   const { LogIndex } = await import('../engine/log-index.js');
   const index = new LogIndex(file);
   let checks: NodeJS.Timeout | undefined;
   try {
     index.readMore(FIRST_LINES);
-    const replay = createReplay(index, () => undefined, index.warnings ?? []);
+    const replay = createReplay(index, () => undefined, index.warnings ?? [], index.notes);
     await showReplay(replay, async (stopped) => {
       // After the first frame: reaching the collector costs a few milliseconds.
       const bound = heapBound(HEAP_HEADROOM_MB);
@@ -403,10 +403,9 @@ export async function replayLogConsole(file: string): Promise<string[]> {
       }
       if (stopped()) return;
       replay.refresh();
-      const warnings = index.warnings ?? [];
-      replay.store.getState().setNotice(warnings.length > 0 ? { ok: false, text: damageNotice(warnings) } : null);
+      replay.store.getState().setNotice(readingNotice(index.warnings ?? [], index.notes));
     });
-    return index.warnings ?? [];
+    return { warnings: index.warnings ?? [], notes: index.notes };
   } finally {
     clearInterval(checks);
     index.close();

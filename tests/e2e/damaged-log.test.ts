@@ -74,6 +74,31 @@ describe('damaged logs through the CLI', () => {
     expect(again.stderr).toBe('');
   });
 
+  it('a last line torn mid-write, then a real resume: the torn line is a note of the restart, not damage, in replay and runs', async () => {
+    const all = lines(file);
+    const torn = all.at(-1)!;
+    const { seq, type } = JSON.parse(torn) as Event;
+    truncateSync(file, statSync(file).size - 1 - Math.floor(torn.length / 2)); // a crash in the middle of the last write
+    const line = all.length;
+
+    await killAfter(cwd, ['resume', runDir, '--yes'], 5);
+    const read = readFileSync(file, 'utf8').split('\n');
+    const restart = JSON.parse(read[line]!) as Event;
+    expect(restart).toMatchObject({ seq, type: 'session.resume', data: { restart: true } });
+
+    const replay = await execa('node', [cli, 'replay', runDir, '--headless'], { cwd, reject: false });
+    expect(replay.exitCode, replay.stderr).toBe(0);
+    expect(replay.stderr).toBe(`loopdeck: note: ${file}:${line}: a ${type} event cut off when loopdeck stopped (a torn write); the restart at line ${line + 1} took its seq ${seq} and continued from the event before it`);
+    const shown = JSON.parse(replay.stdout);
+    expect(shown.log_warnings).toBeUndefined();
+    expect(shown.log_notes).toHaveLength(1);
+
+    const runs = await execa('node', [cli, 'runs'], { cwd, reject: false });
+    expect(runs.exitCode, runs.stderr).toBe(0);
+    expect(runs.stdout).not.toContain('damaged');
+    expect(runs.stdout).toMatch(/ resumable /);
+  });
+
   it('an unreadable middle line with a seq gap: replay shows the rest and names both; resume says what is missing and how to continue', async () => {
     const all = lines(file);
     const callAt = all.findIndex((l) => l.includes('"type":"tool.call"'));

@@ -31,10 +31,10 @@ describe('the readers on the corpus and on damaged copies of it', () => {
   });
 
   it('the reader that keeps the events and the one that folds while reading give every warning in the same words, and the same verdict on resume', () => {
-    const outcome = (read: () => { warnings: string[]; unresumable?: string }) => {
+    const outcome = (read: () => { warnings: string[]; notes: string[]; unresumable?: string }) => {
       try {
-        const { warnings, unresumable } = read();
-        return JSON.stringify([warnings, unresumable ?? null]);
+        const { warnings, notes, unresumable } = read();
+        return JSON.stringify([warnings, notes, unresumable ?? null]);
       } catch (error) {
         return `throws ${(error as Error).message}`;
       }
@@ -44,11 +44,12 @@ describe('the readers on the corpus and on damaged copies of it', () => {
   });
 
   it('fold and warn about each exactly as recorded', () => {
-    // The states as `replay --headless` prints them (the record of tool calls as an object by call id).
+    // The states as `replay --headless` prints them (the record of tool calls as an object by call id);
+    // notes only where there are some (the digests were first recorded by readers without them).
     const readers = {
       foldLog: (text: string, file: string) => {
-        const folded = foldLog(text, file);
-        return { ...folded, state: stateAsJson(folded.state) };
+        const { notes, ...folded } = foldLog(text, file);
+        return { ...folded, ...(notes.length > 0 ? { notes } : {}), state: stateAsJson(folded.state) };
       },
       parseLog,
       fold: (events: never[]) => stateAsJson(fold(events)),

@@ -60,7 +60,7 @@ describe('EventLog', () => {
     log.sync();
     const text = fs.readFileSync(file, 'utf8');
     expect(text).toBe(events.map((e) => `${JSON.stringify(e)}\n`).join(''));
-    expect(readLog(file)).toEqual({ events, warnings: [] });
+    expect(readLog(file)).toEqual({ events, warnings: [], notes: [] });
   });
 
   it('appends to an existing log instead of rewriting it', () => {
@@ -85,7 +85,7 @@ describe('EventLog', () => {
 describe('a byte order mark', () => {
   it('at the start of the file (an editor saved the log) is not part of the first event: every event is kept, with no warning', () => {
     const text = `\uFEFF${[ev(0), ev(1), ev(2)].map((e) => JSON.stringify(e)).join('\n')}\n`;
-    expect(parseLog(text, 'events.jsonl')).toEqual({ events: [ev(0), ev(1), ev(2)], warnings: [] });
+    expect(parseLog(text, 'events.jsonl')).toEqual({ events: [ev(0), ev(1), ev(2)], warnings: [], notes: [] });
     expect(foldLog(text, 'events.jsonl')).toMatchObject({ warnings: [] });
     expect(foldLog(text, 'events.jsonl').state.eventCount).toBe(3);
   });
@@ -149,7 +149,7 @@ describe('a torn final line', () => {
 describe('a complete last line without its newline', () => {
   it('is kept: it parses and passes the checks', () => {
     const text = [0, 1, 2].map((seq) => JSON.stringify(ev(seq))).join('\n'); // `truncate -s -1` of a whole log
-    expect(parseLog(text, 'events.jsonl')).toEqual({ events: [0, 1, 2].map(ev), warnings: [] });
+    expect(parseLog(text, 'events.jsonl')).toEqual({ events: [0, 1, 2].map(ev), warnings: [], notes: [] });
     expect(foldLog(text, 'events.jsonl').state.lastSeq).toBe(2);
   });
 
@@ -164,14 +164,14 @@ describe('a complete last line without its newline', () => {
     second.append(ev(events.at(-1)!.seq + 1));
     second.close();
     expect(fs.readFileSync(file, 'utf8')).toBe([0, 1, 2, 3].map((seq) => `${JSON.stringify(ev(seq))}\n`).join(''));
-    expect(readLog(file)).toEqual({ events: [0, 1, 2, 3].map(ev), warnings: [] });
+    expect(readLog(file)).toEqual({ events: [0, 1, 2, 3].map(ev), warnings: [], notes: [] });
   });
 
   it('a last line cut inside its JSON is still a torn write', () => {
     const whole = JSON.stringify(ev(1));
     for (const cut of [1, 2, 10, whole.length - 1]) {
       const text = `${JSON.stringify(ev(0))}\n${whole.slice(0, cut)}`;
-      expect(parseLog(text, 'events.jsonl')).toEqual({ events: [ev(0)], warnings: ['events.jsonl:2: dropped an unterminated final line (a torn write)'] });
+      expect(parseLog(text, 'events.jsonl')).toEqual({ events: [ev(0)], warnings: ['events.jsonl:2: dropped an unterminated final line (a torn write)'], notes: [] });
     }
   });
 });
@@ -398,7 +398,7 @@ describe('readLog', () => {
   it('reads an empty log as no events and no warnings', () => {
     fs.mkdirSync(path.dirname(file), { recursive: true });
     fs.writeFileSync(file, '');
-    expect(readLog(file)).toEqual({ events: [], warnings: [] });
+    expect(readLog(file)).toEqual({ events: [], warnings: [], notes: [] });
   });
 });
 
