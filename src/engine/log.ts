@@ -572,7 +572,8 @@ export function refusedUnresumable(file: string, e: LoopEvent): string {
 
 /** Why an event the fold refused makes its log unresumable, for {@link unresumableText}. */
 function refusedRisk(e: LoopEvent): string {
-  return `seq ${e.seq} (${e.type}) does not follow from the events before it`;
+  // Nothing comes before seq 0: it starts the run, or cannot.
+  return e.seq === 0 ? `seq 0 (${e.type}) cannot start the run` : `seq ${e.seq} (${e.type}) does not follow from the events before it`;
 }
 
 /** Folds the text of an events.jsonl file as it parses it, keeping no event (the checks of {@link parseLog}). */
@@ -981,7 +982,8 @@ export function foldLogFile(file: string, options: LogReadOptions = {}): Folded 
  * earlier warning (a `seq` gap).
  */
 export function stoppedAt(file: string, e: LoopEvent, reason: string, damaged = true): string {
-  const why = damaged ? 'after the damage named above it does not follow' : 'it does not follow from the events before it (a damaged line, legible but wrong)';
+  const what = e.seq === 0 ? 'it cannot start the run' : 'it does not follow from the events before it';
+  const why = damaged ? 'after the damage named above it does not follow' : `${what} (a damaged line, legible but wrong)`;
   return `${file}: stopped showing the run at seq ${e.seq} (${e.type}): ${why} (${reason})`;
 }
 

@@ -154,7 +154,7 @@ describe('the numbers and names a budget, a decision or a later event rests on, 
         expect(stateAsJson(folded.state), label).toEqual(stateAsJson(fold(run.events.slice(0, at))));
         // The field, or a field inside it (an object given for a change names its missing `path`).
         expect(folded.warnings.at(-1), label).toMatch(new RegExp(`^events\\.jsonl: stopped showing the run at seq ${at} \\(${field.type.replace('.', '\\.')}\\): .*\\(${path.replace(/[.[\]]/g, '\\$&')}(?:[.[][^ ]*)? is `));
-        expect(folded.unresumable, label).toContain(`seq ${at} (${field.type}) does not follow from the events before it`);
+        expect(folded.unresumable, label).toContain(at === 0 ? `seq 0 (${field.type}) cannot start the run` : `seq ${at} (${field.type}) does not follow from the events before it`);
         expect(parsed.warnings, label).toEqual(folded.warnings);
       }
     }

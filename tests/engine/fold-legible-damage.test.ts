@@ -67,12 +67,13 @@ describe('a line damaged into another legible value', () => {
         const file = path.join(dir, `${name}-${i}.jsonl`);
         fs.writeFileSync(file, text);
         const what = `${name}, event ${i} (${events[i]!.type}), ${how}`;
-        const stop = k < damaged.length ? `${file}: stopped showing the run at seq ${damaged[k]!.seq} (${damaged[k]!.type}): it does not follow from the events before it` : null;
+        const refusal = damaged[k]?.seq === 0 ? 'cannot start the run' : 'does not follow from the events before it';
+        const stop = k < damaged.length ? `${file}: stopped showing the run at seq ${damaged[k]!.seq} (${damaged[k]!.type}): it ${refusal}` : null;
 
         // Resume's reader keeps the events before it and refuses to go on from them.
         const parsed = parseLog(text, file);
         expect(parsed.events.length, what).toBe(k);
-        expect(parsed.unresumable, what).toEqual(stop === null ? undefined : expect.stringContaining(`seq ${damaged[k]!.seq} (${damaged[k]!.type}) does not follow from the events before it`));
+        expect(parsed.unresumable, what).toEqual(stop === null ? undefined : expect.stringContaining(`seq ${damaged[k]!.seq} (${damaged[k]!.type}) ${refusal}`));
 
         const whole = foldLog(text, file);
         expect(comparable(whole.state), what).toEqual(want);
