@@ -170,19 +170,33 @@ export function createCommands(store: ConsoleStore, controller: ConsoleControlle
   /**
    * The key that opened a text input (the deny note with `d`, the command bar with `/` or
    * `r`) while nothing but its own repeats followed: a key held down types nothing into
-   * what it opened (`dddd` in the note).
+   * what it opened (`dddd` in the note). The same key pressed again after a pause (`d`,
+   * then `do not run it`) is text: one that follows it later than a repeat would waits, as
+   * an answer does ({@link HeldKeys}), to see whether repeats of it come (it was held: the
+   * terminal's first repeat comes after its repeat delay) or not (it was pressed, and
+   * `handle` types it).
    */
   let opener: { name: string; input: string } | null = null;
-  const repeatsOpener = (key: Keypress): boolean => {
-    const held = opener !== null && (key.source === 'repeat' || key.afterSame !== undefined) && key.name === opener.name && key.input === opener.input;
-    if (!held) opener = null;
-    return held;
+  const repeatsOpener = (key: Keypress, handle: (key: Keypress) => boolean): boolean => {
+    const same = opener !== null && key.name === opener.name && key.input === opener.input;
+    if (!same || key.source === 'paste' || key.source === 'chunk') {
+      opener = null;
+      return false;
+    }
+    if (key.source === 'repeat') return true;
+    if (key.afterSame === undefined) {
+      opener = null;
+      return false;
+    }
+    const input = get().input;
+    const { afterSame: _, ...press } = key;
+    return held.answer(key, () => void (get().input === input && handle(press))) !== 'now';
   };
 
   /** The command bar's keys: editing, history, completion; everything else is text. */
   const barKey = (key: Keypress): boolean => {
     if (get().input !== 'bar') return false;
-    if (repeatsOpener(key)) return true;
+    if (repeatsOpener(key, barKey)) return true;
     const scopes: Scope[] = get().completions.length > 0 ? ['completion', 'bar'] : ['bar'];
     apply(barReducer(get(), textKey(key, scopes)));
     return true;
@@ -191,7 +205,7 @@ export function createCommands(store: ConsoleStore, controller: ConsoleControlle
   /** The deny note's keys: Enter denies with the note, Esc goes back to the prompt. */
   const noteKey = (key: Keypress): boolean => {
     if (get().input !== 'note') return false;
-    if (repeatsOpener(key)) return true;
+    if (repeatsOpener(key, noteKey)) return true;
     apply(noteReducer(get(), textKey(key, ['note'])));
     return true;
   };

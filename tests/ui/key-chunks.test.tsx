@@ -82,6 +82,47 @@ describe('a key held down types nothing into the input it opened', () => {
     await rig.waitFor(() => note(rig) === 'odd', `the note to read "odd" (it reads "${note(rig)}")`);
   });
 
+  const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+  // A held key repeats after the terminal's repeat delay (250–660 ms), then every 15–100 ms.
+  test.each([250, 400, 660])('d held (its first repeat %i ms after the press, then every 30 ms) opens the deny note empty', async (delay) => {
+    const rig = await open({ transcript: WAITING });
+    await rig.waitForFrame('Approve tool call shell (t1)');
+    await rig.waitForArmed();
+    rig.pressNow('d');
+    await sleep(delay);
+    await hold(rig, 'd', 10);
+    await rig.waitFor(() => note(rig) !== null, 'the deny note to open');
+    await sleep(700);
+    expect(note(rig)).toBe('');
+  });
+
+  // The note and the goal often start with the letter that opened them: "do not…", "run…".
+  test.each([300, 1000, 2000])('d, then %i ms later "do not run it" typed: the note reads it whole, its first d included', async (pause) => {
+    const rig = await open({ transcript: WAITING });
+    await rig.waitForFrame('Approve tool call shell (t1)');
+    await rig.waitForArmed();
+    rig.pressNow('d');
+    await rig.waitFor(() => note(rig) === '', 'the deny note to open');
+    await sleep(pause);
+    for (const ch of 'do not run it') {
+      rig.pressNow(ch);
+      await sleep(90);
+    }
+    await rig.waitFor(() => note(rig) === 'do not run it', `the note to read "do not run it" (it reads "${note(rig)}")`);
+  });
+
+  test('d, then d 400 ms later and nothing after it: the note reads "d" once the key is known not to be held', async () => {
+    const rig = await open({ transcript: WAITING });
+    await rig.waitForFrame('Approve tool call shell (t1)');
+    await rig.waitForArmed();
+    rig.pressNow('d');
+    await rig.waitFor(() => note(rig) === '', 'the deny note to open');
+    await sleep(400);
+    rig.pressNow('d');
+    await rig.waitFor(() => note(rig) === 'd', `the note to read "d" (it reads "${note(rig)}")`);
+  });
+
   test('/ held opens the command bar with one /', async () => {
     const rig = await open({ transcript: WAITING });
     await rig.waitForFrame('Approve tool call shell (t1)');
