@@ -233,7 +233,7 @@ export function createCommands(store: ConsoleStore, controller: ConsoleControlle
   /** The dashboard's keys; a paste opens the command bar with the pasted text. */
   const dashboardKey = (key: Keypress): boolean => {
     if (key.source === 'paste') {
-      if (!get().replay) apply(pasteReducer(get(), key.input));
+      apply(pasteReducer(get(), key.input));
       return true;
     }
     const binding = bindingFor(key.name, scopesFor(key, dashboardScopes(get(), layout())));

@@ -121,6 +121,26 @@ describe('the command bar in a replay', () => {
     expect(frame).not.toContain('/budget');
   });
 
+  test.each([
+    ['a replay', () => createReplay(events, vi.fn())],
+    [
+      'a followed session',
+      () => {
+        const store = createConsoleStore(events, { following: true });
+        return { store, controller: followController({ readOnly: 'following a session: nothing can be changed from here' }, store, vi.fn()) };
+      },
+    ],
+  ])('in %s a paste with the bar closed opens it with the text, and Enter answers it', async (_, make) => {
+    const { store, controller } = make();
+    const c = await renderStore(store, { controller, rows: 30 });
+    await c.waitForFrame('Checkpoint');
+    await c.press('\u001b[200~goal status\u001b[201~');
+    await c.waitForFrame('/goal status');
+    expect(store.getState().input).toBe('bar');
+    await c.press(KEY.enter);
+    await c.waitForFrame('✓ achieved · revision 0 · 1 criterion'); // the goal as of the event shown: the last
+  });
+
   test('a followed session suggests the same', async () => {
     const store = createConsoleStore(events, { following: true });
     const controller = followController({ readOnly: 'following a session: nothing can be changed from here' }, store, vi.fn());
