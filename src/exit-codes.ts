@@ -4,7 +4,7 @@ import type { LoopOutcome } from './engine/session.js';
 /**
  * Every exit code of the command line, decided here and nowhere else (docs/design.md,
  * "Command line and exit codes"). Every quit exits 130, whatever asked for it (`q`, Ctrl+C,
- * SIGINT, SIGTERM, SIGHUP): a script sees one code for "stopped where it was, resumable",
+ * SIGINT, SIGTERM, SIGHUP, SIGQUIT): a script sees one code for "stopped where it was, resumable",
  * and the message on stderr names the signal.
  */
 export const EXIT = {
@@ -19,7 +19,7 @@ export const EXIT = {
    * (`loopdeck runs --prune`). Nothing was changed.
    */
   unconfirmed: 2,
-  /** Quit (the console's `q`, SIGINT, SIGTERM, SIGHUP): the log is kept and the run resumable. */
+  /** Quit (the console's `q`, SIGINT, SIGTERM, SIGHUP, SIGQUIT): the log is kept and the run resumable. */
   interrupted: 130,
 } as const;
 

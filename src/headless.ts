@@ -35,14 +35,15 @@ const QUIT_SIGNALS: ReadonlyArray<[NodeJS.Signals, ExitCode]> = [
   ['SIGINT', EXIT.interrupted],
   ['SIGTERM', EXIT.interrupted],
   ['SIGHUP', EXIT.interrupted],
+  ['SIGQUIT', EXIT.interrupted],
 ];
 
 /** Milliseconds a quit run gets to unwind (its tools, model request or verify killed) before loopdeck goes anyway. */
 const UNWIND_MS = 5000;
 
 /**
- * Drives `run` to its end with the headless answers, or until SIGINT, SIGTERM or SIGHUP
- * quits it (docs/design.md, "Quit and abort"): the run stops where it is (a model request,
+ * Drives `run` to its end with the headless answers, or until SIGINT, SIGTERM, SIGHUP or
+ * SIGQUIT quits it (docs/design.md, "Quit and abort"): the run stops where it is (a model request,
  * a tool, a verify or a command agent under way is killed and nothing of it recorded), the
  * log stays resumable, and every child process group still running is killed before this
  * returns. A second signal does not wait for the run to unwind.

@@ -121,7 +121,7 @@ export function outlineFits(stream: NodeJS.WriteStream, env: NodeJS.ProcessEnv =
  * `TERM` is `dumb`, or when the terminal is smaller than
  * {@link OUTLINE_MIN_COLUMNS}×{@link OUTLINE_MIN_ROWS}. The size is read as the console
  * reads it (`columns || 80`, `rows || 24`). Until Ink takes over ({@link handOverOutline})
- * SIGINT, SIGTERM and SIGHUP erase it before they end the process as they would have, and
+ * SIGINT, SIGTERM, SIGHUP and SIGQUIT erase it before they end the process as they would have, and
  * so does an exit.
  */
 export async function showOutline(info: OutlineInfo, stream: NodeJS.WriteStream = process.stdout, env: NodeJS.ProcessEnv = process.env): Promise<void> {
@@ -135,7 +135,7 @@ export async function showOutline(info: OutlineInfo, stream: NodeJS.WriteStream 
     process.kill(process.pid, signal);
   };
   const onExit = () => eraseOutline();
-  const signals = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
+  const signals = ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGQUIT'] as const;
   for (const signal of signals) process.once(signal, onSignal);
   process.once('exit', onExit);
   shown = {

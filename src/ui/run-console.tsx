@@ -82,7 +82,7 @@ const PROCESS: ExitHost = {
 
 /**
  * Every way out of the console restores the terminal: an exception or a rejected
- * promise anywhere, SIGTERM, SIGHUP or SIGINT unmount Ink, turn raw mode off, show the cursor,
+ * promise anywhere, SIGTERM, SIGHUP, SIGINT or SIGQUIT unmount Ink, turn raw mode off, show the cursor,
  * flush the log, print what happened and exit non-zero.
  * @returns a function that removes the handlers
  */
@@ -112,17 +112,21 @@ export function guardExits(ink: () => Instance | null, flush: () => void, host: 
   // In raw mode Ctrl+C is a key the console handles; a SIGINT comes from elsewhere, or
   // from a Ctrl+C pressed before the console took the keyboard.
   const onInt = () => bail(EXIT.interrupted, 'loopdeck: interrupted (SIGINT); the log is kept');
+  // Ctrl+\ in a terminal not in raw mode, or `kill -QUIT`: a quit as the others, the terminal restored.
+  const onQuit = () => bail(EXIT.interrupted, 'loopdeck: quit (SIGQUIT); the log is kept');
   host.on('uncaughtException', onCrash);
   host.on('unhandledRejection', onCrash);
   host.on('SIGTERM', onTerm);
   host.on('SIGHUP', onHup);
   host.on('SIGINT', onInt);
+  host.on('SIGQUIT', onQuit);
   return () => {
     host.off('uncaughtException', onCrash);
     host.off('unhandledRejection', onCrash);
     host.off('SIGTERM', onTerm);
     host.off('SIGHUP', onHup);
     host.off('SIGINT', onInt);
+    host.off('SIGQUIT', onQuit);
   };
 }
 

@@ -1,4 +1,4 @@
-// Quit in headless mode: SIGINT, SIGTERM or SIGHUP stop the run where it is, from any
+// Quit in headless mode: SIGINT, SIGTERM, SIGHUP or SIGQUIT stop the run where it is, from any
 // state (a model request, a tool, a command agent's lap, a verify), kill the run's child
 // process groups, keep the log resumable and exit 130 whichever signal it was.
 // Needs `npm run build` (dist/cli.js).
@@ -42,6 +42,7 @@ it.each([
   ['SIGINT', 130],
   ['SIGTERM', 130],
   ['SIGHUP', 130],
+  ['SIGQUIT', 130],
 ] as const)('%s during a model request stops the run where it is, resumable (exit %i)', async (signal, code) => {
   server = await new ModelServer().start();
   config([`agent: { kind: openai, model: test-model, base_url: "${server.url}" }`, 'verify: [{ command: "true" }]']);

@@ -36,6 +36,7 @@ describe('guardExits', () => {
     ['SIGTERM', undefined, 130, /^loopdeck: terminated \(SIGTERM\); the log is kept/],
     ['SIGHUP', undefined, 130, /^loopdeck: the terminal went away \(SIGHUP\)/],
     ['SIGINT', undefined, 130, /^loopdeck: interrupted \(SIGINT\); the log is kept/],
+    ['SIGQUIT', undefined, 130, /^loopdeck: quit \(SIGQUIT\); the log is kept/],
   ] as const)('%s: unmounts, restores the terminal, flushes the log, reports, exits %i', (event, payload, code, message) => {
     const { h, events, stdin, written, stderr, exit } = host();
     const unmount = vi.fn();
@@ -59,7 +60,7 @@ describe('guardExits', () => {
     events.emit('SIGTERM');
     expect(exit).toHaveBeenCalledTimes(1);
     remove();
-    expect(events.listenerCount('uncaughtException') + events.listenerCount('SIGTERM') + events.listenerCount('SIGINT')).toBe(0);
+    expect(['uncaughtException', 'unhandledRejection', 'SIGTERM', 'SIGHUP', 'SIGINT', 'SIGQUIT'].map((e) => events.listenerCount(e))).toEqual([0, 0, 0, 0, 0, 0]);
   });
 
   test('a log that cannot be flushed is reported, and the exit still happens', () => {
