@@ -106,7 +106,8 @@ export const Header = React.memo(function Header({ compact = false, width }: { c
   const mark = revision > 0 ? ` [rev ${revision}, ${status}]` : '';
   const title = 'loopdeck ';
   // At most half the row when the goal needs the rest; all a short goal leaves when it does not.
-  const runRoom = Math.max(Math.floor(width / 2) - cellWidth(mark), width - cellWidth(title) - cellWidth(goal) - cellWidth(mark));
+  // The revision mark takes its cells from the goal, not from the run id: only a row too narrow for both cuts the id.
+  const runRoom = Math.min(Math.max(Math.floor(width / 2), width - cellWidth(title) - cellWidth(goal) - cellWidth(mark)), width - cellWidth(title) - cellWidth(mark));
   const runText = truncateCells(` run ${run === null ? '-' : sanitize(run, { oneLine: true })}`, Math.max(0, runRoom));
   const left = width - cellWidth(runText);
   return (

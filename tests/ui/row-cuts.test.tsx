@@ -6,10 +6,12 @@ import { describe, test, expect } from 'vitest';
 
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
+import type { LoopEvent } from '../../src/engine/events.js';
+import { createConsoleStore } from '../../src/ui/store.js';
 import { cellWidth } from '../../src/ui/text.js';
 import { KEY } from '../support/console-rig.js';
 import { terminalWidth } from '../support/terminal-width.js';
-import { fits, open, WAITING } from '../support/ui-helpers.js';
+import { fits, open, renderStore, WAITING } from '../support/ui-helpers.js';
 
 const EMOJI_GOAL = `Fix ${'🙂'.repeat(30)} ${'漢字 '.repeat(20)}`;
 
@@ -56,6 +58,24 @@ describe('the header', () => {
     expectFits(frame, 100, 30);
     expect(frame.split('\n')[0]).toMatch(/^loopdeck Fix 🙂+… \[rev 1, revised\] +run ui-test$/u);
   });
+});
+
+describe('the header of a revised goal', () => {
+  // A run id as loopdeck makes them (20 characters), a goal revised once, a long objective.
+  const revised = readFileSync(path.resolve(import.meta.dirname, '../fixtures/logs/goal-revised.jsonl'), 'utf8')
+    .split('\n')
+    .filter((l) => l !== '')
+    .map((l) => JSON.parse(l.replaceAll('corpus-goal-revised', '20261203-192940-t3x4').replace(/"objective":"create done\.txt[^"]*"/g, `"objective":"${'Names with accents must survive the payload round trip '.repeat(3)}"`)) as LoopEvent);
+  // Below 80 columns the header is one row without the mark (the compact tests above).
+  for (const columns of [200, 120, 100, 90, 80]) {
+    test(`${columns} columns: the revision mark and the run id stay whole, the objective gives way`, async () => {
+      const c = await renderStore(createConsoleStore(revised), { columns, rows: 30 });
+      const frame = await c.waitForFrame('[rev ');
+      const title = frame.split('\n')[0]!;
+      expect(title).toMatch(/^loopdeck Names with.*… \[rev \d+, [a-z]+\] +run 20261203-192940-t3x4$/);
+      expect(terminalWidth(title)).toBeLessThanOrEqual(columns);
+    });
+  }
 });
 
 describe('the command bar', () => {
