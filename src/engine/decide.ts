@@ -5,7 +5,7 @@ import { lapStep } from './patterns/laps.js';
 import { planAndExecuteStep } from './patterns/plan-and-execute.js';
 import { reactStep } from './patterns/react.js';
 import { reflexionStep } from './patterns/reflexion.js';
-import { stopReasonAt, type Finish, type PauseReason } from './reasons.js';
+import { pauseReasonLabel, stopReasonAt, type Finish, type PauseReason } from './reasons.js';
 import type { BudgetDimension, ToolCall } from './types.js';
 import { assertNever } from './events.js';
 import { checkpointDue, currentLapEnd, endOfTurn } from './end-of-turn.js';
@@ -165,7 +165,7 @@ function endBeforeRestart(state: SessionState, policy: DecisionPolicy): Step {
     if (again.kind === 'finish') return { kind: 'finish', finish: { ...again.finish, abort: false } };
   }
   if (from === 'IDLE' && state.pending?.kind === 'pause') {
-    const summary = `stopped at a pause (${state.pending.reason}), before a restart`;
+    const summary = `stopped at a pause (${pauseReasonLabel(state.pending.reason)}), before a restart`;
     return { kind: 'finish', finish: { reason: stopReasonAt(state.pending.cause), summary } };
   }
   return { kind: 'finish', finish: { reason: 'stopped', summary: 'the run had ended before a restart; its reason was not recorded' } };

@@ -1,5 +1,5 @@
 import type { BudgetDimension } from './types.js';
-import { BUDGET_DIMENSIONS } from './types.js';
+import { BUDGET_COMMAND_NAMES, BUDGET_DIMENSIONS } from './types.js';
 import type { DoneReason } from './machine.js';
 
 /**
@@ -32,6 +32,17 @@ export const PAUSE_KINDS: readonly PauseKind[] = Object.keys(PAUSE_KIND_TABLE) a
 /** The text a `session.pause` event carries for `reason`. */
 export function pauseReasonText(reason: PauseReason): string {
   return reason.kind === 'budget_exceeded' ? `budget_exceeded:${reason.dimension}` : reason.kind;
+}
+
+/**
+ * The `reason` text of a `session.pause` event as the operator reads it (timeline rows,
+ * summaries, headless lines): a budget's dimension named as `/budget` and loop.yaml's
+ * limits name it (`budget_exceeded:wall_clock`, not the log's `wall_clock_seconds`); any
+ * other reason as written.
+ */
+export function pauseReasonLabel(text: string): string {
+  const reason = parsePauseReason(text);
+  return reason.kind === 'budget_exceeded' ? `budget_exceeded:${BUDGET_COMMAND_NAMES[reason.dimension]}` : text;
 }
 
 /**

@@ -1,4 +1,4 @@
-import { budgetName } from '../engine/budget-units.js';
+import { pauseReasonLabel } from '../engine/reasons.js';
 import React, { useMemo, type ReactNode } from 'react';
 import { Box, Text } from 'ink';
 import { alwaysAllowChoices, type AllowChoices } from '../engine/approval/always-allow.js';
@@ -325,7 +325,7 @@ export function usePrompt(width: number, maxRows: number, frameRoom = Infinity, 
     const where =
       `The log stands at ${state}` +
       (pending?.kind === 'tool' ? `, tool call ${pending.call.name} (${pending.call.id}) issued but not finished: it runs again only if you approve it` : '') +
-      (pending?.kind === 'pause' ? `, paused (${pending.reason})` : '') +
+      (pending?.kind === 'pause' ? `, paused (${pauseReasonLabel(pending.reason)})` : '') +
       '.';
     const gateKeys = hintRows(resuming ? 'gate' : 'start-gate', inner);
     // The question wraps (two rows at most), as the rest of the box does.
@@ -409,7 +409,7 @@ export function usePrompt(width: number, maxRows: number, frameRoom = Infinity, 
   const cause = pending.cause;
   // A budget is named as /budget and the prompt name it (`wall_clock`, `cost`), not by its loop.yaml key.
   const title =
-    cause.kind === 'operator' ? 'Paused by the operator' : cause.kind === 'budget_exceeded' ? `Paused: budget_exceeded:${budgetName(cause.dimension)}` : `Paused: ${sanitize(pending.reason, { oneLine: true })}`;
+    cause.kind === 'operator' ? 'Paused by the operator' : cause.kind === 'budget_exceeded' ? `Paused: ${pauseReasonLabel(pending.reason)}` : `Paused: ${sanitize(pending.reason, { oneLine: true })}`;
   const covered = covering && !replaying ? frame(theme.warn, [<Line width={inner} bold color={theme.warn}>{title}</Line>, <Line width={inner} color={theme.muted}>{covering}</Line>], 0) : undefined;
   // The keys first, as for a tool call: the text takes what `maxRows` leaves (border, title, keys), at most three rows.
   const keyRows = keys();

@@ -1,6 +1,7 @@
 import { describeFinding } from '../engine/constraints.js';
 import { assertNever, type LoopEvent } from '../engine/events.js';
 import { describeChanges } from '../engine/reload.js';
+import { pauseReasonLabel } from '../engine/reasons.js';
 import { targetsNotPassing } from '../engine/target-tests.js';
 import { budgetName, formatBudgetAmounts, formatUsd, spentText } from '../engine/budget-units.js';
 import { sanitize, withOtherSpaces } from './text.js';
@@ -23,7 +24,7 @@ function describeRaw(e: LoopEvent): string {
     case 'session.resume':
       return `resumed (${e.data.from})${e.data.note ? `: ${clean(e.data.note)}` : ''}`;
     case 'session.pause':
-      return `paused: ${e.data.reason}`;
+      return `paused: ${clean(pauseReasonLabel(e.data.reason))}`;
     case 'session.complete':
       return `complete: ${e.data.reason}: ${clean(e.data.summary)}`;
     case 'state.transition':

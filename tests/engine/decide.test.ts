@@ -5,8 +5,10 @@ import { describe, expect, it } from 'vitest';
 import { afterBudget, afterDetection, afterPlan, hookPause, nextStep, startOfStep, type DecisionPolicy, type Intents, type Step } from '../../src/engine/decide.js';
 import { INITIAL_STATE, type SessionState } from '../../src/engine/fold.js';
 import { DONE_REASONS, type LoopState } from '../../src/engine/machine.js';
-import { FINISH_LIMITS, PAUSE_KINDS, parsePauseReason, pauseReasonText, stopReasonAt, type PauseReason } from '../../src/engine/reasons.js';
-import type { VerifyCommandResult } from '../../src/engine/events.js';
+import { FINISH_LIMITS, PAUSE_KINDS, parsePauseReason, pauseReasonLabel, pauseReasonText, stopReasonAt, type PauseReason } from '../../src/engine/reasons.js';
+import type { LoopEvent, VerifyCommandResult } from '../../src/engine/events.js';
+import { BUDGET_COMMAND_NAMES, BUDGET_DIMENSIONS } from '../../src/engine/types.js';
+import { describeEvent } from '../../src/ui/describe.js';
 
 const POLICY: DecisionPolicy = {
   pattern: 'react',
@@ -252,6 +254,16 @@ describe('pause reasons', () => {
     expect(parsePauseReason(text)).toEqual(reason);
     expect(pauseReasonText(reason)).toBe(text);
     expect(stopReasonAt(reason)).toBe(done);
+  });
+
+  it.each(BUDGET_DIMENSIONS.map((d) => [d, BUDGET_COMMAND_NAMES[d]]))('a pause at the %s budget reads to the operator as budget_exceeded:%s, as /budget names it', (dimension, name) => {
+    const text = pauseReasonText({ kind: 'budget_exceeded', dimension });
+    expect(pauseReasonLabel(text)).toBe(`budget_exceeded:${name}`);
+    expect(describeEvent({ seq: 3, at: 0, session: 's', type: 'session.pause', data: { reason: text, prompt: 'p', from: 'REFLECTING' } } as LoopEvent)).toBe(`paused: budget_exceeded:${name}`);
+  });
+
+  it('any other pause reads as written', () => {
+    for (const text of ['stagnation', 'repetition', 'operator', 'hook', 'constraint', 'budget_exceeded:bananas', 'a hook\'s own words']) expect(pauseReasonLabel(text)).toBe(text);
   });
 
   it('text no version wrote reads as a hook pause, never as a budget', () => {

@@ -1,4 +1,4 @@
-import { pauseReasonText, stopReasonAt, type PauseReason } from '../reasons.js';
+import { pauseReasonLabel, pauseReasonText, stopReasonAt, type PauseReason } from '../reasons.js';
 import type { LoopState } from '../machine.js';
 import type { ToolCall } from '../types.js';
 import type { RunContext } from './context.js';
@@ -40,7 +40,7 @@ export async function* answerPause(ctx: RunContext, cause: PauseReason, prompt: 
   if (ctx.intents.stop === 'abort') return abortRun(ctx, OPERATOR_ABORT);
   if (answer.action === 'stop') {
     const note = answer.note ? `: ${answer.note}` : '';
-    return finishRun(ctx, stopReasonAt(cause), `stopped at a pause (${reason})${note}`);
+    return finishRun(ctx, stopReasonAt(cause), `stopped at a pause (${pauseReasonLabel(reason)})${note}`);
   }
   ctx.emit('session.resume', resumeData(ctx, { action: 'continue', from, ...(answer.note ? { note: answer.note } : {}) }));
   ctx.go(from);
