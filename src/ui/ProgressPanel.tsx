@@ -8,6 +8,7 @@ import { compactNumber, gauge } from './format.js';
 import { assessmentRows, memoryRows } from './memory-rows.js';
 import { commitsText, filesText, selectProgress } from './progress.js';
 import { theme } from './theme.js';
+import { verifyOutcome } from './describe.js';
 import { wrapWords, sanitize } from './text.js';
 
 const clean = (t: string) => sanitize(t, { oneLine: true });
@@ -115,7 +116,7 @@ export const ProgressPanel = React.memo(function ProgressPanel({ height, width }
         <Text bold color={verify.passed ? theme.ok : theme.danger}>
           {verify.passed ? '✓ verified' : '✗ refuted'}
         </Text>
-        <Text color={theme.muted}> · {verify.commands.map((c) => `${clean(c.command)} → ${c.exit_code ?? 'none'}`).join(', ')}</Text>
+        <Text color={theme.muted}> · {verify.commands.map((c) => `${clean(c.command)} → ${clean(verifyOutcome(c))}`).join(', ')}</Text>
       </Line>,
     );
     for (const c of failed.slice(0, 1)) {

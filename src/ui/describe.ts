@@ -1,11 +1,22 @@
 import { describeFinding } from '../engine/constraints.js';
-import { assertNever, type LoopEvent } from '../engine/events.js';
+import { assertNever, type LoopEvent, type VerifyCommandResult } from '../engine/events.js';
 import { describeChanges } from '../engine/reload.js';
 import { pauseReasonLabel } from '../engine/reasons.js';
 import { targetsNotPassing } from '../engine/target-tests.js';
 import { budgetName, formatBudgetAmounts, formatUsd, spentText } from '../engine/budget-units.js';
 import { sanitize, withOtherSpaces } from './text.js';
 import { counted } from '../text/index.js';
+
+/**
+ * How a verify command ended, in a few words: its exit code, or, when it has none because
+ * loopdeck killed it, why (`timed out after 60s`, `killed: the run was quit`: the line the
+ * verifier puts first in its output), else `no exit code`.
+ */
+export function verifyOutcome(c: Pick<VerifyCommandResult, 'exit_code' | 'output'>): string {
+  if (c.exit_code !== null) return String(c.exit_code);
+  const why = c.output.split('\n', 1)[0]!;
+  return /^(timed out after \S+|killed: the run was \w+)$/.test(why) ? why : 'no exit code';
+}
 
 /**
  * One line a person can read for each event in the timeline. Untrusted text is sanitized
@@ -101,7 +112,7 @@ function describeRaw(e: LoopEvent): string {
       const targets = (e.data.targets ?? []).flatMap((t) =>
         t.unmeasured !== undefined ? [`; target tests of "${t.observer}" not measured: ${t.unmeasured}`] : t.not_passing_count > 0 ? [`; ${targetsNotPassing(t)}`] : [],
       );
-      return clean(`verify ${e.data.passed ? 'passed' : 'failed'}: ${e.data.commands.map((c) => `${c.command} → ${c.exit_code}`).join(', ')}${rows}${targets.join('')}`);
+      return clean(`verify ${e.data.passed ? 'passed' : 'failed'}: ${e.data.commands.map((c) => `${c.command} → ${verifyOutcome(c)}`).join(', ')}${rows}${targets.join('')}`);
     }
     case 'acceptance.checked': {
       const count = (status: string) => e.data.rows.filter((r) => r.status === status).length;
