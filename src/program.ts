@@ -250,7 +250,8 @@ export function buildProgram(): Command {
       const ended = await driveHeadless(start(), headlessPolicy, options.desk ? attachedAnswerer(prepared.session, options.desk, headlessPolicy) : undefined).finally(() => options.desk?.dispose());
       await prepared.dispose();
       prepared.log.close();
-      const where = `loopdeck: log ${path.relative(process.cwd(), prepared.log.file)}; workspace ${prepared.workspace}`;
+      const { shortPath } = await import('./continue-command.js');
+      const where = `loopdeck: log ${shortPath(prepared.log.file)}; workspace ${prepared.workspace}`;
       if (ended.outcome === null) {
         const { continueCommand } = await import('./continue-command.js');
         // Resuming without a terminal asks for --yes; the same answers as this run, said again.
@@ -277,6 +278,7 @@ export function buildProgram(): Command {
     killLiveChildren();
     await result.prepared.dispose();
     result.prepared.log.close();
+    printWarnings(result.warnings);
     printLine(result.message);
     process.exitCode = exitCodeOfRun(result.outcome ?? null);
   }

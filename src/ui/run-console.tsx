@@ -36,6 +36,8 @@ export interface ConsoleResult {
   outcome: LoopOutcome | null;
   /** What to print after the console: quotes the run's summary, so print it with `printLine` (sanitized). */
   message: string;
+  /** The warnings the run started (or resumed) with, shown in the notice line: print them again after the console (`printWarnings`). */
+  warnings: readonly string[];
 }
 
 /** Waits for `promise`, at most `ms`; the timer never outlives the wait (it would keep the process alive). */
@@ -248,6 +250,7 @@ export async function runConsole(
   let failure: unknown = null;
   let run: LoopRun | null = null;
   let unsubscribe = () => {};
+  let warnings: readonly string[] = [];
   let unprepared = true;
   try {
     store.getState().setNotice({ ok: true, text: 'preparing the run…', working: true });
@@ -272,10 +275,10 @@ export async function runConsole(
       increments: policy.budget.increments,
       onQuit: () => quit(),
     });
-    const warnings = made.warnings ?? [];
+    warnings = made.warnings ?? [];
     const confirm = (made.confirm ?? []).filter((w) => warnings.includes(w));
-    // Every warning in the notice line, wrapped over its rows; those to confirm also whole in the gate.
-    store.getState().setNotice(warnings.length > 0 ? { ok: false, text: warnings.join(' · ') } : null);
+    // Every warning in the notice line, wrapped over its rows and counted, and again after the console; those to confirm also whole in the gate.
+    store.getState().setNotice(startNotice(warnings));
     if (ready === null) {
       // The operator quit before the run was ready: nothing runs.
     } else if (options.confirmResume) {
@@ -333,13 +336,24 @@ export async function runConsole(
   // The message is printed sanitized; the summary, which may quote the agent (its final
   // claim) or a server, is also kept to one line, so it cannot add lines of its own.
   const where = `log: ${prepared.log.file}\nworkspace: ${prepared.workspace}`;
-  if (result) return { outcome: result, message: `loopdeck: ${result.reason}: ${sanitize(result.summary, { oneLine: true })}\n${where}${restoreNote(prepared.session.snapshot.abort)}${failedNote(result.reason)}`, prepared };
+  if (result) return { outcome: result, message: `loopdeck: ${result.reason}: ${sanitize(result.summary, { oneLine: true })}\n${where}${restoreNote(prepared.session.snapshot.abort)}${failedNote(result.reason)}`, warnings, prepared };
   // A run that never started has nothing to resume; one quit at the resume gate still has.
-  if (run === null && !options.confirmResume) return { outcome: null, message: `loopdeck: quit before the run started.\n${where}`, prepared };
+  if (run === null && !options.confirmResume) return { outcome: null, message: `loopdeck: quit before the run started.\n${where}`, warnings, prepared };
   const what = run === null ? 'quit without resuming' : 'quit before the run ended';
   // The command alone on its own line: copyable whole however narrow the terminal.
   const again = continueCommand(prepared.runDir);
-  return { outcome: null, message: `loopdeck: ${what}; the log is kept.\n${where}\ncontinue with:\n${again}`, prepared };
+  return { outcome: null, message: `loopdeck: ${what}; the log is kept.\n${where}\ncontinue with:\n${again}`, warnings, prepared };
+}
+
+/**
+ * The notice a run starts with when its preparation warned: the one warning, or how many
+ * there are, each after it (the notice wraps over its rows), and that they are printed
+ * again once the console closes; `null` for none.
+ */
+export function startNotice(warnings: readonly string[]): { ok: false; text: string } | null {
+  if (warnings.length === 0) return null;
+  if (warnings.length === 1) return { ok: false, text: warnings[0]! };
+  return { ok: false, text: `${warnings.length} warnings (listed again on exit): ${warnings.map((w, i) => `${i + 1}. ${w}`).join(' · ')}` };
 }
 
 /**

@@ -78,6 +78,24 @@ describe('a printed command runs as printed', { timeout: 90_000 }, () => {
     expect(run.exitCode, run.stderr).toBe(0);
   });
 
+  it('a headless run started by an npm script from a folder below its package: the log path it prints is one from that folder', async () => {
+    const project = mkdtempSync(path.join(os.tmpdir(), 'loopdeck-printed-'));
+    dirs.push(project);
+    mkdirSync(path.join(project, 'proj'));
+    writeFileSync(path.join(project, 'proj', 'a.txt'), 'a\n');
+    writeFileSync(path.join(project, 'agent.yaml'), 'turns:\n  - final: done\n');
+    writeFileSync(path.join(project, 'loop.yaml'), 'goal: { objective: x }\nagent: { kind: scripted, script: agent.yaml }\nworkspace: { path: proj, copy: temp }\nverify: [{ command: "true" }]\n');
+    writeFileSync(path.join(project, 'package.json'), JSON.stringify({ name: 'p', private: true, scripts: { loop: `node ${JSON.stringify(CLI)} run --headless` } }));
+    const below = path.join(project, 'examples', 'first');
+    mkdirSync(below, { recursive: true });
+    const run = await execa('npm', ['run', '--silent', 'loop'], { cwd: below, env: { PATH: userPath }, extendEnv: false, reject: false });
+    const [, log, workspace] = /^loopdeck: log (.+); workspace (.+)$/m.exec(run.stderr) ?? [];
+    if (workspace) dirs.push(workspace);
+    expect(log, run.stderr).toMatch(/^\.\.\/\.\.\/\.loopdeck\/runs\/[^/]+\/events\.jsonl$/);
+    const replay = await execa('node', [CLI, 'replay', log!, '--headless'], { cwd: below, reject: false });
+    expect(replay.exitCode, replay.stderr).toBe(0);
+  });
+
   it('started as loopdeck from PATH (npm link): loopdeck, which the same PATH finds', async () => {
     const bin = mkdtempSync(path.join(os.tmpdir(), 'loopdeck-bin-'));
     dirs.push(bin);
