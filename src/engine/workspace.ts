@@ -1,9 +1,10 @@
-import { appendFileSync, constants, cpSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { accessSync, appendFileSync, constants, cpSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, statSync, writeFileSync, type Dirent, type Stats } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { ConfigError, ConfigErrors } from './errors.js';
+import { ConfigError, ConfigErrors, LoopdeckError } from './errors.js';
 import { git, runGit } from './git.js';
 import { isDotLoopdeck } from './workspace-path.js';
+import { shownName } from '../text/sanitize.js';
 
 /** Where and how a run's workspace is laid out. */
 export interface WorkspaceSpec {
@@ -22,7 +23,8 @@ export interface WorkspaceSpec {
  * dependencies (`node_modules`) are copied with the rest, so the project's tests run in the
  * copy, and kept out of the copy's git (`.git/info/exclude`). Every `.loopdeck` folder
  * (loopdeck's run logs and reports, in any spelling a file system reads as it) is left out
- * of the copy, and out of its git.
+ * of the copy, and out of its git. Entries that are not files, folders or links (named
+ * pipes, sockets, devices) are left out too ({@link surveyCopy} names them beforehand).
  *
  * A `.git` folder in the source is copied too (history stays visible) only when the copy
  * is then a repository that nothing ties to the source: see {@link ownRepository}.
@@ -38,9 +40,14 @@ export interface WorkspaceSpec {
  * working tree and of `git status`): `loopdeck runs --prune` removes only a folder that
  * carries the mark of the run that records it.
  *
+ * A copy that cannot be finished is removed before the error is thrown: nothing records it,
+ * so nothing would ever remove it later.
+ *
  * @param configFile named in the error when the path does not exist
  * @param run the id of the run the copy is made for, written in its mark
- * @throws ConfigErrors when the workspace path is not a directory
+ * @throws ConfigErrors when the workspace path is not a directory, or holds a file or folder
+ *   the copy cannot read (named by its path in the source)
+ * @throws LoopdeckError when the copy fails otherwise (named by the source path)
  * @throws ToolError when git fails on the copy
  */
 export async function prepareWorkspace(spec: WorkspaceSpec, configFile: string, run: string): Promise<string> {
@@ -49,6 +56,24 @@ export async function prepareWorkspace(spec: WorkspaceSpec, configFile: string, 
   }
   if (spec.copy === 'none') return spec.path;
   const target = mkdtempSync(path.join(os.tmpdir(), `loopdeck-${path.basename(spec.path)}-`));
+  try {
+    copyTree(spec.path, target, configFile);
+    await makeOwnRepository(target, run);
+  } catch (error) {
+    // A half-made copy is no run's workspace: nothing records it, so nothing would ever remove it.
+    throw withCopyRemoved(error, target);
+  }
+  return target;
+}
+
+/**
+ * Copies the folder `source` into the new folder `target` (see {@link prepareWorkspace}),
+ * leaving out what {@link surveyCopy} says a copy leaves out: `.loopdeck` folders and
+ * entries that are not files, folders or links (named pipes, sockets, devices).
+ * @throws ConfigErrors naming the source path of an entry the copy cannot read; LoopdeckError
+ *   naming the source for any other failure of the copy (a full disk, ...)
+ */
+function copyTree(source: string, target: string, configFile: string): void {
   // Symlinks are copied as they are: without `verbatimSymlinks` a relative link would become
   // an absolute link into the source, and a write through it would change the source.
   // Installed dependencies (node_modules) are copied too: the project's tests and verify
@@ -56,7 +81,36 @@ export async function prepareWorkspace(spec: WorkspaceSpec, configFile: string, 
   // A copy-on-write clone where the file system offers one, else a plain copy.
   // loopdeck's own state (`.loopdeck/`: earlier runs' logs, reports, saved policies and
   // owner files, wherever it lies in the source) is never part of the agent's copy.
-  cpSync(spec.path, target, { recursive: true, verbatimSymlinks: true, mode: constants.COPYFILE_FICLONE, filter: (source) => !isDotLoopdeck(path.basename(source)) || source === spec.path });
+  const filter = (from: string): boolean => {
+    if (from === source) return true;
+    if (isDotLoopdeck(path.basename(from))) return false;
+    let stat: Stats;
+    try {
+      stat = lstatSync(from);
+    } catch {
+      return true; // gone or unreadable now: the copy itself says so, below
+    }
+    return specialKind(stat) === null;
+  };
+  try {
+    cpSync(source, target, { recursive: true, verbatimSymlinks: true, mode: constants.COPYFILE_FICLONE, filter });
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    // Node names the copy's path in some errors and the source's in others: the user knows the source.
+    const failed = sourcePathOf(error, source, target);
+    if (code === 'EACCES' || code === 'EPERM') {
+      // Node's error may name no path at all (opendir): the survey names every entry the copy cannot read.
+      const survey = surveyCopy(source);
+      const entries = survey.unreadableCount > 0 ? survey.unreadable : [{ path: failed ?? source, code }];
+      throw new ConfigErrors([new ConfigError(configFile, 'workspace.path', unreadableMessage(source, entries, Math.max(1, survey.unreadableCount)))]);
+    }
+    const detail = (error as Error).message.split(target).join(source);
+    throw new LoopdeckError(`cannot copy the workspace ${source} (workspace.copy: temp)${failed ? ` at ${failed}` : ''}: ${detail}`, { cause: error });
+  }
+}
+
+/** `git init` in the fresh copy `target`, its mark, its excludes and its first commit (see {@link prepareWorkspace}). */
+async function makeOwnRepository(target: string, run: string): Promise<void> {
   const dotGit = path.join(target, '.git');
   if (existsSync(dotGit) || isLink(dotGit)) {
     if (await ownRepository(target)) {
@@ -77,7 +131,118 @@ export async function prepareWorkspace(spec: WorkspaceSpec, configFile: string, 
   await git(target, ['config', 'user.email', 'loopdeck@localhost']);
   await git(target, ['add', '-A', '--', ':(top)']);
   await git(target, ['commit', '-q', '--allow-empty', '--no-verify', '-m', 'loopdeck: workspace as started']);
-  return target;
+}
+
+/**
+ * Removes the copy `target` that could not be finished and returns `error` to throw. When
+ * the removal fails too, the error says where the rest of the copy lies and why it stays.
+ */
+function withCopyRemoved(error: unknown, target: string): unknown {
+  try {
+    rmSync(target, { recursive: true, force: true });
+    return error;
+  } catch (removal) {
+    const why = `${(error as Error).message ?? String(error)}\n(the unfinished copy ${target} could not be removed: ${(removal as Error).message}; remove it by hand)`;
+    if (error instanceof ConfigErrors) return new ConfigErrors([...error.errors, new ConfigError(target, null, `expected to remove this unfinished workspace copy, found it cannot be removed (${(removal as NodeJS.ErrnoException).code ?? (removal as Error).message}); remove it by hand`)]);
+    return new LoopdeckError(why, { cause: error });
+  }
+}
+
+/** The source path an error of the copy names: a path under `target` taken back to `source`; `null` when it names none. */
+function sourcePathOf(error: unknown, source: string, target: string): string | null {
+  const named = (error as NodeJS.ErrnoException).path ?? (error as { info?: { path?: string } }).info?.path;
+  if (typeof named !== 'string') return null;
+  if (named === target || named.startsWith(target + path.sep)) return source + named.slice(target.length);
+  return named;
+}
+
+/** What an entry is when a copy leaves it out for its kind (`a named pipe`, ...); `null` for a file, a folder or a link. */
+function specialKind(entry: Stats | Dirent): string | null {
+  if (entry.isFile() || entry.isDirectory() || entry.isSymbolicLink()) return null;
+  if (entry.isFIFO()) return 'a named pipe';
+  if (entry.isSocket()) return 'a socket';
+  if (entry.isBlockDevice()) return 'a block device';
+  if (entry.isCharacterDevice()) return 'a character device';
+  return 'not a file, folder or link';
+}
+
+/** Most entries of each kind a {@link CopySurvey} names; the rest are counted. */
+const SURVEY_NAMED = 10;
+
+/** What a copy of a workspace folder meets ({@link surveyCopy}). */
+export interface CopySurvey {
+  /** Entries the copy leaves out for what they are (at most {@link SURVEY_NAMED}): absolute path, and what it is (`a named pipe`). */
+  skipped: Array<{ path: string; kind: string }>;
+  /** How many entries in all the copy leaves out for what they are. */
+  skippedCount: number;
+  /** Files and folders the copy cannot read (at most {@link SURVEY_NAMED}): absolute path and the error code (`EACCES`). */
+  unreadable: Array<{ path: string; code: string }>;
+  /** How many entries in all the copy cannot read. */
+  unreadableCount: number;
+}
+
+/**
+ * Walks the folder `source` as {@link prepareWorkspace} copies it, without copying: links
+ * are not followed and `.loopdeck` folders are left out. It names the entries the copy
+ * leaves out because they are not files, folders or links (named pipes, sockets, devices:
+ * their content is not data a copy can hold, and git does not track them either), and
+ * those it cannot read (a file this user may not read; a folder it may not list or enter),
+ * which would stop the copy. `validate` and `run` report both before a copy is made.
+ * Never throws: an entry that cannot be looked at is unreadable.
+ */
+export function surveyCopy(source: string): CopySurvey {
+  const survey: CopySurvey = { skipped: [], skippedCount: 0, unreadable: [], unreadableCount: 0 };
+  const cannotRead = (file: string, error: unknown) => {
+    if (survey.unreadableCount++ < SURVEY_NAMED) survey.unreadable.push({ path: file, code: (error as NodeJS.ErrnoException).code ?? String(error) });
+  };
+  const folders = [source];
+  while (folders.length > 0) {
+    const folder = folders.pop()!;
+    let entries: Dirent[];
+    try {
+      accessSync(folder, constants.R_OK | constants.X_OK);
+      entries = readdirSync(folder, { withFileTypes: true });
+    } catch (error) {
+      cannotRead(folder, error);
+      continue;
+    }
+    for (const entry of entries) {
+      if (isDotLoopdeck(entry.name)) continue;
+      const file = path.join(folder, entry.name);
+      if (entry.isDirectory()) folders.push(file);
+      else if (entry.isFile()) {
+        try {
+          accessSync(file, constants.R_OK);
+        } catch (error) {
+          cannotRead(file, error);
+        }
+      } else {
+        const kind = specialKind(entry);
+        if (kind !== null && survey.skippedCount++ < SURVEY_NAMED) survey.skipped.push({ path: file, kind });
+      }
+    }
+  }
+  return survey;
+}
+
+/**
+ * The error of a workspace whose copy cannot read `entries` (`count` in all): each named by
+ * its path in the source, with what to do.
+ */
+export function unreadableMessage(source: string, entries: CopySurvey['unreadable'], count: number): string {
+  const named = entries.map((entry) => `${shownName(entry.path)} (${entry.code})`).join(', ');
+  const more = count > entries.length ? ` and ${count - entries.length} more` : '';
+  return `expected every file and folder under ${shownName(source)} to be readable, to copy it (workspace.copy: temp), found ${count === 1 ? 'one' : count} it cannot read: ${named}${more}; make ${count === 1 ? 'it' : 'them'} readable by this user, move ${count === 1 ? 'it' : 'them'} out of the workspace, or set workspace.copy: none`;
+}
+
+/**
+ * The warning of a workspace whose copy leaves out `entries` (`count` in all) for what they
+ * are, each named by its path in the source.
+ */
+export function skippedMessage(source: string, entries: CopySurvey['skipped'], count: number): string {
+  const named = entries.map((entry) => `${shownName(path.relative(source, entry.path))} (${entry.kind})`).join(', ');
+  const more = count > entries.length ? ` and ${count - entries.length} more` : '';
+  return `the copy of ${shownName(source)} (workspace.copy: temp) leaves out ${count === 1 ? 'an entry' : `${count} entries`} that ${count === 1 ? 'is' : 'are'} not a file, folder or link: ${named}${more}; the agent's copy does not have ${count === 1 ? 'it' : 'them'} (git does not track such entries either)`;
 }
 
 /**
