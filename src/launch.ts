@@ -1,6 +1,6 @@
-import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { InvariantError } from './engine/errors.js';
+import { InvariantError, LoopdeckError } from './engine/errors.js';
 import type { LoopEvent } from './engine/events.js';
 import { ScriptedAgent } from './engine/agents/scripted.js';
 import type { Agent } from './engine/agents/agent.js';
@@ -170,23 +170,32 @@ function wire(policy: LoopPolicy, options: WireOptions) {
  * policy beside it (`policy.json`) so the run can be resumed, and this process as the
  * run's holder (`owner.json`, read by `loopdeck runs`).
  * @param options.configShownAs the loop.yaml as the user named it (relative as given), in errors; default `policy.file`
- * @throws ConfigErrors listing every problem `preflightErrors` finds (the workspace, the agent)
+ * @throws ConfigErrors listing every problem `preflightErrors` finds (the workspace, the agent,
+ *   the run's folder under `cwd`), checked before a copy is made; LoopdeckError when the run's
+ *   folder cannot be written all the same (the copy made for it is removed first)
  */
 export async function prepareRun(
   policy: LoopPolicy,
   options: { cwd: string; id?: string; clock?: () => number; answers?: AnswerHandler; configShownAs?: string },
 ): Promise<PreparedRun> {
-  assertPreflight(policy, options.configShownAs);
+  // The run's folder is checked before the copy is made: a copy no run records would never be removed.
+  assertPreflight(policy, options.configShownAs, options.cwd);
   const id = options.id ?? newSessionId();
   const workspace = await prepareWorkspace(policy.workspace, policy.file, id);
   const runDir = path.join(options.cwd, '.loopdeck', 'runs', id);
-  mkdirSync(runDir, { recursive: true });
-  const saved = savedPolicyText(policy);
-  // The effective loop.yaml as written (resume needs it whole, literal values included):
-  // readable by its owner only, like the loop.yaml it copies should be.
-  writeFileSync(path.join(runDir, POLICY_FILE), saved, { mode: 0o600 });
-  // Who holds the run, for `loopdeck runs` (running, or resumable) and `runs --prune`.
-  recordOwner(runDir);
+  let saved: string;
+  try {
+    mkdirSync(runDir, { recursive: true });
+    saved = savedPolicyText(policy);
+    // The effective loop.yaml as written (resume needs it whole, literal values included):
+    // readable by its owner only, like the loop.yaml it copies should be.
+    writeFileSync(path.join(runDir, POLICY_FILE), saved, { mode: 0o600 });
+    // Who holds the run, for `loopdeck runs` (running, or resumable) and `runs --prune`.
+    recordOwner(runDir);
+  } catch (error) {
+    // The folder changed since the check (or the disk is full): the copy goes, as no run can record it.
+    throw runDirFailure(error, runDir, workspace === policy.workspace.path ? null : workspace);
+  }
   const { session, log, redact, onAgentText, onWait, dispose } = wire(policy, {
     id,
     runDir,
@@ -200,6 +209,27 @@ export async function prepareRun(
     sub_goals: policy.goal.sub_goals,
   });
   return { session, goal, log, runDir, workspace, policy, prior: [], onAgentText, onWait, redact, dispose };
+}
+
+/**
+ * The error of a run whose folder `runDir` could not be written before the run started,
+ * after removing `copy` (the workspace copy made for it, `null` when it works in place),
+ * which no run records. Says which folder, why and what to do.
+ */
+function runDirFailure(error: unknown, runDir: string, copy: string | null): LoopdeckError {
+  let removed = '';
+  if (copy !== null) {
+    try {
+      rmSync(copy, { recursive: true, force: true });
+    } catch (removal) {
+      removed = `; the workspace copy ${copy} made for it could not be removed (${(removal as Error).message}): remove it by hand`;
+    }
+  }
+  const why = (error as NodeJS.ErrnoException).code ?? (error as Error).message ?? String(error);
+  return new LoopdeckError(
+    `cannot start the run: cannot write its folder ${runDir} (${why}); a run's log, policy and reports go under .loopdeck/runs of the folder loopdeck is started in: start it from a folder you can write to, or make that one writable${removed}`,
+    { cause: error },
+  );
 }
 
 /**

@@ -1,4 +1,5 @@
-import { existsSync, realpathSync, statSync } from 'node:fs';
+import { accessSync, constants, existsSync, realpathSync, statSync } from 'node:fs';
+import nodePath from 'node:path';
 import { workspacePathspec } from './engine/abort.js';
 import { AgentError, ConfigError, ConfigErrors, ToolError } from './engine/errors.js';
 import { git, isGitWorkTree, oneLine, runGit } from './engine/git.js';
@@ -13,6 +14,7 @@ import { callProblem, TOOL_NAMES } from './engine/tools.js';
 import { parseRule } from './engine/approval/approval-rules.js';
 import { agentFor } from './launch.js';
 import { shownName } from './text/sanitize.js';
+import { skippedMessage, surveyCopy, unreadableMessage } from './engine/workspace.js';
 
 /**
  * What `run` checks of a loaded loop.yaml before it starts, beyond its schema, in one
@@ -26,19 +28,29 @@ import { shownName } from './text/sanitize.js';
  * - the agent can follow the pattern (the same check the engine makes,
  *   {@link patternMismatch}): Plan-and-Execute needs an agent that plans, Reflexion one that
  *   reflects;
- * - a transcript has what the run asks of it first ({@link ScriptedAgent.startProblems}).
+ * - a transcript has what the run asks of it first ({@link ScriptedAgent.startProblems});
+ * - a workspace to copy (`copy: temp`) holds nothing the copy cannot read ({@link surveyCopy});
+ * - with `startedIn`, the run's folder can be made there ({@link runsFolderError}).
  * `validate` runs this same function and `run` refuses to start on any of its errors
  * (`prepareRun`), so a config `validate` accepts starts, and one `run` refuses, `validate`
  * refuses too.
  * @param shownAs the loop.yaml as the user named it (relative as given), in errors; default `policy.file`
+ * @param startedIn the folder loopdeck was started in, where the run's folder goes (`.loopdeck/runs/`); unchecked when left out
  * @returns every error found (none: the run can start)
  */
-export function preflightErrors(policy: LoopPolicy, shownAs: string = policy.file): ConfigError[] {
+export function preflightErrors(policy: LoopPolicy, shownAs: string = policy.file, startedIn?: string): ConfigError[] {
   const errors: ConfigError[] = [];
   const where = policy.workspace.path;
   if (!existsSync(where) || !statSync(where).isDirectory()) {
     const found = existsSync(where) ? 'a file' : 'nothing';
     errors.push(new ConfigError(policy.file, 'workspace.path', `expected a directory, found ${found} at ${shownName(where)}`, positionInFile(policy.file, ['workspace', 'path'])));
+  } else if (policy.workspace.copy === 'temp') {
+    const survey = surveyCopy(where);
+    if (survey.unreadableCount > 0) errors.push(new ConfigError(policy.file, 'workspace.path', unreadableMessage(where, survey.unreadable, survey.unreadableCount), positionInFile(policy.file, ['workspace', 'path'])));
+  }
+  if (startedIn !== undefined) {
+    const runs = runsFolderError(startedIn);
+    if (runs) errors.push(runs);
   }
   let agent: Agent | null = null;
   try {
@@ -58,6 +70,41 @@ export function preflightErrors(policy: LoopPolicy, shownAs: string = policy.fil
   }
   // Errors about loop.yaml itself name it as given; the transcript's keep its own path.
   return errors.map((e) => (e.file === policy.file && shownAs !== policy.file ? new ConfigError(shownAs, e.path === '' ? null : e.path, e.expected, e.position) : e));
+}
+
+/**
+ * Why a run started in the folder `startedIn` cannot make its folder under
+ * `.loopdeck/runs/` there (where its log, `policy.json` and reports go): a part of that path
+ * is not a folder, or the folder that would hold the next part is not writable by this user
+ * (a read-only folder or file system). `null` when it can. The error is of that folder, not
+ * of loop.yaml, and says what to do: start loopdeck elsewhere, or make the folder writable.
+ */
+export function runsFolderError(startedIn: string): ConfigError | null {
+  const runs = nodePath.join(nodePath.resolve(startedIn), '.loopdeck', 'runs');
+  const help = `a run's log, policy and reports go under .loopdeck/runs of the folder loopdeck is started in; start it from a folder you can write to (name loop.yaml by its path with -c)`;
+  let parent = nodePath.resolve(startedIn);
+  for (const folder of [parent, nodePath.dirname(runs), runs]) {
+    let stat;
+    try {
+      stat = statSync(folder, { throwIfNoEntry: false });
+    } catch (error) {
+      return new ConfigError(runs, null, `expected a folder loopdeck can write runs in, found ${shownName(folder)} cannot be read (${(error as NodeJS.ErrnoException).code ?? String(error)}); ${help}`);
+    }
+    if (stat === undefined) return writable(parent) ?? null;
+    if (!stat.isDirectory()) return new ConfigError(runs, null, `expected a folder loopdeck can write runs in, found ${shownName(folder)} is not a folder; ${help}, or move that file away`);
+    parent = folder;
+  }
+  return writable(runs);
+
+  function writable(folder: string): ConfigError | null {
+    try {
+      accessSync(folder, constants.W_OK | constants.X_OK);
+      return null;
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code ?? String(error);
+      return new ConfigError(runs, null, `expected a folder loopdeck can write runs in, found ${shownName(folder)} is not writable by this user (${code}); ${help}, or make ${shownName(folder)} writable`);
+    }
+  }
 }
 
 /** An `openai` agent without `base_url` talks to `OPENAI_BASE_URL` when it is set: it must be an http(s) URL, as `base_url` must. */
@@ -104,7 +151,7 @@ function transcriptError(file: string, path: Array<string | number>, message: st
  */
 export function preflightWarnings(policy: LoopPolicy, shownAs: string = policy.file): string[] {
   const transcript = loadedTranscript(policy);
-  const warnings: string[] = [...scriptedCallWarnings(policy, transcript), ...scriptedStartWarnings(policy, transcript), ...unknownToolRuleWarnings(policy, shownAs)];
+  const warnings: string[] = [...scriptedCallWarnings(policy, transcript), ...scriptedStartWarnings(policy, transcript), ...unknownToolRuleWarnings(policy, shownAs), ...skippedEntryWarnings(policy, shownAs)];
   if (policy.observe.length === 0 || policy.progress.observed.length === 0) {
     const missing = policy.observe.length === 0 ? 'no `observe` command' : 'no `progress.observed` signal';
     const add =
@@ -114,6 +161,16 @@ export function preflightWarnings(policy: LoopPolicy, shownAs: string = policy.f
     warnings.push(`${shownName(shownAs)}: nothing to measure (${missing}): every checkpoint will be UNKNOWN and only the agent's claims and the verify command judge the run; ${add}`);
   }
   return warnings;
+}
+
+/** Entries of a workspace to copy that the copy leaves out for what they are (named pipes, sockets, devices: {@link surveyCopy}), in one warning. */
+function skippedEntryWarnings(policy: LoopPolicy, shownAs: string): string[] {
+  const where = policy.workspace.path;
+  if (policy.workspace.copy !== 'temp' || statSync(where, { throwIfNoEntry: false })?.isDirectory() !== true) return [];
+  const survey = surveyCopy(where);
+  if (survey.skippedCount === 0) return [];
+  const at = positionInFile(policy.file, ['workspace', 'path']);
+  return [`${shownName(shownAs)}${at ? `:${at}` : ''}: workspace.path: ${skippedMessage(where, survey.skipped, survey.skippedCount)}`];
 }
 
 /**
@@ -175,9 +232,9 @@ function unknownToolRuleWarnings(policy: LoopPolicy, shownAs: string): string[] 
   );
 }
 
-/** @throws ConfigErrors listing every error {@link preflightErrors} finds (the file named as `shownAs`) */
-export function assertPreflight(policy: LoopPolicy, shownAs: string = policy.file): void {
-  const errors = preflightErrors(policy, shownAs);
+/** @throws ConfigErrors listing every error {@link preflightErrors} finds (the file named as `shownAs`; the run's folder checked in `startedIn` when given) */
+export function assertPreflight(policy: LoopPolicy, shownAs: string = policy.file, startedIn?: string): void {
+  const errors = preflightErrors(policy, shownAs, startedIn);
   if (errors.length > 0) throw new ConfigErrors(errors);
 }
 

@@ -359,7 +359,8 @@ export function buildProgram(): Command {
       // Named as given (relative stays relative), as the loader's own errors name it.
       const { inPlace, unversioned } = await workspaceWarnings(policy, file);
       for (const warning of [...preflightWarnings(policy, file), ...[inPlace, unversioned].filter((w): w is string => w !== null)]) printError(`loopdeck: warning: ${warning}`);
-      await configOrExit(async () => assertPreflight(policy, file));
+      // Where this folder would hold the run's folder, as `run` started here would write it.
+      await configOrExit(async () => assertPreflight(policy, file, process.cwd()));
       const { builtinGatesWarning } = await import('./hooks/index.js');
       const gates = builtinGatesWarning(policy);
       if (gates) printError(`loopdeck: ${gates}`);
