@@ -8,7 +8,7 @@ import { CommandAgent } from './engine/agents/command.js';
 import { formatRetry, OpenAIAgent, selectApiKey, type RetryInfo } from './engine/agents/openai.js';
 import { newGoal } from './engine/goal.js';
 import { EventLog, readLog } from './engine/log.js';
-import type { LoopPolicy } from './engine/policy.js';
+import { anchorProgram, type LoopPolicy } from './engine/policy.js';
 import { createRedactor, type Redactor } from './engine/redact.js';
 import { declareSecretEnv, envValue } from './engine/secrets.js';
 import { parseSavedPolicy, POLICY_FILE, policyDigest, readSavedPolicyText, savedPolicyText } from './engine/saved-policy.js';
@@ -50,7 +50,8 @@ export { newSessionId };
 
 /**
  * Builds the agent a policy names: a scripted transcript, an OpenAI-compatible model, or
- * an external CLI agent run in the workspace.
+ * an external CLI agent run in the workspace (its program, written as a relative path, found
+ * from loop.yaml's folder as `validate` finds it: {@link anchorProgram}).
  * @throws ConfigErrors for an unreadable transcript or an `api_key_env` naming an unset
  *   variable; AgentError for the OpenAI API without a key
  */
@@ -76,7 +77,9 @@ export function agentFor(policy: LoopPolicy, workspace: string, onNotice?: (text
     }
     case 'command':
       return new CommandAgent({
-        command: agent.command,
+        // Run in the workspace; a relative program path is found from loop.yaml's folder, where validate found it.
+        command: anchorProgram(agent.command, policy.file ? path.dirname(path.resolve(policy.file)) : process.cwd()),
+        name: `command:${agent.command}`,
         prompt: agent.prompt,
         cwd: workspace,
         timeoutSeconds: agent.timeout,

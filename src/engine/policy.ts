@@ -22,6 +22,7 @@ import { unboundedRun } from './unmeasured-usage.js';
 import { loadTranscript } from './agents/scripted.js';
 import { firstProgram } from './shell-program.js';
 import { shownName } from '../text/sanitize.js';
+import { shellQuote } from '../text/shell-quote.js';
 
 /** Largest loop.yaml accepted, in bytes. */
 export const MAX_CONFIG_BYTES = 256 * 1024;
@@ -787,6 +788,23 @@ export function resolveProgram(command: string, baseDir: string): string | null 
 }
 
 /**
+ * `command` with its first program ({@link firstProgram}), when that is written as a
+ * relative path (`./agent.sh`, `bin/agent`), replaced by that path resolved against
+ * `baseDir` and quoted as one shell word: the command can then run in another folder (a
+ * command agent runs in the workspace) and still start the program `validate` checked
+ * ({@link programProblem} resolves it against the same folder). Anything else is returned
+ * as it is: a name looked up on PATH, an absolute path, a `~` path, a command whose first
+ * program cannot be known from the text.
+ */
+export function anchorProgram(command: string, baseDir: string): string {
+  const first = firstProgram(command);
+  if (first.kind !== 'program' || !first.word.includes('/') || path.isAbsolute(first.word) || first.word.startsWith('~')) return command;
+  const bytes = Buffer.from(command, 'utf8');
+  const [from, to] = first.at;
+  return `${bytes.subarray(0, from).toString('utf8')}${shellQuote(path.resolve(baseDir, first.word))}${bytes.subarray(to).toString('utf8')}`;
+}
+
+/**
  * Why `sh -c command` cannot start its first program: that program is neither a built-in
  * of the shell nor an executable file (on PATH, or at a path relative to `baseDir`). `null`
  * when it is one, when only built-ins run, or when the program cannot be known from the
@@ -859,7 +877,10 @@ function fileProblems(raw: unknown, file: string, options: { files?: boolean }):
     problems.push({ path: ['agent', 'api_key_env'], message: `expected the environment variable ${agent.api_key_env} to hold the API key, found ${found}` });
   }
   const agentProblem = agent.kind === 'command' && nonEmpty(agent.command) ? programProblem(agent.command, baseDir) : null;
-  if (agentProblem) problems.push({ path: ['agent', 'command'], message: agentProblem });
+  // The command runs in the workspace, its program is found from loop.yaml's folder (anchorProgram): say which, when it is a path.
+  const first = agent.kind === 'command' && nonEmpty(agent.command) ? firstProgram(agent.command) : null;
+  const relative = first?.kind === 'program' && first.word.includes('/') && !path.isAbsolute(first.word) ? ` (a relative program path resolves against ${baseDir}, though the command runs in the workspace)` : '';
+  if (agentProblem) problems.push({ path: ['agent', 'command'], message: `${agentProblem}${relative}` });
   const hooks = record(raw).hooks;
   (Array.isArray(hooks) ? hooks : []).forEach((hook, index) => {
     const command = record(hook).command;

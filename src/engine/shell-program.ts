@@ -23,7 +23,11 @@ const BUILTINS = new Set([
 const OPAQUE_BUILTINS = new Set(['cd', '.', 'source', 'eval', 'alias', 'hash']);
 
 /** The first program of a command: a word to find on PATH, none (only built-ins run), or not knowable from the text. */
-export type FirstProgram = { kind: 'program'; word: string } | { kind: 'none' } | { kind: 'unknown' };
+export type FirstProgram =
+  /** `word` as the shell reads it; `at`: where its word is written in the command, in UTF-8 bytes (from, to), quotes included. */
+  | { kind: 'program'; word: string; at: [number, number] }
+  | { kind: 'none' }
+  | { kind: 'unknown' };
 
 /** Still looking: every command so far ran in the shell itself. */
 const ON = Symbol('on');
@@ -92,15 +96,18 @@ function inCall(call: ShCallExpr, source: Source): Step {
   const words = literalPrefix(call, source);
   if (words.length === 0) return { kind: 'unknown' };
   let [word, ...rest] = words as [string, ...string[]];
+  let index = 0;
   if (word === 'exec' || word === 'command') {
     const options = rest.filter((w) => w.startsWith('-'));
     // `command -v prog` asks about prog, it does not run it.
     if (word === 'command' && options.some((o) => o !== '-p')) return ON;
     rest = rest.slice(options.length);
     if (rest.length === 0) return words.length < call.Args.length ? { kind: 'unknown' } : ON;
+    index = 1 + options.length;
     [word, ...rest] = rest as [string, ...string[]];
   }
-  if (!BUILTINS.has(word)) return { kind: 'program', word };
+  const node = call.Args[index]!;
+  if (!BUILTINS.has(word)) return { kind: 'program', word, at: [node.Pos().Offset(), node.End().Offset()] };
   if (OPAQUE_BUILTINS.has(word)) return { kind: 'unknown' };
   if ((word === 'export' || word === 'readonly' || word === 'unset') && rest.some((w) => w === 'PATH' || w.startsWith('PATH='))) return { kind: 'unknown' };
   return ON;
