@@ -228,8 +228,9 @@ loop.yaml in the same folder it reads as the same config.
   \`1:30\` is an error. A timeout is at most ${MAX_TIMER_SECONDS / 3600}h (24 days: Node fires a
   longer timer at once); \`budget.max_wall_clock\` and its increment at most
   ${MAX_BUDGET_SECONDS / 3600}h (365 days).
-- Relative paths (\`agent.script\`, \`workspace.path\`) resolve against the directory of
-  \`loop.yaml\`; \`laps.progress_file\` is relative to the workspace.
+- Relative paths (\`agent.script\`, \`workspace.path\`, the program \`agent.command\` and a
+  hook's \`command\` start) resolve against the directory of \`loop.yaml\` (a command agent
+  still runs in the workspace); \`laps.progress_file\` is relative to the workspace.
 `;
 
 /** `docs/loop-yaml.md`: the preamble, then one section per top-level key with a table of its keys. */

@@ -490,7 +490,7 @@ const agentSchema = z
       z
         .strictObject({
           kind: z.literal('command'),
-          command: text.describe('`kind: command`: the external agent CLI to run each lap, a shell command run with `sh -c` (its first program must exist).'),
+          command: text.describe('`kind: command`: the external agent CLI to run each lap, a shell command run with `sh -c` in the workspace (its first program must exist; written as a relative path, it is found from this file\'s folder).'),
           prompt: z.enum(['stdin', 'argument']).default('stdin').describe('`kind: command`: how the prompt is passed.'),
           timeout: duration.prefault('30m').describe('`kind: command`: longest one agent run may take.'),
           env_passthrough: z.array(text).default([]).describe('`kind: command`: environment variables the agent may see.'),
