@@ -30,7 +30,10 @@ describe('the first program sh -c would start', () => {
     ['$RUNNER test', { kind: 'unknown' }],
     ['f() { x; }; f', { kind: 'unknown' }],
   ])('%s', (command, expected) => {
-    expect(firstProgram(command)).toEqual(expected);
+    const found = firstProgram(command);
+    // Where the program's word is written: the text between those bytes is the word as written.
+    if (found.kind === 'program') expect(Buffer.from(command).subarray(...found.at).toString()).toBe(found.word);
+    expect(found.kind === 'program' ? { kind: found.kind, word: found.word } : found).toEqual(expected);
   });
 });
 
