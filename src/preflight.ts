@@ -14,7 +14,7 @@ import { callProblem, TOOL_NAMES } from './engine/tools.js';
 import { parseRule } from './engine/approval/approval-rules.js';
 import { agentFor } from './launch.js';
 import { shownName } from './text/sanitize.js';
-import { skippedMessage, surveyCopy, unreadableMessage } from './engine/workspace.js';
+import { skippedMessage, surveyCopy, unreadableMessage, type CopySurvey } from './engine/workspace.js';
 
 /**
  * What `run` checks of a loaded loop.yaml before it starts, beyond its schema, in one
@@ -45,7 +45,7 @@ export function preflightErrors(policy: LoopPolicy, shownAs: string = policy.fil
     const found = existsSync(where) ? 'a file' : 'nothing';
     errors.push(new ConfigError(policy.file, 'workspace.path', `expected a directory, found ${found} at ${shownName(where)}`, positionInFile(policy.file, ['workspace', 'path'])));
   } else if (policy.workspace.copy === 'temp') {
-    const survey = surveyCopy(where);
+    const survey = surveyOf(policy);
     if (survey.unreadableCount > 0) errors.push(new ConfigError(policy.file, 'workspace.path', unreadableMessage(where, survey.unreadable, survey.unreadableCount), positionInFile(policy.file, ['workspace', 'path'])));
   }
   if (startedIn !== undefined) {
@@ -163,11 +163,19 @@ export function preflightWarnings(policy: LoopPolicy, shownAs: string = policy.f
   return warnings;
 }
 
+/** The survey of a policy's workspace ({@link surveyCopy}), walked once for its errors and its warnings. */
+const surveys = new WeakMap<LoopPolicy, CopySurvey>();
+function surveyOf(policy: LoopPolicy): CopySurvey {
+  let survey = surveys.get(policy);
+  if (survey === undefined) surveys.set(policy, (survey = surveyCopy(policy.workspace.path)));
+  return survey;
+}
+
 /** Entries of a workspace to copy that the copy leaves out for what they are (named pipes, sockets, devices: {@link surveyCopy}), in one warning. */
 function skippedEntryWarnings(policy: LoopPolicy, shownAs: string): string[] {
   const where = policy.workspace.path;
   if (policy.workspace.copy !== 'temp' || statSync(where, { throwIfNoEntry: false })?.isDirectory() !== true) return [];
-  const survey = surveyCopy(where);
+  const survey = surveyOf(policy);
   if (survey.skippedCount === 0) return [];
   const at = positionInFile(policy.file, ['workspace', 'path']);
   return [`${shownName(shownAs)}${at ? `:${at}` : ''}: workspace.path: ${skippedMessage(where, survey.skipped, survey.skippedCount)}`];
