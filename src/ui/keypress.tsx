@@ -16,9 +16,9 @@ interface Entry {
 const KeypressContext = createContext<((entry: Omit<Entry, 'order'>) => () => void) | null>(null);
 
 /**
- * The one owner of stdin: Ink reads the terminal in raw mode and hands each read's text
- * (split at escape sequences) to its input emitter, which `useStdin` exposes; the console
- * decodes that text itself ({@link createKeyDecoder}: every key of a read, split escape
+ * The one owner of stdin: Ink reads the terminal in raw mode, and the console takes the text
+ * of each read as Ink reads it ({@link watchReads}; Ink's input emitter splits a read and
+ * holds back an escape sequence the read ends inside) and decodes it itself ({@link createKeyDecoder}: every key of a read, split escape
  * sequences put back together, bracketed paste) and dispatches each key to the active
  * subscribers, highest priority first (the newest first among equals), until one consumes
  * it. Subscribers register in layout effects; handlers that must follow state changed by
@@ -38,7 +38,7 @@ export function KeypressProvider({ children, escapeMs }: { children: ReactNode; 
   const dispatch = useCallback((press: Keypress) => {
     for (const entry of entries.current) if (entry.handler.current(press)) return;
   }, []);
-  const { setRawMode, internal_eventEmitter: emitter } = useStdin();
+  const { setRawMode, stdin } = useStdin();
   useEffect(() => {
     setRawMode(true);
     // Keys read after the process could not run for a while (stopped by `kill -STOP`, or
@@ -56,7 +56,12 @@ export function KeypressProvider({ children, escapeMs }: { children: ReactNode; 
     }, BEAT_MS);
     beats.unref();
     const decoder = createKeyDecoder((keys) => keys.forEach((key) => dispatch(late && key.source === 'key' ? { ...key, source: 'chunk' } : key)), escapeMs === undefined ? {} : { escapeMs });
-    // Ink emits one read as several pieces in one go: they are one read again here.
+    // What the terminal sent is taken as Ink reads it from stdin, one read as it came.
+    // Ink's own input emitter splits a read at its escape sequences and holds back one the
+    // read ends inside (a lone `ESC`, `ESC [`), emitting it later on its own: `y` and `ESC`
+    // written at once would come as `y` alone, then `ESC`, and `y` would pass for a key
+    // alone in its read. Ink drains stdin with `stdin.read()` on each `readable` event; what
+    // those calls return in one go is one read.
     let read: string[] | null = null;
     const onInput = (piece: string) => {
       if (read === null) {
@@ -76,15 +81,38 @@ export function KeypressProvider({ children, escapeMs }: { children: ReactNode; 
       }
       read.push(piece);
     };
-    emitter.on('input', onInput);
+    const unwatch = watchReads(stdin, onInput);
     return () => {
       clearInterval(beats);
-      emitter.off('input', onInput);
+      unwatch();
       decoder.dispose();
       setRawMode(false);
     };
-  }, [setRawMode, emitter, dispatch, escapeMs]);
+  }, [setRawMode, stdin, dispatch, escapeMs]);
   return <KeypressContext.Provider value={register}>{children}</KeypressContext.Provider>;
+}
+
+/**
+ * Calls `onRead` with the text of every read taken from `stream` by whoever reads it
+ * (`stream.read()`, as Ink does in raw mode), as it came; the reader gets it unchanged.
+ * @returns a function that stops watching
+ */
+export function watchReads(stream: NodeJS.ReadableStream, onRead: (text: string) => void): () => void {
+  type Read = (size?: number) => string | Buffer | null;
+  const target = stream as unknown as { read: Read };
+  const own = Object.prototype.hasOwnProperty.call(target, 'read');
+  const read = target.read;
+  const watched = function (this: unknown, size?: number): string | Buffer | null {
+    const chunk = read.call(this, size);
+    if (chunk !== null && chunk !== undefined && chunk.length > 0) onRead(typeof chunk === 'string' ? chunk : chunk.toString('utf8'));
+    return chunk;
+  };
+  target.read = watched;
+  return () => {
+    if (target.read !== watched) return;
+    if (own) target.read = read;
+    else delete (target as { read?: unknown }).read;
+  };
 }
 
 /** How often the console notes that it runs (ms). */

@@ -186,3 +186,19 @@ describe('outside a text input', () => {
     expect(rig.controller.answer).toHaveBeenCalledExactlyOnceWith({ decision: 'deny' }, seq);
   });
 });
+
+describe('an answer key and the start of an escape sequence in one read', () => {
+  // Ink holds back an escape sequence a read ends inside and emits it on its own a moment
+  // later; the read is still one read, a chunk, and answers nothing.
+  test.each(['y\u001b', 'y\u001b[', 'n\u001b', 'y\u001bO', 'y\u001b\u001b'])('%j at an armed prompt answers nothing; a press after it does', async (read) => {
+    const rig = await open({ transcript: WAITING });
+    await rig.waitForFrame('Approve tool call shell (t1)');
+    await rig.waitForArmed();
+    await rig.press(read);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(rig.controller.answer).not.toHaveBeenCalled();
+    expect(rig.frame()).toContain('Approve tool call shell (t1)');
+    await rig.press('y');
+    await rig.waitFor(() => rig.controller.answer.mock.calls.length === 1, 'y pressed alone to answer');
+  });
+});
