@@ -17,7 +17,9 @@
  * {@link SequenceSplitter.flush} once the rest has not come in time: a lone `ESC` is the
  * Escape key and `ESC [` is Alt+[, while the start of a report is left out, and its rest
  * too when it comes late (within {@link CUT_MS}). Inside a bracketed paste everything up to its end marker
- * goes to readline as it came (the paste is text, whatever it holds).
+ * is pasted text as it came, handed on beside what readline reads, never to readline (an
+ * unfinished sequence at the end of a paste would take the end marker's `ESC` for its own
+ * last byte): the end marker ends the paste wherever it appears, whatever came before it.
  *
  * Written here rather than taken from a library: `ansi-regex` and the like match whole
  * sequences in output text, and input needs a sequence cut by the end of a read told from
@@ -35,10 +37,20 @@ const MODIFY_OTHER_KEYS = /^\u001b\[27;(\d+);(\d+)~$/;
 /** The `CSI u` form (fixterms, kitty): `ESC [ code[:alternates] [; modifiers[:event] [; text]] u`; event 3 is a release. */
 const CSI_U = /^\u001b\[(\d+)(?::\d*)*(?:;(\d*)(?::(\d+))?)?(?:;[\d:]*)?u$/;
 
+/**
+ * A part of a read as the splitter hands it on, in order: `keys` for readline to decode
+ * (whole sequences only, paste markers among them), or `paste`, the text of a bracketed
+ * paste between its markers, as it came (sequences too), never to be decoded as keys.
+ */
+export type Part = { keys: string } | { paste: string };
+
 /** What a splitter makes of input: see {@link createSequenceSplitter}. */
 export interface SequenceSplitter {
-  /** The text of a read as readline may decode it now; an escape sequence the read ends inside is held back. */
-  feed(text: string): string;
+  /**
+   * The parts of a read as they may be decoded now; an escape sequence the read ends inside
+   * is held back, and so is what may be the start of a paste's end marker.
+   */
+  feed(text: string): Part[];
   /**
    * Gives up waiting for the rest of the sequence held back. What may be a key of its own
    * (a lone `ESC` is Escape, `ESC [` is Alt+[) is handed on as it came; the start of a
@@ -49,11 +61,19 @@ export interface SequenceSplitter {
   /**
    * Ends a paste whose end marker never came (the decoder gave up waiting for it): what
    * follows is read as keys and sequences again, never as pasted text. What was held back as
-   * the possible start of the end marker is dropped (it is no text).
+   * the possible start of the end marker is dropped (it is no text), and the rest of that
+   * marker, when a read brings it by `until` (ms), is read as the whole end marker (its tail
+   * is never text).
    */
-  endPaste(): void;
+  endPaste(until?: number): void;
   /** Whether a sequence is held back, waiting for the rest. */
   readonly holding: boolean;
+  /**
+   * Whether a bracketed paste is open. What is held back then is the possible start of its
+   * end marker, which waits for the paste's own idle time, never the escape time: it is
+   * never a key.
+   */
+  readonly pasting: boolean;
   /** What the last {@link flush} gave up on (`''` before any): the start of a sequence the network may have cut. */
   readonly lastFlushed: string;
 }
@@ -82,6 +102,30 @@ export function createSequenceSplitter(now: () => number = () => performance.now
   let pasting = false;
   // A sequence given up on, whose rest is left out when it comes by `until`.
   let cut: { start: string; until: number } | null = null;
+  // The start of a paste's end marker, dropped when the paste was ended for want of the
+  // rest; that rest, when it comes by `until`, is the end marker.
+  let endCut: { start: string; until: number } | null = null;
+
+  /** `text` with the rest of a paste's end marker cut before it read as the whole marker. */
+  const afterEndCut = (text: string): string => {
+    if (endCut === null || text === '') return text;
+    if (now() > endCut.until) {
+      endCut = null;
+      return text;
+    }
+    const rest = PASTE_END.slice(endCut.start.length);
+    if (text.startsWith(rest)) {
+      endCut = null;
+      return PASTE_END + text.slice(rest.length);
+    }
+    if (rest.startsWith(text)) {
+      // The rest cut again: wait for the rest of it.
+      endCut.start += text;
+      return '';
+    }
+    endCut = null;
+    return text;
+  };
 
   /** `text` without the rest of the sequence given up on, if it starts with that rest. */
   const afterCut = (text: string): string => {
@@ -111,10 +155,16 @@ export function createSequenceSplitter(now: () => number = () => performance.now
     return whole.slice(end);
   };
 
-  const feed = (text: string): string => {
-    const s = held + afterCut(text);
+  const feed = (text: string): Part[] => {
+    const s = held + afterCut(afterEndCut(text));
     held = '';
-    let out = '';
+    const parts: Part[] = [];
+    let keys = '';
+    const pasted = (paste: string) => {
+      if (keys !== '') parts.push({ keys });
+      keys = '';
+      if (paste !== '') parts.push({ paste });
+    };
     let i = 0;
     while (i < s.length) {
       if (pasting) {
@@ -122,29 +172,34 @@ export function createSequenceSplitter(now: () => number = () => performance.now
         if (end < 0) {
           // Hold back what may be the start of the end marker.
           const keep = heldMarkerPrefix(s, i);
-          out += s.slice(i, s.length - keep);
+          pasted(s.slice(i, s.length - keep));
           held = s.slice(s.length - keep);
-          return out;
+          return parts;
         }
-        out += s.slice(i, end + PASTE_END.length);
+        pasted(s.slice(i, end));
+        keys += PASTE_END;
         i = end + PASTE_END.length;
         pasting = false;
         continue;
       }
       const escape = s.indexOf(ESC, i);
-      if (escape < 0) return out + s.slice(i);
-      out += s.slice(i, escape);
+      if (escape < 0) {
+        keys += s.slice(i);
+        break;
+      }
+      keys += s.slice(i, escape);
       const end = sequenceEnd(s, escape);
       if (end === null) {
         held = s.slice(escape);
-        return out;
+        break;
       }
       const sequence = s.slice(escape, end);
-      out += asReadlineReads(sequence);
+      keys += asReadlineReads(sequence);
       if (sequence === PASTE_START) pasting = true;
       i = end;
     }
-    return out;
+    if (keys !== '') parts.push({ keys });
+    return parts;
   };
 
   return {
@@ -157,13 +212,17 @@ export function createSequenceSplitter(now: () => number = () => performance.now
       cut = { start: rest, until: now() + CUT_MS };
       return '';
     },
-    endPaste(): void {
+    endPaste(until = -Infinity): void {
       if (!pasting) return;
       pasting = false;
+      if (held !== '') endCut = { start: held, until };
       held = '';
     },
     get holding(): boolean {
       return held !== '';
+    },
+    get pasting(): boolean {
+      return pasting;
     },
     get lastFlushed(): string {
       return lastFlushed;

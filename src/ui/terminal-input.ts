@@ -1,6 +1,6 @@
 import { PassThrough } from 'node:stream';
 import { emitKeypressEvents } from 'node:readline';
-import { createSequenceSplitter, restOfPasteStart } from './control-sequences.js';
+import { createSequenceSplitter, restOfPasteStart, type Part } from './control-sequences.js';
 
 /**
  * Terminal input decoded into keys the way terminals really send it, on Node's own
@@ -71,6 +71,8 @@ export const PASTE_OFF = '\u001b[?2004l';
 
 /** How long a lone `ESC` waits for the rest of a sequence before it is the Escape key (ms). */
 export const ESCAPE_MS = 150;
+/** A bracketed paste's start marker. */
+const PASTE_START = '\u001b[200~';
 /** A paste whose end marker never comes is delivered after this long without more input (ms). */
 const PASTE_IDLE_MS = 1000;
 /**
@@ -214,6 +216,9 @@ export function createKeyDecoder(
   const splitter = createSequenceSplitter(now);
   let heldTimer: NodeJS.Timeout | undefined;
   emitKeypressEvents(stream, { escapeCodeTimeout: 1 } as never);
+  // What a key readline finishes by its own timer (a lone Escape given up on) counts as:
+  // a chunk when the read it came in held keys before it.
+  let flushedSource: KeySource = 'key';
   // The keys of the read being decoded, each typed one with the bytes it came as (`raw`).
   let collected: Array<Keypress | Typed> | null = null;
   let paste: string[] | null = null;
@@ -240,12 +245,15 @@ export function createKeyDecoder(
   /** Ends the paste, by its end marker or (`idle`) by the idle timer, and delivers it. */
   const endPaste = (idle: boolean): void => {
     clearTimeout(pasteTimer);
-    // Ended by its marker this is already so; by the idle timer, the splitter stops reading
-    // what comes next as pasted text too.
-    splitter.endPaste();
-    const text = paste?.join('') ?? '';
-    paste = null;
+    pasteTimer = undefined;
     lateUntil = idle ? now() + latePasteMs : -Infinity;
+    // Ended by its marker this is already so; by the idle timer, the splitter stops reading
+    // what comes next as pasted text too, and the rest of an end marker cut there, should it
+    // come while the rest of the paste may, ends it.
+    splitter.endPaste(lateUntil);
+    // A start marker inside a paste is no text.
+    const text = (paste?.join('') ?? '').split(PASTE_START).join('');
+    paste = null;
     const key: Keypress = { name: '', input: text, source: 'paste' };
     if (collected) collected.push(key);
     else deliver([key]);
@@ -279,21 +287,29 @@ export function createKeyDecoder(
       return;
     }
     if (paste !== null) {
+      // Only keys typed into a paste the splitter no longer reads as one; its text comes as parts of its own.
       paste.push(key.sequence ?? str ?? '');
       return;
     }
     const one = fromReadline(str, key);
     if (collected) collected.push({ ...one, raw: key.sequence ?? str ?? '' });
-    else deliver([{ ...one, source: 'key' }]); // a lone Escape, finished by readline's timer
+    else deliver([{ ...one, source: flushedSource }]); // a lone Escape, finished by readline's timer
   });
 
-  /** Decodes text that readline may read now (whole sequences), delivering its keys. */
-  const decode = (text: string): void => {
-    if (text === '') return;
+  /**
+   * Decodes the parts of a read that may be read now (whole sequences, pasted text),
+   * delivering its keys. `more`: the read held more than these (the start of an escape
+   * sequence, held back for its rest), so no key of it is alone in its read.
+   */
+  const decode = (parts: Part[], more = false): void => {
+    if (parts.length === 0) return;
     collected = [];
     marked = false;
     try {
-      stream.write(text);
+      for (const part of parts) {
+        if ('keys' in part) stream.write(part.keys);
+        else (paste ??= []).push(part.paste);
+      }
     } finally {
       const keys = collected;
       collected = null;
@@ -306,33 +322,55 @@ export function createKeyDecoder(
       else if (unmarkedPaste(keys)) deliver(asLatePaste(keys));
       else {
         const typed = keys.filter((k) => 'raw' in k).length;
-        const source: KeySource = typed === 1 && keys.length === 1 && !marked ? 'key' : 'chunk';
+        const source: KeySource = typed === 1 && keys.length === 1 && !marked && !more ? 'key' : 'chunk';
         deliver(keys.map((k) => ('raw' in k ? keyOf(k, source) : k)));
       }
     }
-    if (paste !== null) {
-      clearTimeout(pasteTimer);
-      pasteTimer = setTimeout(() => endPaste(true), pasteIdleMs);
-    }
   };
+
+  // The sequence held back began in a read with keys before it: the keys it makes, once
+  // finished or given up on, are keys of that read too (a chunk), never a key alone.
+  let heldAmongKeys = false;
 
   return {
     /** Decodes one read's text. */
     push(text: string): void {
-      decode(splitter.feed(text));
-      if (!splitter.holding) {
+      const wasAmong = heldAmongKeys;
+      const parts = splitter.feed(text);
+      const holding = splitter.holding && !splitter.pasting;
+      // A read that ends inside a sequence holds more than the keys decoded now, and so does
+      // one that finishes a sequence begun among keys.
+      heldAmongKeys = holding && (wasAmong || parts.some((part) => 'keys' in part));
+      decode(parts, holding || wasAmong);
+      if (paste !== null || splitter.pasting) {
+        // Inside a paste, what may be the start of its end marker waits for the paste's own
+        // idle time: given up on at the escape time it would be a key or, its rest late, text.
+        clearTimeout(pasteTimer);
+        pasteTimer = setTimeout(() => endPaste(true), pasteIdleMs);
+      }
+      if (!holding) {
         clearTimeout(heldTimer);
         heldTimer = undefined;
       } else {
         // The rest of a sequence gets `escapeMs` from when the sequence began, however many reads come meanwhile.
         heldTimer ??= setTimeout(() => {
           heldTimer = undefined;
+          const among = heldAmongKeys;
+          heldAmongKeys = false;
           const rest = splitter.flush();
-          // `ESC [` and `ESC O` given up on are Alt+[ and Alt+O: readline would take them for
-          // a sequence's start and finish it with the next key typed, however late.
-          const alt = /^\u001b([[O])$/.exec(rest);
-          if (alt) deliver([{ name: `meta+${alt[1]}`, input: '', source: 'key' }]);
-          else decode(rest);
+          // `ESC [` and `ESC O` given up on are Alt+[ and Alt+O (after Escape, with an `ESC`
+          // before them): readline would take them for a sequence's start and finish it with
+          // the next key typed, however late.
+          const alt = /^(\u001b?)\u001b([[O])$/.exec(rest);
+          if (alt) {
+            const source: KeySource = among || alt[1] !== '' ? 'chunk' : 'key';
+            const keys: Keypress[] = [{ name: `meta+${alt[2]}`, input: '', source }];
+            deliver(alt[1] === '' ? keys : [{ name: 'escape', input: '', source }, ...keys]);
+          }
+          else {
+            flushedSource = among ? 'chunk' : 'key';
+            decode(rest === '' ? [] : [{ keys: rest }], among);
+          }
         }, escapeMs);
       }
     },

@@ -159,8 +159,8 @@ describe('a paste whose markers come late or cut', () => {
   });
 
   test('keys typed after the start of a report that never ended are keys, not its rest: letters, an arrow', async () => {
-    expect(await sourcedOverTime([0, 'a\u001b]11;rgb:1e1e/1e1e'], [150, 'h'], [200, 'i'])).toEqual(['a:a:key', 'h:h:key', 'i:i:key']);
-    expect(await sourcedOverTime([0, 'a\u001b]11;rgb:1e1e/1e1e'], [150, '\u001b[D'], [200, 'i'])).toEqual(['a:a:key', 'left::key', 'i:i:key']);
+    expect(await sourcedOverTime([0, 'a\u001b]11;rgb:1e1e/1e1e'], [150, 'h'], [200, 'i'])).toEqual(['a:a:chunk', 'h:h:key', 'i:i:key']);
+    expect(await sourcedOverTime([0, 'a\u001b]11;rgb:1e1e/1e1e'], [150, '\u001b[D'], [200, 'i'])).toEqual(['a:a:chunk', 'left::key', 'i:i:key']);
   });
 
   test('a paste that stalls again: each late read of several characters keeps its rest pasted; a key typed alone does not', async () => {
@@ -171,7 +171,7 @@ describe('a paste whose markers come late or cut', () => {
 
   test.each([3, 5])('a start marker cut after %i characters whose rest came over a second later: the rest is no text', async (at) => {
     const marker = '\u001b[200~';
-    expect(await sourcedOverTime([0, `k${marker.slice(0, at)}`], [1200, `${marker.slice(at)}text\u001b[201~`])).toEqual(['k:k:key', ':text:paste']);
+    expect(await sourcedOverTime([0, `k${marker.slice(0, at)}`], [1200, `${marker.slice(at)}text\u001b[201~`])).toEqual(['k:k:chunk', ':text:paste']);
   });
 });
 
@@ -273,5 +273,70 @@ describe('what readline reads itself still reads as before', () => {
 
   test('a paste keeps what it holds, sequences too, and its end marker may be split', async () => {
     expect(await keysOf('\u001b[200~a\u001b[<0;1;1Mb', 'c\u001b[20', '1~')).toEqual([':a\u001b[<0;1;1Mbc']);
+  });
+});
+
+/** Starts of escape sequences a read may end inside, of every kind the splitter holds back. */
+const UNFINISHED = ['\u001b', '\u001b[', '\u001b[2', '\u001b[20', '\u001b[1;', '\u001b[1;5', '\u001bO', '\u001bO5', '\u001b[[', '\u001b\u001b', '\u001b\u001b[', '\u001b[<0;1', '\u001b]11;rgb'];
+
+describe('a key and the start of an escape sequence in one read', () => {
+  const sourced = (...reads: Array<[number, string]>) => decodedOverTime({ escapeMs: 30 }, (k) => `${k.name}:${k.source}`, reads);
+
+  test.each(UNFINISHED.flatMap((start) => ['y', 'n'].map((key) => [key, start] as const)))('%s then %j: no key of the read is alone in it, whether the rest comes or not', async (key, start) => {
+    for (const reads of [[[0, key + start]], [[0, key + start], [10, 'A']], [[0, key + start], [100, 'A']]] as Array<Array<[number, string]>>) {
+      const keys = await sourced(...reads);
+      expect(keys[0], JSON.stringify(reads)).toBe(`${key}:chunk`);
+      // What the sequence makes (Escape, Alt+[, an arrow) belongs to that read too; a key typed after the escape time is a key.
+      const late = reads.length === 2 && reads[1]![0] > 30;
+      expect(keys.slice(1).filter((k) => k.endsWith(':key') && !(late && k === 'A:key')), JSON.stringify(reads)).toEqual([]);
+    }
+  });
+
+  test('a key alone in its read, before or after such a read, is still a key', async () => {
+    expect(await sourced([0, 'y\u001b'], [100, 'y'])).toEqual(['y:chunk', 'escape:chunk', 'y:key']);
+    expect(await sourced([0, '\u001b'], [100, 'y'])).toEqual(['escape:key', 'y:key']);
+    expect(await sourced([0, '\u001b'], [10, '[A'])).toEqual(['up:key']);
+  });
+});
+
+describe("a paste's end marker cut anywhere", () => {
+  const END = '\u001b[201~';
+  /** The keys (`name:input:source`) of a paste whose end marker is cut after `at` characters, its rest `after` ms later, then `y` alone 50 ms after that. */
+  const cutEnd = (at: number, after: number, rest = '') =>
+    decodedOverTime({ escapeMs: 30, pasteIdleMs: 200, latePasteMs: 500 }, (k) => `${k.name}:${k.input}:${k.source}`, [
+      [0, `\u001b[200~goal status${END.slice(0, at)}`],
+      [after, END.slice(at) + rest],
+      [after + 50, 'y'],
+    ]);
+
+  test.each([1, 2, 3, 4, 5].flatMap((at) => [10, 100, 150].map((after) => [at, after] as const)))('cut after %i characters, its rest %i ms later (past the escape time, within the paste idle time): one paste, ended there', async (at, after) => {
+    expect(await cutEnd(at, after)).toEqual([':goal status:paste', 'y:y:key']);
+  });
+
+  test.each([1, 2, 3, 4, 5])('cut after %i characters, its rest after the paste was delivered for want of it: the rest is no text, and what follows it is typed', async (at) => {
+    expect(await cutEnd(at, 300, 'X')).toEqual([':goal status:paste', 'X:X:chunk', 'y:y:key']);
+  });
+
+  test('a colour in pasted text split anywhere, the rest 100 ms later, stays whole in the paste', async () => {
+    const paste = `\u001b[200~a\u001b[31mb\u001b[0m${END}`;
+    for (let at = '\u001b[200~'.length; at < paste.length; at++) {
+      const keys = await decodedOverTime({ escapeMs: 30, pasteIdleMs: 200 }, (k) => `${k.name}:${k.input}:${k.source}`, [[0, paste.slice(0, at)], [100, paste.slice(at)]]);
+      expect(keys, `cut after ${at}`).toEqual([':a\u001b[31mb\u001b[0m:paste']);
+    }
+  });
+});
+
+describe('pasted text that ends in an unfinished escape sequence', () => {
+  test.each(UNFINISHED)('%j then the end marker: the marker ends the paste at once, and the keys after it are keys', async (start) => {
+    const keys = await decodedOverTime({ escapeMs: 30, pasteIdleMs: 200 }, (k) => `${k.name}:${k.input}:${k.source}`, [[0, `\u001b[200~goal status${start}\u001b[201~`], [50, '\r']]);
+    expect(keys).toEqual([`:goal status${start}:paste`, 'enter::key']);
+  });
+
+  test.each(UNFINISHED)('%j, the end marker split after it anywhere: one paste', async (start) => {
+    const whole = `\u001b[200~goal status${start}\u001b[201~`;
+    for (let at = whole.length - 8; at < whole.length; at++) {
+      const keys = await decodedOverTime({ escapeMs: 30, pasteIdleMs: 200 }, (k) => `${k.name}:${k.input}:${k.source}`, [[0, whole.slice(0, at)], [100, whole.slice(at)], [150, 'y']]);
+      expect(keys, `cut after ${at}`).toEqual([`:goal status${start}:paste`, 'y:y:key']);
+    }
   });
 });
