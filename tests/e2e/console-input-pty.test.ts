@@ -260,3 +260,50 @@ describe('bracketed paste', () => {
     expect((await t.leftModes()).bracketedPaste).toBe(false);
   });
 });
+
+describe('escape sequences cut or unfinished next to keys and pastes', () => {
+  it('an answer key and the start of an escape sequence in one write answer nothing; y alone then does', async () => {
+    const t = demo();
+    const id = await armedPrompt(t);
+    for (const write of ['y\u001b', 'y\u001b[', 'n\u001b']) {
+      t.press(write);
+      await pause(400);
+      expect(logEvents(t).some((e) => e.type === 'tool.decision'), JSON.stringify(write)).toBe(false);
+      expect(t.screen()).toContain(`(${id})`);
+    }
+    await pause(HOLD_MS); // past the Escape before it: y is a press of its own
+    t.press('y');
+    await t.waitUntil(() => logEvents(t).some((e) => e.type === 'tool.decision' && e.data.by === 'operator'), 'y alone to answer');
+  });
+
+  it("a paste's end marker cut after ESC or ESC [ with its rest 250 ms late ends the paste there; pasted text ending in an unfinished sequence ends at its marker", async () => {
+    const t = demo();
+    await armedPrompt(t);
+    for (const cut of [1, 2, 3]) {
+      t.press('/');
+      await t.waitUntil((s) => bar(s) === '/', 'the bar to open');
+      const sent = Date.now();
+      t.press(`\u001b[200~goal status${'\u001b[201~'.slice(0, cut)}`);
+      await pause(250);
+      t.press('\u001b[201~'.slice(cut));
+      await t.waitUntil((s) => bar(s) === '/goal status', `the paste cut after ${cut} in the bar`);
+      expect(Date.now() - sent, 'the paste delivered by its marker, not the idle time').toBeLessThan(900);
+      t.press(KEY.escape);
+      await t.waitUntil((s) => bar(s) === null, 'the bar to close');
+    }
+    for (const end of ['\u001b[', '\u001b[1;5', '\u001bO', '\u001b\u001b']) {
+      t.press('/');
+      await t.waitUntil((s) => bar(s) === '/', 'the bar to open');
+      t.press(`\u001b[200~goal add-constraint x${end}\u001b[201~`);
+      await t.waitUntil((s) => bar(s) === '/goal add-constraint x', `the paste ending in ${JSON.stringify(end)} in the bar`);
+      t.press(KEY.escape);
+      await t.waitUntil((s) => bar(s) === null, 'the bar to close');
+    }
+    t.press('/');
+    await t.waitUntil((s) => bar(s) === '/', 'the bar to open');
+    t.press('\u001b[200~goal add-constraint end\u001b[\u001b[201~');
+    await pause(300);
+    t.press(KEY.enter);
+    await t.waitFor(/goal\.revised +goal revised \(add-constraint\)/);
+  });
+});
