@@ -109,7 +109,7 @@ export const CommandBar = React.memo(function CommandBar({ width, rows = Infinit
   const noting = useConsole((s) => s.input === 'note');
   // The footer's hints, from the key map: the keys that work in the view shown.
   const quitArmed = useConsole((s) => s.quitArmed);
-  const { hints, kept } = footerHints({ overlay, input: noting ? 'note' : null, replaying, alert, quitArmed });
+  const { hints, kept, short } = footerHints({ overlay, input: noting ? 'note' : null, replaying, alert, quitArmed });
   const lead =
     (done ? `Run finished: ${done}. ` : '') +
     (interrupted && !done ? (paused ? 'Paused; Ctrl+C again quits. ' : 'Pausing at the next safe point; Ctrl+C again quits. ') : '');
@@ -158,7 +158,7 @@ export const CommandBar = React.memo(function CommandBar({ width, rows = Infinit
           </Line>
         ) : (
           <Line width={width} color={theme.muted}>
-            {fitKeyLine(lead, hints, kept, width)}
+            {fitKeyLine(lead, hints, kept, width, short)}
           </Line>
         )}
       </Box>

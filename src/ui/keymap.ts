@@ -211,7 +211,7 @@ export const KEYMAP: readonly KeyBinding[] = [
   { key: 'down', command: 'scroll-down', scope: 'args', help: 'scroll down', label: 'down' },
   { key: 'pageup', command: 'scroll-page-up', scope: 'args', help: 'scroll a page up', label: 'page up' },
   { key: 'pagedown', command: 'scroll-page-down', scope: 'args', help: 'scroll a page down', label: 'page down' },
-  { key: 'escape', command: 'close', scope: 'args', help: 'back to the prompt', label: 'back to the prompt' },
+  { key: 'escape', command: 'close', scope: 'args', help: 'back to the prompt', label: 'back to the prompt', brief: 'back' },
   { key: 'v', command: 'close', scope: 'args', help: 'back to the prompt' },
   { key: 'y', command: 'quit-yes', scope: 'quit', help: 'quit', label: 'quit' },
   { key: 'enter', command: 'quit-yes', scope: 'quit', help: 'quit' },
@@ -230,8 +230,8 @@ export const KEYMAP: readonly KeyBinding[] = [
   { key: 'tab', command: 'complete', scope: 'bar', help: 'complete the command' },
   { key: 'up', command: 'history-previous', scope: 'bar', help: 'previous command' },
   { key: 'down', command: 'history-next', scope: 'bar', help: 'next command' },
-  { key: 'enter', command: 'submit', scope: 'note', help: 'deny with this note', label: 'deny with this note' },
-  { key: 'escape', command: 'cancel', scope: 'note', help: 'back to the prompt', label: 'back to the prompt' },
+  { key: 'enter', command: 'submit', scope: 'note', help: 'deny with this note', label: 'deny with this note', brief: 'deny' },
+  { key: 'escape', command: 'cancel', scope: 'note', help: 'back to the prompt', label: 'back to the prompt', brief: 'back' },
   { key: 'ctrl+c', command: 'cancel', scope: 'note', help: 'back to the prompt' },
   ...(['bar', 'note'] as const).flatMap((scope): KeyBinding[] => [
     { key: 'left', command: 'cursor-left', scope, help: 'cursor left' },
@@ -332,23 +332,49 @@ export function keyHints(scope: Scope, omit: readonly ConsoleCommand[] = [], bri
  * A footer's key line in `width` cells after `lead` (the run's state, e.g. `Run finished:
  * goal_met. `): every hint when they all fit; else the `kept` hints (help and quit: the way
  * to every other key and the way out) and as many of the others, in order, as fit, with `…`
- * where some were left out. A hint is never cut in two; only a `lead` wider than the line
- * leaves the kept hints to be clipped.
+ * where some were left out. A hint is never cut in two: where the kept hints do not fit,
+ * their `short` forms (`short[i]` for `hints[i]`: the brief label and the first key,
+ * `[esc] back`) are used, then single spaces between them, and then the last kept hints are
+ * left out whole. Only a `lead` wider than the line is cut (by the row).
  */
-export function fitKeyLine(lead: string, hints: readonly string[], kept: readonly string[], width: number): string {
+export function fitKeyLine(lead: string, hints: readonly string[], kept: readonly string[], width: number, short: readonly string[] = hints): string {
   const all = lead + hints.join('  ');
   if (cellWidth(all) <= width) return all;
-  const tail = ['…', ...hints.filter((h) => kept.includes(h))].join('  ');
-  const shown: string[] = [];
-  let used = cellWidth(lead) + cellWidth(tail);
-  for (const hint of hints) {
-    if (kept.includes(hint)) continue;
-    const cost = cellWidth(hint) + 2;
-    if (used + cost > width) break;
-    shown.push(hint);
-    used += cost;
+  const keptAt = hints.flatMap((h, i) => (kept.includes(h) ? [i] : []));
+  const room = width - cellWidth(lead);
+  for (const [forms, gap] of [[hints, '  '], [short, '  '], [short, ' ']] as const) {
+    const tail = ['…', ...keptAt.map((i) => forms[i] ?? hints[i]!)].join(gap);
+    if (cellWidth(tail) > room) continue;
+    const shown: string[] = [];
+    let used = cellWidth(tail);
+    for (const hint of hints) {
+      if (kept.includes(hint)) continue;
+      const cost = cellWidth(hint) + gap.length;
+      if (used + cost > room) break;
+      shown.push(hint);
+      used += cost;
+    }
+    return lead + [...shown, tail].join(gap);
   }
-  return lead + [...shown, tail].join('  ');
+  // Not even the kept hints fit in their short forms: the first of them that do, each whole.
+  const tail = ['…'];
+  for (const i of keptAt) {
+    const next = [...tail, short[i] ?? hints[i]!];
+    if (cellWidth(next.join(' ')) > room) break;
+    tail.splice(0, tail.length, ...next);
+  }
+  return lead + (cellWidth(tail.join(' ')) <= room ? tail.join(' ') : '');
+}
+
+/**
+ * The labelled bindings of a scope in their shortest form, in the order of {@link keyHints}:
+ * the first key and the brief label (`[esc] back` for `[esc/v] back to the prompt`), for a
+ * footer too narrow for the hints it keeps.
+ */
+export function shortHints(scope: Scope, omit: readonly ConsoleCommand[] = []): string[] {
+  return bindingsFor(scope)
+    .filter((r) => r.label !== undefined && !omit.includes(r.command))
+    .map((r) => `[${keyLabel(r.keys[0]!)}] ${r.brief ?? r.label}`);
 }
 
 /** The keys of a scope's command in words, as prompts and titles name them: `esc, ? or q`. */
@@ -374,26 +400,28 @@ export interface FooterView {
  * dashboard's and the global ones (`x` only while an alert waits). Prompt keys are not
  * here: the prompt lists its own.
  */
-export function footerHints(view: FooterView): { hints: string[]; kept: string[] } {
+export function footerHints(view: FooterView): { hints: string[]; kept: string[]; short: string[] } {
   const own = view.overlay ?? (view.input === 'note' ? 'note' : null);
   if (own) {
     // Until the quit confirmation arms, its yes does nothing: only the keys that work are listed.
     const waiting: ConsoleCommand[] = own === 'quit' && view.quitArmed === false ? ['quit-yes'] : [];
     const hints = keyHints(own, waiting);
+    const short = shortHints(own, waiting);
     const closing = new Set<ConsoleCommand>(['close', 'cancel', 'quit-yes', 'quit-no', 'submit']);
     const kept = bindingsFor(own)
       .filter((r) => r.label !== undefined && closing.has(r.command) && !waiting.includes(r.command))
       .map((r) => `[${r.keys.map(keyLabel).join('/')}] ${r.label}`);
-    return { hints, kept };
+    return { hints, kept, short };
   }
   const hints = [...(view.replaying ? keyHints('replay') : []), ...keyHints('dashboard', view.alert ? [] : ['acknowledge-alert']), ...keyHints('global')];
+  const short = [...(view.replaying ? shortHints('replay') : []), ...shortHints('dashboard', view.alert ? [] : ['acknowledge-alert']), ...shortHints('global')];
   const kept = keyHints(
     'global',
     bindingsFor('global')
       .map((row) => row.command)
       .filter((command) => command !== 'help' && command !== 'quit'),
   );
-  return { hints, kept };
+  return { hints, kept, short };
 }
 
 /** The key hints of a scope on one line. */
