@@ -62,6 +62,8 @@ export type ConsoleCommand =
   | 'scroll-down'
   | 'scroll-page-up'
   | 'scroll-page-down'
+  | 'scroll-first'
+  | 'scroll-last'
   | 'quit-yes'
   | 'quit-no'
   // text inputs (command bar, deny note)
@@ -211,6 +213,8 @@ export const KEYMAP: readonly KeyBinding[] = [
   { key: 'down', command: 'scroll-down', scope: 'args', help: 'scroll down', label: 'down' },
   { key: 'pageup', command: 'scroll-page-up', scope: 'args', help: 'scroll a page up', label: 'page up' },
   { key: 'pagedown', command: 'scroll-page-down', scope: 'args', help: 'scroll a page down', label: 'page down' },
+  { key: 'home', command: 'scroll-first', scope: 'args', help: 'the first row', label: 'first' },
+  { key: 'end', command: 'scroll-last', scope: 'args', help: 'the last row', label: 'last' },
   { key: 'escape', command: 'close', scope: 'args', help: 'back to the prompt', label: 'back to the prompt', brief: 'back' },
   { key: 'v', command: 'close', scope: 'args', help: 'back to the prompt' },
   { key: 'y', command: 'quit-yes', scope: 'quit', help: 'quit', label: 'quit' },

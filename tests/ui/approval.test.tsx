@@ -211,7 +211,7 @@ test('help open over a prompt: the prompt says to close help to answer it, y doe
       x                      acknowledge the alert banner
     Tool call panel (Tab to it): earlier calls of the run
       [                      the call before (the panel stays on it as new calls arrive)
-    … 114 more (↓)
+    … 116 more (↓)
     [esc/?/q] close  [↑] up  [↓] down  [pgup] page up  [pgdn] page down"
   `);
   await rig.press('y');

@@ -47,11 +47,11 @@ describe('the footer lists the keys of the view in front', () => {
   });
 
   test('the arguments view (v): back to the prompt and scrolling', async () => {
-    const rig = await openAtPrompt({ transcript: COMPOUND, rows: 40 });
+    const rig = await openAtPrompt({ transcript: COMPOUND, columns: 120, rows: 40 });
     await rig.press('v');
     await rig.waitFor(() => rig.store.getState().overlay === 'args', 'the arguments to open');
     const frame = await rig.waitForFrame('[esc/v] back to the prompt');
-    expect(footer(frame)).toBe('[↑] up  [↓] down  [pgup] page up  [pgdn] page down  [esc/v] back to the prompt');
+    expect(footer(frame)).toBe('[↑] up  [↓] down  [pgup] page up  [pgdn] page down  [home] first  [end] last  [esc/v] back to the prompt');
   });
 
   test('the quit confirmation: quit or stay', async () => {

@@ -90,6 +90,8 @@ const ROWS: Row[] = [
   { command: 'scroll-down', scopes: ['args'], keys: ['down'], not: ['j'] },
   { command: 'scroll-page-up', scopes: ['args'], keys: ['pageup'], not: ['b'] },
   { command: 'scroll-page-down', scopes: ['args'], keys: ['pagedown'], not: [' '] },
+  { command: 'scroll-first', scopes: ['args'], keys: ['home'], not: ['g', 'pageup'] },
+  { command: 'scroll-last', scopes: ['args'], keys: ['end'], not: ['G', 'pagedown'] },
   { command: 'quit-yes', scopes: ['quit'], keys: ['y', 'enter', 'ctrl+c'], not: ['Y', 'q'] },
   { command: 'quit-no', scopes: ['quit'], keys: ['n', 'escape'], not: ['N'] },
   { command: 'submit', scopes: ['completion', 'bar'], keys: ['enter'], not: ['tab'] },

@@ -41,6 +41,10 @@ export function overlayReducer(input: KeyInput, command: ConsoleCommand, layout:
       const by = command.endsWith('up') ? -step : step;
       return act([['scrollOverlay', Math.max(0, Math.min(input.scroll + by, max))]]);
     }
+    case 'scroll-first':
+      return act([['scrollOverlay', 0]]);
+    case 'scroll-last':
+      return act([['scrollOverlay', Math.max(0, scrollLimit(input, layout).max)]]);
     default:
       return only();
   }
