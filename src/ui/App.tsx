@@ -35,7 +35,7 @@ export function App({ hidden = false }: { hidden?: boolean }) {
   const banner = alert && bannerFits(columns, rows, prompt?.rows ?? 0, footer);
   const plan = planLayout({ columns, rows, prompt: prompt?.rows ?? 0, banner, footer, footerLeast });
   const inner = Math.max(10, columns - 4);
-  useConsoleKeys({ single: plan.pane === 0, page: Math.max(1, plan.timeline - 1), width: columns, body: plan.body, args: { shown: argsViewRows(limit, inner), width: inner } }, hidden);
+  useConsoleKeys({ single: plan.pane === 0, page: Math.max(1, plan.timeline - 1), width: columns, body: plan.body, args: { shown: argsViewRows(limit, inner, Math.max(1, rows - 1)), width: inner } }, hidden);
   // The prompt box sits under the fixed top and the banner; the command bar is the last row.
   useCaret({ hidden, promptTop: plan.top + (banner ? 1 : 0), promptCaret: prompt?.caret, barRow: plan.live - 1, width: columns });
   // Suspended (Ctrl+Z): nothing on screen; the keys and the store stay as they are.

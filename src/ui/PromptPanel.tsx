@@ -212,9 +212,18 @@ function argsViewLayout(maxRows: number, inner: number): { keys: string[]; borde
   return { keys: [], border: false, rows: Math.max(1, maxRows - 1) };
 }
 
-/** Rows of arguments the arguments view shows at `maxRows` (the prompt's rows at most). */
-export function argsViewRows(maxRows: number, inner: number): number {
-  return argsViewLayout(maxRows, inner).rows;
+/**
+ * Rows the arguments view takes: `maxRows` (the prompt's rows at most), and where that
+ * leaves fewer than {@link ARGS_VIEW_FIRST} rows of arguments, the rows the fixed top gives
+ * up too, as for the approval prompt: at most all of the `live` rows but the footer's last.
+ */
+function argsViewMax(maxRows: number, live: number): number {
+  return Math.max(maxRows, Math.min(live - 1, 1 + ARGS_VIEW_FIRST));
+}
+
+/** Rows of arguments the arguments view shows with the prompt's `maxRows` in `live` rows (the scroll keys page by them). */
+export function argsViewRows(maxRows: number, inner: number, live = Infinity): number {
+  return argsViewLayout(argsViewMax(maxRows, live), inner).rows;
 }
 
 /** The arguments view's title, shorter when the whole one is wider than `inner`: the rows shown and of how many stay in view. */
@@ -360,7 +369,7 @@ export function usePrompt(width: number, maxRows: number, frameRoom = Infinity, 
     return rows.map((row) => <Line width={inner} color={theme.accent}>{row}</Line>);
   };
 
-  if (pending.kind === 'tool' && viewing) return argsView(pending.call, inner, maxRows, scroll, frameRoom);
+  if (pending.kind === 'tool' && viewing) return argsView(pending.call, inner, argsViewMax(maxRows, live), scroll, frameRoom);
   if (pending.kind === 'tool') {
     const countdown = deadline !== null && !replaying ? ` · denied in ${shortDuration(Math.max(0, (deadline - now) / 1000))} unless answered` : '';
     const title = (
