@@ -37,13 +37,14 @@ const MAX_WHY_ROWS = 3;
 
 /**
  * A scope's key hints in as many rows of `width` as they need, never splitting a hint;
- * `omit` leaves commands out; `brief`, by their brief labels (`[y] once`).
+ * `omit` leaves commands out; `brief`, by their brief labels (`[y] once`); `gap`, what
+ * separates two hints on a row.
  */
-export function hintRows(scope: Scope, width: number, omit: readonly ConsoleCommand[] = [], brief = false): string[] {
+export function hintRows(scope: Scope, width: number, omit: readonly ConsoleCommand[] = [], brief = false, gap = '  '): string[] {
   const rows: string[] = [];
   for (const hint of keyHints(scope, omit, brief)) {
     const last = rows.at(-1);
-    if (last !== undefined && cellWidth(`${last}  ${hint}`) <= width) rows[rows.length - 1] = `${last}  ${hint}`;
+    if (last !== undefined && cellWidth(`${last}${gap}${hint}`) <= width) rows[rows.length - 1] = `${last}${gap}${hint}`;
     else rows.push(hint);
   }
   return rows;
@@ -63,9 +64,47 @@ export function promptKeyRows(scope: Scope, width: number, omit: readonly Consol
   return brief.length < full.length ? brief : full;
 }
 
+/** How the approval prompt's keys are laid out in a terminal `width` wide with `live` rows. */
+export interface KeyLayout {
+  /** The key rows, every key whole. */
+  rows: string[];
+  /** Rows left for the rest: 2, the title and the command (and more where there is room); 1, the command; 0, none. */
+  besides: number;
+  /** Drawn without the border, one cell from the left edge, with one space between hints (the least room). */
+  tight: boolean;
+}
+
+/**
+ * The approval prompt's key rows, laid out before anything else so that every key shows
+ * whole with the command bar's row under them: the keys in full, else by their brief
+ * labels, else by their brief labels one space apart in all but the first column; the
+ * title, then the command, give their rows up before the keys take these shorter forms
+ * (a prompt at 30×5: the command and two rows of keys; at 20×5: three rows of keys).
+ */
+export function promptKeyLayout(scope: Scope, width: number, omit: readonly ConsoleCommand[], live: number): KeyLayout {
+  const inner = Math.max(10, width - 4);
+  const forms = [
+    { rows: hintRows(scope, inner, omit), tight: false },
+    { rows: hintRows(scope, inner, omit, true), tight: false },
+    { rows: hintRows(scope, Math.max(10, width - 1), omit, true, ' '), tight: true },
+  ];
+  // A form with a hint wider than its row would be cut: it is no choice.
+  const whole = (f: { rows: string[]; tight: boolean }) => f.rows.every((row) => cellWidth(row) <= (f.tight ? Math.max(10, width - 1) : inner));
+  for (const besides of [2, 1, 0]) {
+    const form = forms.find((f) => besides + f.rows.length + 1 <= live && whole(f));
+    if (form) return { ...form, besides };
+  }
+  // Too few rows for any: the form that shows every key whole in the fewest rows (the top and the footer's notice give theirs up).
+  const usable = forms.filter(whole);
+  return { ...(usable.length > 0 ? usable : forms).reduce((least, f) => (f.rows.length < least.rows.length ? f : least)), besides: 0 };
+}
+
 const STORES_INDENT = 9; // "a stores "
 /** The deny note's prompt, before the typed text. */
 const NOTE_PREFIX = 'note to the agent › ';
+/** The deny note's prompt in a narrow prompt, where the whole one would leave fewer than {@link NOTE_ROOM} cells to type in. */
+const NOTE_PREFIX_SHORT = 'note › ';
+const NOTE_ROOM = 12;
 
 /**
  * The rows that say what `a` (and `A`, when the call is on the read-only list) would store:
@@ -168,11 +207,12 @@ export function warningRows(warnings: readonly string[], width: number, room: nu
  * The prompt's box: `lines` inside a round border, or, where the border does not fit in
  * `room` with them (the rows under the top and above a one-row footer: a terminal of 8 or 9
  * rows), the same lines without it, indented as inside it, so the command bar under the
- * prompt keeps its row. `caret`: where a text
+ * prompt keeps its row; `tight`, without the border one cell from the left edge (the
+ * approval prompt's keys in the least room). `caret`: where a text
  * field's caret is among the lines (cell, line), placed for the box drawn.
  */
-function frame(colour: Colour, lines: ReactNode[], room: number, caret?: { x: number; y: number }): PromptView {
-  const bordered = lines.length + 2 <= room;
+function frame(colour: Colour, lines: ReactNode[], room: number, caret?: { x: number; y: number }, tight = false): PromptView {
+  const bordered = !tight && lines.length + 2 <= room;
   const rows = bordered ? lines.length + 2 : lines.length;
   const content = lines.map((line, i) => (
     <Box key={i} height={1} flexShrink={0}>
@@ -182,16 +222,17 @@ function frame(colour: Colour, lines: ReactNode[], room: number, caret?: { x: nu
   return {
     rows,
     node: bordered ? (
-      <Box flexDirection="column" flexShrink={0} height={rows} borderStyle="round" borderColor={colour} paddingX={1} overflowY="hidden">
+      <Box flexDirection="column" flexShrink={0} height={rows} borderStyle="round" borderColor={colour} paddingLeft={1} paddingRight={1} overflowY="hidden">
         {content}
       </Box>
     ) : (
-      <Box flexDirection="column" flexShrink={0} height={rows} paddingX={2} overflowY="hidden">
+      // The same padding props either way: a prop that goes away sets Ink's padding on that side to 0.
+      <Box flexDirection="column" flexShrink={0} height={rows} paddingLeft={tight ? 1 : 2} paddingRight={tight ? 0 : 2} overflowY="hidden">
         {content}
       </Box>
     ),
     // Inside the border (one cell) and the padding (one); without the border, a padding of two.
-    ...(caret ? { caret: { x: 2 + caret.x, y: (bordered ? 1 : 0) + caret.y } } : {}),
+    ...(caret ? { caret: { x: (tight ? 1 : 2) + caret.x, y: (bordered ? 1 : 0) + caret.y } } : {}),
   };
 }
 
@@ -360,20 +401,21 @@ export function usePrompt(width: number, maxRows: number, frameRoom = Infinity, 
   if (!pending) return null;
 
   // The key rows keep their height while the prompt arms, so the layout does not jump.
-  const keys = (): ReactNode[] => {
-    if (replaying) return [<Text color={theme.muted}>replay: shown as recorded; nothing can be answered</Text>];
+  const keys = (fit?: KeyLayout): ReactNode[] => {
+    const w = fit?.tight ? Math.max(10, width - 1) : inner;
+    if (replaying) return [<Line width={w} color={theme.muted}>replay: shown as recorded; nothing can be answered</Line>];
     // Besides the keys, the title and a row of what is asked (the command, the pause's reason).
-    const rows = scope ? promptKeyRows(scope, inner, scope === 'tool' ? toolOmit(choices) : [], 2, live) : [''];
-    if (covering) return rows.map((_, i) => <Text color={theme.muted}>{i === 0 ? covering : ''}</Text>);
-    if (!armed) return rows.map((_, i) => <Text color={theme.muted}>{i === 0 ? 'keys arm in a moment…' : ''}</Text>);
-    return rows.map((row) => <Line width={inner} color={theme.accent}>{row}</Line>);
+    const rows = fit?.rows ?? (scope ? promptKeyRows(scope, inner, [], 2, live) : ['']);
+    if (covering) return rows.map((_, i) => <Line width={w} color={theme.muted}>{i === 0 ? covering : ''}</Line>);
+    if (!armed) return rows.map((_, i) => <Line width={w} color={theme.muted}>{i === 0 ? 'keys arm in a moment…' : ''}</Line>);
+    return rows.map((row) => <Line width={w} color={theme.accent}>{row}</Line>);
   };
 
   if (pending.kind === 'tool' && viewing) return argsView(pending.call, inner, argsViewMax(maxRows, live), scroll, frameRoom);
   if (pending.kind === 'tool') {
     const countdown = deadline !== null && !replaying ? ` · denied in ${shortDuration(Math.max(0, (deadline - now) / 1000))} unless answered` : '';
-    const title = (
-      <Line width={inner}>
+    const titleOf = (w: number) => (
+      <Line width={w}>
         <Text bold color={theme.warn}>Approve tool call </Text>
         <Text bold>{sanitize(pending.call.name, { oneLine: true })}</Text>
         <Text color={theme.muted}> ({sanitize(pending.call.id, { oneLine: true })}){countdown}</Text>
@@ -381,38 +423,52 @@ export function usePrompt(width: number, maxRows: number, frameRoom = Infinity, 
     );
     // Under help or an opened event the prompt cannot be answered: in little room, its title
     // and how to get back to it, and the rows it leaves go to what covers it.
-    const covered = covering && !replaying && !noting ? frame(theme.warn, [title, <Line width={inner} color={theme.muted}>{covering}</Line>], 0) : undefined;
-    // The key rows first: they are never cut; the rest shares what is left of `maxRows`.
+    const covered = covering && !replaying && !noting ? frame(theme.warn, [titleOf(inner), <Line width={inner} color={theme.muted}>{covering}</Line>], 0) : undefined;
+    // The key rows first: they are never cut, and the title, then the command, give their rows up before them.
+    const notePrefix = cellWidth(NOTE_PREFIX) + NOTE_ROOM <= inner ? NOTE_PREFIX : NOTE_PREFIX_SHORT;
+    const noteHelp = wrapWords('enter: deny with this note · esc: back to the prompt', inner);
+    const fit: KeyLayout = noting
+      ? { rows: [], besides: Math.max(0, Math.min(2, live - 2)), tight: false }
+      : replaying || !scope
+        ? { rows: [''], besides: 2, tight: false }
+        : promptKeyLayout(scope, width, toolOmit(choices), live);
+    const w = fit.tight ? Math.max(10, width - 1) : inner;
     const keyRows = noting
-      ? [<LineView prefix={NOTE_PREFIX} state={line} width={inner} />, ...wrapWords('enter: deny with this note · esc: back to the prompt', inner).map((row) => <Line width={inner} color={theme.muted}>{row}</Line>)]
-      : keys();
+      ? [
+          <LineView prefix={notePrefix} state={line} width={inner} />,
+          // How to answer, where it leaves the command bar its row (the footer lists the same keys).
+          ...(fit.besides + 1 + noteHelp.length + 1 <= live ? noteHelp.map((row) => <Line width={inner} color={theme.muted}>{row}</Line>) : []),
+        ]
+      : keys(fit);
     const free = Math.max(1, maxRows - 2 - 1 - keyRows.length); // border, title, keys
-    const why = wrapWords(sanitize(pending.reason ?? 'the approval rules ask about this call', { oneLine: true }), inner - 5);
-    const stores = choices ? storeRows(choices, inner) : [];
-    const whyShown = Math.min(why.length, free >= 8 ? MAX_WHY_ROWS : 1, Math.max(0, free - 4));
-    const storesShown = Math.min(stores.length, Math.max(0, free - 3 - whyShown));
-    const args = headAndTail(withOtherSpaces(condenseBlanks(argsTextOf(pending.call, inner))), Math.max(1, Math.min(ARGS_ROWS, free - whyShown - storesShown)), inner);
+    const why = wrapWords(sanitize(pending.reason ?? 'the approval rules ask about this call', { oneLine: true }), w - 5);
+    const stores = choices ? storeRows(choices, w) : [];
+    const whyShown = fit.besides < 2 ? 0 : Math.min(why.length, free >= 8 ? MAX_WHY_ROWS : 1, Math.max(0, free - 4));
+    const storesShown = fit.besides < 2 ? 0 : Math.min(stores.length, Math.max(0, free - 3 - whyShown));
+    const args = headAndTail(withOtherSpaces(condenseBlanks(argsTextOf(pending.call, w))), fit.besides < 2 ? 1 : Math.max(1, Math.min(ARGS_ROWS, free - whyShown - storesShown)), w);
     const whyRows = why.slice(0, whyShown);
-    if (whyShown < why.length && whyRows.length > 0) whyRows[whyRows.length - 1] = truncateCells(`${whyRows.at(-1)} ${why.slice(whyShown).join(' ')}`, inner - 5);
+    if (whyShown < why.length && whyRows.length > 0) whyRows[whyRows.length - 1] = truncateCells(`${whyRows.at(-1)} ${why.slice(whyShown).join(' ')}`, w - 5);
     const lines: ReactNode[] = [
-      title,
+      ...(fit.besides >= 2 ? [titleOf(w)] : []),
       ...whyRows.map((row, i) => (
-        <Line width={inner}>
+        <Line width={w}>
           <Text color={theme.muted}>{i === 0 ? 'why  ' : '     '}</Text>
           {row}
         </Line>
       )),
-      ...args.rows.map((row, i) => (
-        <Line width={inner} {...(i === args.mark ? { color: theme.muted } : {})}>
-          {row}
-        </Line>
-      )),
+      ...(fit.besides >= 1
+        ? args.rows.map((row, i) => (
+            <Line width={w} {...(i === args.mark ? { color: theme.muted } : {})}>
+              {row}
+            </Line>
+          ))
+        : []),
       ...stores.slice(0, storesShown),
       ...keyRows,
     ];
     // The note's row is the first key row.
-    const caret = noting ? { x: caretColumn(viewport, NOTE_PREFIX, line, inner), y: lines.length - keyRows.length } : undefined;
-    return { ...frame(theme.warn, lines, frameRoom, caret), ...(covered ? { covered } : {}) };
+    const caret = noting ? { x: caretColumn(viewport, notePrefix, line, inner), y: lines.length - keyRows.length } : undefined;
+    return { ...frame(theme.warn, lines, frameRoom, caret, fit.tight), ...(covered ? { covered } : {}) };
   }
 
   const cause = pending.cause;
