@@ -5,7 +5,7 @@ import { alwaysAllowChoices, type AllowChoices } from '../engine/approval/always
 import type { ToolCall } from '../engine/types.js';
 import { useConsole, useConsoleOptions } from './context.js';
 import { shortDuration } from './format.js';
-import { keyHints, keysText, type ConsoleCommand, type Scope } from './keymap.js';
+import { keyHints, keysText, shortHints, type ConsoleCommand, type Scope } from './keymap.js';
 import { Line } from './Line.js';
 import { caretColumn, LineView, useLineViewport } from './LineView.js';
 import { raisedPausePrompt } from './budget-pause.js';
@@ -48,6 +48,16 @@ export function hintRows(scope: Scope, width: number, omit: readonly ConsoleComm
     else rows.push(hint);
   }
   return rows;
+}
+
+/**
+ * A scope's key hints in rows of `width`, each hint whole: in full where every hint fits a
+ * row, else in their short forms (`[y] quit  [n] stay`; help lists every key).
+ */
+export function wholeHintRows(scope: Scope, width: number): string[] {
+  const full = keyHints(scope);
+  if (full.every((hint) => cellWidth(hint) <= width)) return hintRows(scope, width);
+  return shortRows(scope, width);
 }
 
 /**
@@ -315,6 +325,45 @@ export function quitText(resumeCommand: string, width: number, room: number): st
   return room >= 2 ? ['Log kept; continue it later with:', cut] : [cut];
 }
 
+/**
+ * How the quit confirmation fills its rows in `inner` cells: the resume command whole comes
+ * first (the fixed top gives its rows up for it: at most every `live` row but the footer's
+ * last), then its title, then its key rows (in full, else `[y] quit  [n] stay`), which the
+ * footer lists too; the sentence around the command only where `maxRows` leaves room for it.
+ */
+export function quitLayout(resumeCommand: string, inner: number, maxRows: number, frameRoom: number, live: number): { title: boolean; keys: string[]; text: string[] } {
+  const full = wholeHintRows('quit', inner);
+  const short = shortRows('quit', inner);
+  // A confirmation goes before the timeline: it may take the rows above a one-row footer.
+  const asked = Math.max(1, Math.min(3, Math.max(maxRows, Math.min(frameRoom, 3 + full.length + 3)) - 3 - full.length));
+  const command = wrapWords(resumeCommand, inner).length;
+  const text = quitText(resumeCommand, inner, Math.max(asked, command));
+  const most = live - 1;
+  const choices: Array<{ title: boolean; keys: string[] }> = [
+    { title: true, keys: full },
+    { title: true, keys: short },
+    { title: true, keys: [] },
+    { title: false, keys: [] },
+  ];
+  for (const choice of choices) if ((choice.title ? 1 : 0) + text.length + choice.keys.length <= most) return { ...choice, text };
+  // Not even the command whole fits: as much of it as the rows hold.
+  return { title: false, keys: [], text: quitText(resumeCommand, inner, Math.max(1, most)) };
+}
+
+/** A scope's key hints in their short forms (`[y] quit`), in rows of `width`. */
+function shortRows(scope: Scope, width: number): string[] {
+  const rows: string[] = [];
+  for (const hint of shortHints(scope)) {
+    const last = rows.at(-1);
+    if (last !== undefined && cellWidth(`${last}  ${hint}`) <= width) rows[rows.length - 1] = `${last}  ${hint}`;
+    else rows.push(hint);
+  }
+  return rows;
+}
+
+/** The quit confirmation's title, the first that fits the row (never cut). */
+const QUIT_TITLES = ['Quit while the run is live?', 'Quit the live run?', 'Quit?'];
+
 /** What an armed prompt says in place of its keys while an opened event takes them. */
 export const EVENT_OPEN_HINT = `close the event (${keysText('event', 'close')}) to answer the prompt`;
 
@@ -356,12 +405,10 @@ export function usePrompt(width: number, maxRows: number, frameRoom = Infinity, 
   const inner = Math.max(10, width - 4);
 
   if (quitting) {
-    const quitKeys = hintRows('quit', inner);
-    // A confirmation goes before the timeline: it may take the rows above a one-row footer.
-    const room = Math.max(1, Math.min(3, Math.max(maxRows, Math.min(frameRoom, 3 + quitKeys.length + 3)) - 3 - quitKeys.length));
+    const { title: titled, keys: quitKeys, text } = quitLayout(resumeCommand, inner, maxRows, frameRoom, live);
     return frame(theme.danger, [
-      <Line width={inner} bold color={theme.danger}>Quit while the run is live?</Line>,
-      ...quitText(resumeCommand, inner, room).map((row) => <Line width={inner}>{row}</Line>),
+      ...(titled ? [<Line width={inner} bold color={theme.danger}>{QUIT_TITLES.find((t) => cellWidth(t) <= inner) ?? QUIT_TITLES.at(-1)!}</Line>] : []),
+      ...text.map((row) => <Line width={inner}>{row}</Line>),
       // Its yes arms as a prompt's keys do (staying works at once).
       ...quitKeys.map((row, i) => (quitArmed ? <Line width={inner} color={theme.accent}>{row}</Line> : <Line width={inner} color={theme.muted}>{i === 0 ? 'keys arm in a moment…' : ''}</Line>)),
     ], frameRoom);
