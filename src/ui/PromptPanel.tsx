@@ -266,13 +266,17 @@ function argsViewLayout(maxRows: number, inner: number): { keys: string[]; borde
 /**
  * Rows the arguments view takes: `maxRows` (the prompt's rows at most), and where that
  * leaves fewer than {@link ARGS_VIEW_FIRST} rows of arguments, the rows the fixed top gives
- * up too, as for the approval prompt: at most all of the `live` rows but the footer's last.
+ * up too, as for the approval prompt: at most all of the `live` rows but the footer's last,
+ * and no more than the `total` rows of arguments need (a one-row call takes no row from the top).
  */
-function argsViewMax(maxRows: number, live: number): number {
-  return Math.max(maxRows, Math.min(live - 1, 1 + ARGS_VIEW_FIRST));
+function argsViewMax(maxRows: number, live: number, total = Infinity): number {
+  return Math.max(maxRows, Math.min(live - 1, 1 + Math.min(ARGS_VIEW_FIRST, total)));
 }
 
-/** Rows of arguments the arguments view shows with the prompt's `maxRows` in `live` rows (the scroll keys page by them). */
+/**
+ * Rows of arguments the arguments view shows with the prompt's `maxRows` in `live` rows, for
+ * arguments longer than that (the scroll keys page by them; shorter ones do not scroll).
+ */
 export function argsViewRows(maxRows: number, inner: number, live = Infinity): number {
   return argsViewLayout(argsViewMax(maxRows, live), inner).rows;
 }
@@ -458,7 +462,7 @@ export function usePrompt(width: number, maxRows: number, frameRoom = Infinity, 
     return rows.map((row) => <Line width={w} color={theme.accent}>{row}</Line>);
   };
 
-  if (pending.kind === 'tool' && viewing) return argsView(pending.call, inner, argsViewMax(maxRows, live), scroll, frameRoom);
+  if (pending.kind === 'tool' && viewing) return argsView(pending.call, inner, argsViewMax(maxRows, live, argsRows(pending.call, inner).length), scroll, frameRoom);
   if (pending.kind === 'tool') {
     const countdown = deadline !== null && !replaying ? ` · denied in ${shortDuration(Math.max(0, (deadline - now) / 1000))} unless answered` : '';
     const titleOf = (w: number) => (
