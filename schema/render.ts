@@ -96,6 +96,8 @@ export function typeLabel(node: JsonSchemaNode): string {
       return b.length > 0 ? `${word} ${b.join(' and ')}` : word;
     }
     case 'string':
+      // `\S`: some character other than a space (a command, a path), said in words.
+      if (node.pattern === '\\S') return 'string, not blank';
       return node.pattern ? `string matching \`${node.pattern}\`` : 'string';
     case 'boolean':
       return '`true` or `false`';

@@ -1,6 +1,8 @@
 import { z } from 'zod';
 
 const nonEmpty = z.string().min(1);
+/** A command or a path: not empty, and more than spaces (a blank one shows as nothing in the approval prompt). */
+const notBlank = nonEmpty.regex(/\S/, 'expected more than spaces');
 
 /**
  * Argument schemas of the harness's tools, written once: the tools check the arguments of
@@ -10,34 +12,34 @@ const nonEmpty = z.string().min(1);
  */
 export const HARNESS_TOOL_ARGS = {
   shell: z
-    .strictObject({ command: nonEmpty.describe('The shell command, run with sh -c in the workspace.') })
+    .strictObject({ command: notBlank.describe('The shell command, run with sh -c in the workspace.') })
     .describe('Run a shell command in the workspace. Returns exit status and combined output (bounded).'),
   read_file: z
-    .strictObject({ path: nonEmpty.describe('Path relative to the workspace root.') })
+    .strictObject({ path: notBlank.describe('Path relative to the workspace root.') })
     .describe('Read a text file of the workspace.'),
   write_file: z
     .strictObject({
-      path: nonEmpty.describe('Path relative to the workspace root.'),
+      path: notBlank.describe('Path relative to the workspace root.'),
       content: z.string().describe('The complete new content of the file.'),
     })
     .describe('Create or overwrite a file of the workspace.'),
   edit: z
     .strictObject({
-      path: nonEmpty.describe('Path relative to the workspace root.'),
+      path: notBlank.describe('Path relative to the workspace root.'),
       find: nonEmpty.describe('Text that occurs exactly once in the file.'),
       replace: z.string().describe('Text that replaces it.'),
     })
     .describe('Replace one exact, unique occurrence of text in a file of the workspace.'),
   list_files: z
     .strictObject({
-      path: nonEmpty.default('.').describe('Folder relative to the workspace root (default: the root).'),
+      path: notBlank.default('.').describe('Folder relative to the workspace root (default: the root).'),
       max: z.int().positive().max(5000).default(500).describe('Files to list at most (default 500).'),
     })
     .describe('List the files of a folder of the workspace, recursively (.git and node_modules skipped).'),
   git_status: z.strictObject({}).describe("The workspace's git status: branch and changed files."),
   git_diff: z
     .strictObject({
-      path: nonEmpty.optional().describe('Limit the diff to this path.'),
+      path: notBlank.optional().describe('Limit the diff to this path.'),
       staged: z.boolean().default(false).describe('Diff the staged changes instead of the working tree.'),
     })
     .describe("The workspace's uncommitted changes as a unified diff."),

@@ -19,6 +19,15 @@ describe('tool argument schemas', () => {
   // Arguments the model's schema refuses are refused by the tool itself, with the same key named.
   it.each([
     ['shell', { command: '' }],
+    // Blank: the approval prompt would show nothing to approve.
+    ...[' ', '   ', '\t', '\n', ' \t\r\n '].flatMap((blank) => [
+      ['shell', { command: blank }],
+      ['read_file', { path: blank }],
+      ['write_file', { path: blank, content: 'x' }],
+      ['edit', { path: blank, find: 'a', replace: 'b' }],
+      ['list_files', { path: blank }],
+      ['git_diff', { path: blank }],
+    ]),
     ['shell', { command: 'ls', cwd: '/' }],
     ['read_file', {}],
     ['read_file', { path: 'a.txt', encoding: 'latin1' }],
