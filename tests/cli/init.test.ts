@@ -371,9 +371,10 @@ describe('loopdeck init', () => {
         // The runner's own words and exit status reach the error, not only awk's silence.
         expect(missing.errors[0]).toMatch(/could not compile|build failed/);
         expect(missing.errors[0]).toContain('exit 1');
-        // No toolchain at all: the shell's "not found" and exit 127 are quoted.
+        // No toolchain at all (whatever this machine has installed): only sh and awk on PATH; the shell's "not found" and exit 127 are quoted.
         rmSync(path.join(bin, program));
-        process.env.PATH = `${bin}${path.delimiter}/usr/bin${path.delimiter}/bin`;
+        for (const tool of ['sh', 'awk']) symlinkSync(execaSync('sh', ['-c', `command -v ${tool}`]).stdout.trim(), path.join(bin, tool));
+        process.env.PATH = bin;
         const absent = await observe(policy.observe, dir);
         expect(absent.errors[0]).toMatch(new RegExp(`${program}: (command )?not found.*exit 127`));
       } finally {
