@@ -58,7 +58,7 @@ turns:
     tool_calls:
       - { id: c2, name: edit, args: { path: src/greet.js, find: "'hello'", replace: "'Hello'" } }
     report:
-      new_evidence: [{ claim: greet returns the wrong case, evidence_ref: test/greet.test.js }]
+      new_evidence: [{ claim: greet returns the wrong case, evidence_ref: greet says Hello with a capital H }]
   - final: The greeting test passes.
 \`\`\`
 
@@ -82,7 +82,7 @@ three folders to try. Keys of \`observed\` are the metric names of the signals
   "iteration": 3,
   "observed": { "tests.failing": 2, "tests.passing": 5 },
   "reported": {
-    "new_evidence": [{ "claim": "the parser drops the last line", "evidence_ref": "test/parse.test.js" }],
+    "new_evidence": [{ "claim": "the parser drops the last line", "evidence_ref": "parse keeps the last line" }],
     "eliminated_hypotheses": ["encoding"],
     "remaining_hypotheses": ["off-by-one in split"]
   }

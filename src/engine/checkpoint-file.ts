@@ -13,7 +13,7 @@ const strings = z.array(z.string()).default([]);
 
 const reportedSchema = z.object({
   new_evidence: z
-    .array(z.object({ claim: nonEmpty.describe('What the agent says it found.'), evidence_ref: nonEmpty.describe('What backs it: a test name, a file, a command. Checked against the tests the observers reported: a test they ran is found (passing or failing); anything else shows as not found in what was observed.') }))
+    .array(z.object({ claim: nonEmpty.describe('What the agent says it found.'), evidence_ref: nonEmpty.describe('What backs it: the name of a test (as the test runner reports it). Checked against the tests the observers reported: a test they ran is found (passing or failing); anything else shows as not found in what was observed.') }))
     .default([])
     .describe('Evidence the agent reported since the last checkpoint.'),
   eliminated_hypotheses: strings.describe('Hypotheses the agent says it ruled out.'),

@@ -17,10 +17,10 @@ describe('tool argument schemas', () => {
   });
 
   // Arguments the model's schema refuses are refused by the tool itself, with the same key named.
-  it.each([
+  it.each<[string, Record<string, unknown>]>([
     ['shell', { command: '' }],
     // Blank: the approval prompt would show nothing to approve.
-    ...[' ', '   ', '\t', '\n', ' \t\r\n '].flatMap((blank) => [
+    ...[' ', '   ', '\t', '\n', ' \t\r\n '].flatMap((blank): Array<[string, Record<string, unknown>]> => [
       ['shell', { command: blank }],
       ['read_file', { path: blank }],
       ['write_file', { path: blank, content: 'x' }],

@@ -13,7 +13,7 @@ const toolCallSchema = z.strictObject({
 
 const reportSchema = z.strictObject({
   new_evidence: z
-    .array(z.strictObject({ claim: z.string().describe('What the agent says it found.'), evidence_ref: z.string().describe('What backs it: a test name, a file, a command. Checked against the tests the observers reported: a test they ran is found (passing or failing); anything else shows as not found in what was observed.') }))
+    .array(z.strictObject({ claim: z.string().describe('What the agent says it found.'), evidence_ref: z.string().describe('What backs it: the name of a test (as the test runner reports it). Checked against the tests the observers reported: a test they ran is found (passing or failing); anything else shows as not found in what was observed.') }))
     .optional()
     .describe('Evidence the agent reports; the harness checks whether it can see each reference.'),
   eliminated_hypotheses: z.array(z.string()).optional().describe('Hypotheses the agent says it ruled out.'),
