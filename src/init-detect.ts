@@ -414,7 +414,8 @@ function splitOptions(words: string[], options: readonly string[]): { kept: stri
     const written = word.split('=')[0]!.replace(/^(--[\w-]+)\..*$/, '$1');
     // jest (yargs) and vitest (cac) read `--watch-all` as `--watchAll`: either spelling is the option.
     const name = options.includes(written) ? written : camelOption(written);
-    if (!options.includes(name)) {
+    // `--watchAll=false`, `--watch=0`: the flag written off, as jest's and vitest's parsers read it.
+    if (!options.includes(name) || (!ALWAYS_DROPPED.has(name) && !VALUE_TAKING.has(name) && writtenOff(word))) {
       kept.push(word);
       continue;
     }
@@ -429,6 +430,20 @@ function splitOptions(words: string[], options: readonly string[]): { kept: stri
   }
   return { kept, dropped };
 }
+/** Options dropped whatever their value says: those whose output or file loopdeck sets itself. */
+const ALWAYS_DROPPED: ReadonlySet<string> = new Set(['--reporter', '--outputFile', '--json', '--test-reporter', '--test-reporter-destination', '--junitxml', '--junit-xml']);
+
+/**
+ * Whether `word` is a flag written off: `--watch=false`, `--watchAll=0` (jest's yargs and
+ * vitest's cac read a flag's `false` as off). `--no-watch` is another word than `--watch`
+ * and never matches the options listed, so it is kept as it is. Not asked of an option that
+ * takes a value: vitest 4 reads `--changed=false` as the tests changed since a commit named
+ * `false`, which runs none and passes.
+ */
+function writtenOff(word: string): boolean {
+  return /^--[^=]+=(false|0)$/i.test(word);
+}
+
 /** `--only-changed` as `--onlyChanged`; any other word as it is. */
 function camelOption(word: string): string {
   return /^--[a-z][a-z0-9]*(-[a-z0-9]+)+$/.test(word) ? word.replace(/-([a-z0-9])/g, (dash, letter: string, at: number) => (at < 2 ? dash : letter.toUpperCase())) : word;

@@ -627,6 +627,8 @@ describe('loopdeck init', () => {
       ['vitest run --pass-with-no-tests', 'npx --no -- vitest run --reporter=json', 'npx --no -- vitest run', '--pass-with-no-tests'],
       ['vitest --changed HEAD~1 src', 'npx --no -- vitest run src --reporter=json', 'npx --no -- vitest run src', '--changed HEAD~1'],
       ['vitest related src/a.ts src/b.ts', 'npx --no -- vitest run --reporter=json', 'npx --no -- vitest run', 'related src/a.ts src/b.ts'],
+      // vitest reads `--changed=false` as the changes since a commit named "false": no test runs, and it passes.
+      ['vitest run --changed=false --watch=false', 'npx --no -- vitest run --watch=false --reporter=json', 'npx --no -- vitest run --watch=false', '--changed=false'],
       ['vitest run --passWithNoTests --shard=1/2', 'npx --no -- vitest run --reporter=json', 'npx --no -- vitest run', '--passWithNoTests'],
       ['node --test --test-only test/', 'node --test --test-reporter=tap test/', 'node --test test/', '--test-only'],
       ['pytest --sw -q', 'pytest -q --junitxml=.loopdeck/pytest-report.xml', 'pytest -q', '--sw'],
@@ -642,6 +644,21 @@ describe('loopdeck init', () => {
       const policy = loadPolicy(path.join(dir, 'loop.yaml'));
       expect(policy.observe[0]!.command.startsWith(observer)).toBe(true);
       expect(policy.verify[0]!.command).toBe(verify);
+    }, 30_000);
+
+    // A flag written off (`=false`, `=0`) is off, as jest's and vitest's parsers read it: kept as written, nothing said left out.
+    it.each<[string, string, string]>([
+      ['jest --watchAll=false', 'npx --no -- jest --watchAll=false --json', 'npx --no -- jest --watchAll=false'],
+      ['jest --watchAll=false && eslint .', 'npx --no -- jest --watchAll=false --json', 'npm test'],
+      ['jest --watch=false --onlyChanged=false --ci', 'npx --no -- jest --watch=false --onlyChanged=false --ci --json', 'npx --no -- jest --watch=false --onlyChanged=false --ci'],
+      ['jest --watch-all=0 --passWithNoTests=false', 'npx --no -- jest --watch-all=0 --passWithNoTests=false --json', 'npx --no -- jest --watch-all=0 --passWithNoTests=false'],
+      ['vitest run --watch=false', 'npx --no -- vitest run --watch=false --reporter=json', 'npx --no -- vitest run --watch=false'],
+      ['vitest --no-watch --passWithNoTests=false', 'npx --no -- vitest run --no-watch --passWithNoTests=false --reporter=json', 'npx --no -- vitest run --no-watch --passWithNoTests=false'],
+    ])('test script %j: a flag written off reads as off, nothing is left out', async (script, observer, verify) => {
+      const dir = project({ 'package.json': JSON.stringify({ scripts: { test: script } }) });
+      const out = await init(dir);
+      expect(out).not.toMatch(/^left out/m);
+      expect(out).toContain(`; observer: ${observer}; verify: ${verify}\n`);
     }, 30_000);
 
     it('jest -o in a committed tree: npm test passes with no test run, the verify written runs the tests and fails', async () => {
