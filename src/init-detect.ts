@@ -6,7 +6,9 @@
  */
 import { closeSync, constants, existsSync, fstatSync, openSync, readdirSync, readFileSync, statSync, type Dirent } from 'node:fs';
 import path from 'node:path';
+import { CONTROL_CHARACTER } from './engine/policy.js';
 import { findProgram } from './engine/program-path.js';
+import { describeCharacter } from './engine/yaml-file.js';
 import { shellQuote } from './text/shell-quote.js';
 import { literalWord, nodeType, parseShell, type ShBinaryCmd, type ShCallExpr, type ShStmt, type Source } from './engine/approval/shell-syntax.js';
 
@@ -910,7 +912,7 @@ function candidates(look: Look): Candidate[] {
     if (scripts.test !== undefined && typeof scripts.test !== 'string') look.notes.push(`package.json's scripts.test is not a string (${JSON.stringify(scripts.test)?.slice(0, 60)}): npm cannot run it, and it was not read`);
     else if (NPM_PLACEHOLDER.test(test)) look.notes.push(`package.json's test script is npm's placeholder (${JSON.stringify(test)}): it runs no test`);
     else if (runsNothing(test)) look.notes.push(`package.json's test script (${JSON.stringify(test)}) only prints or exits: it runs no test`);
-    else if (test.trim() !== '') found.push({ runner: scriptRunner(look, scripts, test), rank: 3 });
+    else if (test.trim() !== '') found.push({ runner: withoutControlCharacters(look, scriptRunner(look, scripts, test)), rank: 3 });
     const deps = { ...record(pkg.dependencies), ...record(pkg.devDependencies) };
     if ('vitest' in deps) found.push({ runner: vitestRunner([], '', 'package.json depends on vitest'), rank: 2 });
     if ('jest' in deps) found.push({ runner: jestRunner([], '', 'package.json depends on jest'), rank: 2 });
@@ -931,6 +933,47 @@ function candidates(look: Look): Candidate[] {
   // The strongest evidence first; of one strength, in init's order (a vitest config before a jest dependency).
   const order = (c: Candidate) => ORDER.indexOf(c.runner.name) >>> 0;
   return found.sort((a, b) => b.rank - a.rank || order(a) - order(b));
+}
+
+/**
+ * The runner's own command in place of `runner`, when a command of `runner` holds a control
+ * character (an escape sequence copied from package.json's script: `echo \u001b[31m && jest`),
+ * which loop.yaml cannot hold (`loopdeck validate` refuses it): the runner with none of the
+ * script's words (`npx --no -- jest`), or none at all when loopdeck knows no command of its
+ * own for it. A note says what was done and why. Any other runner is returned as it is.
+ */
+function withoutControlCharacters(look: Look, runner: TestRunner): TestRunner {
+  const found = [runner.observe, runner.verify, runner.pattern].map((command) => (command ? CONTROL_CHARACTER.exec(command)?.[0] : undefined)).find((c) => c !== undefined);
+  if (found === undefined) return runner;
+  const character = describeCharacter(found.charCodeAt(0));
+  const because = `${runner.name} runs in package.json's test script, whose text holds a control character (${character}) that loop.yaml cannot hold`;
+  const own = ownRunner(look, runner.name, because);
+  look.notes.push(
+    own
+      ? `package.json's test script holds a control character (${character}), which loop.yaml cannot hold: the observer and the verify run ${runner.name} as loopdeck runs it, without the script's other words (check that it runs the tests the script does)`
+      : `package.json's test script holds a control character (${character}), which loop.yaml cannot hold: its commands are not written (set observe and verify by hand)`,
+  );
+  return own ?? { ...unreadScript(because, 'its commands would hold the control character, which loop.yaml cannot hold'), name: runner.name };
+}
+
+/** The runner named `name` as loopdeck runs it with none of a script's words, for {@link withoutControlCharacters}; `null` for a runner it has no command of its own for. */
+function ownRunner(look: Look, name: string, because: string): TestRunner | null {
+  switch (name) {
+    case 'vitest':
+      return vitestRunner([], '', because);
+    case 'jest':
+      return jestRunner([], '', because);
+    case 'node --test':
+      return nodeTestRunner(look, ['node', '--test'], '', because);
+    case 'pytest':
+      return pytestRunner(look, ['python', '-m', 'pytest'], ['-q'], '', because);
+    case 'go test':
+      return goRunner(look, ['./...'], '', because);
+    case 'cargo test':
+      return cargoRunner(look, [], '', because);
+    default:
+      return null;
+  }
 }
 
 /** Where pytest reads its ini options, in the order it looks, and the section it reads in each. */

@@ -10,6 +10,7 @@ import { closeSync, lstatSync, openSync, readlinkSync, statSync, unlinkSync, wri
 import path from 'node:path';
 import { selfCommand, shortPath } from './continue-command.js';
 import { parseShell, simpleCommand } from './engine/approval/shell-syntax.js';
+import { parsePolicy } from './engine/policy.js';
 import { detectTestRunner, type Detection, type TestRunner } from './init-detect.js';
 import { shownName } from './text/sanitize.js';
 
@@ -247,8 +248,8 @@ function cannotWrite(file: string, error: unknown): Error {
  * `workspace.path` points there (relative to the file's folder), so both agree wherever the
  * file goes. The name is tried before the project is searched, so one that cannot be
  * written fails at once; the file is made once its text is ready.
- * @throws Error naming the file when the name is empty or a folder's (`x.yaml/`), the file
- *   exists already, is a symbolic link (to a missing file: named so, with its target), its
+ * @throws Error naming the file when the name is empty or a folder's (`x.yaml/`), the text
+ *   made is one `loopdeck validate` refuses, the file exists already, is a symbolic link (to a missing file: named so, with its target), its
  *   folder is missing, it is a folder or the folder cannot be written
  */
 export function writeInitConfig(project: string, name = 'loop.yaml'): InitResult {
@@ -265,6 +266,7 @@ export function writeInitConfig(project: string, name = 'loop.yaml'): InitResult
   const detection = detectTestRunner(project);
   const workspace = path.relative(path.dirname(file), project) || '.';
   const text = renderInitConfig(detection, workspace);
+  refusedByValidate(text, file);
   const fd = create(file);
   try {
     writeSync(fd, text);
@@ -275,6 +277,20 @@ export function writeInitConfig(project: string, name = 'loop.yaml'): InitResult
   }
   closeSync(fd);
   return { ...detection, file, project, workspace };
+}
+
+/**
+ * Checks `text`, the loop.yaml about to be written as `file`, as `loopdeck validate` reads
+ * it: init never writes a file that validate refuses (a control character in a folder's
+ * name that `workspace.path` would quote, ...).
+ * @throws Error naming the file and validate's reasons
+ */
+function refusedByValidate(text: string, file: string): void {
+  try {
+    parsePolicy(text, file);
+  } catch (error) {
+    throw new Error(`not writing ${shownName(file)}: loopdeck validate would refuse what init made of this project (${shownName((error as Error).message)}); write the file by hand from docs/loop-yaml.md`, { cause: error });
+  }
 }
 
 /** A new file `file`, open to write (never over one, never through a link). @throws Error as {@link writeInitConfig} */

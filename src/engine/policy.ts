@@ -35,7 +35,7 @@ export const MAX_CONFIG_BYTES = 256 * 1024;
  * newline, raw or escaped (`"\0"`, `"\e"`). A NUL cannot be passed to a process in a command
  * or a path, and the others act on the terminal that shows the goal.
  */
-const CONTROL_CHARACTER = /[^\P{Cc}\t\n]/u;
+export const CONTROL_CHARACTER = /[^\P{Cc}\t\n]/u;
 
 function controlCharacterMessage(input: unknown): string {
   const found = typeof input === 'string' ? CONTROL_CHARACTER.exec(input)?.[0] : undefined;

@@ -39,10 +39,17 @@ function project(files: Record<string, string>): string {
 /** `loopdeck init [args]` in `dir`, in this process: exit code, stdout and stderr. */
 const initRun = (dir: string, ...args: string[]) => loopdeckInProcess(['init', ...args], { cwd: dir });
 
-/** What `loopdeck init [args]` in `dir` prints, in this process, after checking it exits 0. */
+/**
+ * What `loopdeck init [args]` in `dir` prints, in this process, after checking it exits 0
+ * and that `loopdeck validate` accepts the file it wrote: init never writes a loop.yaml that
+ * validate refuses, for every project of these tests.
+ */
 async function init(dir: string, ...args: string[]): Promise<string> {
   const run = await initRun(dir, ...args);
   expect(run.exitCode, run.stderr).toBe(0);
+  const file = args.filter((arg) => arg !== '--')[0] ?? 'loop.yaml';
+  const validate = await validateRun(dir, '--', file);
+  expect(validate.exitCode, `validate ${file}: ${validate.stderr}`).toBe(0);
   return run.stdout;
 }
 
@@ -764,6 +771,22 @@ describe('loopdeck init', () => {
       expect(await verifyExit(dir)).not.toBe(0);
     }, 30_000);
 
+    // What loop.yaml cannot hold (a control character) is never copied from the script: the runner's own command instead, with a note.
+    it.each<[string, Record<string, string>, string, string]>([
+      ['echo \u001b[31mhi && jest', {}, 'npx --no -- jest --json', 'npx --no -- jest'],
+      ["vitest run -t $'\u0007'", {}, 'npx --no -- vitest run --reporter=json', 'npx --no -- vitest run'],
+      ['PS1=\u001b pytest tests/', { 'tests/test_a.py': '\n' }, 'python -m pytest -q --junitxml=.loopdeck/pytest-report.xml', 'python -m pytest -q'],
+      ['node --test "test/\u0001a.test.js"', { 'test/a.test.js': '\n' }, 'node --test --test-reporter=tap', 'node --test'],
+      ['go test ./...\u000b', { 'go.mod': 'module x\n', 'x_test.go': 'package x\n' }, '{ go test -v ./... 2>&1;', 'go test ./...'],
+    ])('test script %j, with a control character: the runner\'s own commands, a note, and validate passes', async (script, files, observer, verify) => {
+      const dir = project({ 'package.json': JSON.stringify({ scripts: { test: script } }), ...files });
+      const out = await init(dir);
+      expect(out).toMatch(/^note: package\.json's test script holds a control character \(U\+00[0-9A-F]{2} \(\w+\)\), which loop\.yaml cannot hold: the observer and the verify run /m);
+      const policy = loadPolicy(path.join(dir, 'loop.yaml'));
+      expect(policy.observe[0]!.command.startsWith(observer)).toBe(true);
+      expect(policy.verify[0]!.command).toBe(verify);
+    }, 30_000);
+
     it("what init prints quotes package.json's script sanitized: no control, bidi or invisible character reaches the terminal", async () => {
       const dir = project({ 'package.json': JSON.stringify({ scripts: { test: 'node --test\u202e evil\u200b \u001b]0;title\u0007 x' } }) });
       const out = await init(dir);
@@ -872,6 +895,17 @@ describe('loopdeck init', () => {
   });
 
   describe('where the file goes, and the commands it prints', () => {
+    it('a project folder whose name holds a control character, the file written elsewhere: workspace.path could not hold it, nothing is written, exit 1', async () => {
+      const parent = project({});
+      const dir = path.join(parent, 'a\u001bb');
+      mkdirSync(dir);
+      writeFileSync(path.join(dir, 'pytest.ini'), '[pytest]\n');
+      const run = await initRun(dir, '../loop.yaml');
+      expect(run.exitCode).toBe(1);
+      expect(run.stderr).toMatch(/not writing .*loop\.yaml: loopdeck validate would refuse what init made of this project \(.*U\+001B \(ESC\)/);
+      expect(existsSync(path.join(parent, 'loop.yaml'))).toBe(false);
+    }, 30_000);
+
     it('init <file> elsewhere: the runner is looked for in the current folder, and workspace.path points there', async () => {
       const py = project({ 'pytest.ini': '[pytest]\n' });
       const vt = project({ 'package.json': JSON.stringify({ scripts: { test: 'vitest run' } }) });
