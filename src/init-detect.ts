@@ -36,6 +36,12 @@ export interface TestRunner {
    * command: it would run them.
    */
   leftOut?: string[];
+  /**
+   * The options the observer and the verify add to the command as written, each with why: the
+   * no-watch flag of a runner that watches by default when not in CI (`react-scripts test`,
+   * `ng test`, `karma start`). As with `leftOut`, `npm test` cannot stand for the command.
+   */
+  added?: string[];
   /** Set when the script runs a program that waits for file changes (`ptw`, `cargo watch`, `nodemon`): why it never ends. */
   waits?: string;
 }
@@ -254,6 +260,11 @@ function searchedText(files: TestFiles): string {
 // ---------------------------------------------------------------------------------------------
 // The runners.
 
+/** What the observer and the verify change of the command as written: the options left out, then those added. */
+function rewritten(runner: TestRunner): string[] {
+  return [...(runner.leftOut ?? []), ...(runner.added ?? [])];
+}
+
 /** `runner` with `leftOut` set when anything was left out. */
 function noting(runner: TestRunner, leftOut: string[]): TestRunner {
   return leftOut.length > 0 ? { ...runner, leftOut } : runner;
@@ -287,6 +298,54 @@ function jestRunner(args: string[], prefix: string, because: string): TestRunner
   const { kept, leftOut } = leaveOut('jest', args);
   const measured = dropOptions(kept, ['--json', '--outputFile', ...STOP_EARLY.jest]);
   return noting({ name: 'jest', because, observe: join(prefix, NPX, 'jest', ...measured, '--json'), parser: 'jest-json', verify: join(prefix, NPX, 'jest', ...kept) }, leftOut);
+}
+
+/** Whether the assignments `prefix` set CI (to anything but nothing): what Create React App and others read as "not watching". */
+function setsCI(prefix: string): boolean {
+  return /(?:^|\s)CI=(?!(?:''|"")?(?:\s|$))/.test(prefix);
+}
+
+/** Why a no-watch flag is added to `command`, for what init prints; `ci`: the command does not watch when CI is set. */
+const WHY_ADDED = (command: string, ci = false) => `${command} watches for file changes ${ci ? 'unless CI is set' : 'by default'}, even with no terminal, and would never exit`;
+
+/**
+ * Create React App's jest (`react-scripts test`, or `craco test`, `react-app-rewired test`)
+ * with the script's `args`: the jest-json observer, and `--watchAll=false` added to both
+ * commands unless CI is set or the script passes it (the script adds `--watch` itself
+ * otherwise, even with no terminal). Watch flags and options that leave tests unrun are left
+ * out as for jest.
+ */
+function craRunner(program: string, args: string[], prefix: string, because: string): TestRunner {
+  const { kept, leftOut } = leaveOut('jest', args);
+  const command = `${program} test`;
+  const off = setsCI(prefix) || kept.includes('--watchAll=false') ? [] : ['--watchAll=false'];
+  const measured = dropOptions(kept, ['--json', '--outputFile', ...STOP_EARLY.jest]);
+  const runner = noting({ name: command, because, observe: join(prefix, NPX, command, ...measured, ...off, '--json'), parser: 'jest-json', verify: join(prefix, NPX, command, ...kept, ...off) }, leftOut);
+  return off.length > 0 ? { ...runner, added: [`--watchAll=false (${WHY_ADDED(command, true)})`] } : runner;
+}
+
+/**
+ * A runner loopdeck reads no report of that watches by default when not in CI: `ng test`
+ * (`--watch=false` added) or `karma start` (`--single-run` added), with the script's `args`.
+ * Verified by the command with its no-watch flag, nothing observed.
+ */
+function watchingByDefault(kind: 'ng' | 'karma', command: string, args: string[], prefix: string, because: string): TestRunner {
+  const { kept, leftOut } = leaveOut(kind, args);
+  const once = kind === 'ng' ? ['--watch=false', '--no-watch'] : ['--single-run', '--single-run=true'];
+  const off = kept.some((word) => once.includes(word)) ? [] : [once[0]!];
+  const runner = noting({ name: command, because: `${because}: nothing is measured (loopdeck has no parser for its output) until you add an observer`, observe: null, parser: null, verify: join(prefix, NPX, command, ...kept, ...off) }, leftOut);
+  return off.length > 0 ? { ...runner, added: [`${off[0]} (${WHY_ADDED(command)})`] } : runner;
+}
+
+/**
+ * mocha with the script's `args`: its TAP reporter (`--reporter tap`, read by the tap
+ * parser) in the observer, the script's own reporter in the verify; watch flags and options
+ * that leave tests unrun left out of both, `--bail` of the observer.
+ */
+function mochaRunner(args: string[], prefix: string, because: string): TestRunner {
+  const { kept, leftOut } = leaveOut('mocha', args);
+  const measured = dropOptions(kept, ['--reporter', '-R', '--reporter-option', '--reporter-options', '-O', ...STOP_EARLY.mocha]);
+  return noting({ name: 'mocha', because, observe: join(prefix, NPX, 'mocha', ...measured, '--reporter tap'), parser: 'tap', verify: join(prefix, NPX, 'mocha', ...kept) }, leftOut);
 }
 
 /**
@@ -460,7 +519,7 @@ function separateShortFlags(words: readonly string[]): string[] {
 }
 
 const VALUE_TAKING = new Set([
-  '--reporter', '--outputFile', '--test-reporter', '--test-reporter-destination', '--junitxml', '--junit-xml', '--maxfail', '--changedSince',
+  '--reporter', '-R', '--reporter-option', '--reporter-options', '-O', '--watch-files', '--watch-ignore', '--outputFile', '--test-reporter', '--test-reporter-destination', '--junitxml', '--junit-xml', '--maxfail', '--changedSince',
   // vitest's `--changed [since]` reads the next word as its commit, as vitest does.
   '--changed', '--shard', '--test-shard', '--watch-path', '--lfnf', '--last-failed-no-failures', '-list',
 ]);
@@ -469,7 +528,7 @@ const COUNT_TAKING = new Set(['--bail']);
 /** Options that take every word after them that is no option (`jest --findRelatedTests a.js b.js`). */
 const LIST_TAKING = new Set(['--findRelatedTests']);
 
-type Runners = 'jest' | 'vitest' | 'node' | 'pytest' | 'go' | 'cargo';
+type Runners = 'jest' | 'vitest' | 'node' | 'pytest' | 'go' | 'cargo' | 'mocha' | 'ng' | 'karma';
 
 /**
  * Options of each runner that make it wait for file changes instead of exiting (watch
@@ -483,6 +542,9 @@ const WATCH: Record<Runners, readonly string[]> = {
   pytest: ['-f', '--looponfail'],
   go: [],
   cargo: [],
+  mocha: ['--watch', '-w', '--watch-files', '--watch-ignore'],
+  ng: ['--watch'],
+  karma: ['--auto-watch', '--no-single-run'],
 };
 
 /**
@@ -498,6 +560,9 @@ const UNRUN: Record<Runners, readonly string[]> = {
   pytest: ['--lf', '--last-failed', '--lfnf', '--last-failed-no-failures', '--sw', '--stepwise', '--sw-skip', '--stepwise-skip', '--picked', '--testmon', '--co', '--collect-only'],
   go: ['-list', '--list', '-c', '-n'],
   cargo: ['--no-run', '--list', '--ignored'],
+  mocha: ['--dry-run', '--list-files', '--pass-on-failing-test'],
+  ng: [],
+  karma: [],
 };
 
 /**
@@ -511,6 +576,9 @@ const STOP_EARLY: Record<Runners, readonly string[]> = {
   pytest: ['-x', '--exitfirst', '--maxfail'],
   go: ['-failfast', '--failfast'],
   cargo: [],
+  mocha: ['--bail', '-b'],
+  ng: [],
+  karma: [],
 };
 
 /** Why each kind of option is left out of the observer and the verify, for what init prints. */
@@ -524,7 +592,7 @@ const WHY_LEFT_OUT = {
  * arguments the verify keeps, and what was left out, each with why (for what init prints).
  */
 function leaveOut(runner: Runners, args: string[]): { kept: string[]; leftOut: string[] } {
-  const watch = splitOptions(runner === 'jest' || runner === 'vitest' ? separateShortFlags(args) : args, WATCH[runner]);
+  const watch = splitOptions(runner === 'jest' || runner === 'vitest' || runner === 'mocha' ? separateShortFlags(args) : args, WATCH[runner]);
   const unrun = splitOptions(watch.kept, UNRUN[runner]);
   return { kept: unrun.kept, leftOut: [...watch.dropped.map((word) => `${word} (${WHY_LEFT_OUT.watch})`), ...unrun.dropped.map((word) => `${word} (${WHY_LEFT_OUT.unrun})`)] };
 }
@@ -695,9 +763,12 @@ function scriptRunner(look: Look, scripts: Record<string, unknown>, script: stri
   // left out of the observer, and the verify is the whole script (`npm test`).
   let at = list.length - 1;
   let runner = runners[at]!;
-  for (let i = at - 1; runner.observe === null && i >= 0; i--) {
+  // A command of no runner init knows is verified by npm test (`npmTest`); one it knows but
+  // reads no report of (`ng test`) is a runner still, verified by its own command.
+  const unknown = (r: TestRunner) => r.observe === null && r.name === 'npm test';
+  for (let i = at - 1; unknown(runner) && i >= 0; i--) {
     const earlier = runners[i]!;
-    if (earlier.observe === null) continue;
+    if (unknown(earlier)) continue;
     const after = list.slice(i + 1).map(written).join(' && ');
     runner = { ...earlier, because: `${earlier.because}, then ${after}` };
     at = i;
@@ -713,19 +784,20 @@ function scriptRunner(look: Look, scripts: Record<string, unknown>, script: stri
   if (at > 0) said.push(list.slice(0, at).map(written).join(' && '));
   const measured = afterSteps(runner, steps, said.join(' and '));
   // Another command that watches or runs only some tests (`jest -o && vitest run`) runs as written in any verify.
-  const partial = runners.findIndex((other, i) => i !== at && (other.leftOut?.length ?? 0) > 0);
+  const partial = runners.findIndex((other, i) => i !== at && rewritten(other).length > 0);
   if (partial >= 0) {
-    return { ...measured, verify: null, noVerify: `the script also runs ${JSON.stringify(written(list[partial]!))} as written, with ${runners[partial]!.leftOut!.join(', ')}` };
+    return { ...measured, verify: null, noVerify: `the script also runs ${JSON.stringify(written(list[partial]!))} as written, with ${rewritten(runners[partial]!).join(', ')}` };
   }
   if (at === list.length - 1 || measured.verify === null) return measured;
   // Checks after the runner are verified as the project runs them: by npm test (which runs
   // pretest too), unless the runner's command left something out (`jest --watchAll && eslint
   // .`): then by the commands written out, the runner's as in the verify.
-  if (!runner.leftOut?.length) return { ...measured, verify: 'npm test' };
+  const changed = rewritten(runner);
+  if (changed.length === 0) return { ...measured, verify: 'npm test' };
   const after = list.slice(at + 1);
   // What only npm sets (`$npm_package_version`, `$npm_config_…`) is not there outside npm.
   if (after.some((command) => /npm_(package|config|lifecycle)_/.test(written(command)))) {
-    return { ...measured, verify: null, noVerify: `the checks after the runner (${JSON.stringify(after.map(written).join(' && '))}) read variables only npm sets, and npm test would run ${runner.leftOut.join(', ')}` };
+    return { ...measured, verify: null, noVerify: `the checks after the runner (${JSON.stringify(after.map(written).join(' && '))}) read variables only npm sets, and npm test would run it with ${changed.join(', ')}` };
   }
   return { ...measured, verify: [measured.verify, ...after.map((command) => outsideNpm(look, command))].join(' && ') };
 }
@@ -790,8 +862,8 @@ function commandRunner(look: Look, scripts: Record<string, unknown>, command: Sc
     if (typeof other === 'string' && hops < SCRIPT_HOPS) {
       const inner = scriptRunner(look, scripts, other, target!, hops + 1);
       if (inner.waits !== undefined) return inner;
-      if (inner.leftOut?.length) {
-        return { ...npmTest(`${shown} runs ${JSON.stringify(script)}`), verify: null, noVerify: `npm test would run the script ${JSON.stringify(target)} as written, with ${inner.leftOut.join(', ')}` };
+      if (rewritten(inner).length > 0) {
+        return { ...npmTest(`${shown} runs ${JSON.stringify(script)}`), verify: null, noVerify: `npm test would run the script ${JSON.stringify(target)} as written, with ${rewritten(inner).join(', ')}` };
       }
     }
   }
@@ -813,6 +885,19 @@ function commandRunner(look: Look, scripts: Record<string, unknown>, command: Sc
       return vitestRunner(args, prefix, because('vitest'));
     case 'jest':
       return jestRunner(args, prefix, because('jest'));
+    case 'mocha':
+      return mochaRunner(args, prefix, because('mocha'));
+    case 'react-scripts':
+    case 'craco':
+    case 'react-app-rewired':
+      if (next === 'test') return craRunner(program, args.slice(1), prefix, because(`${program} test (jest)`));
+      break;
+    case 'ng':
+      if (next === 'test' || next === 't') return watchingByDefault('ng', 'ng test', args.slice(1), prefix, because('ng test'));
+      break;
+    case 'karma':
+      if (next === 'start') return watchingByDefault('karma', 'karma start', args.slice(1), prefix, because('karma start'));
+      break;
     case 'node':
     case 'tsx':
       if (words.some((word) => word.value === '--test')) {
@@ -872,6 +957,7 @@ function pytestConfig(look: Look): string | null {
 const CONFIG_FILES = {
   vitest: ['ts', 'mts', 'cts', 'js', 'mjs', 'cjs'].flatMap((ext) => [`vitest.config.${ext}`, `vitest.workspace.${ext}`]),
   jest: [...['ts', 'mts', 'cts', 'js', 'mjs', 'cjs'].map((ext) => `jest.config.${ext}`), 'jest.config.json'],
+  mocha: ['.mocharc.yml', '.mocharc.yaml', '.mocharc.json', '.mocharc.jsonc', '.mocharc.js', '.mocharc.cjs', '.mocharc.mjs'],
 };
 
 /** The most of a test file read to see which runner it is written for, in bytes. */
@@ -893,8 +979,13 @@ function nodeFileRunner(look: Look, file: string): TestRunner {
   const imports = (name: string) => new RegExp(`(?:from\\s*|import\\s*\\(?\\s*|require\\s*\\(\\s*)['"]${name.replace('/', '\\/')}['"]`).test(text);
   if (imports('vitest')) return vitestRunner([], '', `${file} imports vitest`);
   if (imports('@jest/globals')) return jestRunner([], '', `${file} imports @jest/globals`);
-  // `test(…)` or `describe(…)` called without importing them: jest's globals (node has none).
-  if (!imports('node:test') && !imports('test') && GLOBAL_TEST_CALL.test(text)) return jestRunner([], '', `${file} calls test() or describe() without importing them (jest's globals)`);
+  // `test(…)` or `describe(…)` called without importing them: jest's globals (node has none),
+  // or mocha's when the project has mocha (its dependency or config).
+  if (!imports('node:test') && !imports('test') && GLOBAL_TEST_CALL.test(text)) {
+    const deps = { ...record(look.pkg?.dependencies), ...record(look.pkg?.devDependencies) };
+    if ('mocha' in deps || CONFIG_FILES.mocha.some((name) => has(look, name))) return mochaRunner([], '', `${file} calls describe() or it() without importing them (mocha's globals)`);
+    return jestRunner([], '', `${file} calls test() or describe() without importing them (jest's globals)`);
+  }
   return nodeTestRunner(look, ['node', '--test'], '', `${file} is a test file node --test runs by default`);
 }
 
@@ -916,12 +1007,15 @@ function candidates(look: Look): Candidate[] {
     const deps = { ...record(pkg.dependencies), ...record(pkg.devDependencies) };
     if ('vitest' in deps) found.push({ runner: vitestRunner([], '', 'package.json depends on vitest'), rank: 2 });
     if ('jest' in deps) found.push({ runner: jestRunner([], '', 'package.json depends on jest'), rank: 2 });
-    if (found.length === 0 && scripts.test === undefined) look.notes.push('package.json names no test runner and has no test script of its own: the runner was looked for in the other files');
+    if ('mocha' in deps) found.push({ runner: mochaRunner([], '', 'package.json depends on mocha'), rank: 2 });
+    if (found.length === 0 && scripts.test === undefined) look.notes.push('package.json names no test runner init knows (vitest, jest, mocha) and has no test script of its own: the runner was looked for in the other files');
   }
   const vitestConfig = CONFIG_FILES.vitest.find((name) => has(look, name));
   if (vitestConfig) found.push({ runner: vitestRunner([], '', `${vitestConfig} is there`), rank: 2 });
   const jestConfig = CONFIG_FILES.jest.find((name) => has(look, name));
   if (jestConfig) found.push({ runner: jestRunner([], '', `${jestConfig} is there`), rank: 2 });
+  const mochaConfig = CONFIG_FILES.mocha.find((name) => has(look, name));
+  if (mochaConfig) found.push({ runner: mochaRunner([], '', `${mochaConfig} is there`), rank: 2 });
   const pytest = pytestConfig(look);
   const defaults = { python: ['python', '-m', 'pytest'], args: ['-q'] };
   if (pytest) found.push({ runner: pytestRunner(look, defaults.python, defaults.args, '', pytest), rank: 2 });
@@ -963,6 +1057,8 @@ function ownRunner(look: Look, name: string, because: string): TestRunner | null
       return vitestRunner([], '', because);
     case 'jest':
       return jestRunner([], '', because);
+    case 'mocha':
+      return mochaRunner([], '', because);
     case 'node --test':
       return nodeTestRunner(look, ['node', '--test'], '', because);
     case 'pytest':
@@ -1027,7 +1123,7 @@ function shellWords(text: string): string[] {
 }
 
 /** The runners in init's order, for those found on evidence of one strength. */
-const ORDER = ['vitest', 'jest', 'pytest', 'go test', 'cargo test'];
+const ORDER = ['vitest', 'jest', 'mocha', 'pytest', 'go test', 'cargo test'];
 
 /**
  * The test runner of the project in `dir`, the others found, why the one was chosen, and
@@ -1052,7 +1148,7 @@ export function detectTestRunner(dir: string): Detection {
     chosenWhy =
       weaker.rank < chosen.rank
         ? `${chosen.runner.name} was chosen: ${RANK_WORDS[chosen.rank]} names it, which counts before ${RANK_WORDS[weaker.rank]}`
-        : `${chosen.runner.name} was chosen: ${RANK_WORDS[chosen.rank]} names each, and ${chosen.runner.name} comes first in init's order (vitest, jest, pytest, go test, cargo test)`;
+        : `${chosen.runner.name} was chosen: ${RANK_WORDS[chosen.rank]} names each, and ${chosen.runner.name} comes first in init's order (vitest, jest, mocha, pytest, go test, cargo test)`;
   }
   if (chosen) look.notes.push(...missingProgram(look, chosen.runner));
   return { runner: chosen?.runner ?? null, others, chosenWhy, notes: look.notes, searched: searchedText(look.files) };
@@ -1066,8 +1162,8 @@ export function detectTestRunner(dir: string): Detection {
  */
 function missingProgram(look: Look, runner: TestRunner): string[] {
   const command = runner.verify ?? runner.observe ?? '';
-  if (runner.name === 'vitest' || runner.name === 'jest') {
-    if (!/\bnpx --no -- (vitest|jest)\b/.test(command) || existsSync(path.join(look.dir, 'node_modules', '.bin', runner.name))) return [];
+  if (runner.name === 'vitest' || runner.name === 'jest' || runner.name === 'mocha') {
+    if (!/\bnpx --no -- (vitest|jest|mocha)\b/.test(command) || existsSync(path.join(look.dir, 'node_modules', '.bin', runner.name))) return [];
     return [`${runner.name} is not installed in this project (no node_modules/.bin/${runner.name}): install the project's dependencies first; npx --no runs only the one installed`];
   }
   const program =

@@ -151,15 +151,48 @@ describe('loopdeck init', () => {
     expect(out).not.toContain('node --test');
   }, 30_000);
 
+  it('a mocha project without a test script (its dependency, .mocharc.yml, a spec calling describe()): mocha, measured by its TAP reporter', async () => {
+    // A stand-in for mocha that prints what `mocha --reporter tap` prints for 2 passing tests and 1 failing.
+    const tap = ['1..3', 'ok 1 sum adds', 'not ok 2 sum subtracts', '  AssertionError: expected 1 to equal 2', '      at Context.<anonymous> (test/a.spec.js:4:5)', 'ok 3 sum multiplies', '# tests 3', '# pass 2', '# fail 1'].join('\n');
+    const dir = project({
+      'package.json': JSON.stringify({ devDependencies: { mocha: '^10', chai: '^4' } }),
+      '.mocharc.yml': 'spec: test/**/*.spec.js\n',
+      'test/a.spec.js': "const { expect } = require('chai');\ndescribe('sum', () => {\n  it('adds', () => expect(1 + 1).to.equal(2));\n});\n",
+      'node_modules/.bin/mocha': `#!/bin/sh\ncase " $* " in *" --reporter tap "*) printf '%s\\n' '${tap.replace(/'/g, "'\\''")}';; esac\nexit 1\n`,
+    });
+    chmodSync(path.join(dir, 'node_modules', '.bin', 'mocha'), 0o755);
+    const out = await init(dir);
+    expect(out).toContain('test runner: mocha (package.json depends on mocha); observer: npx --no -- mocha --reporter tap; verify: npx --no -- mocha\n');
+    expect(out).not.toMatch(/jest|names no test runner/);
+    const policy = loadPolicy(path.join(dir, 'loop.yaml'));
+    expect(policy.observe[0]).toMatchObject({ command: 'npx --no -- mocha --reporter tap', parser: 'tap' });
+    expect((await observe(policy.observe, dir)).metrics).toMatchObject({ 'tests.failing': 1, 'tests.passing': 2 });
+    expect(await verifyExit(dir)).not.toBe(0);
+    // Its config alone, or its test files beside that config, name it too.
+    const byConfig = project({ '.mocharc.json': '{}\n', 'test/a.spec.js': "describe('x', () => { it('y', () => {}); });\n" });
+    expect(await init(byConfig)).toContain('test runner: mocha (.mocharc.json is there)');
+  }, 30_000);
+
+  it.each<[string, string, string, string]>([
+    ['mocha --recursive', 'npx --no -- mocha --recursive --reporter tap', 'npx --no -- mocha --recursive', ''],
+    ['mocha -R spec --bail test/', 'npx --no -- mocha test/ --reporter tap', 'npx --no -- mocha -R spec --bail test/', ''],
+    ['mocha -w && eslint .', 'npx --no -- mocha --reporter tap', 'npx --no -- mocha && eslint .', '-w (watch mode'],
+    ['mocha --watch --reporter=dot', 'npx --no -- mocha --reporter tap', 'npx --no -- mocha --reporter=dot', '--watch (watch mode'],
+  ])('test script %j: mocha, its TAP reporter in the observer, its own in the verify', async (script, observer, verify, left) => {
+    const out = await init(project({ 'package.json': JSON.stringify({ scripts: { test: script } }) }));
+    expect(out).toContain(`; observer: ${observer}; verify: ${verify}\n`);
+    if (left) expect(out).toContain(`\nleft out of the observer and the verify: ${left}`);
+  }, 30_000);
+
   it('test files where no test runner looks (dependencies, virtual environments, too deep) are not a project', async () => {
     const dir = project({ 'node_modules/x/test_a.py': '\n', '.venv/lib/test_b.py': '\n', 'a/b/c/d/test_c.py': '\n' });
     expect(await init(dir)).toContain('test runner: none found');
   }, 30_000);
 
   it('a test script loopdeck reads no report of: npm test verifies, no observer is made up, and validate passes', async () => {
-    const dir = project({ 'package.json': JSON.stringify({ scripts: { test: 'mocha --recursive' } }) });
+    const dir = project({ 'package.json': JSON.stringify({ scripts: { test: 'ava --verbose' } }) });
     const out = await init(dir);
-    expect(out).toContain('test runner: npm test (package.json\'s test script runs "mocha --recursive", whose output loopdeck has no parser for');
+    expect(out).toContain('test runner: npm test (package.json\'s test script runs "ava --verbose", whose output loopdeck has no parser for');
     expect(out).toContain('observer: none; verify: npm test');
     const policy = loadPolicy(path.join(dir, 'loop.yaml'));
     expect(policy.observe).toEqual([]);
@@ -402,7 +435,7 @@ describe('loopdeck init', () => {
     ])('%s: the other runner is chosen, and why is said', async (_, files, said, also) => {
       const out = await init(project(files));
       expect(out).toContain(`test runner: ${said}`);
-      expect(out).toContain('note: package.json names no test runner and has no test script of its own: the runner was looked for in the other files');
+      expect(out).toContain('note: package.json names no test runner init knows (vitest, jest, mocha) and has no test script of its own: the runner was looked for in the other files');
       if (also) expect(out).toMatch(also);
     }, 30_000);
 
@@ -598,7 +631,6 @@ describe('loopdeck init', () => {
       ['cargo watch -x test', {}, /verify: none: npm test would never end: cargo watch waits for file changes/],
       ['nodemon --exec jest', {}, /verify: none: npm test would never end: nodemon waits for file changes/],
       ['gotestsum --watch', {}, /verify: none: npm test would never end: gotestsum --watch waits for file changes/],
-      ['mocha -w', {}, /verify: none: npm test would never end: mocha -w waits for file changes/],
       ['npm run tdd', { tdd: 'ptw' }, /verify: none: npm test would never end: ptw waits for file changes/],
       ['jest', { pretest: 'tsc -w' }, /verify: none: npm test would never end: tsc -w waits for file changes/],
       // What npm runs as written (not followed, or another command than the runner) with an option left out.
@@ -611,6 +643,61 @@ describe('loopdeck init', () => {
       expect(await verifyExit(dir)).not.toBe(0);
       const validate = await validateRun(dir);
       expect(validate.exitCode, validate.stderr).toBe(0);
+    }, 30_000);
+
+    // Runners that watch by default when not in CI (a terminal or none): the verify is the
+    // command with its no-watch flag, never npm test, which would never end. The fakes wait
+    // (as the real ones do) unless given that flag or CI.
+    const WATCHING_BY_DEFAULT = [
+      '#!/bin/sh',
+      'printf \'%s\' "$(basename "$0")" >> "$ARGS_LOG"',
+      'for a in "$@"; do printf \' %s\' "$a" >> "$ARGS_LOG"; done',
+      'echo >> "$ARGS_LOG"',
+      '[ -n "$CI" ] && exit "${FAKE_EXIT:-0}"',
+      'for a in "$@"; do case "$a" in --watchAll=false|--watch=false|--no-watch|--single-run) exit "${FAKE_EXIT:-0}";; esac; done',
+      'exec sleep 10',
+      '',
+    ].join('\n');
+    it.each<[string, string, string, string]>([
+      ['react-scripts test', 'npx --no -- react-scripts test --watchAll=false --json', 'npx --no -- react-scripts test --watchAll=false', '--watchAll=false (react-scripts test watches for file changes unless CI is set'],
+      ['craco test --watch --coverage && eslint .', 'npx --no -- craco test --coverage --watchAll=false --json', 'npx --no -- craco test --coverage --watchAll=false && eslint .', '--watchAll=false (craco test watches'],
+      ['react-app-rewired test --env=jsdom', 'npx --no -- react-app-rewired test --env=jsdom --watchAll=false --json', 'npx --no -- react-app-rewired test --env=jsdom --watchAll=false', '--watchAll=false (react-app-rewired test watches'],
+      ['ng test', '', 'npx --no -- ng test --watch=false', '--watch=false (ng test watches for file changes by default'],
+      ['ng test --code-coverage && eslint .', '', 'npx --no -- ng test --code-coverage --watch=false && eslint .', '--watch=false (ng test watches'],
+      ['karma start karma.conf.js', '', 'npx --no -- karma start karma.conf.js --single-run', '--single-run (karma start watches for file changes by default'],
+      ['karma start --no-single-run', '', 'npx --no -- karma start --single-run', '--single-run (karma start watches'],
+    ])('test script %j, whose runner watches by default: its no-watch flag is added, said so, and both commands end', async (script, observer, verify, added) => {
+      const dir = project({ 'package.json': JSON.stringify({ scripts: { test: script } }), ...Object.fromEntries(['react-scripts', 'craco', 'react-app-rewired', 'ng', 'karma'].map((name) => [`node_modules/.bin/${name}`, WATCHING_BY_DEFAULT])) });
+      for (const name of ['react-scripts', 'craco', 'react-app-rewired', 'ng', 'karma']) chmodSync(path.join(dir, 'node_modules', '.bin', name), 0o755);
+      const bin = mkdtempSync(path.join(os.tmpdir(), 'loopdeck-fakes-'));
+      dirs.push(bin);
+      writeFileSync(path.join(bin, 'eslint'), FAKE_RUNNER);
+      chmodSync(path.join(bin, 'eslint'), 0o755);
+      const out = await init(dir);
+      expect(out).toContain(`verify: ${verify}\n`);
+      expect(out).toContain(`\nadded to the observer and the verify: ${added}`);
+      const policy = loadPolicy(path.join(dir, 'loop.yaml'));
+      if (observer === '') expect(policy.observe).toEqual([]);
+      else expect(policy.observe[0]!.command).toBe(observer);
+      // What npm test as the verify did: it waits, with stdin closed and CI unset.
+      expect((await runFaked(dir, bin, 'npm test', { CI: '' }, 3_000)).ended).toBe(false);
+      for (const command of [verify, observer].filter(Boolean)) {
+        const run = await runFaked(dir, bin, command, { CI: '' });
+        expect(run.ended, command).toBe(true);
+        expect((await runFaked(dir, bin, command, { CI: '', FAKE_EXIT: '1' })).exitCode, command).toBe(1);
+      }
+    }, 60_000);
+
+    it.each<[string, string, string]>([
+      ['CI=true react-scripts test', 'CI=true npx --no -- react-scripts test --json', 'CI=true npx --no -- react-scripts test'],
+      ['cross-env CI=1 react-scripts test', 'CI=1 npx --no -- react-scripts test --json', 'CI=1 npx --no -- react-scripts test'],
+      ['react-scripts test --watchAll=false', 'npx --no -- react-scripts test --watchAll=false --json', 'npx --no -- react-scripts test --watchAll=false'],
+      ['ng test --no-watch', '', 'npx --no -- ng test --no-watch'],
+      ['karma start --single-run', '', 'npx --no -- karma start --single-run'],
+    ])('test script %j, which already runs once: nothing added', async (script, observer, verify) => {
+      const out = await init(project({ 'package.json': JSON.stringify({ scripts: { test: script } }) }));
+      expect(out).not.toMatch(/^added/m);
+      expect(out).toContain(`; observer: ${observer || 'none'}; verify: ${verify}\n`);
     }, 30_000);
 
     // Options that run only the tests of changed files, related or failed ones, a shard, or
