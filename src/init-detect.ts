@@ -271,6 +271,19 @@ function noting(runner: TestRunner, leftOut: string[]): TestRunner {
 }
 
 /**
+ * Where vitest's observer writes its JSON report, relative to the workspace, and the options
+ * that make it: `--outputFile` on the command line replaces the config's `test.outputFile`
+ * (a string, or one file per reporter), which would otherwise take the JSON report, print
+ * nothing to read, and write over the project's own report file (vitest 4). Not
+ * `/dev/stdout`: the observer's output is a socket, which cannot be opened by that name
+ * (ENXIO). `$PWD`: vitest resolves the path from its root, which the script may move
+ * (`--root`). jest takes no `outputFile` from its config (only from its command line, where
+ * the observer drops it): its `--json` prints to stdout.
+ */
+const VITEST_REPORT = '.loopdeck/vitest-report.json';
+const VITEST_JSON = `--reporter=json --outputFile="$PWD/${VITEST_REPORT}"`;
+
+/**
  * vitest with the script's `args` (after `vitest`): always `vitest run`, which runs once.
  * `vitest watch` and `vitest dev` watch even with no terminal, `vitest related <files>`
  * runs only the tests importing those files: they are left out, as watch flags are.
@@ -291,7 +304,7 @@ function vitestRunner(args: string[], prefix: string, because: string): TestRunn
   }
   const { kept, leftOut: options } = leaveOut('vitest', rest);
   const measured = dropOptions(kept, ['--reporter', '--outputFile', ...STOP_EARLY.vitest]);
-  return noting({ name: 'vitest', because, observe: join(prefix, NPX, 'vitest run', ...measured, '--reporter=json'), parser: 'vitest-json', verify: join(prefix, NPX, 'vitest run', ...kept) }, [...leftOut, ...options]);
+  return noting({ name: 'vitest', because, observe: join(prefix, NPX, 'vitest run', ...measured, VITEST_JSON), parser: 'vitest-json', reportFile: VITEST_REPORT, verify: join(prefix, NPX, 'vitest run', ...kept) }, [...leftOut, ...options]);
 }
 
 function jestRunner(args: string[], prefix: string, because: string): TestRunner {

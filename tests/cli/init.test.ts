@@ -449,30 +449,30 @@ describe('loopdeck init', () => {
       ['node --test spec/greet.js', 'node --test --test-reporter=tap spec/greet.js', 'node --test spec/greet.js'],
       ['node --import tsx --test src/a.test.ts', 'node --import tsx --test --test-reporter=tap src/a.test.ts', 'node --import tsx --test src/a.test.ts'],
       ['node --test --test-reporter=spec --watch test/unit', 'node --test --test-reporter=tap test/unit', 'node --test --test-reporter=spec test/unit'],
-      ['vitest --config vitest.unit.config.ts', 'npx --no -- vitest run --config vitest.unit.config.ts --reporter=json', 'npx --no -- vitest run --config vitest.unit.config.ts'],
-      ['vitest run --reporter verbose tests/unit', 'npx --no -- vitest run tests/unit --reporter=json', 'npx --no -- vitest run --reporter verbose tests/unit'],
+      ['vitest --config vitest.unit.config.ts', 'npx --no -- vitest run --config vitest.unit.config.ts --reporter=json --outputFile=\"$PWD/.loopdeck/vitest-report.json\"', 'npx --no -- vitest run --config vitest.unit.config.ts'],
+      ['vitest run --reporter verbose tests/unit', 'npx --no -- vitest run tests/unit --reporter=json --outputFile=\"$PWD/.loopdeck/vitest-report.json\"', 'npx --no -- vitest run --reporter verbose tests/unit'],
       ['jest -c jest.unit.js', 'npx --no -- jest -c jest.unit.js --json', 'npx --no -- jest -c jest.unit.js'],
       ['npx jest --watchAll src', 'npx --no -- jest src --json', 'npx --no -- jest src'],
       ['jest -w 4 --watch', 'npx --no -- jest -w 4 --json', 'npx --no -- jest -w 4'],
-      ['vitest --outputFile.json=r.json --reporter=json -w', 'npx --no -- vitest run --reporter=json', 'npx --no -- vitest run --outputFile.json=r.json --reporter=json'],
+      ['vitest --outputFile.json=r.json --reporter=json -w', 'npx --no -- vitest run --reporter=json --outputFile=\"$PWD/.loopdeck/vitest-report.json\"', 'npx --no -- vitest run --outputFile.json=r.json --reporter=json'],
       ['pytest tests/unit -x', 'pytest tests/unit --junitxml=.loopdeck/pytest-report.xml', 'pytest tests/unit -x'],
       // What stops at the first failure is not in the observer, which counts every test; what
       // runs only the failed or changed tests is in neither (a verify with it could pass with tests unrun).
       ['pytest --maxfail 2 --lf -q', 'pytest -q --junitxml=.loopdeck/pytest-report.xml', 'pytest --maxfail 2 -q'],
       ['jest --bail tests/', 'npx --no -- jest tests/ --json', 'npx --no -- jest --bail tests/'],
       ['jest --bail 2 -o src', 'npx --no -- jest src --json', 'npx --no -- jest --bail 2 src'],
-      ['vitest run --bail=1 --changed', 'npx --no -- vitest run --reporter=json', 'npx --no -- vitest run --bail=1'],
+      ['vitest run --bail=1 --changed', 'npx --no -- vitest run --reporter=json --outputFile=\"$PWD/.loopdeck/vitest-report.json\"', 'npx --no -- vitest run --bail=1'],
       ['go test -failfast ./...', '{ go test -v ./... 2>&1; echo "exit $?"; }', 'go test -failfast ./...'],
       ['python3 -m pytest -k fast', 'python3 -m pytest -k fast --junitxml=.loopdeck/pytest-report.xml', 'python3 -m pytest -k fast'],
       ['go test ./pkg/...', '{ go test -v ./pkg/... 2>&1; echo "exit $?"; }', 'go test ./pkg/...'],
       ['cargo test --workspace', '{ cargo test --workspace --no-fail-fast 2>&1; echo "exit $?"; }', 'cargo test --workspace'],
       ['cargo test -- --nocapture', '{ cargo test --no-fail-fast -- --nocapture 2>&1; echo "exit $?"; }', 'cargo test -- --nocapture'],
-      ['npm run test:unit', 'npx --no -- vitest run -c unit.ts --reporter=json', 'npx --no -- vitest run -c unit.ts'],
+      ['npm run test:unit', 'npx --no -- vitest run -c unit.ts --reporter=json --outputFile=\"$PWD/.loopdeck/vitest-report.json\"', 'npx --no -- vitest run -c unit.ts'],
       // yarn and pnpm run a script by its name alone, and append every word after it.
-      ['yarn test:unit', 'npx --no -- vitest run -c unit.ts --reporter=json', 'npx --no -- vitest run -c unit.ts'],
-      ['pnpm test:unit src/', 'npx --no -- vitest run -c unit.ts src/ --reporter=json', 'npx --no -- vitest run -c unit.ts src/'],
-      ['pnpm run test:unit --reporter=verbose src/', 'npx --no -- vitest run -c unit.ts src/ --reporter=json', 'npx --no -- vitest run -c unit.ts --reporter=verbose src/'],
-      ['yarn run test:unit -- src/', 'npx --no -- vitest run -c unit.ts src/ --reporter=json', 'npx --no -- vitest run -c unit.ts src/'],
+      ['yarn test:unit', 'npx --no -- vitest run -c unit.ts --reporter=json --outputFile=\"$PWD/.loopdeck/vitest-report.json\"', 'npx --no -- vitest run -c unit.ts'],
+      ['pnpm test:unit src/', 'npx --no -- vitest run -c unit.ts src/ --reporter=json --outputFile=\"$PWD/.loopdeck/vitest-report.json\"', 'npx --no -- vitest run -c unit.ts src/'],
+      ['pnpm run test:unit --reporter=verbose src/', 'npx --no -- vitest run -c unit.ts src/ --reporter=json --outputFile=\"$PWD/.loopdeck/vitest-report.json\"', 'npx --no -- vitest run -c unit.ts --reporter=verbose src/'],
+      ['yarn run test:unit -- src/', 'npx --no -- vitest run -c unit.ts src/ --reporter=json --outputFile=\"$PWD/.loopdeck/vitest-report.json\"', 'npx --no -- vitest run -c unit.ts src/'],
     ])('test script %j: observer and verify keep its arguments', async (script, observer, verify) => {
       const dir = project({ 'package.json': JSON.stringify({ scripts: { test: script, 'test:unit': 'vitest -c unit.ts' } }), 'x_test.go': '\n', 'tests/it.rs': '\n' });
       const out = await init(dir);
@@ -505,22 +505,22 @@ describe('loopdeck init', () => {
     // What the test script runs before its runner (a build, npm's pretest) and the variables
     // a wrapper sets are part of the test: the observer and the verify run them too.
     it.each<[string, Record<string, unknown>, string, string]>([
-      ['tsc && vitest run', {}, 'npx --no -- tsc && npx --no -- vitest run --reporter=json', 'npx --no -- tsc && npx --no -- vitest run'],
+      ['tsc && vitest run', {}, 'npx --no -- tsc && npx --no -- vitest run --reporter=json --outputFile=\"$PWD/.loopdeck/vitest-report.json\"', 'npx --no -- tsc && npx --no -- vitest run'],
       ['cross-env NODE_ENV=test jest --ci', {}, 'NODE_ENV=test npx --no -- jest --ci --json', 'NODE_ENV=test npx --no -- jest --ci'],
       ['env CI=1 TZ=UTC node --test test/', {}, 'CI=1 TZ=UTC node --test --test-reporter=tap test/', 'CI=1 TZ=UTC node --test test/'],
-      ['npm run build && npm run test:unit', {}, 'npm run build && npx --no -- vitest run -c unit.ts --reporter=json', 'npm run build && npx --no -- vitest run -c unit.ts'],
+      ['npm run build && npm run test:unit', {}, 'npm run build && npx --no -- vitest run -c unit.ts --reporter=json --outputFile=\"$PWD/.loopdeck/vitest-report.json\"', 'npm run build && npx --no -- vitest run -c unit.ts'],
       ['rm -rf dist && tsc -p . && node --test dist/', {}, 'rm -rf dist && npx --no -- tsc -p . && node --test --test-reporter=tap dist/', 'rm -rf dist && npx --no -- tsc -p . && node --test dist/'],
-      ['vitest run', { pretest: 'tsc' }, 'npm run pretest && npx --no -- vitest run --reporter=json', 'npm run pretest && npx --no -- vitest run'],
+      ['vitest run', { pretest: 'tsc' }, 'npm run pretest && npx --no -- vitest run --reporter=json --outputFile=\"$PWD/.loopdeck/vitest-report.json\"', 'npm run pretest && npx --no -- vitest run'],
       // No observer ('') where the runner is known only when npm runs it.
       ['cross-env CI=1 npm run test:unit', {}, '', 'npm test'],
-      ['pnpm vitest run', {}, 'npx --no -- vitest run --reporter=json', 'npx --no -- vitest run'],
+      ['pnpm vitest run', {}, 'npx --no -- vitest run --reporter=json --outputFile=\"$PWD/.loopdeck/vitest-report.json\"', 'npx --no -- vitest run'],
       // npm appends what follows `--` to the script it runs.
-      ['npm run test:unit -- --reporter=verbose src/', {}, 'npx --no -- vitest run -c unit.ts src/ --reporter=json', 'npx --no -- vitest run -c unit.ts --reporter=verbose src/'],
-      ['npm run test:unit', { 'pretest:unit': 'tsc' }, 'npm run pretest:unit && npx --no -- vitest run -c unit.ts --reporter=json', 'npm run pretest:unit && npx --no -- vitest run -c unit.ts'],
+      ['npm run test:unit -- --reporter=verbose src/', {}, 'npx --no -- vitest run -c unit.ts src/ --reporter=json --outputFile=\"$PWD/.loopdeck/vitest-report.json\"', 'npx --no -- vitest run -c unit.ts --reporter=verbose src/'],
+      ['npm run test:unit', { 'pretest:unit': 'tsc' }, 'npm run pretest:unit && npx --no -- vitest run -c unit.ts --reporter=json --outputFile=\"$PWD/.loopdeck/vitest-report.json\"', 'npm run pretest:unit && npx --no -- vitest run -c unit.ts'],
       // Checks after the runner: measured without them, verified as the project runs them.
       ['jest && eslint .', {}, 'npx --no -- jest --json', 'npm test'],
-      ['tsc && vitest run && npm run lint', { lint: 'eslint .' }, 'npx --no -- tsc && npx --no -- vitest run --reporter=json', 'npm test'],
-      ['npm run test:unit && prettier --check .', {}, 'npx --no -- vitest run -c unit.ts --reporter=json', 'npm test'],
+      ['tsc && vitest run && npm run lint', { lint: 'eslint .' }, 'npx --no -- tsc && npx --no -- vitest run --reporter=json --outputFile=\"$PWD/.loopdeck/vitest-report.json\"', 'npm test'],
+      ['npm run test:unit && prettier --check .', {}, 'npx --no -- vitest run -c unit.ts --reporter=json --outputFile=\"$PWD/.loopdeck/vitest-report.json\"', 'npm test'],
     ])('test script %j (and %j): the steps before the runner and the variables set run in the observer and the verify', async (script, more, observer, verify) => {
       const dir = project({ 'package.json': JSON.stringify({ scripts: { test: script, 'test:unit': 'vitest -c unit.ts', build: 'tsc', ...more }, devDependencies: { typescript: '^5' } }) });
       const out = await init(dir);
@@ -591,20 +591,20 @@ describe('loopdeck init', () => {
     }, 60_000);
 
     it.each<[string, Record<string, string>, string, string]>([
-      ['vitest --watch && eslint .', {}, 'npx --no -- vitest run --reporter=json', 'npx --no -- vitest run && eslint .'],
-      ['vitest -w --ui src && eslint .', {}, 'npx --no -- vitest run src --reporter=json', 'npx --no -- vitest run src && eslint .'],
-      ['vitest watch --coverage && eslint .', {}, 'npx --no -- vitest run --coverage --reporter=json', 'npx --no -- vitest run --coverage && eslint .'],
-      ['vitest dev && eslint .', {}, 'npx --no -- vitest run --reporter=json', 'npx --no -- vitest run && eslint .'],
-      ['vitest run --watch && eslint .', {}, 'npx --no -- vitest run --reporter=json', 'npx --no -- vitest run && eslint .'],
+      ['vitest --watch && eslint .', {}, 'npx --no -- vitest run --reporter=json --outputFile=\"$PWD/.loopdeck/vitest-report.json\"', 'npx --no -- vitest run && eslint .'],
+      ['vitest -w --ui src && eslint .', {}, 'npx --no -- vitest run src --reporter=json --outputFile=\"$PWD/.loopdeck/vitest-report.json\"', 'npx --no -- vitest run src && eslint .'],
+      ['vitest watch --coverage && eslint .', {}, 'npx --no -- vitest run --coverage --reporter=json --outputFile=\"$PWD/.loopdeck/vitest-report.json\"', 'npx --no -- vitest run --coverage && eslint .'],
+      ['vitest dev && eslint .', {}, 'npx --no -- vitest run --reporter=json --outputFile=\"$PWD/.loopdeck/vitest-report.json\"', 'npx --no -- vitest run && eslint .'],
+      ['vitest run --watch && eslint .', {}, 'npx --no -- vitest run --reporter=json --outputFile=\"$PWD/.loopdeck/vitest-report.json\"', 'npx --no -- vitest run && eslint .'],
       ['node --test --watch test/ && eslint .', {}, 'node --test --test-reporter=tap test/', 'node --test test/ && eslint .'],
       ['node --test --watch-path=src test/ && eslint .', {}, 'node --test --test-reporter=tap test/', 'node --test test/ && eslint .'],
       ['jest --watch -o && npm run lint', { lint: 'eslint .' }, 'npx --no -- jest --json', 'npx --no -- jest && npm run lint'],
       ['npm run test:w && eslint .', { 'test:w': 'jest --watchAll --ci' }, 'npx --no -- jest --ci --json', 'npx --no -- jest --ci && eslint .'],
       ['jest --watch-all && eslint .', {}, 'npx --no -- jest --json', 'npx --no -- jest && eslint .'],
-      ['tsc && vitest --watch && eslint .', {}, 'npx --no -- tsc && npx --no -- vitest run --reporter=json', 'npx --no -- tsc && npx --no -- vitest run && eslint .'],
+      ['tsc && vitest --watch && eslint .', {}, 'npx --no -- tsc && npx --no -- vitest run --reporter=json --outputFile=\"$PWD/.loopdeck/vitest-report.json\"', 'npx --no -- tsc && npx --no -- vitest run && eslint .'],
       ['tsx watch --test test/a.test.js', {}, 'npx --no -- tsx --test --test-reporter=tap test/a.test.js', 'npx --no -- tsx --test test/a.test.js'],
       // vitest without `run` watches only in a terminal: loopdeck runs a verify with stdin closed, so npm test ends.
-      ['vitest && eslint .', {}, 'npx --no -- vitest run --reporter=json', 'npm test'],
+      ['vitest && eslint .', {}, 'npx --no -- vitest run --reporter=json --outputFile=\"$PWD/.loopdeck/vitest-report.json\"', 'npm test'],
     ])('test script %j (and %j): watch flags dropped from the observer and the verify, the checks after it written out; both end', async (script, more, observer, verify) => {
       const { dir, bin } = fakeProject(
         { 'package.json': JSON.stringify({ scripts: { test: script, ...more }, devDependencies: { typescript: '^5' } }), 'test/a.test.js': "require('node:test')('ok', () => {});\n" },
@@ -718,12 +718,12 @@ describe('loopdeck init', () => {
       ['jest --changed-since main src', 'npx --no -- jest src --json', 'npx --no -- jest src', '--changed-since main'],
       ['jest --last-commit', 'npx --no -- jest --json', 'npx --no -- jest', '--last-commit'],
       ['jest -io', 'npx --no -- jest -i --json', 'npx --no -- jest -i', '-o'],
-      ['vitest run --pass-with-no-tests', 'npx --no -- vitest run --reporter=json', 'npx --no -- vitest run', '--pass-with-no-tests'],
-      ['vitest --changed HEAD~1 src', 'npx --no -- vitest run src --reporter=json', 'npx --no -- vitest run src', '--changed HEAD~1'],
-      ['vitest related src/a.ts src/b.ts', 'npx --no -- vitest run --reporter=json', 'npx --no -- vitest run', 'related src/a.ts src/b.ts'],
+      ['vitest run --pass-with-no-tests', 'npx --no -- vitest run --reporter=json --outputFile=\"$PWD/.loopdeck/vitest-report.json\"', 'npx --no -- vitest run', '--pass-with-no-tests'],
+      ['vitest --changed HEAD~1 src', 'npx --no -- vitest run src --reporter=json --outputFile=\"$PWD/.loopdeck/vitest-report.json\"', 'npx --no -- vitest run src', '--changed HEAD~1'],
+      ['vitest related src/a.ts src/b.ts', 'npx --no -- vitest run --reporter=json --outputFile=\"$PWD/.loopdeck/vitest-report.json\"', 'npx --no -- vitest run', 'related src/a.ts src/b.ts'],
       // vitest reads `--changed=false` as the changes since a commit named "false": no test runs, and it passes.
-      ['vitest run --changed=false --watch=false', 'npx --no -- vitest run --watch=false --reporter=json', 'npx --no -- vitest run --watch=false', '--changed=false'],
-      ['vitest run --passWithNoTests --shard=1/2', 'npx --no -- vitest run --reporter=json', 'npx --no -- vitest run', '--passWithNoTests'],
+      ['vitest run --changed=false --watch=false', 'npx --no -- vitest run --watch=false --reporter=json --outputFile=\"$PWD/.loopdeck/vitest-report.json\"', 'npx --no -- vitest run --watch=false', '--changed=false'],
+      ['vitest run --passWithNoTests --shard=1/2', 'npx --no -- vitest run --reporter=json --outputFile=\"$PWD/.loopdeck/vitest-report.json\"', 'npx --no -- vitest run', '--passWithNoTests'],
       ['node --test --test-only test/', 'node --test --test-reporter=tap test/', 'node --test test/', '--test-only'],
       ['pytest --sw -q', 'pytest -q --junitxml=.loopdeck/pytest-report.xml', 'pytest -q', '--sw'],
       ['pytest --picked --co', 'pytest --junitxml=.loopdeck/pytest-report.xml', 'pytest', '--picked'],
@@ -746,8 +746,8 @@ describe('loopdeck init', () => {
       ['jest --watchAll=false && eslint .', 'npx --no -- jest --watchAll=false --json', 'npm test'],
       ['jest --watch=false --onlyChanged=false --ci', 'npx --no -- jest --watch=false --onlyChanged=false --ci --json', 'npx --no -- jest --watch=false --onlyChanged=false --ci'],
       ['jest --watch-all=0 --passWithNoTests=false', 'npx --no -- jest --watch-all=0 --passWithNoTests=false --json', 'npx --no -- jest --watch-all=0 --passWithNoTests=false'],
-      ['vitest run --watch=false', 'npx --no -- vitest run --watch=false --reporter=json', 'npx --no -- vitest run --watch=false'],
-      ['vitest --no-watch --passWithNoTests=false', 'npx --no -- vitest run --no-watch --passWithNoTests=false --reporter=json', 'npx --no -- vitest run --no-watch --passWithNoTests=false'],
+      ['vitest run --watch=false', 'npx --no -- vitest run --watch=false --reporter=json --outputFile=\"$PWD/.loopdeck/vitest-report.json\"', 'npx --no -- vitest run --watch=false'],
+      ['vitest --no-watch --passWithNoTests=false', 'npx --no -- vitest run --no-watch --passWithNoTests=false --reporter=json --outputFile=\"$PWD/.loopdeck/vitest-report.json\"', 'npx --no -- vitest run --no-watch --passWithNoTests=false'],
     ])('test script %j: a flag written off reads as off, nothing is left out', async (script, observer, verify) => {
       const dir = project({ 'package.json': JSON.stringify({ scripts: { test: script } }) });
       const out = await init(dir);
@@ -784,6 +784,23 @@ describe('loopdeck init', () => {
       const verified = await execa('sh', ['-c', policy.verify[0]!.command], { cwd: dir, env, stdin: 'ignore', reject: false, timeout: 30_000 });
       expect(verified.timedOut).toBe(false);
       expect(verified.exitCode).not.toBe(0);
+    }, 60_000);
+
+    it.each<[string, string]>([
+      ['a string', "outputFile: 'test-results/junit.xml'"],
+      ['one file per reporter', "outputFile: { junit: 'test-results/junit.xml', json: 'test-results/junit.xml' }"],
+    ])("a vitest config whose outputFile is %s (the real vitest): the observer reads the JSON report on stdout and never writes the project's report", async (_, outputFile) => {
+      const dir = project({
+        'package.json': JSON.stringify({ type: 'module', scripts: { test: 'vitest run' } }),
+        'vitest.config.mjs': `export default { test: { reporters: ['default', 'junit'], ${outputFile} } };\n`,
+        'test/a.test.js': "import { expect, test } from 'vitest';\ntest('a', () => expect(1).toBe(2));\ntest('b', () => {});\n",
+        'test-results/junit.xml': 'the project report\n',
+      });
+      symlinkSync(path.resolve(import.meta.dirname, '../../node_modules'), path.join(dir, 'node_modules'));
+      await init(dir);
+      const policy = loadPolicy(path.join(dir, 'loop.yaml'));
+      expect((await observe(policy.observe, dir)).metrics).toMatchObject({ 'tests.failing': 1, 'tests.passing': 1 });
+      expect(readFileSync(path.join(dir, 'test-results', 'junit.xml'), 'utf8')).toBe('the project report\n');
     }, 60_000);
 
     it('a test script that builds before node --test, with a variable set: the observer measures the built tests with it', async () => {
@@ -861,7 +878,7 @@ describe('loopdeck init', () => {
     // What loop.yaml cannot hold (a control character) is never copied from the script: the runner's own command instead, with a note.
     it.each<[string, Record<string, string>, string, string]>([
       ['echo \u001b[31mhi && jest', {}, 'npx --no -- jest --json', 'npx --no -- jest'],
-      ["vitest run -t $'\u0007'", {}, 'npx --no -- vitest run --reporter=json', 'npx --no -- vitest run'],
+      ["vitest run -t $'\u0007'", {}, 'npx --no -- vitest run --reporter=json --outputFile=\"$PWD/.loopdeck/vitest-report.json\"', 'npx --no -- vitest run'],
       ['PS1=\u001b pytest tests/', { 'tests/test_a.py': '\n' }, 'python -m pytest -q --junitxml=.loopdeck/pytest-report.xml', 'python -m pytest -q'],
       ['node --test "test/\u0001a.test.js"', { 'test/a.test.js': '\n' }, 'node --test --test-reporter=tap', 'node --test'],
       ['go test ./...\u000b', { 'go.mod': 'module x\n', 'x_test.go': 'package x\n' }, '{ go test -v ./... 2>&1;', 'go test ./...'],
