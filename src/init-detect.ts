@@ -5,7 +5,9 @@
  * command for it would fail when no test runs (one that passes on nothing is never written).
  */
 import { closeSync, constants, existsSync, fstatSync, openSync, readdirSync, readFileSync, statSync, type Dirent } from 'node:fs';
+import { createRequire } from 'node:module';
 import path from 'node:path';
+import { parse as parseYaml } from 'yaml';
 import { CONTROL_CHARACTER } from './engine/policy.js';
 import { findProgram } from './engine/program-path.js';
 import { describeCharacter } from './engine/yaml-file.js';
@@ -58,6 +60,73 @@ export interface Detection {
   notes: string[];
   /** What the search for test files covered: `12 folders up to 3 deep`, and whether it stopped at its bound. */
   searched: string;
+  /** The npm, yarn or pnpm workspace the project is a package of, when it is one: its dependencies are installed at the root. */
+  workspaceRoot?: WorkspaceRoot;
+}
+
+/** The root of the npm, yarn or pnpm workspace a package is in. */
+export interface WorkspaceRoot {
+  /** The root folder, absolute. */
+  dir: string;
+  /** The file that names the package as one of the workspace's: `package.json's workspaces`, `pnpm-workspace.yaml`. */
+  why: string;
+}
+
+/** How far up from the project a workspace root is looked for. */
+const WORKSPACE_LEVELS = 8;
+
+/** picomatch (no types shipped), `posix` for paths with `/` on every platform: the one call used. */
+type Matcher = (path: string) => boolean;
+let picomatch: ((patterns: string[]) => Matcher) | undefined;
+
+/**
+ * The npm, yarn or pnpm workspace whose packages include the folder `dir`: the nearest
+ * folder above it (at most {@link WORKSPACE_LEVELS} up) with a package.json whose
+ * `workspaces` (a list of globs, or yarn's `{ packages: [...] }`) or a pnpm-workspace.yaml
+ * whose `packages` match `dir`. `null` when there is none. A file that cannot be read or
+ * parsed is passed over: it names no workspace.
+ */
+export function findWorkspaceRoot(project: string): WorkspaceRoot | null {
+  const dir = path.resolve(project);
+  let root = dir;
+  for (let level = 0; level < WORKSPACE_LEVELS; level++) {
+    const parent = path.dirname(root);
+    if (parent === root) return null;
+    root = parent;
+    const rel = path.relative(root, dir).split(path.sep).join('/');
+    for (const [file, why, globs] of [
+      ['pnpm-workspace.yaml', 'pnpm-workspace.yaml', (text: string) => record(parseYaml(text)).packages],
+      ['package.json', "package.json's workspaces", (text: string) => { const list = record(JSON.parse(text)).workspaces; return Array.isArray(list) ? list : record(list).packages; }],
+    ] as const) {
+      let patterns: unknown;
+      try {
+        patterns = globs(readSmallFile(path.join(root, file), CONFIG_BYTES));
+      } catch {
+        continue;
+      }
+      if (!Array.isArray(patterns)) continue;
+      const globsOf = (negated: boolean) => patterns.filter((p): p is string => typeof p === 'string' && p.startsWith('!') === negated).map((p) => p.replace(/^!/, '').replace(/^\.\//, '').replace(/\/+$/, ''));
+      picomatch ??= createRequire(import.meta.url)('picomatch/posix.js') as (patterns: string[]) => Matcher;
+      const included = globsOf(false);
+      if (included.length > 0 && picomatch(included)(rel) && !(globsOf(true).length > 0 && picomatch(globsOf(true))(rel))) return { dir: root, why: `${why} (${path.join(root, file)})` };
+    }
+  }
+  return null;
+}
+
+/**
+ * `runner` run from the workspace root `root` in its package at `rel` (relative to the root,
+ * `/`-separated): each command goes into the package's folder first (`cd packages/a && …`),
+ * and a report file is named from the root.
+ */
+export function inPackage(runner: TestRunner, rel: string): TestRunner {
+  const cd = `cd ${shellQuote(rel)} && `;
+  return {
+    ...runner,
+    observe: runner.observe === null ? null : cd + runner.observe,
+    verify: runner.verify === null ? null : cd + runner.verify,
+    ...(runner.reportFile ? { reportFile: `${rel}/${runner.reportFile}` } : {}),
+  };
 }
 
 /**
@@ -1163,8 +1232,9 @@ export function detectTestRunner(dir: string): Detection {
         ? `${chosen.runner.name} was chosen: ${RANK_WORDS[chosen.rank]} names it, which counts before ${RANK_WORDS[weaker.rank]}`
         : `${chosen.runner.name} was chosen: ${RANK_WORDS[chosen.rank]} names each, and ${chosen.runner.name} comes first in init's order (vitest, jest, mocha, pytest, go test, cargo test)`;
   }
-  if (chosen) look.notes.push(...missingProgram(look, chosen.runner));
-  return { runner: chosen?.runner ?? null, others, chosenWhy, notes: look.notes, searched: searchedText(look.files) };
+  const root = findWorkspaceRoot(dir);
+  if (chosen) look.notes.push(...missingProgram(look, chosen.runner, root));
+  return { runner: chosen?.runner ?? null, others, chosenWhy, notes: look.notes, searched: searchedText(look.files), ...(root ? { workspaceRoot: root } : {}) };
 }
 
 
@@ -1173,11 +1243,18 @@ export function detectTestRunner(dir: string): Detection {
  * on PATH (`go`, `cargo`, the Python of `python -m pytest`, with `python3` named when only it
  * is there), or vitest or jest not installed in the project (`npx --no` will not download it).
  */
-function missingProgram(look: Look, runner: TestRunner): string[] {
+function missingProgram(look: Look, runner: TestRunner, root: WorkspaceRoot | null): string[] {
   const command = runner.verify ?? runner.observe ?? '';
   if (runner.name === 'vitest' || runner.name === 'jest' || runner.name === 'mocha') {
-    if (!/\bnpx --no -- (vitest|jest|mocha)\b/.test(command) || existsSync(path.join(look.dir, 'node_modules', '.bin', runner.name))) return [];
-    return [`${runner.name} is not installed in this project (no node_modules/.bin/${runner.name}): install the project's dependencies first; npx --no runs only the one installed`];
+    if (!/\bnpx --no -- (vitest|jest|mocha)\b/.test(command)) return [];
+    // npx looks in every node_modules/.bin up from the package: a workspace's are at its root.
+    const top = root?.dir ?? look.dir;
+    for (let dir = look.dir; ; dir = path.dirname(dir)) {
+      if (existsSync(path.join(dir, 'node_modules', '.bin', runner.name))) return [];
+      if (dir === top || path.dirname(dir) === dir) break;
+    }
+    const where = root ? `this package nor at its workspace root (no node_modules/.bin/${runner.name} in either)` : `this project (no node_modules/.bin/${runner.name})`;
+    return [`${runner.name} is not installed in ${where}: install the project's dependencies first; npx --no runs only the one installed`];
   }
   const program =
     runner.name === 'pytest' ? (/(?:^|\s)(\S+) -m pytest\b/.exec(command)?.[1] ?? (/(?:^|\s)(pytest|py\.test)\b/.test(command) ? 'pytest' : null))

@@ -11,7 +11,7 @@ import path from 'node:path';
 import { selfCommand, shortPath } from './continue-command.js';
 import { parseShell, simpleCommand } from './engine/approval/shell-syntax.js';
 import { parsePolicy } from './engine/policy.js';
-import { detectTestRunner, type Detection, type TestRunner } from './init-detect.js';
+import { detectTestRunner, inPackage, type Detection, type TestRunner } from './init-detect.js';
 import { shownName } from './text/sanitize.js';
 
 /** A YAML scalar in double quotes (JSON's escaping is valid YAML). */
@@ -82,7 +82,7 @@ function othersBlock(detection: Pick<Detection, 'others' | 'chosenWhy'>): string
  * The text of the loop.yaml `init` writes for a project whose runner is `detection.runner`
  * (`null`: none found), with `workspace.path: workspace` (relative to the file's folder).
  */
-export function renderInitConfig(detection: Pick<Detection, 'runner' | 'others' | 'chosenWhy'>, workspace = '.'): string {
+export function renderInitConfig(detection: Pick<Detection, 'runner' | 'others' | 'chosenWhy'> & { inWorkspace?: string }, workspace = '.'): string {
   const { runner } = detection;
   const verify = runner?.verify ?? UNSET_VERIFY;
   // The verify command exactly, never as a prefix: further options can run any code
@@ -123,6 +123,10 @@ export function renderInitConfig(detection: Pick<Detection, 'runner' | 'others' 
     '# The agent works on a temporary git copy of the project folder (its path is printed when',
     '# the run ends; loopdeck\'s own .loopdeck/ folder is left out); `copy: none` lets it work',
     '# there in place. The path is relative to this file\'s folder.',
+    ...(detection.inWorkspace === undefined ? [] : [
+      comment(`This package is one of the workspace at workspace.path, whose dependencies are installed at its root: the copy is of the whole`),
+      comment(`workspace, so the tests can run in it, and the observer and the verify run in the package's folder (${detection.inWorkspace}).`),
+    ]),
     'workspace:',
     `  path: ${q(workspace)}`,
     '  copy: temp',
@@ -165,6 +169,8 @@ export interface InitResult extends Detection {
   project: string;
   /** `workspace.path` as written, relative to the file's folder. */
   workspace: string;
+  /** The project's folder relative to `workspaceRoot`, when the project is a package of a workspace (`workspace.path` is then the root). */
+  packageDir?: string;
 }
 
 /**
@@ -264,9 +270,15 @@ export function writeInitConfig(project: string, name = 'loop.yaml'): InitResult
   // while it searches (Ctrl+C) leaves no empty loop.yaml for the next one to refuse.
   closeSync(create(file));
   unlinkSync(file);
-  const detection = detectTestRunner(project);
-  const workspace = path.relative(path.dirname(file), project) || '.';
-  const text = renderInitConfig(detection, workspace);
+  const found = detectTestRunner(project);
+  // A package of an npm, yarn or pnpm workspace: its dependencies are installed at the
+  // workspace's root, and a copy of the package alone could not run its tests. The
+  // workspace is the root, and the commands run in the package's folder.
+  const root = found.workspaceRoot;
+  const rel = root ? path.relative(root.dir, project).split(path.sep).join('/') : '';
+  const detection: Detection = rel === '' ? found : { ...found, runner: found.runner && inPackage(found.runner, rel), others: found.others.map((other) => inPackage(other, rel)) };
+  const workspace = path.relative(path.dirname(file), rel === '' ? project : root!.dir) || '.';
+  const text = renderInitConfig(rel === '' ? detection : { ...detection, inWorkspace: rel }, workspace);
   refusedByValidate(text, file);
   const fd = create(file);
   try {
@@ -277,7 +289,7 @@ export function writeInitConfig(project: string, name = 'loop.yaml'): InitResult
     throw error;
   }
   closeSync(fd);
-  return { ...detection, file, project, workspace };
+  return { ...detection, file, project, workspace, ...(rel === '' ? {} : { packageDir: rel }) };
 }
 
 /**
@@ -325,7 +337,9 @@ export function initReport(result: InitResult, shown: string): string[] {
   const inPlace = path.dirname(result.file) === result.project;
   const lines = [
     `wrote ${shown}`,
-    `workspace: ${shortPath(result.project)} (the current folder; workspace.path: ${result.workspace}${inPlace ? '' : `, from the file's folder`}): its test runner was looked for there`,
+    result.workspaceRoot && result.packageDir !== undefined
+      ? `workspace: ${shortPath(result.workspaceRoot.dir)} (workspace.path: ${result.workspace}${inPlace ? '' : `, from the file's folder`}), the root of the workspace this package is in (${result.workspaceRoot.why}): its dependencies are installed there, and a copy of this package alone could not run its tests; the observer and the verify run in ${result.packageDir}, where the test runner was looked for`
+      : `workspace: ${shortPath(result.project)} (the current folder; workspace.path: ${result.workspace}${inPlace ? '' : `, from the file's folder`}): its test runner was looked for there`,
     ...result.notes.map((note) => `note: ${note}`),
     runnerLine(result),
     ...(result.runner?.leftOut?.length ? [`left out of the observer and the verify: ${result.runner.leftOut.join('; ')}`] : []),

@@ -17,6 +17,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { ApprovalRuleSet } from '../../src/engine/approval/approval-rules.js';
 import { observe } from '../../src/engine/observe.js';
 import { loadPolicy } from '../../src/engine/policy.js';
+import { prepareWorkspace } from '../../src/engine/workspace.js';
 import { CLI as cli, loopdeckInProcess } from '../support/cli-in-process.js';
 
 /** The real test runners run for every case of a sweep when FULL_SWEEP=1 (as `CRASH_SWEEP=all` elsewhere); else once for each kind (see each sweep). */
@@ -996,6 +997,47 @@ describe('loopdeck init', () => {
       const out = await init(project(files));
       expect(out).toMatch(/^test runner: none found \(.*searched 1000 folders \(up to 3 deep, tests\/, test\/, spec\/ and src\/ first\), stopped there: test files in the folders not searched were not looked for\)/m);
     }, 60_000);
+  });
+
+  describe('a package of an npm, yarn or pnpm workspace', () => {
+    /** A workspace root whose node_modules (vitest's, linked from loopdeck's) is the only one, and a package `packages/a` with a failing and a passing test. */
+    function monorepo(root: Record<string, string>): string {
+      const dir = project({
+        ...root,
+        'packages/a/package.json': JSON.stringify({ name: 'a', type: 'module', scripts: { test: 'vitest run' } }),
+        'packages/a/test/a.test.js': "import { expect, test } from 'vitest';\ntest('a', () => expect(1).toBe(2));\ntest('b', () => {});\n",
+      });
+      mkdirSync(path.join(dir, 'node_modules'));
+      for (const name of ['.bin', 'vitest']) symlinkSync(path.resolve(import.meta.dirname, '../../node_modules', name), path.join(dir, 'node_modules', name));
+      return dir;
+    }
+
+    it.each<[string, Record<string, string>, string]>([
+      ['package.json workspaces', { 'package.json': JSON.stringify({ private: true, workspaces: ['packages/*'] }) }, "package.json's workspaces"],
+      ["yarn's workspaces.packages", { 'package.json': JSON.stringify({ private: true, workspaces: { packages: ['packages/**'] } }) }, "package.json's workspaces"],
+      ['pnpm-workspace.yaml', { 'package.json': '{"private":true}', 'pnpm-workspace.yaml': "packages:\n  - 'packages/*'\n" }, 'pnpm-workspace.yaml'],
+    ])('%s, its dependencies at the root: workspace.path is the root, the commands run in the package, and they measure and verify in the copy a run makes', async (_, root, why) => {
+      const dir = monorepo(root);
+      const pkg = path.join(dir, 'packages', 'a');
+      const out = await init(pkg);
+      expect(out).not.toMatch(/not installed/);
+      expect(out).toContain(`the root of the workspace this package is in (${why} (`);
+      expect(out).toContain('; verify: cd packages/a && npx --no -- vitest run\n');
+      const policy = loadPolicy(path.join(pkg, 'loop.yaml'));
+      expect(policy.workspace).toMatchObject({ path: dir, copy: 'temp' });
+      const copy = await prepareWorkspace(policy.workspace, path.join(pkg, 'loop.yaml'), 'init-test');
+      dirs.push(copy);
+      expect((await observe(policy.observe, copy)).metrics).toMatchObject({ 'tests.failing': 1, 'tests.passing': 1 });
+      expect((await execa('sh', ['-c', policy.verify[0]!.command], { cwd: copy, reject: false, stdin: 'ignore', env: { CI: '' } })).exitCode).toBe(1);
+    }, 60_000);
+
+    it('a package.json above whose workspaces do not take the folder: not a workspace, and said not installed', async () => {
+      const dir = monorepo({ 'package.json': JSON.stringify({ private: true, workspaces: ['apps/*'] }) });
+      rmSync(path.join(dir, 'node_modules'), { recursive: true });
+      const out = await init(path.join(dir, 'packages', 'a'));
+      expect(out).toContain('workspace: . (the current folder');
+      expect(out).toContain('note: vitest is not installed in this project (no node_modules/.bin/vitest)');
+    }, 30_000);
   });
 
   describe('where the file goes, and the commands it prints', () => {
