@@ -1210,10 +1210,11 @@ const ORDER = ['vitest', 'jest', 'mocha', 'pytest', 'go test', 'cargo test'];
 /**
  * The test runner of the project in `dir`, the others found, why the one was chosen, and
  * notes on the files that could not be read. The strongest evidence wins: package.json's test
- * script, then a config file or dependency (vitest, jest, pytest config, go.mod, Cargo.toml,
- * in this order), then test files alone (Python's, then those `node --test` runs by default,
+ * script, then a config file or dependency (vitest, jest, mocha, pytest config, go.mod,
+ * Cargo.toml, in this order), then test files alone (Python's, then those `node --test` runs by default,
  * searched {@link TEST_FILE_DEPTH} folders deep, at most {@link TEST_FILE_DIRS} folders). A
- * package.json that names no runner and has no test script chooses nothing.
+ * package.json that names no runner and has no test script chooses nothing. The npm, yarn or
+ * pnpm workspace `dir` is a package of, if any, is named too ({@link findWorkspaceRoot}).
  */
 export function detectTestRunner(dir: string): Detection {
   const look: Look = { dir, notes: [], files: { python: null, node: null, go: null, rust: null, dirs: 0, stopped: false } };

@@ -3,8 +3,10 @@
  * files to find its test runner (`init-detect.ts`), and writes an observer that measures
  * failing and passing tests with the matching parser, a verify command (never one that passes
  * when no test runs), a bounded budget, approval defaults, an agent block with the other kinds
- * as comments, and `workspace.path` pointing at the folder it searched. It never overwrites a
- * file, nor writes through a symbolic link.
+ * as comments, and `workspace.path` pointing at the folder it searched (or at the root of
+ * the npm, yarn or pnpm workspace that folder is a package of, with commands that run in
+ * the package). It never overwrites a file, nor writes through a symbolic link, nor writes
+ * one that `loopdeck validate` would refuse.
  */
 import { closeSync, lstatSync, openSync, readlinkSync, statSync, unlinkSync, writeSync } from 'node:fs';
 import path from 'node:path';
