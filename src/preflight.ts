@@ -1,3 +1,4 @@
+import os from 'node:os';
 import { accessSync, constants, existsSync, realpathSync, statSync } from 'node:fs';
 import nodePath from 'node:path';
 import { workspacePathspec } from './engine/abort.js';
@@ -47,6 +48,8 @@ export function preflightErrors(policy: LoopPolicy, shownAs: string = policy.fil
   } else if (policy.workspace.copy === 'temp') {
     const survey = surveyOf(policy);
     if (survey.unreadableCount > 0) errors.push(new ConfigError(policy.file, 'workspace.path', unreadableMessage(where, survey.unreadable, survey.unreadableCount), positionInFile(policy.file, ['workspace', 'path'])));
+    const temp = tempFolderProblem(os.tmpdir());
+    if (temp) errors.push(new ConfigError(policy.file, 'workspace.copy', temp, positionInFile(policy.file, ['workspace', 'copy'])));
   }
   if (startedIn !== undefined) {
     const runs = runsFolderError(startedIn);
@@ -104,6 +107,28 @@ export function runsFolderError(startedIn: string): ConfigError | null {
       const code = (error as NodeJS.ErrnoException).code ?? String(error);
       return new ConfigError(runs, null, `expected a folder loopdeck can write runs in, found ${shownName(folder)} is not writable by this user (${code}); ${help}, or make ${shownName(folder)} writable`);
     }
+  }
+}
+
+/**
+ * Why a workspace cannot be copied into `folder`, the temporary folder (`TMPDIR`, else
+ * /tmp): it is missing, not a folder, or not writable by this user. `null` when it can.
+ */
+export function tempFolderProblem(folder: string): string | null {
+  const fix = `set TMPDIR to a folder you can write to, or set workspace.copy: none to work in the folder itself`;
+  let stat;
+  try {
+    stat = statSync(folder, { throwIfNoEntry: false });
+  } catch (error) {
+    return `expected a temporary folder to copy the workspace into, found ${shownName(folder)} cannot be read (${(error as NodeJS.ErrnoException).code ?? String(error)}); ${fix}`;
+  }
+  if (stat === undefined) return `expected a temporary folder to copy the workspace into, found no folder at ${shownName(folder)}${process.env.TMPDIR ? ' (TMPDIR)' : ''}; ${fix}`;
+  if (!stat.isDirectory()) return `expected a temporary folder to copy the workspace into, found ${shownName(folder)} is not a folder; ${fix}`;
+  try {
+    accessSync(folder, constants.W_OK | constants.X_OK);
+    return null;
+  } catch (error) {
+    return `expected a temporary folder to copy the workspace into, found ${shownName(folder)} is not writable by this user (${(error as NodeJS.ErrnoException).code ?? String(error)}); ${fix}`;
   }
 }
 

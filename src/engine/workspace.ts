@@ -46,7 +46,8 @@ export interface WorkspaceSpec {
  * @param configFile named in the error when the path does not exist
  * @param run the id of the run the copy is made for, written in its mark
  * @throws ConfigErrors when the workspace path is not a directory, or holds a file or folder
- *   the copy cannot read (named by its path in the source)
+ *   the copy cannot read (named by its path in the source), or the temporary folder cannot
+ *   hold the copy
  * @throws LoopdeckError when the copy fails otherwise (named by the source path)
  * @throws ToolError when git fails on the copy
  */
@@ -55,7 +56,14 @@ export async function prepareWorkspace(spec: WorkspaceSpec, configFile: string, 
     throw new ConfigErrors([new ConfigError(configFile, 'workspace.path', `expected a directory, found nothing at ${spec.path}`)]);
   }
   if (spec.copy === 'none') return spec.path;
-  const target = mkdtempSync(path.join(os.tmpdir(), `loopdeck-${path.basename(spec.path)}-`));
+  let target: string;
+  try {
+    target = mkdtempSync(path.join(os.tmpdir(), `loopdeck-${path.basename(spec.path)}-`));
+  } catch (error) {
+    // The temporary folder went missing or read-only since the preflight checked it.
+    const code = (error as NodeJS.ErrnoException).code ?? String(error);
+    throw new ConfigErrors([new ConfigError(configFile, 'workspace.copy', `expected a temporary folder to copy the workspace into, found ${os.tmpdir()} cannot hold one (${code}); set TMPDIR to a folder you can write to, or set workspace.copy: none`)]);
+  }
   try {
     copyTree(spec.path, target, configFile);
     await makeOwnRepository(target, run);

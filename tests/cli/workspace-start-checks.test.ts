@@ -125,6 +125,19 @@ describe.skipIf(unavailable !== null)(`as a user who cannot read or write everyt
     expect(readdirSync(tmp)).toEqual([]);
   });
 
+  it('a temporary folder (TMPDIR) the user cannot write in: validate and run say so and what to do, nothing crashes', async () => {
+    const { root, tmp } = world();
+    chmodSync(root, 0o777);
+    chmodSync(tmp, 0o755); // root's, read-only for nobody
+    for (const args of [['validate', '-c', 'loop.yaml'], ['run', '--headless', '-c', 'loop.yaml']]) {
+      const result = await loopdeck(args, { cwd: root, tmp, nobody: true });
+      expect(result.exitCode).toBe(1);
+      expect(result.stderr).not.toContain('crashed');
+      expect(result.stderr).toContain(`workspace.copy: expected a temporary folder to copy the workspace into, found ${tmp} is not writable by this user (EACCES); set TMPDIR to a folder you can write to, or set workspace.copy: none`);
+    }
+    expect(readdirSync(tmp)).toEqual([]);
+  });
+
   it('a .loopdeck/runs folder the user cannot write in is named the same way', async () => {
     const { root, tmp } = world();
     chmodSync(root, 0o777);
@@ -135,6 +148,22 @@ describe.skipIf(unavailable !== null)(`as a user who cannot read or write everyt
     expect(run.stderr).toContain(`found ${path.join(root, '.loopdeck', 'runs')} is not writable by this user (EACCES)`);
     expect(readdirSync(tmp)).toEqual([]);
   });
+});
+
+it.each([
+  ['missing', (tmp: string) => path.join(tmp, 'gone'), 'found no folder at'],
+  ['a file', (tmp: string) => (writeFileSync(path.join(tmp, 'file'), 'x'), path.join(tmp, 'file')), 'is not a folder'],
+])('a temporary folder (TMPDIR) that is %s: validate and run name it and say what to do, nothing crashes', async (_, make, found) => {
+  const { root, tmp } = world();
+  const temp = make(tmp);
+  for (const args of [['validate', '-c', 'loop.yaml'], ['run', '--headless', '-c', 'loop.yaml']]) {
+    const result = await loopdeck(args, { cwd: root, tmp: temp });
+    expect(result.exitCode).toBe(1);
+    expect(result.stderr).not.toContain('crashed');
+    expect(result.stderr).toContain('workspace.copy: expected a temporary folder to copy the workspace into, found ');
+    expect(result.stderr).toContain(found);
+    expect(result.stderr).toContain('set TMPDIR to a folder you can write to, or set workspace.copy: none');
+  }
 });
 
 it('a file where .loopdeck should be: validate and run name it, and no copy is made', async () => {
