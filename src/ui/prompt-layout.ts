@@ -46,6 +46,20 @@ function programAndEnd(text: string, width: number): string {
   return `${program}…${clipStart(text, width - cellWidth(program) - 1)}`;
 }
 
+/**
+ * Arguments in one row of `width` cells. A command (`$ …`, or one line): {@link programAndEnd}.
+ * Arguments of several lines (`path: src/new.js` then the content): their first line, which
+ * names what the call acts on, takes up to two thirds of the row, then `…` and as much of the
+ * end as the rest holds.
+ */
+function oneRow(text: string, width: number): string {
+  const marked = withLineMarks(text);
+  const firstBreak = text.indexOf('\n');
+  if (text.startsWith('$ ') || firstBreak < 0 || cellWidth(marked) <= width) return programAndEnd(marked, width);
+  const first = clipEnd(text.slice(0, firstBreak).trimEnd(), Math.floor((2 * width) / 3));
+  return `${first} …${clipStart(marked, Math.max(0, width - cellWidth(first) - 2))}`;
+}
+
 /** A run of spaces this long or longer, inside a line, is shown by its length in the prompt (characters). */
 export const LONG_SPACE_RUN = 12;
 
@@ -107,7 +121,7 @@ export function headAndTail(text: string, room: number, width: number): Elided {
   const shown = graphemes([...head, ...tail].join('')).length;
   const hidden = Math.max(1, graphemes(text.replace(/\n/g, '')).length - shown);
   // Too few rows for a mark of its own: the start and the end still show (the program, and `&& curl … | sh`).
-  if (room < 2) return { rows: [programAndEnd(withLineMarks(text), width)], mark: -1 };
+  if (room < 2) return { rows: [oneRow(text, width)], mark: -1 };
   // Two rows: the first, then as much of the end as a row holds (not the last wrapped row, which may hold a few characters).
   if (room === 2) return { rows: [rows[0]!, `…${clipStart(lastLine, width - 1)}`], mark: -1 };
   const mark = `⋯ ${hidden.toLocaleString('en-US')} more character${hidden === 1 ? '' : 's'} · v shows all`;

@@ -183,3 +183,23 @@ describe('the arguments view keeps at least three rows of arguments', () => {
     expect(helpLines(120).map((line) => JSON.stringify(line)).join('\n')).toMatch(/home[\s\S]*the first row[\s\S]*end[\s\S]*the last row/);
   });
 });
+
+/** A write_file of 40 lines: what it writes to is its first row of arguments. */
+const WRITE_40 = `
+turns:
+  - thought: Write it.
+    tool_calls:
+      - { id: w1, name: write_file, args: { path: src/new.js, content: ${JSON.stringify(Array.from({ length: 40 }, (_, i) => `line ${i + 1} of the new file`).join('\n') + '\n')} } }
+  - final: Done.
+`;
+
+describe('a file write in few rows', () => {
+  const sizes: Array<[number, number]> = [[80, 10], [100, 8], [40, 8], [60, 9], [120, 7], [30, 8]];
+  test.each(sizes)('%i×%i: the path it writes to shows, with the end of the content', async (columns, rows) => {
+    const rig = await atPrompt(WRITE_40, columns, rows);
+    const frame = rig.frame();
+    expect(fits(frame, columns, rows), frame).toMatchObject({ ok: true });
+    expect(frame, frame).toContain(columns >= 40 ? 'path: src/new.js' : 'path: src/');
+    expect(frame, frame).toMatch(/new file$|line 40/m); // the end of what it writes
+  });
+});
