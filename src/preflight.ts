@@ -1,5 +1,5 @@
 import os from 'node:os';
-import { accessSync, constants, existsSync, realpathSync, statSync } from 'node:fs';
+import { existsSync, realpathSync, statSync } from 'node:fs';
 import nodePath from 'node:path';
 import { workspacePathspec } from './engine/abort.js';
 import { AgentError, ConfigError, ConfigErrors, ToolError } from './engine/errors.js';
@@ -15,7 +15,7 @@ import { callProblem, TOOL_NAMES } from './engine/tools.js';
 import { parseRule } from './engine/approval/approval-rules.js';
 import { agentFor } from './launch.js';
 import { shownName } from './text/sanitize.js';
-import { skippedMessage, surveyCopy, unreadableMessage, type CopySurvey } from './engine/workspace.js';
+import { notWritable, skippedMessage, surveyCopy, tempFolderProblem, unreadableMessage, type CopySurvey } from './engine/workspace.js';
 
 /**
  * What `run` checks of a loaded loop.yaml before it starts, beyond its schema, in one
@@ -100,35 +100,8 @@ export function runsFolderError(startedIn: string): ConfigError | null {
   return writable(runs);
 
   function writable(folder: string): ConfigError | null {
-    try {
-      accessSync(folder, constants.W_OK | constants.X_OK);
-      return null;
-    } catch (error) {
-      const code = (error as NodeJS.ErrnoException).code ?? String(error);
-      return new ConfigError(runs, null, `expected a folder loopdeck can write runs in, found ${shownName(folder)} is not writable by this user (${code}); ${help}, or make ${shownName(folder)} writable`);
-    }
-  }
-}
-
-/**
- * Why a workspace cannot be copied into `folder`, the temporary folder (`TMPDIR`, else
- * /tmp): it is missing, not a folder, or not writable by this user. `null` when it can.
- */
-export function tempFolderProblem(folder: string): string | null {
-  const fix = `set TMPDIR to a folder you can write to, or set workspace.copy: none to work in the folder itself`;
-  let stat;
-  try {
-    stat = statSync(folder, { throwIfNoEntry: false });
-  } catch (error) {
-    return `expected a temporary folder to copy the workspace into, found ${shownName(folder)} cannot be read (${(error as NodeJS.ErrnoException).code ?? String(error)}); ${fix}`;
-  }
-  if (stat === undefined) return `expected a temporary folder to copy the workspace into, found no folder at ${shownName(folder)}${process.env.TMPDIR ? ' (TMPDIR)' : ''}; ${fix}`;
-  if (!stat.isDirectory()) return `expected a temporary folder to copy the workspace into, found ${shownName(folder)} is not a folder; ${fix}`;
-  try {
-    accessSync(folder, constants.W_OK | constants.X_OK);
-    return null;
-  } catch (error) {
-    return `expected a temporary folder to copy the workspace into, found ${shownName(folder)} is not writable by this user (${(error as NodeJS.ErrnoException).code ?? String(error)}); ${fix}`;
+    const problem = notWritable(folder);
+    return problem === null ? null : new ConfigError(runs, null, `expected a folder loopdeck can write runs in, found ${problem}; ${help}, or make ${shownName(folder)} writable`);
   }
 }
 

@@ -250,10 +250,9 @@ export function buildProgram(): Command {
       const ended = await driveHeadless(start(), headlessPolicy, options.desk ? attachedAnswerer(prepared.session, options.desk, headlessPolicy) : undefined).finally(() => options.desk?.dispose());
       await prepared.dispose();
       prepared.log.close();
-      const { shortPath } = await import('./continue-command.js');
+      const { continueCommand, shortPath } = await import('./continue-command.js');
       const where = `loopdeck: log ${shortPath(prepared.log.file)}; workspace ${prepared.workspace}`;
       if (ended.outcome === null) {
-        const { continueCommand } = await import('./continue-command.js');
         // Resuming without a terminal asks for --yes; the same answers as this run, said again.
         const headless = `${continueCommand(prepared.runDir)} --headless --yes${options.approve === 'none' ? '' : ` --approve ${options.approve}`}${options.onPause === 'stop' ? '' : ` --on-pause ${options.onPause}`}`;
         printError(`loopdeck: interrupted (${ended.signal}): the run stopped where it was; the log is kept.\n${where}\ncontinue with:\n${continueCommand(prepared.runDir)}\nor, without a terminal, as this run went:\n${headless}`);

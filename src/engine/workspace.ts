@@ -62,7 +62,8 @@ export async function prepareWorkspace(spec: WorkspaceSpec, configFile: string, 
   } catch (error) {
     // The temporary folder went missing or read-only since the preflight checked it.
     const code = (error as NodeJS.ErrnoException).code ?? String(error);
-    throw new ConfigErrors([new ConfigError(configFile, 'workspace.copy', `expected a temporary folder to copy the workspace into, found ${os.tmpdir()} cannot hold one (${code}); set TMPDIR to a folder you can write to, or set workspace.copy: none`)]);
+    const why = tempFolderProblem(os.tmpdir()) ?? `expected a temporary folder to copy the workspace into, found ${shownName(os.tmpdir())} cannot hold one (${code}); ${TEMP_FIX}`;
+    throw new ConfigErrors([new ConfigError(configFile, 'workspace.copy', why)]);
   }
   try {
     copyTree(spec.path, target, configFile);
@@ -162,6 +163,41 @@ function sourcePathOf(error: unknown, source: string, target: string): string | 
   if (typeof named !== 'string') return null;
   if (named === target || named.startsWith(target + path.sep)) return source + named.slice(target.length);
   return named;
+}
+
+/** What to do when the temporary folder cannot hold a workspace copy. */
+const TEMP_FIX = 'set TMPDIR to a folder you can write to, or set workspace.copy: none to work in the folder itself';
+
+/**
+ * `<folder> is not writable by this user (EACCES)`, the words after "found" in an error,
+ * when this user cannot create entries in `folder`; `null` when it can.
+ */
+export function notWritable(folder: string): string | null {
+  try {
+    accessSync(folder, constants.W_OK | constants.X_OK);
+    return null;
+  } catch (error) {
+    return `${shownName(folder)} is not writable by this user (${(error as NodeJS.ErrnoException).code ?? String(error)})`;
+  }
+}
+
+/**
+ * Why a workspace cannot be copied into `folder`, the temporary folder (`TMPDIR`, else
+ * /tmp): it is missing, not a folder, or not writable by this user, with what to do. `null`
+ * when it can.
+ */
+export function tempFolderProblem(folder: string): string | null {
+  const expected = 'expected a temporary folder to copy the workspace into, found';
+  let stat;
+  try {
+    stat = statSync(folder, { throwIfNoEntry: false });
+  } catch (error) {
+    return `${expected} ${shownName(folder)} cannot be read (${(error as NodeJS.ErrnoException).code ?? String(error)}); ${TEMP_FIX}`;
+  }
+  if (stat === undefined) return `${expected} no folder at ${shownName(folder)}${process.env.TMPDIR ? ' (TMPDIR)' : ''}; ${TEMP_FIX}`;
+  if (!stat.isDirectory()) return `${expected} ${shownName(folder)} is not a folder; ${TEMP_FIX}`;
+  const problem = notWritable(folder);
+  return problem === null ? null : `${expected} ${problem}; ${TEMP_FIX}`;
 }
 
 /** What an entry is when a copy leaves it out for its kind (`a named pipe`, ...); `null` for a file, a folder or a link. */
