@@ -5,9 +5,9 @@
  * command for it would fail when no test runs (one that passes on nothing is never written).
  */
 import { closeSync, constants, existsSync, fstatSync, openSync, readdirSync, readFileSync, statSync, type Dirent } from 'node:fs';
-import { createRequire } from 'node:module';
 import path from 'node:path';
 import { parse as parseYaml } from 'yaml';
+import { picomatch } from './engine/constraints.js';
 import { CONTROL_CHARACTER } from './engine/policy.js';
 import { findProgram } from './engine/program-path.js';
 import { describeCharacter } from './engine/yaml-file.js';
@@ -75,9 +75,6 @@ export interface WorkspaceRoot {
 /** How far up from the project a workspace root is looked for. */
 const WORKSPACE_LEVELS = 8;
 
-/** picomatch (no types shipped), `posix` for paths with `/` on every platform: the one call used. */
-type Matcher = (path: string) => boolean;
-let picomatch: ((patterns: string[]) => Matcher) | undefined;
 
 /**
  * The npm, yarn or pnpm workspace whose packages include the folder `dir`: the nearest
@@ -106,9 +103,8 @@ export function findWorkspaceRoot(project: string): WorkspaceRoot | null {
       }
       if (!Array.isArray(patterns)) continue;
       const globsOf = (negated: boolean) => patterns.filter((p): p is string => typeof p === 'string' && p.startsWith('!') === negated).map((p) => p.replace(/^!/, '').replace(/^\.\//, '').replace(/\/+$/, ''));
-      picomatch ??= createRequire(import.meta.url)('picomatch/posix.js') as (patterns: string[]) => Matcher;
       const included = globsOf(false);
-      if (included.length > 0 && picomatch(included)(rel) && !(globsOf(true).length > 0 && picomatch(globsOf(true))(rel))) return { dir: root, why: `${why} (${path.join(root, file)})` };
+      if (included.length > 0 && picomatch(included, { dot: false })(rel) && !(globsOf(true).length > 0 && picomatch(globsOf(true), { dot: false })(rel))) return { dir: root, why: `${why} (${path.join(root, file)})` };
     }
   }
   return null;

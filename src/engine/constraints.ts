@@ -52,9 +52,14 @@ export const DEFAULT_CONSTRAINT_TIMEOUT = 120;
 type Matcher = (path: string) => boolean;
 type Picomatch = (patterns: string[], options: { dot: boolean }) => Matcher;
 let picomatchModule: Picomatch | undefined;
-// picomatch ships no types; this is the one call used. `posix`: paths use `/` on every platform.
-// Loaded on first use: the console imports this module for its texts alone.
-const picomatch: Picomatch = (patterns, options) => {
+/**
+ * picomatch's matcher of `patterns` (`/`-separated paths on every platform: its `posix`
+ * build; `dot`: whether `*` matches names that start with a dot). picomatch ships no
+ * types; this is the one call loopdeck makes. Loaded on first use: the console imports
+ * this module for its texts alone.
+ * @throws Error naming the pattern when picomatch cannot read it
+ */
+export const picomatch: Picomatch = (patterns, options) => {
   picomatchModule ??= createRequire(import.meta.url)('picomatch/posix.js') as Picomatch;
   return picomatchModule(patterns, options);
 };
