@@ -987,6 +987,19 @@ function unionsPlaced(schema: z.ZodType, raw: unknown, issues: readonly z.core.$
   });
 }
 
+/** Keys listed in full in an unknown key's error; past this many, the first ones and how many more. */
+const LISTED_KEYS = 24;
+
+/**
+ * What an unknown key with no near match is told: the keys its mapping takes (`; expected
+ * one of: turns, tool_calls, …`), or nothing when the schema names none.
+ */
+function expectedKeys(allowed: readonly string[]): string {
+  if (allowed.length === 0) return '';
+  const shown = allowed.slice(0, LISTED_KEYS).join(', ');
+  return `; expected one of: ${shown}${allowed.length > LISTED_KEYS ? `, … (${allowed.length - LISTED_KEYS} more)` : ''}`;
+}
+
 /**
  * The schema's issues as errors at their places. `skip`: paths of values already reported
  * (a YAML-level problem): issues about them are left out, unknown keys never.
@@ -1003,7 +1016,7 @@ function issueErrors(
   const unknownKey = (mapping: Keys, name: string, allowed: readonly string[]): ConfigError => {
     const keys = [...mapping, name];
     const near = nearestKey(name, allowed);
-    const message = `unknown key ${quoted(name)}${near ? `; did you mean "${near}"?` : ''}`;
+    const message = `unknown key ${quoted(name)}${near ? `; did you mean "${near}"?` : expectedKeys(allowed)}`;
     return new ConfigError(file, dottedPath(keys), message, keyPositionOf(doc, lines, keys));
   };
   return placedIssues(schema, raw, issues).flatMap((issue) => {

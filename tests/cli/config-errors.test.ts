@@ -290,7 +290,7 @@ const BOUND_CASES: Array<[string, string, string]> = [
   ['a second document', `${BASE}---\ngoal:\n  objective: something else\n`, '11:1: expected one YAML document, found a second one starting here (a line --- or ... ends the first; loopdeck reads a single document, so remove the separator or split the file)'],
   ['a second document after ...', `${BASE}...\npattern: reflexion\n`, '12:1: expected one YAML document, found a second one starting here (a line --- or ... ends the first; loopdeck reads a single document, so remove the separator or split the file)'],
   ['a 100 KB key', `${BASE}"${'k'.repeat(LONG)}": 1\n`, `11:1: ${'k'.repeat(80)}… (100000 characters): invalid YAML: The : indicator must be at most 1024 chars after the start of an implicit block mapping key`],
-  ['a 1,000-character unknown key', `${BASE}${'k'.repeat(1000)}: 1\n`, `11:1: ${'k'.repeat(80)}… (1000 characters): unknown key "${'k'.repeat(80)}…" (1000 characters)`],
+  ['a 1,000-character unknown key', `${BASE}${'k'.repeat(1000)}: 1\n`, `11:1: ${'k'.repeat(80)}… (1000 characters): unknown key "${'k'.repeat(80)}…" (1000 characters); expected one of: goal, pattern, patterns, task, agent, workspace, budget, pricing, checkpoint, observe, progress, stagnation, repetition, verify, approval, laps, hooks, hook_timeout, on_abort, tools`],
   ['a 100 KB value in an enum field', `${BASE}pattern: ${'r'.repeat(LONG)}\n`, `11:10: pattern: expected one of react, plan-and-execute, reflexion, auto, found "${'r'.repeat(80)}…" (100000 characters)`],
   ['a 100 KB hook name (no suggestion for it)', `${BASE}hooks: [${'approval-gat'.repeat(LONG / 10)}]\n`, `11:9: hooks[0]: expected a built-in hook (approval-gate, destructive-deny, trace-writer) or { name, topic, command }, found "${'approval-gat'.repeat(7).slice(0, 80)}…" (120000 characters)`],
 ];
@@ -318,8 +318,8 @@ describe('sizes and depths have bounds: each error names the file, the line and 
     expect(result.exitCode).toBe(1);
     const lines = result.stderr.split('\n');
     expect(lines).toHaveLength(3001);
-    expect(lines[1]).toBe(`${file}:11:1: unknown_0: unknown key "unknown_0"`);
-    expect(lines[3000]).toBe(`${file}:3010:1: unknown_2999: unknown key "unknown_2999"`);
+    expect(lines[1]).toBe(`${file}:11:1: unknown_0: unknown key "unknown_0"; expected one of: goal, pattern, patterns, task, agent, workspace, budget, pricing, checkpoint, observe, progress, stagnation, repetition, verify, approval, laps, hooks, hook_timeout, on_abort, tools`);
+    expect(lines[3000]).toBe(`${file}:3010:1: unknown_2999: unknown key "unknown_2999"; expected one of: goal, pattern, patterns, task, agent, workspace, budget, pricing, checkpoint, observe, progress, stagnation, repetition, verify, approval, laps, hooks, hook_timeout, on_abort, tools`);
     expect(result.stderr).not.toContain('more error');
   });
 

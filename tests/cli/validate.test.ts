@@ -305,8 +305,8 @@ describe('validate: top-level x- keys are extension fields loopdeck ignores', { 
     expect(result.exitCode).toBe(1);
     expect(result.stderr.split('\n')).toEqual([
       'loopdeck: invalid config',
-      `${file}:16:1: y-common: unknown key "y-common"`,
-      `${file}:18:3: budget.x-foo: unknown key "x-foo"`,
+      `${file}:16:1: y-common: unknown key "y-common"; expected one of: goal, pattern, patterns, task, agent, workspace, budget, pricing, checkpoint, observe, progress, stagnation, repetition, verify, approval, laps, hooks, hook_timeout, on_abort, tools`,
+      `${file}:18:3: budget.x-foo: unknown key "x-foo"; expected one of: max_iterations, max_tool_calls, max_wall_clock, max_tokens, max_cost_usd, warn_fraction, on_exhausted, increments`,
     ]);
   });
 });

@@ -55,7 +55,7 @@ describe('loop.yaml: goal.success_criteria checks (a union of two mapping forms)
     [
       'both forms and an unknown key',
       '  success_criteria:\n    - {text: a, check: {command: x, signal: observed.t.f, target: 0, extra: 1}}\n',
-      ['loop.yaml:4:24: goal.success_criteria[0].check: expected either command or signal, not both, found command and signal', 'loop.yaml:4:70: goal.success_criteria[0].check.extra: unknown key "extra"'],
+      ['loop.yaml:4:24: goal.success_criteria[0].check: expected either command or signal, not both, found command and signal', 'loop.yaml:4:70: goal.success_criteria[0].check.extra: unknown key "extra"; expected one of: command, timeout, expect_exit, signal, target, op'],
     ],
     ['an empty check', '  success_criteria:\n    - text: a\n      check: {}\n', ['loop.yaml:5:14: goal.success_criteria[0].check: expected command or signal, found neither (an empty mapping)']],
     [
@@ -65,7 +65,7 @@ describe('loop.yaml: goal.success_criteria checks (a union of two mapping forms)
     ],
     ['a signal check without its target', '  success_criteria:\n    - {text: a, check: {signal: observed.tests.failing}}\n', ['loop.yaml:4:24: goal.success_criteria[0].check.target: expected a number, found nothing (this key is required)']],
     ['an unknown operator', "  success_criteria:\n    - {text: a, check: {signal: observed.tests.failing, target: 0, op: '!='}}\n", ['loop.yaml:4:72: goal.success_criteria[0].check.op: expected one of ==, >=, <=, found "!="; did you mean "=="?']],
-    ['an operator on a command check', "  success_criteria:\n    - {text: a, check: {command: x, op: '=='}}\n", ['loop.yaml:4:37: goal.success_criteria[0].check.op: unknown key "op"']],
+    ['an operator on a command check', "  success_criteria:\n    - {text: a, check: {command: x, op: '=='}}\n", ['loop.yaml:4:37: goal.success_criteria[0].check.op: unknown key "op"; expected one of: command, timeout, expect_exit, signal, target']],
     ['a check that is a list', '  success_criteria:\n    - {text: a, check: [command]}\n', ['loop.yaml:4:24: goal.success_criteria[0].check: expected { command, timeout?, expect_exit? } or { signal, target, op? }, found a list']],
     ['an empty command', "  success_criteria:\n    - {text: a, check: {command: ''}}\n", ['loop.yaml:4:34: goal.success_criteria[0].check.command: expected a non-empty string, found ""']],
     ['a timeout without a unit', '  success_criteria:\n    - {text: a, check: {command: x, timeout: 5}}\n', ['loop.yaml:4:46: goal.success_criteria[0].check.timeout: expected a duration like 90s, 10m or 1h30m, found 5 (a bare number has no unit: write 5s)']],
@@ -88,7 +88,7 @@ describe('loop.yaml: the other unions, nested objects and list items of the goal
     [
       'a constraint with a bad command and an unknown key: both listed',
       '  constraints:\n    - {text: x, command: 5, extra: 1}\n',
-      ['loop.yaml:4:26: goal.constraints[0].command: expected a string, found 5', 'loop.yaml:4:29: goal.constraints[0].extra: unknown key "extra"'],
+      ['loop.yaml:4:26: goal.constraints[0].command: expected a string, found 5', 'loop.yaml:4:29: goal.constraints[0].extra: unknown key "extra"; expected one of: text, protect, command, timeout'],
     ],
     ['an empty protect list', '  constraints:\n    - {text: t, protect: []}\n', ['loop.yaml:4:26: goal.constraints[0].protect: expected at least one glob, found an empty list']],
     ['a constraint without a check', '  constraints:\n    - {text: x}\n', ['loop.yaml:4:7: goal.constraints[0]: expected protect or command (a constraint without a check is written as plain text)']],
@@ -160,7 +160,7 @@ describe('loop.yaml: every section', () => {
 
 describe('a scripted agent transcript', () => {
   it.each<[string, string, string[]]>([
-    ['an unknown key in a tool call', 'turns:\n  - tool_calls:\n      - {id: a, name: shell, args: {command: x}, extra: 1}\n', ['script.yaml:3:50: turns[0].tool_calls[0].extra: unknown key "extra"']],
+    ['an unknown key in a tool call', 'turns:\n  - tool_calls:\n      - {id: a, name: shell, args: {command: x}, extra: 1}\n', ['script.yaml:3:50: turns[0].tool_calls[0].extra: unknown key "extra"; expected one of: id, name, args']],
     ['an id that is a number, args that are a list', 'turns:\n  - tool_calls:\n      - {id: 1, name: shell, args: [x]}\n', ['script.yaml:3:14: turns[0].tool_calls[0].id: expected a string, found 1', 'script.yaml:3:36: turns[0].tool_calls[0].args: expected a mapping, found a list']],
     ['an empty final', "turns:\n  - final: ''\n", ['script.yaml:2:12: turns[0].final: expected a non-empty string, found ""']],
     ['a final turn that calls tools', 'turns:\n  - final: done\n    tool_calls: [{id: a, name: shell}]\n', ['script.yaml:2:12: turns[0].final: expected either final or tool_calls in a turn, not both, found both (a turn is either final or calls tools)']],

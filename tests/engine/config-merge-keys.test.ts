@@ -42,6 +42,6 @@ describe('merge keys', () => {
   });
 
   it('a quoted "<<" is a key of that name, never a merge key: unknown, as any other', () => {
-    expect(messages(`${BASE}x-b: &b { max_iterations: 5 }\nbudget: {"<<": *b}\n`)).toEqual(['loop.yaml:11:10: budget.<<: unknown key "<<"']);
+    expect(messages(`${BASE}x-b: &b { max_iterations: 5 }\nbudget: {"<<": *b}\n`)).toEqual(['loop.yaml:11:10: budget.<<: unknown key "<<"; expected one of: max_iterations, max_tool_calls, max_wall_clock, max_tokens, max_cost_usd, warn_fraction, on_exhausted, increments']);
   });
 });

@@ -46,7 +46,7 @@ describe('one pass lists every error', () => {
 
   it('an unknown tag hides neither a leading zero nor a yes', () => {
     expect(errors('x: !foo 1\ncheckpoint: {every_iterations: 010}\nlaps: {enabled: yes}\n')).toEqual([
-      'loop.yaml:10:1: x: unknown key "x"',
+      'loop.yaml:10:1: x: unknown key "x"; expected one of: goal, pattern, patterns, task, agent, workspace, budget, pricing, checkpoint, observe, progress, stagnation, repetition, verify, approval, laps, hooks, hook_timeout, on_abort, tools',
       'loop.yaml:10:4: x: expected a plain YAML value, found the tag !foo (loop.yaml takes no tags: remove it)',
       'loop.yaml:11:32: checkpoint.every_iterations: expected a number without leading zeros, found 010 (YAML 1.2 reads it as 10, YAML 1.1 as octal; write 10)',
       'loop.yaml:12:17: laps.enabled: expected true or false, found "yes" (YAML 1.2 reads yes as a string; write true)',
@@ -56,10 +56,10 @@ describe('one pass lists every error', () => {
   it('a list used as a key hides none of the other key errors', () => {
     expect(errors('? [a, b]\n: 1\nfoo: 1\nbar: 2\nlaps: {enabld: true, x: 1}\n')).toEqual([
       'loop.yaml:10:3: (root): expected a plain key, found a list used as a key',
-      'loop.yaml:12:1: foo: unknown key "foo"',
-      'loop.yaml:13:1: bar: unknown key "bar"',
+      'loop.yaml:12:1: foo: unknown key "foo"; expected one of: goal, pattern, patterns, task, agent, workspace, budget, pricing, checkpoint, observe, progress, stagnation, repetition, verify, approval, laps, hooks, hook_timeout, on_abort, tools',
+      'loop.yaml:13:1: bar: unknown key "bar"; expected one of: goal, pattern, patterns, task, agent, workspace, budget, pricing, checkpoint, observe, progress, stagnation, repetition, verify, approval, laps, hooks, hook_timeout, on_abort, tools',
       'loop.yaml:14:8: laps.enabld: unknown key "enabld"; did you mean "enabled"?',
-      'loop.yaml:14:22: laps.x: unknown key "x"',
+      'loop.yaml:14:22: laps.x: unknown key "x"; expected one of: enabled, max_laps, max_consecutive_failures, progress_file',
     ]);
   });
 
@@ -77,7 +77,7 @@ describe('one pass lists every error', () => {
       errors('budget:\n  max_iterations: -5\n  bogus: 1\nlaps: {enabled: true}\nbudget:\n  max_tool_calls: nope\nbudget: {max_tokens: 0.5}\n'),
     ).toEqual([
       'loop.yaml:11:19: budget.max_iterations: expected a positive integer or "unlimited", found -5',
-      'loop.yaml:12:3: budget.bogus: unknown key "bogus"',
+      'loop.yaml:12:3: budget.bogus: unknown key "bogus"; expected one of: max_iterations, max_tool_calls, max_wall_clock, max_tokens, max_cost_usd, warn_fraction, on_exhausted, increments',
       'loop.yaml:14:1: budget: Map keys must be unique: expected "budget" once, found it again (first at 10:1)',
       'loop.yaml:15:19: budget.max_tool_calls: expected a positive integer or "unlimited", found "nope"',
       'loop.yaml:16:1: budget: Map keys must be unique: expected "budget" once, found it again (first at 10:1)',
@@ -185,8 +185,8 @@ describe('one pass lists every error', () => {
 describe('keys and tags as written', () => {
   it('a key named null or ~ is named as written, at its line', () => {
     expect(errors('budget:\n  ~: 3\n  max_iterations: 0\n', 'null: 1\n')).toEqual([
-      'loop.yaml:1:1: null: unknown key "null"',
-      'loop.yaml:12:3: budget.~: unknown key "~"',
+      'loop.yaml:1:1: null: unknown key "null"; expected one of: goal, pattern, patterns, task, agent, workspace, budget, pricing, checkpoint, observe, progress, stagnation, repetition, verify, approval, laps, hooks, hook_timeout, on_abort, tools',
+      'loop.yaml:12:3: budget.~: unknown key "~"; expected one of: max_iterations, max_tool_calls, max_wall_clock, max_tokens, max_cost_usd, warn_fraction, on_exhausted, increments',
       'loop.yaml:13:19: budget.max_iterations: expected a positive integer or "unlimited", found 0 (0 would not mean unlimited: write unlimited to remove the limit)',
     ]);
   });

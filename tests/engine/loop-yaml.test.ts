@@ -162,7 +162,7 @@ describe('errors a person can act on', () => {
   });
 
   it('suggests nothing when no key is close (max_turns is not max_tokens)', () => {
-    expect(messages(`${BASE}budget:\n  max_turns: 3\n`)).toEqual(['loop.yaml:11:3: budget.max_turns: unknown key "max_turns"']);
+    expect(messages(`${BASE}budget:\n  max_turns: 3\n`)).toEqual(['loop.yaml:11:3: budget.max_turns: unknown key "max_turns"; expected one of: max_iterations, max_tool_calls, max_wall_clock, max_tokens, max_cost_usd, warn_fraction, on_exhausted, increments']);
   });
 
   it('names every unknown key of one mapping, each at its own line', () => {

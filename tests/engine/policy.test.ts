@@ -89,11 +89,11 @@ describe('parsePolicy', () => {
   it('rejects an unknown key, naming it', () => {
     const error = configErrors(`${BASE}budget:\n  max_turns: 3\n`);
     expect(error.errors.map((e) => e.path)).toEqual(['budget.max_turns']);
-    expect(error.message).toBe('loop.yaml:11:3: budget.max_turns: unknown key "max_turns"');
+    expect(error.message).toBe('loop.yaml:11:3: budget.max_turns: unknown key "max_turns"; expected one of: max_iterations, max_tool_calls, max_wall_clock, max_tokens, max_cost_usd, warn_fraction, on_exhausted, increments');
   });
 
   it('rejects an unknown top-level key, naming it', () => {
-    expect(configErrors(`${BASE}retries: 3\n`).message).toBe('loop.yaml:10:1: retries: unknown key "retries"');
+    expect(configErrors(`${BASE}retries: 3\n`).message).toBe('loop.yaml:10:1: retries: unknown key "retries"; expected one of: goal, pattern, patterns, task, agent, workspace, budget, pricing, checkpoint, observe, progress, stagnation, repetition, verify, approval, laps, hooks, hook_timeout, on_abort, tools');
   });
 
   it('lists every problem of a file in one pass', () => {
@@ -241,7 +241,7 @@ describe('loadPolicy', () => {
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'loopdeck-policy-'));
     const file = path.join(dir, 'loop.yaml');
     fs.writeFileSync(file, `${BASE}retries: 3\n`);
-    expect(() => loadPolicy(file)).toThrow(`${file}:10:1: retries: unknown key "retries"`);
+    expect(() => loadPolicy(file)).toThrow(`${file}:10:1: retries: unknown key "retries"; expected one of: goal, pattern, patterns, task, agent, workspace, budget, pricing, checkpoint, observe, progress, stagnation, repetition, verify, approval, laps, hooks, hook_timeout, on_abort, tools`);
   });
 });
 
