@@ -22,6 +22,10 @@ const CALLS: Array<[string, { name: string; args: Record<string, unknown> }, Reg
   // Every problem at once, so one answer can fix them all.
   ['several problems in one call', { name: 'shell', args: { command: 1, timeout: 'x' } }, /bad arguments: command: [^;]*number; args: Unrecognized key: \\?"timeout/],
   ['a command longer than sh -c takes', { name: 'shell', args: { command: `echo ${'x'.repeat(200_000)}` } }, /command is 200005 bytes; sh -c takes at most 131071/],
+  // Blank: nothing to show the operator. Invisible characters draw as nothing too.
+  ['a command of spaces and a tab', { name: 'shell', args: { command: '  \t ' } }, /bad arguments: command: expected more than spaces/],
+  ['a path of one zero-width space', { name: 'write_file', args: { path: '\u200b', content: 'x' } }, /bad arguments: path: expected something visible/],
+  ['a command of joiners and a no-break space', { name: 'shell', args: { command: '\u200d\u00a0\u2060' } }, /bad arguments: command: expected something visible/],
   // Paths the tool would refuse whatever the files hold.
   ['a path with a NUL byte', { name: 'read_file', args: { path: 'v\u0000.txt' } }, /path "v\\u0000\.txt" contains a NUL byte/],
   ['an absolute path', { name: 'read_file', args: { path: '/etc/passwd' } }, /must be relative to the workspace/],

@@ -8,6 +8,7 @@ import { runTool, TOOL_NAMES } from '../../src/engine/tools.js';
 
 const workspace = mkdtempSync(path.join(os.tmpdir(), 'loopdeck-tool-args-'));
 writeFileSync(path.join(workspace, 'a.txt'), 'alpha\n');
+writeFileSync(path.join(workspace, '\u200ba.txt'), 'beta\n');
 afterAll(() => rmSync(workspace, { recursive: true, force: true }));
 const ctx = { workspace, shellTimeoutSeconds: 5, outputLimit: 4096 };
 
@@ -19,8 +20,10 @@ describe('tool argument schemas', () => {
   // Arguments the model's schema refuses are refused by the tool itself, with the same key named.
   it.each<[string, Record<string, unknown>]>([
     ['shell', { command: '' }],
-    // Blank: the approval prompt would show nothing to approve.
-    ...[' ', '   ', '\t', '\n', ' \t\r\n '].flatMap((blank): Array<[string, Record<string, unknown>]> => [
+    // Blank: the approval prompt would show nothing to approve. Invisible characters draw as
+    // nothing too: a zero-width space, joiners, a byte order mark, direction marks, a no-break
+    // space, a Hangul filler, the blank Braille pattern, an escape.
+    ...[' ', '   ', '\t', '\n', ' \t\r\n ', '\u200b', ' \u200d\u200c ', '\ufeff', '\u200e\u200f\u2066', '\u00a0', '\u3164', '\u2800', '\u001b', '\u2028'].flatMap((blank): Array<[string, Record<string, unknown>]> => [
       ['shell', { command: blank }],
       ['read_file', { path: blank }],
       ['write_file', { path: blank, content: 'x' }],
@@ -50,6 +53,8 @@ describe('tool argument schemas', () => {
     ['list_files', { path: '.', max: 5000 }],
     ['read_file', { path: 'a.txt' }],
     ['shell', { command: 'true' }],
+    // A visible character among invisible ones is a real name (and shows in the prompt).
+    ['read_file', { path: '\u200ba.txt' }],
   ])('%s %j: accepted by both', async (name, args) => {
     expect(TOOL_ARG_SCHEMAS[name as keyof typeof TOOL_ARG_SCHEMAS].safeParse(args).success).toBe(true);
     await expect(runTool({ id: 't', name, args }, ctx)).resolves.toMatchObject({ status: 'ok' });
