@@ -42,6 +42,19 @@ function cutRows(rows: string[], max: number, width: number): string[] {
   return kept;
 }
 
+/**
+ * What the footer says of the run before its keys, in the forms {@link fitKeyLine} picks
+ * from, longest first: that the run finished and how, or, after one Ctrl+C, that it is
+ * pausing (or paused) and that a second Ctrl+C quits. The short forms keep the words that
+ * matter in a narrow terminal: `Pausing; ^C quits.` at 20 columns.
+ */
+export function footerLead(done: string | null, interrupt: 'pausing' | 'paused' | null): string[] {
+  if (done !== null) return [`Run finished: ${done}. `, `Finished: ${done}. `, `${done}. `];
+  if (interrupt === 'paused') return ['Paused; Ctrl+C again quits. ', 'Paused; ^C quits. ', '^C quits. '];
+  if (interrupt === 'pausing') return ['Pausing at the next safe point; Ctrl+C again quits. ', 'Pausing; Ctrl+C again quits. ', 'Pausing; ^C quits. ', '^C quits. '];
+  return [''];
+}
+
 /** Help or an opened event covers the console: the footer then keeps no blank row for a notice that is not there. */
 function covered(s: { overlay: string | null }): boolean {
   return s.overlay === 'help' || s.overlay === 'event';
@@ -110,9 +123,7 @@ export const CommandBar = React.memo(function CommandBar({ width, rows = Infinit
   // The footer's hints, from the key map: the keys that work in the view shown.
   const quitArmed = useConsole((s) => s.quitArmed);
   const { hints, kept, short } = footerHints({ overlay, input: noting ? 'note' : null, replaying, alert, quitArmed });
-  const lead =
-    (done ? `Run finished: ${done}. ` : '') +
-    (interrupted && !done ? (paused ? 'Paused; Ctrl+C again quits. ' : 'Pausing at the next safe point; Ctrl+C again quits. ') : '');
+  const lead = footerLead(done, interrupted && !done ? (paused ? 'paused' : 'pausing') : null);
   const noticeRoom = Math.max(0, room - list.length);
   const said = busy || (notice === null && covered({ overlay })) ? [] : cutRows(noticeRows(notice, width), noticeRoom, width);
   const colour = !notice || notice.working || notice.info ? theme.muted : notice.ok ? theme.ok : theme.danger;

@@ -3,7 +3,7 @@
  * (use-console-keys.ts), the text inputs (line-editor.ts), the help overlay and the
  * footer all read this table; nothing else decides what a key does.
  */
-import { cellWidth } from './text.js';
+import { cellWidth, wrapWords } from './text.js';
 import type { PauseReason } from '../engine/reasons.js';
 
 /** Named commands a key can trigger. */
@@ -339,9 +339,39 @@ export function keyHints(scope: Scope, omit: readonly ConsoleCommand[] = [], bri
  * where some were left out. A hint is never cut in two: where the kept hints do not fit,
  * their `short` forms (`short[i]` for `hints[i]`: the brief label and the first key,
  * `[esc] back`) are used, then single spaces between them, and then the last kept hints are
- * left out whole. Only a `lead` wider than the line is cut (by the row).
+ * left out whole.
+ *
+ * `lead` may be given in several forms, longest first (`Pausing at the next safe point;
+ * Ctrl+C again quits. `, then `Pausing; Ctrl+C quits. `): the first form that leaves room for
+ * the kept hints is used; when none does, the longest form the row holds (the state comes
+ * before any hint), and the shortest is cut at a word (never in one) only when it is wider
+ * than the row.
  */
-export function fitKeyLine(lead: string, hints: readonly string[], kept: readonly string[], width: number, short: readonly string[] = hints): string {
+export function fitKeyLine(lead: string | readonly string[], hints: readonly string[], kept: readonly string[], width: number, short: readonly string[] = hints): string {
+  const leads = typeof lead === 'string' ? [lead] : lead;
+  for (const form of leads) {
+    const line = withKeptHints(form, hints, kept, width, short);
+    if (line !== null) return line;
+  }
+  const last = leads.find((form) => cellWidth(form) <= width) ?? leads[leads.length - 1] ?? '';
+  if (cellWidth(last) > width) return wrapWords(last.trimEnd(), width)[0] ?? '';
+  // Not even the kept hints fit in their short forms: the first of them that do, each whole.
+  const room = width - cellWidth(last);
+  const keptAt = hints.flatMap((h, i) => (kept.includes(h) ? [i] : []));
+  const tail = ['…'];
+  for (const i of keptAt) {
+    const next = [...tail, short[i] ?? hints[i]!];
+    if (cellWidth(next.join(' ')) > room) break;
+    tail.splice(0, tail.length, ...next);
+  }
+  return last + (cellWidth(tail.join(' ')) <= room ? tail.join(' ') : '');
+}
+
+/**
+ * {@link fitKeyLine} after one `lead`, when the `kept` hints fit after it (in their long or
+ * short forms, spaced by two or one); `null` when they do not.
+ */
+function withKeptHints(lead: string, hints: readonly string[], kept: readonly string[], width: number, short: readonly string[]): string | null {
   const all = lead + hints.join('  ');
   if (cellWidth(all) <= width) return all;
   const keptAt = hints.flatMap((h, i) => (kept.includes(h) ? [i] : []));
@@ -360,14 +390,7 @@ export function fitKeyLine(lead: string, hints: readonly string[], kept: readonl
     }
     return lead + [...shown, tail].join(gap);
   }
-  // Not even the kept hints fit in their short forms: the first of them that do, each whole.
-  const tail = ['…'];
-  for (const i of keptAt) {
-    const next = [...tail, short[i] ?? hints[i]!];
-    if (cellWidth(next.join(' ')) > room) break;
-    tail.splice(0, tail.length, ...next);
-  }
-  return lead + (cellWidth(tail.join(' ')) <= room ? tail.join(' ') : '');
+  return null;
 }
 
 /**

@@ -377,6 +377,17 @@ describe('quitting', () => {
     expect(rig.controller.quit).toHaveBeenCalledTimes(1);
   });
 
+  test('at 24 columns the footer says so in its short form, whole: pausing, then paused, and that Ctrl+C quits', async () => {
+    const rig = await open({ transcript: WAITING, columns: 24, rows: 20 });
+    await rig.waitForArmed();
+    await rig.press(KEY.ctrlC);
+    await rig.waitForFrame('Pausing; ^C quits.');
+    expect(rig.frame().split('\n').at(-1)).toMatch(/^Pausing; \^C quits\. ?…?\s*$/);
+    await rig.press('y');
+    await rig.waitForFrame('Paused; ^C quits.');
+    expect(rig.frame().split('\n').at(-1)).toMatch(/^Paused; \^C quits\. ?…?\s*$/);
+  });
+
   test('after a Ctrl+C pause, c continues the run and the next Ctrl+C pauses again', async () => {
     const rig = await openAtOperatorPause({ transcript: WAITING });
     await rig.waitForArmed();

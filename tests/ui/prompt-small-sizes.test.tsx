@@ -4,6 +4,7 @@
 // cut in a word. Whole frames of the real console, over ranges of sizes.
 import { describe, test, expect } from 'vitest';
 
+import { footerLead } from '../../src/ui/CommandBar.js';
 import { helpLines } from '../../src/ui/HelpOverlay.js';
 import { fitKeyLine, footerHints, type FooterView } from '../../src/ui/keymap.js';
 import { createConsoleStore } from '../../src/ui/store.js';
@@ -112,6 +113,35 @@ describe('the footer leaves a hint out whole, never cut in a word', () => {
     const note = footerHints({ overlay: null, input: 'note', replaying: false, alert: false });
     expect(fitKeyLine('', note.hints, note.kept, 30, note.short)).toBe('…  [enter] deny  [esc] back');
     expect(fitKeyLine('', note.hints, note.kept, 40, note.short)).toBe('…  [enter] deny  [esc] back');
+  });
+});
+
+describe("the footer's word on the run (finished, pausing, paused) is never cut in a word", () => {
+  const dashboard = footerHints({ overlay: null, input: null, replaying: false, alert: false });
+  const states: Array<[string, string[], RegExp]> = [
+    ['pausing after one Ctrl+C', footerLead(null, 'pausing'), /^(Pausing|\^C)\b.*\bquits\. /],
+    ['paused after one Ctrl+C', footerLead(null, 'paused'), /^(Paused|\^C)\b.*\bquits\. /],
+    ['a finished run', footerLead('goal_met', null), /^(Run finished: |Finished: )?goal_met\. /],
+    ['a run finished by an abort', footerLead('aborted', null), /^(Run finished: |Finished: )?aborted\. /],
+  ];
+  test.each(states)('%s: at every width from 12 to 120 one of its forms shows whole, then the hints that fit', (_, lead, shown) => {
+    for (let width = 12; width <= 120; width++) {
+      const line = fitKeyLine(lead, dashboard.hints, dashboard.kept, width, dashboard.short);
+      expect(line.length, `${width}: ${line}`).toBeLessThanOrEqual(width);
+      expect(`${line} `, `${width}: ${line}`).toMatch(shown);
+      // The longest form that leaves room for help and quit is the one shown.
+      const form = lead.find((f) => line.startsWith(f))!;
+      for (const longer of lead.slice(0, lead.indexOf(form))) {
+        expect(longer.length + '… [?] help [q] quit'.length, `${width}: ${longer} would fit`).toBeGreaterThan(width);
+      }
+    }
+  });
+
+  test('at 20 columns: the state in its short form, the keys after it where they fit', () => {
+    expect(fitKeyLine(footerLead(null, 'pausing'), dashboard.hints, dashboard.kept, 20, dashboard.short)).toBe('Pausing; ^C quits. …');
+    expect(fitKeyLine(footerLead(null, 'paused'), dashboard.hints, dashboard.kept, 20, dashboard.short)).toBe('Paused; ^C quits. …');
+    expect(fitKeyLine(footerLead('goal_met', null), dashboard.hints, dashboard.kept, 20, dashboard.short)).toBe('Finished: goal_met. ');
+    expect(fitKeyLine(footerLead(null, 'pausing'), dashboard.hints, dashboard.kept, 80, dashboard.short)).toMatch(/^Pausing at the next safe point; Ctrl\+C again quits\. .*\[q\] quit$/);
   });
 });
 
