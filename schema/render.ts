@@ -189,6 +189,9 @@ loop.yaml in the same folder it reads as the same config.
 - **Unknown keys are errors**, with the nearest allowed key suggested
   (\`unknown key "max_iteration"; did you mean "max_iterations"?\`), or the keys the
   mapping takes when none is near (\`unknown key "retries"; expected one of: goal, pattern, …\`).
+- **Text is never blank**: a goal, a command, a name or a path made only of spaces or of
+  characters drawn as nothing (a zero-width space, a joiner, a no-break space) is refused
+  like an empty one.
 - **Top-level keys starting with \`x-\` are ignored**: extension fields of your own (the
   docker-compose convention), e.g. a place for YAML anchors:
   \`x-common: &timeout 60s\` then \`timeout: *timeout\`. They are not part of the

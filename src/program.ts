@@ -18,6 +18,7 @@ import { newSessionId } from './run-id.js';
 import { consoleTerminal, noConsoleReason } from './console-terminal.js';
 import { selfCommand } from './continue-command.js';
 import { importLive } from './ui/live-import.js';
+import { isBlank } from './engine/blank.js';
 
 /** The log file of a run, in its run directory. */
 const LOG_FILE = 'events.jsonl';
@@ -156,7 +157,7 @@ export function buildProgram(): Command {
         const more = command.args.length > 1 ? ` (and ${command.args.length - 1} more)` : '';
         fail(`run takes no arguments, found ${JSON.stringify(first)}${more}; name the loop.yaml with -c: ${selfCommand()} run -c ${shortPath(first!)}`);
       }
-      if (options.goal !== undefined && options.goal.trim() === '') fail('--goal needs a non-empty objective');
+      if (options.goal !== undefined && isBlank(options.goal)) fail('--goal needs a non-empty objective (something visible, not only spaces or invisible characters)');
       const desk = await attachedDesk(options);
       // Made once, before the outline shows it: the run is prepared with this id.
       const id = newSessionId();

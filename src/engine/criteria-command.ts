@@ -11,6 +11,7 @@
 import { DEFAULT_CRITERION_TIMEOUT, type AcceptanceCriterion, type CriterionOp } from './acceptance.js';
 import type { GoalRevision } from './events.js';
 import { metricNames, type ParserName } from './parsers/index.js';
+import { isBlank } from './blank.js';
 
 /** What a typed revision says: the objective or criterion text, and the criteria it gives (`undefined`: none typed). */
 export type ParsedRevision = { ok: true; head: string; criteria?: AcceptanceCriterion[] } | { ok: false; message: string };
@@ -23,11 +24,11 @@ const SIGNAL_FORM = '--signal observed.<name>.<metric> [==|>=|<=] <number>';
 export function parseCriterion(segment: string): { ok: true; criterion: AcceptanceCriterion } | { ok: false; message: string } {
   const match = /^([\s\S]*?)(?:^|\s)--(check|signal)(?:\s+([\s\S]*))?$/.exec(segment.trim());
   const text = (match ? match[1]! : segment).trim();
-  if (text === '') return { ok: false, message: `a criterion needs text before its check, found ${JSON.stringify(segment.trim())}` };
+  if (isBlank(text)) return { ok: false, message: `a criterion needs text before its check, found ${JSON.stringify(segment.trim())}` };
   if (!match) return { ok: true, criterion: { text } };
   const rest = (match[3] ?? '').trim();
   if (match[2] === 'check') {
-    if (rest === '') return { ok: false, message: `--check needs a command, e.g. --check npm test (criterion "${text}")` };
+    if (isBlank(rest)) return { ok: false, message: `--check needs a command, e.g. --check npm test (criterion "${text}")` };
     return { ok: true, criterion: { text, check: { command: rest, timeout: DEFAULT_CRITERION_TIMEOUT, expect_exit: 0 } } };
   }
   const signal = SIGNAL.exec(rest);
@@ -47,7 +48,7 @@ export function parseRevisionText(directive: GoalRevision['directive'], text: st
   }
   if (directive !== 'redirect' || !CRITERION_FLAG.test(text)) return { ok: true, head: text.trim() };
   const [head = '', ...segments] = text.split(CRITERION_FLAG);
-  if (head.trim() === '') return { ok: false, message: '/goal redirect needs the new objective before --criterion' };
+  if (isBlank(head)) return { ok: false, message: '/goal redirect needs the new objective before --criterion' };
   const criteria: AcceptanceCriterion[] = [];
   for (const segment of segments) {
     const one = parseCriterion(segment);

@@ -4,6 +4,7 @@ import { parseRevisionText } from './criteria-command.js';
 import { UsageError } from './errors.js';
 import type { GoalRevision } from './events.js';
 import type { Goal } from './types.js';
+import { isBlank } from './blank.js';
 
 /** Subcommands of `/goal`, in the order help lists them. */
 export const GOAL_SUBCOMMANDS = ['status', 'add-constraint', 'redirect', 'modify', 'add-criterion'] as const;
@@ -58,7 +59,7 @@ export function parseGoalCommand(line: string): GoalCommand {
   if (sub === 'status') {
     return text ? { kind: 'error', message: '/goal status takes no text' } : { kind: 'status' };
   }
-  if (!text) return { kind: 'error', message: `/goal ${sub} needs text, e.g. /goal ${sub} keep the public API` };
+  if (isBlank(text)) return { kind: 'error', message: `/goal ${sub} needs text${text ? ' (only invisible characters were typed)' : ''}, e.g. /goal ${sub} keep the public API` };
   const parsed = parseRevisionText(sub as GoalDirective, text);
   if (!parsed.ok) return { kind: 'error', message: parsed.message };
   return { kind: 'revise', directive: sub as GoalDirective, text };

@@ -2,6 +2,7 @@ import { describeError, LoopdeckError, UsageError } from './errors.js';
 import type { DoneReason } from './machine.js';
 import { safeTimeout, type SafeTimer } from './timer.js';
 import type { BudgetDimension, Goal, ToolCall, ToolResult } from './types.js';
+import { isBlank } from './blank.js';
 
 /** The ten hook topics of docs/design.md, "Hooks". */
 export const HOOK_TOPICS = [
@@ -87,7 +88,7 @@ export function checkDecision(value: unknown): HookDecision | undefined {
   if (extra.length > 0) return refuse(` (unexpected key ${String(extra[0])})`);
   if (textKey === null) return Object.freeze({ type }) as HookDecision;
   const text = fields[textKey];
-  if (typeof text !== 'string' || text.trim() === '') return refuse(` (${type} needs a non-empty ${textKey})`);
+  if (typeof text !== 'string' || isBlank(text)) return refuse(` (${type} needs a non-empty ${textKey})`);
   return Object.freeze({ type, [textKey]: text }) as HookDecision;
 }
 

@@ -16,6 +16,7 @@ import { TRANSCRIPT_FORMATS } from './agents/transcripts/types.js';
 import { DEFAULT_REPETITION_OPTIONS, type RepetitionOptions } from './repetition.js';
 import { DURATION_PATTERN, MAX_TIMER_SECONDS, parseDuration } from './duration.js';
 import { BUDGET_LIMIT_MAX, MAX_BUDGET_USD } from './budget-units.js';
+import { isBlank } from './blank.js';
 import { describeCharacter, describeValue, loadYamlWith, missingFileError, nearestKey, parseYamlWith, type YamlProblem } from './yaml-file.js';
 import type { BudgetLimits } from './types.js';
 import { unboundedRun } from './unmeasured-usage.js';
@@ -43,9 +44,18 @@ function controlCharacterMessage(input: unknown): string {
   return `expected text without control characters (tab and newline aside), found ${what}${describeValue(input)}`;
 }
 
-/** Text: the goal, commands, names, paths. Not blank, no control character but tab and newline. */
+/**
+ * Text: the goal, commands, names, paths. Not blank (not even of characters drawn as
+ * nothing, a zero-width space: {@link isBlank}), no control character but tab and newline.
+ */
 const text = z
   .string()
+  // Checked as written (before the trim), so the message shows the value the file holds;
+  // spaces alone and control characters have messages of their own.
+  .refine((value) => value.trim() === '' || CONTROL_CHARACTER.test(value) || !isBlank(value), {
+    error: (iss) => `expected a non-empty string, found ${describeValue(iss.input)} (only invisible characters)`,
+    abort: true,
+  })
   .trim()
   .min(1)
   .refine((value) => !CONTROL_CHARACTER.test(value), { error: (iss) => controlCharacterMessage(iss.input) });

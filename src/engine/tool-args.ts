@@ -1,20 +1,14 @@
 import { z } from 'zod';
+import { isBlank } from './blank.js';
 
 const nonEmpty = z.string().min(1);
-/**
- * Characters a terminal draws as nothing: white space, control and format characters (a
- * zero-width space U+200B, a joiner, a byte order mark, a direction mark) and the few
- * letters that are blank by design (Hangul fillers, the blank Braille pattern).
- */
-const INVISIBLE = /^[\s\p{Cc}\p{Cf}\p{Zs}\p{Zl}\p{Zp}\u115F\u1160\u3164\uFFA0\u2800]*$/u;
-
 /**
  * A command or a path: not empty, and more than spaces or other characters drawn as nothing
  * (a blank one shows as nothing in the approval prompt, so there would be nothing to
  * approve). The JSON schema the model reads carries the `\S` pattern; the invisible rest is
  * a refinement the harness checks (`\p{…}` classes are not in every server's regex dialect).
  */
-const notBlank = nonEmpty.regex(/\S/, 'expected more than spaces').refine((text) => !INVISIBLE.test(text), 'expected something visible, not only spaces or invisible characters');
+const notBlank = nonEmpty.regex(/\S/, 'expected more than spaces').refine((text) => !isBlank(text), 'expected something visible, not only spaces or invisible characters');
 
 /**
  * Argument schemas of the harness's tools, written once: the tools check the arguments of

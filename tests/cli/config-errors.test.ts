@@ -37,6 +37,9 @@ const ALIAS_BOMB = [
 /** [kind, file content, the error after `<file>:`] */
 const CASES: Array<[string, string, string]> = [
   ['an unknown (misspelt) key', `${BASE}budget:\n  max_iteration: 5\n`, '12:3: budget.max_iteration: unknown key "max_iteration"; did you mean "max_iterations"?'],
+  // Drawn as nothing, so blank: a zero-width space and a joiner, a no-break space and a Hangul filler.
+  ['a verify command of invisible characters', BASE.replace('  - command: node --test\n', '  - command: node --test\n  - command: "\\u200b\\u200d"\n'), '11:14: verify[1].command: expected a non-empty string, found "\\u{200b}\\u{200d}" (only invisible characters)'],
+  ['an objective of invisible characters', BASE.replace('objective: fix it', 'objective: "\\u00a0\\u3164"'), '2:14: goal.objective: expected a non-empty string, found "\u00a0\\u{3164}" (only invisible characters)'],
   ['a duplicate key', `${BASE}budget:\n  max_iterations: 5\n  max_iterations: 6\n`, '13:3: budget.max_iterations: Map keys must be unique: expected "max_iterations" once, found it again (first at 12:3)'],
   ['unbounded alias expansion', `${BASE}${ALIAS_BOMB}\n`, '14:36: d[7]: expected aliases to expand to at most 10000 nodes, found *c taking the document past it (alias expansion is bounded)'],
   ['a YAML warning (unknown tag)', `${BASE}pattern: !foo react\n`, '11:10: pattern: expected a plain YAML value, found the tag !foo (loop.yaml takes no tags: remove it)'],

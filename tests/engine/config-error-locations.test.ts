@@ -80,6 +80,7 @@ describe('loop.yaml: the other unions, nested objects and list items of the goal
     ['criteria as a mapping', '  success_criteria: {text: a}\n', ['loop.yaml:3:21: goal.success_criteria: expected a list, found a mapping']],
     ['an empty criterion text', "  success_criteria:\n    - {text: ''}\n", ['loop.yaml:4:14: goal.success_criteria[0].text: expected a non-empty string, found ""']],
     ['a criterion text of blanks only', "  success_criteria:\n    - {text: '   '}\n", ['loop.yaml:4:14: goal.success_criteria[0].text: expected a non-empty string, found "   " (only blanks)']],
+    ['a criterion text of invisible characters only', '  success_criteria:\n    - {text: "\\u200b\\u200d"}\n', ['loop.yaml:4:14: goal.success_criteria[0].text: expected a non-empty string, found "\u200b\u200d" (only invisible characters)']],
     [
       'a misspelt text key',
       '  success_criteria:\n    - {txt: a}\n',
