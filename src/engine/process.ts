@@ -148,14 +148,27 @@ export class HeadTail {
 
 const SAFE_ENV_KEYS = ['PATH', 'HOME', 'LANG', 'LC_ALL', 'TERM', 'TMPDIR', 'USER', 'SHELL', 'NODE_OPTIONS'];
 
-/** A minimal environment for child processes: no API keys or tokens of loopdeck's own. */
+/**
+ * Set in every child's environment. `PYTHONDONTWRITEBYTECODE`: Python takes a cached `.pyc`
+ * as current when its source has the same size and the same modification time in whole
+ * seconds, so a fix of the same length made within the second after an observer or a
+ * verify imported the file (an agent edits fast) would be measured as the old code, and
+ * every run after it too. Without cache files written during the run, Python reads the
+ * source as it is (cache files already in the workspace still serve unchanged sources).
+ */
+const CHILD_ENV_SETTINGS: Readonly<Record<string, string>> = { PYTHONDONTWRITEBYTECODE: '1' };
+
+/**
+ * A minimal environment for child processes (commands, observers, verify, hooks, a CLI
+ * agent): no API keys or tokens of loopdeck's own, and {@link CHILD_ENV_SETTINGS}.
+ */
 export function childEnv(): Record<string, string> {
   const env: Record<string, string> = {};
   for (const key of SAFE_ENV_KEYS) {
     const value = process.env[key];
     if (value !== undefined) env[key] = value;
   }
-  return env;
+  return { ...env, ...CHILD_ENV_SETTINGS };
 }
 
 /** Sends `signal` to the process group `pid` leads; a group that is already gone is not an error. */
