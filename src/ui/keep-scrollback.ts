@@ -13,10 +13,12 @@
 // draws the tree it has, laid out for the old size and taller than the terminal now, and
 // the console's re-render at the new size clears again. Many terminals (tmux with its
 // default `scroll-on-clear`, VTE) push the screen into the scrollback at each clear, so
-// each redraw left a screenful of copies there. The clear Ink writes while the `resize`
-// event is being handled is dropped: the frame of the old size is never drawn, and the
-// re-render that follows (Ink still counts the old frame's rows, so it clears) is the one
-// redraw.
+// each redraw left a screenful of copies there. A terminal made narrower got the same: Ink's
+// frame of the old layout, its rows as wide as before, wraps at the new width and scrolls a
+// copy of itself up (the terminal's own re-wrap of the frame on screen had left one
+// already). Whatever Ink writes while the `resize` event is being handled is dropped: the
+// frame of the old size is never drawn, and the re-render at the new size that follows
+// (Ink still counts the old frame's rows, so it clears them) is the one redraw.
 
 /** Erase Saved Lines (ED 3): clears the scrollback. */
 const ERASE_SCROLLBACK = '\u001b[3J';
@@ -28,8 +30,8 @@ const ERASE_IN_PLACE = '\u001b[H\u001b[2K\u001b[2;1H\u001b[J\u001b[H';
 /**
  * `stream` as Ink is given it: every property and method is the stream's own, except that
  * `write` drops `ESC[3J` from text and writes `ESC[2J` as {@link ERASE_IN_PLACE} (buffers
- * pass as they are; Ink writes strings), and drops a text holding `ESC[2J` written while the
- * stream's `resize` event is being handled.
+ * pass as they are; Ink writes strings), and drops the text written while the stream's
+ * `resize` event is being handled (Ink's frame of the old layout).
  */
 export function keepingScrollback(stream: NodeJS.WriteStream): NodeJS.WriteStream {
   let resizing = false;
@@ -42,7 +44,7 @@ export function keepingScrollback(stream: NodeJS.WriteStream): NodeJS.WriteStrea
   });
   const write = (chunk: unknown, ...rest: unknown[]): boolean => {
     if (typeof chunk !== 'string') return (stream.write as (...args: unknown[]) => boolean)(chunk, ...rest);
-    if (resizing && chunk.includes(ERASE_SCREEN)) {
+    if (resizing) {
       // Nothing is written; a callback still hears that the write is done.
       const done = rest.find((arg) => typeof arg === 'function') as (() => void) | undefined;
       if (done) queueMicrotask(done);

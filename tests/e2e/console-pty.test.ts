@@ -273,6 +273,22 @@ describe('the console in a real terminal (demo run)', { timeout: 60_000 }, () =>
     logEvents(t);
   });
 
+  it('made narrower, the console adds no copy of its own to the one the terminal re-wraps into the scrollback', async () => {
+    const t = demo(120, 30);
+    await armedPrompt(t);
+    await t.frame();
+    const headers = () => t.history().split('\n').filter((line) => line.startsWith('loopdeck ')).length;
+    for (const cols of [100, 80]) {
+      const before = headers();
+      t.resize(cols, 30);
+      await t.waitUntil((s) => s.split('\n').every((row) => row.trimEnd().length <= cols) && PROMPT.test(s), `the frame at ${cols} columns`);
+      await t.frame();
+      // At most the copy the terminal's re-wrap of the frame pushed up; Ink's frame of the
+      // old layout, wrapped at the new width, pushed a second one before.
+      expect(headers() - before, t.history()).toBeLessThanOrEqual(1);
+    }
+  });
+
   it("made shorter, the console redraws without erasing the terminal's scrollback; q asks first while the run is live: n stays, y quits with 130 and the terminal restored", async () => {
     const t = demo();
     // What the operator had in the terminal before loopdeck started.
