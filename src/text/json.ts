@@ -1,4 +1,4 @@
-import { UNSAFE_RANGES } from './sanitize.js';
+import { replaceInvisible, UNSAFE_RANGES } from './sanitize.js';
 
 const hex = (code: number) => code.toString(16).padStart(4, '0');
 
@@ -13,10 +13,15 @@ const RAW_IN_JSON = new RegExp(
   'g',
 );
 
+/** A character as JSON escapes: `\uXXXX` for each of its UTF-16 code units. */
+const jsonEscape = (ch: string) => Array.from({ length: ch.length }, (_, i) => `\\u${hex(ch.charCodeAt(i))}`).join('');
+
 /**
  * `JSON.stringify`, safe to print: besides the C0 controls (which `JSON.stringify`
  * already escapes), DEL, the C1 controls (8-bit CSI U+009B, OSC U+009D…), the bidi
- * controls (U+202E…) and U+2028/U+2029 are written as `\uXXXX` escapes, which
+ * controls (U+202E…), U+2028/U+2029 and the characters a terminal draws as nothing
+ * (zero-width spaces and joiners, the soft hyphen, Hangul fillers, variation selectors,
+ * tags; not those inside an emoji) are written as `\uXXXX` escapes, which
  * `JSON.stringify` leaves raw. Only strings can hold them, so the result is valid JSON
  * and parses back to the same value. Every JSON loopdeck writes to stdout, stderr or a
  * file a person may `cat` goes through here.
@@ -27,7 +32,7 @@ const RAW_IN_JSON = new RegExp(
 export function toJson(value: unknown, space?: number): string {
   const json = JSON.stringify(value, null, space) as string | undefined;
   if (json === undefined) throw new TypeError(`toJson: ${typeof value} has no JSON form`);
-  return json.replace(RAW_IN_JSON, (ch) => `\\u${hex(ch.charCodeAt(0))}`);
+  return replaceInvisible(json.replace(RAW_IN_JSON, (ch) => `\\u${hex(ch.charCodeAt(0))}`), jsonEscape);
 }
 
 /**

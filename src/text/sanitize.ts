@@ -47,13 +47,29 @@ export const UNSAFE_PATTERN = new RegExp(`[${UNSAFE_RANGES.map(([from, to]) => `
  * Idempotent: sanitized text comes out unchanged.
  */
 export function sanitize(text: string, options: { oneLine?: boolean } = {}): string {
-  const safe = text.replace(UNSAFE_PATTERN, (ch) => {
-    if (ch === '\n' || ch === '\t') return options.oneLine ? ' ' : ch;
+  const nonAscii = NON_ASCII.test(text);
+  const safe = text.replace(nonAscii ? UNSAFE_WITH_MARKS : UNSAFE_PATTERN, (match: string) => {
+    const ch = match[0]!;
+    const marks = match.length > 1 ? escapeMarks(match.slice(1)) : '';
+    if (ch === '\n' || ch === '\t') return (options.oneLine ? ' ' : ch) + marks;
     const code = ch.codePointAt(0)!;
-    return code < 0x20 ? `^${String.fromCharCode(code + 0x40)}` : `\\u{${code.toString(16)}}`;
+    return (code < 0x20 ? `^${String.fromCharCode(code + 0x40)}` : `\\u{${code.toString(16)}}`) + marks;
   });
-  const out = NON_ASCII.test(safe) ? safe.replace(INVISIBLE, escapeInvisible) : safe;
+  const out = nonAscii ? safe.replace(INVISIBLE_WITH_MARKS, escapeInvisible) : safe;
   return options.oneLine ? out.replace(/ {2,}/g, ' ').trim() : out;
+}
+
+/**
+ * Nonspacing and enclosing marks, which a terminal draws on the cell before them: after a
+ * character shown escaped (`\u{200b}`, `^[`) that cell is the escape's last, so they are
+ * shown escaped too (`cafe\u{200b}\u{301}`, never an accent on the `}`).
+ */
+const MARKS_AFTER = '[\\p{Mn}\\p{Me}]*';
+const UNSAFE_WITH_MARKS = new RegExp(`${UNSAFE_PATTERN.source}${MARKS_AFTER}`, 'gu');
+
+/** Each code point of `marks` as `\u{…}`. */
+function escapeMarks(marks: string): string {
+  return Array.from(marks, (mark) => `\\u{${mark.codePointAt(0)!.toString(16)}}`).join('');
 }
 
 /**
@@ -77,6 +93,8 @@ const NON_ASCII = /[^\x00-\x7f]/;
  * except where they are part of an emoji ({@link partOfEmoji}).
  */
 const INVISIBLE = /[\p{Default_Ignorable_Code_Point}\p{Cf}]/gu;
+/** {@link INVISIBLE} with the marks that follow it (drawn on the cell before them: see `MARKS_AFTER`). */
+const INVISIBLE_WITH_MARKS = /[\p{Default_Ignorable_Code_Point}\p{Cf}][\p{Mn}\p{Me}]*/gu;
 /** A zero-width joiner between two pictographs (👩‍💻, with their presentation selector or skin tone): part of one emoji. Its source, compiled by each user with the flags it needs (`uy` here, `gu` in the screen form). */
 export const EMOJI_JOINER_SOURCE = '(?<=\\p{Extended_Pictographic}[\\u{1F3FB}-\\u{1F3FF}\\uFE0F]?)\\u200D(?=\\p{Extended_Pictographic})';
 const EMOJI_JOINER_AT = new RegExp(EMOJI_JOINER_SOURCE, 'uy');
@@ -93,8 +111,18 @@ function partOfEmoji(text: string, offset: number): boolean {
   });
 }
 
-function escapeInvisible(ch: string, offset: number, text: string): string {
-  return partOfEmoji(text, offset) ? ch : `\\u{${ch.codePointAt(0)!.toString(16)}}`;
+/** An invisible code point and the marks after it: shown escaped, all of them, unless the code point is part of an emoji. */
+function escapeInvisible(match: string, offset: number, text: string): string {
+  return partOfEmoji(text, offset) ? match : escapeMarks(match);
+}
+
+/**
+ * `text` with every invisible code point ({@link INVISIBLE}) outside an emoji replaced by
+ * `escape(ch)`: the characters {@link sanitize} shows as `\u{200b}`, for a writer with an
+ * escape of its own (JSON's `\u200b`).
+ */
+export function replaceInvisible(text: string, escape: (ch: string) => string): string {
+  return NON_ASCII.test(text) ? text.replace(INVISIBLE, (ch: string, offset: number, whole: string) => (partOfEmoji(whole, offset) ? ch : escape(ch))) : text;
 }
 
 /** Cuts text to `width` characters, marking the cut with `…`. */

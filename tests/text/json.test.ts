@@ -30,6 +30,21 @@ describe('toJson', () => {
     expect(toJson(HOSTILE)).not.toContain('\n');
   });
 
+  it('escapes characters drawn as nothing (zero-width space and joiners, soft hyphen, Hangul filler, tags) as \\uXXXX, not those inside an emoji', () => {
+    expect(toJson('a\u200bb\u200c\u200d\u2060c\u00add\u3164\ufeff')).toBe('"a\\u200bb\\u200c\\u200d\\u2060c\\u00add\\u3164\\ufeff"');
+    // A tag character outside a flag: its two UTF-16 halves, each escaped.
+    expect(toJson('x\u{E0041}y')).toBe('"x\\udb40\\udc41y"');
+    // Joined emoji, a presentation selector and a subdivision flag keep their parts.
+    const emoji = '👩\u200d💻 ❤\ufe0f 🏴\u{E0067}\u{E0062}\u{E0073}\u{E0063}\u{E0074}\u{E007F}';
+    expect(toJson(emoji)).toBe(JSON.stringify(emoji));
+    const hidden = { command: 'echo a\u200b; rm -rf x', ['key\u2060']: ['\u034f', '\ufe0f alone'] };
+    for (const space of [undefined, 2]) {
+      const json = toJson(hidden, space);
+      expect(json).not.toMatch(/[\u200b\u2060\u034f\ufe0f]/u);
+      expect(JSON.parse(json)).toEqual(hidden);
+    }
+  });
+
   it('is JSON.stringify for text without such characters', () => {
     const plain = { a: 'naïve café 漢字 👩‍💻', b: [1, true, null], c: 'line\nbreak\ttab "quoted"' };
     expect(toJson(plain)).toBe(JSON.stringify(plain));

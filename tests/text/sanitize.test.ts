@@ -100,6 +100,22 @@ describe('sanitize', () => {
     expect(sanitize('x\u{E0067}\u{E007F}')).toBe('x\\u{e0067}\\u{e007f}');
   });
 
+  it('shows the marks after an escaped character escaped too: an accent is never drawn on the escape', () => {
+    const COMBINING = ['\u0301', '\u0308\u0323', '\u20dd', '\u0e31'];
+    // After every kind of character shown escaped: invisible, bidi, C1, C0 (as ^X).
+    for (const escaped of ['\u200b', '\u2060', '\u00ad', '\u202e', '\u200f', '\u009b', '\u001b', '\u0007']) {
+      for (const marks of COMBINING) {
+        const out = sanitize(`cafe${escaped}${marks} x`);
+        expect(out, JSON.stringify(escaped + marks)).toMatch(/^cafe(\^.|\\u\{[0-9a-f]+\})(\\u\{[0-9a-f]+\})+ x$/);
+        expect(out).not.toMatch(/\p{M}/u);
+        expect(sanitize(out)).toBe(out);
+      }
+    }
+    expect(sanitize('cafe\u200b\u0301')).toBe('cafe\\u{200b}\\u{301}');
+    // A mark on a letter stays on it; an emoji's own parts stay as they are.
+    expect(sanitize('cafe\u0301 na\u0308ive 👩\u200d💻')).toBe('cafe\u0301 na\u0308ive 👩\u200d💻');
+  });
+
   it('keeps a terminal untouched: no title change, no clear, no return to column 0', async () => {
     const hostile = 'before\x1b]0;pwned\x07\x1b]52;c;ZXZpbA==\x07\x1b[2J\rafter';
     const screen = async (text: string) => {
