@@ -32,6 +32,15 @@ const jsonEscape = (ch: string) => Array.from({ length: ch.length }, (_, i) => `
 export function toJson(value: unknown, space?: number): string {
   const json = JSON.stringify(value, null, space) as string | undefined;
   if (json === undefined) throw new TypeError(`toJson: ${typeof value} has no JSON form`);
+  return escapeRaw(json);
+}
+
+/**
+ * JSON text with the code points {@link toJson} escapes written as `\uXXXX`. They occur
+ * only inside strings (keys and values) and an escape is ASCII, so escaping a whole text
+ * of members is escaping each string.
+ */
+function escapeRaw(json: string): string {
   return replaceInvisible(json.replace(RAW_IN_JSON, (ch) => `\\u${hex(ch.charCodeAt(0))}`), jsonEscape);
 }
 
@@ -116,9 +125,8 @@ class ChunkText {
     const text = this.parts.join('');
     this.parts = [];
     this.size = 0;
-    // The escaped code points occur only inside strings (keys and values), and an escape is
-    // ASCII: escaping the whole text is escaping each string, as toJson does.
-    return text.replace(RAW_IN_JSON, (ch) => `\\u${hex(ch.charCodeAt(0))}`);
+    // A chunk ends after a whole member: no string is cut in two.
+    return escapeRaw(text);
   }
 }
 

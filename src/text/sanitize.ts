@@ -50,10 +50,10 @@ export function sanitize(text: string, options: { oneLine?: boolean } = {}): str
   const nonAscii = NON_ASCII.test(text);
   const safe = text.replace(nonAscii ? UNSAFE_WITH_MARKS : UNSAFE_PATTERN, (match: string) => {
     const ch = match[0]!;
-    const marks = match.length > 1 ? escapeMarks(match.slice(1)) : '';
+    const marks = match.length > 1 ? escapeEach(match.slice(1)) : '';
     if (ch === '\n' || ch === '\t') return (options.oneLine ? ' ' : ch) + marks;
     const code = ch.codePointAt(0)!;
-    return (code < 0x20 ? `^${String.fromCharCode(code + 0x40)}` : `\\u{${code.toString(16)}}`) + marks;
+    return (code < 0x20 ? `^${String.fromCharCode(code + 0x40)}` : escapeEach(ch)) + marks;
   });
   const out = nonAscii ? safe.replace(INVISIBLE_WITH_MARKS, escapeInvisible) : safe;
   return options.oneLine ? out.replace(/ {2,}/g, ' ').trim() : out;
@@ -67,9 +67,9 @@ export function sanitize(text: string, options: { oneLine?: boolean } = {}): str
 const MARKS_AFTER = '[\\p{Mn}\\p{Me}]*';
 const UNSAFE_WITH_MARKS = new RegExp(`${UNSAFE_PATTERN.source}${MARKS_AFTER}`, 'gu');
 
-/** Each code point of `marks` as `\u{…}`. */
-function escapeMarks(marks: string): string {
-  return Array.from(marks, (mark) => `\\u{${mark.codePointAt(0)!.toString(16)}}`).join('');
+/** Each code point of `text` as `\u{…}`. */
+function escapeEach(text: string): string {
+  return Array.from(text, (ch) => `\\u{${ch.codePointAt(0)!.toString(16)}}`).join('');
 }
 
 /**
@@ -85,16 +85,18 @@ export function shownName(name: string): string {
 const NON_ASCII = /[^\x00-\x7f]/;
 
 /**
- * Code points a terminal draws as nothing: Default_Ignorable_Code_Point (zero-width space,
+ * The class (regex source, for the `u` flag) of the code points a terminal draws as
+ * nothing: Default_Ignorable_Code_Point (zero-width space,
  * joiner and non-joiner, word joiner, soft hyphen, Hangul fillers, variation selectors,
  * tags, ...) and the other format characters (Cf: Arabic number signs, interlinear
  * annotation, ...). Printed raw they hide words in what the operator reads (`rm` joined to
  * the word before it by zero-width spaces); {@link sanitize} shows them as `\u{200b}`,
  * except where they are part of an emoji ({@link partOfEmoji}).
  */
-const INVISIBLE = /[\p{Default_Ignorable_Code_Point}\p{Cf}]/gu;
+export const INVISIBLE_CLASS = '\\p{Default_Ignorable_Code_Point}\\p{Cf}';
+const INVISIBLE = new RegExp(`[${INVISIBLE_CLASS}]`, 'gu');
 /** {@link INVISIBLE} with the marks that follow it (drawn on the cell before them: see `MARKS_AFTER`). */
-const INVISIBLE_WITH_MARKS = /[\p{Default_Ignorable_Code_Point}\p{Cf}][\p{Mn}\p{Me}]*/gu;
+const INVISIBLE_WITH_MARKS = new RegExp(`[${INVISIBLE_CLASS}]${MARKS_AFTER}`, 'gu');
 /** A zero-width joiner between two pictographs (👩‍💻, with their presentation selector or skin tone): part of one emoji. Its source, compiled by each user with the flags it needs (`uy` here, `gu` in the screen form). */
 export const EMOJI_JOINER_SOURCE = '(?<=\\p{Extended_Pictographic}[\\u{1F3FB}-\\u{1F3FF}\\uFE0F]?)\\u200D(?=\\p{Extended_Pictographic})';
 const EMOJI_JOINER_AT = new RegExp(EMOJI_JOINER_SOURCE, 'uy');
@@ -113,7 +115,7 @@ function partOfEmoji(text: string, offset: number): boolean {
 
 /** An invisible code point and the marks after it: shown escaped, all of them, unless the code point is part of an emoji. */
 function escapeInvisible(match: string, offset: number, text: string): string {
-  return partOfEmoji(text, offset) ? match : escapeMarks(match);
+  return partOfEmoji(text, offset) ? match : escapeEach(match);
 }
 
 /**

@@ -49,6 +49,8 @@ describe('parseOperatorCommand', () => {
     // Text drawn as nothing (a zero-width space, joiners, a Hangul filler) is no text.
     ['/goal redirect \u200b', '/goal redirect needs text (only invisible characters were typed), e.g. /goal redirect keep the public API'],
     ['/goal add-constraint \u200d\u2060 \u3164', '/goal add-constraint needs text (only invisible characters were typed), e.g. /goal add-constraint keep the public API'],
+    ['/goal redirect \u034f\ufe0f', '/goal redirect needs text (only invisible characters were typed), e.g. /goal redirect keep the public API'],
+    ['/goal add-criterion \ufe0f --check true', 'a criterion needs text before its check, found "\ufe0f --check true"'],
     ['/goal redirect \u200b --criterion tests pass', '/goal redirect needs the new objective before --criterion'],
     ['/goal add-criterion \u200b --check npm test', 'a criterion needs text before its check, found "\u200b --check npm test"'],
     ['/goal add-criterion tests pass --check \u200b', '--check needs a command, e.g. --check npm test (criterion "tests pass")'],

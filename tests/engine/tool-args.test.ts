@@ -23,7 +23,7 @@ describe('tool argument schemas', () => {
     // Blank: the approval prompt would show nothing to approve. Invisible characters draw as
     // nothing too: a zero-width space, joiners, a byte order mark, direction marks, a no-break
     // space, a Hangul filler, the blank Braille pattern, an escape.
-    ...[' ', '   ', '\t', '\n', ' \t\r\n ', '\u200b', ' \u200d\u200c ', '\ufeff', '\u200e\u200f\u2066', '\u00a0', '\u3164', '\u2800', '\u001b', '\u2028'].flatMap((blank): Array<[string, Record<string, unknown>]> => [
+    ...[' ', '   ', '\t', '\n', ' \t\r\n ', '\u200b', ' \u200d\u200c ', '\ufeff', '\u200e\u200f\u2066', '\u00a0', '\u3164', '\u2800', '\u001b', '\u2028', '\u034f', '\ufe0f', '\ufe00\u{e0100}', '\u17b4\u17b5', '\u2060\u00ad'].flatMap((blank): Array<[string, Record<string, unknown>]> => [
       ['shell', { command: blank }],
       ['read_file', { path: blank }],
       ['write_file', { path: blank, content: 'x' }],

@@ -19,6 +19,7 @@ const TEXTS = [
   'a\u009b2Jb\u009d\u0085\u007f',
   'abc\u202Efed \u2066i\u2069 \u200e\u200f\u061c',
   'a\u2028b\u2029c',
+  'hidden\u200b \u00ad\u2060\ufeff\u{E0041}\u034f next to ❤\ufe0f 👩\u200d💻 and caf\u00e9',
   'lone \ud800 high, lone \udfff low, \udc00\ud800 reversed, \ud83d\ude00 paired',
   '"quoted" \\back\\slash /slash',
   '{"looks": ["like", "json"]}\n  ,\n',
