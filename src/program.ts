@@ -158,6 +158,7 @@ export function buildProgram(): Command {
         fail(`run takes no arguments, found ${JSON.stringify(first)}${more}; name the loop.yaml with -c: ${selfCommand()} run -c ${shortPath(first!)}`);
       }
       if (options.goal !== undefined && isBlank(options.goal)) fail('--goal needs a non-empty objective (something visible, not only spaces or invisible characters)');
+      if (options.constraint.some(isBlank)) fail('--constraint needs text (something visible, not only spaces or invisible characters)');
       const desk = await attachedDesk(options);
       // Made once, before the outline shows it: the run is prepared with this id.
       const id = newSessionId();
@@ -170,7 +171,7 @@ export function buildProgram(): Command {
           goal: {
             ...loaded.goal,
             ...(options.goal !== undefined ? { objective: options.goal.trim() } : {}),
-            constraints: [...loaded.goal.constraints, ...options.constraint.map((c) => c.trim()).filter(Boolean)],
+            constraints: [...loaded.goal.constraints, ...options.constraint.map((c) => c.trim())],
           },
         };
         step(`preparing the workspace ${policy.workspace.path}…`);

@@ -343,13 +343,15 @@ export function keyHints(scope: Scope, omit: readonly ConsoleCommand[] = [], bri
  *
  * `lead` may be given in several forms, longest first (`Pausing at the next safe point;
  * Ctrl+C again quits. `, then `Pausing; Ctrl+C quits. `): the first form that leaves room for
- * the kept hints is used; when none does, the longest form the row holds (the state comes
- * before any hint), and the shortest is cut at a word (never in one) only when it is wider
- * than the row.
+ * the kept hints is used, the last form (the one that says least) excepted; when none does,
+ * the longest form the row holds (the state comes before any hint), and the shortest is
+ * cut at a word (never in one) only when it is wider than the row.
  */
 export function fitKeyLine(lead: string | readonly string[], hints: readonly string[], kept: readonly string[], width: number, short: readonly string[] = hints): string {
   const leads = typeof lead === 'string' ? [lead] : lead;
-  for (const form of leads) {
+  // The last of several forms (`^C quits. `) says least: never chosen for the hints' sake.
+  const withHints = leads.length > 1 ? leads.slice(0, -1) : leads;
+  for (const form of withHints) {
     const line = withKeptHints(form, hints, kept, width, short);
     if (line !== null) return line;
   }

@@ -85,6 +85,21 @@ describe('a bad loop.yaml never starts a run', () => {
     expect(existsSync(path.join(cwd, '.loopdeck', 'runs'))).toBe(false);
   });
 
+  it.each([
+    ['--goal', '\u200b', '--goal needs a non-empty objective'],
+    ['--goal', ' \u034f\ufe0f\t', '--goal needs a non-empty objective'],
+    ['--constraint', '\u2060\u00a0', '--constraint needs text'],
+    ['--constraint', '   ', '--constraint needs text'],
+  ])('run %s %j: blank text on the command line is refused before the run starts', async (flag, value, said) => {
+    const file = path.join(cwd, 'loop.yaml');
+    writeFileSync(file, BASE);
+    const result = await loopdeckInProcess(['run', '--headless', '--config', file, flag, value], { cwd });
+    expect(result.exitCode).not.toBe(0);
+    expect(result.stderr).toContain(said);
+    expect(result.stderr).toContain('not only spaces or invisible characters');
+    expect(existsSync(path.join(cwd, '.loopdeck', 'runs'))).toBe(false);
+  });
+
   it('a file over the size cap, naming where the limit is crossed', async () => {
     const file = path.join(cwd, 'loop.yaml');
     writeFileSync(file, BASE + `# ${'x'.repeat(97)}\n`.repeat(3000));

@@ -129,11 +129,13 @@ describe("the footer's word on the run (finished, pausing, paused) is never cut 
       const line = fitKeyLine(lead, dashboard.hints, dashboard.kept, width, dashboard.short);
       expect(line.length, `${width}: ${line}`).toBeLessThanOrEqual(width);
       expect(`${line} `, `${width}: ${line}`).toMatch(shown);
-      // The longest form that leaves room for help and quit is the one shown.
+      // The longest form that leaves room for help and quit is the one shown, and the last
+      // form (the one that says least) only where no other fits the row.
       const form = lead.find((f) => line.startsWith(f))!;
       for (const longer of lead.slice(0, lead.indexOf(form))) {
         expect(longer.length + '… [?] help [q] quit'.length, `${width}: ${longer} would fit`).toBeGreaterThan(width);
       }
+      if (form === lead.at(-1)) expect(lead.at(-2)!.length, `${width}: ${line}`).toBeGreaterThan(width);
     }
   });
 
@@ -141,6 +143,9 @@ describe("the footer's word on the run (finished, pausing, paused) is never cut 
     expect(fitKeyLine(footerLead(null, 'pausing'), dashboard.hints, dashboard.kept, 20, dashboard.short)).toBe('Pausing; ^C quits. …');
     expect(fitKeyLine(footerLead(null, 'paused'), dashboard.hints, dashboard.kept, 20, dashboard.short)).toBe('Paused; ^C quits. …');
     expect(fitKeyLine(footerLead('goal_met', null), dashboard.hints, dashboard.kept, 20, dashboard.short)).toBe('Finished: goal_met. ');
+    // Between 20 and 40 columns the state keeps its word before the hints get a row.
+    expect(fitKeyLine(footerLead(null, 'pausing'), dashboard.hints, dashboard.kept, 30, dashboard.short)).toBe('Pausing; Ctrl+C again quits. …');
+    expect(fitKeyLine(footerLead('goal_met', null), dashboard.hints, dashboard.kept, 33, dashboard.short)).toBe('Run finished: goal_met. …');
     expect(fitKeyLine(footerLead(null, 'pausing'), dashboard.hints, dashboard.kept, 80, dashboard.short)).toMatch(/^Pausing at the next safe point; Ctrl\+C again quits\. .*\[q\] quit$/);
   });
 });
