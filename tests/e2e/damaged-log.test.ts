@@ -77,8 +77,11 @@ describe('damaged logs through the CLI', () => {
   it('a last line torn mid-write, then a real resume: the torn line is a note of the restart, not damage, in replay and runs', async () => {
     const all = lines(file);
     const torn = all.at(-1)!;
-    const { seq, type } = JSON.parse(torn) as Event;
-    truncateSync(file, statSync(file).size - 1 - Math.floor(torn.length / 2)); // a crash in the middle of the last write
+    const { seq } = JSON.parse(torn) as Event;
+    const kept = torn.length - Math.floor(torn.length / 2);
+    truncateSync(file, statSync(file).size - 1 - (torn.length - kept)); // a crash in the middle of the last write
+    // The note names the type only when the cut left it legible: a short line can be cut inside it.
+    const type = /"type":"([a-z_.]+)"/.exec(torn.slice(0, kept))?.[1];
     const line = all.length;
 
     await killAfter(cwd, ['resume', runDir, '--yes'], 5);
@@ -88,7 +91,7 @@ describe('damaged logs through the CLI', () => {
 
     const replay = await execa('node', [cli, 'replay', runDir, '--headless'], { cwd, reject: false });
     expect(replay.exitCode, replay.stderr).toBe(0);
-    expect(replay.stderr).toBe(`loopdeck: note: ${file}:${line}: a ${type} event cut off when loopdeck stopped (a torn write); the restart at line ${line + 1} took its seq ${seq} and continued from the event before it`);
+    expect(replay.stderr).toBe(`loopdeck: note: ${file}:${line}: ${type ? `a ${type} event` : 'an event'} cut off when loopdeck stopped (a torn write); the restart at line ${line + 1} took its seq ${seq} and continued from the event before it`);
     const shown = JSON.parse(replay.stdout);
     expect(shown.log_warnings).toBeUndefined();
     expect(shown.log_notes).toHaveLength(1);
