@@ -60,6 +60,16 @@ const text = z
   .min(1)
   .refine((value) => !CONTROL_CHARACTER.test(value), { error: (iss) => controlCharacterMessage(iss.input) });
 
+/**
+ * What is wrong with a string written where a {@link text} or a mapping goes: the text's own
+ * message (blank, only invisible characters, a control character), not the union's list of
+ * forms. `undefined` for anything but a string.
+ */
+function textProblem(input: unknown): string | undefined {
+  if (typeof input !== 'string') return undefined;
+  return text.safeParse(input).error?.issues[0]?.message;
+}
+
 /** YAML 1.1 booleans that YAML 1.2 reads as strings, and what to write instead. */
 const YAML11_BOOLEANS: Record<string, boolean> = { yes: true, y: true, on: true, no: false, n: false, off: false };
 
@@ -246,7 +256,7 @@ const checkedConstraint = z
  * the branch of a union that was meant).
  */
 function constraintMessage(iss: { input?: unknown }): string {
-  return `expected a text or { text, protect | command }, found ${describeValue(iss.input)}`;
+  return textProblem(iss.input) ?? `expected a text or { text, protect | command }, found ${describeValue(iss.input)}`;
 }
 
 const constraintSchema = z.union([text, checkedConstraint], { error: constraintMessage });
@@ -297,7 +307,7 @@ const checkedCriterion = z.strictObject({
 
 /** A criterion that is neither a text nor a mapping (a mapping's own problems are reported at their paths). */
 function criterionMessage(iss: { input?: unknown }): string {
-  return `expected a text or { text, check }, found ${describeValue(iss.input)}`;
+  return textProblem(iss.input) ?? `expected a text or { text, check }, found ${describeValue(iss.input)}`;
 }
 
 const criterionSchema = z.union([text, checkedCriterion], { error: criterionMessage });

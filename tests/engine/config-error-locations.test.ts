@@ -102,6 +102,19 @@ describe('loop.yaml: the other unions, nested objects and list items of the goal
   });
 });
 
+describe('loop.yaml: a criterion or constraint written as a bad text', () => {
+  // Each string the text refuses, in YAML's double-quoted form: empty, blanks, invisible
+  // characters of several kinds, a control character.
+  const refused = ['', '   ', '\\u200b', '\\u200d\\u2060 \\u3164', '\\u00a0\\ufeff', '\\u034f\\ufe0f', '\\u2800', 'ok\\u0007', 'a\\u001b[2Jb'];
+  it.each(refused)('"%s" as a criterion and as a constraint says what the text says as the objective, not the list of forms', (value) => {
+    const [asObjective] = errorsOf(() => parsePolicy(withGoal('').replace('objective: fix it', `objective: "${value}"`), 'loop.yaml'));
+    const message = asObjective!.replace(/^loop\.yaml:\d+:\d+: goal\.objective: /, '');
+    expect(message).not.toBe(asObjective);
+    expect(errorsOf(() => parsePolicy(withGoal(`  success_criteria:\n    - "${value}"\n`), 'loop.yaml'))).toEqual([`loop.yaml:4:7: goal.success_criteria[0]: ${message}`]);
+    expect(errorsOf(() => parsePolicy(withGoal(`  constraints:\n    - "${value}"\n`), 'loop.yaml'))).toEqual([`loop.yaml:4:7: goal.constraints[0]: ${message}`]);
+  });
+});
+
 describe('loop.yaml: every section', () => {
   it.each<[string, string, string[]]>([
     ['an unknown top-level key', 'goal2: 1\n', ['loop.yaml:10:1: goal2: unknown key "goal2"; did you mean "goal"?']],
