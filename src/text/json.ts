@@ -41,7 +41,24 @@ export function toJson(value: unknown, space?: number): string {
  * of members is escaping each string.
  */
 function escapeRaw(json: string): string {
-  return replaceInvisible(json.replace(RAW_IN_JSON, (ch) => `\\u${hex(ch.charCodeAt(0))}`), jsonEscape);
+  return escapeMarksOnSyntax(replaceInvisible(json.replace(RAW_IN_JSON, (ch) => `\\u${hex(ch.charCodeAt(0))}`), jsonEscape));
+}
+
+/**
+ * Nonspacing and enclosing marks right after a JSON escape (`\u0007`, `\n`, `\"`) or right
+ * after a string's opening quote. A terminal draws a mark on the character before it, which
+ * there is the escape's last character or the quote, not a character of the text.
+ */
+const MARKS_ON_SYNTAX = /(?<=\\u[0-9a-fA-F]{4}|\\["\\/bfnrt]|(?<!\\)")[\p{Mn}\p{Me}]+/gu;
+const NON_ASCII = /[^\x00-\x7f]/;
+
+/**
+ * JSON text with every mark that {@link MARKS_ON_SYNTAX} finds written as `\uXXXX` too, so
+ * it is read as the code point it is, never drawn on the escape or the quote before it. The
+ * value the text parses to is unchanged.
+ */
+export function escapeMarksOnSyntax(json: string): string {
+  return NON_ASCII.test(json) ? json.replace(MARKS_ON_SYNTAX, jsonEscape) : json;
 }
 
 /**

@@ -39,7 +39,8 @@ export const UNSAFE_PATTERN = new RegExp(`[${UNSAFE_RANGES.map(([from, to]) => `
  * Makes untrusted text safe to print, in the console or on stdout/stderr: every C0
  * control is shown as `^X` (ESC as `^[`, so no escape sequence is left, whatever kind),
  * and DEL, every C1 control, every bidi control, U+2028/U+2029 and every invisible code
- * point outside an emoji ({@link INVISIBLE}) as `\u{..}`. What the
+ * point outside an emoji ({@link INVISIBLE}) as `\u{..}`, with the nonspacing marks that
+ * follow any of these or a backslash escape ({@link MARKS_AFTER_ESCAPE}). What the
  * operator reads is what was sent, and nothing of it acts on the terminal.
  * `\n` and `\t` are kept (a tab only moves the cursor right; tab stops cannot be changed
  * without an escape sequence); with `oneLine` they become spaces and runs of spaces
@@ -55,7 +56,7 @@ export function sanitize(text: string, options: { oneLine?: boolean } = {}): str
     const code = ch.codePointAt(0)!;
     return (code < 0x20 ? `^${String.fromCharCode(code + 0x40)}` : escapeEach(ch)) + marks;
   });
-  const out = nonAscii ? safe.replace(INVISIBLE_WITH_MARKS, escapeInvisible) : safe;
+  const out = nonAscii ? safe.replace(INVISIBLE_WITH_MARKS, escapeInvisible).replace(MARKS_AFTER_ESCAPE, escapeEach) : safe;
   return options.oneLine ? out.replace(/ {2,}/g, ' ').trim() : out;
 }
 
@@ -66,6 +67,13 @@ export function sanitize(text: string, options: { oneLine?: boolean } = {}): str
  */
 const MARKS_AFTER = '[\\p{Mn}\\p{Me}]*';
 const UNSAFE_WITH_MARKS = new RegExp(`${UNSAFE_PATTERN.source}${MARKS_AFTER}`, 'gu');
+
+/**
+ * Marks right after a backslash escape written in the text itself (JSON's `\u0007` and `\n`
+ * in a quoted value, `\x1b`, an escape {@link sanitize} made): drawn on the escape's last
+ * character, so shown escaped too (`"ok\u0007\u{301}"`, never an accent on the `7`).
+ */
+const MARKS_AFTER_ESCAPE = /(?<=\\(?:u[0-9a-fA-F]{4}|u\{[0-9a-fA-F]{1,6}\}|x[0-9a-fA-F]{2}|[nrtbfv0"'\\/]))[\p{Mn}\p{Me}]+/gu;
 
 /** Each code point of `text` as `\u{…}`. */
 function escapeEach(text: string): string {

@@ -45,6 +45,24 @@ describe('toJson', () => {
     }
   });
 
+  it('escapes the marks after every escape it writes, and at the start of a string: an accent is never drawn on the escape or the quote', () => {
+    const COMBINING = ['\u0301', '\u0308\u0323', '\u20dd', '\u0e31'];
+    // Every kind of character JSON writes escaped: C0 (\u0007, \n, \t), a quote, a backslash, C1, bidi, invisible; and a string's start.
+    for (const before of ['\u0007', '\u001b', '\n', '\t', '"', '\\', '\u009b', '\u202e', '\u200b', '\u2060', '']) {
+      for (const marks of COMBINING) {
+        const value = before === '' ? { [marks]: [marks, `${marks}y`] } : { [`k${before}${marks}`]: [`x${before}${marks}y`, `${before}${marks}`] };
+        for (const space of [undefined, 2]) {
+          const json = toJson(value, space);
+          expect(json, JSON.stringify(before + marks)).not.toMatch(/\p{M}/u);
+          expect(JSON.parse(json)).toEqual(value);
+        }
+      }
+    }
+    expect(toJson('ok\u0007\u0301x')).toBe('"ok\\u0007\\u0301x"');
+    // A mark on a letter, and an emoji's own parts, stay as they are.
+    expect(toJson('cafe\u0301 👩\u200d💻')).toBe(JSON.stringify('cafe\u0301 👩\u200d💻'));
+  });
+
   it('is JSON.stringify for text without such characters', () => {
     const plain = { a: 'naïve café 漢字 👩‍💻', b: [1, true, null], c: 'line\nbreak\ttab "quoted"' };
     expect(toJson(plain)).toBe(JSON.stringify(plain));

@@ -112,6 +112,16 @@ describe('sanitize', () => {
       }
     }
     expect(sanitize('cafe\u200b\u0301')).toBe('cafe\\u{200b}\\u{301}');
+    // After an escape written in the text itself: a quoted value in a message (`"ok\u0007"`), `\x1b`, `\n`.
+    for (const escape of ['\\u0007', '\\u001B', '\\x1b', '\\n', '\\t', '\\"', '\\\\', '\\u{200b}']) {
+      for (const marks of COMBINING) {
+        const out = sanitize(`"ok${escape}${marks}x"`);
+        expect(out, escape + marks).not.toMatch(/\p{M}/u);
+        expect(out.startsWith(`"ok${escape}\\u{`), out).toBe(true);
+        expect(sanitize(out)).toBe(out);
+      }
+    }
+
     // A mark on a letter stays on it; an emoji's own parts stay as they are.
     expect(sanitize('cafe\u0301 na\u0308ive 👩\u200d💻')).toBe('cafe\u0301 na\u0308ive 👩\u200d💻');
   });
