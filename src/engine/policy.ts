@@ -17,7 +17,7 @@ import { DEFAULT_REPETITION_OPTIONS, type RepetitionOptions } from './repetition
 import { DURATION_PATTERN, MAX_TIMER_SECONDS, parseDuration } from './duration.js';
 import { BUDGET_LIMIT_MAX, MAX_BUDGET_USD } from './budget-units.js';
 import { isBlank } from './blank.js';
-import { describeCharacter, describeValue, loadYamlWith, missingFileError, nearestKey, parseYamlWith, type YamlProblem } from './yaml-file.js';
+import { describeCharacter, describeValue, loadYamlWith, missingFileError, nearestKey, orList, parseYamlWith, type YamlProblem } from './yaml-file.js';
 import type { BudgetLimits } from './types.js';
 import { unboundedRun } from './unmeasured-usage.js';
 import { loadTranscript } from './agents/scripted.js';
@@ -442,6 +442,17 @@ function agentMessage(input: unknown): string {
   const kind = (input as Record<string, unknown>).kind;
   const near = typeof kind === 'string' ? nearestKey(kind, AGENT_KINDS) : undefined;
   return `expected kind: scripted, openai or command, found ${describeValue(kind)}${near ? `; did you mean "${near}"?` : ''}`;
+}
+
+/**
+ * The kind of agent a plain `agent` mapping is checked as: its `kind` when it is one, else
+ * the kind its misspelling is nearest to (`scriptd`: scripted), as the schema's own check
+ * does, so one pass lists the section's other problems too. `undefined` when none is near.
+ */
+function agentKindOf(agent: Record<string, unknown>): (typeof AGENT_KINDS)[number] | undefined {
+  const kind = agent.kind;
+  if (typeof kind !== 'string') return undefined;
+  return AGENT_KINDS.find((k) => k === kind) ?? AGENT_KINDS.find((k) => k === nearestKey(kind, AGENT_KINDS));
 }
 
 const agentSchema = z
@@ -888,17 +899,18 @@ function fileProblems(raw: unknown, file: string, options: { files?: boolean }):
   const record = (value: unknown): Record<string, unknown> => (value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : {});
   const nonEmpty = (value: unknown): value is string => typeof value === 'string' && value.trim() !== '';
   const agent = record(record(raw).agent);
-  if (options.files && agent.kind === 'scripted' && nonEmpty(agent.script)) {
+  const kind = agentKindOf(agent);
+  if (options.files && kind === 'scripted' && nonEmpty(agent.script)) {
     const problem = unreadableFile(agent.script, baseDir, path.basename(file));
     if (problem) problems.push({ path: ['agent', 'script'], message: problem });
   }
-  if (options.files && agent.kind === 'openai' && nonEmpty(agent.api_key_env) && !envValue(agent.api_key_env)) {
+  if (options.files && kind === 'openai' && nonEmpty(agent.api_key_env) && !envValue(agent.api_key_env)) {
     const found = envValue(agent.api_key_env) === '' ? 'it is empty' : 'it is not set';
     problems.push({ path: ['agent', 'api_key_env'], message: `expected the environment variable ${agent.api_key_env} to hold the API key, found ${found}` });
   }
-  const agentProblem = agent.kind === 'command' && nonEmpty(agent.command) ? programProblem(agent.command, baseDir) : null;
+  const agentProblem = kind === 'command' && nonEmpty(agent.command) ? programProblem(agent.command, baseDir) : null;
   // The command runs in the workspace, its program is found from loop.yaml's folder (anchorProgram): say which, when it is a path.
-  const first = agent.kind === 'command' && nonEmpty(agent.command) ? firstProgram(agent.command) : null;
+  const first = kind === 'command' && nonEmpty(agent.command) ? firstProgram(agent.command) : null;
   const relative = first?.kind === 'program' && first.word.includes('/') && !path.isAbsolute(first.word) ? ` (a relative program path resolves against ${baseDir}, though the command runs in the workspace)` : '';
   if (agentProblem) problems.push({ path: ['agent', 'command'], message: `${agentProblem}${relative}` });
   const hooks = record(raw).hooks;
@@ -936,7 +948,7 @@ function startProblems(raw: unknown, file: string): Array<YamlProblem | ConfigEr
     if (found) problems.push({ path: ['workspace', 'path'], message: `expected a directory, found ${found} at ${shownName(where)}` });
   }
   const agent = section('agent');
-  if (agent.kind === 'scripted' && typeof agent.script === 'string' && unreadableFile(agent.script, baseDir, path.basename(file)) === undefined) {
+  if (agentKindOf(agent) === 'scripted' && typeof agent.script === 'string' && unreadableFile(agent.script, baseDir, path.basename(file)) === undefined) {
     try {
       loadTranscript(path.resolve(baseDir, agent.script));
     } catch (error) {
@@ -1013,15 +1025,17 @@ function signalsOf(config: Pick<CheckedConfig, 'progress' | 'goal'>): NamedSigna
  * BLOCKED and the goal unmet. With `complete` false (some observer is itself invalid, so
  * its metrics are unknown), only signals of an observer known by name are checked.
  */
-function signalProblems(known: { metrics: string[]; complete: boolean }, signals: NamedSignal[]): YamlProblem[] {
-  const { metrics, complete } = known;
+function signalProblems(known: { metrics: string[]; complete: boolean; rejected?: readonly string[] }, signals: NamedSignal[]): YamlProblem[] {
+  const { metrics, complete, rejected = [] } = known;
   return signals.flatMap(({ path: at, signal }) => {
     // Not of the observed.<name>.<metric> shape: the signal's own schema says so.
     if (metrics.includes(signal) || !SIGNAL_PATTERN.test(signal)) return [];
     const observer = signal.slice(0, signal.lastIndexOf('.') + 1);
     if (!complete && !metrics.some((metric) => metric.startsWith(observer))) return [];
     const near = nearestKey(signal, metrics);
-    const list = metrics.length > 0 ? `one of ${metrics.join(', ')}` : 'a metric of an observe entry (there is none)';
+    // With observers the schema rejected, the metrics are not all known yet: those observers are named too.
+    const pending = `${orList(rejected.map((name) => `observed.${name}.*`))}, once ${rejected.length === 1 ? 'that observer is' : 'those observers are'} fixed`;
+    const list = metrics.length > 0 ? `one of ${metrics.join(', ')}${rejected.length > 0 ? ` (or of ${pending})` : ''}` : rejected.length > 0 ? `a metric of ${pending}` : 'a metric of an observe entry (there is none)';
     return [{ path: at, message: `expected ${list}, found ${describeValue(signal)}${near ? `; did you mean "${near}"?` : ''}` }];
   });
 }
@@ -1042,17 +1056,20 @@ function rawSignalProblems(raw: unknown): YamlProblem[] {
   const rejected = entries.filter((_, i) => !observers[i]!.success).map((entry) => record(entry).name);
   const named = rejected.every((name) => typeof name === 'string');
   const signals: NamedSignal[] = [];
+  // A signal is judged by itself: an entry with another bad field (a direction, a target) still has its signal checked.
+  const signalAt = (value: unknown) => (typeof value === 'string' && SIGNAL_PATTERN.test(value) ? value : undefined);
   list(record(record(raw).progress).observed).forEach((entry, index) => {
-    const parsed = signalSchema.safeParse(entry);
-    if (parsed.success) signals.push({ path: ['progress', 'observed', index, 'signal'], signal: parsed.data.signal });
+    const signal = signalAt(record(entry).signal);
+    if (signal) signals.push({ path: ['progress', 'observed', index, 'signal'], signal });
   });
   list(record(record(raw).goal).success_criteria).forEach((entry, index) => {
-    const check = signalCheck.safeParse(record(entry).check);
-    if (check.success) signals.push({ path: ['goal', 'success_criteria', index, 'check', 'signal'], signal: check.data.signal });
+    const signal = signalAt(record(record(entry).check).signal);
+    if (signal) signals.push({ path: ['goal', 'success_criteria', index, 'check', 'signal'], signal });
   });
   const ofRejected = (signal: string) => rejected.includes(signal.slice('observed.'.length, signal.lastIndexOf('.')));
   const judged = named ? signals.filter(({ signal }) => !ofRejected(signal)) : signals;
-  return [...sharedObserverNames(entries), ...signalProblems({ metrics: observedMetrics(valid), complete: named }, judged)];
+  const rejectedNames = [...new Set(rejected.filter((name): name is string => typeof name === 'string'))];
+  return [...sharedObserverNames(entries), ...signalProblems({ metrics: observedMetrics(valid), complete: named, rejected: rejectedNames }, judged)];
 }
 
 /**

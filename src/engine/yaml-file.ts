@@ -611,6 +611,16 @@ function unwrap(schema: z.ZodType, raw: unknown): z.ZodType[] {
   }
 }
 
+/** `raw` with the value at `keys` (inside mappings and lists it has) replaced by `value`; `raw` itself is not changed. */
+function withValueAt(raw: unknown, keys: Keys, value: unknown): unknown {
+  if (keys.length === 0) return value;
+  if (raw === null || typeof raw !== 'object') return raw;
+  const [key, ...rest] = keys;
+  const copy = (Array.isArray(raw) ? [...(raw as unknown[])] : { ...(raw as Record<PropertyKey, unknown>) }) as Record<PropertyKey, unknown>;
+  copy[key!] = withValueAt(copy[key!], rest, value);
+  return copy;
+}
+
 function valueAt(raw: unknown, keys: Keys): unknown {
   let current = raw;
   for (const key of keys) {
@@ -914,7 +924,7 @@ function isMapping(value: unknown): value is Record<string, unknown> {
 }
 
 /** `a`, `a or b`, `a, b or c` */
-function orList(words: readonly string[], last = 'or'): string {
+export function orList(words: readonly string[], last = 'or'): string {
   return words.length <= 1 ? (words[0] ?? '') : `${words.slice(0, -1).join(', ')} ${last} ${words[words.length - 1]}`;
 }
 
@@ -1019,6 +1029,27 @@ function issueErrors(
     const message = `unknown key ${quoted(name)}${near ? `; did you mean "${near}"?` : expectedKeys(allowed)}`;
     return new ConfigError(file, dottedPath(keys), message, keyPositionOf(doc, lines, keys));
   };
+  /**
+   * The errors of the mapping at `mapping` checked as the branch its misspelt tag is nearest
+   * to (`kind: scriptd` as `scripted`), each saying so; `undefined` when no tag is near.
+   */
+  const guessedBranchErrors = (mapping: Keys, tag: string, value: Record<string, unknown>): ConfigError[] | undefined => {
+    const written = value[tag];
+    if (typeof written !== 'string') return undefined;
+    const union = schemasAt(schema, raw, mapping).find((candidate) => defOf(candidate).discriminator === tag);
+    const tags = (defOf(union ?? schema).options ?? []).flatMap((option) => (defOf(option).shape?.[tag] ? (defOf(defOf(option).shape![tag]!).values ?? []) : [])).filter((v): v is string => typeof v === 'string');
+    const near = union ? nearestKey(written, tags) : undefined;
+    if (near === undefined) return undefined;
+    const patched = withValueAt(raw, [...mapping, tag], near);
+    const result = schema.safeParse(patched, { error: (inner) => issueMessage(doc, inner, { schema, raw: patched }) });
+    if (result.success) return [];
+    const inside = (keys: Keys) => keys.length >= mapping.length && mapping.every((key, i) => keys[i] === key) && keys[mapping.length] !== tag;
+    const own = result.error.issues.filter((inner) => inside(inner.path));
+    const note = `${dottedPath(mapping)} checked as ${tag}: ${near}`;
+    // Said inside a closing parenthesis the message has already, else in one of its own.
+    const noted = (message: string) => (message.endsWith(')') ? `${message.slice(0, -1)}; ${note})` : `${message} (${note})`);
+    return issueErrors(doc, lines, schema, patched, own, file, skip).map((e) => new ConfigError(e.file, e.path, noted(e.expected), e.position));
+  };
   return placedIssues(schema, raw, issues).flatMap((issue) => {
     if (issue.code !== 'unrecognized_keys' && skip(issue.path)) return [];
     if (issue.code === 'unrecognized_keys') {
@@ -1036,6 +1067,10 @@ function issueErrors(
     const mapping = issue.path.slice(0, -1);
     const value = valueAt(raw, mapping);
     if (value === null || typeof value !== 'object' || Array.isArray(value)) return [error];
+    // A misspelt tag with a near match: the mapping is checked as the branch it names, so
+    // its other problems are listed in this pass too, not after the tag is fixed.
+    const guessed = guessedBranchErrors(mapping, discriminator, value as Record<string, unknown>);
+    if (guessed !== undefined) return [error, ...guessed];
     const present = Object.keys(value);
     const allowed = allowedKeysAt(schema, raw, mapping);
     const unknown = present.filter((name) => !allowed.includes(name));

@@ -52,6 +52,7 @@ describe('validate: hostile success criteria', { timeout: 60_000 }, () => {
       'loop.yaml:5:56: goal.success_criteria[1].check.target: expected a number, found "x"',
       'loop.yaml:6:59: goal.success_criteria[2].check.expect_exit: expected an exit code from 0 to 125, found 1.5',
       'loop.yaml:7:24: goal.success_criteria[3].check: expected either command or signal, not both, found command and signal',
+      'loop.yaml:7:54: goal.success_criteria[3].check.signal: expected a metric of an observe entry (there is none), found "observed.tests.failing"',
       'loop.yaml:8:24: goal.success_criteria[4].check: expected command or signal, found neither (an empty mapping)',
     ]);
   });

@@ -50,12 +50,12 @@ describe('loop.yaml: goal.success_criteria checks (a union of two mapping forms)
     [
       'both command and signal',
       '  success_criteria:\n    - text: a\n      check:\n        command: npm test\n        signal: observed.tests.failing\n        target: 0\n',
-      ['loop.yaml:5:7: goal.success_criteria[0].check: expected either command or signal, not both, found command and signal'],
+      ['loop.yaml:5:7: goal.success_criteria[0].check: expected either command or signal, not both, found command and signal', 'loop.yaml:7:17: goal.success_criteria[0].check.signal: expected a metric of an observe entry (there is none), found "observed.tests.failing"'],
     ],
     [
       'both forms and an unknown key',
       '  success_criteria:\n    - {text: a, check: {command: x, signal: observed.t.f, target: 0, extra: 1}}\n',
-      ['loop.yaml:4:24: goal.success_criteria[0].check: expected either command or signal, not both, found command and signal', 'loop.yaml:4:70: goal.success_criteria[0].check.extra: unknown key "extra"; expected one of: command, timeout, expect_exit, signal, target, op'],
+      ['loop.yaml:4:24: goal.success_criteria[0].check: expected either command or signal, not both, found command and signal', 'loop.yaml:4:45: goal.success_criteria[0].check.signal: expected a metric of an observe entry (there is none), found "observed.t.f"', 'loop.yaml:4:70: goal.success_criteria[0].check.extra: unknown key "extra"; expected one of: command, timeout, expect_exit, signal, target, op'],
     ],
     ['an empty check', '  success_criteria:\n    - text: a\n      check: {}\n', ['loop.yaml:5:14: goal.success_criteria[0].check: expected command or signal, found neither (an empty mapping)']],
     [
@@ -63,8 +63,8 @@ describe('loop.yaml: goal.success_criteria checks (a union of two mapping forms)
       '  success_criteria:\n    - {text: a, check: {comand: npm test}}\n',
       ['loop.yaml:4:24: goal.success_criteria[0].check: expected command or signal, found neither (only comand)', 'loop.yaml:4:25: goal.success_criteria[0].check.comand: unknown key "comand"; did you mean "command"?'],
     ],
-    ['a signal check without its target', '  success_criteria:\n    - {text: a, check: {signal: observed.tests.failing}}\n', ['loop.yaml:4:24: goal.success_criteria[0].check.target: expected a number, found nothing (this key is required)']],
-    ['an unknown operator', "  success_criteria:\n    - {text: a, check: {signal: observed.tests.failing, target: 0, op: '!='}}\n", ['loop.yaml:4:72: goal.success_criteria[0].check.op: expected one of ==, >=, <=, found "!="; did you mean "=="?']],
+    ['a signal check without its target', '  success_criteria:\n    - {text: a, check: {signal: observed.tests.failing}}\n', ['loop.yaml:4:24: goal.success_criteria[0].check.target: expected a number, found nothing (this key is required)', 'loop.yaml:4:33: goal.success_criteria[0].check.signal: expected a metric of an observe entry (there is none), found "observed.tests.failing"']],
+    ['an unknown operator', "  success_criteria:\n    - {text: a, check: {signal: observed.tests.failing, target: 0, op: '!='}}\n", ['loop.yaml:4:33: goal.success_criteria[0].check.signal: expected a metric of an observe entry (there is none), found "observed.tests.failing"', 'loop.yaml:4:72: goal.success_criteria[0].check.op: expected one of ==, >=, <=, found "!="; did you mean "=="?']],
     ['an operator on a command check', "  success_criteria:\n    - {text: a, check: {command: x, op: '=='}}\n", ['loop.yaml:4:37: goal.success_criteria[0].check.op: unknown key "op"; expected one of: command, timeout, expect_exit, signal, target']],
     ['a check that is a list', '  success_criteria:\n    - {text: a, check: [command]}\n', ['loop.yaml:4:24: goal.success_criteria[0].check: expected { command, timeout?, expect_exit? } or { signal, target, op? }, found a list']],
     ['an empty command', "  success_criteria:\n    - {text: a, check: {command: ''}}\n", ['loop.yaml:4:34: goal.success_criteria[0].check.command: expected a non-empty string, found ""']],
@@ -147,7 +147,7 @@ describe('loop.yaml: every section', () => {
         'loop.yaml:12:51: observe[1].pattern: expected at least one named group, like (?<coverage>\\d+)',
       ],
     ],
-    ['an unknown direction', 'progress:\n  observed:\n    - {signal: observed.tests.failing, direction: down}\n', ['loop.yaml:12:51: progress.observed[0].direction: expected one of increase, decrease, found "down"']],
+    ['an unknown direction', 'progress:\n  observed:\n    - {signal: observed.tests.failing, direction: down}\n', ['loop.yaml:12:16: progress.observed[0].signal: expected a metric of an observe entry (there is none), found "observed.tests.failing"', 'loop.yaml:12:51: progress.observed[0].direction: expected one of increase, decrease, found "down"']],
     ['claims that reset stagnation', 'progress:\n  reported:\n    resets_stagnation: true\n', ['loop.yaml:12:24: progress.reported.resets_stagnation: expected false (reported claims never reset stagnation: only observed progress does), found true']],
     ['an approval rule without words', "approval:\n  allow: ['shell: ']\n", ['loop.yaml:11:11: approval.allow[0]: expected words after "shell:" (write "shell" to name the whole tool), found "shell: "']],
     [

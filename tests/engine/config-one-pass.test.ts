@@ -180,6 +180,43 @@ describe('one pass lists every error', () => {
       'loop.yaml:16:1: goal2: unknown key "goal2"; did you mean "goal"?',
     ]);
   });
+
+  it('a signal is checked whatever else its entry gets wrong, and one naming no observer is named even beside an invalid observer', () => {
+    const bad = "observe:\n  - {name: tests, command: 'true', parser: tapp}\n  - {name: lint, command: 'true', parser: tap}\n";
+    const lint = 'one of observed.lint.failing, observed.lint.passing, observed.lint.total (or of observed.tests.*, once that observer is fixed)';
+    expect(errors(`${bad}progress:\n  observed:\n    - {signal: observed.lint.failng, direction: down}\n    - {signal: observed.other.failing, direction: decrease}\n`)).toEqual([
+      'loop.yaml:11:44: observe[0].parser: expected one of tap, vitest-json, jest-json, junit, regex, found "tapp"; did you mean "tap"?',
+      `loop.yaml:15:16: progress.observed[0].signal: expected ${lint}, found "observed.lint.failng"; did you mean "observed.lint.failing"?`,
+      'loop.yaml:15:49: progress.observed[0].direction: expected one of increase, decrease, found "down"',
+      `loop.yaml:16:16: progress.observed[1].signal: expected ${lint}, found "observed.other.failing"; did you mean "observed.lint.failing"?`,
+    ]);
+  });
+});
+
+describe('a misspelt agent kind hides none of the section\'s other errors', () => {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'loopdeck-kind-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  const load = (agent: string): string[] => {
+    const file = path.join(dir, 'loop.yaml');
+    writeFileSync(file, BASE.replace('agent:\n  kind: scripted\n  script: script.yaml\n', `agent:\n${agent}`).replace('path: project', `path: ${dir}`));
+    try {
+      loadPolicy(file);
+    } catch (error) {
+      if (error instanceof ConfigErrors) return error.errors.map((e) => e.message.slice(file.length + 1));
+      throw error;
+    }
+    return [];
+  };
+
+  it.each([
+    ['scriptd', '  script: missing.yaml\n  model: m\n', ['4:9: agent.kind: expected kind: scripted, openai or command, found "scriptd"; did you mean "scripted"?', '5:11: agent.script: expected a readable file, found none', '6:3: agent.model: unknown key "model"; expected one of: kind, script (agent checked as kind: scripted)']],
+    ['opnai', '  model: 12\n  api_key_env: OPENAI_API_KEY_NOT_SET_HERE\n', ['4:9: agent.kind: expected kind: scripted, openai or command, found "opnai"; did you mean "openai"?', '5:10: agent.model: expected a string, found 12 (agent checked as kind: openai)', '6:16: agent.api_key_env: expected the environment variable OPENAI_API_KEY_NOT_SET_HERE to hold the API key, found it is not set']],
+    ['comand', '  command: ./no-such-agent --json\n  timout: 5m\n', ['4:9: agent.kind: expected kind: scripted, openai or command, found "comand"; did you mean "command"?', '5:12: agent.command: ', '6:3: agent.timout: unknown key "timout"; did you mean "timeout"? (agent checked as kind: command)']],
+  ])('kind: %s', (kind, rest, expected) => {
+    const found = load(`  kind: ${kind}\n${rest}`);
+    expect(found).toHaveLength(expected.length);
+    expected.forEach((start, i) => expect(found[i]!.startsWith(start), `${found[i]} starts with ${start}`).toBe(true));
+  });
 });
 
 describe('keys and tags as written', () => {

@@ -151,13 +151,26 @@ describe('errors a person can act on', () => {
     ]);
   });
 
-  it('an unknown kind: keys of every agent kind are allowed, others are named', () => {
+  it('a misspelt kind: the section is checked as the kind it is nearest to, so its other errors are listed in the same pass', () => {
     expect(messages(BASE.replace('kind: scripted', 'kind: scriptd'))).toEqual([
       'loop.yaml:4:9: agent.kind: expected kind: scripted, openai or command, found "scriptd"; did you mean "scripted"?',
     ]);
     expect(messages(BASE.replace('kind: scripted', 'kind: scriptd').replace('script: s.yaml', 'scirpt: s.yaml'))).toEqual([
+      'loop.yaml:3:1: agent.script: expected a string, found nothing (this key is required; agent checked as kind: scripted)',
       'loop.yaml:4:9: agent.kind: expected kind: scripted, openai or command, found "scriptd"; did you mean "scripted"?',
-      'loop.yaml:5:3: agent.scirpt: unknown key "scirpt"; did you mean "script"?',
+      'loop.yaml:5:3: agent.scirpt: unknown key "scirpt"; did you mean "script"? (agent checked as kind: scripted)',
+    ]);
+    expect(messages(BASE.replace('kind: scripted', 'kind: opneai').replace('script: s.yaml', 'model: 12\n  base_url: http://localhost:1/v1\n  tempreature: 0.2'))).toEqual([
+      'loop.yaml:4:9: agent.kind: expected kind: scripted, openai or command, found "opneai"; did you mean "openai"?',
+      'loop.yaml:5:10: agent.model: expected a string, found 12 (agent checked as kind: openai)',
+      'loop.yaml:7:3: agent.tempreature: unknown key "tempreature"; did you mean "temperature"? (agent checked as kind: openai)',
+    ]);
+  });
+
+  it('an unknown kind near none: keys of every agent kind are allowed, others are named', () => {
+    expect(messages(BASE.replace('kind: scripted', 'kind: robot').replace('script: s.yaml', 'model: m\n  scirpt: s.yaml'))).toEqual([
+      'loop.yaml:4:9: agent.kind: expected kind: scripted, openai or command, found "robot"',
+      'loop.yaml:6:3: agent.scirpt: unknown key "scirpt"; did you mean "script"?',
     ]);
   });
 
