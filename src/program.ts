@@ -253,7 +253,7 @@ export function buildProgram(): Command {
       await prepared.dispose();
       prepared.log.close();
       const { continueCommand, shortPath } = await import('./continue-command.js');
-      const where = `loopdeck: log ${shortPath(prepared.log.file)}; workspace ${prepared.workspace}`;
+      const where = `loopdeck: log ${shortPath(prepared.log.file)}; workspace ${shownName(prepared.workspace)}`;
       if (ended.outcome === null) {
         // Resuming without a terminal asks for --yes; the same answers as this run, said again.
         const headless = `${continueCommand(prepared.runDir)} --headless --yes${options.approve === 'none' ? '' : ` --approve ${options.approve}`}${options.onPause === 'stop' ? '' : ` --on-pause ${options.onPause}`}`;

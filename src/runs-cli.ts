@@ -10,7 +10,7 @@ import { parseDuration } from './engine/duration.js';
 import { CliError, EXIT } from './exit-codes.js';
 import { keptText, listRuns, NO_COPY_LEFT, overlapText, planPrune, proofText, pruneCopy, runsFolder, SHARED_COPY, type KeptRun, type PrunableCopy, type RunEntry } from './runs.js';
 import { printError, printJson, printLine } from './text/print.js';
-import { sanitize } from './text/sanitize.js';
+import { sanitize, shownName } from './text/sanitize.js';
 import { selfCommand, shortPath } from './continue-command.js';
 
 /**
@@ -121,12 +121,13 @@ function logNote(run: RunEntry): string | null {
 /** The workspace column: where the copy is, whether it is there, its size, its stash; or why there is none. */
 function workspaceText(run: RunEntry): string {
   const ws = run.workspace;
-  if (ws.pruned) return `pruned ${ws.pruned.pruned_at.slice(0, 10)} (${formatBytes(ws.pruned.bytes)} freed): ${ws.pruned.workspace}`;
+  // Paths one a row: a newline or tab in a folder's name is shown as ^J, ^I.
+  if (ws.pruned) return `pruned ${ws.pruned.pruned_at.slice(0, 10)} (${formatBytes(ws.pruned.bytes)} freed): ${shownName(ws.pruned.workspace)}`;
   if (ws.path === null) return '-';
-  if (ws.copy === 'none') return `in place (not a copy): ${ws.path}`;
-  if (!ws.exists) return `missing: ${ws.path}`;
+  if (ws.copy === 'none') return `in place (not a copy): ${shownName(ws.path)}`;
+  if (!ws.exists) return `missing: ${shownName(ws.path)}`;
   const stash = ws.stash === 'abort' ? ", holds the abort's stash" : ws.stash === 'other' ? ', holds a stash' : '';
-  return `${ws.path} (${formatBytes(ws.bytes)}${stash})`;
+  return `${shownName(ws.path)} (${formatBytes(ws.bytes)}${stash})`;
 }
 
 /** The age column: since the run ended, else since its last event. */
@@ -242,7 +243,7 @@ function sharedLines(kept: readonly KeptRun[], age: string): string[] {
   for (const k of kept) if (k.why === SHARED_COPY) byCopy.set(k.run.workspace.real!, [...(byCopy.get(k.run.workspace.real!) ?? []), k]);
   return [...byCopy.values()].map((group) => {
     const whose = group.length === 1 ? group[0]!.run.id : `${group.length} runs`;
-    return `kept ${group[0]!.run.workspace.path}, the copy of ${whose} ended more than ${age} ago: ${overlapText(group[0]!.keeper!)}`;
+    return `kept ${shownName(group[0]!.run.workspace.path!)}, the copy of ${whose} ended more than ${age} ago: ${overlapText(group[0]!.keeper!)}`;
   });
 }
 
@@ -250,7 +251,7 @@ function sharedLines(kept: readonly KeptRun[], age: string): string[] {
 function proofLines(kept: readonly KeptRun[]): string[] {
   return kept.flatMap(({ run, why }) => {
     const proof = proofText(run, why);
-    return proof === null ? [] : [`kept ${run.workspace.path}, the workspace of ${run.id}: ${why}: ${proof}`];
+    return proof === null ? [] : [`kept ${shownName(run.workspace.path!)}, the workspace of ${run.id}: ${why}: ${proof}`];
   });
 }
 
@@ -258,7 +259,7 @@ function proofLines(kept: readonly KeptRun[]): string[] {
 function copyLines(copy: PrunableCopy, now: number): string[] {
   return copy.runs.map((run, i) => {
     const ended = `ended: ${run.outcome!.reason}, ${formatAge(now - run.outcome!.at)} ago`;
-    return i === 0 ? `  ${run.id}  ${ended}  ${copy.path}  ${formatBytes(copy.bytes)}` : `  ${run.id}  ${ended}  (the same copy)`;
+    return i === 0 ? `  ${run.id}  ${ended}  ${shownName(copy.path)}  ${formatBytes(copy.bytes)}` : `  ${run.id}  ${ended}  (the same copy)`;
   });
 }
 

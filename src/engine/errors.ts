@@ -11,7 +11,7 @@
  *
  * Every class sets `name` from `new.target.name`, so logs and tests can tell them apart.
  */
-import { shownName } from '../text/sanitize.js';
+import { oneLineText, shownName } from '../text/sanitize.js';
 import { clipText } from './yaml-bounds.js';
 import type { TokenUsage } from './types.js';
 
@@ -48,7 +48,8 @@ export class ConfigError extends LoopdeckError {
     // Whatever a message quotes from the file, it stays readable: a 100 KB key or value is
     // cut where it is quoted, and this bounds what any message can carry.
     path = path === null ? null : clipText(path, MAX_CONFIG_PATH_CHARS);
-    expected = clipText(expected, MAX_CONFIG_MESSAGE_CHARS);
+    // One error, one line: a tab or newline of a path or name it quotes raw is shown as ^I, ^J.
+    expected = clipText(oneLineText(expected), MAX_CONFIG_MESSAGE_CHARS);
     // The file named on one line (`nl^J.yaml`): a name with a newline must not split the error.
     const where = position ? `${shownName(file)}:${position}` : shownName(file);
     super(path === null ? `${where}: ${expected}` : `${where}: ${path || '(root)'}: ${expected}`);

@@ -6,7 +6,7 @@ import { ConfigError, ConfigErrors } from './errors.js';
 import { envValue } from './secrets.js';
 import { parseRule } from './approval/approval-rules.js';
 import { literalPrefix, parseShell } from './approval/shell-syntax.js';
-import { metricNames, PARSERS } from './parsers/index.js';
+import { metricNames, PARSERS, type ParserName } from './parsers/index.js';
 import { compileMetricPattern } from './parsers/regex.js';
 import { z } from 'zod';
 import { stringify as stringifyYaml } from 'yaml';
@@ -17,7 +17,7 @@ import { DEFAULT_REPETITION_OPTIONS, type RepetitionOptions } from './repetition
 import { DURATION_PATTERN, MAX_TIMER_SECONDS, parseDuration } from './duration.js';
 import { BUDGET_LIMIT_MAX, MAX_BUDGET_USD } from './budget-units.js';
 import { isBlank } from './blank.js';
-import { describeCharacter, describeValue, loadYamlWith, missingFileError, nearestKey, orList, parseYamlWith, type YamlProblem } from './yaml-file.js';
+import { checkedAsNote, describeCharacter, describeValue, loadYamlWith, missingFileError, nearestKey, orList, parseYamlWith, withNote, type YamlProblem } from './yaml-file.js';
 import type { BudgetLimits } from './types.js';
 import { unboundedRun } from './unmeasured-usage.js';
 import { loadTranscript } from './agents/scripted.js';
@@ -54,7 +54,6 @@ const text = z
   // spaces alone and control characters have messages of their own.
   .refine((value) => value.trim() === '' || CONTROL_CHARACTER.test(value) || !isBlank(value), {
     error: (iss) => `expected a non-empty string, found ${describeValue(iss.input)} (only invisible characters)`,
-    abort: true,
   })
   .trim()
   .min(1)
@@ -340,11 +339,14 @@ const goalSchema = z
   })
   .describe('The structured goal the agent works towards.');
 
+/** An observer's name: the prefix of its metrics (and the form of a regex pattern's group names). */
+const OBSERVER_NAME = /^[a-z][a-z0-9_]*$/;
+
 const observeSchema = z
   .strictObject({
     name: z
       .string()
-      .regex(/^[a-z][a-z0-9_]*$/, { error: (iss) => `expected a lower-case metric prefix like "tests", found ${describeValue(iss.input)}` })
+      .regex(OBSERVER_NAME, { error: (iss) => `expected a lower-case metric prefix like "tests", found ${describeValue(iss.input)}` })
       .describe('Prefix of the metrics this command yields: `tests` gives `observed.tests.failing`, ...; each observer has a name of its own.'),
     command: text.describe('Shell command the harness runs in the workspace at each checkpoint.'),
     parser: z.enum(PARSERS).describe('How the output is read into metrics.'),
@@ -367,7 +369,7 @@ const observeSchema = z
     }
     try {
       const { groups } = compileMetricPattern(spec.pattern);
-      const bad = groups.find((g) => !/^[a-z][a-z0-9_]*$/.test(g));
+      const bad = groups.find((g) => !OBSERVER_NAME.test(g));
       if (bad) ctx.addIssue({ code: 'custom', path: ['pattern'], message: `expected group names of lower-case letters, digits and _, found "${bad}"` });
     } catch (error) {
       // Located here at the pattern itself: only what was expected, not the parser's own place.
@@ -900,19 +902,21 @@ function fileProblems(raw: unknown, file: string, options: { files?: boolean }):
   const nonEmpty = (value: unknown): value is string => typeof value === 'string' && value.trim() !== '';
   const agent = record(record(raw).agent);
   const kind = agentKindOf(agent);
+  // A misspelt kind: the section is read as the kind it is nearest to, and its errors say so.
+  const asRead = (message: string) => (kind !== undefined && kind !== agent.kind ? withNote(message, checkedAsNote(['agent'], 'kind', kind)) : message);
   if (options.files && kind === 'scripted' && nonEmpty(agent.script)) {
     const problem = unreadableFile(agent.script, baseDir, path.basename(file));
-    if (problem) problems.push({ path: ['agent', 'script'], message: problem });
+    if (problem) problems.push({ path: ['agent', 'script'], message: asRead(problem) });
   }
   if (options.files && kind === 'openai' && nonEmpty(agent.api_key_env) && !envValue(agent.api_key_env)) {
     const found = envValue(agent.api_key_env) === '' ? 'it is empty' : 'it is not set';
-    problems.push({ path: ['agent', 'api_key_env'], message: `expected the environment variable ${agent.api_key_env} to hold the API key, found ${found}` });
+    problems.push({ path: ['agent', 'api_key_env'], message: asRead(`expected the environment variable ${agent.api_key_env} to hold the API key, found ${found}`) });
   }
   const agentProblem = kind === 'command' && nonEmpty(agent.command) ? programProblem(agent.command, baseDir) : null;
   // The command runs in the workspace, its program is found from loop.yaml's folder (anchorProgram): say which, when it is a path.
   const first = kind === 'command' && nonEmpty(agent.command) ? firstProgram(agent.command) : null;
   const relative = first?.kind === 'program' && first.word.includes('/') && !path.isAbsolute(first.word) ? ` (a relative program path resolves against ${baseDir}, though the command runs in the workspace)` : '';
-  if (agentProblem) problems.push({ path: ['agent', 'command'], message: `${agentProblem}${relative}` });
+  if (agentProblem) problems.push({ path: ['agent', 'command'], message: asRead(`${agentProblem}${relative}`) });
   const hooks = record(raw).hooks;
   (Array.isArray(hooks) ? hooks : []).forEach((hook, index) => {
     const command = record(hook).command;
@@ -966,8 +970,7 @@ function checkConfig(config: CheckedConfig, ctx: z.RefinementCtx, file: string, 
   const unbounded = config.agent ? unboundedRun({ ...config, agent: config.agent }) : null;
   if (unbounded) ctx.addIssue({ code: 'custom', path: ['budget'], message: unbounded });
   for (const problem of sharedObserverNames(config.observe)) ctx.addIssue({ code: 'custom', ...problem });
-  const metrics = observedMetrics(config.observe);
-  for (const problem of signalProblems({ metrics, complete: true }, signalsOf(config))) ctx.addIssue({ code: 'custom', ...problem });
+  for (const problem of signalProblems(observedBy(config.observe), signalsOf(config))) ctx.addIssue({ code: 'custom', ...problem });
 }
 
 /**
@@ -990,16 +993,50 @@ function sharedObserverNames(observers: ReadonlyArray<unknown>): YamlProblem[] {
   });
 }
 
-/** The `observed.*` metrics the observers give (an observer with a bad pattern gives none: that is reported on it). */
-function observedMetrics(observers: ReadonlyArray<z.output<typeof observeSchema>>): string[] {
-  // Each once: two observers of one name (reported on the second) give the same names.
-  return [...new Set(observers.flatMap((o) => {
-    try {
-      return metricNames(o.parser, { prefix: o.name, ...(o.pattern ? { pattern: o.pattern } : {}) }).map((m) => `observed.${m}`);
-    } catch {
-      return []; // a bad pattern is reported on the observer itself
+/**
+ * What the observers give, read from each entry's name, parser and pattern alone (the
+ * fields its metrics are named by), so the checks of a valid contract and of a rejected
+ * document see the same: `metrics`, every `observed.*` metric of the entries whose three
+ * fields are valid; `pending`, how to name each other entry in a message
+ * (`observed.lint.*`, or `observe[2]` when its name is not one), its own errors saying
+ * what to fix; `pendingPrefixes`, the `observed.<name>.` of those with a valid name, whose
+ * signals cannot be judged until the entry is fixed.
+ */
+interface Observed {
+  metrics: string[];
+  pending: string[];
+  pendingPrefixes: string[];
+}
+
+function observedBy(entries: ReadonlyArray<unknown>): Observed {
+  const metrics = new Set<string>();
+  const pending: string[] = [];
+  const pendingPrefixes: string[] = [];
+  entries.forEach((entry, index) => {
+    const { name, parser, pattern } = (entry !== null && typeof entry === 'object' ? entry : {}) as Record<string, unknown>;
+    const named = typeof name === 'string' && OBSERVER_NAME.test(name);
+    const given = named ? entryMetrics(name, parser, pattern) : null;
+    if (given) {
+      // Two observers of one name (reported on the second) give the same names.
+      for (const metric of given) metrics.add(metric);
+      return;
     }
-  }))];
+    pending.push(named ? `observed.${name}.*` : `observe[${index}]`);
+    if (named) pendingPrefixes.push(`observed.${name}.`);
+  });
+  return { metrics: [...metrics], pending, pendingPrefixes };
+}
+
+/** The `observed.*` metrics of an observer named `name`, or `null` when its parser or pattern is not valid (reported on the observer). */
+function entryMetrics(name: string, parser: unknown, pattern: unknown): string[] | null {
+  if (!(PARSERS as readonly unknown[]).includes(parser)) return null;
+  if (parser === 'regex' && typeof pattern !== 'string') return null;
+  try {
+    if (parser === 'regex' && compileMetricPattern(pattern as string).groups.some((group) => !OBSERVER_NAME.test(group))) return null;
+    return metricNames(parser as ParserName, { prefix: name, ...(parser === 'regex' ? { pattern: pattern as string } : {}) }).map((m) => `observed.${m}`);
+  } catch {
+    return null; // a bad pattern is reported on the observer itself
+  }
 }
 
 /** A signal a contract names, at its path: a progress signal or a criterion's check. */
@@ -1022,27 +1059,28 @@ function signalsOf(config: Pick<CheckedConfig, 'progress' | 'goal'>): NamedSigna
 /**
  * Signals that name no metric an observer gives. A progress signal misspelt is never
  * measured, and stagnation would fire on a run that is progressing; a criterion's would stay
- * BLOCKED and the goal unmet. With `complete` false (some observer is itself invalid, so
- * its metrics are unknown), only signals of an observer known by name are checked.
+ * BLOCKED and the goal unmet. A signal of an observer that is itself invalid is not judged
+ * (its metrics are not known); the others are, and the message names the invalid observers
+ * as what may still give the signal once fixed.
  */
-function signalProblems(known: { metrics: string[]; complete: boolean; rejected?: readonly string[] }, signals: NamedSignal[]): YamlProblem[] {
-  const { metrics, complete, rejected = [] } = known;
+function signalProblems(observed: Observed, signals: NamedSignal[]): YamlProblem[] {
+  const { metrics, pending, pendingPrefixes } = observed;
   return signals.flatMap(({ path: at, signal }) => {
     // Not of the observed.<name>.<metric> shape: the signal's own schema says so.
     if (metrics.includes(signal) || !SIGNAL_PATTERN.test(signal)) return [];
-    const observer = signal.slice(0, signal.lastIndexOf('.') + 1);
-    if (!complete && !metrics.some((metric) => metric.startsWith(observer))) return [];
+    if (pendingPrefixes.some((prefix) => signal.startsWith(prefix))) return [];
     const near = nearestKey(signal, metrics);
-    // With observers the schema rejected, the metrics are not all known yet: those observers are named too.
-    const pending = `${orList(rejected.map((name) => `observed.${name}.*`))}, once ${rejected.length === 1 ? 'that observer is' : 'those observers are'} fixed`;
-    const list = metrics.length > 0 ? `one of ${metrics.join(', ')}${rejected.length > 0 ? ` (or of ${pending})` : ''}` : rejected.length > 0 ? `a metric of ${pending}` : 'a metric of an observe entry (there is none)';
+    const later = `${orList(pending)}, once ${pending.length === 1 ? 'that observer is' : 'those observers are'} fixed`;
+    const list = metrics.length > 0 ? `one of ${metrics.join(', ')}${pending.length > 0 ? ` (or of ${later})` : ''}` : pending.length > 0 ? `a metric of ${later}` : 'a metric of an observe entry (there is none)';
     return [{ path: at, message: `expected ${list}, found ${describeValue(signal)}${near ? `; did you mean "${near}"?` : ''}` }];
   });
 }
 
 /**
- * {@link signalProblems} on a document the schema rejected: the observers, progress signals
- * and criteria that are valid on their own are checked, so one pass lists these too.
+ * {@link signalProblems} on a document the schema rejected: the signals are read from the
+ * plain document, each by itself (an entry with another bad field still has its signal
+ * checked), against what {@link observedBy} reads of the observers, so one pass lists these
+ * too, in the words the check of a valid contract uses.
  */
 function rawSignalProblems(raw: unknown): YamlProblem[] {
   const record = (value: unknown): Record<string, unknown> => (value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : {});
@@ -1050,13 +1088,7 @@ function rawSignalProblems(raw: unknown): YamlProblem[] {
   const observe = record(raw).observe;
   if (observe !== undefined && !Array.isArray(observe)) return [];
   const entries = list(observe);
-  const observers = entries.map((entry) => observeSchema.safeParse(entry));
-  const valid = observers.flatMap((result) => (result.success ? [result.data] : []));
-  // An observer the schema rejected may still say its name: the signals of other names can be judged.
-  const rejected = entries.filter((_, i) => !observers[i]!.success).map((entry) => record(entry).name);
-  const named = rejected.every((name) => typeof name === 'string');
   const signals: NamedSignal[] = [];
-  // A signal is judged by itself: an entry with another bad field (a direction, a target) still has its signal checked.
   const signalAt = (value: unknown) => (typeof value === 'string' && SIGNAL_PATTERN.test(value) ? value : undefined);
   list(record(record(raw).progress).observed).forEach((entry, index) => {
     const signal = signalAt(record(entry).signal);
@@ -1066,10 +1098,7 @@ function rawSignalProblems(raw: unknown): YamlProblem[] {
     const signal = signalAt(record(record(entry).check).signal);
     if (signal) signals.push({ path: ['goal', 'success_criteria', index, 'check', 'signal'], signal });
   });
-  const ofRejected = (signal: string) => rejected.includes(signal.slice('observed.'.length, signal.lastIndexOf('.')));
-  const judged = named ? signals.filter(({ signal }) => !ofRejected(signal)) : signals;
-  const rejectedNames = [...new Set(rejected.filter((name): name is string => typeof name === 'string'))];
-  return [...sharedObserverNames(entries), ...signalProblems({ metrics: observedMetrics(valid), complete: named, rejected: rejectedNames }, judged)];
+  return [...sharedObserverNames(entries), ...signalProblems(observedBy(entries), signals)];
 }
 
 /**

@@ -10,6 +10,8 @@
  * is refused before the parser sees it.
  */
 
+import { escapeMarksOnSyntax } from '../text/json.js';
+
 /**
  * Deepest nesting of collections a YAML file may have (counted as {@link measureNesting}
  * counts, which may count a level or two more than the document has). Real loop.yaml files
@@ -39,7 +41,9 @@ export function clipText(text: string, max = MAX_ECHO_CHARS): string {
  * {@link MAX_ECHO_CHARS} characters with its length when longer: `"kkk…" (100000 characters)`.
  */
 export function quoted(text: string): string {
-  return text.length <= MAX_ECHO_CHARS ? JSON.stringify(text) : `${JSON.stringify(`${head(text, MAX_ECHO_CHARS)}…`)} (${text.length} characters)`;
+  // A mark at the start (or after an escape) is written escaped: never drawn on the quote.
+  const json = (value: string) => escapeMarksOnSyntax(JSON.stringify(value));
+  return text.length <= MAX_ECHO_CHARS ? json(text) : `${json(`${head(text, MAX_ECHO_CHARS)}…`)} (${text.length} characters)`;
 }
 
 /** The deepest point of a YAML text. */

@@ -1039,16 +1039,16 @@ function issueErrors(
     const union = schemasAt(schema, raw, mapping).find((candidate) => defOf(candidate).discriminator === tag);
     const tags = (defOf(union ?? schema).options ?? []).flatMap((option) => (defOf(option).shape?.[tag] ? (defOf(defOf(option).shape![tag]!).values ?? []) : [])).filter((v): v is string => typeof v === 'string');
     const near = union ? nearestKey(written, tags) : undefined;
-    if (near === undefined) return undefined;
+    const branch = (defOf(union ?? schema).options ?? []).find((option) => (defOf(defOf(option).shape?.[tag] ?? option).values ?? []).includes(near));
+    if (near === undefined || branch === undefined) return undefined;
+    // The branch alone, not the whole document: checks across sections (files, programs)
+    // report this section's problems themselves, once, saying how it was read.
     const patched = withValueAt(raw, [...mapping, tag], near);
-    const result = schema.safeParse(patched, { error: (inner) => issueMessage(doc, inner, { schema, raw: patched }) });
+    const result = branch.safeParse(valueAt(patched, mapping), { error: (inner) => issueMessage(doc, { ...inner, path: [...mapping, ...(inner.path ?? [])] }, { schema, raw: patched }) });
     if (result.success) return [];
-    const inside = (keys: Keys) => keys.length >= mapping.length && mapping.every((key, i) => keys[i] === key) && keys[mapping.length] !== tag;
-    const own = result.error.issues.filter((inner) => inside(inner.path));
-    const note = `${dottedPath(mapping)} checked as ${tag}: ${near}`;
-    // Said inside a closing parenthesis the message has already, else in one of its own.
-    const noted = (message: string) => (message.endsWith(')') ? `${message.slice(0, -1)}; ${note})` : `${message} (${note})`);
-    return issueErrors(doc, lines, schema, patched, own, file, skip).map((e) => new ConfigError(e.file, e.path, noted(e.expected), e.position));
+    const own = result.error.issues.flatMap((inner) => (inner.path[0] === tag ? [] : [{ ...inner, path: [...mapping, ...inner.path] } as z.core.$ZodIssue]));
+    const note = checkedAsNote(mapping, tag, near);
+    return issueErrors(doc, lines, schema, patched, own, file, skip).map((e) => new ConfigError(e.file, e.path, withNote(e.expected, note), e.position));
   };
   return placedIssues(schema, raw, issues).flatMap((issue) => {
     if (issue.code !== 'unrecognized_keys' && skip(issue.path)) return [];
@@ -1077,6 +1077,16 @@ function issueErrors(
     const free = allowed.filter((name) => !present.includes(name));
     return [error, ...unknown.map((name) => unknownKey(mapping, name, free))];
   });
+}
+
+/** What an error in a section read as the branch its misspelt tag is nearest to says of it: `agent checked as kind: scripted`. */
+export function checkedAsNote(mapping: Keys, tag: string, value: string): string {
+  return `${dottedPath(mapping)} checked as ${tag}: ${value}`;
+}
+
+/** `message` with `note` added: inside the closing parenthesis it ends with, else in one of its own. */
+export function withNote(message: string, note: string): string {
+  return message.endsWith(')') ? `${message.slice(0, -1)}; ${note})` : `${message} (${note})`;
 }
 
 /** A problem found by a check of its own, at its path in the document. */

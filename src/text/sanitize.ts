@@ -87,7 +87,16 @@ function escapeEach(text: string): string {
  * line `.yaml` that looks like loopdeck's own.
  */
 export function shownName(name: string): string {
-  return sanitize(name.replace(/[\t\n]/g, (ch) => `^${String.fromCharCode(ch.charCodeAt(0) + 0x40)}`));
+  return sanitize(oneLineText(name));
+}
+
+/**
+ * `text` with each tab and newline written `^I`, `^J` (and the marks after it escaped, as
+ * after any character shown as `^X`): text that must stay on its one line, whatever the
+ * names and paths it quotes hold. Nothing else changes.
+ */
+export function oneLineText(text: string): string {
+  return text.replace(/[\t\n][\p{Mn}\p{Me}]*/gu, (match) => `^${String.fromCharCode(match.charCodeAt(0) + 0x40)}${escapeEach(match.slice(1))}`);
 }
 
 const NON_ASCII = /[^\x00-\x7f]/;

@@ -10,7 +10,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { transcriptSchema } from '../../src/engine/agents/scripted.js';
 import { loadCheckpointFile } from '../../src/engine/checkpoint-file.js';
-import { ConfigErrors } from '../../src/engine/errors.js';
+import { ConfigError, ConfigErrors } from '../../src/engine/errors.js';
 import { loadPolicy, parsePolicy } from '../../src/engine/policy.js';
 import { missingFileError, parseYamlWith } from '../../src/engine/yaml-file.js';
 import { BASE } from '../support/loop-yaml-base.js';
@@ -93,6 +93,11 @@ describe('loop.yaml: the other unions, nested objects and list items of the goal
     ],
     ['an empty protect list', '  constraints:\n    - {text: t, protect: []}\n', ['loop.yaml:4:26: goal.constraints[0].protect: expected at least one glob, found an empty list']],
     ['a constraint without a check', '  constraints:\n    - {text: x}\n', ['loop.yaml:4:7: goal.constraints[0]: expected protect or command (a constraint without a check is written as plain text)']],
+    [
+      'a constraint of invisible text and without a check: both',
+      '  constraints:\n    - {text: "\\u200b"}\n',
+      ['loop.yaml:4:7: goal.constraints[0]: expected protect or command (a constraint without a check is written as plain text)', 'loop.yaml:4:14: goal.constraints[0].text: expected a non-empty string, found "\u200b" (only invisible characters)'],
+    ],
     ['a protect glob outside the workspace', "  constraints:\n    - {text: t, protect: ['/etc/**']}\n", ['loop.yaml:4:27: goal.constraints[0].protect[0]: expected a glob relative to the workspace, inside it (like test/**), found "/etc/**"']],
     ['a constraint that is a number', '  constraints:\n    - 7\n', ['loop.yaml:4:7: goal.constraints[0]: expected a text or { text, protect | command }, found 7']],
     ['a sub-goal criterion that is a number', '  sub_goals:\n    - {objective: a, success_criteria: [1]}\n', ['loop.yaml:4:41: goal.sub_goals[0].success_criteria[0]: expected a string, found 1']],
@@ -251,5 +256,22 @@ describe('no message in zod’s own words', () => {
       expect(message).not.toMatch(ZOD_WORDS);
       expect(message).toMatch(/expected|unknown key/);
     }
+  });
+});
+
+describe('what an error quotes stays on its line and draws no mark on its syntax', () => {
+  it('a newline or tab in a path an error names is ^J or ^I, the marks after it escaped', () => {
+    for (const [name, shown] of [['m\n\u0301.yaml', 'm^J\\u{301}.yaml'], ['t\t\u20dd.yaml', 't^I\\u{20dd}.yaml'], ['plain\n.yaml', 'plain^J.yaml']] as const) {
+      const error = new ConfigError('loop.yaml', 'agent.script', `expected a readable file, found none at /w/${name}`, '5:11');
+      expect(error.message).toBe(`loop.yaml:5:11: agent.script: expected a readable file, found none at /w/${shown}`);
+      expect(error.message).not.toMatch(/[\n\t]|\p{M}/u);
+    }
+  });
+
+  it('a quoted value that starts with a mark, or has one after an escape, shows it escaped', () => {
+    expect(errorsOf(() => parsePolicy(withGoal('').replace('kind: scripted', 'kind: "\\u0301x"'), 'loop.yaml'))).toEqual([
+      'loop.yaml:4:9: agent.kind: expected kind: scripted, openai or command, found "\\u0301x"',
+    ]);
+    expect(errorsOf(() => parsePolicy(withGoal('').replace('objective: fix it', 'objective: "ok\\u0007\\u0301"'), 'loop.yaml'))[0]).toMatch(/found U\+0007 \(BEL\) in "ok\\u0007\\u0301"$/);
   });
 });

@@ -193,6 +193,32 @@ describe('one pass lists every error', () => {
   });
 });
 
+describe('signals beside observers that are themselves invalid: one error a signal, in the same words whatever else is wrong', () => {
+  const tests = "  - {name: tests, command: 'true', parser: tap}\n";
+  const signals = 'progress:\n  observed:\n    - {signal: observed.ghost.x, direction: decrease}\n    - {signal: observed.lint.errors, direction: decrease}\n';
+  const ofSignals = (lines: string[]) => lines.filter((line) => line.includes('.signal: '));
+  const TESTS = 'observed.tests.failing, observed.tests.passing, observed.tests.total';
+  it.each<[string, string, string[]]>([
+    ['a regex observer whose pattern does not compile', "  - {name: lint, command: 'true', parser: regex, pattern: '(?<errors>\\d+'}\n", [`one of ${TESTS} (or of observed.lint.*, once that observer is fixed), found "observed.ghost.x"`]],
+    ['a regex observer without a named group', "  - {name: lint, command: 'true', parser: regex, pattern: '(\\d+)'}\n", [`one of ${TESTS} (or of observed.lint.*, once that observer is fixed), found "observed.ghost.x"`]],
+    ['a regex observer without a pattern', "  - {name: lint, command: 'true', parser: regex}\n", [`one of ${TESTS} (or of observed.lint.*, once that observer is fixed), found "observed.ghost.x"`]],
+    ['an observer with a misspelt parser', "  - {name: lint, command: 'true', parser: tapp}\n", [`one of ${TESTS} (or of observed.lint.*, once that observer is fixed), found "observed.ghost.x"`]],
+    ['an observer whose name is no name (upper case)', "  - {name: Lint, command: 'true', parser: tap}\n", [`one of ${TESTS} (or of observe[1], once that observer is fixed), found "observed.ghost.x"`, `one of ${TESTS} (or of observe[1], once that observer is fixed), found "observed.lint.errors"`]],
+    ['an observer without a name', "  - {command: 'true', parser: tap}\n", [`one of ${TESTS} (or of observe[1], once that observer is fixed), found "observed.ghost.x"`, `one of ${TESTS} (or of observe[1], once that observer is fixed), found "observed.lint.errors"`]],
+    ['an observer that is a number', '  - 7\n', [`one of ${TESTS} (or of observe[1], once that observer is fixed), found "observed.ghost.x"`, `one of ${TESTS} (or of observe[1], once that observer is fixed), found "observed.lint.errors"`]],
+  ])('%s', (_name, observer, expected) => {
+    const found = ofSignals(errors(`observe:\n${tests}${observer}${signals}`)).map((line) => line.replace(/^.*?\.signal: expected /, ''));
+    expect(found).toEqual(expected);
+  });
+
+  it('every observer invalid: the signals are named against them, never "there is none"', () => {
+    const found = ofSignals(errors(`observe:\n  - 7\n  - {name: lint, command: 'true', parser: tapp}\n${signals}`));
+    expect(found).toEqual([
+      'loop.yaml:15:16: progress.observed[0].signal: expected a metric of observe[0] or observed.lint.*, once those observers are fixed, found "observed.ghost.x"',
+    ]);
+  });
+});
+
 describe('a misspelt agent kind hides none of the section\'s other errors', () => {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'loopdeck-kind-'));
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -209,13 +235,16 @@ describe('a misspelt agent kind hides none of the section\'s other errors', () =
   };
 
   it.each([
-    ['scriptd', '  script: missing.yaml\n  model: m\n', ['4:9: agent.kind: expected kind: scripted, openai or command, found "scriptd"; did you mean "scripted"?', '5:11: agent.script: expected a readable file, found none', '6:3: agent.model: unknown key "model"; expected one of: kind, script (agent checked as kind: scripted)']],
+    ['scriptd', '  script: missing.yaml\n  model: m\n', ['4:9: agent.kind: expected kind: scripted, openai or command, found "scriptd"; did you mean "scripted"?', '5:11: agent.script: expected a readable file, found none at', '6:3: agent.model: unknown key "model"; expected one of: kind, script (agent checked as kind: scripted)']],
+    ['scriptd', '  script: missing.yaml\n', ['4:9: agent.kind: expected kind: scripted, openai or command, found "scriptd"; did you mean "scripted"?', '5:11: agent.script: expected a readable file, found none at']],
     ['opnai', '  model: 12\n  api_key_env: OPENAI_API_KEY_NOT_SET_HERE\n', ['4:9: agent.kind: expected kind: scripted, openai or command, found "opnai"; did you mean "openai"?', '5:10: agent.model: expected a string, found 12 (agent checked as kind: openai)', '6:16: agent.api_key_env: expected the environment variable OPENAI_API_KEY_NOT_SET_HERE to hold the API key, found it is not set']],
     ['comand', '  command: ./no-such-agent --json\n  timout: 5m\n', ['4:9: agent.kind: expected kind: scripted, openai or command, found "comand"; did you mean "command"?', '5:12: agent.command: ', '6:3: agent.timout: unknown key "timout"; did you mean "timeout"? (agent checked as kind: command)']],
   ])('kind: %s', (kind, rest, expected) => {
     const found = load(`  kind: ${kind}\n${rest}`);
     expect(found).toHaveLength(expected.length);
     expected.forEach((start, i) => expect(found[i]!.startsWith(start), `${found[i]} starts with ${start}`).toBe(true));
+    // Every error of the section but the kind's own says how the section was read, once.
+    for (const line of found.slice(1)) expect(line).toMatch(new RegExp(`(\\(|; )agent checked as kind: ${expected[0]!.match(/did you mean "(\w+)"/)![1]}\\)$`));
   });
 });
 

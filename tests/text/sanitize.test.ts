@@ -1,6 +1,6 @@
 import xterm from '@xterm/headless';
 import { describe, expect, it } from 'vitest';
-import { sanitize, truncate } from '../../src/text/sanitize.js';
+import { sanitize, shownName, truncate } from '../../src/text/sanitize.js';
 
 /** Code points that must never reach the terminal raw (`\n` and `\t` are checked separately); written out here, not taken from the module under test. */
 function rawControls(text: string): string[] {
@@ -112,6 +112,14 @@ describe('sanitize', () => {
       }
     }
     expect(sanitize('cafe\u200b\u0301')).toBe('cafe\\u{200b}\\u{301}');
+    // A name's tab or newline is shown as ^I, ^J: the marks after it are escaped too.
+    for (const marks of COMBINING) {
+      for (const [ch, caret] of [['\n', '^J'], ['\t', '^I']]) {
+        const out = shownName(`f${ch}${marks}.yaml`);
+        expect(out.startsWith(`f${caret}\\u{`), out).toBe(true);
+        expect(out).not.toMatch(/\p{M}|[\n\t]/u);
+      }
+    }
     // After an escape written in the text itself: a quoted value in a message (`"ok\u0007"`), `\x1b`, `\n`.
     for (const escape of ['\\u0007', '\\u001B', '\\x1b', '\\n', '\\t', '\\"', '\\\\', '\\u{200b}']) {
       for (const marks of COMBINING) {
