@@ -203,7 +203,9 @@ loop.yaml in the same folder it reads as the same config.
   of the YAML itself (a duplicate key, a tag, a leading zero) does not hide the errors of
   the rest of the document, only text that does not parse as YAML does. A value of
   two forms is read as the form its keys name (a check with \`command\` is a command check,
-  with \`signal\` a signal check); one with the keys of both, or of neither, says so.
+  with \`signal\` a signal check); one with the keys of both, or of neither, says so. A
+  misspelt \`agent.kind\` near a kind (\`scriptd\`) is named, and the rest of its section is
+  checked as that kind, each such error saying so (\`(agent checked as kind: scripted)\`).
 - The file is read as YAML 1.2 in UTF-8 (another encoding is an error at its first byte
   that is not UTF-8): at most ${MAX_CONFIG_BYTES} bytes, one document (a second
   one after \`---\` is an error), nested at most ${MAX_YAML_DEPTH} levels deep. Duplicate keys,
