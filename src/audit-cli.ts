@@ -13,7 +13,7 @@ import { describeError } from './engine/errors.js';
 import { CliError, EXIT } from './exit-codes.js';
 import { toJson } from './text/json.js';
 import { printError, printJson, printLine } from './text/print.js';
-import { sanitize } from './text/sanitize.js';
+import { sanitize, shownName } from './text/sanitize.js';
 
 /** Files a folder audit reads: transcripts by their usual names. */
 const TRANSCRIPT_FILE = /\.(jsonl|json|ndjson)$/i;
@@ -59,7 +59,7 @@ export function auditOptionsOf(policy: LoopPolicy): AuditOptions {
 /** The transcripts an audit reads: the file, or a folder's transcript files in name order. */
 function targets(target: string): string[] {
   const stat = statSync(target, { throwIfNoEntry: false });
-  if (!stat) throw new CliError(`${target}: no such file or folder`, EXIT.usage);
+  if (!stat) throw new CliError(`${shownName(target)}: no such file or folder`, EXIT.usage);
   if (!stat.isDirectory()) return [target];
   return readdirSync(target)
     .filter((name) => TRANSCRIPT_FILE.test(name))
@@ -69,7 +69,7 @@ function targets(target: string): string[] {
 }
 
 function printReport(file: string, format: ImportFormat, report: AuditReport): void {
-  printLine(`${sanitize(file, { oneLine: true })} (${format}): ${describeSpend(report.total)}; ${report.test_runs} test run(s) found in the agent's own tool output`);
+  printLine(`${shownName(file)} (${format}): ${describeSpend(report.total)}; ${report.test_runs} test run(s) found in the agent's own tool output`);
   for (const f of report.firings) {
     printLine(`  ${f.detector} at turn ${f.at.turn}, tool call ${f.at.tool_call}: ${sanitize(f.detail, { oneLine: true })}; after it: ${describeSpend(f.after)}`);
   }
@@ -84,7 +84,7 @@ function printReport(file: string, format: ImportFormat, report: AuditReport): v
 export function auditCommand(target: string, options: AuditOptions, json: boolean): void {
   const files = targets(target);
   const folder = files.length !== 1 || files[0] !== target;
-  if (files.length === 0) throw new CliError(`${target}: no transcript files (*.jsonl, *.json) in this folder`, EXIT.usage);
+  if (files.length === 0) throw new CliError(`${shownName(target)}: no transcript files (*.jsonl, *.json) in this folder`, EXIT.usage);
   const saved = { turns: 0, cost_usd: 0, costUnknown: 0, sessions: 0, estimated: false };
   for (const file of files) {
     let read: ReturnType<typeof readTranscript>;
@@ -105,7 +105,7 @@ export function auditCommand(target: string, options: AuditOptions, json: boolea
       if (first.after.cost_estimated) saved.estimated = true;
     }
     if (json) printJson({ file, format: read.format, ...report });
-    else if (folder) printLine(`${sanitize(file, { oneLine: true })}: ${report.verdict}`);
+    else if (folder) printLine(`${shownName(file)}: ${report.verdict}`);
     else printReport(file, read.format, report);
   }
   if (!folder) return;

@@ -38,12 +38,12 @@ async function checkReadable(given: string, file: string): Promise<void> {
     // Without waiting: a named pipe no one writes to would block the open.
     fd = openSync(file, fsConstants.O_RDONLY | fsConstants.O_NONBLOCK);
   } catch (error) {
-    if (file !== given && (error as NodeJS.ErrnoException).code === 'ENOENT') fail(`${given} is a folder without an ${LOG_FILE} (a run folder holds one)`);
-    fail(`${file}: ${unreadableLog(error)}`);
+    if (file !== given && (error as NodeJS.ErrnoException).code === 'ENOENT') fail(`${shownName(given)} is a folder without an ${LOG_FILE} (a run folder holds one)`);
+    fail(`${shownName(file)}: ${unreadableLog(error)}`);
   }
   const why = notALogFile(fd);
   closeSync(fd);
-  if (why !== null) fail(`${file}: ${why}`);
+  if (why !== null) fail(`${shownName(file)}: ${why}`);
 }
 
 // Commands load what they use when they run: `--help`, `--version` and `replay` stay fast.

@@ -198,11 +198,11 @@ export async function runsCommand(project: string, options: RunsOptions): Promis
   if (!options.prune && options.yes) throw new CliError(`--yes goes with --prune (${selfCommand()} runs --prune --yes)`);
   if (options.prune && options.json) throw new CliError('--json lists runs; --prune removes copies: use one at a time');
   if (!statSync(project, { throwIfNoEntry: false })?.isDirectory()) {
-    throw new CliError(`${sanitize(path.resolve(project), { oneLine: true })} is not a folder: pass the folder \`${selfCommand()} run\` was started in`);
+    throw new CliError(`${shownName(path.resolve(project))} is not a folder: pass the folder \`${selfCommand()} run\` was started in`);
   }
   const now = Date.now();
   const listed = listRuns(project);
-  const where = sanitize(runsFolder(project), { oneLine: true });
+  const where = shownName(runsFolder(project));
   // Without --prune, --older-than narrows the listing to runs of at least that age.
   const oldEnough = (run: RunEntry) => {
     const at = lastHeard(run);
@@ -294,14 +294,14 @@ async function prune(runs: RunEntry[], now: number, olderThanMs: number, options
     try {
       const record = pruneCopy(copy, now, olderThanMs);
       freed += record.bytes ?? 0;
-      printLine(`removed ${record.workspace}`);
+      printLine(`removed ${shownName(record.workspace)}`);
     } catch (error) {
       failures.push((error as Error).message);
     }
   }
   printLine(`freed ${formatBytes(freed)}; ${path.join('.loopdeck', 'runs')} keeps every log`);
   if (failures.length > 0) {
-    for (const failure of failures) printError(`loopdeck: ${failure}`);
+    for (const failure of failures) printError(`loopdeck: ${shownName(failure)}`);
     throw new CliError(`runs --prune: ${failures.length} of ${copies.length} copies were not removed (listed above)`);
   }
 }

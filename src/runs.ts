@@ -439,7 +439,7 @@ export function keepReason(run: RunEntry, now: number, olderThanMs: number): str
 
 /** Named as `prepareWorkspace` names a copy: absolute, `loopdeck-<source>-XXXXXX` (what proves it is one is its mark, {@link CopyProof}). */
 function isLoopdeckCopy(folder: string): boolean {
-  return path.isAbsolute(folder) && /^loopdeck-.+-[A-Za-z0-9]{6}$/.test(path.basename(folder));
+  return path.isAbsolute(folder) && /^loopdeck-[^]+-[A-Za-z0-9]{6}$/.test(path.basename(folder));
 }
 
 /**

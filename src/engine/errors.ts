@@ -137,7 +137,8 @@ export class LogError extends LoopdeckError {
   readonly line: number;
   constructor(file: string, line: number, message: string) {
     // Line 0: about the file as a whole, named alone.
-    super(line > 0 ? `${file}:${line}: ${message}` : `${file}: ${message}`);
+    // The file named on one line (`nf^J.jsonl`), as a config error names its file.
+    super(line > 0 ? `${shownName(file)}:${line}: ${message}` : `${shownName(file)}: ${message}`);
     this.file = file;
     this.line = line;
   }

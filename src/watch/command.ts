@@ -8,7 +8,7 @@ import type { LoopEvent } from '../engine/events.js';
 import type { LoopPolicy } from '../engine/policy.js';
 import { CliError, EXIT } from '../exit-codes.js';
 import { printError, printLine } from '../text/print.js';
-import { sanitize } from '../text/sanitize.js';
+import { sanitize, shownName } from '../text/sanitize.js';
 import { alertOf } from './alerts.js';
 import { answerLineOf, sendAnswer } from './attach-answer.js';
 import { attachSource, runLogOf } from './attach.js';
@@ -29,7 +29,7 @@ export interface WatchCommandOptions {
 
 /** One line per candidate session: when it was last written, its size, its path. */
 function listSessions(sessions: readonly SessionFile[]): void {
-  for (const s of sessions) printLine(`${new Date(s.mtimeMs).toISOString()}  ${String(s.size).padStart(10)}  ${sanitize(s.file, { oneLine: true })}`);
+  for (const s of sessions) printLine(`${new Date(s.mtimeMs).toISOString()}  ${String(s.size).padStart(10)}  ${shownName(s.file)}`);
 }
 
 /**
@@ -48,7 +48,7 @@ export function pickSession(target: string | undefined, options: WatchCommandOpt
     }
   }
   const stat = target === undefined ? undefined : statSync(target, { throwIfNoEntry: false });
-  if (target !== undefined && !stat) throw new CliError(`${target}: no such file or folder`, EXIT.usage);
+  if (target !== undefined && !stat) throw new CliError(`${shownName(target)}: no such file or folder`, EXIT.usage);
   if (target !== undefined && !stat!.isDirectory()) {
     if (options.latest || since !== null) throw new CliError(`${target} is a file: --latest and --since pick a session in a folder (or in the default folders)`, EXIT.usage);
     return target;
@@ -58,7 +58,7 @@ export function pickSession(target: string | undefined, options: WatchCommandOpt
   }
   const folders = target === undefined ? defaultSessionFolders(homeFolder()) : [target];
   const sessions = findSessions(folders, since);
-  const where = folders.join(' and ');
+  const where = folders.map(shownName).join(' and ');
   if (sessions.length === 0) throw new CliError(`no session files (*.jsonl) ${since !== null ? `modified after ${new Date(since).toISOString()} ` : ''}under ${where}`, EXIT.usage);
   if (options.latest) return sessions[0]!.file;
   if (since === null) {
@@ -136,7 +136,7 @@ export async function watchCommand(target: string | undefined, options: WatchCom
   const workspace = workspaceOf(options.workspace);
   const source = watchSource({ file, policy, workspace });
   if (!interactive(options.headless)) {
-    printError(`loopdeck: watching ${sanitize(path.resolve(file), { oneLine: true })}; alerts on stdout; Ctrl+C ends`);
+    printError(`loopdeck: watching ${shownName(path.resolve(file))}; alerts on stdout; Ctrl+C ends`);
     const alerts = await followHeadless(source);
     printError(`loopdeck: stopped watching ${sanitize(source.describe(), { oneLine: true })}; ${alerts} alert(s)`);
     return;
@@ -158,7 +158,7 @@ export async function attachCommand(target: string, options: { headless?: boolea
     ...(line && !line.ok ? { readOnlyWhy: line.why } : {}),
   });
   if (!interactiveAttach) {
-    printError(`loopdeck: attached to ${sanitize(source.file, { oneLine: true })}; alerts on stdout; ends with the run or Ctrl+C`);
+    printError(`loopdeck: attached to ${shownName(source.file)}; alerts on stdout; ends with the run or Ctrl+C`);
     const alerts = await followHeadless(source, (event) => event.type === 'session.complete');
     printError(`loopdeck: detached; ${alerts} alert(s)`);
     return;

@@ -9,6 +9,7 @@
 import { closeSync, fstatSync, openSync, readSync, statSync, type Stats } from 'node:fs';
 import { StringDecoder } from 'node:string_decoder';
 import { LineSplitter } from '../engine/agents/transcripts/index.js';
+import { shownName } from '../text/sanitize.js';
 
 /** What a tail reports, in file order. */
 export type TailItem = { kind: 'line'; text: string } | { kind: 'notice'; cause: TailTrouble; text: string };
@@ -87,7 +88,7 @@ export class FileTail {
       return;
     }
     if (!current) {
-      this.problem(items, 'missing', this.opened ? `${this.file} was removed; waiting for it to come back` : `${this.file}: no such file yet; waiting for it`);
+      this.problem(items, 'missing', this.opened ? `${shownName(this.file)} was removed; waiting for it to come back` : `${shownName(this.file)}: no such file yet; waiting for it`);
       return;
     }
     if (this.fd !== null && current.ino !== this.ino) {

@@ -287,6 +287,27 @@ describe('loopdeck runs, edge cases', () => {
     expect(await loopdeck(cwd, 'runs', '--json')).toEqual({ exitCode: 0, stdout: '', stderr: '' });
   });
 
+  it('a project whose name holds a newline, a tab and marks: its copy is listed on one line and --prune removes it', { timeout: 60_000 }, async () => {
+    const cwd = tempDir('loopdeck-runs-names-');
+    const project = 'pro\n\u0301j\t\u20ddct';
+    mkdirSync(path.join(cwd, project));
+    writeFileSync(path.join(cwd, project, 'a.txt'), 'one\n');
+    const config = loop(cwd, 'named', WRITE_DONE);
+    writeFileSync(path.join(cwd, config), readFileSync(path.join(cwd, config), 'utf8').replace('path: project', `path: ${JSON.stringify(project)}`));
+    const { runDir, code, stderr } = await run(cwd, config);
+    expect(code, stderr).toBe(0);
+    const copy = workspaceOf(runDir);
+    expect(path.basename(copy)).toContain('\n');
+    const table = await loopdeck(cwd, 'runs');
+    const row = table.stdout.split('\n').find((line) => line.startsWith(path.basename(runDir)));
+    expect(row, table.stdout).toContain('pro^J\\u{301}j^I\\u{20dd}ct');
+    expect(table.stdout).not.toMatch(/\p{M}|\t/u);
+    const pruned = await loopdeck(cwd, 'runs', '--prune', '--older-than', '0s', '--yes');
+    expect(pruned.exitCode, pruned.stderr).toBe(0);
+    expect(existsSync(copy)).toBe(false);
+    expect(pruned.stdout).not.toMatch(/\p{M}|\t/u);
+  });
+
   it('a folder that is not there is an error, not an empty list', async () => {
     const cwd = tempDir('loopdeck-runs-missing-');
     for (const [i, args] of [['runs', 'nope'], ['runs', 'nope', '--json'], ['runs', 'nope', '--prune', '--yes']].entries()) {

@@ -143,3 +143,37 @@ describe('validate: file and folder names on one line', { timeout: 60_000 }, () 
     ]);
   });
 });
+
+describe('every command that takes a path names it on one line', { timeout: 120_000 }, () => {
+  // A newline and a tab, each followed by a combining mark: ^J and ^I, the mark escaped, never a raw break or an accent on J.
+  const name = 'nf\n\u0301x\t\u0301y';
+  const shown = 'nf^J\\u{301}x^I\\u{301}y';
+  const run = (...args: string[]) => execa('node', [cli, ...args], { cwd, reject: false, env: { NO_COLOR: '1' }, stdin: 'ignore', timeout: 20_000 });
+
+  it.each([
+    ['replay', ['replay', name], `loopdeck: ${shown}: no such file`],
+    ['resume', ['resume', name, '--headless'], `loopdeck: ${shown}/events.jsonl: no such file`],
+    ['audit', ['audit', name], `loopdeck: ${shown}: no such file or folder`],
+    ['watch', ['watch', name], `loopdeck: ${shown}: no such file or folder`],
+    ['runs', ['runs', name], `loopdeck: <cwd>/${shown} is not a folder`],
+  ])('%s of a missing path', async (_command, args, expected) => {
+    const start = expected.replace('<cwd>', cwd);
+    const result = await run(...args);
+    expect(result.exitCode).not.toBe(0);
+    const lines = result.stderr.split('\n').filter((line) => !line.includes('running headless'));
+    expect(lines).toHaveLength(1);
+    expect(lines[0]!.startsWith(start), lines[0]).toBe(true);
+    expect(result.stderr).not.toMatch(/\p{M}|\t/u);
+  });
+
+  it('replay and audit of an existing folder, and runs --prune under it', async () => {
+    mkdirSync(path.join(cwd, name));
+    const replay = await run('replay', name);
+    expect(replay.stderr.trim()).toBe(`loopdeck: ${shown} is a folder without an events.jsonl (a run folder holds one)`);
+    const audit = await run('audit', name);
+    expect(audit.stderr.trim()).toBe(`loopdeck: ${shown}: no transcript files (*.jsonl, *.json) in this folder`);
+    const prune = await run('runs', '--prune', '--older-than', '0s', '-y', name);
+    expect(prune.stdout.trim().split('\n')).toHaveLength(1);
+    expect(prune.stdout).toContain(`under ${cwd}/${shown}/.loopdeck/runs`);
+  });
+});
