@@ -1037,9 +1037,14 @@ function issueErrors(
     const written = value[tag];
     if (typeof written !== 'string') return undefined;
     const union = schemasAt(schema, raw, mapping).find((candidate) => defOf(candidate).discriminator === tag);
-    const tags = (defOf(union ?? schema).options ?? []).flatMap((option) => (defOf(option).shape?.[tag] ? (defOf(defOf(option).shape![tag]!).values ?? []) : [])).filter((v): v is string => typeof v === 'string');
-    const near = union ? nearestKey(written, tags) : undefined;
-    const branch = (defOf(union ?? schema).options ?? []).find((option) => (defOf(defOf(option).shape?.[tag] ?? option).values ?? []).includes(near));
+    const options = union ? (defOf(union).options ?? []) : [];
+    // The tag values a branch takes (`z.literal('scripted')`: scripted).
+    const tagsOf = (option: z.ZodType): unknown[] => {
+      const field = defOf(option).shape?.[tag];
+      return field ? (defOf(field).values ?? []) : [];
+    };
+    const near = nearestKey(written, options.flatMap(tagsOf).filter((v): v is string => typeof v === 'string'));
+    const branch = near === undefined ? undefined : options.find((option) => tagsOf(option).includes(near));
     if (near === undefined || branch === undefined) return undefined;
     // The branch alone, not the whole document: checks across sections (files, programs)
     // report this section's problems themselves, once, saying how it was read.
