@@ -954,7 +954,11 @@ function unionBranchIssues(schema: z.ZodType, raw: unknown, issue: PlacedIssue &
   const own = objects.map(({ option }, i) => requiredKeys(option).filter((key) => shapes.every((shape, j) => j === i || !shape.includes(key))));
   const present = Object.keys(value);
   const chosen = own.flatMap((keys, i) => (keys.some((key) => present.includes(key)) ? [i] : []));
-  if (chosen.length === 1) return place(objects[chosen[0]!]!.index);
+  if (chosen.length === 1) {
+    // An unknown key of the form meant is told the keys of that form, not of every form.
+    const keys = shapes[chosen[0]!]!;
+    return place(objects[chosen[0]!]!.index).map((inner) => (inner.code === 'unrecognized_keys' && inner.path.length === issue.path.length ? { ...inner, allowed: keys } : inner));
+  }
   const names = own.map((keys) => keys[0]).filter((key): key is string => key !== undefined);
   const allowed = [...new Set(shapes.flat())];
   const unknown = present.filter((key) => !allowed.includes(key));
@@ -1058,7 +1062,7 @@ function issueErrors(
   return placedIssues(schema, raw, issues).flatMap((issue) => {
     if (issue.code !== 'unrecognized_keys' && skip(issue.path)) return [];
     if (issue.code === 'unrecognized_keys') {
-      const allowed = allowedKeysAt(schema, raw, issue.path).filter((k) => !issue.keys.includes(k));
+      const allowed = ((issue as { allowed?: readonly string[] }).allowed ?? allowedKeysAt(schema, raw, issue.path)).filter((k) => !issue.keys.includes(k));
       return issue.keys.map((name) => unknownKey(issue.path, name, allowed));
     }
     // A message of a schema's own that says a value is missing: say the key is required.
