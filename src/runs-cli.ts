@@ -121,7 +121,7 @@ function logNote(run: RunEntry): string | null {
 /** The workspace column: where the copy is, whether it is there, its size, its stash; or why there is none. */
 function workspaceText(run: RunEntry): string {
   const ws = run.workspace;
-  // Paths one a row: a newline or tab in a folder's name is shown as ^J, ^I.
+  // One row a run: a newline or tab in a folder's name is shown as ^J, ^I.
   if (ws.pruned) return `pruned ${ws.pruned.pruned_at.slice(0, 10)} (${formatBytes(ws.pruned.bytes)} freed): ${shownName(ws.pruned.workspace)}`;
   if (ws.path === null) return '-';
   if (ws.copy === 'none') return `in place (not a copy): ${shownName(ws.path)}`;

@@ -367,16 +367,21 @@ const observeSchema = z
       ctx.addIssue({ code: 'custom', path: ['parser'], message: 'parser: regex needs a pattern with named groups, found no pattern' });
       return;
     }
-    try {
-      const { groups } = compileMetricPattern(spec.pattern);
-      const bad = groups.find((g) => !OBSERVER_NAME.test(g));
-      if (bad) ctx.addIssue({ code: 'custom', path: ['pattern'], message: `expected group names of lower-case letters, digits and _, found "${bad}"` });
-    } catch (error) {
-      // Located here at the pattern itself: only what was expected, not the parser's own place.
-      ctx.addIssue({ code: 'custom', path: ['pattern'], message: error instanceof ConfigError ? error.expected : (error as Error).message });
-    }
+    const problem = metricPatternProblem(spec.pattern);
+    if (problem) ctx.addIssue({ code: 'custom', path: ['pattern'], message: problem });
   })
   .describe('A command whose output the harness turns into `observed.*` metrics.');
+
+/** What is wrong with a `parser: regex` observer's pattern (it does not compile, or a group is not named as a metric), or `null`. */
+function metricPatternProblem(pattern: string): string | null {
+  try {
+    const bad = compileMetricPattern(pattern).groups.find((g) => !OBSERVER_NAME.test(g));
+    return bad === undefined ? null : `expected group names of lower-case letters, digits and _, found "${bad}"`;
+  } catch (error) {
+    // Located at the pattern itself: only what was expected, not the parser's own place.
+    return error instanceof ConfigError ? error.expected : (error as Error).message;
+  }
+}
 
 /** An observed progress signal: `observed.<observer name>.<metric>`. */
 const SIGNAL_PATTERN = /^observed\.[a-z][a-z0-9_]*\.[a-z][a-z0-9_]*$/;
@@ -442,7 +447,7 @@ function agentMessage(input: unknown): string {
     return `expected a mapping with kind: ${AGENT_KINDS.join(', ')}, found ${describeValue(input)}`;
   }
   const kind = (input as Record<string, unknown>).kind;
-  const near = typeof kind === 'string' ? nearestKey(kind, AGENT_KINDS) : undefined;
+  const near = agentKindOf(input as Record<string, unknown>);
   return `expected kind: scripted, openai or command, found ${describeValue(kind)}${near ? `; did you mean "${near}"?` : ''}`;
 }
 
@@ -997,21 +1002,17 @@ function sharedObserverNames(observers: ReadonlyArray<unknown>): YamlProblem[] {
  * What the observers give, read from each entry's name, parser and pattern alone (the
  * fields its metrics are named by), so the checks of a valid contract and of a rejected
  * document see the same: `metrics`, every `observed.*` metric of the entries whose three
- * fields are valid; `pending`, how to name each other entry in a message
- * (`observed.lint.*`, or `observe[2]` when its name is not one), its own errors saying
- * what to fix; `pendingPrefixes`, the `observed.<name>.` of those with a valid name, whose
- * signals cannot be judged until the entry is fixed.
+ * fields are valid; `pending`, each other entry (its own errors say what to fix), by its
+ * index and its name when that is one (its signals cannot be judged until it is fixed).
  */
 interface Observed {
   metrics: string[];
-  pending: string[];
-  pendingPrefixes: string[];
+  pending: Array<{ index: number; name: string | null }>;
 }
 
 function observedBy(entries: ReadonlyArray<unknown>): Observed {
   const metrics = new Set<string>();
-  const pending: string[] = [];
-  const pendingPrefixes: string[] = [];
+  const pending: Observed['pending'] = [];
   entries.forEach((entry, index) => {
     const { name, parser, pattern } = (entry !== null && typeof entry === 'object' ? entry : {}) as Record<string, unknown>;
     const named = typeof name === 'string' && OBSERVER_NAME.test(name);
@@ -1021,22 +1022,18 @@ function observedBy(entries: ReadonlyArray<unknown>): Observed {
       for (const metric of given) metrics.add(metric);
       return;
     }
-    pending.push(named ? `observed.${name}.*` : `observe[${index}]`);
-    if (named) pendingPrefixes.push(`observed.${name}.`);
+    pending.push({ index, name: named ? name : null });
   });
-  return { metrics: [...metrics], pending, pendingPrefixes };
+  return { metrics: [...metrics], pending };
 }
 
 /** The `observed.*` metrics of an observer named `name`, or `null` when its parser or pattern is not valid (reported on the observer). */
 function entryMetrics(name: string, parser: unknown, pattern: unknown): string[] | null {
   if (!(PARSERS as readonly unknown[]).includes(parser)) return null;
-  if (parser === 'regex' && typeof pattern !== 'string') return null;
-  try {
-    if (parser === 'regex' && compileMetricPattern(pattern as string).groups.some((group) => !OBSERVER_NAME.test(group))) return null;
-    return metricNames(parser as ParserName, { prefix: name, ...(parser === 'regex' ? { pattern: pattern as string } : {}) }).map((m) => `observed.${m}`);
-  } catch {
-    return null; // a bad pattern is reported on the observer itself
-  }
+  if (parser !== 'regex') return metricNames(parser as ParserName, { prefix: name }).map((m) => `observed.${m}`);
+  // A pattern that is missing or bad is reported on the observer itself.
+  if (typeof pattern !== 'string' || metricPatternProblem(pattern) !== null) return null;
+  return metricNames('regex', { prefix: name, pattern }).map((m) => `observed.${m}`);
 }
 
 /** A signal a contract names, at its path: a progress signal or a criterion's check. */
@@ -1064,13 +1061,15 @@ function signalsOf(config: Pick<CheckedConfig, 'progress' | 'goal'>): NamedSigna
  * as what may still give the signal once fixed.
  */
 function signalProblems(observed: Observed, signals: NamedSignal[]): YamlProblem[] {
-  const { metrics, pending, pendingPrefixes } = observed;
+  const { metrics, pending } = observed;
+  // A pending observer is named by its metrics' prefix when it has a name, else by its place.
+  const shown = pending.map(({ index, name }) => (name === null ? `observe[${index}]` : `observed.${name}.*`));
   return signals.flatMap(({ path: at, signal }) => {
     // Not of the observed.<name>.<metric> shape: the signal's own schema says so.
     if (metrics.includes(signal) || !SIGNAL_PATTERN.test(signal)) return [];
-    if (pendingPrefixes.some((prefix) => signal.startsWith(prefix))) return [];
+    if (pending.some(({ name }) => name !== null && signal.startsWith(`observed.${name}.`))) return [];
     const near = nearestKey(signal, metrics);
-    const later = `${orList(pending)}, once ${pending.length === 1 ? 'that observer is' : 'those observers are'} fixed`;
+    const later = `${orList(shown)}, once ${pending.length === 1 ? 'that observer is' : 'those observers are'} fixed`;
     const list = metrics.length > 0 ? `one of ${metrics.join(', ')}${pending.length > 0 ? ` (or of ${later})` : ''}` : pending.length > 0 ? `a metric of ${later}` : 'a metric of an observe entry (there is none)';
     return [{ path: at, message: `expected ${list}, found ${describeValue(signal)}${near ? `; did you mean "${near}"?` : ''}` }];
   });

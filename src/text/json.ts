@@ -1,4 +1,4 @@
-import { replaceInvisible, UNSAFE_RANGES } from './sanitize.js';
+import { MARK_CLASS, NON_ASCII, replaceInvisible, UNSAFE_RANGES } from './sanitize.js';
 
 const hex = (code: number) => code.toString(16).padStart(4, '0');
 
@@ -49,8 +49,7 @@ function escapeRaw(json: string): string {
  * after a string's opening quote. A terminal draws a mark on the character before it, which
  * there is the escape's last character or the quote, not a character of the text.
  */
-const MARKS_ON_SYNTAX = /(?<=\\u[0-9a-fA-F]{4}|\\["\\/bfnrt]|(?<!\\)")[\p{Mn}\p{Me}]+/gu;
-const NON_ASCII = /[^\x00-\x7f]/;
+const MARKS_ON_SYNTAX = new RegExp(`(?<=\\\\u[0-9a-fA-F]{4}|\\\\["\\\\/bfnrt]|(?<!\\\\)")[${MARK_CLASS}]+`, 'gu');
 
 /**
  * JSON text with every mark that {@link MARKS_ON_SYNTAX} finds written as `\uXXXX` too, so

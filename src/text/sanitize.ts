@@ -65,7 +65,8 @@ export function sanitize(text: string, options: { oneLine?: boolean } = {}): str
  * character shown escaped (`\u{200b}`, `^[`) that cell is the escape's last, so they are
  * shown escaped too (`cafe\u{200b}\u{301}`, never an accent on the `}`).
  */
-const MARKS_AFTER = '[\\p{Mn}\\p{Me}]*';
+export const MARK_CLASS = '\\p{Mn}\\p{Me}';
+const MARKS_AFTER = `[${MARK_CLASS}]*`;
 const UNSAFE_WITH_MARKS = new RegExp(`${UNSAFE_PATTERN.source}${MARKS_AFTER}`, 'gu');
 
 /**
@@ -73,7 +74,7 @@ const UNSAFE_WITH_MARKS = new RegExp(`${UNSAFE_PATTERN.source}${MARKS_AFTER}`, '
  * in a quoted value, `\x1b`, an escape {@link sanitize} made): drawn on the escape's last
  * character, so shown escaped too (`"ok\u0007\u{301}"`, never an accent on the `7`).
  */
-const MARKS_AFTER_ESCAPE = /(?<=\\(?:u[0-9a-fA-F]{4}|u\{[0-9a-fA-F]{1,6}\}|x[0-9a-fA-F]{2}|[nrtbfv0"'\\/]))[\p{Mn}\p{Me}]+/gu;
+const MARKS_AFTER_ESCAPE = new RegExp(`(?<=\\\\(?:u[0-9a-fA-F]{4}|u\\{[0-9a-fA-F]{1,6}\\}|x[0-9a-fA-F]{2}|[nrtbfv0"'\\\\/]))[${MARK_CLASS}]+`, 'gu');
 
 /** Each code point of `text` as `\u{…}`. */
 function escapeEach(text: string): string {
@@ -90,16 +91,19 @@ export function shownName(name: string): string {
   return sanitize(oneLineText(name));
 }
 
+const TAB_OR_NEWLINE_WITH_MARKS = new RegExp(`[\\t\\n]${MARKS_AFTER}`, 'gu');
+
 /**
  * `text` with each tab and newline written `^I`, `^J` (and the marks after it escaped, as
  * after any character shown as `^X`): text that must stay on its one line, whatever the
  * names and paths it quotes hold. Nothing else changes.
  */
 export function oneLineText(text: string): string {
-  return text.replace(/[\t\n][\p{Mn}\p{Me}]*/gu, (match) => `^${String.fromCharCode(match.charCodeAt(0) + 0x40)}${escapeEach(match.slice(1))}`);
+  return text.replace(TAB_OR_NEWLINE_WITH_MARKS, (match) => `^${String.fromCharCode(match.charCodeAt(0) + 0x40)}${escapeEach(match.slice(1))}`);
 }
 
-const NON_ASCII = /[^\x00-\x7f]/;
+/** Matches text with a character outside ASCII (only such text can hold a mark or an invisible code point). */
+export const NON_ASCII = /[^\x00-\x7f]/;
 
 /**
  * The class (regex source, for the `u` flag) of the code points a terminal draws as

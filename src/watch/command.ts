@@ -50,7 +50,7 @@ export function pickSession(target: string | undefined, options: WatchCommandOpt
   const stat = target === undefined ? undefined : statSync(target, { throwIfNoEntry: false });
   if (target !== undefined && !stat) throw new CliError(`${shownName(target)}: no such file or folder`, EXIT.usage);
   if (target !== undefined && !stat!.isDirectory()) {
-    if (options.latest || since !== null) throw new CliError(`${target} is a file: --latest and --since pick a session in a folder (or in the default folders)`, EXIT.usage);
+    if (options.latest || since !== null) throw new CliError(`${shownName(target)} is a file: --latest and --since pick a session in a folder (or in the default folders)`, EXIT.usage);
     return target;
   }
   if (target === undefined && !options.latest && since === null) {
