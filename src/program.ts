@@ -2,7 +2,7 @@ import { closeSync, constants as fsConstants, openSync, readdirSync, readFileSyn
 import path from 'node:path';
 import { Command, Option } from 'commander';
 import { formatBudget } from './engine/budget-units.js';
-import { ConfigErrors, describeError, LoopdeckError } from './engine/errors.js';
+import { ConfigErrors, describeError, LoopdeckError, UnreadableConfigError } from './engine/errors.js';
 import type { CheckpointInput } from './engine/types.js';
 import type { LoopPolicy } from './engine/policy.js';
 import type { PreparedRun } from './launch.js';
@@ -53,12 +53,21 @@ function fail(message: string, code: ExitCode = EXIT.usage): never {
   throw new CliError(message, code);
 }
 
-/** The result of `work`, or exit 1 with `invalid config` and the errors when it throws ConfigErrors. */
+/** The first line of a config error report: `cannot read config` when every error is a file that could not be read, else `invalid config`. */
+function configHeading(error: ConfigErrors): string {
+  return error.errors.every((e) => e instanceof UnreadableConfigError) ? 'cannot read config' : 'invalid config';
+}
+
+/**
+ * The result of `work`, or exit 1 with the errors when it throws ConfigErrors: headed
+ * `cannot read config` when no file could be read as text (missing, a folder, too large,
+ * not UTF-8: {@link UnreadableConfigError}), else `invalid config`.
+ */
 async function configOrExit<T>(work: () => Promise<T>): Promise<T> {
   try {
     return await work();
   } catch (error) {
-    if (error instanceof ConfigErrors) fail(`invalid config\n${error.message}`);
+    if (error instanceof ConfigErrors) fail(`${configHeading(error)}\n${error.message}`);
     throw error;
   }
 }

@@ -61,6 +61,18 @@ export class ConfigError extends LoopdeckError {
 }
 
 /**
+ * A configuration file that could not be read as text: missing, a folder, unreadable,
+ * larger than its limit, or not UTF-8. Its message names the file alone, with the
+ * `line:column` where reading stopped when there is one. Commands head such errors
+ * `cannot read config` rather than `invalid config`: nothing in the file was judged.
+ */
+export class UnreadableConfigError extends ConfigError {
+  constructor(file: string, expected: string, position?: string) {
+    super(file, null, expected, position);
+  }
+}
+
+/**
  * Several configuration errors found in one pass over a file. The message lists every one of
  * them, one a line (each is bounded by {@link ConfigError}), so fixing a file never needs a
  * second pass to see the errors that were left out; `errors` holds them all.

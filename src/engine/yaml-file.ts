@@ -35,7 +35,7 @@ import {
 } from 'yaml';
 import type { z } from 'zod';
 import { shownName } from '../text/sanitize.js';
-import { ConfigError, ConfigErrors } from './errors.js';
+import { ConfigError, ConfigErrors, UnreadableConfigError } from './errors.js';
 import { clipText, isStackOverflow, MAX_YAML_DEPTH, measureNesting, quoted } from './yaml-bounds.js';
 
 /** Largest YAML file accepted, in bytes. */
@@ -1467,8 +1467,8 @@ function isFolder(folder: string): boolean {
 }
 
 /** The error of a file that does not exist: `<file>: no such file in <absolute folder>` (see {@link missingFileWhere}). */
-export function missingFileError(file: string, hint?: string): ConfigError {
-  return new ConfigError(file, null, `${missingFileWhere(file)}${hint ? `; ${hint}` : ''}`);
+export function missingFileError(file: string, hint?: string): UnreadableConfigError {
+  return new UnreadableConfigError(file, `${missingFileWhere(file)}${hint ? `; ${hint}` : ''}`);
 }
 
 /**
@@ -1481,12 +1481,12 @@ export function readBoundedText(file: string, maxBytes: number): string {
   const cannotRead = (error: unknown) => {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'ENOENT') return new ConfigErrors([missingFileError(file)]);
-    return new ConfigErrors([new ConfigError(file, null, `cannot read the file (${code ?? String(error)})`)]);
+    return new ConfigErrors([new UnreadableConfigError(file, `cannot read the file (${code ?? String(error)})`)]);
   };
   let size: number;
   try {
     const stat = statSync(file);
-    if (!stat.isFile()) throw new ConfigErrors([new ConfigError(file, null, 'expected a regular file, found a directory, device or pipe')]);
+    if (!stat.isFile()) throw new ConfigErrors([new UnreadableConfigError(file, 'expected a regular file, found a directory, device or pipe')]);
     size = stat.size;
   } catch (error) {
     throw error instanceof ConfigErrors ? error : cannotRead(error);
@@ -1514,7 +1514,7 @@ export function readBoundedText(file: string, maxBytes: number): string {
     const lines = buffer.subarray(0, maxBytes).toString('utf8').split('\n');
     const position = `${lines.length}:${(lines[lines.length - 1] ?? '').length + 1}`;
     const found = size > maxBytes ? `${size} bytes` : `more than ${maxBytes} bytes`;
-    throw new ConfigErrors([new ConfigError(file, null, `expected at most ${maxBytes} bytes, found ${found} (the limit is crossed here)`, position)]);
+    throw new ConfigErrors([new UnreadableConfigError(file, `expected at most ${maxBytes} bytes, found ${found} (the limit is crossed here)`, position)]);
   }
   const bytes = buffer.subarray(0, length);
   const text = bytes.toString('utf8');
@@ -1524,7 +1524,7 @@ export function readBoundedText(file: string, maxBytes: number): string {
     const line = before.filter((byte) => byte === 0x0a).length + 1;
     const column = before.subarray(before.lastIndexOf(0x0a) + 1).toString('utf8').length + 1;
     const found = `0x${bytes[bad]!.toString(16).padStart(2, '0')}`;
-    throw new ConfigErrors([new ConfigError(file, null, `expected UTF-8 text, found the byte ${found} that is not UTF-8 (save the file as UTF-8; Latin-1 and other encodings are not read)`, `${line}:${column}`)]);
+    throw new ConfigErrors([new UnreadableConfigError(file, `expected UTF-8 text, found the byte ${found} that is not UTF-8 (save the file as UTF-8; Latin-1 and other encodings are not read)`, `${line}:${column}`)]);
   }
   return text;
 }

@@ -107,7 +107,7 @@ describe('a bad loop.yaml never starts a run', () => {
     expect(result.stdout).toBe('');
     expect(result.exitCode).toBe(1);
     expect(result.stderr).toMatch(
-      new RegExp(`^loopdeck: invalid config\\n${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}:\\d+:\\d+: expected at most 262144 bytes, found \\d+ bytes \\(the limit is crossed here\\)$`),
+      new RegExp(`^loopdeck: cannot read config\\n${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}:\\d+:\\d+: expected at most 262144 bytes, found \\d+ bytes \\(the limit is crossed here\\)$`),
     );
     expect(existsSync(path.join(cwd, '.loopdeck', 'runs'))).toBe(false);
   });
@@ -152,7 +152,7 @@ describe('a bad loop.yaml never starts a run', () => {
     expect(result.exitCode).toBe(1);
     expect(result.stdout).toBe('');
     expect(result.stderr).toBe(
-      `loopdeck: invalid config\nloop.yaml: no such file in ${realpathSync(cwd)}; run loopdeck in a folder with a loop.yaml, or pass --config <file>; to write a first one for the project here: node ${path.relative(cwd, cli).length < cli.length ? path.relative(cwd, cli) : cli} init`,
+      `loopdeck: cannot read config\nloop.yaml: no such file in ${realpathSync(cwd)}; run loopdeck in a folder with a loop.yaml, or pass --config <file>; to write a first one for the project here: node ${path.relative(cwd, cli).length < cli.length ? path.relative(cwd, cli) : cli} init`,
     );
     expect(existsSync(path.join(cwd, '.loopdeck', 'runs'))).toBe(false);
   });
@@ -161,7 +161,7 @@ describe('a bad loop.yaml never starts a run', () => {
     const result = await loopdeckInProcess(['run', '--headless', '--config', 'conf/dev.yaml'], { cwd });
     expect(result.exitCode).toBe(1);
     expect(result.stderr).toBe(
-      `loopdeck: invalid config\nconf/dev.yaml: no such file: the folder ${realpathSync(cwd)}/conf does not exist either (the nearest existing folder is ${realpathSync(cwd)})`,
+      `loopdeck: cannot read config\nconf/dev.yaml: no such file: the folder ${realpathSync(cwd)}/conf does not exist either (the nearest existing folder is ${realpathSync(cwd)})`,
     );
   });
 
@@ -169,14 +169,49 @@ describe('a bad loop.yaml never starts a run', () => {
     mkdirSync(path.join(cwd, 'conf'));
     const result = await loopdeckInProcess(['run', '--headless', '--config', 'conf/dev.yaml'], { cwd });
     expect(result.exitCode).toBe(1);
-    expect(result.stderr).toBe(`loopdeck: invalid config\nconf/dev.yaml: no such file in ${realpathSync(cwd)}/conf`);
+    expect(result.stderr).toBe(`loopdeck: cannot read config\nconf/dev.yaml: no such file in ${realpathSync(cwd)}/conf`);
   });
 
   it('a directory as --config', async () => {
     mkdirSync(path.join(cwd, 'conf'));
     const result = await loopdeckInProcess(['run', '--headless', '--config', 'conf'], { cwd });
     expect(result.exitCode).toBe(1);
-    expect(result.stderr).toBe('loopdeck: invalid config\nconf: expected a regular file, found a directory, device or pipe');
+    expect(result.stderr).toBe('loopdeck: cannot read config\nconf: expected a regular file, found a directory, device or pipe');
+  });
+});
+
+describe('the heading says whether the file was read', () => {
+  let cwd: string;
+  beforeEach(() => {
+    cwd = realpathSync(mkdtempSync(path.join(os.tmpdir(), 'loopdeck-heading-')));
+  });
+  afterEach(() => rmSync(cwd, { recursive: true, force: true }));
+
+  /** [what the config is, how to make it in `dir`, the start of the error line] */
+  const UNREAD: Array<[string, (dir: string) => void, string]> = [
+    ['missing', () => {}, 'loop.yaml: no such file in '],
+    ['a folder', (dir) => mkdirSync(path.join(dir, 'loop.yaml')), 'loop.yaml: expected a regular file'],
+    ['Latin-1, not UTF-8', (dir) => writeFileSync(path.join(dir, 'loop.yaml'), Buffer.from('goal:\n  objective: caf\xe9\n', 'latin1')), 'loop.yaml:2:17: expected UTF-8 text'],
+    ['over the size cap', (dir) => writeFileSync(path.join(dir, 'loop.yaml'), `# ${'x'.repeat(97)}\n`.repeat(3000)), 'loop.yaml:'],
+  ];
+
+  it.each(UNREAD)('a loop.yaml %s: "cannot read config", in validate and in run', async (_what, make, line) => {
+    make(cwd);
+    for (const args of [['validate', 'loop.yaml'], ['run', '--headless', '--config', 'loop.yaml']]) {
+      const result = await loopdeckInProcess(args, { cwd });
+      expect(result.exitCode).toBe(1);
+      const [heading, error, ...rest] = result.stderr.split('\n');
+      expect([heading, error!.startsWith(line), rest]).toEqual(['loopdeck: cannot read config', true, []]);
+    }
+  });
+
+  it('a file that was read and judged is "invalid config", even when the file it names is missing', async () => {
+    writeFileSync(path.join(cwd, 'loop.yaml'), BASE.replace(/script: .*/, 'script: nope.yaml'));
+    const result = await loopdeckInProcess(['validate', 'loop.yaml'], { cwd });
+    expect(result.exitCode).toBe(1);
+    expect(result.stderr).toBe(
+      `loopdeck: invalid config\nloop.yaml:5:11: agent.script: expected a readable file, found none at ${cwd}/nope.yaml (relative paths resolve against the folder of loop.yaml)`,
+    );
   });
 });
 

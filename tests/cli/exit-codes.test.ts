@@ -42,7 +42,7 @@ describe('the built CLI', () => {
 
   it.each([
     ['check of a folder without checkpoints', ['check', '.', '--config', path.resolve(import.meta.dirname, '../../loop.yaml')], /^loopdeck: \.: no checkpoint \.json files$/],
-    ['validate of a missing file', ['validate', 'nope.yaml'], /^loopdeck: invalid config\n.*nope\.yaml/],
+    ['validate of a missing file', ['validate', 'nope.yaml'], /^loopdeck: cannot read config\n.*nope\.yaml/],
     ['resume of a folder without a log', ['resume', 'nowhere', '--headless'], /^loopdeck: .*nowhere/],
     ['an unknown command', ['frobnicate'], /unknown command 'frobnicate'/],
   ])('%s: exit 1 and one message on stderr, nothing on stdout', async (_name, args, message) => {

@@ -75,7 +75,7 @@ describe('validate: hostile success criteria', { timeout: 60_000 }, () => {
     const result = await validate('sub/nope.yaml');
     expect(result.exitCode).not.toBe(0);
     expect(result.stderr.split('\n')).toEqual([
-      'loopdeck: invalid config',
+      'loopdeck: cannot read config',
       `sub/nope.yaml: no such file: the folder ${cwd}/sub does not exist either (the nearest existing folder is ${cwd})`,
     ]);
   });
@@ -121,7 +121,7 @@ describe('validate: file and folder names on one line', { timeout: 60_000 }, () 
   it('a missing file whose name holds a newline is named on one line', async () => {
     const result = await validate('x\ny.yaml');
     expect(result.exitCode).toBe(1);
-    expect(result.stderr.split('\n')).toEqual(['loopdeck: invalid config', `x^Jy.yaml: no such file in ${cwd}`]);
+    expect(result.stderr.split('\n')).toEqual(['loopdeck: cannot read config', `x^Jy.yaml: no such file in ${cwd}`]);
   });
 
   it("a file and a workspace whose names hold a newline: each warning and error names them on one line", async () => {
