@@ -1,7 +1,7 @@
 import { realpathSync } from 'node:fs';
 import path from 'node:path';
 import { printedShellWord } from './text/shell-quote.js';
-import { sanitize } from './text/sanitize.js';
+import { sanitize, shownName } from './text/sanitize.js';
 
 /**
  * loopdeck as it was started now, as a command the user can run as is from the current
@@ -75,6 +75,16 @@ export function attachCommand(runDir: string): string {
 /** The command that continues the run of `runDir`, to print alone on its own line. */
 export function continueCommand(runDir: string): string {
   return `${selfCommand()} resume ${shortPath(runDir)}`;
+}
+
+/**
+ * Where a run's files are, as every exit message says it (the console's and a headless
+ * run's alike): `log: <file>` as {@link shortPath} gives it (a shell word usable where the
+ * command was typed), then `workspace: <folder>` on its own line, named on one line
+ * ({@link shownName}).
+ */
+export function whereLines(logFile: string, workspace: string): string {
+  return `log: ${shortPath(logFile)}\nworkspace: ${shownName(workspace)}`;
 }
 
 /**
