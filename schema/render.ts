@@ -198,8 +198,9 @@ loop.yaml in the same folder it reads as the same config.
   effective config \`validate\` prints. Elsewhere, and without the \`x-\` prefix, an unknown
   key is an error.
 - Each error names the file, the YAML path of the offending value
-  (\`goal.success_criteria[0].check.command\`) and its \`line:column\`, what was expected
-  and what was found; all errors are listed at once, in the order of the file: a problem
+  (\`goal.success_criteria[0].check.command\`) and its \`line:column\` (both from 1; a
+  column counts UTF-16 code units, as VS Code does, so an emoji before it counts two), what
+  was expected and what was found; all errors are listed at once, in the order of the file: a problem
   of the YAML itself (a duplicate key, a tag, a leading zero) does not hide the errors of
   the rest of the document, only text that does not parse as YAML does. A value of
   two forms is read as the form its keys name (a check with \`command\` is a command check,

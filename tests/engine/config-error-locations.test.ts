@@ -172,6 +172,22 @@ describe('loop.yaml: every section', () => {
     expect(errorsOf(() => parsePolicy(BASE + block, 'loop.yaml'))).toEqual(expected);
   });
 
+  it.each<[string, string, number]>([
+    ['ASCII', 'abc', 3],
+    ['a Latin-1 letter: one unit', 'é', 1],
+    ['a CJK character: one unit, though drawn two cells wide', '漢', 1],
+    ['an emoji: two units (a surrogate pair)', '😀', 2],
+    ['a joined emoji family: eight units', '👩‍👩‍👧', 8],
+    ['a letter and a combining mark: two units', 'e\u0301', 2],
+  ])('a column counts UTF-16 code units from 1, as VS Code does: after %s', (_what, before, units) => {
+    // `x` is at column 46 after an empty quoted value (`budget: {max_iterations: "", max_tool_calls: x}`).
+    const column = 46 + units;
+    const block = `budget: {max_iterations: "${before}", max_tool_calls: x}\n`;
+    expect(errorsOf(() => parsePolicy(BASE + block, 'loop.yaml')).at(-1)).toBe(
+      `loop.yaml:10:${column}: budget.max_tool_calls: expected a positive integer or "unlimited", found "x"`,
+    );
+  });
+
   it('lists the errors of a file in the order a reader meets them', () => {
     const source = `${BASE}budget:\n  max_iterations: 0\nhooks:\n  - 5\n`.replace('  objective: fix it\n', '  objective: fix it\n  priority: urgent\n');
     expect(errorsOf(() => parsePolicy(source, 'loop.yaml')).map((m) => m.split(': ')[0])).toEqual(['loop.yaml:3:13', 'loop.yaml:12:19', 'loop.yaml:14:5']);
