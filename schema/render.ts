@@ -202,7 +202,8 @@ loop.yaml in the same folder it reads as the same config.
   column counts UTF-16 code units, as VS Code does, so an emoji before it counts two), what
   was expected and what was found; all errors are listed at once, in the order of the file: a problem
   of the YAML itself (a duplicate key, a tag, a leading zero) does not hide the errors of
-  the rest of the document, only text that does not parse as YAML does. A value of
+  the rest of the document, only text that does not parse as YAML does, and a tagged value
+  that reads the same without its tag (\`kind: !!str scriptd\`) is checked as well. A value of
   two forms is read as the form its keys name (a check with \`command\` is a command check,
   with \`signal\` a signal check); one with the keys of both, or of neither, says so. A
   misspelt \`agent.kind\` near a kind (\`scriptd\`) is named, and the rest of its section is

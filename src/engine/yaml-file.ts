@@ -321,8 +321,8 @@ function expandedSize(doc: Document): (node: unknown) => { size: number; height:
 
 /** What {@link treeProblems} found on the tree. */
 interface TreeProblems {
-  /** Every problem, with the YAML path of the value it is about. */
-  errors: Array<{ error: ConfigError; keys: PropertyKey[] }>;
+  /** Every problem, with the YAML path of the value it is about; `tag`: the problem is a tag. */
+  errors: Array<{ error: ConfigError; keys: PropertyKey[]; tag?: true }>;
   /** Whether one of them stops the reading (runaway aliases, nesting too deep): no JavaScript value may be built. */
   fatal: boolean;
 }
@@ -340,7 +340,7 @@ function fileName(file: string): string {
  * the rest of it can still be checked against the schema; a key that is a scalar but not a
  * string (`null`, `~`, `1`) is made the string it is written as.
  */
-function treeProblems(doc: Document, lines: LineCounter, file: string): TreeProblems {
+function treeProblems(doc: Document, lines: LineCounter, source: string, file: string): TreeProblems {
   const problems: TreeProblems['errors'] = [];
   let fatal = false;
   const push = (keys: PropertyKey[], expected: string, position: string | undefined) => problems.push({ error: new ConfigError(file, dottedPath(keys), expected, position), keys });
@@ -382,7 +382,8 @@ function treeProblems(doc: Document, lines: LineCounter, file: string): TreeProb
     }
     const tag = isNode(node) ? node.tag : undefined;
     if (tag?.startsWith(STANDARD_TAG)) {
-      push(keys, `expected a plain YAML value, found the tag !!${clipText(tag.slice(STANDARD_TAG.length))} (${fileName(file)} takes no tags: remove it)`, isNode(node) && node.range ? tagPosition(lines, node) : undefined);
+      push(keys, `expected a plain YAML value, found the tag !!${clipText(tag.slice(STANDARD_TAG.length))} (${fileName(file)} takes no tags: remove it)`, isNode(node) && node.range ? tagPosition(lines, source, node) : undefined);
+      problems[problems.length - 1]!.tag = true;
     }
     if (isMap(node)) {
       const kept = node.items.filter((pair) => {
@@ -509,9 +510,23 @@ function inValue(doc: Document, keys: Keys, offset: number): boolean {
 /** The prefix of the tags of the YAML core schema (`!!str` is `tag:yaml.org,2002:str`). */
 const STANDARD_TAG = 'tag:yaml.org,2002:';
 
-/** `line:column` of the tag in front of a node (its range starts after the tag), else of the node. */
-function tagPosition(lines: LineCounter, node: Node): string {
-  return at(lines, node.range![0]);
+/**
+ * `line:column` of the tag in front of a node (its range starts after the tag and any
+ * anchor: `!!str scriptd`, `!!str &a x`, `&a !!str x`), else of the node.
+ */
+function tagPosition(lines: LineCounter, source: string, node: Node): string {
+  const start = node.range![0];
+  // The words before the value on its line, nearest first: the tag is one of the last two (the other an anchor).
+  const before = source.slice(source.lastIndexOf('\n', start - 1) + 1, start);
+  let end = before.length;
+  for (let word = 0; word < 2; word++) {
+    const match = /(\S+)\s+$/.exec(before.slice(0, end));
+    if (match === null) break;
+    if (match[1]!.startsWith('!')) return at(lines, start - before.length + match.index);
+    if (!match[1]!.startsWith('&')) break;
+    end = match.index;
+  }
+  return at(lines, start);
 }
 
 // ---------------------------------------------------------------------------------------
@@ -1198,11 +1213,13 @@ function parseChecked<S extends z.ZodType>(schema: S, source: string, file: stri
   const early: ConfigError[] = yamlProblems.map((problem) => describeYamlProblem(doc, lines, source, problem, file));
   // Values reported already: the schema's errors about them would repeat them.
   const reportedAt = new Set<string>();
+  // A tag on a value that is the same without it (`!!str scriptd`) is wrong alone: the schema's word on the value stands.
+  const alike = taggedAlikePaths(doc);
   for (const problem of yamlProblems) {
     // A duplicated key's last value is read as written: the schema's word on it stands.
     if (problem.code === 'MULTIPLE_DOCS' || problem.code === 'DUPLICATE_KEY') continue;
     const keys = pathAtOffset(doc, problem.pos[0]);
-    if (keys.length > 0) reportedAt.add(dottedPath(keys));
+    if (keys.length > 0 && !(problem.code === 'TAG_RESOLVE_FAILED' && alike.has(dottedPath(keys)))) reportedAt.add(dottedPath(keys));
   }
   if (doc.errors.some((problem) => !RECOVERABLE_YAML_ERRORS.has(problem.code))) throw new ConfigErrors(inDocumentOrder(early));
   const version = doc.directives?.yaml;
@@ -1212,11 +1229,11 @@ function parseChecked<S extends z.ZodType>(schema: S, source: string, file: stri
       new ConfigError(file, null, `expected YAML 1.2, found a %YAML ${version.version} directive (remove it: no, 010 and 1:30 mean other things there)`, at(lines, offset)),
     ]);
   }
-  const tree = treeProblems(doc, lines, file);
+  const tree = treeProblems(doc, lines, source, file);
   const unprintable = nonPrintableProblems(doc, lines, source, file);
   early.push(...tree.errors.map(({ error }) => error), ...unprintable.map(({ error }) => error));
   if (tree.fatal) throw new ConfigErrors(inDocumentOrder(early));
-  for (const { keys } of [...tree.errors, ...unprintable]) if (keys && keys.length > 0) reportedAt.add(dottedPath(keys));
+  for (const { keys } of [...tree.errors.filter((e) => !(e.tag && alike.has(dottedPath(e.keys)))), ...unprintable]) if (keys && keys.length > 0) reportedAt.add(dottedPath(keys));
 
   let raw: unknown;
   try {
@@ -1244,6 +1261,39 @@ function parseChecked<S extends z.ZodType>(schema: S, source: string, file: stri
   const listed = new Set([...early, ...fromSchema].map(errorKey));
   const earlier = earlierBlockErrors(doc, lines, schema, file, options).filter((error) => !listed.has(errorKey(error)));
   throw new ConfigErrors([...inDocumentOrder([...early, ...fromSchema, ...earlier]), ...elsewhere]);
+}
+
+/**
+ * The YAML paths of the tagged scalars whose value is the one they would have without the
+ * tag: a quoted or block scalar (`!!str "x"`, `!foo "x"`), or a plain one that reads the
+ * same untagged (`!!str scriptd`, `!!int 5`; not `!!str 5`, which is 5 untagged). Their
+ * tag is an error of its own; the schema's errors about their value are not caused by it.
+ */
+function taggedAlikePaths(doc: Document): Set<string> {
+  const paths = new Set<string>();
+  const walk = (node: unknown, keys: PropertyKey[]): void => {
+    if (isMap(node)) {
+      for (const pair of node.items) {
+        const name = scalarKey(pair.key);
+        if (name !== undefined) walk(pair.value, [...keys, name]);
+      }
+    } else if (isSeq(node)) {
+      node.items.forEach((item, index) => walk(item, [...keys, index]));
+    } else if (isScalar(node) && node.tag && keys.length > 0 && Object.is(untaggedValue(node), node.value)) {
+      paths.add(dottedPath(keys));
+    }
+  };
+  walk(doc.contents, []);
+  return paths;
+}
+
+/** What a scalar's text reads as without its tag (YAML 1.2's core schema); `undefined` when that cannot be told. */
+function untaggedValue(node: Scalar): unknown {
+  const source = node.source;
+  if (typeof source !== 'string') return undefined;
+  if (node.type !== Scalar.PLAIN) return source;
+  const alone = parseDocument(source, { version: '1.2' });
+  return alone.errors.length === 0 && alone.warnings.length === 0 ? alone.toJS() : undefined;
 }
 
 /** The document's value without the top-level keys its reader ignores ({@link YamlCheckOptions.extensionKeys}). */

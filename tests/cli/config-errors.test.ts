@@ -229,7 +229,8 @@ describe('loopdeck validate', () => {
     expect(result.exitCode).toBe(1);
     expect(result.stdout).toBe('');
     expect(result.stderr).toBe(
-      `loopdeck: invalid config\n${file}:11:10: pattern: expected a plain YAML value, found the tag !foo (loop.yaml takes no tags: remove it)`,
+      `loopdeck: invalid config\n${file}:11:10: pattern: expected a plain YAML value, found the tag !foo (loop.yaml takes no tags: remove it)\n` +
+        `${file}:11:15: pattern: expected one of react, plan-and-execute, reflexion, auto, found "bar"`,
     );
   });
 

@@ -257,10 +257,34 @@ describe('keys and tags as written', () => {
     ]);
   });
 
-  it('standard tags are refused as the docs say, and the value is not reported twice', () => {
+  it('standard tags are refused as the docs say, at the tag; a value the tag changes is not judged as well', () => {
+    // Untagged, `true` is a boolean and `aGVsbG8=` a string: the schema's word on what the tag made of them would mislead.
     expect(errors('laps: {enabled: !!str true}\ntools: {shell_timeout: !!binary aGVsbG8=}\n')).toEqual([
-      'loop.yaml:10:23: laps.enabled: expected a plain YAML value, found the tag !!str (loop.yaml takes no tags: remove it)',
-      'loop.yaml:11:33: tools.shell_timeout: expected a plain YAML value, found the tag !!binary (loop.yaml takes no tags: remove it)',
+      'loop.yaml:10:17: laps.enabled: expected a plain YAML value, found the tag !!str (loop.yaml takes no tags: remove it)',
+      'loop.yaml:11:24: tools.shell_timeout: expected a plain YAML value, found the tag !!binary (loop.yaml takes no tags: remove it)',
+    ]);
+  });
+
+  it.each<[string, string, string]>([
+    ['a standard tag', '!!str scriptd', '!!str'],
+    ['a standard tag after an anchor', '&k !!str scriptd', '!!str'],
+    ['a standard tag before an anchor', '!!str &k scriptd', '!!str'],
+    ['an unknown tag', '!robot scriptd', '!robot'],
+    ['a standard tag on a quoted value', '!!str "scriptd"', '!!str'],
+  ])('%s on a value that is the same without it: the tag and the value are both reported, in one pass', (_what, written, tag) => {
+    const source = BASE.replace('  kind: scripted\n', `  kind: ${written}\n`);
+    const tagAt = 9 + written.indexOf('!');
+    const valueAt = 9 + written.lastIndexOf('scriptd') - (written.endsWith('"') ? 1 : 0);
+    let listed: string[] = [];
+    try {
+      parsePolicy(source, 'loop.yaml');
+    } catch (error) {
+      if (!(error instanceof ConfigErrors)) throw error;
+      listed = error.message.split('\n');
+    }
+    expect(listed).toEqual([
+      `loop.yaml:4:${tagAt}: agent.kind: expected a plain YAML value, found the tag ${tag} (loop.yaml takes no tags: remove it)`,
+      `loop.yaml:4:${valueAt}: agent.kind: expected kind: scripted, openai or command, found "scriptd"; did you mean "scripted"?`,
     ]);
   });
 
