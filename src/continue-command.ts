@@ -79,12 +79,12 @@ export function continueCommand(runDir: string): string {
 
 /**
  * Where a run's files are, as every exit message says it (the console's and a headless
- * run's alike): `log: <file>` as {@link shortPath} gives it (a shell word usable where the
- * command was typed), then `workspace: <folder>` on its own line, named on one line
- * ({@link shownName}).
+ * run's alike), one line of loopdeck's own on stderr: `loopdeck: log <file>; workspace
+ * <folder>`, the log as {@link shortPath} gives it (a shell word usable where the command
+ * was typed), the workspace named on one line ({@link shownName}).
  */
-export function whereLines(logFile: string, workspace: string): string {
-  return `log: ${shortPath(logFile)}\nworkspace: ${shownName(workspace)}`;
+export function whereLine(logFile: string, workspace: string): string {
+  return `loopdeck: log ${shortPath(logFile)}; workspace ${shownName(workspace)}`;
 }
 
 /**

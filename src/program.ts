@@ -261,8 +261,8 @@ export function buildProgram(): Command {
       const ended = await driveHeadless(start(), headlessPolicy, options.desk ? attachedAnswerer(prepared.session, options.desk, headlessPolicy) : undefined).finally(() => options.desk?.dispose());
       await prepared.dispose();
       prepared.log.close();
-      const { continueCommand, whereLines } = await import('./continue-command.js');
-      const where = whereLines(prepared.log.file, prepared.workspace);
+      const { continueCommand, whereLine } = await import('./continue-command.js');
+      const where = whereLine(prepared.log.file, prepared.workspace);
       if (ended.outcome === null) {
         // Resuming without a terminal asks for --yes; the same answers as this run, said again.
         const headless = `${continueCommand(prepared.runDir)} --headless --yes${options.approve === 'none' ? '' : ` --approve ${options.approve}`}${options.onPause === 'stop' ? '' : ` --on-pause ${options.onPause}`}`;

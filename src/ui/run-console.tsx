@@ -11,7 +11,7 @@ import { App } from './App.js';
 import { ConsoleProvider, type ConsoleController } from './context.js';
 import { createLiveConsole } from './live.js';
 import { EXIT } from '../exit-codes.js';
-import { continueCommand, failedNote, restoreNote, whereLines } from '../continue-command.js';
+import { continueCommand, failedNote, restoreNote, whereLine } from '../continue-command.js';
 import { RunInterrupted } from '../engine/errors.js';
 import { createReplay, readingNotice } from './replay.js';
 import { batchInto, createConsoleStore, LIVE_BATCH_MS, LIVE_EVENTS } from './store.js';
@@ -335,7 +335,7 @@ export async function runConsole(
   const result = outcome as LoopOutcome | null;
   // The message is printed sanitized; the summary, which may quote the agent (its final
   // claim) or a server, is also kept to one line, so it cannot add lines of its own.
-  const where = whereLines(prepared.log.file, prepared.workspace);
+  const where = whereLine(prepared.log.file, prepared.workspace);
   if (result) return { outcome: result, message: `loopdeck: ${result.reason}: ${sanitize(result.summary, { oneLine: true })}\n${where}${restoreNote(prepared.session.snapshot.abort)}${failedNote(result.reason)}`, warnings, prepared };
   // A run that never started has nothing to resume; one quit at the resume gate still has.
   if (run === null && !options.confirmResume) return { outcome: null, message: `loopdeck: quit before the run started.\n${where}`, warnings, prepared };

@@ -89,7 +89,7 @@ describe('a printed command runs as printed', { timeout: 90_000 }, () => {
     const below = path.join(project, 'examples', 'first');
     mkdirSync(below, { recursive: true });
     const run = await execa('npm', ['run', '--silent', 'loop'], { cwd: below, env: { PATH: userPath }, extendEnv: false, reject: false });
-    const [, log, workspace] = /^log: (.+)\nworkspace: (.+)$/m.exec(run.stderr) ?? [];
+    const [, log, workspace] = /^loopdeck: log (.+); workspace (.+)$/m.exec(run.stderr) ?? [];
     if (workspace) dirs.push(workspace);
     expect(log, run.stderr).toMatch(/^\.\.\/\.\.\/\.loopdeck\/runs\/[^/]+\/events\.jsonl$/);
     const replay = await execa('node', [CLI, 'replay', log!, '--headless'], { cwd: below, reject: false });

@@ -57,7 +57,7 @@ const refusedRun = (file: string) => loopdeckInProcess(['run', '--headless', '--
 /** `loopdeck run --headless --config <file>`, the built CLI; the workspace copy of a run that started is removed. */
 async function run(file: string) {
   const result = await execa('node', [cli, 'run', '--headless', '--config', file], { cwd, reject: false, stdin: 'ignore' });
-  const copy = /^workspace: (.+)$/m.exec(result.stderr)?.[1];
+  const copy = /^loopdeck: log .*; workspace (.+)$/m.exec(result.stderr)?.[1];
   if (copy && path.basename(copy).startsWith('loopdeck-project-')) rmSync(copy, { recursive: true, force: true });
   return result;
 }

@@ -190,7 +190,7 @@ describe('the console in a real terminal, with a hostile agent', { timeout: 60_0
     const exitLine = lines.find((l) => l.startsWith('loopdeck: goal_met:'));
     expect(exitLine, t.describe()).toBe(`loopdeck: goal_met: ${CLAIM_SHOWN}`);
     expect(lines.filter((l) => /^\s*52 passed/.test(l)), t.describe()).toEqual([]);
-    expect(lines.some((l) => l.startsWith('log: ') && l.endsWith('events.jsonl')), t.describe()).toBe(true);
+    expect(lines.some((l) => /^loopdeck: log \S+\/events\.jsonl; workspace \S+$/.test(l)), t.describe()).toBe(true);
   });
 
   it("an agent's failure quoting its stderr: the exit line shows it escaped, the terminal untouched", async () => {
