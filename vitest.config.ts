@@ -1,8 +1,13 @@
 import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { configDefaults, defineConfig } from 'vitest/config';
 
+/** The repository's root, where this file is (vitest may be started from any folder: `--root`, a subfolder). */
+const ROOT = path.dirname(fileURLToPath(import.meta.url));
+
 /** Every test file, as a path from the repository's root (`tests/engine/fold.test.ts`). */
-const ALL = (readdirSync('tests', { recursive: true }) as string[])
+const ALL = (readdirSync(path.join(ROOT, 'tests'), { recursive: true }) as string[])
   .map((file) => `tests/${file.split('\\').join('/')}`)
   .filter((file) => /\.test\.tsx?$/.test(file))
   .sort();
@@ -18,12 +23,13 @@ const ALL = (readdirSync('tests', { recursive: true }) as string[])
 const SHARED_FOLDERS = ['tests/engine/', 'tests/text/', 'tests/watch/', 'tests/hooks/'];
 
 /** Whether a test file replaces a module (`vi.mock`, `vi.doMock`): the replacement needs a graph of its own. */
-const replacesModule = (file: string) => /\bvi\s*\.\s*(?:do)?[mM]ock\s*\(/.test(readFileSync(file, 'utf8'));
+const replacesModule = (file: string) => /\bvi\s*\.\s*(?:do)?[mM]ock\s*\(/.test(readFileSync(path.join(ROOT, file), 'utf8'));
 
 const SHARED = ALL.filter((file) => SHARED_FOLDERS.some((folder) => file.startsWith(folder)) && !replacesModule(file));
 const ISOLATED = ALL.filter((file) => !SHARED.includes(file));
 
 export default defineConfig({
+  root: ROOT,
   test: {
     // Deletes CI before any test file imports Ink, which otherwise draws no live frames (docs/stack.md).
     setupFiles: ['tests/support/no-ci.ts'],
