@@ -321,8 +321,8 @@ function expandedSize(doc: Document): (node: unknown) => { size: number; height:
 
 /** What {@link treeProblems} found on the tree. */
 interface TreeProblems {
-  /** Every problem, with the YAML path of the value it is about; `tag`: the problem is a tag. */
-  errors: Array<{ error: ConfigError; keys: PropertyKey[]; tag?: true }>;
+  /** Every problem, with the YAML path of the value it is about; `tag`: the problem is a tag on the value; `onKey`: on its key. */
+  errors: Array<{ error: ConfigError; keys: PropertyKey[]; tag?: true; onKey?: true }>;
   /** Whether one of them stops the reading (runaway aliases, nesting too deep): no JavaScript value may be built. */
   fatal: boolean;
 }
@@ -381,8 +381,8 @@ function treeProblems(doc: Document, lines: LineCounter, source: string, file: s
       return;
     }
     const tag = isNode(node) ? node.tag : undefined;
-    if (tag?.startsWith(STANDARD_TAG)) {
-      push(keys, `expected a plain YAML value, found the tag !!${clipText(tag.slice(STANDARD_TAG.length))} (${fileName(file)} takes no tags: remove it)`, isNode(node) && node.range ? tagPosition(lines, source, node) : undefined);
+    if (isNode(node) && isRefusedTag(tag)) {
+      push(keys, tagMessage(source, node, file), node.range ? tagPosition(lines, source, node) : undefined);
       problems[problems.length - 1]!.tag = true;
     }
     if (isMap(node)) {
@@ -393,6 +393,11 @@ function treeProblems(doc: Document, lines: LineCounter, source: string, file: s
           return false;
         }
         const name = scalarKey(pair.key)!;
+        // A tag on a key: refused, but the key is read as written whatever the tag, so its value is judged as well.
+        if (isNode(pair.key) && isRefusedTag(pair.key.tag)) {
+          push([...keys, name], tagMessage(source, pair.key, file), pair.key.range ? tagPosition(lines, source, pair.key) : undefined);
+          problems[problems.length - 1]!.onKey = true;
+        }
         // The key as written becomes the key of the value (`null: 1` is the key "null", not "").
         if (isScalar(pair.key) && typeof pair.key.value !== 'string') pair.key.value = name;
         walk(pair.value, [...keys, name], depth + 1);
@@ -511,22 +516,74 @@ function inValue(doc: Document, keys: Keys, offset: number): boolean {
 const STANDARD_TAG = 'tag:yaml.org,2002:';
 
 /**
- * `line:column` of the tag in front of a node (its range starts after the tag and any
- * anchor: `!!str scriptd`, `!!str &a x`, `&a !!str x`), else of the node.
+ * Whether {@link treeProblems} reports `tag` itself: a tag of the core schema (`!!str`) or the
+ * non-specific `!`. The parser warns of any other (`!foo`) as a tag it cannot resolve.
  */
+function isRefusedTag(tag: string | undefined): boolean {
+  return tag !== undefined && (tag.startsWith(STANDARD_TAG) || tag === '!');
+}
+
+/** The error of a tag on `node`, naming it as the file writes it. */
+function tagMessage(source: string, node: Node, file: string): string {
+  const tag = node.tag!;
+  const shown = writtenTag(source, node) ?? (tag.startsWith(STANDARD_TAG) ? `!!${tag.slice(STANDARD_TAG.length)}` : tag);
+  return `expected a plain YAML value, found the tag ${clipText(shown)} (${fileName(file)} takes no tags: remove it)`;
+}
+
+/**
+ * The offset of the tag written in front of the node starting at `start` (its range starts
+ * after the tag and any anchor: `!!str scriptd`, `!!str &a x`, `&a !!str x`, `[!!str x]`,
+ * a tag at the end of the line before its value), or `null` when none is found there.
+ */
+function tagOffset(source: string, start: number): number | null {
+  let end = start;
+  for (let word = 0; word < 2; word++) {
+    while (end > 0 && /\s/.test(source[end - 1]!)) end--;
+    let from = end;
+    // A verbatim tag (`!<tag:yaml.org,2002:str>`) may hold commas and brackets.
+    const verbatim = source[end - 1] === '>' ? source.lastIndexOf('!<', end) : -1;
+    if (verbatim >= 0 && !source.slice(verbatim, end).includes('\n')) from = verbatim;
+    else while (from > 0 && !/[\s,[\]{}]/.test(source[from - 1]!)) from--;
+    const token = source.slice(from, end);
+    if (token.startsWith('!')) return from;
+    if (!token.startsWith('&')) return null;
+    end = from;
+  }
+  return null;
+}
+
+/** The tag in front of `node` as the file writes it (`!!str`, `!<tag:yaml.org,2002:str>`, `!`), if it can be found. */
+function writtenTag(source: string, node: Node): string | undefined {
+  const from = node.range ? tagOffset(source, node.range[0]) : null;
+  return from === null ? undefined : /^(?:!<[^>\n]*>|![^\s,[\]{}]*)/.exec(source.slice(from, from + 1024))?.[0];
+}
+
+/** A tag as written at the start of a text: `!` and what follows up to a blank or a flow indicator. */
+const TAG_TOKEN = /^(?:!<[^>\n]*>|![^\s,[\]{}]*)/;
+
+/** The offset of what a tag written at `offset` is on (past the tag and the blanks after it); `offset` when no tag starts there. */
+function afterTag(source: string, offset: number): number {
+  const tag = TAG_TOKEN.exec(source.slice(offset, offset + 1024))?.[0];
+  if (tag === undefined) return offset;
+  let at = offset + tag.length;
+  while (at < source.length && /\s/.test(source[at]!)) at++;
+  return at;
+}
+
+/** Whether `offset` is in the source of a key of some mapping of the document. */
+function isKeyAt(doc: Document, offset: number): boolean {
+  const walk = (node: unknown): boolean => {
+    if (isMap(node)) return node.items.some((pair) => (isNode(pair.key) && !!pair.key.range && pair.key.range[0] <= offset && offset < pair.key.range[1]) || walk(pair.key) || walk(pair.value));
+    if (isSeq(node)) return node.items.some(walk);
+    return false;
+  };
+  return walk(doc.contents);
+}
+
+/** `line:column` of the tag in front of a node ({@link tagOffset}), else of the node. */
 function tagPosition(lines: LineCounter, source: string, node: Node): string {
   const start = node.range![0];
-  // The words before the value on its line, nearest first: the tag is one of the last two (the other an anchor).
-  const before = source.slice(source.lastIndexOf('\n', start - 1) + 1, start);
-  let end = before.length;
-  for (let word = 0; word < 2; word++) {
-    const match = /(\S+)\s+$/.exec(before.slice(0, end));
-    if (match === null) break;
-    if (match[1]!.startsWith('!')) return at(lines, start - before.length + match.index);
-    if (!match[1]!.startsWith('&')) break;
-    end = match.index;
-  }
-  return at(lines, start);
+  return at(lines, tagOffset(source, start) ?? start);
 }
 
 // ---------------------------------------------------------------------------------------
@@ -560,11 +617,12 @@ function describeYamlProblem(doc: Document, lines: LineCounter, source: string, 
         at(lines, offset),
       );
     case 'TAG_RESOLVE_FAILED': {
-      const tag = /^!\S*/.exec(source.slice(offset, offset + 1024))?.[0];
+      const tag = TAG_TOKEN.exec(source.slice(offset, offset + 1024))?.[0];
       message = tag
         ? `expected a plain YAML value, found the tag ${clipText(tag)} (${fileName(file)} takes no tags: remove it)`
         : `expected a plain YAML value: ${first}`;
-      break;
+      // Named by the value or key the tag is on (an item of a flow list: `[x, !foo y]` is [1]).
+      return new ConfigError(file, dottedPath(pathAtOffset(doc, afterTag(source, offset))), message, at(lines, offset));
     }
     default:
       return new ConfigError(file, dottedPath(pathAtOffset(doc, offset, source)), `invalid YAML: ${first}`, at(lines, offset));
@@ -1218,8 +1276,15 @@ function parseChecked<S extends z.ZodType>(schema: S, source: string, file: stri
   for (const problem of yamlProblems) {
     // A duplicated key's last value is read as written: the schema's word on it stands.
     if (problem.code === 'MULTIPLE_DOCS' || problem.code === 'DUPLICATE_KEY') continue;
+    if (problem.code === 'TAG_RESOLVE_FAILED') {
+      // A tag on a key leaves its value as written; one on a value that reads the same without it is wrong alone.
+      const on = afterTag(source, problem.pos[0]);
+      const keys = pathAtOffset(doc, on);
+      if (keys.length > 0 && !isKeyAt(doc, on) && !alike.has(dottedPath(keys))) reportedAt.add(dottedPath(keys));
+      continue;
+    }
     const keys = pathAtOffset(doc, problem.pos[0]);
-    if (keys.length > 0 && !(problem.code === 'TAG_RESOLVE_FAILED' && alike.has(dottedPath(keys)))) reportedAt.add(dottedPath(keys));
+    if (keys.length > 0) reportedAt.add(dottedPath(keys));
   }
   if (doc.errors.some((problem) => !RECOVERABLE_YAML_ERRORS.has(problem.code))) throw new ConfigErrors(inDocumentOrder(early));
   const version = doc.directives?.yaml;
@@ -1231,9 +1296,15 @@ function parseChecked<S extends z.ZodType>(schema: S, source: string, file: stri
   }
   const tree = treeProblems(doc, lines, source, file);
   const unprintable = nonPrintableProblems(doc, lines, source, file);
-  early.push(...tree.errors.map(({ error }) => error), ...unprintable.map(({ error }) => error));
+  // A tag the parser warns of that the tree reports too (`!!float 5`): listed once.
+  const listedEarly = new Set(early.map(errorKey));
+  for (const { error } of [...tree.errors, ...unprintable]) {
+    if (listedEarly.has(errorKey(error))) continue;
+    listedEarly.add(errorKey(error));
+    early.push(error);
+  }
   if (tree.fatal) throw new ConfigErrors(inDocumentOrder(early));
-  for (const { keys } of [...tree.errors.filter((e) => !(e.tag && alike.has(dottedPath(e.keys)))), ...unprintable]) if (keys && keys.length > 0) reportedAt.add(dottedPath(keys));
+  for (const { keys } of [...tree.errors.filter((e) => !e.onKey && !(e.tag && alike.has(dottedPath(e.keys)))), ...unprintable]) if (keys && keys.length > 0) reportedAt.add(dottedPath(keys));
 
   let raw: unknown;
   try {
@@ -1264,10 +1335,11 @@ function parseChecked<S extends z.ZodType>(schema: S, source: string, file: stri
 }
 
 /**
- * The YAML paths of the tagged scalars whose value is the one they would have without the
- * tag: a quoted or block scalar (`!!str "x"`, `!foo "x"`), or a plain one that reads the
- * same untagged (`!!str scriptd`, `!!int 5`; not `!!str 5`, which is 5 untagged). Their
- * tag is an error of its own; the schema's errors about their value are not caused by it.
+ * The YAML paths of the tagged values that are the ones they would be without the tag: a
+ * quoted or block scalar (`!!str "x"`, `!foo "x"`), a plain one that reads the same untagged
+ * (`!!str scriptd`, `!!int 5`; not `!!str 5`, which is 5 untagged), a mapping or list whose
+ * tag names its own kind or none of the core schema's (`!!map {…}`, `!foo [x]`). Their tag
+ * is an error of its own; the schema's errors about their value are not caused by it.
  */
 function taggedAlikePaths(doc: Document): Set<string> {
   const paths = new Set<string>();
@@ -1281,6 +1353,11 @@ function taggedAlikePaths(doc: Document): Set<string> {
       node.items.forEach((item, index) => walk(item, [...keys, index]));
     } else if (isScalar(node) && node.tag && keys.length > 0 && Object.is(untaggedValue(node), node.value)) {
       paths.add(dottedPath(keys));
+    }
+    // A mapping or list is one without its tag when the tag names its own kind (`!!map {…}`), or none of the core schema's (`!foo [x]`, `! {…}`).
+    if ((isMap(node) || isSeq(node)) && node.tag && keys.length > 0) {
+      const own = isMap(node) ? `${STANDARD_TAG}map` : `${STANDARD_TAG}seq`;
+      if (node.tag === own || !node.tag.startsWith(STANDARD_TAG)) paths.add(dottedPath(keys));
     }
   };
   walk(doc.contents, []);

@@ -288,6 +288,56 @@ describe('keys and tags as written', () => {
     ]);
   });
 
+  const TAG = (at: string, path: string, tag: string) => `loop.yaml:${at}: ${path}: expected a plain YAML value, found the tag ${tag} (loop.yaml takes no tags: remove it)`;
+  it.each<[string, string, string[]]>([
+    [
+      'the non-specific tag, which makes 5 a string: the tag alone',
+      'budget: {max_iterations: ! 5}\n',
+      [TAG('10:26', 'budget.max_iterations', '!')],
+    ],
+    [
+      'a tag on a key, standard or not: the tag, and what the key and its value get wrong',
+      'laps: {!!str enabled: maybe, !foo bogus: 1}\n',
+      [
+        TAG('10:8', 'laps.enabled', '!!str'),
+        'loop.yaml:10:23: laps.enabled: expected true or false, found "maybe"',
+        TAG('10:30', 'laps.bogus', '!foo'),
+        'loop.yaml:10:35: laps.bogus: unknown key "bogus"; expected one of: enabled, max_laps, max_consecutive_failures, progress_file',
+      ],
+    ],
+    [
+      'a mapping tagged as one: the tag, and the errors inside it',
+      'budget: !!map {max_iterations: 0, max_iteration: 3}\n',
+      [
+        TAG('10:9', 'budget', '!!map'),
+        'loop.yaml:10:32: budget.max_iterations: expected a positive integer or "unlimited", found 0 (0 would not mean unlimited: write unlimited to remove the limit)',
+        'loop.yaml:10:35: budget.max_iteration: unknown key "max_iteration"; did you mean "max_iterations"?',
+      ],
+    ],
+    [
+      'a list with a tag of its own on the line before its items: the tag where it is written, and the errors inside',
+      'observe: !custom\n  - {name: tests, command: "", parser: tap}\n',
+      [TAG('10:10', 'observe', '!custom'), 'loop.yaml:11:28: observe[0].command: expected a non-empty string, found ""'],
+    ],
+    [
+      'a tagged item of a flow list: named by its index, the other items still checked',
+      'approval: {allow: ["", !foo x, !!str y, !<tag:yaml.org,2002:str> z]}\n',
+      [
+        'loop.yaml:10:20: approval.allow[0]: expected a tool name, "shell: <words>", "shell-exact: <command>" or "shell-read-only: <command>", found ""',
+        TAG('10:24', 'approval.allow[1]', '!foo'),
+        TAG('10:32', 'approval.allow[2]', '!!str'),
+        TAG('10:41', 'approval.allow[3]', '!<tag:yaml.org,2002:str>'),
+      ],
+    ],
+    [
+      'a standard tag its value does not fit, which the parser warns of too: listed once',
+      'tools: {shell_timeout: !!float 5}\n',
+      [TAG('10:24', 'tools.shell_timeout', '!!float')],
+    ],
+  ])('tags: %s', (_what, block, expected) => {
+    expect(errors(block)).toEqual(expected);
+  });
+
   it("a tag in a transcript names the transcript, not loop.yaml", () => {
     // A script's keys written twice, at every depth: each block's errors at their lines.
     const script = 'turns:\n  - thought: one\n    thought: 2\n    tool_calls:\n      - { id: t1, id: 5, name: shell, args: {} }\nturns:\n  - { thought: 3 }\n';
