@@ -2,7 +2,7 @@ import os from 'node:os';
 import { existsSync, realpathSync, statSync } from 'node:fs';
 import nodePath from 'node:path';
 import { workspacePathspec } from './engine/abort.js';
-import { AgentError, ConfigError, ConfigErrors, ToolError } from './engine/errors.js';
+import { AgentError, ConfigError, ConfigErrors, ToolError, UnreadableConfigError } from './engine/errors.js';
 import { git, isGitWorkTree, oneLine, runGit } from './engine/git.js';
 import type { LoopPolicy } from './engine/policy.js';
 import { describeValue, dottedPath, nearestKey, positionInFile } from './engine/yaml-file.js';
@@ -61,7 +61,8 @@ export function preflightErrors(policy: LoopPolicy, shownAs: string = policy.fil
   } catch (error) {
     // An agent that cannot be made (an OpenAI API without a key) is an error of loop.yaml's agent, listed with the rest.
     if (error instanceof AgentError) errors.push(new ConfigError(policy.file, 'agent', error.message, positionInFile(policy.file, ['agent'])));
-    else if (error instanceof ConfigErrors) errors.push(...error.errors);
+    // A file the agent names that cannot be read (its transcript not UTF-8) is an error of this config, as a missing one is: not a config that could not be read.
+    else if (error instanceof ConfigErrors) errors.push(...error.errors.map((e) => (e instanceof UnreadableConfigError ? new ConfigError(e.file, null, e.expected, e.position) : e)));
     else throw error;
   }
   errors.push(...baseUrlErrors(policy));

@@ -13,7 +13,7 @@
  * before the parser runs, see ./yaml-bounds.ts), and the length of anything an error
  * quotes back.
  */
-import { closeSync, openSync, readSync, statSync } from 'node:fs';
+import { closeSync, lstatSync, openSync, readlinkSync, readSync, statSync } from 'node:fs';
 import { dirname, resolve as resolvePath } from 'node:path';
 import {
   isAlias,
@@ -36,6 +36,7 @@ import {
 import type { z } from 'zod';
 import { shownName } from '../text/sanitize.js';
 import { ConfigError, ConfigErrors, UnreadableConfigError } from './errors.js';
+import { fsReason } from './workspace-path.js';
 import { clipText, isStackOverflow, MAX_YAML_DEPTH, measureNesting, quoted } from './yaml-bounds.js';
 
 /** Largest YAML file accepted, in bytes. */
@@ -1593,9 +1594,25 @@ function isFolder(folder: string): boolean {
   }
 }
 
-/** The error of a file that does not exist: `<file>: no such file in <absolute folder>` (see {@link missingFileWhere}). */
+/**
+ * The error of a file that does not exist: `<file>: no such file in <absolute folder>` (see
+ * {@link missingFileWhere}); a symbolic link to nothing names its target; an empty name
+ * says so.
+ */
 export function missingFileError(file: string, hint?: string): UnreadableConfigError {
-  return new UnreadableConfigError(file, `${missingFileWhere(file)}${hint ? `; ${hint}` : ''}`);
+  if (file === '') return new UnreadableConfigError('""', 'expected the name of a file, found an empty name');
+  const link = danglingTarget(file);
+  const where = link === null ? missingFileWhere(file) : `a symbolic link to ${shownName(link)}, which does not exist`;
+  return new UnreadableConfigError(file, `${where}${hint ? `; ${hint}` : ''}`);
+}
+
+/** The target of `file` when it is a symbolic link (to nothing, as a missing file is), else `null`. */
+function danglingTarget(file: string): string | null {
+  try {
+    return lstatSync(file).isSymbolicLink() ? readlinkSync(file) : null;
+  } catch {
+    return null; // not there at all: a missing file, said as such
+  }
 }
 
 /**
@@ -1608,7 +1625,7 @@ export function readBoundedText(file: string, maxBytes: number): string {
   const cannotRead = (error: unknown) => {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'ENOENT') return new ConfigErrors([missingFileError(file)]);
-    return new ConfigErrors([new UnreadableConfigError(file, `cannot read the file (${code ?? String(error)})`)]);
+    return new ConfigErrors([new UnreadableConfigError(file, `cannot read the file: ${fsReason(error)}`)]);
   };
   let size: number;
   try {
@@ -1638,7 +1655,10 @@ export function readBoundedText(file: string, maxBytes: number): string {
     closeSync(fd);
   }
   if (length > maxBytes) {
-    const lines = buffer.subarray(0, maxBytes).toString('utf8').split('\n');
+    // The character that crosses the limit, from its first byte: a multibyte one cut at the limit is not counted twice.
+    let cut = maxBytes;
+    while (cut > 0 && (buffer[cut]! & 0xc0) === 0x80) cut--;
+    const lines = buffer.subarray(0, cut).toString('utf8').split('\n');
     const position = `${lines.length}:${(lines[lines.length - 1] ?? '').length + 1}`;
     const found = size > maxBytes ? `${size} bytes` : `more than ${maxBytes} bytes`;
     throw new ConfigErrors([new UnreadableConfigError(file, `expected at most ${maxBytes} bytes, found ${found} (the limit is crossed here)`, position)]);

@@ -4,7 +4,7 @@
 // output and exit code); the built CLI is spawned for a sample of each command (run,
 // validate, check) and where the process is the subject (Node's own warnings, a long error
 // list written whole to a pipe).
-import { existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { execa } from 'execa';
@@ -193,6 +193,15 @@ describe('the heading says whether the file was read', () => {
     ['a folder', (dir) => mkdirSync(path.join(dir, 'loop.yaml')), 'loop.yaml: expected a regular file'],
     ['Latin-1, not UTF-8', (dir) => writeFileSync(path.join(dir, 'loop.yaml'), Buffer.from('goal:\n  objective: caf\xe9\n', 'latin1')), 'loop.yaml:2:17: expected UTF-8 text'],
     ['over the size cap', (dir) => writeFileSync(path.join(dir, 'loop.yaml'), `# ${'x'.repeat(97)}\n`.repeat(3000)), 'loop.yaml:'],
+    ['a symbolic link to nothing', (dir) => symlinkSync('elsewhere.yaml', path.join(dir, 'loop.yaml')), 'loop.yaml: a symbolic link to elsewhere.yaml, which does not exist'],
+    [
+      'in a loop of symbolic links',
+      (dir) => {
+        symlinkSync('other.yaml', path.join(dir, 'loop.yaml'));
+        symlinkSync('loop.yaml', path.join(dir, 'other.yaml'));
+      },
+      'loop.yaml: cannot read the file: too many levels of symlinks, a symlink loop (ELOOP)',
+    ],
   ];
 
   it.each(UNREAD)('a loop.yaml %s: "cannot read config", in validate and in run', async (_what, make, line) => {
@@ -203,6 +212,31 @@ describe('the heading says whether the file was read', () => {
       const [heading, error, ...rest] = result.stderr.split('\n');
       expect([heading, error!.startsWith(line), rest]).toEqual(['loopdeck: cannot read config', true, []]);
     }
+  });
+
+  it.each<[string, string[], string]>([
+    ['an empty name', ['validate', ''], '"": expected the name of a file, found an empty name'],
+    ['a path through a file', ['run', '--headless', '--config', 'file.txt/loop.yaml'], 'file.txt/loop.yaml: cannot read the file: a part of the path is a file, expected a folder (ENOTDIR)'],
+  ])('%s: said in words, "cannot read config"', async (_what, args, line) => {
+    writeFileSync(path.join(cwd, 'file.txt'), 'x\n');
+    const result = await loopdeckInProcess(args, { cwd });
+    expect([result.exitCode, result.stderr]).toEqual([1, `loopdeck: cannot read config\n${line}`]);
+  });
+
+  it('a transcript that is not UTF-8 is an error of the config that names it, as a missing one is: "invalid config"', async () => {
+    writeFileSync(path.join(cwd, 'script.yaml'), Buffer.from('turns:\n  - final: caf\xe9\n', 'latin1'));
+    writeFileSync(path.join(cwd, 'loop.yaml'), BASE.replace(/script: .*/, 'script: script.yaml'));
+    const result = await loopdeckInProcess(['validate', 'loop.yaml'], { cwd });
+    expect(result.exitCode).toBe(1);
+    // (After the warning that the config measures nothing.)
+    expect(result.stderr).toContain(`\nloopdeck: invalid config\n${cwd}/script.yaml:2:15: expected UTF-8 text, found the byte 0xe9 that is not UTF-8 (save the file as UTF-8; Latin-1 and other encodings are not read)`);
+  });
+
+  it('a file over the size cap is cut at the character that crosses the limit, however many bytes it takes', async () => {
+    // 2 + 87,381 × 3 bytes: the limit (262,144) falls inside the last 漢, the 87,381st, at column 87,383.
+    writeFileSync(path.join(cwd, 'loop.yaml'), `# ${'漢'.repeat(87_381)}\n`);
+    const result = await loopdeckInProcess(['validate', 'loop.yaml'], { cwd });
+    expect(result.stderr).toBe('loopdeck: cannot read config\nloop.yaml:1:87383: expected at most 262144 bytes, found 262146 bytes (the limit is crossed here)');
   });
 
   it('a file that was read and judged is "invalid config", even when the file it names is missing', async () => {
