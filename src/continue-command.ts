@@ -1,7 +1,7 @@
 import { realpathSync } from 'node:fs';
 import path from 'node:path';
 import { printedShellWord } from './text/shell-quote.js';
-import { sanitize, shownName } from './text/sanitize.js';
+import { sanitize } from './text/sanitize.js';
 
 /**
  * loopdeck as it was started now, as a command the user can run as is from the current
@@ -80,11 +80,12 @@ export function continueCommand(runDir: string): string {
 /**
  * Where a run's files are, as every exit message says it (the console's and a headless
  * run's alike), one line of loopdeck's own on stderr: `loopdeck: log <file>; workspace
- * <folder>`, the log as {@link shortPath} gives it (a shell word usable where the command
- * was typed), the workspace named on one line ({@link shownName}).
+ * <folder>`, each a shell word usable as printed (`replay` the log, `cd` to the workspace):
+ * the log as {@link shortPath} gives it, the workspace by its absolute path, quoted when
+ * needed ({@link printedShellWord}).
  */
 export function whereLine(logFile: string, workspace: string): string {
-  return `loopdeck: log ${shortPath(logFile)}; workspace ${shownName(workspace)}`;
+  return `loopdeck: log ${shortPath(logFile)}; workspace ${printedShellWord(path.resolve(workspace))}`;
 }
 
 /**

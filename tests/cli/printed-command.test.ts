@@ -111,3 +111,20 @@ describe('a printed command runs as printed', { timeout: 90_000 }, () => {
     expect(run.exitCode, run.stderr).toBe(0);
   });
 });
+
+describe('where a run ended, as printed', { timeout: 90_000 }, () => {
+  it.each(['in place', "it's \"q\" $HOME", 'tab\there'])('a workspace named %j: the log replays and the workspace is cd-able, each pasted as printed', async (name) => {
+    const project = mkdtempSync(path.join(os.tmpdir(), 'loopdeck-printed-'));
+    dirs.push(project);
+    const folder = path.join(project, name);
+    mkdirSync(folder);
+    writeFileSync(path.join(project, 'agent.yaml'), 'turns:\n  - final: done\n');
+    writeFileSync(path.join(project, 'loop.yaml'), `goal: { objective: x }\nagent: { kind: scripted, script: agent.yaml }\nworkspace: { path: ${JSON.stringify(name)}, copy: none }\nverify: [{ command: "true" }]\n`);
+    const run = await execa(process.execPath, [CLI, 'run', '--headless'], { cwd: project, env: { PATH: userPath }, extendEnv: false, reject: false, stdin: 'ignore' });
+    const [, log, workspace] = /^loopdeck: log (.+); workspace (.+)$/m.exec(run.stderr) ?? [];
+    expect(workspace, run.stderr).toBeDefined();
+    // bash: a name with a tab is printed $'…', which POSIX sh may not read.
+    const shell = await execa('bash', ['--norc', '-c', `node ${JSON.stringify(CLI)} replay ${log} --headless > /dev/null && cd ${workspace} && pwd`], { cwd: project, env: { PATH: userPath }, extendEnv: false, reject: false });
+    expect(shell.stdout, shell.stderr).toBe(folder);
+  });
+});
