@@ -1616,7 +1616,7 @@ function danglingTarget(file: string): string | null {
 }
 
 /**
- * Reads at most `maxBytes` of a regular file as UTF-8.
+ * Reads at most `maxBytes` of a regular file as UTF-8, without a leading byte order mark.
  * @throws ConfigErrors naming the file alone (no YAML path) when it does not exist, cannot
  *   be read, is not a regular file, or is larger than `maxBytes` (naming the `line:column`
  *   where the limit is crossed)
@@ -1669,11 +1669,13 @@ export function readBoundedText(file: string, maxBytes: number): string {
   if (bad !== null) {
     const before = bytes.subarray(0, bad);
     const line = before.filter((byte) => byte === 0x0a).length + 1;
-    const column = before.subarray(before.lastIndexOf(0x0a) + 1).toString('utf8').length + 1;
+    // A byte order mark takes no column (editors do not show it).
+    const column = before.subarray(before.lastIndexOf(0x0a) + 1).toString('utf8').replace(/^\ufeff/, '').length + 1;
     const found = `0x${bytes[bad]!.toString(16).padStart(2, '0')}`;
     throw new ConfigErrors([new UnreadableConfigError(file, `expected UTF-8 text, found the byte ${found} that is not UTF-8 (save the file as UTF-8; Latin-1 and other encodings are not read)`, `${line}:${column}`)]);
   }
-  return text;
+  // Without a byte order mark an editor may have saved (U+FEFF): it is no part of the text, and would shift the columns of line 1.
+  return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
 }
 
 /**

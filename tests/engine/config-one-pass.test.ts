@@ -366,7 +366,31 @@ describe('files that are not UTF-8', () => {
     writeFileSync(file, Buffer.concat([Buffer.from('goal:\n  objective: caf'), Buffer.from([0xe9]), Buffer.from(' fix\n')]));
     expect(() => loadPolicy(file)).toThrow(`${file}:2:17: expected UTF-8 text, found the byte 0xe9 that is not UTF-8 (save the file as UTF-8; Latin-1 and other encodings are not read)`);
   });
+
+  it('a byte order mark an editor saved takes no column: line 1 is counted as the editor shows it', () => {
+    const file = path.join(dir, 'bom.yaml');
+    writeFileSync(file, `\ufeffgoal: !!str x\n${BASE.slice(BASE.indexOf('agent:'))}bogus: 1\n`);
+    // (The files it names are not there: their errors are of lines 4 and 6.)
+    expect(errorsOf(() => loadPolicy(file)).filter((line) => !/:[46]:\d+: /.test(line))).toEqual([
+      `${file}:1:7: goal: expected a plain YAML value, found the tag !!str (bom.yaml takes no tags: remove it)`,
+      `${file}:1:13: goal: expected a mapping, found "x"`,
+      `${file}:9:1: bogus: unknown key "bogus"; expected one of: goal, pattern, patterns, task, agent, workspace, budget, pricing, checkpoint, observe, progress, stagnation, repetition, verify, approval, laps, hooks, hook_timeout, on_abort, tools`,
+    ]);
+    writeFileSync(file, Buffer.concat([Buffer.from('\ufeffgoal: caf'), Buffer.from([0xe9]), Buffer.from('\n')]));
+    expect(() => loadPolicy(file)).toThrow(`${file}:1:10: expected UTF-8 text, found the byte 0xe9`);
+  });
 });
+
+/** The messages of the ConfigErrors `work` throws. */
+function errorsOf(work: () => unknown): string[] {
+  try {
+    work();
+  } catch (error) {
+    if (error instanceof ConfigErrors) return error.message.split('\n');
+    throw error;
+  }
+  return [];
+}
 
 describe("what a run asks of a transcript at its start", () => {
   const start = (yaml: string, pattern: 'react' | 'plan-and-execute', laps = false) =>
