@@ -1,4 +1,4 @@
-import { shownName } from './sanitize.js';
+import { MARK_CLASS, shownName } from './sanitize.js';
 
 /**
  * `text` as one word of a POSIX shell command: left bare when it holds only characters no
@@ -18,8 +18,18 @@ export function shellQuote(text: string): string {
  * ksh read, so the printed command stays on one line and still names the same file.
  */
 export function printedShellWord(text: string): string {
-  if (shownName(text) === text) return shellQuote(text);
-  return `$'${Array.from(text, dollarQuoted).join('')}'`;
+  // A combining mark right after the opening quote would be drawn on it: escaped instead.
+  const marked = LEADING_MARKS.exec(text)?.[0] ?? '';
+  if (shownName(text) === text && (marked === '' || shellQuote(text) === text)) return shellQuote(text);
+  return `$'${[...Array.from(marked, escapedBytes), ...Array.from(text.slice(marked.length), dollarQuoted)].join('')}'`;
+}
+
+/** The combining marks a text starts with. */
+const LEADING_MARKS = new RegExp(`^[${MARK_CLASS}]+`, 'u');
+
+/** A character as the `\xNN` escapes of its UTF-8 bytes. */
+function escapedBytes(ch: string): string {
+  return Array.from(Buffer.from(ch, 'utf8'), (byte) => `\\x${byte.toString(16).padStart(2, '0')}`).join('');
 }
 
 /** One character inside `$'…'`: a backslash and a quote escaped, a character {@link shownName} changes as escapes, any other as it is. */
@@ -28,5 +38,5 @@ function dollarQuoted(ch: string): string {
   if (ch === '\n') return '\\n';
   if (ch === '\t') return '\\t';
   if (shownName(ch) === ch) return ch;
-  return Array.from(Buffer.from(ch, 'utf8'), (byte) => `\\x${byte.toString(16).padStart(2, '0')}`).join('');
+  return escapedBytes(ch);
 }

@@ -34,4 +34,11 @@ describe('printedShellWord', () => {
     const echoed = await execa('bash', ['-c', `printf %s ${word}`], { stripFinalNewline: false });
     expect(echoed.stdout).toBe(name);
   });
+
+  it.each(['\u0301comb.yaml', '\u20dd\u0301two marks', 'x\u0301 fine'])('%j: no combining mark right after a quote (it would be drawn on it), and bash reads it back', async (name) => {
+    const word = printedShellWord(name);
+    expect(word).not.toMatch(/['"][\p{Mn}\p{Me}]/u);
+    const echoed = await execa('bash', ['-c', `printf %s ${word}`], { stripFinalNewline: false });
+    expect(echoed.stdout).toBe(name);
+  });
 });
